@@ -1,0 +1,101 @@
+/**
+ * The vocabulary of the run log.
+ *
+ * A run is a sequence of events `(run_id, seq, type, step_path, payload, recorded_at)`. The log
+ * stores them; every other view (status, timeline, store contents at a seq, replay diff) is a fold
+ * over them. Events carry outputs, not just identities: a response body, the value `now()`
+ * returned, the instant a timer fired. That is what lets replay answer from the log.
+ *
+ * `seq` starts at 1 and is assigned by the database inside the appending transaction.
+ * `stepPath` is the stable position of the step in the program (see executor/step-path.ts);
+ * run-level events have the empty path ''.
+ */
+
+export interface StoredEvent<T extends EventType = EventType> {
+  runId: string;
+  seq: number;
+  type: T;
+  stepPath: string;
+  payload: EventPayloads[T];
+  /** Milliseconds since the epoch, from the engine's clock, recorded once and read back. */
+  recordedAt: number;
+}
+
+export interface NewEvent<T extends EventType = EventType> {
+  type: T;
+  stepPath: string;
+  payload: EventPayloads[T];
+  recordedAt: number;
+}
+
+/** A request as recorded: secrets redacted, body as sent. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed JSON body; `null` for an empty body. */
+  body: unknown;
+}
+
+export interface EventPayloads {
+  /** First event of every run. The mission text and options live on the run row. */
+  'run.started': { mission: string; missionHash: string };
+  /** A process took the run over: after a crash, a pause, or a lease expiry. */
+  'run.resumed': { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string; replayFromSeq: number };
+  'run.suspended': { reason: 'timer' | 'webhook' | 'wait'; dueAt?: number };
+  'run.completed': { actionsRun: string[] };
+  'run.failed': { error: ErrorInfo };
+
+  'stage.started': { index: number; actions: string[] };
+  'stage.skipped': { index: number; actions: string[] };
+  'stage.completed': { index: number };
+  'stage.failed': { index: number; error: ErrorInfo };
+  'action.started': { action: string; attempt: number };
+  'action.completed': { action: string; outcome: 'done' | 'skipped' | 'queued' | 'jumped'; jumpTo?: string };
+  'action.failed': { action: string; error: ErrorInfo };
+  'action.retrying': { action: string; attempt: number; delayMs: number };
+
+  'step.started': { stepType: string; line: number };
+  'step.completed': { stepType: string };
+  'step.failed': { stepType: string; error: ErrorInfo };
+  'loop.iteration': { index: number; key: string; skipped?: boolean };
+
+  /** A non-deterministic input: `now()`, `timestamp()`, `any of`, a jitter delay. */
+  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter'; value: unknown };
+
+  /** Intent: committed durably before the request leaves the process. */
+  'http.request': { effectId: string; attempt: number; request: RecordedRequest; idempotencyKey?: string };
+  /** Outcome of one attempt. */
+  'http.response': { effectId: string; attempt: number; response: RecordedResponse; durationMs: number };
+  'http.error': { effectId: string; attempt: number; error: ErrorInfo; retryInMs?: number };
+  /** The step's final answer after retries and pagination (what `response` became). */
+  'fetch.completed': { effectId: string; pages: number; items?: number; truncated?: boolean; status: number; value: unknown };
+
+  /** A record written to a store; `record` is the record as stored (after any upsert merge). */
+  'store.write': { effectId: string; store: string; key: string; record: unknown; op: 'set' | 'upsert' };
+  /** Intent before an external store write (file, postgrest), committed durably first. */
+  'store.intent': { effectId: string; store: string; keys: string[] };
+
+  'checkpoint.advanced': { key: string; syncedAt: number; records?: number };
+  'page.completed': { effectId: string; page: number; cursor?: unknown; records: number; done: boolean };
+
+  'pause.created': { pauseId: string; dueAt?: number; webhookPath?: string };
+  'pause.resumed': { pauseId: string; by: 'timer' | 'webhook' | 'cli' | 'studio' | 'api'; payload?: unknown };
+  'wait.registered': { waitId: string; path: string; expiresAt: number; expectedEvents: number };
+  'webhook.received': { waitId: string; eventId: string; payload: unknown };
+  'wait.completed': { waitId: string; events: number; timedOut: boolean };
+}
+
+export type EventType = keyof EventPayloads;
+
+export interface ErrorInfo {
+  code: string;
+  message: string;
+  retryable?: boolean;
+}
