@@ -1,0 +1,179 @@
+/**
+ * The built-in functions (§D.6 with V2 semantics, plus the doc-only helpers we implement) and the
+ * one entry point that calls them: arity check, argument evaluation, dispatch.
+ *
+ * Invariants: the table here implements exactly `BUILTIN_NAMES` (a test checks both ways); the
+ * non-deterministic built-ins read only `ctx.inputs`, so the journal can record and replay them;
+ * `env` accepts only a string-literal name, so the set of variables a mission reads is static.
+ */
+import type { CallExpr, Expr } from '../lang/ast.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
+import {
+  argArray,
+  argInteger,
+  argNumber,
+  finiteResult,
+  numericList,
+  type BuiltinCall,
+  type BuiltinImpl,
+} from './builtin-support.js';
+import { COLLECTION_BUILTINS } from './builtins-collections.js';
+import { DATE_BUILTINS } from './builtins-dates.js';
+import { TEXT_BUILTINS } from './builtins-text.js';
+import { EvaluatorError } from './eval-errors.js';
+import { parseNumericString, toNumberFor } from './operators.js';
+import { displayString, isTruthy } from './values.js';
+
+/** The largest list `range()` builds (the original's cap). */
+export const RANGE_CAP = 20_000_000;
+
+/** `round(x, digits)`: halves round up, as Math.round does, but decided on the decimal digits. */
+function roundTo(x: number, digits: number): number {
+  if (digits === 0 || !Number.isFinite(x)) return Math.round(x);
+  // Shifting through the decimal exponent avoids 1.005 * 100 = 100.49999….
+  const shifted = Math.round(Number(`${x}e${digits}`));
+  const result = Number(`${shifted}e${-digits}`);
+  return Number.isNaN(result) ? Math.round(x * 10 ** digits) / 10 ** digits : result;
+}
+
+const CORE_BUILTINS: Record<string, BuiltinImpl> = {
+  length: ([x]) => (Array.isArray(x) || typeof x === 'string' ? x.length : 0),
+  count: ([x]) => (Array.isArray(x) ? x.length : 0),
+  sum: (args, call) => argArray(call, 0, args[0]).reduce<number>((acc, item) => acc + toNumberFor('sum', item, call.argSpans[0] ?? call.span), 0),
+  first: (args, call) => (args[0] === null || args[0] === undefined ? undefined : argArray(call, 0, args[0])[0]),
+  last: (args, call) => {
+    if (args[0] === null || args[0] === undefined) return undefined;
+    const items = argArray(call, 0, args[0]);
+    return items[items.length - 1];
+  },
+  round: (args, call) => {
+    const x = argNumber(call, 0, args[0]);
+    if (args.length < 2 || args[1] === undefined || args[1] === null) return Math.round(x);
+    const digits = argInteger(call, 1, args[1]);
+    if (digits < -15 || digits > 15) {
+      throw new EvaluatorError('R4014', `round() expected 0 to 15 digits but got: number (${digits})`, call.argSpans[1] ?? call.span);
+    }
+    return roundTo(x, digits);
+  },
+  floor: (args, call) => Math.floor(argNumber(call, 0, args[0])),
+  ceil: (args, call) => Math.ceil(argNumber(call, 0, args[0])),
+  abs: (args, call) => Math.abs(argNumber(call, 0, args[0])),
+  max: (args, call) => Math.max(...numericList(args, call)),
+  min: (args, call) => Math.min(...numericList(args, call)),
+  avg: (args, call) => {
+    const items = numericList(args, call);
+    return items.reduce((a, b) => a + b, 0) / items.length;
+  },
+  now: (_args, call) => {
+    const ms = call.ctx.inputs.now();
+    const date = new Date(ms);
+    if (Number.isNaN(date.getTime())) throw new EvaluatorError('R4014', `now() got an invalid clock value: ${ms}`, call.span);
+    return date.toISOString();
+  },
+  timestamp: (_args, call) => call.ctx.inputs.now(),
+  // `env`'s argument is checked to be a literal in `callBuiltin`, before evaluation.
+  env: (args, call) => call.ctx.inputs.env(String(args[0])) ?? '',
+  concat: (args) => args.map(displayString).join(''),
+  /** `Number(x)` for numbers, numeric strings and booleans; null for anything else or NaN. */
+  parseNumber: ([x]) => {
+    if (typeof x === 'number') return Number.isNaN(x) ? null : x;
+    if (typeof x === 'boolean') return x ? 1 : 0;
+    if (typeof x === 'string') return parseNumericString(x) ?? null;
+    return null;
+  },
+  /** Strict conversion: null/undefined → null; a non-numeric value is an error (use parseNumber to get null). */
+  toNumber: (args, call) => (args[0] === null || args[0] === undefined ? null : argNumber(call, 0, args[0])),
+  /** Strings "false", "0", "no", "off" and "" (any case, trimmed) are false; other values by truthiness. */
+  toBoolean: ([x]) => (typeof x === 'string' ? !['false', '0', 'no', 'off', ''].includes(x.trim().toLowerCase()) : isTruthy(x)),
+  range: (args, call) => {
+    const [start, end] = args.length === 1 ? [0, argNumber(call, 0, args[0])] : [argNumber(call, 0, args[0]), argNumber(call, 1, args[1])];
+    if (!Number.isFinite(start) || !Number.isFinite(end)) {
+      throw new EvaluatorError('R4014', 'range() expected finite bounds', call.span);
+    }
+    const size = Math.max(0, Math.ceil(end - start));
+    if (size > RANGE_CAP) {
+      throw new EvaluatorError('R4013', `range() would produce ${size} items; the limit is ${RANGE_CAP}`, call.span);
+    }
+    return Array.from({ length: size }, (_, i) => start + i);
+  },
+  pow: (args, call) => finiteResult(call, argNumber(call, 0, args[0]) ** argNumber(call, 1, args[1])),
+  sqrt: (args, call) => finiteResult(call, Math.sqrt(argNumber(call, 0, args[0]))),
+};
+
+const BUILTINS: Record<string, BuiltinImpl> = {
+  ...CORE_BUILTINS,
+  ...TEXT_BUILTINS,
+  ...COLLECTION_BUILTINS,
+  ...DATE_BUILTINS,
+};
+
+/** Names implemented here (compared with `BUILTIN_NAMES` by a test). */
+export const IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set(Object.keys(BUILTINS));
+
+/**
+ * Calls the built-in `call.callee.name`: checks it exists and its arity, evaluates the arguments
+ * left to right with `evalArg`, then runs it.
+ */
+export function callBuiltin(call: CallExpr, ctx: BuiltinCall['ctx'], evalArg: (arg: Expr) => unknown): unknown {
+  const name = call.callee.name;
+  const impl = Object.prototype.hasOwnProperty.call(BUILTINS, name) ? BUILTINS[name] : undefined;
+  if (impl === undefined || !BUILTIN_NAMES.has(name)) throw unknownFunction(call);
+  const arity = BUILTIN_ARITY[name]!;
+  const n = call.args.length;
+  if (n < arity.min || n > arity.max) {
+    throw new EvaluatorError('R4006', `${name}() expects ${describeArity(arity)} but got ${n}`, call.span);
+  }
+  if (name === 'env' && call.args[0]!.kind !== 'String') {
+    throw new EvaluatorError(
+      'R4011',
+      'env() needs a string-literal variable name, e.g. env("API_TOKEN"); a computed name is not allowed',
+      call.args[0]!.span,
+    );
+  }
+  const args = call.args.map(evalArg);
+  return impl(args, { name, span: call.span, argSpans: call.args.map((a) => a.span), ctx });
+}
+
+function describeArity({ min, max }: { min: number; max: number }): string {
+  const plural = (k: number): string => (k === 1 ? 'argument' : 'arguments');
+  if (min === max) return `${min} ${plural(min)}`;
+  if (max === Infinity) return `at least ${min} ${plural(min)}`;
+  return `${min} to ${max} arguments`;
+}
+
+function unknownFunction(call: CallExpr): EvaluatorError {
+  const name = call.callee.name;
+  if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
+    return new EvaluatorError('R4004', `The function \`${name}\` is not supported yet`, call.callee.span);
+  }
+  const suggestion = closestBuiltin(name);
+  const help = suggestion === undefined ? '' : `; did you mean \`${suggestion}\`?`;
+  return new EvaluatorError('R4005', `Unknown function \`${name}\`${help}`, call.callee.span);
+}
+
+/** The closest built-in (equal ignoring case, or within a third of the name's length in edits). */
+function closestBuiltin(name: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.min(2, Math.floor(name.length / 3)) + 1;
+  for (const candidate of BUILTIN_NAMES) {
+    const d = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(candidate, name);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}

@@ -1,0 +1,268 @@
+/**
+ * The evaluator: `evaluate(expr, ctx)` turns an expression of the AST into a value.
+ *
+ * It is pure apart from `ctx.inputs` (the recorded clock, randomness and environment) and never
+ * mutates a value it reads: objects and arrays it builds are new (a name returns the value it
+ * names as it is). Name resolution follows §D.2
+ * exactly (current record, then variables, then `response`, then fields of `response`); operators
+ * follow §D.3's V2 column (see `operators.ts`). Every intended failure is an `EvaluatorError`.
+ */
+import type {
+  AnyOfExpr,
+  BinaryExpr,
+  Expr,
+  MatchExpr,
+  ObjectExpr,
+  RefExpr,
+  UnaryExpr,
+  UnsupportedExpr,
+} from '../lang/ast.js';
+import { callBuiltin } from './builtins.js';
+import { EvaluatorError } from './eval-errors.js';
+import { arithmetic, compareOrdering, inOperator, isOfType, toNumberFor, typeError } from './operators.js';
+import type { EvalContext } from './scope.js';
+import { fieldOf, hasField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
+
+export { EvaluatorError } from './eval-errors.js';
+
+export function evaluate(expr: Expr, ctx: EvalContext): unknown {
+  switch (expr.kind) {
+    case 'Number':
+    case 'String':
+    case 'Boolean':
+      return expr.value;
+    case 'Null':
+      return null;
+    case 'Ref':
+      return resolveRef(expr, ctx);
+    case 'Member':
+      return fieldOf(evaluate(expr.object, ctx), expr.property);
+    case 'Index':
+      return subscript(evaluate(expr.object, ctx), evaluate(expr.index, ctx));
+    case 'Call':
+      return callBuiltin(expr, ctx, (arg) => evaluate(arg, ctx));
+    case 'Unary':
+      return evaluateUnary(expr, ctx);
+    case 'Binary':
+      return evaluateBinary(expr, ctx);
+    case 'Is':
+      return isOfType(evaluate(expr.operand, ctx), expr.type.name, expr.type.span);
+    case 'Conditional':
+      return isTruthy(evaluate(expr.test, ctx)) ? evaluate(expr.consequent, ctx) : evaluate(expr.alternate, ctx);
+    case 'Array':
+      return expr.elements.map((element) => evaluate(element, ctx));
+    case 'Object':
+      return evaluateObject(expr, ctx);
+    case 'MatchExpr':
+      return evaluateMatch(expr, ctx);
+    case 'AnyOf':
+      return evaluateAnyOf(expr, ctx);
+    case 'Unsupported':
+      throw unsupported(expr);
+  }
+}
+
+function evaluateUnary(expr: UnaryExpr, ctx: EvalContext): unknown {
+  const operand = evaluate(expr.operand, ctx);
+  switch (expr.operator) {
+    case 'not':
+      return !isTruthy(operand);
+    case '-':
+      return -toNumberFor('-', operand, expr.span);
+    case '+':
+      return toNumberFor('+', operand, expr.span);
+  }
+}
+
+function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
+  const { operator, span } = expr;
+  // The three lazy operators evaluate their right side only when they need it.
+  switch (operator) {
+    case 'and': {
+      const left = evaluate(expr.left, ctx);
+      return isTruthy(left) ? evaluate(expr.right, ctx) : left;
+    }
+    case 'or': {
+      const left = evaluate(expr.left, ctx);
+      return isTruthy(left) ? left : evaluate(expr.right, ctx);
+    }
+    case '??': {
+      const left = evaluate(expr.left, ctx);
+      return left === null || left === undefined ? evaluate(expr.right, ctx) : left;
+    }
+    default:
+      break;
+  }
+  const left = evaluate(expr.left, ctx);
+  const right = evaluate(expr.right, ctx);
+  switch (operator) {
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+      return arithmetic(operator, left, right, span);
+    case '==':
+      return left === right;
+    case '!=':
+      return left !== right;
+    case '<':
+    case '>':
+    case '<=':
+    case '>=':
+      return compareOrdering(operator, left, right, span);
+    case 'in':
+      return inOperator(left, right, span);
+  }
+}
+
+/**
+ * §D.2. A single name: a field of the current record (even if null), then the nearest variable,
+ * then `response` itself, then a field of `response`. A dotted name: from `response` if it starts
+ * with `response`; else the whole path walked from the current record (or `response` when there
+ * is none) if that yields a value; else the first part as a variable and the rest walked from it.
+ */
+export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
+  const { parts } = expr;
+  const head = parts[0]!;
+  if (parts.length === 1) {
+    if (ctx.current !== undefined && hasField(ctx.current, head)) return fieldOf(ctx.current, head);
+    const variable = ctx.scope.get(head);
+    if (variable !== undefined) return variable;
+    if (head === 'response') return ctx.response;
+    return fieldOf(ctx.response, head);
+  }
+  const rest = parts.slice(1);
+  if (head === 'response') return walk(ctx.response, rest);
+  const fromRecord = walkStrict(ctx.current !== undefined ? ctx.current : ctx.response, parts);
+  if (fromRecord !== undefined) return fromRecord;
+  const variable = ctx.scope.get(head);
+  if (variable !== undefined) return walk(variable, rest);
+  return undefined;
+}
+
+/** Walks fields; `undefined` as soon as a step lands on something that has no fields. */
+function walk(start: unknown, parts: readonly string[]): unknown {
+  let value = start;
+  for (const part of parts) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = fieldOf(value, part);
+  }
+  return value;
+}
+
+/** Like `walk`, but the walk must stay on objects all the way (§D.2 step 2). */
+function walkStrict(start: unknown, parts: readonly string[]): unknown {
+  let value = start;
+  for (const part of parts) {
+    if (typeof value !== 'object' || value === null || !hasField(value, part)) return undefined;
+    value = fieldOf(value, part);
+  }
+  return value;
+}
+
+/**
+ * `obj[k]`: arrays by integer index (negative counts from the end), strings by character index
+ * (likewise), objects by the own key `String(k)`; anything else is `undefined`.
+ */
+export function subscript(target: unknown, key: unknown): unknown {
+  if (Array.isArray(target) || typeof target === 'string') {
+    if (typeof key !== 'number' || !Number.isInteger(key)) return undefined;
+    const index = key < 0 ? target.length + key : key;
+    if (index < 0 || index >= target.length) return undefined;
+    return target[index];
+  }
+  if (isPlainObject(target)) {
+    const name = String(key);
+    return Object.prototype.hasOwnProperty.call(target, name) ? target[name] : undefined;
+  }
+  return undefined;
+}
+
+function evaluateObject(expr: ObjectExpr, ctx: EvalContext): PlainObject {
+  const out: PlainObject = {};
+  for (const entry of expr.entries) {
+    switch (entry.kind) {
+      case 'Property':
+        setOwn(out, entry.key.name, evaluate(entry.value, ctx));
+        break;
+      case 'Spread': {
+        // Only objects contribute (later keys override earlier ones); null, arrays and scalars add nothing.
+        const value = evaluate(entry.value, ctx);
+        if (isPlainObject(value)) {
+          for (const key of Object.keys(value)) setOwn(out, key, value[key]);
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * §D.5. `name where guard` binds the subject as `name` (in a child scope, and in a copy of the
+ * current record, because the current record outranks variables); `_` matches; any other pattern
+ * is evaluated and compared with `===`. No matching arm gives `undefined`.
+ */
+function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
+  const subject = evaluate(expr.subject, ctx);
+  for (const arm of expr.arms) {
+    const pattern = arm.pattern;
+    const wildcard = pattern === null || (isPlainName(pattern) && pattern.parts[0] === '_');
+    if (arm.guard !== undefined && pattern !== null && isPlainName(pattern) && !wildcard) {
+      const armCtx = bindSubject(ctx, pattern.parts[0]!, subject);
+      if (isTruthy(evaluate(arm.guard, armCtx))) return evaluate(arm.result, armCtx);
+      continue;
+    }
+    if (!wildcard && evaluate(pattern!, ctx) !== subject) continue;
+    if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, ctx))) continue;
+    return evaluate(arm.result, ctx);
+  }
+  return undefined;
+}
+
+function isPlainName(expr: Expr): expr is RefExpr {
+  return expr.kind === 'Ref' && expr.parts.length === 1;
+}
+
+function bindSubject(ctx: EvalContext, name: string, subject: unknown): EvalContext {
+  const scope = ctx.scope.child();
+  scope.set(name, subject);
+  let current = ctx.current;
+  if (isPlainObject(current)) {
+    current = { ...current };
+    setOwn(current as PlainObject, name, subject);
+  }
+  return { ...ctx, scope, current };
+}
+
+/**
+ * `any of coll where cond`: the first item for which `cond` (item as current) is truthy, else
+ * `undefined`. `any of coll`: the item at floor(random * length), the random number coming from
+ * the recorded inputs so replay picks the same one.
+ */
+function evaluateAnyOf(expr: AnyOfExpr, ctx: EvalContext): unknown {
+  const collection = evaluate(expr.collection, ctx);
+  if (!Array.isArray(collection)) throw typeError("'any of'", 'array', collection, expr.collection.span);
+  if (expr.where !== undefined) {
+    for (const item of collection) {
+      if (isTruthy(evaluate(expr.where, { ...ctx, current: item }))) return item;
+    }
+    return undefined;
+  }
+  if (collection.length === 0) return undefined;
+  const r = ctx.inputs.random();
+  const index = Math.min(collection.length - 1, Math.max(0, Math.floor(r * collection.length)));
+  return collection[Number.isNaN(index) ? 0 : index];
+}
+
+const UNSUPPORTED_LABELS: Record<UnsupportedExpr['construct'], string> = {
+  range: 'Ranges (`a..b`)',
+  superposition: 'Superposition (`a | b`)',
+  'parent-reference': 'Parent references (`^name`)',
+  pipe: 'Pipes (`x | f(...)`)',
+};
+
+function unsupported(expr: UnsupportedExpr): EvaluatorError {
+  return new EvaluatorError('R4004', `${UNSUPPORTED_LABELS[expr.construct]} are not supported yet`, expr.span);
+}

@@ -1,0 +1,41 @@
+/**
+ * The door through which non-deterministic built-ins (`now()`, `timestamp()`, `env()`, `any of`)
+ * get their values. The engine's journal implements it: live, it asks `Env` and records the
+ * answer; on replay, it answers from the log. The evaluator never touches the clock, randomness
+ * or the process environment itself.
+ */
+
+export interface EvalInputs {
+  /** Milliseconds since the epoch; `now()` formats it as ISO-8601, `timestamp()` returns it. */
+  now(): number;
+  /** A float in [0, 1); `any of coll` without `where` picks index floor(r * length). */
+  random(): number;
+  /** The value of an environment variable for `env("NAME")`, `undefined` when unset. */
+  env(name: string): string | undefined;
+}
+
+export interface FixedInputsOptions {
+  /** A fixed instant, or a function called on every `now()`. Default: 0 (the epoch). */
+  now?: number | (() => number);
+  /** A fixed value, a sequence used in turn (the last one repeats), or a function. Default: 0. */
+  random?: number | readonly number[] | (() => number);
+  env?: Record<string, string | undefined>;
+}
+
+/** Deterministic inputs for tests and for evaluating expressions outside a run (e.g. the checker). */
+export function fixedInputs(options: FixedInputsOptions = {}): EvalInputs {
+  const { now = 0, random = 0, env = {} } = options;
+  let draws = 0;
+  return {
+    now: () => (typeof now === 'function' ? now() : now),
+    random: () => {
+      if (typeof random === 'function') return random();
+      if (typeof random === 'number') return random;
+      if (random.length === 0) return 0;
+      const value = random[Math.min(draws, random.length - 1)]!;
+      draws += 1;
+      return value;
+    },
+    env: (name) => (Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined),
+  };
+}

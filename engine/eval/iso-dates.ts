@@ -1,0 +1,65 @@
+/**
+ * ISO-8601 instants as Reqon sees them: ordering comparisons between two ISO strings compare
+ * instants (§D.3 V2), `is date` and schema `date` fields accept them, `addDays`/`diffDays` use them.
+ *
+ * Invariant: the result never depends on the machine's time zone. A timestamp without an offset
+ * is read as UTC (JavaScript would read it as local time, so two machines could disagree).
+ */
+
+const ISO_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+export interface IsoInstant {
+  /** Milliseconds since the epoch. */
+  ms: number;
+  /** True for `YYYY-MM-DD` with no time part. */
+  dateOnly: boolean;
+}
+
+/** Parses `YYYY-MM-DD` or an ISO timestamp; `undefined` for anything else or an impossible date. */
+export function parseIsoInstant(text: string): IsoInstant | undefined {
+  const m = ISO_PATTERN.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = h === undefined ? 0 : Number(h);
+  const minute = mi === undefined ? 0 : Number(mi);
+  const second = s === undefined ? 0 : Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const millis = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
+  const base = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  // Date.UTC rolls 2024-02-31 over into March; such a date does not exist.
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return undefined;
+  let offsetMinutes = 0;
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = sign * (oh * 60 + om);
+  }
+  return { ms: base - offsetMinutes * 60_000, dateOnly: h === undefined };
+}
+
+/**
+ * Whether a string is a date: an ISO-8601 date or timestamp, or another format `Date.parse`
+ * reads (RFC 2822 and the like) provided it names a four-digit year — V8 alone would accept "1".
+ */
+export function isDateString(text: string): boolean {
+  return dateStringToMs(text) !== undefined;
+}
+
+/** ISO-shaped text is judged by the ISO rules only: `Date.parse` would roll 2024-02-31 into March. */
+const ISO_SHAPED = /^\d{4}-\d{2}-\d{2}/;
+
+/** Milliseconds since the epoch for any date string `isDateString` accepts, else `undefined`. */
+export function dateStringToMs(text: string): number | undefined {
+  const iso = parseIsoInstant(text);
+  if (iso !== undefined) return iso.ms;
+  if (ISO_SHAPED.test(text) || !/\d{4}/.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -1,0 +1,194 @@
+/**
+ * The value semantics of Reqon's operators (§D.3, V2 column): numeric coercion, arithmetic,
+ * ordering comparisons, `in` and `is T`. Short-circuiting (`and`, `or`, `??`) and evaluation order
+ * live in `evaluate.ts`; everything here receives already-evaluated operands.
+ *
+ * Invariant: every failure is an `EvaluatorError` with a code from `eval-errors.ts`; no operator
+ * silently produces NaN from a non-numeric operand.
+ */
+import type { Span } from '../lang/ast.js';
+import { EvaluatorError } from './eval-errors.js';
+import { dateStringToMs, isDateString, parseIsoInstant } from './iso-dates.js';
+import { describeValue, displayString, isPlainObject, withArticle } from './values.js';
+
+/**
+ * Numeric coercion: numbers as they are, numeric strings parsed, booleans 1/0. `op` names the
+ * operation in the message ("Cannot perform '-' on null").
+ */
+export function toNumberFor(op: string, value: unknown, span: Span): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === null) throw new EvaluatorError('R4002', `Cannot perform '${op}' on null`, span);
+  if (value === undefined) throw new EvaluatorError('R4002', `Cannot perform '${op}' on null (the value is missing)`, span);
+  if (typeof value === 'string') {
+    const parsed = parseNumericString(value);
+    if (parsed !== undefined) return parsed;
+  }
+  throw new EvaluatorError('R4001', `Cannot perform '${op}' on ${describeValue(value)}`, span);
+}
+
+/** A string that is a number in full ("12", " 1.5e3 ", "-4"); `undefined` for "", "abc", "12px". */
+export function parseNumericString(text: string): number | undefined {
+  if (text.trim() === '') return undefined;
+  const n = Number(text);
+  return Number.isNaN(n) ? undefined : n;
+}
+
+export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%';
+
+export function arithmetic(op: ArithmeticOperator, left: unknown, right: unknown, span: Span): unknown {
+  if (op === '+' && (typeof left === 'string' || typeof right === 'string')) {
+    return displayString(left) + displayString(right);
+  }
+  const l = toNumberFor(op, left, span);
+  const r = toNumberFor(op, right, span);
+  switch (op) {
+    case '+':
+      return l + r;
+    case '-':
+      return l - r;
+    case '*':
+      return l * r;
+    case '/':
+      if (r === 0) throw new EvaluatorError('R4003', 'Division by zero', span);
+      return l / r;
+    case '%':
+      if (r === 0) throw new EvaluatorError('R4003', 'Division by zero', span);
+      return l % r;
+  }
+}
+
+export type OrderingOperator = '<' | '>' | '<=' | '>=';
+
+/**
+ * V2 ordering: null, undefined or NaN on either side → false; numbers with numbers, booleans with
+ * booleans, strings with strings; two ISO-8601 strings compare as instants (so "2024-01-02" is
+ * after "2024-01-01T23:00:00Z"); mixed types are an error.
+ */
+export function compareOrdering(op: OrderingOperator, left: unknown, right: unknown, span: Span): boolean {
+  if (isAbsentOrNaN(left) || isAbsentOrNaN(right)) return false;
+  let l: number | string | boolean;
+  let r: number | string | boolean;
+  if (typeof left === 'number' && typeof right === 'number') {
+    [l, r] = [left, right];
+  } else if (typeof left === 'boolean' && typeof right === 'boolean') {
+    [l, r] = [Number(left), Number(right)];
+  } else if (typeof left === 'string' && typeof right === 'string') {
+    const li = parseIsoInstant(left);
+    const ri = parseIsoInstant(right);
+    [l, r] = li !== undefined && ri !== undefined ? [li.ms, ri.ms] : [left, right];
+  } else {
+    throw new EvaluatorError(
+      'R4008',
+      `Cannot compare ${describeValue(left)} with ${describeValue(right)} using '${op}'`,
+      span,
+    );
+  }
+  switch (op) {
+    case '<':
+      return l < r;
+    case '>':
+      return l > r;
+    case '<=':
+      return l <= r;
+    case '>=':
+      return l >= r;
+  }
+}
+
+function isAbsentOrNaN(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'number' && Number.isNaN(value));
+}
+
+/**
+ * `x in coll`: an array holds `x` (===); a string contains `x` (which must be a string); an object
+ * has the own key `String(x)` (the original also saw inherited keys such as "toString"); else false.
+ */
+export function inOperator(left: unknown, right: unknown, span: Span): boolean {
+  if (Array.isArray(right)) return right.includes(left) && !(typeof left === 'number' && Number.isNaN(left));
+  if (typeof right === 'string') {
+    if (typeof left !== 'string') {
+      throw new EvaluatorError('R4001', `'in' on a string expected a string but got: ${describeValue(left)}`, span);
+    }
+    return right.includes(left);
+  }
+  if (isPlainObject(right)) return Object.prototype.hasOwnProperty.call(right, String(left));
+  return false;
+}
+
+/** The type names `is` accepts (case-insensitive), as §D.3 lists them. */
+export const IS_TYPE_NAMES = [
+  'array',
+  'object',
+  'string',
+  'number',
+  'decimal',
+  'int',
+  'integer',
+  'boolean',
+  'null',
+  'undefined',
+  'date',
+] as const;
+
+export type IsTypeName = (typeof IS_TYPE_NAMES)[number];
+
+export function isIsTypeName(name: string): name is IsTypeName {
+  return (IS_TYPE_NAMES as readonly string[]).includes(name);
+}
+
+export function isOfType(value: unknown, typeNameText: string, span: Span): boolean {
+  const t = typeNameText.toLowerCase();
+  if (!isIsTypeName(t)) {
+    throw new EvaluatorError(
+      'R4007',
+      `Unknown type \`${typeNameText}\` after 'is'; expected one of ${IS_TYPE_NAMES.join(', ')}`,
+      span,
+    );
+  }
+  switch (t) {
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isPlainObject(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+    case 'decimal':
+      return typeof value === 'number';
+    case 'int':
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    case 'undefined':
+      return value === undefined;
+    case 'date':
+      return isDateValue(value);
+  }
+}
+
+/** A valid Date, or a string that reads as a date (see `isDateString`). */
+export function isDateValue(value: unknown): boolean {
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  return typeof value === 'string' && isDateString(value);
+}
+
+/** Milliseconds since the epoch of a Date or date string, or an R4001/R4014 error naming `fn`. */
+export function toInstantMs(fn: string, value: unknown, span: Span): number {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
+  if (typeof value === 'string') {
+    const ms = dateStringToMs(value);
+    if (ms !== undefined) return ms;
+    throw new EvaluatorError('R4014', `${fn}() expected a date but got: ${describeValue(value)}`, span);
+  }
+  throw new EvaluatorError('R4001', `${fn}() expected ${withArticle('date')} but got: ${describeValue(value)}`, span);
+}
+
+/** "expected an array but got: number (128)", prefixed with what was expecting it. */
+export function typeError(where: string, expected: string, value: unknown, span: Span): EvaluatorError {
+  return new EvaluatorError('R4001', `${where} expected ${withArticle(expected)} but got: ${describeValue(value)}`, span);
+}
+

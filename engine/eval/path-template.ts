@@ -1,0 +1,45 @@
+/**
+ * Fetch path interpolation (§C.1.3, V2): `{x}` and `{x.y.z}` in a string-literal path. The head is
+ * a variable in the scope chain (a fetch has no current record, and `response` is not a variable);
+ * the rest is walked as fields.
+ *
+ * Invariants: an unresolved or null placeholder is an error, never an empty segment; every value
+ * is `encodeURIComponent`-encoded, so data can never change the shape of the path.
+ */
+import type { Span } from '../lang/ast.js';
+import { EvaluatorError, NO_SPAN } from './eval-errors.js';
+import type { Scope } from './scope.js';
+import { describeValue, fieldOf } from './values.js';
+
+const PLACEHOLDER = /\{([A-Za-z_$][\w$]*(?:\.[\w$]+)*)\}/g;
+
+/** The placeholders of a template as written (`"x"`, `"x.y.z"`), each once, in order. */
+export function pathPlaceholders(template: string): string[] {
+  const seen = new Set<string>();
+  for (const match of template.matchAll(PLACEHOLDER)) seen.add(match[1]!);
+  return [...seen];
+}
+
+/** Fills every placeholder from `scope`; `span` (the path literal's) is where errors point. */
+export function interpolatePath(template: string, scope: Scope, span: Span = NO_SPAN): string {
+  return template.replace(PLACEHOLDER, (_whole, path: string) => {
+    const [head, ...rest] = path.split('.');
+    let value = scope.get(head!);
+    for (const part of rest) value = fieldOf(value, part);
+    if (value === undefined || value === null) {
+      throw new EvaluatorError(
+        'R4010',
+        `Path parameter {${path}} did not resolve; bind it with \`let ${head} = …\` before the request`,
+        span,
+      );
+    }
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      return encodeURIComponent(String(value));
+    }
+    throw new EvaluatorError(
+      'R4001',
+      `Path parameter {${path}} expected a string or a number but got: ${describeValue(value)}`,
+      span,
+    );
+  });
+}

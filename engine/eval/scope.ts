@@ -1,0 +1,61 @@
+/**
+ * The evaluation context: variables in a parent chain, plus what an expression can see besides
+ * them (`response`, the current record, and the recorded non-deterministic inputs).
+ *
+ * Invariants: `set` (a `let`) writes to this scope only, never to a parent; a variable holding
+ * `undefined` counts as absent everywhere (get, has, snapshot), so lookup falls through to the
+ * parent, as §D.2 specifies.
+ */
+import type { EvalInputs } from './inputs.js';
+
+export class Scope {
+  private readonly vars = new Map<string, unknown>();
+
+  constructor(private readonly parent?: Scope) {}
+
+  /** The nearest binding that is not `undefined`, or `undefined`. */
+  get(name: string): unknown {
+    for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) {
+      const value = scope.vars.get(name);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(name: string, value: unknown): void {
+    this.vars.set(name, value);
+  }
+
+  child(): Scope {
+    return new Scope(this);
+  }
+
+  /** Every visible variable, nearest binding winning (for the inspector). */
+  snapshot(): Record<string, unknown> {
+    const chain: Scope[] = [];
+    for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) chain.push(scope);
+    const out: Record<string, unknown> = {};
+    // Outermost first, so nearer scopes overwrite; undefined never overwrites (it counts as absent).
+    for (const scope of chain.reverse()) {
+      for (const [name, value] of scope.vars) {
+        if (value !== undefined) Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    return out;
+  }
+}
+
+export interface EvalContext {
+  scope: Scope;
+  /** The action's current `response`. */
+  response: unknown;
+  /** The record being iterated, mapped, validated or keyed (§D.2); `undefined` when there is none. */
+  current?: unknown;
+  inputs: EvalInputs;
+  /** Declared store names (expressions do not read stores; kept for callers that share the context). */
+  stores?: ReadonlySet<string>;
+}

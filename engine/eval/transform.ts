@@ -1,0 +1,65 @@
+/**
+ * Transforms (§C.4) and field maps (shared with `map`, §C.3).
+ *
+ * `applyTransform` picks the first variant whose source schema matches (`_` or no schema always
+ * does; a schema the mission does not declare never does) and whose guard, evaluated with the
+ * value as the current record, is truthy; it then evaluates that variant's fields with the value
+ * as the current record. Invariant: the result holds exactly the variant's fields, in order.
+ */
+import type { FieldMapping, TransformDecl, TransformVariant, Span } from '../lang/ast.js';
+import { EvaluatorError } from './eval-errors.js';
+import { evaluate } from './evaluate.js';
+import { matchesSchema, type SchemaTable } from './schema-match.js';
+import type { EvalContext } from './scope.js';
+import { describeValue, isTruthy, setOwn, type PlainObject } from './values.js';
+
+/** Told about a variant skipped because it names a schema the mission does not declare. */
+export type TransformWarning = (message: string, span: Span) => void;
+
+export function applyTransform(
+  t: TransformDecl,
+  value: unknown,
+  ctx: EvalContext,
+  schemas: SchemaTable,
+  warn?: TransformWarning,
+): unknown {
+  const valueCtx: EvalContext = { ...ctx, current: value };
+  const variant = t.variants.find((v) => variantApplies(v, value, valueCtx, schemas, t, warn));
+  if (variant === undefined) {
+    throw new EvaluatorError(
+      'R4009',
+      `No matching transform variant for \`${t.name.name}\`; the value was: ${describeValue(value)}`,
+      t.name.span,
+    );
+  }
+  return evaluateFieldMap(variant.fields, valueCtx);
+}
+
+function variantApplies(
+  variant: TransformVariant,
+  value: unknown,
+  valueCtx: EvalContext,
+  schemas: SchemaTable,
+  t: TransformDecl,
+  warn: TransformWarning | undefined,
+): boolean {
+  if (variant.sourceSchema !== null && variant.sourceSchema.name !== '_') {
+    const schema = schemas.get(variant.sourceSchema.name);
+    if (schema === undefined) {
+      warn?.(
+        `Transform \`${t.name.name}\` skips a variant for the undeclared schema \`${variant.sourceSchema.name}\``,
+        variant.sourceSchema.span,
+      );
+      return false;
+    }
+    if (!matchesSchema(value, schema, schemas)) return false;
+  }
+  return variant.guard === undefined || isTruthy(evaluate(variant.guard, valueCtx));
+}
+
+/** `{ name: expr, … }` of `map` and transforms: each expression evaluated in `ctx`, in order. */
+export function evaluateFieldMap(fields: readonly FieldMapping[], ctx: EvalContext): PlainObject {
+  const out: PlainObject = {};
+  for (const field of fields) setOwn(out, field.name.name, evaluate(field.value, ctx));
+  return out;
+}

@@ -1,0 +1,179 @@
+/**
+ * Plain-value helpers shared by the evaluator, built-ins and schema matching: truthiness, type
+ * names and short descriptions for error messages, safe field reads, and a canonical JSON form.
+ *
+ * Invariants: field reads only ever see *own* properties (so `constructor` or `__proto__` in a
+ * mission never reaches JavaScript internals); `canonicalJson` is a pure function of the value's
+ * JSON content (keys sorted), stable across runs and processes, because effect identities hash it.
+ */
+
+export type PlainObject = Record<string, unknown>;
+
+/** JavaScript truthiness, which is Reqon's (§D.3): `0 "" null undefined false NaN` are falsy. */
+export function isTruthy(value: unknown): boolean {
+  return Boolean(value);
+}
+
+/** A non-null, non-array object (a JSON object, or a record built by an expression). */
+export function isPlainObject(value: unknown): value is PlainObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+export type TypeName = 'null' | 'undefined' | 'array' | 'object' | 'string' | 'number' | 'boolean' | 'date' | 'other';
+
+export function typeName(value: unknown): TypeName {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return 'array';
+  if (value instanceof Date) return 'date';
+  switch (typeof value) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'object':
+      return 'object';
+    default:
+      return 'other';
+  }
+}
+
+const PREVIEW_LIMIT = 40;
+
+function truncate(text: string): string {
+  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
+}
+
+/** "number (128)", "string ("abc")", "null", "array ([1,2])" — the value part of error messages. */
+export function describeValue(value: unknown): string {
+  const type = typeName(value);
+  switch (type) {
+    case 'null':
+    case 'undefined':
+      return type;
+    case 'string':
+      return `string (${truncate(JSON.stringify(value))})`;
+    case 'number':
+    case 'boolean':
+      return `${type} (${String(value)})`;
+    case 'date':
+      return `date (${Number.isNaN((value as Date).getTime()) ? 'Invalid Date' : (value as Date).toISOString()})`;
+    case 'array':
+    case 'object': {
+      let preview: string;
+      try {
+        preview = JSON.stringify(value) ?? '';
+      } catch {
+        preview = type === 'array' ? '[…]' : '{…}';
+      }
+      return `${type} (${truncate(preview)})`;
+    }
+    case 'other':
+      return typeof value;
+  }
+}
+
+/** "an array", "a string" — for "expected an array but got: …". */
+export function withArticle(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * The string form used by `+`, `concat`, `join` and `toString`: null/undefined → "", arrays and
+ * objects → JSON (the original's `String(obj)` gave "[object Object]", which is never what anyone
+ * wanted in a label or a path).
+ */
+export function displayString(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (typeof value === 'object') {
+    try {
+      return JSON.stringify(value) ?? '';
+    } catch {
+      return Array.isArray(value) ? '[…]' : '{…}';
+    }
+  }
+  return String(value);
+}
+
+const INDEX_PATTERN = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * One step of a dotted-name walk or a `.name` after a call: own fields of objects; elements of
+ * arrays by a decimal index, plus `length` (the original read any property of an array, and
+ * `items.length` is the one that missions rely on). Everything else is `undefined`.
+ */
+export function fieldOf(value: unknown, key: string): unknown {
+  if (Array.isArray(value)) {
+    if (key === 'length') return value.length;
+    return INDEX_PATTERN.test(key) ? value[Number(key)] : undefined;
+  }
+  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
+    return Object.prototype.hasOwnProperty.call(value, key) ? (value as PlainObject)[key] : undefined;
+  }
+  return undefined;
+}
+
+/** Whether `fieldOf(value, key)` names an existing field (even one holding null or undefined). */
+export function hasField(value: unknown, key: string): boolean {
+  if (Array.isArray(value)) return key === 'length' || (INDEX_PATTERN.test(key) && Number(key) < value.length);
+  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
+    return Object.prototype.hasOwnProperty.call(value, key);
+  }
+  return false;
+}
+
+/** Sets an own data property, even for keys such as `__proto__` that plain assignment would not. */
+export function setOwn(target: PlainObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * JSON with object keys sorted (by UTF-16 code units, locale-independent), for hashing.
+ * Follows JSON.stringify for the rest: `undefined` fields are dropped, `undefined` array elements
+ * and non-finite numbers become null, Dates become their ISO string. A top-level `undefined` is
+ * "null". Cyclic values and bigints are programming errors and throw a TypeError.
+ */
+export function canonicalJson(value: unknown): string {
+  return canonical(value, new Set()) ?? 'null';
+}
+
+function canonical(value: unknown, seen: Set<object>): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'string':
+      return JSON.stringify(value);
+    case 'bigint':
+      throw new TypeError('canonicalJson: a bigint has no JSON form');
+    case 'object':
+      break;
+  }
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'null' : JSON.stringify(value.toISOString());
+  const obj = value as object;
+  if (seen.has(obj)) throw new TypeError('canonicalJson: the value is cyclic');
+  seen.add(obj);
+  let out: string;
+  if (Array.isArray(obj)) {
+    out = `[${obj.map((item) => canonical(item, seen) ?? 'null').join(',')}]`;
+  } else {
+    const parts: string[] = [];
+    for (const key of Object.keys(obj).sort()) {
+      const encoded = canonical((obj as PlainObject)[key], seen);
+      if (encoded !== undefined) parts.push(`${JSON.stringify(key)}:${encoded}`);
+    }
+    out = `{${parts.join(',')}}`;
+  }
+  seen.delete(obj);
+  return out;
+}

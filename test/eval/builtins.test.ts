@@ -1,0 +1,288 @@
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_ARITY, BUILTIN_NAMES, NONDETERMINISTIC_BUILTINS, UNSUPPORTED_BUILTIN_NAMES } from '../../engine/eval/builtin-names.js';
+import { IMPLEMENTED_BUILTINS, RANGE_CAP } from '../../engine/eval/builtins.js';
+import { EvaluatorError } from '../../engine/eval/eval-errors.js';
+import type { Expr } from '../../engine/lang/ast.js';
+import { call, ev, lit, ref, str, type EvOptions } from './ast-builders.js';
+
+/** Calls a built-in with literal arguments. */
+function fn(name: string, ...args: unknown[]): unknown {
+  return ev(call(name, ...args.map(lit)));
+}
+
+function errorOf(run: () => unknown): EvaluatorError {
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof EvaluatorError) return e;
+    throw e;
+  }
+  throw new Error('expected an EvaluatorError');
+}
+
+describe('the name table', () => {
+  it('lists exactly the implemented built-ins, each with an arity', () => {
+    expect([...IMPLEMENTED_BUILTINS].sort()).toEqual([...BUILTIN_NAMES].sort());
+    for (const name of BUILTIN_NAMES) {
+      const arity = BUILTIN_ARITY[name]!;
+      expect(arity.min).toBeLessThanOrEqual(arity.max);
+      expect(UNSUPPORTED_BUILTIN_NAMES.has(name)).toBe(false);
+    }
+    for (const name of NONDETERMINISTIC_BUILTINS) expect(BUILTIN_NAMES.has(name)).toBe(true);
+  });
+});
+
+type Case = [string, unknown[], unknown];
+
+const cases: Case[] = [
+  // §D.6
+  ['length', [[1, 2, 3]], 3],
+  ['length', ['héllo'], 5],
+  ['length', [{ a: 1 }], 0],
+  ['length', [null], 0],
+  ['count', [[1, 2]], 2],
+  ['count', ['abc'], 0],
+  ['sum', [[1, 2, 3.5]], 6.5],
+  ['sum', [['1', 2, true]], 4],
+  ['sum', [[]], 0],
+  ['first', [[1, 2]], 1],
+  ['first', [[]], undefined],
+  ['first', [null], undefined],
+  ['last', [[1, 2]], 2],
+  ['last', [[]], undefined],
+  ['round', [2.5], 3],
+  ['round', [-2.5], -2],
+  ['round', ['2.4'], 2],
+  ['round', [1.005, 2], 1.01],
+  ['round', [3.14159, 3], 3.142],
+  ['round', [1234.5, -2], 1200],
+  ['round', [1e-7, 2], 0],
+  ['floor', [2.7], 2],
+  ['floor', [-2.1], -3],
+  ['ceil', [2.1], 3],
+  ['abs', [-4], 4],
+  ['abs', ['-4.5'], 4.5],
+  ['max', [1, 5, 3], 5],
+  ['max', [[3, 9]], 9],
+  ['min', [1, 5], 1],
+  ['min', [['4', 2]], 2],
+  ['max', [7], 7],
+  ['concat', ['#', 'p1', '/', 3], '#p1/3'],
+  ['concat', ['a', null, 'b'], 'ab'],
+  ['concat', [], ''],
+  ['concat', [true, [1], { a: 1 }], 'true[1]{"a":1}'],
+  ['parseNumber', ['7.5'], 7.5],
+  ['parseNumber', [' 12 '], 12],
+  ['parseNumber', ['abc'], null],
+  ['parseNumber', [''], null],
+  ['parseNumber', [null], null],
+  ['parseNumber', [true], 1],
+  ['parseNumber', [[5]], null],
+  ['fromUnix', [0], '1970-01-01T00:00:00.000Z'],
+  ['fromUnix', [1700000000], '2023-11-14T22:13:20.000Z'],
+  ['fromUnix', ['1700000000'], '2023-11-14T22:13:20.000Z'],
+  ['fromUnix', [null], null],
+  ['fromUnix', ['soon'], null],
+  ['fromUnix', [1e20], null],
+  ['range', [3], [0, 1, 2]],
+  ['range', [2, 5], [2, 3, 4]],
+  ['range', [5, 2], []],
+  ['range', [0], []],
+  // doc-only helpers we implement
+  ['lowercase', ['AbC'], 'abc'],
+  ['lowercase', [null], null],
+  ['uppercase', ['abc'], 'ABC'],
+  ['trim', ['  x  '], 'x'],
+  ['substring', ['hello', 1, 3], 'el'],
+  ['substring', ['hello', 2], 'llo'],
+  ['substring', ['hello', -3], 'llo'],
+  ['substring', ['hello', 3, 1], ''],
+  ['substring', ['hello', 0, 99], 'hello'],
+  ['split', ['a,b,,c', ','], ['a', 'b', '', 'c']],
+  ['split', ['abc', ''], ['a', 'b', 'c']],
+  ['join', [['a', 1, null]], 'a,1,'],
+  ['join', [['a', 'b'], ' - '], 'a - b'],
+  ['replace', ['a.b.c', '.', '/'], 'a/b/c'],
+  ['replace', ['cost: X', 'X', '$&1'], 'cost: $&1'],
+  ['replace', ['aaa', 'aa', 'b'], 'ba'],
+  ['includes', [[1, 2], 2], true],
+  ['includes', [[1, 2], '2'], false],
+  ['includes', ['hello', 'ell'], true],
+  ['includes', [{ k: 1 }, 'k'], true],
+  ['includes', [null, 'k'], false],
+  ['contains', ['hello', 'xyz'], false],
+  ['startsWith', ['hello', 'he'], true],
+  ['startsWith', [null, 'he'], false],
+  ['endsWith', ['hello', 'lo'], true],
+  ['endsWith', ['hello', 'he'], false],
+  ['isEmpty', [null], true],
+  ['isEmpty', [''], true],
+  ['isEmpty', [[]], true],
+  ['isEmpty', [{}], true],
+  ['isEmpty', [0], false],
+  ['isEmpty', [' '], false],
+  ['isEmpty', [[0]], false],
+  ['keys', [{ b: 1, a: 2 }], ['b', 'a']],
+  ['values', [{ b: 1, a: 2 }], [1, 2]],
+  ['flatten', [[[1], 2, [3, [4]]]], [1, 2, 3, [4]]],
+  ['unique', [[1, 2, 1, '1', 3, 2]], [1, 2, '1', 3]],
+  ['unique', [[{ a: 1, b: 2 }, { b: 2, a: 1 }, [1], [1]]], [{ a: 1, b: 2 }, [1]]],
+  ['sort', [[3, 1, 2, 10]], [1, 2, 3, 10]],
+  ['sort', [['b', 'a', 'B', 'aa']], ['B', 'a', 'aa', 'b']],
+  ['sort', [[]], []],
+  ['pow', [2, 10], 1024],
+  ['pow', ['3', 2], 9],
+  ['sqrt', [16], 4],
+  ['toNumber', ['42'], 42],
+  ['toNumber', [true], 1],
+  ['toNumber', [null], null],
+  ['toString', [42], '42'],
+  ['toString', [null], ''],
+  ['toString', [{ a: [1] }], '{"a":[1]}'],
+  ['toBoolean', ['false'], false],
+  ['toBoolean', [' No '], false],
+  ['toBoolean', ['0'], false],
+  ['toBoolean', ['yes'], true],
+  ['toBoolean', [0], false],
+  ['toBoolean', [[]], true],
+  ['avg', [[1, 2, 3, 4]], 2.5],
+  ['avg', [2, '4'], 3],
+  ['addDays', ['2024-02-28', 2], '2024-03-01'],
+  ['addDays', ['2024-03-01', -1], '2024-02-29'],
+  ['addDays', ['2024-01-01T10:30:00+01:00', 1], '2024-01-02T09:30:00.000Z'],
+  ['diffDays', ['2024-03-02', '2024-03-01'], 1],
+  ['diffDays', ['2024-03-01', '2024-03-02'], -1],
+  ['diffDays', ['2024-03-02T12:00:00Z', '2024-03-01T13:00:00Z'], 0],
+  ['diffDays', ['2025-01-01', '2024-01-01'], 366],
+];
+
+describe('built-ins', () => {
+  it.each(cases)('%s(%j) is %j', (name, args, expected) => {
+    expect(fn(name, ...args)).toEqual(expected);
+  });
+
+  it('every implemented built-in has at least one case above', () => {
+    const covered = new Set(cases.map(([name]) => name));
+    const extra = new Set(['now', 'timestamp', 'env']); // covered in their own tests below
+    for (const name of BUILTIN_NAMES) expect(covered.has(name) || extra.has(name), name).toBe(true);
+  });
+
+  it('does not mutate its inputs', () => {
+    const list = [3, 1, 2];
+    expect(ev(call('sort', ref('list')), { vars: { list } })).toEqual([1, 2, 3]);
+    expect(list).toEqual([3, 1, 2]);
+  });
+
+  it('sort is stable for equal numbers and -0/0', () => {
+    expect(fn('sort', [2, 1, 2, 0, -1])).toEqual([-1, 0, 1, 2, 2]);
+  });
+});
+
+describe('built-in errors', () => {
+  it.each<[string, unknown[], string, string | RegExp]>([
+    ['sum', [128], 'R4001', 'sum() expected an array but got: number (128)'],
+    ['sum', [[1, null]], 'R4002', "Cannot perform 'sum' on null"],
+    ['sum', [['x']], 'R4001', `Cannot perform 'sum' on string ("x")`],
+    ['first', ['abc'], 'R4001', 'first() expected an array but got: string ("abc")'],
+    ['round', [null], 'R4002', "Cannot perform 'round' on null"],
+    ['round', [1.5, 1.5], 'R4014', 'round() expected an integer but got: number (1.5)'],
+    ['round', [1.5, 16], 'R4014', 'round() expected 0 to 15 digits but got: number (16)'],
+    ['max', [[]], 'R4012', 'max() of an empty list has no value'],
+    ['min', [[1, null]], 'R4002', "Cannot perform 'min' on null"],
+    ['avg', [[]], 'R4012', 'avg() of an empty list has no value'],
+    ['range', [0, RANGE_CAP + 1], 'R4013', `range() would produce ${RANGE_CAP + 1} items; the limit is ${RANGE_CAP}`],
+    ['range', ['x'], 'R4001', `Cannot perform 'range' on string ("x")`],
+    ['lowercase', [5], 'R4001', 'lowercase() expected a string but got: number (5)'],
+    ['split', ['a', 1], 'R4001', 'split() expected a string but got: number (1)'],
+    ['join', ['ab'], 'R4001', 'join() expected an array but got: string ("ab")'],
+    ['keys', [[1]], 'R4001', 'keys() expected an object but got: array ([1])'],
+    ['values', [null], 'R4001', 'values() expected an object but got: null'],
+    ['flatten', [{}], 'R4001', 'flatten() expected an array but got: object ({})'],
+    ['sort', [[1, 'a']], 'R4001', 'sort() expected all numbers or all strings but got: string ("a")'],
+    ['sort', [[null, 1]], 'R4001', 'sort() expected all numbers or all strings but got: null'],
+    ['sort', [['a', 'b', 5]], 'R4001', 'sort() expected all numbers or all strings but got: number (5)'],
+    ['includes', [5, 1], 'R4001', 'includes() expected an array, a string or an object but got: number (5)'],
+    ['sqrt', [-1], 'R4014', 'sqrt() has no numeric result for these arguments'],
+    ['pow', [-8, 0.5], 'R4014', 'pow() has no numeric result for these arguments'],
+    ['toNumber', ['abc'], 'R4001', `Cannot perform 'toNumber' on string ("abc")`],
+    ['addDays', ['someday', 1], 'R4014', 'addDays() expected a date but got: string ("someday")'],
+    ['addDays', ['2024-01-01', 1.5], 'R4014', 'addDays() expected an integer but got: number (1.5)'],
+    ['diffDays', [5, '2024-01-01'], 'R4001', 'diffDays() expected a date but got: number (5)'],
+    ['length', [], 'R4006', 'length() expects 1 argument but got 0'],
+    ['round', [1, 2, 3], 'R4006', 'round() expects 1 to 2 arguments but got 3'],
+    ['max', [], 'R4006', 'max() expects at least 1 argument but got 0'],
+    ['now', [1], 'R4006', 'now() expects 0 arguments but got 1'],
+  ])('%s(%j) fails with %s', (name, args, code, message) => {
+    const e = errorOf(() => fn(name, ...args));
+    expect(e.code).toBe(code);
+    expect(e.message).toEqual(message);
+  });
+
+  it('checks arity before evaluating arguments', () => {
+    const e = errorOf(() => ev(call('length', ref('a'), { kind: 'Unsupported', construct: 'range', span: { start: 0, end: 0 } })));
+    expect(e.code).toBe('R4006');
+  });
+
+  it('an unknown function is an error with a suggestion', () => {
+    const e = errorOf(() => ev(call('lenght', ref('x'))));
+    expect(e.code).toBe('R4005');
+    expect(e.message).toBe('Unknown function `lenght`; did you mean `length`?');
+    expect(errorOf(() => ev(call('frobnicate'))).message).toBe('Unknown function `frobnicate`');
+    expect(errorOf(() => ev(call('a.b', ref('x')))).message).toBe('Unknown function `a.b`');
+    expect(errorOf(() => ev(call('Length', ref('x')))).message).toBe('Unknown function `Length`; did you mean `length`?');
+  });
+
+  it('inherited JavaScript names are not built-ins', () => {
+    expect(errorOf(() => ev(call('constructor', ref('x')))).code).toBe('R4005');
+    expect(errorOf(() => ev(call('hasOwnProperty', ref('x')))).code).toBe('R4005');
+  });
+
+  it('a documented-but-unimplemented helper says it is not supported yet', () => {
+    const e = errorOf(() => ev(call('filter', ref('x'))));
+    expect(e.code).toBe('R4004');
+    expect(e.message).toBe('The function `filter` is not supported yet');
+  });
+});
+
+describe('non-deterministic built-ins read only the recorded inputs', () => {
+  const at = (expr: Expr, options: EvOptions): unknown => ev(expr, options);
+
+  it('now() formats inputs.now() as ISO-8601; timestamp() returns it', () => {
+    const inputs = { now: Date.UTC(2024, 4, 17, 8, 30) };
+    expect(at(call('now'), { inputs })).toBe('2024-05-17T08:30:00.000Z');
+    expect(at(call('timestamp'), { inputs })).toBe(Date.UTC(2024, 4, 17, 8, 30));
+  });
+
+  it('each call asks the inputs again (so the journal records each)', () => {
+    let t = 1000;
+    const inputs = { now: () => (t += 1000) };
+    expect(at(call('timestamp'), { inputs })).toBe(2000);
+    expect(at(call('timestamp'), { inputs })).toBe(3000);
+  });
+
+  it('an invalid clock value is an error, not a crash', () => {
+    expect(errorOf(() => at(call('now'), { inputs: { now: Number.NaN } })).code).toBe('R4014');
+  });
+
+  it('env("NAME") reads inputs.env, "" when unset', () => {
+    expect(at(call('env', str('TOKEN')), { inputs: { env: { TOKEN: 'abc' } } })).toBe('abc');
+    expect(at(call('env', str('NOPE')), { inputs: { env: {} } })).toBe('');
+  });
+
+  it('env with a computed name is an error (fix of M11)', () => {
+    const e = errorOf(() => at(call('env', ref('name')), { vars: { name: 'TOKEN' }, inputs: { env: { TOKEN: 'abc' } } }));
+    expect(e.code).toBe('R4011');
+    expect(e.message).toContain('string-literal');
+  });
+});
+
+describe('sort with a missing element', () => {
+  it('is an error naming undefined', () => {
+    expect(() => ev(call('sort', ref('xs')), { vars: { xs: ['a', undefined] } })).toThrow(
+      'sort() expected all numbers or all strings but got: undefined',
+    );
+    expect(() => ev(call('sort', ref('xs')), { vars: { xs: [undefined, 1] } })).toThrow(
+      'sort() expected all numbers or all strings but got: undefined',
+    );
+  });
+});

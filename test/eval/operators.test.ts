@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest';
+import { EvaluatorError } from '../../engine/eval/eval-errors.js';
+import type { BinaryOperator } from '../../engine/lang/ast.js';
+import { arr, bin, bool, boom, cond, ev, is, lit, nul, num, obj, prop, ref, spread, str, unary, unsupported } from './ast-builders.js';
+
+function binary(op: BinaryOperator, l: unknown, r: unknown): unknown {
+  return ev(bin(op, lit(l), lit(r)));
+}
+
+function errorOf(fn: () => unknown): EvaluatorError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof EvaluatorError) return e;
+    throw e;
+  }
+  throw new Error('expected an EvaluatorError');
+}
+
+describe('arithmetic', () => {
+  it.each<[BinaryOperator, unknown, unknown, unknown]>([
+    ['+', 1, 2, 3],
+    ['+', 'a', 'b', 'ab'],
+    ['+', 'n=', 5, 'n=5'],
+    ['+', 5, '!', '5!'],
+    ['+', 'x', null, 'x'],
+    ['+', true, 'y', 'truey'],
+    ['+', 'list ', [1, 2], 'list [1,2]'],
+    ['+', true, 1, 2],
+    ['+', '2', 3, '23'],
+    ['-', 10, 4, 6],
+    ['-', '10', '4', 6],
+    ['-', true, false, 1],
+    ['*', 2.5, 4, 10],
+    ['*', ' 3 ', 2, 6],
+    ['/', 9, 4, 2.25],
+    ['/', '1e2', 4, 25],
+    ['%', 10, 3, 1],
+    ['%', -7, 3, -1],
+  ])('%s on %j and %j', (op, l, r, expected) => {
+    expect(binary(op, l, r)).toEqual(expected);
+  });
+
+  it.each<[BinaryOperator, unknown, unknown, string, string]>([
+    ['-', null, 1, 'R4002', "Cannot perform '-' on null"],
+    ['*', 2, null, 'R4002', "Cannot perform '*' on null"],
+    ['+', null, 1, 'R4002', "Cannot perform '+' on null"],
+    ['/', 1, 0, 'R4003', 'Division by zero'],
+    ['%', 1, 0, 'R4003', 'Division by zero'],
+    ['/', 1, '0', 'R4003', 'Division by zero'],
+    ['-', 'abc', 1, 'R4001', `Cannot perform '-' on string ("abc")`],
+    ['-', '', 1, 'R4001', `Cannot perform '-' on string ("")`],
+    ['*', [1], 1, 'R4001', "Cannot perform '*' on array ([1])"],
+    ['-', { a: 1 }, 1, 'R4001', `Cannot perform '-' on object ({"a":1})`],
+  ])('%s on %j and %j fails with %s', (op, l, r, code, message) => {
+    const e = errorOf(() => binary(op, l, r));
+    expect(e.code).toBe(code);
+    expect(e.message).toBe(message);
+  });
+
+  it('says a missing operand is null and that it is missing', () => {
+    const e = errorOf(() => ev(bin('-', ref('nope'), num(1))));
+    expect(e.code).toBe('R4002');
+    expect(e.message).toBe("Cannot perform '-' on null (the value is missing)");
+  });
+
+  it('points at the operator expression', () => {
+    const expr = { ...bin('/', num(1), num(0)), span: { start: 7, end: 12 } };
+    expect(errorOf(() => ev(expr)).span).toEqual({ start: 7, end: 12 });
+  });
+
+  it('unary minus and plus coerce; not negates truthiness', () => {
+    expect(ev(unary('-', str('4')))).toBe(-4);
+    expect(ev(unary('+', bool(true)))).toBe(1);
+    expect(ev(unary('not', num(0)))).toBe(true);
+    expect(ev(unary('not', arr()))).toBe(false);
+    expect(errorOf(() => ev(unary('-', nul()))).code).toBe('R4002');
+  });
+});
+
+describe('equality is strict', () => {
+  it.each<[unknown, unknown, boolean]>([
+    [1, 1, true],
+    [1, '1', false],
+    ['a', 'a', true],
+    [null, null, true],
+    [true, 1, false],
+    [[1], [1], false],
+    [{}, {}, false],
+  ])('%j == %j is %s', (l, r, expected) => {
+    expect(binary('==', l, r)).toBe(expected);
+    expect(binary('!=', l, r)).toBe(!expected);
+  });
+
+  it('null == missing is false (=== semantics) but missing == missing is true', () => {
+    expect(ev(bin('==', nul(), ref('missing')))).toBe(false);
+    expect(ev(bin('==', ref('a'), ref('b')))).toBe(true);
+  });
+
+  it('the same object compares equal to itself', () => {
+    const shared = { x: 1 };
+    expect(ev(bin('==', ref('a'), ref('b')), { vars: { a: shared, b: shared } })).toBe(true);
+  });
+});
+
+describe('ordering comparisons (V2)', () => {
+  it.each<[BinaryOperator, unknown, unknown, boolean]>([
+    ['<', 1, 2, true],
+    ['>', 1, 2, false],
+    ['<=', 2, 2, true],
+    ['>=', 1, 2, false],
+    ['<', 'apple', 'banana', true],
+    ['<', 'B', 'a', true],
+    ['>', true, false, true],
+    ['<', null, 5, false],
+    ['>=', null, 5, false],
+    ['<', 5, null, false],
+    ['<=', null, null, false],
+    // ISO-8601 strings compare as instants, not as text
+    ['<', '2024-01-01T23:00:00Z', '2024-01-02', true],
+    ['>', '2024-01-01T10:00:00+02:00', '2024-01-01T09:30:00Z', false],
+    ['<', '2024-01-01T10:00:00+02:00', '2024-01-01T09:30:00Z', true],
+    ['==', '2024-01-01', '2024-01-01T00:00:00Z', false], // equality stays strict
+    ['>=', '2024-01-01', '2024-01-01T00:00:00Z', true],
+    ['<', '2024-01-01T00:00:00.5Z', '2024-01-01T00:00:00.25Z', false],
+    // not two ISO strings: plain code-unit order
+    ['<', '2024-13-01', '2024-02-01', false],
+    ['<', '10', '9', true],
+  ])('%s with %j and %j is %s', (op, l, r, expected) => {
+    expect(binary(op, l, r)).toBe(expected);
+  });
+
+  it('NaN on either side is false', () => {
+    const nan = bin('*', num(0), ref('inf'));
+    expect(ev(bin('<', nan, num(1)), { vars: { inf: Infinity } })).toBe(false);
+    expect(ev(bin('>=', num(1), nan), { vars: { inf: Infinity } })).toBe(false);
+  });
+
+  it('a missing field compares false instead of throwing (fix of M10)', () => {
+    expect(ev(bin('>=', ref('.age'), num(18)), { current: { name: 'x' } })).toBe(false);
+  });
+
+  it.each<[unknown, unknown]>([
+    [1, '1'],
+    ['a', true],
+    [[1], 1],
+    [{}, 'x'],
+  ])('mixed types %j and %j are an error', (l, r) => {
+    const e = errorOf(() => binary('<', l, r));
+    expect(e.code).toBe('R4008');
+    expect(e.message).toMatch(/^Cannot compare .* using '<'$/);
+  });
+
+  it('comparisons chain left-associatively (a < b < c compares a boolean)', () => {
+    expect(errorOf(() => ev(bin('<', bin('<', num(1), num(2)), num(3)))).code).toBe('R4008');
+  });
+});
+
+describe('and / or / ?? return operand values and short-circuit', () => {
+  it.each<[BinaryOperator, unknown, unknown, unknown]>([
+    ['and', 1, 'x', 'x'],
+    ['and', 0, 'x', 0],
+    ['and', '', 'x', ''],
+    ['or', null, 'default', 'default'],
+    ['or', 'set', 'default', 'set'],
+    ['or', 0, false, false],
+    ['??', null, 'd', 'd'],
+    ['??', 0, 'd', 0],
+    ['??', '', 'd', ''],
+    ['??', false, 'd', false],
+  ])('%j %s %j is %j', (op, l, r, expected) => {
+    expect(binary(op, l, r)).toEqual(expected);
+  });
+
+  it('does not evaluate the right side when the left decides', () => {
+    expect(ev(bin('and', bool(false), boom()))).toBe(false);
+    expect(ev(bin('or', str('yes'), boom()))).toBe('yes');
+    expect(ev(bin('??', num(0), boom()))).toBe(0);
+    expect(() => ev(bin('and', bool(true), boom()))).toThrow(EvaluatorError);
+    expect(() => ev(bin('or', nul(), boom()))).toThrow(EvaluatorError);
+    expect(() => ev(bin('??', ref('missing'), boom()))).toThrow(EvaluatorError);
+  });
+
+  it('?? treats a missing value like null', () => {
+    expect(ev(bin('??', ref('x.y'), str('none')), { vars: { x: {} } })).toBe('none');
+  });
+});
+
+describe('in', () => {
+  it.each<[unknown, unknown, boolean]>([
+    ['vip', ['vip', 'a'], true],
+    ['VIP', ['vip'], false],
+    [1, ['1'], false],
+    [null, [null], true],
+    ['ell', 'hello', true],
+    ['z', 'hello', false],
+    ['a', { a: 1 }, true],
+    ['b', { a: 1 }, false],
+    [1, { '1': true }, true],
+    ['toString', {}, false], // own keys only (the original saw inherited ones)
+    ['a', null, false],
+    ['a', 5, false],
+  ])('%j in %j is %s', (l, r, expected) => {
+    expect(binary('in', l, r)).toBe(expected);
+  });
+
+  it('a non-string in a string is an error', () => {
+    const e = errorOf(() => binary('in', 5, '12345'));
+    expect(e.code).toBe('R4001');
+    expect(e.message).toBe("'in' on a string expected a string but got: number (5)");
+  });
+});
+
+describe('is T', () => {
+  it.each<[unknown, string, boolean]>([
+    [[], 'array', true],
+    [{}, 'array', false],
+    [{}, 'object', true],
+    [[], 'object', false],
+    [null, 'object', false],
+    ['s', 'string', true],
+    [1.5, 'number', true],
+    [1.5, 'decimal', true],
+    ['1', 'number', false],
+    [3, 'int', true],
+    [3.5, 'integer', false],
+    [false, 'boolean', true],
+    [null, 'null', true],
+    [0, 'null', false],
+    ['2024-03-01', 'date', true],
+    ['2024-03-01T10:00:00Z', 'Date', true],
+    ['Tue, 05 Mar 2024 10:00:00 GMT', 'date', true],
+    ['1', 'date', false],
+    ['2024-02-31', 'date', false],
+    ['hello', 'date', false],
+    ['x', 'STRING', true],
+  ])('%j is %s → %s', (value, type, expected) => {
+    expect(ev(is(lit(value), type))).toBe(expected);
+  });
+
+  it('undefined is undefined', () => {
+    expect(ev(is(ref('missing'), 'undefined'))).toBe(true);
+    expect(ev(is(num(1), 'undefined'))).toBe(false);
+  });
+
+  it('an unknown type is an error', () => {
+    const e = errorOf(() => ev(is(num(1), 'Widget')));
+    expect(e.code).toBe('R4007');
+    expect(e.message).toContain('Unknown type `Widget`');
+  });
+});
+
+describe('conditionals, arrays, objects', () => {
+  it('picks a branch by truthiness and evaluates only that branch', () => {
+    expect(ev(cond(num(1), str('a'), boom()))).toBe('a');
+    expect(ev(cond(str(''), boom(), str('b')))).toBe('b');
+    expect(ev(cond(arr(), str('empty arrays are truthy'), boom()))).toBe('empty arrays are truthy');
+  });
+
+  it('builds arrays (empty allowed) and objects in order', () => {
+    expect(ev(arr())).toEqual([]);
+    expect(ev(arr(num(1), str('x'), nul()))).toEqual([1, 'x', null]);
+    const value = ev(obj(prop('b', num(1)), prop('a', num(2))));
+    expect(Object.keys(value as object)).toEqual(['b', 'a']);
+  });
+
+  it('spreads objects; later keys override; non-objects add nothing', () => {
+    const value = ev(
+      obj(prop('kind', str('old')), spread(ref('m')), prop('id', num(7)), spread(nul()), spread(ref('list')), spread(str('ab'))),
+      { vars: { m: { kind: 'card', ref: 'r' }, list: [1, 2] } },
+    );
+    expect(value).toEqual({ kind: 'card', ref: 'r', id: 7 });
+  });
+
+  it('does not mutate a spread source', () => {
+    const m = { a: 1 };
+    ev(obj(spread(ref('m')), prop('a', num(2))), { vars: { m } });
+    expect(m).toEqual({ a: 1 });
+  });
+
+  it('a __proto__ key is a plain field, not a prototype change', () => {
+    const value = ev(obj(prop('__proto__', obj(prop('polluted', bool(true))))));
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.prototype.hasOwnProperty.call(value, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('unsupported constructs say so', () => {
+    for (const [construct, text] of [
+      ['range', 'Ranges (`a..b`) are not supported yet'],
+      ['superposition', 'Superposition (`a | b`) are not supported yet'],
+      ['parent-reference', 'Parent references (`^name`) are not supported yet'],
+      ['pipe', 'Pipes (`x | f(...)`) are not supported yet'],
+    ] as const) {
+      const e = errorOf(() => ev(unsupported(construct)));
+      expect(e.code).toBe('R4004');
+      expect(e.message).toBe(text);
+    }
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { EvaluatorError } from '../../engine/eval/eval-errors.js';
+import { interpolatePath, pathPlaceholders } from '../../engine/eval/path-template.js';
+import { Scope } from '../../engine/eval/scope.js';
+
+function scopeWith(vars: Record<string, unknown>): Scope {
+  const root = new Scope();
+  for (const [k, v] of Object.entries(vars)) root.set(k, v);
+  return root.child();
+}
+
+describe('interpolatePath (§C.1.3 V2)', () => {
+  it('fills {x} and {x.y.z} from variables, walking fields', () => {
+    const scope = scopeWith({ id: 42, order: { customer: { id: 'c-7' } } });
+    expect(interpolatePath('/orders/{id}/customers/{order.customer.id}', scope)).toBe('/orders/42/customers/c-7');
+  });
+
+  it('encodes every value with encodeURIComponent (no path injection)', () => {
+    const scope = scopeWith({ name: '../admin?x=1&y=2 #', ok: true });
+    expect(interpolatePath('/users/{name}/{ok}', scope)).toBe('/users/..%2Fadmin%3Fx%3D1%26y%3D2%20%23/true');
+  });
+
+  it('leaves a template without placeholders alone', () => {
+    expect(interpolatePath('/a/b?c=1', new Scope())).toBe('/a/b?c=1');
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['/x/{id}', {}],
+    ['/x/{id}', { id: null }],
+    ['/x/{a.b}', { a: {} }],
+    ['/x/{a.b}', { a: 5 }],
+    ['/x/{response.id}', {}], // response is not a variable
+  ])('%s with %j does not resolve', (template, vars) => {
+    let error: unknown;
+    try {
+      interpolatePath(template, scopeWith(vars), { start: 3, end: 9 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EvaluatorError);
+    const e = error as EvaluatorError;
+    expect(e.code).toBe('R4010');
+    expect(e.message).toMatch(/^Path parameter \{[\w.]+\} did not resolve/);
+    expect(e.span).toEqual({ start: 3, end: 9 });
+  });
+
+  it('an object value is an error rather than "[object Object]"', () => {
+    expect(() => interpolatePath('/x/{a}', scopeWith({ a: { b: 1 } }))).toThrow(
+      'Path parameter {a} expected a string or a number but got: object ({"b":1})',
+    );
+  });
+
+  it('the head is looked up through the parent chain', () => {
+    const root = new Scope();
+    root.set('tenant', 't1');
+    const inner = root.child().child();
+    inner.set('id', 5);
+    expect(interpolatePath('/{tenant}/{id}', inner)).toBe('/t1/5');
+  });
+});
+
+describe('pathPlaceholders', () => {
+  it('lists placeholders as written, once each, in order', () => {
+    expect(pathPlaceholders('/a/{id}/b/{order.customer.id}/{id}')).toEqual(['id', 'order.customer.id']);
+    expect(pathPlaceholders('/plain')).toEqual([]);
+    expect(pathPlaceholders('/{ not a name }/{9x}')).toEqual([]);
+  });
+});
