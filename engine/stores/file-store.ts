@@ -1,0 +1,184 @@
+/**
+ * `file("target")` stores: one JSON object `{key: record}` at `<dataDir>/<target>.json`.
+ *
+ * Every write rewrites the file atomically (atomic-file.ts) under a cross-process lock
+ * (file-lock.ts), so: a crash leaves the old or the new file, never a torn one; two processes
+ * writing at once lose no record; reads need no lock because they only ever see whole files.
+ * Writes are idempotent by key, which is what lets replay re-apply a batch whose `store.write`
+ * events did not reach the log. A file that is not a valid store is reported and left untouched.
+ */
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fsyncDir, removeAbandonedTemps, writeFileAtomic } from './atomic-file.js';
+import { DEFAULT_LOCK_OPTIONS, errorCode, processExists, withFileLock, type FileLockOptions } from './file-lock.js';
+import { assertRecord, describeValue } from './keys.js';
+import { resolveStoredRecord } from './merge.js';
+import { stableStringify } from './stable-json.js';
+import { StoreError } from './store-error.js';
+import { compareKeys, type ExternalStore, type StoredRecord, type StoreWrite } from './store-adapter.js';
+
+export interface FileStore extends ExternalStore {
+  readonly kind: 'file';
+  /** Absolute path of the store's JSON file. */
+  readonly path: string;
+}
+
+export type FileStoreOptions = Partial<FileLockOptions>;
+
+/** Opens (without touching the disk) the file store for `target` under `dataDir`. */
+export function openFileStore(dataDir: string, target: string, options: FileStoreOptions = {}): FileStore {
+  const root = resolve(dataDir);
+  const path = storeFilePath(root, target);
+  const lockOptions: FileLockOptions = { ...DEFAULT_LOCK_OPTIONS, ...options };
+  let prepared = false;
+  // Writes from this instance queue here instead of polling the lock file against each other.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function prepare(): Promise<void> {
+    if (prepared) return;
+    await ensureFolders(root, dirname(path));
+    await removeAbandonedTemps(path, processExists);
+    prepared = true;
+  }
+
+  async function writeLocked(writes: StoreWrite[]): Promise<StoredRecord[]> {
+    await prepare();
+    return withFileLock(`${path}.lock`, lockOptions, async () => {
+      const { text, records } = await readStoreFile(path);
+      const results: StoredRecord[] = [];
+      for (const write of writes) {
+        const stored = resolveStoredRecord(write.op, records.get(write.key), write.record);
+        records.set(write.key, stored);
+        results.push({ key: write.key, record: stored });
+      }
+      const next = stableStringify(Object.fromEntries(records));
+      // A replayed batch that changes nothing costs no disk write.
+      if (next !== text) await writeFileAtomic(path, next);
+      return results;
+    });
+  }
+
+  return {
+    kind: 'file',
+    path,
+    async write(writes) {
+      const normalised = writes.map((write, index) => normaliseWrite(write, index, path));
+      if (normalised.length === 0) return [];
+      const result = queue.then(() => writeLocked(normalised));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    async list() {
+      const { records } = await readStoreFile(path);
+      return [...records.entries()].sort(([a], [b]) => compareKeys(a, b)).map(([key, record]) => ({ key, record }));
+    },
+    async get(key) {
+      return (await readStoreFile(path)).records.get(key);
+    },
+  };
+}
+
+/**
+ * `<root>/<target>.json`. `target` is a relative path with `/` between folders; absolute paths,
+ * `..`, `.`, empty segments, backslashes and NUL are rejected so a mission cannot write outside
+ * its data folder.
+ */
+export function storeFilePath(root: string, target: string): string {
+  const reject = (why: string): never => {
+    throw new StoreError('store.bad-target', `file store target ${JSON.stringify(target)} ${why}; use a relative path such as "orders" or "exports/orders"`);
+  };
+  if (target === '') reject('is empty');
+  if (target.includes('\0')) reject('contains a NUL character');
+  if (target.includes('\\')) reject('contains a backslash (use "/" between folders)');
+  if (isAbsolute(target) || /^[A-Za-z]:/.test(target)) reject('is an absolute path');
+  for (const segment of target.split('/')) {
+    if (segment === '..') reject('contains ".." (it would leave the data folder)');
+    if (segment === '' || segment === '.') reject('contains an empty or "." path segment');
+  }
+  const path = resolve(root, `${target.split('/').join(sep)}.json`);
+  const rel = relative(root, path);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) reject('resolves outside the data folder');
+  return path;
+}
+
+/** Validates one write and gives its record the exact shape it will have on disk. */
+function normaliseWrite(write: StoreWrite, index: number, path: string): StoreWrite {
+  const where = `write #${index} to ${path}`;
+  if (typeof write.key !== 'string' || write.key === '') {
+    throw new StoreError('store.bad-key', `${where}: the key must be a non-empty string but got: ${describeValue(write.key)}`);
+  }
+  if (write.op !== 'set' && write.op !== 'upsert') {
+    throw new StoreError('store.bad-record', `${where}: unknown op ${JSON.stringify(write.op)} (expected "set" or "upsert")`);
+  }
+  assertRecord(write.record, where);
+  let record: unknown;
+  try {
+    // What a later read returns: Dates become strings, undefined fields disappear.
+    record = JSON.parse(JSON.stringify(write.record));
+  } catch (error) {
+    throw new StoreError('store.bad-record', `${where} (key "${write.key}"): the record cannot be stored as JSON: ${(error as Error).message}`);
+  }
+  assertRecord(record, where);
+  return { key: write.key, op: write.op, record };
+}
+
+async function readStoreFile(path: string): Promise<{ text: string | undefined; records: Map<string, Record<string, unknown>> }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return { text: undefined, records: new Map() };
+    throw new StoreError('store.io', `cannot read the store file ${path}: ${(error as Error).message}`, false, { cause: error });
+  }
+  const corrupt = (why: string): never => {
+    throw new StoreError('store.corrupt', `store file ${path} ${why}; it was left untouched — fix it or move it away, then retry`);
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    corrupt(`is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    corrupt(`must hold a JSON object {key: record} but holds ${describeValue(parsed)}`);
+  }
+  const records = new Map<string, Record<string, unknown>>();
+  for (const [key, record] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      corrupt(`holds ${describeValue(record)} under key ${JSON.stringify(key)} where a record object belongs`);
+    }
+    records.set(key, record as Record<string, unknown>);
+  }
+  return { text, records };
+}
+
+/** Creates the data folder (with its `.gitignore`) and the store's folder, durably. */
+async function ensureFolders(root: string, folder: string): Promise<void> {
+  let created: string | undefined;
+  try {
+    created = await mkdir(folder, { recursive: true });
+  } catch (error) {
+    throw new StoreError('store.io', `cannot create the store folder ${folder}: ${(error as Error).message}`, false, { cause: error });
+  }
+  if (created !== undefined) {
+    // New folder entries are durable only once their parents are fsync'd.
+    for (let dir = folder; ; dir = dirname(dir)) {
+      await fsyncDir(dirname(dir));
+      if (dir === created || dirname(dir) === dir) break;
+    }
+  }
+  try {
+    const handle = await open(join(root, '.gitignore'), 'wx');
+    try {
+      await handle.writeFile('*\n');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsyncDir(root);
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') {
+      throw new StoreError('store.io', `cannot write ${join(root, '.gitignore')}: ${(error as Error).message}`, false, { cause: error });
+    }
+  }
+}

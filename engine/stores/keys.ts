@@ -1,0 +1,123 @@
+/**
+ * Keys and record shape for store writes, shared by every store kind.
+ *
+ * Invariant: a key is a pure function of the mission, the record and the effect's identity. It
+ * never depends on time or randomness, so a replay writes every record under the key the original
+ * run used, and re-applying a write overwrites instead of duplicating. (The original implementation
+ * fell back to a random number, which made every replay add a copy.)
+ */
+import { createHash } from 'node:crypto';
+import { StoreError } from './store-error.js';
+
+/** The evaluated `key:` option of a store step, with where it came from for error messages. */
+export interface StoreKeyValue {
+  value: unknown;
+  /** The step's path or a readable name (`sync.2 store → orders`), quoted in errors. */
+  step: string;
+}
+
+/**
+ * The key a record is stored under.
+ * - `keyValue` given (the step has `key:`): its value, stringified; null/undefined is an error.
+ * - else `record.id` when it is a string or a number.
+ * - else the first 16 hex digits of sha256(`${effectId}:${index}`): stable across replays
+ *   because the effect id and the record's index in the (recorded) source are.
+ * `index` is the record's 0-based position in the step's source array.
+ */
+export function storeKey(
+  record: Record<string, unknown>,
+  index: number,
+  effectId: string,
+  keyValue?: StoreKeyValue,
+): string {
+  if (!Number.isInteger(index) || index < 0) {
+    throw new RangeError(`storeKey: index must be a non-negative integer, got ${index}`);
+  }
+  if (keyValue !== undefined) {
+    return keyToString(keyValue.value, `record #${index} of step ${keyValue.step}`, 'key');
+  }
+  const id = record['id'];
+  if (id !== undefined && id !== null) {
+    return keyToString(id, `record #${index} (effect ${effectId})`, 'id');
+  }
+  return deterministicKey(effectId, index);
+}
+
+/** The fallback key for records with neither `key:` nor `id`. Exported for tests and the inspector. */
+export function deterministicKey(effectId: string, index: number): string {
+  if (effectId === '') throw new RangeError('deterministicKey: effectId must not be empty');
+  return createHash('sha256').update(`${effectId}:${index}`).digest('hex').slice(0, 16);
+}
+
+function keyToString(value: unknown, where: string, what: 'key' | 'id'): string {
+  const label = what === 'key' ? 'store key' : 'record id';
+  switch (typeof value) {
+    case 'string':
+      if (value === '') {
+        throw new StoreError('store.bad-key', `${label} evaluated to an empty string for ${where}; every record needs a non-empty key`);
+      }
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) {
+        throw new StoreError('store.bad-key', `${label} evaluated to ${value} for ${where}; use a finite number or a string`);
+      }
+      return String(value);
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    case 'undefined':
+      throw new StoreError('store.bad-key', `${label} evaluated to null for ${where}; check the \`key:\` expression or filter such records out`);
+    case 'object':
+      if (value === null) {
+        throw new StoreError('store.bad-key', `${label} evaluated to null for ${where}; check the \`key:\` expression or filter such records out`);
+      }
+      throw new StoreError('store.bad-key', `${label} must be a string or a number but got: ${describeValue(value)} for ${where}`);
+    case 'function':
+    case 'symbol':
+      throw new StoreError('store.bad-key', `${label} must be a string or a number but got: ${describeValue(value)} for ${where}`);
+  }
+}
+
+/**
+ * A store accepts only plain objects; the caller expands arrays into one write per element first.
+ * Throws `expected an object but got: number (128)` (with `where` prefixed when given).
+ */
+export function assertRecord(value: unknown, where?: string): asserts value is Record<string, unknown> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return;
+  const prefix = where === undefined ? '' : `${where}: `;
+  throw new StoreError('store.bad-record', `${prefix}expected an object but got: ${describeValue(value)}`);
+}
+
+/** `number (128)`, `string ("abc")`, `array (3 items)`, `null` — the shape used in value errors. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `array (${value.length} item${value.length === 1 ? '' : 's'})`;
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined';
+    case 'string':
+      return `string (${excerpt(JSON.stringify(value))})`;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return `${typeof value} (${String(value)})`;
+    case 'symbol':
+      return `symbol (${String(value.description ?? '')})`;
+    case 'function':
+      return 'function';
+    default:
+      return `object (${excerpt(safeJson(value as object))})`;
+  }
+}
+
+function safeJson(value: object): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function excerpt(text: string, max = 60): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

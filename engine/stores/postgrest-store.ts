@@ -1,0 +1,229 @@
+/**
+ * `postgrest("table")` stores: rows in a real PostgREST endpoint (Supabase and the like).
+ *
+ * - upsert → `POST /<table>?on_conflict=<keyColumn>` with `Prefer: resolution=merge-duplicates`:
+ *   PostgreSQL's `INSERT … ON CONFLICT DO UPDATE` on the columns sent, so columns absent from the
+ *   record keep their values.
+ * - set    → `PUT /<table>?<keyColumn>=eq.<key>`: PostgREST's single-row upsert, which replaces
+ *   the whole row.
+ * Both are idempotent by key, which is what makes a replayed write harmless. Writes go one
+ * request per record, in order, so a batch that writes one key twice ends as a local store would.
+ * The endpoint comes from the run's auth file or the environment (resolvePostgrestConfig); there
+ * is no fallback to any other kind of store.
+ */
+import { TransportError, type HttpRequest, type HttpResponse, type HttpTransport } from '../env/env.js';
+import { assertRecord, describeValue } from './keys.js';
+import { StoreError } from './store-error.js';
+import { compareKeys, type ExternalStore, type StoredRecord, type StoreWrite } from './store-adapter.js';
+
+export interface PostgrestConfig {
+  /** Base URL of the PostgREST API, e.g. `https://x.supabase.co/rest/v1` or `http://127.0.0.1:3000`. */
+  url: string;
+  apiKey?: string;
+  table: string;
+  /** The column holding the store key; `id` unless configured. Must be the table's unique key. */
+  keyColumn?: string;
+}
+
+export interface PostgrestStore extends ExternalStore {
+  readonly kind: 'postgrest';
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport, timeoutMs: number): PostgrestStore {
+  const table = checkIdentifier(config.table, 'table');
+  const keyColumn = checkIdentifier(config.keyColumn ?? 'id', 'key column');
+  const base = `${checkUrl(config.url, `postgrest table "${table}"`).replace(/\/+$/, '')}/${table}`;
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (config.apiKey !== undefined && config.apiKey !== '') {
+    headers['apikey'] = config.apiKey;
+    headers['Authorization'] = `Bearer ${config.apiKey}`;
+  }
+  const byKey = (key: string): string => `${base}?${keyColumn}=eq.${encodeURIComponent(key)}`;
+
+  async function send(method: string, url: string, body?: unknown, prefer?: string): Promise<unknown> {
+    const request: HttpRequest = { method, url, headers: { ...headers }, timeoutMs };
+    if (body !== undefined) {
+      request.headers['Content-Type'] = 'application/json';
+      request.body = JSON.stringify(body);
+    }
+    if (prefer !== undefined) request.headers['Prefer'] = prefer;
+    let response: HttpResponse;
+    try {
+      response = await http.send(request);
+    } catch (error) {
+      if (error instanceof TransportError) {
+        throw new StoreError('store.transport', `PostgREST ${method} ${url} failed: ${error.message}`, error.code !== 'aborted', { cause: error });
+      }
+      throw error;
+    }
+    if (response.status < 200 || response.status > 299) {
+      const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
+      throw new StoreError('store.http', `PostgREST ${method} ${url} answered ${response.status}: ${excerpt(response.body)}`, retryable);
+    }
+    if (response.body.trim() === '') return undefined;
+    try {
+      return JSON.parse(response.body) as unknown;
+    } catch {
+      throw new StoreError('store.http', `PostgREST ${method} ${url} answered ${response.status} with a body that is not JSON: ${excerpt(response.body)}`);
+    }
+  }
+
+  function rows(value: unknown, what: string): Record<string, unknown>[] {
+    if (!Array.isArray(value)) {
+      throw new StoreError('store.http', `PostgREST ${what} returned ${describeValue(value)} where an array of rows was expected`);
+    }
+    return value.map((row, index) => {
+      assertRecord(row, `PostgREST ${what}, row #${index}`);
+      return row;
+    });
+  }
+
+  async function get(key: string): Promise<Record<string, unknown> | undefined> {
+    return rows(await send('GET', byKey(key)), `get "${key}" from "${table}"`)[0];
+  }
+
+  async function writeOne(write: StoreWrite, index: number): Promise<StoredRecord> {
+    assertRecord(write.record, `write #${index} to postgrest table "${table}"`);
+    const own = write.record[keyColumn];
+    if (own !== undefined && own !== null && String(own) !== write.key) {
+      throw new StoreError(
+        'store.bad-key',
+        `write #${index} to postgrest table "${table}": the record's "${keyColumn}" is ${describeValue(own)} but its store key is "${write.key}"; make the step's key: match "${keyColumn}", or set "keyColumn" for this store in the auth file`,
+      );
+    }
+    // The key column carries the key; when the record holds it as a number, keep the number.
+    const row = { ...write.record, [keyColumn]: own ?? write.key };
+    let answer: unknown;
+    switch (write.op) {
+      case 'upsert':
+        answer = await send('POST', `${base}?on_conflict=${keyColumn}`, row, 'resolution=merge-duplicates,return=representation');
+        break;
+      case 'set':
+        answer = await send('PUT', byKey(write.key), row, 'return=representation');
+        break;
+      default: {
+        const never: never = write.op;
+        throw new StoreError('store.bad-record', `unknown store op ${JSON.stringify(never)}`);
+      }
+    }
+    // A proxy that drops `Prefer: return=representation` answers 201/204 with no body: read the row back.
+    const stored = answer === undefined ? await get(write.key) : rows(answer, `${write.op} "${write.key}" into "${table}"`)[0];
+    if (stored === undefined) {
+      throw new StoreError('store.http', `PostgREST ${write.op} of "${write.key}" into "${table}" succeeded but the row cannot be read back; check the table's row-level security for SELECT`);
+    }
+    return { key: write.key, record: stored };
+  }
+
+  return {
+    kind: 'postgrest',
+    async write(writes) {
+      const results: StoredRecord[] = [];
+      for (const [index, write] of writes.entries()) results.push(await writeOne(write, index));
+      return results;
+    },
+    async list() {
+      const all = rows(await send('GET', `${base}?order=${keyColumn}`), `list of "${table}"`);
+      return all
+        .map((record, index): StoredRecord => {
+          const key = record[keyColumn];
+          if (key === undefined || key === null) {
+            throw new StoreError('store.http', `PostgREST list of "${table}": row #${index} has no "${keyColumn}"; is "${keyColumn}" the table's key column?`);
+          }
+          return { key: String(key), record };
+        })
+        .sort((a, b) => compareKeys(a.key, b.key));
+    },
+    get,
+  };
+}
+
+/**
+ * The endpoint of the `postgrest(...)` store named `storeName`: from the auth file's
+ * `"stores": {"<storeName>": {"url", "apiKey", "keyColumn"}}`, else from the environment's
+ * `REQON_STORE_<NAME>_URL` and `REQON_STORE_<NAME>_API_KEY` (NAME upper-cased, other characters
+ * as `_`). The auth file wins field by field. Neither set → an error saying how to set one.
+ */
+export function resolvePostgrestConfig(
+  storeName: string,
+  table: string,
+  authJson: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): Required<Pick<PostgrestConfig, 'url' | 'table' | 'keyColumn'>> & Pick<PostgrestConfig, 'apiKey'> {
+  const envName = `REQON_STORE_${storeName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+  const entry = authEntry(storeName, authJson);
+  const fromEnv = (suffix: string): string | undefined => {
+    const value = env[`${envName}_${suffix}`];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const url = entry.url ?? fromEnv('URL');
+  if (url === undefined) {
+    throw new StoreError(
+      'store.config',
+      `postgrest store "${storeName}" (table "${table}") has no endpoint: add "stores": {"${storeName}": {"url": "…", "apiKey": "…"}} to the --auth file, or set ${envName}_URL (and ${envName}_API_KEY)`,
+    );
+  }
+  const where = entry.url !== undefined ? `"stores.${storeName}.url" in the auth file` : `${envName}_URL`;
+  const apiKey = entry.apiKey ?? fromEnv('API_KEY');
+  return {
+    url: checkUrl(url, where),
+    table: checkIdentifier(table, 'table'),
+    keyColumn: checkIdentifier(entry.keyColumn ?? 'id', 'key column'),
+    ...(apiKey === undefined ? {} : { apiKey }),
+  };
+}
+
+function authEntry(storeName: string, authJson: unknown): { url?: string; apiKey?: string; keyColumn?: string } {
+  if (authJson === undefined || authJson === null) return {};
+  if (typeof authJson !== 'object' || Array.isArray(authJson)) {
+    throw new StoreError('store.config', `the auth file must hold a JSON object but holds ${describeValue(authJson)}`);
+  }
+  const stores = (authJson as Record<string, unknown>)['stores'];
+  if (stores === undefined) return {};
+  if (typeof stores !== 'object' || stores === null || Array.isArray(stores)) {
+    throw new StoreError('store.config', `"stores" in the auth file must be an object {storeName: {url, apiKey}} but is ${describeValue(stores)}`);
+  }
+  const entry = (stores as Record<string, unknown>)[storeName];
+  if (entry === undefined) return {};
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new StoreError('store.config', `"stores.${storeName}" in the auth file must be an object {url, apiKey} but is ${describeValue(entry)}`);
+  }
+  const out: { url?: string; apiKey?: string; keyColumn?: string } = {};
+  for (const field of ['url', 'apiKey', 'keyColumn'] as const) {
+    const value = (entry as Record<string, unknown>)[field];
+    if (value === undefined || value === '') continue;
+    // Never echo the value: it may be a secret.
+    if (typeof value !== 'string') throw new StoreError('store.config', `"stores.${storeName}.${field}" in the auth file must be a string`);
+    out[field] = value;
+  }
+  return out;
+}
+
+function checkUrl(url: string, where: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StoreError('store.config', `${where} is not a valid URL: ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new StoreError('store.config', `${where} must be an http:// or https:// URL but is ${JSON.stringify(url)}`);
+  }
+  if (parsed.search !== '' || parsed.hash !== '') {
+    throw new StoreError('store.config', `${where} must be the API's base URL without a query or fragment but is ${JSON.stringify(url)}`);
+  }
+  return url;
+}
+
+function checkIdentifier(name: string, what: string): string {
+  if (!IDENTIFIER.test(name)) {
+    throw new StoreError('store.config', `postgrest ${what} ${JSON.stringify(name)} must be a plain identifier (letters, digits, _)`);
+  }
+  return name;
+}
+
+function excerpt(text: string, max = 300): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat === '' ? '(empty body)' : flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { assertRecord, deterministicKey, describeValue, storeKey } from '../../engine/stores/keys.js';
+import { StoreError } from '../../engine/stores/store-error.js';
+
+const effect = 'eff-7f3a';
+const hashKey = (effectId: string, index: number): string =>
+  createHash('sha256').update(`${effectId}:${index}`).digest('hex').slice(0, 16);
+
+describe('storeKey', () => {
+  const cases: { name: string; record: Record<string, unknown>; index: number; key?: unknown; expected: string }[] = [
+    { name: 'key: string', record: { id: 1 }, index: 0, key: 'sku-9', expected: 'sku-9' },
+    { name: 'key: number wins over id', record: { id: 1 }, index: 0, key: 42, expected: '42' },
+    { name: 'key: boolean', record: {}, index: 0, key: false, expected: 'false' },
+    { name: 'key: bigint', record: {}, index: 0, key: 12345678901234567890n, expected: '12345678901234567890' },
+    { name: 'record.id string', record: { id: 'inv-1' }, index: 3, expected: 'inv-1' },
+    { name: 'record.id number', record: { id: 17 }, index: 3, expected: '17' },
+    { name: 'record.id zero is a key', record: { id: 0 }, index: 3, expected: '0' },
+    { name: 'no key, no id → hash of effect and index', record: { name: 'x' }, index: 0, expected: hashKey(effect, 0) },
+    { name: 'id null counts as absent', record: { id: null }, index: 5, expected: hashKey(effect, 5) },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const keyValue = 'key' in c ? { value: c.key, step: 'sync.1' } : undefined;
+      expect(storeKey(c.record, c.index, effect, keyValue)).toBe(c.expected);
+    });
+  }
+
+  it('the fallback key is deterministic and differs by index and by effect', () => {
+    const a = storeKey({}, 2, effect);
+    expect(storeKey({}, 2, effect)).toBe(a);
+    expect(a).toMatch(/^[0-9a-f]{16}$/);
+    expect(storeKey({}, 3, effect)).not.toBe(a);
+    expect(storeKey({}, 2, 'other-effect')).not.toBe(a);
+    expect(deterministicKey(effect, 2)).toBe(a);
+  });
+
+  const failures: { name: string; record: Record<string, unknown>; key?: unknown; message: RegExp }[] = [
+    { name: 'key evaluated to null', record: {}, key: null, message: /^store key evaluated to null for record #3 of step sync\.1/ },
+    { name: 'key evaluated to undefined', record: {}, key: undefined, message: /^store key evaluated to null for record #3 of step sync\.1/ },
+    { name: 'key is an object', record: {}, key: { a: 1 }, message: /store key must be a string or a number but got: object \(\{"a":1\}\)/ },
+    { name: 'key is an array', record: {}, key: [1], message: /but got: array \(1 item\)/ },
+    { name: 'key is NaN', record: {}, key: Number.NaN, message: /store key evaluated to NaN/ },
+    { name: 'key is empty', record: {}, key: '', message: /store key evaluated to an empty string/ },
+    { name: 'record id is an object', record: { id: { nested: true } }, message: /record id must be a string or a number/ },
+  ];
+  for (const f of failures) {
+    it(`rejects: ${f.name}`, () => {
+      const keyValue = 'key' in f ? { value: f.key, step: 'sync.1' } : undefined;
+      let caught: unknown;
+      try {
+        storeKey(f.record, 3, effect, keyValue);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(StoreError);
+      expect((caught as StoreError).code).toBe('store.bad-key');
+      expect((caught as StoreError).message).toMatch(f.message);
+    });
+  }
+
+  it('rejects a negative index and an empty effect id', () => {
+    expect(() => storeKey({}, -1, effect)).toThrow(RangeError);
+    expect(() => deterministicKey('', 0)).toThrow(/effectId must not be empty/);
+  });
+});
+
+describe('assertRecord', () => {
+  const rejected: [unknown, string][] = [
+    [128, 'expected an object but got: number (128)'],
+    ['abc', 'expected an object but got: string ("abc")'],
+    [null, 'expected an object but got: null'],
+    [undefined, 'expected an object but got: undefined'],
+    [true, 'expected an object but got: boolean (true)'],
+    [[1, 2, 3], 'expected an object but got: array (3 items)'],
+  ];
+  for (const [value, message] of rejected) {
+    it(`rejects ${describeValue(value)}`, () => {
+      expect(() => assertRecord(value)).toThrow(message);
+    });
+  }
+
+  it('accepts objects and prefixes the location when given', () => {
+    expect(() => assertRecord({ a: 1 })).not.toThrow();
+    expect(() => assertRecord(Object.create(null))).not.toThrow();
+    expect(() => assertRecord(5, 'store step sync.2')).toThrow('store step sync.2: expected an object but got: number (5)');
+  });
+
+  it('shortens long values in descriptions', () => {
+    const text = describeValue('x'.repeat(500));
+    expect(text.length).toBeLessThan(80);
+    expect(text).toMatch(/^string \("x+…\)$/);
+  });
+});
