@@ -62,20 +62,25 @@ export interface EventPayloads {
   'action.retrying': { action: string; attempt: number; delayMs: number };
 
   'step.started': { stepType: string; line: number };
-  'step.completed': { stepType: string };
+  /**
+   * `response` when the step replaced it (map, apply, wait) and `bind` when it bound a variable
+   * (let, apply … as): what the inspector needs to show state at any seq without re-running.
+   */
+  'step.completed': { stepType: string; response?: unknown; bind?: { name: string; value: unknown } };
   'step.failed': { stepType: string; error: ErrorInfo };
   'loop.iteration': { index: number; key: string; skipped?: boolean };
 
   /** A non-deterministic input: `now()`, `timestamp()`, `any of`, a jitter delay. */
-  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter'; value: unknown };
+  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter' | 'store-read' | 'last-sync'; value: unknown };
 
   /** Intent: committed durably before the request leaves the process. */
   'http.request': { effectId: string; attempt: number; request: RecordedRequest; idempotencyKey?: string };
   /** Outcome of one attempt. */
-  'http.response': { effectId: string; attempt: number; response: RecordedResponse; durationMs: number };
-  'http.error': { effectId: string; attempt: number; error: ErrorInfo; retryInMs?: number };
+  'http.response': { effectId: string; attempt: number; response: RecordedResponse; durationMs: number; verdict: AttemptVerdict; retryInMs?: number };
+  'http.error': { effectId: string; attempt: number; error: ErrorInfo; durationMs: number; verdict: AttemptVerdict; retryInMs?: number };
   /** The step's final answer after retries and pagination (what `response` became). */
-  'fetch.completed': { effectId: string; pages: number; items?: number; truncated?: boolean; status: number; value: unknown };
+  /** `value` is kept for single-page fetches; a paginated one's items are in its page responses. */
+  'fetch.completed': { effectId: string; pages: number; items?: number; truncated?: boolean; status: number; value?: unknown };
 
   /** A record written to a store; `record` is the record as stored (after any upsert merge). */
   'store.write': { effectId: string; store: string; key: string; record: unknown; op: 'set' | 'upsert' };
@@ -93,6 +98,9 @@ export interface EventPayloads {
 }
 
 export type EventType = keyof EventPayloads;
+
+/** What followed an HTTP attempt: another attempt (retry, refresh-auth), or the final answer. */
+export type AttemptVerdict = 'success' | 'allowed' | 'retry' | 'refresh-auth' | 'fail';
 
 export interface ErrorInfo {
   code: string;

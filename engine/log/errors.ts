@@ -1,0 +1,44 @@
+/**
+ * Named failures of the run log. Each message quotes the run and ends with what to do, because
+ * these reach workers' logs and the CLI as they are.
+ */
+
+/**
+ * The fencing check failed: the lease `(owner, epoch)` is no longer the run's. Nothing of the
+ * failed operation was written. The holder must stop working on the run; it must not retry.
+ */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(
+    readonly runId: string,
+    readonly owner: string,
+    readonly epoch: number,
+    /** Who holds the run now, when known. */
+    readonly current?: { owner: string | null; epoch: number },
+  ) {
+    const now =
+      current === undefined
+        ? ''
+        : current.owner === null
+          ? ` (the run has no owner now, epoch ${current.epoch})`
+          : ` (now held by '${current.owner}' at epoch ${current.epoch})`;
+    super(
+      `lease on run '${runId}' lost: owner '${owner}' at epoch ${epoch} is no longer current${now}; ` +
+        'nothing was written — stop working on this run and leave it to its current owner',
+    );
+  }
+}
+
+export class RunNotFoundError extends Error {
+  override readonly name = 'RunNotFoundError';
+  constructor(readonly runId: string) {
+    super(`run '${runId}' not found in this log; check the run id (reqon runs lists them) and the --db path`);
+  }
+}
+
+export class LogClosedError extends Error {
+  override readonly name = 'LogClosedError';
+  constructor(operation: string) {
+    super(`the run log is closed; '${operation}' was called after close() — open the log again`);
+  }
+}

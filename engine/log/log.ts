@@ -1,0 +1,187 @@
+/**
+ * The run log's contract: the single source of truth of every run (see README.md in this folder
+ * for the model in thirty lines).
+ *
+ * Records: one row per run (what it was started with, its status, its lease, what it waits on)
+ * and its append-only events `(run_id, seq, type, step_path, payload, recorded_at)`. Writers are
+ * the process that holds the run's lease (`commit`), and — for a suspended run only — whoever
+ * resumes it (`resumeSuspended`, a compare-and-set). Readers (studio, CLI, inspector) only read.
+ *
+ * Invariants every backend keeps:
+ * - `seq` starts at 1 and is contiguous per run; the database assigns it inside the writing
+ *   transaction, in the same statement that checks the lease's epoch (the fencing token).
+ * - A `commit` is atomic: its events, its sql/nosql table writes and its status change land
+ *   together or not at all. Events are never updated or deleted.
+ * - A durable commit (or createRun / resumeSuspended) is on disk before its promise resolves;
+ *   a non-durable one survives `kill -9` and rides on the next fsync.
+ * - Per lease, callers await each `commit` before starting the next one; the log keeps the
+ *   order of commits, and debug builds reject a second commit while one is in flight.
+ *
+ * The interface is asynchronous so that PostgreSQL can implement it; SQLite implements it on
+ * better-sqlite3, synchronously inside, with transactions that never await.
+ */
+import type { NewEvent, StoredEvent } from './events.js';
+
+export { LeaseLostError, RunNotFoundError, LogClosedError } from './errors.js';
+
+export interface RunOptions {
+  sources: Record<string, string>;
+  env: Record<string, string>;
+  authFile?: string;
+  crashAt?: string;
+}
+
+/** The mission's text as it was when the run started; folder missions have several files. */
+export interface MissionFiles {
+  entry: string;
+  files: { path: string; text: string }[];
+}
+
+export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed';
+
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'suspended', 'completed', 'failed'];
+
+export interface RunRecord {
+  runId: string;
+  mission: string;
+  missionHash: string;
+  missionFiles: MissionFiles;
+  options: RunOptions;
+  status: RunStatus;
+  createdAt: number;
+  updatedAt: number;
+  lastSeq: number;
+  owner: string | null;
+  leaseEpoch: number;
+  leaseExpiresAt: number | null;
+  /** Due instant of the timer a suspended run waits on. */
+  wakeAt: number | null;
+  /** What a suspended run waits on, e.g. 'pause:<pauseId>', 'webhook:/approved', 'wait:/hooks/payment'. */
+  waitingOn: string | null;
+}
+
+export interface NewRun {
+  runId: string;
+  mission: string;
+  missionHash: string;
+  missionFiles: MissionFiles;
+  options: RunOptions;
+  createdAt: number;
+}
+
+/** The right to append to one run: valid while `(owner, epoch)` is still the run's. */
+export interface Lease {
+  runId: string;
+  owner: string;
+  epoch: number;
+  expiresAt: number;
+}
+
+/** Returned by `acquire` when someone else holds a live lease. */
+export interface LeaseHeld {
+  heldBy: string;
+  expiresAt: number;
+}
+
+export type CommitEntry =
+  | { kind: 'event'; event: NewEvent }
+  /** Applied to the table and recorded as a 'store.write' event, in order with the other entries. */
+  | { kind: 'store'; write: TableStoreWrite };
+
+export interface TableStoreWrite {
+  storeKind: 'sql' | 'nosql';
+  table: string;
+  store: string;
+  key: string;
+  record: Record<string, unknown>;
+  op: 'set' | 'upsert';
+  stepPath: string;
+  effectId: string;
+  recordedAt: number;
+}
+
+/**
+ * The run's new status. `wakeAt` and `waitingOn` describe the wait completely: left out, they
+ * become null. A 'suspended' run must say what it waits on (`waitingOn`): that string is the
+ * compare-and-set token of `resumeSuspended`.
+ */
+export interface StatusChange {
+  status: RunStatus;
+  wakeAt?: number | null;
+  waitingOn?: string | null;
+  /** Clear the owner after this commit (the lease used for it is then spent). */
+  releaseLease?: boolean;
+}
+
+export interface CommitOptions {
+  /** fsync before the promise resolves: required before anything leaves the process. */
+  durable: boolean;
+  status?: StatusChange;
+}
+
+export interface ReadOptions {
+  fromSeq?: number;
+  toSeq?: number;
+  limit?: number;
+}
+
+/** Counters for tests and benches: how many write transactions and fsyncs this connection made. */
+export interface LogStats {
+  /** Write transactions committed (group commits count once). */
+  transactions: number;
+  /** Transactions committed with an fsync of the log (one per durable group). */
+  fsyncs: number;
+  /** `commit` calls that succeeded. */
+  commits: number;
+  /** Of those, the durable ones. */
+  durableCommits: number;
+}
+
+export interface EventLog {
+  /** Creates the run owned by `owner`, with its first events; durable. */
+  createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }>;
+  /**
+   * Takes the run's lease if it has no owner or the lease expired at `now` (bumping the epoch, so
+   * the previous holder is fenced out). A live lease, even one held by `owner` itself, is refused.
+   */
+  acquire(runId: string, owner: string, now: number, ttlMs: number): Promise<Lease | LeaseHeld>;
+  /** Extends a lease that is still current; throws LeaseLostError otherwise. */
+  renew(lease: Lease, now: number, ttlMs: number): Promise<Lease>;
+  /** Gives the run up; a no-op when the lease was already lost. */
+  release(lease: Lease): Promise<void>;
+  /** Appends `entries` atomically under the lease; throws LeaseLostError (nothing written) if it was lost. */
+  commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]>;
+  read(runId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  /** Newest first. */
+  listRuns(opts?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
+  /** Suspended runs whose wakeAt <= now, and running runs whose lease expired (owner died). */
+  dueRuns(now: number, limit: number): Promise<RunRecord[]>;
+  /** Compare-and-set resume of a suspended run, with its event, in ONE transaction (durable). */
+  resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent): Promise<'resumed' | 'not-waiting'>;
+  /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
+  readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
+  stats(): LogStats;
+  close(): Promise<void>;
+}
+
+export interface OpenLogOptions {
+  /** How long a writer waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** SQLite's `wal_autocheckpoint` in pages (default 1000; 0 disables — for power-loss tests). */
+  walAutocheckpoint?: number;
+  /** Reject a second commit on a run while one is in flight (default: on unless NODE_ENV=production). */
+  debugChecks?: boolean;
+}
+
+/** Opens (creating and migrating if needed) the log at `dbPath`. */
+export async function openLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
+  if (/^postgres(ql)?:\/\//i.test(dbPath)) {
+    throw new Error(
+      'the PostgreSQL log backend is not available yet (--db postgres://…); use a SQLite file path instead, e.g. --db .reqon/reqon.db',
+    );
+  }
+  // Loaded on demand: importing the contract must not load a database driver.
+  const { openSqliteLog } = await import('./sqlite/sqlite-log.js');
+  return openSqliteLog(dbPath, opts);
+}

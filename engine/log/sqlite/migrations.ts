@@ -1,0 +1,75 @@
+/**
+ * The log's schema, as numbered migrations against `PRAGMA user_version`.
+ *
+ * Migration N brings the schema from version N-1 to N. They run in one IMMEDIATE transaction, so
+ * several processes opening a fresh file at once migrate it exactly once. A migration, once
+ * released, is never edited: add a new one. Our tables are prefixed `reqon_`; store tables
+ * (sql/nosql stores) live in the same file under the mission's names, never `reqon_*`.
+ */
+import type Database from 'better-sqlite3';
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: runs, their append-only events.
+  `
+  CREATE TABLE reqon_runs (
+    run_id            TEXT PRIMARY KEY,
+    mission           TEXT NOT NULL,
+    mission_hash      TEXT NOT NULL,
+    mission_files     TEXT NOT NULL,          -- JSON MissionFiles
+    options           TEXT NOT NULL,          -- JSON RunOptions
+    status            TEXT NOT NULL CHECK (status IN ('running', 'suspended', 'completed', 'failed')),
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    last_seq          INTEGER NOT NULL,       -- seq of the newest event; the next append uses last_seq + 1
+    owner             TEXT,                   -- lease holder, NULL when nobody owns the run
+    lease_epoch       INTEGER NOT NULL,       -- fencing token: bumped by every acquire
+    lease_expires_at  INTEGER,
+    wake_at           INTEGER,                -- due instant of a suspended run's timer
+    waiting_on        TEXT                    -- CAS token of a suspended run ('pause:<id>', …)
+  ) STRICT;
+
+  CREATE INDEX reqon_runs_by_created ON reqon_runs (created_at DESC, run_id);
+  CREATE INDEX reqon_runs_by_status ON reqon_runs (status, created_at DESC);
+  CREATE INDEX reqon_runs_suspended_due ON reqon_runs (wake_at) WHERE status = 'suspended';
+  CREATE INDEX reqon_runs_running_lease ON reqon_runs (lease_expires_at) WHERE status = 'running';
+
+  -- seq comes from reqon_runs.last_seq, bumped in the same transaction (see statements.ts).
+  CREATE TABLE reqon_events (
+    run_id       TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    type         TEXT NOT NULL,
+    step_path    TEXT NOT NULL,
+    payload      TEXT NOT NULL,              -- JSON
+    recorded_at  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TRIGGER reqon_events_append_only_update BEFORE UPDATE ON reqon_events
+  BEGIN SELECT RAISE(ABORT, 'reqon_events is append-only: events are never updated'); END;
+  CREATE TRIGGER reqon_events_append_only_delete BEFORE DELETE ON reqon_events
+  BEGIN SELECT RAISE(ABORT, 'reqon_events is append-only: events are never deleted'); END;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the database to SCHEMA_VERSION; refuses a database written by a newer engine. */
+export function migrate(db: Database.Database): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `the log database has schema version ${current}, newer than this engine knows (${SCHEMA_VERSION}); upgrade reqon to open it`,
+      );
+    }
+    for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
+      db.exec(MIGRATIONS[version - 1]!);
+      db.pragma(`user_version = ${version}`);
+    }
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,350 @@
+/**
+ * The EventLog on one SQLite file (better-sqlite3, synchronous inside, async outside).
+ *
+ * Several processes may share the file: WAL mode, `busy_timeout`, and every write in a
+ * `BEGIN IMMEDIATE` transaction (so a writer takes the lock up front instead of failing to
+ * upgrade a read lock half-way). Within this process, writes go through the GroupCommitter.
+ * Invariants: seq is reserved by `fenceAndReserve` inside the transaction that inserts the events;
+ * a commit's events, table writes and status change share one savepoint, so they land together.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { NewEvent, StoredEvent } from '../events.js';
+import { LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
+import {
+  RUN_STATUSES,
+  type CommitEntry,
+  type CommitOptions,
+  type EventLog,
+  type Lease,
+  type LeaseHeld,
+  type LogStats,
+  type NewRun,
+  type OpenLogOptions,
+  type ReadOptions,
+  type RunRecord,
+  type RunStatus,
+  type StatusChange,
+  type TableStoreWrite,
+} from '../log.js';
+import { GroupCommitter } from './group-commit.js';
+import { migrate } from './migrations.js';
+import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from './rows.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { checkTableName, TableStores } from './table-store.js';
+
+export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
+  if (typeof dbPath !== 'string' || dbPath === '') throw new Error('openLog: the database path is empty; pass a file path such as .reqon/reqon.db');
+  if (dbPath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  const db = new Database(dbPath, { timeout: busyTimeoutMs });
+  try {
+    db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+    if (dbPath !== ':memory:') {
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new Error(`could not switch '${dbPath}' to WAL mode (got '${String(mode)}'); is the file on a filesystem without shared memory support?`);
+    }
+    db.pragma('synchronous = NORMAL');
+    if (opts.walAutocheckpoint !== undefined) db.pragma(`wal_autocheckpoint = ${Math.trunc(opts.walAutocheckpoint)}`);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteEventLog(db, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production');
+}
+
+class SqliteEventLog implements EventLog {
+  private readonly sql: Statements;
+  private readonly tables: TableStores;
+  private readonly committer: GroupCommitter;
+  /** Runs with a commit in flight (debug check of the "await each commit" rule). */
+  private readonly inFlight = new Set<string>();
+  private commits = 0;
+  private durableCommits = 0;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly debugChecks: boolean,
+  ) {
+    this.sql = prepareStatements(db);
+    this.tables = new TableStores(db);
+    this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate());
+  }
+
+  async createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }> {
+    this.open('createRun');
+    checkId(run?.runId, 'createRun: runId');
+    checkId(owner, 'createRun: owner');
+    checkInstant(run.createdAt, 'createRun: createdAt');
+    checkTtl(ttlMs, 'createRun');
+    if (!Array.isArray(first)) throw new Error(`createRun: first events must be an array but got: ${describe(first)}`);
+    const prepared = first.map((event) => prepareEvent(event, `createRun '${run.runId}'`));
+    const expiresAt = run.createdAt + ttlMs;
+    const row = {
+      run_id: run.runId,
+      mission: String(run.mission),
+      mission_hash: String(run.missionHash),
+      mission_files: JSON.stringify(run.missionFiles),
+      options: JSON.stringify(run.options),
+      created_at: run.createdAt,
+      last_seq: prepared.length,
+      owner,
+      lease_expires_at: expiresAt,
+    };
+    return this.committer.submit(true, () => {
+      if (this.sql.runExists.get(run.runId) !== undefined) {
+        throw new Error(`run '${run.runId}' already exists in this log; run ids must be unique — generate a new one`);
+      }
+      this.sql.insertRun.run(row);
+      const events = this.insertEvents(run.runId, 1, prepared);
+      return { lease: { runId: run.runId, owner, epoch: 1, expiresAt }, events };
+    });
+  }
+
+  async acquire(runId: string, owner: string, now: number, ttlMs: number): Promise<Lease | LeaseHeld> {
+    this.open('acquire');
+    checkId(runId, 'acquire: runId');
+    checkId(owner, 'acquire: owner');
+    checkInstant(now, 'acquire: now');
+    checkTtl(ttlMs, 'acquire');
+    const expiresAt = now + ttlMs;
+    return this.committer.now(() => {
+      const taken = this.sql.acquire.get({ run_id: runId, owner, now, expires_at: expiresAt });
+      if (taken !== undefined) return { runId, owner, epoch: taken.lease_epoch, expiresAt };
+      const current = this.sql.leaseOf.get(runId);
+      if (current === undefined) throw new RunNotFoundError(runId);
+      // The CAS failed, so inside this transaction the lease is live and has an owner.
+      return { heldBy: current.owner ?? '', expiresAt: current.lease_expires_at ?? now };
+    });
+  }
+
+  async renew(lease: Lease, now: number, ttlMs: number): Promise<Lease> {
+    this.open('renew');
+    checkInstant(now, 'renew: now');
+    checkTtl(ttlMs, 'renew');
+    const expiresAt = now + ttlMs;
+    const result = this.sql.renew.run({ run_id: lease.runId, owner: lease.owner, epoch: lease.epoch, expires_at: expiresAt });
+    this.committer.transactions++;
+    if (result.changes === 0) throw this.leaseLost(lease);
+    return { ...lease, expiresAt };
+  }
+
+  async release(lease: Lease): Promise<void> {
+    this.open('release');
+    this.sql.release.run({ run_id: lease.runId, owner: lease.owner, epoch: lease.epoch });
+    this.committer.transactions++;
+  }
+
+  async commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]> {
+    this.open('commit');
+    if (!Array.isArray(entries)) throw new Error(`commit on run '${lease.runId}': entries must be an array but got: ${describe(entries)}`);
+    const where = `commit on run '${lease.runId}'`;
+    // Validate and serialise outside the transaction: the group's lock is held as briefly as possible.
+    const plan = entries.map((entry) => planEntry(entry, where));
+    const status = opts.status === undefined ? undefined : checkStatus(opts.status, where);
+    const latest = plan.reduce((max, step) => Math.max(max, step.kind === 'event' ? step.event.recordedAt : step.write.recordedAt), 0);
+    if (this.debugChecks) {
+      if (this.inFlight.has(lease.runId)) {
+        throw new Error(
+          `${where}: a previous commit on this run has not settled yet; await each commit before the next (commits under one lease are sequential)`,
+        );
+      }
+      this.inFlight.add(lease.runId);
+    }
+    try {
+      const events = await this.committer.submit(opts.durable, () => this.applyCommit(lease, plan, latest, status));
+      this.commits++;
+      if (opts.durable) this.durableCommits++;
+      return events;
+    } finally {
+      if (this.debugChecks) this.inFlight.delete(lease.runId);
+    }
+  }
+
+  async read(runId: string, opts: ReadOptions = {}): Promise<StoredEvent[]> {
+    this.open('read');
+    const from = opts.fromSeq ?? 1;
+    const to = opts.toSeq ?? Number.MAX_SAFE_INTEGER;
+    const limit = opts.limit ?? -1; // SQLite: a negative LIMIT means none
+    for (const [name, value] of [['fromSeq', from], ['toSeq', to], ['limit', limit]] as const) {
+      if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
+    }
+    return this.sql.readEvents.all(runId, from, to, limit).map(toStoredEvent);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.open('getRun');
+    const row = this.sql.getRun.get(runId);
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  async listRuns(opts: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+    this.open('listRuns');
+    const limit = opts.limit ?? -1;
+    if (opts.status === undefined) return this.sql.listRuns.all(limit).map(toRunRecord);
+    if (!RUN_STATUSES.includes(opts.status)) {
+      throw new Error(`listRuns: unknown status ${JSON.stringify(opts.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
+    }
+    return this.sql.listRunsByStatus.all(opts.status, limit).map(toRunRecord);
+  }
+
+  async dueRuns(now: number, limit: number): Promise<RunRecord[]> {
+    this.open('dueRuns');
+    checkInstant(now, 'dueRuns: now');
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw new Error(`dueRuns: limit must be a positive integer but got: ${describe(limit)}`);
+    return this.sql.dueRuns.all({ now, limit }).map(toRunRecord);
+  }
+
+  async resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent): Promise<'resumed' | 'not-waiting'> {
+    this.open('resumeSuspended');
+    checkId(runId, 'resumeSuspended: runId');
+    if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
+      throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
+    }
+    const prepared = prepareEvent(event, `resumeSuspended '${runId}'`);
+    return this.committer.submit(true, () => {
+      const moved = this.sql.resumeSuspended.get({ run_id: runId, waiting_on: expectedWaitingOn, at: prepared.recordedAt });
+      if (moved === undefined) {
+        if (this.sql.runExists.get(runId) === undefined) throw new RunNotFoundError(runId);
+        return 'not-waiting' as const;
+      }
+      this.insertEvents(runId, moved.last_seq, [prepared]);
+      return 'resumed' as const;
+    });
+  }
+
+  async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]> {
+    this.open('readTable');
+    if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
+    checkTableName(table, storeKind);
+    return this.tables.list(storeKind, table);
+  }
+
+  stats(): LogStats {
+    return {
+      transactions: this.committer.transactions,
+      fsyncs: this.committer.fsyncs,
+      commits: this.commits,
+      durableCommits: this.durableCommits,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.committer.flush();
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Runs inside the group's savepoint: fence + reserve seqs, table writes, events, status. */
+  private applyCommit(lease: Lease, plan: PlannedEntry[], latest: number, status: Required<StatusChange> | undefined): StoredEvent[] {
+    const reserved = this.sql.fenceAndReserve.get({
+      run_id: lease.runId,
+      owner: lease.owner,
+      epoch: lease.epoch,
+      count: plan.length,
+      at: latest,
+    });
+    if (reserved === undefined) throw this.leaseLost(lease);
+    const prepared: PreparedEvent[] = plan.map((step) => {
+      switch (step.kind) {
+        case 'event':
+          return step.event;
+        case 'store': {
+          const { write } = step;
+          const record = this.tables.apply(write);
+          return prepareEvent(
+            {
+              type: 'store.write',
+              stepPath: write.stepPath,
+              payload: { effectId: write.effectId, store: write.store, key: write.key, record, op: write.op },
+              recordedAt: write.recordedAt,
+            },
+            `store write of '${write.store}'`,
+          );
+        }
+        default: {
+          const never: never = step;
+          throw new Error(`unknown commit entry ${JSON.stringify(never)}`);
+        }
+      }
+    });
+    const events = this.insertEvents(lease.runId, reserved.last_seq - plan.length + 1, prepared);
+    if (status !== undefined) {
+      this.sql.setStatus.run({
+        run_id: lease.runId,
+        status: status.status,
+        wake_at: status.wakeAt,
+        waiting_on: status.waitingOn,
+        release: status.releaseLease ? 1 : 0,
+      });
+    }
+    return events;
+  }
+
+  private insertEvents(runId: string, firstSeq: number, events: PreparedEvent[]): StoredEvent[] {
+    return events.map((event, index) => {
+      const seq = firstSeq + index;
+      this.sql.insertEvent.run(runId, seq, event.type, event.stepPath, event.payloadJson, event.recordedAt);
+      return storedFrom(runId, seq, event);
+    });
+  }
+
+  private leaseLost(lease: Lease): Error {
+    const current = this.sql.leaseOf.get(lease.runId);
+    if (current === undefined) return new RunNotFoundError(lease.runId);
+    return new LeaseLostError(lease.runId, lease.owner, lease.epoch, { owner: current.owner, epoch: current.lease_epoch });
+  }
+
+  private open(operation: string): void {
+    if (this.closed) throw new LogClosedError(operation);
+  }
+}
+
+type PlannedEntry = { kind: 'event'; event: PreparedEvent } | { kind: 'store'; write: TableStoreWrite };
+
+function planEntry(entry: CommitEntry, where: string): PlannedEntry {
+  switch (entry?.kind) {
+    case 'event':
+      return { kind: 'event', event: prepareEvent(entry.event, where) };
+    case 'store': {
+      const { write } = entry;
+      if (write.storeKind !== 'sql' && write.storeKind !== 'nosql') {
+        throw new Error(`${where}: store kind must be 'sql' or 'nosql' but got: ${describe(write.storeKind)}`);
+      }
+      checkTableName(write.table, write.storeKind);
+      checkInstant(write.recordedAt, `${where}: recordedAt of the write to '${write.store}'`);
+      return { kind: 'store', write };
+    }
+    default:
+      throw new Error(`${where}: an entry must be {kind: 'event'} or {kind: 'store'} but got: ${describe((entry as { kind?: unknown })?.kind)}`);
+  }
+}
+
+function checkStatus(change: StatusChange, where: string): Required<StatusChange> {
+  if (!RUN_STATUSES.includes(change.status)) {
+    throw new Error(`${where}: unknown status ${JSON.stringify(change.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
+  }
+  const wakeAt = change.wakeAt ?? null;
+  const waitingOn = change.waitingOn ?? null;
+  if (wakeAt !== null) checkInstant(wakeAt, `${where}: wakeAt`);
+  if (change.status === 'suspended' && (typeof waitingOn !== 'string' || waitingOn === '')) {
+    throw new Error(
+      `${where}: a suspended run must say what it waits on (status.waitingOn, e.g. 'pause:<pauseId>'); it is the token resumeSuspended compares`,
+    );
+  }
+  return { status: change.status, wakeAt, waitingOn, releaseLease: change.releaseLease === true };
+}
+
+function checkId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${what} must be a non-empty string but got: ${describe(value)}`);
+}
+
+function checkTtl(ttlMs: unknown, operation: string): asserts ttlMs is number {
+  if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new Error(`${operation}: ttlMs must be a positive whole number of milliseconds but got: ${describe(ttlMs)}`);
+  }
+}

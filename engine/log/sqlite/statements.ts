@@ -1,0 +1,89 @@
+/**
+ * Every fixed SQL statement of the log, prepared once per connection and reused.
+ *
+ * The key statement is `fenceAndReserve`: it bumps `last_seq` by the number of events about to be
+ * inserted AND checks the lease `(owner, epoch)` in one UPDATE. No row updated means the lease
+ * was lost (or the run does not exist): the caller writes nothing. Because the row is updated
+ * inside the write transaction, seq numbers come from the database, never from memory, and two
+ * writers can never be handed the same seq.
+ */
+import type Database from 'better-sqlite3';
+import type { EventRow, RunRow } from './rows.js';
+
+export function prepareStatements(db: Database.Database) {
+  return {
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    savepoint: db.prepare('SAVEPOINT reqon_job'),
+    rollbackToSavepoint: db.prepare('ROLLBACK TO reqon_job'),
+    releaseSavepoint: db.prepare('RELEASE reqon_job'),
+    // No `PRAGMA synchronous` here on purpose: SQLite applies that pragma when it is *prepared*,
+    // not when it runs, so a prepared copy would switch nothing (group-commit.ts execs it).
+
+    insertRun: db.prepare<{
+      run_id: string; mission: string; mission_hash: string; mission_files: string; options: string;
+      created_at: number; last_seq: number; owner: string; lease_expires_at: number;
+    }>(`
+      INSERT INTO reqon_runs (run_id, mission, mission_hash, mission_files, options, status, created_at, updated_at,
+                              last_seq, owner, lease_epoch, lease_expires_at, wake_at, waiting_on)
+      VALUES (@run_id, @mission, @mission_hash, @mission_files, @options, 'running', @created_at, @created_at,
+              @last_seq, @owner, 1, @lease_expires_at, NULL, NULL)`),
+    runExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM reqon_runs WHERE run_id = ?'),
+    getRun: db.prepare<[string], RunRow>('SELECT * FROM reqon_runs WHERE run_id = ?'),
+    leaseOf: db.prepare<[string], Pick<RunRow, 'owner' | 'lease_epoch' | 'lease_expires_at'>>(
+      'SELECT owner, lease_epoch, lease_expires_at FROM reqon_runs WHERE run_id = ?',
+    ),
+    listRuns: db.prepare<[number], RunRow>('SELECT * FROM reqon_runs ORDER BY created_at DESC, run_id LIMIT ?'),
+    listRunsByStatus: db.prepare<[string, number], RunRow>(
+      'SELECT * FROM reqon_runs WHERE status = ? ORDER BY created_at DESC, run_id LIMIT ?',
+    ),
+    // Two indexed halves: timers that are due (and not being handled by a live lease holder),
+    // and running runs whose owner is gone or whose lease ran out.
+    dueRuns: db.prepare<{ now: number; limit: number }, RunRow>(`
+      SELECT * FROM (
+        SELECT *, wake_at AS due FROM reqon_runs
+         WHERE status = 'suspended' AND wake_at <= @now AND (owner IS NULL OR lease_expires_at <= @now)
+        UNION ALL
+        SELECT *, coalesce(lease_expires_at, updated_at) AS due FROM reqon_runs
+         WHERE status = 'running' AND (owner IS NULL OR lease_expires_at <= @now)
+      ) ORDER BY due, run_id LIMIT @limit`),
+
+    acquire: db.prepare<{ run_id: string; owner: string; now: number; expires_at: number }, { lease_epoch: number }>(`
+      UPDATE reqon_runs SET owner = @owner, lease_epoch = lease_epoch + 1, lease_expires_at = @expires_at
+       WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now)
+      RETURNING lease_epoch`),
+    renew: db.prepare<{ run_id: string; owner: string; epoch: number; expires_at: number }>(`
+      UPDATE reqon_runs SET lease_expires_at = @expires_at
+       WHERE run_id = @run_id AND owner = @owner AND lease_epoch = @epoch`),
+    release: db.prepare<{ run_id: string; owner: string; epoch: number }>(`
+      UPDATE reqon_runs SET owner = NULL, lease_expires_at = NULL
+       WHERE run_id = @run_id AND owner = @owner AND lease_epoch = @epoch`),
+
+    fenceAndReserve: db.prepare<{ run_id: string; owner: string; epoch: number; count: number; at: number }, { last_seq: number }>(`
+      UPDATE reqon_runs SET last_seq = last_seq + @count, updated_at = max(updated_at, @at)
+       WHERE run_id = @run_id AND owner = @owner AND lease_epoch = @epoch
+      RETURNING last_seq`),
+    setStatus: db.prepare<{ run_id: string; status: string; wake_at: number | null; waiting_on: string | null; release: number }>(`
+      UPDATE reqon_runs SET status = @status, wake_at = @wake_at, waiting_on = @waiting_on,
+             owner = CASE WHEN @release THEN NULL ELSE owner END,
+             lease_expires_at = CASE WHEN @release THEN NULL ELSE lease_expires_at END
+       WHERE run_id = @run_id`),
+    // The resume CAS: only a run still suspended on exactly this wait moves; its lease (if any) is
+    // revoked, so the run is up for grabs and any stale holder is fenced out.
+    resumeSuspended: db.prepare<{ run_id: string; waiting_on: string; at: number }, { last_seq: number }>(`
+      UPDATE reqon_runs SET status = 'running', wake_at = NULL, waiting_on = NULL, owner = NULL, lease_expires_at = NULL,
+             last_seq = last_seq + 1, updated_at = max(updated_at, @at)
+       WHERE run_id = @run_id AND status = 'suspended' AND waiting_on = @waiting_on
+      RETURNING last_seq`),
+
+    insertEvent: db.prepare<[string, number, string, string, string, number]>(
+      'INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    readEvents: db.prepare<[string, number, number, number], EventRow>(
+      'SELECT * FROM reqon_events WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

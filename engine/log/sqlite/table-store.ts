@@ -1,0 +1,230 @@
+/**
+ * `sql` and `nosql` store tables: real tables in the log's own database, written inside the
+ * log's transaction so that a store write and its 'store.write' event land together (exactly once).
+ *
+ * - sql table:   `_key TEXT PRIMARY KEY, _record TEXT NOT NULL` (the exact record as JSON) plus one
+ *                projected column per top-level field, added with ALTER TABLE as fields appear,
+ *                so people can query the store with plain SQL. `_record` is the truth; columns are
+ *                a projection (objects/arrays as JSON text, booleans as 0/1, a field the record
+ *                lacks is NULL).
+ * - nosql table: `_key TEXT PRIMARY KEY, _doc TEXT NOT NULL` (JSON; query with json_extract).
+ *
+ * Invariant: every method runs inside the caller's write transaction and never awaits. Table
+ * names are plain identifiers and never `reqon_*` (ours) or `sqlite_*` (SQLite's).
+ */
+import type Database from 'better-sqlite3';
+import type { TableStoreWrite } from '../log.js';
+import { describe } from './rows.js';
+
+type StoreKind = TableStoreWrite['storeKind'];
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** Columns we own in every store table; a record field with one of these names stays in JSON only. */
+const RESERVED_COLUMNS = new Set(['_key', '_record', '_doc']);
+/** Projected columns per table; SQLite allows 2000, and fields past this stay in `_record` only. */
+const MAX_PROJECTED_COLUMNS = 500;
+const MAX_COLUMN_NAME = 128;
+const MAX_CACHED_STATEMENTS = 256;
+
+export function checkTableName(table: unknown, storeKind: string): asserts table is string {
+  if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
+    throw new Error(
+      `${storeKind} store table name ${JSON.stringify(table)} is not a plain identifier (letters, digits and _, not starting with a digit, at most 63 characters); rename the store's table`,
+    );
+  }
+  if (/^(reqon_|sqlite_)/i.test(table)) {
+    throw new Error(
+      `${storeKind} store table name '${table}' is reserved: names starting with 'reqon_' belong to the run log and 'sqlite_' to SQLite; rename the store's table`,
+    );
+  }
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/** The value a projected column holds for a field. */
+function projectValue(value: unknown): string | number | null {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null; // JSON turns NaN/Infinity into null too
+    case 'boolean':
+      return value ? 1 : 0;
+    case 'object':
+      return value === null ? null : JSON.stringify(value);
+    default:
+      return null;
+  }
+}
+
+/** Shallow merge, later wins, undefined ignored: the same rule as engine/stores/merge.ts (a layer above us). */
+function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+interface SqlTableShape {
+  /** lower-case column name → the exact field name that owns it (SQLite names are case-insensitive). */
+  columns: Map<string, string>;
+}
+
+export class TableStores {
+  /** Tables known to exist with the right shape, by `kind:table`. */
+  private readonly known = new Map<string, SqlTableShape | null>();
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** Applies one write inside the current transaction; returns the record as stored. */
+  apply(write: TableStoreWrite): Record<string, unknown> {
+    checkTableName(write.table, write.storeKind);
+    if (typeof write.key !== 'string' || write.key === '') {
+      throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
+    }
+    if (typeof write.record !== 'object' || write.record === null || Array.isArray(write.record)) {
+      throw new Error(`store '${write.store}': expected an object but got: ${describe(write.record)}`);
+    }
+    const shape = this.ensureTable(write.storeKind, write.table);
+    const incoming = stripUndefined(write.record);
+    let stored: Record<string, unknown>;
+    switch (write.op) {
+      case 'set':
+        stored = incoming;
+        break;
+      case 'upsert': {
+        const existing = this.get(write.storeKind, write.table, write.key);
+        stored = { ...(existing ?? {}), ...incoming };
+        break;
+      }
+      default: {
+        const never: never = write.op;
+        throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set' or 'upsert'`);
+      }
+    }
+    // Round-trip through JSON so the event, the table and a later read all hold the same value.
+    const json = JSON.stringify(stored);
+    stored = JSON.parse(json) as Record<string, unknown>;
+    if (shape === null) {
+      this.statement(`nosql-put:${write.table}`, `INSERT OR REPLACE INTO ${quote(write.table)} (_key, _doc) VALUES (?, ?)`).run(write.key, json);
+    } else {
+      this.putSql(write.table, shape, write.key, json, stored);
+    }
+    return stored;
+  }
+
+  /**
+   * Forgets what we know about tables and columns: called after a rollback, which may have undone
+   * a CREATE TABLE or an ALTER TABLE that the caches already remember.
+   */
+  invalidate(): void {
+    this.known.clear();
+    this.statements.clear();
+  }
+
+  /** All records of a table sorted by key (UTF-16 order, like the other store kinds); [] if it was never written. */
+  list(storeKind: StoreKind, table: string): { key: string; record: Record<string, unknown> }[] {
+    checkTableName(table, storeKind);
+    if (!this.tableExists(table)) return [];
+    this.checkShape(storeKind, table);
+    const body = storeKind === 'sql' ? '_record' : '_doc';
+    const sql = `SELECT _key AS k, ${body} AS v FROM ${quote(table)} ORDER BY _key`;
+    const rows = this.statement(`list:${storeKind}:${table}`, sql).all() as { k: string; v: string }[];
+    const records = rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown> }));
+    return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  private get(storeKind: StoreKind, table: string, key: string): Record<string, unknown> | undefined {
+    const body = storeKind === 'sql' ? '_record' : '_doc';
+    const row = this.statement(`get:${storeKind}:${table}`, `SELECT ${body} AS v FROM ${quote(table)} WHERE _key = ?`).get(key) as
+      | { v: string }
+      | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.v) as Record<string, unknown>);
+  }
+
+  private putSql(table: string, shape: SqlTableShape, key: string, json: string, record: Record<string, unknown>): void {
+    const fields: string[] = [];
+    const values: (string | number | null)[] = [];
+    for (const [field, value] of Object.entries(record)) {
+      if (!this.ensureColumn(table, shape, field)) continue;
+      fields.push(field);
+      values.push(projectValue(value));
+    }
+    // REPLACE rewrites the whole row, so columns of fields the record no longer has become NULL.
+    const columns = ['_key', '_record', ...fields].map(quote).join(', ');
+    const marks = fields.map(() => ', ?').join('');
+    const sql = `INSERT OR REPLACE INTO ${quote(table)} (${columns}) VALUES (?, ?${marks})`;
+    this.statement(`sql-put:${table}:${fields.join('\u0000')}`, sql).run(key, json, ...values);
+  }
+
+  /** True if `field` has (or now got) its own projected column. */
+  private ensureColumn(table: string, shape: SqlTableShape, field: string): boolean {
+    const lower = field.toLowerCase();
+    if (field === '' || field.length > MAX_COLUMN_NAME || RESERVED_COLUMNS.has(lower)) return false;
+    const owner = shape.columns.get(lower);
+    if (owner !== undefined) return owner === field;
+    // Another process may have added it since we looked; inside our write transaction this read is authoritative.
+    this.loadColumns(table, shape);
+    const reloaded = shape.columns.get(lower);
+    if (reloaded !== undefined) return reloaded === field;
+    if (shape.columns.size - RESERVED_COLUMNS.size >= MAX_PROJECTED_COLUMNS) return false;
+    this.db.exec(`ALTER TABLE ${quote(table)} ADD COLUMN ${quote(field)}`);
+    shape.columns.set(lower, field);
+    return true;
+  }
+
+  private ensureTable(storeKind: StoreKind, table: string): SqlTableShape | null {
+    const id = `${storeKind}:${table}`;
+    const cached = this.known.get(id);
+    if (cached !== undefined) return cached;
+    const body = storeKind === 'sql' ? '_record' : '_doc';
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (_key TEXT PRIMARY KEY, ${body} TEXT NOT NULL)`);
+    const shape = this.checkShape(storeKind, table);
+    this.known.set(id, shape);
+    return shape;
+  }
+
+  private checkShape(storeKind: StoreKind, table: string): SqlTableShape | null {
+    const shape: SqlTableShape = { columns: new Map() };
+    this.loadColumns(table, shape);
+    const body = storeKind === 'sql' ? '_record' : '_doc';
+    if (!shape.columns.has('_key') || !shape.columns.has(body)) {
+      const other = shape.columns.has('_doc') ? 'a nosql store table' : shape.columns.has('_record') ? 'a sql store table' : 'not a store table';
+      throw new Error(
+        `table '${table}' already exists in the log database and is ${other}, so it cannot hold a ${storeKind} store; give the store another table name`,
+      );
+    }
+    // Pretend the reserved columns are all there, so they never count against a field's name.
+    for (const reserved of RESERVED_COLUMNS) shape.columns.set(reserved, reserved);
+    return storeKind === 'sql' ? shape : null;
+  }
+
+  private loadColumns(table: string, shape: SqlTableShape): void {
+    const rows = this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info(${quoteLiteral(table)})`).all();
+    for (const { name } of rows) {
+      const lower = name.toLowerCase();
+      if (!shape.columns.has(lower)) shape.columns.set(lower, name);
+    }
+  }
+
+  private tableExists(table: string): boolean {
+    return (
+      this.db.prepare<[string], { one: number }>("SELECT 1 AS one FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE").get(table) !==
+      undefined
+    );
+  }
+
+  private statement(id: string, sql: string): Database.Statement {
+    let statement = this.statements.get(id);
+    if (statement === undefined) {
+      if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(id, statement);
+    }
+    return statement;
+  }
+}
+
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

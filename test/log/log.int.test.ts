@@ -1,0 +1,321 @@
+/** The log's core semantics on a temp SQLite file: seq, atomicity, leases, status, CAS, due runs. */
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LeaseLostError, openLog, RunNotFoundError, type Lease } from '../../engine/log/log.js';
+import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
+import { newRun, openTempLog, started, storeWrite, value, type TempLog } from './helpers.js';
+
+let t: TempLog;
+beforeEach(async () => {
+  t = await openTempLog();
+});
+afterEach(async () => {
+  await t.cleanup();
+});
+
+function isLease(x: unknown): x is Lease {
+  return typeof x === 'object' && x !== null && 'epoch' in x;
+}
+
+describe('createRun and reads', () => {
+  it('creates a running run owned by the creator, with its first events from seq 1', async () => {
+    const { lease, events } = await t.log.createRun(newRun('r1', 1_000), 'w1', 30_000, [started()]);
+    expect(lease).toEqual({ runId: 'r1', owner: 'w1', epoch: 1, expiresAt: 31_000 });
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'run.started']]);
+    const run = await t.log.getRun('r1');
+    expect(run).toMatchObject({
+      runId: 'r1',
+      status: 'running',
+      lastSeq: 1,
+      owner: 'w1',
+      leaseEpoch: 1,
+      leaseExpiresAt: 31_000,
+      wakeAt: null,
+      waitingOn: null,
+      createdAt: 1_000,
+      updatedAt: 1_000,
+    });
+    expect(run?.missionFiles.files[0]?.text).toBe('mission demo {}');
+    expect(run?.options.sources).toEqual({ api: 'http://127.0.0.1:1' });
+    expect(await t.log.getRun('nope')).toBeUndefined();
+  });
+
+  it('refuses a duplicate run id and leaves the first run untouched', async () => {
+    await t.log.createRun(newRun('dup'), 'w1', 30_000, [started()]);
+    await expect(t.log.createRun(newRun('dup'), 'w2', 30_000, [started(), started()])).rejects.toThrow(/run 'dup' already exists/);
+    expect((await t.log.read('dup')).length).toBe(1);
+    expect((await t.log.getRun('dup'))?.owner).toBe('w1');
+  });
+
+  it('assigns contiguous seqs across many commits and reads ranges back exactly', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    for (let i = 0; i < 20; i++) {
+      const entries = Array.from({ length: (i % 3) + 1 }, (_, j) => value({ i, j }, 2_000 + i));
+      const written = await t.log.commit(lease, entries, { durable: i % 4 === 0 });
+      expect(written.map((e) => e.seq)).toEqual(entries.map((_, j) => written[0]!.seq + j));
+    }
+    const all = await t.log.read('r1');
+    expect(all.map((e) => e.seq)).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
+    expect(all.length).toBe(1 + 7 * 1 + 7 * 2 + 6 * 3); // batch sizes 1,2,3 cycling over 20 commits
+    expect((await t.log.getRun('r1'))?.lastSeq).toBe(all.length);
+    expect((await t.log.read('r1', { fromSeq: 5, toSeq: 9 })).map((e) => e.seq)).toEqual([5, 6, 7, 8, 9]);
+    expect((await t.log.read('r1', { fromSeq: 30, limit: 3 })).map((e) => e.seq)).toEqual([30, 31, 32]);
+    expect((await t.log.getRun('r1'))?.updatedAt).toBe(2_019);
+  });
+
+  it('returns from commit exactly what read returns later (payload through JSON)', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const written = await t.log.commit(lease, [value({ a: 1, gone: undefined, when: new Date(0) })], { durable: false });
+    expect(written[0]?.payload).toEqual({ source: 'random', value: { a: 1, when: '1970-01-01T00:00:00.000Z' } });
+    expect(await t.log.read('r1', { fromSeq: 2 })).toEqual(written);
+  });
+
+  it('lists runs newest first and by status', async () => {
+    await t.log.createRun(newRun('a', 1), 'w', 1000, []);
+    await t.log.createRun(newRun('b', 2), 'w', 1000, []);
+    const { lease } = await t.log.createRun(newRun('c', 3), 'w', 1000, []);
+    await t.log.commit(lease, [], { durable: false, status: { status: 'completed', releaseLease: true } });
+    expect((await t.log.listRuns()).map((r) => r.runId)).toEqual(['c', 'b', 'a']);
+    expect((await t.log.listRuns({ limit: 2 })).map((r) => r.runId)).toEqual(['c', 'b']);
+    expect((await t.log.listRuns({ status: 'completed' })).map((r) => r.runId)).toEqual(['c']);
+    expect((await t.log.listRuns({ status: 'running' })).map((r) => r.runId)).toEqual(['b', 'a']);
+    await expect(t.log.listRuns({ status: 'done' as never })).rejects.toThrow(/unknown status "done"/);
+  });
+});
+
+describe('commit atomicity and store tables', () => {
+  it('a commit whose store write fails writes no event, no row and no status change', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const bad = storeWrite({ key: 'k', record: { a: 1 }, table: 'reqon_runs' });
+    await expect(t.log.commit(lease, [value(1), bad], { durable: true, status: { status: 'completed' } })).rejects.toThrow(
+      /table name 'reqon_runs' is reserved/,
+    );
+    await expect(t.log.commit(lease, [value(1), storeWrite({ key: 'k', record: { a: 1 }, table: 'bad name' })], { durable: false })).rejects.toThrow(
+      /"bad name" is not a plain identifier/,
+    );
+    expect((await t.log.read('r1')).length).toBe(1);
+    expect((await t.log.getRun('r1'))?.status).toBe('running');
+    expect((await t.log.getRun('r1'))?.lastSeq).toBe(1);
+    // The next good commit continues at seq 2: no seq was burned.
+    const next = await t.log.commit(lease, [value(2)], { durable: false });
+    expect(next[0]?.seq).toBe(2);
+  });
+
+  it('a failure inside the transaction (sql table taken by a nosql store) rolls back the whole commit, including a new table', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(lease, [storeWrite({ storeKind: 'nosql', table: 'docs', key: 'a', record: { x: 1 } })], { durable: false });
+    const entries = [
+      storeWrite({ table: 'fresh', key: 'k1', record: { a: 1 } }), // creates table 'fresh'
+      value('between'),
+      storeWrite({ storeKind: 'sql', table: 'docs', key: 'b', record: { y: 2 } }), // wrong kind → fails
+    ];
+    await expect(t.log.commit(lease, entries, { durable: false })).rejects.toThrow(/table 'docs' already exists .* is a nosql store table/);
+    expect((await t.log.read('r1')).map((e) => e.type)).toEqual(['run.started', 'store.write']);
+    expect(await t.log.readTable('sql', 'fresh')).toEqual([]);
+    // The rolled-back CREATE TABLE is forgotten: writing to 'fresh' again works.
+    await t.log.commit(lease, [storeWrite({ table: 'fresh', key: 'k1', record: { a: 1 } })], { durable: false });
+    expect(await t.log.readTable('sql', 'fresh')).toEqual([{ key: 'k1', record: { a: 1 } }]);
+  });
+
+  it('upsert merges into the existing row and the store.write event records the merged record', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(lease, [storeWrite({ key: 'o1', record: { id: 'o1', total: 10, status: 'new' } })], { durable: false });
+    const [ev] = await t.log.commit(
+      lease,
+      [storeWrite({ key: 'o1', op: 'upsert', record: { status: 'paid', note: undefined, paidAt: 5 }, effectId: 'e2' })],
+      { durable: true },
+    );
+    const merged = { id: 'o1', total: 10, status: 'paid', paidAt: 5 };
+    expect(ev).toMatchObject({ type: 'store.write', seq: 3, stepPath: 'main/1', recordedAt: 3_000 });
+    expect(ev?.payload).toEqual({ effectId: 'e2', store: 'orders', key: 'o1', record: merged, op: 'upsert' });
+    expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'o1', record: merged }]);
+    // 'set' replaces: fields it lacks disappear from the record and their columns become NULL.
+    await t.log.commit(lease, [storeWrite({ key: 'o1', record: { id: 'o1', total: 11 } })], { durable: false });
+    expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'o1', record: { id: 'o1', total: 11 } }]);
+  });
+
+  it('projects sql records into queryable columns and nosql records into _doc', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(
+      lease,
+      [
+        storeWrite({ key: 'b', record: { id: 'b', total: 20, paid: true, tags: ['x'], meta: { n: 1 }, none: null } }),
+        storeWrite({ key: 'a', record: { id: 'a', total: 5, Total: 'case-clash', _key: 'spoof', 'odd "name"': 'q' } }),
+        storeWrite({ storeKind: 'nosql', table: 'people', key: 'p1', record: { name: 'Ada', langs: ['en'] } }),
+      ],
+      { durable: true },
+    );
+    expect((await t.log.readTable('sql', 'orders')).map((r) => r.key)).toEqual(['a', 'b']);
+    const db = new Database(t.dbPath, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT _key, id, total, paid, tags, meta, "none", "odd ""name""" AS odd FROM orders ORDER BY _key').all();
+      expect(rows).toEqual([
+        { _key: 'a', id: 'a', total: 5, paid: null, tags: null, meta: null, none: null, odd: 'q' },
+        { _key: 'b', id: 'b', total: 20, paid: 1, tags: '["x"]', meta: '{"n":1}', none: null, odd: null },
+      ]);
+      // The exact record (with the fields that could not get a column of their own) stays in _record.
+      const a = db.prepare("SELECT _record FROM orders WHERE _key = 'a'").get() as { _record: string };
+      expect(JSON.parse(a._record)).toEqual({ id: 'a', total: 5, Total: 'case-clash', _key: 'spoof', 'odd "name"': 'q' });
+      expect(db.prepare("SELECT json_extract(_doc, '$.name') AS name FROM people").get()).toEqual({ name: 'Ada' });
+      expect(db.prepare('SELECT sum(total) AS s FROM orders WHERE total > 1').get()).toEqual({ s: 25 });
+    } finally {
+      db.close();
+    }
+    expect(await t.log.readTable('nosql', 'people')).toEqual([{ key: 'p1', record: { name: 'Ada', langs: ['en'] } }]);
+    expect(await t.log.readTable('nosql', 'never_written')).toEqual([]);
+    await expect(t.log.readTable('nosql', 'orders')).rejects.toThrow(/is a sql store table, so it cannot hold a nosql store/);
+  });
+
+  it('rejects malformed entries with clear messages before touching the database', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await expect(t.log.commit(lease, [{ kind: 'event', event: { ...started(), recordedAt: 1.5 } }], { durable: false })).rejects.toThrow(
+      /recordedAt of 'run.started' must be whole milliseconds/,
+    );
+    await expect(t.log.commit(lease, [{ kind: 'nope' } as never], { durable: false })).rejects.toThrow(/an entry must be/);
+    await expect(t.log.commit(lease, [storeWrite({ key: 'k', record: [1] as never })], { durable: false })).rejects.toThrow(
+      /expected an object but got: array/,
+    );
+    await expect(t.log.commit(lease, [], { durable: false, status: { status: 'suspended' } })).rejects.toThrow(
+      /a suspended run must say what it waits on/,
+    );
+    expect((await t.log.getRun('r1'))?.lastSeq).toBe(1);
+  });
+});
+
+describe('leases and fencing', () => {
+  it('refuses a second owner while the lease is live, hands over once it expired, and fences the old owner', async () => {
+    const { lease: old } = await t.log.createRun(newRun('r1', 0), 'w1', 1_000, [started(0)]);
+    expect(await t.log.acquire('r1', 'w2', 999, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_000 });
+    expect(await t.log.acquire('r1', 'w1', 500, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_000 });
+    const taken = await t.log.acquire('r1', 'w2', 1_000, 5_000);
+    expect(taken).toEqual({ runId: 'r1', owner: 'w2', epoch: 2, expiresAt: 6_000 });
+    const stale = t.log.commit(old, [value('from the old owner')], { durable: true });
+    await expect(stale).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(t.log.commit(old, [value('again')], { durable: false })).rejects.toThrow(
+      /lease on run 'r1' lost: owner 'w1' at epoch 1 is no longer current \(now held by 'w2' at epoch 2\); nothing was written/,
+    );
+    await expect(t.log.renew(old, 1_001, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    await t.log.release(old); // a no-op: it does not free w2's lease
+    expect((await t.log.getRun('r1'))?.owner).toBe('w2');
+    expect((await t.log.read('r1')).length).toBe(1);
+    if (!isLease(taken)) throw new Error('expected a lease');
+    const written = await t.log.commit(taken, [value('new owner')], { durable: false });
+    expect(written[0]?.seq).toBe(2);
+  });
+
+  it('renews, releases, and lets the next acquire bump the epoch', async () => {
+    const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 1_000, []);
+    const renewed = await t.log.renew(lease, 900, 1_000);
+    expect(renewed.expiresAt).toBe(1_900);
+    expect(await t.log.acquire('r1', 'w2', 1_500, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_900 });
+    await t.log.release(renewed);
+    expect((await t.log.getRun('r1'))?.owner).toBeNull();
+    const again = await t.log.acquire('r1', 'w1', 1_600, 1_000);
+    expect(again).toMatchObject({ owner: 'w1', epoch: 2 });
+    await expect(t.log.commit(renewed, [], { durable: false })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(t.log.acquire('ghost', 'w1', 0, 10)).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(t.log.acquire('r1', 'w1', 0, 0)).rejects.toThrow(/ttlMs must be a positive whole number/);
+  });
+
+  it('releaseLease in a status change spends the lease', async () => {
+    const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 1_000, []);
+    await t.log.commit(lease, [value(1)], { durable: true, status: { status: 'completed', releaseLease: true } });
+    const run = await t.log.getRun('r1');
+    expect(run).toMatchObject({ status: 'completed', owner: null, leaseExpiresAt: null, lastSeq: 1 });
+    await expect(t.log.commit(lease, [value(2)], { durable: false })).rejects.toThrow(/the run has no owner now, epoch 1/);
+  });
+
+  it('rejects a second commit on a run while the first is in flight (debug check)', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, []);
+    const first = t.log.commit(lease, [value(1)], { durable: false });
+    await expect(t.log.commit(lease, [value(2)], { durable: false })).rejects.toThrow(/await each commit before the next/);
+    expect((await first)[0]?.seq).toBe(1);
+    expect((await t.log.commit(lease, [value(3)], { durable: false }))[0]?.seq).toBe(2);
+  });
+});
+
+describe('suspension, resume and due runs', () => {
+  it('resumeSuspended is a compare-and-set: exactly one of many racing resumers wins, with its event', async () => {
+    const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 1_000, [started(0)]);
+    await t.log.commit(lease, [{ kind: 'event', event: { type: 'pause.created', stepPath: 'main/2', payload: { pauseId: 'p1', webhookPath: '/ok' }, recordedAt: 10 } }], {
+      durable: true,
+      status: { status: 'suspended', waitingOn: 'pause:p1', releaseLease: true },
+    });
+    expect(await t.log.resumeSuspended('r1', 'pause:other', resumed('x'))).toBe('not-waiting');
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => t.log.resumeSuspended('r1', 'pause:p1', resumed(`r${i}`))));
+    expect(results.filter((r) => r === 'resumed')).toHaveLength(1);
+    const events = await t.log.read('r1');
+    expect(events.map((e) => e.type)).toEqual(['run.started', 'pause.created', 'pause.resumed']);
+    expect(events[2]?.payload).toEqual({ pauseId: 'p1', by: 'api', payload: { who: 'r0' } });
+    expect(await t.log.getRun('r1')).toMatchObject({ status: 'running', waitingOn: null, wakeAt: null, owner: null, lastSeq: 3 });
+    expect(await t.log.resumeSuspended('r1', 'pause:p1', resumed('late'))).toBe('not-waiting');
+    await expect(t.log.resumeSuspended('ghost', 'pause:p1', resumed('g'))).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+
+  it('resuming revokes a lease still held on the suspended run', async () => {
+    const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 100_000, []);
+    await t.log.commit(lease, [], { durable: false, status: { status: 'suspended', waitingOn: 'wait:/hooks/pay' } });
+    expect(await t.log.resumeSuspended('r1', 'wait:/hooks/pay', resumed('hook'))).toBe('resumed');
+    await expect(t.log.commit(lease, [value(1)], { durable: false })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await t.log.acquire('r1', 'w2', 1, 1_000)).toMatchObject({ owner: 'w2', epoch: 2 });
+  });
+
+  it('dueRuns returns due timers and running runs whose owner is gone, not live or future ones', async () => {
+    const suspend = async (runId: string, wakeAt: number | null) => {
+      const { lease } = await t.log.createRun(newRun(runId, 0), 'w', 100, []);
+      await t.log.commit(lease, [], { durable: false, status: { status: 'suspended', wakeAt, waitingOn: `pause:${runId}`, releaseLease: true } });
+    };
+    await suspend('timer-due', 500);
+    await suspend('timer-later', 5_000);
+    await suspend('webhook-only', null);
+    await t.log.createRun(newRun('live', 0), 'w', 10_000, []); // lease until 10_000
+    await t.log.createRun(newRun('dead', 0), 'w', 300, []); // lease expired at 300
+    const { lease: done } = await t.log.createRun(newRun('done', 0), 'w', 300, []);
+    await t.log.commit(done, [], { durable: false, status: { status: 'completed' } });
+    expect((await t.log.dueRuns(1_000, 10)).map((r) => r.runId)).toEqual(['dead', 'timer-due']);
+    expect((await t.log.dueRuns(1_000, 1)).map((r) => r.runId)).toEqual(['dead']);
+    expect((await t.log.dueRuns(6_000, 10)).map((r) => r.runId)).toEqual(['dead', 'timer-due', 'timer-later']);
+    // A worker that has leased the due timer takes it out of the list until its lease expires.
+    expect(await t.log.acquire('timer-due', 'w9', 1_000, 1_000)).toMatchObject({ owner: 'w9' });
+    expect((await t.log.dueRuns(1_500, 10)).map((r) => r.runId)).toEqual(['dead']);
+    expect((await t.log.dueRuns(2_000, 10)).map((r) => r.runId)).toEqual(['dead', 'timer-due']);
+    const due = (await t.log.dueRuns(6_000, 10))[2];
+    expect(due).toMatchObject({ status: 'suspended', wakeAt: 5_000, waitingOn: 'pause:timer-later' });
+  });
+});
+
+describe('schema and opening', () => {
+  it('migrates to user_version, enforces append-only events and reopens idempotently', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(lease, [value(1)], { durable: true });
+    const db = new Database(t.dbPath);
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(() => db.prepare("UPDATE reqon_events SET type = 'x' WHERE run_id = 'r1'").run()).toThrow(/append-only/);
+      expect(() => db.prepare("DELETE FROM reqon_events WHERE run_id = 'r1'").run()).toThrow(/append-only/);
+    } finally {
+      db.close();
+    }
+    const second = await openLog(t.dbPath);
+    expect((await second.read('r1')).length).toBe(2);
+    await second.close();
+  });
+
+  it('refuses a database from a newer engine, a postgres URL for now, and use after close', async () => {
+    const db = new Database(t.dbPath);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    await expect(openLog(t.dbPath)).rejects.toThrow(`schema version ${SCHEMA_VERSION + 1}, newer than this engine knows (${SCHEMA_VERSION}); upgrade reqon`);
+    await expect(openLog('postgres://u:secret@127.0.0.1/db')).rejects.toThrow(/PostgreSQL log backend is not available yet/);
+    await expect(openLog('postgres://u:secret@127.0.0.1/db')).rejects.not.toThrow(/secret/);
+    const other = await openTempLog();
+    await other.log.close();
+    await expect(other.log.read('r1')).rejects.toThrow(/the run log is closed; 'read' was called after close\(\)/);
+    await other.cleanup();
+  });
+});
+
+function resumed(who: string) {
+  return { type: 'pause.resumed' as const, stepPath: 'main/2', payload: { pauseId: 'p1', by: 'api' as const, payload: { who } }, recordedAt: 20 };
+}
