@@ -1,0 +1,265 @@
+/**
+ * The HTTP layer end to end: executeRequest + paginate over the real undici transport against a
+ * real server on 127.0.0.1. Request URLs are asserted exactly as §H2/§H3 of the reference list them.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock, SeededRandom } from '../../engine/env/fake-env.js';
+import { UndiciTransport } from '../../engine/env/real-env.js';
+import { AuthSession } from '../../engine/steps/http/auth.js';
+import { CircuitBreaker } from '../../engine/steps/http/circuit-breaker.js';
+import { executeRequest, type AfterAttempt, type BeforeAttempt, type HttpDeps, type RequestSpec } from '../../engine/steps/http/client.js';
+import { paginate, type PaginationPlan } from '../../engine/steps/http/pagination.js';
+import { RateLimiter } from '../../engine/steps/http/rate-limiter.js';
+import { FetchError } from '../../engine/steps/http/retry-policy.js';
+import { formatLastSync, sincePlacement } from '../../engine/steps/http/since.js';
+import { json, startServer, type LocalServer, type Route } from './local-server.js';
+
+let server: LocalServer;
+const transport = new UndiciTransport();
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await transport.close();
+  await server.close();
+});
+afterEach(() => {
+  server.requests.length = 0;
+});
+
+/** Real HTTP, but a clock that does not really wait (backoff is asserted in client.test.ts). */
+function deps(extra: Partial<HttpDeps> = {}): HttpDeps {
+  return { env: { clock: new FakeClock(Date.UTC(2025, 0, 1), { autoAdvance: true }), random: new SeededRandom(3), http: transport }, ...extra };
+}
+
+function use(route: Route) {
+  server.route = route;
+}
+
+const urls = () => server.requests.map((r) => `${r.method} ${r.url}`);
+
+async function fetchAll(spec: RequestSpec, d: HttpDeps, plan: PaginationPlan, until?: (body: unknown) => boolean) {
+  return paginate(plan, {
+    fetchPage: async (query) => (await executeRequest({ ...spec, pageQuery: query }, d)).body,
+    ...(until ? { until } : {}),
+  });
+}
+
+describe('§H2: offset pagination with until, retry on 5xx, bearer auth and source headers', () => {
+  it('sends exactly offset=0, offset=2 (503), offset=2 and collects a, b, c', async () => {
+    let second = 0;
+    use((req, res) => {
+      if (req.url === '/items?offset=0') return json(res, 200, { items: [{ sku: 'a', n: 1 }, { sku: 'b', n: 2 }] });
+      if (req.url === '/items?offset=2') return ++second === 1 ? json(res, 503, {}) : json(res, 200, { items: [{ sku: 'c', n: 3 }] });
+      return json(res, 404, {});
+    });
+    const d = deps({ auth: new AuthSession('Api', { type: 'bearer', token: 't0k' }), limiter: new RateLimiter(new FakeClock()), breaker: new CircuitBreaker(new FakeClock()) });
+    const spec: RequestSpec = {
+      source: 'Api',
+      method: 'GET',
+      base: server.base,
+      path: '/items',
+      sourceHeaders: { 'X-Client': 'conformance' },
+      retry: { maxAttempts: 2, backoff: 'constant', initialDelay: 10, maxDelay: 50 },
+      rateLimit: { strategy: 'fail', maxWait: 5, fallbackRpm: 600 },
+      circuitBreaker: { failureThreshold: 5, resetTimeout: 1, successThreshold: 1, failureWindow: 60 },
+    };
+    const result = await fetchAll(spec, d, { strategy: 'offset', param: 'offset', pageSize: 2 }, (b) => (b as { items: unknown[] }).items.length === 0);
+    expect(urls()).toEqual(['GET /items?offset=0', 'GET /items?offset=2', 'GET /items?offset=2']);
+    expect(result.items).toEqual([{ sku: 'a', n: 1 }, { sku: 'b', n: 2 }, { sku: 'c', n: 3 }]);
+    for (const r of server.requests) {
+      expect(r.headers['authorization']).toBe('Bearer t0k');
+      expect(r.headers['x-client']).toBe('conformance');
+      expect(r.headers['accept']).toBe('application/json');
+      expect(r.headers['content-type']).toBe('application/json');
+    }
+  });
+});
+
+describe('§H3: cursor and page pagination with a unix lastSync', () => {
+  it('sends exactly the four requests, with no page-size parameter', async () => {
+    use((req, res) => {
+      switch (req.url) {
+        case '/events?updated_since=0':
+          return json(res, 200, { data: [{ id: 'e1' }, { id: 'e2' }], meta: { next: 'c2' } });
+        case '/events?updated_since=0&after=c2':
+          return json(res, 200, { data: [{ id: 'e3' }], meta: { next: null } });
+        case '/pages?p=1':
+          return json(res, 200, { results: [{ id: 1 }, { id: 2 }] });
+        case '/pages?p=2':
+          return json(res, 200, { results: [{ id: 3 }] });
+        default:
+          return json(res, 404, {});
+      }
+    });
+    const d = deps();
+    const since = sincePlacement({ param: 'updated_since' }, formatLastSync(0, 'unix'));
+    const events = await fetchAll(
+      { source: 'Api', method: 'GET', base: server.base, path: '/events', sinceQuery: since.query },
+      d,
+      { strategy: 'cursor', param: 'after', pageSize: 50, cursorPath: 'meta.next' },
+    );
+    const pages = await fetchAll({ source: 'Api', method: 'GET', base: server.base, path: '/pages' }, d, { strategy: 'page', param: 'p', pageSize: 2 });
+    expect(urls()).toEqual(['GET /events?updated_since=0', 'GET /events?updated_since=0&after=c2', 'GET /pages?p=1', 'GET /pages?p=2']);
+    expect(events.items).toEqual([{ id: 'e1' }, { id: 'e2' }, { id: 'e3' }]);
+    expect(pages.items).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    // Run 2 starts from the recorded instant T, in unix seconds.
+    const t = Date.UTC(2025, 5, 1, 12, 0, 0, 999);
+    expect(sincePlacement({ param: 'updated_since' }, formatLastSync(t, 'unix')).query).toEqual([['updated_since', String(Math.floor(t / 1000))]]);
+  });
+
+  it('sends the page size when the mission names its parameter', async () => {
+    use((_req, res) => json(res, 200, { results: [] }));
+    await fetchAll({ source: 'Api', method: 'GET', base: server.base, path: '/pages' }, deps(), { strategy: 'page', param: 'p', pageSize: 25, sizeParam: 'per_page' });
+    expect(urls()).toEqual(['GET /pages?p=1&per_page=25']);
+  });
+});
+
+describe('auth over the wire', () => {
+  const echo: Route = (req, res) => json(res, 200, { ok: true, url: req.url });
+
+  it('basic sends Authorization: Basic', async () => {
+    use(echo);
+    await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/me' }, deps({ auth: new AuthSession('Api', { type: 'basic', username: 'al', password: 'pw' }) }));
+    expect(server.requests[0]!.headers['authorization']).toBe(`Basic ${Buffer.from('al:pw').toString('base64')}`);
+  });
+
+  it('api_key sends X-API-Key, or a query parameter after the other parameters', async () => {
+    use(echo);
+    await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/k' }, deps({ auth: new AuthSession('Api', { type: 'api_key', key: 'K1' }) }));
+    await executeRequest(
+      { source: 'Api', method: 'GET', base: server.base, path: '/k', pageQuery: [['page', '1']] },
+      deps({ auth: new AuthSession('Api', { type: 'api_key', key: 'K2', query: 'api_key' }) }),
+    );
+    expect(server.requests[0]!.headers['x-api-key']).toBe('K1');
+    expect(server.requests[1]!.url).toBe('/k?page=1&api_key=K2');
+  });
+
+  it('oauth2 refreshes on 401 through the same transport and retries with the new token', async () => {
+    use((req, res) => {
+      if (req.url === '/oauth/token') {
+        const form = Object.fromEntries(new URLSearchParams(req.body));
+        return form['grant_type'] === 'refresh_token' && form['refresh_token'] === 'R1'
+          ? json(res, 200, { access_token: 'A2', refresh_token: 'R2' })
+          : json(res, 400, { error: 'invalid_grant' });
+      }
+      return req.headers['authorization'] === 'Bearer A2' ? json(res, 200, { ok: true }) : json(res, 401, { error: 'expired' });
+    });
+    const auth = new AuthSession('Api', { type: 'oauth2', accessToken: 'A1', refreshToken: 'R1', tokenEndpoint: `${server.base}/oauth/token` });
+    const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/data' }, deps({ auth }));
+    expect(r.body).toEqual({ ok: true });
+    expect(urls()).toEqual(['GET /data', 'POST /oauth/token', 'GET /data']);
+    expect(server.requests[1]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+  });
+});
+
+describe('redaction of everything the hooks see', () => {
+  it('a secret in a header, the query, the body and echoed back never reaches the hooks or the result', async () => {
+    use((req, res) => json(res, 200, { youSent: req.body, url: req.url, auth: req.headers['authorization'] }, { 'Set-Cookie': 'sid=S3CR3T' }));
+    const before: BeforeAttempt[] = [];
+    const after: AfterAttempt[] = [];
+    const auth = new AuthSession('Api', { type: 'bearer', token: 'S3CR3T' });
+    const r = await executeRequest(
+      {
+        source: 'Api',
+        method: 'POST',
+        base: server.base,
+        path: '/echo',
+        sinceQuery: [['token', 'S3CR3T']],
+        sourceHeaders: { 'X-Debug': 'copy of S3CR3T' },
+        body: { note: 'my key is S3CR3T', nested: { list: ['S3CR3T'] } },
+        idempotencyKey: 'k',
+      },
+      deps({ auth }),
+      { beforeAttempt: (b) => void before.push(b), afterAttempt: (a) => void after.push(a) },
+    );
+    // The server did get the real secret...
+    expect(server.requests[0]!.headers['authorization']).toBe('Bearer S3CR3T');
+    expect(server.requests[0]!.body).toContain('S3CR3T');
+    // ...but nothing recorded or returned contains it.
+    const recorded = JSON.stringify({ before, after, r });
+    expect(recorded).not.toContain('S3CR3T');
+    expect(recorded).toContain('[REDACTED]');
+    expect(before[0]!.request.url).toBe(`${server.base}/echo?token=[REDACTED]`);
+  });
+
+  it('a secret in a failure message is redacted too', async () => {
+    use((_req, res) => json(res, 500, { leaked: 'S3CR3T' }));
+    const err = (await executeRequest(
+      { source: 'Api', method: 'GET', base: server.base, path: '/x', sinceQuery: [['q', 'S3CR3T']], retry: { maxAttempts: 1 } },
+      deps({ auth: new AuthSession('Api', { type: 'bearer', token: 'S3CR3T' }) }),
+    ).catch((e: unknown) => e)) as FetchError;
+    expect(err.message).toBe(`GET ${server.base}/x?q=[REDACTED] failed with 500 after 1 attempt`);
+    expect(JSON.stringify(err.response)).not.toContain('S3CR3T');
+  });
+});
+
+describe('retries and bodies over the real transport', () => {
+  it('POST is sent once without an Idempotency-Key and retried with one', async () => {
+    const byKey = new Map<string, number>();
+    use((req, res) => {
+      const key = String(req.headers['idempotency-key'] ?? 'none');
+      const n = (byKey.get(key) ?? 0) + 1;
+      byKey.set(key, n);
+      return n === 1 ? json(res, 503, {}) : json(res, 201, { created: key });
+    });
+    await expect(executeRequest({ source: 'Api', method: 'POST', base: server.base, path: '/orders', body: { q: 1 } }, deps())).rejects.toMatchObject({
+      code: 'not-idempotent',
+    });
+    expect(byKey.get('none')).toBe(1);
+    const r = await executeRequest({ source: 'Api', method: 'POST', base: server.base, path: '/orders', body: { q: 1 }, idempotencyKey: 'idem-1' }, deps());
+    expect(r).toMatchObject({ status: 201, body: { created: 'idem-1' }, attempts: 2 });
+    expect(byKey.get('idem-1')).toBe(2);
+  });
+
+  it('an allowed status is returned once, never retried', async () => {
+    use((_req, res) => json(res, 409, { conflict: true }));
+    const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/c', allow: [409] }, deps());
+    expect(r).toMatchObject({ status: 409, allowed: true, body: { conflict: true } });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a slow server times out per attempt and is retried', async () => {
+    let n = 0;
+    use((_req, res) => {
+      if (++n === 1) {
+        setTimeout(() => json(res, 200, { late: true }), 1000).unref();
+        return;
+      }
+      json(res, 200, { fast: true });
+    });
+    const after: AfterAttempt[] = [];
+    const r = await executeRequest(
+      { source: 'Api', method: 'GET', base: server.base, path: '/slow', retry: { timeout: 100, initialDelay: 1 } },
+      deps(),
+      { afterAttempt: (a) => void after.push(a) },
+    );
+    expect(r.body).toEqual({ fast: true });
+    expect(after[0]).toMatchObject({ verdict: 'retry', error: { code: 'timeout' } });
+  });
+
+  it('204 and an empty 200 are null bodies; HTML on a 200 is an error', async () => {
+    use((req, res) => {
+      if (req.url === '/204') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      if (req.url === '/empty') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Login</title>');
+    });
+    const d = deps();
+    expect((await executeRequest({ source: 'Api', method: 'DELETE', base: server.base, path: '/204' }, d)).body).toBeNull();
+    expect((await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/empty' }, d)).body).toBeNull();
+    const err = (await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/html' }, d).catch((e: unknown) => e)) as FetchError;
+    expect(err).toBeInstanceOf(FetchError);
+    expect(err.code).toBe('invalid-body');
+    expect(err.message).toBe(`GET ${server.base}/html returned 200: expected a JSON body but got: text/html; charset=utf-8 "<!doctype html><title>Login</title>"`);
+  });
+});

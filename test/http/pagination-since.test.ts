@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { hasMore, itemsOf, pageQuery, paginate, PaginationError, type PaginationPlan } from '../../engine/steps/http/pagination.js';
+import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/steps/http/since.js';
+
+describe('pagination pure rules', () => {
+  it('builds the query of page k for each strategy; size only when named', () => {
+    const offset: PaginationPlan = { strategy: 'offset', param: 'offset', pageSize: 2 };
+    expect([0, 1, 2].map((k) => pageQuery(offset, k))).toEqual([[['offset', '0']], [['offset', '2']], [['offset', '4']]]);
+    const page: PaginationPlan = { strategy: 'page', param: 'p', pageSize: 2, sizeParam: 'per_page' };
+    expect(pageQuery(page, 0)).toEqual([
+      ['p', '1'],
+      ['per_page', '2'],
+    ]);
+    const cursor: PaginationPlan = { strategy: 'cursor', param: 'after', pageSize: 50, cursorPath: 'meta.next' };
+    expect(pageQuery(cursor, 0)).toEqual([]);
+    expect(pageQuery(cursor, 1, 'c2')).toEqual([['after', 'c2']]);
+  });
+  it('finds items: itemsPath, a top-level array, else the first array property', () => {
+    expect(itemsOf({ meta: {}, data: [1], other: [2] })).toEqual([1]);
+    expect(itemsOf([1, 2])).toEqual([1, 2]);
+    expect(itemsOf({ a: { b: [3] } }, 'a.b')).toEqual([3]);
+    expect(itemsOf(null)).toEqual([]);
+    expect(() => itemsOf({ a: 1 }, 'a')).toThrow(PaginationError);
+  });
+  it('has-more rules', () => {
+    const offset: PaginationPlan = { strategy: 'offset', param: 'o', pageSize: 2 };
+    expect(hasMore(offset, {}, [1, 2])).toBe(true);
+    expect(hasMore(offset, {}, [1])).toBe(false);
+    const cursor: PaginationPlan = { strategy: 'cursor', param: 'c', pageSize: 2, cursorPath: 'next' };
+    expect(hasMore(cursor, { next: 'x' }, [])).toBe(true);
+    expect(hasMore(cursor, { next: '' }, [1, 2])).toBe(false);
+    expect(hasMore(cursor, { next: null }, [1, 2])).toBe(false);
+  });
+});
+
+describe('paginate loop', () => {
+  it('discards the page that satisfies until and stops', async () => {
+    const pages = [{ items: [1, 2] }, { items: [] }];
+    const queries: string[] = [];
+    const r = await paginate(
+      { strategy: 'offset', param: 'offset', pageSize: 2 },
+      {
+        fetchPage: async (q, i) => {
+          queries.push(new URLSearchParams(q).toString());
+          return pages[i];
+        },
+        until: (body) => (body as { items: unknown[] }).items.length === 0,
+      },
+    );
+    expect(queries).toEqual(['offset=0', 'offset=2']);
+    expect(r).toMatchObject({ items: [1, 2], pages: 2, truncated: false, stoppedBy: 'until' });
+  });
+  it('marks truncation at maxPages and maxItems', async () => {
+    const full = async () => ({ items: [1, 2] });
+    const byPages = await paginate({ strategy: 'page', param: 'p', pageSize: 2, maxPages: 3 }, { fetchPage: full });
+    expect(byPages).toMatchObject({ pages: 3, truncated: true, stoppedBy: 'max-pages' });
+    expect(byPages.items).toHaveLength(6);
+    const byItems = await paginate({ strategy: 'page', param: 'p', pageSize: 2, maxItems: 3 }, { fetchPage: full });
+    expect(byItems).toMatchObject({ items: [1, 2, 1], pages: 2, truncated: true, stoppedBy: 'max-items' });
+  });
+  it('reports each kept page and stops on a repeated cursor', async () => {
+    const seen: number[] = [];
+    await expect(
+      paginate(
+        { strategy: 'cursor', param: 'c', pageSize: 1, cursorPath: 'next' },
+        { fetchPage: async () => ({ data: [1], next: 'same' }), onPage: (p) => void seen.push(p.index) },
+      ),
+    ).rejects.toThrow(/cursor "same" again/);
+    expect(seen).toEqual([0]);
+  });
+  it('rejects a page size <= 0 and a cursor without a path', async () => {
+    await expect(paginate({ strategy: 'offset', param: 'o', pageSize: 0 }, { fetchPage: async () => ({}) })).rejects.toThrow(/positive integer/);
+    await expect(paginate({ strategy: 'cursor', param: 'c', pageSize: 5 }, { fetchPage: async () => ({}) })).rejects.toThrow(/path of the next cursor/);
+  });
+});
+
+describe('since', () => {
+  const t = Date.parse('2025-03-04T05:06:07.890Z');
+  it('formats lastSync in the four formats (UTC)', () => {
+    expect(formatLastSync(t, 'iso')).toBe('2025-03-04T05:06:07.890Z');
+    expect(formatLastSync(t, 'unix')).toBe(String(Math.floor(t / 1000)));
+    expect(formatLastSync(t, 'unix-ms')).toBe(String(t));
+    expect(formatLastSync(t, 'date-only')).toBe('2025-03-04');
+    expect(formatLastSync(0, 'unix')).toBe('0');
+  });
+  it('derives checkpoint keys', () => {
+    expect(checkpointKey({ explicitKey: 'events', source: 'Api', path: '/e' })).toBe('events');
+    expect(checkpointKey({ source: 'Store', operationId: 'listPets' })).toBe('Store:listPets');
+    expect(checkpointKey({ source: 'Api', path: '/users/42//?x=1' })).toBe('Api:/users/42');
+  });
+  it('places the value in a query parameter or a header', () => {
+    expect(sincePlacement({}, 'v')).toEqual({ query: [['since', 'v']], headers: {} });
+    expect(sincePlacement({ param: 'updated_since' }, 'v').query).toEqual([['updated_since', 'v']]);
+    expect(sincePlacement({ header: 'If-Modified-Since', param: 'x' }, 'v')).toEqual({ query: [], headers: { 'If-Modified-Since': 'v' } });
+    expect(sinceExprValue(5)).toBe('5');
+    expect(() => sinceExprValue(null)).toThrow(/since expression/);
+  });
+  it('extracts updateFrom instants', () => {
+    expect(extractUpdateFrom({ meta: { at: '2025-03-04T05:06:07.890Z' } }, 'meta.at')).toBe(t);
+    expect(extractUpdateFrom({ at: 1_700_000_000 }, 'at')).toBe(1_700_000_000_000);
+    expect(extractUpdateFrom({ at: 1_700_000_000_123 }, 'at')).toBe(1_700_000_000_123);
+    expect(extractUpdateFrom({ at: 'yesterday-ish' }, 'at')).toBeUndefined();
+    expect(extractUpdateFrom({}, 'at')).toBeUndefined();
+  });
+});
