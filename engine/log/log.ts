@@ -86,7 +86,16 @@ export interface LeaseHeld {
 export type CommitEntry =
   | { kind: 'event'; event: NewEvent }
   /** Applied to the table and recorded as a 'store.write' event, in order with the other entries. */
-  | { kind: 'store'; write: TableStoreWrite };
+  | { kind: 'store'; write: TableStoreWrite }
+  /** Claims an inbox delivery for this run; fails the whole commit if someone claimed it first. */
+  | { kind: 'claim-webhook'; path: string; eventId: string; waitId: string };
+
+/** A webhook delivery waiting in the inbox. */
+export interface InboxDelivery {
+  eventId: string;
+  payload: unknown;
+  receivedAt: number;
+}
 
 export interface TableStoreWrite {
   storeKind: 'sql' | 'nosql';
@@ -142,9 +151,10 @@ export interface EventLog {
   createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }>;
   /**
    * Takes the run's lease if it has no owner or the lease expired at `now` (bumping the epoch, so
-   * the previous holder is fenced out). A live lease, even one held by `owner` itself, is refused.
+   * the previous holder is fenced out). A live lease, even one held by `owner` itself, is refused —
+   * unless it is held by `takeOverFrom`, an owner the caller knows is dead (its process is gone).
    */
-  acquire(runId: string, owner: string, now: number, ttlMs: number): Promise<Lease | LeaseHeld>;
+  acquire(runId: string, owner: string, now: number, ttlMs: number, opts?: { takeOverFrom?: string }): Promise<Lease | LeaseHeld>;
   /** Extends a lease that is still current; throws LeaseLostError otherwise. */
   renew(lease: Lease, now: number, ttlMs: number): Promise<Lease>;
   /** Gives the run up; a no-op when the lease was already lost. */
@@ -161,6 +171,12 @@ export interface EventLog {
   resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent): Promise<'resumed' | 'not-waiting'>;
   /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
+  /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */
+  lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
+  /** Commits a webhook delivery durably; a second delivery with the same (path, eventId) is a duplicate. */
+  deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number): Promise<'accepted' | 'duplicate'>;
+  /** Unclaimed deliveries on `path`, oldest first. */
+  webhookInbox(path: string): Promise<InboxDelivery[]>;
   stats(): LogStats;
   close(): Promise<void>;
 }

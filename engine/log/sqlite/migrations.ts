@@ -49,6 +49,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER reqon_events_append_only_delete BEFORE DELETE ON reqon_events
   BEGIN SELECT RAISE(ABORT, 'reqon_events is append-only: events are never deleted'); END;
   `,
+  // 2: the webhook inbox, and the index behind `lastSync` (latest checkpoint per mission and key).
+  `
+  -- A delivery is committed here before its sender gets a 2xx, whether or not a run waits yet.
+  -- (path, event_id) is the delivery's identity: a sender's retry is the same row. A waiting run
+  -- claims a delivery in the transaction that records it as 'webhook.received'.
+  CREATE TABLE reqon_webhook_inbox (
+    path          TEXT NOT NULL,
+    event_id      TEXT NOT NULL,
+    payload       TEXT NOT NULL,              -- JSON
+    received_at   INTEGER NOT NULL,
+    claimed_run   TEXT,
+    claimed_wait  TEXT,
+    PRIMARY KEY (path, event_id)
+  ) STRICT;
+  CREATE INDEX reqon_webhook_unclaimed ON reqon_webhook_inbox (path, received_at) WHERE claimed_run IS NULL;
+
+  CREATE INDEX reqon_events_checkpoints ON reqon_events (type) WHERE type = 'checkpoint.advanced';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

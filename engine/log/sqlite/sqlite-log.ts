@@ -17,6 +17,7 @@ import {
   type CommitEntry,
   type CommitOptions,
   type EventLog,
+  type InboxDelivery,
   type Lease,
   type LeaseHeld,
   type LogStats,
@@ -104,7 +105,7 @@ class SqliteEventLog implements EventLog {
     });
   }
 
-  async acquire(runId: string, owner: string, now: number, ttlMs: number): Promise<Lease | LeaseHeld> {
+  async acquire(runId: string, owner: string, now: number, ttlMs: number, opts: { takeOverFrom?: string } = {}): Promise<Lease | LeaseHeld> {
     this.open('acquire');
     checkId(runId, 'acquire: runId');
     checkId(owner, 'acquire: owner');
@@ -112,7 +113,10 @@ class SqliteEventLog implements EventLog {
     checkTtl(ttlMs, 'acquire');
     const expiresAt = now + ttlMs;
     return this.committer.now(() => {
-      const taken = this.sql.acquire.get({ run_id: runId, owner, now, expires_at: expiresAt });
+      const taken =
+        opts.takeOverFrom === undefined
+          ? this.sql.acquire.get({ run_id: runId, owner, now, expires_at: expiresAt })
+          : this.sql.acquireFrom.get({ run_id: runId, owner, previous: opts.takeOverFrom, now, expires_at: expiresAt });
       if (taken !== undefined) return { runId, owner, epoch: taken.lease_epoch, expiresAt };
       const current = this.sql.leaseOf.get(runId);
       if (current === undefined) throw new RunNotFoundError(runId);
@@ -145,7 +149,7 @@ class SqliteEventLog implements EventLog {
     // Validate and serialise outside the transaction: the group's lock is held as briefly as possible.
     const plan = entries.map((entry) => planEntry(entry, where));
     const status = opts.status === undefined ? undefined : checkStatus(opts.status, where);
-    const latest = plan.reduce((max, step) => Math.max(max, step.kind === 'event' ? step.event.recordedAt : step.write.recordedAt), 0);
+    const latest = plan.reduce((max, step) => Math.max(max, step.kind === 'event' ? step.event.recordedAt : step.kind === 'store' ? step.write.recordedAt : 0), 0);
     if (this.debugChecks) {
       if (this.inFlight.has(lease.runId)) {
         throw new Error(
@@ -223,6 +227,28 @@ class SqliteEventLog implements EventLog {
     return this.tables.list(storeKind, table);
   }
 
+  async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {
+    this.open('lastCheckpoint');
+    const row = this.sql.lastCheckpoint.get({ mission, key });
+    return row?.synced ?? undefined;
+  }
+
+  async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number): Promise<'accepted' | 'duplicate'> {
+    this.open('deliverWebhook');
+    checkId(path, 'deliverWebhook: path');
+    checkId(eventId, 'deliverWebhook: eventId');
+    checkInstant(receivedAt, 'deliverWebhook: receivedAt');
+    const json = JSON.stringify(payload ?? null);
+    return this.committer.submit(true, () =>
+      this.sql.deliverWebhook.run({ path, event_id: eventId, payload: json, received_at: receivedAt }).changes === 1 ? 'accepted' : 'duplicate',
+    );
+  }
+
+  async webhookInbox(path: string): Promise<InboxDelivery[]> {
+    this.open('webhookInbox');
+    return this.sql.webhookInbox.all(path).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown, receivedAt: r.received_at }));
+  }
+
   stats(): LogStats {
     return {
       transactions: this.committer.transactions,
@@ -240,7 +266,8 @@ class SqliteEventLog implements EventLog {
   }
 
   /** Runs inside the group's savepoint: fence + reserve seqs, table writes, events, status. */
-  private applyCommit(lease: Lease, plan: PlannedEntry[], latest: number, status: Required<StatusChange> | undefined): StoredEvent[] {
+  private applyCommit(lease: Lease, entries: PlannedEntry[], latest: number, status: Required<StatusChange> | undefined): StoredEvent[] {
+    const plan = entries.filter((e): e is Exclude<PlannedEntry, { kind: 'claim' }> => e.kind !== 'claim');
     const reserved = this.sql.fenceAndReserve.get({
       run_id: lease.runId,
       owner: lease.owner,
@@ -273,6 +300,13 @@ class SqliteEventLog implements EventLog {
       }
     });
     const events = this.insertEvents(lease.runId, reserved.last_seq - plan.length + 1, prepared);
+    for (const entry of entries) {
+      if (entry.kind !== 'claim') continue;
+      const claimed = this.sql.claimWebhook.run({ path: entry.path, event_id: entry.eventId, run_id: lease.runId, wait_id: entry.waitId });
+      if (claimed.changes !== 1) {
+        throw new Error(`webhook delivery '${entry.eventId}' on ${entry.path} was already claimed by another wait; nothing of this commit was written`);
+      }
+    }
     if (status !== undefined) {
       this.sql.setStatus.run({
         run_id: lease.runId,
@@ -304,7 +338,10 @@ class SqliteEventLog implements EventLog {
   }
 }
 
-type PlannedEntry = { kind: 'event'; event: PreparedEvent } | { kind: 'store'; write: TableStoreWrite };
+type PlannedEntry =
+  | { kind: 'event'; event: PreparedEvent }
+  | { kind: 'store'; write: TableStoreWrite }
+  | { kind: 'claim'; path: string; eventId: string; waitId: string };
 
 function planEntry(entry: CommitEntry, where: string): PlannedEntry {
   switch (entry?.kind) {
@@ -319,6 +356,8 @@ function planEntry(entry: CommitEntry, where: string): PlannedEntry {
       checkInstant(write.recordedAt, `${where}: recordedAt of the write to '${write.store}'`);
       return { kind: 'store', write };
     }
+    case 'claim-webhook':
+      return { kind: 'claim', path: entry.path, eventId: entry.eventId, waitId: entry.waitId };
     default:
       throw new Error(`${where}: an entry must be {kind: 'event'} or {kind: 'store'} but got: ${describe((entry as { kind?: unknown })?.kind)}`);
   }

@@ -77,6 +77,24 @@ export function prepareStatements(db: Database.Database) {
        WHERE run_id = @run_id AND status = 'suspended' AND waiting_on = @waiting_on
       RETURNING last_seq`),
 
+    acquireFrom: db.prepare<{ run_id: string; owner: string; previous: string; now: number; expires_at: number }, { lease_epoch: number }>(`
+      UPDATE reqon_runs SET owner = @owner, lease_epoch = lease_epoch + 1, lease_expires_at = @expires_at
+       WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now OR owner = @previous)
+      RETURNING lease_epoch`),
+    lastCheckpoint: db.prepare<{ mission: string; key: string }, { synced: number | null }>(`
+      SELECT max(json_extract(e.payload, '$.syncedAt')) AS synced
+        FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
+       WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key`),
+    deliverWebhook: db.prepare<{ path: string; event_id: string; payload: string; received_at: number }>(`
+      INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES (@path, @event_id, @payload, @received_at)
+      ON CONFLICT (path, event_id) DO NOTHING`),
+    webhookInbox: db.prepare<[string], { event_id: string; payload: string; received_at: number }>(
+      'SELECT event_id, payload, received_at FROM reqon_webhook_inbox WHERE path = ? AND claimed_run IS NULL ORDER BY received_at, event_id',
+    ),
+    claimWebhook: db.prepare<{ path: string; event_id: string; run_id: string; wait_id: string }>(`
+      UPDATE reqon_webhook_inbox SET claimed_run = @run_id, claimed_wait = @wait_id
+       WHERE path = @path AND event_id = @event_id AND claimed_run IS NULL`),
+
     insertEvent: db.prepare<[string, number, string, string, string, number]>(
       'INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),

@@ -1,0 +1,61 @@
+/**
+ * Named crash points (`--crash-at POINT[:N]`). Unarmed, `reach` is a no-op. Armed, the run kills
+ * its own process with SIGKILL the Nth time it reaches POINT — counted over the run's whole
+ * logical progress (a point passed during replay counts, but only a live pass can kill), keyed by
+ * the effect it guards, so POINT:N dies at the same place for the same mission and data no matter
+ * how many times the run has already crashed and resumed.
+ */
+export const CRASH_POINTS = ['before-effect', 'after-effect', 'mid-store', 'after-checkpoint', 'before-wait'] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+export interface CrashPlan {
+  point: CrashPoint;
+  occurrence: number;
+}
+
+export class CrashSpecError extends Error {
+  constructor(spec: string) {
+    super(
+      `invalid --crash-at "${spec}": expected POINT or POINT:N with POINT one of ${CRASH_POINTS.join(', ')} or random, and N ≥ 1`,
+    );
+    this.name = 'CrashSpecError';
+  }
+}
+
+/** Parse `POINT[:N]`; `random` picks with the given random source and says what it picked. */
+export function parseCrashSpec(spec: string, random: () => number): { plan: CrashPlan; picked: boolean } {
+  const [name, count, ...rest] = spec.split(':');
+  if (rest.length > 0) throw new CrashSpecError(spec);
+  if (name === 'random') {
+    if (count !== undefined) throw new CrashSpecError(spec);
+    const point = CRASH_POINTS[Math.floor(random() * CRASH_POINTS.length)]!;
+    return { plan: { point, occurrence: 1 + Math.floor(random() * 5) }, picked: true };
+  }
+  if (!(CRASH_POINTS as readonly string[]).includes(name ?? '')) throw new CrashSpecError(spec);
+  const occurrence = count === undefined ? 1 : Number(count);
+  if (!Number.isInteger(occurrence) || occurrence < 1) throw new CrashSpecError(spec);
+  return { plan: { point: name as CrashPoint, occurrence }, picked: false };
+}
+
+export class CrashInjector {
+  /** Per point, each logical occurrence's ordinal in the run's progress. */
+  private readonly seen = new Map<CrashPoint, Map<string, number>>();
+
+  constructor(
+    private readonly plan: CrashPlan | null,
+    private readonly kill: () => void = () => process.kill(process.pid, 'SIGKILL'),
+  ) {}
+
+  /**
+   * The run passes `point` for the logical occurrence `key` (an effect id, a checkpoint key …).
+   * `live` is false while replaying: the pass counts, but cannot kill.
+   */
+  reach(point: CrashPoint, key: string, live: boolean): void {
+    if (!this.plan || this.plan.point !== point) return;
+    let keys = this.seen.get(point);
+    if (!keys) this.seen.set(point, (keys = new Map()));
+    let ordinal = keys.get(key);
+    if (ordinal === undefined) keys.set(key, (ordinal = keys.size + 1));
+    if (live && ordinal === this.plan.occurrence) this.kill();
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * The executor walks a mission: pipeline stages, actions (with `retry`, `jump`, `skip`, `queue`),
+ * and steps, which it dispatches to the step modules. It is the same walk live and on replay:
+ * every step asks the journal first, so a resumed run re-walks from the top, answered from the
+ * log, and carries on live where the log ends.
+ *
+ * Flow directives are signals caught where their meaning ends (steps/signals.ts); suspension
+ * (a pause) unwinds the whole walk and leaves the run `suspended` in the log.
+ */
+import type { Env } from '../env/env.js';
+import { evaluate } from '../eval/evaluate.js';
+import { Scope } from '../eval/scope.js';
+import { isTruthy } from '../eval/values.js';
+import type { Journal } from '../journal/journal.js';
+import type { Step } from '../lang/ast.js';
+import type { ErrorInfo } from '../log/events.js';
+import { runApply, runLet, runMap, runMatch, runValidate, type StepOutcome } from '../steps/control-steps.js';
+import { runFetch } from '../steps/fetch-step.js';
+import { runFor } from '../steps/for-step.js';
+import type { HttpRuntime } from '../steps/http-runtime.js';
+import type { MissionModel } from '../steps/mission-model.js';
+import { runPause } from '../steps/pause-step.js';
+import { isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
+import { Frame, journaledInputs, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
+import type { StoreRuntime } from '../steps/store-runtime.js';
+import { runStore } from '../steps/store-step.js';
+import { runWait } from '../steps/wait-step.js';
+import { backoffDelay, resolveRetryPolicy } from '../steps/http/retry-policy.js';
+import type { CrashInjector } from './crash-points.js';
+import { actionPath, stepPath } from './step-path.js';
+
+const PARALLEL_LIMIT = 8;
+
+export type RunEnd =
+  | { status: 'completed'; actionsRun: string[] }
+  | { status: 'failed'; error: ErrorInfo; actionsRun: string[] }
+  | { status: 'suspended'; waitingOn: string; wakeAt: number | null; actionsRun: string[] };
+
+interface ActionEnd {
+  jumpTo?: string;
+}
+
+export interface ExecutorParts {
+  runId: string;
+  model: MissionModel;
+  journal: Journal;
+  env: Env;
+  crash: CrashInjector;
+  stores: StoreRuntime;
+  http: HttpRuntime;
+  runEnv: Record<string, string>;
+  lastSync: (key: string) => Promise<number | undefined>;
+  inbox: (path: string) => Promise<{ eventId: string; payload: unknown }[]>;
+  progress: (line: string) => void;
+  /** Checked before every step: true makes the walk stop there (worker shutdown). */
+  shouldStop?: () => boolean;
+}
+
+export class Executor implements StepRuntime {
+  readonly runId: string;
+  readonly model: MissionModel;
+  readonly journal: Journal;
+  readonly env: Env;
+  readonly crash: CrashInjector;
+  readonly stores: StoreRuntime;
+  readonly http: HttpRuntime;
+  readonly tolerated: ToleratedError[] = [];
+  private readonly actionsRun: string[] = [];
+  private readonly visits = new Map<string, number>();
+  private readonly stageVisits = new Map<number, number>();
+
+  constructor(private readonly parts: ExecutorParts) {
+    this.runId = parts.runId;
+    this.model = parts.model;
+    this.journal = parts.journal;
+    this.env = parts.env;
+    this.crash = parts.crash;
+    this.stores = parts.stores;
+    this.http = parts.http;
+  }
+
+  envVar(name: string): string | undefined {
+    return Object.hasOwn(this.parts.runEnv, name) ? this.parts.runEnv[name] : this.env.vars[name];
+  }
+
+  lastSync(key: string): Promise<number | undefined> {
+    return this.parts.lastSync(key);
+  }
+
+  inbox(path: string): Promise<{ eventId: string; payload: unknown }[]> {
+    return this.parts.inbox(path);
+  }
+
+  progress(line: string): void {
+    this.parts.progress(line);
+  }
+
+  /** Walks the pipeline to its end; returns how the run ended (the caller commits that). */
+  async run(): Promise<RunEnd> {
+    try {
+      await this.runPipeline();
+      return { status: 'completed', actionsRun: this.actionsRun };
+    } catch (error) {
+      if (error instanceof SuspendSignal) {
+        return { status: 'suspended', waitingOn: error.waitingOn, wakeAt: error.wakeAt, actionsRun: this.actionsRun };
+      }
+      if (isEngineError(error) || !(error instanceof Error)) throw error;
+      return { status: 'failed', error: errorInfo(error), actionsRun: this.actionsRun };
+    }
+  }
+
+  private async runPipeline(): Promise<void> {
+    const pipeline = this.model.pipeline;
+    if (!pipeline) throw new StepError('no-pipeline', 'Mission must have a run pipeline: add `run ActionName` to the mission');
+    const stages = pipeline.stages;
+    let index = 0;
+    while (index < stages.length) {
+      const stage = stages[index]!;
+      const visit = (this.stageVisits.get(index) ?? 0) + 1;
+      this.stageVisits.set(index, visit);
+      const path = `:stage/${index}` + (visit > 1 ? `#${visit}` : '');
+      const names = stage.actions.map((a) => a.name);
+      if (stage.condition) {
+        const ctx = { scope: new Scope(), response: undefined, inputs: journaledInputs(this, path) };
+        if (!isTruthy(evaluate(stage.condition, ctx))) {
+          this.journal.record(path, 'stage.skipped', () => ({ index, actions: names }));
+          this.progress(`stage ${index + 1} (${names.join(', ')}) skipped: its condition is false`);
+          index++;
+          continue;
+        }
+      }
+      this.journal.record(path, 'stage.started', () => ({ index, actions: names }));
+      let end: ActionEnd;
+      try {
+        end = stage.parallel ? await this.runParallel(names) : await this.runAction(names[0]!);
+      } catch (error) {
+        if (!(error instanceof SuspendSignal) && !isFlowSignal(error) && !isEngineError(error)) {
+          this.journal.record(path, 'stage.failed', () => ({ index, error: errorInfo(error) }));
+        }
+        throw error;
+      }
+      this.journal.record(path, 'stage.completed', () => ({ index }));
+      await this.journal.maybeFlush();
+      if (end.jumpTo !== undefined) {
+        index = this.jumpTarget(end.jumpTo);
+        continue;
+      }
+      index++;
+    }
+  }
+
+  /** The first sequential stage running `action` (parallel stages are not jump targets). */
+  private jumpTarget(action: string): number {
+    const target = this.model.pipeline!.stages.findIndex((s) => !s.parallel && s.actions[0]?.name === action);
+    if (target < 0) {
+      throw new StepError('bad-jump', `jump to \`${action}\`: no sequential pipeline stage runs that action (parallel stages are not jump targets)`);
+    }
+    return target;
+  }
+
+  /** Complete-then-fail: every branch runs to its end, then the stage fails if any branch did. */
+  private async runParallel(names: string[]): Promise<ActionEnd> {
+    this.journal.enterConcurrent();
+    const results: PromiseSettledResult<ActionEnd>[] = [];
+    try {
+      let next = 0;
+      const worker = async () => {
+        while (next < names.length) {
+          const i = next++;
+          results[i] = await this.runAction(names[i]!).then(
+            (value) => ({ status: 'fulfilled' as const, value }),
+            (reason: unknown) => ({ status: 'rejected' as const, reason }),
+          );
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL_LIMIT, names.length) }, worker));
+    } finally {
+      this.journal.leaveConcurrent();
+    }
+    const fatal = results.find((r) => r.status === 'rejected' && (isEngineError(r.reason) || r.reason instanceof SuspendSignal));
+    if (fatal?.status === 'rejected') throw fatal.reason;
+    const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorInfo(r.reason).message}`] : []));
+    if (failures.length > 0) throw new StepError('parallel-failed', `Parallel stage failed: ${failures.join('; ')}`);
+    const jump = results.find((r) => r.status === 'fulfilled' && r.value.jumpTo !== undefined);
+    return jump?.status === 'fulfilled' ? jump.value : {};
+  }
+
+  private async runAction(name: string): Promise<ActionEnd> {
+    const action = this.model.actions.get(name);
+    if (!action) throw new StepError('unknown-action', `Action \`${name}\` is not declared in this mission`);
+    const visit = (this.visits.get(name) ?? 0) + 1;
+    this.visits.set(name, visit);
+    for (let attempt = 1; ; attempt++) {
+      const path = actionPath(name, visit, attempt);
+      this.journal.record(path, 'action.started', () => ({ action: name, attempt }));
+      if (attempt === 1) this.progress(`▸ ${name}`);
+      const frame = new Frame(name, new Scope(), []);
+      try {
+        await this.runSteps(action.steps, path, frame);
+        await this.flushCheckpoints(frame, path);
+        this.finishAction(path, name, 'done');
+        return {};
+      } catch (signal) {
+        if (signal instanceof SkipSignal) {
+          await this.flushCheckpoints(frame, path);
+          this.finishAction(path, name, signal.outcome);
+          return {};
+        }
+        if (signal instanceof JumpSignal) {
+          if (signal.then === undefined) {
+            this.journal.record(path, 'action.completed', () => ({ action: name, outcome: 'jumped', jumpTo: signal.action }));
+            return { jumpTo: signal.action };
+          }
+          // `jump A then …`: a detour through A, then retry this action or carry on after it.
+          await this.runAction(signal.action);
+          if (signal.then === 'continue') {
+            this.finishAction(path, name, 'done');
+            return {};
+          }
+          await this.retryDelay(path, name, attempt, 0);
+          continue;
+        }
+        if (signal instanceof RetrySignal) {
+          const policy = resolveRetryPolicy(signal.config);
+          const maxAttempts = signal.config?.maxAttempts ?? 3;
+          if (attempt >= maxAttempts) {
+            throw new StepError('retries-exhausted', `Action ${name} exhausted ${maxAttempts} retry attempt(s)`);
+          }
+          const delay = signal.config ? backoffDelay(policy, attempt, 0.5) : 0;
+          await this.retryDelay(path, name, attempt, delay);
+          continue;
+        }
+        if (!(signal instanceof SuspendSignal) && !isEngineError(signal)) {
+          this.journal.record(path, 'action.failed', () => ({ action: name, error: errorInfo(signal) }));
+        }
+        throw signal;
+      }
+    }
+  }
+
+  private finishAction(path: string, name: string, outcome: 'done' | 'skipped' | 'queued'): void {
+    this.journal.record(path, 'action.completed', () => ({ action: name, outcome }));
+    this.actionsRun.push(name);
+  }
+
+  /** `retry` waits between attempts live; a replayed wait already happened. */
+  private async retryDelay(path: string, name: string, attempt: number, delayMs: number): Promise<void> {
+    const recorded = this.journal.take(path, 'action.retrying');
+    if (recorded) return;
+    this.journal.emit('action.retrying', path, { action: name, attempt: attempt + 1, delayMs });
+    await this.journal.commit({ durable: false });
+    this.progress(`  ${name}: retrying (attempt ${attempt + 1})${delayMs > 0 ? ` in ${delayMs} ms` : ''}`);
+    if (delayMs > 0) await this.env.clock.sleep(delayMs);
+  }
+
+  /** Checkpoints still pending at the end of an action advance on their own (nothing to cover). */
+  private async flushCheckpoints(frame: Frame, path: string): Promise<void> {
+    const pending = frame.checkpoints.splice(0);
+    if (pending.length === 0) return;
+    let live = false;
+    for (const c of pending) {
+      if (this.journal.take(path, 'checkpoint.advanced')) continue;
+      this.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt });
+      live = true;
+    }
+    if (live) await this.journal.commit({ durable: false });
+    for (const c of pending) this.crash.reach('after-checkpoint', `${path}:${c.key}`, live);
+  }
+
+  runSteps = async (steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> => {
+    for (let i = 0; i < steps.length; i++) await this.runStep(steps[i]!, stepPath(parentPath, i), frame);
+  };
+
+  private async runStep(step: Step, path: string, frame: Frame): Promise<void> {
+    if (this.parts.shouldStop?.()) throw new StopRequested();
+    const file = this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
+    const stepType = step.kind;
+    this.journal.record(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.span.start) }));
+    let outcome: StepOutcome;
+    try {
+      outcome = await this.dispatch(step, path, frame, file);
+    } catch (error) {
+      if (error instanceof SuspendSignal || isEngineError(error)) throw error;
+      if (isFlowSignal(error)) {
+        this.journal.record(path, 'step.completed', () => ({ stepType }));
+        throw error;
+      }
+      this.journal.record(path, 'step.failed', () => ({ stepType, error: errorInfo(error) }));
+      throw error;
+    }
+    this.journal.record(path, 'step.completed', () => ({ stepType, ...outcome }));
+    await this.journal.maybeFlush();
+  }
+
+  private async dispatch(step: Step, path: string, frame: Frame, file: string): Promise<StepOutcome> {
+    switch (step.kind) {
+      case 'Fetch':
+      case 'Call':
+        return runFetch(step, path, frame, this);
+      case 'For':
+        return runFor(step, path, frame, this);
+      case 'Map':
+        return runMap(step, path, frame, this);
+      case 'Apply':
+        return runApply(step, path, frame, this);
+      case 'Validate':
+        return runValidate(step, path, frame, this, file);
+      case 'Store':
+        return runStore(step, path, frame, this);
+      case 'Let':
+        return runLet(step, path, frame, this);
+      case 'Match':
+        return runMatch(step, path, frame, this);
+      case 'Wait':
+        return runWait(step, path, frame, this);
+      case 'Pause':
+        return runPause(step, path, frame, this);
+    }
+  }
+}
+
+export function errorInfo(error: unknown): ErrorInfo {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const retryable = (error as { retryable?: unknown }).retryable;
+    return {
+      code: typeof code === 'string' ? code : error.name,
+      message: error.message,
+      ...(typeof retryable === 'boolean' ? { retryable } : {}),
+    };
+  }
+  return { code: 'error', message: String(error) };
+}

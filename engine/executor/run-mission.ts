@@ -1,0 +1,297 @@
+/**
+ * Starting and resuming runs: the one place that turns a mission and a log into a running
+ * executor and commits how the run ended.
+ *
+ * A run remembers what it started with (mission text and hash, `--source`, `--env`, the auth
+ * file's path — never its secrets), so `resume`, the worker and the studio need nothing else.
+ * Resume is replay: take the lease, read the log, walk the mission from the top against it.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import type { Env } from '../env/env.js';
+import { formatDiagnostics } from '../lang/format.js';
+import { loadMissionFromFiles } from '../lang/loader.js';
+import type { NewEvent, StoredEvent } from '../log/events.js';
+import type { EventLog, Lease, MissionFiles, RunOptions, RunRecord } from '../log/log.js';
+import { Journal } from '../journal/journal.js';
+import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
+import { HttpRuntime } from '../steps/http-runtime.js';
+import { MissionModel } from '../steps/mission-model.js';
+import { StoreRuntime } from '../steps/store-runtime.js';
+import { CrashInjector, type CrashPlan } from './crash-points.js';
+import { Executor, type RunEnd } from './executor.js';
+
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+export interface EngineDeps {
+  log: EventLog;
+  env: Env;
+  /** Where file stores live (default `.reqon-data` in the working directory). */
+  dataDir: string;
+  owner?: string;
+  leaseTtlMs?: number;
+  crash?: CrashPlan | null;
+  progress?: (line: string) => void;
+  /** Told the run id as soon as the run exists, before its first step. */
+  onRunId?: (runId: string) => void;
+  /** Checked before every step; true stops the run there and releases it (worker shutdown). */
+  shouldStop?: () => boolean;
+}
+
+export type RunResult = RunEnd & { runId: string; tolerated: { stepPath: string; code: string; message: string }[] };
+
+/** The mission could not be loaded or failed its checks: nothing was started. */
+export class MissionInvalidError extends Error {
+  constructor(readonly rendered: string) {
+    super(rendered);
+    this.name = 'MissionInvalidError';
+  }
+}
+
+/** The run cannot be taken now (owned by a live process, finished, or not found). */
+export class RunUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'not-found' | 'owned' | 'finished' | 'waiting' | 'already-resumed',
+  ) {
+    super(message);
+    this.name = 'RunUnavailableError';
+  }
+}
+
+export function defaultOwner(env: Env): string {
+  return `${hostname()}:${process.pid}:${env.random.id('w').slice(-6)}`;
+}
+
+/**
+ * True when `owner` names a process on this machine that no longer exists. Owners are
+ * `host:pid:nonce`; an owner on another host is never presumed dead (its lease must expire).
+ */
+export function ownerIsDead(owner: string): boolean {
+  const [host, pidText] = owner.split(':');
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+export function missionHash(files: MissionFiles): string {
+  const h = createHash('sha256');
+  for (const f of files.files) h.update(f.path).update('\u0000').update(f.text).update('\u0000');
+  return h.digest('hex');
+}
+
+/** Parses and checks a run's mission files; throws MissionInvalidError with rendered diagnostics. */
+export function modelFor(files: MissionFiles): MissionModel {
+  const loaded = loadMissionFromFiles(files.files, dirname(files.entry));
+  const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0 || !loaded.unit?.mission) {
+    const texts = new Map(files.files.map((f) => [f.path, f.text] as const));
+    throw new MissionInvalidError(formatDiagnostics(errors.length > 0 ? errors : loaded.diagnostics, texts));
+  }
+  return new MissionModel(loaded.unit, loaded.unit.mission);
+}
+
+export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
+  const model = modelFor(files);
+  const owner = deps.owner ?? defaultOwner(deps.env);
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const runId = deps.env.random.id('run');
+  const hash = missionHash(files);
+  const now = deps.env.clock.now();
+  const first: NewEvent[] = [{ type: 'run.started', stepPath: '', payload: { mission: model.mission.name.name, missionHash: hash }, recordedAt: now }];
+  const { lease } = await deps.log.createRun(
+    { runId, mission: model.mission.name.name, missionHash: hash, missionFiles: files, options, createdAt: now },
+    owner,
+    ttl,
+    first,
+  );
+  deps.onRunId?.(runId);
+  return execute(runId, model, options, lease, [], deps, null);
+}
+
+export interface ResumeOptions {
+  /** Replay against an edited mission instead of the one the run started with. */
+  missionFiles?: MissionFiles;
+  /** For a paused run: the payload that becomes `response` after the pause. */
+  payload?: unknown;
+  by?: 'cli' | 'studio' | 'timer' | 'webhook' | 'api';
+}
+
+/**
+ * Continues a run: after a crash (its owner's lease expired or was released), or a suspended run
+ * (resuming its pause first, with a compare-and-set: exactly one of racing resumers wins).
+ */
+export async function resumeRun(runId: string, opts: ResumeOptions, deps: EngineDeps): Promise<RunResult> {
+  const run = await deps.log.getRun(runId);
+  if (!run) throw new RunUnavailableError(`no run ${runId} in this log; list runs with \`reqon runs\``, 'not-found');
+  if (run.status === 'completed' || run.status === 'failed') {
+    throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume`, 'finished');
+  }
+  if (run.status === 'suspended') await resumeSuspendedRun(run, opts, deps);
+  return continueRun(runId, opts, deps);
+}
+
+/** Takes over a run that is `running` in the log (its process died or released it) and runs it on. */
+export async function continueRun(
+  runId: string,
+  opts: ResumeOptions,
+  deps: EngineDeps,
+): Promise<RunResult> {
+  const owner = deps.owner ?? defaultOwner(deps.env);
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const before = await deps.log.getRun(runId);
+  if (!before) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
+  let acquired = await deps.log.acquire(runId, owner, deps.env.clock.now(), ttl);
+  if (!('epoch' in acquired) && ownerIsDead(acquired.heldBy)) {
+    // Its process is gone (killed, crashed): no need to wait for the lease to run out.
+    acquired = await deps.log.acquire(runId, owner, deps.env.clock.now(), ttl, { takeOverFrom: acquired.heldBy });
+  }
+  if (!('epoch' in acquired)) {
+    throw new RunUnavailableError(
+      `run ${runId} is owned by ${acquired.heldBy} until ${new Date(acquired.expiresAt).toISOString()}; ` +
+        'it is still running there (or will be taken over when that lease expires)',
+      'owned',
+    );
+  }
+  const run = (await deps.log.getRun(runId))!;
+  if (run.status !== 'running') {
+    await deps.log.release(acquired);
+    throw new RunUnavailableError(
+      run.status === 'suspended'
+        ? `run ${runId} is waiting on ${run.waitingOn}${run.wakeAt ? ` until ${new Date(run.wakeAt).toISOString()}` : ''}`
+        : `run ${runId} has already ${run.status}`,
+      run.status === 'suspended' ? 'waiting' : 'finished',
+    );
+  }
+  deps.onRunId?.(runId);
+  const files = opts.missionFiles ?? run.missionFiles;
+  const model = modelFor(files);
+  const recorded = await deps.log.read(runId);
+  // A pause that was just resumed; a takeover from a process that died holding the lease; or a
+  // run whose previous process gave it up without finishing it.
+  const reason = lastIsPauseResume(recorded) ? 'pause' : before.owner !== null ? 'crash' : 'manual';
+  return execute(runId, model, run.options, acquired, recorded, deps, { reason, owner });
+}
+
+function lastIsPauseResume(events: StoredEvent[]): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const t = events[i]!.type;
+    if (t === 'pause.resumed') return true;
+    if (t !== 'run.resumed') return false;
+  }
+  return false;
+}
+
+/** The compare-and-set that resumes a pause (or wakes a wait): one winner among racing resumers. */
+export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps): Promise<void> {
+  const waitingOn = run.waitingOn ?? '';
+  const by = opts.by ?? 'cli';
+  let event: NewEvent;
+  if (waitingOn.startsWith('pause:')) {
+    const pauseId = waitingOn.slice('pause:'.length);
+    const created = (await deps.log.read(run.runId)).reverse().find((e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
+    if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
+    event = {
+      type: 'pause.resumed',
+      stepPath: created.stepPath,
+      payload: { pauseId, by, ...(opts.payload !== undefined ? { payload: opts.payload } : {}) },
+      recordedAt: deps.env.clock.now(),
+    };
+  } else {
+    event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
+  }
+  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event);
+  if (outcome !== 'resumed') {
+    throw new RunUnavailableError(`run ${run.runId} was already resumed (it no longer waits on ${waitingOn}); nothing was changed`, 'already-resumed');
+  }
+}
+
+async function execute(
+  runId: string,
+  model: MissionModel,
+  options: RunOptions,
+  lease: Lease,
+  recorded: StoredEvent[],
+  deps: EngineDeps,
+  resumed: { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string } | null,
+): Promise<RunResult> {
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const progress = deps.progress ?? (() => {});
+  const journal = new Journal(deps.log, lease, runId, recorded, deps.env.clock);
+  if (resumed) {
+    // Placed where live execution resumes: it rides on the first live commit.
+    journal.pendingMeta({
+      type: 'run.resumed',
+      stepPath: '',
+      payload: { reason: resumed.reason, owner: resumed.owner, replayFromSeq: journal.lastRecordedSeq },
+      recordedAt: deps.env.clock.now(),
+    });
+  }
+  const credentials = loadCredentials(options, deps.env);
+  const http = new HttpRuntime(model, deps.env, {
+    sources: options.sources,
+    credentials,
+    ...(options.authFile ? { credentialsFile: options.authFile } : {}),
+    progress,
+  });
+  const stores = new StoreRuntime(model, deps.log, deps.env, {
+    dataDir: deps.dataDir,
+    authJson: options.authFile ? readJson(options.authFile) : undefined,
+    httpTimeoutMs: 30_000,
+  });
+  const executor = new Executor({
+    runId,
+    model,
+    journal,
+    env: deps.env,
+    crash: new CrashInjector(deps.crash ?? null),
+    stores,
+    http,
+    runEnv: options.env,
+    lastSync: (key) => deps.log.lastCheckpoint(model.mission.name.name, key),
+    inbox: (path) => deps.log.webhookInbox(path),
+    progress,
+    ...(deps.shouldStop ? { shouldStop: deps.shouldStop } : {}),
+  });
+  const heartbeat = setInterval(() => void journal.renewLease(ttl).catch(() => undefined), Math.max(1000, ttl / 3));
+  heartbeat.unref();
+  try {
+    const end = await executor.run();
+    if (end.status === 'suspended') {
+      await journal.settle();
+      return { ...end, runId, tolerated: executor.tolerated };
+    }
+    journal.assertFullyConsumed();
+    if (end.status === 'completed') {
+      journal.emit('run.completed', '', { actionsRun: end.actionsRun });
+    } else {
+      journal.emit('run.failed', '', { error: end.error });
+    }
+    // Telling anyone the run finished is an output: durable.
+    await journal.commit({ durable: true, status: { status: end.status, releaseLease: true } });
+    return { ...end, runId, tolerated: executor.tolerated };
+  } catch (error) {
+    await journal.settle().catch(() => undefined);
+    const current = journal.currentLease;
+    if (current) await deps.log.release(current).catch(() => undefined);
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+function loadCredentials(options: RunOptions, env: Env): CredentialsMap | undefined {
+  if (!options.authFile) return undefined;
+  return loadCredentialsFile(options.authFile, env.vars);
+}
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}

@@ -1,0 +1,88 @@
+/**
+ * `reqon verify`: replay a run against its log with no effects at all — no request leaves, no
+ * store is written, nothing is appended — and report where the mission (the one the run started
+ * with, or an edited one) and the log part ways, if they do.
+ */
+import type { Env, HttpTransport } from '../env/env.js';
+import { Journal, ReplayExhausted } from '../journal/journal.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import type { StoredEvent } from '../log/events.js';
+import type { EventLog, MissionFiles } from '../log/log.js';
+import type { VerifyEntry, VerifyReport } from '../protocol/protocol.js';
+import { HttpRuntime } from '../steps/http-runtime.js';
+import { StoreRuntime } from '../steps/store-runtime.js';
+import { CrashInjector } from './crash-points.js';
+import { Executor } from './executor.js';
+import { modelFor, RunUnavailableError } from './run-mission.js';
+
+const META = new Set(['run.started', 'run.resumed']);
+
+/** A transport that refuses: verify must never reach the network. */
+const NO_NETWORK: HttpTransport = {
+  send: () => Promise.reject(new Error('verify never sends requests')),
+};
+
+export async function verifyRun(
+  log: EventLog,
+  runId: string,
+  opts: { missionFiles?: MissionFiles; env: Env },
+): Promise<VerifyReport> {
+  const run = await log.getRun(runId);
+  if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
+  const files = opts.missionFiles ?? run.missionFiles;
+  const model = modelFor(files);
+  const events = await log.read(runId);
+  const env: Env = { ...opts.env, http: NO_NETWORK };
+  const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true });
+  const executor = new Executor({
+    runId,
+    model,
+    journal,
+    env,
+    crash: new CrashInjector(null),
+    stores: new StoreRuntime(model, null, env, { dataDir: '.', authJson: undefined, httpTimeoutMs: 1 }),
+    http: new HttpRuntime(model, env, { sources: run.options.sources, progress: () => {} }),
+    runEnv: run.options.env,
+    lastSync: async () => undefined,
+    inbox: async () => [],
+    progress: () => {},
+  });
+
+  const original: VerifyEntry[] = events.filter((e) => !META.has(e.type)).map(entryOf);
+  let divergence: VerifyReport['divergence'] = null;
+  try {
+    await executor.run();
+    journal.assertFullyConsumed();
+  } catch (error) {
+    if (error instanceof NondeterminismError) {
+      const index = journal.asked.length;
+      divergence = {
+        index,
+        seq: error.seq ?? 0,
+        stepPath: error.stepPath,
+        recorded: error.recorded,
+        asked: error.asked,
+        explanation: explain(error, opts.missionFiles !== undefined),
+      };
+    } else if (!(error instanceof ReplayExhausted)) {
+      throw error;
+    }
+  }
+  const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
+  return { runId, ok: divergence === null, original, replayed, divergence };
+}
+
+function entryOf(e: StoredEvent): VerifyEntry {
+  const effect = (e.payload as { effectId?: unknown }).effectId;
+  return { seq: e.seq, stepPath: e.stepPath, type: e.type, effectId: typeof effect === 'string' ? effect : null };
+}
+
+function explain(error: NondeterminismError, edited: boolean): string {
+  const where = error.stepPath ? `at step ${error.stepPath}` : 'at the run level';
+  return (
+    `Replay diverged ${where}: the log recorded ${error.recorded}, but the ${edited ? 'edited ' : ''}mission asked for ${error.asked}. ` +
+    (edited
+      ? 'The edit moved or changed a step before the end of what the run had already done; resuming with it would not be safe.'
+      : 'The mission is the one the run started with, so the divergence comes from data read outside the log — please report it.')
+  );
+}

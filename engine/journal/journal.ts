@@ -1,0 +1,237 @@
+/**
+ * The journal: one run's cursor over its own log — replaying, then live.
+ *
+ * On resume the executor re-walks the mission from the top. Every step asks the journal for the
+ * events it would write (`take`): while the log holds them, the journal answers from the log
+ * (recorded responses, recorded `now()` values, recorded store writes); once a step finds nothing
+ * recorded, it runs live and its new events are buffered (`emit`) and committed (`commit`).
+ *
+ * Recorded events are grouped by step path. A step path names one execution of one step
+ * (action visit and attempt, step index, loop iteration, match arm), so the order of events
+ * *within* a path is deterministic even when concurrent branches interleave differently from one
+ * run to the next. Divergence is caught two ways: a step whose path holds a different event type
+ * than it asks for, and — outside concurrent regions — a step that goes live while recorded
+ * events elsewhere are still unconsumed (the original went somewhere the mission no longer goes).
+ *
+ * Invariant: nothing is appended before the replayed prefix is fully consumed in sequential code,
+ * and every commit for this run goes through one promise chain, so the log sees this run's
+ * commits strictly in order (the log's per-lease contract).
+ */
+import type { Clock } from '../env/env.js';
+import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
+import type { CommitEntry, EventLog, Lease, StatusChange } from '../log/log.js';
+import { NondeterminismError } from './nondeterminism-error.js';
+
+/** Events written by the resume machinery rather than by the mission walk: never asked for. */
+const META_TYPES: ReadonlySet<EventType> = new Set<EventType>(['run.started', 'run.resumed']);
+
+/** Thrown in verify mode when the walk reaches the end of the log (the normal end of a verify). */
+export class ReplayExhausted extends Error {
+  constructor(readonly stepPath: string) {
+    super(`replay reached the end of the log at ${stepPath}`);
+    this.name = 'ReplayExhausted';
+  }
+}
+
+interface PathQueue {
+  events: StoredEvent[];
+  next: number;
+}
+
+/** What the mission asked for, in walk order: the "replayed" column of a verify report. */
+export interface AskedEntry {
+  seq: number;
+  stepPath: string;
+  type: EventType;
+  effectId: string | null;
+}
+
+export interface JournalOptions {
+  /** Verify mode: answer only from the log; reaching its end ends the walk. */
+  verifyOnly?: boolean;
+  /** Flush buffered non-durable events once this many are waiting. */
+  flushThreshold?: number;
+}
+
+export class Journal {
+  private readonly queues = new Map<string, PathQueue>();
+  private unconsumed = 0;
+  private pending: CommitEntry[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly flushThreshold: number;
+  /** >0 while concurrent branches run; relaxes the "went live too early" check. */
+  private concurrentDepth = 0;
+  readonly asked: AskedEntry[] = [];
+  readonly lastRecordedSeq: number;
+
+  constructor(
+    private readonly log: EventLog | null,
+    private lease: Lease | null,
+    readonly runId: string,
+    recorded: readonly StoredEvent[],
+    private readonly clock: Clock,
+    private readonly options: JournalOptions = {},
+  ) {
+    this.flushThreshold = options.flushThreshold ?? 512;
+    let last = 0;
+    for (const event of recorded) {
+      last = event.seq;
+      if (META_TYPES.has(event.type)) continue;
+      let queue = this.queues.get(event.stepPath);
+      if (!queue) this.queues.set(event.stepPath, (queue = { events: [], next: 0 }));
+      queue.events.push(event);
+      this.unconsumed++;
+    }
+    this.lastRecordedSeq = last;
+  }
+
+  /** True while recorded events remain that the walk has not consumed yet. */
+  get replaying(): boolean {
+    return this.unconsumed > 0;
+  }
+
+  get currentLease(): Lease | null {
+    return this.lease;
+  }
+
+  enterConcurrent(): void {
+    this.concurrentDepth++;
+  }
+
+  leaveConcurrent(): void {
+    this.concurrentDepth--;
+  }
+
+  /** The next recorded event at `stepPath`, without consuming it. */
+  peek(stepPath: string): StoredEvent | undefined {
+    const queue = this.queues.get(stepPath);
+    return queue && queue.next < queue.events.length ? queue.events[queue.next] : undefined;
+  }
+
+  /**
+   * Consume the next recorded event at `stepPath`, which must be of `type`. Returns undefined when
+   * the path has nothing left: the caller runs live (and must `emit` what it does).
+   */
+  take<T extends EventType>(stepPath: string, type: T): StoredEvent<T> | undefined {
+    const queue = this.queues.get(stepPath);
+    if (queue && queue.next < queue.events.length) {
+      const event = queue.events[queue.next]!;
+      if (event.type !== type) {
+        throw new NondeterminismError(this.runId, stepPath, event.seq, describe(event), `a ${type} event`);
+      }
+      queue.next++;
+      this.unconsumed--;
+      this.asked.push({ seq: event.seq, stepPath, type, effectId: effectIdOf(event.payload) });
+      return event as StoredEvent<T>;
+    }
+    this.goingLive(stepPath, type);
+    return undefined;
+  }
+
+  /** Replay answer or live value: `compute` runs (and is recorded) only when live. */
+  record<T extends EventType>(stepPath: string, type: T, compute: () => EventPayloads[T]): EventPayloads[T] {
+    const recorded = this.take(stepPath, type);
+    if (recorded) return recorded.payload;
+    const payload = compute();
+    this.emit(type, stepPath, payload);
+    return payload;
+  }
+
+  /** Buffer a live event; it reaches the log with the next commit. */
+  emit<T extends EventType>(type: T, stepPath: string, payload: EventPayloads[T]): void {
+    if (this.options.verifyOnly) throw new ReplayExhausted(stepPath);
+    const event: NewEvent = { type, stepPath, payload, recordedAt: this.clock.now() } as NewEvent;
+    this.pending.push({ kind: 'event', event });
+    this.asked.push({ seq: 0, stepPath, type, effectId: effectIdOf(payload) });
+  }
+
+  /** Buffer a resume-machinery event (`run.resumed`): not part of the walk, never asked for. */
+  pendingMeta(event: NewEvent): void {
+    if (!this.options.verifyOnly) this.pending.push({ kind: 'event', event });
+  }
+
+  /** Commit buffered events when enough have accumulated (pure steps ride on this). */
+  async maybeFlush(): Promise<void> {
+    if (this.pending.length >= this.flushThreshold) await this.commit({ durable: false });
+  }
+
+  /**
+   * Commit everything buffered plus `extra` entries, atomically. `durable` waits for the disk:
+   * required before anything leaves the process (output commit).
+   */
+  commit(options: { durable: boolean; extra?: CommitEntry[]; status?: StatusChange }): Promise<StoredEvent[]> {
+    const entries = options.extra ? this.pending.concat(options.extra) : this.pending;
+    this.pending = [];
+    if (this.options.verifyOnly || !this.log || !this.lease) return Promise.resolve([]);
+    if (entries.length === 0 && !options.status) return this.chain.then(() => []);
+    const log = this.log;
+    const next = this.chain.then(() => log.commit(this.lease!, entries, { durable: options.durable, status: options.status }));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Renew the lease through the same chain as commits (the log wants them serialised). */
+  renewLease(ttlMs: number): Promise<void> {
+    if (!this.log || !this.lease) return Promise.resolve();
+    const log = this.log;
+    const next = this.chain.then(async () => {
+      this.lease = await log.renew(this.lease!, this.clock.now(), ttlMs);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Wait for every queued commit. */
+  async settle(): Promise<void> {
+    await this.chain;
+  }
+
+  /** After the walk: recorded events nobody asked for mean the mission no longer reaches them. */
+  assertFullyConsumed(): void {
+    if (this.unconsumed === 0) return;
+    const first = this.firstUnconsumed();
+    if (!first) return;
+    throw new NondeterminismError(
+      this.runId,
+      first.stepPath,
+      first.seq,
+      describe(first),
+      'nothing (the mission finished without reaching it)',
+    );
+  }
+
+  private goingLive(stepPath: string, type: EventType): void {
+    if (this.options.verifyOnly) throw new ReplayExhausted(stepPath);
+    if (this.unconsumed > 0 && this.concurrentDepth === 0) {
+      const first = this.firstUnconsumed();
+      if (first) {
+        throw new NondeterminismError(this.runId, stepPath, first.seq, `${describe(first)} next`, `a ${type} event at ${stepPath}`);
+      }
+    }
+  }
+
+  private firstUnconsumed(): StoredEvent | undefined {
+    let first: StoredEvent | undefined;
+    for (const queue of this.queues.values()) {
+      const candidate = queue.events[queue.next];
+      if (candidate && (!first || candidate.seq < first.seq)) first = candidate;
+    }
+    return first;
+  }
+}
+
+function describe(event: StoredEvent): string {
+  const payload = event.payload as unknown as Record<string, unknown>;
+  const detail =
+    typeof payload?.stepType === 'string'
+      ? ` (${payload.stepType})`
+      : typeof payload?.effectId === 'string'
+        ? ` (effect ${payload.effectId})`
+        : '';
+  return `a ${event.type} event${detail} at ${event.stepPath || '(run)'}`;
+}
+
+function effectIdOf(payload: unknown): string | null {
+  const value = (payload as Record<string, unknown> | null)?.effectId;
+  return typeof value === 'string' ? value : null;
+}

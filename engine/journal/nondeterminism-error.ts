@@ -1,0 +1,25 @@
+/**
+ * Raised when replay asks for something the log does not hold at that position: the mission was
+ * edited (or its data source changed) in a way that moves a step or an effect. The run is left
+ * exactly as it was — nothing is appended after the divergence is found.
+ */
+export class NondeterminismError extends Error {
+  readonly code = 'NONDETERMINISM';
+
+  constructor(
+    readonly runId: string,
+    readonly stepPath: string,
+    readonly seq: number | null,
+    readonly recorded: string,
+    readonly asked: string,
+  ) {
+    super(
+      `Non-determinism in run ${runId} at step ${stepPath || '(run)'}` +
+        (seq === null ? '' : ` (seq ${seq})`) +
+        `: the log recorded ${recorded}, but the mission asked for ${asked}. ` +
+        'The mission no longer matches the run it started. Resume with the original mission ' +
+        '(omit --mission), or run `reqon verify RUN_ID --mission FILE` to see where they part.',
+    );
+    this.name = 'NondeterminismError';
+  }
+}

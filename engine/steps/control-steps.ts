@@ -1,0 +1,127 @@
+/**
+ * Pure and control-flow steps: `let`, `map`, `apply`, `validate`, `match` (§C.3–§C.5, §C.7, §C.8).
+ * They compute from recorded inputs only, so on replay they simply run again; what they produce
+ * for the inspector (`response`, a binding) travels in `step.completed`.
+ */
+import type { ApplyStep, Directive, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
+import { evaluate } from '../eval/evaluate.js';
+import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
+import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
+import { isTruthy } from '../eval/values.js';
+import { armPath, fallbackPath } from '../executor/step-path.js';
+import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
+import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import { queueValue } from './store-step.js';
+
+/** What a step reports in its `step.completed` event. */
+export interface StepOutcome {
+  response?: unknown;
+  bind?: { name: string; value: unknown };
+}
+
+export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
+  const value = evaluate(step.value, evalContext(rt, frame, path));
+  frame.scope.set(step.name.name, value);
+  return { bind: { name: step.name.name, value } };
+}
+
+export function runMap(step: MapStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
+  const ctx = evalContext(rt, frame, path);
+  const source = evaluate(step.source, ctx);
+  frame.response = evaluateFieldMap(step.fields, { ...ctx, current: source });
+  return { response: frame.response };
+}
+
+export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
+  const transform = rt.model.transforms.get(step.transform.name);
+  if (!transform) throw new StepError('unknown-transform', `transform \`${step.transform.name}\` is not declared in this mission`);
+  const ctx = evalContext(rt, frame, path);
+  const value = evaluate(step.target, ctx);
+  const result = applyTransform(transform, value, ctx, rt.model.schemas, (message) => rt.progress(`warning: ${message}`));
+  if (step.as) {
+    frame.scope.set(step.as.name, result);
+    return { bind: { name: step.as.name, value: result } };
+  }
+  frame.response = result;
+  return { response: result };
+}
+
+export async function runValidate(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): Promise<StepOutcome> {
+  const ctx = evalContext(rt, frame, path);
+  const target = evaluate(step.target, ctx);
+  for (const constraint of step.constraints) {
+    if (isTruthy(evaluate(constraint.condition, { ...ctx, current: target }))) continue;
+    if (step.fallback) {
+      await rt.runSteps(step.fallback, fallbackPath(path), frame);
+      return {};
+    }
+    throw new StepError(
+      'validation-failed',
+      `Validation failed: \`${rt.model.text(file, constraint.condition.span)}\` (line ${rt.model.line(file, constraint.span.start)}) is false`,
+    );
+  }
+  return {};
+}
+
+export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const ctx = evalContext(rt, frame, path);
+  const subject = evaluate(step.subject, ctx);
+  for (let i = 0; i < step.arms.length; i++) {
+    const arm = step.arms[i]!;
+    if (!armMatches(arm, subject, frame, rt)) continue;
+    if (arm.guard && !isTruthy(evaluate(arm.guard, { ...ctx, current: subject }))) continue;
+    if (arm.body.kind === 'Steps') {
+      await rt.runSteps(arm.body.steps, armPath(path, i), frame);
+      return {};
+    }
+    await directive(arm.body.directive, subject, armPath(path, i), frame, rt);
+    return {};
+  }
+  // V2: a match of status arms only lets every other status through.
+  if (step.arms.every((arm) => arm.pattern.kind === 'StatusPattern')) return {};
+  throw new StepError('no-match', `No matching arm in \`match\` for ${describeForMatch(subject)}`);
+}
+
+function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRuntime): boolean {
+  const pattern = arm.pattern;
+  switch (pattern.kind) {
+    case 'Wildcard':
+      return true;
+    case 'StatusPattern':
+      return frame.lastStatus === pattern.status;
+    case 'SchemaPattern': {
+      const schema = rt.model.schemas.get(pattern.schema.name);
+      return schema !== undefined && matchesSchema(subject, schema, rt.model.schemas);
+    }
+    case 'SchemaArrayPattern': {
+      const schema = rt.model.schemas.get(pattern.schema.name);
+      return schema !== undefined && matchesSchemaArray(subject, schema, rt.model.schemas);
+    }
+  }
+}
+
+async function directive(d: Directive, subject: unknown, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
+  switch (d.kind) {
+    case 'Continue':
+      return;
+    case 'Skip':
+      throw new SkipSignal('skipped');
+    case 'Abort':
+      throw new StepError('aborted', d.message?.value ?? 'Execution aborted');
+    case 'Retry':
+      throw new RetrySignal(d.config);
+    case 'Queue':
+      if (d.store) await queueValue(d.store.name, subject, path, frame, rt);
+      else rt.progress(`queue without a target: the matched value was discarded (${path})`);
+      throw new SkipSignal('queued');
+    case 'Jump':
+      throw new JumpSignal(d.action.name, d.then);
+  }
+}
+
+function describeForMatch(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'object') return `an object with fields ${Object.keys(value).slice(0, 6).join(', ') || '(none)'}`;
+  return `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
+}

@@ -1,0 +1,257 @@
+/**
+ * HTTP steps: `get/post/put/patch/delete` and `call Source.op` (§C.1), journaled attempt by
+ * attempt and page by page.
+ *
+ * Each page is one effect (`effectId(run, step, 'http', page)`), whose id is also the
+ * Idempotency-Key of mutating requests. Every attempt is `http.request` (intent) then
+ * `http.response` or `http.error` with the verdict (retry, success, allowed, fail). For
+ * POST/PUT/PATCH/DELETE the intent is committed durably before the request leaves the process;
+ * for GET it rides on the next commit (a lost read is simply read again). On replay the recorded
+ * attempts answer; a page whose last recorded attempt had no outcome, or was to be retried, goes
+ * on live with the same key.
+ */
+import type { CallStep, FetchStep, FetchOptions } from '../lang/ast.js';
+import { evaluate } from '../eval/evaluate.js';
+import { interpolatePath } from '../eval/path-template.js';
+import { Scope } from '../eval/scope.js';
+import { isTruthy } from '../eval/values.js';
+import type { StoredEvent } from '../log/events.js';
+import { effectId } from '../executor/effect-id.js';
+import { executeRequest, type RequestSpec } from './http/client.js';
+import { resolveOperation } from './http/openapi.js';
+import { paginate, type PaginationPlan } from './http/pagination.js';
+import type { QueryParams } from './http/request-builder.js';
+import { FetchError } from './http/retry-policy.js';
+import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from './http/since.js';
+import { StepError } from './signals.js';
+import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
+import type { StepOutcome } from './control-steps.js';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+interface PageAnswer {
+  status: number;
+  body: unknown;
+}
+
+export async function runFetch(step: FetchStep | CallStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const options = step.options;
+  const sourceName = step.kind === 'Call' ? step.source.name : (options.source?.name ?? rt.model.defaultSource?.name.name);
+  if (!sourceName) throw new StepError('no-source', 'No sources defined in this mission: declare one with `source Name { auth: none, base: "https://…" }`');
+  const source = rt.http.source(sourceName);
+  const ctx = evalContext(rt, frame, path);
+
+  let method: string;
+  let requestPath: string;
+  let operationId: string | undefined;
+  if (step.kind === 'Call') {
+    const operation = resolveOperation(rt.http.spec(source), step.operation.name);
+    method = operation.method;
+    operationId = operation.operationId;
+    requestPath = interpolatePath(operation.pathTemplate, frame.scope, step.operation.span);
+  } else {
+    method = step.method;
+    requestPath =
+      step.path.kind === 'String' ? interpolatePath(step.path.value, frame.scope, step.path.span) : String(evaluate(step.path, ctx));
+  }
+  const body = options.body ? evaluate(options.body, ctx) : undefined;
+
+  // Source headers are evaluated in the mission's root scope, once per request.
+  const rootCtx = { scope: new Scope(), response: undefined, inputs: journaledInputs(rt, path) };
+  const sourceHeaders: Record<string, string> = {};
+  for (const h of source.headers) sourceHeaders[h.name.value] = String(evaluate(h.value, rootCtx) ?? '');
+
+  const since = await sinceParts(options, sourceName, requestPath, operationId, path, frame, rt);
+  const base = rt.http.base(source);
+  const mutating = MUTATING.has(method);
+
+  const fetchPage = async (pageQuery: QueryParams, index: number): Promise<PageAnswer> => {
+    const id = effectId(rt.runId, path, 'http', index);
+    const spec: RequestSpec = {
+      source: sourceName,
+      method,
+      base,
+      path: requestPath,
+      sinceQuery: since?.query,
+      pageQuery,
+      sourceHeaders,
+      sinceHeaders: since?.headers,
+      body,
+      ...(mutating ? { idempotencyKey: id } : {}),
+      allow: options.allow?.statuses,
+      retry: options.retry,
+      sourceTimeout: source.timeout,
+      rateLimit: source.rateLimit,
+      circuitBreaker: source.circuitBreaker,
+    };
+    return answerPage(spec, id, path, mutating, rt);
+  };
+
+  let status = 0;
+  let pages = 1;
+  let truncated = false;
+  let value: unknown;
+  if (options.paginate) {
+    const p = options.paginate;
+    const plan: PaginationPlan = {
+      strategy: p.strategy,
+      param: p.param.name,
+      pageSize: p.pageSize,
+      ...(p.cursorPath ? { cursorPath: p.cursorPath.value } : {}),
+      ...(p.sizeParam ? { sizeParam: p.sizeParam.name } : {}),
+      ...(options.itemsPath ? { itemsPath: options.itemsPath.value } : {}),
+      ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
+      ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
+    };
+    const until = options.until;
+    const result = await paginate(plan, {
+      fetchPage: async (query, index) => {
+        const answer = await fetchPage(query, index);
+        status = answer.status;
+        return answer.body;
+      },
+      ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
+      onPage: (page) => {
+        if (!options.backfill) return;
+        rt.journal.record(path, 'page.completed', () => ({
+          effectId: effectId(rt.runId, path, 'http', page.index),
+          page: page.index + 1,
+          ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+          records: page.items.length,
+          done: page.done,
+        }));
+      },
+    });
+    pages = result.pages;
+    truncated = result.truncated;
+    value = result.items;
+    rt.progress(`${path}: ${result.pages} page(s), ${result.items.length} record(s)${result.truncated ? ' (truncated)' : ''}`);
+  } else {
+    const answer = await fetchPage([], 0);
+    status = answer.status;
+    value = answer.body;
+  }
+
+  frame.response = value;
+  frame.lastStatus = status;
+  const firstEffect = effectId(rt.runId, path, 'http', 0);
+  rt.journal.record(path, 'fetch.completed', () => ({
+    effectId: firstEffect,
+    pages,
+    ...(Array.isArray(value) ? { items: value.length } : {}),
+    ...(truncated ? { truncated } : {}),
+    status,
+    ...(options.paginate ? {} : { value }),
+  }));
+  if (since && !truncated && status >= 200 && status < 300) {
+    const syncedAt = (since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined) ?? since.startedAt;
+    frame.checkpoints.push({ key: since.key, syncedAt });
+  }
+  return {};
+}
+
+/** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
+async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime): Promise<PageAnswer> {
+  let attempts = 0;
+  for (;;) {
+    const next = rt.journal.peek(path);
+    if (next?.type !== 'http.request' || (next as StoredEvent<'http.request'>).payload.effectId !== id) break;
+    rt.journal.take(path, 'http.request');
+    attempts++;
+    const outcome = rt.journal.peek(path);
+    if (outcome?.type === 'http.response' && (outcome as StoredEvent<'http.response'>).payload.effectId === id) {
+      const { payload } = rt.journal.take(path, 'http.response')!;
+      if (payload.verdict === 'success' || payload.verdict === 'allowed') {
+        return { status: payload.response.status, body: payload.response.body };
+      }
+      if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
+    } else if (outcome?.type === 'http.error' && (outcome as StoredEvent<'http.error'>).payload.effectId === id) {
+      const { payload } = rt.journal.take(path, 'http.error')!;
+      if (payload.verdict === 'fail') throw replayedFailure(spec, payload.error.message, attempts);
+    }
+    // No outcome (the process died in flight) or a retry was due: carry on live with the same key.
+  }
+
+  const base = attempts;
+  const result = await executeRequest(
+    spec,
+    { env: rt.env, auth: rt.http.auth(rt.http.source(spec.source)), limiter: rt.http.limiter, breaker: rt.http.breaker, redactor: rt.http.redactor },
+    {
+      beforeAttempt: async ({ attempt, request }) => {
+        rt.journal.emit('http.request', path, {
+          effectId: id,
+          attempt: base + attempt,
+          request,
+          ...(spec.idempotencyKey ? { idempotencyKey: spec.idempotencyKey } : {}),
+        });
+        if (mutating) await rt.journal.commit({ durable: true });
+        rt.crash.reach('before-effect', id, true);
+      },
+      afterAttempt: ({ attempt, response, error, verdict, retryInMs, durationMs }) => {
+        rt.crash.reach('after-effect', id, true);
+        const retry = retryInMs === undefined ? {} : { retryInMs };
+        if (response) {
+          rt.journal.emit('http.response', path, { effectId: id, attempt: base + attempt, response, durationMs, verdict, ...retry });
+        } else {
+          rt.journal.emit('http.error', path, {
+            effectId: id,
+            attempt: base + attempt,
+            error: error ?? { code: 'error', message: 'request failed' },
+            durationMs,
+            verdict,
+            ...retry,
+          });
+        }
+      },
+    },
+  ).catch((error: unknown) => {
+    throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
+  });
+  return { status: result.status, body: result.body };
+}
+
+function replayedFailure(spec: RequestSpec, reason: string, attempts: number): StepError {
+  return new StepError('fetch-failed', `${spec.method} ${spec.base}${spec.path} failed with ${reason} after ${attempts} attempt(s)`);
+}
+
+interface SinceParts {
+  key: string;
+  query: QueryParams;
+  headers: Record<string, string>;
+  startedAt: number;
+  updateFrom?: string;
+}
+
+/** `since: lastSync(…) {…}` or `since: expr` (§C.1.6): the request parts and the checkpoint key. */
+async function sinceParts(
+  options: FetchOptions,
+  source: string,
+  requestPath: string,
+  operationId: string | undefined,
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+): Promise<SinceParts | undefined> {
+  const since = options.since;
+  if (!since) return undefined;
+  const startedAt = journaledInputs(rt, path).now();
+  if (since.kind === 'SinceExpr') {
+    const value = sinceExprValue(evaluate(since.value, evalContext(rt, frame, path)));
+    return { key: checkpointKey({ source, operationId, path: requestPath }), ...sincePlacement({}, value), startedAt };
+  }
+  const key = checkpointKey({ explicitKey: since.key?.value, source, operationId, path: requestPath });
+  let last: number;
+  const recorded = rt.journal.take(path, 'value.recorded');
+  if (recorded) last = recorded.payload.value as number;
+  else {
+    last = (await rt.lastSync(key)) ?? 0;
+    rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
+  }
+  const formatted = formatLastSync(last, since.format ?? 'iso');
+  return {
+    key,
+    ...sincePlacement({ ...(since.param ? { param: since.param } : {}), ...(since.header ? { header: since.header } : {}) }, formatted),
+    startedAt,
+    ...(since.updateFrom ? { updateFrom: since.updateFrom } : {}),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * `for x in coll where … concurrency N onError … { … }` (§C.2, V2 semantics).
+ *
+ * The collection is recorded input: a memory store is run-local state (replayed), any other
+ * store's contents are read once and recorded, and an expression evaluates over recorded values.
+ * Each iteration's steps have the path `<for>[<index>]/…`, so concurrent iterations replay
+ * independently of how they interleaved. `skip` (and `queue`) end the current iteration only.
+ */
+import type { ForStep } from '../lang/ast.js';
+import { evaluate } from '../eval/evaluate.js';
+import { isTruthy } from '../eval/values.js';
+import { iterationPath } from '../executor/step-path.js';
+import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
+import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import type { StepOutcome } from './control-steps.js';
+import { queueValue } from './store-step.js';
+
+export async function runFor(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const items = await collection(step, path, frame, rt);
+  const ctx = evalContext(rt, frame, path);
+  const selected: { item: unknown; index: number }[] = [];
+  items.forEach((item, index) => {
+    if (!step.where || isTruthy(evaluate(step.where, { ...ctx, current: item }))) selected.push({ item, index });
+  });
+
+  const runOne = async ({ item, index }: { item: unknown; index: number }): Promise<void> => {
+    const iterPath = iterationPath(path, index);
+    const child = frame.child();
+    child.scope.set(step.variable.name, item);
+    rt.journal.record(iterPath, 'loop.iteration', () => ({ index, key: iterationKey(item, index) }));
+    try {
+      await rt.runSteps(step.body, iterPath, child);
+    } catch (error) {
+      if (error instanceof SkipSignal) return;
+      if (isFlowSignal(error) || isEngineError(error)) throw error;
+      const mode = step.onError?.mode ?? 'continue';
+      if (mode === 'abort') throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message });
+      rt.progress(`iteration ${index} of ${path} failed and was skipped: ${message}`);
+      if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);
+    }
+  };
+
+  const concurrency = step.concurrency ?? 1;
+  if (concurrency <= 1) {
+    for (const entry of selected) await runOne(entry);
+  } else {
+    rt.journal.enterConcurrent();
+    try {
+      await runPool(selected, concurrency, runOne);
+    } finally {
+      rt.journal.leaveConcurrent();
+    }
+  }
+  return {};
+}
+
+async function collection(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<unknown[]> {
+  const expr = step.collection;
+  if (expr.kind === 'Ref' && expr.parts.length === 1 && rt.model.stores.has(expr.parts[0]!)) {
+    const store = expr.parts[0]!;
+    if (rt.stores.kind(store) === 'memory') return rt.stores.memoryList(store).map((r) => r.record);
+    const records = rt.journal.take(path, 'value.recorded');
+    if (records) return records.payload.value as unknown[];
+    const value = (await rt.stores.readAll(store)).map((r) => r.record);
+    rt.journal.emit('value.recorded', path, { source: 'store-read', value });
+    return value;
+  }
+  if (expr.kind === 'Ref' && expr.parts.length === 1 && expr.parts[0] !== 'response' && !frame.scope.has(expr.parts[0]!)) {
+    // §C.2: a bare identifier names a variable (not a field of `response`); an unset one loops zero times.
+    rt.progress(`\`for\` at ${path}: \`${expr.parts[0]}\` is not a variable or a store, so the loop runs zero times`);
+    return [];
+  }
+  const value = evaluate(expr, evalContext(rt, frame, path));
+  if (!Array.isArray(value)) {
+    throw new StepError('not-an-array', `For loop collection must be an array, but \`${rt.model.text(actionFile(rt, frame), expr.span)}\` is ${value === null ? 'null' : typeof value}`);
+  }
+  return value;
+}
+
+function actionFile(rt: StepRuntime, frame: Frame): string {
+  return rt.model.actions.get(frame.action)?.file ?? rt.model.unit.root.file;
+}
+
+function iterationKey(item: unknown, index: number): string {
+  const id = (item as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : String(index);
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; the first rejection wins after all settle. */
+async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      try {
+        await fn(item);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== undefined) throw failure;
+}

@@ -1,0 +1,95 @@
+/**
+ * Per-run HTTP state: one auth session, rate limiter and circuit breaker per source (they live
+ * for the process, not in the log: they shape timing, never results), the effective base URL of
+ * each source (`--source NAME=URL` wins), loaded OpenAPI documents, and the redactor that keeps
+ * every secret of the run out of the log.
+ */
+import { resolve } from 'node:path';
+import type { Env } from '../env/env.js';
+import type { SourceDecl } from '../lang/ast.js';
+import { AuthSession } from './http/auth.js';
+import { CircuitBreaker } from './http/circuit-breaker.js';
+import { resolveCredentials, type CredentialsMap } from './http/credentials.js';
+import { loadOpenApi, type OpenApiSpec } from './http/openapi.js';
+import { RateLimiter } from './http/rate-limiter.js';
+import { createRedactor, type Redactor } from './http/redact.js';
+import type { MissionModel } from './mission-model.js';
+import { StepError } from './signals.js';
+
+export interface HttpRuntimeOptions {
+  /** `--source NAME=URL` overrides. */
+  sources: Record<string, string>;
+  credentials?: CredentialsMap;
+  credentialsFile?: string;
+  progress: (line: string) => void;
+}
+
+export class HttpRuntime {
+  readonly limiter: RateLimiter;
+  readonly breaker: CircuitBreaker;
+  readonly redactor: Redactor;
+  private readonly sessions = new Map<string, AuthSession>();
+  private readonly specs = new Map<string, OpenApiSpec>();
+
+  constructor(
+    private readonly model: MissionModel,
+    private readonly env: Env,
+    private readonly options: HttpRuntimeOptions,
+  ) {
+    this.limiter = new RateLimiter(env.clock);
+    this.breaker = new CircuitBreaker(env.clock);
+    this.redactor = createRedactor(() => [...this.sessions.values()].flatMap((s) => s.secrets()));
+  }
+
+  source(name: string): SourceDecl {
+    const source = this.model.sources.get(name);
+    if (!source) throw new StepError('unknown-source', `source \`${name}\` is not declared in this mission`);
+    return source;
+  }
+
+  auth(source: SourceDecl): AuthSession {
+    const name = source.name.name;
+    let session = this.sessions.get(name);
+    if (session) return session;
+    const declared = source.auth?.kind ?? 'none';
+    const credentials = resolveCredentials({
+      source: name,
+      declared,
+      file: this.options.credentials,
+      fileName: this.options.credentialsFile,
+      vars: this.env.vars,
+      required: false,
+    });
+    if (!credentials && declared !== 'none') {
+      this.options.progress(`warning: source "${name}" declares auth: ${declared} but no credentials were found; requests go out without them`);
+    }
+    session = new AuthSession(name, credentials);
+    this.sessions.set(name, session);
+    return session;
+  }
+
+  spec(source: SourceDecl): OpenApiSpec {
+    const name = source.name.name;
+    let spec = this.specs.get(name);
+    if (spec) return spec;
+    if (!source.spec) throw new StepError('no-spec', `source \`${name}\` has no OpenAPI spec (declare it with \`source ${name} from "spec.yaml"\`)`);
+    const missionFile = resolve(this.model.unit.dir, 'mission.vague');
+    spec = loadOpenApi(source.spec.value, missionFile);
+    this.specs.set(name, spec);
+    return spec;
+  }
+
+  /** The base URL requests to `source` go to. */
+  base(source: SourceDecl): string {
+    const name = source.name.name;
+    const override = this.options.sources[name];
+    if (override) return override;
+    if (source.base) return source.base.value;
+    if (source.spec) {
+      const fromSpec = this.spec(source).baseUrl;
+      if (fromSpec) return fromSpec;
+    }
+    throw new StepError('no-base', `source \`${name}\` has no base URL: add \`base: "https://…"\` or pass --source ${name}=URL`);
+  }
+
+}

@@ -1,0 +1,60 @@
+/**
+ * The mission as the runtime uses it: declarations indexed by name, and source positions
+ * resolvable to lines (for `step.started` events and error messages). Built once per run from a
+ * checked MissionUnit; read-only afterwards.
+ */
+import type {
+  ActionDecl,
+  MissionDecl,
+  SchemaDecl,
+  SourceDecl,
+  Span,
+  StoreDecl,
+  TransformDecl,
+} from '../lang/ast.js';
+import { LineIndex } from '../lang/line-index.js';
+import type { MissionUnit } from '../lang/mission-unit.js';
+
+export class MissionModel {
+  readonly sources = new Map<string, SourceDecl>();
+  readonly stores = new Map<string, StoreDecl>();
+  readonly schemas = new Map<string, SchemaDecl>();
+  readonly transforms = new Map<string, TransformDecl>();
+  readonly actions = new Map<string, ActionDecl>();
+  private readonly texts = new Map<string, string>();
+  private readonly lineIndexes = new Map<string, LineIndex>();
+
+  constructor(
+    readonly unit: MissionUnit,
+    readonly mission: MissionDecl,
+  ) {
+    for (const s of mission.sources) this.sources.set(s.name.name, s);
+    for (const s of mission.stores) this.stores.set(s.name.name, s);
+    for (const s of mission.schemas) this.schemas.set(s.name.name, s);
+    for (const t of mission.transforms) this.transforms.set(t.name.name, t);
+    for (const a of mission.actions) this.actions.set(a.name.name, a);
+    for (const f of unit.files) this.texts.set(f.path, f.text);
+  }
+
+  /** The source declared first: the default for fetches without `source:` (§C.1.1). */
+  get defaultSource(): SourceDecl | undefined {
+    return this.mission.sources[0];
+  }
+
+  get pipeline() {
+    return this.mission.pipelines[this.mission.pipelines.length - 1];
+  }
+
+  text(file: string, span: Span): string {
+    return (this.texts.get(file) ?? '').slice(span.start, span.end);
+  }
+
+  line(file: string, offset: number): number {
+    let index = this.lineIndexes.get(file);
+    if (!index) {
+      index = new LineIndex(this.texts.get(file) ?? '');
+      this.lineIndexes.set(file, index);
+    }
+    return index.position(offset).line;
+  }
+}

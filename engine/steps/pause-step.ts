@@ -1,0 +1,58 @@
+/**
+ * `pause { duration, resumeOn: timeout | webhook "/path" }` (§C.10), durable.
+ *
+ * Live: the due instant (recorded `now` + duration) goes into a durable `pause.created`, then the
+ * run commits its suspension (status `suspended`, `wakeAt`, `waitingOn: pause:<id>`) and the
+ * process may exit. Whoever resumes it — the worker when the timer is due, a webhook, the CLI, the
+ * studio — appends `pause.resumed` with a compare-and-set on that `waitingOn` (exactly one wins),
+ * and the run replays up to here and carries on with the resume payload as `response`.
+ * No process holds a timer: a 30-day pause is a row in the database, not a `setTimeout`.
+ */
+import type { PauseStep } from '../lang/ast.js';
+import { effectId } from '../executor/effect-id.js';
+import { SuspendSignal } from './signals.js';
+import type { Frame, StepRuntime } from './step-runtime.js';
+import type { StepOutcome } from './control-steps.js';
+
+export function pauseWaitingOn(pauseId: string): string {
+  return `pause:${pauseId}`;
+}
+
+export async function runPause(step: PauseStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const pauseId = effectId(rt.runId, path, 'pause', 0);
+  const now = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
+  const byTimer = step.resumeOn.length === 0 || step.resumeOn.some((t) => t.kind === 'timeout');
+  const webhook = step.resumeOn.find((t) => t.kind === 'webhook');
+  const dueAt = byTimer ? now + (step.duration?.ms ?? 0) : undefined;
+
+  if (!rt.journal.take(path, 'pause.created')) {
+    rt.journal.emit('pause.created', path, {
+      pauseId,
+      ...(dueAt === undefined ? {} : { dueAt }),
+      ...(webhook?.kind === 'webhook' ? { webhookPath: webhook.path.value } : {}),
+    });
+    await rt.journal.commit({ durable: true });
+  }
+  rt.crash.reach('before-wait', pauseId, !rt.journal.replaying);
+
+  const suspendedBefore = rt.journal.peek(path)?.type === 'run.suspended' ? rt.journal.take(path, 'run.suspended') : undefined;
+  const resumed = rt.journal.peek(path)?.type === 'pause.resumed' ? rt.journal.take(path, 'pause.resumed') : undefined;
+  if (resumed) {
+    if (resumed.payload.payload !== undefined) frame.response = resumed.payload.payload;
+    return { response: frame.response };
+  }
+  const waitingOn = pauseWaitingOn(pauseId);
+  if (!suspendedBefore) {
+    rt.journal.emit('run.suspended', path, { reason: byTimer ? 'timer' : 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
+    await rt.journal.commit({
+      durable: true,
+      status: { status: 'suspended', wakeAt: dueAt ?? null, waitingOn, releaseLease: true },
+    });
+  }
+  rt.progress(
+    `paused at ${path}: ` +
+      (dueAt !== undefined ? `wakes at ${new Date(dueAt).toISOString()}` : 'waiting') +
+      (webhook?.kind === 'webhook' ? ` or on webhook ${webhook.path.value}` : ''),
+  );
+  throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null);
+}

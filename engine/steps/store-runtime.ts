@@ -1,0 +1,89 @@
+/**
+ * The run's stores. `memory` stores are run-local state, rebuilt on replay from the run's own
+ * `store.write` events (insertion order kept, as `for x in store` iterates it); `sql`/`nosql`
+ * stores are tables in the log's database, written inside the log's commit; `file` and
+ * `postgrest` stores are external adapters, opened lazily, written idempotently by key.
+ */
+import type { Env } from '../env/env.js';
+import type { StoreType } from '../lang/ast.js';
+import type { EventLog } from '../log/log.js';
+import { openFileStore } from '../stores/file-store.js';
+import { openPostgrestStore, resolvePostgrestConfig } from '../stores/postgrest-store.js';
+import type { ExternalStore, StoredRecord } from '../stores/store-adapter.js';
+import type { MissionModel } from './mission-model.js';
+import { StepError } from './signals.js';
+
+export interface StoreRuntimeOptions {
+  dataDir: string;
+  /** The parsed `--auth` file (postgrest endpoints live under its "stores" key). */
+  authJson: unknown;
+  httpTimeoutMs: number;
+}
+
+export class StoreRuntime {
+  private readonly memory = new Map<string, Map<string, Record<string, unknown>>>();
+  private readonly external = new Map<string, ExternalStore>();
+
+  constructor(
+    private readonly model: MissionModel,
+    private readonly log: EventLog | null,
+    private readonly env: Env,
+    private readonly options: StoreRuntimeOptions,
+  ) {}
+
+  kind(store: string): StoreType {
+    const decl = this.model.stores.get(store);
+    if (!decl) throw new StepError('unknown-store', `store \`${store}\` is not declared in this mission`);
+    return decl.type.kind;
+  }
+
+  target(store: string): string {
+    return this.model.stores.get(store)!.target.value;
+  }
+
+  memoryGet(store: string, key: string): Record<string, unknown> | undefined {
+    return this.memory.get(store)?.get(key);
+  }
+
+  memorySet(store: string, key: string, record: Record<string, unknown>): void {
+    let records = this.memory.get(store);
+    if (!records) this.memory.set(store, (records = new Map()));
+    records.set(key, record);
+  }
+
+  memoryList(store: string): StoredRecord[] {
+    return [...(this.memory.get(store) ?? new Map<string, Record<string, unknown>>()).entries()].map(([key, record]) => ({
+      key,
+      record,
+    }));
+  }
+
+  externalStore(store: string): ExternalStore {
+    let adapter = this.external.get(store);
+    if (adapter) return adapter;
+    const kind = this.kind(store);
+    const target = this.target(store);
+    if (kind === 'file') adapter = openFileStore(this.options.dataDir, target);
+    else if (kind === 'postgrest') {
+      const config = resolvePostgrestConfig(store, target, this.options.authJson, this.env.vars);
+      adapter = openPostgrestStore(config, this.env.http, this.options.httpTimeoutMs);
+    } else throw new Error(`store \`${store}\` (${kind}) is not an external store`);
+    this.external.set(store, adapter);
+    return adapter;
+  }
+
+  /** Every record of a store as it is now (the caller records this read for replay). */
+  async readAll(store: string): Promise<StoredRecord[]> {
+    const kind = this.kind(store);
+    switch (kind) {
+      case 'memory':
+        return this.memoryList(store);
+      case 'sql':
+      case 'nosql':
+        return this.log ? this.log.readTable(kind, this.target(store)) : [];
+      case 'file':
+      case 'postgrest':
+        return this.externalStore(store).list();
+    }
+  }
+}

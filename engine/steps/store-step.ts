@@ -1,0 +1,168 @@
+/**
+ * Store writes (§C.6) with their guarantees:
+ * - memory, sql, nosql: the record and its `store.write` event commit in ONE log transaction,
+ *   together with the sync checkpoints the records cover → exactly once.
+ * - file, postgrest: a durable `store.intent` first, then the idempotent write, then the
+ *   `store.write` events; a crash in between re-applies the same keyed write on replay.
+ * Keys never depend on time or randomness (stores/keys.ts), so a replay writes the same keys.
+ */
+import type { StoreStep } from '../lang/ast.js';
+import { evaluate } from '../eval/evaluate.js';
+import type { CommitEntry } from '../log/log.js';
+import type { StoredEvent } from '../log/events.js';
+import { effectId } from '../executor/effect-id.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { assertRecord, storeKey } from '../stores/keys.js';
+import { prepareRecord, resolveStoredRecord } from '../stores/merge.js';
+import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import type { StepOutcome } from './control-steps.js';
+
+export interface PlannedWrite {
+  effectId: string;
+  key: string;
+  record: Record<string, unknown>;
+  op: 'set' | 'upsert';
+}
+
+export async function runStore(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const ctx = evalContext(rt, frame, path);
+  const value = evaluate(step.source, ctx);
+  const items = Array.isArray(value) ? value : [value];
+  const writes = items.map((item, index): PlannedWrite => {
+    assertRecord(item, `record #${index} of the store step at ${path}`);
+    const id = effectId(rt.runId, path, 'store', index);
+    const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
+    return {
+      effectId: id,
+      key: storeKey(item, index, id, keyValue),
+      record: prepareRecord(item, step.partial),
+      op: step.upsert ? 'upsert' : 'set',
+    };
+  });
+  await writeRecords(step.store.name, writes, path, frame, rt);
+  return {};
+}
+
+/** `queue S` / `onError queue S`: the value goes to S under its `id`, else a stable derived key. */
+export async function queueValue(store: string, value: unknown, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
+  const record =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  const id = effectId(rt.runId, path, 'store', 'queue');
+  const key = storeKey(record, 0, id);
+  await writeRecords(store, [{ effectId: id, key, record, op: 'set' }], path, frame, rt);
+}
+
+/** Writes a batch to `store` under the guarantees above, replaying recorded writes when present. */
+export async function writeRecords(
+  store: string,
+  writes: PlannedWrite[],
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+): Promise<void> {
+  const kind = rt.stores.kind(store);
+  const batchId = writes[0]?.effectId ?? effectId(rt.runId, path, 'store', 'empty');
+  const checkpoints = frame.checkpoints.splice(0);
+
+  if (kind === 'file' || kind === 'postgrest') {
+    const intent = rt.journal.take(path, 'store.intent');
+    if (!intent) {
+      rt.journal.emit('store.intent', path, { effectId: batchId, store, keys: writes.map((w) => w.key) });
+      await rt.journal.commit({ durable: true });
+    }
+    rt.crash.reach('before-effect', batchId, !rt.journal.replaying);
+    const recorded = takeRecordedWrites(writes, store, path, rt);
+    if (recorded.length < writes.length) {
+      const adapter = rt.stores.externalStore(store);
+      const pendingWrites = writes.slice(recorded.length);
+      rt.crash.reach('mid-store', batchId, true);
+      const stored = await adapter.write(pendingWrites.map(({ key, record, op }) => ({ key, record, op })));
+      rt.crash.reach('after-effect', batchId, true);
+      stored.forEach((s, i) =>
+        rt.journal.emit('store.write', path, { effectId: pendingWrites[i]!.effectId, store, key: s.key, record: s.record, op: pendingWrites[i]!.op }),
+      );
+    }
+    await advanceCheckpoints(checkpoints, path, rt);
+    return;
+  }
+
+  // memory, sql, nosql: one atomic commit.
+  const recorded = takeRecordedWrites(writes, store, path, rt);
+  if (recorded.length === writes.length) {
+    for (const event of recorded) {
+      if (kind === 'memory') rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
+    }
+    await advanceCheckpoints(checkpoints, path, rt);
+    return;
+  }
+  if (recorded.length > 0) {
+    // A commit is atomic, so a partially recorded batch means the batch itself changed.
+    throw new NondeterminismError(rt.runId, path, recorded[recorded.length - 1]!.seq, `${recorded.length} store.write events`, `${writes.length} writes`);
+  }
+  rt.crash.reach('before-effect', batchId, true);
+  const extra: CommitEntry[] = [];
+  for (const w of writes) {
+    if (kind === 'memory') {
+      const record = resolveStoredRecord(w.op, rt.stores.memoryGet(store, w.key), w.record);
+      rt.stores.memorySet(store, w.key, record);
+      rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op });
+    } else {
+      extra.push({
+        kind: 'store',
+        write: {
+          storeKind: kind,
+          table: rt.stores.target(store),
+          store,
+          key: w.key,
+          record: w.record,
+          op: w.op,
+          stepPath: path,
+          effectId: w.effectId,
+          recordedAt: rt.env.clock.now(),
+        },
+      });
+    }
+  }
+  for (const c of checkpoints) {
+    extra.push({
+      kind: 'event',
+      event: { type: 'checkpoint.advanced', stepPath: path, payload: { key: c.key, syncedAt: c.syncedAt, records: writes.length }, recordedAt: rt.env.clock.now() },
+    });
+  }
+  // The outcome of a kill here equals one inside the transaction before COMMIT: nothing lands.
+  rt.crash.reach('mid-store', batchId, true);
+  await rt.journal.commit({ durable: false, extra });
+  for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, true);
+}
+
+/** Consumes the recorded `store.write` events of this batch, checking they are the same writes. */
+function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string, rt: StepRuntime): StoredEvent<'store.write'>[] {
+  const out: StoredEvent<'store.write'>[] = [];
+  for (const w of writes) {
+    if (rt.journal.peek(path)?.type !== 'store.write') break;
+    const event = rt.journal.take(path, 'store.write')!;
+    if (event.payload.key !== w.key || event.payload.store !== store) {
+      throw new NondeterminismError(
+        rt.runId,
+        path,
+        event.seq,
+        `a write of key "${event.payload.key}" to \`${event.payload.store}\``,
+        `a write of key "${w.key}" to \`${store}\``,
+      );
+    }
+    out.push(event);
+  }
+  return out;
+}
+
+/** Checkpoints that ride with a batch: replayed from the log, or committed with it. */
+async function advanceCheckpoints(checkpoints: { key: string; syncedAt: number }[], path: string, rt: StepRuntime): Promise<void> {
+  let live = 0;
+  for (const c of checkpoints) {
+    if (rt.journal.take(path, 'checkpoint.advanced')) continue;
+    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt });
+    live++;
+  }
+  if (live > 0 || !rt.journal.replaying) await rt.journal.commit({ durable: false });
+  for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, !rt.journal.replaying);
+}

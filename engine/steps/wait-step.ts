@@ -1,0 +1,149 @@
+/**
+ * `wait { path, timeout, expectedEvents, eventFilter, storage, retry }` (§C.9), durable.
+ *
+ * Webhook deliveries land in the log's inbox (committed before the sender gets its 2xx, deduped
+ * by delivery id), whether or not a run is waiting yet. The waiting run claims matching deliveries
+ * in the same transaction as the `webhook.received` events that record them, so a delivery is
+ * consumed exactly once even if it arrived early, was sent twice, or two runs wait on one path.
+ * Until enough have arrived the run is suspended (`waitingOn: wait:<path>`, `wakeAt` = expiry);
+ * the worker wakes it when a delivery arrives or the wait expires.
+ *
+ * The `eventFilter` gates completion (a fix of the original): a delivery that does not pass it
+ * — or whose filter throws — is left unclaimed and does not count.
+ */
+import type { WaitStep } from '../lang/ast.js';
+import { evaluate } from '../eval/evaluate.js';
+import { isTruthy } from '../eval/values.js';
+import { effectId } from '../executor/effect-id.js';
+import { RetrySignal, StepError, SuspendSignal } from './signals.js';
+import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import type { StepOutcome } from './control-steps.js';
+import { writeRecords, type PlannedWrite } from './store-step.js';
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+export function waitWaitingOn(path: string): string {
+  return `wait:${path}`;
+}
+
+export async function runWait(step: WaitStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const waitId = effectId(rt.runId, path, 'wait', 0);
+  const hookPath = step.path?.value ?? `/webhook/${rt.runId}/${waitId}`;
+  const expected = step.expectedEvents ?? 1;
+  const timeout = step.timeout ?? DEFAULT_TIMEOUT_MS;
+  const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
+  const expiresAt = registeredAt + timeout;
+
+  if (!rt.journal.take(path, 'wait.registered')) {
+    rt.journal.emit('wait.registered', path, { waitId, path: hookPath, expiresAt, expectedEvents: expected });
+    await rt.journal.commit({ durable: true });
+    rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${new Date(expiresAt).toISOString()})`);
+  }
+  rt.crash.reach('before-wait', waitId, !rt.journal.replaying);
+  // While waiting, `response` describes the endpoint (as in the original).
+  frame.response = { webhookId: waitId, webhookPath: hookPath };
+
+  const received: { eventId: string; payload: unknown }[] = [];
+  for (;;) {
+    // Replay what the log holds for this wait.
+    while (rt.journal.peek(path)?.type === 'webhook.received') {
+      const { eventId, payload } = rt.journal.take(path, 'webhook.received')!.payload;
+      received.push({ eventId, payload });
+    }
+    const next = rt.journal.peek(path);
+    if (next?.type === 'wait.completed') {
+      const done = rt.journal.take(path, 'wait.completed')!;
+      return finish(step, path, frame, rt, received, done.payload.timedOut, timeout);
+    }
+    if (next?.type === 'value.recorded') {
+      rt.journal.take(path, 'value.recorded');
+      if (rt.journal.peek(path)?.type === 'run.suspended') rt.journal.take(path, 'run.suspended');
+      continue;
+    }
+
+    // Live: claim what has arrived, then complete, time out, or suspend.
+    const claimed = await claimDeliveries(step, hookPath, expected - received.length, waitId, path, frame, rt);
+    received.push(...claimed);
+    if (received.length >= expected) {
+      rt.journal.emit('wait.completed', path, { waitId, events: received.length, timedOut: false });
+      await rt.journal.commit({ durable: false });
+      return finish(step, path, frame, rt, received, false, timeout);
+    }
+    const now = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
+    if (now >= expiresAt) {
+      rt.journal.emit('wait.completed', path, { waitId, events: received.length, timedOut: true });
+      await rt.journal.commit({ durable: false });
+      return finish(step, path, frame, rt, received, true, timeout);
+    }
+    rt.journal.emit('run.suspended', path, { reason: 'wait', dueAt: expiresAt });
+    await rt.journal.commit({
+      durable: true,
+      status: { status: 'suspended', wakeAt: expiresAt, waitingOn: waitWaitingOn(hookPath), releaseLease: true },
+    });
+    throw new SuspendSignal('wait', waitWaitingOn(hookPath), expiresAt);
+  }
+}
+
+/** Claims up to `wanted` unclaimed deliveries on `hookPath` that pass the filter, with their events. */
+async function claimDeliveries(
+  step: WaitStep,
+  hookPath: string,
+  wanted: number,
+  waitId: string,
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+): Promise<{ eventId: string; payload: unknown }[]> {
+  const inbox = await rt.inbox(hookPath);
+  const ctx = evalContext(rt, frame, path);
+  const taken: { eventId: string; payload: unknown }[] = [];
+  for (const delivery of inbox) {
+    if (taken.length >= wanted) break;
+    if (step.eventFilter) {
+      let pass = false;
+      try {
+        pass = isTruthy(evaluate(step.eventFilter, { ...ctx, response: delivery.payload }));
+      } catch {
+        pass = false;
+      }
+      if (!pass) continue;
+    }
+    taken.push(delivery);
+  }
+  if (taken.length === 0) return [];
+  for (const t of taken) rt.journal.emit('webhook.received', path, { waitId, eventId: t.eventId, payload: t.payload });
+  await rt.journal.commit({
+    durable: false,
+    extra: taken.map((t) => ({ kind: 'claim-webhook' as const, path: hookPath, eventId: t.eventId, waitId })),
+  });
+  return taken;
+}
+
+async function finish(
+  step: WaitStep,
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+  received: { eventId: string; payload: unknown }[],
+  timedOut: boolean,
+  timeout: number,
+): Promise<StepOutcome> {
+  if (timedOut && received.length === 0) {
+    if (step.retry) throw new RetrySignal(step.retry);
+    throw new StepError('webhook-timeout', `Webhook timeout: no events received within ${timeout}ms`);
+  }
+  const bodies = received.map((r) => r.payload);
+  frame.response = bodies.length === 1 ? bodies[0] : bodies;
+  if (step.storage) {
+    const ctx = evalContext(rt, frame, path);
+    const writes: PlannedWrite[] = received.map(({ eventId, payload: body }, index) => {
+      const id = effectId(rt.runId, path, 'store', index);
+      const key = step.storage!.key ? evaluate(step.storage!.key, { ...ctx, response: body, current: body }) : eventId;
+      if (key === undefined || key === null) throw new StepError('bad-key', `wait storage key evaluated to ${String(key)} for webhook event ${eventId}`);
+      const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
+      return { effectId: id, key: String(key), record, op: 'set' };
+    });
+    await writeRecords(step.storage.target.name, writes, path, frame, rt);
+  }
+  return { response: frame.response };
+}
