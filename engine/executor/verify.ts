@@ -51,7 +51,10 @@ export async function verifyRun(
   const original: VerifyEntry[] = events.filter((e) => !META.has(e.type)).map(entryOf);
   let divergence: VerifyReport['divergence'] = null;
   try {
-    await executor.run();
+    const end = await executor.run();
+    // The run's closing event is written by the caller of the walk, not by a step: ask for it here.
+    if (end.status === 'completed') journal.take('', 'run.completed');
+    else if (end.status === 'failed') journal.take('', 'run.failed');
     journal.assertFullyConsumed();
   } catch (error) {
     if (error instanceof NondeterminismError) {

@@ -1,0 +1,42 @@
+/** `reqon events RUN_ID [--json]` — a run's log; NDJSON (one event per line) with `--json`. */
+import type { Command } from 'commander';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { openCliLog } from '../engine-context.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+
+const PAGE = 5000;
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.argument('<runId>').option('--json', 'print NDJSON, one event per line').option('--from <seq>', 'start at this seq', '1');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const runId = args[0] as string;
+    const log = await openCliLog(options.db);
+    try {
+      if (!(await log.getRun(runId))) {
+        io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
+        return EXIT_FAILED;
+      }
+      // Paged so that a long run streams instead of sitting in memory.
+      for (let from = Number(options.from) || 1; ; ) {
+        const events = await log.read(runId, { fromSeq: from, limit: PAGE });
+        for (const e of events) {
+          if (options.json === true) io.stdout(`${JSON.stringify(e)}\n`);
+          else io.stdout(`${String(e.seq).padStart(6)}  ${new Date(e.recordedAt).toISOString()}  ${e.type.padEnd(18)} ${e.stepPath || '-'}  ${summarize(e.payload)}\n`);
+        }
+        if (events.length < PAGE) break;
+        from = events[events.length - 1]!.seq + 1;
+      }
+      return EXIT_OK;
+    } finally {
+      await log.close();
+    }
+  },
+};
+
+function summarize(payload: unknown): string {
+  const text = JSON.stringify(payload) ?? '';
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}

@@ -1,0 +1,62 @@
+/**
+ * `reqon resume RUN_ID [--mission FILE] [--payload JSON] [--crash-at POINT] [--json]` — continue a
+ * run after a crash, or resume its pause (with the payload that becomes `response`). Of several
+ * racing resumers of one pause exactly one wins; the others exit 1 with "already resumed".
+ */
+import type { Command } from 'commander';
+import { CrashSpecError, parseCrashSpec } from '../../executor/crash-points.js';
+import { resumeRun } from '../../executor/run-mission.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { cliEnv, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import type { ExitCode } from '../exit-codes.js';
+import { progressTo, reportRun, reportRunError } from '../run-output.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd
+      .argument('<runId>', 'the run to continue')
+      .option('--mission <file>', 'replay against this (edited) mission instead of the one the run started with')
+      .option('--payload <json>', 'for a paused run: the JSON value that becomes `response` after the pause')
+      .option('--crash-at <point>', 'kill this process with SIGKILL at POINT[:N]')
+      .option('--json', 'print the result as JSON')
+      .option('--quiet', 'no progress on stderr');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const env = cliEnv();
+    let payload: unknown;
+    if (typeof options.payload === 'string') {
+      try {
+        payload = JSON.parse(options.payload);
+      } catch (e) {
+        throw new CliError(`--payload is not valid JSON: ${(e as Error).message}`);
+      }
+    }
+    let crash = null;
+    if (typeof options.crashAt === 'string') {
+      try {
+        crash = parseCrashSpec(options.crashAt, () => env.random.next()).plan;
+      } catch (e) {
+        if (e instanceof CrashSpecError) throw new CliError(e.message);
+        throw e;
+      }
+    }
+    const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
+    const log = await openCliLog(options.db);
+    try {
+      const result = await resumeRun(
+        args[0] as string,
+        { ...(missionFiles ? { missionFiles } : {}), ...(payload !== undefined ? { payload } : {}), by: 'cli' },
+        { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true) },
+      );
+      return reportRun(result, options.json === true, io);
+    } catch (e) {
+      const code = reportRunError(e, io);
+      if (code === undefined) throw e;
+      return code;
+    } finally {
+      await log.close();
+    }
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * `reqon run FILE [--source NAME=URL]… [--auth FILE.json] [--env K=V]… [--crash-at POINT] [--json]`
+ * — start a new run. The first line of stdout is `run <ID>`, printed before the first step.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CrashSpecError, parseCrashSpec } from '../../executor/crash-points.js';
+import { startRun } from '../../executor/run-mission.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { cliEnv, collectPairs, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import type { ExitCode } from '../exit-codes.js';
+import { progressTo, reportRun, reportRunError } from '../run-output.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd
+      .argument('<mission>', 'mission file (.vague, .reqon) or mission folder')
+      .option('--source <NAME=URL>', "override a source's base URL (repeatable)", collectPairs, {})
+      .option('--auth <file>', 'credentials file (JSON, with $VAR interpolation)')
+      .option('--env <K=V>', 'an environment value for env("K") (repeatable)', collectPairs, {})
+      .option('--crash-at <point>', 'kill this process with SIGKILL at POINT[:N] (before-effect, after-effect, mid-store, after-checkpoint, before-wait, random)')
+      .option('--json', 'print the result as JSON')
+      .option('--quiet', 'no progress on stderr');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const env = cliEnv();
+    const files = readMissionFiles(args[0] as string);
+    let crash = null;
+    if (typeof options.crashAt === 'string') {
+      try {
+        const parsed = parseCrashSpec(options.crashAt, () => env.random.next());
+        crash = parsed.plan;
+        if (parsed.picked) io.stderr(`crash point picked at random: ${crash.point}:${crash.occurrence}\n`);
+      } catch (e) {
+        if (e instanceof CrashSpecError) throw new CliError(e.message);
+        throw e;
+      }
+    }
+    const log = await openCliLog(options.db);
+    try {
+      const result = await startRun(
+        files,
+        {
+          sources: options.source as Record<string, string>,
+          env: options.env as Record<string, string>,
+          ...(typeof options.auth === 'string' ? { authFile: resolve(options.auth) } : {}),
+          ...(typeof options.crashAt === 'string' ? { crashAt: options.crashAt } : {}),
+        },
+        {
+          log,
+          env,
+          dataDir: dataDir(),
+          crash,
+          progress: progressTo(io, options.quiet === true),
+          onRunId: (runId) => io.stdout(`run ${runId}\n`),
+        },
+      );
+      return reportRun(result, options.json === true, io);
+    } catch (e) {
+      const code = reportRunError(e, io);
+      if (code === undefined) throw e;
+      return code;
+    } finally {
+      await log.close();
+    }
+  },
+};

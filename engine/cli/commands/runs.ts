@@ -1,0 +1,33 @@
+/** `reqon runs [--json]` — the runs in the log, newest first. */
+import type { Command } from 'commander';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { openCliLog } from '../engine-context.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.option('--status <status>', 'only runs with this status (running, suspended, completed, failed)').option('--json', 'print JSON').option('--limit <n>', 'at most N runs', '100');
+  },
+
+  async run(_args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const log = await openCliLog(options.db);
+    try {
+      const runs = await log.listRuns({
+        ...(typeof options.status === 'string' ? { status: options.status as 'running' } : {}),
+        limit: Number(options.limit) || 100,
+      });
+      if (options.json === true) {
+        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => rest))}\n`);
+        return EXIT_OK;
+      }
+      if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');
+      for (const r of runs) {
+        const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${new Date(r.wakeAt).toISOString()}` : ''})` : '';
+        io.stdout(`${r.runId}  ${r.status.padEnd(9)}  ${new Date(r.createdAt).toISOString()}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
+      }
+      return EXIT_OK;
+    } finally {
+      await log.close();
+    }
+  },
+};

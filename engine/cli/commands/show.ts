@@ -1,0 +1,49 @@
+/** `reqon show RUN_ID [--json]` — one run's status and position (a fold over its events). */
+import type { Command } from 'commander';
+import { RunSummaryHandler, withRunRecord } from '../../inspect/run-summary.js';
+import { runFold } from '../../inspect/fold-handler.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { openCliLog } from '../engine-context.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.argument('<runId>').option('--json', 'print JSON');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const runId = args[0] as string;
+    const log = await openCliLog(options.db);
+    try {
+      const record = await log.getRun(runId);
+      if (!record) {
+        io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
+        return EXIT_FAILED;
+      }
+      const events = await log.read(runId);
+      const summary = withRunRecord(runFold(new RunSummaryHandler(runId), events), record);
+      const last = events[events.length - 1];
+      const position = last ? { seq: last.seq, type: last.type, stepPath: last.stepPath } : null;
+      if (options.json === true) {
+        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, position, options: record.options })}\n`);
+        return EXIT_OK;
+      }
+      const lines = [
+        `run       ${summary.runId}`,
+        `mission   ${summary.mission} (${record.missionFiles.entry})`,
+        `status    ${summary.status}${summary.error ? `: ${summary.error}` : ''}`,
+        `started   ${new Date(summary.startedAt).toISOString()}  (${summary.durationMs} ms)`,
+        `progress  ${summary.steps} steps, ${summary.effects} effects, ${summary.resumes} resumes (${summary.crashesSurvived} after a crash)`,
+        `position  seq ${position?.seq ?? 0}${position ? ` ${position.type} ${position.stepPath}` : ''}`,
+      ];
+      if (summary.waitingOn) {
+        lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${new Date(summary.wakeAt).toISOString()}` : ''));
+      }
+      if (record.owner) lines.push(`owner     ${record.owner} (lease until ${new Date(record.leaseExpiresAt ?? 0).toISOString()})`);
+      io.stdout(`${lines.join('\n')}\n`);
+      return EXIT_OK;
+    } finally {
+      await log.close();
+    }
+  },
+};

@@ -1,0 +1,40 @@
+/**
+ * `reqon store RUN_ID STORE [--at SEQ] [--json]` — a store's records as the run wrote them, at the
+ * end of the run or just after `seq` (a fold of the run's own `store.write` events), sorted by key.
+ */
+import type { Command } from 'commander';
+import { MemoryStoreState } from '../../stores/memory-fold.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { openCliLog } from '../engine-context.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { CliError } from '../cli-error.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.argument('<runId>').argument('<store>').option('--at <seq>', 'the state just after this seq').option('--json', 'print a JSON array of {key, record}');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const [runId, store] = args as [string, string];
+    let at = Number.POSITIVE_INFINITY;
+    if (options.at !== undefined) {
+      at = Number(options.at);
+      if (!Number.isInteger(at) || at < 0) throw new CliError(`--at expects a seq (a whole number ≥ 0), got "${String(options.at)}"`);
+    }
+    const log = await openCliLog(options.db);
+    try {
+      if (!(await log.getRun(runId))) {
+        io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
+        return EXIT_FAILED;
+      }
+      const events = await log.read(runId, Number.isFinite(at) ? { toSeq: at } : {});
+      const records = MemoryStoreState.fromEvents(events).list(store);
+      if (options.json === true) io.stdout(`${JSON.stringify(records)}\n`);
+      else if (records.length === 0) io.stdout(`(store ${store} has no records${Number.isFinite(at) ? ` at seq ${at}` : ''})\n`);
+      else for (const r of records) io.stdout(`${r.key}\t${JSON.stringify(r.record)}\n`);
+      return EXIT_OK;
+    } finally {
+      await log.close();
+    }
+  },
+};

@@ -1,0 +1,40 @@
+/**
+ * `reqon verify RUN_ID [--mission FILE] [--json]` — replay the run against its log without any
+ * effect and report the first divergence of step paths or effect ids. Exit 0 when none, 1 when one.
+ */
+import type { Command } from 'commander';
+import { verifyRun } from '../../executor/verify.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { cliEnv, openCliLog, readMissionFiles } from '../engine-context.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { reportRunError } from '../run-output.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.argument('<runId>').option('--mission <file>', 'replay against this (edited) mission').option('--json', 'print the report as JSON');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const runId = args[0] as string;
+    const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
+    const log = await openCliLog(options.db);
+    try {
+      const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
+      if (options.json === true) {
+        io.stdout(`${JSON.stringify(report)}\n`);
+      } else if (report.ok) {
+        io.stdout(`verified: replaying run ${runId} matches its log (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`);
+      } else {
+        const d = report.divergence!;
+        io.stdout(`DIVERGED at step ${d.stepPath || '(run)'} (seq ${d.seq}, entry ${d.index}):\n  recorded: ${d.recorded}\n  replay asked for: ${d.asked}\n  ${d.explanation}\n`);
+      }
+      return report.ok ? EXIT_OK : EXIT_FAILED;
+    } catch (e) {
+      const code = reportRunError(e, io);
+      if (code === undefined) throw e;
+      return code;
+    } finally {
+      await log.close();
+    }
+  },
+};

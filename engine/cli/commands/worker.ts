@@ -1,0 +1,78 @@
+/**
+ * `reqon worker [--once] [--listen PORT]` — wake due timers, take over runs whose owner died
+ * (lease expired), and serve webhooks on 127.0.0.1:PORT. `--once` stops when nothing is due and
+ * nothing is running. SIGTERM/SIGINT: finish each run's current step, release, exit 0.
+ */
+import type { Command } from 'commander';
+import { defaultOwner } from '../../executor/run-mission.js';
+import { startWebhookServer, type WebhookServer } from '../../worker/webhook-server.js';
+import { Worker } from '../../worker/worker.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { cliEnv, dataDir, openCliLog } from '../engine-context.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { progressTo } from '../run-output.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd
+      .option('--once', 'stop when idle (nothing due, nothing running)')
+      .option('--listen <port>', 'serve webhooks on 127.0.0.1:PORT (0 picks a free port)')
+      .option('--host <address>', 'address to serve webhooks on', '127.0.0.1')
+      .option('--concurrency <n>', 'runs in flight at once', '8')
+      .option('--poll <ms>', 'how often to look for due work', '200')
+      .option('--quiet', 'no progress on stderr');
+  },
+
+  async run(_args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const env = cliEnv();
+    const log = await openCliLog(options.db);
+    const progress = progressTo(io, options.quiet === true);
+    const worker = new Worker({
+      log,
+      env,
+      dataDir: dataDir(),
+      owner: defaultOwner(env),
+      concurrency: positive(options.concurrency, '--concurrency'),
+      pollMs: positive(options.poll, '--poll'),
+      progress,
+    });
+    let server: WebhookServer | undefined;
+    const stop = () => {
+      progress('stopping: finishing current steps and releasing runs');
+      worker.stop();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    try {
+      if (options.listen !== undefined) {
+        const port = Number(options.listen);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--listen expects a port number, got "${String(options.listen)}"`);
+        server = await startWebhookServer({
+          log,
+          env,
+          worker,
+          dataDir: dataDir(),
+          host: options.host as string,
+          port,
+          ...(process.env.REQON_WEBHOOK_SECRET ? { secret: process.env.REQON_WEBHOOK_SECRET } : {}),
+          progress,
+        });
+        io.stdout(`webhooks on ${server.url}\n`);
+      }
+      await worker.loop(options.once === true);
+      return EXIT_OK;
+    } finally {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      await server?.close();
+      await log.close();
+    }
+  },
+};
+
+function positive(value: unknown, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`${flag} expects a positive whole number, got "${String(value)}"`);
+  return n;
+}

@@ -1,0 +1,55 @@
+/**
+ * How `run`, `resume` and the worker report a run's end: one human line (or one JSON object with
+ * `--json`) and the contract's exit code — 0 completed, 1 failed, 10 suspended.
+ */
+import type { RunResult } from '../executor/run-mission.js';
+import type { CliIo } from './command-module.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+
+export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode {
+  if (json) {
+    io.stdout(`${JSON.stringify(result)}\n`);
+  } else {
+    for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${t.message}\n`);
+    switch (result.status) {
+      case 'completed':
+        io.stdout(`completed: ${result.actionsRun.length} action(s) run (${result.actionsRun.join(', ') || 'none'})\n`);
+        break;
+      case 'failed':
+        io.stdout(`failed: ${result.error.message}\n`);
+        break;
+      case 'suspended':
+        io.stdout(
+          `suspended: waiting on ${result.waitingOn}` +
+            (result.wakeAt !== null ? ` until ${new Date(result.wakeAt).toISOString()}` : '') +
+            `; \`reqon worker\` wakes it, or \`reqon resume ${result.runId}\`\n`,
+        );
+        break;
+    }
+  }
+  return result.status === 'completed' ? EXIT_OK : result.status === 'failed' ? EXIT_FAILED : EXIT_SUSPENDED;
+}
+
+export function progressTo(io: CliIo, quiet: boolean): (line: string) => void {
+  return quiet ? () => {} : (line) => io.stderr(`${line}\n`);
+}
+
+/** Expected ways a run command ends without a run result; anything else is a bug. */
+export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
+  if (!(e instanceof Error)) return undefined;
+  switch (e.name) {
+    case 'MissionInvalidError':
+      io.stderr(`${(e as { rendered?: string }).rendered ?? e.message}\n`);
+      return EXIT_USAGE;
+    case 'CredentialsError':
+      io.stderr(`reqon: ${e.message}\n`);
+      return EXIT_USAGE;
+    case 'RunUnavailableError':
+    case 'NondeterminismError':
+    case 'LeaseLostError':
+      io.stderr(`reqon: ${e.message}\n`);
+      return EXIT_FAILED;
+    default:
+      return undefined;
+  }
+}
