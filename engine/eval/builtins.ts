@@ -7,7 +7,7 @@
  * `env` accepts only a string-literal name, so the set of variables a mission reads is static.
  */
 import type { CallExpr, Expr } from '../lang/ast.js';
-import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from '../lang/builtin-names.js';
 import {
   argArray,
   argInteger,

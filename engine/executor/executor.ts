@@ -26,8 +26,8 @@ import type { StoreRuntime } from '../steps/store-runtime.js';
 import { runStore } from '../steps/store-step.js';
 import { runWait } from '../steps/wait-step.js';
 import { backoffDelay, resolveRetryPolicy } from '../steps/http/retry-policy.js';
-import type { CrashInjector } from './crash-points.js';
-import { actionPath, stepPath } from './step-path.js';
+import type { CrashInjector } from '../journal/crash-points.js';
+import { actionPath, stepPath } from '../journal/step-path.js';
 
 const PARALLEL_LIMIT = 8;
 

@@ -20,7 +20,7 @@ import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credenti
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { MissionModel } from '../steps/mission-model.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
-import { CrashInjector, type CrashPlan } from './crash-points.js';
+import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
 import { Executor, type RunEnd } from './executor.js';
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;

@@ -11,7 +11,7 @@ import type { EventLog, MissionFiles } from '../log/log.js';
 import type { VerifyEntry, VerifyReport } from '../protocol/protocol.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
-import { CrashInjector } from './crash-points.js';
+import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
 import { modelFor, RunUnavailableError } from './run-mission.js';
 

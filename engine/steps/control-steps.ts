@@ -8,7 +8,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
 import { isTruthy } from '../eval/values.js';
-import { armPath, fallbackPath } from '../executor/step-path.js';
+import { armPath, fallbackPath } from '../journal/step-path.js';
 import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import { queueValue } from './store-step.js';

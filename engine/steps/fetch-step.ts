@@ -16,7 +16,7 @@ import { interpolatePath } from '../eval/path-template.js';
 import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { StoredEvent } from '../log/events.js';
-import { effectId } from '../executor/effect-id.js';
+import { effectId } from '../journal/effect-id.js';
 import { executeRequest, type RequestSpec } from './http/client.js';
 import { resolveOperation } from './http/openapi.js';
 import { paginate, type PaginationPlan } from './http/pagination.js';

@@ -9,7 +9,7 @@
 import type { ForStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
-import { iterationPath } from '../executor/step-path.js';
+import { iterationPath } from '../journal/step-path.js';
 import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';

@@ -9,7 +9,7 @@
  * No process holds a timer: a 30-day pause is a row in the database, not a `setTimeout`.
  */
 import type { PauseStep } from '../lang/ast.js';
-import { effectId } from '../executor/effect-id.js';
+import { effectId } from '../journal/effect-id.js';
 import { SuspendSignal } from './signals.js';
 import type { Frame, StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';

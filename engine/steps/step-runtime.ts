@@ -8,7 +8,7 @@ import type { EvalContext } from '../eval/scope.js';
 import { Scope } from '../eval/scope.js';
 import type { EvalInputs } from '../eval/inputs.js';
 import type { Journal } from '../journal/journal.js';
-import type { CrashInjector } from '../executor/crash-points.js';
+import type { CrashInjector } from '../journal/crash-points.js';
 import type { ErrorInfo } from '../log/events.js';
 import type { MissionModel } from './mission-model.js';
 import type { StoreRuntime } from './store-runtime.js';

@@ -10,7 +10,7 @@ import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import type { CommitEntry } from '../log/log.js';
 import type { StoredEvent } from '../log/events.js';
-import { effectId } from '../executor/effect-id.js';
+import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { assertRecord, storeKey } from '../stores/keys.js';
 import { prepareRecord, resolveStoredRecord } from '../stores/merge.js';

@@ -14,7 +14,7 @@
 import type { WaitStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
-import { effectId } from '../executor/effect-id.js';
+import { effectId } from '../journal/effect-id.js';
 import { RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';

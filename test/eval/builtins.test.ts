@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_ARITY, BUILTIN_NAMES, NONDETERMINISTIC_BUILTINS, UNSUPPORTED_BUILTIN_NAMES } from '../../engine/eval/builtin-names.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, NONDETERMINISTIC_BUILTINS, UNSUPPORTED_BUILTIN_NAMES } from '../../engine/lang/builtin-names.js';
 import { IMPLEMENTED_BUILTINS, RANGE_CAP } from '../../engine/eval/builtins.js';
 import { EvaluatorError } from '../../engine/eval/eval-errors.js';
 import type { Expr } from '../../engine/lang/ast.js';

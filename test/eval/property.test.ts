@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EvaluatorError } from '../../engine/eval/eval-errors.js';
 import { evaluate } from '../../engine/eval/evaluate.js';
-import { BUILTIN_NAMES } from '../../engine/eval/builtin-names.js';
+import { BUILTIN_NAMES } from '../../engine/lang/builtin-names.js';
 import { fixedInputs } from '../../engine/eval/inputs.js';
 import { Scope } from '../../engine/eval/scope.js';
 import type { BinaryOperator, Expr } from '../../engine/lang/ast.js';

@@ -1,0 +1,138 @@
+/**
+ * Turns a source's credentials into what a request carries (headers or query parameters) and
+ * refreshes OAuth2 access tokens on a 401.
+ *
+ * Invariants: one `AuthSession` per source per run holds the current tokens in memory only (never
+ * written anywhere); concurrent 401s share one refresh; a refresh is accepted only on a 2xx with an
+ * `access_token`; error messages never include a token, a secret or the token endpoint's body.
+ */
+
+import type { HttpTransport } from '../../env/env.js';
+import { TransportError } from '../../env/env.js';
+import type { Credentials } from './credentials.js';
+import { secretsOf } from './credentials.js';
+
+export interface AuthMaterial {
+  headers: Record<string, string>;
+  query: [string, string][];
+}
+
+export class AuthRefreshError extends Error {
+  readonly code = 'auth-refresh';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuthRefreshError';
+  }
+}
+
+export class AuthSession {
+  private credentials: Credentials | undefined;
+  private refreshing: Promise<void> | undefined;
+  /** Secrets seen during the run, including tokens that have since been replaced. */
+  private readonly known = new Set<string>();
+
+  constructor(
+    readonly source: string,
+    credentials: Credentials | undefined,
+  ) {
+    this.credentials = credentials ? { ...credentials } : undefined;
+    for (const s of secretsOf(this.credentials)) this.known.add(s);
+  }
+
+  get type(): Credentials['type'] | undefined {
+    return this.credentials?.type;
+  }
+
+  /** Headers and query parameters for the next request, from the current tokens. */
+  material(): AuthMaterial {
+    const c = this.credentials;
+    if (!c) return { headers: {}, query: [] };
+    switch (c.type) {
+      case 'bearer':
+        return { headers: { Authorization: `Bearer ${c.token}` }, query: [] };
+      case 'oauth2':
+        return { headers: { Authorization: `Bearer ${c.accessToken}` }, query: [] };
+      case 'basic': {
+        const encoded = Buffer.from(`${c.username}:${c.password}`, 'utf8').toString('base64');
+        return { headers: { Authorization: `Basic ${encoded}` }, query: [] };
+      }
+      case 'api_key':
+        if (c.query) return { headers: {}, query: [[c.query, c.key]] };
+        return { headers: { [c.header ?? 'X-API-Key']: c.key }, query: [] };
+      default: {
+        const never: never = c;
+        throw new Error(`unhandled credentials ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** True when a 401 can be answered by refreshing (oauth2 with a refresh token and an endpoint). */
+  canRefresh(): boolean {
+    const c = this.credentials;
+    return c?.type === 'oauth2' && !!c.refreshToken && !!c.tokenEndpoint;
+  }
+
+  /** Every secret value this session has held (for the redactor). */
+  secrets(): string[] {
+    return [...this.known];
+  }
+
+  /**
+   * Exchanges the refresh token for a new access token through `transport`. Callers that arrive
+   * while a refresh is in flight wait for the same one instead of starting another.
+   */
+  refresh(transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (!this.refreshing) {
+      this.refreshing = this.doRefresh(transport, timeoutMs, signal).finally(() => {
+        this.refreshing = undefined;
+      });
+    }
+    return this.refreshing;
+  }
+
+  private async doRefresh(transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const c = this.credentials;
+    if (c?.type !== 'oauth2' || !c.refreshToken || !c.tokenEndpoint) {
+      throw new AuthRefreshError(`source "${this.source}" has no refresh token and token endpoint; cannot refresh`);
+    }
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: c.refreshToken });
+    if (c.clientId) form.set('client_id', c.clientId);
+    if (c.clientSecret) form.set('client_secret', c.clientSecret);
+    let status: number;
+    let text: string;
+    try {
+      const res = await transport.send({
+        method: 'POST',
+        url: c.tokenEndpoint,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+        body: form.toString(),
+        timeoutMs,
+        signal,
+      });
+      status = res.status;
+      text = res.body;
+    } catch (err) {
+      const why = err instanceof TransportError ? err.code : 'error';
+      throw new AuthRefreshError(`token refresh for source "${this.source}" failed (${why}); check tokenEndpoint`);
+    }
+    if (status < 200 || status >= 300) {
+      throw new AuthRefreshError(
+        `token refresh for source "${this.source}" was refused with ${status}; the refresh token may be expired or revoked`,
+      );
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new AuthRefreshError(`token refresh for source "${this.source}" returned a body that is not JSON`);
+    }
+    const b = (body ?? {}) as Record<string, unknown>;
+    if (typeof b['access_token'] !== 'string' || b['access_token'] === '') {
+      throw new AuthRefreshError(`token refresh for source "${this.source}" returned no access_token`);
+    }
+    const next = { ...c, accessToken: b['access_token'] };
+    if (typeof b['refresh_token'] === 'string' && b['refresh_token'] !== '') next.refreshToken = b['refresh_token'];
+    this.credentials = next;
+    for (const s of secretsOf(next)) this.known.add(s);
+  }
+}

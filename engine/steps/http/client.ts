@@ -1,0 +1,320 @@
+/**
+ * One logical HTTP request (one page) with everything around it: circuit breaker, rate limit,
+ * auth (and OAuth2 refresh on 401), per-attempt timeout, retries with backoff.
+ *
+ * The caller (the executor, through the journal) records each attempt durably through the hooks:
+ * `beforeAttempt` receives the redacted request and the request is sent only after it resolves
+ * (the intent is committed before anything leaves the process); `afterAttempt` receives the
+ * redacted response or error, the delay before the next attempt and the duration.
+ *
+ * Invariants: every attempt that goes out is announced by `beforeAttempt` first and reported by
+ * `afterAttempt` after; nothing the hooks receive, and nothing returned or thrown, contains a
+ * known secret; a final non-allowed 4xx/5xx is a `FetchError` (never data); an empty/204 body is
+ * `null`, not a failure; a 2xx body that is not JSON is a `FetchError`.
+ */
+
+import type { Env } from '../../env/env.js';
+import { TransportError } from '../../env/env.js';
+import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../../log/events.js';
+import type { AuthSession } from './auth.js';
+import { AuthRefreshError } from './auth.js';
+import type { BreakerOptions, CircuitBreaker } from './circuit-breaker.js';
+import type { RateLimitOptions, RateLimiter } from './rate-limiter.js';
+import type { Redactor } from './redact.js';
+import { createRedactor } from './redact.js';
+import type { QueryParams } from './request-builder.js';
+import { buildRequest, headerValue } from './request-builder.js';
+import type { AttemptOutcome, Decision, RetryPolicy } from './retry-policy.js';
+import { classifyAttempt, failureMessage, FetchError, resolveRetryPolicy } from './retry-policy.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface RequestSpec {
+  /** Source name: keys the breaker and limiter, and appears in errors. */
+  source: string;
+  method: string;
+  /** Effective base URL (after `--source` overrides). */
+  base: string;
+  /** Path after interpolation (may carry its own `?query`). */
+  path: string;
+  sinceQuery?: QueryParams;
+  pageQuery?: QueryParams;
+  /** Source headers, already evaluated. */
+  sourceHeaders?: Record<string, string>;
+  sinceHeaders?: Record<string, string>;
+  /** The request body value; `undefined` means no body. */
+  body?: unknown;
+  idempotencyKey?: string;
+  /** Statuses returned as data instead of failing. */
+  allow?: readonly number[];
+  retry?: RetryPolicy | Parameters<typeof resolveRetryPolicy>[0];
+  /** The source's timeout (ms); `retry.timeout` wins over it; default 30 000. */
+  sourceTimeout?: number;
+  rateLimit?: RateLimitOptions;
+  circuitBreaker?: BreakerOptions;
+}
+
+export interface HttpDeps {
+  env: Pick<Env, 'clock' | 'random' | 'http'>;
+  auth?: AuthSession;
+  limiter?: RateLimiter;
+  breaker?: CircuitBreaker;
+  /** Defaults to a redactor over the auth session's secrets. */
+  redactor?: Redactor;
+  signal?: AbortSignal;
+}
+
+export type AttemptVerdict = Decision['kind'];
+
+export interface BeforeAttempt {
+  attempt: number;
+  request: RecordedRequest;
+}
+
+export interface AfterAttempt {
+  attempt: number;
+  response?: RecordedResponse;
+  error?: ErrorInfo;
+  /** What happens next: retry (after `retryInMs`), refresh-auth, success, allowed, or fail. */
+  verdict: AttemptVerdict;
+  retryInMs?: number;
+  durationMs: number;
+}
+
+export interface AttemptHooks {
+  beforeAttempt?(info: BeforeAttempt): Promise<void> | void;
+  afterAttempt?(info: AfterAttempt): Promise<void> | void;
+}
+
+export interface HttpResult {
+  status: number;
+  /** Lower-cased names, sensitive ones redacted. */
+  headers: Record<string, string>;
+  /** Parsed JSON (secret values redacted); `null` for an empty body or 204. */
+  body: unknown;
+  /** True when the status is not 2xx but listed in `allow`. */
+  allowed: boolean;
+  attempts: number;
+}
+
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
+
+type Parsed = { ok: true; value: unknown } | { ok: false; text: string };
+
+function parseBody(status: number, text: string): Parsed {
+  if (NO_BODY_STATUSES.has(status) || text.trim() === '') return { ok: true, value: null };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, text };
+  }
+}
+
+/** The path without query and fragment: the endpoint part of breaker and limiter keys. */
+export function endpointOf(path: string): string {
+  const cut = path.search(/[?#]/);
+  return cut >= 0 ? path.slice(0, cut) : path;
+}
+
+export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks = {}): Promise<HttpResult> {
+  const { clock, random, http } = deps.env;
+  const policy = resolveRetryPolicy(spec.retry);
+  const timeoutMs = policy.timeout ?? spec.sourceTimeout ?? DEFAULT_TIMEOUT_MS;
+  const redactor = deps.redactor ?? createRedactor(() => deps.auth?.secrets() ?? []);
+  const endpoint = endpointOf(spec.path);
+  const limiterKey = `${spec.source}:${endpoint}`;
+  const allow = spec.allow ?? [];
+  let refreshed = false;
+
+  for (let attempt = 1; ; attempt++) {
+    deps.breaker?.admit(spec.source, endpoint, spec.circuitBreaker);
+    if (deps.limiter) await deps.limiter.acquire(limiterKey, spec.rateLimit, deps.signal);
+
+    const material = deps.auth?.material() ?? { headers: {}, query: [] };
+    const built = buildRequest({
+      method: spec.method,
+      base: spec.base,
+      path: spec.path,
+      sinceQuery: spec.sinceQuery,
+      pageQuery: spec.pageQuery,
+      authQuery: material.query,
+      sourceHeaders: spec.sourceHeaders,
+      sinceHeaders: spec.sinceHeaders,
+      authHeaders: material.headers,
+      idempotencyKey: spec.idempotencyKey,
+      body: spec.body,
+    });
+    const shownUrl = redactor.url(built.url);
+    await hooks.beforeAttempt?.({
+      attempt,
+      request: redactor.request({ method: built.method, url: built.url, headers: built.headers, body: built.bodyValue }),
+    });
+
+    const started = clock.now();
+    let outcome: AttemptOutcome;
+    let recorded: RecordedResponse | undefined;
+    let parsed: Parsed | undefined;
+    try {
+      const res = await http.send({
+        method: built.method,
+        url: built.url,
+        headers: built.headers,
+        ...(built.body !== undefined ? { body: built.body } : {}),
+        timeoutMs,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = v;
+      parsed = parseBody(res.status, res.body);
+      recorded = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
+      outcome = { kind: 'response', status: res.status, headers };
+      deps.limiter?.observe(limiterKey, res.status, headers, spec.rateLimit);
+    } catch (err) {
+      if (!(err instanceof TransportError)) throw err;
+      // Transports phrase errors as "METHOD URL failed: detail"; keep the detail only.
+      const prefix = `${built.method} ${built.url} `;
+      const detail = err.message.startsWith(prefix) ? err.message.slice(prefix.length).replace(/^failed: /, '') : err.message;
+      outcome = { kind: 'transport', code: err.code, message: redactor.text(detail) };
+    }
+    const durationMs = clock.now() - started;
+
+    const decision = classifyAttempt({
+      method: built.method,
+      outcome,
+      attempt,
+      policy: refreshed ? { ...policy, maxAttempts: policy.maxAttempts + 1 } : policy,
+      allow,
+      hasIdempotencyKey: headerValue(built.headers, 'Idempotency-Key') !== undefined,
+      canRefresh: !refreshed && (deps.auth?.canRefresh() ?? false),
+      now: clock.now(),
+      random01: random.next(),
+    });
+
+    // The breaker counts 5xx and transport failures only; a 429 or 4xx says nothing about health.
+    if (deps.breaker) {
+      const failed =
+        (outcome.kind === 'transport' && outcome.code !== 'aborted') ||
+        (outcome.kind === 'response' && outcome.status >= 500 && !allow.includes(outcome.status));
+      if (failed) deps.breaker.recordFailure(spec.source, endpoint, spec.circuitBreaker);
+      else if (outcome.kind === 'response' && outcome.status < 400) deps.breaker.recordSuccess(spec.source, endpoint, spec.circuitBreaker);
+      else deps.breaker.recordNeutral(spec.source, endpoint);
+    }
+
+    // A 2xx whose body is not JSON is a failure of the contract, not of the network: not retried.
+    if (decision.kind === 'success' && parsed && !parsed.ok) {
+      const contentType = outcome.kind === 'response' ? outcome.headers['content-type'] ?? 'no content type' : '';
+      const snippet = redactor.text(parsed.text.slice(0, 80));
+      const error = new FetchError({
+        message: `${built.method} ${shownUrl} returned ${recorded!.status}: expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`,
+        code: 'invalid-body',
+        retryable: false,
+        attempts: attempt,
+        status: recorded!.status,
+        response: recorded!,
+      });
+      await hooks.afterAttempt?.({ attempt, response: recorded, error: infoOf(error), verdict: 'fail', durationMs });
+      throw error;
+    }
+
+    switch (decision.kind) {
+      case 'success':
+      case 'allowed':
+        await hooks.afterAttempt?.({ attempt, response: recorded, verdict: decision.kind, durationMs });
+        return {
+          status: recorded!.status,
+          headers: recorded!.headers,
+          body: recorded!.body,
+          allowed: decision.kind === 'allowed',
+          attempts: attempt,
+        };
+      case 'retry':
+        await hooks.afterAttempt?.({
+          attempt,
+          verdict: 'retry',
+          retryInMs: decision.delayMs,
+          durationMs,
+          ...(recorded ? { response: recorded } : { error: transportInfo(outcome, built.method, shownUrl) }),
+        });
+        await sleepOrAbort(clock, decision.delayMs, deps.signal, attempt, `${built.method} ${shownUrl}`);
+        continue;
+      case 'refresh-auth': {
+        await hooks.afterAttempt?.({ attempt, response: recorded, verdict: 'refresh-auth', retryInMs: 0, durationMs });
+        try {
+          await deps.auth!.refresh(http, timeoutMs, deps.signal);
+        } catch (err) {
+          if (!(err instanceof AuthRefreshError)) throw err;
+          throw new FetchError({
+            message: `${built.method} ${shownUrl} failed with 401 after ${attempt} attempt${attempt === 1 ? '' : 's'}; ${err.message}`,
+            code: 'auth-refresh',
+            retryable: false,
+            attempts: attempt,
+            status: 401,
+            ...(recorded ? { response: recorded } : {}),
+          });
+        }
+        refreshed = true;
+        continue;
+      }
+      case 'fail': {
+        const reason = outcome.kind === 'transport' ? transportReason(outcome) : decision.reason;
+        const error = new FetchError({
+          message: failureMessage(built.method, shownUrl, reason, attempt, decision.note),
+          code: decision.code,
+          retryable: decision.retryable,
+          attempts: attempt,
+          ...(recorded ? { status: recorded.status, response: recorded } : {}),
+        });
+        await hooks.afterAttempt?.({
+          attempt,
+          verdict: 'fail',
+          error: infoOf(error),
+          durationMs,
+          ...(recorded ? { response: recorded } : {}),
+        });
+        throw error;
+      }
+      default: {
+        const never: never = decision;
+        throw new Error(`unhandled decision ${JSON.stringify(never)}`);
+      }
+    }
+  }
+}
+
+function transportReason(outcome: Extract<AttemptOutcome, { kind: 'transport' }>): string {
+  switch (outcome.code) {
+    case 'timeout':
+      return 'timed out';
+    case 'network':
+      return `failed (${outcome.message})`;
+    case 'aborted':
+      return 'was aborted';
+    default: {
+      const never: never = outcome.code;
+      throw new Error(`unknown transport code ${String(never)}`);
+    }
+  }
+}
+
+function transportInfo(outcome: AttemptOutcome, method: string, url: string): ErrorInfo {
+  if (outcome.kind !== 'transport') return { code: 'unknown', message: `${method} ${url} failed`, retryable: true };
+  return { code: outcome.code, message: `${method} ${url} ${transportReason(outcome)}`, retryable: true };
+}
+
+function infoOf(error: FetchError): ErrorInfo {
+  return { code: error.code, message: error.message, retryable: error.retryable };
+}
+
+async function sleepOrAbort(
+  clock: Pick<Env['clock'], 'sleep'>,
+  ms: number,
+  signal: AbortSignal | undefined,
+  attempts: number,
+  what: string,
+): Promise<void> {
+  try {
+    await clock.sleep(ms, signal);
+  } catch {
+    throw new FetchError({ message: `${what} was aborted while waiting to retry`, code: 'aborted', retryable: false, attempts });
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Pagination as pure functions plus one small driver loop (§C.1.5).
+ *
+ * Page k (0-based) asks for: offset → `param = k·N`; page → `param = k+1`; cursor → nothing on the
+ * first page, then `param = <value at cursorPath of the previous page>`. The page size is sent
+ * only when the mission names its parameter (`sizeParam`).
+ *
+ * A page's items: `itemsPath` when given, else the response itself when it is an array, else the
+ * first array-valued top-level property. More pages: offset/page while a page is full
+ * (`items.length >= N`); cursor while the next cursor is present and non-empty.
+ *
+ * Invariants: `until` (evaluated by the caller, who has the evaluator) sees each page's raw body
+ * before its items are kept, and a page that satisfies it is discarded; hitting `maxPages`
+ * (default 10 000) or `maxItems` (default unlimited) while more pages exist marks the result
+ * `truncated` (a truncated sync must not advance its checkpoint); a cursor that repeats is an
+ * error, not an endless loop.
+ */
+
+import type { QueryParams } from './request-builder.js';
+
+export type PageStrategy = 'offset' | 'page' | 'cursor';
+
+export interface PaginationPlan {
+  strategy: PageStrategy;
+  param: string;
+  pageSize: number;
+  /** cursor only: dotted path of the next cursor in each page. */
+  cursorPath?: string;
+  sizeParam?: string;
+  itemsPath?: string;
+  maxPages?: number;
+  maxItems?: number;
+}
+
+export const DEFAULT_MAX_PAGES = 10_000;
+
+export class PaginationError extends Error {
+  readonly code = 'pagination';
+  constructor(message: string) {
+    super(message);
+    this.name = 'PaginationError';
+  }
+}
+
+/** Rejects plans that would misbehave at run time (a page size of 0 re-fetches page 1 forever). */
+export function validatePlan(plan: PaginationPlan): void {
+  if (!Number.isInteger(plan.pageSize) || plan.pageSize <= 0) {
+    throw new PaginationError(`page size must be a positive integer, got ${plan.pageSize}`);
+  }
+  if (plan.strategy === 'cursor' && !plan.cursorPath) {
+    throw new PaginationError(`cursor pagination needs the path of the next cursor: cursor(${plan.param}, ${plan.pageSize}, "meta.next")`);
+  }
+  if (plan.maxPages !== undefined && (!Number.isInteger(plan.maxPages) || plan.maxPages < 1)) {
+    throw new PaginationError(`maxPages must be an integer >= 1, got ${plan.maxPages}`);
+  }
+  if (plan.maxItems !== undefined && (!Number.isInteger(plan.maxItems) || plan.maxItems < 1)) {
+    throw new PaginationError(`maxItems must be an integer >= 1, got ${plan.maxItems}`);
+  }
+}
+
+/** Query parameters for page `index` (0-based); `cursor` is the previous page's next cursor. */
+export function pageQuery(plan: PaginationPlan, index: number, cursor?: string): QueryParams {
+  const out: QueryParams = [];
+  switch (plan.strategy) {
+    case 'offset':
+      out.push([plan.param, String(index * plan.pageSize)]);
+      break;
+    case 'page':
+      out.push([plan.param, String(index + 1)]);
+      break;
+    case 'cursor':
+      if (index > 0) {
+        if (cursor === undefined) throw new PaginationError(`page ${index + 1} of a cursor pagination needs a cursor`);
+        out.push([plan.param, cursor]);
+      }
+      break;
+    default: {
+      const never: never = plan.strategy;
+      throw new PaginationError(`unknown pagination strategy ${String(never)}`);
+    }
+  }
+  if (plan.sizeParam) out.push([plan.sizeParam, String(plan.pageSize)]);
+  return out;
+}
+
+/** Value at a dotted path (`a.b.0.c`); undefined when any step is missing. */
+export function getPath(value: unknown, path: string): unknown {
+  let cur: unknown = value;
+  for (const part of path.split('.')) {
+    if (part === '') continue;
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
+  if (itemsPath) {
+    const v = getPath(body, itemsPath);
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) throw new PaginationError(`itemsPath "${itemsPath}" is not an array in the response (got ${typeof v})`);
+    return v;
+  }
+  if (Array.isArray(body)) return body;
+  if (body !== null && typeof body === 'object') {
+    for (const v of Object.values(body)) if (Array.isArray(v)) return v;
+  }
+  return [];
+}
+
+/** The next cursor as a string, or undefined when absent, null or empty. */
+export function nextCursor(plan: PaginationPlan, body: unknown): string | undefined {
+  const v = getPath(body, plan.cursorPath ?? '');
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'object') throw new PaginationError(`cursor at "${plan.cursorPath}" is an ${Array.isArray(v) ? 'array' : 'object'}, expected a string or number`);
+  const s = String(v);
+  return s === '' ? undefined : s;
+}
+
+export function hasMore(plan: PaginationPlan, body: unknown, items: unknown[]): boolean {
+  switch (plan.strategy) {
+    case 'offset':
+    case 'page':
+      return items.length >= plan.pageSize;
+    case 'cursor':
+      return nextCursor(plan, body) !== undefined;
+    default: {
+      const never: never = plan.strategy;
+      throw new PaginationError(`unknown pagination strategy ${String(never)}`);
+    }
+  }
+}
+
+export interface PageInfo {
+  index: number;
+  query: QueryParams;
+  body: unknown;
+  items: unknown[];
+  /** The cursor for the next page (cursor strategy). */
+  cursor?: string;
+  /** True when this is the last page that will be fetched. */
+  done: boolean;
+}
+
+export interface PaginationCallbacks {
+  /** Fetches one page; `query` holds only the pagination parameters. Returns the parsed body. */
+  fetchPage(query: QueryParams, index: number): Promise<unknown>;
+  /** The mission's `until`, evaluated with `response` = this page's body. */
+  until?(body: unknown, index: number): boolean | Promise<boolean>;
+  /** Called after each kept page (for `page.completed` journaling and backfill). */
+  onPage?(info: PageInfo): void | Promise<void>;
+}
+
+export type StopReason = 'exhausted' | 'until' | 'max-pages' | 'max-items';
+
+export interface PaginationResult {
+  items: unknown[];
+  pages: number;
+  truncated: boolean;
+  stoppedBy: StopReason;
+  /** Position to resume from (next page index and cursor), useful for backfill. */
+  next: { index: number; cursor?: string };
+}
+
+export interface PaginationStart {
+  /** Resume from this page index (backfill). */
+  index?: number;
+  cursor?: string;
+}
+
+export async function paginate(
+  plan: PaginationPlan,
+  callbacks: PaginationCallbacks,
+  start: PaginationStart = {},
+): Promise<PaginationResult> {
+  validatePlan(plan);
+  const maxPages = plan.maxPages ?? DEFAULT_MAX_PAGES;
+  const maxItems = plan.maxItems ?? Infinity;
+  const items: unknown[] = [];
+  const seenCursors = new Set<string>();
+  let index = start.index ?? 0;
+  let cursor = start.cursor;
+  let pages = 0;
+  if (cursor !== undefined) seenCursors.add(cursor);
+
+  for (;;) {
+    if (pages >= maxPages) {
+      return { items, pages, truncated: true, stoppedBy: 'max-pages', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
+    }
+    const query = pageQuery(plan, index, cursor);
+    const body = await callbacks.fetchPage(query, index);
+    pages += 1;
+    if (callbacks.until && (await callbacks.until(body, index))) {
+      return { items, pages, truncated: false, stoppedBy: 'until', next: { index: index + 1 } };
+    }
+    const pageItems = itemsOf(body, plan.itemsPath);
+    const more = hasMore(plan, body, pageItems);
+    const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
+    if (next !== undefined) {
+      if (seenCursors.has(next)) {
+        throw new PaginationError(`the API returned cursor ${JSON.stringify(next)} again on page ${index + 1}; stopping instead of looping`);
+      }
+      seenCursors.add(next);
+    }
+    const room = maxItems - items.length;
+    const kept = pageItems.length > room ? pageItems.slice(0, room) : pageItems;
+    items.push(...kept);
+    const hitItems = items.length >= maxItems && (more || kept.length < pageItems.length);
+    const done = !more || hitItems || pages >= maxPages;
+    await callbacks.onPage?.({ index, query, body, items: kept, ...(next !== undefined ? { cursor: next } : {}), done });
+    index += 1;
+    cursor = next;
+    if (hitItems) {
+      return { items, pages, truncated: true, stoppedBy: 'max-items', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
+    }
+    if (!more) return { items, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
+  }
+}

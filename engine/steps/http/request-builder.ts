@@ -1,0 +1,110 @@
+/**
+ * Builds the HTTP request of one fetch attempt from already-evaluated parts (§C.1.2).
+ *
+ * Invariants: URL = base with ONE trailing `/` removed + path (a leading `/` added when missing) +
+ * query; query order is since parameters, then pagination parameters, then auth parameters;
+ * headers are the JSON defaults, then source headers, then `since` headers, then auth, then the
+ * Idempotency-Key (names compared case-insensitively, later wins); a body is sent whenever the
+ * value is not `undefined` — `0`, `false`, `""` and `null` are sent (the original dropped falsy
+ * bodies).
+ */
+
+export type QueryParams = [string, string][];
+
+export interface RequestParts {
+  method: string;
+  /** Effective base URL (after any `--source NAME=URL` override). */
+  base: string;
+  /** Path after interpolation. */
+  path: string;
+  sinceQuery?: QueryParams;
+  pageQuery?: QueryParams;
+  authQuery?: QueryParams;
+  /** Source headers, values already evaluated. */
+  sourceHeaders?: Record<string, string>;
+  sinceHeaders?: Record<string, string>;
+  authHeaders?: Record<string, string>;
+  idempotencyKey?: string;
+  body?: unknown;
+}
+
+export interface BuiltRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The body as sent (serialised JSON), absent when there is none. */
+  body?: string;
+  /** The body value before serialisation (what gets recorded). */
+  bodyValue?: unknown;
+}
+
+export class RequestBuildError extends Error {
+  readonly code = 'bad-request';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestBuildError';
+  }
+}
+
+export function buildUrl(base: string, path: string, query: QueryParams = []): string {
+  if (!/^https?:\/\/[^/]/i.test(base)) {
+    throw new RequestBuildError(`base URL "${base}" is not an absolute http(s) URL; fix the source's base or --source override`);
+  }
+  const trimmed = base.endsWith('/') ? base.slice(0, -1) : base;
+  const p = path.startsWith('/') ? path : `/${path}`;
+  let url = trimmed + p;
+  if (query.length > 0) {
+    const qs = new URLSearchParams(query).toString();
+    url += (p.includes('?') ? '&' : '?') + qs;
+  }
+  return url;
+}
+
+/** Header merge where names match case-insensitively and a later layer replaces an earlier one. */
+export function mergeHeaders(...layers: (Record<string, string> | undefined)[]): Record<string, string> {
+  const byLower = new Map<string, [string, string]>();
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const [name, value] of Object.entries(layer)) byLower.set(name.toLowerCase(), [name, value]);
+  }
+  return Object.fromEntries(byLower.values());
+}
+
+/** Case-insensitive header lookup. */
+export function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+export function buildRequest(parts: RequestParts): BuiltRequest {
+  const url = buildUrl(parts.base, parts.path, [
+    ...(parts.sinceQuery ?? []),
+    ...(parts.pageQuery ?? []),
+    ...(parts.authQuery ?? []),
+  ]);
+  for (const [name, value] of Object.entries(parts.sourceHeaders ?? {})) {
+    if (/[\r\n]/.test(value) || /[\r\n:]/.test(name)) {
+      throw new RequestBuildError(`header "${name.replace(/[\r\n]/g, ' ')}" has a line break or colon where none is allowed`);
+    }
+  }
+  const headers = mergeHeaders(
+    { 'Content-Type': 'application/json', Accept: 'application/json' },
+    parts.sourceHeaders,
+    parts.sinceHeaders,
+    parts.authHeaders,
+    parts.idempotencyKey !== undefined ? { 'Idempotency-Key': parts.idempotencyKey } : undefined,
+  );
+  const method = parts.method.toUpperCase();
+  if (parts.body === undefined) return { method, url, headers };
+  let body: string | undefined;
+  try {
+    body = JSON.stringify(parts.body);
+  } catch (err) {
+    throw new RequestBuildError(`the request body of ${method} ${parts.path} cannot be sent as JSON: ${(err as Error).message}`);
+  }
+  if (body === undefined) {
+    throw new RequestBuildError(`the request body of ${method} ${parts.path} has no JSON form (a function or symbol)`);
+  }
+  return { method, url, headers, body, bodyValue: parts.body };
+}

@@ -1,0 +1,93 @@
+/**
+ * Incremental sync helpers (§C.1.6): how a `lastSync` instant is written into a request, which
+ * checkpoint key a fetch uses, and which instant a successful fetch records.
+ *
+ * Invariants: formatting is a pure function of the instant (UTC, never the local zone); the
+ * checkpoint key is derived from the program and the interpolated path only, so the same fetch
+ * always advances the same key; an `updateFrom` value that is not a readable date yields
+ * `undefined` (the caller falls back to the fetch's start time) rather than a wrong checkpoint.
+ */
+
+import type { SinceFormat } from '../../lang/ast.js';
+import type { QueryParams } from './request-builder.js';
+import { getPath } from './pagination.js';
+
+export const DEFAULT_SINCE_PARAM = 'since';
+
+export function formatLastSync(ms: number, format: SinceFormat = 'iso'): string {
+  if (!Number.isFinite(ms)) throw new RangeError(`lastSync instant must be a finite number of ms, got ${ms}`);
+  switch (format) {
+    case 'iso':
+      return new Date(ms).toISOString();
+    case 'unix':
+      return String(Math.floor(ms / 1000));
+    case 'unix-ms':
+      return String(Math.floor(ms));
+    case 'date-only':
+      return new Date(ms).toISOString().slice(0, 10);
+    default: {
+      const never: never = format;
+      throw new RangeError(`unknown lastSync format ${String(never)}`);
+    }
+  }
+}
+
+export interface CheckpointKeyInput {
+  /** `lastSync("key")`. */
+  explicitKey?: string;
+  source: string;
+  /** For `call Source.op`. */
+  operationId?: string;
+  /** The interpolated path (for `get`/`post`/…). */
+  path?: string;
+}
+
+/** Explicit key, else `Source:operationId` for `call`, else `Source:<path without query and trailing slashes>`. */
+export function checkpointKey(input: CheckpointKeyInput): string {
+  if (input.explicitKey !== undefined && input.explicitKey !== '') return input.explicitKey;
+  if (input.operationId) return `${input.source}:${input.operationId}`;
+  if (input.path === undefined) throw new Error('checkpointKey needs a path or an operationId');
+  const cut = input.path.search(/[?#]/);
+  let p = cut >= 0 ? input.path.slice(0, cut) : input.path;
+  p = p.replace(/\/+$/, '');
+  return `${input.source}:${p}`;
+}
+
+export interface SincePlacementInput {
+  /** Query parameter name (default `since`); ignored when `header` is given. */
+  param?: string;
+  /** Send the value as this request header instead (e.g. `If-Modified-Since`). */
+  header?: string;
+}
+
+/** Where the formatted value goes: one query parameter, or one header. */
+export function sincePlacement(
+  where: SincePlacementInput,
+  value: string,
+): { query: QueryParams; headers: Record<string, string> } {
+  if (where.header) return { query: [], headers: { [where.header]: value } };
+  return { query: [[where.param ?? DEFAULT_SINCE_PARAM, value]], headers: {} };
+}
+
+/** `since: <expr>`: the value stringified, under `since`. */
+export function sinceExprValue(value: unknown): string {
+  if (value === null || value === undefined) throw new TypeError(`since expression evaluated to ${String(value)}; expected a date or string`);
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * The instant at `updateFrom` (dotted path) in a response body, in ms: ISO/RFC date strings,
+ * numbers as epoch seconds (below 1e11) or epoch ms. Undefined when absent or not a date.
+ */
+export function extractUpdateFrom(body: unknown, path: string): number | undefined {
+  const v = getPath(body, path);
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v < 1e11 ? v * 1000 : v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const trimmed = v.trim();
+    if (/^\d+(\.\d+)?$/.test(trimmed)) return extractUpdateFrom({ v: Number(trimmed) }, 'v');
+    const ms = Date.parse(trimmed);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
+}
