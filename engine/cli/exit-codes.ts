@@ -1,0 +1,15 @@
+/**
+ * The CLI's exit codes (ARCHITECTURE.md, "Contracts"). Scripts and the studio rely on these
+ * numbers: extend the list, never renumber it.
+ */
+
+/** The run completed, or `check` found no errors (warnings allowed). */
+export const EXIT_OK = 0;
+/** The run failed, or `check` found errors. */
+export const EXIT_FAILED = 1;
+/** Usage error (unknown command, bad flag, missing argument) or an unreadable/invalid mission path. */
+export const EXIT_USAGE = 2;
+/** The run is suspended: waiting on a timer, a webhook or a pause. */
+export const EXIT_SUSPENDED = 10;
+
+export type ExitCode = typeof EXIT_OK | typeof EXIT_FAILED | typeof EXIT_USAGE | typeof EXIT_SUSPENDED;

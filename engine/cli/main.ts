@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+/**
+ * `reqon` — the command-line entry point (the package's bin).
+ *
+ * Commands are listed once in COMMANDS; each lives in its own module under `commands/` and only
+ * the invoked one is imported, so `reqon check` starts without loading SQLite or HTTP code. Every
+ * command takes `--db PATH`. Exit codes follow ARCHITECTURE.md (exit-codes.ts); expected failures
+ * (bad usage, unreadable paths) print one line, never a stack trace.
+ */
+import { Command, CommanderError } from 'commander';
+import { CliError } from './cli-error.js';
+import type { CliIo, CommandModule } from './command-module.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { MissionLoadError } from '../lang/mission-load-error.js';
+
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+/** One line per command; add a command by adding its module and one entry here. */
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'check',
+    summary: 'parse and statically check missions (files or folders)',
+    load: async () => (await import('./commands/check.js')).command,
+  },
+  {
+    name: 'run',
+    summary: 'start a new run of a mission',
+    load: async () => (await import('./commands/run.js')).command,
+  },
+  {
+    name: 'resume',
+    summary: 'continue a run: after a crash, or resume its pause (with a payload)',
+    load: async () => (await import('./commands/resume.js')).command,
+  },
+  {
+    name: 'runs',
+    summary: 'list runs',
+    load: async () => (await import('./commands/runs.js')).command,
+  },
+  {
+    name: 'show',
+    summary: "one run's status and position",
+    load: async () => (await import('./commands/show.js')).command,
+  },
+  {
+    name: 'events',
+    summary: "a run's log (NDJSON with --json)",
+    load: async () => (await import('./commands/events.js')).command,
+  },
+  {
+    name: 'store',
+    summary: "a store's records at the end of a run or at a seq",
+    load: async () => (await import('./commands/store.js')).command,
+  },
+  {
+    name: 'worker',
+    summary: 'wake due timers, take over abandoned runs, serve webhooks',
+    load: async () => (await import('./commands/worker.js')).command,
+  },
+  {
+    name: 'verify',
+    summary: 'replay a run against its log without effects and report any divergence',
+    load: async () => (await import('./commands/verify.js')).command,
+  },
+  { name: 'studio', summary: 'open the studio (Electron, or the browser build on 127.0.0.1)', load: async () => (await import('./commands/studio.js')).command },
+];
+
+const DB_HELP =
+  'the event-log database: a SQLite file, or postgres://… for PostgreSQL ' +
+  '(default: $REQON_DB, else .reqon/reqon.db under the working directory; commands that keep no log ignore it)';
+
+/** The command the arguments name (`reqon help X` names X), or undefined. */
+function invokedName(argv: readonly string[]): string | undefined {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const program = new Command('reqon')
+    .description('Reqon: durable execution for API missions')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showSuggestionAfterError(true);
+  const invoked = invokedName(argv);
+  let exitCode: ExitCode = EXIT_OK;
+  for (const entry of COMMANDS) {
+    const cmd = program.command(entry.name).description(entry.summary).option('--db <path>', DB_HELP);
+    if (entry.name !== invoked) continue;
+    const mod = await entry.load();
+    mod.configure(cmd);
+    cmd.action(async (...params: unknown[]) => {
+      const self = params[params.length - 1] as Command;
+      exitCode = await mod.run(self.processedArgs, self.opts(), io);
+    });
+  }
+  if (argv.length === 0) {
+    io.stderr(program.helpInformation());
+    return EXIT_USAGE;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    throw e;
+  }
+  return exitCode;
+}
+
+function reportFatal(e: unknown, io: CliIo): ExitCode {
+  if (e instanceof CliError) {
+    io.stderr(`reqon: ${e.message}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof MissionLoadError) {
+    io.stderr(`reqon: ${e.message}\n`);
+    return EXIT_USAGE;
+  }
+  const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  io.stderr(`reqon: internal error (please report it): ${detail}\n`);
+  return EXIT_FAILED;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+// `reqon … | head` closes the pipe early: that is the reader's choice, not a crash to report.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
+    throw e;
+  });
+}
+
+main(process.argv.slice(2), processIo).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.exitCode = reportFatal(e, processIo);
+  },
+);

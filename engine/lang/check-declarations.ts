@@ -1,0 +1,209 @@
+/**
+ * Declaration checks: one mission per file with a `run` pipeline, at most one `run`/`schedule`
+ * that matters, unique names per kind (sources, stores, schemas, transforms, actions — actions
+ * across a folder mission's files too), well-formed sources, store declarations and schedules.
+ *
+ * Also fills the context's name tables (first declaration wins) that the step checks resolve
+ * names against.
+ */
+import type { MissionDecl, Name, Schedule, SourceDecl, Span, StoreDecl, TopLevelItem } from './ast.js';
+import type { CheckContext } from './check-context.js';
+import { checkExpr } from './check-expressions.js';
+import { checkAt, checkCron, checkNumber, checkTimeZone } from './check-values.js';
+
+/** Mission count, and top-level declarations that the runtime ignores. */
+export function checkProgramShape(ctx: CheckContext): MissionDecl | undefined {
+  const root = ctx.unit.root;
+  const items = root.items ?? [];
+  const missions = items.filter((i): i is MissionDecl => i?.kind === 'Mission');
+  if (missions.length === 0) {
+    ctx.report(root.file, 'E3001', { start: 0, end: 0 }, `No mission found in ${root.file}`, 'declare one: mission Name { … run Action }');
+    return undefined;
+  }
+  const first = missions[0]!;
+  for (const extra of missions.slice(1)) {
+    ctx.report(
+      root.file,
+      'E3002',
+      extra.name?.span ?? extra.span,
+      `Only the first mission runs: \`${extra.name?.name ?? '?'}\` is ignored`,
+      `keep one mission per file (\`${first.name?.name ?? '?'}\` ${ctx.where(root.file, first.span.start, root.file)} is the one that runs)`,
+    );
+  }
+  for (const item of items) reportIgnored(ctx, item, first);
+  return first;
+}
+
+const IGNORED_KINDS: Partial<Record<TopLevelItem['kind'], string>> = {
+  Source: 'source',
+  Store: 'store',
+  Schema: 'schema',
+  Transform: 'transform',
+  Action: 'action',
+};
+
+function reportIgnored(ctx: CheckContext, item: TopLevelItem | undefined, mission: MissionDecl): void {
+  if (!item) return;
+  const word = IGNORED_KINDS[item.kind];
+  if (!word || !('name' in item) || !item.name) return;
+  ctx.report(
+    ctx.rootFile,
+    'E3032',
+    item.name.span,
+    `Top-level ${word} \`${item.name.name}\` is ignored: only declarations inside the mission are used`,
+    `move it into mission \`${mission.name?.name ?? '?'}\``,
+  );
+}
+
+/** `run` and `schedule` lines of the mission: one required, several warned about. */
+export function checkMissionItems(ctx: CheckContext, mission: MissionDecl): void {
+  const file = ctx.rootFile;
+  const pipelines = mission.pipelines ?? [];
+  if (pipelines.length === 0) {
+    ctx.report(
+      file,
+      'E3003',
+      mission.name?.span ?? mission.span,
+      `Mission \`${mission.name?.name ?? '?'}\` has no \`run\` pipeline`,
+      (mission.actions ?? []).length > 0
+        ? `add a line such as \`run ${mission.actions[0]!.name.name}\``
+        : 'declare an action and add `run ActionName`',
+    );
+  }
+  for (const p of pipelines.slice(0, -1)) {
+    ctx.report(file, 'E3004', ctx.findWord(file, p.span, 'run'), 'Several `run` lines: only the last one is used', 'delete this line or merge it into the last `run`');
+  }
+  const schedules = mission.schedules ?? [];
+  for (const s of schedules.slice(0, -1)) {
+    ctx.report(file, 'E3005', ctx.findWord(file, s.span, 'schedule'), 'Several schedules: only the last one is used', 'delete this schedule or merge it into the last one');
+  }
+  for (const s of schedules) checkSchedule(ctx, file, s);
+}
+
+/** Registers each name in `into`, reporting every later declaration of a taken name. */
+export function registerNames<T extends { name: Name; span: Span }>(
+  ctx: CheckContext,
+  what: string,
+  decls: readonly T[],
+  into: Map<string, T>,
+  fileOf: (decl: T) => string,
+): void {
+  for (const decl of decls) {
+    const name = decl?.name?.name;
+    if (!name) continue;
+    const first = into.get(name);
+    if (!first) {
+      into.set(name, decl);
+      continue;
+    }
+    const file = fileOf(decl);
+    ctx.report(
+      file,
+      'E3006',
+      decl.name.span,
+      `Duplicate ${what} \`${name}\``,
+      `\`${name}\` is already declared ${ctx.where(fileOf(first), first.name.span.start, file)}; rename or remove one of them`,
+    );
+  }
+}
+
+export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
+  const file = ctx.rootFile;
+  const name = source.name?.name ?? '?';
+  const span = source.name?.span ?? source.span;
+  if (!source.auth) {
+    ctx.report(file, 'E3015', span, `Source \`${name}\` has no \`auth\``, 'add `auth: none` (or bearer, oauth2, basic, api_key)');
+  }
+  if (!source.base && !source.spec) {
+    ctx.report(
+      file,
+      'E3016',
+      span,
+      `Source \`${name}\` has neither \`base\` nor \`from\``,
+      'add `base: "https://api.example.com"` or declare it `from "openapi.yaml"`',
+    );
+  }
+  if (source.base && !isHttpUrl(source.base.value)) {
+    ctx.report(
+      file,
+      'E3017',
+      source.base.span,
+      `Expected an http(s) URL but got: "${source.base.value}"`,
+      'write the base as "https://host/path"',
+    );
+  }
+  const at = (key: string) => ctx.optionValue(file, source.optionSpans, key, span);
+  checkNumber(ctx, file, 'timeout', source.timeout, 'nonNegative', at('timeout'));
+  for (const h of source.headers ?? []) checkExpr(ctx, file, h?.value);
+  for (const p of source.proxy ?? []) checkExpr(ctx, file, p);
+
+  const rl = source.rateLimit;
+  if (rl) {
+    const rat = (key: string) => ctx.optionValue(file, rl.optionSpans, key, rl.span);
+    checkNumber(ctx, file, 'maxWait', rl.maxWait, 'positive', rat('maxWait'));
+    checkNumber(ctx, file, 'fallbackRpm', rl.fallbackRpm, 'positive', rat('fallbackRpm'));
+    if (rl.model) {
+      const m = rl.model;
+      for (const key of ['capacity', 'refill', 'safety'] as const) {
+        checkNumber(ctx, file, key, m[key], 'positive', ctx.valueOf(file, m.span, key));
+      }
+    }
+  }
+  const cb = source.circuitBreaker;
+  if (cb) {
+    const cat = (key: string) => ctx.optionValue(file, cb.optionSpans, key, cb.span);
+    for (const key of ['failureThreshold', 'resetTimeout', 'successThreshold', 'failureWindow', 'minimumRequests'] as const) {
+      checkNumber(ctx, file, key, cb[key], 'positive', cat(key));
+    }
+    checkNumber(ctx, file, 'failureRate', cb.failureRate, 'positive', cat('failureRate'));
+    if (cb.failureRate !== undefined && cb.failureRate > 100) {
+      ctx.report(file, 'E3023', cat('failureRate'), `\`failureRate\` expected a percentage ≤ 100 but got: ${cb.failureRate}`);
+    }
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export function checkStoreDecl(ctx: CheckContext, store: StoreDecl): void {
+  const b = store.batch;
+  if (!b) return;
+  const file = ctx.rootFile;
+  checkNumber(ctx, file, 'size', b.size, 'atLeastOne', ctx.valueOf(file, b.span, 'size'));
+  checkNumber(ctx, file, 'maxDelay', b.maxDelay, 'nonNegative', ctx.valueOf(file, b.span, 'maxDelay'));
+}
+
+function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
+  const t = s.trigger;
+  if (t) {
+    switch (t.kind) {
+      case 'every':
+        checkNumber(ctx, file, 'every', t.amount, 'atLeastOne', ctx.valueOf(file, t.span, 'every'));
+        break;
+      case 'cron':
+        if (t.expression) checkCron(ctx, file, t.expression);
+        break;
+      case 'at':
+        if (t.when) checkAt(ctx, file, t.when);
+        break;
+      default: {
+        const unreachable: never = t;
+        void unreachable;
+      }
+    }
+  }
+  if (s.timezone) checkTimeZone(ctx, file, s.timezone);
+  const at = (key: string) => ctx.optionValue(file, s.optionSpans, key, s.span);
+  checkNumber(ctx, file, 'maxConcurrency', s.maxConcurrency, 'atLeastOne', at('maxConcurrency'));
+  if (s.retry) {
+    const r = s.retry;
+    checkNumber(ctx, file, 'maxRetries', r.maxRetries, 'nonNegative', ctx.valueOf(file, r.span, 'maxRetries'));
+    checkNumber(ctx, file, 'delaySeconds', r.delaySeconds, 'nonNegative', ctx.valueOf(file, r.span, 'delaySeconds'));
+  }
+}

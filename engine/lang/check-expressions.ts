@@ -1,0 +1,149 @@
+/**
+ * Expression checks: every function call names a built-in (or gets "not supported yet" for the
+ * documented-but-unimplemented helpers of §D.6), has an argument count the built-in accepts, and
+ * `env(...)` reads a literal name — a dynamic name would make the run's inputs unknowable before
+ * it starts. Also: arms of a match expression after a bare `_` can never be chosen.
+ *
+ * `walkExpr` visits every sub-expression; it tolerates the holes a recovering parser leaves.
+ */
+import type { Expr } from './ast.js';
+import type { CheckContext } from './check-context.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
+import { didYouMean } from './suggest.js';
+
+/** §D.6 "doc-only" helpers: calling one says "not supported yet" unless the evaluator has it. */
+const DOC_ONLY_NAMES: ReadonlySet<string> = new Set([
+  ...UNSUPPORTED_BUILTIN_NAMES,
+  ...'lowercase uppercase substring split join trim trimStart trimEnd replace includes isEmpty map filter reduce avg flatten unique sort sortBy find findIndex keys values entries hasKey pick omit merge pow sqrt toNumber toString toBoolean toArray parseDate formatDate year month day hour minute addDays addMonths subtractDays diffDays isBefore isAfter days slugify generateId contains startsWith endsWith'.split(
+    ' ',
+  ),
+]);
+
+/** Calls `visit` on `expr` and every expression inside it, parents first. */
+export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void): void {
+  if (!expr || typeof expr !== 'object') return;
+  visit(expr);
+  switch (expr.kind) {
+    case 'Number':
+    case 'String':
+    case 'Boolean':
+    case 'Null':
+    case 'Ref':
+    case 'Unsupported':
+      return;
+    case 'Member':
+      walkExpr(expr.object, visit);
+      return;
+    case 'Index':
+      walkExpr(expr.object, visit);
+      walkExpr(expr.index, visit);
+      return;
+    case 'Call':
+      for (const a of expr.args ?? []) walkExpr(a, visit);
+      return;
+    case 'Unary':
+      walkExpr(expr.operand, visit);
+      return;
+    case 'Binary':
+      walkExpr(expr.left, visit);
+      walkExpr(expr.right, visit);
+      return;
+    case 'Is':
+      walkExpr(expr.operand, visit);
+      return;
+    case 'Conditional':
+      walkExpr(expr.test, visit);
+      walkExpr(expr.consequent, visit);
+      walkExpr(expr.alternate, visit);
+      return;
+    case 'Array':
+      for (const e of expr.elements ?? []) walkExpr(e, visit);
+      return;
+    case 'Object':
+      for (const entry of expr.entries ?? []) walkExpr(entry?.value, visit);
+      return;
+    case 'MatchExpr':
+      walkExpr(expr.subject, visit);
+      for (const arm of expr.arms ?? []) {
+        walkExpr(arm?.pattern, visit);
+        walkExpr(arm?.guard, visit);
+        walkExpr(arm?.result, visit);
+      }
+      return;
+    case 'AnyOf':
+      walkExpr(expr.collection, visit);
+      walkExpr(expr.where, visit);
+      return;
+    default: {
+      const unreachable: never = expr;
+      return unreachable;
+    }
+  }
+}
+
+/** Runs every expression check on `expr`, reporting into `file`. */
+export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefined | null): void {
+  walkExpr(expr, (e) => {
+    if (e.kind === 'Call') checkCall(ctx, file, e);
+    else if (e.kind === 'MatchExpr') checkMatchExprArms(ctx, file, e);
+  });
+}
+
+function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 'Call' }>): void {
+  const name = call.callee?.name;
+  if (!name) return;
+  const args = call.args ?? [];
+  if (!BUILTIN_NAMES.has(name)) {
+    if (DOC_ONLY_NAMES.has(name)) {
+      ctx.report(file, 'E3019', call.callee.span, `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
+    } else {
+      const help = didYouMean(name, BUILTIN_NAMES);
+      ctx.report(file, 'E3018', call.callee.span, `Unknown function \`${name}\``, help);
+    }
+    return;
+  }
+  const arity = BUILTIN_ARITY[name];
+  if (arity && (args.length < arity.min || args.length > arity.max)) {
+    ctx.report(
+      file,
+      'E3020',
+      call.span,
+      `\`${name}\` expected ${describeArity(arity)} but got: ${args.length}`,
+    );
+    return;
+  }
+  if (name === 'env') {
+    const arg = args[0];
+    if (arg && arg.kind !== 'String') {
+      ctx.report(
+        file,
+        'E3021',
+        arg.span,
+        '`env` expected a string literal but got: an expression',
+        'write the variable name in quotes, e.g. env("API_TOKEN"); a run must know its inputs before it starts',
+      );
+    }
+  }
+}
+
+function describeArity({ min, max }: { min: number; max: number }): string {
+  const args = (n: number) => `${n} argument${n === 1 ? '' : 's'}`;
+  if (min === max) return args(min);
+  if (max === Infinity) return `at least ${args(min)}`;
+  return `${min} to ${args(max)}`;
+}
+
+function checkMatchExprArms(ctx: CheckContext, file: string, m: Extract<Expr, { kind: 'MatchExpr' }>): void {
+  const arms = m.arms ?? [];
+  const catchAll = arms.findIndex((a) => a && a.pattern === null && !a.guard);
+  if (catchAll >= 0 && catchAll < arms.length - 1) {
+    const dead = arms[catchAll + 1]!;
+    ctx.report(
+      file,
+      'E3030',
+      dead.span,
+      'This arm can never be chosen: the `_` arm before it matches everything',
+      'move the `_` arm last',
+    );
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Pipeline checks: every stage names a declared action, and every `jump` lands somewhere the
+ * runtime can continue from — the first *sequential* stage of the pipeline that runs (the last
+ * `run` line) whose action is the target (§C.8: parallel stages are not jump targets).
+ */
+import type { MissionDecl, Pipeline } from './ast.js';
+import type { CheckContext } from './check-context.js';
+import { checkExpr } from './check-expressions.js';
+import type { JumpRef } from './check-steps.js';
+
+export function checkPipelines(ctx: CheckContext, mission: MissionDecl): void {
+  const file = ctx.rootFile;
+  for (const pipeline of mission.pipelines ?? []) {
+    for (const stage of pipeline?.stages ?? []) {
+      for (const name of stage?.actions ?? []) {
+        if (name?.name && !ctx.actions.has(name.name)) {
+          ctx.unknown(file, 'E3010', 'action', name, ctx.actions.keys());
+        }
+      }
+      checkExpr(ctx, file, stage?.condition);
+    }
+  }
+}
+
+export function checkJumps(ctx: CheckContext, mission: MissionDecl, jumps: readonly JumpRef[]): void {
+  const pipelines = mission.pipelines ?? [];
+  const running: Pipeline | undefined = pipelines[pipelines.length - 1];
+  const sequential = new Set<string>();
+  const parallel = new Set<string>();
+  for (const stage of running?.stages ?? []) {
+    for (const name of stage?.actions ?? []) {
+      if (name?.name) (stage.parallel ? parallel : sequential).add(name.name);
+    }
+  }
+  for (const { action, file } of jumps) {
+    const target = action.name;
+    if (!ctx.actions.has(target)) {
+      ctx.unknown(file, 'E3010', 'action', action, ctx.actions.keys());
+      continue;
+    }
+    if (!running || sequential.has(target)) continue;
+    if (parallel.has(target)) {
+      ctx.report(
+        file,
+        'E3011',
+        action.span,
+        `Cannot jump to \`${target}\`: it runs only in a parallel stage`,
+        `give \`${target}\` a stage of its own in the \`run\` line (parallel stages are not jump targets)`,
+      );
+    } else {
+      ctx.report(
+        file,
+        'E3012',
+        action.span,
+        `Cannot jump to \`${target}\`: it is not a stage of the \`run\` pipeline`,
+        `add \`${target}\` to the \`run\` line`,
+      );
+    }
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Step checks: every name a step uses (store, source, transform, schema, jump target) is declared
+ * in the mission; every `store` step can compute a stable key (a random key would break
+ * idempotent replay, ARCHITECTURE.md); option values are in range; match arms are reachable.
+ *
+ * Steps are walked recursively (loop bodies, validate fallbacks, match arm blocks). Jumps are
+ * collected, not judged here: whether a target is a sequential stage is a pipeline question.
+ */
+import type { ActionDecl, Directive, FetchOptions, MatchStep, Name, Step, StoreStep } from './ast.js';
+import type { CheckContext } from './check-context.js';
+import { checkExpr } from './check-expressions.js';
+import { checkNumber, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
+
+export interface JumpRef {
+  action: Name;
+  file: string;
+}
+
+export function checkAction(ctx: CheckContext, action: ActionDecl, jumps: JumpRef[]): void {
+  const file = action.file || ctx.rootFile;
+  for (const step of action.steps ?? []) checkStep(ctx, file, step, jumps);
+}
+
+function checkSteps(ctx: CheckContext, file: string, steps: readonly Step[] | undefined, jumps: JumpRef[]): void {
+  for (const step of steps ?? []) checkStep(ctx, file, step, jumps);
+}
+
+function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jumps: JumpRef[]): void {
+  if (!step || typeof step !== 'object') return;
+  switch (step.kind) {
+    case 'Fetch':
+      checkExpr(ctx, file, step.path);
+      checkFetchOptions(ctx, file, step.options, step.span, false);
+      return;
+    case 'Call': {
+      const source = step.source?.name ? ctx.sources.get(step.source.name) : undefined;
+      if (step.source?.name && !source) {
+        ctx.unknown(file, 'E3008', 'source', step.source, ctx.sources.keys());
+      } else if (source && !source.spec) {
+        ctx.report(
+          file,
+          'E3009',
+          step.source.span,
+          `\`call ${step.source.name}.${step.operation?.name ?? '…'}\` needs an OpenAPI spec, but source \`${step.source.name}\` has none`,
+          `declare it \`source ${step.source.name} from "openapi.yaml" { … }\`, or use get/post with a path`,
+        );
+      }
+      checkFetchOptions(ctx, file, step.options, step.span, true);
+      return;
+    }
+    case 'For': {
+      checkExpr(ctx, file, step.collection);
+      checkExpr(ctx, file, step.where);
+      if (step.concurrency !== undefined) {
+        const span = ctx.valueOf(file, step.span, 'concurrency');
+        checkNumber(ctx, file, 'concurrency', step.concurrency, 'atLeastOne', span);
+      }
+      if (step.onError?.mode === 'queue') checkStoreName(ctx, file, step.onError.store);
+      checkSteps(ctx, file, step.body, jumps);
+      return;
+    }
+    case 'Map':
+      checkExpr(ctx, file, step.source);
+      for (const f of step.fields ?? []) checkExpr(ctx, file, f?.value);
+      return;
+    case 'Apply':
+      if (step.transform?.name && !ctx.transforms.has(step.transform.name)) {
+        ctx.unknown(file, 'E3013', 'transform', step.transform, ctx.transforms.keys());
+      }
+      checkExpr(ctx, file, step.target);
+      return;
+    case 'Validate':
+      checkExpr(ctx, file, step.target);
+      for (const c of step.constraints ?? []) checkExpr(ctx, file, c?.condition);
+      checkSteps(ctx, file, step.fallback, jumps);
+      return;
+    case 'Store':
+      checkStoreStep(ctx, file, step);
+      return;
+    case 'Let':
+      checkExpr(ctx, file, step.value);
+      return;
+    case 'Match':
+      checkMatchStep(ctx, file, step, jumps);
+      return;
+    case 'Wait': {
+      checkExpr(ctx, file, step.eventFilter);
+      checkRetry(ctx, file, step.retry);
+      const at = (key: string) => ctx.optionValue(file, step.optionSpans, key, step.span);
+      checkNumber(ctx, file, 'timeout', step.timeout, 'nonNegative', at('timeout'));
+      checkNumber(ctx, file, 'expectedEvents', step.expectedEvents, 'atLeastOne', at('expectedEvents'));
+      checkWebhookPath(ctx, file, step.path);
+      if (step.storage) {
+        checkStoreName(ctx, file, step.storage.target);
+        checkExpr(ctx, file, step.storage.key);
+      }
+      return;
+    }
+    case 'Pause':
+      checkStoreName(ctx, file, step.persist);
+      for (const t of step.resumeOn ?? []) if (t?.kind === 'webhook') checkWebhookPath(ctx, file, t.path);
+      if (step.duration) {
+        checkNumber(ctx, file, 'duration', step.duration.ms, 'nonNegative', step.duration.span);
+      }
+      return;
+    default: {
+      const unreachable: never = step;
+      void unreachable;
+    }
+  }
+}
+
+function checkStoreName(ctx: CheckContext, file: string, name: Name | undefined): void {
+  if (!name?.name || ctx.stores.has(name.name)) return;
+  ctx.unknown(file, 'E3007', 'store', name, ctx.stores.keys());
+}
+
+function checkFetchOptions(
+  ctx: CheckContext,
+  file: string,
+  options: FetchOptions | undefined,
+  stepSpan: { start: number; end: number },
+  isCall: boolean,
+): void {
+  if (!options) return;
+  const at = (key: string) => ctx.optionValue(file, options.optionSpans, key, stepSpan);
+  if (options.source?.name) {
+    if (!ctx.sources.has(options.source.name)) ctx.unknown(file, 'E3008', 'source', options.source, ctx.sources.keys());
+  } else if (!isCall && ctx.sources.size === 0) {
+    ctx.report(
+      file,
+      'E3033',
+      ctx.wordAt(file, stepSpan.start),
+      'This request has no source: the mission declares none',
+      'declare one: source Api { auth: none, base: "https://api.example.com" }',
+    );
+  }
+  checkExpr(ctx, file, options.body);
+  checkExpr(ctx, file, options.until);
+  checkRetry(ctx, file, options.retry);
+  if (options.since?.kind === 'SinceExpr') checkExpr(ctx, file, options.since.value);
+  if (options.allow) {
+    for (const status of options.allow.statuses ?? []) {
+      const span = ctx.findWord(file, options.allow.span, String(status));
+      if (!checkStatus(ctx, file, status, span)) break;
+    }
+  }
+  checkNumber(ctx, file, 'maxPages', options.maxPages, 'atLeastOne', at('maxPages'));
+  checkNumber(ctx, file, 'maxItems', options.maxItems, 'atLeastOne', at('maxItems'));
+}
+
+function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void {
+  checkExpr(ctx, file, step.source);
+  checkExpr(ctx, file, step.key);
+  checkStoreName(ctx, file, step.store);
+  const src = step.source;
+  if (step.key || !src || src.kind !== 'Object') return;
+  const entries = src.entries ?? [];
+  const hasId = entries.some((e) => e?.kind === 'Spread' || (e?.kind === 'Property' && e.key?.name === 'id'));
+  if (hasId) return;
+  ctx.report(
+    file,
+    'E3022',
+    src.span,
+    `Cannot compute a stable key for records stored in \`${step.store?.name ?? '?'}\`: the object has no \`id\``,
+    `add an \`id\` property, or a key: \`-> ${step.store?.name ?? 'store'} { key: .field }\``,
+  );
+}
+
+function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps: JumpRef[]): void {
+  checkExpr(ctx, file, step.subject);
+  const arms = step.arms ?? [];
+  /** Statuses already handled by an arm without a guard, with that arm's offset. */
+  const handled = new Map<number, number>();
+  let catchAll: number | undefined;
+  let deadReported = false;
+  for (const arm of arms) {
+    if (!arm) continue;
+    if (catchAll !== undefined && !deadReported) {
+      ctx.report(
+        file,
+        'E3030',
+        arm.span,
+        'This arm can never run: the `_` arm before it matches everything',
+        `move the \`_\` arm (${ctx.where(file, catchAll, file)}) last`,
+      );
+      deadReported = true; // one warning per match: the rest follow from the same cause
+    }
+    const p = arm.pattern;
+    switch (p?.kind) {
+      case 'Wildcard':
+        if (!arm.guard && catchAll === undefined) catchAll = arm.span.start;
+        break;
+      case 'SchemaPattern':
+      case 'SchemaArrayPattern':
+        if (p.schema?.name && !ctx.schemas.has(p.schema.name)) {
+          ctx.unknown(file, 'E3014', 'schema', p.schema, ctx.schemas.keys());
+        }
+        break;
+      case 'StatusPattern': {
+        if (!checkStatus(ctx, file, p.status, p.span)) break;
+        const earlier = handled.get(p.status);
+        if (earlier !== undefined) {
+          ctx.report(
+            file,
+            'E3025',
+            p.span,
+            `Status ${p.status} is already handled by an earlier arm`,
+            `the arm ${ctx.where(file, earlier, file)} always takes ${p.status}; merge the two arms or add a \`where\` guard to the first`,
+          );
+        } else if (!arm.guard) {
+          handled.set(p.status, p.span.start);
+        }
+        break;
+      }
+      case undefined:
+        break;
+      default: {
+        const unreachable: never = p;
+        void unreachable;
+      }
+    }
+    checkExpr(ctx, file, arm.guard);
+    const body = arm.body;
+    if (body?.kind === 'Directive') checkDirective(ctx, file, body.directive, jumps);
+    else if (body?.kind === 'Steps') checkSteps(ctx, file, body.steps, jumps);
+  }
+}
+
+function checkDirective(ctx: CheckContext, file: string, d: Directive | undefined, jumps: JumpRef[]): void {
+  if (!d) return;
+  switch (d.kind) {
+    case 'Continue':
+    case 'Skip':
+    case 'Abort':
+      return;
+    case 'Retry':
+      checkRetry(ctx, file, d.config);
+      return;
+    case 'Queue':
+      checkStoreName(ctx, file, d.store);
+      return;
+    case 'Jump':
+      if (d.action?.name) jumps.push({ action: d.action, file });
+      return;
+    default: {
+      const unreachable: never = d;
+      void unreachable;
+    }
+  }
+}

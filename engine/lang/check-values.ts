@@ -1,0 +1,139 @@
+/**
+ * Value checks: numbers within their allowed ranges, HTTP statuses, cron expressions, `at`
+ * date-times, time zones and webhook paths. Each takes the span to blame and reports through the
+ * context; none of them throws, whatever the value.
+ *
+ * Message shape for values (codes.ts): "`maxAttempts` expected an integer ≥ 1 but got: 0".
+ */
+import { Cron } from 'croner';
+import type { RetryConfig, Span, StringLiteral } from './ast.js';
+import type { CheckContext } from './check-context.js';
+
+export type Bound = 'atLeastOne' | 'nonNegative' | 'positive';
+
+const BOUND_TEXT: Record<Bound, string> = {
+  atLeastOne: 'a number ≥ 1',
+  nonNegative: 'a number ≥ 0',
+  positive: 'a number > 0',
+};
+
+function inBound(value: number, bound: Bound): boolean {
+  switch (bound) {
+    case 'atLeastOne':
+      return value >= 1;
+    case 'nonNegative':
+      return value >= 0;
+    case 'positive':
+      return value > 0;
+  }
+}
+
+/** Reports `value` (when present) if it lies outside `bound`. */
+export function checkNumber(
+  ctx: CheckContext,
+  file: string,
+  label: string,
+  value: number | undefined,
+  bound: Bound,
+  span: Span | undefined,
+): void {
+  if (value === undefined || value === null || !span) return;
+  if (typeof value === 'number' && Number.isFinite(value) && inBound(value, bound)) return;
+  ctx.report(file, 'E3023', span, `\`${label}\` expected ${BOUND_TEXT[bound]} but got: ${String(value)}`);
+}
+
+export function checkRetry(ctx: CheckContext, file: string, retry: RetryConfig | undefined): void {
+  if (!retry) return;
+  const at = (key: string) => ctx.optionValue(file, retry.optionSpans, key, retry.span);
+  checkNumber(ctx, file, 'maxAttempts', retry.maxAttempts, 'atLeastOne', at('maxAttempts'));
+  checkNumber(ctx, file, 'initialDelay', retry.initialDelay, 'nonNegative', at('initialDelay'));
+  checkNumber(ctx, file, 'maxDelay', retry.maxDelay, 'nonNegative', at('maxDelay'));
+  checkNumber(ctx, file, 'timeout', retry.timeout, 'nonNegative', at('timeout'));
+}
+
+export function isHttpStatus(n: number): boolean {
+  return Number.isInteger(n) && n >= 100 && n <= 599;
+}
+
+export function checkStatus(ctx: CheckContext, file: string, status: number, span: Span): boolean {
+  if (isHttpStatus(status)) return true;
+  ctx.report(file, 'E3024', span, `Expected an HTTP status (100–599) but got: ${String(status)}`);
+  return false;
+}
+
+export function checkCron(ctx: CheckContext, file: string, expression: StringLiteral): void {
+  try {
+    new Cron(expression.value, { paused: true });
+  } catch (e) {
+    const reason = (e instanceof Error ? e.message : String(e)).replace(/^CronPattern:\s*/, '');
+    ctx.report(
+      file,
+      'E3026',
+      expression.span,
+      `Invalid cron expression "${expression.value}"`,
+      `${reason}; a cron expression has five fields: minute hour day-of-month month day-of-week`,
+    );
+  }
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-](\d{2}):?(\d{2}))?$/;
+
+/** True for ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]` naming a real calendar instant. */
+export function isDateTime(text: string): boolean {
+  const m = DATE_TIME.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59)) return false;
+  if (m[6] !== undefined && Number(m[6]) > 59) return false;
+  if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return false;
+  return true;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+export function checkAt(ctx: CheckContext, file: string, when: StringLiteral): void {
+  if (isDateTime(when.value)) return;
+  ctx.report(
+    file,
+    'E3027',
+    when.span,
+    `Expected a date-time but got: "${when.value}"`,
+    'write an ISO-8601 date-time such as "2025-06-01T09:00:00Z"',
+  );
+}
+
+export function isTimeZone(name: string): boolean {
+  if (name.trim() === '') return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function checkTimeZone(ctx: CheckContext, file: string, zone: StringLiteral): void {
+  if (isTimeZone(zone.value)) return;
+  ctx.report(
+    file,
+    'E3028',
+    zone.span,
+    `Unknown time zone "${zone.value}"`,
+    'use an IANA time zone name such as "UTC" or "Europe/London"',
+  );
+}
+
+export function checkWebhookPath(ctx: CheckContext, file: string, path: StringLiteral | undefined): void {
+  if (!path || typeof path.value !== 'string' || path.value.startsWith('/')) return;
+  ctx.report(
+    file,
+    'E3029',
+    path.span,
+    `Expected a webhook path starting with "/" but got: "${path.value}"`,
+    `write "/${path.value}"`,
+  );
+}

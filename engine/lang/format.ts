@@ -1,0 +1,107 @@
+/**
+ * Renders diagnostics as text — the one formatter used by the CLI, the tests and the studio:
+ *
+ *   h1.vague:12:35: error[E2003]: Expected ")" but found ","
+ *      12 |     get "/x" { paginate: offset(a,, 2) }
+ *         |                                   ^
+ *      = help: did you mean `invoices`?
+ *
+ * Pure functions of (diagnostic, file text). The caret is as wide as the span (at least one
+ * column) and clipped at the end of the span's first line. Tabs before the caret are copied into
+ * the caret line so it stays aligned in any terminal.
+ */
+import { codePointCount, LineIndex } from './line-index.js';
+import type { Diagnostic } from './diagnostics.js';
+
+/** Texts of the files diagnostics point into, keyed by the `file` they carry. */
+export type TextsByFile = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
+
+export function formatDiagnostic(d: Diagnostic, text: string | undefined, index?: LineIndex): string {
+  if (text === undefined) {
+    return withHelp(`${d.file}: ${d.severity}[${d.code}]: ${d.message}`, d);
+  }
+  const lines = index ?? new LineIndex(text);
+  const { line, column } = lines.position(d.span.start);
+  const header = `${d.file}:${line}:${column}: ${d.severity}[${d.code}]: ${d.message}`;
+
+  const lineStart = lines.lineStart(line);
+  const lineEnd = lines.lineEnd(line);
+  const source = lines.lineText(line);
+  const start = Math.min(Math.max(d.span.start, lineStart), lineEnd);
+  const end = Math.min(Math.max(d.span.end, start), lineEnd);
+  const width = Math.max(1, codePointCount(text, start, end));
+  const pad = caretPadding(text, lineStart, start);
+
+  const number = String(line);
+  const gutter = ' '.repeat(3 + number.length + 1);
+  const out = `${header}\n   ${number} | ${source}\n${gutter}| ${pad}${'^'.repeat(width)}`;
+  return withHelp(out, d);
+}
+
+/**
+ * Renders many diagnostics in the order given, one block each, separated by blank lines; the
+ * result ends with a newline unless there is nothing to say. Each file's line index is built once.
+ */
+export function formatDiagnostics(ds: readonly Diagnostic[], textsByFile: TextsByFile): string {
+  const indexes = new Map<string, LineIndex>();
+  const blocks: string[] = [];
+  for (const d of ds) {
+    const text = textOf(textsByFile, d.file);
+    let index: LineIndex | undefined;
+    if (text !== undefined) {
+      index = indexes.get(d.file);
+      if (!index) {
+        index = new LineIndex(text);
+        indexes.set(d.file, index);
+      }
+    }
+    blocks.push(formatDiagnostic(d, text, index));
+  }
+  return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`;
+}
+
+/** "2 errors, 1 warning"; "no errors" when clean; warnings are named only when there are some. */
+export function summarize(ds: readonly Diagnostic[]): string {
+  let errors = 0;
+  let warnings = 0;
+  for (const d of ds) {
+    if (d.severity === 'error') errors++;
+    else warnings++;
+  }
+  const e = errors === 0 ? 'no errors' : plural(errors, 'error');
+  return warnings === 0 ? e : `${e}, ${plural(warnings, 'warning')}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function withHelp(out: string, d: Diagnostic): string {
+  return d.help ? `${out}\n   = help: ${d.help}` : out;
+}
+
+function textOf(texts: TextsByFile, file: string): string | undefined {
+  if (texts instanceof Map) return texts.get(file);
+  const record = texts as Readonly<Record<string, string>>;
+  return Object.prototype.hasOwnProperty.call(record, file) ? record[file] : undefined;
+}
+
+/** Spaces (tabs kept as tabs) covering the characters of the line before the caret. */
+function caretPadding(text: string, from: number, to: number): string {
+  let pad = '';
+  let spaces = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 9) {
+      pad += ' '.repeat(spaces) + '\t';
+      spaces = 0;
+      continue;
+    }
+    if (c >= 0xdc00 && c <= 0xdfff && i > from) {
+      const h = text.charCodeAt(i - 1);
+      if (h >= 0xd800 && h <= 0xdbff) continue; // low half of a pair already counted
+    }
+    spaces++;
+  }
+  return pad + ' '.repeat(spaces);
+}

@@ -1,0 +1,127 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkSource, loadMission, loadMissionFromText, MissionLoadError } from '../../engine/lang/loader.js';
+
+const ROOT = `mission Folder {
+  source Api { auth: none, base: "https://api.test" }
+  store items: memory("items")
+  action Main { get "/main" }
+  run Main then Extra then More
+}
+`;
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-loader-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function write(name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+const codes = (r: { diagnostics: { code: string; file: string }[] }) => r.diagnostics.map((d) => `${d.code} ${path.basename(d.file)}`);
+
+describe('single files', () => {
+  it('loads a .vague file: root program, mission, texts, folder', () => {
+    const p = write('one.vague', ROOT.replace(' then Extra then More', ''));
+    const r = loadMission(p);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.unit!.mission!.name.name).toBe('Folder');
+    expect(r.unit!.files).toEqual([{ path: p, text: fs.readFileSync(p, 'utf8') }]);
+    expect(r.unit!.dir).toBe(dir);
+  });
+
+  it('reports parse and check diagnostics together, sorted by offset', () => {
+    const r = loadMissionFromText('mission M {\n  action A { store response -> nowhere }\n  run A B;\n}\n', 'm.vague');
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['E3007', ...r.diagnostics.slice(1).map((d) => d.code)]);
+    expect(r.diagnostics.length).toBeGreaterThan(1);
+    const starts = r.diagnostics.map((d) => d.span.start);
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+    expect(checkSource('mission M {\n  action A { store response -> nowhere }\n  run A B;\n}\n', 'm.vague')).toEqual(r.diagnostics);
+  });
+});
+
+describe('folder missions', () => {
+  it('merges the actions of sibling files with the same extension, not subfolders or other extensions', () => {
+    write('mission.vague', ROOT);
+    write('extra.vague', 'action Extra { store response -> items { key: .id } }\n');
+    write('more.vague', 'action More { get "/more" }\n');
+    write('notes.reqon', 'this is not read');
+    write('sub/ignored.vague', 'mission Nope {');
+    const r = loadMission(dir);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.unit!.mission!.actions.map((a) => a.name.name)).toEqual(['Main', 'Extra', 'More']);
+    expect(r.unit!.mission!.actions.map((a) => path.basename(a.file))).toEqual(['mission.vague', 'extra.vague', 'more.vague']);
+    expect(r.unit!.files.map((f) => path.basename(f.path))).toEqual(['mission.vague', 'extra.vague', 'more.vague']);
+  });
+
+  it('checks action files against the mission: unknown names report into their own file', () => {
+    write('mission.vague', ROOT);
+    write('extra.vague', 'action Extra { store response -> itmes }\n');
+    write('more.vague', 'action More { get "/more" }\n');
+    const r = loadMission(dir);
+    expect(codes(r)).toEqual(['E3007 extra.vague']);
+    expect(r.diagnostics[0]!.help).toBe('did you mean `items`?');
+  });
+
+  it('duplicate actions across files are errors in the later file', () => {
+    write('mission.vague', ROOT);
+    write('extra.vague', 'action Extra { get "/e" }\naction Main { get "/again" }\n');
+    write('more.vague', 'action More { get "/more" }\n');
+    const r = loadMission(dir);
+    expect(codes(r)).toEqual(['E3006 extra.vague']);
+    expect(r.diagnostics[0]!.help).toMatch(/already declared at .*mission\.vague:4/);
+  });
+
+  it('a mission (or anything but actions) in an action file is an error', () => {
+    write('mission.vague', ROOT);
+    write('extra.vague', 'action Extra { get "/e" }\nmission Second { action X { get "/x" } run X }\nstore s: memory("s")\n');
+    write('more.vague', 'action More { get "/more" }\n');
+    const r = loadMission(dir);
+    expect(codes(r)).toEqual(['E3031 extra.vague', 'E3031 extra.vague']);
+    expect(r.diagnostics[0]!.message).toBe(`Action file ${path.join(dir, 'extra.vague')} may contain only \`action\` declarations, found a \`mission\``);
+  });
+
+  it('uses mission.reqon when there is no mission.vague, with .reqon action files', () => {
+    write('mission.reqon', ROOT.replace(' then More', ''));
+    write('extra.reqon', 'action Extra { get "/e" }\n');
+    write('other.vague', 'action Ignored { get "/i" }\n');
+    const r = loadMission(dir);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.unit!.mission!.actions.map((a) => a.name.name)).toEqual(['Main', 'Extra']);
+  });
+
+  it('a pipeline naming an action no file declares is an error in the root', () => {
+    write('mission.vague', ROOT);
+    write('extra.vague', 'action Extra { get "/e" }\n');
+    const r = loadMission(dir);
+    expect(codes(r)).toEqual(['E3010 mission.vague']);
+  });
+});
+
+describe('unreadable paths', () => {
+  it('a missing path throws MissionLoadError naming it', () => {
+    const p = path.join(dir, 'missing.vague');
+    expect(() => loadMission(p)).toThrow(MissionLoadError);
+    expect(() => loadMission(p)).toThrow(`Cannot read mission "${p}": no such file or folder`);
+  });
+
+  it('a folder without mission.vague or mission.reqon throws', () => {
+    write('actions.vague', 'action A { get "/a" }\n');
+    expect(() => loadMission(dir)).toThrow(`Cannot read mission folder "${dir}": it has no mission.vague or mission.reqon`);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a file without read permission throws', () => {
+    const p = write('secret.vague', ROOT);
+    fs.chmodSync(p, 0o000);
+    expect(() => loadMission(p)).toThrow(`Cannot read mission "${p}": permission denied`);
+  });
+});
