@@ -1,0 +1,24 @@
+/**
+ * Prints the one closing line CI reads, `N passed, N failed, N skipped`, after Vitest's own
+ * summary — so a run is judged by what it executed, not only by its exit code.
+ */
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const mod of testModules) {
+      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
+      for (const test of mod.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
+        else skipped++;
+      }
+    }
+    failed += unhandledErrors.length;
+    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+  }
+}
