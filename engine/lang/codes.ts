@@ -17,12 +17,65 @@ interface CodeInfo {
 export const CODES = {
   // --- E1xxx: lexer -----------------------------------------------------------------------
   // (lexer codes go here)
+  E1001: { severity: 'error', title: 'a character that cannot start any token' },
+  E1002: { severity: 'error', title: 'a string literal with no closing `"`' },
+  E1003: { severity: 'error', title: 'a malformed number (digit separators, letters after digits)' },
+  E1004: { severity: 'error', title: 'a block comment `/* … */` (only `//` comments exist)' },
 
   // --- E2xxx: parser ----------------------------------------------------------------------
   // (parser codes go here)
+  E2001: { severity: 'error', title: 'a token other than the one the grammar requires here' },
+  E2002: { severity: 'error', title: 'something other than a declaration at the top level of a file' },
+  E2003: { severity: 'error', title: 'something other than a mission item inside `mission { … }`' },
+  E2004: { severity: 'error', title: 'something other than a step inside an action or block' },
+  E2005: { severity: 'error', title: 'a token that cannot start an expression' },
+  E2006: { severity: 'error', title: 'an unknown option key in an option block' },
+  E2007: { severity: 'error', title: 'a value outside the fixed set an option or keyword accepts' },
+  E2008: { severity: 'error', title: 'malformed `paginate:` arguments' },
+  E2009: { severity: 'error', title: 'a schedule unit that is singular or unknown' },
+  E2010: { severity: 'error', title: 'a pause `duration` that is not a number with a unit' },
+  E2011: { severity: 'error', title: 'an expression form that parses but is not supported yet' },
+  E2012: { severity: 'error', title: 'nesting deeper than 200 levels' },
+  E2013: { severity: 'error', title: 'a non-integer where an integer option value is required' },
+  E2014: { severity: 'error', title: 'the same option key given twice in one block' },
+  E2015: { severity: 'error', title: 'transform variants that produce different schemas' },
+  E2016: { severity: 'error', title: 'a call on something that is not a function name' },
+  E2017: { severity: 'error', title: 'a required option missing from an option block' },
 
   // --- E3xxx: static checks ---------------------------------------------------------------
-  // (checker codes go here)
+  E3001: { severity: 'error', title: 'the file declares no mission' },
+  E3002: { severity: 'error', title: 'more than one mission in a file (only the first runs)' },
+  E3003: { severity: 'error', title: 'the mission has no `run` pipeline' },
+  E3004: { severity: 'warning', title: 'several `run` lines (the last one wins)' },
+  E3005: { severity: 'warning', title: 'several `schedule`s (the last one wins)' },
+  E3006: { severity: 'error', title: 'a name is declared twice' },
+  E3007: { severity: 'error', title: 'unknown store' },
+  E3008: { severity: 'error', title: 'unknown source' },
+  E3009: { severity: 'error', title: '`call` on a source that has no OpenAPI spec (`from`)' },
+  E3010: { severity: 'error', title: 'unknown action' },
+  E3011: { severity: 'error', title: '`jump` to an action that runs only in parallel stages' },
+  E3012: { severity: 'error', title: '`jump` to an action that is not a stage of the pipeline' },
+  E3013: { severity: 'error', title: 'unknown transform' },
+  E3014: { severity: 'error', title: 'unknown schema' },
+  E3015: { severity: 'error', title: 'a source without `auth`' },
+  E3016: { severity: 'error', title: 'a source with neither `base` nor `from`' },
+  E3017: { severity: 'error', title: 'a source `base` that is not an http(s) URL' },
+  E3018: { severity: 'error', title: 'unknown function' },
+  E3019: { severity: 'error', title: 'a function that is documented but not supported yet' },
+  E3020: { severity: 'error', title: 'wrong number of arguments to a built-in function' },
+  E3021: { severity: 'error', title: '`env(...)` with an argument that is not a string literal' },
+  E3022: { severity: 'error', title: 'a `store` step with no way to compute a stable key' },
+  E3023: { severity: 'error', title: 'a number outside its allowed range' },
+  E3024: { severity: 'error', title: 'an HTTP status outside 100–599' },
+  E3025: { severity: 'error', title: 'the same status handled by two match arms' },
+  E3026: { severity: 'error', title: 'an invalid cron expression' },
+  E3027: { severity: 'error', title: 'a schedule `at` that is not a date-time' },
+  E3028: { severity: 'error', title: 'an unknown time zone' },
+  E3029: { severity: 'error', title: 'a webhook path that does not start with "/"' },
+  E3030: { severity: 'warning', title: 'match arms after a bare `_` arm can never run' },
+  E3031: { severity: 'error', title: 'an action file holds something other than `action`s' },
+  E3032: { severity: 'warning', title: 'a top-level declaration outside the mission is ignored' },
+  E3033: { severity: 'error', title: 'a fetch step with no source to send it to' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
