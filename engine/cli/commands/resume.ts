@@ -4,7 +4,7 @@
  * racing resumers of one pause exactly one wins; the others exit 1 with "already resumed".
  */
 import type { Command } from 'commander';
-import { CrashSpecError, parseCrashSpec } from '../../executor/crash-points.js';
+import { CrashSpecError, parseCrashSpec } from '../../journal/crash-points.js';
 import { resumeRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CrashSpecError, parseCrashSpec } from '../../executor/crash-points.js';
+import { CrashSpecError, parseCrashSpec } from '../../journal/crash-points.js';
 import { startRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
