@@ -51,6 +51,8 @@ export interface JournalOptions {
   verifyOnly?: boolean;
   /** Flush buffered non-durable events once this many are waiting. */
   flushThreshold?: number;
+  /** …or once the oldest has waited this long (ms), so watchers see a run move. */
+  flushIntervalMs?: number;
 }
 
 export class Journal {
@@ -59,6 +61,8 @@ export class Journal {
   private pending: CommitEntry[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   private readonly flushThreshold: number;
+  private readonly flushIntervalMs: number;
+  private lastCommitAt: number;
   /** >0 while concurrent branches run; relaxes the "went live too early" check. */
   private concurrentDepth = 0;
   readonly asked: AskedEntry[] = [];
@@ -73,6 +77,8 @@ export class Journal {
     private readonly options: JournalOptions = {},
   ) {
     this.flushThreshold = options.flushThreshold ?? 512;
+    this.flushIntervalMs = options.flushIntervalMs ?? 50;
+    this.lastCommitAt = clock.now();
     let last = 0;
     for (const event of recorded) {
       last = event.seq;
@@ -150,9 +156,15 @@ export class Journal {
     if (!this.options.verifyOnly) this.pending.push({ kind: 'event', event });
   }
 
-  /** Commit buffered events when enough have accumulated (pure steps ride on this). */
+  /**
+   * Commit buffered events when enough have accumulated or they have waited long enough. Pure
+   * steps ride on this; it never waits for the disk (a lost tail is simply redone on replay).
+   */
   async maybeFlush(): Promise<void> {
-    if (this.pending.length >= this.flushThreshold) await this.commit({ durable: false });
+    if (this.pending.length === 0) return;
+    if (this.pending.length >= this.flushThreshold || this.clock.now() - this.lastCommitAt >= this.flushIntervalMs) {
+      await this.commit({ durable: false });
+    }
   }
 
   /**
@@ -162,6 +174,7 @@ export class Journal {
   commit(options: { durable: boolean; extra?: CommitEntry[]; status?: StatusChange }): Promise<StoredEvent[]> {
     const entries = options.extra ? this.pending.concat(options.extra) : this.pending;
     this.pending = [];
+    this.lastCommitAt = this.clock.now();
     if (this.options.verifyOnly || !this.log || !this.lease) return Promise.resolve([]);
     if (entries.length === 0 && !options.status) return this.chain.then(() => []);
     const log = this.log;
