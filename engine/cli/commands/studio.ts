@@ -1,0 +1,149 @@
+/**
+ * `reqon studio [--port PORT] [--no-open] [--db PATH] [--demo]` — open Reqon Studio.
+ *
+ * With an Electron binary installed (`require('electron')` names an existing file) the desktop
+ * shell is launched; otherwise one line says so and the browser build is served on 127.0.0.1:
+ * the URL (with its session token) is printed, and a browser is opened unless `--no-open`.
+ * `--demo` first starts the demo API (assets/demo/demo-api.mjs) and a run of the demo mission
+ * against it. The command stays up until SIGINT/SIGTERM and then stops everything it started
+ * (runs it spawned keep going: they are durable and independent of their viewer).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { createStudioService, type StudioService } from '../../server/studio-service.js';
+import { startStudioServer } from '../../server/studio-server.js';
+
+interface DemoApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The package root: the folder holding package.json above dist/engine/cli/commands (or engine/cli/commands). */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i += 1) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'assets'))) return dir;
+    dir = path.dirname(dir);
+  }
+  return process.cwd();
+}
+
+/** The Electron binary when one is installed, else null (the npm package without its download). */
+export function electronBinary(): string | null {
+  try {
+    const resolved: unknown = createRequire(import.meta.url)('electron');
+    return typeof resolved === 'string' && fs.existsSync(resolved) ? resolved : null;
+  } catch {
+    return null;
+  }
+}
+
+function parsePort(value: unknown): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be an integer between 0 and 65535, got "${String(value)}"`);
+  return port;
+}
+
+/** Opens `url` in the desktop's browser if an opener exists; never fails the command. */
+function openBrowser(url: string, io: CliIo): void {
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
+  const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  try {
+    const child = spawn(opener, args, { stdio: 'ignore', detached: true });
+    child.once('error', () => io.stderr(`reqon studio: could not open a browser (${opener} not found); open the URL above yourself\n`));
+    child.unref();
+  } catch {
+    io.stderr('reqon studio: could not open a browser; open the URL above yourself\n');
+  }
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const done = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve(signal);
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
+
+async function startDemoApi(root: string, io: CliIo): Promise<DemoApi> {
+  const modulePath = path.join(root, 'assets', 'demo', 'demo-api.mjs');
+  const mod = (await import(pathToFileURL(modulePath).href)) as { startDemoApi: (o?: { port?: number }) => Promise<DemoApi> };
+  const api = await mod.startDemoApi();
+  io.stdout(`demo API ${api.url}\n`);
+  return api;
+}
+
+async function startDemoRun(service: StudioService, missionPath: string, api: DemoApi, io: CliIo): Promise<void> {
+  try {
+    const { runId } = await service.handle('run.start', { missionPath, sources: { Shop: api.url } });
+    io.stdout(`demo run ${runId}\n`);
+  } catch (e) {
+    // The studio is still useful without the demo run (the runs already in the log), so say why and go on.
+    io.stderr(`reqon studio: the demo run did not start: ${(e as Error).message}\n`);
+  }
+}
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd
+      .option('--port <port>', 'port on 127.0.0.1 for the browser build (default: a free one)')
+      .option('--no-open', 'do not open a browser')
+      .option('--demo', 'start the demo API and a demo run first');
+  },
+
+  async run(_args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const port = parsePort(options['port']);
+    const root = packageRoot();
+    const cwd = process.cwd();
+    const dbPath = path.resolve(cwd, (options['db'] as string | undefined) ?? process.env['REQON_DB'] ?? path.join('.reqon', 'reqon.db'));
+    const cliPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
+
+    const electron = electronBinary();
+    const demoMissionPath = path.join(root, 'assets', 'demo', 'orders.vague');
+    const demo = options['demo'] === true ? await startDemoApi(root, io) : null;
+    let service: StudioService;
+    try {
+      service = await createStudioService({ dbPath, cliPath, cwd, demoApiUrl: demo?.url, demoMissionPath: demo ? demoMissionPath : undefined });
+    } catch (e) {
+      await demo?.close();
+      throw e;
+    }
+    try {
+      if (demo !== null) await startDemoRun(service, demoMissionPath, demo, io);
+      if (electron !== null) {
+        const main = path.join(root, 'dist', 'electron', 'main.js');
+        if (!fs.existsSync(main)) throw new CliError(`the Electron shell is not built (${main}); run npm run build:studio first`);
+        await service.close();
+        const child = spawn(electron, [main], {
+          stdio: 'inherit',
+          env: { ...process.env, REQON_DB: dbPath, REQON_STUDIO_CLI: cliPath, REQON_STUDIO_CWD: cwd, REQON_DEMO_API_URL: demo?.url ?? '', REQON_DEMO_MISSION: demo ? demoMissionPath : '' },
+        });
+        await new Promise<void>((resolve) => child.once('close', () => resolve()));
+        return EXIT_OK;
+      }
+
+      io.stdout('Electron is not available here; serving the browser build of the studio instead.\n');
+      const server = await startStudioServer({ service, staticDir: path.join(root, 'renderer', 'dist'), port });
+      io.stdout(`${server.url}\n`);
+      if (options['open'] !== false) openBrowser(server.url, io);
+      await untilSignal();
+      await server.close();
+      return EXIT_OK;
+    } finally {
+      await service.close();
+      await demo?.close();
+    }
+  },
+};

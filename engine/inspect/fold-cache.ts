@@ -1,0 +1,98 @@
+/**
+ * Snapshots of the state-at fold every N events, so "state at seq" on a long run folds at most
+ * N events instead of the whole prefix.
+ *
+ * A `RunFoldCache` holds one run's events in log order (appended as they arrive) and a snapshot
+ * of the fold after every `interval`-th event. `stateAt(seq)` restores the nearest snapshot at or
+ * below `seq` and folds forward. Invariant: the answer equals a fresh fold of every event up to
+ * `seq` (a property test checks it at random positions); snapshots are only ever taken of the
+ * running head fold, which has seen exactly the events before it.
+ */
+import type { StoredEvent } from '../log/events.js';
+import type { RunState } from '../protocol/protocol.js';
+import { StateAtHandler, type StateAtOptions, type StateAtSnapshot } from './state-at.js';
+
+export const DEFAULT_SNAPSHOT_INTERVAL = 1000;
+
+export class RunFoldCache {
+  private readonly events: StoredEvent[] = [];
+  private readonly head: StateAtHandler;
+  /** snapshots[i] is the fold after events[(i + 1) * interval - 1]. */
+  private readonly snapshots: StateAtSnapshot[] = [];
+
+  constructor(
+    readonly runId: string,
+    private readonly options: StateAtOptions = {},
+    readonly interval = DEFAULT_SNAPSHOT_INTERVAL,
+  ) {
+    if (!Number.isInteger(interval) || interval < 1) {
+      throw new RangeError(`fold cache: interval must be a positive integer, got ${interval}`);
+    }
+    this.head = new StateAtHandler(options, runId);
+  }
+
+  get lastSeq(): number {
+    return this.events.at(-1)?.seq ?? 0;
+  }
+
+  get size(): number {
+    return this.events.length;
+  }
+
+  /** Adds events newer than the last one held; older or repeated seqs are ignored (overlapping polls). */
+  append(events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      if (event.runId !== this.runId) {
+        throw new Error(`fold cache for run ${this.runId} was given an event of run ${event.runId} (seq ${event.seq})`);
+      }
+      if (event.seq <= this.lastSeq) continue;
+      this.events.push(event);
+      this.head.handleEvent(event);
+      if (this.events.length % this.interval === 0) this.snapshots.push(this.head.snapshot());
+    }
+  }
+
+  /** Events with fromSeq <= seq <= toSeq, in order. */
+  slice(fromSeq: number, toSeq = Number.POSITIVE_INFINITY, limit = Number.POSITIVE_INFINITY): StoredEvent[] {
+    const start = this.indexAfter(fromSeq - 1);
+    const out: StoredEvent[] = [];
+    for (let i = start; i < this.events.length && out.length < limit; i += 1) {
+      const event = this.events[i]!;
+      if (event.seq > toSeq) break;
+      out.push(event);
+    }
+    return out;
+  }
+
+  all(): readonly StoredEvent[] {
+    return this.events;
+  }
+
+  /** The state just after the event at `seq` (or the last event at or below it); seq 0 is the empty state. */
+  stateAt(seq: number): RunState {
+    if (!Number.isFinite(seq) || seq < 0) throw new RangeError(`state at seq: seq must be >= 0, got ${seq}`);
+    const count = this.indexAfter(seq); // events with event.seq <= seq
+    const snapIndex = Math.floor(count / this.interval) - 1;
+    const fold = new StateAtHandler(this.options, this.runId);
+    let from = 0;
+    if (snapIndex >= 0) {
+      fold.restore(this.snapshots[snapIndex]!);
+      from = (snapIndex + 1) * this.interval;
+    }
+    for (let i = from; i < count; i += 1) fold.handleEvent(this.events[i]!);
+    const state = fold.data();
+    return { ...state, runId: this.runId };
+  }
+
+  /** Index of the first event with event.seq > seq (binary search; seqs increase). */
+  private indexAfter(seq: number): number {
+    let lo = 0;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}

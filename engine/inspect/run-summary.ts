@@ -1,0 +1,186 @@
+/**
+ * RunSummary fold: one row of the runs table from a run's events.
+ *
+ * Counts are facts of the log: steps = `step.completed`, effects = 2xx `http.response` plus
+ * `store.write`, resumes = `run.resumed`, crashes survived = `run.resumed` with reason 'crash'.
+ * Status and waiting info come from the events too; the service overlays the run record (which
+ * knows about a process that died without writing anything) with `withRunRecord`.
+ */
+import type { StoredEvent } from '../log/events.js';
+import type { RunStatus, RunSummary } from '../protocol/protocol.js';
+import { assertInOrder, type FoldHandler } from './fold-handler.js';
+
+interface Waiting {
+  on: string;
+  since: number;
+  until: number | null;
+  /** pauseId or waitId, to clear it when it is resumed. */
+  id: string | null;
+}
+
+export class RunSummaryHandler implements FoldHandler<RunSummary> {
+  private runId = '';
+  private mission = '';
+  private status: RunStatus = 'running';
+  private startedAt = 0;
+  private updatedAt = 0;
+  private steps = 0;
+  private effects = 0;
+  private resumes = 0;
+  private crashes = 0;
+  private lastSeq = 0;
+  private waiting: Waiting | null = null;
+  private error: string | null = null;
+
+  constructor(private readonly fallbackRunId = '') {
+    this.reset();
+  }
+
+  reset(): void {
+    this.runId = this.fallbackRunId;
+    this.mission = '';
+    this.status = 'running';
+    this.startedAt = 0;
+    this.updatedAt = 0;
+    this.steps = 0;
+    this.effects = 0;
+    this.resumes = 0;
+    this.crashes = 0;
+    this.lastSeq = 0;
+    this.waiting = null;
+    this.error = null;
+  }
+
+  handleEvent(event: StoredEvent): void {
+    assertInOrder(this.lastSeq, event, 'run summary');
+    if (this.lastSeq === 0) {
+      this.runId = event.runId;
+      this.startedAt = event.recordedAt;
+    }
+    this.lastSeq = event.seq;
+    this.updatedAt = Math.max(this.updatedAt, event.recordedAt);
+    switch (event.type) {
+      case 'run.started':
+        this.mission = (event as StoredEvent<'run.started'>).payload.mission;
+        break;
+      case 'step.completed':
+        this.steps += 1;
+        break;
+      case 'http.response': {
+        const status = (event as StoredEvent<'http.response'>).payload.response.status;
+        if (status >= 200 && status < 300) this.effects += 1;
+        break;
+      }
+      case 'store.write':
+        this.effects += 1;
+        break;
+      case 'run.resumed': {
+        this.resumes += 1;
+        if ((event as StoredEvent<'run.resumed'>).payload.reason === 'crash') this.crashes += 1;
+        this.status = 'running';
+        break;
+      }
+      case 'run.suspended': {
+        const { reason, dueAt } = (event as StoredEvent<'run.suspended'>).payload;
+        this.status = 'suspended';
+        // A pause or wait registered just before names the trigger more precisely; keep it.
+        if (this.waiting === null) {
+          this.waiting = { on: reason, since: event.recordedAt, until: dueAt ?? null, id: null };
+        } else if (dueAt !== undefined && this.waiting.until === null) {
+          this.waiting = { ...this.waiting, until: dueAt };
+        }
+        break;
+      }
+      case 'pause.created': {
+        const p = (event as StoredEvent<'pause.created'>).payload;
+        const on = p.webhookPath !== undefined ? `webhook:${p.webhookPath}` : 'timer';
+        this.waiting = { on, since: event.recordedAt, until: p.dueAt ?? null, id: p.pauseId };
+        break;
+      }
+      case 'wait.registered': {
+        const w = (event as StoredEvent<'wait.registered'>).payload;
+        this.waiting = { on: `webhook:${w.path}`, since: event.recordedAt, until: w.expiresAt, id: w.waitId };
+        break;
+      }
+      case 'pause.resumed': {
+        const id = (event as StoredEvent<'pause.resumed'>).payload.pauseId;
+        if (this.waiting !== null && (this.waiting.id === null || this.waiting.id === id)) this.waiting = null;
+        this.status = 'running';
+        break;
+      }
+      case 'wait.completed': {
+        const id = (event as StoredEvent<'wait.completed'>).payload.waitId;
+        if (this.waiting !== null && (this.waiting.id === null || this.waiting.id === id)) this.waiting = null;
+        break;
+      }
+      case 'run.completed':
+        this.status = 'completed';
+        this.waiting = null;
+        break;
+      case 'run.failed':
+        this.status = 'failed';
+        this.waiting = null;
+        this.error = (event as StoredEvent<'run.failed'>).payload.error.message;
+        break;
+      default:
+        break;
+    }
+  }
+
+  finalize(): void {
+    // Nothing is open in a summary: every field is already current after each event.
+  }
+
+  data(): RunSummary {
+    return {
+      runId: this.runId,
+      mission: this.mission,
+      status: this.status,
+      startedAt: this.startedAt,
+      updatedAt: this.updatedAt,
+      durationMs: Math.max(0, this.updatedAt - this.startedAt),
+      steps: this.steps,
+      effects: this.effects,
+      crashesSurvived: this.crashes,
+      resumes: this.resumes,
+      lastSeq: this.lastSeq,
+      waitingOn: this.waiting?.on ?? null,
+      waitingSince: this.waiting?.since ?? null,
+      wakeAt: this.waiting?.until ?? null,
+      error: this.error,
+    };
+  }
+}
+
+/** The fields of a run record the summary trusts over the events. */
+export interface SummaryRecord {
+  runId: string;
+  mission: string;
+  status: RunStatus;
+  createdAt: number;
+  updatedAt: number;
+  lastSeq: number;
+  wakeAt: number | null;
+  waitingOn: string | null;
+}
+
+/**
+ * The record is the authority on status (a crashed process leaves 'running' with an expired
+ * lease; a resumer flips 'suspended' before its first event) and on what a suspended run waits on.
+ */
+export function withRunRecord(summary: RunSummary, record: SummaryRecord): RunSummary {
+  const suspended = record.status === 'suspended';
+  return {
+    ...summary,
+    runId: record.runId,
+    mission: summary.mission !== '' ? summary.mission : record.mission,
+    status: record.status,
+    startedAt: summary.lastSeq > 0 ? summary.startedAt : record.createdAt,
+    updatedAt: Math.max(summary.updatedAt, record.updatedAt),
+    durationMs: Math.max(0, Math.max(summary.updatedAt, record.updatedAt) - (summary.lastSeq > 0 ? summary.startedAt : record.createdAt)),
+    lastSeq: Math.max(summary.lastSeq, record.lastSeq),
+    waitingOn: suspended ? (summary.waitingOn ?? record.waitingOn) : null,
+    waitingSince: suspended ? summary.waitingSince : null,
+    wakeAt: suspended ? (record.wakeAt ?? summary.wakeAt) : null,
+  };
+}

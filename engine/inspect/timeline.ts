@@ -1,0 +1,236 @@
+/**
+ * Timeline fold: lanes (one per action and stage), step bars and point markers.
+ *
+ * Lanes come from `stage.started`/`action.started`; a bar runs from `step.started` to the
+ * matching `step.completed`/`step.failed` (nested steps get their own bars, on the same lane);
+ * markers flag effects, retries (an `http.error` or `http.response` with `retryInMs`), crashes and resumes, timers and pauses, webhooks, checkpoints
+ * and failures. Invariant: every bar has startSeq <= endSeq <= lastSeq, and a bar still open at
+ * `finalize()` is 'running' up to the last event. A step started again while its earlier start
+ * is still open (the process died inside it and a resume re-ran it) closes the earlier bar as
+ * 'failed' at the restart.
+ */
+import type { StoredEvent } from '../log/events.js';
+import type { MarkerKind, TimelineBar, TimelineLane, TimelineMarker, TimelineModel } from '../protocol/protocol.js';
+import { assertInOrder, type FoldHandler } from './fold-handler.js';
+import { ownerAction } from './step-owner.js';
+
+interface OpenBar {
+  bar: TimelineBar;
+}
+
+export class TimelineHandler implements FoldHandler<TimelineModel> {
+  private runId = '';
+  private startAt = 0;
+  private endAt = 0;
+  private lastSeq = 0;
+  private stage = 0;
+  private lanes: TimelineLane[] = [];
+  private laneIds = new Set<string>();
+  /** Actions of the current stage → their lane id. */
+  private stageActions = new Map<string, string>();
+  private lastLane: string | null = null;
+  private bars: TimelineBar[] = [];
+  private open = new Map<string, OpenBar[]>();
+  private markers: TimelineMarker[] = [];
+
+  constructor(private readonly fallbackRunId = '') {
+    this.reset();
+  }
+
+  reset(): void {
+    this.runId = this.fallbackRunId;
+    this.startAt = 0;
+    this.endAt = 0;
+    this.lastSeq = 0;
+    this.stage = 0;
+    this.lanes = [];
+    this.laneIds = new Set();
+    this.stageActions = new Map();
+    this.lastLane = null;
+    this.bars = [];
+    this.open = new Map();
+    this.markers = [];
+  }
+
+  handleEvent(event: StoredEvent): void {
+    assertInOrder(this.lastSeq, event, 'timeline');
+    if (this.lastSeq === 0) {
+      this.runId = event.runId;
+      this.startAt = event.recordedAt;
+    }
+    this.lastSeq = event.seq;
+    this.endAt = Math.max(this.endAt, event.recordedAt);
+
+    switch (event.type) {
+      case 'stage.started': {
+        const { index, actions } = (event as StoredEvent<'stage.started'>).payload;
+        this.stage = index;
+        this.stageActions = new Map();
+        for (const action of actions) this.ensureLane(action);
+        break;
+      }
+      case 'action.started':
+        this.lastLane = this.ensureLane((event as StoredEvent<'action.started'>).payload.action);
+        break;
+      case 'step.started': {
+        const { stepType, line } = (event as StoredEvent<'step.started'>).payload;
+        const stack = this.open.get(event.stepPath) ?? [];
+        // An earlier start still open for the same path: the process died inside it.
+        for (const stale of stack.splice(0)) this.close(stale.bar, event, 'failed', event.seq - 1);
+        const bar: TimelineBar = {
+          laneId: this.laneFor(event.stepPath) ?? this.unassignedLane(),
+          stepPath: event.stepPath,
+          stepType,
+          line,
+          startSeq: event.seq,
+          endSeq: event.seq,
+          startAt: event.recordedAt,
+          endAt: event.recordedAt,
+          status: 'running',
+        };
+        this.bars.push(bar);
+        stack.push({ bar });
+        this.open.set(event.stepPath, stack);
+        break;
+      }
+      case 'step.completed':
+        this.closeOpen(event, 'completed');
+        break;
+      case 'step.failed':
+        this.closeOpen(event, 'failed');
+        this.mark(event, 'error', `${(event as StoredEvent<'step.failed'>).payload.error.message}`);
+        break;
+      case 'http.request': {
+        const { request, attempt } = (event as StoredEvent<'http.request'>).payload;
+        this.mark(event, 'effect', `${request.method} ${request.url}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        break;
+      }
+      case 'store.write': {
+        const { store, key } = (event as StoredEvent<'store.write'>).payload;
+        this.mark(event, 'effect', `store ${store} ← ${key}`);
+        break;
+      }
+      case 'http.response': {
+        const { response, retryInMs, attempt } = (event as StoredEvent<'http.response'>).payload;
+        if (retryInMs !== undefined) this.mark(event, 'retry', `attempt ${attempt} answered HTTP ${response.status}; retry in ${retryInMs} ms`);
+        break;
+      }
+      case 'http.error': {
+        const { error, retryInMs, attempt } = (event as StoredEvent<'http.error'>).payload;
+        if (retryInMs !== undefined) this.mark(event, 'retry', `attempt ${attempt} failed (${error.message}); retry in ${retryInMs} ms`);
+        else this.mark(event, 'error', `attempt ${attempt} failed: ${error.message}`);
+        break;
+      }
+      case 'run.resumed': {
+        const { reason, replayFromSeq } = (event as StoredEvent<'run.resumed'>).payload;
+        if (reason === 'crash') this.mark(event, 'crash', 'process died (crash); restarted');
+        this.mark(event, 'resume', `resumed (${reason}); replayed up to seq ${replayFromSeq}`);
+        break;
+      }
+      case 'pause.created': {
+        const { pauseId, dueAt, webhookPath } = (event as StoredEvent<'pause.created'>).payload;
+        const due = dueAt !== undefined ? ` until ${new Date(dueAt).toISOString()}` : '';
+        const hook = webhookPath !== undefined ? ` or webhook ${webhookPath}` : '';
+        this.mark(event, 'pause', `pause ${pauseId}${due}${hook}`);
+        break;
+      }
+      case 'run.suspended': {
+        const { reason, dueAt } = (event as StoredEvent<'run.suspended'>).payload;
+        const due = dueAt !== undefined ? ` until ${new Date(dueAt).toISOString()}` : '';
+        this.mark(event, reason === 'timer' ? 'timer' : 'pause', `suspended (${reason})${due}`);
+        break;
+      }
+      case 'wait.registered': {
+        const { path, expectedEvents } = (event as StoredEvent<'wait.registered'>).payload;
+        this.mark(event, 'pause', `waiting for ${expectedEvents} webhook event(s) on ${path}`);
+        break;
+      }
+      case 'webhook.received':
+        this.mark(event, 'webhook', `webhook ${(event as StoredEvent<'webhook.received'>).payload.eventId}`);
+        break;
+      case 'checkpoint.advanced': {
+        const { key, records } = (event as StoredEvent<'checkpoint.advanced'>).payload;
+        this.mark(event, 'checkpoint', `checkpoint ${key}${records !== undefined ? ` (${records} records)` : ''}`);
+        break;
+      }
+      case 'run.failed':
+        this.mark(event, 'error', `run failed: ${(event as StoredEvent<'run.failed'>).payload.error.message}`);
+        break;
+      case 'stage.failed':
+        this.mark(event, 'error', `stage failed: ${(event as StoredEvent<'stage.failed'>).payload.error.message}`);
+        break;
+      case 'action.failed': {
+        const { action, error } = (event as StoredEvent<'action.failed'>).payload;
+        this.mark(event, 'error', `action ${action} failed: ${error.message}`);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  finalize(): void {
+    for (const stack of this.open.values()) {
+      for (const { bar } of stack) {
+        bar.endSeq = this.lastSeq;
+        bar.endAt = this.endAt;
+      }
+    }
+  }
+
+  data(): TimelineModel {
+    return {
+      runId: this.runId,
+      startAt: this.startAt,
+      endAt: this.endAt,
+      lastSeq: this.lastSeq,
+      lanes: this.lanes.map((lane) => ({ ...lane })),
+      bars: this.bars.map((bar) => ({ ...bar })),
+      markers: this.markers.slice(),
+    };
+  }
+
+  private ensureLane(action: string): string {
+    const id = `${this.stage}:${action}`;
+    if (!this.laneIds.has(id)) {
+      this.laneIds.add(id);
+      this.lanes.push({ id, label: `${action} · stage ${this.stage + 1}`, stage: this.stage });
+    }
+    this.stageActions.set(action, id);
+    return id;
+  }
+
+  private laneFor(stepPath: string): string | null {
+    if (stepPath === '') return null;
+    const action = ownerAction(stepPath, this.stageActions.keys(), null);
+    return action !== null ? (this.stageActions.get(action) ?? null) : this.lastLane;
+  }
+
+  /** Steps seen before any action started (a log written by an older executor) share one lane. */
+  private unassignedLane(): string {
+    const id = `${this.stage}:?`;
+    if (!this.laneIds.has(id)) {
+      this.laneIds.add(id);
+      this.lanes.push({ id, label: `(no action) · stage ${this.stage + 1}`, stage: this.stage });
+    }
+    return id;
+  }
+
+  private closeOpen(event: StoredEvent, status: 'completed' | 'failed'): void {
+    const stack = this.open.get(event.stepPath);
+    const top = stack?.pop();
+    if (top === undefined) return;
+    if (stack !== undefined && stack.length === 0) this.open.delete(event.stepPath);
+    this.close(top.bar, event, status, event.seq);
+  }
+
+  private close(bar: TimelineBar, event: StoredEvent, status: 'completed' | 'failed', endSeq: number): void {
+    bar.status = status;
+    bar.endSeq = Math.max(bar.startSeq, endSeq);
+    bar.endAt = Math.max(bar.startAt, event.recordedAt);
+  }
+
+  private mark(event: StoredEvent, kind: MarkerKind, label: string): void {
+    this.markers.push({ laneId: this.laneFor(event.stepPath), seq: event.seq, at: event.recordedAt, kind, label });
+  }
+}

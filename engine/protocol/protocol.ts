@@ -1,0 +1,265 @@
+/**
+ * The studio protocol: the one contract between the engine and the renderer.
+ *
+ * `Requests` maps a dotted channel name to its request and response types; `Pushes` maps the
+ * channels the engine pushes to the renderer. The desktop app carries these over Electron IPC,
+ * the browser build over HTTP (requests) and a WebSocket (pushes) on 127.0.0.1 — same messages.
+ * The renderer imports types from this folder only. Errors cross as plain `ProtocolError`.
+ * A snapshot test of the channel lists makes every change to this contract visible in review.
+ */
+import type { StoredEvent } from '../log/events.js';
+
+/** The event vocabulary crosses the protocol as data: the renderer imports it from here only. */
+export type { StoredEvent, EventType, EventPayloads, ErrorInfo } from '../log/events.js';
+
+export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed';
+
+export interface ProtocolError {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/** One row of the runs table: a fold over the run's events plus its run record. */
+export interface RunSummary {
+  runId: string;
+  mission: string;
+  status: RunStatus;
+  startedAt: number;
+  updatedAt: number;
+  durationMs: number;
+  steps: number;
+  effects: number;
+  crashesSurvived: number;
+  resumes: number;
+  lastSeq: number;
+  /** What a run that is not moving waits on ('timer', 'webhook:/approved', …), since and until when. */
+  waitingOn: string | null;
+  waitingSince: number | null;
+  wakeAt: number | null;
+  error: string | null;
+}
+
+export interface TimelineLane {
+  id: string;
+  /** Action name, with the pipeline stage it ran in. */
+  label: string;
+  stage: number;
+}
+
+export interface TimelineBar {
+  laneId: string;
+  stepPath: string;
+  stepType: string;
+  line: number;
+  startSeq: number;
+  endSeq: number;
+  startAt: number;
+  endAt: number;
+  status: 'running' | 'completed' | 'failed';
+}
+
+export type MarkerKind = 'effect' | 'retry' | 'crash' | 'resume' | 'timer' | 'pause' | 'webhook' | 'error' | 'checkpoint';
+
+export interface TimelineMarker {
+  laneId: string | null;
+  seq: number;
+  at: number;
+  kind: MarkerKind;
+  label: string;
+}
+
+export interface TimelineModel {
+  runId: string;
+  startAt: number;
+  endAt: number;
+  lastSeq: number;
+  lanes: TimelineLane[];
+  bars: TimelineBar[];
+  markers: TimelineMarker[];
+}
+
+export interface StoreSnapshot {
+  name: string;
+  kind: string;
+  records: { key: string; record: unknown }[];
+}
+
+export interface PendingWait {
+  kind: 'timer' | 'pause' | 'webhook';
+  id: string;
+  since: number;
+  dueAt: number | null;
+  path: string | null;
+}
+
+/** The folded state of a run just after the event at `seq`. */
+export interface RunState {
+  runId: string;
+  seq: number;
+  event: StoredEvent | null;
+  stores: StoreSnapshot[];
+  variables: Record<string, unknown>;
+  response: unknown;
+  checkpoints: { key: string; syncedAt: number }[];
+  pending: PendingWait[];
+  /** The step being executed at `seq`, to highlight in the mission source. */
+  currentStep: { stepPath: string; line: number; file: string } | null;
+}
+
+export interface StateDiffEntry {
+  path: string;
+  before: unknown;
+  after: unknown;
+  change: 'added' | 'removed' | 'changed';
+}
+
+export interface VerifyEntry {
+  seq: number;
+  stepPath: string;
+  type: string;
+  effectId: string | null;
+}
+
+export interface VerifyReport {
+  runId: string;
+  ok: boolean;
+  original: VerifyEntry[];
+  replayed: VerifyEntry[];
+  divergence: null | {
+    index: number;
+    seq: number;
+    stepPath: string;
+    recorded: string;
+    asked: string;
+    explanation: string;
+  };
+}
+
+export interface MissionSource {
+  entry: string;
+  files: { path: string; text: string }[];
+}
+
+export type CrashPointName = 'before-effect' | 'after-effect' | 'mid-store' | 'after-checkpoint' | 'before-wait';
+
+export interface CrashPointInfo {
+  point: CrashPointName;
+  /** How many times a crash-free run of this mission reaches it (from the reference run). */
+  occurrences: number;
+}
+
+export interface StartRunRequest {
+  missionPath?: string;
+  missionText?: string;
+  sources?: Record<string, string>;
+  env?: Record<string, string>;
+  crashAt?: string;
+}
+
+export interface CrashLabStartRequest extends StartRunRequest {
+  /** `POINT[:N]`, e.g. 'after-effect:2'. */
+  crashAt: string;
+  /** A crash-free run of the same mission to compare with; the lab starts one when absent. */
+  referenceRunId?: string;
+  /** `GET` URL of the API's per-idempotency-key counters (the demo API's `/__stats`). */
+  statsUrl?: string;
+}
+
+export interface CrashLabChaosRequest extends StartRunRequest {
+  /** Upper bound on processes started (the first run plus resumes); default 8. */
+  maxCrashes?: number;
+  referenceRunId?: string;
+  statsUrl?: string;
+}
+
+export type CrashLabPhase = 'reference' | 'armed' | 'resuming' | 'verifying' | 'done' | 'failed';
+
+/** One process the lab started, in order. */
+export interface CrashLabProcess {
+  pid: number;
+  command: 'run' | 'resume';
+  crashAt: string | null;
+  signal: string | null;
+  code: number | null;
+  /** Seq of the last event the log held when this process exited. */
+  lastSeq: number;
+}
+
+export interface CrashLabEffectCount {
+  idempotencyKey: string;
+  /** Requests the API saw with this key (retries and replays included). */
+  requests: number;
+  /** Effects the API applied for this key: 1 is exactly-once. */
+  effects: number;
+}
+
+export interface CrashLabVerdict {
+  ok: boolean;
+  /** Final stores of the crashed run equal those of the reference run (after normalising run-specific ids). */
+  storesEqual: boolean;
+  storeDiff: StateDiffEntry[];
+  /** Null when no stats URL was known. */
+  effects: CrashLabEffectCount[] | null;
+  duplicateEffects: number;
+  crashes: number;
+  finalStatus: RunStatus;
+  explanation: string;
+}
+
+export interface CrashLabStatus {
+  labId: string;
+  mode: 'single' | 'chaos';
+  phase: CrashLabPhase;
+  runId: string | null;
+  referenceRunId: string | null;
+  crashAt: string | null;
+  processes: CrashLabProcess[];
+  verdict: CrashLabVerdict | null;
+  error: string | null;
+}
+
+export interface StudioInfo {
+  dbPath: string;
+  cwd: string;
+  /** Base URL of the demo API when the studio was started with `--demo`. */
+  demoApiUrl: string | null;
+  demoMissionPath: string | null;
+  /** Whether `run.verify` is answered (the executor's verifier is present). */
+  verifyAvailable: boolean;
+}
+
+export interface Requests {
+  'runs.list': { req: { limit?: number }; res: RunSummary[] };
+  'run.get': { req: { runId: string }; res: RunSummary };
+  'run.events': { req: { runId: string; fromSeq?: number; limit?: number }; res: StoredEvent[] };
+  'run.timeline': { req: { runId: string }; res: TimelineModel };
+  'run.stateAt': { req: { runId: string; seq: number }; res: RunState };
+  'run.stateDiff': { req: { runId: string; fromSeq: number; toSeq: number }; res: StateDiffEntry[] };
+  'run.source': { req: { runId: string }; res: MissionSource };
+  'run.verify': { req: { runId: string; missionText?: string }; res: VerifyReport };
+  'run.start': { req: StartRunRequest; res: { runId: string } };
+  'run.resume': { req: { runId: string; payload?: unknown }; res: { runId: string; outcome: string } };
+  'run.crash': { req: { runId: string; crashAt?: string }; res: { runId: string } };
+  'crash.points': { req: { runId: string }; res: CrashPointInfo[] };
+  /** Arms a crash point on a fresh run of a mission, lets it die by SIGKILL, then resumes it. */
+  'crashlab.start': { req: CrashLabStartRequest; res: CrashLabStatus };
+  /** Repeated random crashes: each process is armed with `random` until the run finishes. */
+  'crashlab.chaos': { req: CrashLabChaosRequest; res: CrashLabStatus };
+  /** Where a lab is; once `phase` is 'done', the verdict against a crash-free reference run. */
+  'crashlab.verdict': { req: { labId: string }; res: CrashLabStatus };
+  /** Adds a run to the live poll (pushes 'run.appended' as its log grows). */
+  'run.watch': { req: { runId: string }; res: { runId: string; lastSeq: number } };
+  /** What the studio process knows about itself: demo API, database, CLI. */
+  'studio.info': { req: Record<string, never>; res: StudioInfo };
+}
+
+export interface Pushes {
+  'run.appended': { runId: string; events: StoredEvent[] };
+  'runs.changed': RunSummary;
+  'process.exited': { runId: string; pid: number; signal: string | null; code: number | null };
+  'crashlab.changed': CrashLabStatus;
+}
+
+export type RequestChannel = keyof Requests;
+export type PushChannel = keyof Pushes;

@@ -1,0 +1,171 @@
+/**
+ * Runs of the engine as child processes of the studio: `reqon run …` and `reqon resume …`.
+ *
+ * Engine runs never execute inside the studio process, so an armed crash point (SIGKILL) kills
+ * only the run's own process, exactly as it would from a terminal. A started run names itself on
+ * its first stdout line (`run <ID>`, the CLI contract); we parse it, keep draining the pipes (a
+ * full pipe would stall the child) and report how the process ended.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { StudioError } from './studio-error.js';
+
+export interface CliLauncher {
+  /** The compiled CLI entry (dist/engine/cli/main.js) or any script with the same contract. */
+  cliPath: string;
+  cwd: string;
+  dbPath: string;
+  /** The Node binary; the studio's own by default. */
+  nodePath?: string;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface CliProcess {
+  pid: number;
+  runId: string;
+  args: readonly string[];
+  exited: Promise<ExitInfo>;
+  /** The last few KB of stderr and stdout, for error messages. */
+  output(): string;
+  kill(signal?: NodeJS.Signals): boolean;
+}
+
+export interface RunArgs {
+  missionPath: string;
+  sources?: Record<string, string>;
+  env?: Record<string, string>;
+  crashAt?: string;
+}
+
+export function runArgs(launcher: CliLauncher, run: RunArgs): string[] {
+  const args = ['run', run.missionPath, '--db', launcher.dbPath];
+  for (const [name, url] of Object.entries(run.sources ?? {})) args.push('--source', `${name}=${url}`);
+  for (const [key, value] of Object.entries(run.env ?? {})) args.push('--env', `${key}=${value}`);
+  if (run.crashAt !== undefined) args.push('--crash-at', run.crashAt);
+  args.push('--json');
+  return args;
+}
+
+export function resumeArgs(launcher: CliLauncher, runId: string, opts: { payload?: unknown; crashAt?: string }): string[] {
+  const args = ['resume', runId, '--db', launcher.dbPath];
+  if (opts.payload !== undefined) args.push('--payload', JSON.stringify(opts.payload));
+  if (opts.crashAt !== undefined) args.push('--crash-at', opts.crashAt);
+  args.push('--json');
+  return args;
+}
+
+const TAIL_BYTES = 8192;
+const RUN_LINE = /^run\s+([A-Za-z0-9][A-Za-z0-9_.:-]*)\s*$/;
+
+/** The run id on a CLI's first line: `run <ID>`, or a JSON object with `runId`. */
+export function parseRunLine(line: string): string | null {
+  const text = line.trim();
+  const plain = RUN_LINE.exec(text);
+  if (plain !== null) return plain[1]!;
+  if (text.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { runId?: unknown }).runId === 'string') {
+        return (parsed as { runId: string }).runId;
+      }
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Starts the CLI. With `runId` unknown (a `run`), resolves once the first stdout line names the
+ * run; rejects with 'spawn-failed' (and the process's output) if it exits or prints something
+ * else first. With `runId` given (a `resume`), resolves as soon as the process is spawned.
+ */
+export function startCli(launcher: CliLauncher, args: string[], knownRunId?: string): Promise<CliProcess> {
+  let child: ChildProcess;
+  try {
+    child = spawn(launcher.nodePath ?? process.execPath, [launcher.cliPath, ...args], {
+      cwd: launcher.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Inside Electron, execPath is the Electron binary: run it as plain Node, with the same
+      // native-module ABI as the app (better-sqlite3 is rebuilt once, for Electron).
+      env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
+    });
+  } catch (e) {
+    return Promise.reject(new StudioError('spawn-failed', `could not start the reqon CLI (${launcher.cliPath}): ${(e as Error).message}`));
+  }
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
+  };
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  child.stderr!.on('data', keep);
+  const describeCommand = `reqon ${args.join(' ')}`;
+
+  return new Promise<CliProcess>((resolve, reject) => {
+    let settled = false;
+    let buffered = '';
+    const make = (runId: string): CliProcess => ({
+      pid: child.pid ?? -1,
+      runId,
+      args,
+      exited,
+      output: () => tail,
+      kill: (signal = 'SIGKILL') => child.kill(signal),
+    });
+    child.once('error', (e) => {
+      if (settled) return;
+      settled = true;
+      reject(new StudioError('spawn-failed', `could not start ${describeCommand}: ${e.message}`));
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      if (settled) return;
+      buffered += chunk.toString('utf8');
+      const newline = buffered.indexOf('\n');
+      if (newline === -1) return;
+      settled = true;
+      const runId = parseRunLine(buffered.slice(0, newline));
+      if (runId === null) {
+        child.kill('SIGTERM');
+        reject(new StudioError('spawn-failed', `${describeCommand} did not name its run on its first line; it printed: ${buffered.slice(0, newline).slice(0, 200)}`));
+        return;
+      }
+      resolve(make(runId));
+    });
+    if (knownRunId !== undefined) {
+      child.once('spawn', () => {
+        if (settled) return;
+        settled = true;
+        resolve(make(knownRunId));
+      });
+    }
+    void exited.then(({ code, signal }) => {
+      if (settled) return;
+      settled = true;
+      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
+      reject(new StudioError('spawn-failed', `${describeCommand} ${how} before naming its run: ${tail.trim().slice(-800) || '(no output)'}`));
+    });
+  });
+}
+
+/** What an exit means for a run, in the CLI's exit-code contract. */
+export function outcomeOf(exit: ExitInfo): 'completed' | 'failed' | 'suspended' | 'crashed' | 'usage-error' | 'exited' {
+  if (exit.signal === 'SIGKILL') return 'crashed';
+  switch (exit.code) {
+    case 0:
+      return 'completed';
+    case 1:
+      return 'failed';
+    case 2:
+      return 'usage-error';
+    case 10:
+      return 'suspended';
+    default:
+      return 'exited';
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The studio over HTTP + WebSocket on 127.0.0.1, for the browser build of the renderer.
+ *
+ *   GET  /…                 renderer/dist (static; index.html at /)
+ *   POST /api/<channel>     JSON request body → 200 JSON response, or a ProtocolError
+ *                           `{code, message, retryable}` with a 4xx/5xx status
+ *   GET  /ws?token=…        WebSocket; each push is one text frame `{"channel": …, "payload": …}`
+ *
+ * Security: the server binds 127.0.0.1 only, and every request must carry the per-session token
+ * (`x-reqon-token` header for the API, `?token=` for the WebSocket) — 401 otherwise. DNS
+ * rebinding is stopped by the Host check (only 127.0.0.1:PORT and localhost:PORT; 421 otherwise)
+ * and CSRF by the Origin check (a present Origin must be this server's; 403 otherwise) plus the
+ * JSON content type and custom header, which a cross-site form cannot send. The page URL carries
+ * the token, so every response says `Referrer-Policy: no-referrer`.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { isRequestChannel } from '../protocol/channels.js';
+import type { PushChannel, Pushes, RequestChannel } from '../protocol/protocol.js';
+import { resolveStatic } from './static-files.js';
+import { httpStatusOf, StudioError, toProtocolError } from './studio-error.js';
+import type { StudioService } from './studio-service.js';
+
+export interface StudioServerOptions {
+  service: StudioService;
+  /** The renderer's build output (renderer/dist). */
+  staticDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Fixed token for tests; a fresh random one otherwise. */
+  token?: string;
+}
+
+export interface StudioServer {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const HOST = '127.0.0.1';
+
+export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
+  // The token guards a local server for one session; it is not engine state that a replay must
+  // reproduce, so it comes straight from node:crypto rather than through Env.
+  const token = options.token ?? crypto.randomBytes(24).toString('base64url');
+  let port = 0;
+  const sockets = new Set<WebSocket>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+
+  const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`]);
+  const allowedOrigins = () => new Set([`http://${HOST}:${port}`, `http://localhost:${port}`]);
+  const hostOk = (host: string | undefined) => host !== undefined && allowedHosts().has(host.toLowerCase());
+  const originOk = (origin: string | undefined) => origin === undefined || allowedOrigins().has(origin.toLowerCase());
+  const tokenOk = (given: string | null | undefined) => given !== null && given !== undefined && safeEqual(given, token);
+
+  const server = http.createServer((req, res) => {
+    void handleRequest(req, res).catch((e: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, toProtocolError(e));
+      else res.destroy();
+    });
+  });
+
+  async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    setCommonHeaders(res, port);
+    if (!hostOk(req.headers.host)) return sendError(res, 421, 'bad-host', `this server answers only to ${HOST}:${port} and localhost:${port}`);
+    if (!originOk(req.headers.origin)) return sendError(res, 403, 'bad-origin', 'cross-origin requests are refused');
+    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+
+    if (url.pathname.startsWith('/api/')) {
+      if (req.method !== 'POST') {
+        res.setHeader('allow', 'POST');
+        return sendError(res, 405, 'bad-request', 'use POST for /api/<channel>');
+      }
+      if (!tokenOk(header(req, 'x-reqon-token'))) return sendError(res, 401, 'unauthorized', 'missing or wrong x-reqon-token; open the URL the studio printed');
+      const contentType = header(req, 'content-type') ?? '';
+      if (!contentType.toLowerCase().startsWith('application/json')) {
+        return sendError(res, 415, 'bad-request', 'send the request body as application/json');
+      }
+      const channel = url.pathname.slice('/api/'.length);
+      if (!isRequestChannel(channel)) return sendError(res, 404, 'not-found', `unknown channel "${channel}"`);
+      let body: unknown;
+      try {
+        body = await readJson(req);
+      } catch (e) {
+        return sendJson(res, 400, toProtocolError(e));
+      }
+      try {
+        const result = await options.service.handle(channel as RequestChannel, body as never);
+        return sendJson(res, 200, result);
+      } catch (e) {
+        const error = toProtocolError(e);
+        return sendJson(res, httpStatusOf(error.code), error);
+      }
+    }
+
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return sendError(res, 405, 'bad-request', 'static files are read-only');
+    }
+    const file = resolveStatic(options.staticDir, url.pathname);
+    if (file === null) {
+      if (url.pathname === '/') return sendMissingBuild(res, options.staticDir);
+      return sendError(res, 404, 'not-found', `no file ${url.pathname}`);
+    }
+    res.statusCode = 200;
+    res.setHeader('content-type', file.contentType);
+    res.setHeader('content-length', file.body.length);
+    res.setHeader('cache-control', file.file.endsWith('index.html') ? 'no-store' : 'no-cache');
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  }
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: number, text: string) => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (!hostOk(req.headers.host)) return refuse(421, 'Misdirected Request');
+    if (!originOk(req.headers.origin)) return refuse(403, 'Forbidden');
+    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    if (url.pathname !== '/ws') return refuse(404, 'Not Found');
+    if (!tokenOk(url.searchParams.get('token'))) return refuse(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      const unsubscribe = options.service.subscribe(<P extends PushChannel>(channel: P, payload: Pushes[P]) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ channel, payload }));
+      });
+      ws.on('close', () => {
+        sockets.delete(ws);
+        unsubscribe();
+      });
+      // The socket is push-only; anything the page sends is ignored rather than interpreted.
+      ws.on('message', () => undefined);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${HOST}:${port}/?token=${encodeURIComponent(token)}`,
+    port,
+    token,
+    close: async () => {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+function setCommonHeaders(res: http.ServerResponse, port: number): void {
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader(
+    'content-security-policy',
+    `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; ` +
+      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+  );
+}
+
+function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
+  const body = Buffer.from(JSON.stringify(value ?? null));
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('content-length', body.length);
+  res.end(body);
+}
+
+function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, { code, message, retryable: false });
+}
+
+function sendMissingBuild(res: http.ServerResponse, dir: string): void {
+  const text =
+    `<!doctype html><meta charset="utf-8"><title>Reqon Studio</title>` +
+    `<p>The studio's browser build was not found in <code>${escapeHtml(dir)}</code>. Run <code>npm run build:studio</code> and reload.</p>`;
+  res.statusCode = 503;
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  res.end(text);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new StudioError('bad-request', `request body larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new StudioError('bad-request', 'the request body is not valid JSON');
+  }
+}

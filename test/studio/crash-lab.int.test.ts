@@ -1,0 +1,148 @@
+/**
+ * The crash lab's state machine and verdict, with simulated run processes that write a real temp
+ * SQLite log and send real requests to the demo API (assets/demo/demo-api.mjs): the armed process
+ * dies after sending its POST, the resume re-sends it with the same Idempotency-Key and finishes.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RealClock, UndiciTransport } from '../../engine/env/real-env.js';
+import type { NewEvent } from '../../engine/log/events.js';
+import { openLog, type EventLog, type Lease } from '../../engine/log/log.js';
+import type { CrashLabStatus } from '../../engine/protocol/protocol.js';
+import type { CliProcess, ExitInfo, RunArgs } from '../../engine/server/cli-process.js';
+import { CrashLab } from '../../engine/server/crash-lab.js';
+import { RunViews } from '../../engine/server/run-views.js';
+// @ts-expect-error plain ESM JavaScript without type declarations
+import { startDemoApi } from '../../assets/demo/demo-api.mjs';
+
+interface DemoApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+describe('crash lab', () => {
+  let dir: string;
+  let log: EventLog;
+  let api: DemoApi;
+  let counter = 0;
+  const leases = new Map<string, Lease>();
+  /** What the "mission" stores for order b; a test changes it to make the runs differ. */
+  let recordB: Record<string, unknown> = { id: 'b', total: 2 };
+
+  const ev = (type: NewEvent['type'], stepPath: string, payload: unknown): NewEvent => ({ type, stepPath, payload, recordedAt: 1_700_000_000_000 + counter } as NewEvent);
+  const commit = (runId: string, entries: NewEvent[]) => log.commit(leases.get(runId)!, entries.map((event) => ({ kind: 'event', event })), { durable: false });
+
+  async function post(runId: string): Promise<void> {
+    const key = `${runId}:Sync/1`;
+    await commit(runId, [ev('http.request', 'Sync/1', { effectId: key, attempt: 1, idempotencyKey: key, request: { method: 'POST', url: `${api.url}/confirmations`, headers: {} } })]);
+    const res = await fetch(`${api.url}/confirmations`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ orderId: 'a' }) });
+    await res.json();
+  }
+
+  async function finish(runId: string): Promise<void> {
+    await commit(runId, [
+      ev('http.response', 'Sync/1', { effectId: `${runId}:Sync/1`, attempt: 1, response: { status: 201, headers: {}, body: {} }, durationMs: 1, verdict: 'success' }),
+      ev('store.write', 'Sync/2', { effectId: `${runId}:Sync/2`, store: 'orders', key: 'b', record: recordB, op: 'set' }),
+      ev('run.completed', '', { actionsRun: ['Sync'] }),
+    ]);
+    await log.commit(leases.get(runId)!, [], { durable: true, status: { status: 'completed' } });
+  }
+
+  function proc(runId: string, command: 'run' | 'resume', work: () => Promise<ExitInfo>): CliProcess {
+    return { pid: 1000 + counter, runId, args: [command], exited: work(), output: () => '', kill: () => true };
+  }
+
+  async function spawnRun(run: RunArgs): Promise<CliProcess> {
+    counter += 1;
+    const runId = `sim-${counter}`;
+    const created = await log.createRun(
+      { runId, mission: 'Demo', missionHash: 'h', missionFiles: { entry: run.missionPath, files: [{ path: run.missionPath, text: 'mission Demo {}' }] }, options: { sources: {}, env: {} }, createdAt: 1 },
+      `w-${counter}`,
+      600_000,
+      [ev('run.started', '', { mission: 'Demo', missionHash: 'h' })],
+    );
+    leases.set(runId, created.lease);
+    return proc(runId, 'run', async () => {
+      await commit(runId, [ev('store.write', 'Sync/0', { effectId: `${runId}:Sync/0`, store: 'orders', key: 'a', record: { id: 'a', total: 1 }, op: 'set' })]);
+      await post(runId);
+      if (run.crashAt !== undefined) return { code: null, signal: 'SIGKILL' };
+      await finish(runId);
+      return { code: 0, signal: null };
+    });
+  }
+
+  async function spawnResume(runId: string): Promise<CliProcess> {
+    counter += 1;
+    const lease = await log.acquire(runId, `w-${counter}`, Date.now() + 3_600_000, 600_000);
+    if (!('epoch' in lease)) throw new Error('lease refused');
+    leases.set(runId, lease);
+    return proc(runId, 'resume', async () => {
+      await commit(runId, [ev('run.resumed', '', { reason: 'crash', owner: `w-${counter}`, replayFromSeq: 3 })]);
+      await post(runId); // replay re-sends the request whose outcome was not recorded: same key
+      await finish(runId);
+      return { code: 0, signal: null };
+    });
+  }
+
+  function lab(): { lab: CrashLab; pushes: CrashLabStatus[] } {
+    const pushes: CrashLabStatus[] = [];
+    const crashLab = new CrashLab({
+      spawnRun,
+      spawnResume,
+      views: new RunViews(log),
+      clock: new RealClock(),
+      http: new UndiciTransport(),
+      changed: (s) => pushes.push(s),
+      newId: () => `lab-${++counter}`,
+    });
+    return { lab: crashLab, pushes };
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-crash-lab-'));
+    log = await openLog(path.join(dir, 'reqon.db'));
+    api = (await startDemoApi()) as DemoApi;
+  });
+
+  afterAll(async () => {
+    await api.close();
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kills, resumes and proves exactly-once against a crash-free reference run', async () => {
+    const { lab: crashLab, pushes } = lab();
+    const started = crashLab.start({ mode: 'single', run: { missionPath: 'demo.vague' }, crashAt: 'after-effect:1', statsUrl: `${api.url}/__stats`, maxCrashes: 1 });
+    expect(started.phase).toBe('reference');
+    const done = await crashLab.settled(started.labId);
+    expect(done.error).toBeNull();
+    expect(done.phase).toBe('done');
+    expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:0']);
+    expect(done.verdict).toMatchObject({ ok: true, storesEqual: true, duplicateEffects: 0, crashes: 1, finalStatus: 'completed' });
+    expect(done.verdict!.effects).toEqual([{ idempotencyKey: `${done.runId}:Sync/1`, requests: 2, effects: 1 }]);
+    expect(pushes.map((p) => p.phase)).toEqual(expect.arrayContaining(['reference', 'armed', 'resuming', 'verifying', 'done']));
+  });
+
+  it('reports store differences from the reference run', async () => {
+    const { lab: crashLab } = lab();
+    const reference = crashLab.start({ mode: 'single', run: { missionPath: 'demo.vague' }, crashAt: 'after-effect:1', maxCrashes: 1 });
+    const first = await crashLab.settled(reference.labId);
+    recordB = { id: 'b', total: 3 };
+    try {
+      const second = crashLab.start({ mode: 'single', run: { missionPath: 'demo.vague' }, crashAt: 'after-effect:1', referenceRunId: first.runId!, maxCrashes: 1 });
+      expect(second.phase).toBe('armed');
+      const done = await crashLab.settled(second.labId);
+      expect(done.verdict).toMatchObject({ ok: false, storesEqual: false, effects: null });
+      expect(done.verdict!.storeDiff).toEqual([{ path: 'stores.orders.b.total', before: 2, after: 3, change: 'changed' }]);
+      expect(done.verdict!.explanation).toContain('store difference');
+    } finally {
+      recordB = { id: 'b', total: 2 };
+    }
+  });
+
+  it('answers not-found for an unknown lab', () => {
+    expect(() => lab().lab.status('lab-nope')).toThrow(/no crash lab "lab-nope"/);
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { runFold } from '../../engine/inspect/fold-handler.js';
+import { RunSummaryHandler, withRunRecord } from '../../engine/inspect/run-summary.js';
+import { EventBuilder, sampleRun } from './event-builder.js';
+
+describe('RunSummaryHandler', () => {
+  it('counts steps, 2xx responses plus store writes, resumes and crashes', () => {
+    const log = sampleRun();
+    const summary = runFold(new RunSummaryHandler(), log.events);
+    expect(summary).toMatchObject({
+      runId: 'run-1',
+      mission: 'Orders',
+      status: 'completed',
+      steps: 5,
+      effects: 4, // two 2xx responses (the 503 attempt is an error, not a response) + two store writes
+      resumes: 2,
+      crashesSurvived: 1,
+      lastSeq: 34,
+      waitingOn: null,
+      error: null,
+    });
+    expect(summary.durationMs).toBe(log.events.at(-1)!.recordedAt - log.events[0]!.recordedAt);
+  });
+
+  it('reports what a suspended run waits on, since and until when', () => {
+    const log = sampleRun();
+    const summary = runFold(new RunSummaryHandler(), log.events.slice(0, 20));
+    expect(summary.status).toBe('suspended');
+    expect(summary.waitingOn).toBe('timer');
+    expect(summary.waitingSince).toBe(log.events[18]!.recordedAt);
+    expect(summary.wakeAt).toBe(1_700_000_003_000);
+  });
+
+  it('names the webhook path of a pause that waits on one, and a failed run carries its error', () => {
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    log.add('pause.created', 'A.0', { pauseId: 'p9', webhookPath: '/approved' });
+    log.add('run.suspended', '', { reason: 'webhook' });
+    expect(runFold(new RunSummaryHandler(), log.events).waitingOn).toBe('webhook:/approved');
+    log.add('pause.resumed', 'A.0', { pauseId: 'p9', by: 'studio', payload: { ok: 1 } });
+    log.add('run.failed', '', { error: { code: 'x', message: 'boom' } });
+    const failed = runFold(new RunSummaryHandler(), log.events);
+    expect(failed).toMatchObject({ status: 'failed', error: 'boom', waitingOn: null });
+  });
+
+  it('rejects events out of order', () => {
+    const log = sampleRun();
+    const handler = new RunSummaryHandler();
+    handler.handleEvent(log.events[1]!);
+    expect(() => handler.handleEvent(log.events[0]!)).toThrow(/arrived after seq 2/);
+  });
+
+  it('lets the run record decide status and waiting info', () => {
+    const log = sampleRun();
+    const summary = runFold(new RunSummaryHandler(), log.events.slice(0, 20));
+    const merged = withRunRecord(summary, {
+      runId: 'run-1',
+      mission: 'Orders',
+      status: 'running',
+      createdAt: 0,
+      updatedAt: summary.updatedAt + 5,
+      lastSeq: 20,
+      wakeAt: null,
+      waitingOn: null,
+    });
+    expect(merged.status).toBe('running');
+    expect(merged.waitingOn).toBeNull();
+    expect(merged.updatedAt).toBe(summary.updatedAt + 5);
+  });
+});

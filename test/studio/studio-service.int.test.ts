@@ -1,0 +1,140 @@
+/**
+ * The studio service against a real temp SQLite log (events written through engine/log's API)
+ * and the fake CLI (spawning, exits, SIGKILL): queries, live pushes, resume and crash.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewEvent } from '../../engine/log/events.js';
+import { openLog, type EventLog, type Lease } from '../../engine/log/log.js';
+import type { PushChannel, Pushes } from '../../engine/protocol/protocol.js';
+import { createStudioService, type StudioService } from '../../engine/server/studio-service.js';
+import { StudioError } from '../../engine/server/studio-error.js';
+import { sampleRun } from './event-builder.js';
+
+const MISSION = 'mission Orders {\n  store orders: sql("orders")\n  action Sync {\n    get "/orders"\n  }\n  run Sync\n}\n';
+
+describe('studio service', () => {
+  let dir: string;
+  let log: EventLog;
+  let lease: Lease;
+  let service: StudioService;
+  const pushes: { channel: PushChannel; payload: unknown }[] = [];
+  const events = sampleRun().events.map((e): NewEvent => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }));
+
+  const waitForPush = async <P extends PushChannel>(channel: P, match: (p: Pushes[P]) => boolean): Promise<Pushes[P]> => {
+    for (let i = 0; i < 100; i += 1) {
+      const hit = pushes.find((p) => p.channel === channel && match(p.payload as Pushes[P]));
+      if (hit !== undefined) return hit.payload as Pushes[P];
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no ${channel} push arrived; got ${pushes.map((p) => p.channel).join(', ')}`);
+  };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-studio-service-'));
+    const dbPath = path.join(dir, 'reqon.db');
+    log = await openLog(dbPath);
+    const created = await log.createRun(
+      {
+        runId: 'run-1',
+        mission: 'Orders',
+        missionHash: 'h1',
+        missionFiles: { entry: 'orders.vague', files: [{ path: 'orders.vague', text: MISSION }] },
+        options: { sources: {}, env: {} },
+        createdAt: events[0]!.recordedAt,
+      },
+      'test-writer',
+      600_000,
+      [events[0]!],
+    );
+    lease = created.lease;
+    await log.commit(lease, events.slice(1, 20).map((event) => ({ kind: 'event', event })), { durable: false });
+    service = await createStudioService({ dbPath, cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: 20 });
+    service.subscribe((channel, payload) => pushes.push({ channel, payload }));
+  });
+
+  afterAll(async () => {
+    await service.close();
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists runs and summarises them from their events', async () => {
+    const runs = await service.handle('runs.list', {});
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ runId: 'run-1', mission: 'Orders', status: 'running', lastSeq: 20, steps: 3, effects: 3 });
+  });
+
+  it('answers events, timeline, state at seq, state diff, source and crash points', async () => {
+    const page = await service.handle('run.events', { runId: 'run-1', fromSeq: 5, limit: 3 });
+    expect(page.map((e) => e.seq)).toEqual([5, 6, 7]);
+    const timeline = await service.handle('run.timeline', { runId: 'run-1' });
+    expect(timeline.lanes.map((l) => l.id)).toEqual(['0:Sync']);
+    expect(timeline.bars).toHaveLength(4);
+    const state = await service.handle('run.stateAt', { runId: 'run-1', seq: 14 });
+    expect(state.stores).toEqual([{ name: 'orders', kind: 'sql', records: [{ key: 'a', record: { id: 'a', n: 1 } }] }]);
+    expect(state.currentStep).toEqual({ stepPath: 'Sync.2', line: 7, file: 'orders.vague' });
+    const beyond = await service.handle('run.stateAt', { runId: 'run-1', seq: 999 });
+    expect(beyond.seq).toBe(20);
+    const diff = await service.handle('run.stateDiff', { runId: 'run-1', fromSeq: 14, toSeq: 15 });
+    expect(diff).toEqual([{ path: 'stores.orders.b', before: null, after: { id: 'b', n: 2 }, change: 'added' }]);
+    const source = await service.handle('run.source', { runId: 'run-1' });
+    expect(source).toEqual({ entry: 'orders.vague', files: [{ path: 'orders.vague', text: MISSION }] });
+    const points = await service.handle('crash.points', { runId: 'run-1' });
+    expect(points.find((p) => p.point === 'mid-store')).toEqual({ point: 'mid-store', occurrences: 1 });
+  });
+
+  it('rejects bad requests with a clear code', async () => {
+    await expect(service.handle('run.get', { runId: 'missing' })).rejects.toMatchObject({ code: 'not-found' });
+    await expect(service.handle('run.stateAt', { runId: 'run-1', seq: -1 })).rejects.toBeInstanceOf(StudioError);
+    await expect(service.handle('run.start', {})).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(service.handle('run.crash', { runId: 'run-1' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(service.handle('nope' as 'run.get', { runId: 'x' })).rejects.toMatchObject({ code: 'bad-request' });
+  });
+
+  it('streams appended events of a watched run and its new summary', async () => {
+    await service.handle('run.watch', { runId: 'run-1' });
+    await log.commit(lease, events.slice(20).map((event) => ({ kind: 'event', event })), { durable: false, status: { status: 'completed' } });
+    const appended = await waitForPush('run.appended', (p) => p.runId === 'run-1' && p.events.some((e) => e.seq === 34));
+    expect(appended.events.at(-1)!.type).toBe('run.completed');
+    const changed = await waitForPush('runs.changed', (p) => p.runId === 'run-1' && p.status === 'completed');
+    expect(changed).toMatchObject({ lastSeq: 34, resumes: 2, crashesSurvived: 1 });
+  });
+
+  it('starts runs as CLI processes and reports how they exit', async () => {
+    const { runId } = await service.handle('run.start', { missionText: 'mission SLOW {}' });
+    expect(runId).toMatch(/^fake-\d+$/);
+    const saved = fs.readdirSync(path.join(dir, 'studio-missions'));
+    expect(saved).toHaveLength(1);
+    await service.handle('run.crash', { runId: '__unknown__' }).catch((e: StudioError) => expect(e.code).toBe('not-found'));
+    const exited = await waitForPush('process.exited', (p) => p.runId === runId);
+    expect(exited).toMatchObject({ signal: null, code: 0 });
+  });
+
+  it('resumes with a payload and arms a crash on a resume', async () => {
+    const logFile = path.join(dir, 'fake-cli.log');
+    process.env['FAKE_CLI_LOG'] = logFile;
+    try {
+      const stay = await service.handle('run.resume', { runId: 'run-1', payload: 'stay' });
+      expect(stay).toEqual({ runId: 'run-1', outcome: 'suspended' });
+      const done = await service.handle('run.resume', { runId: 'run-1' });
+      expect(done.outcome).toBe('completed');
+      await service.handle('run.crash', { runId: 'run-1', crashAt: 'after-effect:2' });
+      const killed = await waitForPush('process.exited', (p) => p.runId === 'run-1' && p.signal === 'SIGKILL');
+      expect(killed.code).toBeNull();
+      const calls = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
+      expect(calls[0]).toEqual(['resume', 'run-1', '--db', path.join(dir, 'reqon.db'), '--payload', '"stay"', '--json']);
+      expect(calls[2]).toEqual(['resume', 'run-1', '--db', path.join(dir, 'reqon.db'), '--crash-at', 'after-effect:2', '--json']);
+    } finally {
+      delete process.env['FAKE_CLI_LOG'];
+    }
+  });
+
+  it('tells the renderer what it knows about itself', async () => {
+    const info = await service.handle('studio.info', {});
+    expect(info).toMatchObject({ dbPath: path.join(dir, 'reqon.db'), demoApiUrl: null });
+    expect(typeof info.verifyAvailable).toBe('boolean');
+  });
+});
