@@ -103,14 +103,18 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
     return out;
   };
 
-  const value = (v: unknown, depth = 0): unknown => {
-    if (typeof v === 'string') return text(v);
+  // The pattern is looked up once per body, not once per string: a page of a thousand records
+  // holds thousands of strings, and each lookup asks every auth session for its secrets. The
+  // walk still copies the body, so the recorded value never shares objects with the mission's.
+  const valueWith = (p: RegExp | undefined, v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return p ? v.replace(p, REDACTED) : v;
     if (v === null || typeof v !== 'object' || depth > 200) return v;
-    if (Array.isArray(v)) return v.map((x) => value(x, depth + 1));
+    if (Array.isArray(v)) return v.map((x) => valueWith(p, x, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[text(k)] = value(x, depth + 1);
+    for (const [k, x] of Object.entries(v)) out[p ? k.replace(p, REDACTED) : k] = valueWith(p, x, depth + 1);
     return out;
   };
+  const value = (v: unknown): unknown => valueWith(currentPattern(), v, 0);
 
   return {
     text,
