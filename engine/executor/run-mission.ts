@@ -14,8 +14,9 @@ import type { Env } from '../env/env.js';
 import { formatDiagnostics } from '../lang/format.js';
 import { loadMissionFromFiles } from '../lang/loader.js';
 import type { NewEvent, StoredEvent } from '../log/events.js';
-import type { EventLog, Lease, MissionFiles, RunOptions, RunRecord } from '../log/log.js';
+import type { EventLog, Lease, MissionFiles, NewRun, RunOptions, RunRecord } from '../log/log.js';
 import { Journal } from '../journal/journal.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { MissionModel } from '../steps/mission-model.js';
@@ -116,6 +117,38 @@ export async function startRun(files: MissionFiles, options: RunOptions, deps: E
   return execute(runId, model, options, lease, [], deps, null);
 }
 
+/** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
+export interface PreparedRun {
+  run: NewRun;
+  first: NewEvent[];
+  owner: string;
+  ttlMs: number;
+}
+
+/** Checks the mission (MissionInvalidError) and builds the run row and first events of a new run. */
+export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
+  const model = modelFor(files);
+  const hash = missionHash(files);
+  const now = deps.env.clock.now();
+  return {
+    run: { runId: deps.env.random.id('run'), mission: model.mission.name.name, missionHash: hash, missionFiles: files, options, createdAt: now },
+    first: [{ type: 'run.started', stepPath: '', payload: { mission: model.mission.name.name, missionHash: hash }, recordedAt: now }],
+    owner: deps.owner ?? defaultOwner(deps.env),
+    ttlMs: deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+  };
+}
+
+/**
+ * Executes a run that a schedule firing created (worker/schedules.ts) together with its lease,
+ * from its first step — exactly what `startRun` does after `createRun`.
+ */
+export async function startRunFromSchedule(runId: string, lease: Lease, deps: EngineDeps): Promise<RunResult> {
+  const run = await deps.log.getRun(runId);
+  if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
+  deps.onRunId?.(runId);
+  return execute(runId, modelFor(run.missionFiles), run.options, lease, [], deps, null);
+}
+
 export interface ResumeOptions {
   /** Replay against an edited mission instead of the one the run started with. */
   missionFiles?: MissionFiles;
@@ -131,11 +164,48 @@ export interface ResumeOptions {
 export async function resumeRun(runId: string, opts: ResumeOptions, deps: EngineDeps): Promise<RunResult> {
   const run = await deps.log.getRun(runId);
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log; list runs with \`reqon runs\``, 'not-found');
+  if (run.status === 'suspended') {
+    // An edited mission must replay what the run already did before the pause is spent on it: a
+    // divergent one leaves the run exactly as it was, still waiting on its pause.
+    if (opts.missionFiles) await assertReplays(runId, opts.missionFiles, deps);
+    await resumeSuspendedRun(run, opts, deps);
+    return continueRun(runId, opts, deps);
+  }
+  // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
+  // may still be) carrying it on, this caller lost the race: say so, and do not take the run
+  // over from the winner between its compare-and-set and its lease.
+  const resumed = resumedPause(await deps.log.read(runId));
+  const ownerLive = run.owner !== null && (run.leaseExpiresAt ?? 0) > deps.env.clock.now() && !ownerIsDead(run.owner);
+  if (resumed && (run.status !== 'running' || ownerLive || (run.owner === null && resumed.last))) {
+    const now = run.status === 'running' ? (ownerLive ? `is running in ${run.owner}` : 'is about to be carried on by its resumer') : `has since ${run.status}`;
+    throw new RunUnavailableError(
+      `run ${runId} was already resumed (by ${resumed.by} at ${new Date(resumed.at).toISOString()}) and ${now}; nothing was changed` +
+        (run.status === 'running' && !ownerLive ? ' — if its resumer stopped, `reqon worker` continues it' : ''),
+      'already-resumed',
+    );
+  }
   if (run.status === 'completed' || run.status === 'failed') {
     throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume`, 'finished');
   }
-  if (run.status === 'suspended') await resumeSuspendedRun(run, opts, deps);
   return continueRun(runId, opts, deps);
+}
+
+/** The latest `pause.resumed` of the run if no pause was created after it; `last` when it ends the log. */
+function resumedPause(events: StoredEvent[]): { by: string; at: number; last: boolean } | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'pause.created') return undefined;
+    if (e.type === 'pause.resumed') return { by: (e.payload as { by: string }).by, at: e.recordedAt, last: i === events.length - 1 };
+  }
+  return undefined;
+}
+
+/** Throws the NondeterminismError of a replay of `runId` against `missionFiles`, if it diverges. */
+async function assertReplays(runId: string, missionFiles: MissionFiles, deps: EngineDeps): Promise<void> {
+  // Imported on demand: verify.ts builds on this module (modelFor), so a static import would be a cycle.
+  const { verifyRun } = await import('./verify.js');
+  const divergence = (await verifyRun(deps.log, runId, { env: deps.env, missionFiles })).divergence;
+  if (divergence) throw new NondeterminismError(runId, divergence.stepPath, divergence.seq, divergence.recorded, divergence.asked);
 }
 
 /** Takes over a run that is `running` in the log (its process died or released it) and runs it on. */
@@ -174,9 +244,10 @@ export async function continueRun(
   const files = opts.missionFiles ?? run.missionFiles;
   const model = modelFor(files);
   const recorded = await deps.log.read(runId);
-  // A pause that was just resumed; a takeover from a process that died holding the lease; or a
-  // run whose previous process gave it up without finishing it.
-  const reason = lastIsPauseResume(recorded) ? 'pause' : before.owner !== null ? 'crash' : 'manual';
+  // A takeover from a process that died holding the lease (even one that had just resumed a
+  // pause and died before its first commit); a pause that was just resumed; or a run whose
+  // previous process gave it up without finishing it.
+  const reason = before.owner !== null ? 'crash' : lastIsPauseResume(recorded) ? 'pause' : 'manual';
   return execute(runId, model, run.options, acquired, recorded, deps, { reason, owner });
 }
 

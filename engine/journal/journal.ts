@@ -145,7 +145,9 @@ export class Journal {
 
   /** Buffer a live event; it reaches the log with the next commit. */
   emit<T extends EventType>(type: T, stepPath: string, payload: EventPayloads[T]): void {
-    if (this.options.verifyOnly) throw new ReplayExhausted(stepPath);
+    // Steps that peek (an HTTP attempt) emit without a `take`: the same check keeps a divergent
+    // replay from recording — or sending — anything new while recorded events remain.
+    this.goingLive(stepPath, type);
     const event: NewEvent = { type, stepPath, payload, recordedAt: this.clock.now() } as NewEvent;
     this.pending.push({ kind: 'event', event });
     this.asked.push({ seq: 0, stepPath, type, effectId: effectIdOf(payload) });
@@ -214,13 +216,15 @@ export class Journal {
   }
 
   private goingLive(stepPath: string, type: EventType): void {
-    if (this.options.verifyOnly) throw new ReplayExhausted(stepPath);
+    // Divergence first: in verify mode too, going past the log while recorded events are left
+    // is a divergence, not the normal end of a verify.
     if (this.unconsumed > 0 && this.concurrentDepth === 0) {
       const first = this.firstUnconsumed();
       if (first) {
         throw new NondeterminismError(this.runId, stepPath, first.seq, `${describe(first)} next`, `a ${type} event at ${stepPath}`);
       }
     }
+    if (this.options.verifyOnly) throw new ReplayExhausted(stepPath);
   }
 
   private firstUnconsumed(): StoredEvent | undefined {

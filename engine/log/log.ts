@@ -175,10 +175,114 @@ export interface EventLog {
   lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
   /** Commits a webhook delivery durably; a second delivery with the same (path, eventId) is a duplicate. */
   deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number): Promise<'accepted' | 'duplicate'>;
+  /** Whether (path, eventId) was ever delivered (claimed or not): a sender's late retry. */
+  webhookDelivered(path: string, eventId: string): Promise<boolean>;
   /** Unclaimed deliveries on `path`, oldest first. */
   webhookInbox(path: string): Promise<InboxDelivery[]>;
   stats(): LogStats;
   close(): Promise<void>;
+
+  // Schedules (§B.8): registered by workers, fired by whichever worker claims the firing.
+  /** Inserts or replaces the mission's schedule; durable. An unchanged spec keeps its next_fire_at. */
+  upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord>;
+  listSchedules(): Promise<ScheduleRecord[]>;
+  getSchedule(mission: string): Promise<ScheduleRecord | undefined>;
+  /** Claims one firing and creates its run (with `first` events) in ONE durable transaction. */
+  fireSchedule(request: FireRequest): Promise<FireOutcome>;
+  /** Every firing of the mission's schedule, by due instant then attempt. */
+  scheduleFirings(mission: string): Promise<ScheduleFiring[]>;
+  /** Started firings whose run failed and that have no later attempt, attempt < maxRetries. */
+  retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]>;
+}
+
+/**
+ * When a registered schedule fires (§B.8), as the worker stored it. Instants are epoch ms; an
+ * `at` schedule's instant is resolved (time zone applied) when it is registered.
+ */
+export interface ScheduleSpec {
+  trigger: { kind: 'every'; everyMs: number } | { kind: 'cron'; expression: string } | { kind: 'at'; at: number };
+  timezone?: string;
+  /** Skip a firing while this many runs of the schedule are running or suspended. */
+  maxConcurrency?: number;
+  /** Skip a firing while any run of the schedule is running or suspended. */
+  skipIfRunning?: boolean;
+  /** Start a failed scheduled run again after `delaySeconds`, up to `maxRetries` times. */
+  retry?: { maxRetries: number; delaySeconds: number };
+}
+
+/** A mission's schedule, one per mission name (the last registration wins). */
+export interface ScheduleRecord {
+  mission: string;
+  spec: ScheduleSpec;
+  specHash: string;
+  missionHash: string;
+  missionFiles: MissionFiles;
+  options: RunOptions;
+  /** The next firing's due instant; null when nothing is left to fire. */
+  nextFireAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewSchedule {
+  mission: string;
+  spec: ScheduleSpec;
+  specHash: string;
+  missionHash: string;
+  missionFiles: MissionFiles;
+  options: RunOptions;
+  /** next_fire_at for a new schedule or a changed spec; an unchanged spec keeps its own. */
+  firstFireAt: number | null;
+  at: number;
+}
+
+/** One firing (attempt 0) or retry (attempt n) of a schedule, and what it did. */
+export interface ScheduleFiring {
+  mission: string;
+  dueAt: number;
+  attempt: number;
+  firedAt: number;
+  outcome: 'started' | 'skipped';
+  runId: string | null;
+  reason: string | null;
+  /** Ticks missed during downtime and coalesced into this firing. */
+  missed: number;
+}
+
+/**
+ * Claims a firing and creates its run in one transaction. Attempt 0 is a compare-and-set of the
+ * schedule's next_fire_at from `dueAt` to `nextFireAt`; attempt n > 0 retries the failed run of
+ * attempt n-1. Either way the (mission, dueAt, attempt) row is the firing's identity.
+ */
+export interface FireRequest {
+  mission: string;
+  dueAt: number;
+  attempt: number;
+  nextFireAt: number | null;
+  missed: number;
+  firedAt: number;
+  run: NewRun;
+  first: NewEvent[];
+  owner: string;
+  ttlMs: number;
+}
+
+export type FireOutcome =
+  /** The run exists, owned by the caller's lease. */
+  | { outcome: 'started'; lease: Lease; events: StoredEvent[] }
+  /** The firing was consumed without a run (maxConcurrency / skipIfRunning). */
+  | { outcome: 'skipped'; reason: 'skip-if-running' | 'max-concurrency'; active: number }
+  /** A retry that must wait for room (nothing written; asked again later). */
+  | { outcome: 'deferred'; reason: 'skip-if-running' | 'max-concurrency'; active: number }
+  /** Someone else claimed this firing first, or the schedule changed: nothing written. */
+  | { outcome: 'taken' };
+
+/** A started firing whose run failed and has not been retried yet. */
+export interface RetryCandidate {
+  dueAt: number;
+  attempt: number;
+  runId: string;
+  failedAt: number;
 }
 
 export interface OpenLogOptions {

@@ -158,15 +158,19 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     if (next?.type !== 'http.request' || (next as StoredEvent<'http.request'>).payload.effectId !== id) break;
     rt.journal.take(path, 'http.request');
     attempts++;
+    // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
+    rt.crash.reach('before-effect', id, false);
     const outcome = rt.journal.peek(path);
     if (outcome?.type === 'http.response' && (outcome as StoredEvent<'http.response'>).payload.effectId === id) {
       const { payload } = rt.journal.take(path, 'http.response')!;
+      rt.crash.reach('after-effect', id, false);
       if (payload.verdict === 'success' || payload.verdict === 'allowed') {
         return { status: payload.response.status, body: payload.response.body };
       }
       if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
     } else if (outcome?.type === 'http.error' && (outcome as StoredEvent<'http.error'>).payload.effectId === id) {
       const { payload } = rt.journal.take(path, 'http.error')!;
+      rt.crash.reach('after-effect', id, false);
       if (payload.verdict === 'fail') throw replayedFailure(spec, payload.error.message, attempts);
     }
     // No outcome (the process died in flight) or a retry was due: carry on live with the same key.

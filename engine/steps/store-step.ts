@@ -72,7 +72,13 @@ export async function writeRecords(
     }
     rt.crash.reach('before-effect', batchId, !rt.journal.replaying);
     const recorded = takeRecordedWrites(writes, store, path, rt);
-    if (recorded.length < writes.length) {
+    if (recorded.length === writes.length) {
+      // Fully replayed: counted towards --crash-at POINT:N like the live pass was, never killing.
+      if (writes.length > 0) {
+        rt.crash.reach('mid-store', batchId, false);
+        rt.crash.reach('after-effect', batchId, false);
+      }
+    } else {
       const adapter = rt.stores.externalStore(store);
       const pendingWrites = writes.slice(recorded.length);
       rt.crash.reach('mid-store', batchId, true);
@@ -89,6 +95,11 @@ export async function writeRecords(
   // memory, sql, nosql: one atomic commit.
   const recorded = takeRecordedWrites(writes, store, path, rt);
   if (recorded.length === writes.length) {
+    // Replayed: the batch's passes still count towards --crash-at POINT:N, but cannot kill.
+    if (writes.length > 0) {
+      rt.crash.reach('before-effect', batchId, false);
+      rt.crash.reach('mid-store', batchId, false);
+    }
     for (const event of recorded) {
       if (kind === 'memory') rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
     }
@@ -139,8 +150,10 @@ export async function writeRecords(
 function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string, rt: StepRuntime): StoredEvent<'store.write'>[] {
   const out: StoredEvent<'store.write'>[] = [];
   for (const w of writes) {
-    if (rt.journal.peek(path)?.type !== 'store.write') break;
-    const event = rt.journal.take(path, 'store.write')!;
+    // `take`, not `peek`: it refuses a different recorded event here, and refuses to go live while
+    // recorded events elsewhere are unconsumed — a divergent replay must not write before it stops.
+    const event = rt.journal.take(path, 'store.write');
+    if (!event) break;
     if (event.payload.key !== w.key || event.payload.store !== store) {
       throw new NondeterminismError(
         rt.runId,

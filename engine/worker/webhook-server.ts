@@ -76,10 +76,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: WebhookServe
     }
   }
   const path = url.pathname;
-  const known = await knownPaths(o.log);
-  if (!known.has(path)) return reply(res, 404, { error: `no run waits on ${path}` });
-
   const eventId = deliveryId(req, path, raw);
+  const known = await knownPaths(o.log);
+  if (!known.has(path)) {
+    // A sender retrying a delivery we already took gets the same answer, even after its run ended.
+    if (await o.log.webhookDelivered(path, eventId)) return reply(res, 202, { accepted: true, eventId, duplicate: true });
+    return reply(res, 404, { error: `no run waits on ${path}` });
+  }
+
   const outcome = await o.log.deliverWebhook(path, eventId, payload, o.env.clock.now());
   // Durable from here: acknowledge, then wake whoever waits.
   reply(res, 202, { accepted: true, eventId, duplicate: outcome === 'duplicate' });

@@ -9,10 +9,22 @@
  *
  * Stopping (SIGTERM) lets each run finish its current step, then releases its lease; the run
  * stays `running` with no owner and any worker picks it up.
+ *
+ * Each tick also fires the registered schedules that are due (schedules.ts): the firing and its
+ * run are created in one transaction, and this worker executes the run it created.
  */
 import type { Env } from '../env/env.js';
-import { continueRun, RunUnavailableError, resumeSuspendedRun, type EngineDeps, type RunResult } from '../executor/run-mission.js';
+import {
+  continueRun,
+  ownerIsDead,
+  RunUnavailableError,
+  resumeSuspendedRun,
+  startRunFromSchedule,
+  type EngineDeps,
+  type RunResult,
+} from '../executor/run-mission.js';
 import type { EventLog, RunRecord } from '../log/log.js';
+import { fireDueSchedules } from './schedules.js';
 
 export interface WorkerOptions {
   log: EventLog;
@@ -26,10 +38,14 @@ export interface WorkerOptions {
   concurrency?: number;
   progress?: (line: string) => void;
   onRunEnd?: (result: RunResult) => void;
+  /** Fire the schedules registered in the log (default true). */
+  schedules?: boolean;
 }
 
 export class Worker {
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Inbox deliveries already offered to each suspended wait by this worker. */
+  private readonly offered = new Map<string, Set<string>>();
   private stopping = false;
 
   constructor(private readonly options: WorkerOptions) {}
@@ -66,14 +82,35 @@ export class Worker {
     const { log, env } = this.options;
     const room = (this.options.concurrency ?? 8) - this.inFlight.size;
     if (room <= 0) return 0;
+    let started = 0;
+    if (this.options.schedules !== false) {
+      for (const fired of await fireDueSchedules(log, this.deps(), room)) {
+        this.track(fired.runId, startRunFromSchedule(fired.runId, fired.lease, this.deps()));
+        started++;
+      }
+    }
     const now = env.clock.now();
     const due = await log.dueRuns(now, room * 2);
+    // A run whose owner process is gone (killed on this machine) need not wait for its lease to expire.
+    for (const run of await log.listRuns({ status: 'running', limit: 500 })) {
+      if (run.owner === null || this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
+      if (ownerIsDead(run.owner)) due.push(run);
+    }
     const waits = (await log.listRuns({ status: 'suspended', limit: 500 })).filter((r) => r.waitingOn?.startsWith('wait:'));
+    for (const runId of this.offered.keys()) {
+      if (!this.inFlight.has(runId) && !waits.some((r) => r.runId === runId)) this.offered.delete(runId);
+    }
     for (const run of waits) {
       if (due.some((d) => d.runId === run.runId)) continue;
-      if ((await log.webhookInbox(run.waitingOn!.slice('wait:'.length))).length > 0) due.push(run);
+      // Wake a wait for deliveries it has not been offered yet: one its `eventFilter` rejected
+      // stays unclaimed in the inbox and must not wake it on every tick.
+      const inbox = await log.webhookInbox(run.waitingOn!.slice('wait:'.length));
+      const offered = this.offered.get(run.runId) ?? new Set<string>();
+      if (inbox.every((d) => offered.has(d.eventId))) continue;
+      for (const d of inbox) offered.add(d.eventId);
+      this.offered.set(run.runId, offered);
+      due.push(run);
     }
-    let started = 0;
     for (const run of due) {
       if (started >= room) break;
       if (this.inFlight.has(run.runId)) continue;
@@ -93,19 +130,24 @@ export class Worker {
       if (error instanceof RunUnavailableError) return false;
       throw error;
     }
-    const task = continueRun(run.runId, {}, deps).then(
+    this.track(run.runId, continueRun(run.runId, {}, deps));
+    return true;
+  }
+
+  /** Keeps an executing run in `inFlight` until it ends, and reports how it ended. */
+  private track(runId: string, execution: Promise<RunResult>): void {
+    const task = execution.then(
       (result) => {
-        this.options.progress?.(`${run.runId}: ${result.status}`);
+        this.options.progress?.(`${runId}: ${result.status}`);
         this.options.onRunEnd?.(result);
       },
       (error: unknown) => {
         if (error instanceof RunUnavailableError) return;
-        this.options.progress?.(`${run.runId}: ${error instanceof Error ? error.message : String(error)}`);
+        this.options.progress?.(`${runId}: ${error instanceof Error ? error.message : String(error)}`);
       },
     );
-    const tracked = task.finally(() => this.inFlight.delete(run.runId));
-    this.inFlight.set(run.runId, tracked);
-    return true;
+    const tracked = task.finally(() => this.inFlight.delete(runId));
+    this.inFlight.set(runId, tracked);
   }
 
   /** Wait for every run started by this worker to end (or stop). */

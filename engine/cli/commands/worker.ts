@@ -1,21 +1,29 @@
 /**
- * `reqon worker [--once] [--listen PORT]` — wake due timers, take over runs whose owner died
- * (lease expired), and serve webhooks on 127.0.0.1:PORT. `--once` stops when nothing is due and
- * nothing is running. SIGTERM/SIGINT: finish each run's current step, release, exit 0.
+ * `reqon worker [MISSION…] [--once] [--listen PORT]` — wake due timers, take over runs whose owner
+ * died (lease expired), fire schedules, and serve webhooks on 127.0.0.1:PORT. Missions given here
+ * register their `schedule:` in the log (with `--source`/`--env` for the runs it starts); every
+ * worker on the database then fires them. `--once` stops when nothing is due and nothing is
+ * running. SIGTERM/SIGINT: finish each run's current step, release, exit 0.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultOwner } from '../../executor/run-mission.js';
+import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
 import { startWebhookServer, type WebhookServer } from '../../worker/webhook-server.js';
 import { Worker } from '../../worker/worker.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { cliEnv, dataDir, openCliLog } from '../engine-context.js';
+import { cliEnv, collectPairs, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
-import { progressTo } from '../run-output.js';
+import { progressTo, reportRunError } from '../run-output.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
     cmd
+      .argument('[missions...]', 'mission files or folders whose `schedule:` this worker registers')
+      .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectPairs, {})
+      .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectPairs, {})
+      .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
       .option('--once', 'stop when idle (nothing due, nothing running)')
       .option('--listen <port>', 'serve webhooks on 127.0.0.1:PORT (0 picks a free port)')
       .option('--host <address>', 'address to serve webhooks on', '127.0.0.1')
@@ -24,10 +32,33 @@ export const command: CommandModule = {
       .option('--quiet', 'no progress on stderr');
   },
 
-  async run(_args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const env = cliEnv();
+    const missions = ((args[0] as string[] | undefined) ?? []).map((path) => readMissionFiles(path));
     const log = await openCliLog(options.db);
     const progress = progressTo(io, options.quiet === true);
+    try {
+      for (const files of missions) {
+        const registered = await registerSchedule(
+          log,
+          files,
+          {
+            sources: options.source as Record<string, string>,
+            env: options.env as Record<string, string>,
+            ...(typeof options.auth === 'string' ? { authFile: resolve(options.auth) } : {}),
+          },
+          env.clock.now(),
+        );
+        const next = registered.nextFireAt === null ? 'nothing left to fire' : `next ${new Date(registered.nextFireAt).toISOString()}`;
+        io.stdout(`schedule ${registered.mission}: ${describeSchedule(registered.spec)}; ${next}\n`);
+      }
+    } catch (e) {
+      await log.close();
+      if (e instanceof ScheduleError) throw new CliError(e.message);
+      const code = reportRunError(e, io);
+      if (code === undefined) throw e;
+      return code;
+    }
     const worker = new Worker({
       log,
       env,

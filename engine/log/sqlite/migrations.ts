@@ -67,6 +67,39 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX reqon_events_checkpoints ON reqon_events (type) WHERE type = 'checkpoint.advanced';
   `,
+  // 3: schedules registered by workers, and their firings (see schedule-tables.ts).
+  `
+  -- One row per mission name. next_fire_at is the compare-and-set token of a firing: the worker
+  -- that moves it from the due instant to the following one (in the transaction that creates the
+  -- run) owns that firing. NULL: nothing left to fire (an \`at\` schedule that fired).
+  CREATE TABLE reqon_schedules (
+    mission        TEXT PRIMARY KEY,
+    spec           TEXT NOT NULL,            -- JSON ScheduleSpec
+    spec_hash      TEXT NOT NULL,            -- re-registering the same spec keeps next_fire_at
+    mission_hash   TEXT NOT NULL,
+    mission_files  TEXT NOT NULL,            -- JSON MissionFiles
+    options        TEXT NOT NULL,            -- JSON RunOptions
+    next_fire_at   INTEGER,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX reqon_schedules_due ON reqon_schedules (next_fire_at) WHERE next_fire_at IS NOT NULL;
+
+  -- (mission, due_at, attempt) is a firing's identity: attempt 0 is the firing, n its nth retry.
+  -- The primary key makes a second claim of the same firing fail, whatever the race.
+  CREATE TABLE reqon_schedule_firings (
+    mission    TEXT NOT NULL,
+    due_at     INTEGER NOT NULL,
+    attempt    INTEGER NOT NULL,
+    fired_at   INTEGER NOT NULL,
+    outcome    TEXT NOT NULL CHECK (outcome IN ('started', 'skipped')),
+    run_id     TEXT,                         -- the run it started (NULL when skipped)
+    reason     TEXT,                         -- why it was skipped
+    missed     INTEGER NOT NULL,             -- ticks missed before it (downtime), coalesced into it
+    PRIMARY KEY (mission, due_at, attempt)
+  ) STRICT;
+  CREATE INDEX reqon_schedule_firings_run ON reqon_schedule_firings (run_id) WHERE run_id IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

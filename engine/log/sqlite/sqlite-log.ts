@@ -17,6 +17,12 @@ import {
   type CommitEntry,
   type CommitOptions,
   type EventLog,
+  type FireOutcome,
+  type FireRequest,
+  type NewSchedule,
+  type RetryCandidate,
+  type ScheduleFiring,
+  type ScheduleRecord,
   type InboxDelivery,
   type Lease,
   type LeaseHeld,
@@ -32,6 +38,7 @@ import {
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from './rows.js';
+import { ScheduleTables } from './schedule-tables.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
 
@@ -60,6 +67,7 @@ class SqliteEventLog implements EventLog {
   private readonly sql: Statements;
   private readonly tables: TableStores;
   private readonly committer: GroupCommitter;
+  private readonly schedules: ScheduleTables;
   /** Runs with a commit in flight (debug check of the "await each commit" rule). */
   private readonly inFlight = new Set<string>();
   private commits = 0;
@@ -73,6 +81,7 @@ class SqliteEventLog implements EventLog {
     this.sql = prepareStatements(db);
     this.tables = new TableStores(db);
     this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate());
+    this.schedules = new ScheduleTables(db);
   }
 
   async createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }> {
@@ -244,9 +253,49 @@ class SqliteEventLog implements EventLog {
     );
   }
 
+  async webhookDelivered(path: string, eventId: string): Promise<boolean> {
+    this.open('webhookDelivered');
+    return this.sql.webhookDelivered.get(path, eventId) !== undefined;
+  }
+
   async webhookInbox(path: string): Promise<InboxDelivery[]> {
     this.open('webhookInbox');
     return this.sql.webhookInbox.all(path).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown, receivedAt: r.received_at }));
+  }
+
+  async upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord> {
+    this.open('upsertSchedule');
+    return this.committer.submit(true, () => this.schedules.upsert(schedule));
+  }
+
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    this.open('listSchedules');
+    return this.schedules.list();
+  }
+
+  async getSchedule(mission: string): Promise<ScheduleRecord | undefined> {
+    this.open('getSchedule');
+    return this.schedules.get(mission);
+  }
+
+  async fireSchedule(request: FireRequest): Promise<FireOutcome> {
+    this.open('fireSchedule');
+    checkId(request?.owner, 'fireSchedule: owner');
+    checkTtl(request.ttlMs, 'fireSchedule');
+    checkId(request.run?.runId, 'fireSchedule: runId');
+    checkInstant(request.run.createdAt, 'fireSchedule: createdAt');
+    const { events } = ScheduleTables.prepareFire(request);
+    return this.committer.submit(true, () => this.schedules.fire(this.sql, request, events));
+  }
+
+  async scheduleFirings(mission: string): Promise<ScheduleFiring[]> {
+    this.open('scheduleFirings');
+    return this.schedules.firings(mission);
+  }
+
+  async retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]> {
+    this.open('retryCandidates');
+    return this.schedules.retryCandidates(mission, maxRetries);
   }
 
   stats(): LogStats {

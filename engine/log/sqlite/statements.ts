@@ -91,6 +91,7 @@ export function prepareStatements(db: Database.Database) {
     webhookInbox: db.prepare<[string], { event_id: string; payload: string; received_at: number }>(
       'SELECT event_id, payload, received_at FROM reqon_webhook_inbox WHERE path = ? AND claimed_run IS NULL ORDER BY received_at, event_id',
     ),
+    webhookDelivered: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM reqon_webhook_inbox WHERE path = ? AND event_id = ?'),
     claimWebhook: db.prepare<{ path: string; event_id: string; run_id: string; wait_id: string }>(`
       UPDATE reqon_webhook_inbox SET claimed_run = @run_id, claimed_wait = @wait_id
        WHERE path = @path AND event_id = @event_id AND claimed_run IS NULL`),

@@ -61,7 +61,14 @@ function projectValue(value: unknown): string | number | null {
 
 /** Shallow merge, later wins, undefined ignored: the same rule as engine/stores/merge.ts (a layer above us). */
 function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+  // Callers never mutate the result (it is merged into a new object or serialised), so a record
+  // without undefined fields — nearly all of them — is used as it is instead of being copied.
+  for (const key in record) {
+    if (Object.hasOwn(record, key) && record[key] === undefined) {
+      return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+    }
+  }
+  return record;
 }
 
 interface SqlTableShape {
@@ -151,10 +158,17 @@ export class TableStores {
       values.push(projectValue(value));
     }
     // REPLACE rewrites the whole row, so columns of fields the record no longer has become NULL.
-    const columns = ['_key', '_record', ...fields].map(quote).join(', ');
-    const marks = fields.map(() => ', ?').join('');
-    const sql = `INSERT OR REPLACE INTO ${quote(table)} (${columns}) VALUES (?, ?${marks})`;
-    this.statement(`sql-put:${table}:${fields.join('\u0000')}`, sql).run(key, json, ...values);
+    // The SQL text is built only when the statement for this set of fields is not cached yet:
+    // quoting every column on every write was a hot spot of large store batches.
+    const id = `sql-put:${table}:${fields.join('\u0000')}`;
+    const cached = this.statements.get(id);
+    const put =
+      cached ??
+      this.statement(
+        id,
+        `INSERT OR REPLACE INTO ${quote(table)} (${['_key', '_record', ...fields].map(quote).join(', ')}) VALUES (?, ?${fields.map(() => ', ?').join('')})`,
+      );
+    put.run(key, json, ...values);
   }
 
   /** True if `field` has (or now got) its own projected column. */

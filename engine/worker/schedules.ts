@@ -1,0 +1,307 @@
+/**
+ * Schedules (§B.8): `schedule: every N unit | cron "…" | at "…"` with `timezone`,
+ * `maxConcurrency`, `skipIfRunning` and `retry`, run by `reqon worker`.
+ *
+ * Missions given to a worker register their schedule in the log (upsert by mission name, with
+ * the mission's files and hash, so every worker on the database can fire it). Every worker fires
+ * what is due: a firing is claimed in the SAME transaction that creates its run (the log's
+ * `fireSchedule`: a compare-and-set on next_fire_at, a (mission, due, attempt) primary key), so
+ * exactly one run starts per firing however many workers race, and a crash cannot lose a firing
+ * that was claimed or claim one without its run. Due instants are rows, never in-memory timers.
+ *
+ * After downtime the missed ticks are coalesced: the schedule fires ONCE for the oldest missed
+ * instant, records how many ticks it swallowed (`missed`), says so, and moves on to the first
+ * instant after now — never a burst.
+ */
+import { createHash } from 'node:crypto';
+import { Cron } from 'croner';
+import type { Schedule, ScheduleUnit } from '../lang/ast.js';
+import { prepareNewRun, modelFor, missionHash, type EngineDeps } from '../executor/run-mission.js';
+import type { EventLog, Lease, MissionFiles, RunOptions, ScheduleRecord, ScheduleSpec } from '../log/log.js';
+
+/** Retry defaults of the language (§B.8) when a `retry { }` block leaves a field out. */
+export const DEFAULT_SCHEDULE_RETRIES = 3;
+export const DEFAULT_SCHEDULE_RETRY_DELAY_S = 60;
+
+/** Past this many missed cron ticks we stop counting one by one and jump to now. */
+const MAX_COUNTED_MISSES = 10_000;
+
+const UNIT_MS: Record<ScheduleUnit, number> = {
+  seconds: 1000,
+  minutes: 60_000,
+  hours: 3_600_000,
+  days: 86_400_000,
+  weeks: 7 * 86_400_000,
+};
+
+/** A mission has no schedule, or a schedule the worker cannot use. */
+export class ScheduleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScheduleError';
+  }
+}
+
+/** The stored form of a mission's `schedule:` (the `at` instant resolved in its time zone). */
+export function scheduleSpecOf(schedule: Schedule): ScheduleSpec {
+  const timezone = schedule.timezone?.value;
+  const t = schedule.trigger;
+  let trigger: ScheduleSpec['trigger'];
+  switch (t.kind) {
+    case 'every':
+      trigger = { kind: 'every', everyMs: t.amount * UNIT_MS[t.unit] };
+      break;
+    case 'cron':
+      trigger = { kind: 'cron', expression: t.expression.value };
+      break;
+    case 'at':
+      trigger = { kind: 'at', at: parseAt(t.when.value, timezone ?? 'UTC') };
+      break;
+    default: {
+      const never: never = t;
+      throw new ScheduleError(`unknown schedule trigger ${JSON.stringify(never)}`);
+    }
+  }
+  return {
+    trigger,
+    ...(timezone !== undefined ? { timezone } : {}),
+    ...(schedule.maxConcurrency !== undefined ? { maxConcurrency: schedule.maxConcurrency } : {}),
+    ...(schedule.skipIfRunning !== undefined ? { skipIfRunning: schedule.skipIfRunning } : {}),
+    ...(schedule.retry
+      ? { retry: { maxRetries: schedule.retry.maxRetries ?? DEFAULT_SCHEDULE_RETRIES, delaySeconds: schedule.retry.delaySeconds ?? DEFAULT_SCHEDULE_RETRY_DELAY_S } }
+      : {}),
+  };
+}
+
+/** Changes to these fields re-arm the schedule; limits and retries apply without re-arming. */
+export function specHash(spec: ScheduleSpec): string {
+  return createHash('sha256').update(JSON.stringify({ trigger: spec.trigger, timezone: spec.timezone ?? null })).digest('hex');
+}
+
+const crons = new Map<string, Cron>();
+
+function cronFor(expression: string, timezone: string | undefined): Cron {
+  const key = `${timezone ?? ''}\u0000${expression}`;
+  let cron = crons.get(key);
+  if (!cron) {
+    try {
+      cron = new Cron(expression, { paused: true, ...(timezone ? { timezone } : {}) });
+    } catch (e) {
+      throw new ScheduleError(`invalid cron expression "${expression}": ${(e as Error).message.replace(/^CronPattern:\s*/, '')}`);
+    }
+    crons.set(key, cron);
+  }
+  return cron;
+}
+
+/** The first due instant strictly after `after`, or null when the schedule never fires again. */
+export function nextFireAfter(spec: ScheduleSpec, after: number): number | null {
+  const t = spec.trigger;
+  switch (t.kind) {
+    case 'every':
+      return after + t.everyMs;
+    case 'cron': {
+      // UTC unless the schedule names a zone: the same mission fires at the same instants on every machine.
+      const next = cronFor(t.expression, spec.timezone ?? 'UTC').nextRun(new Date(after));
+      return next === null ? null : next.getTime();
+    }
+    case 'at':
+      return t.at > after ? t.at : null;
+    default: {
+      const never: never = t;
+      throw new ScheduleError(`unknown schedule trigger ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Where a newly registered schedule starts: the next tick after `now`; an `at` keeps its instant even if past (it fires once). */
+export function firstFireAt(spec: ScheduleSpec, now: number): number | null {
+  return spec.trigger.kind === 'at' ? spec.trigger.at : nextFireAfter(spec, now);
+}
+
+/**
+ * The firing due at `due`, seen at `now`: how many later ticks (<= now) it swallows, and the
+ * first instant after now (the next firing). `every` keeps its phase: due + k·interval.
+ */
+export function coalesce(spec: ScheduleSpec, due: number, now: number): { next: number | null; missed: number } {
+  const t = spec.trigger;
+  if (t.kind === 'every') {
+    const missed = now > due ? Math.floor((now - due) / t.everyMs) : 0;
+    return { next: due + (missed + 1) * t.everyMs, missed };
+  }
+  let next = nextFireAfter(spec, due);
+  let missed = 0;
+  while (next !== null && next <= now) {
+    missed++;
+    if (missed >= MAX_COUNTED_MISSES) return { next: nextFireAfter(spec, now), missed };
+    next = nextFireAfter(spec, next);
+  }
+  return { next, missed };
+}
+
+export function describeSchedule(spec: ScheduleSpec): string {
+  const t = spec.trigger;
+  const when =
+    t.kind === 'every' ? `every ${t.everyMs} ms` : t.kind === 'cron' ? `cron "${t.expression}" (${spec.timezone ?? 'UTC'})` : `at ${new Date(t.at).toISOString()}`;
+  const limits = [
+    spec.skipIfRunning ? 'skipIfRunning' : '',
+    spec.maxConcurrency !== undefined ? `maxConcurrency ${spec.maxConcurrency}` : '',
+    spec.retry ? `retry ${spec.retry.maxRetries}× after ${spec.retry.delaySeconds} s` : '',
+  ].filter((s) => s !== '');
+  return limits.length > 0 ? `${when}, ${limits.join(', ')}` : when;
+}
+
+/**
+ * Registers the mission's schedule (upsert by mission name). Throws MissionInvalidError when the
+ * mission does not check, ScheduleError when it has no schedule.
+ */
+export async function registerSchedule(log: EventLog, files: MissionFiles, options: RunOptions, now: number): Promise<ScheduleRecord> {
+  const model = modelFor(files);
+  const schedules = model.mission.schedules ?? [];
+  const schedule = schedules[schedules.length - 1]; // the last one wins (§B.2)
+  const name = model.mission.name.name;
+  if (!schedule) throw new ScheduleError(`mission "${name}" (${files.entry}) has no \`schedule:\`; add one, e.g. \`schedule: every 1 hours\`, or start it with \`reqon run\``);
+  const spec = scheduleSpecOf(schedule);
+  if (spec.trigger.kind === 'cron') cronFor(spec.trigger.expression, spec.timezone ?? 'UTC');
+  return log.upsertSchedule({
+    mission: name,
+    spec,
+    specHash: specHash(spec),
+    missionHash: missionHash(files),
+    missionFiles: files,
+    options,
+    firstFireAt: firstFireAt(spec, now),
+    at: now,
+  });
+}
+
+/** A run a firing (or a retry) just created, owned by the caller's lease: execute it. */
+export interface FiredRun {
+  mission: string;
+  runId: string;
+  lease: Lease;
+  dueAt: number;
+  attempt: number;
+  missed: number;
+}
+
+/**
+ * One pass over the registered schedules: retries whose delay is up, then firings that are due.
+ * Creates at most `room` runs and returns them for the caller to execute.
+ */
+export async function fireDueSchedules(log: EventLog, deps: EngineDeps, room: number): Promise<FiredRun[]> {
+  const fired: FiredRun[] = [];
+  const progress = deps.progress ?? (() => {});
+  for (const schedule of await log.listSchedules()) {
+    if (fired.length >= room) break;
+    try {
+      await fireOne(log, deps, schedule, room, fired);
+    } catch (error) {
+      // One broken schedule (a mission this engine no longer accepts) must not starve the others.
+      progress(`schedule ${schedule.mission}: cannot fire: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return fired;
+}
+
+async function fireOne(log: EventLog, deps: EngineDeps, schedule: ScheduleRecord, room: number, fired: FiredRun[]): Promise<void> {
+  const progress = deps.progress ?? (() => {});
+  const { spec, mission } = schedule;
+  const now = deps.env.clock.now();
+  if (spec.retry) {
+    for (const failed of await log.retryCandidates(mission, spec.retry.maxRetries)) {
+      if (fired.length >= room || failed.failedAt + spec.retry.delaySeconds * 1000 > now) continue;
+      const run = await fire(log, deps, schedule, failed.dueAt, failed.attempt + 1, null, 0);
+      if (run) {
+        progress(`schedule ${mission}: run ${failed.runId} failed; retry ${run.attempt} of ${spec.retry.maxRetries} → run ${run.runId}`);
+        fired.push(run);
+      }
+    }
+  }
+  const due = schedule.nextFireAt;
+  if (fired.length >= room || due === null || due > now) return;
+  const { next, missed } = coalesce(spec, due, now);
+  const run = await fire(log, deps, schedule, due, 0, next, missed);
+  if (!run) return;
+  const late = missed > 0 ? ` (${missed} missed tick(s) since ${new Date(due).toISOString()} coalesced into this one firing)` : '';
+  progress(`schedule ${mission}: fired for ${new Date(due).toISOString()}${late} → run ${run.runId}; next ${next === null ? 'never' : new Date(next).toISOString()}`);
+  fired.push(run);
+}
+
+async function fire(
+  log: EventLog,
+  deps: EngineDeps,
+  schedule: ScheduleRecord,
+  dueAt: number,
+  attempt: number,
+  nextFireAt: number | null,
+  missed: number,
+): Promise<FiredRun | undefined> {
+  const prepared = prepareNewRun(schedule.missionFiles, schedule.options, deps);
+  const outcome = await log.fireSchedule({
+    mission: schedule.mission,
+    dueAt,
+    attempt,
+    nextFireAt,
+    missed,
+    firedAt: deps.env.clock.now(),
+    run: prepared.run,
+    first: prepared.first,
+    owner: prepared.owner,
+    ttlMs: prepared.ttlMs,
+  });
+  switch (outcome.outcome) {
+    case 'started':
+      return { mission: schedule.mission, runId: prepared.run.runId, lease: outcome.lease, dueAt, attempt, missed };
+    case 'skipped':
+      deps.progress?.(
+        `schedule ${schedule.mission}: skipped the firing for ${new Date(dueAt).toISOString()} (${outcome.reason}: ${outcome.active} run(s) running or suspended)`,
+      );
+      return undefined;
+    case 'deferred':
+    case 'taken':
+      return undefined;
+    default: {
+      const never: never = outcome;
+      throw new Error(`unknown firing outcome ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+const AT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** `at "…"`: an instant with `Z` or an offset as written; without one, wall time in `timezone`. */
+export function parseAt(text: string, timezone: string): number {
+  const m = AT.exec(text);
+  if (!m) throw new ScheduleError(`schedule at "${text}" is not an ISO-8601 date-time such as "2025-06-01T09:00:00Z"`);
+  const fields = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  const wall = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5], ms);
+  const offset = m[8];
+  if (offset === 'Z') return wall;
+  if (offset !== undefined) {
+    const digits = offset.replace(':', '');
+    const minutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
+    return wall - (digits[0] === '-' ? -1 : 1) * minutes * 60_000;
+  }
+  // The zone's offset at that wall time: guess, then correct once (right except inside a DST gap).
+  const first = wall - zoneOffset(wall, timezone);
+  return wall - zoneOffset(first, timezone);
+}
+
+/** Offset of `timezone` from UTC at `instant`, in ms (positive east of Greenwich). */
+function zoneOffset(instant: number, timezone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(instant));
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  return asUtc - (instant - (instant % 1000 + 1000) % 1000);
+}

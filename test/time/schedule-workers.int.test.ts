@@ -1,0 +1,92 @@
+/**
+ * Schedules across processes, real clock: three `reqon worker MISSION` processes on one database
+ * with `every 1 seconds` for ~4 s start exactly one run per firing — no firing instant twice, one
+ * run per firing, every run completed, each instant announced by exactly one worker. And the CLI
+ * edges: an invalid cron is rejected by `reqon check` (and by `reqon worker`), a mission without
+ * a schedule is refused by `reqon worker`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openLog } from '../../engine/log/log.js';
+import { buildCli, type CliBuild } from './support/build-cli.js';
+import { killAll, runNode, spawnNode, waitFor } from './support/processes.js';
+
+let build: CliBuild;
+let dir: string;
+
+beforeAll(() => {
+  build = buildCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-sched-workers-'));
+}, 180_000);
+afterEach(() => killAll());
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function write(name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const TICK = `mission Tick {
+  schedule: every 1 seconds
+  store done: memory("done")
+  action A {
+    store { id: "x", n: 1 } -> done { key: .id }
+  }
+  run A
+}
+`;
+
+describe('schedules with several worker processes', () => {
+  it('three workers, every 1 seconds, ~4 s: exactly one run per firing', async () => {
+    const file = write('tick.vague', TICK);
+    const db = path.join(dir, 'tick.db');
+    const workers = Array.from({ length: 3 }, () =>
+      spawnNode(build.cli, ['worker', file, '--db', db, '--poll', '50'], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } }),
+    );
+    for (const w of workers) await waitFor('the worker to register the schedule', () => /^schedule Tick: every 1000 ms; next /m.test(w.stdout()), 20_000);
+    await new Promise((r) => setTimeout(r, 4_200));
+    for (const w of workers) w.child.kill('SIGTERM');
+    const exits = await Promise.all(workers.map((w) => w.exited));
+    for (const e of exits) expect(e.code, e.stderr).toBe(0);
+
+    const log = await openLog(db);
+    try {
+      const firings = await log.scheduleFirings('Tick');
+      const runs = await log.listRuns();
+      expect(firings.length).toBeGreaterThanOrEqual(3);
+      expect(firings.every((f) => f.outcome === 'started' && f.attempt === 0 && f.missed === 0)).toBe(true);
+      expect(new Set(firings.map((f) => f.dueAt)).size).toBe(firings.length);
+      for (let i = 1; i < firings.length; i++) expect(firings[i]!.dueAt - firings[i - 1]!.dueAt).toBe(1000);
+      expect(runs).toHaveLength(firings.length);
+      expect(new Set(firings.map((f) => f.runId))).toEqual(new Set(runs.map((r) => r.runId)));
+      expect(runs.every((r) => r.status === 'completed')).toBe(true);
+    } finally {
+      await log.close();
+    }
+    // Each firing instant was announced by exactly one of the three processes.
+    const announced = exits.flatMap((e) => [...e.stderr.matchAll(/^schedule Tick: fired for (\S+) /gm)].map((m) => m[1]));
+    expect(new Set(announced).size).toBe(announced.length);
+    expect(exits.filter((e) => /fired for/.test(e.stderr)).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an invalid cron is rejected by `reqon check` and by `reqon worker`; a mission without a schedule is refused', async () => {
+    const bad = write('bad-cron.vague', TICK.replace('every 1 seconds', 'cron "61 * * * *"'));
+    const check = await runNode(build.cli, ['check', bad], { cwd: dir });
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('error[E3026]: Invalid cron expression "61 * * * *"');
+    const db = path.join(dir, 'refused.db');
+    const worker = await runNode(build.cli, ['worker', bad, '--once', '--db', db], { cwd: dir });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain('Invalid cron expression');
+    const plain = write('plain.vague', TICK.replace('  schedule: every 1 seconds\n', ''));
+    const refused = await runNode(build.cli, ['worker', plain, '--once', '--db', db], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('mission "Tick"');
+    expect(refused.stderr).toContain('has no `schedule:`');
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Shared by the time suite's in-process tests: a temp log, a mission written to a temp dir, a
+ * fake env whose HTTP counts effects per Idempotency-Key, and a worker on that env.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createFakeEnv, jsonResponse, type FakeEnv, type FakeHandler } from '../../../engine/env/fake-env.js';
+import { openLog, type EventLog, type MissionFiles } from '../../../engine/log/log.js';
+import { Worker } from '../../../engine/worker/worker.js';
+
+export interface TimeWorld {
+  dir: string;
+  dbPath: string;
+  log: EventLog;
+  env: FakeEnv;
+  /** Applied effects per Idempotency-Key (a replayed key is answered, not applied again). */
+  applied: Map<string, number>;
+  mission(name: string, text: string): MissionFiles;
+  worker(owner?: string, progress?: (line: string) => void): Worker;
+  cleanup(): Promise<void>;
+}
+
+export async function timeWorld(opts: { handler?: FakeHandler; now?: number } = {}): Promise<TimeWorld> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-time-'));
+  const dbPath = path.join(dir, 'reqon.db');
+  const log = await openLog(dbPath);
+  const applied = new Map<string, number>();
+  const answered = new Set<string>();
+  const env = createFakeEnv({
+    ...(opts.now !== undefined ? { now: opts.now } : {}),
+    handler: async (req) => {
+      const key = Object.entries(req.headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
+      if (key !== undefined && !answered.has(key)) {
+        answered.add(key);
+        applied.set(key, (applied.get(key) ?? 0) + 1);
+      }
+      return opts.handler ? opts.handler(req) : jsonResponse(200, { ok: true });
+    },
+  });
+  const workers: Worker[] = [];
+  return {
+    dir,
+    dbPath,
+    log,
+    env,
+    applied,
+    mission(name, text) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      return { entry: file, files: [{ path: file, text }] };
+    },
+    worker(owner = `test-worker-${workers.length}`, progress) {
+      const w = new Worker({ log, env, dataDir: path.join(dir, 'data'), owner, pollMs: 100, ...(progress ? { progress } : {}) });
+      workers.push(w);
+      return w;
+    },
+    async cleanup() {
+      for (const w of workers) {
+        w.stop();
+        await w.drain();
+      }
+      await log.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const DAY = 86_400_000;

@@ -1,0 +1,216 @@
+/**
+ * Webhooks over HTTP against `reqon worker --listen 0` (a real process on 127.0.0.1): a sender's
+ * retry (same Idempotency-Key) is consumed once; a delivery that arrives before its run reaches
+ * the `wait` is kept and applied once; `eventFilter` gates completion; `expectedEvents: 2` waits
+ * for two; the `storage` target is written; a path no run waits on is 404; a body over 1 MiB is
+ * 413; `pause { resumeOn: webhook "/approved" }` is resumed by a POST whose body becomes
+ * `response`; with REQON_WEBHOOK_SECRET set, a missing or wrong signature is 401 and a good one 202.
+ */
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRun } from '../../engine/executor/run-mission.js';
+import { createRealEnv } from '../../engine/env/real-env.js';
+import { openLog, type EventLog, type RunStatus } from '../../engine/log/log.js';
+import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
+import { buildCli, type CliBuild } from './support/build-cli.js';
+import { killAll, spawnNode, waitFor, type Running } from './support/processes.js';
+
+const SECRET = 's3cret-for-tests';
+let build: CliBuild;
+let dir: string;
+let log: EventLog;
+let signedLog: EventLog;
+let worker: Running;
+let signedWorker: Running;
+let url: string;
+let signedUrl: string;
+const env = createRealEnv(process.env);
+
+async function startWorker(db: string, extraEnv: Record<string, string>): Promise<{ proc: Running; url: string }> {
+  const proc = spawnNode(build.cli, ['worker', '--listen', '0', '--poll', '50', '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data'), ...extraEnv } });
+  const line = await waitFor('the worker to print its webhook URL', () => /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout())?.[1]);
+  return { proc, url: line };
+}
+
+beforeAll(async () => {
+  build = buildCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-webhooks-'));
+  log = await openLog(path.join(dir, 'plain.db'));
+  signedLog = await openLog(path.join(dir, 'signed.db'));
+  const plain = await startWorker(path.join(dir, 'plain.db'), { REQON_WEBHOOK_SECRET: '' });
+  const signed = await startWorker(path.join(dir, 'signed.db'), { REQON_WEBHOOK_SECRET: SECRET });
+  [worker, url, signedWorker, signedUrl] = [plain.proc, plain.url, signed.proc, signed.url];
+}, 180_000);
+
+afterAll(async () => {
+  for (const w of [worker, signedWorker]) {
+    if (!w) continue;
+    w.child.kill('SIGTERM');
+    await w.exited;
+  }
+  killAll();
+  await log?.close();
+  await signedLog?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(name: string, text: string, on: EventLog = log): Promise<string> {
+  const file = path.join(dir, `${name}.vague`);
+  fs.writeFileSync(file, text);
+  const result = await startRun({ entry: file, files: [{ path: file, text }] }, { sources: {}, env: {} }, { log: on, env, dataDir: path.join(dir, 'data') });
+  expect(result.status).toBe('suspended');
+  return result.runId;
+}
+
+function post(base: string, hookPath: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}${hookPath}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+}
+
+async function status(runId: string, on: EventLog = log): Promise<RunStatus> {
+  return (await on.getRun(runId))!.status;
+}
+
+async function completed(runId: string, on: EventLog = log): Promise<void> {
+  await waitFor(`run ${runId} to complete`, async () => (await status(runId, on)) === 'completed', 15_000);
+}
+
+async function storeKeys(runId: string, store: string): Promise<Record<string, unknown>> {
+  const state = MemoryStoreState.fromEvents(await log.read(runId));
+  return Object.fromEntries(state.list(store).map((r) => [r.key, r.record]));
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 400));
+
+describe('webhooks over HTTP', () => {
+  it('a retried delivery (same Idempotency-Key) is consumed once; expectedEvents 2 waits for two; storage is written', async () => {
+    const runId = await start(
+      'dup',
+      `mission Dup {
+  store hooks: memory("hooks")
+  action A {
+    wait { path: "/dup", timeout: 60000, expectedEvents: 2, storage: { target: hooks, key: .n } }
+  }
+  run A
+}
+`,
+    );
+    const first = await post(url, '/dup', '{"n":1}', { 'Idempotency-Key': 'dup-1' });
+    expect(first.status).toBe(202);
+    expect(await first.json()).toMatchObject({ accepted: true, eventId: 'dup-1', duplicate: false });
+    const retry = await post(url, '/dup', '{"n":1}', { 'Idempotency-Key': 'dup-1' });
+    expect(retry.status).toBe(202);
+    expect(await retry.json()).toMatchObject({ duplicate: true });
+    await settle();
+    expect(await status(runId)).toBe('suspended');
+    expect((await log.read(runId)).filter((e) => e.type === 'webhook.received')).toHaveLength(1);
+
+    expect((await post(url, '/dup', '{"n":2}', { 'Idempotency-Key': 'dup-2' })).status).toBe(202);
+    await completed(runId);
+    const received = (await log.read(runId)).filter((e) => e.type === 'webhook.received');
+    expect(received.map((e) => (e.payload as { eventId: string }).eventId)).toEqual(['dup-1', 'dup-2']);
+    expect(await storeKeys(runId, 'hooks')).toEqual({ '1': { n: 1 }, '2': { n: 2 } });
+  });
+
+  it('a delivery that arrives before the run reaches its wait is kept, then applied once', async () => {
+    const runId = await start(
+      'early',
+      `mission Early {
+  store got: memory("got")
+  action A {
+    pause { duration: "1500ms" }
+    wait { path: "/early", timeout: 60000 }
+    store response -> got { key: .id }
+  }
+  run A
+}
+`,
+    );
+    expect((await post(url, '/early', '{"id":"e1","v":1}', { 'X-Delivery-Id': 'early-1' })).status).toBe(202);
+    expect((await post(url, '/early', '{"id":"e1","v":1}', { 'X-Delivery-Id': 'early-1' })).status).toBe(202);
+    expect(await status(runId)).toBe('suspended');
+    expect((await log.getRun(runId))!.waitingOn).toMatch(/^pause:/);
+    await completed(runId);
+    expect((await log.read(runId)).filter((e) => e.type === 'webhook.received')).toHaveLength(1);
+    expect(await storeKeys(runId, 'got')).toEqual({ e1: { id: 'e1', v: 1 } });
+  });
+
+  it('eventFilter gates completion: a rejected delivery neither completes the wait nor keeps waking it', async () => {
+    const runId = await start(
+      'filter',
+      `mission Filter {
+  store got: memory("got")
+  action A {
+    wait { path: "/filtered", timeout: 60000, eventFilter: response.status == "ok" }
+    store response -> got { key: .status }
+  }
+  run A
+}
+`,
+    );
+    expect((await post(url, '/filtered', '{"status":"bad"}')).status).toBe(202);
+    await settle();
+    await settle();
+    expect(await status(runId)).toBe('suspended');
+    const quiet = (await log.read(runId)).length;
+    await settle();
+    expect((await log.read(runId)).length).toBe(quiet); // not woken again and again by the same delivery
+    expect((await post(url, '/filtered', '{"status":"ok"}')).status).toBe(202);
+    await completed(runId);
+    expect(await storeKeys(runId, 'got')).toEqual({ ok: { status: 'ok' } });
+    expect((await log.read(runId)).filter((e) => e.type === 'webhook.received')).toHaveLength(1);
+  });
+
+  it('pause { resumeOn: webhook "/approved" } is resumed by a POST whose body becomes response', async () => {
+    const runId = await start(
+      'approve',
+      `mission Approve {
+  store approvals: memory("approvals")
+  action A {
+    pause { resumeOn: webhook "/approved" }
+    store response -> approvals { key: .id }
+  }
+  run A
+}
+`,
+    );
+    expect((await log.getRun(runId))!.wakeAt).toBeNull();
+    expect((await post(url, '/approved', '{"id":"A1","ok":true}')).status).toBe(202);
+    await completed(runId);
+    const resumed = (await log.read(runId)).filter((e) => e.type === 'pause.resumed');
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]!.payload).toMatchObject({ by: 'webhook', payload: { id: 'A1', ok: true } });
+    expect(await storeKeys(runId, 'approvals')).toEqual({ A1: { id: 'A1', ok: true } });
+  });
+
+  it('404 for a path no run waits on, 413 over 1 MiB', async () => {
+    const nobody = await post(url, '/nobody-waits-here', '{}');
+    expect(nobody.status).toBe(404);
+    expect(await nobody.json()).toEqual({ error: 'no run waits on /nobody-waits-here' });
+    const big = await post(url, '/dup', JSON.stringify({ blob: 'x'.repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+  });
+
+  it('with REQON_WEBHOOK_SECRET: 401 without or with a bad signature, 202 with a good one', async () => {
+    const runId = await start(
+      'signed',
+      `mission Signed {
+  action A {
+    wait { path: "/signed", timeout: 60000 }
+  }
+  run A
+}
+`,
+      signedLog,
+    );
+    const body = '{"paid":true}';
+    expect((await post(signedUrl, '/signed', body)).status).toBe(401);
+    expect((await post(signedUrl, '/signed', body, { 'X-Reqon-Signature': `sha256=${createHmac('sha256', 'wrong').update(body).digest('hex')}` })).status).toBe(401);
+    expect((await signedLog.webhookInbox('/signed')).length).toBe(0);
+    const good = await post(signedUrl, '/signed', body, { 'X-Reqon-Signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` });
+    expect(good.status).toBe(202);
+    await completed(runId, signedLog);
+  });
+});
