@@ -1,0 +1,134 @@
+/**
+ * The output-commit rule, shown at the system-call level on the built CLI: the log is fsync'd
+ * before anything leaves the process.
+ *
+ * `reqon run` runs under `strace -f -y -s 5000 -e trace=fsync,fdatasync,pwrite64,connect,sendto,
+ * write,writev` (SQLite writes WAL frames with pwrite64; undici sends requests with writev).
+ * For every POST of fixtures/fsync-post.vague the trace must show, in this order: a WAL frame
+ * write holding the request's Idempotency-Key (the committed intent), an fsync/fdatasync of the
+ * database's -wal file, and the request bytes `POST /…` with that key on a socket. The final
+ * "completed" line on stdout is an output too: the WAL is synced after `run.completed` is written
+ * and before that line. A GET-only mission (fixtures/fsync-get.vague) sends every request without
+ * any sync after the run was created (a lost read is read again).
+ * Needs strace (apt-get install -y strace) and ptrace permission.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeApi } from '../support/fake-api.js';
+import { builtCli, describeResult, REPO, runCli } from './support/cli-build.js';
+import { startMissionApi } from './support/mission-api.js';
+
+let cli: string;
+let dir: string;
+let api: FakeApi;
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-fsync-'));
+  api = await startMissionApi();
+}, 180_000);
+
+afterAll(async () => {
+  await api?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function straceProblem(): string | undefined {
+  try {
+    execFileSync('strace', ['-o', '/dev/null', 'true'], { stdio: 'pipe' });
+    return undefined;
+  } catch (error) {
+    return `strace cannot run here (${String(error).split('\n')[0]}); install it with apt-get install -y strace and allow ptrace`;
+  }
+}
+
+type Call =
+  | { kind: 'wal-sync'; line: number }
+  | { kind: 'wal-write'; line: number; text: string }
+  | { kind: 'request'; line: number; text: string }
+  | { kind: 'stdout'; line: number; text: string };
+
+/** The calls that matter, in trace order. */
+function parseTrace(trace: string, dbPath: string): Call[] {
+  const wal = `${dbPath}-wal`;
+  const calls: Call[] = [];
+  trace.split('\n').forEach((text, line) => {
+    if (new RegExp(`\\b(fsync|fdatasync)\\(\\d+<${escape(wal)}>\\)\\s+= 0`).test(text)) calls.push({ kind: 'wal-sync', line });
+    else if (text.includes(`pwrite64(`) && text.includes(`<${wal}>`)) calls.push({ kind: 'wal-write', line, text });
+    else if (/\b(write|writev|sendto)\(\d+<(socket|TCP):/.test(text) && /"(GET|POST|PUT|PATCH|DELETE) \//.test(text)) {
+      calls.push({ kind: 'request', line, text });
+    } else {
+      const out = /\bwrite\(1<[^>]*>, "([^"]*)"/.exec(text);
+      if (out) calls.push({ kind: 'stdout', line, text: out[1]! });
+    }
+  });
+  return calls;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+async function tracedRun(mission: string, name: string): Promise<{ calls: Call[]; stdout: string }> {
+  const problem = straceProblem();
+  expect(problem, problem).toBeUndefined();
+  const dbPath = path.join(dir, `${name}.db`);
+  const tracePath = path.join(dir, `${name}.trace`);
+  const result = await runCli(cli, ['run', path.join(REPO, 'test/durability/fixtures', mission), '--db', dbPath, '--source', `Api=${api.url}`, '--quiet'], {
+    cwd: dir,
+    env: { REQON_DATA_DIR: path.join(dir, 'data') },
+    wrapper: ['strace', '-f', '-y', '-s', '5000', '-e', 'trace=fsync,fdatasync,pwrite64,connect,sendto,write,writev', '-o', tracePath],
+  });
+  expect(result.code, describeResult(result)).toBe(0);
+  return { calls: parseTrace(fs.readFileSync(tracePath, 'utf8'), dbPath), stdout: result.stdout };
+}
+
+function indexOf(calls: Call[], predicate: (c: Call) => boolean, what: string): number {
+  const i = calls.findIndex(predicate);
+  expect(i, `${what} in the trace`).toBeGreaterThanOrEqual(0);
+  return i;
+}
+
+describe('the log is fsync’d before anything leaves the process', () => {
+  it('syncs the WAL after each POST’s intent is written and before its request bytes are sent', async () => {
+    const { calls } = await tracedRun('fsync-post.vague', 'post');
+    const posts = calls.filter((c): c is Extract<Call, { kind: 'request' }> => c.kind === 'request' && c.text.includes('"POST /effects'));
+    expect(posts).toHaveLength(3);
+    const keys = new Set<string>();
+    for (const post of posts) {
+      const key = /Idempotency-Key: (ef_[0-9a-f]+)/i.exec(post.text)?.[1];
+      expect(key, `the request carries its Idempotency-Key: ${post.text.slice(0, 300)}`).toBeDefined();
+      keys.add(key!);
+      const send = calls.indexOf(post);
+      // The intent: the first WAL frame write that holds this key (its http.request event row).
+      const intent = indexOf(calls, (c) => c.kind === 'wal-write' && c.text.includes(key!), `the WAL write of the intent for ${key}`);
+      expect(intent, `intent for ${key} written before its request`).toBeLessThan(send);
+      const synced = calls.slice(intent + 1, send).some((c) => c.kind === 'wal-sync');
+      expect(synced, `an fsync of the -wal file between the intent for ${key} (trace line ${calls[intent]!.line}) and its request (line ${post.line})`).toBe(true);
+    }
+    expect(keys.size).toBe(3);
+
+    // Telling the caller the run completed is an output as well.
+    const done = indexOf(calls, (c) => c.kind === 'stdout' && c.text.startsWith('completed'), 'the "completed" line');
+    const completedWrite = calls.map((c, i) => (c.kind === 'wal-write' && c.text.includes('run.completed') ? i : -1)).filter((i) => i >= 0 && i < done);
+    expect(completedWrite.length, 'the run.completed event written to the WAL before the "completed" line').toBeGreaterThan(0);
+    expect(calls.slice(completedWrite.at(-1)! + 1, done).some((c) => c.kind === 'wal-sync')).toBe(true);
+  });
+
+  it('sends the requests of a GET-only mission without waiting for any fsync', async () => {
+    const { calls, stdout } = await tracedRun('fsync-get.vague', 'get');
+    expect(stdout).toMatch(/^run \S+\n/);
+    const created = indexOf(calls, (c) => c.kind === 'stdout' && c.text.startsWith('run '), 'the "run ID" line');
+    const gets = calls.map((c, i) => (c.kind === 'request' && c.text.includes('"GET /items') ? i : -1)).filter((i) => i >= 0);
+    expect(gets).toHaveLength(3);
+    // From the run's creation to the last page request: WAL frames may be written, never synced.
+    expect(calls.slice(created, gets.at(-1)! + 1).filter((c) => c.kind === 'wal-sync')).toEqual([]);
+    // The trace does see this run's syncs: the run's creation, and its completion before the reply.
+    expect(calls.slice(0, created).some((c) => c.kind === 'wal-sync')).toBe(true);
+    const done = indexOf(calls, (c) => c.kind === 'stdout' && c.text.startsWith('completed'), 'the "completed" line');
+    expect(calls.slice(gets.at(-1)!, done).some((c) => c.kind === 'wal-sync')).toBe(true);
+  });
+});
