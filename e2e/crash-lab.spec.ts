@@ -1,0 +1,78 @@
+/**
+ * Crash lab, end to end: against the demo API, a reference run made by the CLI; the lab arms
+ * `after-effect:N` on a fresh run of the same mission, the process dies by SIGKILL, the lab
+ * restarts it, replay catches up, and the verdict says the stores equal the crash-free run and
+ * every effect was applied exactly once — which the spec checks again against the demo API's own
+ * counters. Chaos mode crashes at random points until the run gets through.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openPage } from './support/browser.js';
+import { startStudio, type Studio } from './support/studio.js';
+import { completedDemoRun, requireCli, startDemoApi, type DemoApi } from './support/demo.js';
+import { screenshot } from './support/screenshots.js';
+
+let studio: Studio;
+let api: DemoApi;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+let referenceRunId: string;
+
+beforeAll(async () => {
+  requireCli();
+  api = await startDemoApi();
+  studio = await startStudio({ service: { demoApiUrl: api.url } });
+  referenceRunId = await completedDemoRun(studio.dbPath, studio.dir, api);
+  browser = await launchBrowser();
+  ({ page, errors } = await openPage(browser, `${studio.url}#run=${referenceRunId}&tab=crashlab`));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.stop();
+  await api?.close();
+});
+
+describe('crash lab', () => {
+  it('offers the crash points this run reaches, with their occurrences', async () => {
+    const point = page.getByLabel('Crash point');
+    await expect.poll(() => point.locator('option').count()).toBeGreaterThan(0);
+    const options = await point.locator('option').allTextContents();
+    expect(options.some((o) => /^after-effect \(\d+×\)$/.test(o))).toBe(true);
+    // The lab's fresh runs need the reference run's source override: offered from the demo API.
+    await expect.poll(() => page.getByLabel('Lab sources').inputValue(), { timeout: 10_000 }).toBe(`Shop=${api.url}`);
+  });
+
+  it('kills an armed run by SIGKILL, restarts it, and proves it survived', async () => {
+    await page.getByLabel('Crash point').selectOption('after-effect');
+    await page.getByLabel('Occurrence').selectOption('3');
+    await page.getByRole('button', { name: 'Start armed run' }).click();
+    await expect.poll(() => page.getByLabel('Lab phases').getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toBe('done');
+    const processes = page.getByLabel('Processes table');
+    const endings = await processes.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-signal')));
+    expect(endings[0]).toBe('SIGKILL');
+    expect(endings.length).toBeGreaterThanOrEqual(2);
+    expect(await processes.textContent()).toContain('from the log');
+    expect(await page.getByTestId('lab-verdict').textContent()).toContain('survived');
+    const verdict = (await page.getByLabel('Verdict').textContent()) ?? '';
+    expect(verdict).toContain('stores equal to the crash-free run');
+    expect(verdict).toContain('every effect applied exactly once');
+    await screenshot(page, 'crash-lab');
+
+    // The demo API agrees: no idempotency key was applied twice, for either run.
+    const stats = api.stats();
+    expect(Object.values(stats.keys).every((k) => k.effects === 1)).toBe(true);
+  });
+
+  it('survives chaos mode: random crashes until the run gets through', async () => {
+    await page.getByLabel('Max crashes').fill('6');
+    await page.getByRole('button', { name: 'Chaos mode' }).click();
+    await expect.poll(() => page.getByLabel('Lab phases').getAttribute('data-phase'), { timeout: 120_000, interval: 250 }).toMatch(/^(done|failed)$/);
+    expect(await page.getByLabel('Lab phases').textContent()).toContain('chaos mode');
+    expect(await page.getByTestId('lab-verdict').textContent()).toContain('survived');
+    expect(Object.values(api.stats().keys).every((k) => k.effects === 1)).toBe(true);
+    await screenshot(page, 'crash-lab-chaos');
+    expect(errors).toEqual([]);
+  });
+});

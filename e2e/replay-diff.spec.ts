@@ -1,0 +1,74 @@
+/**
+ * Replay diff: verifying a real run (made by the CLI against the demo API) against its own log
+ * matches entry for entry; verifying it against an edited mission shows original and replayed
+ * step paths and effect IDs side by side with the divergence highlighted and explained.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openPage } from './support/browser.js';
+import { startStudio, type Studio } from './support/studio.js';
+import { completedDemoRun, requireCli, startDemoApi, type DemoApi } from './support/demo.js';
+import { demoMissionText } from './support/seed-runs.js';
+import { screenshot } from './support/screenshots.js';
+
+let studio: Studio;
+let api: DemoApi;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+let runId: string;
+
+beforeAll(async () => {
+  requireCli();
+  api = await startDemoApi();
+  studio = await startStudio({ service: { demoApiUrl: api.url } });
+  runId = await completedDemoRun(studio.dbPath, studio.dir, api);
+  browser = await launchBrowser();
+  ({ page, errors } = await openPage(browser, `${studio.url}#run=${runId}&tab=replay`));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.stop();
+  await api?.close();
+});
+
+describe('replay diff', () => {
+  it('replays the run against its own mission without a divergence', async () => {
+    await page.getByRole('button', { name: 'Verify replay' }).click();
+    await page.locator('[data-testid="verify-verdict"], .replay-diff .error-box').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('.replay-diff .error-box').count(), (await page.locator('.replay-diff .error-box').allTextContents()).join()).toBe(0);
+    await expect.poll(() => page.getByTestId('verify-verdict').textContent()).toContain('replay matches');
+    const rows = page.locator('.verify-row');
+    expect(await rows.count()).toBeGreaterThan(10);
+    expect(await page.locator('.verify-row[data-state="divergent"]').count()).toBe(0);
+    // Effect IDs line up on both sides.
+    const first = page.locator('.verify-row', { has: page.locator('.effect-id:not(:empty)') }).first();
+    const ids = await first.locator('.effect-id').allTextContents();
+    expect(ids[0]).toBe(ids[1]);
+  });
+
+  it('shows where an edited mission diverges, and why', async () => {
+    await page.getByLabel('Use an edited mission').check();
+    const editor = page.getByLabel('Edited mission text');
+    await expect.poll(() => editor.inputValue()).toContain('mission DemoOrders');
+    // Confirm before storing: the step order changes, so replay must refuse it.
+    const edited = demoMissionText().replace(
+      /( *)store response -> orders \{ key: \.id \}\n( *post "\/confirmations".*\n)/,
+      (_m, indent: string, post: string) => `${post}${indent}store response -> orders { key: .id }\n`,
+    );
+    expect(edited).not.toBe(demoMissionText());
+    await editor.fill(edited);
+    await page.getByRole('button', { name: 'Verify replay' }).click();
+    await expect.poll(() => page.getByTestId('verify-verdict').textContent(), { timeout: 30_000 }).toContain('diverges');
+    const divergence = page.getByRole('alert', { name: 'Divergence' });
+    const text = (await divergence.textContent()) ?? '';
+    expect(text).toContain('Non-determinism');
+    expect(text).toContain('recorded');
+    expect(text).toContain('asked');
+    expect(await page.locator('.verify-row[data-state="divergent"]').count()).toBe(1);
+    await screenshot(page, 'replay-diff');
+    expect(await page.locator('.verify-row[data-state="divergent"] .differs').count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  });
+});

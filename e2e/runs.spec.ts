@@ -1,0 +1,104 @@
+/**
+ * Runs view: the live runs table lists every run with its status badge and counters, filters by
+ * text and status, sorts, and updates live when a run changes ('runs.changed' pushes).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openPage } from './support/browser.js';
+import { startStudio, type Studio } from './support/studio.js';
+import { BASE_AT, RUN_COMPLETED, RUN_FAILED, RUN_LIVE, RUN_SUSPENDED, seedStandardRuns, type StandardRuns } from './support/fixtures.js';
+import { demoLines, finishSettle, seedDemoRun } from './support/seed-runs.js';
+import { screenshot } from './support/screenshots.js';
+
+let studio: Studio;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+let runs: StandardRuns;
+
+beforeAll(async () => {
+  studio = await startStudio({ seed: async (log) => void (runs = await seedStandardRuns(log)) });
+  browser = await launchBrowser();
+  ({ page, errors } = await openPage(browser, studio.url));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.stop();
+});
+
+const row = (runId: string) => page.locator(`tr[data-run-id="${runId}"]`);
+const visibleRunIds = () => page.locator('tr[data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
+
+describe('runs table', () => {
+  it('lists every seeded run with its status and counters', async () => {
+    await row(RUN_COMPLETED).waitFor();
+    expect(await row(RUN_COMPLETED).locator('.status-badge').textContent()).toBe('completed');
+    expect(await row(RUN_SUSPENDED).locator('.status-badge').textContent()).toBe('suspended');
+    expect(await row(RUN_FAILED).locator('.status-badge').textContent()).toBe('failed');
+    expect(await row(RUN_LIVE).locator('.status-badge').textContent()).toBe('running');
+    // The completed run survived one crash: its crash column says 1.
+    const cells = await row(RUN_COMPLETED).locator('td').allTextContents();
+    expect(cells[0]).toContain('DemoOrders');
+    expect(cells[6]).toBe('1');
+    expect(Number(cells[4])).toBeGreaterThan(10);
+  });
+
+  it('opens the newest run and shows it in the header', async () => {
+    await page.locator('.run-header h1').waitFor();
+    expect(await page.getByLabel('Run id').textContent()).toBe(RUN_LIVE);
+    expect(await row(RUN_LIVE).getAttribute('aria-selected')).toBe('true');
+  });
+
+  it('offers to kill a running run and reports why it cannot when no process runs it', async () => {
+    // The live run was written by the seeder, not a CLI process: the engine refuses, and says so.
+    await page.getByRole('button', { name: 'Kill run process' }).click();
+    await expect.poll(() => page.locator('.run-header-kill [role="status"]').textContent()).toMatch(/^(conflict|not-found): /);
+    const refused = errors.findIndex((e) => /^http 4\d\d: POST \/api\/run\.crash$/.test(e));
+    expect(refused).toBeGreaterThanOrEqual(0);
+    errors.splice(refused, 1);
+  });
+
+  it('filters by text and by status', async () => {
+    await page.getByLabel('Filter runs').fill('failed-0003');
+    await expect.poll(visibleRunIds).toEqual([RUN_FAILED]);
+    await page.getByLabel('Filter runs').fill('');
+    await page.getByLabel('Status filter').selectOption('suspended');
+    await expect.poll(visibleRunIds).toEqual([RUN_SUSPENDED]);
+    await page.getByLabel('Status filter').selectOption('all');
+    await expect.poll(async () => (await visibleRunIds()).length).toBe(4);
+  });
+
+  it('sorts by a column when its header is clicked', async () => {
+    await page.getByRole('button', { name: 'Sort by Started' }).click();
+    const asc = await visibleRunIds();
+    expect(asc).toEqual([RUN_COMPLETED, RUN_SUSPENDED, RUN_FAILED, RUN_LIVE]);
+    await page.getByRole('button', { name: 'Sort by Started' }).click();
+    expect(await visibleRunIds()).toEqual([...asc].reverse());
+  });
+
+  it('updates a row live when the run finishes', async () => {
+    await row(RUN_COMPLETED).click();
+    await screenshot(page, 'runs');
+    const lines = demoLines();
+    runs.live.tick(3000);
+    await finishSettle(runs.live, lines.summary, lines.storeSummary, 3);
+    await expect.poll(() => row(RUN_LIVE).locator('.status-badge').textContent(), { timeout: 10_000 }).toBe('completed');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a lost connection, reconnects with backoff, and reloads the runs it missed', async () => {
+    const state = page.getByTestId('connection-state');
+    expect(await state.getAttribute('data-state')).toBe('open');
+    await studio.dropServer();
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 10_000 }).not.toBe('open');
+    await expect.poll(() => state.textContent(), { timeout: 10_000 }).toMatch(/disconnected — retrying in|reconnecting/);
+    // A run that appears while the studio is away must show up after the reconnect.
+    await seedDemoRun(studio.log, { runId: 'run-while-away-0005', startAt: BASE_AT + 240_000, outcome: 'completed', orders: 2 });
+    await studio.restartServer();
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('open');
+    await row('run-while-away-0005').waitFor({ timeout: 10_000 });
+    // The requests that failed while the server was down are expected; nothing else is.
+    expect(errors.filter((e) => !e.startsWith('http') && !e.includes('runs.list failed') && !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Replay diff: runs run.verify — against the run's own mission, or an edited mission pasted or
+ * opened here — and shows the original and replayed step paths and effect IDs side by side,
+ * aligned by index, with the divergence the engine found highlighted and explained.
+ */
+import { useMemo, useState } from 'react';
+import { invoke } from '../lib/bridge.js';
+import type { VerifyReport } from '../lib/protocol.js';
+import { describeFailure } from '../lib/protocol-failure.js';
+import { alignVerifyRows } from '../lib/verify-rows.js';
+import { ReplayDiffTable } from './ReplayDiffTable.js';
+
+export function ReplayDiff({ runId }: { runId: string }) {
+  const [editing, setEditing] = useState(false);
+  const [missionText, setMissionText] = useState('');
+  const [report, setReport] = useState<VerifyReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const rows = useMemo(() => (report ? alignVerifyRows(report) : []), [report]);
+
+  // Editing starts from the run's own mission text, so a small change is a small edit.
+  const startEditing = async () => {
+    setEditing(true);
+    if (missionText) return;
+    try {
+      const source = await invoke('run.source', { runId });
+      setMissionText((current) => current || (source.files.find((f) => f.path === source.entry)?.text ?? source.files[0]?.text ?? ''));
+    } catch (err) {
+      setError(describeFailure(err));
+    }
+  };
+
+  const verify = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setReport(await invoke('run.verify', { runId, ...(editing && missionText.trim() ? { missionText } : {}) }));
+    } catch (err) {
+      setError(describeFailure(err));
+      setReport(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="replay-diff">
+      <div className="toolbar" role="toolbar" aria-label="Replay diff controls">
+        <button className="primary" aria-label="Verify replay" disabled={busy} onClick={() => void verify()}>
+          {busy ? 'Replaying…' : editing ? 'Verify against edited mission' : 'Verify replay'}
+        </button>
+        <label className="check">
+          <input type="checkbox" aria-label="Use an edited mission" checked={editing} onChange={(e) => (e.target.checked ? void startEditing() : setEditing(false))} />
+          use an edited mission
+        </label>
+        {editing && (
+          <label className="file-button">
+            open .vague…
+            <input
+              type="file"
+              accept=".vague"
+              aria-label="Edited mission file"
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) void f.text().then(setMissionText);
+              }}
+            />
+          </label>
+        )}
+        <span className="toolbar-spacer" />
+        {report && (
+          <span className={`verdict-chip ${report.ok ? 'ok' : 'bad'}`} data-testid="verify-verdict">
+            {report.ok ? `✓ replay matches (${report.original.length} entries)` : `✕ diverges at entry ${report.divergence?.index ?? '?'}`}
+          </span>
+        )}
+      </div>
+      {editing && (
+        <textarea
+          className="mission-editor"
+          aria-label="Edited mission text"
+          spellCheck={false}
+          rows={8}
+          value={missionText}
+          onChange={(e) => setMissionText(e.target.value)}
+        />
+      )}
+      {error && <div className="error-box" role="alert">{error}</div>}
+      {report?.divergence && (
+        <div className="banner banner-error" role="alert" aria-label="Divergence">
+          <div>
+            <strong>Non-determinism at seq #{report.divergence.seq}</strong>, step <code>{report.divergence.stepPath}</code>
+          </div>
+          <div className="divergence-grid">
+            <span className="muted">recorded</span>
+            <code>{report.divergence.recorded}</code>
+            <span className="muted">asked</span>
+            <code>{report.divergence.asked}</code>
+          </div>
+          <p className="explanation">{report.divergence.explanation}</p>
+        </div>
+      )}
+      {report ? (
+        <ReplayDiffTable rows={rows} asked={report.divergence?.asked ?? null} />
+      ) : (
+        !error && (
+          <div className="view-hint">
+            Replays this run against its log without performing effects and compares every step path and effect ID with the original. Tick “use an edited
+            mission” to check whether a change to the mission is compatible with this run.
+          </div>
+        )
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * Every store's records at the scrubbed position: one tab per store, a virtualised key/record
+ * table, and the clicked record in full in a JSON viewer.
+ */
+import { useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { StoreSnapshot } from '../lib/protocol.js';
+import { JsonBlock } from './JsonBlock.js';
+
+const ROW = 24;
+
+function preview(value: unknown): string {
+  const s = JSON.stringify(value);
+  return s === undefined ? 'undefined' : s.length > 160 ? `${s.slice(0, 157)}…` : s;
+}
+
+export function ScrubberStores({ stores }: { stores: StoreSnapshot[] }) {
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [openKey, setOpenKey] = useState<string | null>(null);
+  const store = stores.find((s) => s.name === chosen) ?? stores[0] ?? null;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const records = store?.records ?? [];
+  const virtualizer = useVirtualizer({ count: records.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 10 });
+  const open = records.find((r) => r.key === openKey);
+
+  return (
+    <section className="panel" aria-label="Stores">
+      <h3>
+        Stores
+        <span className="store-tabs" role="tablist" aria-label="Store tabs">
+          {stores.map((s) => (
+            <button key={s.name} role="tab" aria-selected={s === store} className={s === store ? 'active' : ''} onClick={() => setChosen(s.name)}>
+              {s.name} <span className="count">{s.records.length}</span>
+              <span className="muted"> {s.kind}</span>
+            </button>
+          ))}
+        </span>
+      </h3>
+      {!store ? (
+        <div className="muted">No stores declared.</div>
+      ) : records.length === 0 ? (
+        <div className="muted">“{store.name}” is empty at this position.</div>
+      ) : (
+        <div className="records" ref={scrollRef} role="table" aria-label={`Records of ${store.name}`}>
+          <div className="records-head" role="row">
+            <span role="columnheader">key</span>
+            <span role="columnheader">record</span>
+          </div>
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const r = records[item.index]!;
+              return (
+                <div
+                  key={r.key}
+                  role="row"
+                  className={`records-row${r.key === openKey ? ' selected' : ''}`}
+                  style={{ transform: `translateY(${item.start}px)`, height: ROW }}
+                  onClick={() => setOpenKey(r.key === openKey ? null : r.key)}
+                >
+                  <span role="cell" className="record-key">{r.key}</span>
+                  <span role="cell" className="record-preview">{preview(r.record)}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      )}
+      {open && <JsonBlock value={open.record} label={`Record ${open.key}`} expandAll />}
+    </section>
+  );
+}

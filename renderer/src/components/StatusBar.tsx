@@ -1,0 +1,32 @@
+/**
+ * The bottom bar: live-push connection state (with the reconnect countdown) and the run count.
+ */
+import { useStudio } from '../store/studio-store.js';
+import { formatDuration } from '../lib/time-format.js';
+
+export function StatusBar() {
+  const connection = useStudio((s) => s.connection);
+  const runCount = useStudio((s) => Object.keys(s.runsById).length);
+  let text: string;
+  switch (connection.state) {
+    case 'open':
+      text = connection.transport === 'electron' ? 'connected (desktop)' : 'live';
+      break;
+    case 'connecting':
+      text = connection.attempt === 0 ? 'connecting…' : `reconnecting (attempt ${connection.attempt + 1})…`;
+      break;
+    case 'closed':
+      text = `disconnected — retrying in ${formatDuration(connection.retryInMs)} (${connection.reason})`;
+      break;
+  }
+  return (
+    <footer className="status-bar" role="status" aria-label="Connection">
+      <span className={`status-dot conn-${connection.state}`} aria-hidden="true" />
+      <span data-testid="connection-state" data-state={connection.state}>
+        {text}
+      </span>
+      <span className="status-bar-spacer" />
+      <span>{runCount} runs</span>
+    </footer>
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * Wires the bridge to the store: connection status, the runs list (loaded at start and again
+ * after every reconnect, since pushes may have been missed while the socket was down), and the
+ * live pushes. Also mirrors the selection into the URL hash (`#run=…&tab=…&seq=…`) so a view
+ * can be linked to and survives a reload.
+ */
+import { createBridge, setBridge, type Bridge } from './bridge.js';
+import { describeFailure } from './protocol-failure.js';
+import type { StudioState } from '../store/studio-store.js';
+import { STUDIO_TABS, type StudioTab } from '../store/selection-slice.js';
+
+interface StoreApi {
+  getState: () => StudioState;
+  subscribe: (listener: (state: StudioState, prev: StudioState) => void) => () => void;
+}
+
+export interface SyncHandle {
+  bridge: Bridge;
+  stop: () => void;
+}
+
+function readHash(store: StoreApi): void {
+  const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
+  const run = params.get('run');
+  const tab = params.get('tab');
+  const seq = Number(params.get('seq'));
+  const state = store.getState();
+  if (run) state.selectRun(run);
+  if (tab && STUDIO_TABS.some((t) => t.id === tab)) state.setTab(tab as StudioTab);
+  if (run && Number.isInteger(seq) && seq > 0) state.selectSeq(seq);
+}
+
+function writeHash(state: StudioState): void {
+  const params = new URLSearchParams();
+  if (state.selectedRunId) params.set('run', state.selectedRunId);
+  params.set('tab', state.tab);
+  if (state.selectedSeq !== null) params.set('seq', String(state.selectedSeq));
+  const next = `#${params.toString()}`;
+  if (window.location.hash !== next) window.history.replaceState(null, '', next);
+}
+
+export function startStudioSync(store: StoreApi): SyncHandle {
+  const loadRuns = () => {
+    bridge
+      .invoke('runs.list', {})
+      .then((runs) => {
+        store.getState().setRuns(runs);
+        const state = store.getState();
+        // Open the most recent run on first load so the studio never starts on an empty page.
+        if (!state.selectedRunId && runs.length > 0) {
+          const newest = [...runs].sort((a, b) => b.startedAt - a.startedAt)[0]!;
+          state.selectRun(newest.runId);
+        }
+      })
+      .catch((err: unknown) => {
+        console.error(`runs.list failed: ${describeFailure(err)}`);
+      });
+  };
+
+  const bridge = createBridge((status) => {
+    store.getState().setConnection(status);
+    if (status.state !== 'open') return;
+    // Reload whenever pushes (re)start: 'runs.changed' sent while the socket was down are lost.
+    // Deferred because the Electron bridge reports 'open' before createBridge has returned.
+    // Watches may be per connection, so the open run is watched again too.
+    queueMicrotask(() => {
+      loadRuns();
+      watch(store.getState().selectedRunId);
+    });
+  });
+  setBridge(bridge);
+
+  // The open run's summary is also re-read (throttled) when its log grows, so the header never
+  // depends on a single 'runs.changed' push arriving.
+  let refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  const refreshSelected = (runId: string) => {
+    if (refreshTimer) return;
+    refreshTimer = setTimeout(() => {
+      refreshTimer = null;
+      bridge.invoke('run.get', { runId }).then(
+        (run) => store.getState().upsertRun(run),
+        (err: unknown) => console.warn(`run.get ${runId}: ${describeFailure(err)}`),
+      );
+    }, 300);
+  };
+  const offs = [
+    bridge.on('runs.changed', (run) => store.getState().upsertRun(run)),
+    bridge.on('run.appended', (push) => {
+      store.getState().noteAppended(push.runId, push.events);
+      if (push.runId === store.getState().selectedRunId) refreshSelected(push.runId);
+    }),
+  ];
+
+  readHash(store);
+  // The socket may take a moment; the list does not need to wait for it.
+  loadRuns();
+  // The server pushes 'run.appended' only for watched runs: watch whichever run is open.
+  function watch(runId: string | null): void {
+    if (!runId) return;
+    bridge.invoke('run.watch', { runId }).catch((err: unknown) => console.warn(`run.watch ${runId}: ${describeFailure(err)}`));
+    // A run opened from the URL or just started may not be in the list yet.
+    bridge.invoke('run.get', { runId }).then(
+      (run) => store.getState().upsertRun(run),
+      (err: unknown) => console.warn(`run.get ${runId}: ${describeFailure(err)}`),
+    );
+  }
+  watch(store.getState().selectedRunId);
+  const offHash = store.subscribe((state, prev) => {
+    if (state.selectedRunId !== prev.selectedRunId) watch(state.selectedRunId);
+    if (state.selectedRunId !== prev.selectedRunId || state.tab !== prev.tab || state.selectedSeq !== prev.selectedSeq) writeHash(state);
+  });
+
+  return {
+    bridge,
+    stop: () => {
+      for (const off of offs) off();
+      if (refreshTimer) clearTimeout(refreshTimer);
+      offHash();
+      bridge.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Small pure helpers of the renderer: reconnect backoff, protocol error normalisation, replay-diff
+ * row alignment, NAME=VALUE parsing and duration formatting.
+ */
+import { describe, expect, it } from 'vitest';
+import { backoffDelay } from '../../renderer/src/lib/backoff.js';
+import { ProtocolFailure, toProtocolFailure } from '../../renderer/src/lib/protocol-failure.js';
+import { alignVerifyRows } from '../../renderer/src/lib/verify-rows.js';
+import { parseKeyValues } from '../../renderer/src/lib/key-values.js';
+import { formatDuration, formatRelative } from '../../renderer/src/lib/time-format.js';
+import type { VerifyEntry } from '../../renderer/src/lib/protocol.js';
+
+describe('backoffDelay', () => {
+  it('doubles from the base and stops at the cap', () => {
+    expect([0, 1, 2, 3, 4, 5, 6].map((a) => backoffDelay(a))).toEqual([250, 500, 1000, 2000, 4000, 8000, 8000]);
+    expect(backoffDelay(10_000)).toBe(8000);
+    expect(() => backoffDelay(-1)).toThrow(/non-negative integer/);
+  });
+});
+
+describe('toProtocolFailure', () => {
+  it('keeps a server ProtocolError, unwraps {error}, and wraps anything else', () => {
+    const f = toProtocolFailure({ code: 'not-found', message: 'no run "x"', retryable: false });
+    expect(f).toBeInstanceOf(ProtocolFailure);
+    expect([f.code, f.message, f.retryable]).toEqual(['not-found', 'no run "x"', false]);
+    expect(toProtocolFailure({ error: { code: 'conflict', message: 'busy', retryable: true } }).code).toBe('conflict');
+    const wrapped = toProtocolFailure(new TypeError('Failed to fetch'));
+    expect([wrapped.code, wrapped.retryable]).toEqual(['E_BRIDGE', true]);
+    expect(toProtocolFailure('boom', 'E_IPC').code).toBe('E_IPC');
+  });
+});
+
+describe('alignVerifyRows', () => {
+  const e = (seq: number, stepPath: string): VerifyEntry => ({ seq, stepPath, type: 'step.started', effectId: null });
+  it('aligns by index and marks the divergence and what follows it', () => {
+    const rows = alignVerifyRows({
+      runId: 'r', ok: false,
+      original: [e(1, 'A/0'), e(2, 'A/1'), e(3, 'A/2')],
+      replayed: [e(1, 'A/0'), e(2, 'A/9')],
+      divergence: { index: 1, seq: 2, stepPath: 'A/1', recorded: 'A/1', asked: 'A/9', explanation: 'edited' },
+    });
+    expect(rows.map((r) => r.state)).toEqual(['same', 'divergent', 'after-divergence']);
+    expect(rows[2]!.replayed).toBeNull();
+  });
+  it('flags rows present on one side only when nothing diverged', () => {
+    const rows = alignVerifyRows({ runId: 'r', ok: true, original: [e(1, 'A/0')], replayed: [e(1, 'A/0'), e(2, 'A/1')], divergence: null });
+    expect(rows.map((r) => r.state)).toEqual(['same', 'only-replayed']);
+  });
+});
+
+describe('parseKeyValues', () => {
+  it('reads NAME=VALUE lines and names the bad line', () => {
+    expect(parseKeyValues('Shop=http://127.0.0.1:4010\n\n TOKEN = a=b ', 'Env')).toEqual({ Shop: 'http://127.0.0.1:4010', TOKEN: 'a=b' });
+    expect(() => parseKeyValues('ok=1\nnope', 'Sources')).toThrow('Sources line 2: expected NAME=VALUE but found "nope"');
+  });
+});
+
+describe('formatDuration', () => {
+  it('is short at every scale', () => {
+    expect(formatDuration(812)).toBe('812 ms');
+    expect(formatDuration(4200)).toBe('4.20 s');
+    expect(formatDuration(185_000)).toBe('3 m 05 s');
+    expect(formatDuration(2 * 86_400_000 + 4 * 3_600_000)).toBe('2 d 4 h');
+    expect(formatDuration(Number.NaN)).toBe('—');
+    expect(formatRelative(10_000, 0)).toBe('in 10.0 s');
+    expect(formatRelative(0, 500)).toBe('now');
+  });
+});
