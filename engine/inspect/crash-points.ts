@@ -1,16 +1,18 @@
 /**
  * Reachable crash points of a mission and how often a run reaches each, from a reference run.
  *
- * Counted from the reference run's events the way the executor's CrashInjector counts: per
- * logical occurrence (the effect id it guards), so retries of one request are one occurrence.
- * before-effect / after-effect = distinct effect ids of `http.request` plus store effects
- * (distinct effect ids among `store.write`/`store.intent`: one store step is one effect), mid-store = the store effects written inside the
- * log transaction, after-checkpoint = `checkpoint.advanced`, before-wait = `pause.created` and
- * `wait.registered`. Invariant: counts never exceed what a run of the same mission and data
- * reaches, so every `POINT:N` offered with N <= occurrences is a point a run can die at —
- * counting a multi-record store step once errs on the side of offering fewer occurrences.
- * (The counting rule mirrors engine/executor/crash-points.ts without importing it: the inspector
- * sits beside the executor, not above it.)
+ * Counted from the reference run's events exactly as the executor's CrashInjector counts: one
+ * occurrence per logical thing it guards, so retries of a request are one occurrence.
+ *   before-effect     each HTTP effect (page) and each store batch (one store step's write)
+ *   after-effect      each HTTP effect that got an answer, and each batch to a file/postgrest store
+ *                     (writes to memory/sql/nosql commit with their events: there is no "after")
+ *   mid-store         each store batch
+ *   after-checkpoint  each checkpoint advanced (per step and key)
+ *   before-wait       each pause and each wait
+ * A batch is identified by its step path (one execution of one store step). Invariant: every
+ * `POINT:N` offered with N <= occurrences is a point a run of the same mission and data dies at.
+ * (The rule mirrors engine/journal/crash-points.ts and the steps that call it, without importing
+ * the executor: the inspector sits beside it, not above it.)
  */
 import type { StoredEvent } from '../log/events.js';
 import type { CrashPointInfo, CrashPointName } from '../protocol/protocol.js';
@@ -21,17 +23,19 @@ export const CRASH_POINTS: readonly CrashPointName[] = ['before-effect', 'after-
 export class CrashPointsHandler implements FoldHandler<CrashPointInfo[]> {
   private lastSeq = 0;
   private requests = new Set<string>();
-  private storeEffects = new Set<string>();
-  private writtenStoreEffects = new Set<string>();
-  private checkpoints = 0;
+  private answered = new Set<string>();
+  private tableBatches = new Set<string>();
+  private externalBatches = new Set<string>();
+  private checkpoints = new Set<string>();
   private waits = 0;
 
   reset(): void {
     this.lastSeq = 0;
     this.requests = new Set();
-    this.storeEffects = new Set();
-    this.writtenStoreEffects = new Set();
-    this.checkpoints = 0;
+    this.answered = new Set();
+    this.tableBatches = new Set();
+    this.externalBatches = new Set();
+    this.checkpoints = new Set();
     this.waits = 0;
   }
 
@@ -42,17 +46,18 @@ export class CrashPointsHandler implements FoldHandler<CrashPointInfo[]> {
       case 'http.request':
         this.requests.add((event as StoredEvent<'http.request'>).payload.effectId);
         break;
+      case 'http.response':
+      case 'http.error':
+        this.answered.add((event as StoredEvent<'http.response'>).payload.effectId);
+        break;
       case 'store.intent':
-        this.storeEffects.add((event as StoredEvent<'store.intent'>).payload.effectId);
+        this.externalBatches.add(event.stepPath);
         break;
-      case 'store.write': {
-        const { effectId } = (event as StoredEvent<'store.write'>).payload;
-        this.storeEffects.add(effectId);
-        this.writtenStoreEffects.add(effectId);
+      case 'store.write':
+        if (!this.externalBatches.has(event.stepPath)) this.tableBatches.add(event.stepPath);
         break;
-      }
       case 'checkpoint.advanced':
-        this.checkpoints += 1;
+        this.checkpoints.add(`${event.stepPath}:${(event as StoredEvent<'checkpoint.advanced'>).payload.key}`);
         break;
       case 'pause.created':
       case 'wait.registered':
@@ -68,12 +73,12 @@ export class CrashPointsHandler implements FoldHandler<CrashPointInfo[]> {
   }
 
   data(): CrashPointInfo[] {
-    const effects = this.requests.size + this.storeEffects.size;
+    const batches = this.tableBatches.size + this.externalBatches.size;
     const counts: Record<CrashPointName, number> = {
-      'before-effect': effects,
-      'after-effect': effects,
-      'mid-store': this.writtenStoreEffects.size,
-      'after-checkpoint': this.checkpoints,
+      'before-effect': this.requests.size + batches,
+      'after-effect': this.answered.size + this.externalBatches.size,
+      'mid-store': batches,
+      'after-checkpoint': this.checkpoints.size,
       'before-wait': this.waits,
     };
     return CRASH_POINTS.map((point) => ({ point, occurrences: counts[point] })).filter((p) => p.occurrences > 0);

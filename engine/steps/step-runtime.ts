@@ -30,13 +30,19 @@ export class Frame {
   constructor(
     readonly action: string,
     readonly scope: Scope,
-    /** Shared by an action and its iterations: checkpoints advance with the action's store writes. */
+    /** Shared by an action and its iterations. */
     readonly checkpoints: PendingCheckpoint[],
+    /**
+     * True inside a loop iteration. A store there covers one item, not everything the fetch
+     * returned, so it must not advance the action's checkpoints: they wait for a store at the
+     * action's own level, or for the end of the action.
+     */
+    readonly inIteration = false,
   ) {}
 
   /** A loop iteration: own scope, inherits `response` and the last status. */
   child(): Frame {
-    const frame = new Frame(this.action, this.scope.child(), this.checkpoints);
+    const frame = new Frame(this.action, this.scope.child(), this.checkpoints, true);
     frame.response = this.response;
     frame.lastStatus = this.lastStatus;
     return frame;

@@ -62,7 +62,8 @@ export async function writeRecords(
 ): Promise<void> {
   const kind = rt.stores.kind(store);
   const batchId = writes[0]?.effectId ?? effectId(rt.runId, path, 'store', 'empty');
-  const checkpoints = frame.checkpoints.splice(0);
+  // A checkpoint advances only with a write that covers what it covers (see Frame.inIteration).
+  const checkpoints = frame.inIteration ? [] : frame.checkpoints.splice(0);
 
   if (kind === 'file' || kind === 'postgrest') {
     const intent = rt.journal.take(path, 'store.intent');

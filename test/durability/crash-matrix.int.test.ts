@@ -8,8 +8,9 @@
  * W = before-wait):
  *
  *   GET items p1..p3            B1-3 A1-3
- *   POST i1, store i1           B4 A4, B5 M1 C1 (the items checkpoint rides with the first write)
+ *   POST i1, store i1           B4 A4, B5 M1
  *   POST iK, store iK (K=2..7)  B(2K+2) A(K+3), B(2K+3) MK
+ *   end of Sync                 C1 (the items checkpoint advances once every record is stored)
  *   pause Hold                  W1
  *   GET extras, store extras    B18 A11, B19 M8 C2
  *   pause Settle                W2
@@ -77,7 +78,8 @@ const CASES: Case[] = [
   // The replayed store of i1 counts as occurrence 1, the re-done i2 as 2: mid-store:3 is i3.
   { first: { spec: 'mid-store:2', requests: 5, out: 1, extras: 0 }, again: { spec: 'mid-store:3', requests: 7, out: 2, extras: 0 } },
   { first: { spec: 'mid-store:8', requests: 11, out: 7, extras: 0, pastPause: true } },
-  { first: { spec: 'after-checkpoint:1', requests: 4, out: 1, extras: 0 }, again: { spec: 'before-wait:1', requests: 10, out: 7, extras: 0 } },
+  // Sync's checkpoint advances when the action ends, after all 7 records are stored.
+  { first: { spec: 'after-checkpoint:1', requests: 10, out: 7, extras: 0 }, again: { spec: 'before-wait:1', requests: 10, out: 7, extras: 0 } },
   { first: { spec: 'after-checkpoint:2', requests: 11, out: 7, extras: 2, pastPause: true } },
   { first: { spec: 'before-wait:1', requests: 10, out: 7, extras: 0 }, again: { spec: 'before-wait:1', requests: 10, out: 7, extras: 0 } },
   { first: { spec: 'before-wait:2', requests: 11, out: 7, extras: 2, pastPause: true }, worker: true },
