@@ -174,7 +174,7 @@ class Service implements StudioService {
         const crashAt = str(channel, req, 'crashAt');
         return this.lab.start({
           mode: 'single',
-          run: await this.runRequest(channel, req, undefined),
+          run: await this.labRunRequest(channel, req),
           crashAt,
           referenceRunId: optStr(channel, req, 'referenceRunId'),
           statsUrl: optStr(channel, req, 'statsUrl') ?? this.defaultStatsUrl(),
@@ -184,7 +184,7 @@ class Service implements StudioService {
       case 'crashlab.chaos':
         return this.lab.start({
           mode: 'chaos',
-          run: await this.runRequest(channel, req, undefined),
+          run: await this.labRunRequest(channel, req),
           crashAt: 'random',
           referenceRunId: optStr(channel, req, 'referenceRunId'),
           statsUrl: optStr(channel, req, 'statsUrl') ?? this.defaultStatsUrl(),
@@ -300,6 +300,21 @@ class Service implements StudioService {
       if (!fs.existsSync(file)) fs.writeFileSync(file, missionText!);
     }
     return { missionPath: file, sources: optStringMap(channel, req, 'sources'), env: optStringMap(channel, req, 'env'), crashAt };
+  }
+
+  /**
+   * A lab's run: with a reference run, the armed run inherits its `--source`/`--env` options
+   * (the request's own win), so it talks to the same API as the run it is compared with.
+   */
+  private async labRunRequest(channel: string, req: Fields): Promise<RunArgs> {
+    const run = await this.runRequest(channel, req, undefined);
+    const referenceRunId = optStr(channel, req, 'referenceRunId');
+    const reference = referenceRunId === undefined ? undefined : await this.log.getRun(referenceRunId);
+    if (reference) {
+      run.sources = { ...reference.options.sources, ...run.sources };
+      run.env = { ...reference.options.env, ...run.env };
+    }
+    return run;
   }
 
   /** `wake`: resume the run when its timer is due (runs the renderer started; the lab drives its own). */
