@@ -11,6 +11,7 @@ export default defineConfig({
     include: ['e2e/**/*.spec.ts'],
     globalSetup: ['e2e/global-setup.ts'],
     pool: 'forks',
+    reporters: ['default', './test/support/summary-reporter.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -1,7 +1,10 @@
 /**
  * Prints the one closing line CI reads, `N passed, N failed, N skipped`, after Vitest's own
- * summary — so a run is judged by what it executed, not only by its exit code.
+ * summary — so a run is judged by what it executed, not only by its exit code — and appends the
+ * counts to test-results/summary.jsonl, where test/support/run-tests.mjs adds up the suites.
  */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
@@ -20,5 +23,8 @@ export default class SummaryReporter implements Reporter {
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const dir = join(import.meta.dirname, '..', '..', 'test-results');
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, 'summary.jsonl'), `${JSON.stringify({ passed, failed, skipped })}\n`);
   }
 }
