@@ -12,6 +12,7 @@ import type { BenchModule, BenchResult } from './bench-types.js';
 const BENCH_MODULES: ReadonlyArray<{ file: string; load: () => Promise<BenchModule> }> = [
   { file: 'parse-check.bench', load: () => import('./parse-check.bench.js') },
   { file: 'studio.bench', load: () => import('./studio.bench.js') },
+  { file: 'studio-paint.bench', load: () => import('./studio-paint.bench.js') },
   { file: 'engine.bench', load: () => import('./engine.bench.js') },
 ];
 
