@@ -31,6 +31,27 @@ import { actionPath, stepPath } from '../journal/step-path.js';
 
 const PARALLEL_LIMIT = 8;
 
+/**
+ * Trace modes (`trace: full | minimal` in the mission; full by default).
+ *
+ * Pure steps — let, map, apply, validate, and match and for themselves (not the steps they run) —
+ * compute only from values that are themselves recorded or replayed (responses, store reads,
+ * `now()`, earlier bindings), so replay does not need their events: it simply runs them again.
+ * Under `trace: full` they still write `step.started`/`step.completed` (and `loop.iteration` per
+ * iteration) so the studio can draw a bar, a binding and a `response` for every step. Under
+ * `trace: minimal` they write nothing of their own; effectful steps (fetch, call, store, wait,
+ * pause), the non-deterministic inputs a pure step reads (`value.recorded`), stage and action
+ * events and flow decisions are recorded exactly as before, so replay stays exact.
+ *
+ * The price of minimal: the studio shows no bars, bindings or responses for pure steps; and an
+ * edit to a pure step is caught as a divergence only when it changes something recorded (an
+ * effect's identity or payload key, a recorded input, the path of a later effectful step) — an
+ * edited `let` whose value feeds nothing effectful replays silently. A run keeps the mode of the
+ * mission it started with; resuming with an edited mission that switches the mode diverges (the
+ * step events that one mode writes and the other asks for) and is refused, never misread.
+ */
+const PURE_STEPS: ReadonlySet<Step['kind']> = new Set<Step['kind']>(['Let', 'Map', 'Apply', 'Validate', 'Match', 'For']);
+
 export type RunEnd =
   | { status: 'completed'; actionsRun: string[] }
   | { status: 'failed'; error: ErrorInfo; actionsRun: string[] }
@@ -65,6 +86,7 @@ export class Executor implements StepRuntime {
   readonly stores: StoreRuntime;
   readonly http: HttpRuntime;
   readonly tolerated: ToleratedError[] = [];
+  readonly fullTrace: boolean;
   private readonly actionsRun: string[] = [];
   private readonly visits = new Map<string, number>();
   private readonly stageVisits = new Map<number, number>();
@@ -77,6 +99,7 @@ export class Executor implements StepRuntime {
     this.crash = parts.crash;
     this.stores = parts.stores;
     this.http = parts.http;
+    this.fullTrace = parts.model.mission.trace?.mode !== 'minimal';
   }
 
   envVar(name: string): string | undefined {
@@ -274,6 +297,12 @@ export class Executor implements StepRuntime {
   private async runStep(step: Step, path: string, frame: Frame): Promise<void> {
     if (this.parts.shouldStop?.()) throw new StopRequested();
     const file = this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
+    if (!this.fullTrace && PURE_STEPS.has(step.kind)) {
+      // trace: minimal — no events of its own; failures and flow signals travel up unchanged.
+      await this.dispatch(step, path, frame, file);
+      if (this.journal.hasPending) await this.journal.maybeFlush();
+      return;
+    }
     const stepType = step.kind;
     this.journal.record(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.span.start) }));
     let outcome: StepOutcome;

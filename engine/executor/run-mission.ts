@@ -267,7 +267,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   let event: NewEvent;
   if (waitingOn.startsWith('pause:')) {
     const pauseId = waitingOn.slice('pause:'.length);
-    const created = (await deps.log.read(run.runId)).reverse().find((e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
+    const created = await findLast(deps.log, run.runId, run.lastSeq, (e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
     if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
     event = {
       type: 'pause.resumed',
@@ -282,6 +282,20 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   if (outcome !== 'resumed') {
     throw new RunUnavailableError(`run ${run.runId} was already resumed (it no longer waits on ${waitingOn}); nothing was changed`, 'already-resumed');
   }
+}
+
+/**
+ * The newest event at or before `lastSeq` that satisfies `match`, reading backwards a window at a
+ * time: a pause is near the end of its run, so resuming one need not read the whole log (the
+ * resume that follows reads it once, to replay).
+ */
+async function findLast(log: EventLog, runId: string, lastSeq: number, match: (event: StoredEvent) => boolean): Promise<StoredEvent | undefined> {
+  const WINDOW = 256;
+  for (let to = lastSeq; to >= 1; to -= WINDOW) {
+    const events = await log.read(runId, { fromSeq: Math.max(1, to - WINDOW + 1), toSeq: to });
+    for (let i = events.length - 1; i >= 0; i--) if (match(events[i]!)) return events[i];
+  }
+  return undefined;
 }
 
 async function execute(

@@ -33,7 +33,7 @@ export async function verifyRun(
   const model = modelFor(files);
   const events = await log.read(runId);
   const env: Env = { ...opts.env, http: NO_NETWORK };
-  const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true });
+  const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true, recordAsked: true });
   const executor = new Executor({
     runId,
     model,

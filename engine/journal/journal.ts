@@ -6,12 +6,17 @@
  * (recorded responses, recorded `now()` values, recorded store writes); once a step finds nothing
  * recorded, it runs live and its new events are buffered (`emit`) and committed (`commit`).
  *
- * Recorded events are grouped by step path. A step path names one execution of one step
+ * Recorded events are matched by step path. A step path names one execution of one step
  * (action visit and attempt, step index, loop iteration, match arm), so the order of events
  * *within* a path is deterministic even when concurrent branches interleave differently from one
  * run to the next. Divergence is caught two ways: a step whose path holds a different event type
  * than it asks for, and — outside concurrent regions — a step that goes live while recorded
  * events elsewhere are still unconsumed (the original went somewhere the mission no longer goes).
+ *
+ * Sequential code asks for recorded events in log order, so the usual answer is simply the first
+ * unconsumed event (a cursor, no lookup); only when a step asks for a path that is not next (in
+ * concurrent regions, or at a divergence) is an index by path built, once, over what is left.
+ * Both answer "the first unconsumed event at this path", so the two can be mixed freely.
  *
  * Invariant: nothing is appended before the replayed prefix is fully consumed in sequential code,
  * and every commit for this run goes through one promise chain, so the log sees this run's
@@ -33,8 +38,9 @@ export class ReplayExhausted extends Error {
   }
 }
 
+/** Positions (in `events`) of one path's events, in log order; `next` skips consumed ones. */
 interface PathQueue {
-  events: StoredEvent[];
+  at: number[];
   next: number;
 }
 
@@ -49,6 +55,8 @@ export interface AskedEntry {
 export interface JournalOptions {
   /** Verify mode: answer only from the log; reaching its end ends the walk. */
   verifyOnly?: boolean;
+  /** Keep `asked` (what the walk asked for, in order): verify reports it; a run does not need it. */
+  recordAsked?: boolean;
   /** Flush buffered non-durable events once this many are waiting. */
   flushThreshold?: number;
   /** …or once the oldest has waited this long (ms), so watchers see a run move. */
@@ -56,7 +64,14 @@ export interface JournalOptions {
 }
 
 export class Journal {
-  private readonly queues = new Map<string, PathQueue>();
+  /** Recorded events the walk asks for (meta events left out), in log order. */
+  private readonly events: StoredEvent[] = [];
+  /** 1 where `events[i]` was consumed (possibly out of order, through the path index). */
+  private readonly consumed: Uint8Array;
+  /** Every event before this position is consumed. */
+  private cursor = 0;
+  /** Built on the first out-of-order ask; null while the walk follows the log. */
+  private byPath: Map<string, PathQueue> | null = null;
   private unconsumed = 0;
   private pending: CommitEntry[] = [];
   private chain: Promise<unknown> = Promise.resolve();
@@ -65,7 +80,9 @@ export class Journal {
   private lastCommitAt: number;
   /** >0 while concurrent branches run; relaxes the "went live too early" check. */
   private concurrentDepth = 0;
+  /** Filled only with `recordAsked` (verify). */
   readonly asked: AskedEntry[] = [];
+  private readonly recordAsked: boolean;
   readonly lastRecordedSeq: number;
 
   constructor(
@@ -79,21 +96,25 @@ export class Journal {
     this.flushThreshold = options.flushThreshold ?? 512;
     this.flushIntervalMs = options.flushIntervalMs ?? 50;
     this.lastCommitAt = clock.now();
+    this.recordAsked = options.recordAsked ?? false;
     let last = 0;
     for (const event of recorded) {
       last = event.seq;
-      if (META_TYPES.has(event.type)) continue;
-      let queue = this.queues.get(event.stepPath);
-      if (!queue) this.queues.set(event.stepPath, (queue = { events: [], next: 0 }));
-      queue.events.push(event);
-      this.unconsumed++;
+      if (!META_TYPES.has(event.type)) this.events.push(event);
     }
+    this.consumed = new Uint8Array(this.events.length);
+    this.unconsumed = this.events.length;
     this.lastRecordedSeq = last;
   }
 
   /** True while recorded events remain that the walk has not consumed yet. */
   get replaying(): boolean {
     return this.unconsumed > 0;
+  }
+
+  /** Live events are buffered, waiting for the next commit. */
+  get hasPending(): boolean {
+    return this.pending.length > 0;
   }
 
   get currentLease(): Lease | null {
@@ -110,8 +131,8 @@ export class Journal {
 
   /** The next recorded event at `stepPath`, without consuming it. */
   peek(stepPath: string): StoredEvent | undefined {
-    const queue = this.queues.get(stepPath);
-    return queue && queue.next < queue.events.length ? queue.events[queue.next] : undefined;
+    const at = this.positionOf(stepPath);
+    return at < 0 ? undefined : this.events[at];
   }
 
   /**
@@ -119,15 +140,16 @@ export class Journal {
    * the path has nothing left: the caller runs live (and must `emit` what it does).
    */
   take<T extends EventType>(stepPath: string, type: T): StoredEvent<T> | undefined {
-    const queue = this.queues.get(stepPath);
-    if (queue && queue.next < queue.events.length) {
-      const event = queue.events[queue.next]!;
+    const at = this.positionOf(stepPath);
+    if (at >= 0) {
+      const event = this.events[at]!;
       if (event.type !== type) {
         throw new NondeterminismError(this.runId, stepPath, event.seq, describe(event), `a ${type} event`);
       }
-      queue.next++;
+      this.consumed[at] = 1;
       this.unconsumed--;
-      this.asked.push({ seq: event.seq, stepPath, type, effectId: effectIdOf(event.payload) });
+      if (at === this.cursor) this.advanceCursor();
+      if (this.recordAsked) this.asked.push({ seq: event.seq, stepPath, type, effectId: effectIdOf(event.payload) });
       return event as StoredEvent<T>;
     }
     this.goingLive(stepPath, type);
@@ -150,7 +172,7 @@ export class Journal {
     this.goingLive(stepPath, type);
     const event: NewEvent = { type, stepPath, payload, recordedAt: this.clock.now() } as NewEvent;
     this.pending.push({ kind: 'event', event });
-    this.asked.push({ seq: 0, stepPath, type, effectId: effectIdOf(payload) });
+    if (this.recordAsked) this.asked.push({ seq: 0, stepPath, type, effectId: effectIdOf(payload) });
   }
 
   /** Buffer a resume-machinery event (`run.resumed`): not part of the walk, never asked for. */
@@ -228,12 +250,35 @@ export class Journal {
   }
 
   private firstUnconsumed(): StoredEvent | undefined {
-    let first: StoredEvent | undefined;
-    for (const queue of this.queues.values()) {
-      const candidate = queue.events[queue.next];
-      if (candidate && (!first || candidate.seq < first.seq)) first = candidate;
+    return this.events[this.cursor];
+  }
+
+  /** Position of the first unconsumed event at `stepPath`, or -1. */
+  private positionOf(stepPath: string): number {
+    if (this.unconsumed === 0) return -1;
+    // In log order (sequential code): the first unconsumed event overall is the first at its path.
+    if (this.events[this.cursor]!.stepPath === stepPath) return this.cursor;
+    const queue = (this.byPath ??= this.indexRemaining()).get(stepPath);
+    if (!queue) return -1;
+    while (queue.next < queue.at.length && this.consumed[queue.at[queue.next]!] === 1) queue.next++;
+    return queue.next < queue.at.length ? queue.at[queue.next]! : -1;
+  }
+
+  private advanceCursor(): void {
+    while (this.cursor < this.events.length && this.consumed[this.cursor] === 1) this.cursor++;
+  }
+
+  /** Index by path of the events not consumed yet (those before the cursor never will be asked). */
+  private indexRemaining(): Map<string, PathQueue> {
+    const index = new Map<string, PathQueue>();
+    for (let i = this.cursor; i < this.events.length; i++) {
+      if (this.consumed[i] === 1) continue;
+      const path = this.events[i]!.stepPath;
+      let queue = index.get(path);
+      if (!queue) index.set(path, (queue = { at: [], next: 0 }));
+      queue.at.push(i);
     }
-    return first;
+    return index;
   }
 }
 

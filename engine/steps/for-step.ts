@@ -27,7 +27,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     const iterPath = iterationPath(path, index);
     const child = frame.child();
     child.scope.set(step.variable.name, item);
-    rt.journal.record(iterPath, 'loop.iteration', () => ({ index, key: iterationKey(item, index) }));
+    // A marker for the inspector, not an input: the item comes from the (recorded) collection.
+    if (rt.fullTrace) rt.journal.record(iterPath, 'loop.iteration', () => ({ index, key: iterationKey(item, index) }));
     try {
       await rt.runSteps(step.body, iterPath, child);
     } catch (error) {

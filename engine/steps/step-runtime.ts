@@ -63,6 +63,12 @@ export interface StepRuntime {
   readonly stores: StoreRuntime;
   readonly http: HttpRuntime;
   readonly tolerated: ToleratedError[];
+  /**
+   * `trace: full` (the default): every step writes `step.started`/`step.completed` and every loop
+   * iteration a `loop.iteration`. False for `trace: minimal`: pure steps write no events of their
+   * own (see executor.ts, "Trace modes").
+   */
+  readonly fullTrace: boolean;
   /** Environment as the mission's `env("NAME")` sees it: the run's `--env` over the process's. */
   envVar(name: string): string | undefined;
   /** The latest sync checkpoint under `key` from earlier runs of this mission (ms), if any. */

@@ -81,9 +81,14 @@ export function syncMission(pageSize: number): string {
 `;
 }
 
-/** Pure steps only: per iteration one `let`, one `map` and one `validate`. */
-export function pureMission(iterations: number): string {
+/**
+ * Pure steps only: per iteration one `let`, one `map` and one `validate`. Under `trace: full` each
+ * writes step.started + step.completed (and the loop a loop.iteration per item); under
+ * `trace: minimal` none of them writes an event.
+ */
+export function pureMission(iterations: number, trace: 'full' | 'minimal' = 'full'): string {
   return `mission BenchPure {
+  trace: ${trace}
   schema Out { v: number, w: number }
   action Compute {
     for i in range(0, ${iterations}) {

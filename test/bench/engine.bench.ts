@@ -9,10 +9,11 @@
  *   (3) 100 concurrent runs of 10 effects each (group commit shares transactions and fsyncs)
  *   (4) resuming a suspended run with 100k events: events/s replayed and the time to resume
  *   (5) a 1M-record paginated sync (1k a page) in a child process: records/s and its peak RSS
- *   (6) pure steps (let, map, validate) per second
+ *   (6) pure steps (let, map, validate) per second, under `trace: full` and `trace: minimal`
  * Each run's outcome is checked (completed, every POST applied once, every record in its table)
  * so a fast but wrong engine shows up as a failure. Goals are printed in the unit column, never
- * asserted. REQON_BENCH_SCALE (default 1) scales every size, for a quick look.
+ * asserted. REQON_BENCH_SCALE (default 1) scales every size, for a quick look;
+ * REQON_BENCH_FIGURES (e.g. `4,6`) runs only the figures it lists (all by default).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,6 +52,8 @@ const SYNC_RECORDS = scaled(1_000_000);
 const SYNC_PAGE = 1_000;
 const PURE_ITERATIONS = scaled(100_000);
 const RAW_FSYNC_MS = 2_000;
+const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6').split(',').map((f) => f.trim()));
+const wants = (figure: number) => FIGURES.has(String(figure));
 
 export async function benchmarks(): Promise<BenchResult[]> {
   const dir = benchDir();
@@ -59,29 +62,42 @@ export async function benchmarks(): Promise<BenchResult[]> {
   const env = createRealEnv({});
   const out: BenchResult[] = [];
   try {
-    const fsyncs = rawFsyncRate(dir);
-    out.push({ name: 'engine (1) raw fdatasync, small appends', value: fsyncs, unit: 'fsync/s' });
+    // Figures 2 and 3 are ratios to the raw fsync rate, so they need figure 1.
+    const fsyncs = wants(1) || wants(2) || wants(3) ? rawFsyncRate(dir) : NaN;
+    if (wants(1)) out.push({ name: 'engine (1) raw fdatasync, small appends', value: fsyncs, unit: 'fsync/s' });
 
     const perRatio = (name: string, value: number, goal: string) => {
       out.push({ name, value, unit: 'effects/s' });
       out.push({ name: `${name} / raw fsync`, value: value / fsyncs, unit: `× raw fsync (${goal})` });
     };
 
-    perRatio('engine (2) 10k sql store steps, 1 run', await sequentialStores(dir, env, server), 'goal ≥ 0.8');
-    perRatio('engine (2) 2k POSTs, 1 run', await sequentialPosts(dir, env, server), 'goal ≥ 0.8');
-    perRatio('engine (3) sql store, 100 runs × 10', await concurrentRuns(dir, env, server, 'store'), 'goal ≥ 4, or ≥ 20k/s');
-    perRatio('engine (3) POSTs, 100 runs × 10', await concurrentRuns(dir, env, server, 'post'), 'goal ≥ 4, or ≥ 20k/s');
+    if (wants(2)) {
+      perRatio('engine (2) 10k sql store steps, 1 run', await sequentialStores(dir, env, server), 'goal ≥ 0.8');
+      perRatio('engine (2) 2k POSTs, 1 run', await sequentialPosts(dir, env, server), 'goal ≥ 0.8');
+    }
+    if (wants(3)) {
+      perRatio('engine (3) sql store, 100 runs × 10', await concurrentRuns(dir, env, server, 'store'), 'goal ≥ 4, or ≥ 20k/s');
+      perRatio('engine (3) POSTs, 100 runs × 10', await concurrentRuns(dir, env, server, 'post'), 'goal ≥ 4, or ≥ 20k/s');
+    }
 
-    const replay = await replayResume(dir, env);
-    out.push({ name: `engine (4) replay on resume (${replay.events} events)`, value: replay.eventsPerSecond, unit: 'events/s (goal ≥ 500k)' });
-    out.push({ name: 'engine (4) time to resume', value: replay.ms, unit: 'ms' });
-    out.push({ name: 'engine (4) time to build that run', value: replay.buildMs, unit: 'ms' });
+    if (wants(4)) {
+      const replay = await replayResume(dir, env);
+      out.push({ name: `engine (4) replay on resume (${replay.events} events)`, value: replay.eventsPerSecond, unit: 'events/s (goal ≥ 500k)' });
+      out.push({ name: 'engine (4) time to resume', value: replay.ms, unit: 'ms' });
+      out.push({ name: 'engine (4) time to build that run', value: replay.buildMs, unit: 'ms' });
+    }
 
-    const sync = await paginatedSync(dir, server);
-    out.push({ name: `engine (5) paginated sync (${SYNC_RECORDS} records)`, value: sync.recordsPerSecond, unit: 'records/s (goal ≥ 50k)' });
-    out.push({ name: 'engine (5) sync peak RSS (child process)', value: sync.maxRssMb, unit: 'MB (goal < 300)' });
+    if (wants(5)) {
+      const sync = await paginatedSync(dir, server);
+      out.push({ name: `engine (5) paginated sync (${SYNC_RECORDS} records)`, value: sync.recordsPerSecond, unit: 'records/s (goal ≥ 50k)' });
+      out.push({ name: 'engine (5) sync peak RSS (child process)', value: sync.maxRssMb, unit: 'MB (goal < 300)' });
+    }
 
-    out.push({ name: 'engine (6) pure steps (let, map, validate)', value: await pureSteps(dir, env), unit: 'steps/s (goal ≥ 1M)' });
+    if (wants(6)) {
+      for (const trace of ['full', 'minimal'] as const) {
+        out.push({ name: `engine (6) pure steps (trace: ${trace})`, value: await pureSteps(dir, env, trace), unit: 'steps/s (goal ≥ 1M)' });
+      }
+    }
   } finally {
     await env.http.close();
     await server.close();
@@ -230,13 +246,18 @@ async function paginatedSync(dir: string, server: BenchServer): Promise<{ record
   return { recordsPerSecond: (SYNC_RECORDS * 1000) / report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024) };
 }
 
-async function pureSteps(dir: string, env: RealEnv): Promise<number> {
-  return withLog(dir, 'pure', async (log) => {
-    const files = missionFiles(dir, 'bench-pure', pureMission(PURE_ITERATIONS));
+/** Pure steps per second under `trace`; checks the run completed and wrote the events that mode promises. */
+async function pureSteps(dir: string, env: RealEnv, trace: 'full' | 'minimal'): Promise<number> {
+  return withLog(dir, `pure-${trace}`, async (log) => {
+    const files = missionFiles(dir, `bench-pure-${trace}`, pureMission(PURE_ITERATIONS, trace));
     const started = performance.now();
     const result = await startRun(files, { sources: {}, env: {} }, deps(log, env, dir));
     const ms = performance.now() - started;
-    expectCompleted(result, 'pure steps');
+    expectCompleted(result, `pure steps (trace: ${trace})`);
+    const stepEvents = (await log.read(result.runId)).filter((e) => e.type === 'step.started').length;
+    // full: the for step plus its three pure steps per iteration; minimal: none at all.
+    const expected = trace === 'full' ? 1 + PURE_ITERATIONS * PURE_STEPS_PER_ITERATION : 0;
+    if (stepEvents !== expected) throw new Error(`bench pure steps (trace: ${trace}): ${stepEvents} step.started events, expected ${expected}`);
     return (PURE_ITERATIONS * PURE_STEPS_PER_ITERATION * 1000) / ms;
   });
 }

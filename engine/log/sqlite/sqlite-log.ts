@@ -37,7 +37,8 @@ import {
 } from '../log.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
-import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from './rows.js';
+import { readEvents } from './read-events.js';
+import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, type PreparedEvent } from './rows.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
@@ -185,7 +186,7 @@ class SqliteEventLog implements EventLog {
     for (const [name, value] of [['fromSeq', from], ['toSeq', to], ['limit', limit]] as const) {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
-    return this.sql.readEvents.all(runId, from, to, limit).map(toStoredEvent);
+    return readEvents(this.db, this.sql, runId, from, to, limit);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

@@ -1,0 +1,128 @@
+/**
+ * `trace: minimal`: pure steps (let, map, apply, validate, match, for) write no events of their
+ * own, and replay stays exact — the run, suspended half-way and resumed (a full re-walk from the
+ * top against the log, including concurrent iterations that replay out of log order), ends with
+ * the same stores and every POST sent once, as under `trace: full`. Also: the log's chunked bulk
+ * read returns every event of a run longer than one chunk, in order.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+
+const ITEMS = Array.from({ length: 12 }, (_, i) => ({ id: `i${i}`, n: i }));
+
+function mission(trace: 'full' | 'minimal'): string {
+  return `mission TraceModes {
+  trace: ${trace}
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store out: memory("out")
+  schema Doubled { id: string, d: number }
+  action Load {
+    get "/items"
+    for item in response concurrency 3 {
+      let doubled = item.n * 2
+      map { id: item.id, d: doubled } -> Doubled { id: .id, d: .d }
+      validate response { assume .d >= 0 }
+      match response {
+        Doubled -> continue,
+        _ -> abort "not doubled"
+      }
+      store response -> out { key: .id }
+      post "/sink" { body: { id: item.id, d: doubled } }
+    }
+    pause { resumeOn: webhook "/trace/go" }
+    let stamp = now()
+    store { id: "stamp", at: stamp, total: 12 } -> out { key: .id }
+  }
+  run Load
+}
+`;
+}
+
+let h: Conformance;
+
+beforeEach(async () => {
+  h = await openConformance();
+  h.api.on('GET /items', { body: ITEMS });
+  h.api.on('POST /sink', { status: 201, body: { ok: true } });
+});
+
+afterEach(async () => {
+  await h.close();
+});
+
+function files(trace: 'full' | 'minimal') {
+  const entry = `${h.dir}/trace-${trace}.vague`;
+  return { entry, files: [{ path: entry, text: mission(trace) }] };
+}
+
+/** Runs to the pause, resumes (replaying everything before it), and returns the finished run. */
+async function runAndResume(trace: 'full' | 'minimal') {
+  const first = await h.start(files(trace));
+  expect(first.status).toBe('suspended');
+  const resumed = await h.resume(first.runId, { payload: { go: true }, by: 'api' });
+  expect(resumed.status, resumed.status === 'failed' ? resumed.error.message : '').toBe('completed');
+  return { runId: first.runId, events: await h.events(first.runId), out: await h.store(first.runId, 'out') };
+}
+
+describe('trace: minimal', () => {
+  it('writes no step events for pure steps, keeps effects and inputs, and replays to the same stores as trace: full', async () => {
+    const minimal = await runAndResume('minimal');
+    const types = minimal.events.map((e) => e.type);
+    // Every step event that remains belongs to an effectful step (get, post, store, pause).
+    const stepTypes = minimal.events.filter((e) => e.type === 'step.started').map((e) => (e.payload as { stepType: string }).stepType);
+    expect(stepTypes.filter((t) => !['Fetch', 'Call', 'Store', 'Pause'].includes(t))).toEqual([]);
+    expect(stepTypes).toContain('Store');
+    expect(stepTypes).toContain('Pause');
+    expect(types).not.toContain('loop.iteration');
+    expect(types.filter((t) => t === 'store.write')).toHaveLength(ITEMS.length + 1);
+    expect(minimal.events.some((e) => e.type === 'value.recorded' && (e.payload as { source: string }).source === 'now')).toBe(true);
+
+    const postsAfterMinimal = h.api.requests.filter((r) => r.method === 'POST');
+    expect(postsAfterMinimal).toHaveLength(ITEMS.length);
+    expect(new Set(postsAfterMinimal.map((r) => r.headers['idempotency-key'])).size).toBe(ITEMS.length);
+
+    const full = await runAndResume('full');
+    expect(full.events.length).toBeGreaterThan(minimal.events.length);
+    // Same stores (the stamp is a recorded now(), so compare it by shape).
+    const strip = (out: Record<string, unknown>) => ({ ...out, stamp: { ...(out['stamp'] as object), at: typeof (out['stamp'] as { at: unknown }).at } });
+    expect(strip(minimal.out)).toEqual(strip(full.out));
+    expect(minimal.out['i7']).toEqual({ id: 'i7', d: 14 });
+    // The resume replayed every POST from the log: none was sent again.
+    expect(h.api.requests.filter((r) => r.method === 'POST')).toHaveLength(2 * ITEMS.length);
+
+    const report = await verifyRun(h.log, minimal.runId, { env: h.env });
+    expect(report.divergence).toBeNull();
+    expect(report.replayed.length).toBe(report.original.length);
+  });
+
+  it('refuses to resume with the mission switched to trace: full (the pure steps ask for events the log never had)', async () => {
+    const first = await h.start(files('minimal'));
+    expect(first.status).toBe('suspended');
+    const before = await h.events(first.runId);
+    await expect(h.resume(first.runId, { payload: { go: true }, by: 'api', missionFiles: files('full') })).rejects.toThrow(/Non-determinism/);
+    expect(await h.events(first.runId)).toEqual(before);
+    // The original mission still resumes it.
+    const resumed = await h.resume(first.runId, { payload: { go: true }, by: 'api' });
+    expect(resumed.status).toBe('completed');
+  });
+
+  it('reads back a run longer than one read chunk, every event once, in order', async () => {
+    const many = Array.from({ length: 1500 }, (_, i) => ({ id: `m${i}`, n: i }));
+    h.api.on('GET /items', { body: many });
+    const first = await h.start(files('full'));
+    expect(first.status).toBe('suspended');
+    const events = await h.events(first.runId);
+    // 1500 iterations of 7 steps: well over one 4096-event chunk.
+    expect(events.length).toBeGreaterThan(4096 * 2);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]!.runId).toBe(first.runId);
+    expect(Object.keys(events[events.length - 1]!)).toEqual(['runId', 'seq', 'type', 'stepPath', 'payload', 'recordedAt']);
+    const window = await h.log.read(first.runId, { fromSeq: 4000, toSeq: 4200, limit: 150 });
+    expect(window.map((e) => e.seq)).toEqual(Array.from({ length: 150 }, (_, i) => 4000 + i));
+    expect(window).toEqual(events.slice(3999, 4149));
+    const resumed = await h.resume(first.runId, { payload: { go: true }, by: 'api' });
+    expect(resumed.status).toBe('completed');
+    expect(Object.keys(await h.store(first.runId, 'out'))).toHaveLength(1501);
+  }, 60_000);
+});
