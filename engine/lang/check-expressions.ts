@@ -81,12 +81,71 @@ export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void
   }
 }
 
-/** Runs every expression check on `expr`, reporting into `file`. */
+/**
+ * Runs every expression check on `expr`, reporting into `file`. The same walk as `walkExpr`
+ * (parents first, children in the same order, so findings keep their order), written out so
+ * the checker's hottest loop makes no closure per expression.
+ */
 export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefined | null): void {
-  walkExpr(expr, (e) => {
-    if (e.kind === 'Call') checkCall(ctx, file, e);
-    else if (e.kind === 'MatchExpr') checkMatchExprArms(ctx, file, e);
-  });
+  if (!expr || typeof expr !== 'object') return;
+  switch (expr.kind) {
+    case 'Number':
+    case 'String':
+    case 'Boolean':
+    case 'Null':
+    case 'Ref':
+    case 'Unsupported':
+      return;
+    case 'Member':
+      checkExpr(ctx, file, expr.object);
+      return;
+    case 'Index':
+      checkExpr(ctx, file, expr.object);
+      checkExpr(ctx, file, expr.index);
+      return;
+    case 'Call':
+      checkCall(ctx, file, expr);
+      for (const a of expr.args ?? []) checkExpr(ctx, file, a);
+      return;
+    case 'Unary':
+      checkExpr(ctx, file, expr.operand);
+      return;
+    case 'Binary':
+      checkExpr(ctx, file, expr.left);
+      checkExpr(ctx, file, expr.right);
+      return;
+    case 'Is':
+      checkExpr(ctx, file, expr.operand);
+      return;
+    case 'Conditional':
+      checkExpr(ctx, file, expr.test);
+      checkExpr(ctx, file, expr.consequent);
+      checkExpr(ctx, file, expr.alternate);
+      return;
+    case 'Array':
+      for (const e of expr.elements ?? []) checkExpr(ctx, file, e);
+      return;
+    case 'Object':
+      for (const entry of expr.entries ?? []) checkExpr(ctx, file, entry?.value);
+      return;
+    case 'MatchExpr':
+      checkMatchExprArms(ctx, file, expr);
+      checkExpr(ctx, file, expr.subject);
+      for (const arm of expr.arms ?? []) {
+        checkExpr(ctx, file, arm?.pattern);
+        checkExpr(ctx, file, arm?.guard);
+        checkExpr(ctx, file, arm?.result);
+      }
+      return;
+    case 'AnyOf':
+      checkExpr(ctx, file, expr.collection);
+      checkExpr(ctx, file, expr.where);
+      return;
+    default: {
+      const unreachable: never = expr;
+      return unreachable;
+    }
+  }
 }
 
 function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 'Call' }>): void {

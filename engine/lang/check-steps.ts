@@ -9,7 +9,7 @@
 import type { ActionDecl, Directive, FetchOptions, MatchStep, Name, Step, StoreStep } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
-import { checkNumber, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
+import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
 
 export interface JumpRef {
   action: Name;
@@ -86,9 +86,8 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     case 'Wait': {
       checkExpr(ctx, file, step.eventFilter);
       checkRetry(ctx, file, step.retry);
-      const at = (key: string) => ctx.optionValue(file, step.optionSpans, key, step.span);
-      checkNumber(ctx, file, 'timeout', step.timeout, 'nonNegative', at('timeout'));
-      checkNumber(ctx, file, 'expectedEvents', step.expectedEvents, 'atLeastOne', at('expectedEvents'));
+      checkOption(ctx, file, step.optionSpans, 'timeout', step.timeout, 'nonNegative', step.span);
+      checkOption(ctx, file, step.optionSpans, 'expectedEvents', step.expectedEvents, 'atLeastOne', step.span);
       checkWebhookPath(ctx, file, step.path);
       if (step.storage) {
         checkStoreName(ctx, file, step.storage.target);
@@ -123,7 +122,6 @@ function checkFetchOptions(
   isCall: boolean,
 ): void {
   if (!options) return;
-  const at = (key: string) => ctx.optionValue(file, options.optionSpans, key, stepSpan);
   if (options.source?.name) {
     if (!ctx.sources.has(options.source.name)) ctx.unknown(file, 'E3008', 'source', options.source, ctx.sources.keys());
   } else if (!isCall && ctx.sources.size === 0) {
@@ -145,8 +143,8 @@ function checkFetchOptions(
       if (!checkStatus(ctx, file, status, span)) break;
     }
   }
-  checkNumber(ctx, file, 'maxPages', options.maxPages, 'atLeastOne', at('maxPages'));
-  checkNumber(ctx, file, 'maxItems', options.maxItems, 'atLeastOne', at('maxItems'));
+  checkOption(ctx, file, options.optionSpans, 'maxPages', options.maxPages, 'atLeastOne', stepSpan);
+  checkOption(ctx, file, options.optionSpans, 'maxItems', options.maxItems, 'atLeastOne', stepSpan);
 }
 
 function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void {

@@ -42,13 +42,29 @@ export function checkNumber(
   ctx.report(file, 'E3023', span, `\`${label}\` expected ${BOUND_TEXT[bound]} but got: ${String(value)}`);
 }
 
+/**
+ * `checkNumber` for option `key` of a block (the label is the key), blaming where its value is
+ * written — located only when there is a value to judge, as most options are absent.
+ */
+export function checkOption(
+  ctx: CheckContext,
+  file: string,
+  spans: Readonly<Record<string, Span>> | undefined,
+  key: string,
+  value: number | undefined,
+  bound: Bound,
+  fallback: Span,
+): void {
+  if (value === undefined || value === null) return;
+  checkNumber(ctx, file, key, value, bound, ctx.optionValue(file, spans, key, fallback));
+}
+
 export function checkRetry(ctx: CheckContext, file: string, retry: RetryConfig | undefined): void {
   if (!retry) return;
-  const at = (key: string) => ctx.optionValue(file, retry.optionSpans, key, retry.span);
-  checkNumber(ctx, file, 'maxAttempts', retry.maxAttempts, 'atLeastOne', at('maxAttempts'));
-  checkNumber(ctx, file, 'initialDelay', retry.initialDelay, 'nonNegative', at('initialDelay'));
-  checkNumber(ctx, file, 'maxDelay', retry.maxDelay, 'nonNegative', at('maxDelay'));
-  checkNumber(ctx, file, 'timeout', retry.timeout, 'nonNegative', at('timeout'));
+  checkOption(ctx, file, retry.optionSpans, 'maxAttempts', retry.maxAttempts, 'atLeastOne', retry.span);
+  checkOption(ctx, file, retry.optionSpans, 'initialDelay', retry.initialDelay, 'nonNegative', retry.span);
+  checkOption(ctx, file, retry.optionSpans, 'maxDelay', retry.maxDelay, 'nonNegative', retry.span);
+  checkOption(ctx, file, retry.optionSpans, 'timeout', retry.timeout, 'nonNegative', retry.span);
 }
 
 export function isHttpStatus(n: number): boolean {

@@ -1,19 +1,24 @@
 /**
- * The Reqon lexer: text → tokens, by char code, one pass, no regular expressions.
+ * The Reqon lexer: text → a TokenStream (token.ts), by char code, one pass, no regular expressions.
  *
  * Layout is insignificant (newlines are whitespace), only `//` comments exist, strings use double
  * quotes. Invariants: the lexer never throws and always advances; every mistake becomes one
  * diagnostic (E1xxx) and lexing continues with a token that lets the parser carry on as if the
  * author had written the obvious fix (a single-quoted string still yields a `String` token,
  * `100_000` still yields a `Number`), so one slip gives one error.
+ *
+ * The same pass interns words and matches brackets (the parser's recovery jumps over bracketed
+ * groups), so the parser never re-scans the tokens and no per-token object is allocated.
  */
-import type { Span } from './ast.js';
 import { DiagnosticBag, type Diagnostic } from './diagnostics.js';
-import type { PunctKind, Token } from './token.js';
+import { hashStep, KIND, TokenStream, WordTable, type Token } from './token.js';
 
+/** Tokens as objects, for tools and tests; the parser reads the compact stream (`lexTokens`). */
 export function tokenize(text: string, file: string): { tokens: Token[]; diagnostics: Diagnostic[] } {
   const bag = new DiagnosticBag(file);
-  const tokens = lexInto(text, bag);
+  const stream = lexTokens(text, bag);
+  const tokens: Token[] = [];
+  for (let i = 0; i < stream.count; i++) tokens.push(stream.token(i));
   return { tokens, diagnostics: bag.items };
 }
 
@@ -34,13 +39,27 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** Tokenizes `text`, reporting into `bag`; shared with the parser so both use one bag. */
-export function lexInto(text: string, bag: DiagnosticBag): Token[] {
-  const tokens: Token[] = [];
+const WORD = KIND.Word;
+const NUMBER = KIND.Number;
+const STRING = KIND.String;
+const L_BRACE = KIND['{'];
+const R_BRACE = KIND['}'];
+const L_PAREN = KIND['('];
+const R_PAREN = KIND[')'];
+const L_BRACKET = KIND['['];
+const R_BRACKET = KIND[']'];
+
+/** Tokenizes `text`, reporting into `bag` (the parser shares the bag, so both report into one). */
+export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
   const n = text.length;
+  // About one token per five characters in real missions; the stream grows when that is wrong.
+  const out = new TokenStream(text, (n >> 2) + 16);
+  const table = new WordTable(out.words, text);
+  let openers = new Int32Array(64); // indexes of the brackets not closed yet
+  let depth = 0; // how many of `openers` are in use
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark is not content
 
-  let kind: PunctKind | undefined;
+  let kind = -1;
   let len = 1;
 
   while (i < n) {
@@ -51,70 +70,96 @@ export function lexInto(text: string, bag: DiagnosticBag): Token[] {
     }
     const start = i;
     if (c < 128 && CLASS[c] === WORD_START) {
+      let h = c;
       i++;
-      while (i < n && isWordPart(text.charCodeAt(i))) i++;
-      const word = text.slice(start, i);
-      tokens.push({ kind: 'Word', text: word, value: word, number: NaN, span: { start, end: i } });
+      for (; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d >= 128 || CLASS[d] === 0) break;
+        h = hashStep(h, d);
+      }
+      out.push(WORD, start, i, table.intern(start, i, h));
       continue;
     }
     if (isDigit(c)) {
-      i = lexNumber(text, start, tokens, bag);
+      i = lexNumber(text, start, out, bag);
       continue;
     }
     switch (c) {
       case 34: // "
-        i = lexString(text, start, tokens, bag);
+        i = lexString(text, start, out, bag);
         continue;
-      case 123: kind = '{'; len = 1; break;
-      case 125: kind = '}'; len = 1; break;
-      case 40: kind = '('; len = 1; break;
-      case 41: kind = ')'; len = 1; break;
-      case 91: kind = '['; len = 1; break;
-      case 93: kind = ']'; len = 1; break;
-      case 44: kind = ','; len = 1; break;
-      case 58: kind = ':'; len = 1; break;
-      case 43: kind = '+'; len = 1; break;
-      case 42: kind = '*'; len = 1; break;
-      case 37: kind = '%'; len = 1; break;
-      case 94: kind = '^'; len = 1; break;
+      case 123: // {
+      case 40: // (
+      case 91: // [
+        if (depth === openers.length) {
+          const grown = new Int32Array(depth * 2);
+          grown.set(openers);
+          openers = grown;
+        }
+        openers[depth++] = out.push(c === 123 ? L_BRACE : c === 40 ? L_PAREN : L_BRACKET, start, start + 1, -1);
+        i++;
+        continue;
+      case 125: // }
+      case 41: // )
+      case 93: { // ]
+        const closer = out.push(c === 125 ? R_BRACE : c === 41 ? R_PAREN : R_BRACKET, start, start + 1, 0);
+        const want = c === 125 ? L_BRACE : c === 41 ? L_PAREN : L_BRACKET;
+        // Pop to the nearest opener of the same kind; openers skipped over stay unmatched.
+        for (let s = depth - 1; s >= 0; s--) {
+          const open = openers[s]!;
+          if (out.kinds[open] === want) {
+            out.aux[open] = closer;
+            depth = s;
+            break;
+          }
+        }
+        i++;
+        continue;
+      }
+      case 44: kind = KIND[',']; len = 1; break;
+      case 58: kind = KIND[':']; len = 1; break;
+      case 43: kind = KIND['+']; len = 1; break;
+      case 42: kind = KIND['*']; len = 1; break;
+      case 37: kind = KIND['%']; len = 1; break;
+      case 94: kind = KIND['^']; len = 1; break;
       case 124: // | and `||`, which stands for `or` after the error
         if (text.charCodeAt(i + 1) === 124) {
           bag.error('E1001', { start, end: start + 2 }, 'Unexpected characters "||"', 'use `or`');
-          tokens.push({ kind: 'Word', text: 'or', value: 'or', number: NaN, span: { start, end: start + 2 } });
+          out.push(WORD, start, start + 2, table.internString('or'));
           i += 2;
-        } else (kind = '|'), (len = 1);
+        } else (kind = KIND['|']), (len = 1);
         break;
       case 63: // ? ??
-        if (text.charCodeAt(i + 1) === 63) (kind = '??'), (len = 2);
-        else (kind = '?'), (len = 1);
+        if (text.charCodeAt(i + 1) === 63) (kind = KIND['??']), (len = 2);
+        else (kind = KIND['?']), (len = 1);
         break;
       case 46: // . .. ...
         if (text.charCodeAt(i + 1) === 46) {
-          if (text.charCodeAt(i + 2) === 46) (kind = '...'), (len = 3);
-          else (kind = '..'), (len = 2);
-        } else (kind = '.'), (len = 1);
+          if (text.charCodeAt(i + 2) === 46) (kind = KIND['...']), (len = 3);
+          else (kind = KIND['..']), (len = 2);
+        } else (kind = KIND['.']), (len = 1);
         break;
       case 45: // - ->
-        if (text.charCodeAt(i + 1) === 62) (kind = '->'), (len = 2);
-        else (kind = '-'), (len = 1);
+        if (text.charCodeAt(i + 1) === 62) (kind = KIND['->']), (len = 2);
+        else (kind = KIND['-']), (len = 1);
         break;
       case 61: { // = => ==
         const d = text.charCodeAt(i + 1);
-        if (d === 62) (kind = '=>'), (len = 2);
-        else if (d === 61) (kind = '=='), (len = 2);
-        else (kind = '='), (len = 1);
+        if (d === 62) (kind = KIND['=>']), (len = 2);
+        else if (d === 61) (kind = KIND['==']), (len = 2);
+        else (kind = KIND['=']), (len = 1);
         break;
       }
       case 60: // < <=
-        if (text.charCodeAt(i + 1) === 61) (kind = '<='), (len = 2);
-        else (kind = '<'), (len = 1);
+        if (text.charCodeAt(i + 1) === 61) (kind = KIND['<=']), (len = 2);
+        else (kind = KIND['<']), (len = 1);
         break;
       case 62: // > >=
-        if (text.charCodeAt(i + 1) === 61) (kind = '>='), (len = 2);
-        else (kind = '>'), (len = 1);
+        if (text.charCodeAt(i + 1) === 61) (kind = KIND['>=']), (len = 2);
+        else (kind = KIND['>']), (len = 1);
         break;
       case 33: // != (a bare ! is not an operator)
-        if (text.charCodeAt(i + 1) === 61) (kind = '!='), (len = 2);
+        if (text.charCodeAt(i + 1) === 61) (kind = KIND['!=']), (len = 2);
         else {
           bag.error('E1001', { start, end: start + 1 }, 'Unexpected character "!"', 'use `not` for negation');
           i++;
@@ -135,11 +180,11 @@ export function lexInto(text: string, bag: DiagnosticBag): Token[] {
             'start each comment line with `//`',
           );
           i = end;
-        } else (kind = '/'), (len = 1);
+        } else (kind = KIND['/']), (len = 1);
         break;
       }
       case 39: // ' — lexed as a string so the parser carries on, but reported
-        i = lexSingleQuoted(text, start, tokens, bag);
+        i = lexSingleQuoted(text, start, out, bag);
         continue;
       case 35: { // # — probably meant as a comment: skip the line so only one error appears
         bag.error('E1001', { start, end: start + 1 }, 'Unexpected character "#"', 'Reqon comments start with `//`');
@@ -154,7 +199,7 @@ export function lexInto(text: string, bag: DiagnosticBag): Token[] {
       case 38: // & && — `&&` stands for `and` after the error, so the expression still parses
         if (text.charCodeAt(i + 1) === 38) {
           bag.error('E1001', { start, end: start + 2 }, 'Unexpected characters "&&"', 'use `and`');
-          tokens.push({ kind: 'Word', text: 'and', value: 'and', number: NaN, span: { start, end: start + 2 } });
+          out.push(WORD, start, start + 2, table.internString('and'));
           i += 2;
         } else {
           bag.error('E1001', { start, end: start + 1 }, 'Unexpected character "&"', 'use `and`');
@@ -169,24 +214,43 @@ export function lexInto(text: string, bag: DiagnosticBag): Token[] {
         i = unexpectedRun(text, start, bag);
         continue;
     }
-    if (kind !== undefined) {
-      tokens.push({ kind, text: kind, value: kind, number: NaN, span: { start, end: start + len } });
+    if (kind >= 0) {
+      out.push(kind, start, start + len, 0);
       i = start + len;
-      kind = undefined;
+      kind = -1;
     }
   }
-  tokens.push({ kind: 'EOF', text: '', value: '', number: NaN, span: { start: n, end: n } });
-  return tokens;
+  out.push(KIND.EOF, n, n, 0);
+  return out;
 }
 
+/** 10^k for k ≤ 22: exactly representable, so `digits / 10^k` is correctly rounded (see below). */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
 /** `digits` or `digits.digits`; letters, `_` or digits glued to a number make it malformed. */
-function lexNumber(text: string, start: number, tokens: Token[], bag: DiagnosticBag): number {
+function lexNumber(text: string, start: number, out: TokenStream, bag: DiagnosticBag): number {
   const n = text.length;
   let i = start + 1;
-  while (i < n && isDigit(text.charCodeAt(i))) i++;
+  // The digits' value is accumulated while scanning; with at most 15 significant digits it is an
+  // exact integer, and dividing it by an exact power of ten gives the correctly rounded value —
+  // what parseFloat returns — without slicing the text (Clinger's fast path). Longer numbers
+  // fall back to parseFloat.
+  let mantissa = text.charCodeAt(start) - 48;
+  let digits = 1;
+  while (i < n && isDigit(text.charCodeAt(i))) {
+    mantissa = mantissa * 10 + (text.charCodeAt(i) - 48);
+    digits++;
+    i++;
+  }
+  let fraction = 0;
   if (text.charCodeAt(i) === 46 && isDigit(text.charCodeAt(i + 1))) {
-    i += 2;
-    while (i < n && isDigit(text.charCodeAt(i))) i++;
+    i++;
+    while (i < n && isDigit(text.charCodeAt(i))) {
+      mantissa = mantissa * 10 + (text.charCodeAt(i) - 48);
+      digits++;
+      fraction++;
+      i++;
+    }
   }
   const goodEnd = i;
   if (i < n && isWordPart(text.charCodeAt(i))) {
@@ -198,24 +262,24 @@ function lexNumber(text: string, start: number, tokens: Token[], bag: Diagnostic
       else break;
     }
     const raw = text.slice(start, i);
-    const span: Span = { start, end: i };
+    const span = { start, end: i };
     const stripped = raw.replace(/_/g, '');
     if (raw.includes('_') && /^\d+(\.\d+)?$/.test(stripped)) {
       bag.error('E1003', span, `Invalid number "${raw}": digit separators "_" are not supported`, `write \`${stripped}\``);
-      tokens.push({ kind: 'Number', text: raw, value: raw, number: parseFloat(stripped), span });
+      out.push(NUMBER, start, i, out.numbers.push(parseFloat(stripped)) - 1);
     } else {
       bag.error('E1003', span, `Invalid number "${raw}"`, 'a number is digits with an optional fraction (`12`, `0.5`); a name cannot start with a digit');
-      tokens.push({ kind: 'Number', text: raw, value: raw, number: parseFloat(text.slice(start, goodEnd)), span });
+      out.push(NUMBER, start, i, out.numbers.push(parseFloat(text.slice(start, goodEnd))) - 1);
     }
     return i;
   }
-  const raw = text.slice(start, i);
-  tokens.push({ kind: 'Number', text: raw, value: raw, number: parseFloat(raw), span: { start, end: i } });
+  const value = digits <= 15 ? (fraction === 0 ? mantissa : mantissa / POW10[fraction]!) : parseFloat(text.slice(start, i));
+  out.push(NUMBER, start, i, out.numbers.push(value) - 1);
   return i;
 }
 
 /** A double-quoted string: `\n \t \\ \"` are escapes, any other escaped character stands for itself. */
-function lexString(text: string, start: number, tokens: Token[], bag: DiagnosticBag): number {
+function lexString(text: string, start: number, out: TokenStream, bag: DiagnosticBag): number {
   const n = text.length;
   let i = start + 1;
   let segment = i;
@@ -242,19 +306,21 @@ function lexString(text: string, start: number, tokens: Token[], bag: Diagnostic
     bag.error('E1002', { start, end: start + 1 }, 'Unterminated string', 'add the closing `"`');
     const nl = text.indexOf('\n', start);
     const end = nl < 0 ? n : nl;
-    const raw = text.slice(start, end);
-    tokens.push({ kind: 'String', text: raw, value: raw.slice(1), number: NaN, span: { start, end } });
+    out.push(STRING, start, end, out.strings.push(text.slice(start + 1, end)) - 1);
     return end;
   }
-  const body = text.slice(segment, i);
-  const value = parts === undefined ? body : (parts.push(body), parts.join(''));
   const end = i + 1;
-  tokens.push({ kind: 'String', text: text.slice(start, end), value, number: NaN, span: { start, end } });
+  if (parts === undefined) {
+    out.push(STRING, start, end, -1); // the value is the text between the quotes
+  } else {
+    parts.push(text.slice(segment, i));
+    out.push(STRING, start, end, out.strings.push(parts.join('')) - 1);
+  }
   return end;
 }
 
 /** `'text'`: reported, then kept as a string (up to the closing quote on the same line). */
-function lexSingleQuoted(text: string, start: number, tokens: Token[], bag: DiagnosticBag): number {
+function lexSingleQuoted(text: string, start: number, out: TokenStream, bag: DiagnosticBag): number {
   const n = text.length;
   let i = start + 1;
   while (i < n) {
@@ -265,8 +331,7 @@ function lexSingleQuoted(text: string, start: number, tokens: Token[], bag: Diag
   const closed = i < n && text.charCodeAt(i) === 39;
   const end = closed ? i + 1 : i;
   bag.error('E1001', { start, end: start + 1 }, `Unexpected character "'"`, 'Reqon strings use double quotes: "…"');
-  const value = text.slice(start + 1, i);
-  tokens.push({ kind: 'String', text: text.slice(start, end), value, number: NaN, span: { start, end } });
+  out.push(STRING, start, end, out.strings.push(text.slice(start + 1, i)) - 1);
   return end;
 }
 

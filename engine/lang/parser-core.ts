@@ -2,18 +2,23 @@
  * The parser's cursor, error reporting and recovery — shared by the declaration, step, option and
  * expression parsers (parser-*.ts), which are plain functions over one `Parser`.
  *
+ * Tokens are read by index from the lexer's TokenStream (token.ts): grammar functions hold token
+ * indexes, ask for a token's kind, text or offsets, and allocate a `Span` only when an AST node
+ * keeps one — so parsing allocates the tree and little else.
+ *
  * Recovery model: a grammar rule that meets a token it cannot use reports one diagnostic and throws
  * `ABORT`. Only block loops (`parseBlock`: files, missions, actions, option blocks, field blocks,
  * match arms) catch it: they rewind to the start of the failed item and skip it — jumping over
- * bracketed groups using a bracket-match table built once, never past the block's own closing
- * brace — up to the next token that can start an item. So an error never escapes its block, one
- * typo gives one error, and every loop consumes at least one token per iteration (no hangs).
+ * bracketed groups using the bracket-match table the lexer built, never past the block's own
+ * closing brace — up to the next token that can start an item. So an error never escapes its
+ * block, one typo gives one error, and every loop consumes at least one token per iteration (no
+ * hangs).
  */
 import type { Name, Span, StringLiteral } from './ast.js';
 import type { DiagnosticBag } from './diagnostics.js';
 import type { DiagnosticCode } from './codes.js';
 import { editDistance, suggest } from './suggest.js';
-import { describeToken, type Token, type TokenKind } from './token.js';
+import { describeToken, KIND, KIND_NAMES, type TokenKind, type TokenStream } from './token.js';
 
 /** Thrown (never escapes the parser) to unwind to the nearest block loop. */
 export const ABORT: unique symbol = Symbol('parse-abort');
@@ -21,34 +26,127 @@ export const ABORT: unique symbol = Symbol('parse-abort');
 /** Deepest nesting of expressions and blocks; deeper input gets one E2012 and is skipped. */
 export const MAX_DEPTH = 200;
 
+const WORD = KIND.Word;
+const STRING = KIND.String;
+const EOF = KIND.EOF;
+const COMMA = KIND[','];
+const COLON = KIND[':'];
+const R_BRACE = KIND['}'];
+const R_PAREN = KIND[')'];
+const R_BRACKET = KIND[']'];
+
+/** How the items of one kind of list are parsed, and found again after an error. */
+export interface ItemRules<S> {
+  /** Parses one item; `state` is what the caller passed along. */
+  item(p: Parser, state: S): void;
+  /** Token `i` can begin an item (to resynchronise after an error). */
+  isItemStart(p: Parser, i: number): boolean;
+}
+
+/** The rules of one kind of `{ … }` block. */
+export interface BlockRules<S> extends ItemRules<S> {
+  /** Names the block in messages ("action `Load`"); asked only when a message needs it. */
+  describe(state: S): string;
+  /**
+   * Stops the block early at word token `t` without consuming it (e.g. an action body meeting
+   * `action`, which means its `}` is missing); reports its own error.
+   */
+  leaveOn?(p: Parser, t: number, state: S): boolean;
+}
+
 export class Parser {
+  /** Index of the current token. */
   pos = 0;
   depth = 0;
-  /** For each opening bracket token, the index of its matching closer, else -1. */
-  private readonly partner: Int32Array;
-  private readonly last: number;
+  /** The list stack (see `mark`) and its height. */
+  private readonly stack: unknown[] = [];
+  private top = 0;
+  /** Index of the EOF token (the cursor never moves past it). */
+  readonly last: number;
+  private readonly kinds: Uint8Array;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
 
   constructor(
-    readonly tokens: Token[],
+    readonly tokens: TokenStream,
     readonly bag: DiagnosticBag,
     readonly file: string,
   ) {
-    this.last = tokens.length - 1;
-    this.partner = matchBrackets(tokens);
+    this.last = tokens.count - 1;
+    this.kinds = tokens.kinds;
+    this.starts = tokens.starts;
+    this.ends = tokens.ends;
   }
 
-  get tok(): Token {
-    return this.tokens[this.pos]!;
+  /** Kind of the current token. */
+  get kind(): TokenKind {
+    return KIND_NAMES[this.kinds[this.pos]!]!;
   }
 
-  peek(ahead = 1): Token {
+  /** Start offset of the current token. */
+  get start(): number {
+    return this.starts[this.pos]!;
+  }
+
+  kindAt(i: number): TokenKind {
+    return KIND_NAMES[this.kinds[i]!]!;
+  }
+
+  /** Kind of the token `ahead` of the cursor (EOF past the end). */
+  peekKind(ahead = 1): TokenKind {
     const i = this.pos + ahead;
-    return this.tokens[i < this.last ? i : this.last]!;
+    return KIND_NAMES[this.kinds[i < this.last ? i : this.last]!]!;
+  }
+
+  /** Index of the token `ahead` of the cursor (EOF past the end). */
+  peekIndex(ahead = 1): number {
+    const i = this.pos + ahead;
+    return i < this.last ? i : this.last;
+  }
+
+  /** `Token.text` of token `i` (words are interned, other texts sliced on demand). */
+  textAt(i: number): string {
+    return this.tokens.textOf(i);
+  }
+
+  /** `Token.value` of token `i`: the decoded contents of a string, else its text. */
+  valueAt(i: number): string {
+    return this.tokens.valueOf(i);
+  }
+
+  numberAt(i: number): number {
+    return this.tokens.numberOf(i);
+  }
+
+  startAt(i: number): number {
+    return this.starts[i]!;
+  }
+
+  endAt(i: number): number {
+    return this.ends[i]!;
+  }
+
+  /** A new span object for token `i` (for the AST node that keeps it). */
+  spanAt(i: number): Span {
+    return { start: this.starts[i]!, end: this.ends[i]! };
+  }
+
+  /** Token `i`'s source text contains a `.` (a decimal number); checked without slicing it. */
+  hasDot(i: number): boolean {
+    const text = this.tokens.text;
+    const end = this.ends[i]!;
+    for (let k = this.starts[i]!; k < end; k++) if (text.charCodeAt(k) === 46) return true;
+    return false;
+  }
+
+  /** Token `i` is the word `word`. */
+  isWord(i: number, word: string): boolean {
+    return this.kinds[i] === WORD && this.tokens.textOf(i) === word;
   }
 
   /** End offset of the last consumed token (the end of the node being built). */
   get prevEnd(): number {
-    return this.pos > 0 ? this.tokens[this.pos - 1]!.span.end : 0;
+    return this.pos > 0 ? this.ends[this.pos - 1]! : 0;
   }
 
   span(start: number): Span {
@@ -56,23 +154,23 @@ export class Parser {
     return { start, end: end > start ? end : start };
   }
 
-  advance(): Token {
-    const t = this.tokens[this.pos]!;
-    if (this.pos < this.last) this.pos++;
+  /** Consumes the current token and returns its index. */
+  advance(): number {
+    const t = this.pos;
+    if (t < this.last) this.pos = t + 1;
     return t;
   }
 
   at(kind: TokenKind): boolean {
-    return this.tokens[this.pos]!.kind === kind;
+    return KIND_NAMES[this.kinds[this.pos]!] === kind;
   }
 
   atWord(word: string): boolean {
-    const t = this.tokens[this.pos]!;
-    return t.kind === 'Word' && t.text === word;
+    return this.kinds[this.pos] === WORD && this.tokens.textOf(this.pos) === word;
   }
 
   eat(kind: TokenKind): boolean {
-    if (this.tokens[this.pos]!.kind !== kind) return false;
+    if (KIND_NAMES[this.kinds[this.pos]!] !== kind) return false;
     this.advance();
     return true;
   }
@@ -83,36 +181,46 @@ export class Parser {
     return true;
   }
 
-  /** Consumes a token of `kind` or reports `Expected "kind" but found …` and aborts. */
-  expect(kind: TokenKind, help?: string): Token {
-    if (this.tokens[this.pos]!.kind === kind) return this.advance();
+  /** Consumes a token of `kind` (returning its index) or reports `Expected "kind" but found …` and aborts. */
+  expect(kind: TokenKind, help?: string): number {
+    if (KIND_NAMES[this.kinds[this.pos]!] === kind) return this.advance();
     return this.fail('E2001', `"${kind}"`, help);
   }
 
-  expectWord(word: string, help?: string): Token {
+  expectWord(word: string, help?: string): number {
     if (this.atWord(word)) return this.advance();
     return this.fail('E2001', `\`${word}\``, help);
   }
 
   /** Any word is a name here (contextual keywords). */
   expectName(what: string): Name {
-    const t = this.tok;
-    if (t.kind !== 'Word') this.fail('E2001', what);
-    this.advance();
-    return { name: t.text, span: t.span };
+    const t = this.expectNameToken(what);
+    return { name: this.tokens.textOf(t), span: this.spanAt(t) };
+  }
+
+  /** `expectName` for a caller that needs only the token (its index). */
+  expectNameToken(what: string): number {
+    const t = this.pos;
+    if (this.kinds[t] !== WORD) this.fail('E2001', what);
+    return this.advance();
   }
 
   expectString(what: string): StringLiteral {
-    const t = this.tok;
-    if (t.kind !== 'String') this.fail('E2001', what);
+    const t = this.pos;
+    if (this.kinds[t] !== STRING) this.fail('E2001', what);
     this.advance();
-    return { value: t.value, span: t.span };
+    return { value: this.tokens.valueOf(t), span: this.spanAt(t) };
+  }
+
+  /** How token `i` is named in messages (`describeToken`). */
+  describe(i: number): string {
+    return describeToken(this.tokens.token(i));
   }
 
   /** Reports `Expected <what> but found <current token>` at the current token and aborts. */
   fail(code: DiagnosticCode, what: string, help?: string): never {
-    const t = this.tok;
-    this.bag.error(code, t.span, `Expected ${what} but found ${describeToken(t)}`, help);
+    const t = this.pos;
+    this.bag.error(code, this.spanAt(t), `Expected ${what} but found ${this.describe(t)}`, help);
     throw ABORT;
   }
 
@@ -123,58 +231,94 @@ export class Parser {
   /** Enters one nesting level (block or expression); reports E2012 once and aborts when too deep. */
   enter(): void {
     if (++this.depth > MAX_DEPTH) {
-      this.bag.error('E2012', this.tok.span, `Nesting is too deep (more than ${MAX_DEPTH} levels)`, 'split it up with `let` or separate actions');
+      this.bag.error('E2012', this.spanAt(this.pos), `Nesting is too deep (more than ${MAX_DEPTH} levels)`, 'split it up with `let` or separate actions');
       throw ABORT;
     }
   }
 
   /**
    * Parses `{ item … }`: optional commas between items, per-item recovery (see the file header).
-   * `isItemStart(i)` says whether token `i` can begin an item, for resynchronising after an error.
-   * `leaveOn` lets a loop stop early without consuming (e.g. an action body meeting `action`,
-   * which means its `}` is missing); it must report its own error.
+   * `rules` (a module-level constant, so no closure is made per block) parses the items;
+   * `state` is handed to its functions.
    */
-  parseBlock(
-    context: string,
-    parseItem: () => void,
-    isItemStart: (i: number) => boolean,
-    leaveOn?: (t: Token) => boolean,
-  ): void {
+  parseBlock<S>(rules: BlockRules<S>, state: S): void {
     this.expect('{');
     const open = this.pos - 1;
-    const close = this.partner[open]! >= 0 ? this.partner[open]! : this.last;
+    const partner = this.tokens.partnerOf(open);
+    const close = partner >= 0 ? partner : this.last;
     this.enter();
     for (;;) {
-      const t = this.tok;
-      if (t.kind === '}') {
+      const t = this.pos;
+      const k = this.kinds[t];
+      if (k === R_BRACE) {
         this.advance();
         break;
       }
-      if (t.kind === 'EOF') {
-        this.bag.error('E2001', t.span, `Expected "}" to close ${context} but found end of file`);
+      if (k === EOF) {
+        this.bag.error('E2001', this.spanAt(t), `Expected "}" to close ${rules.describe(state)} but found end of file`);
         break;
       }
-      if (t.kind === ',') {
+      if (k === COMMA) {
         this.advance();
         continue;
       }
-      if (leaveOn !== undefined && leaveOn(t)) break;
-      this.item(parseItem, close, isItemStart);
+      if (rules.leaveOn !== undefined && k === WORD && rules.leaveOn(this, t, state)) break;
+      this.item(rules, state, close);
     }
     this.depth--;
   }
 
   /** Runs one item parser; on ABORT rewinds and skips the item (never past `limit`). */
-  item(parseItem: () => void, limit: number, isItemStart: (i: number) => boolean): void {
+  item<S>(rules: ItemRules<S>, state: S, limit: number): void {
     const start = this.pos;
     const depth = this.depth;
+    const top = this.top;
     try {
-      parseItem();
+      rules.item(this, state);
       if (this.pos === start) this.advance(); // an item parser that consumed nothing still moves on
     } catch (e) {
       if (e !== ABORT) throw e;
       this.depth = depth;
-      this.skipItem(start, this.pos, limit, isItemStart);
+      this.top = top; // lists the item had begun are abandoned
+      this.skipItem(start, this.pos, limit, rules);
+    }
+  }
+
+  /**
+   * Lists are collected on one shared stack instead of in arrays grown by `push`, which keep room
+   * for about sixteen more elements (several times the size of a short list, and the AST keeps
+   * tens of thousands of short lists). A list is `mark()`, `add(x)` per element, `take(mark)`:
+   * an array of exactly its length. Lists nest, since an inner list is taken before the outer one
+   * adds again; `item` drops the lists of an item that failed.
+   */
+  mark(): number {
+    return this.top;
+  }
+
+  add(x: unknown): void {
+    this.stack[this.top++] = x;
+  }
+
+  take<T>(mark: number): T[] {
+    const s = this.stack;
+    const n = this.top - mark;
+    this.top = mark;
+    // Short lists (nearly all of them) come from array literals: V8 learns that what these
+    // literals allocate lives on and creates it in the old generation directly, so the young
+    // generation's collector never copies it. Arrays made by `slice` do not get that.
+    switch (n) {
+      case 0:
+        return [];
+      case 1:
+        return [s[mark]] as T[];
+      case 2:
+        return [s[mark], s[mark + 1]] as T[];
+      case 3:
+        return [s[mark], s[mark + 1], s[mark + 2]] as T[];
+      case 4:
+        return [s[mark], s[mark + 1], s[mark + 2], s[mark + 3]] as T[];
+      default:
+        return s.slice(mark, mark + n) as T[];
     }
   }
 
@@ -183,16 +327,15 @@ export class Parser {
    * grammar, so a step word among them (`let g = match …`) is not a new item; resynchronise only
    * from the failure onwards.
    */
-  private skipItem(start: number, failedAt: number, limit: number, isItemStart: (i: number) => boolean): void {
+  private skipItem<S>(start: number, failedAt: number, limit: number, rules: ItemRules<S>): void {
     let i = start;
     if (i < limit) {
-      const first = this.partner[i]!;
+      const first = this.tokens.partnerOf(i);
       i = first > i && first < limit ? first + 1 : i + 1;
     }
     while (i < limit) {
-      const t = this.tokens[i]!;
-      if (i >= failedAt && (t.kind === '}' || isItemStart(i))) break;
-      const partner = this.partner[i]!;
+      if (i >= failedAt && (this.kinds[i] === R_BRACE || rules.isItemStart(this, i))) break;
+      const partner = this.tokens.partnerOf(i);
       i = partner > i && partner < limit ? partner + 1 : i + 1;
     }
     this.pos = i;
@@ -205,48 +348,24 @@ export class Parser {
   skipValue(): void {
     let i = this.pos;
     while (i < this.last) {
-      const t = this.tokens[i]!;
-      if (t.kind === ',' || t.kind === '}' || t.kind === ')' || t.kind === ']') break;
-      if (i > this.pos && t.kind === 'Word' && this.tokens[i + 1]!.kind === ':') break;
-      const partner = this.partner[i]!;
+      const k = this.kinds[i];
+      if (k === COMMA || k === R_BRACE || k === R_PAREN || k === R_BRACKET) break;
+      if (i > this.pos && k === WORD && this.kinds[i + 1] === COLON) break;
+      const partner = this.tokens.partnerOf(i);
       i = partner > i ? partner + 1 : i + 1;
     }
     this.pos = i;
   }
 
   isWordAt(i: number, words: ReadonlySet<string>): boolean {
-    const t = this.tokens[i]!;
-    return t.kind === 'Word' && words.has(t.text);
+    return this.kinds[i] === WORD && words.has(this.tokens.textOf(i));
   }
 
   /** Token `i` is `word :` (the start of an option or field entry). */
   isKeyAt(i: number): boolean {
-    const t = this.tokens[i]!;
-    return (t.kind === 'Word' || t.kind === 'String') && i < this.last && this.tokens[i + 1]!.kind === ':';
+    const k = this.kinds[i];
+    return (k === WORD || k === STRING) && i < this.last && this.kinds[i + 1] === COLON;
   }
-}
-
-/** Bracket matching over the token list: `partner[open] = close`, -1 where unmatched. */
-function matchBrackets(tokens: Token[]): Int32Array {
-  const partner = new Int32Array(tokens.length).fill(-1);
-  const stack: number[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const k = tokens[i]!.kind;
-    if (k === '{' || k === '(' || k === '[') {
-      stack.push(i);
-    } else if (k === '}' || k === ')' || k === ']') {
-      const want = k === '}' ? '{' : k === ')' ? '(' : '[';
-      // Pop to the nearest opener of the same kind; openers skipped over stay unmatched.
-      for (let s = stack.length - 1; s >= 0; s--) {
-        if (tokens[stack[s]!]!.kind === want) {
-          partner[stack[s]!] = i;
-          stack.length = s;
-          break;
-        }
-      }
-    }
-  }
-  return partner;
 }
 
 /** "did you mean `x`?" for option keys and enumerated values: close in spelling, or a prefix. */

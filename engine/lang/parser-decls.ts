@@ -7,37 +7,43 @@ import type {
   ActionDecl, ImportDecl, MissionDecl, Name, Pipeline, SchemaDecl, SchemaField, Stage, TopLevelItem,
   TopLevelLet, TransformDecl, TransformVariant, TypeRef,
 } from './ast.js';
-import { didYouMeanWord, listWords, type Parser } from './parser-core.js';
+import { didYouMeanWord, listWords, type BlockRules, type ItemRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import { enumValue } from './parser-options.js';
 import { parseSchedule, parseSource, parseStoreDecl } from './parser-resources.js';
-import { parseFieldBlock, parseStepBlock } from './parser-steps.js';
+import { fieldBlockRules, parseActionBody, parseFieldBlock } from './parser-steps.js';
 
 const TOP_LEVEL = ['mission', 'source', 'store', 'schema', 'transform', 'action', 'import', 'let'];
 const TOP_LEVEL_WORDS: ReadonlySet<string> = new Set(TOP_LEVEL);
 const MISSION_ITEMS = ['source', 'store', 'schema', 'transform', 'action', 'run', 'schedule', 'checkpoint', 'trace'];
 const MISSION_ITEM_WORDS: ReadonlySet<string> = new Set(MISSION_ITEMS);
 
+const DECLARATIONS: ItemRules<TopLevelItem[]> = {
+  item: (p, items) => {
+    items.push(parseDeclaration(p));
+  },
+  isItemStart: (p, i) => p.isWordAt(i, TOP_LEVEL_WORDS),
+};
+
 /** The whole file: declarations until end of file; a stray "}" is reported and skipped. */
 export function parseTopLevel(p: Parser): TopLevelItem[] {
   const items: TopLevelItem[] = [];
-  const last = p.tokens.length - 1;
-  const isStart = (i: number): boolean => p.isWordAt(i, TOP_LEVEL_WORDS);
+  const last = p.last;
   while (!p.at('EOF')) {
     if (p.at('}') || p.at(',')) {
       const t = p.advance();
-      if (t.kind === '}') p.error('E2002', t.span, 'Expected a declaration but found "}"', 'this "}" closes nothing: remove it');
+      if (p.kindAt(t) === '}') p.error('E2002', p.spanAt(t), 'Expected a declaration but found "}"', 'this "}" closes nothing: remove it');
       continue;
     }
-    p.item(() => items.push(parseDeclaration(p)), last, isStart);
+    p.item(DECLARATIONS, items, last);
   }
   return items;
 }
 
 function parseDeclaration(p: Parser): TopLevelItem {
-  const t = p.tok;
-  if (t.kind === 'Word') {
-    switch (t.text) {
+  const isWord = p.kind === 'Word';
+  if (isWord) {
+    switch (p.textAt(p.pos)) {
       case 'mission': return parseMission(p);
       case 'source': return parseSource(p);
       case 'store': return parseStoreDecl(p);
@@ -48,35 +54,39 @@ function parseDeclaration(p: Parser): TopLevelItem {
       case 'let': return parseTopLevelLet(p);
     }
   }
-  const help = (t.kind === 'Word' ? didYouMeanWord(t.text, TOP_LEVEL) : undefined) ?? `a file holds ${listWords(TOP_LEVEL)}`;
+  const help = (isWord ? didYouMeanWord(p.textAt(p.pos), TOP_LEVEL) : undefined) ?? `a file holds ${listWords(TOP_LEVEL)}`;
   return p.fail('E2002', 'a declaration', help);
 }
 
 function parseMission(p: Parser): MissionDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a mission name');
   const m: MissionDecl = {
     kind: 'Mission', name, sources: [], stores: [], schemas: [], transforms: [], actions: [], pipelines: [],
     schedules: [], span: p.span(start),
   };
-  p.parseBlock(
-    `mission \`${name.name}\``,
-    () => parseMissionItem(p, m),
-    (i) => p.isWordAt(i, MISSION_ITEM_WORDS),
-    (t) => {
-      if (t.kind !== 'Word' || (t.text !== 'mission' && t.text !== 'import')) return false;
-      p.error('E2001', t.span, `Expected "}" to close mission \`${name.name}\` but found "${t.text}"`, `add "}" before this \`${t.text}\``);
-      return true;
-    },
-  );
+  p.parseBlock(MISSION_BLOCK, m);
   m.span = p.span(start);
   return m;
 }
 
+const MISSION_BLOCK: BlockRules<MissionDecl> = {
+  describe: (m) => `mission \`${m.name.name}\``,
+  item: parseMissionItem,
+  isItemStart: (p, i) => p.isWordAt(i, MISSION_ITEM_WORDS),
+  leaveOn: (p, t, m) => {
+    const text = p.textAt(t);
+    if (text !== 'mission' && text !== 'import') return false;
+    p.error('E2001', p.spanAt(t), `Expected "}" to close mission \`${m.name.name}\` but found "${text}"`, `add "}" before this \`${text}\``);
+    return true;
+  },
+};
+
 function parseMissionItem(p: Parser, m: MissionDecl): void {
-  const t = p.tok;
-  if (t.kind === 'Word') {
-    switch (t.text) {
+  const t = p.pos;
+  const isWord = p.kind === 'Word';
+  if (isWord) {
+    switch (p.textAt(t)) {
       case 'source': m.sources.push(parseSource(p)); return;
       case 'store': m.stores.push(parseStoreDecl(p)); return;
       case 'schema': m.schemas.push(parseSchema(p)); return;
@@ -88,53 +98,54 @@ function parseMissionItem(p: Parser, m: MissionDecl): void {
         p.advance();
         p.expect(':', 'write `checkpoint: afterStep`');
         const mode = enumValue(p, ['afterStep', 'onFailure'] as const, 'a checkpoint mode');
-        m.checkpoint = { mode: mode.value === 'afterStep' ? 'after-step' : 'on-failure', span: p.span(t.span.start) };
+        m.checkpoint = { mode: mode.value === 'afterStep' ? 'after-step' : 'on-failure', span: p.span(p.startAt(t)) };
         return;
       }
       case 'trace': {
         p.advance();
         p.expect(':', 'write `trace: full`');
         const mode = enumValue(p, ['full', 'minimal'] as const, 'a trace mode');
-        m.trace = { mode: mode.value, span: p.span(t.span.start) };
+        m.trace = { mode: mode.value, span: p.span(p.startAt(t)) };
         return;
       }
     }
   }
-  const help = (t.kind === 'Word' ? didYouMeanWord(t.text, MISSION_ITEMS) : undefined) ?? `a mission holds ${listWords(MISSION_ITEMS)}`;
+  const help = (isWord ? didYouMeanWord(p.textAt(t), MISSION_ITEMS) : undefined) ?? `a mission holds ${listWords(MISSION_ITEMS)}`;
   p.fail('E2003', 'a mission item', help);
 }
 
 function parseAction(p: Parser): ActionDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('an action name');
-  const steps = parseStepBlock(p, `action \`${name.name}\``);
+  const steps = parseActionBody(p, name);
   return { kind: 'Action', name, steps, file: p.file, span: p.span(start) };
 }
 
 /** `run A then [B, C] then D if cond` */
 function parsePipeline(p: Parser): Pipeline {
-  const start = p.advance().span.start;
-  const stages: Stage[] = [];
+  const start = p.startAt(p.advance());
+  const stages = p.mark();
   do {
-    const stageStart = p.tok.span.start;
+    const stageStart = p.start;
     let stage: Stage;
     if (p.eat('[')) {
-      const actions: Name[] = [p.expectName('an action name')];
-      while (p.eat(',')) actions.push(p.expectName('an action name'));
+      const actions = p.mark();
+      p.add(p.expectName('an action name'));
+      while (p.eat(',')) p.add(p.expectName('an action name'));
       p.expect(']', 'parallel stage names are separated by commas: `[A, B]`');
-      stage = { actions, parallel: true, span: p.span(stageStart) };
+      stage = { actions: p.take<Name>(actions), parallel: true, span: p.span(stageStart) };
     } else {
       stage = { actions: [p.expectName('an action name or "[" after `run`')], parallel: false, span: p.span(stageStart) };
     }
     if (p.eatWord('if')) stage.condition = parseExpr(p);
     stage.span = p.span(stageStart);
-    stages.push(stage);
+    p.add(stage);
   } while (p.eatWord('then'));
-  return { kind: 'Pipeline', stages, span: p.span(start) };
+  return { kind: 'Pipeline', stages: p.take<Stage>(stages), span: p.span(start) };
 }
 
 function parseSchema(p: Parser): SchemaDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a schema name');
   const fields = parseSchemaFields(p, `schema \`${name.name}\``);
   return { kind: 'Schema', name, fields, span: p.span(start) };
@@ -142,47 +153,53 @@ function parseSchema(p: Parser): SchemaDecl {
 
 /** `{ name: Type, name?: Type, name: Type? … }` */
 function parseSchemaFields(p: Parser, owner: string): SchemaField[] {
-  const fields: SchemaField[] = [];
-  p.parseBlock(
-    owner,
-    () => {
-      const t = p.tok;
-      if (t.kind !== 'Word' && t.kind !== 'String') p.fail('E2001', 'a field name or "}"');
-      p.advance();
-      let optional = p.eat('?');
-      p.expect(':', `write \`${t.value}: string\``);
-      const type = parseTypeRef(p);
-      if (p.eat('?')) optional = true;
-      fields.push({ name: { name: t.value, span: t.span }, type, optional, span: p.span(t.span.start) });
-    },
-    (i) => p.isKeyAt(i) || (p.tokens[i]!.kind === 'Word' && p.tokens[i + 1]?.kind === '?'),
-  );
-  return fields;
+  const fields = p.mark();
+  p.parseBlock(SCHEMA_FIELDS, owner);
+  return p.take(fields);
 }
+
+const SCHEMA_FIELDS: BlockRules<string> = {
+  describe: (owner) => owner,
+  item: (p) => {
+    const t = p.pos;
+    const kind = p.kind;
+    if (kind !== 'Word' && kind !== 'String') p.fail('E2001', 'a field name or "}"');
+    p.advance();
+    let optional = p.eat('?');
+    if (!p.eat(':')) p.expect(':', `write \`${p.valueAt(t)}: string\``); // help built on failure only
+    const type = parseTypeRef(p);
+    if (p.eat('?')) optional = true;
+    const field: SchemaField = { name: { name: p.valueAt(t), span: p.spanAt(t) }, type, optional, span: p.span(p.startAt(t)) };
+    p.add(field);
+  },
+  isItemStart: (p, i) => p.isKeyAt(i) || (p.kindAt(i) === 'Word' && i < p.last && p.kindAt(i + 1) === '?'),
+};
 
 /** `name`, `name[]`, `[Type]`, `{ fields }` */
 function parseTypeRef(p: Parser): TypeRef {
-  const t = p.tok;
+  const t = p.pos;
+  const kind = p.kind;
+  const start = p.startAt(t);
   p.enter();
   let type: TypeRef;
-  if (t.kind === 'Word') {
+  if (kind === 'Word') {
     p.advance();
-    type = { kind: 'NamedType', name: t.text, span: t.span };
-  } else if (t.kind === '[') {
+    type = { kind: 'NamedType', name: p.textAt(t), span: p.spanAt(t) };
+  } else if (kind === '[') {
     p.advance();
     const element = parseTypeRef(p);
     p.expect(']');
-    type = { kind: 'ArrayType', element, span: p.span(t.span.start) };
-  } else if (t.kind === '{') {
+    type = { kind: 'ArrayType', element, span: p.span(start) };
+  } else if (kind === '{') {
     const fields = parseSchemaFields(p, 'the nested object type');
-    type = { kind: 'ObjectType', fields, span: p.span(t.span.start) };
+    type = { kind: 'ObjectType', fields, span: p.span(start) };
   } else {
     p.fail('E2001', 'a type (a name, `[Type]` or `{ … }`)');
   }
-  while (p.at('[') && p.peek().kind === ']') {
+  while (p.at('[') && p.peekKind() === ']') {
     p.advance();
     p.advance();
-    type = { kind: 'ArrayType', element: type, span: p.span(t.span.start) };
+    type = { kind: 'ArrayType', element: type, span: p.span(start) };
   }
   p.depth--;
   return type;
@@ -193,29 +210,36 @@ function parseTypeRef(p: Parser): TypeRef {
  * `transform T { (Source) where guard -> Target { … }, … }` — all variants name one target.
  */
 function parseTransform(p: Parser): TransformDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a transform name');
   const variants: TransformVariant[] = [];
   if (p.at(':') || p.at('->')) {
-    const variantStart = p.tok.span.start;
+    const variantStart = p.start;
     let sourceSchema: Name | null = null;
     if (p.eat(':')) sourceSchema = p.expectName('a source schema name');
     p.expect('->', `write \`transform ${name.name}: Source -> Target { … }\``);
     const targetSchema = p.expectName('a target schema name');
-    const fields = parseFieldBlock(p, `transform \`${name.name}\``);
+    const fields = parseFieldBlock(p, TRANSFORM_FIELDS, name);
     variants.push({ sourceSchema, targetSchema, fields, span: p.span(variantStart) });
   } else {
-    p.parseBlock(
-      `transform \`${name.name}\``,
-      () => variants.push(parseVariant(p, name, variants[0]?.targetSchema)),
-      (i) => p.tokens[i]!.kind === '(',
-    );
+    p.parseBlock(VARIANTS, { name, variants });
   }
   return { kind: 'Transform', name, variants, span: p.span(start) };
 }
 
+const TRANSFORM_FIELDS = fieldBlockRules((transform: Name) => `transform \`${transform.name}\``);
+const VARIANT_FIELDS = fieldBlockRules((transform: Name) => `the \`${transform.name}\` variant`);
+
+const VARIANTS: BlockRules<{ name: Name; variants: TransformVariant[] }> = {
+  describe: ({ name }) => `transform \`${name.name}\``,
+  item: (p, { name, variants }) => {
+    variants.push(parseVariant(p, name, variants[0]?.targetSchema));
+  },
+  isItemStart: (p, i) => p.kindAt(i) === '(',
+};
+
 function parseVariant(p: Parser, transform: Name, firstTarget: Name | undefined): TransformVariant {
-  const start = p.expect('(', 'each variant starts with `(Schema)` or `(_)`').span.start;
+  const start = p.startAt(p.expect('(', 'each variant starts with `(Schema)` or `(_)`'));
   const source = p.expectName('a schema name or `_`');
   p.expect(')');
   const variant: TransformVariant = {
@@ -235,13 +259,13 @@ function parseVariant(p: Parser, transform: Name, firstTarget: Name | undefined)
       'split it into two transforms',
     );
   }
-  variant.fields = parseFieldBlock(p, `the \`${transform.name}\` variant`);
+  variant.fields = parseFieldBlock(p, VARIANT_FIELDS, transform);
   variant.span = p.span(start);
   return variant;
 }
 
 function parseImport(p: Parser): ImportDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a name to import');
   p.expectWord('from', `write \`import ${name.name} from "./file.vague"\``);
   const from = p.expectString('a file path string');
@@ -249,7 +273,7 @@ function parseImport(p: Parser): ImportDecl {
 }
 
 function parseTopLevelLet(p: Parser): TopLevelLet {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a variable name');
   p.expect('=', `write \`let ${name.name} = expression\``);
   const value = parseExpr(p);

@@ -6,6 +6,10 @@
  * Invariant: forms the original parses but cannot evaluate (pipes, superposition, ranges, `^x`)
  * become `UnsupportedExpr` plus one E2011 error — never a crash. Every recursion passes through
  * `parseUnary`, which counts depth, so deep nesting gives one E2012 instead of a stack overflow.
+ *
+ * Most operands stand alone (`x`, `"a"`, `f(y)`), so `parseNullish` reads the first operand
+ * itself and returns it when no binary operator follows; otherwise it hands it to the levels
+ * as their leftmost operand (`first`), which gives the same tree as descending through them.
  */
 import type { BinaryOperator, Expr, MatchExprArm, Name, ObjectEntry } from './ast.js';
 import { type Parser } from './parser-core.js';
@@ -26,11 +30,16 @@ function binary(p: Parser, operator: BinaryOperator, left: Expr, right: Expr): E
 
 /** A word operator, unless it is really the key of the next `key: value` entry. */
 function atWordOp(p: Parser, word: string): boolean {
-  return p.atWord(word) && p.peek().kind !== ':';
+  return p.atWord(word) && p.peekKind() !== ':';
 }
 
 function parseNullish(p: Parser): Expr {
-  let left = parseOr(p);
+  let first: Expr | undefined;
+  if (!atWordOp(p, 'not')) {
+    first = parseUnary(p);
+    if (!atBinaryOperator(p)) return first;
+  }
+  let left = parseOr(p, first);
   while (p.at('??')) {
     p.advance();
     left = binary(p, '??', left, parseOr(p));
@@ -38,8 +47,30 @@ function parseNullish(p: Parser): Expr {
   return left;
 }
 
-function parseOr(p: Parser): Expr {
-  let left = parseAnd(p);
+/**
+ * The current token continues an operand as a binary operator of some level below `?:` (what
+ * every level from `??` down to `* / %` would look for). `not` only starts an operand.
+ */
+function atBinaryOperator(p: Parser): boolean {
+  switch (p.kind) {
+    case '??': case '|': case '..':
+    case '==': case '!=': case '<': case '>': case '<=': case '>=':
+    case '+': case '-': case '*': case '/': case '%':
+      return true;
+    case 'Word': {
+      if (p.peekKind() === ':') return false;
+      const word = p.textAt(p.pos);
+      return word === 'or' || word === 'and' || word === 'is' || word === 'in';
+    }
+    default:
+      return false;
+  }
+}
+
+// Each level takes an optional `first`: its leftmost operand, already parsed (see the header).
+
+function parseOr(p: Parser, first?: Expr): Expr {
+  let left = parseAnd(p, first);
   while (atWordOp(p, 'or')) {
     p.advance();
     left = binary(p, 'or', left, parseAnd(p));
@@ -47,8 +78,8 @@ function parseOr(p: Parser): Expr {
   return left;
 }
 
-function parseAnd(p: Parser): Expr {
-  let left = parseNot(p);
+function parseAnd(p: Parser, first?: Expr): Expr {
+  let left = parseNot(p, first);
   while (atWordOp(p, 'and')) {
     p.advance();
     left = binary(p, 'and', left, parseNot(p));
@@ -56,9 +87,9 @@ function parseAnd(p: Parser): Expr {
   return left;
 }
 
-function parseNot(p: Parser): Expr {
-  if (!atWordOp(p, 'not')) return parseBar(p);
-  const start = p.advance().span.start;
+function parseNot(p: Parser, first?: Expr): Expr {
+  if (first !== undefined || !atWordOp(p, 'not')) return parseBar(p, first);
+  const start = p.startAt(p.advance());
   p.enter();
   const operand = parseNot(p);
   p.depth--;
@@ -66,10 +97,10 @@ function parseNot(p: Parser): Expr {
 }
 
 /** `a | b` (superposition) and `x | f(…)` (pipe): parsed, reported, not evaluable. */
-function parseBar(p: Parser): Expr {
-  const left = parseComparison(p);
+function parseBar(p: Parser, first?: Expr): Expr {
+  const left = parseComparison(p, first);
   if (!p.at('|')) return left;
-  const bar = p.tok.span;
+  const bar = p.spanAt(p.pos);
   let pipe = false;
   while (p.eat('|')) {
     const right = parseComparison(p);
@@ -84,13 +115,21 @@ function parseBar(p: Parser): Expr {
   return { kind: 'Unsupported', construct: pipe ? 'pipe' : 'superposition', span };
 }
 
-const COMPARISON: Partial<Record<string, BinaryOperator>> = {
-  '==': '==', '!=': '!=', '<': '<', '>': '>', '<=': '<=', '>=': '>=',
-};
+function comparison(kind: string): BinaryOperator | undefined {
+  switch (kind) {
+    case '==': return '==';
+    case '!=': return '!=';
+    case '<': return '<';
+    case '>': return '>';
+    case '<=': return '<=';
+    case '>=': return '>=';
+    default: return undefined;
+  }
+}
 
-function parseComparison(p: Parser): Expr {
-  let left = parseRange(p);
-  for (let op = COMPARISON[p.tok.kind]; op !== undefined; op = COMPARISON[p.tok.kind]) {
+function parseComparison(p: Parser, first?: Expr): Expr {
+  let left = parseRange(p, first);
+  for (let op = comparison(p.kind); op !== undefined; op = comparison(p.kind)) {
     p.advance();
     left = binary(p, op, left, parseRange(p));
   }
@@ -106,34 +145,34 @@ function parseComparison(p: Parser): Expr {
   return left;
 }
 
-function parseRange(p: Parser): Expr {
-  const left = parseAdditive(p);
+function parseRange(p: Parser, first?: Expr): Expr {
+  const left = parseAdditive(p, first);
   if (!p.at('..')) return left;
-  const dots = p.advance().span;
+  const dots = p.spanAt(p.advance());
   if (startsOperand(p)) parseAdditive(p);
   p.error('E2011', dots, 'Ranges (`a..b`) are not supported yet', 'use `range(a, b)` for a list of numbers');
   return { kind: 'Unsupported', construct: 'range', span: p.span(left.span.start) };
 }
 
 function startsOperand(p: Parser): boolean {
-  const k = p.tok.kind;
+  const k = p.kind;
   return k === 'Word' || k === 'Number' || k === 'String' || k === '(' || k === '[' || k === '-' || k === '.';
 }
 
-function parseAdditive(p: Parser): Expr {
-  let left = parseMultiplicative(p);
+function parseAdditive(p: Parser, first?: Expr): Expr {
+  let left = parseMultiplicative(p, first);
   for (;;) {
-    const k = p.tok.kind;
+    const k = p.kind;
     if (k !== '+' && k !== '-') return left;
     p.advance();
     left = binary(p, k, left, parseMultiplicative(p));
   }
 }
 
-function parseMultiplicative(p: Parser): Expr {
-  let left = parseUnary(p);
+function parseMultiplicative(p: Parser, first?: Expr): Expr {
+  let left = first ?? parseUnary(p);
   for (;;) {
-    const k = p.tok.kind;
+    const k = p.kind;
     if (k !== '*' && k !== '/' && k !== '%') return left;
     p.advance();
     left = binary(p, k, left, parseUnary(p));
@@ -142,21 +181,22 @@ function parseMultiplicative(p: Parser): Expr {
 
 function parseUnary(p: Parser): Expr {
   p.enter();
-  const t = p.tok;
+  const t = p.pos;
+  const kind = p.kind;
   let result: Expr;
-  if (t.kind === '-' || t.kind === '+') {
+  if (kind === '-' || kind === '+') {
     p.advance();
     const operand = parseUnary(p);
-    result = { kind: 'Unary', operator: t.kind, operand, span: p.span(t.span.start) };
-  } else if (t.kind === '^') {
+    result = { kind: 'Unary', operator: kind, operand, span: p.span(p.startAt(t)) };
+  } else if (kind === '^') {
     p.advance();
-    p.expectName('a name after `^`');
-    while (p.at('.') && p.peek().kind === 'Word') {
+    p.expectNameToken('a name after `^`');
+    while (p.at('.') && p.peekKind() === 'Word') {
       p.advance();
       p.advance();
     }
-    p.error('E2011', t.span, 'Parent references (`^x`) are not supported yet', 'bind the outer value with `let` before the loop');
-    result = { kind: 'Unsupported', construct: 'parent-reference', span: p.span(t.span.start) };
+    p.error('E2011', p.spanAt(t), 'Parent references (`^x`) are not supported yet', 'bind the outer value with `let` before the loop');
+    result = { kind: 'Unsupported', construct: 'parent-reference', span: p.span(p.startAt(t)) };
   } else {
     result = parsePostfix(p);
   }
@@ -165,22 +205,20 @@ function parseUnary(p: Parser): Expr {
 }
 
 function parsePostfix(p: Parser): Expr {
-  const start = p.tok.span.start;
+  const start = p.start;
   const parenthesised = p.at('(');
   let expr = parsePrimary(p);
   // Only a name written as a name extends into a dotted name or becomes a callee; after a call,
   // subscript or parentheses `.x` is a field read (MemberExpr).
   let named = expr.kind === 'Ref' && !parenthesised;
   for (;;) {
-    const k = p.tok.kind;
+    const k = p.kind;
     if (k === '.') {
+      // A name written as a name has taken its dotted parts already (`parseRef`), so this `.x`
+      // follows a call, subscript or parentheses.
       p.advance();
-      const prop = p.expectName('a property name after "."');
-      if (named && expr.kind === 'Ref') {
-        expr = { kind: 'Ref', parts: [...expr.parts, prop.name], leadingDot: expr.leadingDot, span: p.span(start) };
-      } else {
-        expr = { kind: 'Member', object: expr, property: prop.name, span: p.span(start) };
-      }
+      const prop = p.textAt(p.expectNameToken('a property name after "."'));
+      expr = { kind: 'Member', object: expr, property: prop, span: p.span(start) };
     } else if (k === '[') {
       p.advance();
       const index = parseExpr(p);
@@ -188,7 +226,7 @@ function parsePostfix(p: Parser): Expr {
       expr = { kind: 'Index', object: expr, index, span: p.span(start) };
       named = false;
     } else if (k === '(') {
-      const open = p.tok.span;
+      const open = p.spanAt(p.pos);
       const args = parseArgs(p);
       if (named && expr.kind === 'Ref') {
         const callee: Name = { name: expr.parts.join('.'), span: expr.span };
@@ -205,25 +243,25 @@ function parsePostfix(p: Parser): Expr {
 
 function parseArgs(p: Parser): Expr[] {
   p.expect('(');
-  const args: Expr[] = [];
-  if (p.eat(')')) return args;
+  if (p.eat(')')) return [];
+  const args = p.mark();
   for (;;) {
-    args.push(parseExpr(p));
-    if (p.eat(')')) return args;
+    p.add(parseExpr(p));
+    if (p.eat(')')) return p.take(args);
     if (!p.at(',')) p.fail('E2001', '"," or ")"', 'arguments are separated by commas');
     p.advance();
   }
 }
 
 function parsePrimary(p: Parser): Expr {
-  const t = p.tok;
-  switch (t.kind) {
+  const t = p.pos;
+  switch (p.kind) {
     case 'Number':
       p.advance();
-      return { kind: 'Number', value: t.number, span: t.span };
+      return { kind: 'Number', value: p.numberAt(t), span: p.spanAt(t) };
     case 'String':
       p.advance();
-      return { kind: 'String', value: t.value, span: t.span };
+      return { kind: 'String', value: p.valueAt(t), span: p.spanAt(t) };
     case '(': {
       p.advance();
       const inner = parseExpr(p);
@@ -234,11 +272,9 @@ function parsePrimary(p: Parser): Expr {
       return parseArray(p);
     case '{':
       return parseObject(p);
-    case '.': {
+    case '.':
       p.advance();
-      const name = p.expectName('a property name after "."');
-      return { kind: 'Ref', parts: [name.name], leadingDot: true, span: p.span(t.span.start) };
-    }
+      return parseRef(p, p.startAt(t), p.textAt(p.expectNameToken('a property name after "."')), true);
     case 'Word':
       return parseWordPrimary(p);
     default:
@@ -248,84 +284,103 @@ function parsePrimary(p: Parser): Expr {
 
 /** A word followed by one of these is a plain name even if it could begin a construct. */
 function nameFollows(p: Parser): boolean {
-  const next = p.peek();
-  const k = next.kind;
-  if (k === '.') return next.span.start === p.tok.span.end; // `match.x` is a name, `match .x {` a match
+  const next = p.peekIndex();
+  const k = p.kindAt(next);
+  if (k === '.') return p.startAt(next) === p.endAt(p.pos); // `match.x` is a name, `match .x {` a match
   return k === ',' || k === ')' || k === ']' || k === '}' || k === ':' || k === 'EOF' || k === '=>';
 }
 
 function parseWordPrimary(p: Parser): Expr {
-  const t = p.tok;
-  switch (t.text) {
+  const t = p.pos;
+  const text = p.textAt(t);
+  switch (text) {
     case 'true':
     case 'false':
       p.advance();
-      return { kind: 'Boolean', value: t.text === 'true', span: t.span };
+      return { kind: 'Boolean', value: text === 'true', span: p.spanAt(t) };
     case 'null':
       p.advance();
-      return { kind: 'Null', span: t.span };
+      return { kind: 'Null', span: p.spanAt(t) };
     case 'match':
       if (!nameFollows(p)) return parseMatchExpr(p);
       break;
     case 'any':
-      if (p.peek().kind === 'Word' && p.peek().text === 'of') return parseAnyOf(p);
+      if (p.isWord(p.peekIndex(), 'of')) return parseAnyOf(p);
       break;
     case 'if':
       if (!nameFollows(p)) return parseIfThenElse(p);
       break;
   }
   p.advance();
-  return { kind: 'Ref', parts: [t.text], leadingDot: false, span: t.span };
+  return parseRef(p, p.startAt(t), text, false);
+}
+
+/**
+ * A name (`a`, `.a`) with the dotted parts that follow it (`a.b.c`): one Ref and one parts
+ * array, however many dots.
+ */
+function parseRef(p: Parser, start: number, first: string, leadingDot: boolean): Expr {
+  if (!p.at('.')) return { kind: 'Ref', parts: [first], leadingDot, span: p.span(start) };
+  const parts = p.mark();
+  p.add(first);
+  do {
+    p.advance();
+    p.add(p.textAt(p.expectNameToken('a property name after "."')));
+  } while (p.at('.'));
+  return { kind: 'Ref', parts: p.take<string>(parts), leadingDot, span: p.span(start) };
 }
 
 function parseArray(p: Parser): Expr {
-  const start = p.expect('[').span.start;
-  const elements: Expr[] = [];
+  const start = p.startAt(p.expect('['));
+  const elements = p.mark();
   while (!p.at(']')) {
-    elements.push(parseExpr(p));
+    p.add(parseExpr(p));
     if (p.at(']')) break;
     if (!p.at(',')) p.fail('E2001', '"," or "]"', 'array elements are separated by commas');
     p.advance();
   }
   p.advance();
-  return { kind: 'Array', elements, span: p.span(start) };
+  return { kind: 'Array', elements: p.take<Expr>(elements), span: p.span(start) };
 }
 
 function parseObject(p: Parser): Expr {
-  const start = p.expect('{').span.start;
-  const entries: ObjectEntry[] = [];
+  const start = p.startAt(p.expect('{'));
+  const entries = p.mark();
   while (!p.at('}')) {
-    const entryStart = p.tok.span.start;
+    const entryStart = p.start;
     if (p.eat('...')) {
       const value = parseExpr(p);
-      entries.push({ kind: 'Spread', value, span: p.span(entryStart) });
+      const entry: ObjectEntry = { kind: 'Spread', value, span: p.span(entryStart) };
+      p.add(entry);
     } else {
-      const k = p.tok;
-      if (k.kind !== 'Word' && k.kind !== 'String') p.fail('E2001', 'a property name or "}"');
+      const k = p.pos;
+      const kind = p.kind;
+      if (kind !== 'Word' && kind !== 'String') p.fail('E2001', 'a property name or "}"');
       p.advance();
       p.expect(':');
       const value = parseExpr(p);
-      entries.push({ kind: 'Property', key: { name: k.value, span: k.span }, value, span: p.span(entryStart) });
+      const entry: ObjectEntry = { kind: 'Property', key: { name: p.valueAt(k), span: p.spanAt(k) }, value, span: p.span(entryStart) };
+      p.add(entry);
     }
     if (p.at('}')) break;
     if (!p.at(',')) p.fail('E2001', '"," or "}"', 'object properties are separated by commas');
     p.advance();
   }
   p.advance();
-  return { kind: 'Object', entries, span: p.span(start) };
+  return { kind: 'Object', entries: p.take<ObjectEntry>(entries), span: p.span(start) };
 }
 
 /** `match subject { pattern (where guard)? => result, … }` — commas between arms are optional. */
 function parseMatchExpr(p: Parser): Expr {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const subject = parseExpr(p);
   p.expect('{', 'a match expression lists its arms in braces');
-  const arms: MatchExprArm[] = [];
+  const arms = p.mark();
   while (!p.at('}')) {
     if (p.eat(',')) continue;
-    const armStart = p.tok.span.start;
+    const armStart = p.start;
     let pattern: Expr | null;
-    if (p.atWord('_') && (p.peek().kind === '=>' || p.peek().text === 'where')) {
+    if (p.atWord('_') && (p.peekKind() === '=>' || p.textAt(p.peekIndex()) === 'where')) {
       p.advance();
       pattern = null;
     } else {
@@ -336,14 +391,14 @@ function parseMatchExpr(p: Parser): Expr {
     const result = parseExpr(p);
     const arm: MatchExprArm = { pattern, result, span: p.span(armStart) };
     if (guard !== undefined) arm.guard = guard;
-    arms.push(arm);
+    p.add(arm);
   }
   p.advance();
-  return { kind: 'MatchExpr', subject, arms, span: p.span(start) };
+  return { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), span: p.span(start) };
 }
 
 function parseAnyOf(p: Parser): Expr {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   p.advance(); // `of`
   const collection = parseExpr(p);
   const expr: Expr = { kind: 'AnyOf', collection, span: { start, end: start } };
@@ -353,7 +408,7 @@ function parseAnyOf(p: Parser): Expr {
 }
 
 function parseIfThenElse(p: Parser): Expr {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const test = parseExpr(p);
   p.expectWord('then', 'write `if condition then a else b`');
   const consequent = parseExpr(p);

@@ -7,76 +7,103 @@
  * close) and its value is skipped as a balanced group, so the next key parses cleanly.
  */
 import type { FetchOptions, OptionSpans, Paginate, RetryConfig, Since, SinceFormat, Span } from './ast.js';
-import { ABORT, didYouMeanWord, listWords, type Parser } from './parser-core.js';
+import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
-import { describeToken } from './token.js';
 
-export type OptionHandlers = Record<string, () => void>;
+/**
+ * The options one kind of block accepts: its `keys` (in the order messages list them) and
+ * `parse`, which reads the value of one known key into `target`. Sets are module-level
+ * constants — one switch over the key instead of a closure per key per block.
+ */
+export interface OptionSet<T, K extends string = string> {
+  /** Names the block in messages: "fetch" → "the fetch options", "Unknown fetch option". */
+  context: string;
+  keys: readonly K[];
+  parse(p: Parser, key: K, target: T): void;
+}
 
-/** Parses `{ … }` at the cursor dispatching each key to its handler; returns the block's span. */
-export function parseOptionBlock(p: Parser, context: string, handlers: OptionHandlers, spans: OptionSpans): Span {
-  const start = p.tok.span.start;
-  const known = (): string[] => Object.keys(handlers); // only needed for messages
-  p.parseBlock(
-    `the ${context} options`,
-    () => {
-      const key = p.tok;
-      if (key.kind !== 'Word') p.fail('E2001', `a ${context} option name or "}"`, `${context} options: ${listWords(known())}`);
-      p.advance();
-      p.expect(':', `write \`${key.text}: value\``);
-      const handler = Object.hasOwn(handlers, key.text) ? handlers[key.text] : undefined;
-      if (handler === undefined) {
-        const help = didYouMeanWord(key.text, known()) ?? `${context} options: ${listWords(known())}`;
-        p.error('E2006', key.span, `Unknown ${context} option \`${key.text}\``, help);
-        p.skipValue();
-        return;
-      }
-      if (Object.hasOwn(spans, key.text)) {
-        p.error('E2014', key.span, `Option \`${key.text}\` is given twice`, 'remove one of them');
-      }
-      spans[key.text] = key.span;
-      handler();
-    },
-    (i) => p.isKeyAt(i),
-  );
+/** One option block being parsed: the state its BlockRules are handed. */
+interface OptionBlock {
+  set: OptionSet<unknown>;
+  target: unknown;
+  spans: OptionSpans;
+}
+
+const OPTION_BLOCK: BlockRules<OptionBlock> = {
+  describe: ({ set }) => `the ${set.context} options`,
+  item: (p, { set, target, spans }) => {
+    const { context, keys } = set;
+    const key = p.pos;
+    if (p.kind !== 'Word') p.fail('E2001', `a ${context} option name or "}"`, `${context} options: ${listWords(keys)}`);
+    p.advance();
+    const text = p.textAt(key);
+    if (!p.eat(':')) p.expect(':', `write \`${text}: value\``); // help built on failure only
+    const span = p.spanAt(key);
+    if (!keys.includes(text)) {
+      const help = didYouMeanWord(text, keys) ?? `${context} options: ${listWords(keys)}`;
+      p.error('E2006', span, `Unknown ${context} option \`${text}\``, help);
+      p.skipValue();
+      return;
+    }
+    if (Object.hasOwn(spans, text)) {
+      p.error('E2014', span, `Option \`${text}\` is given twice`, 'remove one of them');
+    }
+    spans[text] = span;
+    set.parse(p, text, target);
+  },
+  isItemStart: (p, i) => p.isKeyAt(i),
+};
+
+/** Parses `{ … }` at the cursor, each known key into `target`; returns the block's span. */
+export function parseOptionBlock<T, K extends string>(p: Parser, set: OptionSet<T, K>, target: T, spans: OptionSpans): Span {
+  const start = p.start;
+  const block: OptionBlock = { set: set as unknown as OptionSet<unknown>, target, spans };
+  p.parseBlock(OPTION_BLOCK, block);
   return p.span(start);
+}
+
+/** For the `never` branch of an option set's switch: the block checked the key already. */
+export function unknownKey(key: never): never {
+  throw new Error(`option key ${String(key)} has no parser`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Literal values
 
 function isIntegerToken(p: Parser): boolean {
-  const t = p.tok;
-  return t.kind === 'Number' && Number.isInteger(t.number) && !t.text.includes('.');
+  const t = p.pos;
+  return p.kind === 'Number' && Number.isInteger(p.numberAt(t)) && !p.hasDot(t);
 }
 
 /** A non-negative integer literal (counts, milliseconds, sizes). */
 export function intValue(p: Parser, what = 'an integer'): number {
   if (!isIntegerToken(p)) p.fail('E2013', what);
-  return p.advance().number;
+  return p.numberAt(p.advance());
 }
 
 export function numberValue(p: Parser, what = 'a number'): number {
   if (!p.at('Number')) p.fail('E2013', what);
-  return p.advance().number;
+  return p.numberAt(p.advance());
 }
 
 export function boolValue(p: Parser): boolean {
-  const t = p.tok;
-  if (t.kind !== 'Word' || (t.text !== 'true' && t.text !== 'false')) p.fail('E2001', '`true` or `false`');
+  const isTrue = p.atWord('true');
+  if (!isTrue && !p.atWord('false')) p.fail('E2001', '`true` or `false`');
   p.advance();
-  return t.text === 'true';
+  return isTrue;
 }
 
 /** One word out of a fixed set (`backoff: constant`); a close misspelling gets "did you mean". */
 export function enumValue<T extends string>(p: Parser, allowed: readonly T[], what: string): { value: T; span: Span } {
-  const t = p.tok;
-  if (t.kind === 'Word' && (allowed as readonly string[]).includes(t.text)) {
+  const t = p.pos;
+  const isWord = p.kind === 'Word';
+  const text = p.textAt(t);
+  if (isWord && (allowed as readonly string[]).includes(text)) {
     p.advance();
-    return { value: t.text as T, span: t.span };
+    return { value: text as T, span: p.spanAt(t) };
   }
-  const help = t.kind === 'Word' ? didYouMeanWord(t.text, allowed) : undefined;
-  p.error('E2007', t.span, `Expected ${what} (${listWords(allowed)}) but found ${describeToken(t)}`, help);
+  const help = isWord ? didYouMeanWord(text, allowed) : undefined;
+  p.error('E2007', p.spanAt(t), `Expected ${what} (${listWords(allowed)}) but found ${p.describe(t)}`, help);
   throw ABORT;
 }
 
@@ -85,45 +112,57 @@ export function enumValue<T extends string>(p: Parser, allowed: readonly T[], wh
 
 const BACKOFFS = ['exponential', 'linear', 'constant'] as const;
 
+const RETRY_OPTIONS: OptionSet<RetryConfig, 'maxAttempts' | 'backoff' | 'initialDelay' | 'maxDelay' | 'timeout'> = {
+  context: 'retry',
+  keys: ['maxAttempts', 'backoff', 'initialDelay', 'maxDelay', 'timeout'],
+  parse(p, key, cfg) {
+    switch (key) {
+      case 'maxAttempts': cfg.maxAttempts = intValue(p); return;
+      case 'backoff': cfg.backoff = enumValue(p, BACKOFFS, 'a backoff').value; return;
+      case 'initialDelay': cfg.initialDelay = intValue(p, 'a delay in milliseconds'); return;
+      case 'maxDelay': cfg.maxDelay = intValue(p, 'a delay in milliseconds'); return;
+      case 'timeout': cfg.timeout = intValue(p, 'a timeout in milliseconds'); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 export function parseRetryBlock(p: Parser): RetryConfig {
-  const cfg: RetryConfig = { optionSpans: {}, span: p.tok.span };
-  cfg.span = parseOptionBlock(
-    p,
-    'retry',
-    {
-      maxAttempts: () => (cfg.maxAttempts = intValue(p)),
-      backoff: () => (cfg.backoff = enumValue(p, BACKOFFS, 'a backoff').value),
-      initialDelay: () => (cfg.initialDelay = intValue(p, 'a delay in milliseconds')),
-      maxDelay: () => (cfg.maxDelay = intValue(p, 'a delay in milliseconds')),
-      timeout: () => (cfg.timeout = intValue(p, 'a timeout in milliseconds')),
-    },
-    cfg.optionSpans,
-  );
+  const cfg: RetryConfig = { optionSpans: {}, span: p.spanAt(p.pos) };
+  cfg.span = parseOptionBlock(p, RETRY_OPTIONS, cfg, cfg.optionSpans);
   return cfg;
 }
+
+type FetchKey =
+  | 'source' | 'body' | 'paginate' | 'until' | 'retry' | 'since' | 'allow' | 'backfill' | 'maxPages' | 'maxItems'
+  | 'itemsPath';
+
+const FETCH_OPTIONS: OptionSet<FetchOptions, FetchKey> = {
+  context: 'fetch',
+  keys: ['source', 'body', 'paginate', 'until', 'retry', 'since', 'allow', 'backfill', 'maxPages', 'maxItems', 'itemsPath'],
+  parse(p, key, o) {
+    switch (key) {
+      case 'source': o.source = p.expectName('a source name'); return;
+      case 'body': o.body = parseExpr(p); return;
+      case 'paginate': o.paginate = parsePaginate(p); return;
+      case 'until': o.until = parseExpr(p); return;
+      case 'retry': o.retry = parseRetryBlock(p); return;
+      case 'since': o.since = parseSince(p); return;
+      case 'allow': o.allow = parseAllow(p); return;
+      case 'backfill': o.backfill = boolValue(p); return;
+      case 'maxPages': o.maxPages = intValue(p); return;
+      case 'maxItems': o.maxItems = intValue(p); return;
+      case 'itemsPath': o.itemsPath = p.expectString('a dotted path string such as "data.items"'); return;
+      default: unknownKey(key);
+    }
+  },
+};
 
 /** `{ source, body, paginate, until, retry, since, allow, backfill, maxPages, maxItems, itemsPath }`, if present. */
 export function parseFetchOptions(p: Parser): FetchOptions {
   const o: FetchOptions = { optionSpans: {} };
   if (!p.at('{')) return o;
-  parseOptionBlock(
-    p,
-    'fetch',
-    {
-      source: () => (o.source = p.expectName('a source name')),
-      body: () => (o.body = parseExpr(p)),
-      paginate: () => (o.paginate = parsePaginate(p)),
-      until: () => (o.until = parseExpr(p)),
-      retry: () => (o.retry = parseRetryBlock(p)),
-      since: () => (o.since = parseSince(p)),
-      allow: () => (o.allow = parseAllow(p)),
-      backfill: () => (o.backfill = boolValue(p)),
-      maxPages: () => (o.maxPages = intValue(p)),
-      maxItems: () => (o.maxItems = intValue(p)),
-      itemsPath: () => (o.itemsPath = p.expectString('a dotted path string such as "data.items"')),
-    },
-    o.optionSpans,
-  );
+  parseOptionBlock(p, FETCH_OPTIONS, o, o.optionSpans);
   return o;
 }
 
@@ -136,7 +175,7 @@ const PAGINATE_EXAMPLE = {
 
 /** `offset(p, N)`, `page(p, N)`, `cursor(p, N, "a.b")`, each with an optional size parameter name last. */
 function parsePaginate(p: Parser): Paginate {
-  const start = p.tok.span.start;
+  const start = p.start;
   const strategy = enumValue(p, STRATEGIES, 'a pagination strategy').value;
   const example = `write \`${PAGINATE_EXAMPLE[strategy]}\``;
   p.expect('(', example);
@@ -146,20 +185,21 @@ function parsePaginate(p: Parser): Paginate {
     p.fail('E2001', '","', example);
   }
   p.advance();
-  const size = p.tok;
-  if (size.kind !== 'Number' || !Number.isInteger(size.number) || size.number <= 0 || size.text.includes('.')) {
-    p.error('E2008', size.span, `Expected a page size but found ${describeToken(size)}: page size must be a positive integer`, example);
+  const size = p.pos;
+  const pageSize = p.numberAt(size);
+  if (p.kind !== 'Number' || !Number.isInteger(pageSize) || pageSize <= 0 || p.hasDot(size)) {
+    p.error('E2008', p.spanAt(size), `Expected a page size but found ${p.describe(size)}: page size must be a positive integer`, example);
     throw ABORT;
   }
   p.advance();
-  const result: Paginate = { strategy, param, pageSize: size.number, span: size.span };
+  const result: Paginate = { strategy, param, pageSize, span: p.spanAt(size) };
   if (strategy === 'cursor') {
     if (!p.eat(',')) p.fail('E2008', '"," and the path of the next cursor', example);
     result.cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"');
   }
   if (p.eat(',')) {
     if (p.at('String')) {
-      p.error('E2008', p.tok.span, 'Only `cursor(…)` takes a cursor path', example);
+      p.error('E2008', p.spanAt(p.pos), 'Only `cursor(…)` takes a cursor path', example);
       throw ABORT;
     }
     result.sizeParam = p.expectName('the name of the page-size query parameter');
@@ -173,68 +213,74 @@ const FORMATS: readonly SinceFormat[] = ['iso', 'unix', 'unix-ms', 'date-only'];
 
 /** `lastSync("key")? { param, format, updateFrom, header }?`, or any expression. */
 function parseSince(p: Parser): Since {
-  const start = p.tok.span.start;
-  if (!p.atWord('lastSync') || p.peek().kind === '.') {
+  const start = p.start;
+  if (!p.atWord('lastSync') || p.peekKind() === '.') {
     const value = parseExpr(p);
     return { kind: 'SinceExpr', value, span: value.span };
   }
   p.advance();
-  const since: Since = { kind: 'LastSync', optionSpans: {}, span: p.span(start) };
+  const since: LastSync = { kind: 'LastSync', optionSpans: {}, span: p.span(start) };
   if (p.eat('(')) {
     since.key = p.expectString('the checkpoint key as a string');
     p.expect(')');
   }
-  if (p.at('{')) {
-    parseOptionBlock(
-      p,
-      'lastSync',
-      {
-        param: () => (since.param = p.expectString('a query parameter name as a string').value),
-        format: () => (since.format = parseFormat(p)),
-        updateFrom: () => (since.updateFrom = p.expectString('a dotted path string').value),
-        header: () => (since.header = p.expectString('a header name as a string').value),
-      },
-      since.optionSpans,
-    );
-  }
+  if (p.at('{')) parseOptionBlock(p, LAST_SYNC_OPTIONS, since, since.optionSpans);
   since.span = p.span(start);
   return since;
 }
 
+type LastSync = Extract<Since, { kind: 'LastSync' }>;
+
+const LAST_SYNC_OPTIONS: OptionSet<LastSync, 'param' | 'format' | 'updateFrom' | 'header'> = {
+  context: 'lastSync',
+  keys: ['param', 'format', 'updateFrom', 'header'],
+  parse(p, key, since) {
+    switch (key) {
+      case 'param': since.param = p.expectString('a query parameter name as a string').value; return;
+      case 'format': since.format = parseFormat(p); return;
+      case 'updateFrom': since.updateFrom = p.expectString('a dotted path string').value; return;
+      case 'header': since.header = p.expectString('a header name as a string').value; return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 /** `iso`, `unix`, `unix-ms`, `date-only` — as words (the hyphenated ones are three tokens) or strings. */
 function parseFormat(p: Parser): SinceFormat {
-  const t = p.tok;
+  const t = p.pos;
+  const kind = p.kind;
   let text: string | undefined;
-  if (t.kind === 'String') {
-    text = t.value;
+  if (kind === 'String') {
+    text = p.valueAt(t);
     p.advance();
-  } else if (t.kind === 'Word') {
-    const dash = p.peek();
-    const rest = p.peek(2);
-    if (dash.kind === '-' && dash.span.start === t.span.end && rest.kind === 'Word' && rest.span.start === dash.span.end) {
-      text = `${t.text}-${rest.text}`;
+  } else if (kind === 'Word') {
+    const dash = p.peekIndex();
+    const rest = p.peekIndex(2);
+    if (p.kindAt(dash) === '-' && p.startAt(dash) === p.endAt(t) && p.kindAt(rest) === 'Word' && p.startAt(rest) === p.endAt(dash)) {
+      text = `${p.textAt(t)}-${p.textAt(rest)}`;
       p.advance();
       p.advance();
-    } else text = t.text;
+    } else text = p.textAt(t);
     p.advance();
   }
   if (text !== undefined && (FORMATS as readonly string[]).includes(text)) return text as SinceFormat;
-  const span = { start: t.span.start, end: p.prevEnd > t.span.start ? p.prevEnd : t.span.end };
-  const found = text === undefined ? describeToken(t) : `"${text}"`;
+  const tStart = p.startAt(t);
+  const span = { start: tStart, end: p.prevEnd > tStart ? p.prevEnd : p.endAt(t) };
+  const found = text === undefined ? p.describe(t) : `"${text}"`;
   p.error('E2007', span, `Expected a sync format (${listWords(FORMATS)}) but found ${found}`, text === undefined ? undefined : didYouMeanWord(text, FORMATS));
   throw ABORT;
 }
 
 /** `[404, 410]`: statuses returned as data instead of failing the fetch. */
 function parseAllow(p: Parser): { statuses: number[]; span: Span } {
-  const start = p.expect('[', 'write `allow: [404]`').span.start;
-  const statuses: number[] = [];
+  const start = p.startAt(p.expect('[', 'write `allow: [404]`'));
+  const statuses = p.mark();
   while (!p.at(']')) {
-    statuses.push(intValue(p, 'an HTTP status code'));
+    p.add(intValue(p, 'an HTTP status code'));
     if (p.at(']')) break;
     if (!p.at(',')) p.fail('E2001', '"," or "]"', 'statuses are separated by commas');
     p.advance();
   }
   p.advance();
-  return { statuses, span: p.span(start) };
+  return { statuses: p.take<number>(statuses), span: p.span(start) };
 }

@@ -7,109 +7,131 @@ import type {
   AuthKind, CircuitBreakerConfig, Expr, HeaderEntry, RateLimitConfig, Schedule, ScheduleUnit,
   SourceDecl, StoreDecl, StoreType,
 } from './ast.js';
-import { ABORT, didYouMeanWord, listWords, type Parser } from './parser-core.js';
+import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
-import { boolValue, enumValue, intValue, numberValue, parseOptionBlock } from './parser-options.js';
-import { describeToken } from './token.js';
+import {
+  boolValue, enumValue, intValue, numberValue, parseOptionBlock, unknownKey, type OptionSet,
+} from './parser-options.js';
 
 const AUTH_KINDS: readonly AuthKind[] = ['oauth2', 'bearer', 'basic', 'api_key', 'none'];
 
 /** `source Name (from "spec.yaml")? { auth, base, headers, validateResponses, rateLimit, circuitBreaker, proxy, timeout }` */
 export function parseSource(p: Parser): SourceDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a source name');
   const source: SourceDecl = { kind: 'Source', name, headers: [], optionSpans: {}, span: p.span(start) };
   if (p.eatWord('from')) source.spec = p.expectString('the path of an OpenAPI document as a string');
-  parseOptionBlock(
-    p,
-    'source',
-    {
-      auth: () => {
-        const auth = enumValue(p, AUTH_KINDS, 'an auth kind');
-        source.auth = { kind: auth.value, span: auth.span };
-      },
-      base: () => (source.base = p.expectString('a base URL string such as "https://api.example.com"')),
-      headers: () => (source.headers = parseHeaders(p)),
-      validateResponses: () => (source.validateResponses = boolValue(p)),
-      rateLimit: () => (source.rateLimit = parseRateLimit(p)),
-      circuitBreaker: () => (source.circuitBreaker = parseCircuitBreaker(p)),
-      proxy: () => (source.proxy = parseProxy(p)),
-      timeout: () => (source.timeout = intValue(p, 'a timeout in milliseconds')),
-    },
-    source.optionSpans,
-  );
+  parseOptionBlock(p, SOURCE_OPTIONS, source, source.optionSpans);
   source.span = p.span(start);
   return source;
 }
 
+type SourceKey = 'auth' | 'base' | 'headers' | 'validateResponses' | 'rateLimit' | 'circuitBreaker' | 'proxy' | 'timeout';
+
+const SOURCE_OPTIONS: OptionSet<SourceDecl, SourceKey> = {
+  context: 'source',
+  keys: ['auth', 'base', 'headers', 'validateResponses', 'rateLimit', 'circuitBreaker', 'proxy', 'timeout'],
+  parse(p, key, source) {
+    switch (key) {
+      case 'auth': {
+        const auth = enumValue(p, AUTH_KINDS, 'an auth kind');
+        source.auth = { kind: auth.value, span: auth.span };
+        return;
+      }
+      case 'base': source.base = p.expectString('a base URL string such as "https://api.example.com"'); return;
+      case 'headers': source.headers = parseHeaders(p); return;
+      case 'validateResponses': source.validateResponses = boolValue(p); return;
+      case 'rateLimit': source.rateLimit = parseRateLimit(p); return;
+      case 'circuitBreaker': source.circuitBreaker = parseCircuitBreaker(p); return;
+      case 'proxy': source.proxy = parseProxy(p); return;
+      case 'timeout': source.timeout = intValue(p, 'a timeout in milliseconds'); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 /** `{ "Header-Name": expr, … }` — header names are strings (they contain dashes). */
 function parseHeaders(p: Parser): HeaderEntry[] {
-  const headers: HeaderEntry[] = [];
-  p.parseBlock(
-    'the headers',
-    () => {
-      const t = p.tok;
-      if (t.kind === 'Word' && p.peek().kind === ':') {
-        p.error('E2001', t.span, `Expected a header name as a string but found "${t.text}"`, `write "${t.text}": …`);
-        throw ABORT;
-      }
-      const name = p.expectString('a header name as a string or "}"');
-      p.expect(':');
-      const value = parseExpr(p);
-      headers.push({ name, value, span: p.span(t.span.start) });
-    },
-    (i) => p.isKeyAt(i),
-  );
-  return headers;
+  const headers = p.mark();
+  p.parseBlock(HEADERS, undefined);
+  return p.take(headers);
 }
+
+const HEADERS: BlockRules<undefined> = {
+  describe: () => 'the headers',
+  item: (p) => {
+    const t = p.pos;
+    if (p.kind === 'Word' && p.peekKind() === ':') {
+      const text = p.textAt(t);
+      p.error('E2001', p.spanAt(t), `Expected a header name as a string but found "${text}"`, `write "${text}": …`);
+      throw ABORT;
+    }
+    const name = p.expectString('a header name as a string or "}"');
+    p.expect(':');
+    const value = parseExpr(p);
+    const header: HeaderEntry = { name, value, span: p.span(p.startAt(t)) };
+    p.add(header);
+  },
+  isItemStart: (p, i) => p.isKeyAt(i),
+};
 
 /** One expression, or a bracketed list rotated round-robin. */
 function parseProxy(p: Parser): Expr[] {
   if (!p.at('[')) return [parseExpr(p)];
   p.advance();
-  const list: Expr[] = [];
+  const list = p.mark();
   while (!p.at(']')) {
-    list.push(parseExpr(p));
+    p.add(parseExpr(p));
     if (p.at(']')) break;
     if (!p.at(',')) p.fail('E2001', '"," or "]"');
     p.advance();
   }
   p.advance();
-  return list;
+  return p.take(list);
 }
 
 const STRATEGIES = ['pause', 'throttle', 'fail'] as const;
 
+const RATE_LIMIT_OPTIONS: OptionSet<RateLimitConfig, 'strategy' | 'maxWait' | 'fallbackRpm' | 'model'> = {
+  context: 'rateLimit',
+  keys: ['strategy', 'maxWait', 'fallbackRpm', 'model'],
+  parse(p, key, cfg) {
+    switch (key) {
+      case 'strategy': cfg.strategy = enumValue(p, STRATEGIES, 'a rate-limit strategy').value; return;
+      case 'maxWait': cfg.maxWait = intValue(p, 'a wait in seconds'); return;
+      case 'fallbackRpm': cfg.fallbackRpm = intValue(p, 'requests per minute'); return;
+      case 'model': cfg.model = parseModel(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseRateLimit(p: Parser): RateLimitConfig {
-  const cfg: RateLimitConfig = { optionSpans: {}, span: p.tok.span };
-  cfg.span = parseOptionBlock(
-    p,
-    'rateLimit',
-    {
-      strategy: () => (cfg.strategy = enumValue(p, STRATEGIES, 'a rate-limit strategy').value),
-      maxWait: () => (cfg.maxWait = intValue(p, 'a wait in seconds')),
-      fallbackRpm: () => (cfg.fallbackRpm = intValue(p, 'requests per minute')),
-      model: () => (cfg.model = parseModel(p)),
-    },
-    cfg.optionSpans,
-  );
+  const cfg: RateLimitConfig = { optionSpans: {}, span: p.spanAt(p.pos) };
+  cfg.span = parseOptionBlock(p, RATE_LIMIT_OPTIONS, cfg, cfg.optionSpans);
   return cfg;
 }
 
+type ModelOptions = { type?: 'tokenBucket'; capacity?: number; refill?: number; safety?: number };
+
+const MODEL_OPTIONS: OptionSet<ModelOptions, 'type' | 'capacity' | 'refill' | 'safety'> = {
+  context: 'model',
+  keys: ['type', 'capacity', 'refill', 'safety'],
+  parse(p, key, got) {
+    switch (key) {
+      case 'type': got.type = enumValue(p, ['tokenBucket'] as const, 'a rate-limit model').value; return;
+      case 'capacity': got.capacity = numberValue(p); return;
+      case 'refill': got.refill = numberValue(p); return;
+      case 'safety': got.safety = numberValue(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseModel(p: Parser): NonNullable<RateLimitConfig['model']> {
-  const start = p.tok.span.start;
-  const got: { type?: 'tokenBucket'; capacity?: number; refill?: number; safety?: number } = {};
-  const span = parseOptionBlock(
-    p,
-    'model',
-    {
-      type: () => (got.type = enumValue(p, ['tokenBucket'] as const, 'a rate-limit model').value),
-      capacity: () => (got.capacity = numberValue(p)),
-      refill: () => (got.refill = numberValue(p)),
-      safety: () => (got.safety = numberValue(p)),
-    },
-    {},
-  );
+  const start = p.start;
+  const got: ModelOptions = {};
+  const span = parseOptionBlock(p, MODEL_OPTIONS, got, {});
   for (const key of ['type', 'capacity', 'refill'] as const) {
     if (got[key] === undefined) {
       p.error('E2017', { start, end: start + 1 }, `Missing option \`${key}\` in the rate-limit model`, 'write `model: { type: tokenBucket, capacity: 10, refill: 5 }`');
@@ -121,21 +143,27 @@ function parseModel(p: Parser): NonNullable<RateLimitConfig['model']> {
   return model;
 }
 
+type BreakerKey = 'failureThreshold' | 'resetTimeout' | 'successThreshold' | 'failureWindow' | 'failureRate' | 'minimumRequests';
+
+const BREAKER_OPTIONS: OptionSet<CircuitBreakerConfig, BreakerKey> = {
+  context: 'circuitBreaker',
+  keys: ['failureThreshold', 'resetTimeout', 'successThreshold', 'failureWindow', 'failureRate', 'minimumRequests'],
+  parse(p, key, cfg) {
+    switch (key) {
+      case 'failureThreshold': cfg.failureThreshold = intValue(p); return;
+      case 'resetTimeout': cfg.resetTimeout = intValue(p); return;
+      case 'successThreshold': cfg.successThreshold = intValue(p); return;
+      case 'failureWindow': cfg.failureWindow = intValue(p); return;
+      case 'failureRate': cfg.failureRate = numberValue(p); return;
+      case 'minimumRequests': cfg.minimumRequests = intValue(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseCircuitBreaker(p: Parser): CircuitBreakerConfig {
-  const cfg: CircuitBreakerConfig = { optionSpans: {}, span: p.tok.span };
-  cfg.span = parseOptionBlock(
-    p,
-    'circuitBreaker',
-    {
-      failureThreshold: () => (cfg.failureThreshold = intValue(p)),
-      resetTimeout: () => (cfg.resetTimeout = intValue(p)),
-      successThreshold: () => (cfg.successThreshold = intValue(p)),
-      failureWindow: () => (cfg.failureWindow = intValue(p)),
-      failureRate: () => (cfg.failureRate = numberValue(p)),
-      minimumRequests: () => (cfg.minimumRequests = intValue(p)),
-    },
-    cfg.optionSpans,
-  );
+  const cfg: CircuitBreakerConfig = { optionSpans: {}, span: p.spanAt(p.pos) };
+  cfg.span = parseOptionBlock(p, BREAKER_OPTIONS, cfg, cfg.optionSpans);
   return cfg;
 }
 
@@ -143,7 +171,7 @@ const STORE_TYPES: readonly StoreType[] = ['memory', 'file', 'sql', 'nosql', 'po
 
 /** `store name: type("target") { batch: N | { size, maxDelay, durability } }?` */
 export function parseStoreDecl(p: Parser): StoreDecl {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a store name');
   p.expect(':', `write \`store ${name.name}: memory("${name.name}")\``);
   const type = enumValue(p, STORE_TYPES, 'a store type');
@@ -151,29 +179,44 @@ export function parseStoreDecl(p: Parser): StoreDecl {
   const target = p.expectString('the table, collection or file name as a string');
   p.expect(')');
   const store: StoreDecl = { kind: 'Store', name, type: { kind: type.value, span: type.span }, target, span: p.span(start) };
-  if (p.at('{')) {
-    parseOptionBlock(p, 'store', { batch: () => (store.batch = parseBatch(p)) }, {});
-  }
+  if (p.at('{')) parseOptionBlock(p, STORE_DECL_OPTIONS, store, {});
   store.span = p.span(start);
   return store;
 }
 
+const STORE_DECL_OPTIONS: OptionSet<StoreDecl, 'batch'> = {
+  context: 'store',
+  keys: ['batch'],
+  parse(p, key, store) {
+    switch (key) {
+      case 'batch': store.batch = parseBatch(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
+type BatchOptions = { size?: number; maxDelay?: number; durability?: 'strict' | 'relaxed' };
+
+const BATCH_OPTIONS: OptionSet<BatchOptions, 'size' | 'maxDelay' | 'durability'> = {
+  context: 'batch',
+  keys: ['size', 'maxDelay', 'durability'],
+  parse(p, key, got) {
+    switch (key) {
+      case 'size': got.size = intValue(p, 'a batch size'); return;
+      case 'maxDelay': got.maxDelay = intValue(p, 'a delay in milliseconds'); return;
+      case 'durability': got.durability = enumValue(p, ['strict', 'relaxed'] as const, 'a durability').value; return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseBatch(p: Parser): NonNullable<StoreDecl['batch']> {
-  const t = p.tok;
-  if (t.kind === 'Number') return { size: intValue(p, 'a batch size'), span: t.span };
-  const got: { size?: number; maxDelay?: number; durability?: 'strict' | 'relaxed' } = {};
-  const span = parseOptionBlock(
-    p,
-    'batch',
-    {
-      size: () => (got.size = intValue(p, 'a batch size')),
-      maxDelay: () => (got.maxDelay = intValue(p, 'a delay in milliseconds')),
-      durability: () => (got.durability = enumValue(p, ['strict', 'relaxed'] as const, 'a durability').value),
-    },
-    {},
-  );
+  const t = p.pos;
+  if (p.kind === 'Number') return { size: intValue(p, 'a batch size'), span: p.spanAt(t) };
+  const got: BatchOptions = {};
+  const span = parseOptionBlock(p, BATCH_OPTIONS, got, {});
   if (got.size === undefined) {
-    p.error('E2017', t.span, 'Missing option `size` in `batch`', 'write `batch: { size: 100 }`');
+    p.error('E2017', p.spanAt(t), 'Missing option `size` in `batch`', 'write `batch: { size: 100 }`');
     throw ABORT;
   }
   const batch: NonNullable<StoreDecl['batch']> = { size: got.size, span };
@@ -186,70 +229,80 @@ const UNITS: readonly ScheduleUnit[] = ['seconds', 'minutes', 'hours', 'days', '
 
 /** `schedule: every N unit | cron "…" | at "…"`, then `{ timezone, maxConcurrency, skipIfRunning, retry }`. */
 export function parseSchedule(p: Parser): Schedule {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   p.expect(':', 'write `schedule: every 6 hours`');
-  const t = p.tok;
+  const t = p.pos;
+  const tStart = p.startAt(t);
   let trigger: Schedule['trigger'];
   if (p.eatWord('every')) {
-    const amountTok = p.tok;
+    const amountTok = p.pos;
     const amount = intValue(p, 'a whole number of time units');
-    if (amount < 1) p.error('E2013', amountTok.span, 'Expected a positive interval but found "0"');
-    trigger = { kind: 'every', amount, unit: parseUnit(p), span: p.span(t.span.start) };
+    if (amount < 1) p.error('E2013', p.spanAt(amountTok), 'Expected a positive interval but found "0"');
+    trigger = { kind: 'every', amount, unit: parseUnit(p), span: p.span(tStart) };
   } else if (p.eatWord('cron')) {
-    trigger = { kind: 'cron', expression: p.expectString('a cron expression string such as "0 * * * *"'), span: p.span(t.span.start) };
+    trigger = { kind: 'cron', expression: p.expectString('a cron expression string such as "0 * * * *"'), span: p.span(tStart) };
   } else if (p.eatWord('at')) {
-    trigger = { kind: 'at', when: p.expectString('a date-time string'), span: p.span(t.span.start) };
+    trigger = { kind: 'at', when: p.expectString('a date-time string'), span: p.span(tStart) };
   } else {
-    const help = t.kind === 'Word' ? didYouMeanWord(t.text, ['every', 'cron', 'at']) : undefined;
-    p.error('E2007', t.span, `Expected a schedule (\`every N unit\`, \`cron "…"\`, \`at "…"\`) but found ${describeToken(t)}`, help);
+    const help = p.kindAt(t) === 'Word' ? didYouMeanWord(p.textAt(t), ['every', 'cron', 'at']) : undefined;
+    p.error('E2007', p.spanAt(t), `Expected a schedule (\`every N unit\`, \`cron "…"\`, \`at "…"\`) but found ${p.describe(t)}`, help);
     throw ABORT;
   }
   const schedule: Schedule = { kind: 'Schedule', trigger, optionSpans: {}, span: p.span(start) };
   if (p.at('{')) {
-    parseOptionBlock(
-      p,
-      'schedule',
-      {
-        timezone: () => (schedule.timezone = p.expectString('a time zone string such as "UTC"')),
-        maxConcurrency: () => (schedule.maxConcurrency = intValue(p)),
-        skipIfRunning: () => (schedule.skipIfRunning = boolValue(p)),
-        retry: () => (schedule.retry = parseScheduleRetry(p)),
-      },
-      schedule.optionSpans,
-    );
+    parseOptionBlock(p, SCHEDULE_OPTIONS, schedule, schedule.optionSpans);
   }
   schedule.span = p.span(start);
   return schedule;
 }
 
 function parseUnit(p: Parser): ScheduleUnit {
-  const t = p.tok;
-  if (t.kind === 'Word') {
-    if ((UNITS as readonly string[]).includes(t.text)) {
+  const t = p.pos;
+  if (p.kind === 'Word') {
+    const text = p.textAt(t);
+    if ((UNITS as readonly string[]).includes(text)) {
       p.advance();
-      return t.text as ScheduleUnit;
+      return text as ScheduleUnit;
     }
-    const plural = `${t.text}s`;
+    const plural = `${text}s`;
     if ((UNITS as readonly string[]).includes(plural)) {
-      p.error('E2009', t.span, `Expected a plural time unit but found "${t.text}"`, `write \`${plural}\``);
+      p.error('E2009', p.spanAt(t), `Expected a plural time unit but found "${text}"`, `write \`${plural}\``);
       throw ABORT;
     }
-    p.error('E2009', t.span, `Unknown schedule unit \`${t.text}\``, didYouMeanWord(t.text, UNITS) ?? `units: ${listWords(UNITS)}`);
+    p.error('E2009', p.spanAt(t), `Unknown schedule unit \`${text}\``, didYouMeanWord(text, UNITS) ?? `units: ${listWords(UNITS)}`);
     throw ABORT;
   }
   return p.fail('E2009', `a time unit (${listWords(UNITS)})`);
 }
 
 function parseScheduleRetry(p: Parser): NonNullable<Schedule['retry']> {
-  const retry: NonNullable<Schedule['retry']> = { span: p.tok.span };
-  retry.span = parseOptionBlock(
-    p,
-    'schedule retry',
-    {
-      maxRetries: () => (retry.maxRetries = intValue(p)),
-      delaySeconds: () => (retry.delaySeconds = intValue(p, 'a delay in seconds')),
-    },
-    {},
-  );
+  const retry: NonNullable<Schedule['retry']> = { span: p.spanAt(p.pos) };
+  retry.span = parseOptionBlock(p, SCHEDULE_RETRY_OPTIONS, retry, {});
   return retry;
 }
+
+const SCHEDULE_OPTIONS: OptionSet<Schedule, 'timezone' | 'maxConcurrency' | 'skipIfRunning' | 'retry'> = {
+  context: 'schedule',
+  keys: ['timezone', 'maxConcurrency', 'skipIfRunning', 'retry'],
+  parse(p, key, schedule) {
+    switch (key) {
+      case 'timezone': schedule.timezone = p.expectString('a time zone string such as "UTC"'); return;
+      case 'maxConcurrency': schedule.maxConcurrency = intValue(p); return;
+      case 'skipIfRunning': schedule.skipIfRunning = boolValue(p); return;
+      case 'retry': schedule.retry = parseScheduleRetry(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
+const SCHEDULE_RETRY_OPTIONS: OptionSet<NonNullable<Schedule['retry']>, 'maxRetries' | 'delaySeconds'> = {
+  context: 'schedule retry',
+  keys: ['maxRetries', 'delaySeconds'],
+  parse(p, key, retry) {
+    switch (key) {
+      case 'maxRetries': retry.maxRetries = intValue(p); return;
+      case 'delaySeconds': retry.delaySeconds = intValue(p, 'a delay in seconds'); return;
+      default: unknownKey(key);
+    }
+  },
+};

@@ -3,46 +3,56 @@
  * timer and/or webhook trigger). Durations are normalised to milliseconds here, so the runtime
  * never re-parses "1.5h"; an unparseable duration is E2010 at the string.
  */
-import type { Name, PauseStep, PauseTrigger, Span, WaitStep } from './ast.js';
+import type { Expr, Name, PauseStep, PauseTrigger, Span, WaitStep } from './ast.js';
 import { ABORT, didYouMeanWord, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
-import { intValue, parseOptionBlock, parseRetryBlock } from './parser-options.js';
-import { describeToken } from './token.js';
+import { intValue, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet } from './parser-options.js';
 
 export function parseWait(p: Parser): WaitStep {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const step: WaitStep = { kind: 'Wait', optionSpans: {}, span: p.span(start) };
-  parseOptionBlock(
-    p,
-    'wait',
-    {
-      timeout: () => (step.timeout = intValue(p, 'a timeout in milliseconds')),
-      path: () => (step.path = p.expectString('a webhook path string such as "/hooks/done"')),
-      expectedEvents: () => (step.expectedEvents = intValue(p)),
-      eventFilter: () => (step.eventFilter = parseExpr(p)),
-      retry: () => (step.retry = parseRetryBlock(p)),
-      storage: () => (step.storage = parseStorage(p)),
-    },
-    step.optionSpans,
-  );
+  parseOptionBlock(p, WAIT_OPTIONS, step, step.optionSpans);
   step.span = p.span(start);
   return step;
 }
 
+type WaitKey = 'timeout' | 'path' | 'expectedEvents' | 'eventFilter' | 'retry' | 'storage';
+
+const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
+  context: 'wait',
+  keys: ['timeout', 'path', 'expectedEvents', 'eventFilter', 'retry', 'storage'],
+  parse(p, key, step) {
+    switch (key) {
+      case 'timeout': step.timeout = intValue(p, 'a timeout in milliseconds'); return;
+      case 'path': step.path = p.expectString('a webhook path string such as "/hooks/done"'); return;
+      case 'expectedEvents': step.expectedEvents = intValue(p); return;
+      case 'eventFilter': step.eventFilter = parseExpr(p); return;
+      case 'retry': step.retry = parseRetryBlock(p); return;
+      case 'storage': step.storage = parseStorage(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
+type StorageOptions = { target?: Name; key?: Expr };
+
+const STORAGE_OPTIONS: OptionSet<StorageOptions, 'target' | 'key'> = {
+  context: 'storage',
+  keys: ['target', 'key'],
+  parse(p, key, got) {
+    switch (key) {
+      case 'target': got.target = p.expectName('a store name'); return;
+      case 'key': got.key = parseExpr(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseStorage(p: Parser): NonNullable<WaitStep['storage']> {
-  const start = p.tok.span.start;
-  let target: Name | undefined;
-  let key: WaitStep['eventFilter'];
-  const spans = {};
-  const blockSpan = parseOptionBlock(
-    p,
-    'storage',
-    {
-      target: () => (target = p.expectName('a store name')),
-      key: () => (key = parseExpr(p)),
-    },
-    spans,
-  );
+  const start = p.start;
+  const got: StorageOptions = {};
+  const blockSpan = parseOptionBlock(p, STORAGE_OPTIONS, got, {});
+  const { target, key } = got;
   if (target === undefined) {
     p.error('E2017', { start, end: start + 1 }, 'Missing option `target` in `storage`', 'write `storage: { target: storeName }`');
     throw ABORT;
@@ -53,59 +63,66 @@ function parseStorage(p: Parser): NonNullable<WaitStep['storage']> {
 }
 
 export function parsePause(p: Parser): PauseStep {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const step: PauseStep = { kind: 'Pause', resumeOn: [], optionSpans: {}, span: p.span(start) };
-  parseOptionBlock(
-    p,
-    'pause',
-    {
-      duration: () => (step.duration = parseDuration(p)),
-      persist: () => (step.persist = p.expectName('a store name')),
-      resumeOn: () => (step.resumeOn = parseTriggers(p)),
-    },
-    step.optionSpans,
-  );
+  parseOptionBlock(p, PAUSE_OPTIONS, step, step.optionSpans);
   step.span = p.span(start);
   return step;
 }
 
+const PAUSE_OPTIONS: OptionSet<PauseStep, 'duration' | 'persist' | 'resumeOn'> = {
+  context: 'pause',
+  keys: ['duration', 'persist', 'resumeOn'],
+  parse(p, key, step) {
+    switch (key) {
+      case 'duration': step.duration = parseDuration(p); return;
+      case 'persist': step.persist = p.expectName('a store name'); return;
+      case 'resumeOn': step.resumeOn = parseTriggers(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseDuration(p: Parser): { ms: number; span: Span } {
-  const t = p.tok;
-  if (t.kind === 'Number' && Number.isInteger(t.number) && !t.text.includes('.')) {
+  const t = p.pos;
+  const kind = p.kind;
+  if (kind === 'Number' && Number.isInteger(p.numberAt(t)) && !p.hasDot(t)) {
     p.advance();
-    return { ms: t.number, span: t.span };
+    return { ms: p.numberAt(t), span: p.spanAt(t) };
   }
-  if (t.kind === 'String') {
+  if (kind === 'String') {
     p.advance();
-    const ms = parseDurationText(t.value);
+    const ms = parseDurationText(p.valueAt(t));
     if (ms === undefined) {
-      p.error('E2010', t.span, `Invalid duration ${t.text}`, 'write milliseconds (`5000`) or a number with a unit ms, s, m, h or d: "30s", "12h", "1.5h", "7d"');
+      p.error('E2010', p.spanAt(t), `Invalid duration ${p.textAt(t)}`, 'write milliseconds (`5000`) or a number with a unit ms, s, m, h or d: "30s", "12h", "1.5h", "7d"');
       throw ABORT;
     }
-    return { ms, span: t.span };
+    return { ms, span: p.spanAt(t) };
   }
   return p.fail('E2010', 'a duration (milliseconds or a string such as "7d")');
 }
 
 /** `timeout | webhook "/path" | …` */
 function parseTriggers(p: Parser): PauseTrigger[] {
-  const triggers: PauseTrigger[] = [];
+  const triggers = p.mark();
   do {
-    const t = p.tok;
-    if (t.kind === 'Word' && t.text === 'timeout') {
+    const t = p.pos;
+    if (p.atWord('timeout')) {
       p.advance();
-      triggers.push({ kind: 'timeout', span: t.span });
-    } else if (t.kind === 'Word' && t.text === 'webhook') {
+      const trigger: PauseTrigger = { kind: 'timeout', span: p.spanAt(t) };
+      p.add(trigger);
+    } else if (p.atWord('webhook')) {
       p.advance();
       const path = p.expectString('a webhook path string such as "/approved"');
-      triggers.push({ kind: 'webhook', path, span: p.span(t.span.start) });
+      const trigger: PauseTrigger = { kind: 'webhook', path, span: p.span(p.startAt(t)) };
+      p.add(trigger);
     } else {
-      const help = t.kind === 'Word' ? didYouMeanWord(t.text, ['timeout', 'webhook']) : undefined;
-      p.error('E2007', t.span, `Expected a resume trigger (\`timeout\`, \`webhook "/path"\`) but found ${describeToken(t)}`, help);
+      const help = p.kind === 'Word' ? didYouMeanWord(p.textAt(t), ['timeout', 'webhook']) : undefined;
+      p.error('E2007', p.spanAt(t), `Expected a resume trigger (\`timeout\`, \`webhook "/path"\`) but found ${p.describe(t)}`, help);
       throw ABORT;
     }
   } while (p.eat('|'));
-  return triggers;
+  return p.take(triggers);
 }
 
 /**

@@ -5,14 +5,15 @@
  * step gives one error and the steps after it still parse.
  */
 import type {
-  ApplyStep, ArmPattern, Directive, FieldMapping, ForStep, HttpMethod, MatchArm, MatchStep, Step,
+  ApplyStep, ArmPattern, Directive, FieldMapping, ForStep, HttpMethod, MatchArm, MatchStep, Name, Step,
   StoreStep, ValidateStep,
 } from './ast.js';
-import { ABORT, didYouMeanWord, listWords, type Parser } from './parser-core.js';
+import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
-import { boolValue, intValue, parseFetchOptions, parseOptionBlock, parseRetryBlock } from './parser-options.js';
+import {
+  boolValue, intValue, parseFetchOptions, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet,
+} from './parser-options.js';
 import { parsePause, parseWait } from './parser-steps-suspend.js';
-import { describeToken } from './token.js';
 
 const METHODS: Readonly<Record<string, HttpMethod>> = {
   get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE',
@@ -28,29 +29,46 @@ const DECLARATION_WORDS: ReadonlySet<string> = new Set([
 ]);
 const COLON_ITEMS: ReadonlySet<string> = new Set(['schedule', 'checkpoint', 'trace']);
 
-/** `{ step … }`. `owner` names the block in messages, e.g. "action `Load`". */
-export function parseStepBlock(p: Parser, owner: string): Step[] {
-  const steps: Step[] = [];
-  p.parseBlock(
-    owner,
-    () => steps.push(parseStep(p)),
-    (i) => p.isWordAt(i, STEP_WORDS),
-    (t) => {
-      if (t.kind !== 'Word' || !DECLARATION_WORDS.has(t.text)) return false;
-      if (COLON_ITEMS.has(t.text) && p.peek().kind !== ':') return false;
-      p.error('E2001', t.span, `Expected "}" to close ${owner} but found "${t.text}"`, `add "}" before this \`${t.text}\``);
+/** The rules of a step block whose owner (named in messages) is described from `S`. */
+function stepBlockRules<S>(describe: (owner: S) => string): BlockRules<S> {
+  return {
+    describe,
+    item: (p) => p.add(parseStep(p)),
+    isItemStart: (p, i) => p.isWordAt(i, STEP_WORDS),
+    leaveOn: (p, t, owner) => {
+      const text = p.textAt(t);
+      if (!DECLARATION_WORDS.has(text)) return false;
+      if (COLON_ITEMS.has(text) && p.peekKind() !== ':') return false;
+      p.error('E2001', p.spanAt(t), `Expected "}" to close ${describe(owner)} but found "${text}"`, `add "}" before this \`${text}\``);
       return true;
     },
-  );
-  return steps;
+  };
+}
+
+const STEP_BLOCK = stepBlockRules((owner: string) => owner);
+const ACTION_BODY = stepBlockRules((action: Name) => `action \`${action.name}\``);
+
+/** `{ step … }`. `owner` names the block in messages, e.g. "the `for` body". */
+export function parseStepBlock(p: Parser, owner: string): Step[] {
+  const steps = p.mark();
+  p.parseBlock(STEP_BLOCK, owner);
+  return p.take(steps);
+}
+
+/** The body of action `action`: a step block named "action `Name`" in messages. */
+export function parseActionBody(p: Parser, action: Name): Step[] {
+  const steps = p.mark();
+  p.parseBlock(ACTION_BODY, action);
+  return p.take(steps);
 }
 
 export function parseStep(p: Parser): Step {
-  const t = p.tok;
-  if (t.kind === 'Word') {
-    const method = METHODS[t.text];
+  const isWord = p.kind === 'Word';
+  if (isWord) {
+    const text = p.textAt(p.pos);
+    const method = METHODS[text];
     if (method !== undefined) return parseFetch(p, method);
-    switch (t.text) {
+    switch (text) {
       case 'call': return parseCall(p);
       case 'for': return parseFor(p);
       case 'map': return parseMap(p);
@@ -63,19 +81,19 @@ export function parseStep(p: Parser): Step {
       case 'pause': return parsePause(p);
     }
   }
-  const help = (t.kind === 'Word' ? didYouMeanWord(t.text, STEP_LIST) : undefined) ?? `a step starts with ${listWords(STEP_LIST)}`;
+  const help = (isWord ? didYouMeanWord(p.textAt(p.pos), STEP_LIST) : undefined) ?? `a step starts with ${listWords(STEP_LIST)}`;
   return p.fail('E2004', 'a step', help);
 }
 
 function parseFetch(p: Parser, method: HttpMethod): Step {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const path = parseExpr(p);
   const options = parseFetchOptions(p);
   return { kind: 'Fetch', method, path, options, span: p.span(start) };
 }
 
 function parseCall(p: Parser): Step {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const source = p.expectName('a source name (`call Source.operation`)');
   p.expect('.', 'write `call Source.operationId`');
   const operation = p.expectName('an operation id');
@@ -84,31 +102,33 @@ function parseCall(p: Parser): Step {
 }
 
 function parseFor(p: Parser): ForStep {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const variable = p.expectName('a loop variable name');
   p.expectWord('in', 'write `for item in collection { … }`');
   const collection = parseExpr(p);
   const step: ForStep = { kind: 'For', variable, collection, body: [], span: p.span(start) };
   if (p.eatWord('where')) step.where = parseExpr(p);
   if (p.eatWord('concurrency')) {
-    const t = p.tok;
+    const t = p.pos;
     step.concurrency = intValue(p, 'a concurrency limit');
-    if (step.concurrency < 1) p.error('E2013', t.span, 'Expected a concurrency of at least 1 but found "0"');
+    if (step.concurrency < 1) p.error('E2013', p.spanAt(t), 'Expected a concurrency of at least 1 but found "0"');
   }
   if (p.atWord('onError')) {
-    const onErrorStart = p.advance().span.start;
-    const mode = p.tok;
-    if (mode.kind === 'Word' && (mode.text === 'continue' || mode.text === 'abort')) {
+    const onErrorStart = p.startAt(p.advance());
+    const mode = p.pos;
+    const isWord = p.kind === 'Word';
+    const text = p.textAt(mode);
+    if (isWord && (text === 'continue' || text === 'abort')) {
       p.advance();
-      step.onError = { mode: mode.text, span: p.span(onErrorStart) };
-    } else if (mode.kind === 'Word' && mode.text === 'queue') {
+      step.onError = { mode: text, span: p.span(onErrorStart) };
+    } else if (isWord && text === 'queue') {
       p.advance();
       const store = p.expectName('a store name after `queue`');
       step.onError = { mode: 'queue', store, span: p.span(onErrorStart) };
     } else {
       const modes = ['continue', 'abort', 'queue'];
-      const help = mode.kind === 'Word' ? didYouMeanWord(mode.text, modes) : undefined;
-      p.error('E2007', mode.span, `Expected an error mode (${listWords(modes)}) but found ${describeToken(mode)}`, help);
+      const help = isWord ? didYouMeanWord(text, modes) : undefined;
+      p.error('E2007', p.spanAt(mode), `Expected an error mode (${listWords(modes)}) but found ${p.describe(mode)}`, help);
       throw ABORT;
     }
   }
@@ -117,35 +137,44 @@ function parseFor(p: Parser): ForStep {
   return step;
 }
 
-/** `{ name: expr, … }` as in `map` and transforms; field names are any word or a string. */
-export function parseFieldBlock(p: Parser, owner: string): FieldMapping[] {
-  const fields: FieldMapping[] = [];
-  p.parseBlock(
-    owner,
-    () => {
-      const key = p.tok;
-      if (key.kind !== 'Word' && key.kind !== 'String') p.fail('E2001', 'a field name or "}"');
+/** The rules of a field block whose owner (named in messages) is described from `S`. */
+export function fieldBlockRules<S>(describe: (owner: S) => string): BlockRules<S> {
+  return {
+    describe,
+    item: (p) => {
+      const key = p.pos;
+      const kind = p.kind;
+      if (kind !== 'Word' && kind !== 'String') p.fail('E2001', 'a field name or "}"');
       p.advance();
-      p.expect(':', `write \`${key.value}: expression\``);
+      if (!p.eat(':')) p.expect(':', `write \`${p.valueAt(key)}: expression\``); // help built on failure only
       const value = parseExpr(p);
-      fields.push({ name: { name: key.value, span: key.span }, value, span: p.span(key.span.start) });
+      const field: FieldMapping = { name: { name: p.valueAt(key), span: p.spanAt(key) }, value, span: p.span(p.startAt(key)) };
+      p.add(field);
     },
-    (i) => p.isKeyAt(i),
-  );
-  return fields;
+    isItemStart: (p, i) => p.isKeyAt(i),
+  };
+}
+
+const MAP_FIELDS = fieldBlockRules((schema: Name) => `\`map … -> ${schema.name}\``);
+
+/** `{ name: expr, … }` as in `map` and transforms; field names are any word or a string. */
+export function parseFieldBlock<S>(p: Parser, rules: BlockRules<S>, owner: S): FieldMapping[] {
+  const fields = p.mark();
+  p.parseBlock(rules, owner);
+  return p.take(fields);
 }
 
 function parseMap(p: Parser): Step {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const source = parseExpr(p);
   p.expect('->', 'write `map source -> Schema { field: expr }`');
   const schema = p.expectName('a schema name');
-  const fields = parseFieldBlock(p, `\`map … -> ${schema.name}\``);
+  const fields = parseFieldBlock(p, MAP_FIELDS, schema);
   return { kind: 'Map', source, schema, fields, span: p.span(start) };
 }
 
 function parseApply(p: Parser): ApplyStep {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const transform = p.expectName('a transform name');
   p.expectWord('to', 'write `apply Transform to value`');
   const target = parseExpr(p);
@@ -156,19 +185,13 @@ function parseApply(p: Parser): ApplyStep {
 }
 
 function parseValidate(p: Parser): ValidateStep {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const target = parseExpr(p);
   const step: ValidateStep = { kind: 'Validate', target, constraints: [], span: p.span(start) };
-  p.parseBlock(
-    'the `validate` block',
-    () => {
-      const at = p.expectWord('assume', 'each constraint is written `assume condition`').span.start;
-      const condition = parseExpr(p);
-      step.constraints.push({ condition, span: p.span(at) });
-    },
-    (i) => p.isWordAt(i, ASSUME),
-  );
-  if (p.atWord('or') && p.peek().kind === '{') {
+  const constraints = p.mark();
+  p.parseBlock(CONSTRAINTS, undefined);
+  step.constraints = p.take(constraints);
+  if (p.atWord('or') && p.peekKind() === '{') {
     p.advance();
     step.fallback = parseStepBlock(p, 'the `validate … or` block');
   }
@@ -177,60 +200,80 @@ function parseValidate(p: Parser): ValidateStep {
 }
 const ASSUME: ReadonlySet<string> = new Set(['assume']);
 
+const CONSTRAINTS: BlockRules<undefined> = {
+  describe: () => 'the `validate` block',
+  item: (p) => {
+    const at = p.startAt(p.expectWord('assume', 'each constraint is written `assume condition`'));
+    const condition = parseExpr(p);
+    const constraint: ValidateStep['constraints'][number] = { condition, span: p.span(at) };
+    p.add(constraint);
+  },
+  isItemStart: (p, i) => p.isWordAt(i, ASSUME),
+};
+
 function parseStoreStep(p: Parser): StoreStep {
-  const start = p.advance().span.start;
-  const each = p.atWord('each') && p.peek().kind !== '->';
+  const start = p.startAt(p.advance());
+  const each = p.atWord('each') && p.peekKind() !== '->';
   if (each) p.advance();
   const source = parseExpr(p);
   p.expect('->', 'write `store value -> storeName`');
   const store = p.expectName('a store name');
   const step: StoreStep = { kind: 'Store', each, source, store, optionSpans: {}, span: p.span(start) };
-  if (p.at('{')) {
-    parseOptionBlock(
-      p,
-      'store',
-      {
-        key: () => (step.key = parseExpr(p)),
-        partial: () => (step.partial = boolValue(p)),
-        upsert: () => (step.upsert = boolValue(p)),
-      },
-      step.optionSpans,
-    );
-  }
+  if (p.at('{')) parseOptionBlock(p, STORE_OPTIONS, step, step.optionSpans);
   step.span = p.span(start);
   return step;
 }
 
+const STORE_OPTIONS: OptionSet<StoreStep, 'key' | 'partial' | 'upsert'> = {
+  context: 'store',
+  keys: ['key', 'partial', 'upsert'],
+  parse(p, key, step) {
+    switch (key) {
+      case 'key': step.key = parseExpr(p); return;
+      case 'partial': step.partial = boolValue(p); return;
+      case 'upsert': step.upsert = boolValue(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseLet(p: Parser): Step {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const name = p.expectName('a variable name');
-  p.expect('=', `write \`let ${name.name} = expression\``);
+  if (!p.eat('=')) p.expect('=', `write \`let ${name.name} = expression\``); // help built on failure only
   const value = parseExpr(p);
   return { kind: 'Let', name, value, span: p.span(start) };
 }
 
 function parseMatchStep(p: Parser): MatchStep {
-  const start = p.advance().span.start;
+  const start = p.startAt(p.advance());
   const subject = parseExpr(p);
   const step: MatchStep = { kind: 'Match', subject, arms: [], span: p.span(start) };
-  // Arms are found again after an error by the comma that usually separates them.
-  p.parseBlock('the `match` arms', () => step.arms.push(parseArm(p)), (i) => p.tokens[i - 1]?.kind === ',');
+  const arms = p.mark();
+  p.parseBlock(MATCH_ARMS, undefined);
+  step.arms = p.take(arms);
   step.span = p.span(start);
   return step;
 }
 
+const MATCH_ARMS: BlockRules<undefined> = {
+  describe: () => 'the `match` arms',
+  item: (p) => p.add(parseArm(p)),
+  // Arms are found again after an error by the comma that usually separates them.
+  isItemStart: (p, i) => i > 0 && p.kindAt(i - 1) === ',',
+};
+
 const DIRECTIVES: ReadonlySet<string> = new Set(['continue', 'skip', 'abort', 'retry', 'queue', 'jump']);
 
 function parseArm(p: Parser): MatchArm {
-  const start = p.tok.span.start;
+  const start = p.start;
   const pattern = parsePattern(p);
   const arm: MatchArm = { pattern, body: { kind: 'Steps', steps: [] }, span: pattern.span };
   if (p.eatWord('where')) arm.guard = parseExpr(p);
   p.expect('->', 'a match arm is written `Pattern -> directive`, `Pattern -> { steps }` or `Pattern -> step`');
-  const t = p.tok;
-  if (t.kind === '{') {
+  if (p.at('{')) {
     arm.body = { kind: 'Steps', steps: parseStepBlock(p, 'the match arm') };
-  } else if (t.kind === 'Word' && DIRECTIVES.has(t.text)) {
+  } else if (p.isWordAt(p.pos, DIRECTIVES)) {
     arm.body = { kind: 'Directive', directive: parseDirective(p) };
   } else {
     p.enter();
@@ -242,29 +285,32 @@ function parseArm(p: Parser): MatchArm {
 }
 
 function parsePattern(p: Parser): ArmPattern {
-  const t = p.tok;
-  if (t.kind === 'Word') {
+  const t = p.pos;
+  const kind = p.kind;
+  if (kind === 'Word') {
     p.advance();
-    if (t.text === '_') return { kind: 'Wildcard', span: t.span };
-    return { kind: 'SchemaPattern', schema: { name: t.text, span: t.span }, span: t.span };
+    const text = p.textAt(t);
+    const span = p.spanAt(t);
+    if (text === '_') return { kind: 'Wildcard', span };
+    return { kind: 'SchemaPattern', schema: { name: text, span }, span };
   }
-  if (t.kind === '[') {
+  if (kind === '[') {
     p.advance();
     const schema = p.expectName('a schema name inside "[ ]"');
     p.expect(']');
-    return { kind: 'SchemaArrayPattern', schema, span: p.span(t.span.start) };
+    return { kind: 'SchemaArrayPattern', schema, span: p.span(p.startAt(t)) };
   }
-  if (t.kind === 'Number') {
+  if (kind === 'Number') {
     const status = intValue(p, 'an HTTP status code');
-    return { kind: 'StatusPattern', status, span: t.span };
+    return { kind: 'StatusPattern', status, span: p.spanAt(t) };
   }
   return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]` or a status code)');
 }
 
 function parseDirective(p: Parser): Directive {
   const t = p.advance();
-  const span = t.span;
-  switch (t.text) {
+  const span = p.spanAt(t);
+  switch (p.textAt(t)) {
     case 'continue':
       return { kind: 'Continue', span };
     case 'skip':
@@ -284,7 +330,7 @@ function parseDirective(p: Parser): Directive {
     case 'queue': {
       const d: Directive = { kind: 'Queue', span };
       // `queue dlq` names a store; a word followed by `->` or `where` is the next arm's pattern.
-      if (p.at('Word') && p.peek().kind !== '->' && !(p.peek().kind === 'Word' && p.peek().text === 'where')) {
+      if (p.at('Word') && p.peekKind() !== '->' && !p.isWord(p.peekIndex(), 'where')) {
         d.store = p.expectName('a store name');
       }
       d.span = p.span(span.start);
@@ -294,13 +340,14 @@ function parseDirective(p: Parser): Directive {
       const action = p.expectName('an action name after `jump`');
       const d: Directive = { kind: 'Jump', action, span };
       if (p.eatWord('then')) {
-        const then = p.tok;
-        if (then.kind !== 'Word' || (then.text !== 'retry' && then.text !== 'continue')) {
-          p.error('E2007', then.span, `Expected \`retry\` or \`continue\` after \`jump … then\` but found ${describeToken(then)}`);
+        const then = p.pos;
+        const text = p.textAt(then);
+        if (p.kind !== 'Word' || (text !== 'retry' && text !== 'continue')) {
+          p.error('E2007', p.spanAt(then), `Expected \`retry\` or \`continue\` after \`jump … then\` but found ${p.describe(then)}`);
           throw ABORT;
         }
         p.advance();
-        d.then = then.text;
+        d.then = text;
       }
       d.span = p.span(span.start);
       return d;

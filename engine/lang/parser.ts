@@ -8,11 +8,10 @@
  */
 import type { Expr, Program } from './ast.js';
 import { DiagnosticBag, type Diagnostic } from './diagnostics.js';
-import { lexInto } from './lexer.js';
+import { lexTokens } from './lexer.js';
 import { ABORT, Parser } from './parser-core.js';
 import { parseTopLevel } from './parser-decls.js';
 import { parseExpr } from './parser-expr.js';
-import { describeToken } from './token.js';
 
 export interface ParseResult {
   program: Program;
@@ -22,7 +21,7 @@ export interface ParseResult {
 /** Parses a mission file (or a folder mission's action file); `ActionDecl.file` is set to `file`. */
 export function parseProgram(text: string, file: string): ParseResult {
   const bag = new DiagnosticBag(file);
-  const parser = new Parser(lexInto(text, bag), bag, file);
+  const parser = new Parser(lexTokens(text, bag), bag, file);
   const items = parseTopLevel(parser);
   return {
     program: { kind: 'Program', file, items, span: { start: 0, end: text.length } },
@@ -33,13 +32,13 @@ export function parseProgram(text: string, file: string): ParseResult {
 /** Parses one expression that must fill the whole text (REPLs, the studio's watch expressions, tests). */
 export function parseExpression(text: string, file = '<expression>'): { expr: Expr; diagnostics: Diagnostic[] } {
   const bag = new DiagnosticBag(file);
-  const parser = new Parser(lexInto(text, bag), bag, file);
+  const parser = new Parser(lexTokens(text, bag), bag, file);
   let expr: Expr;
   try {
     expr = parseExpr(parser);
-    const t = parser.tok;
-    if (t.kind !== 'EOF') {
-      bag.error('E2001', t.span, `Expected end of expression but found ${describeToken(t)}`);
+    const t = parser.pos;
+    if (parser.kindAt(t) !== 'EOF') {
+      bag.error('E2001', parser.spanAt(t), `Expected end of expression but found ${parser.describe(t)}`);
     }
   } catch (e) {
     if (e !== ABORT) throw e;
