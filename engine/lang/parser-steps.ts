@@ -66,7 +66,8 @@ export function parseStep(p: Parser): Step {
   const isWord = p.kind === 'Word';
   if (isWord) {
     const text = p.textAt(p.pos);
-    const method = METHODS[text];
+    // Own keys only: a step word like `constructor` must not find Object.prototype's.
+    const method = Object.hasOwn(METHODS, text) ? METHODS[text] : undefined;
     if (method !== undefined) return parseFetch(p, method);
     switch (text) {
       case 'call': return parseCall(p);

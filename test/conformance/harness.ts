@@ -8,8 +8,7 @@
  * private build of engine/ in the OS temp dir (keyed by a hash of the engine sources), so test files
  * running in parallel never race on the repository's dist/.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +21,7 @@ import { verifyRun } from '../../engine/executor/verify.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openLog, type EventLog, type MissionFiles, type RunOptions } from '../../engine/log/log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
+import { builtEngine } from '../support/built-engine.js';
 import { FakeApi } from '../support/fake-api.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -114,62 +114,9 @@ export function writeAuthFile(dir: string, credentials: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // The built CLI
 
-function engineHash(): string {
-  const h = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) h.update(full).update('\0').update(fs.readFileSync(full)).update('\0');
-    }
-  };
-  walk(path.join(REPO, 'engine'));
-  h.update(fs.readFileSync(path.join(REPO, 'tsconfig.json')));
-  return h.digest('hex').slice(0, 16);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Compiles engine/ once per engine-source hash into the OS temp dir and returns the CLI's entry.
- * A `mkdir` lock lets exactly one test file build while the others wait for its `.done` marker.
- * tsc emits even when files of other areas still have type errors; the CLI's entry must exist.
- */
+/** The CLI compiled from the current sources (shared build: test/support/built-engine.ts). */
 export async function builtCli(): Promise<string> {
-  const out = path.join(os.tmpdir(), `reqon-conformance-build-${engineHash()}`);
-  const main = path.join(out, 'engine/cli/main.js');
-  const done = path.join(out, '.done');
-  const lock = `${out}.lock`;
-  for (let waited = 0; !fs.existsSync(done); waited += 250) {
-    let mine = false;
-    try {
-      fs.mkdirSync(lock);
-      mine = true;
-    } catch {
-      // Someone else builds; a lock older than three minutes belongs to a dead builder.
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 180_000) fs.rmSync(lock, { recursive: true, force: true });
-    }
-    if (mine) {
-      try {
-        const r = spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'engine/tsconfig.json', '--outDir', out], {
-          cwd: REPO,
-          encoding: 'utf8',
-        });
-        if (!fs.existsSync(main)) throw new Error(`the engine does not build:\n${r.stdout}${r.stderr}`);
-        // The compiled ES modules need `type: module` and the repository's packages.
-        fs.writeFileSync(path.join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-        if (!fs.existsSync(path.join(out, 'node_modules'))) fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(out, 'node_modules'), 'dir');
-        fs.writeFileSync(done, '');
-      } finally {
-        fs.rmSync(lock, { recursive: true, force: true });
-      }
-      break;
-    }
-    if (waited > 150_000) throw new Error(`timed out waiting for another test file to build the engine into ${out}`);
-    await sleep(250);
-  }
-  return main;
+  return builtEngine().cli;
 }
 
 export interface CliResult {

@@ -161,3 +161,16 @@ describe('parse errors', () => {
     expect(mission.pipelines).toHaveLength(1);
   });
 });
+
+describe('words that are Object.prototype members', () => {
+  it('`constructor` or `toString` at the start of a step is an unknown step, not a fetch', async () => {
+    const { parseProgram } = await import('../../engine/lang/parser.js');
+    for (const word of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const { program, diagnostics } = parseProgram(`mission M {\n  action A {\n    ${word} "/x"\n  }\n  run A\n}\n`, 'm.vague');
+      expect(diagnostics.length).toBeGreaterThan(0);
+      const mission = program.items.find((i) => i.kind === 'Mission');
+      const steps = mission && mission.kind === 'Mission' ? mission.actions[0]?.steps ?? [] : [];
+      expect(steps.some((s) => s.kind === 'Fetch')).toBe(false);
+    }
+  });
+});
