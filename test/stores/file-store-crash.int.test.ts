@@ -116,7 +116,7 @@ describe('file store: crash safety', () => {
     readPrefix(file);
     const leftovers = fs.readdirSync(path.dirname(file)).filter((name) => name.endsWith('.tmp'));
     expect(leftovers.length).toBeLessThanOrEqual(1); // only the last victim's, if it died mid-write
-  });
+  }, 180_000); // 16 kill-and-restart rounds of a child process: slow on a loaded 2-core machine
 
   it('several processes writing the same store at once lose no record and no merged field', async () => {
     const prefixes = ['a', 'b', 'c'];
@@ -131,5 +131,5 @@ describe('file store: crash safety', () => {
     }
     expect(Object.keys(parsed['shared']!)).toHaveLength(prefixes.length * count);
     expect(fs.existsSync(path.join(dataDir, 'contended.json.lock'))).toBe(false);
-  });
+  }, 180_000);
 });
