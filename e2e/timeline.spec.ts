@@ -117,7 +117,9 @@ describe('timeline', () => {
     expect(bars).toBeGreaterThan(0);
     expect(bars).toBeLessThan(3000);
 
-    // Zoom in a lot and pan: each interaction must re-render well within a frame budget.
+    // Zoom in a lot: the frame times are printed for people (performance is measured by
+    // `npm run bench`, never asserted here — shared machines are noisy); what must hold is that
+    // zooming keeps the DOM windowed and throws nothing.
     const timings = await page.evaluate(async () => {
       const track = document.querySelector('.timeline-lanes')!;
       const rect = track.getBoundingClientRect();
@@ -131,15 +133,11 @@ describe('timeline', () => {
       }
       return out;
     });
-    const sorted = [...timings].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)]!;
-    const worst = sorted[sorted.length - 1]!;
     console.log(`[e2e] 100k-event timeline: loaded in ${loadMs} ms, ${bars} bar elements, zoom frames ${timings.map((t) => t.toFixed(0)).join('/')} ms`);
-    // Two animation frames are ~33 ms by themselves; software rendering on a shared CI core adds
-    // the rest. A full re-render of 100k steps would take seconds, so these bounds still bite.
-    expect(median).toBeLessThan(150);
-    expect(worst).toBeLessThan(600);
-    expect(await page.locator('.timeline-bar').count()).toBeGreaterThan(0);
+    expect(timings).toHaveLength(12);
+    const zoomedBars = await page.locator('.timeline-bar').count();
+    expect(zoomedBars).toBeGreaterThan(0);
+    expect(zoomedBars).toBeLessThan(3000);
     expect(errors).toEqual([]);
   });
 });
