@@ -106,7 +106,7 @@ describe('timeline', () => {
     expect((await page.locator('.timeline-lane-label .lane-name').allTextContents()).length).toBeGreaterThanOrEqual(before.length);
   });
 
-  it('keeps a 100k-event run smooth: bounded DOM, fast zoom and pan', async () => {
+  it('keeps a 100k-event run windowed: a bounded DOM before and after zooming', async () => {
     expect(hugeLastSeq).toBeGreaterThan(100_000);
     const started = Date.now();
     await page.locator(`tr[data-run-id="${RUN_HUGE}"]`).click();
