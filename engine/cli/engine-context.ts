@@ -9,7 +9,9 @@ import { loadMission, MissionLoadError } from '../lang/loader.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { openLog, type EventLog, type MissionFiles } from '../log/log.js';
+import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CliError } from './cli-error.js';
+import type { CliIo } from './command-module.js';
 
 export const DEFAULT_DB = join('.reqon', 'reqon.db');
 
@@ -54,4 +56,17 @@ export function readMissionFiles(path: string): MissionFiles {
 
 export function dataDir(): string {
   return resolve(process.env.REQON_DATA_DIR ?? '.reqon-data');
+}
+
+/** `--crash-at POINT[:N]|random` → the plan to arm (saying what `random` picked), or null. */
+export function crashPlanOption(option: unknown, env: Env, io: CliIo): CrashPlan | null {
+  if (typeof option !== 'string') return null;
+  try {
+    const { plan, picked } = parseCrashSpec(option, () => env.random.next());
+    if (picked) io.stderr(`crash point picked at random: ${plan.point}:${plan.occurrence}\n`);
+    return plan;
+  } catch (e) {
+    if (e instanceof CrashSpecError) throw new CliError(e.message);
+    throw e;
+  }
 }

@@ -4,11 +4,10 @@
  * racing resumers of one pause exactly one wins; the others exit 1 with "already resumed".
  */
 import type { Command } from 'commander';
-import { CrashSpecError, parseCrashSpec } from '../../journal/crash-points.js';
 import { resumeRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { cliEnv, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportRunError } from '../run-output.js';
 
@@ -33,15 +32,7 @@ export const command: CommandModule = {
         throw new CliError(`--payload is not valid JSON: ${(e as Error).message}`);
       }
     }
-    let crash = null;
-    if (typeof options.crashAt === 'string') {
-      try {
-        crash = parseCrashSpec(options.crashAt, () => env.random.next()).plan;
-      } catch (e) {
-        if (e instanceof CrashSpecError) throw new CliError(e.message);
-        throw e;
-      }
-    }
+    const crash = crashPlanOption(options.crashAt, env, io);
     const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
     const log = await openCliLog(options.db);
     try {

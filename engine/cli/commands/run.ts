@@ -4,11 +4,9 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CrashSpecError, parseCrashSpec } from '../../journal/crash-points.js';
 import { startRun } from '../../executor/run-mission.js';
-import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { cliEnv, collectPairs, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { cliEnv, collectPairs, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportRunError } from '../run-output.js';
 
@@ -27,17 +25,7 @@ export const command: CommandModule = {
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const env = cliEnv();
     const files = readMissionFiles(args[0] as string);
-    let crash = null;
-    if (typeof options.crashAt === 'string') {
-      try {
-        const parsed = parseCrashSpec(options.crashAt, () => env.random.next());
-        crash = parsed.plan;
-        if (parsed.picked) io.stderr(`crash point picked at random: ${crash.point}:${crash.occurrence}\n`);
-      } catch (e) {
-        if (e instanceof CrashSpecError) throw new CliError(e.message);
-        throw e;
-      }
-    }
+    const crash = crashPlanOption(options.crashAt, env, io);
     const log = await openCliLog(options.db);
     try {
       const result = await startRun(
