@@ -126,9 +126,14 @@ export function hasField(value: unknown, key: string): boolean {
   return false;
 }
 
-/** Sets an own data property, even for keys such as `__proto__` that plain assignment would not. */
+/**
+ * Sets an own data property, even for `__proto__`, which plain assignment would turn into a
+ * prototype change. Every other key is a plain assignment: the same result on the plain objects
+ * the evaluator builds, and several times cheaper than defineProperty on this hot path.
+ */
 export function setOwn(target: PlainObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /**
