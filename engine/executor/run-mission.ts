@@ -267,7 +267,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   let event: NewEvent;
   if (waitingOn.startsWith('pause:')) {
     const pauseId = waitingOn.slice('pause:'.length);
-    const created = await findLast(deps.log, run.runId, run.lastSeq, (e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
+    const created = await pendingPause(deps.log, run);
     if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
     event = {
       type: 'pause.resumed',
@@ -282,6 +282,14 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   if (outcome !== 'resumed') {
     throw new RunUnavailableError(`run ${run.runId} was already resumed (it no longer waits on ${waitingOn}); nothing was changed`, 'already-resumed');
   }
+}
+
+/** The `pause.created` a run suspended on `pause:<id>` waits on (read from the end of its log). */
+export async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
+  if (!run.waitingOn?.startsWith('pause:')) return undefined;
+  const pauseId = run.waitingOn.slice('pause:'.length);
+  const found = await findLast(log, run.runId, run.lastSeq, (e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
+  return found as StoredEvent<'pause.created'> | undefined;
 }
 
 /**

@@ -11,14 +11,6 @@ import type { CheckContext } from './check-context.js';
 import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
 import { didYouMean } from './suggest.js';
 
-/** §D.6 "doc-only" helpers: calling one says "not supported yet" unless the evaluator has it. */
-const DOC_ONLY_NAMES: ReadonlySet<string> = new Set([
-  ...UNSUPPORTED_BUILTIN_NAMES,
-  ...'lowercase uppercase substring split join trim trimStart trimEnd replace includes isEmpty map filter reduce avg flatten unique sort sortBy find findIndex keys values entries hasKey pick omit merge pow sqrt toNumber toString toBoolean toArray parseDate formatDate year month day hour minute addDays addMonths subtractDays diffDays isBefore isAfter days slugify generateId contains startsWith endsWith'.split(
-    ' ',
-  ),
-]);
-
 /** Calls `visit` on `expr` and every expression inside it, parents first. */
 export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void): void {
   if (!expr || typeof expr !== 'object') return;
@@ -153,7 +145,8 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
   if (!name) return;
   const args = call.args ?? [];
   if (!BUILTIN_NAMES.has(name)) {
-    if (DOC_ONLY_NAMES.has(name)) {
+    // §D.6's documented-but-unimplemented helpers (the implemented ones are in BUILTIN_NAMES).
+    if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
       ctx.report(file, 'E3019', call.callee.span, `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
     } else {
       const help = didYouMean(name, BUILTIN_NAMES);

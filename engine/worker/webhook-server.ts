@@ -15,7 +15,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Env } from '../env/env.js';
-import { modelFor, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
+import { modelFor, pendingPause, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog } from '../log/log.js';
 import type { Step } from '../lang/ast.js';
 import type { Worker } from './worker.js';
@@ -98,11 +98,8 @@ async function wake(path: string, payload: unknown, o: WebhookServerOptions): Pr
       await o.worker.start(run);
       continue;
     }
-    if (!run.waitingOn?.startsWith('pause:')) continue;
-    const pauseId = run.waitingOn.slice('pause:'.length);
-    const events = await o.log.read(run.runId);
-    const created = events.reverse().find((e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
-    if ((created?.payload as { webhookPath?: string } | undefined)?.webhookPath !== path) continue;
+    const created = await pendingPause(o.log, run);
+    if (created?.payload.webhookPath !== path) continue;
     try {
       await resumeSuspendedRun(run, { by: 'webhook', payload }, { log: o.log, env: o.env, dataDir: o.dataDir });
     } catch (error) {
