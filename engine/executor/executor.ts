@@ -12,7 +12,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { Journal } from '../journal/journal.js';
-import type { Step } from '../lang/ast.js';
+import type { CallStep, FetchStep, Step, StoreStep } from '../lang/ast.js';
 import type { ErrorInfo } from '../log/events.js';
 import { runApply, runLet, runMap, runMatch, runValidate, type StepOutcome } from '../steps/control-steps.js';
 import { runFetch } from '../steps/fetch-step.js';
@@ -23,7 +23,7 @@ import { runPause } from '../steps/pause-step.js';
 import { isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
 import { Frame, journaledInputs, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
 import type { StoreRuntime } from '../steps/store-runtime.js';
-import { runStore } from '../steps/store-step.js';
+import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
 import { runWait } from '../steps/wait-step.js';
 import { backoffDelay, resolveRetryPolicy } from '../steps/http/retry-policy.js';
 import type { CrashInjector } from '../journal/crash-points.js';
@@ -291,8 +291,48 @@ export class Executor implements StepRuntime {
   }
 
   runSteps = async (steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> => {
-    for (let i = 0; i < steps.length; i++) await this.runStep(steps[i]!, stepPath(parentPath, i), frame);
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const store = this.model.streamedStore(step);
+      if (store) {
+        // The pair is the last two steps of this list (streamed-sync.ts): both run here.
+        await this.runStreamedSync(step as FetchStep | CallStep, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
+        return;
+      }
+      await this.runStep(step, stepPath(parentPath, i), frame);
+    }
   };
+
+  /**
+   * A paginated fetch and the store it streams into, as two steps whose bars overlap: both start,
+   * each page is fetched (at the fetch's path) then stored (at the store's path), then both
+   * complete. A failure fails both: the store cannot outlive the fetch feeding it.
+   */
+  private async runStreamedSync(fetch: FetchStep | CallStep, store: StoreStep, fetchPath: string, storePath: string, frame: Frame): Promise<void> {
+    if (this.parts.shouldStop?.()) throw new StopRequested();
+    const file = this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
+    this.journal.record(fetchPath, 'step.started', () => ({ stepType: fetch.kind, line: this.model.line(file, fetch.span.start) }));
+    this.journal.record(storePath, 'step.started', () => ({ stepType: 'Store', line: this.model.line(file, store.span.start) }));
+    let records = 0;
+    let fetchDone = false;
+    try {
+      await runFetch(fetch, fetchPath, frame, this, async (items, firstIndex) => {
+        await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
+        records = firstIndex + items.length;
+      });
+      this.journal.record(fetchPath, 'step.completed', () => ({ stepType: fetch.kind }));
+      fetchDone = true;
+      await finishStreamedStore(records, storePath, frame, this);
+    } catch (error) {
+      if (error instanceof SuspendSignal || isEngineError(error) || isFlowSignal(error)) throw error;
+      const failed = errorInfo(error);
+      if (!fetchDone) this.journal.record(fetchPath, 'step.failed', () => ({ stepType: fetch.kind, error: failed }));
+      this.journal.record(storePath, 'step.failed', () => ({ stepType: 'Store', error: failed }));
+      throw error;
+    }
+    this.journal.record(storePath, 'step.completed', () => ({ stepType: 'Store' }));
+    await this.journal.maybeFlush();
+  }
 
   private async runStep(step: Step, path: string, frame: Frame): Promise<void> {
     if (this.parts.shouldStop?.()) throw new StopRequested();

@@ -20,6 +20,7 @@ import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { MissionModel } from '../steps/mission-model.js';
+import { StopRequested } from '../steps/signals.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
 import { Executor, type RunEnd } from './executor.js';
@@ -371,6 +372,8 @@ async function execute(
     await journal.commit({ durable: true, status: { status: end.status, releaseLease: true } });
     return { ...end, runId, tolerated: executor.tolerated };
   } catch (error) {
+    // A graceful stop keeps what the walk buffered (redone on resume otherwise, but why redo it).
+    if (error instanceof StopRequested && journal.hasPending) await journal.commit({ durable: false }).catch(() => undefined);
     await journal.settle().catch(() => undefined);
     const current = journal.currentLease;
     if (current) await deps.log.release(current).catch(() => undefined);

@@ -175,6 +175,11 @@ export class Journal {
     if (this.recordAsked) this.asked.push({ seq: 0, stepPath, type, effectId: effectIdOf(payload) });
   }
 
+  /** Buffer entries (table writes) that must land in the same transaction as the events around them. */
+  buffer(entries: readonly CommitEntry[]): void {
+    for (const entry of entries) this.pending.push(entry);
+  }
+
   /** Buffer a resume-machinery event (`run.resumed`): not part of the walk, never asked for. */
   pendingMeta(event: NewEvent): void {
     if (!this.options.verifyOnly) this.pending.push({ kind: 'event', event });
@@ -195,14 +200,17 @@ export class Journal {
    * Commit everything buffered plus `extra` entries, atomically. `durable` waits for the disk:
    * required before anything leaves the process (output commit).
    */
-  commit(options: { durable: boolean; extra?: CommitEntry[]; status?: StatusChange }): Promise<StoredEvent[]> {
+  commit(options: { durable: boolean; extra?: CommitEntry[]; status?: StatusChange }): Promise<void> {
     const entries = options.extra ? this.pending.concat(options.extra) : this.pending;
     this.pending = [];
     this.lastCommitAt = this.clock.now();
-    if (this.options.verifyOnly || !this.log || !this.lease) return Promise.resolve([]);
-    if (entries.length === 0 && !options.status) return this.chain.then(() => []);
+    if (this.options.verifyOnly || !this.log || !this.lease) return Promise.resolve();
+    if (entries.length === 0 && !options.status) return this.chain.then(() => undefined);
     const log = this.log;
-    const next = this.chain.then(() => log.commit(this.lease!, entries, { durable: options.durable, status: options.status }));
+    const commitOptions = { durable: options.durable, status: options.status, returnEvents: false };
+    const next = this.chain.then(async () => {
+      await log.commit(this.lease!, entries, commitOptions);
+    });
     this.chain = next.catch(() => undefined);
     return next;
   }

@@ -126,6 +126,11 @@ export interface CommitOptions {
   /** fsync before the promise resolves: required before anything leaves the process. */
   durable: boolean;
   status?: StatusChange;
+  /**
+   * false: resolve with [] instead of the stored events. The engine never looks at what it just
+   * wrote, and building those objects cost as much as inserting the rows.
+   */
+  returnEvents?: boolean;
 }
 
 export interface ReadOptions {

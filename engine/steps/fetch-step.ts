@@ -34,7 +34,19 @@ interface PageAnswer {
   body: unknown;
 }
 
-export async function runFetch(step: FetchStep | CallStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+/**
+ * Where a streamed paginated fetch hands each page's items (see MissionModel.streamedStore): in
+ * log order, `firstIndex` being the position of the page's first item in the whole response.
+ */
+export type PageSink = (items: unknown[], firstIndex: number) => Promise<void>;
+
+export async function runFetch(
+  step: FetchStep | CallStep,
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+  sink?: PageSink,
+): Promise<StepOutcome> {
   const options = step.options;
   const sourceName = step.kind === 'Call' ? step.source.name : (options.source?.name ?? rt.model.defaultSource?.name.name);
   if (!sourceName) throw new StepError('no-source', 'No sources defined in this mission: declare one with `source Name { auth: none, base: "https://…" }`');
@@ -91,6 +103,7 @@ export async function runFetch(step: FetchStep | CallStep, path: string, frame: 
   let pages = 1;
   let truncated = false;
   let value: unknown;
+  let itemCount: number | undefined;
   if (options.paginate) {
     const p = options.paginate;
     const plan: PaginationPlan = {
@@ -104,6 +117,7 @@ export async function runFetch(step: FetchStep | CallStep, path: string, frame: 
       ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     };
     const until = options.until;
+    let streamed = 0;
     const result = await paginate(plan, {
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
@@ -111,25 +125,36 @@ export async function runFetch(step: FetchStep | CallStep, path: string, frame: 
         return answer.body;
       },
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
-      onPage: (page) => {
-        if (!options.backfill) return;
-        rt.journal.record(path, 'page.completed', () => ({
-          effectId: effectId(rt.runId, path, 'http', page.index),
-          page: page.index + 1,
-          ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
-          records: page.items.length,
-          done: page.done,
-        }));
+      onPage: async (page) => {
+        if (options.backfill) {
+          rt.journal.record(path, 'page.completed', () => ({
+            effectId: effectId(rt.runId, path, 'http', page.index),
+            page: page.index + 1,
+            ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+            records: page.items.length,
+            done: page.done,
+          }));
+        }
+        if (sink) {
+          await sink(page.items, streamed);
+          streamed += page.items.length;
+          if (page.index % 10 === 9) rt.progress(`${path}: ${page.index + 1} page(s), ${streamed} record(s) stored so far`);
+        }
       },
+      collect: sink === undefined,
     });
     pages = result.pages;
     truncated = result.truncated;
-    value = result.items;
-    rt.progress(`${path}: ${result.pages} page(s), ${result.items.length} record(s)${result.truncated ? ' (truncated)' : ''}`);
+    itemCount = result.count;
+    // Streamed: the pages are stored already, and nothing after the store reads `response`.
+    value = sink ? undefined : result.items;
+    rt.progress(`${path}: ${result.pages} page(s), ${result.count} record(s)${result.truncated ? ' (truncated)' : ''}`);
   } else {
+    if (sink) throw new Error(`internal: only a paginated fetch streams (${path})`);
     const answer = await fetchPage([], 0);
     status = answer.status;
     value = answer.body;
+    if (Array.isArray(value)) itemCount = value.length;
   }
 
   frame.response = value;
@@ -138,7 +163,7 @@ export async function runFetch(step: FetchStep | CallStep, path: string, frame: 
   rt.journal.record(path, 'fetch.completed', () => ({
     effectId: firstEffect,
     pages,
-    ...(Array.isArray(value) ? { items: value.length } : {}),
+    ...(itemCount !== undefined ? { items: itemCount } : {}),
     ...(truncated ? { truncated } : {}),
     status,
     ...(options.paginate ? {} : { value }),

@@ -64,6 +64,8 @@ async function collection(step: ForStep, path: string, frame: Frame, rt: StepRun
     if (rt.stores.kind(store) === 'memory') return rt.stores.memoryList(store).map((r) => r.record);
     const records = rt.journal.take(path, 'value.recorded');
     if (records) return records.payload.value as unknown[];
+    // Store writes of this run may still be buffered: the read must see them.
+    if (rt.journal.hasPending) await rt.journal.commit({ durable: false });
     const value = (await rt.stores.readAll(store)).map((r) => r.record);
     rt.journal.emit('value.recorded', path, { source: 'store-read', value });
     return value;

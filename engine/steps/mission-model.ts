@@ -12,8 +12,10 @@ import type {
   StoreDecl,
   TransformDecl,
 } from '../lang/ast.js';
+import type { Step, StoreStep } from '../lang/ast.js';
 import { LineIndex } from '../lang/line-index.js';
 import type { MissionUnit } from '../lang/mission-unit.js';
+import { findStreamedSyncs, type PagedFetch } from './streamed-sync.js';
 
 export class MissionModel {
   readonly sources = new Map<string, SourceDecl>();
@@ -21,6 +23,8 @@ export class MissionModel {
   readonly schemas = new Map<string, SchemaDecl>();
   readonly transforms = new Map<string, TransformDecl>();
   readonly actions = new Map<string, ActionDecl>();
+  /** Paginated fetches whose pages stream straight into the next store step (streamed-sync.ts). */
+  private readonly streamed: Map<PagedFetch, StoreStep>;
   private readonly texts = new Map<string, string>();
   private readonly lineIndexes = new Map<string, LineIndex>();
 
@@ -34,6 +38,12 @@ export class MissionModel {
     for (const t of mission.transforms) this.transforms.set(t.name.name, t);
     for (const a of mission.actions) this.actions.set(a.name.name, a);
     for (const f of unit.files) this.texts.set(f.path, f.text);
+    this.streamed = findStreamedSyncs(this.actions.values(), this.stores);
+  }
+
+  /** The store step `step` streams its pages into, when it is the fetch of a streamed sync. */
+  streamedStore(step: Step): StoreStep | undefined {
+    return step.kind === 'Fetch' || step.kind === 'Call' ? this.streamed.get(step) : undefined;
   }
 
   /** The source declared first: the default for fetches without `source:` (§C.1.1). */

@@ -23,6 +23,7 @@ export interface StoreRuntimeOptions {
 export class StoreRuntime {
   private readonly memory = new Map<string, Map<string, Record<string, unknown>>>();
   private readonly external = new Map<string, ExternalStore>();
+  private readonly written = new Set<string>();
 
   constructor(
     private readonly model: MissionModel,
@@ -39,6 +40,13 @@ export class StoreRuntime {
 
   target(store: string): string {
     return this.model.stores.get(store)!.target.value;
+  }
+
+  /** True the first time it is asked about `store` in this run (its first write commits at once). */
+  firstWrite(store: string): boolean {
+    if (this.written.has(store)) return false;
+    this.written.add(store);
+    return true;
   }
 
   memoryGet(store: string, key: string): Record<string, unknown> | undefined {

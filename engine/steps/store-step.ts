@@ -25,10 +25,38 @@ export interface PlannedWrite {
 }
 
 export async function runStore(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
-  const ctx = evalContext(rt, frame, path);
-  const value = evaluate(step.source, ctx);
+  const value = evaluate(step.source, evalContext(rt, frame, path));
   const items = Array.isArray(value) ? value : [value];
-  const writes = items.map((item, index): PlannedWrite => {
+  await writeRecords(step.store.name, planWrites(step, items, 0, path, frame, rt), path, frame, rt);
+  return {};
+}
+
+/**
+ * One page of a streamed `store response -> S` (MissionModel.streamedStore): the same writes —
+ * effect ids, keys, records — that runStore makes for these items at their positions in the
+ * whole response, written as one batch. The checkpoint waits for finishStreamedStore.
+ */
+export async function storeStreamedPage(step: StoreStep, items: unknown[], firstIndex: number, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
+  const held = frame.checkpoints.splice(0);
+  try {
+    await writeRecords(step.store.name, planWrites(step, items, firstIndex, path, frame, rt), path, frame, rt);
+  } finally {
+    frame.checkpoints.push(...held);
+  }
+  await rt.journal.maybeFlush();
+}
+
+/** After the last page: the fetch's checkpoint advances, covering every record stored. */
+export async function finishStreamedStore(records: number, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
+  if (frame.inIteration) return;
+  await advanceCheckpoints(frame.checkpoints.splice(0), path, rt, records);
+}
+
+/** The writes of `items` (positions `firstIndex`…) into the step's store. */
+function planWrites(step: StoreStep, items: unknown[], firstIndex: number, path: string, frame: Frame, rt: StepRuntime): PlannedWrite[] {
+  const ctx = evalContext(rt, frame, path);
+  return items.map((item, offset): PlannedWrite => {
+    const index = firstIndex + offset;
     assertRecord(item, `record #${index} of the store step at ${path}`);
     const id = effectId(rt.runId, path, 'store', index);
     const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
@@ -39,8 +67,6 @@ export async function runStore(step: StoreStep, path: string, frame: Frame, rt: 
       op: step.upsert ? 'upsert' : 'set',
     };
   });
-  await writeRecords(step.store.name, writes, path, frame, rt);
-  return {};
 }
 
 /** `queue S` / `onError queue S`: the value goes to S under its `id`, else a stable derived key. */
@@ -143,7 +169,16 @@ export async function writeRecords(
   }
   // The outcome of a kill here equals one inside the transaction before COMMIT: nothing lands.
   rt.crash.reach('mid-store', batchId, true);
-  await rt.journal.commit({ durable: false, extra });
+  if (checkpoints.length > 0 || rt.stores.firstWrite(store)) {
+    // A checkpoint must have landed when `after-checkpoint` is reached; a store's first write
+    // commits at once so that a table the log cannot write (wrong shape) fails THIS step.
+    await rt.journal.commit({ durable: false, extra });
+  } else {
+    // Writes inside the log's database need no commit of their own (GUARANTEES 5, 8): they ride
+    // in the same transaction as their store.write events with the run's next commit, and a
+    // crash before it loses both together, so replay redoes them exactly once.
+    rt.journal.buffer(extra);
+  }
   for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, true);
 }
 
@@ -170,11 +205,11 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
 }
 
 /** Checkpoints that ride with a batch: replayed from the log, or committed with it. */
-async function advanceCheckpoints(checkpoints: { key: string; syncedAt: number }[], path: string, rt: StepRuntime): Promise<void> {
+async function advanceCheckpoints(checkpoints: { key: string; syncedAt: number }[], path: string, rt: StepRuntime, records?: number): Promise<void> {
   let live = 0;
   for (const c of checkpoints) {
     if (rt.journal.take(path, 'checkpoint.advanced')) continue;
-    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt });
+    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}) });
     live++;
   }
   if (live > 0 || !rt.journal.replaying) await rt.journal.commit({ durable: false });

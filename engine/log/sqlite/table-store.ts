@@ -83,9 +83,9 @@ export class TableStores {
 
   constructor(private readonly db: Database.Database) {}
 
-  /** Applies one write inside the current transaction; returns the record as stored. */
-  apply(write: TableStoreWrite): Record<string, unknown> {
-    checkTableName(write.table, write.storeKind);
+  /** Applies one write inside the current transaction; returns the record as stored, as JSON text. */
+  apply(write: TableStoreWrite): string {
+    if (!this.known.has(`${write.storeKind}:${write.table}`)) checkTableName(write.table, write.storeKind);
     if (typeof write.key !== 'string' || write.key === '') {
       throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
     }
@@ -109,15 +109,14 @@ export class TableStores {
         throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set' or 'upsert'`);
       }
     }
-    // Round-trip through JSON so the event, the table and a later read all hold the same value.
+    // The event and the table both get this exact text, so they and a later read hold the same value.
     const json = JSON.stringify(stored);
-    stored = JSON.parse(json) as Record<string, unknown>;
     if (shape === null) {
       this.statement(`nosql-put:${write.table}`, `INSERT OR REPLACE INTO ${quote(write.table)} (_key, _doc) VALUES (?, ?)`).run(write.key, json);
     } else {
       this.putSql(write.table, shape, write.key, json, stored);
     }
-    return stored;
+    return json;
   }
 
   /**

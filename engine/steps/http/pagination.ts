@@ -147,14 +147,22 @@ export interface PaginationCallbacks {
   fetchPage(query: QueryParams, index: number): Promise<unknown>;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
-  /** Called after each kept page (for `page.completed` journaling and backfill). */
+  /** Called after each kept page (for `page.completed` journaling, backfill, streaming). */
   onPage?(info: PageInfo): void | Promise<void>;
+  /**
+   * false: do not gather the pages' items into `result.items` (it stays empty; `result.count`
+   * still counts them) — a caller that streams each page from `onPage` holds one page at a time.
+   */
+  collect?: boolean;
 }
 
 export type StopReason = 'exhausted' | 'until' | 'max-pages' | 'max-items';
 
 export interface PaginationResult {
+  /** Every kept item, in order (empty when the caller streams: `collect: false`). */
   items: unknown[];
+  /** How many items were kept. */
+  count: number;
   pages: number;
   truncated: boolean;
   stoppedBy: StopReason;
@@ -176,7 +184,9 @@ export async function paginate(
   validatePlan(plan);
   const maxPages = plan.maxPages ?? DEFAULT_MAX_PAGES;
   const maxItems = plan.maxItems ?? Infinity;
+  const collect = callbacks.collect ?? true;
   const items: unknown[] = [];
+  let count = 0;
   const seenCursors = new Set<string>();
   let index = start.index ?? 0;
   let cursor = start.cursor;
@@ -185,13 +195,13 @@ export async function paginate(
 
   for (;;) {
     if (pages >= maxPages) {
-      return { items, pages, truncated: true, stoppedBy: 'max-pages', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
+      return { items, count, pages, truncated: true, stoppedBy: 'max-pages', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
     }
     const query = pageQuery(plan, index, cursor);
     const body = await callbacks.fetchPage(query, index);
     pages += 1;
     if (callbacks.until && (await callbacks.until(body, index))) {
-      return { items, pages, truncated: false, stoppedBy: 'until', next: { index: index + 1 } };
+      return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index: index + 1 } };
     }
     const pageItems = itemsOf(body, plan.itemsPath);
     const more = hasMore(plan, body, pageItems);
@@ -202,17 +212,19 @@ export async function paginate(
       }
       seenCursors.add(next);
     }
-    const room = maxItems - items.length;
+    const room = maxItems - count;
     const kept = pageItems.length > room ? pageItems.slice(0, room) : pageItems;
-    items.push(...kept);
-    const hitItems = items.length >= maxItems && (more || kept.length < pageItems.length);
+    // A loop, not push(...kept): spreading a huge page would overflow the call stack.
+    if (collect) for (const item of kept) items.push(item);
+    count += kept.length;
+    const hitItems = count >= maxItems && (more || kept.length < pageItems.length);
     const done = !more || hitItems || pages >= maxPages;
     await callbacks.onPage?.({ index, query, body, items: kept, ...(next !== undefined ? { cursor: next } : {}), done });
     index += 1;
     cursor = next;
     if (hitItems) {
-      return { items, pages, truncated: true, stoppedBy: 'max-items', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
+      return { items, count, pages, truncated: true, stoppedBy: 'max-items', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
     }
-    if (!more) return { items, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
+    if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
   }
 }
