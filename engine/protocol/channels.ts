@@ -12,6 +12,7 @@ export const REQUEST_CHANNELS = [
   'run.get',
   'run.events',
   'run.timeline',
+  'run.timelineWindow',
   'run.stateAt',
   'run.stateDiff',
   'run.source',

@@ -79,6 +79,71 @@ export interface TimelineModel {
   markers: TimelineMarker[];
 }
 
+export type TimelineAxis = 'seq' | 'time';
+
+/**
+ * A slice of a run's timeline: what `run.timelineWindow` asks for. Positions are in axis units:
+ * seq, or milliseconds since the run's first event. Without `from`/`to` the window is the whole
+ * run. With `px` (how many pixels the window is drawn on) bars and markers that would share
+ * pixels come merged, so the answer is about as long as the window is wide whatever the run's size.
+ */
+export interface TimelineWindowRequest {
+  runId: string;
+  /** Default 'seq'. */
+  axis?: TimelineAxis;
+  from?: number;
+  to?: number;
+  /** Integer 1..100000; absent: every bar and marker in the window, none merged. */
+  px?: number;
+}
+
+/** A lane with what a view needs to size it before any of its bars arrive. */
+export interface TimelineLaneInfo extends TimelineLane {
+  /** Deepest nesting of bars in the whole lane (0: no bar encloses another). */
+  maxDepth: number;
+  bars: number;
+  markers: number;
+}
+
+export interface TimelineWindowBar extends TimelineBar {
+  /** Nesting depth in its lane, over the whole run (a `for` bar encloses its body's bars). */
+  depth: number;
+  /**
+   * How many bars this entry stands for. 1: this bar exactly. More: neighbours at the same depth
+   * that share pixels at the requested `px`; the entry is the first of them, its end stretched to
+   * the last one's and its status 'failed' if any of them failed.
+   */
+  merged: number;
+}
+
+export interface TimelineWindowMarker extends TimelineMarker {
+  /** Markers of the same kind and lane within 6 px merged into this one (1: itself alone). */
+  merged: number;
+}
+
+export interface TimelineWindow {
+  runId: string;
+  startAt: number;
+  endAt: number;
+  lastSeq: number;
+  /** Every lane of the run, in order, whether or not it has bars in the window. */
+  lanes: TimelineLaneInfo[];
+  /** Totals over the whole run. */
+  barCount: number;
+  markerCount: number;
+  /** Markers of the whole run that belong to no lane (crash, resume, …): they get a row of their own. */
+  runMarkerCount: number;
+  axis: TimelineAxis;
+  /** The window answered, in axis units (the request's, or the run's extent when absent). */
+  from: number;
+  to: number;
+  px: number | null;
+  /** Bars with start <= to and end >= from, by lane (in `lanes` order) then start. */
+  bars: TimelineWindowBar[];
+  /** Markers with from <= position <= to, by lane (run-level ones, laneId null, last) then seq. */
+  markers: TimelineWindowMarker[];
+}
+
 export interface StoreSnapshot {
   name: string;
   kind: string;
@@ -234,6 +299,8 @@ export interface Requests {
   'run.get': { req: { runId: string }; res: RunSummary };
   'run.events': { req: { runId: string; fromSeq?: number; limit?: number }; res: StoredEvent[] };
   'run.timeline': { req: { runId: string }; res: TimelineModel };
+  /** The lanes, extent and totals of a run's timeline, with only the bars and markers of one window. */
+  'run.timelineWindow': { req: TimelineWindowRequest; res: TimelineWindow };
   'run.stateAt': { req: { runId: string; seq: number }; res: RunState };
   'run.stateDiff': { req: { runId: string; fromSeq: number; toSeq: number }; res: StateDiffEntry[] };
   'run.source': { req: { runId: string }; res: MissionSource };

@@ -1,50 +1,87 @@
 /**
  * The studio's in-memory views of runs, kept current from the log.
  *
- * Per run: its events (loaded once, then only the new tail is read), a fold cache for
- * state-at-seq, and live summary and timeline folds fed as events arrive. `sync(runId)` asks the
- * log for the run record (one cheap row) and reads only events past the last seq held.
+ * Per run: its events (loaded once, then only the new tail is read) and a live summary fold fed
+ * as events arrive. The costlier folds — the fold cache for state-at-seq and the timeline with its
+ * window index — are built on first use from the events held, then fed incrementally: listing
+ * runs or opening one tab does not pay for the views of the others. `sync(runId)` asks the log
+ * for the run record (one cheap row) and reads only events past the last seq held.
  * Invariant: a view never holds an event the log does not, and reads the log in seq order.
  */
 import type { StoredEvent } from '../log/events.js';
 import type { EventLog, RunRecord } from '../log/log.js';
-import type { RunSummary, TimelineModel } from '../protocol/protocol.js';
+import type { RunSummary, TimelineModel, TimelineWindow } from '../protocol/protocol.js';
 import { CrashPointsHandler } from '../inspect/crash-points.js';
 import { RunFoldCache } from '../inspect/fold-cache.js';
 import { runFold } from '../inspect/fold-handler.js';
 import { outlineMission } from '../inspect/mission-outline.js';
 import { RunSummaryHandler, withRunRecord } from '../inspect/run-summary.js';
 import { TimelineHandler } from '../inspect/timeline.js';
+import { TimelineWindowIndex, type WindowQuery } from '../inspect/timeline-window.js';
 import type { CrashPointInfo } from '../protocol/protocol.js';
 import { StudioError } from './studio-error.js';
 
 const READ_PAGE = 5000;
+/** Window answers kept per head seq: every page load of a run first asks for the same whole-run window. */
+const WINDOW_ANSWERS_KEPT = 8;
+
+interface TimelineMemo {
+  seq: number;
+  model: TimelineModel;
+  index: TimelineWindowIndex | null;
+  /** Answers by query, for this seq only (a new event makes them all stale); oldest first. */
+  answers: Map<string, TimelineWindow>;
+}
 
 export class RunView {
-  readonly cache: RunFoldCache;
+  private readonly events: StoredEvent[] = [];
   private readonly summary: RunSummaryHandler;
-  private readonly timeline: TimelineHandler;
-  private timelineMemo: { seq: number; model: TimelineModel } | null = null;
+  private foldCache: RunFoldCache | null = null;
+  private timeline: TimelineHandler | null = null;
+  private timelineMemo: TimelineMemo | null = null;
 
   constructor(public record: RunRecord) {
-    const outline = outlineMission(record.missionFiles);
-    this.cache = new RunFoldCache(record.runId, outline);
     this.summary = new RunSummaryHandler(record.runId);
-    this.timeline = new TimelineHandler(record.runId);
   }
 
   get lastSeq(): number {
-    return this.cache.lastSeq;
+    return this.events.at(-1)?.seq ?? 0;
+  }
+
+  /** The state-at fold cache, built from the events held on first use. */
+  get cache(): RunFoldCache {
+    if (this.foldCache === null) {
+      this.foldCache = new RunFoldCache(this.record.runId, outlineMission(this.record.missionFiles));
+      this.foldCache.append(this.events);
+    }
+    return this.foldCache;
   }
 
   append(events: readonly StoredEvent[]): StoredEvent[] {
-    const fresh = events.filter((e) => e.seq > this.cache.lastSeq);
-    this.cache.append(fresh);
+    const fresh = events.filter((e) => e.seq > this.lastSeq);
     for (const event of fresh) {
+      this.events.push(event);
       this.summary.handleEvent(event);
-      this.timeline.handleEvent(event);
+      this.timeline?.handleEvent(event);
     }
+    this.foldCache?.append(fresh);
     return fresh;
+  }
+
+  /** Events with fromSeq <= seq, in order, at most `limit`. */
+  slice(fromSeq: number, limit: number): StoredEvent[] {
+    let lo = 0;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid]!.seq < fromSeq) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.events.slice(lo, lo + limit);
+  }
+
+  all(): readonly StoredEvent[] {
+    return this.events;
   }
 
   summaryData(): RunSummary {
@@ -52,15 +89,48 @@ export class RunView {
   }
 
   timelineData(): TimelineModel {
-    if (this.timelineMemo?.seq !== this.lastSeq) {
-      this.timeline.finalize();
-      this.timelineMemo = { seq: this.lastSeq, model: this.timeline.data() };
+    return this.timelineAtHead().model;
+  }
+
+  /** The timeline indexed for window queries; rebuilt only when events arrived since the last one. */
+  timelineIndex(): TimelineWindowIndex {
+    const memo = this.timelineAtHead();
+    memo.index ??= new TimelineWindowIndex(memo.model);
+    return memo.index;
+  }
+
+  /** One window of the timeline; a window the index refuses (from > to, bad px) is a 'bad-request'. */
+  timelineWindow(query: WindowQuery): TimelineWindow {
+    const index = this.timelineIndex();
+    const answers = this.timelineMemo!.answers;
+    const key = `${query.axis}|${query.from ?? ''}|${query.to ?? ''}|${query.px ?? ''}`;
+    const known = answers.get(key);
+    if (known !== undefined) return known;
+    try {
+      const answer = index.window(query);
+      if (answers.size >= WINDOW_ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
+      answers.set(key, answer);
+      return answer;
+    } catch (e) {
+      if (e instanceof RangeError) throw new StudioError('bad-request', `run.timelineWindow: ${e.message.replace(/^timeline window: /, '')} (run ${this.record.runId})`);
+      throw e;
     }
-    return this.timelineMemo.model;
   }
 
   crashPoints(): CrashPointInfo[] {
-    return runFold(new CrashPointsHandler(), this.cache.all());
+    return runFold(new CrashPointsHandler(), this.events);
+  }
+
+  private timelineAtHead(): TimelineMemo {
+    if (this.timeline === null) {
+      this.timeline = new TimelineHandler(this.record.runId);
+      for (const event of this.events) this.timeline.handleEvent(event);
+    }
+    if (this.timelineMemo?.seq !== this.lastSeq) {
+      this.timeline.finalize();
+      this.timelineMemo = { seq: this.lastSeq, model: this.timeline.data(), index: null, answers: new Map() };
+    }
+    return this.timelineMemo;
   }
 }
 

@@ -6,9 +6,10 @@
  * started, resumed and crashed as CLI child processes (cli-process.ts), never inside this
  * process. Live streaming polls the log: every ~100 ms one run-record read per watched run, and
  * a read of only the new events when its lastSeq moved; about once a second the run list, to
- * notice runs started elsewhere. Invariant: handlers hold no business logic of their own beyond
- * argument checks — views come from folds, effects from the CLI — and every failure leaves as a
- * StudioError (studio-error.ts).
+ * notice runs started elsewhere. At start the newest run is read and its timeline folded in the
+ * background (`prefetchRuns`), since that is what the renderer opens first. Invariant: handlers
+ * hold no business logic of their own beyond argument checks — views come from folds, effects
+ * from the CLI — and every failure leaves as a StudioError (studio-error.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -31,6 +32,7 @@ import { isRequestChannel } from '../protocol/channels.js';
 import { outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import { CrashLab } from './crash-lab.js';
 import { asFields, int, optInt, optStr, optStringMap, str, type Fields } from './request-fields.js';
+import { timelineWindowQuery } from './timeline-window-query.js';
 import { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
 
@@ -45,6 +47,12 @@ export interface StudioServiceOptions {
   demoApiUrl?: string;
   demoMissionPath?: string;
   pollIntervalMs?: number;
+  /**
+   * How many of the newest runs to read and fold in the background as soon as the service starts
+   * (default 1): the renderer opens the newest run on its Timeline tab, and the browser or window
+   * takes longer to start than a 100k-event run takes to load. 0 turns it off.
+   */
+  prefetchRuns?: number;
   clock?: Clock;
   http?: HttpTransport;
 }
@@ -75,6 +83,7 @@ export async function createStudioService(options: StudioServiceOptions): Promis
   const log = await openLog(dbPath);
   const service = new Service(log, { ...options, cwd, dbPath });
   service.startPolling();
+  service.prefetch(options.prefetchRuns ?? 1);
   return service;
 }
 
@@ -134,10 +143,14 @@ class Service implements StudioService {
       case 'run.events': {
         const view = await this.views.get(str(channel, req, 'runId'));
         const limit = Math.min(optInt(channel, req, 'limit', 1) ?? 10_000, 50_000);
-        return view.cache.slice(optInt(channel, req, 'fromSeq', 0) ?? 1, Number.POSITIVE_INFINITY, limit);
+        return view.slice(optInt(channel, req, 'fromSeq', 0) ?? 1, limit);
       }
       case 'run.timeline':
         return (await this.views.get(str(channel, req, 'runId'))).timelineData();
+      case 'run.timelineWindow': {
+        const query = timelineWindowQuery(channel, req);
+        return (await this.views.get(str(channel, req, 'runId'))).timelineWindow(query);
+      }
       case 'run.stateAt': {
         const view = await this.views.get(str(channel, req, 'runId'));
         return view.cache.stateAt(Math.min(int(channel, req, 'seq'), view.lastSeq));
@@ -393,6 +406,17 @@ class Service implements StudioService {
     }
     await this.spawnResume(runId, { crashAt }, true);
     return { runId };
+  }
+
+  /** Loads the newest runs and their timelines while nobody waits; a failure only means no head start. */
+  prefetch(count: number): void {
+    if (count <= 0) return;
+    void (async () => {
+      for (const record of await this.log.listRuns({ limit: count })) {
+        if (this.closed) return;
+        (await this.views.get(record.runId)).timelineIndex();
+      }
+    })().catch(() => undefined);
   }
 
   // ── live streaming ─────────────────────────────────────────────────────────────────────────

@@ -1,18 +1,21 @@
 /**
- * Timeline geometry: lanes and nesting from a TimelineModel, the visible-window search (which
- * must not miss a bar that started before the window and still covers it), pixel merging that
- * bounds the DOM, and zoom/pan windows that stay inside the run.
+ * Timeline geometry in the renderer: lanes and nesting from a `run.timelineWindow` answer (built
+ * here by the engine's own window index), the visible-window search (which must not miss a bar
+ * that started before the window and still covers it), pixel merging that bounds the DOM and
+ * keeps the engine's merge counts, zoom/pan windows that stay inside the run, and the rule that
+ * decides when a loaded window no longer serves the view.
  */
 import { describe, expect, it } from 'vitest';
-import type { TimelineBar, TimelineModel } from '../../renderer/src/lib/protocol.js';
-import { buildTimelineIndex, clampWindow, placeBars, placeMarkers, zoomWindow } from '../../renderer/src/lib/timeline-index.js';
+import { TimelineWindowIndex } from '../../engine/inspect/timeline-window.js';
+import type { TimelineBar, TimelineModel, TimelineWindow, TimelineWindowMarker } from '../../renderer/src/lib/protocol.js';
+import { buildTimelineIndex, clampWindow, loadServes, placeBars, placeMarkers, planLoad, runExtent, zoomWindow } from '../../renderer/src/lib/timeline-index.js';
 import { niceStep, ticks } from '../../renderer/src/lib/ticks.js';
 
 function bar(laneId: string, startSeq: number, endSeq: number, stepPath = `${laneId}/${startSeq}`): TimelineBar {
   return { laneId, stepPath, stepType: 'get', line: 1, startSeq, endSeq, startAt: 1000 + startSeq * 10, endAt: 1000 + endSeq * 10, status: 'completed' };
 }
 
-function model(bars: TimelineBar[], lastSeq: number): TimelineModel {
+function runModel(bars: TimelineBar[], lastSeq: number): TimelineModel {
   return {
     runId: 'r',
     startAt: 1000,
@@ -27,6 +30,11 @@ function model(bars: TimelineBar[], lastSeq: number): TimelineModel {
   };
 }
 
+/** The engine's answer for the whole run (every bar, unmerged unless `px`), as the renderer receives it. */
+function model(bars: TimelineBar[], lastSeq: number, query: { from?: number; to?: number; px?: number } = {}): TimelineWindow {
+  return new TimelineWindowIndex(runModel(bars, lastSeq)).window({ axis: 'seq', ...query });
+}
+
 describe('buildTimelineIndex', () => {
   it('groups bars per lane, computes nesting depth and keeps run-level markers apart', () => {
     const index = buildTimelineIndex(model([bar('A', 10, 12), bar('A', 2, 20, 'A/1'), bar('A', 3, 4), bar('B', 1, 2)], 20));
@@ -38,6 +46,7 @@ describe('buildTimelineIndex', () => {
     expect(index.lanes.map((l) => l.id)).toEqual(['A', 'B']);
     expect(a.markers.map((m) => m.kind)).toEqual(['effect']);
     expect(index.runMarkers.map((m) => m.kind)).toEqual(['crash']);
+    expect(index.hasRunRow).toBe(true);
     expect(index.extent.seq).toEqual([0, 21]);
     expect(index.extent.time).toEqual([0, 200]);
   });
@@ -62,6 +71,16 @@ describe('placeBars', () => {
     expect(placed.reduce((n, p) => n + p.merged, 0)).toBe(100_000);
   });
 
+  it('keeps the counts of entries the engine already merged', () => {
+    const bars = Array.from({ length: 10_000 }, (_, i) => bar('A', i + 1, i + 1));
+    const win = model(bars, 10_000, { px: 500 });
+    expect(win.bars.length).toBeLessThan(10_000);
+    // Drawn on fewer pixels than it was merged for: merges further, and still counts every step.
+    const placed = placeBars(buildTimelineIndex(win).lanes[0]!, 'seq', 1000, 0, 10_001, 250 / 10_001);
+    expect(placed.length).toBeLessThanOrEqual(win.bars.length);
+    expect(placed.reduce((n, p) => n + p.merged, 0)).toBe(10_000);
+  });
+
   it('keeps a failed bar visible inside a merged group', () => {
     const bars = Array.from({ length: 50 }, (_, i) => bar('A', i + 1, i + 1));
     bars[20] = { ...bars[20]!, status: 'failed' };
@@ -79,10 +98,11 @@ describe('placeBars', () => {
 
 describe('placeMarkers', () => {
   it('thins markers of one kind closer than 6 px and counts the rest', () => {
-    const markers = Array.from({ length: 10 }, (_, i) => ({ laneId: 'A', seq: i + 1, at: 1000 + i, kind: 'effect' as const, label: '' }));
+    const markers: TimelineWindowMarker[] = Array.from({ length: 10 }, (_, i) => ({ laneId: 'A', seq: i + 1, at: 1000 + i, kind: 'effect' as const, label: '', merged: i === 0 ? 5 : 1 }));
     const placed = placeMarkers(markers, 'seq', 1000, 0, 20, 2);
     expect(placed.length).toBeLessThan(10);
-    expect(placed.reduce((n, p) => n + p.merged, 0)).toBe(10);
+    // The first one already stood for 5 markers the engine merged.
+    expect(placed.reduce((n, p) => n + p.merged, 0)).toBe(14);
   });
 });
 
@@ -98,6 +118,32 @@ describe('zoom and pan windows', () => {
   it('clamps a panned window to the run', () => {
     expect(clampWindow([-20, 30], [0, 100])).toEqual([0, 50]);
     expect(clampWindow([80, 130], [0, 100])).toEqual([50, 100]);
+  });
+});
+
+describe('loading windows', () => {
+  it('loads the whole run to fit it, else the view with a view of margin each side, inside the run', () => {
+    expect(planLoad([0, 1001], [0, 1001], 800.4, true)).toEqual({ px: 800 });
+    expect(planLoad([400, 500], [0, 1001], 800, false)).toEqual({ from: 300, to: 600, px: 2400 });
+    // At the run's start the margin is cut, and the pixels with it.
+    expect(planLoad([0, 100], [0, 1001], 800, false)).toEqual({ from: 0, to: 200, px: 1600 });
+  });
+
+  it('serves a view it covers at no coarser than 1.5 × its resolution, else asks again', () => {
+    const loaded = { from: 300, to: 600, px: 2400 };
+    expect(loadServes(loaded, [400, 500], 800)).toBe(true);
+    // Panned inside the margin: still served; past it: not.
+    expect(loadServes(loaded, [480, 580], 800)).toBe(true);
+    expect(loadServes(loaded, [550, 650], 800)).toBe(false);
+    // Zoomed in 1.25×: still served; 2×: the merged bars would be too coarse.
+    expect(loadServes(loaded, [410, 490], 800)).toBe(true);
+    expect(loadServes(loaded, [425, 475], 800)).toBe(false);
+  });
+
+  it('takes the run extent from the answer, as the engine computes it', () => {
+    const win = model([bar('A', 1, 2)], 20, { from: 5, to: 6 });
+    expect(runExtent(win)).toEqual({ seq: [0, 21], time: [0, 200] });
+    expect(new TimelineWindowIndex(runModel([bar('A', 1, 2)], 20)).extent('time')).toEqual(runExtent(win).time);
   });
 });
 

@@ -21,6 +21,7 @@ describe('studio protocol channels', () => {
       'run.stateAt',
       'run.stateDiff',
       'run.timeline',
+      'run.timelineWindow',
       'run.verify',
       'run.watch',
       'runs.list',

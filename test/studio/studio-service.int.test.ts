@@ -86,6 +86,34 @@ describe('studio service', () => {
     expect(points.find((p) => p.point === 'mid-store')).toEqual({ point: 'mid-store', occurrences: 1 });
   });
 
+  it('answers a timeline window: lanes and totals of the run, only the bars and markers inside it', async () => {
+    const full = await service.handle('run.timeline', { runId: 'run-1' });
+    const win = await service.handle('run.timelineWindow', { runId: 'run-1', axis: 'seq', from: 11, to: 14 });
+    expect(win).toMatchObject({ runId: 'run-1', axis: 'seq', from: 11, to: 14, px: null, lastSeq: full.lastSeq, barCount: full.bars.length, markerCount: full.markers.length });
+    expect(win.lanes.map((l) => l.id)).toEqual(full.lanes.map((l) => l.id));
+    const inside = full.bars.filter((b) => b.startSeq <= 14 && b.endSeq >= 11);
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.length).toBeLessThan(full.bars.length);
+    expect(win.bars.map((b) => `${b.stepPath}:${b.startSeq}-${b.endSeq}`)).toEqual(inside.map((b) => `${b.stepPath}:${b.startSeq}-${b.endSeq}`));
+    expect(win.markers.map((m) => m.seq)).toEqual(full.markers.filter((m) => m.seq >= 11 && m.seq <= 14).map((m) => m.seq));
+    // The whole run at a pixel width: every bar is accounted for, and the same query is answered again unchanged.
+    const whole = await service.handle('run.timelineWindow', { runId: 'run-1', px: 300 });
+    expect(whole.bars.reduce((n, b) => n + b.merged, 0)).toBe(full.bars.length);
+    expect(await service.handle('run.timelineWindow', { runId: 'run-1', px: 300 })).toEqual(whole);
+  });
+
+  it('refuses bad timeline windows with a bad-request that names the field', async () => {
+    const ask = (req: Record<string, unknown>) => service.handle('run.timelineWindow', { runId: 'run-1', ...req } as never);
+    await expect(ask({ from: 9, to: 3 })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('"from" (9) is after "to" (3)') });
+    // A lone "from" past the run's end is checked against the run's extent.
+    await expect(ask({ from: 5000 })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringMatching(/"from" \(5000\) is after "to" .*run run-1/) });
+    await expect(ask({ from: 'a' })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('"from" must be a finite number') });
+    await expect(ask({ px: 0 })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('"px" must be an integer from 1 to 100000') });
+    await expect(ask({ px: 1e9 })).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(ask({ axis: 'lines' })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('"axis" must be "seq" or "time"') });
+    await expect(service.handle('run.timelineWindow', { runId: 'missing' })).rejects.toMatchObject({ code: 'not-found' });
+  });
+
   it('rejects bad requests with a clear code', async () => {
     await expect(service.handle('run.get', { runId: 'missing' })).rejects.toMatchObject({ code: 'not-found' });
     await expect(service.handle('run.stateAt', { runId: 'run-1', seq: -1 })).rejects.toBeInstanceOf(StudioError);

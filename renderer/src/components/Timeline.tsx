@@ -1,17 +1,31 @@
 /**
  * The per-step timeline: one lane per action (and pipeline stage), bars for steps, markers for
  * effects, retries, crashes, resumes, timers, pauses, webhooks, errors and checkpoints. The
- * engine computes the TimelineModel; this view only places it. Zoom with the wheel or buttons,
- * pan by dragging; lanes are virtualised and each lane draws only the visible window, so a
- * 100k-event run stays smooth. While the run executes, 'run.appended' re-requests the model
- * (throttled) and a view that showed the end keeps following it.
+ * engine computes the timeline and answers one window of it at a time (`run.timelineWindow`:
+ * lanes, extent and totals, plus only the bars and markers of the window, already merged at the
+ * requested pixel width); this view only places them. So the first paint of a 100k-event run
+ * ships a few hundred entries, not the whole model. Zoom with the wheel or buttons, pan by
+ * dragging: the loaded window has a view's width of margin on each side and is replaced only
+ * when the view leaves it or zooms past its resolution, and the previous one stays on screen
+ * until the next arrives. Lanes are virtualised. While the run executes, 'run.appended' reloads
+ * the window (throttled) and a view that showed the end keeps following it.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useStudio } from '../store/studio-store.js';
 import { useRequest, useRunAppended } from '../lib/use-request.js';
 import { useElementWidth } from '../lib/use-element-width.js';
-import { buildTimelineIndex, clampWindow, zoomWindow, RUN_LANE_ID, type TimelineAxis } from '../lib/timeline-index.js';
+import {
+  buildTimelineIndex,
+  clampWindow,
+  loadServes,
+  planLoad,
+  runExtent,
+  zoomWindow,
+  RUN_LANE_ID,
+  type TimelineAxis,
+  type WindowLoad,
+} from '../lib/timeline-index.js';
 import { TimelineToolbar } from './TimelineToolbar.js';
 import { TimelineLegend } from './TimelineLegend.js';
 import { TimelineRuler } from './TimelineRuler.js';
@@ -27,9 +41,6 @@ const laneHeight = (maxDepth: number) => 12 + (Math.min(maxDepth, MAX_SHOWN_DEPT
 export function Timeline({ runId }: { runId: string }) {
   const selectSeq = useStudio((s) => s.selectSeq);
   const selectedSeq = useStudio((s) => s.selectedSeq);
-  const timeline = useRequest('run.timeline', { runId });
-  useRunAppended(runId, timeline.reload, 500);
-
   const [axis, setAxis] = useState<TimelineAxis>('seq');
   // null = fit the whole run (and keep fitting as it grows); otherwise the user's window.
   const [view, setView] = useState<[number, number] | null>(null);
@@ -37,10 +48,18 @@ export function Timeline({ runId }: { runId: string }) {
   const trackRef = useRef<HTMLDivElement>(null);
   const [measureRef, laneWidth, scrollRef] = useElementWidth<HTMLDivElement>();
   const width = Math.max(0, laneWidth - TIMELINE_LABEL_WIDTH);
+  // Before the lanes are measured (they mount with the first answer), ask at the window's width:
+  // at least as fine as the track will be, so the first answer is drawn as it is.
+  const loadWidth = width > 0 ? width : Math.max(1, window.innerWidth);
+
+  // The window asked for: first the whole run at the window's width, then what planLoad picks.
+  const [load, setLoad] = useState<WindowLoad>(() => ({ px: Math.max(1, Math.round(loadWidth)) }));
+  const timeline = useRequest('run.timelineWindow', { runId, axis, ...load });
+  useRunAppended(runId, timeline.reload, 500);
 
   const model = timeline.data;
   const index = useMemo(() => (model ? buildTimelineIndex(model) : null), [model]);
-  const extent: [number, number] = index ? index.extent[axis] : [0, 1];
+  const extent: [number, number] = model ? runExtent(model)[axis] : [0, 1];
   const minSpan = axis === 'seq' ? 8 : 5;
 
   // Following: keep the user's zoom level but slide the window to the newest events.
@@ -54,6 +73,18 @@ export function Timeline({ runId }: { runId: string }) {
 
   const win: [number, number] = view ? clampWindow(view, extent) : extent;
   const pxPerUnit = width > 0 ? width / Math.max(1e-9, win[1] - win[0]) : 0;
+
+  // Load another window when the answered one no longer serves the view. An answer in the other
+  // axis (just switched) never serves; a whole-run answer serves any view at its resolution.
+  useEffect(() => {
+    if (!model) return;
+    const answered = model.axis === axis ? { from: model.from, to: model.to, px: model.px ?? Number.MAX_SAFE_INTEGER } : null;
+    if (answered && loadServes(answered, win, loadWidth)) return;
+    const next = planLoad(win, extent, loadWidth, view === null);
+    // Already asked for exactly this (its answer is on the way): do not ask again.
+    if (next.from === load.from && next.to === load.to && next.px === load.px) return;
+    setLoad(next);
+  }, [model, axis, win[0], win[1], extent[0], extent[1], loadWidth, view === null]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const zoom = useCallback(
     (factor: number, anchorPx?: number) => {
@@ -111,7 +142,7 @@ export function Timeline({ runId }: { runId: string }) {
   const rows = useMemo(() => {
     if (!index) return [];
     const lanes = index.lanes.map((lane) => ({ id: lane.id, lane }));
-    return index.runMarkers.length > 0
+    return index.hasRunRow
       ? [{ id: RUN_LANE_ID, lane: { id: RUN_LANE_ID, label: 'run', stage: -1, bars: [], depths: [], maxEnd: { time: [], seq: [] }, markers: index.runMarkers, maxDepth: -1 } }, ...lanes]
       : lanes;
   }, [index]);
@@ -140,9 +171,11 @@ export function Timeline({ runId }: { runId: string }) {
       <TimelineToolbar
         axis={axis}
         onAxis={(a) => {
+          if (a === axis) return;
           setAxis(a);
           setView(null);
           setFollow(true);
+          setLoad({ px: Math.max(1, Math.round(loadWidth)) });
         }}
         onZoomIn={() => zoom(1.5)}
         onZoomOut={() => zoom(1 / 1.5)}
@@ -191,7 +224,7 @@ export function Timeline({ runId }: { runId: string }) {
           )}
         </div>
       </div>
-      {selectedSeq !== null && <TimelineSelection runId={runId} index={index} seq={selectedSeq} />}
+      {selectedSeq !== null && <TimelineSelection runId={runId} lastSeq={model.lastSeq} seq={selectedSeq} />}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * Timeline controls: axis (seq or wall time), zoom in/out, fit, and what the window shows.
  */
-import type { TimelineModel } from '../lib/protocol.js';
+import type { TimelineWindow } from '../lib/protocol.js';
 import type { TimelineAxis } from '../lib/timeline-index.js';
 import { formatDuration } from '../lib/time-format.js';
 
@@ -12,7 +12,7 @@ interface Props {
   onZoomOut: () => void;
   onFit: () => void;
   window: [number, number];
-  model: TimelineModel;
+  model: TimelineWindow;
   lanes: number;
 }
 
@@ -38,7 +38,7 @@ export function TimelineToolbar({ axis, onAxis, onZoomIn, onZoomOut, onFit, wind
       </span>
       <span className="toolbar-spacer" />
       <span className="muted">
-        {lanes} lanes · {model.bars.length} steps · {model.markers.length} markers · {model.lastSeq} events
+        {lanes} lanes · {model.barCount} steps · {model.markerCount} markers · {model.lastSeq} events
       </span>
     </div>
   );

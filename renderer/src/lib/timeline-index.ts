@@ -1,41 +1,45 @@
 /**
- * Geometry of the timeline, independent of React: bars and markers grouped per lane and sorted,
- * so a lane can find the ones inside the visible window by binary search instead of scanning a
- * 100k-event run on every frame. The x axis is either wall time (ms since the run started) or
- * seq — the latter keeps a run with a 30-day pause readable.
+ * Geometry of the timeline, independent of React: the bars and markers of one loaded window
+ * (`run.timelineWindow`) grouped per lane and sorted, so a lane can find the ones inside the
+ * visible window by binary search instead of scanning them on every frame; and the rule that
+ * decides when the loaded window no longer serves the visible one (panned past it, or zoomed in
+ * past its resolution) and which window to load next. The x axis is either wall time (ms since
+ * the run started) or seq — the latter keeps a run with a 30-day pause readable.
  */
-import type { TimelineBar, TimelineMarker, TimelineModel } from './protocol.js';
+import type { TimelineAxis, TimelineMarker, TimelineWindow, TimelineWindowBar, TimelineWindowMarker } from './protocol.js';
 
-export type TimelineAxis = 'time' | 'seq';
+export type { TimelineAxis } from './protocol.js';
 
 export interface LaneIndex {
   id: string;
   label: string;
   stage: number;
-  bars: TimelineBar[];
-  /** Nesting depth of each bar (a `for` step's bar encloses its body's bars). */
+  bars: TimelineWindowBar[];
+  /** Nesting depth of each bar (a `for` step's bar encloses its body's bars), from the engine. */
   depths: number[];
   /** Running maximum of bar ends, per axis: monotonic, so it can be binary-searched. */
   maxEnd: { time: number[]; seq: number[] };
-  markers: TimelineMarker[];
-  /** Deepest nesting in the lane (0 when no bar encloses another): sets the lane's height. */
+  markers: TimelineWindowMarker[];
+  /** Deepest nesting in the whole lane (0 when no bar encloses another): sets the lane's height. */
   maxDepth: number;
 }
 
 export interface TimelineIndex {
   lanes: LaneIndex[];
   /** Markers with no lane (run-level: crash, resume, …), shown on their own row. */
-  runMarkers: TimelineMarker[];
+  runMarkers: TimelineWindowMarker[];
+  /** Whether the run has run-level markers at all (inside the loaded window or not). */
+  hasRunRow: boolean;
   extent: { time: [number, number]; seq: [number, number] };
 }
 
 export const RUN_LANE_ID = '__run__';
 
-export function barStart(bar: TimelineBar, axis: TimelineAxis, t0: number): number {
+export function barStart(bar: TimelineWindowBar, axis: TimelineAxis, t0: number): number {
   return axis === 'time' ? bar.startAt - t0 : bar.startSeq;
 }
 
-export function barEnd(bar: TimelineBar, axis: TimelineAxis, t0: number): number {
+export function barEnd(bar: TimelineWindowBar, axis: TimelineAxis, t0: number): number {
   return axis === 'time' ? bar.endAt - t0 : bar.endSeq;
 }
 
@@ -43,25 +47,33 @@ export function markerPos(marker: TimelineMarker, axis: TimelineAxis, t0: number
   return axis === 'time' ? marker.at - t0 : marker.seq;
 }
 
-export function buildTimelineIndex(model: TimelineModel): TimelineIndex {
+/** The whole run on one axis, as the engine's window index computes it. */
+export function runExtent(run: Pick<TimelineWindow, 'startAt' | 'endAt' | 'lastSeq'>): { time: [number, number]; seq: [number, number] } {
+  return {
+    time: [0, Math.max(run.endAt, run.startAt + 1) - run.startAt],
+    seq: [0, Math.max(1, run.lastSeq) + 1],
+  };
+}
+
+export function buildTimelineIndex(win: TimelineWindow): TimelineIndex {
   const byId = new Map<string, LaneIndex>();
   const lanes: LaneIndex[] = [];
-  for (const lane of model.lanes) {
-    const entry: LaneIndex = emptyLane(lane.id, lane.label, lane.stage);
+  for (const lane of win.lanes) {
+    const entry: LaneIndex = emptyLane(lane.id, lane.label, lane.stage, lane.maxDepth);
     byId.set(lane.id, entry);
     lanes.push(entry);
   }
-  const runMarkers: TimelineMarker[] = [];
-  for (const bar of model.bars) {
+  const runMarkers: TimelineWindowMarker[] = [];
+  for (const bar of win.bars) {
     let lane = byId.get(bar.laneId);
     if (!lane) {
-      lane = emptyLane(bar.laneId, bar.laneId, 0);
+      lane = emptyLane(bar.laneId, bar.laneId, 0, 0);
       byId.set(bar.laneId, lane);
       lanes.push(lane);
     }
     lane.bars.push(bar);
   }
-  for (const marker of model.markers) {
+  for (const marker of win.markers) {
     const lane = marker.laneId === null ? undefined : byId.get(marker.laneId);
     if (lane) lane.markers.push(marker);
     else runMarkers.push(marker);
@@ -69,31 +81,60 @@ export function buildTimelineIndex(model: TimelineModel): TimelineIndex {
   for (const lane of lanes) {
     lane.bars.sort((a, b) => a.startSeq - b.startSeq || b.endSeq - a.endSeq);
     lane.markers.sort((a, b) => a.seq - b.seq);
-    const open: TimelineBar[] = [];
     let maxTime = -Infinity;
     let maxSeq = -Infinity;
     for (const bar of lane.bars) {
-      while (open.length > 0 && open[open.length - 1]!.endSeq < bar.startSeq) open.pop();
-      lane.depths.push(open.length);
-      lane.maxDepth = Math.max(lane.maxDepth, open.length);
-      open.push(bar);
-      maxTime = Math.max(maxTime, bar.endAt - model.startAt);
+      lane.depths.push(bar.depth);
+      lane.maxDepth = Math.max(lane.maxDepth, bar.depth);
+      maxTime = Math.max(maxTime, bar.endAt - win.startAt);
       maxSeq = Math.max(maxSeq, bar.endSeq);
       lane.maxEnd.time.push(maxTime);
       lane.maxEnd.seq.push(maxSeq);
     }
   }
   runMarkers.sort((a, b) => a.seq - b.seq);
-  const endAt = Math.max(model.endAt, model.startAt + 1);
-  return {
-    lanes,
-    runMarkers,
-    extent: { time: [0, endAt - model.startAt], seq: [0, Math.max(1, model.lastSeq) + 1] },
-  };
+  return { lanes, runMarkers, hasRunRow: win.runMarkerCount > 0 || runMarkers.length > 0, extent: runExtent(win) };
 }
 
-function emptyLane(id: string, label: string, stage: number): LaneIndex {
-  return { id, label, stage, bars: [], depths: [], maxEnd: { time: [], seq: [] }, markers: [], maxDepth: 0 };
+function emptyLane(id: string, label: string, stage: number, maxDepth: number): LaneIndex {
+  return { id, label, stage, bars: [], depths: [], maxEnd: { time: [], seq: [] }, markers: [], maxDepth };
+}
+
+/** What to ask `run.timelineWindow` for: absent bounds mean the whole run. */
+export interface WindowLoad {
+  from?: number;
+  to?: number;
+  px: number;
+}
+
+/** A loaded window serves the view while it covers it at no coarser than this × the view's resolution. */
+const MAX_COARSENESS = 1.5;
+
+/**
+ * Whether `loaded` (what was asked or answered, in axis units) can draw the visible window `view`
+ * on `widthPx` pixels: it covers the view, and one of its pixels spans at most MAX_COARSENESS of
+ * the view's (else merged bars would show as blocks until the next load).
+ */
+export function loadServes(loaded: { from: number; to: number; px: number }, view: [number, number], widthPx: number): boolean {
+  const eps = 1e-6 * Math.max(1, Math.abs(view[1]));
+  if (loaded.from > view[0] + eps || loaded.to < view[1] - eps) return false;
+  const loadedUnitsPerPx = (loaded.to - loaded.from) / Math.max(1, loaded.px);
+  const viewUnitsPerPx = (view[1] - view[0]) / Math.max(1, widthPx);
+  return loadedUnitsPerPx <= viewUnitsPerPx * MAX_COARSENESS;
+}
+
+/**
+ * The window to load for a view: the whole run when the view fits it (`fit`), else the view with
+ * one view's width of margin on each side (inside the run), so panning draws from what is loaded
+ * and a new load is needed only every view-width or so, at the view's resolution.
+ */
+export function planLoad(view: [number, number], extent: [number, number], widthPx: number, fit: boolean): WindowLoad {
+  const width = Math.max(1, Math.round(widthPx));
+  if (fit) return { px: width };
+  const span = Math.max(1e-9, view[1] - view[0]);
+  const from = Math.max(extent[0], view[0] - span);
+  const to = Math.min(extent[1], view[1] + span);
+  return { from, to, px: Math.min(100_000, Math.max(1, Math.ceil((width * (to - from)) / span))) };
 }
 
 /** First index whose key is >= target, in an array sorted by key. */
@@ -109,7 +150,7 @@ export function lowerBound<T>(items: T[], target: number, key: (item: T) => numb
 }
 
 export interface PlacedBar {
-  bar: TimelineBar;
+  bar: TimelineWindowBar;
   left: number;
   width: number;
   depth: number;
@@ -148,11 +189,12 @@ export function placeBars(
     const prev = lastAtDepth[depth];
     if (prev && left < prev.left + prev.width + 1 && width < 4) {
       prev.width = Math.max(prev.width, left + width - prev.left);
-      prev.merged += 1;
+      prev.merged += bar.merged;
       if (bar.status === 'failed') prev.bar = bar;
       continue;
     }
-    const placed: PlacedBar = { bar, left, width, depth, merged: 1 };
+    // An entry the engine already merged stays merged: it stands for `bar.merged` steps.
+    const placed: PlacedBar = { bar, left, width, depth, merged: bar.merged };
     lastAtDepth[depth] = placed;
     out.push(placed);
   }
@@ -160,21 +202,21 @@ export function placeBars(
 }
 
 export interface PlacedMarker {
-  marker: TimelineMarker;
+  marker: TimelineWindowMarker;
   left: number;
   merged: number;
 }
 
 /** Markers inside [from, to], at most one per 6 pixels per kind (the rest are counted). */
 export function placeMarkers(
-  markers: TimelineMarker[],
+  markers: TimelineWindowMarker[],
   axis: TimelineAxis,
   t0: number,
   from: number,
   to: number,
   pxPerUnit: number,
 ): PlacedMarker[] {
-  const key = (m: TimelineMarker) => markerPos(m, axis, t0);
+  const key = (m: TimelineWindowMarker) => markerPos(m, axis, t0);
   // Markers are sorted by seq; in time axis, seq order is time order (recordedAt never decreases).
   const start = lowerBound(markers, from, key);
   const out: PlacedMarker[] = [];
@@ -186,10 +228,10 @@ export function placeMarkers(
     const left = (p - from) * pxPerUnit;
     const prev = lastByKind.get(marker.kind);
     if (prev && left - prev.left < 6) {
-      prev.merged += 1;
+      prev.merged += marker.merged;
       continue;
     }
-    const placed = { marker, left, merged: 1 };
+    const placed = { marker, left, merged: marker.merged };
     lastByKind.set(marker.kind, placed);
     out.push(placed);
   }

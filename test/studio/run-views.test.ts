@@ -1,0 +1,74 @@
+/**
+ * A run's view in the studio (engine/server/run-views.ts) builds its costlier folds on first use
+ * and then feeds them incrementally: whenever events arrive in pieces, and whichever view was
+ * asked first, the timeline window, the timeline model, the state at a seq and the events held
+ * equal what fresh folds of the same events give.
+ */
+import { describe, expect, it } from 'vitest';
+import { RunFoldCache } from '../../engine/inspect/fold-cache.js';
+import { runFold } from '../../engine/inspect/fold-handler.js';
+import { TimelineHandler } from '../../engine/inspect/timeline.js';
+import { TimelineWindowIndex } from '../../engine/inspect/timeline-window.js';
+import { outlineMission } from '../../engine/inspect/mission-outline.js';
+import type { RunRecord } from '../../engine/log/log.js';
+import { RunView } from '../../engine/server/run-views.js';
+import { sampleRun } from './event-builder.js';
+
+const record: RunRecord = {
+  runId: 'run-1',
+  mission: 'Orders',
+  missionHash: 'h1',
+  missionFiles: { entry: 'orders.vague', files: [{ path: 'orders.vague', text: 'mission Orders {}\n' }] },
+  options: { sources: {}, env: {} },
+  status: 'running',
+  createdAt: 0,
+  updatedAt: 0,
+  lastSeq: 0,
+  owner: null,
+  leaseEpoch: 0,
+  leaseExpiresAt: null,
+  wakeAt: null,
+  waitingOn: null,
+};
+
+describe('RunView', () => {
+  it('keeps lazily built timeline and state folds equal to fresh folds as events arrive in pieces', () => {
+    const events = sampleRun().events;
+    const view = new RunView(record);
+    view.append(events.slice(0, 12));
+    // The timeline is asked for first, half-way through the run …
+    const early = view.timelineWindow({ axis: 'seq' });
+    expect(early.lastSeq).toBe(12);
+    expect(early).toEqual(new TimelineWindowIndex(runFold(new TimelineHandler('run-1'), events.slice(0, 12))).window({ axis: 'seq' }));
+    view.append(events.slice(12, 25));
+    // … the state fold only now, and both are fed what arrives afterwards.
+    expect(view.cache.stateAt(20)).toEqual(freshState(events, 20));
+    expect(view.append(events.slice(20))).toHaveLength(events.length - 25);
+    expect(view.lastSeq).toBe(events.length);
+
+    const fresh = runFold(new TimelineHandler('run-1'), events);
+    expect(view.timelineData()).toEqual(fresh);
+    expect(view.timelineWindow({ axis: 'time', px: 200 })).toEqual(new TimelineWindowIndex(fresh).window({ axis: 'time', px: 200 }));
+    expect(view.cache.stateAt(events.length)).toEqual(freshState(events, events.length));
+    expect(view.slice(30, 3).map((e) => e.seq)).toEqual([30, 31, 32]);
+    expect(view.slice(1, 1_000)).toHaveLength(events.length);
+  });
+
+  it('does not answer a window of an older head after new events arrived', () => {
+    const events = sampleRun().events;
+    const view = new RunView(record);
+    view.append(events.slice(0, 10));
+    const before = view.timelineWindow({ axis: 'seq', px: 100 });
+    view.append(events.slice(10));
+    const after = view.timelineWindow({ axis: 'seq', px: 100 });
+    expect(before.lastSeq).toBe(10);
+    expect(after.lastSeq).toBe(events.length);
+    expect(after.barCount).toBeGreaterThan(before.barCount);
+  });
+});
+
+function freshState(events: ReturnType<typeof sampleRun>['events'], seq: number) {
+  const cache = new RunFoldCache('run-1', outlineMission(record.missionFiles));
+  cache.append(events.slice(0, seq));
+  return cache.stateAt(seq);
+}
