@@ -10,11 +10,14 @@
  *   otherwise fire immediately) and is abortable.
  * - `id()` is time-sortable: ids made later sort after ids made earlier, also within one millisecond.
  * - the transport never throws anything but `TransportError` for failures below HTTP, always reads
- *   the whole body as text, and reports response header names in lower case.
+ *   the whole body as text, and reports response header names in lower case. A request's timeout
+ *   counts from `send`, time queued for a connection included; a request that timed out (or was
+ *   aborted) while queued is never written to the wire.
+ * - `CryptoRandom` hands out each byte of OS randomness once (drawn in bulk into a pool).
  */
 
-import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { randomFillSync } from 'node:crypto';
+import { Agent, type Dispatcher } from 'undici';
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
 import { TransportError } from './env.js';
 
@@ -57,15 +60,23 @@ export class RealClock implements Clock {
   }
 }
 
+/** Bytes fetched from the OS at a time: one `getrandom` call serves hundreds of draws. */
+const RANDOM_POOL_BYTES = 4096;
+
 export class CryptoRandom implements Random {
   private lastTime = -1;
   private lastRandom = 0;
+  // A 7-byte `randomBytes` call is a system call and a buffer (≈10 µs in a VM), paid on every
+  // HTTP attempt for its jitter; drawing from a pool refilled in bulk costs a few array reads.
+  private readonly pool = Buffer.allocUnsafe(RANDOM_POOL_BYTES);
+  private used = RANDOM_POOL_BYTES;
 
   next(): number {
     // 53 random bits → a uniformly distributed double in [0, 1).
-    const b = randomBytes(7);
-    const hi = (b[0]! << 13) | (b[1]! << 5) | (b[2]! >> 3);
-    const lo = (b[3]! << 24) | (b[4]! << 16) | (b[5]! << 8) | b[6]!;
+    const b = this.pool;
+    const i = this.reserve(7);
+    const hi = (b[i]! << 13) | (b[i + 1]! << 5) | (b[i + 2]! >> 3);
+    const lo = (b[i + 3]! << 24) | (b[i + 4]! << 16) | (b[i + 5]! << 8) | b[i + 6]!;
     return (hi * 2 ** 32 + (lo >>> 0)) / 2 ** 53;
   }
 
@@ -77,12 +88,24 @@ export class CryptoRandom implements Random {
       // Same millisecond (or the clock stepped back): keep order by incrementing the random part.
       rand = (this.lastRandom + 1) % 2 ** 50;
     } else {
-      const b = randomBytes(7);
-      rand = ((b[0]! & 0x03) * 2 ** 48) + b[1]! * 2 ** 40 + b[2]! * 2 ** 32 + ((b[3]! << 24) >>> 0) + (b[4]! << 16) + (b[5]! << 8) + b[6]!;
+      const b = this.pool;
+      const i = this.reserve(7);
+      rand = ((b[i]! & 0x03) * 2 ** 48) + b[i + 1]! * 2 ** 40 + b[i + 2]! * 2 ** 32 + ((b[i + 3]! << 24) >>> 0) + (b[i + 4]! << 16) + (b[i + 5]! << 8) + b[i + 6]!;
       this.lastTime = now;
     }
     this.lastRandom = rand;
     return `${prefix}_${encodeBase32(this.lastTime, 10)}${encodeBase32(rand, 10)}`;
+  }
+
+  /** Index in `pool` of `n` fresh random bytes; each pool byte is handed out once. */
+  private reserve(n: number): number {
+    if (this.used + n > RANDOM_POOL_BYTES) {
+      randomFillSync(this.pool);
+      this.used = 0;
+    }
+    const start = this.used;
+    this.used += n;
+    return start;
   }
 }
 
@@ -104,6 +127,14 @@ export interface UndiciTransportOptions {
   connections?: number;
 }
 
+/**
+ * Sends through undici's dispatcher with a handler of our own rather than `request()`: that API
+ * wraps every response in a stream (and an async resource) and, for a timeout, needs an
+ * `AbortSignal.timeout` combined with `AbortSignal.any` — together more than the request itself
+ * costs on a local server. Here one timer per request is the timeout, the body is collected as
+ * buffers and decoded once, and the promise settles exactly once (the first of: the response
+ * ends, the dispatcher errors, the timer fires, the caller aborts).
+ */
 export class UndiciTransport implements HttpTransport {
   private readonly agent: Agent;
 
@@ -114,44 +145,147 @@ export class UndiciTransport implements HttpTransport {
     });
   }
 
-  async send(req: HttpRequest): Promise<HttpResponse> {
-    const timeout = AbortSignal.timeout(Math.max(1, req.timeoutMs));
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  send(req: HttpRequest): Promise<HttpResponse> {
+    if (req.signal?.aborted) return Promise.reject(new TransportError(`${req.method} ${req.url} was aborted`, 'aborted'));
+    let target: URL;
     try {
-      const res = await request(req.url, {
-        method: req.method as 'GET',
+      target = new URL(req.url);
+    } catch {
+      return Promise.reject(new TransportError(`${req.method} ${req.url} failed: invalid URL`, 'network'));
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      return Promise.reject(new TransportError(`${req.method} ${req.url} failed: the URL must start with http: or https:`, 'network'));
+    }
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const exchange = new Exchange(req, resolve, reject);
+      try {
+        this.dispatchTo(target, req, exchange);
+      } catch (err) {
+        // undici reports its failures through the handler; this is for anything it throws instead.
+        exchange.onResponseError(undefined, err as Error);
+      }
+    });
+  }
+
+  private dispatchTo(target: URL, req: HttpRequest, exchange: Exchange): void {
+    this.agent.dispatch(
+      {
+        origin: target.origin,
+        // The fragment never goes on the wire.
+        path: target.pathname + target.search,
+        method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
-        body: req.body,
-        signal,
-        dispatcher: this.agent,
-        // The AbortSignal is the one timeout; undici's own timers would race it with another error.
+        body: req.body ?? null,
+        // The exchange's timer is the one timeout; undici's own timers would race it with another error.
         headersTimeout: 0,
         bodyTimeout: 0,
-      });
-      const body = await res.body.text();
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) {
-        if (value === undefined) continue;
-        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-      }
-      return { status: res.statusCode, headers, body };
-    } catch (err) {
-      if (req.signal?.aborted) {
-        throw new TransportError(`${req.method} ${req.url} was aborted`, 'aborted');
-      }
-      if (timeout.aborted) {
-        throw new TransportError(`${req.method} ${req.url} timed out after ${req.timeoutMs} ms`, 'timeout');
-      }
-      const e = err as { code?: string; message?: string };
-      const detail = e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? err);
-      throw new TransportError(`${req.method} ${req.url} failed: ${detail}`, 'network');
-    }
+      },
+      exchange,
+    );
   }
 
   /** Closes idle keep-alive connections; pending requests are allowed to finish. */
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** UTF-8 byte order mark: dropped from the start of a body, as undici's `body.text()` does. */
+const BOM = [0xef, 0xbb, 0xbf] as const;
+
+/**
+ * One request in flight: undici's dispatch handler plus the request's timeout and the caller's
+ * abort. Invariant: `resolve`/`reject` run at most once, and every way of finishing clears the
+ * timer and the abort listener.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private settled = false;
+  /** Set once the request must stop; given to undici's abort as soon as it can take it. */
+  private stopReason: Error | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly req: HttpRequest,
+    private readonly resolve: (res: HttpResponse) => void,
+    private readonly reject: (err: TransportError) => void,
+  ) {
+    this.timer = setTimeout(() => {
+      this.stop(new TransportError(`${req.method} ${req.url} timed out after ${req.timeoutMs} ms`, 'timeout'));
+    }, Math.max(1, req.timeoutMs));
+    const signal = req.signal;
+    if (signal) {
+      this.onAbort = () => this.stop(new TransportError(`${req.method} ${req.url} was aborted`, 'aborted'));
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Stopped while still queued for a connection: never let it reach the wire.
+    if (this.stopReason) controller.abort(this.stopReason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx (100 Continue, 103 Early Hints) are interim: the final response follows.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    const out: Record<string, string> = {};
+    for (const name in headers) {
+      const value = headers[name];
+      if (value === undefined) continue;
+      const text = Array.isArray(value) ? value.join(', ') : value;
+      // undici lower-cases names already; a `__proto__` header must stay a plain own property.
+      if (name === '__proto__') Object.defineProperty(out, name, { value: text, enumerable: true, writable: true, configurable: true });
+      else out[name] = text;
+    }
+    this.headers = out;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.finish();
+    this.resolve({ status: this.status, headers: this.headers, body: decodeBody(this.chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.settled) return;
+    this.finish();
+    const e = err as { code?: string; message?: string };
+    const detail = e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? err);
+    this.reject(new TransportError(`${this.req.method} ${this.req.url} failed: ${detail}`, 'network'));
+  }
+
+  /** Timeout or caller abort: settle now, even while the request still waits for a connection. */
+  private stop(reason: TransportError): void {
+    if (this.settled) return;
+    this.stopReason = reason;
+    this.finish();
+    this.reject(reason);
+    this.controller?.abort(reason);
+  }
+
+  private finish(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    if (this.onAbort) this.req.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/** The whole body as UTF-8 text, without a leading byte order mark ('' for no body). */
+function decodeBody(chunks: Buffer[]): string {
+  if (chunks.length === 0) return '';
+  const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const start = all.length >= 3 && all[0] === BOM[0] && all[1] === BOM[1] && all[2] === BOM[2] ? 3 : 0;
+  return all.toString('utf8', start);
 }
 
 export interface RealEnv extends Env {

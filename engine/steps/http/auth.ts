@@ -25,11 +25,18 @@ export class AuthRefreshError extends Error {
   }
 }
 
+/** What a request without credentials carries; shared, so it must never be mutated. */
+const NO_MATERIAL: AuthMaterial = Object.freeze({ headers: Object.freeze({}), query: Object.freeze([]) as unknown as [string, string][] }) as AuthMaterial;
+
 export class AuthSession {
   private credentials: Credentials | undefined;
   private refreshing: Promise<void> | undefined;
   /** Secrets seen during the run, including tokens that have since been replaced. */
   private readonly known = new Set<string>();
+  /** `material()` for the current credentials; dropped whenever they change (a refresh). */
+  private materialCache: AuthMaterial | undefined;
+  /** `secrets()` as last listed; dropped whenever `known` grows. */
+  private secretsCache: readonly string[] | undefined;
 
   constructor(
     readonly source: string,
@@ -43,10 +50,23 @@ export class AuthSession {
     return this.credentials?.type;
   }
 
-  /** Headers and query parameters for the next request, from the current tokens. */
+  /**
+   * Headers and query parameters for the next request, from the current tokens. Asked on every
+   * attempt, so it is built once per set of credentials; callers only read it (it is frozen).
+   */
   material(): AuthMaterial {
+    if (!this.materialCache) {
+      const m = this.buildMaterial();
+      Object.freeze(m.headers);
+      Object.freeze(m.query);
+      this.materialCache = Object.freeze(m);
+    }
+    return this.materialCache;
+  }
+
+  private buildMaterial(): AuthMaterial {
     const c = this.credentials;
-    if (!c) return { headers: {}, query: [] };
+    if (!c) return NO_MATERIAL;
     switch (c.type) {
       case 'bearer':
         return { headers: { Authorization: `Bearer ${c.token}` }, query: [] };
@@ -72,9 +92,10 @@ export class AuthSession {
     return c?.type === 'oauth2' && !!c.refreshToken && !!c.tokenEndpoint;
   }
 
-  /** Every secret value this session has held (for the redactor). */
-  secrets(): string[] {
-    return [...this.known];
+  /** Every secret value this session has held (for the redactor, which asks on every request). */
+  secrets(): readonly string[] {
+    this.secretsCache ??= Object.freeze([...this.known]);
+    return this.secretsCache;
   }
 
   /**
@@ -133,6 +154,8 @@ export class AuthSession {
     const next = { ...c, accessToken: b['access_token'] };
     if (typeof b['refresh_token'] === 'string' && b['refresh_token'] !== '') next.refreshToken = b['refresh_token'];
     this.credentials = next;
+    this.materialCache = undefined;
     for (const s of secretsOf(next)) this.known.add(s);
+    this.secretsCache = undefined;
   }
 }

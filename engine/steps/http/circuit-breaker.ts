@@ -113,13 +113,17 @@ export class CircuitBreaker {
   recordSuccess(source: string, path: string, options: BreakerOptions = {}): void {
     const key = CircuitBreaker.key(source, path);
     const c = this.circuits.get(key);
-    const o = resolved(options);
-    const now = this.clock.now();
     if (!c) {
-      // Only rate mode needs successes of an untracked circuit (they are the denominator).
-      if (o.failureRate !== undefined) this.create(key, now).requests.push(now);
+      // The common case, on every successful request: nothing to track unless in rate mode,
+      // where successes of an untracked circuit are the denominator.
+      if (options.failureRate !== undefined) {
+        const now = this.clock.now();
+        this.create(key, now).requests.push(now);
+      }
       return;
     }
+    const o = resolved(options);
+    const now = this.clock.now();
     c.lastActivity = now;
     if (c.state === 'half-open') {
       c.probeInFlight = false;

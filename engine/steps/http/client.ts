@@ -15,6 +15,7 @@
 
 import type { Env } from '../../env/env.js';
 import { TransportError } from '../../env/env.js';
+import { setOwn } from '../../eval/values.js';
 import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../../log/events.js';
 import type { AuthSession } from './auth.js';
 import { AuthRefreshError } from './auth.js';
@@ -97,17 +98,57 @@ export interface HttpResult {
   attempts: number;
 }
 
-const NO_BODY_STATUSES = new Set([204, 205, 304]);
-
 type Parsed = { ok: true; value: unknown } | { ok: false; text: string };
 
+const EMPTY_BODY: Parsed = Object.freeze({ ok: true, value: null });
+
 function parseBody(status: number, text: string): Parsed {
-  if (NO_BODY_STATUSES.has(status) || text.trim() === '') return { ok: true, value: null };
+  if (status === 204 || status === 205 || status === 304 || isBlank(text)) return EMPTY_BODY;
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false, text };
   }
+}
+
+/** `text.trim() === ''` without copying a large body: JSON text almost always starts with `{` or `[`. */
+function isBlank(text: string): boolean {
+  if (text.length === 0) return true;
+  const first = text.charCodeAt(0);
+  if (first === 0x7b || first === 0x5b) return false;
+  return text.trim() === '';
+}
+
+/**
+ * Resolved retry policies by the mission's `retry` object: a step asks for the same one on every
+ * request, and resolving validates it each time. Resolved policies are frozen, as they are shared.
+ */
+const policies = new WeakMap<object, RetryPolicy>();
+let defaultPolicy: RetryPolicy | undefined;
+
+function policyOf(retry: RequestSpec['retry']): RetryPolicy {
+  if (retry === undefined) return (defaultPolicy ??= Object.freeze(resolveRetryPolicy()));
+  let policy = policies.get(retry);
+  if (!policy) {
+    policy = Object.freeze(resolveRetryPolicy(retry));
+    policies.set(retry, policy);
+  }
+  return policy;
+}
+
+/** Header names as the limiter, breaker and retry rules read them; the same object when already lower case. */
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  let lower = true;
+  for (const k of Object.keys(headers)) {
+    if (k !== k.toLowerCase()) {
+      lower = false;
+      break;
+    }
+  }
+  if (lower) return headers;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) setOwn(out, k.toLowerCase(), v);
+  return out;
 }
 
 /** The path without query and fragment: the endpoint part of breaker and limiter keys. */
@@ -118,37 +159,40 @@ export function endpointOf(path: string): string {
 
 export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks = {}): Promise<HttpResult> {
   const { clock, random, http } = deps.env;
-  const policy = resolveRetryPolicy(spec.retry);
+  const policy = policyOf(spec.retry);
   const timeoutMs = policy.timeout ?? spec.sourceTimeout ?? DEFAULT_TIMEOUT_MS;
   const redactor = deps.redactor ?? createRedactor(() => deps.auth?.secrets() ?? []);
   const endpoint = endpointOf(spec.path);
   const limiterKey = `${spec.source}:${endpoint}`;
   const allow = spec.allow ?? [];
   let refreshed = false;
+  // Whether the request carries an Idempotency-Key cannot change between attempts (only auth
+  // values are re-read), so it is looked up once.
+  let hasIdempotencyKey: boolean | undefined;
 
   for (let attempt = 1; ; attempt++) {
     deps.breaker?.admit(spec.source, endpoint, spec.circuitBreaker);
-    if (deps.limiter) await deps.limiter.acquire(limiterKey, spec.rateLimit, deps.signal);
+    if (deps.limiter && !deps.limiter.tryAcquire(limiterKey, spec.rateLimit)) await deps.limiter.acquire(limiterKey, spec.rateLimit, deps.signal);
 
-    const material = deps.auth?.material() ?? { headers: {}, query: [] };
+    const material = deps.auth?.material();
     const built = buildRequest({
       method: spec.method,
       base: spec.base,
       path: spec.path,
       sinceQuery: spec.sinceQuery,
       pageQuery: spec.pageQuery,
-      authQuery: material.query,
+      authQuery: material?.query,
       sourceHeaders: spec.sourceHeaders,
       sinceHeaders: spec.sinceHeaders,
-      authHeaders: material.headers,
+      authHeaders: material?.headers,
       idempotencyKey: spec.idempotencyKey,
       body: spec.body,
     });
-    const shownUrl = redactor.url(built.url);
-    await hooks.beforeAttempt?.({
-      attempt,
-      request: redactor.request({ method: built.method, url: built.url, headers: built.headers, body: built.bodyValue }),
-    });
+    const request = redactor.request({ method: built.method, url: built.url, headers: built.headers, body: built.bodyValue });
+    const shownUrl = request.url;
+    // Awaited only when the hook is async: a synchronous hook costs no extra turn of the event loop.
+    const announced = hooks.beforeAttempt?.({ attempt, request });
+    if (announced) await announced;
 
     const started = clock.now();
     let outcome: AttemptOutcome;
@@ -163,8 +207,7 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
         timeoutMs,
         ...(deps.signal ? { signal: deps.signal } : {}),
       });
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = v;
+      const headers = lowerCased(res.headers);
       parsed = parseBody(res.status, res.body);
       recorded = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
       outcome = { kind: 'response', status: res.status, headers };
@@ -176,7 +219,8 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
       const detail = err.message.startsWith(prefix) ? err.message.slice(prefix.length).replace(/^failed: /, '') : err.message;
       outcome = { kind: 'transport', code: err.code, message: redactor.text(detail) };
     }
-    const durationMs = clock.now() - started;
+    const finished = clock.now();
+    const durationMs = finished - started;
 
     const decision = classifyAttempt({
       method: built.method,
@@ -184,9 +228,9 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
       attempt,
       policy: refreshed ? { ...policy, maxAttempts: policy.maxAttempts + 1 } : policy,
       allow,
-      hasIdempotencyKey: headerValue(built.headers, 'Idempotency-Key') !== undefined,
+      hasIdempotencyKey: (hasIdempotencyKey ??= headerValue(built.headers, 'Idempotency-Key') !== undefined),
       canRefresh: !refreshed && (deps.auth?.canRefresh() ?? false),
-      now: clock.now(),
+      now: finished,
       random01: random.next(),
     });
 
@@ -218,8 +262,9 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
 
     switch (decision.kind) {
       case 'success':
-      case 'allowed':
-        await hooks.afterAttempt?.({ attempt, response: recorded, verdict: decision.kind, durationMs });
+      case 'allowed': {
+        const reported = hooks.afterAttempt?.({ attempt, response: recorded, verdict: decision.kind, durationMs });
+        if (reported) await reported;
         return {
           status: recorded!.status,
           headers: recorded!.headers,
@@ -227,6 +272,7 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
           allowed: decision.kind === 'allowed',
           attempts: attempt,
         };
+      }
       case 'retry':
         await hooks.afterAttempt?.({
           attempt,

@@ -82,11 +82,16 @@ function parseCount(value: string | undefined): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/** `waitFor`'s answer when a request may go now (shared: asked on every request). */
+const NO_WAIT: { readonly ms: number; readonly why: string } = Object.freeze({ ms: 0, why: '' });
+
 export class RateLimiter {
   private readonly keys = new Map<string, KeyState>();
   private readonly maxKeys: number;
   private readonly idleMs: number;
   private admissions = 0;
+  /** The key inserted last into `keys` (its most recent entry), or undefined. */
+  private newest: string | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -100,14 +105,27 @@ export class RateLimiter {
     return this.keys.size;
   }
 
+  /**
+   * Admits and counts a request under `key` when it may go at once; false (nothing counted) when
+   * it would have to wait or be refused, and `acquire` must decide. Lets the usual request skip
+   * an async call.
+   */
+  tryAcquire(key: string, options: RateLimitOptions = {}): boolean {
+    const now = this.clock.now();
+    const st = this.state(key, now);
+    if (this.waitFor(st, options, now).ms > 0) return false;
+    this.admit(st, options, options.strategy ?? 'pause', now);
+    return true;
+  }
+
   /** Waits (or throws `RateLimitError`) until a request under `key` may be sent, and counts it. */
   async acquire(key: string, options: RateLimitOptions = {}, signal?: AbortSignal): Promise<void> {
     const strategy = options.strategy ?? 'pause';
     const maxWaitMs = (options.maxWait ?? 300) * 1000;
-    const st = this.state(key);
+    let now = this.clock.now();
+    const st = this.state(key, now);
     // Re-evaluate after every sleep: other requests may have been admitted meanwhile.
-    for (;;) {
-      const now = this.clock.now();
+    for (;; now = this.clock.now()) {
       const wait = this.waitFor(st, options, now);
       if (wait.ms <= 0) break;
       if (strategy === 'fail') {
@@ -122,13 +140,13 @@ export class RateLimiter {
       }
       await this.clock.sleep(wait.ms, signal);
     }
-    this.admit(st, options, strategy, this.clock.now());
+    this.admit(st, options, strategy, now);
   }
 
   /** Learns from a response's status and headers (lower-cased names). */
   observe(key: string, status: number, headers: Record<string, string>, options: RateLimitOptions = {}): void {
-    const st = this.state(key);
     const now = this.clock.now();
+    const st = this.state(key, now);
     const remaining = parseCount(headers['x-ratelimit-remaining'] ?? headers['ratelimit-remaining']);
     const resetAt = parseReset(headers['x-ratelimit-reset'] ?? headers['ratelimit-reset'], now);
     if (remaining !== undefined) {
@@ -172,7 +190,7 @@ export class RateLimiter {
     if ((options.strategy ?? 'pause') === 'throttle' && st.nextSlotAt > now) {
       return { ms: st.nextSlotAt - now, why: 'is being throttled' };
     }
-    return { ms: 0, why: '' };
+    return NO_WAIT;
   }
 
   private admit(st: KeyState, options: RateLimitOptions, strategy: RateLimitStrategy, now: number): void {
@@ -218,17 +236,23 @@ export class RateLimiter {
     return Math.min(model.capacity, st.tokens + ((now - st.tokensAt) / 1000) * rate);
   }
 
-  private state(key: string): KeyState {
-    const now = this.clock.now();
+  private state(key: string, now: number): KeyState {
     let st = this.keys.get(key);
-    if (st) {
-      // Re-insert to keep the map ordered by recency (oldest first) for eviction.
-      this.keys.delete(key);
+    if (st && key === this.newest) {
+      // Already the most recent entry (the usual case: one endpoint asked request after request),
+      // so re-inserting it would not change the order.
+      st.lastUsed = now;
     } else {
-      st = { headersSeen: false, nextSlotAt: 0, rateFactor: 1, lastUsed: now };
+      if (st) {
+        // Re-insert to keep the map ordered by recency (oldest first) for eviction.
+        this.keys.delete(key);
+      } else {
+        st = { headersSeen: false, nextSlotAt: 0, rateFactor: 1, lastUsed: now };
+      }
+      st.lastUsed = now;
+      this.keys.set(key, st);
+      this.newest = key;
     }
-    st.lastUsed = now;
-    this.keys.set(key, st);
     if (++this.admissions % 64 === 0) this.evictIdle(now);
     while (this.keys.size > this.maxKeys) {
       const oldest = this.keys.keys().next().value as string;

@@ -12,6 +12,7 @@
  * Invariant: the output of `request()`/`response()` contains none of the secrets given.
  */
 
+import { setOwn } from '../../eval/values.js';
 import type { RecordedRequest, RecordedResponse } from '../../log/events.js';
 
 export const REDACTED = '[REDACTED]';
@@ -19,9 +20,20 @@ export const REDACTED = '[REDACTED]';
 const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 const SENSITIVE_PART = /token|secret|passw(or)?d|api[-_]?key|apikey/i;
 
+/** Names already judged: the same few header names come back on every request. */
+const sensitiveCache = new Map<string, boolean>();
+const SENSITIVE_CACHE_MAX = 512;
+
 /** True for a header or query parameter name whose value must never be recorded. */
 export function isSensitiveName(name: string): boolean {
-  return SENSITIVE_HEADERS.has(name.toLowerCase()) || SENSITIVE_PART.test(name);
+  let sensitive = sensitiveCache.get(name);
+  if (sensitive === undefined) {
+    sensitive = SENSITIVE_HEADERS.has(name.toLowerCase()) || SENSITIVE_PART.test(name);
+    // Bounded: names come from servers too, and a server may invent a new one per response.
+    if (sensitiveCache.size >= SENSITIVE_CACHE_MAX) sensitiveCache.clear();
+    sensitiveCache.set(name, sensitive);
+  }
+  return sensitive;
 }
 
 export interface Redactor {
@@ -32,7 +44,12 @@ export interface Redactor {
   headers(headers: Record<string, string>): Record<string, string>;
   /** Deep copy of a JSON-like value with every secret value replaced inside strings. */
   value(value: unknown): unknown;
+  /** Copies the body: the recording never shares objects with the mission's value. */
   request(req: { method: string; url: string; headers: Record<string, string>; body?: unknown }): RecordedRequest;
+  /**
+   * Takes the body over: pass a value nobody else holds (a fresh `JSON.parse`). It is recorded as
+   * is when there is no secret to replace, and copied with replacements otherwise.
+   */
   response(res: { status: number; headers: Record<string, string>; body: unknown }): RecordedResponse;
 }
 
@@ -57,7 +74,14 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
   let pattern: RegExp | undefined;
 
   const currentPattern = (): RegExp | undefined => {
-    const list = (typeof secrets === 'function' ? secrets() : secrets).filter((s) => s.length > 0);
+    const given = typeof secrets === 'function' ? secrets() : secrets;
+    // No credentials (the usual case): nothing to build or compare.
+    if (given.length === 0) {
+      cacheKey = '';
+      pattern = undefined;
+      return undefined;
+    }
+    const list = given.filter((s) => s.length > 0);
     const key = list.join('\u0000');
     if (key !== cacheKey) {
       cacheKey = key;
@@ -67,15 +91,15 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
     return pattern;
   };
 
-  const text = (value: string): string => {
-    const p = currentPattern();
-    return p ? value.replace(p, REDACTED) : value;
-  };
+  // Each entry point looks the pattern up once and hands it down: the lookup asks the secrets
+  // getter (every auth session) for its list, and a request has a dozen strings to redact.
+  const textWith = (p: RegExp | undefined, value: string): string => (p ? value.replace(p, REDACTED) : value);
+  const text = (value: string): string => textWith(currentPattern(), value);
 
-  const url = (raw: string): string => {
+  const urlWith = (p: RegExp | undefined, raw: string): string => {
     let out = raw;
     // userinfo: scheme://user:pass@host
-    out = out.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/@?#]*)@/i, (_m, scheme: string) => `${scheme}${REDACTED}@`);
+    if (out.includes('@')) out = out.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/@?#]*)@/i, (_m, scheme: string) => `${scheme}${REDACTED}@`);
     const q = out.indexOf('?');
     if (q >= 0) {
       const hashAt = out.indexOf('#', q);
@@ -94,38 +118,42 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
       });
       out = `${out.slice(0, q)}?${pairs.join('&')}${rest}`;
     }
-    return text(out);
+    return textWith(p, out);
   };
 
-  const headers = (h: Record<string, string>): Record<string, string> => {
+  const headersWith = (p: RegExp | undefined, h: Record<string, string>): Record<string, string> => {
     const out: Record<string, string> = {};
-    for (const [name, v] of Object.entries(h)) out[name] = isSensitiveName(name) ? REDACTED : text(v);
+    for (const name of Object.keys(h)) setOwn(out, name, isSensitiveName(name) ? REDACTED : textWith(p, h[name]!));
     return out;
   };
 
-  // The pattern is looked up once per body, not once per string: a page of a thousand records
-  // holds thousands of strings, and each lookup asks every auth session for its secrets. The
-  // walk still copies the body, so the recorded value never shares objects with the mission's.
   const valueWith = (p: RegExp | undefined, v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return p ? v.replace(p, REDACTED) : v;
     if (v === null || typeof v !== 'object' || depth > 200) return v;
     if (Array.isArray(v)) return v.map((x) => valueWith(p, x, depth + 1));
+    const obj = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[p ? k.replace(p, REDACTED) : k] = valueWith(p, x, depth + 1);
+    for (const k of Object.keys(obj)) setOwn(out, p ? k.replace(p, REDACTED) : k, valueWith(p, obj[k], depth + 1));
     return out;
   };
   const value = (v: unknown): unknown => valueWith(currentPattern(), v, 0);
 
   return {
     text,
-    url,
-    headers,
+    url: (raw) => urlWith(currentPattern(), raw),
+    headers: (h) => headersWith(currentPattern(), h),
     value: (v) => value(v),
     request: (req) => {
-      const out: RecordedRequest = { method: req.method, url: url(req.url), headers: headers(req.headers) };
-      if (req.body !== undefined) out.body = value(req.body);
+      const p = currentPattern();
+      const out: RecordedRequest = { method: req.method, url: urlWith(p, req.url), headers: headersWith(p, req.headers) };
+      if (req.body !== undefined) out.body = valueWith(p, req.body, 0);
       return out;
     },
-    response: (res) => ({ status: res.status, headers: headers(res.headers), body: value(res.body) }),
+    response: (res) => {
+      const p = currentPattern();
+      // The body is the caller's fresh parse, held by nobody else: with no secret to replace,
+      // copying it would only cost time (a page can hold thousands of records).
+      return { status: res.status, headers: headersWith(p, res.headers), body: p ? valueWith(p, res.body, 0) : res.body };
+    },
   };
 }

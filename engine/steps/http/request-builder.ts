@@ -62,6 +62,25 @@ export function buildUrl(base: string, path: string, query: QueryParams = []): s
 
 /** Header merge where names match case-insensitively and a later layer replaces an earlier one. */
 export function mergeHeaders(...layers: (Record<string, string> | undefined)[]): Record<string, string> {
+  // Result: each name keeps the position of its first occurrence and takes the spelling and value
+  // of its last. Built straight into one object (this runs on every attempt); only when a later
+  // layer spells a name differently, or a name is `__proto__`, does the generic merge run.
+  const out: Record<string, string> = {};
+  const spelling = new Map<string, string>();
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const name of Object.keys(layer)) {
+      const lower = name.toLowerCase();
+      const seen = spelling.get(lower);
+      if ((seen !== undefined && seen !== name) || name === '__proto__') return mergeRenaming(layers);
+      spelling.set(lower, name);
+      out[name] = layer[name]!;
+    }
+  }
+  return out;
+}
+
+function mergeRenaming(layers: (Record<string, string> | undefined)[]): Record<string, string> {
   const byLower = new Map<string, [string, string]>();
   for (const layer of layers) {
     if (!layer) continue;
@@ -77,20 +96,27 @@ export function headerValue(headers: Record<string, string>, name: string): stri
   return undefined;
 }
 
+/** The first layer of every request's headers. */
+const JSON_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json', Accept: 'application/json' });
+
 export function buildRequest(parts: RequestParts): BuiltRequest {
-  const url = buildUrl(parts.base, parts.path, [
-    ...(parts.sinceQuery ?? []),
-    ...(parts.pageQuery ?? []),
-    ...(parts.authQuery ?? []),
-  ]);
-  for (const [name, value] of Object.entries(parts.sourceHeaders ?? {})) {
-    if (/[\r\n]/.test(value) || /[\r\n:]/.test(name)) {
-      throw new RequestBuildError(`header "${name.replace(/[\r\n]/g, ' ')}" has a line break or colon where none is allowed`);
+  const { sinceQuery, pageQuery, authQuery } = parts;
+  const query =
+    (sinceQuery?.length ?? 0) + (pageQuery?.length ?? 0) + (authQuery?.length ?? 0) === 0
+      ? undefined
+      : [...(sinceQuery ?? []), ...(pageQuery ?? []), ...(authQuery ?? [])];
+  const url = buildUrl(parts.base, parts.path, query);
+  const sourceHeaders = parts.sourceHeaders;
+  if (sourceHeaders) {
+    for (const name of Object.keys(sourceHeaders)) {
+      if (/[\r\n]/.test(sourceHeaders[name]!) || /[\r\n:]/.test(name)) {
+        throw new RequestBuildError(`header "${name.replace(/[\r\n]/g, ' ')}" has a line break or colon where none is allowed`);
+      }
     }
   }
   const headers = mergeHeaders(
-    { 'Content-Type': 'application/json', Accept: 'application/json' },
-    parts.sourceHeaders,
+    JSON_DEFAULTS,
+    sourceHeaders,
     parts.sinceHeaders,
     parts.authHeaders,
     parts.idempotencyKey !== undefined ? { 'Idempotency-Key': parts.idempotencyKey } : undefined,
