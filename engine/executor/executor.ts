@@ -299,6 +299,16 @@ export class Executor implements StepRuntime {
         await this.runStreamedSync(step as FetchStep | CallStep, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
         return;
       }
+      if (!this.fullTrace && (step.kind === 'Let' || step.kind === 'Map' || step.kind === 'Apply')) {
+        // trace: minimal — a synchronous pure step: no events, no promise per step.
+        if (this.parts.shouldStop?.()) throw new StopRequested();
+        const path = stepPath(parentPath, i);
+        if (step.kind === 'Let') runLet(step, path, frame, this);
+        else if (step.kind === 'Map') runMap(step, path, frame, this);
+        else runApply(step, path, frame, this);
+        if (this.journal.hasPending) await this.journal.maybeFlush();
+        continue;
+      }
       await this.runStep(step, stepPath(parentPath, i), frame);
     }
   };

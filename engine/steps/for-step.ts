@@ -17,18 +17,26 @@ import { queueValue } from './store-step.js';
 
 export async function runFor(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const items = await collection(step, path, frame, rt);
-  const ctx = evalContext(rt, frame, path);
-  const selected: { item: unknown; index: number }[] = [];
-  items.forEach((item, index) => {
-    if (!step.where || isTruthy(evaluate(step.where, { ...ctx, current: item }))) selected.push({ item, index });
-  });
+  // Positions of the items the loop runs, in order (holes of a sparse array are skipped, as
+  // forEach skips them). Plain indices: a replay walks every iteration again, so the loop's own
+  // bookkeeping stays out of the way.
+  const selected: number[] = [];
+  const ctx = step.where ? evalContext(rt, frame, path) : undefined;
+  for (let index = 0; index < items.length; index++) {
+    if (!(index in items)) continue;
+    if (!ctx || isTruthy(evaluate(step.where!, { ...ctx, current: items[index] }))) selected.push(index);
+  }
 
-  const runOne = async ({ item, index }: { item: unknown; index: number }): Promise<void> => {
+  const runOne = async (index: number): Promise<void> => {
+    const item = items[index];
     const iterPath = iterationPath(path, index);
     const child = frame.child();
     child.scope.set(step.variable.name, item);
     // A marker for the inspector, not an input: the item comes from the (recorded) collection.
-    if (rt.fullTrace) rt.journal.record(iterPath, 'loop.iteration', () => ({ index, key: iterationKey(item, index) }));
+    // (`record` without its closure: replayed from the log, else written.)
+    if (rt.fullTrace && !rt.journal.take(iterPath, 'loop.iteration')) {
+      rt.journal.emit('loop.iteration', iterPath, { index, key: iterationKey(item, index) });
+    }
     try {
       await rt.runSteps(step.body, iterPath, child);
     } catch (error) {
@@ -45,7 +53,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
 
   const concurrency = step.concurrency ?? 1;
   if (concurrency <= 1) {
-    for (const entry of selected) await runOne(entry);
+    for (const index of selected) await runOne(index);
   } else {
     rt.journal.enterConcurrent();
     try {

@@ -38,7 +38,12 @@ export class HttpRuntime {
   ) {
     this.limiter = new RateLimiter(env.clock);
     this.breaker = new CircuitBreaker(env.clock);
-    this.redactor = createRedactor(() => [...this.sessions.values()].flatMap((s) => s.secrets()));
+    // Asked twice per request: a plain loop, not spread + flatMap (several times cheaper).
+    this.redactor = createRedactor(() => {
+      const secrets: string[] = [];
+      for (const session of this.sessions.values()) for (const secret of session.secrets()) secrets.push(secret);
+      return secrets;
+    });
   }
 
   source(name: string): SourceDecl {

@@ -8,6 +8,7 @@
  */
 import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
+import type { EvalContext } from '../eval/scope.js';
 import type { CommitEntry } from '../log/log.js';
 import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
@@ -25,9 +26,11 @@ export interface PlannedWrite {
 }
 
 export async function runStore(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
-  const value = evaluate(step.source, evalContext(rt, frame, path));
+  // One context for the source and the keys: the same scope, response and journaled inputs.
+  const ctx = evalContext(rt, frame, path);
+  const value = evaluate(step.source, ctx);
   const items = Array.isArray(value) ? value : [value];
-  await writeRecords(step.store.name, planWrites(step, items, 0, path, frame, rt), path, frame, rt);
+  await writeRecords(step.store.name, planWrites(step, items, 0, path, frame, rt, ctx), path, frame, rt);
   return {};
 }
 
@@ -53,20 +56,27 @@ export async function finishStreamedStore(records: number, path: string, frame: 
 }
 
 /** The writes of `items` (positions `firstIndex`…) into the step's store. */
-function planWrites(step: StoreStep, items: unknown[], firstIndex: number, path: string, frame: Frame, rt: StepRuntime): PlannedWrite[] {
-  const ctx = evalContext(rt, frame, path);
-  return items.map((item, offset): PlannedWrite => {
+function planWrites(
+  step: StoreStep,
+  items: unknown[],
+  firstIndex: number,
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+  ctx: EvalContext = evalContext(rt, frame, path),
+): PlannedWrite[] {
+  // Runs again for every record on replay (the keys are checked against the log): a plain loop.
+  const op = step.upsert ? 'upsert' : 'set';
+  const writes: PlannedWrite[] = new Array<PlannedWrite>(items.length);
+  for (let offset = 0; offset < items.length; offset++) {
+    const item: unknown = items[offset];
     const index = firstIndex + offset;
     assertRecord(item, `record #${index} of the store step at ${path}`);
     const id = effectId(rt.runId, path, 'store', index);
     const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
-    return {
-      effectId: id,
-      key: storeKey(item, index, id, keyValue),
-      record: prepareRecord(item, step.partial),
-      op: step.upsert ? 'upsert' : 'set',
-    };
-  });
+    writes[offset] = { effectId: id, key: storeKey(item, index, id, keyValue), record: prepareRecord(item, step.partial), op };
+  }
+  return writes;
 }
 
 /** `queue S` / `onError queue S`: the value goes to S under its `id`, else a stable derived key. */

@@ -6,7 +6,7 @@
  * run used, and re-applying a write overwrites instead of duplicating. (The original implementation
  * fell back to a random number, which made every replay add a copy.)
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { StoreError } from './store-error.js';
 
 /** The evaluated `key:` option of a store step, with where it came from for error messages. */
@@ -46,7 +46,7 @@ export function storeKey(
 /** The fallback key for records with neither `key:` nor `id`. Exported for tests and the inspector. */
 export function deterministicKey(effectId: string, index: number): string {
   if (effectId === '') throw new RangeError('deterministicKey: effectId must not be empty');
-  return createHash('sha256').update(`${effectId}:${index}`).digest('hex').slice(0, 16);
+  return hash('sha256', `${effectId}:${index}`, 'hex').slice(0, 16);
 }
 
 function keyToString(value: unknown, where: string, what: 'key' | 'id'): string {

@@ -19,8 +19,17 @@ export const PARTIAL_FIELD = '_partial';
 
 /** A shallow copy without the fields whose value is `undefined`. */
 export function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
-  // fromEntries defines own properties, so a field named "__proto__" stays data, not a prototype.
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+  // A plain loop (several times cheaper than entries/filter/fromEntries: replay plans one record
+  // per store write), in Object.keys order — the order fromEntries would give.
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (value === undefined) continue;
+    // Assigning "__proto__" would set the prototype: define it, so it stays a data field.
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
 }
 
 /** The record a step asks to store: undefined fields dropped, `_partial` added when `partial` is given. */

@@ -4,11 +4,11 @@
  * and the temp folder for the logs — on the same disk as the working directory, because the disk
  * that holds the database is the one whose fsync rate is the yardstick.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { MissionFiles } from '../../engine/log/log.js';
 
 /** A temp folder on the working directory's filesystem (os.tmpdir() when it is the same device). */
@@ -107,63 +107,40 @@ export const PURE_STEPS_PER_ITERATION = 3;
 
 export interface BenchServer {
   url: string;
-  /** POSTs received (all paths). */
-  posts: number;
-  /** Distinct Idempotency-Keys seen on POSTs. */
-  keys: Set<string>;
+  /** POSTs received (all paths) and distinct Idempotency-Keys among them, so far. */
+  stats(): Promise<{ posts: number; keys: number }>;
   close(): Promise<void>;
 }
 
 /**
- * `POST /things` → 201 `{ok: true}`; `GET /records?offset=N` → the page of `pageSize` records
- * starting at N of a list of `total` records (an empty page past the end). Keeps no record of
- * GETs, so it can serve a million records without growing.
+ * Starts the bench API (bench-server.ts) in a child process, as a real API would be: its CPU does
+ * not count against the engine under test, which runs in the bench's own process.
  */
 export async function startBenchServer(total: number, pageSize: number): Promise<BenchServer> {
-  const state = { posts: 0, keys: new Set<string>() };
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method === 'POST') {
-      req.resume();
-      req.on('end', () => {
-        state.posts++;
-        const key = req.headers['idempotency-key'];
-        if (typeof key === 'string') state.keys.add(key);
-        res.writeHead(201, { 'content-type': 'application/json' });
-        res.end('{"ok":true}');
-      });
-      return;
-    }
-    if (req.method === 'GET' && url.pathname === '/records') {
-      const offset = Number(url.searchParams.get('offset') ?? '0');
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(recordsPage(offset, Math.max(0, Math.min(pageSize, total - offset))));
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end('{"error":"not found"}');
+  const script = fileURLToPath(new URL('./bench-server.js', import.meta.url));
+  const child = spawn(process.execPath, [script, String(total), String(pageSize)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench server exited with code ${code} before listening`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /^listening (\d+)$/m.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
   });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
-    get posts() {
-      return state.posts;
+    url,
+    stats: async () => {
+      const res = await fetch(`${url}/stats`);
+      return (await res.json()) as { posts: number; keys: number };
     },
-    keys: state.keys,
     close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
       }),
   };
-}
-
-function recordsPage(offset: number, count: number): string {
-  const parts: string[] = [];
-  for (let i = offset; i < offset + count; i++) {
-    parts.push(`{"id":${i},"name":"record ${i}","price":${i % 997},"active":${i % 3 === 0}}`);
-  }
-  return `[${parts.join(',')}]`;
 }

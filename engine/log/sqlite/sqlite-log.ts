@@ -40,7 +40,7 @@ import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, type PreparedEvent } from './rows.js';
 import { ScheduleTables } from './schedule-tables.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { INSERT_BATCH, prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
 
 export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
@@ -376,10 +376,27 @@ class SqliteEventLog implements EventLog {
   }
 
   private insertEvents(runId: string, firstSeq: number, events: PreparedEvent[], returnEvents = true): StoredEvent[] {
-    const insert = this.sql.insertEvent;
-    for (let i = 0; i < events.length; i++) {
+    const { insertEvent, insertEventBatch } = this.sql;
+    let i = 0;
+    if (events.length >= INSERT_BATCH) {
+      const values: (string | number)[] = new Array<string | number>(INSERT_BATCH * 6);
+      for (; i + INSERT_BATCH <= events.length; i += INSERT_BATCH) {
+        for (let k = 0; k < INSERT_BATCH; k++) {
+          const event = events[i + k]!;
+          const at = k * 6;
+          values[at] = runId;
+          values[at + 1] = firstSeq + i + k;
+          values[at + 2] = event.type;
+          values[at + 3] = event.stepPath;
+          values[at + 4] = event.payloadJson;
+          values[at + 5] = event.recordedAt;
+        }
+        insertEventBatch.run(...values);
+      }
+    }
+    for (; i < events.length; i++) {
       const event = events[i]!;
-      insert.run(runId, firstSeq + i, event.type, event.stepPath, event.payloadJson, event.recordedAt);
+      insertEvent.run(runId, firstSeq + i, event.type, event.stepPath, event.payloadJson, event.recordedAt);
     }
     return returnEvents ? events.map((event, i) => storedFrom(runId, firstSeq + i, event)) : [];
   }
