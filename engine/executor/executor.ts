@@ -12,9 +12,9 @@ import { evaluate } from '../eval/evaluate.js';
 import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { Journal } from '../journal/journal.js';
-import type { CallStep, FetchStep, Step, StoreStep } from '../lang/ast.js';
+import type { ApplyStep, CallStep, FetchStep, LetStep, MapStep, Step, StoreStep, ValidateStep } from '../lang/ast.js';
 import type { ErrorInfo } from '../log/events.js';
-import { runApply, runLet, runMap, runMatch, runValidate, type StepOutcome } from '../steps/control-steps.js';
+import { runApply, runLet, runMap, runMatch, runValidate, runValidateWithoutFallback, type StepOutcome } from '../steps/control-steps.js';
 import { runFetch } from '../steps/fetch-step.js';
 import { runFor } from '../steps/for-step.js';
 import type { HttpRuntime } from '../steps/http-runtime.js';
@@ -299,13 +299,14 @@ export class Executor implements StepRuntime {
         await this.runStreamedSync(step as FetchStep | CallStep, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
         return;
       }
-      if (!this.fullTrace && (step.kind === 'Let' || step.kind === 'Map' || step.kind === 'Apply')) {
+      if (!this.fullTrace && isSynchronousPureStep(step)) {
         // trace: minimal — a synchronous pure step: no events, no promise per step.
         if (this.parts.shouldStop?.()) throw new StopRequested();
         const path = stepPath(parentPath, i);
         if (step.kind === 'Let') runLet(step, path, frame, this);
         else if (step.kind === 'Map') runMap(step, path, frame, this);
-        else runApply(step, path, frame, this);
+        else if (step.kind === 'Apply') runApply(step, path, frame, this);
+        else runValidateWithoutFallback(step, path, frame, this, this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file);
         if (this.journal.hasPending) await this.journal.maybeFlush();
         continue;
       }
@@ -396,6 +397,11 @@ export class Executor implements StepRuntime {
         return runPause(step, path, frame, this);
     }
   }
+}
+
+/** Pure steps that never await: `let`, `map`, `apply`, and `validate` without a fallback. */
+function isSynchronousPureStep(step: Step): step is LetStep | MapStep | ApplyStep | ValidateStep {
+  return step.kind === 'Let' || step.kind === 'Map' || step.kind === 'Apply' || (step.kind === 'Validate' && !step.fallback);
 }
 
 export function errorInfo(error: unknown): ErrorInfo {

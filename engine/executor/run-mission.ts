@@ -89,15 +89,28 @@ export function missionHash(files: MissionFiles): string {
   return h.digest('hex');
 }
 
+/**
+ * Checked missions by entry and content. A model is read-only once built, so runs of the same
+ * mission share one: a worker starting many runs of a mission parses and checks it once.
+ */
+const models = new Map<string, MissionModel>();
+const MAX_CACHED_MODELS = 64;
+
 /** Parses and checks a run's mission files; throws MissionInvalidError with rendered diagnostics. */
 export function modelFor(files: MissionFiles): MissionModel {
+  const key = `${files.entry}\u0000${missionHash(files)}`;
+  const cached = models.get(key);
+  if (cached) return cached;
   const loaded = loadMissionFromFiles(files.files, dirname(files.entry));
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || !loaded.unit?.mission) {
     const texts = new Map(files.files.map((f) => [f.path, f.text] as const));
     throw new MissionInvalidError(formatDiagnostics(errors.length > 0 ? errors : loaded.diagnostics, texts));
   }
-  return new MissionModel(loaded.unit, loaded.unit.mission);
+  const model = new MissionModel(loaded.unit, loaded.unit.mission);
+  if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value!);
+  models.set(key, model);
+  return model;
 }
 
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {

@@ -47,20 +47,33 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
 }
 
 export async function runValidate(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): Promise<StepOutcome> {
-  const ctx = evalContext(rt, frame, path);
-  const target = evaluate(step.target, ctx);
-  for (const constraint of step.constraints) {
-    if (isTruthy(evaluate(constraint.condition, { ...ctx, current: target }))) continue;
-    if (step.fallback) {
-      await rt.runSteps(step.fallback, fallbackPath(path), frame);
-      return {};
-    }
+  if (step.fallback) {
+    if (firstFailedConstraint(step, path, frame, rt)) await rt.runSteps(step.fallback, fallbackPath(path), frame);
+    return {};
+  }
+  return runValidateWithoutFallback(step, path, frame, rt, file);
+}
+
+/** A `validate` without a fallback is synchronous: it passes, or throws `validation-failed`. */
+export function runValidateWithoutFallback(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): StepOutcome {
+  const failed = firstFailedConstraint(step, path, frame, rt);
+  if (failed) {
     throw new StepError(
       'validation-failed',
-      `Validation failed: \`${rt.model.text(file, constraint.condition.span)}\` (line ${rt.model.line(file, constraint.span.start)}) is false`,
+      `Validation failed: \`${rt.model.text(file, failed.condition.span)}\` (line ${rt.model.line(file, failed.span.start)}) is false`,
     );
   }
   return {};
+}
+
+function firstFailedConstraint(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime): ValidateStep['constraints'][number] | undefined {
+  const ctx = evalContext(rt, frame, path);
+  const target = evaluate(step.target, ctx);
+  const checked = { ...ctx, current: target };
+  for (const constraint of step.constraints) {
+    if (!isTruthy(evaluate(constraint.condition, checked))) return constraint;
+  }
+  return undefined;
 }
 
 export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {

@@ -13,6 +13,8 @@
  *       (a fresh process's first resume)
  *   (5) a 1M-record paginated sync (1k a page) in a child process: records/s and its peak RSS
  *   (6) pure steps (let, map, validate) per second, under `trace: full` and `trace: minimal`
+ * Figures (2)–(6) each run in a fresh child process of their own (engine-figure-child.ts), (6)
+ * once per trace mode, so no figure inherits another's heap or JIT state.
  * Each run's outcome is checked (completed, every POST applied once, every record in its table)
  * so a fast but wrong engine shows up as a failure. Goals are printed in the unit column, never
  * asserted. REQON_BENCH_SCALE (default 1) scales every size, for a quick look;
@@ -61,42 +63,79 @@ const RAW_FSYNC_MS = 2_000;
 const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6').split(',').map((f) => f.trim()));
 const wants = (figure: number) => FIGURES.has(String(figure));
 /**
- * Figures (2), (3) and (6) first run their scenario once, untimed, at a tenth of its size on a log
- * of its own, so that what is timed is the engine's steady state (hot paths compiled by the JIT,
- * as in a long-running worker), not V8's warm-up.
+ * Figures (2), (3) and (6) first run their scenario once, untimed, at full size on a log of its
+ * own, so that what is timed is the engine's steady state (hot paths compiled by the JIT, heap
+ * grown, as in a long-running worker), not V8's warm-up: a tenth-size warm-up left (6) timing
+ * half of its first full pass in V8's lower tiers.
  */
-const warmUpSize = (n: number) => Math.max(1, Math.round(n / 10));
+const warmUpSize = (n: number) => n;
 
+/** What one figure process runs: a figure, and for (6) one trace mode. */
+export type FigureTask = '2' | '3' | '4' | '5' | '6:full' | '6:minimal';
+
+/**
+ * Measures the raw fsync rate here, then runs every figure asked for in a fresh child process of
+ * its own (engine-figure-child.ts): one figure's garbage and JIT state never slow or speed up
+ * the next, and each pays its own warm-up.
+ */
 export async function benchmarks(): Promise<BenchResult[]> {
   const dir = benchDir();
-  process.stderr.write(`bench: engine logs in ${dir} (same filesystem as ${process.cwd()})\n`);
+  const out: BenchResult[] = [];
+  let fsyncs = NaN;
+  try {
+    // Figures 2 and 3 are ratios to the raw fsync rate, so they need figure 1.
+    if (wants(1) || wants(2) || wants(3)) fsyncs = rawFsyncRate(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (wants(1)) out.push({ name: 'engine (1) raw fdatasync, small appends', value: fsyncs, unit: 'fsync/s' });
+  const tasks: FigureTask[] = [];
+  for (const figure of ['2', '3', '4', '5'] as const) if (wants(Number(figure))) tasks.push(figure);
+  if (wants(6)) tasks.push('6:full', '6:minimal');
+  for (const task of tasks) out.push(...(await figureInChild(task, fsyncs)));
+  return out;
+}
+
+async function figureInChild(task: FigureTask, fsyncs: number): Promise<BenchResult[]> {
+  const child = fileURLToPath(new URL('./engine-figure-child.js', import.meta.url));
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const proc = execFile(process.execPath, [child, task, String(fsyncs)], { maxBuffer: 1 << 20 }, (error, out) => {
+      if (error) reject(new Error(`bench figure ${task} failed: ${error.message}`));
+      else resolve(out);
+    });
+    proc.stderr?.pipe(process.stderr);
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as BenchResult[];
+}
+
+/** The figure `task`, in this process; `fsyncs` is the raw fsync rate the ratios divide by. */
+export async function runFigure(task: FigureTask, fsyncs: number): Promise<BenchResult[]> {
+  const dir = benchDir();
+  process.stderr.write(`bench: engine figure ${task}, logs in ${dir} (same filesystem as ${process.cwd()})\n`);
   const server = await startBenchServer(SYNC_RECORDS, SYNC_PAGE);
   const env = createRealEnv({});
   const out: BenchResult[] = [];
+  const is = (figure: number) => task.split(':')[0] === String(figure);
   try {
-    // Figures 2 and 3 are ratios to the raw fsync rate, so they need figure 1.
-    const fsyncs = wants(1) || wants(2) || wants(3) ? rawFsyncRate(dir) : NaN;
-    if (wants(1)) out.push({ name: 'engine (1) raw fdatasync, small appends', value: fsyncs, unit: 'fsync/s' });
-
     const perRatio = (name: string, value: number, goal: string) => {
       out.push({ name, value, unit: 'effects/s' });
       out.push({ name: `${name} / raw fsync`, value: value / fsyncs, unit: `× raw fsync (${goal})` });
     };
 
-    if (wants(2)) {
+    if (is(2)) {
       await sequentialStores(dir, env, server, warmUpSize(STORE_RECORDS), 'store-seq-warm-up');
       perRatio('engine (2) 10k sql store steps, 1 run', await sequentialStores(dir, env, server), 'goal ≥ 0.8');
       await sequentialPosts(dir, env, server, warmUpSize(POSTS), 'post-seq-warm-up');
       perRatio('engine (2) 2k POSTs, 1 run', await sequentialPosts(dir, env, server), 'goal ≥ 0.8');
     }
-    if (wants(3)) {
+    if (is(3)) {
       await concurrentRuns(dir, env, server, 'store', 'store-concurrent-warm-up');
       perRatio('engine (3) sql store, 100 runs × 10', await concurrentRuns(dir, env, server, 'store'), 'goal ≥ 4, or ≥ 20k/s');
       await concurrentRuns(dir, env, server, 'post', 'post-concurrent-warm-up');
       perRatio('engine (3) POSTs, 100 runs × 10', await concurrentRuns(dir, env, server, 'post'), 'goal ≥ 4, or ≥ 20k/s');
     }
 
-    if (wants(4)) {
+    if (is(4)) {
       const replay = await replayResume(dir, env);
       out.push({ name: `engine (4) replay on resume (${replay.events} events)`, value: replay.eventsPerSecond, unit: 'events/s (goal ≥ 500k)' });
       out.push({ name: 'engine (4) time to resume', value: replay.ms, unit: 'ms (child process, warm; median of 3)' });
@@ -104,17 +143,16 @@ export async function benchmarks(): Promise<BenchResult[]> {
       out.push({ name: 'engine (4) time to build that run', value: replay.buildMs, unit: 'ms' });
     }
 
-    if (wants(5)) {
+    if (is(5)) {
       const sync = await paginatedSync(dir, server);
       out.push({ name: `engine (5) paginated sync (${SYNC_RECORDS} records)`, value: sync.recordsPerSecond, unit: 'records/s (goal ≥ 50k)' });
       out.push({ name: 'engine (5) sync peak RSS (child process)', value: sync.maxRssMb, unit: 'MB (goal < 300)' });
     }
 
-    if (wants(6)) {
-      for (const trace of ['full', 'minimal'] as const) {
-        await pureSteps(dir, env, trace, warmUpSize(PURE_ITERATIONS), `pure-${trace}-warm-up`);
-        out.push({ name: `engine (6) pure steps (trace: ${trace})`, value: await pureSteps(dir, env, trace), unit: 'steps/s (goal ≥ 1M)' });
-      }
+    if (is(6)) {
+      const trace = task === '6:minimal' ? 'minimal' : 'full';
+      await pureSteps(dir, env, trace, warmUpSize(PURE_ITERATIONS), `pure-${trace}-warm-up`);
+      out.push({ name: `engine (6) pure steps (trace: ${trace})`, value: await pureSteps(dir, env, trace), unit: 'steps/s (goal ≥ 1M)' });
     }
   } finally {
     await env.http.close();

@@ -107,6 +107,36 @@ describe('trace: minimal', () => {
     expect(resumed.status).toBe('completed');
   });
 
+  it('fails a run on a failed validate (no fallback) exactly as trace: full does, and runs a fallback when there is one', async () => {
+    const text = (trace: 'full' | 'minimal', fallback: boolean) => `mission Checks {
+  trace: ${trace}
+  store out: memory("out")
+  action Check {
+    let doubled = 4 * 2
+    validate { v: doubled } { assume .v < 6 }${fallback ? ` or {
+      store { id: "over", at: doubled } -> out { key: .id }
+    }` : ''}
+    store { id: "after", v: doubled } -> out { key: .id }
+  }
+  run Check
+}
+`;
+    const outcome = async (trace: 'full' | 'minimal', fallback: boolean) => {
+      const entry = `${h.dir}/checks-${trace}-${fallback}.vague`;
+      const run = await h.start({ entry, files: [{ path: entry, text: text(trace, fallback) }] });
+      return { status: run.status, error: run.status === 'failed' ? run.error.message : '', out: await h.store(run.runId, 'out') };
+    };
+    const minimal = await outcome('minimal', false);
+    expect(minimal.status).toBe('failed');
+    expect(minimal.error).toMatch(/Validation failed: `\.v < 6` \(line 6\) is false/);
+    expect(minimal).toEqual(await outcome('full', false));
+    // With a fallback, the failed validate runs it instead of failing the run.
+    const fallback = await outcome('minimal', true);
+    expect(fallback.status).toBe('completed');
+    expect(fallback.out).toEqual({ over: { id: 'over', at: 8 }, after: { id: 'after', v: 8 } });
+    expect(fallback).toEqual(await outcome('full', true));
+  });
+
   it('reads back a run longer than one read chunk, every event once, in order', async () => {
     const many = Array.from({ length: 1500 }, (_, i) => ({ id: `m${i}`, n: i }));
     h.api.on('GET /items', { body: many });
