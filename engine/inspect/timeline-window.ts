@@ -139,7 +139,7 @@ export class TimelineWindowIndex {
     const t0 = this.model.startAt;
     /** Per depth, the last entry emitted and its extent in pixels, for merging. */
     const lastAtDepth: { entry: TimelineWindowBar; left: number; right: number }[] = [];
-    for (let i = lowerBound(lane.maxEnd[axis], from); i < lane.bars.length; i++) {
+    for (let i = lowerBoundBy(lane.maxEnd[axis], from, (v) => v); i < lane.bars.length; i++) {
       const bar = lane.bars[i]!;
       const start = axis === 'seq' ? bar.startSeq : bar.startAt - t0;
       if (start > to) break;
@@ -212,18 +212,7 @@ export function checkWindow(query: WindowQuery, extent: [number, number]): [numb
   return [from, to];
 }
 
-/** First index whose value is >= target, in an ascending array. */
-function lowerBound(values: number[], target: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid]! < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
+/** First index whose key is >= target, in an array sorted by key. */
 function lowerBoundBy<T>(items: T[], target: number, key: (item: T) => number): number {
   let lo = 0;
   let hi = items.length;
