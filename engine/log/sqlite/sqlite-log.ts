@@ -40,7 +40,7 @@ import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, type PreparedEvent } from './rows.js';
 import { ScheduleTables } from './schedule-tables.js';
-import { INSERT_BATCH, prepareStatements, type Statements } from './statements.js';
+import { INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
 
 export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
@@ -73,6 +73,8 @@ class SqliteEventLog implements EventLog {
   private readonly tables: TableStores;
   private readonly committer: GroupCommitter;
   private readonly schedules: ScheduleTables;
+  /** `insertRows[n]` inserts n events (insertEvents). */
+  private readonly insertRows: Database.Statement<(string | number)[]>[] = [];
   /** Runs with a commit in flight (debug check of the "await each commit" rule). */
   private readonly inFlight = new Set<string>();
   private commits = 0;
@@ -376,27 +378,22 @@ class SqliteEventLog implements EventLog {
   }
 
   private insertEvents(runId: string, firstSeq: number, events: PreparedEvent[], returnEvents = true): StoredEvent[] {
-    const { insertEvent, insertEventBatch } = this.sql;
-    let i = 0;
-    if (events.length >= INSERT_BATCH) {
-      const values: (string | number)[] = new Array<string | number>(INSERT_BATCH * 6);
-      for (; i + INSERT_BATCH <= events.length; i += INSERT_BATCH) {
-        for (let k = 0; k < INSERT_BATCH; k++) {
-          const event = events[i + k]!;
-          const at = k * 6;
-          values[at] = runId;
-          values[at + 1] = firstSeq + i + k;
-          values[at + 2] = event.type;
-          values[at + 3] = event.stepPath;
-          values[at + 4] = event.payloadJson;
-          values[at + 5] = event.recordedAt;
-        }
-        insertEventBatch.run(...values);
+    // Up to INSERT_BATCH events a statement; statements for each row count are prepared once.
+    for (let i = 0; i < events.length; i += INSERT_BATCH) {
+      const rows = Math.min(INSERT_BATCH, events.length - i);
+      const insert = (this.insertRows[rows] ??= insertEventRows(this.db, rows));
+      const values = new Array<string | number>(rows * 6);
+      for (let k = 0; k < rows; k++) {
+        const event = events[i + k]!;
+        const at = k * 6;
+        values[at] = runId;
+        values[at + 1] = firstSeq + i + k;
+        values[at + 2] = event.type;
+        values[at + 3] = event.stepPath;
+        values[at + 4] = event.payloadJson;
+        values[at + 5] = event.recordedAt;
       }
-    }
-    for (; i < events.length; i++) {
-      const event = events[i]!;
-      insertEvent.run(runId, firstSeq + i, event.type, event.stepPath, event.payloadJson, event.recordedAt);
+      insert.run(...values);
     }
     return returnEvents ? events.map((event, i) => storedFrom(runId, firstSeq + i, event)) : [];
   }
