@@ -52,6 +52,8 @@ const STORE_RECORDS = scaled(10_000);
 const POSTS = scaled(2_000);
 const CONCURRENT_RUNS = 100;
 const EFFECTS_PER_RUN = 10;
+/** Figure (3): untimed passes, then as many timed ones (the median is printed). */
+const CONCURRENT_PASSES = 5;
 /** 4 events per iteration (loop.iteration, step.started, store.write, step.completed). */
 const REPLAY_ITERATIONS = scaled(25_000);
 /** Warm resumes timed for figure (4), each in its own child process; the median is printed. */
@@ -129,10 +131,16 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
       perRatio('engine (2) 2k POSTs, 1 run', await sequentialPosts(dir, env, server), 'goal ≥ 0.8');
     }
     if (is(3)) {
-      await concurrentRuns(dir, env, server, 'store', 'store-concurrent-warm-up');
-      perRatio('engine (3) sql store, 100 runs × 10', await concurrentRuns(dir, env, server, 'store'), 'goal ≥ 4, or ≥ 20k/s');
-      await concurrentRuns(dir, env, server, 'post', 'post-concurrent-warm-up');
-      perRatio('engine (3) POSTs, 100 runs × 10', await concurrentRuns(dir, env, server, 'post'), 'goal ≥ 4, or ≥ 20k/s');
+      // One pass is 1000 effects (tens of ms): too short to time once, and too short to warm the
+      // JIT up in one go. CONCURRENT_PASSES untimed passes, then the median of as many timed ones.
+      for (const kind of ['store', 'post'] as const) {
+        for (let i = 0; i < CONCURRENT_PASSES; i++) await concurrentRuns(dir, env, server, kind, `${kind}-concurrent-warm-up-${i}`);
+        const timed: number[] = [];
+        for (let i = 0; i < CONCURRENT_PASSES; i++) timed.push(await concurrentRuns(dir, env, server, kind, `${kind}-concurrent-${i}`));
+        const median = timed.sort((a, b) => a - b)[timed.length >> 1]!;
+        const name = kind === 'store' ? 'engine (3) sql store, 100 runs × 10' : 'engine (3) POSTs, 100 runs × 10';
+        perRatio(`${name} (median of ${CONCURRENT_PASSES})`, median, 'goal ≥ 4, or ≥ 20k/s');
+      }
     }
 
     if (is(4)) {
