@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
@@ -88,6 +89,8 @@ describe('streamed sync', () => {
     const writes = (await h.events(streamed.runId)).filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write');
     expect(new Set(writes.map((w) => w.payload.effectId)).size).toBe(TOTAL);
     expect(writes.map((w) => w.payload.key)).toEqual(RECORDS.map((r) => r.id));
+    const report = await verifyRun(h.log, streamed.runId, { env: h.env });
+    expect(report.divergence).toBeNull();
   });
 
   it('interleaves pages and their writes, and commits them page by page', async () => {
@@ -128,6 +131,32 @@ describe('streamed sync', () => {
     }
     const verified = await runCli(cli, ['verify', runId, ...common], { cwd: h.dir });
     expect(verified.code, describeResult(verified)).toBe(0);
+  });
+
+  it('streams inside concurrent loop iterations, and the run replays without divergence', async () => {
+    for (const src of ['a', 'b', 'c']) {
+      for (let offset = 0; offset < 10; offset += PAGE) {
+        h.api.on(`GET /sources/${src}/records?offset=${offset}`, { body: RECORDS.slice(offset, Math.min(offset + PAGE, 10)).map((r) => ({ ...r, id: `${src}-${r.id}` })) });
+      }
+    }
+    const text = `mission Fanned {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store synced: sql("fanned")
+  action Sync {
+    for src in ["a", "b", "c"] concurrency 3 {
+      get "/sources/{src}/records" { paginate: offset(offset, ${PAGE}) }
+      store response -> synced { key: .id }
+    }
+  }
+  run Sync
+}
+`;
+    const run = await h.start(files('fanned', text));
+    expect(run.status, run.status === 'failed' ? run.error.message : '').toBe('completed');
+    expect((await h.log.readTable('sql', 'fanned')).length).toBe(30);
+    const report = await verifyRun(h.log, run.runId, { env: h.env });
+    expect(report.divergence).toBeNull();
+    expect(report.replayed.length).toBe(report.original.length);
   });
 
   it('a failing page fails both steps, keeps the pages before it, and does not advance the checkpoint', async () => {
