@@ -294,9 +294,9 @@ export class Executor implements StepRuntime {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!;
       const store = this.model.streamedStore(step);
-      if (store) {
+      if (store && (step.kind === 'Fetch' || step.kind === 'Call')) {
         // The pair is the last two steps of this list (streamed-sync.ts): both run here.
-        await this.runStreamedSync(step as FetchStep | CallStep, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
+        await this.runStreamedSync(step, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
         return;
       }
       if (!this.fullTrace && isSynchronousPureStep(step)) {
@@ -306,7 +306,7 @@ export class Executor implements StepRuntime {
         if (step.kind === 'Let') runLet(step, path, frame, this);
         else if (step.kind === 'Map') runMap(step, path, frame, this);
         else if (step.kind === 'Apply') runApply(step, path, frame, this);
-        else runValidateWithoutFallback(step, path, frame, this, this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file);
+        else runValidateWithoutFallback(step, path, frame, this, this.fileOf(frame));
         if (this.journal.hasPending) await this.journal.maybeFlush();
         continue;
       }
@@ -321,7 +321,7 @@ export class Executor implements StepRuntime {
    */
   private async runStreamedSync(fetch: FetchStep | CallStep, store: StoreStep, fetchPath: string, storePath: string, frame: Frame): Promise<void> {
     if (this.parts.shouldStop?.()) throw new StopRequested();
-    const file = this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
+    const file = this.fileOf(frame);
     this.journal.record(fetchPath, 'step.started', () => ({ stepType: fetch.kind, line: this.model.line(file, fetch.span.start) }));
     this.journal.record(storePath, 'step.started', () => ({ stepType: 'Store', line: this.model.line(file, store.span.start) }));
     let records = 0;
@@ -345,9 +345,14 @@ export class Executor implements StepRuntime {
     await this.journal.maybeFlush();
   }
 
+  /** The mission file that holds the action `frame` runs (for line numbers and source text). */
+  private fileOf(frame: Frame): string {
+    return this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
+  }
+
   private async runStep(step: Step, path: string, frame: Frame): Promise<void> {
     if (this.parts.shouldStop?.()) throw new StopRequested();
-    const file = this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
+    const file = this.fileOf(frame);
     if (!this.fullTrace && PURE_STEPS.has(step.kind)) {
       // trace: minimal — no events of its own; failures and flow signals travel up unchanged.
       await this.dispatch(step, path, frame, file);
