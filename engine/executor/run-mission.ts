@@ -188,7 +188,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
   // may still be) carrying it on, this caller lost the race: say so, and do not take the run
   // over from the winner between its compare-and-set and its lease.
-  const resumed = resumedPause(await deps.log.read(runId));
+  const resumed = await resumedPause(deps.log, run);
   const ownerLive = run.owner !== null && (run.leaseExpiresAt ?? 0) > deps.env.clock.now() && !ownerIsDead(run.owner);
   if (resumed && (run.status !== 'running' || ownerLive || (run.owner === null && resumed.last))) {
     const now = run.status === 'running' ? (ownerLive ? `is running in ${run.owner}` : 'is about to be carried on by its resumer') : `has since ${run.status}`;
@@ -204,14 +204,14 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   return continueRun(runId, opts, deps);
 }
 
-/** The latest `pause.resumed` of the run if no pause was created after it; `last` when it ends the log. */
-function resumedPause(events: StoredEvent[]): { by: string; at: number; last: boolean } | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.type === 'pause.created') return undefined;
-    if (e.type === 'pause.resumed') return { by: (e.payload as { by: string }).by, at: e.recordedAt, last: i === events.length - 1 };
-  }
-  return undefined;
+/**
+ * The latest `pause.resumed` of the run if no pause was created after it; `last` when it ends the
+ * log. Asked of the log directly: a crashed run is about to be read whole to replay it, once.
+ */
+async function resumedPause(log: EventLog, run: RunRecord): Promise<{ by: string; at: number; last: boolean } | undefined> {
+  const e = await log.lastOfTypes(run.runId, ['pause.created', 'pause.resumed']);
+  if (e?.type !== 'pause.resumed') return undefined;
+  return { by: (e.payload as { by: string }).by, at: e.recordedAt, last: e.seq === run.lastSeq };
 }
 
 /** Throws the NondeterminismError of a replay of `runId` against `missionFiles`, if it diverges. */

@@ -20,7 +20,7 @@
  * The interface is asynchronous so that PostgreSQL can implement it; SQLite implements it on
  * better-sqlite3, synchronously inside, with transactions that never await.
  */
-import type { NewEvent, StoredEvent } from './events.js';
+import type { EventType, NewEvent, StoredEvent } from './events.js';
 
 export { LeaseLostError, RunNotFoundError, LogClosedError } from './errors.js';
 
@@ -167,6 +167,8 @@ export interface EventLog {
   /** Appends `entries` atomically under the lease; throws LeaseLostError (nothing written) if it was lost. */
   commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]>;
   read(runId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
+  /** The run's newest event whose type is one of `types`, without reading the rest of its log. */
+  lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** Newest first. */
   listRuns(opts?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;

@@ -63,6 +63,22 @@ describe('createRun and reads', () => {
     expect((await t.log.getRun('r1'))?.updatedAt).toBe(2_019);
   });
 
+  it('finds the newest event of given types, in this run only, as read returns it', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const other = await t.log.createRun(newRun('r2'), 'w1', 30_000, [started()]);
+    await t.log.commit(lease, [value('a'), storeWrite({ key: 'k1', record: { a: 1 } }), value('b')], { durable: false, returnEvents: false });
+    await t.log.commit(other.lease, [value('from r2')], { durable: false });
+    await t.log.commit(lease, [storeWrite({ key: 'k2', record: { a: 2 } }), { kind: 'event', event: started() }], { durable: false });
+    const all = await t.log.read('r1');
+    const newest = await t.log.lastOfTypes('r1', ['value.recorded', 'store.write']);
+    expect(newest).toEqual(all.find((e) => e.seq === 5));
+    expect((await t.log.lastOfTypes('r1', ['value.recorded']))?.payload).toEqual({ source: 'random', value: 'b' });
+    expect(await t.log.lastOfTypes('r1', ['pause.created'])).toBeUndefined();
+    expect(await t.log.lastOfTypes('r1', [])).toBeUndefined();
+    expect(await t.log.lastOfTypes('nope', ['run.started'])).toBeUndefined();
+    await expect(t.log.lastOfTypes('r1', 'store.write' as never)).rejects.toThrow(/types must be an array/);
+  });
+
   it('returns from commit exactly what read returns later (payload through JSON)', async () => {
     const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
     const written = await t.log.commit(lease, [value({ a: 1, gone: undefined, when: new Date(0) })], { durable: false });

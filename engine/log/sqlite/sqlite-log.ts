@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { NewEvent, StoredEvent } from '../events.js';
+import type { EventType, NewEvent, StoredEvent } from '../events.js';
 import { LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
 import {
   RUN_STATUSES,
@@ -38,7 +38,7 @@ import {
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
-import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, type PreparedEvent } from './rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from './rows.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
@@ -194,6 +194,15 @@ class SqliteEventLog implements EventLog {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
     return readEvents(this.db, this.sql, runId, from, to, limit);
+  }
+
+  async lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined> {
+    this.open('lastOfTypes');
+    if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) {
+      throw new Error(`lastOfTypes '${runId}': types must be an array of event types but got: ${describe(types)}`);
+    }
+    const row = this.sql.lastOfTypes.get(runId, JSON.stringify(types));
+    return row === undefined ? undefined : toStoredEvent(row);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

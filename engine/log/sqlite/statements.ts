@@ -112,6 +112,10 @@ export function prepareStatements(db: Database.Database) {
     readEvents: db.prepare<[string, number, number, number], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
     ),
+    // Walks the run's rows newest first in SQLite (no row reaches JS until one matches).
+    lastOfTypes: db.prepare<[string, string], EventRow>(
+      'SELECT * FROM reqon_events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT 1',
+    ),
     // The bulk read path (read-events.ts). Chunks are seq ranges: `seq` is contiguous per run,
     // so a range of N seqs holds N events, and a range query needs neither a sorting subquery
     // nor a LIMIT. `eventsBounds` finds the first and last seq of the requested range (two
