@@ -15,7 +15,7 @@ import { formatDiagnostics } from '../lang/format.js';
 import { loadMissionFromFiles } from '../lang/loader.js';
 import type { NewEvent, StoredEvent } from '../log/events.js';
 import type { EventLog, Lease, MissionFiles, NewRun, RunOptions, RunRecord } from '../log/log.js';
-import { Journal } from '../journal/journal.js';
+import { Journal, META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
@@ -257,21 +257,21 @@ export async function continueRun(
   deps.onRunId?.(runId);
   const files = opts.missionFiles ?? run.missionFiles;
   const model = modelFor(files);
-  const recorded = await deps.log.read(runId);
+  // Replayed as the walk reaches it where the log can read synchronously (a window in memory,
+  // not the whole log); otherwise read whole first.
+  const recorded: StoredEvent[] | StreamedRecord = deps.log.replayReader
+    ? { reader: deps.log.replayReader(runId, run.lastSeq, META_EVENT_TYPES), lastSeq: run.lastSeq }
+    : await deps.log.read(runId);
   // A takeover from a process that died holding the lease (even one that had just resumed a
   // pause and died before its first commit); a pause that was just resumed; or a run whose
   // previous process gave it up without finishing it.
-  const reason = before.owner !== null ? 'crash' : lastIsPauseResume(recorded) ? 'pause' : 'manual';
+  const reason = before.owner !== null ? 'crash' : (await lastIsPauseResume(deps.log, run)) ? 'pause' : 'manual';
   return execute(runId, model, run.options, acquired, recorded, deps, { reason, owner });
 }
 
-function lastIsPauseResume(events: StoredEvent[]): boolean {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const t = events[i]!.type;
-    if (t === 'pause.resumed') return true;
-    if (t !== 'run.resumed') return false;
-  }
-  return false;
+/** True when the run's newest event, `run.resumed` markers aside, is a `pause.resumed`. */
+async function lastIsPauseResume(log: EventLog, run: RunRecord): Promise<boolean> {
+  return (await findLast(log, run.runId, run.lastSeq, (e) => e.type !== 'run.resumed'))?.type === 'pause.resumed';
 }
 
 /** The compare-and-set that resumes a pause (or wakes a wait): one winner among racing resumers. */
@@ -325,7 +325,7 @@ async function execute(
   model: MissionModel,
   options: RunOptions,
   lease: Lease,
-  recorded: StoredEvent[],
+  recorded: StoredEvent[] | StreamedRecord,
   deps: EngineDeps,
   resumed: { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string } | null,
 ): Promise<RunResult> {

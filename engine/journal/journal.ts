@@ -24,11 +24,22 @@
  */
 import type { Clock } from '../env/env.js';
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
-import type { CommitEntry, EventLog, Lease, StatusChange } from '../log/log.js';
+import type { CommitEntry, EventLog, Lease, ReplayReader, StatusChange } from '../log/log.js';
 import { NondeterminismError } from './nondeterminism-error.js';
 
 /** Events written by the resume machinery rather than by the mission walk: never asked for. */
-const META_TYPES: ReadonlySet<EventType> = new Set<EventType>(['run.started', 'run.resumed']);
+export const META_EVENT_TYPES: readonly EventType[] = ['run.started', 'run.resumed'];
+const META_TYPES: ReadonlySet<EventType> = new Set<EventType>(META_EVENT_TYPES);
+
+/** Recorded events read as the walk reaches them (EventLog.replayReader, meta events skipped). */
+export interface StreamedRecord {
+  reader: ReplayReader;
+  /** The run's last seq when the reader was made: the end of what is replayed. */
+  lastSeq: number;
+}
+
+/** Events read from a StreamedRecord at a time. */
+const STREAM_CHUNK = 4096;
 
 /** Thrown in verify mode when the walk reaches the end of the log (the normal end of a verify). */
 export class ReplayExhausted extends Error {
@@ -64,8 +75,16 @@ export interface JournalOptions {
 }
 
 export class Journal {
-  /** Recorded events the walk asks for (meta events left out), in log order. */
-  private readonly events: StoredEvent[] = [];
+  /**
+   * Recorded events the walk asks for (meta events left out), in log order. With a streamed
+   * record only a window is held: events are read as the cursor reaches them and dropped once
+   * it has passed them (consumed, never asked again); an out-of-order ask reads the rest.
+   */
+  private readonly events: (StoredEvent | undefined)[] = [];
+  /** How many of `events` have been read so far. */
+  private loaded = 0;
+  private readonly total: number;
+  private readonly stream: ReplayReader | null;
   /** 1 where `events[i]` was consumed (possibly out of order, through the path index). */
   private readonly consumed: Uint8Array;
   /** Every event before this position is consumed. */
@@ -89,7 +108,7 @@ export class Journal {
     private readonly log: EventLog | null,
     private lease: Lease | null,
     readonly runId: string,
-    recorded: readonly StoredEvent[],
+    recorded: readonly StoredEvent[] | StreamedRecord,
     private readonly clock: Clock,
     private readonly options: JournalOptions = {},
   ) {
@@ -97,14 +116,22 @@ export class Journal {
     this.flushIntervalMs = options.flushIntervalMs ?? 50;
     this.lastCommitAt = clock.now();
     this.recordAsked = options.recordAsked ?? false;
-    let last = 0;
-    for (const event of recorded) {
-      last = event.seq;
-      if (!META_TYPES.has(event.type)) this.events.push(event);
+    if ('reader' in recorded) {
+      this.stream = recorded.reader;
+      this.total = recorded.reader.total;
+      this.lastRecordedSeq = recorded.lastSeq;
+    } else {
+      this.stream = null;
+      let last = 0;
+      for (const event of recorded) {
+        last = event.seq;
+        if (!META_TYPES.has(event.type)) this.events.push(event);
+      }
+      this.total = this.loaded = this.events.length;
+      this.lastRecordedSeq = last;
     }
-    this.consumed = new Uint8Array(this.events.length);
-    this.unconsumed = this.events.length;
-    this.lastRecordedSeq = last;
+    this.consumed = new Uint8Array(this.total);
+    this.unconsumed = this.total;
   }
 
   /** True while recorded events remain that the walk has not consumed yet. */
@@ -258,14 +285,28 @@ export class Journal {
   }
 
   private firstUnconsumed(): StoredEvent | undefined {
-    return this.events[this.cursor];
+    return this.cursor < this.total ? this.eventAt(this.cursor) : undefined;
+  }
+
+  /** The recorded event at `index` (< total), read from the stream if it is not yet. */
+  private eventAt(index: number): StoredEvent {
+    while (index >= this.loaded) this.readChunk(STREAM_CHUNK);
+    return this.events[index]!;
+  }
+
+  private readChunk(max: number): void {
+    const chunk = this.stream?.next(max) ?? [];
+    if (chunk.length === 0) {
+      throw new Error(`journal of run ${this.runId}: the log ended after ${this.loaded} of the ${this.total} recorded events it counted`);
+    }
+    for (const event of chunk) this.events[this.loaded++] = event;
   }
 
   /** Position of the first unconsumed event at `stepPath`, or -1. */
   private positionOf(stepPath: string): number {
     if (this.unconsumed === 0) return -1;
     // In log order (sequential code): the first unconsumed event overall is the first at its path.
-    if (this.events[this.cursor]!.stepPath === stepPath) return this.cursor;
+    if (this.eventAt(this.cursor).stepPath === stepPath) return this.cursor;
     const queue = (this.byPath ??= this.indexRemaining()).get(stepPath);
     if (!queue) return -1;
     while (queue.next < queue.at.length && this.consumed[queue.at[queue.next]!] === 1) queue.next++;
@@ -273,13 +314,19 @@ export class Journal {
   }
 
   private advanceCursor(): void {
-    while (this.cursor < this.events.length && this.consumed[this.cursor] === 1) this.cursor++;
+    while (this.cursor < this.total && this.consumed[this.cursor] === 1) {
+      // Passed: never asked again. A streamed record lets it go (a resume holds a window).
+      if (this.stream) this.events[this.cursor] = undefined;
+      this.cursor++;
+    }
   }
 
   /** Index by path of the events not consumed yet (those before the cursor never will be asked). */
   private indexRemaining(): Map<string, PathQueue> {
+    // Out of log order, any remaining event may be next: read them all.
+    while (this.loaded < this.total) this.readChunk(this.total - this.loaded);
     const index = new Map<string, PathQueue>();
-    for (let i = this.cursor; i < this.events.length; i++) {
+    for (let i = this.cursor; i < this.total; i++) {
       if (this.consumed[i] === 1) continue;
       const path = this.events[i]!.stepPath;
       let queue = index.get(path);

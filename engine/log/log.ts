@@ -133,6 +133,14 @@ export interface CommitOptions {
   returnEvents?: boolean;
 }
 
+/** See EventLog.replayReader. */
+export interface ReplayReader {
+  /** How many events the reader yields in all. */
+  readonly total: number;
+  /** The next events in seq order, at most `max` ([] once all are read). */
+  next(max: number): StoredEvent[];
+}
+
 export interface ReadOptions {
   fromSeq?: number;
   toSeq?: number;
@@ -167,6 +175,12 @@ export interface EventLog {
   /** Appends `entries` atomically under the lease; throws LeaseLostError (nothing written) if it was lost. */
   commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]>;
   read(runId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
+  /**
+   * A synchronous reader of the run's events with seq <= `toSeq` whose type is not in `skip`, a
+   * chunk at a time, for a resume that replays them without holding the whole log. Optional: a
+   * log without it (one whose reads cannot be synchronous) is read whole before a resume.
+   */
+  replayReader?(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader;
   /** The run's newest event whose type is one of `types`, without reading the rest of its log. */
   lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined>;
   getRun(runId: string): Promise<RunRecord | undefined>;

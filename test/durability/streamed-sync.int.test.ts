@@ -59,13 +59,16 @@ function files(name: string, text: string) {
   return { entry, files: [{ path: entry, text }] };
 }
 
+/** Payload fields that differ between two runs of one mission: ids, timings, the server's clock. */
+const MASKED = new Set(['effectId', 'durationMs', 'syncedAt', 'date']);
+
 /** Events grouped by step path, without what differs between two runs (run id, seq, time, ids). */
 function byPath(events: StoredEvent[]): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const e of events) {
     if (e.stepPath === '') continue; // run.started / run.completed carry run-specific fields
     const masked = e.type === 'value.recorded' && (e.payload as { source: string }).source === 'now' ? { source: 'now' } : e.payload;
-    const payload = JSON.parse(JSON.stringify(masked, (k, v: unknown) => (k === 'effectId' || k === 'durationMs' || k === 'syncedAt' ? '…' : v))) as unknown;
+    const payload = JSON.parse(JSON.stringify(masked, (k, v: unknown) => (MASKED.has(k) ? '…' : v))) as unknown;
     (out[e.stepPath] ??= []).push([e.type, payload]);
   }
   return out;

@@ -30,6 +30,7 @@ import {
   type NewRun,
   type OpenLogOptions,
   type ReadOptions,
+  type ReplayReader,
   type RunRecord,
   type RunStatus,
   type StatusChange,
@@ -194,6 +195,27 @@ class SqliteEventLog implements EventLog {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
     return readEvents(this.db, this.sql, runId, from, to, limit);
+  }
+
+  replayReader(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader {
+    this.open('replayReader');
+    if (!Number.isSafeInteger(toSeq)) throw new Error(`replayReader '${runId}': toSeq must be an integer but got: ${describe(toSeq)}`);
+    const skipped = new Set<string>(skip);
+    const total = this.sql.countEventsExcept.get(runId, toSeq, JSON.stringify(skip))!;
+    let from = 1;
+    const next = (max: number): StoredEvent[] => {
+      this.open('replayReader.next');
+      const out: StoredEvent[] = [];
+      // Chunks of seqs, skipped types dropped, until `max` events or the end.
+      while (out.length < max && from <= toSeq) {
+        const chunk = readEvents(this.db, this.sql, runId, from, toSeq, max - out.length);
+        if (chunk.length === 0) break;
+        from = chunk[chunk.length - 1]!.seq + 1;
+        for (const event of chunk) if (!skipped.has(event.type)) out.push(event);
+      }
+      return out;
+    };
+    return { total, next };
   }
 
   async lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined> {

@@ -112,6 +112,9 @@ export function prepareStatements(db: Database.Database) {
     readEvents: db.prepare<[string, number, number, number], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
     ),
+    countEventsExcept: db
+      .prepare<[string, number, string], number>('SELECT count(*) FROM reqon_events WHERE run_id = ? AND seq <= ? AND type NOT IN (SELECT value FROM json_each(?))')
+      .pluck(true),
     // Walks the run's rows newest first in SQLite (no row reaches JS until one matches).
     lastOfTypes: db.prepare<[string, string], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT 1',
