@@ -11,7 +11,9 @@
  *       a child process that times only `resumeRun` (not module loading, not opening the log):
  *       the median of 3 after an untimed warm-up resume (a worker's steady state), and one cold
  *       (a fresh process's first resume)
- *   (5) a 1M-record paginated sync (1k a page) in a child process: records/s and its peak RSS
+ *   (5) a 1M-record paginated sync (1k a page) in a child process: records/s and its peak RSS;
+ *       then the same sync killed at 90 % (SIGKILL at a crash point) and resumed in a fresh
+ *       process: the time to resume it to the end and that process's peak RSS
  *   (6) pure steps (let, map, validate) per second, under `trace: full` and `trace: minimal`
  * Figures (2)–(6) each run in a fresh child process of their own (engine-figure-child.ts), (6)
  * once per trace mode, so no figure inherits another's heap or JIT state.
@@ -155,6 +157,9 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
       const sync = await paginatedSync(dir, server);
       out.push({ name: `engine (5) paginated sync (${SYNC_RECORDS} records)`, value: sync.recordsPerSecond, unit: 'records/s (goal ≥ 50k)' });
       out.push({ name: 'engine (5) sync peak RSS (child process)', value: sync.maxRssMb, unit: 'MB (goal < 300)' });
+      const resumed = await killedSyncResumed(dir, server);
+      out.push({ name: 'engine (5) that sync killed at 90 %: time to resume it to the end', value: resumed.ms, unit: 'ms' });
+      out.push({ name: 'engine (5) that sync killed at 90 %: peak RSS of the resume', value: resumed.maxRssMb, unit: 'MB' });
     }
 
     if (is(6)) {
@@ -330,18 +335,48 @@ async function replayChild(args: string[]): Promise<ReplayChildReport> {
 
 async function paginatedSync(dir: string, server: BenchServer): Promise<{ recordsPerSecond: number; maxRssMb: number }> {
   const dbPath = path.join(dir, 'sync.db');
+  const report = syncReport(await syncChild([dbPath, server.url, path.join(dir, 'data'), String(SYNC_PAGE)]));
+  if (report.status !== 'completed') throw new Error(`bench sync: the run ended ${report.status}`);
+  checkSyncedRows(dbPath);
+  return { recordsPerSecond: (SYNC_RECORDS * 1000) / report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024) };
+}
+
+/** The same sync killed (SIGKILL) while it stores its page at 90 %, then resumed in a fresh process. */
+async function killedSyncResumed(dir: string, server: BenchServer): Promise<{ ms: number; maxRssMb: number }> {
+  const dbPath = path.join(dir, 'sync-killed.db');
+  const args = [dbPath, server.url, path.join(dir, 'data'), String(SYNC_PAGE)];
+  const killAt = Math.max(1, Math.round((SYNC_RECORDS / SYNC_PAGE) * 0.9));
+  const killed = await syncChild([...args, '--kill-at', String(killAt)]).then(
+    (out) => ({ out, signal: null }),
+    (error: { out: string; signal: string | null }) => error,
+  );
+  if (killed.signal !== 'SIGKILL') throw new Error(`bench killed sync: expected the run to die of SIGKILL at page ${killAt}, got ${killed.signal}`);
+  const runId = /^run (\S+)$/m.exec(killed.out)?.[1];
+  if (!runId) throw new Error('bench killed sync: the child printed no run id');
+  const report = syncReport(await syncChild([...args, '--resume', runId]));
+  if (report.status !== 'completed') throw new Error(`bench killed sync: the resumed run ended ${report.status}`);
+  checkSyncedRows(dbPath);
+  return { ms: report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024) };
+}
+
+/** Runs sync-child.js; rejects with its output and signal when it does not exit cleanly. */
+function syncChild(args: string[]): Promise<string> {
   const child = fileURLToPath(new URL('./sync-child.js', import.meta.url));
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [child, dbPath, server.url, path.join(dir, 'data'), String(SYNC_PAGE)], { maxBuffer: 1 << 20 }, (error, out, err) => {
-      if (error) reject(new Error(`bench sync child failed: ${error.message}\n${err}`));
+  return new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [child, ...args], { maxBuffer: 1 << 20 }, (error, out, err) => {
+      if (error) reject(Object.assign(new Error(`bench sync child failed: ${error.message}\n${err}`), { out, signal: error.signal ?? null }));
       else resolve(out);
     });
   });
-  const report = JSON.parse(stdout.trim().split('\n').pop()!) as SyncChildReport;
-  if (report.status !== 'completed') throw new Error(`bench sync: the run ended ${report.status}`);
+}
+
+function syncReport(stdout: string): SyncChildReport {
+  return JSON.parse(stdout.trim().split('\n').pop()!) as SyncChildReport;
+}
+
+function checkSyncedRows(dbPath: string): void {
   const rows = countRows(dbPath, 'bench_records');
-  if (rows !== SYNC_RECORDS) throw new Error(`bench sync: ${rows} rows in bench_records, expected ${SYNC_RECORDS}`);
-  return { recordsPerSecond: (SYNC_RECORDS * 1000) / report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024) };
+  if (rows !== SYNC_RECORDS) throw new Error(`bench sync: ${rows} rows in bench_records of ${path.basename(dbPath)}, expected ${SYNC_RECORDS}`);
 }
 
 /** Pure steps per second under `trace`; checks the run completed and wrote the events that mode promises. */
