@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventType, NewEvent, StoredEvent } from '../../engine/log/events.js';
 import type { CommitEntry } from '../../engine/log/log.js';
 import { newRun, openTempLog, type TempLog } from './helpers.js';
+import type { EventRow as Row } from '../../engine/log/sqlite/rows.js';
 
 let t: TempLog;
 let raw: Database.Database;
@@ -24,14 +25,6 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-interface Row {
-  run_id: string;
-  seq: number;
-  type: string;
-  step_path: string;
-  payload: string;
-  recorded_at: number;
-}
 
 /** The reference: SELECT * … ORDER BY seq, one JSON.parse per row (what rows.ts toStoredEvent does). */
 function plainRead(runId: string, opts: { fromSeq?: number; toSeq?: number; limit?: number } = {}): StoredEvent[] {
