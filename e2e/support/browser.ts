@@ -3,31 +3,13 @@
  * with the flags a container needs. When none is found the suite fails with the command that
  * installs it — a missing browser must never look like a passing suite.
  */
-import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { CHROMIUM_ARGS, locateChromium } from '../../test/support/chromium.js';
 
 export function findChromium(): string {
-  const fromEnv = process.env.REQON_CHROMIUM;
-  const found = [fromEnv, ...CANDIDATES].find((p): p is string => typeof p === 'string' && p !== '' && fs.existsSync(p));
-  if (!found) {
-    throw new Error(
-      'No Chromium found for the e2e suite (looked at $REQON_CHROMIUM, ' +
-        CANDIDATES.join(', ') +
-        '). Install it with `sudo apt-get install -y chromium` or point REQON_CHROMIUM at a Chromium binary.',
-    );
-  }
-  return found;
+  const located = locateChromium();
+  if ('missing' in located) throw new Error(`No Chromium for the e2e suite: ${located.missing}.`);
+  return located.path;
 }
 
 export async function launchBrowser(): Promise<Browser> {

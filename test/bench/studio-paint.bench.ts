@@ -24,6 +24,7 @@ import { createStudioService, type StudioService } from '../../engine/server/stu
 import { startStudioServer, type StudioServer } from '../../engine/server/studio-server.js';
 import type { BenchResult } from './bench-types.js';
 import { syntheticRun } from './studio.bench.js';
+import { CHROMIUM_ARGS, locateChromium } from '../support/chromium.js';
 
 const EVENTS = 100_000;
 const LOADS = 3;
@@ -34,16 +35,6 @@ const UNIT = 'ms (goal < 1000)';
 const LOAD_TIMEOUT_MS = 15_000;
 /** Entries per commit while seeding, so the run is not one giant transaction. */
 const SEED_BATCH = 5_000;
-
-const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** The bar elements e2e/timeline.spec.ts waits for (renderer/src/components/TimelineLane.tsx). */
 const BAR_SELECTOR = '.timeline-bar';
@@ -71,17 +62,6 @@ function repoRoot(): string {
     if (parent === dir) throw new Error('studio-paint bench: cannot find the reqon-studio package.json above ' + fileURLToPath(import.meta.url));
     dir = parent;
   }
-}
-
-function findChromium(): { path: string } | { skip: string } {
-  const fromEnv = [process.env.CHROMIUM_PATH, process.env.REQON_CHROMIUM].filter((p): p is string => typeof p === 'string' && p !== '');
-  for (const p of fromEnv) {
-    if (!fs.existsSync(p)) return { skip: `the Chromium named by $CHROMIUM_PATH/$REQON_CHROMIUM does not exist: ${p}` };
-  }
-  const found = [...fromEnv, ...CHROMIUM_CANDIDATES].find((p) => fs.existsSync(p));
-  return found
-    ? { path: found }
-    : { skip: `no Chromium found (looked at $CHROMIUM_PATH, $REQON_CHROMIUM, ${CHROMIUM_CANDIDATES.join(', ')}); install it with \`sudo apt-get install -y chromium\`` };
 }
 
 /** Builds renderer/dist when it is missing, so the bench serves the current renderer. */
@@ -177,9 +157,9 @@ function median(values: readonly number[]): number {
 }
 
 export async function benchmarks(): Promise<BenchResult[]> {
-  const chromium = findChromium();
-  if ('skip' in chromium) {
-    process.stderr.write(`studio-paint bench: skipped — ${chromium.skip}\n`);
+  const chromium = locateChromium();
+  if ('missing' in chromium) {
+    process.stderr.write(`studio-paint bench: skipped — ${chromium.missing}\n`);
     return [{ name: NAME, value: Number.NaN, unit: 'skipped: no Chromium found' }];
   }
   const root = repoRoot();
