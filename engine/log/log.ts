@@ -231,27 +231,25 @@ export interface ScheduleSpec {
   retry?: { maxRetries: number; delaySeconds: number };
 }
 
-/** A mission's schedule, one per mission name (the last registration wins). */
-export interface ScheduleRecord {
+/** What a schedule is: the mission it starts, when, and with which options. */
+export interface ScheduleDefinition {
   mission: string;
   spec: ScheduleSpec;
   specHash: string;
   missionHash: string;
   missionFiles: MissionFiles;
   options: RunOptions;
+}
+
+/** A mission's schedule, one per mission name (the last registration wins). */
+export interface ScheduleRecord extends ScheduleDefinition {
   /** The next firing's due instant; null when nothing is left to fire. */
   nextFireAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
-export interface NewSchedule {
-  mission: string;
-  spec: ScheduleSpec;
-  specHash: string;
-  missionHash: string;
-  missionFiles: MissionFiles;
-  options: RunOptions;
+export interface NewSchedule extends ScheduleDefinition {
   /** next_fire_at for a new schedule or a changed spec; an unchanged spec keeps its own. */
   firstFireAt: number | null;
   at: number;

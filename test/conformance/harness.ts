@@ -21,7 +21,7 @@ import { verifyRun } from '../../engine/executor/verify.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openLog, type EventLog, type MissionFiles, type RunOptions } from '../../engine/log/log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
-import { builtEngine } from '../support/built-engine.js';
+import { builtEngine, type CliResult } from '../support/built-engine.js';
 import { FakeApi } from '../support/fake-api.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -119,12 +119,6 @@ export async function builtCli(): Promise<string> {
   return builtEngine().cli;
 }
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Runs `reqon ARGS` (the built CLI) in `cwd` with only `env` (plus PATH) in its environment. */
 export function runCli(cli: string, args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {

@@ -27,6 +27,14 @@ function fixtureEntries(): string[] {
   ];
 }
 
+/** How a run of the built CLI ended and what it printed. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
 export interface EngineBuild {
   /** Root of the compiled tree (mirrors the repository's layout). */
   root: string;

@@ -3,9 +3,10 @@
  * lease-holder child) and a runner for it.
  */
 import { spawn } from 'node:child_process';
-import { builtEngine, REPO } from '../../support/built-engine.js';
+import { builtEngine, type CliResult, REPO } from '../../support/built-engine.js';
 
 export { REPO };
+export type { CliResult };
 
 /** Absolute path of the compiled lease-holder child (support/lease-holder.ts), built with the CLI. */
 export function builtLeaseHolder(): string {
@@ -17,12 +18,6 @@ export function builtCli(): string {
   return builtEngine().cli;
 }
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
 export interface CliOptions {
   cwd: string;
