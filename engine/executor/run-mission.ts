@@ -97,8 +97,8 @@ const models = new Map<string, MissionModel>();
 const MAX_CACHED_MODELS = 64;
 
 /** Parses and checks a run's mission files; throws MissionInvalidError with rendered diagnostics. */
-export function modelFor(files: MissionFiles): MissionModel {
-  const key = `${files.entry}\u0000${missionHash(files)}`;
+export function modelFor(files: MissionFiles, hash: string = missionHash(files)): MissionModel {
+  const key = `${files.entry}\u0000${hash}`;
   const cached = models.get(key);
   if (cached) return cached;
   const loaded = loadMissionFromFiles(files.files, dirname(files.entry));
@@ -114,11 +114,11 @@ export function modelFor(files: MissionFiles): MissionModel {
 }
 
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
-  const model = modelFor(files);
+  const hash = missionHash(files);
+  const model = modelFor(files, hash);
   const owner = deps.owner ?? defaultOwner(deps.env);
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const runId = deps.env.random.id('run');
-  const hash = missionHash(files);
   const now = deps.env.clock.now();
   const first: NewEvent[] = [{ type: 'run.started', stepPath: '', payload: { mission: model.mission.name.name, missionHash: hash }, recordedAt: now }];
   const { lease } = await deps.log.createRun(
@@ -141,8 +141,8 @@ export interface PreparedRun {
 
 /** Checks the mission (MissionInvalidError) and builds the run row and first events of a new run. */
 export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
-  const model = modelFor(files);
   const hash = missionHash(files);
+  const model = modelFor(files, hash);
   const now = deps.env.clock.now();
   return {
     run: { runId: deps.env.random.id('run'), mission: model.mission.name.name, missionHash: hash, missionFiles: files, options, createdAt: now },
