@@ -15,7 +15,7 @@ import { formatDiagnostics } from '../lang/format.js';
 import { loadMissionFromFiles } from '../lang/loader.js';
 import type { NewEvent, StoredEvent } from '../log/events.js';
 import type { EventLog, Lease, MissionFiles, NewRun, RunOptions, RunRecord } from '../log/log.js';
-import { Journal, META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
+import { Journal, META_EVENT_TYPES, type JournalOptions, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
@@ -266,7 +266,12 @@ export async function continueRun(
   // pause and died before its first commit); a pause that was just resumed; or a run whose
   // previous process gave it up without finishing it.
   const reason = before.owner !== null ? 'crash' : (await lastIsPauseResume(deps.log, run)) ? 'pause' : 'manual';
-  return execute(runId, model, run.options, acquired, recorded, deps, { reason, owner });
+  // The mission that recorded the log replays it exactly: finished loop iterations may be taken
+  // as recorded rather than walked again. An edited one is walked in full, so every divergence is
+  // caught; so is any run under --crash-at, whose counts include replayed passes.
+  const recordedMission = !opts.missionFiles || missionHash(opts.missionFiles) === run.missionHash;
+  const journal = { skipFinishedIterations: recordedMission && !deps.crash };
+  return execute(runId, model, run.options, acquired, recorded, deps, { reason, owner }, journal);
 }
 
 /** True when the run's newest event, `run.resumed` markers aside, is a `pause.resumed`. */
@@ -328,10 +333,11 @@ async function execute(
   recorded: StoredEvent[] | StreamedRecord,
   deps: EngineDeps,
   resumed: { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string } | null,
+  journalOptions: JournalOptions = {},
 ): Promise<RunResult> {
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const progress = deps.progress ?? (() => {});
-  const journal = new Journal(deps.log, lease, runId, recorded, deps.env.clock);
+  const journal = new Journal(deps.log, lease, runId, recorded, deps.env.clock, journalOptions);
   if (resumed) {
     // Placed where live execution resumes: it rides on the first live commit.
     journal.pendingMeta({

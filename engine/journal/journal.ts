@@ -72,6 +72,12 @@ export interface JournalOptions {
   flushThreshold?: number;
   /** …or once the oldest has waited this long (ms), so watchers see a run move. */
   flushIntervalMs?: number;
+  /**
+   * Allow `skipFinishedIteration`: the mission is the very one that recorded this log and no
+   * crash point is armed, so a finished iteration walked again could only ask for what it
+   * recorded (see for-step.ts).
+   */
+  skipFinishedIterations?: boolean;
 }
 
 export class Journal {
@@ -190,6 +196,41 @@ export class Journal {
     const payload = compute();
     this.emit(type, stepPath, payload);
     return payload;
+  }
+
+  /**
+   * Consumes the recorded events of the loop iteration at `iterationPath` without the walk, when
+   * the log shows that it finished: its events (its `loop.iteration` first, then everything at
+   * paths below it) are next in the log and are followed by the `loop.iteration` of
+   * `nextIterationPath`, and none of them is a `step.failed` (a tolerated failure leaves more
+   * than events behind). Returns those events, for the caller to re-apply what they changed in
+   * the run's memory; undefined when the iteration must be walked — also whenever the walk is not
+   * simply following the log (concurrent branches, an out-of-order ask already made, verify).
+   */
+  skipFinishedIteration(iterationPath: string, nextIterationPath: string): StoredEvent[] | undefined {
+    if (!this.options.skipFinishedIterations || this.recordAsked || this.options.verifyOnly) return undefined;
+    if (this.unconsumed === 0 || this.concurrentDepth > 0 || this.byPath !== null) return undefined;
+    const first = this.eventAt(this.cursor);
+    if (first.type !== 'loop.iteration' || first.stepPath !== iterationPath) return undefined;
+    const below = `${iterationPath}/`;
+    const events: StoredEvent[] = [first];
+    let end = this.cursor + 1;
+    for (; end < this.total; end++) {
+      const event = this.eventAt(end);
+      if (!event.stepPath.startsWith(below)) break;
+      if (event.type === 'step.failed') return undefined;
+      events.push(event);
+    }
+    // The log ends inside the iteration (a crash, a pause), or the loop did not go on to the next
+    // iteration (a flow signal ended it): walk it.
+    if (end === this.total) return undefined;
+    const next = this.eventAt(end);
+    if (next.type !== 'loop.iteration' || next.stepPath !== nextIterationPath) return undefined;
+    // Without a path index, everything from the cursor on is unconsumed: mark the run of events.
+    this.consumed.fill(1, this.cursor, end);
+    this.unconsumed -= end - this.cursor;
+    this.advanceCursor();
+    return events;
   }
 
   /** Buffer a live event; it reaches the log with the next commit. */

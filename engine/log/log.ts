@@ -177,7 +177,8 @@ export interface EventLog {
   read(runId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
   /**
    * A synchronous reader of the run's events with seq <= `toSeq` whose type is not in `skip`, a
-   * chunk at a time, for a resume that replays them without holding the whole log. Optional: a
+   * chunk at a time, for a resume that replays them without holding the whole log. Its events
+   * may parse their payloads on first use (most of a replay never looks at them). Optional: a
    * log without it (one whose reads cannot be synchronous) is read whole before a resume.
    */
   replayReader?(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader;

@@ -7,6 +7,7 @@
  * independently of how they interleaved. `skip` (and `queue`) end the current iteration only.
  */
 import type { ForStep } from '../lang/ast.js';
+import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
@@ -28,8 +29,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
   }
 
   const runOne = async (index: number): Promise<void> => {
-    const item = items[index];
     const iterPath = iterationPath(path, index);
+    const item = items[index];
     const child = frame.child();
     child.scope.set(step.variable.name, item);
     // A marker for the inspector, not an input: the item comes from the (recorded) collection.
@@ -52,8 +53,24 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
   };
 
   const concurrency = step.concurrency ?? 1;
+  // On a resume, a finished iteration need not be walked again (Journal.skipFinishedIteration):
+  // its events are the record of everything it did. Only where the log tells all of it — every
+  // step traced (a pure step's tolerated failure leaves no event under `trace: minimal`), no
+  // interleaving, and nothing in the body that leaves state for later steps besides store
+  // writes (MissionModel.iterationsSkippable).
+  const skippable = concurrency <= 1 && rt.fullTrace && rt.model.iterationsSkippable(step);
+  const skipFinished = (index: number, next: number): boolean => {
+    const skipped = rt.journal.skipFinishedIteration(iterationPath(path, index), iterationPath(path, next));
+    if (skipped) reapplyMemoryWrites(skipped, rt);
+    return skipped !== undefined;
+  };
   if (concurrency <= 1) {
-    for (const index of selected) await runOne(index);
+    for (let k = 0; k < selected.length; k++) {
+      const index = selected[k]!;
+      const next = selected[k + 1];
+      if (skippable && next !== undefined && rt.journal.replaying && skipFinished(index, next)) continue;
+      await runOne(index);
+    }
   } else {
     rt.journal.enterConcurrent();
     try {
@@ -63,6 +80,20 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     }
   }
   return {};
+}
+
+/**
+ * What a skipped iteration changed in the run's memory, from its events: its writes to memory
+ * stores (run-local state that later steps read), as the replay of its store steps would apply
+ * them. Writes to other stores are in their database or files already.
+ */
+function reapplyMemoryWrites(events: readonly StoredEvent[], rt: StepRuntime): void {
+  if (!rt.model.hasMemoryStores) return; // and the payloads stay unparsed
+  for (const event of events) {
+    if (event.type !== 'store.write') continue;
+    const { store, key, record } = (event as StoredEvent<'store.write'>).payload;
+    if (rt.stores.kind(store) === 'memory') rt.stores.memorySet(store, key, record as Record<string, unknown>);
+  }
 }
 
 async function collection(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<unknown[]> {

@@ -8,6 +8,7 @@
  * (a worker has done both long before it resumes anything). With `--warm-up RUN_ID`, that run is
  * resumed first, untimed, so the timed resume finds the engine's hot paths compiled — as in a
  * worker that has resumed runs before; without it the timed resume is the process's first.
+ * With `--walk-all`, both resumes walk every loop iteration again (see `resume`).
  */
 import { performance } from 'node:perf_hooks';
 import { createRealEnv, type RealEnv } from '../../engine/env/real-env.js';
@@ -23,8 +24,14 @@ export interface ReplayChildReport {
   ms: number;
 }
 
-async function resume(log: EventLog, env: RealEnv, dataDir: string, runId: string): Promise<RunResult> {
-  return resumeRun(runId, { payload: { go: true }, by: 'api' }, { log, env, dataDir });
+/**
+ * With `walkAll`, a crash point is armed at an occurrence never reached: a run under --crash-at
+ * walks every loop iteration again instead of taking the finished ones as recorded (GUARANTEES
+ * 13), so this times the full walk — what a resume with an edited mission also does.
+ */
+async function resume(log: EventLog, env: RealEnv, dataDir: string, runId: string, walkAll: boolean): Promise<RunResult> {
+  const crash = walkAll ? { point: 'before-wait' as const, occurrence: Number.MAX_SAFE_INTEGER } : null;
+  return resumeRun(runId, { payload: { go: true }, by: 'api' }, { log, env, dataDir, crash });
 }
 
 function describe(result: RunResult): string {
@@ -33,23 +40,26 @@ function describe(result: RunResult): string {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const walkAt = args.indexOf('--walk-all');
+  const walkAll = walkAt >= 0;
+  if (walkAll) args.splice(walkAt, 1);
   const warmAt = args.indexOf('--warm-up');
   const warmUp = warmAt >= 0 ? args.splice(warmAt, 2)[1] : undefined;
   const [dbPath, dataDir, runId] = args;
   if (!dbPath || !dataDir || !runId || (warmAt >= 0 && !warmUp)) {
-    throw new Error('usage: replay-child.js DB_PATH DATA_DIR RUN_ID [--warm-up RUN_ID]');
+    throw new Error('usage: replay-child.js DB_PATH DATA_DIR RUN_ID [--warm-up RUN_ID] [--walk-all]');
   }
   const env = createRealEnv({});
   const log = await openLog(dbPath, { debugChecks: false });
   try {
     if (warmUp) {
-      const warmed = await resume(log, env, dataDir, warmUp);
+      const warmed = await resume(log, env, dataDir, warmUp, walkAll);
       if (warmed.status !== 'completed') throw new Error(`the warm-up run ${warmUp} ended ${describe(warmed)}, expected completed`);
     }
     const run = await log.getRun(runId);
     if (!run) throw new Error(`no run ${runId} in ${dbPath}`);
     const started = performance.now();
-    const result = await resume(log, env, dataDir, runId);
+    const result = await resume(log, env, dataDir, runId, walkAll);
     const ms = performance.now() - started;
     const report: ReplayChildReport = { status: describe(result), events: run.lastSeq, ms };
     process.stdout.write(`${JSON.stringify(report)}\n`);

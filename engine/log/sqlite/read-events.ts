@@ -24,8 +24,58 @@ const CHUNK_BYTES = 16 * 1024 * 1024;
 /** The separator of the type and step_path lists (group_concat(…, char(0))). */
 const NUL = '\u0000';
 
-/** Events of `runId` with fromSeq <= seq <= toSeq in seq order, at most `limit` (negative: all). */
-export function readEvents(db: Database.Database, sql: Statements, runId: string, fromSeq: number, toSeq: number, limit: number): StoredEvent[] {
+/**
+ * A read event whose payload is parsed when first used, for a resume: it reads every event, but a
+ * replay consumes most of them by type and path alone (finished loop iterations are taken as
+ * recorded), so parsing every payload up front was most of its read. Serialises like a plain
+ * event (toJSON); a payload that is not JSON throws on first use, naming the event.
+ */
+class LazyPayloadEvent {
+  private text: string | undefined;
+  private parsed: StoredEvent['payload'] | undefined;
+
+  constructor(
+    readonly runId: string,
+    readonly seq: number,
+    readonly type: EventType,
+    readonly stepPath: string,
+    payloadText: string,
+    readonly recordedAt: number,
+  ) {
+    this.text = payloadText;
+  }
+
+  get payload(): StoredEvent['payload'] {
+    if (this.text !== undefined) {
+      try {
+        this.parsed = JSON.parse(this.text) as StoredEvent['payload'];
+      } catch (error) {
+        throw new Error(`event ${this.seq} (${this.type}) of run '${this.runId}': its stored payload is not JSON (${String(error)})`);
+      }
+      this.text = undefined;
+    }
+    return this.parsed!;
+  }
+
+  toJSON(): StoredEvent {
+    const { runId, seq, type, stepPath, payload, recordedAt } = this;
+    return { runId, seq, type, stepPath, payload, recordedAt };
+  }
+}
+
+/**
+ * Events of `runId` with fromSeq <= seq <= toSeq in seq order, at most `limit` (negative: all).
+ * With `lazyPayloads`, payloads of the column-wise read are parsed on first use (LazyPayloadEvent).
+ */
+export function readEvents(
+  db: Database.Database,
+  sql: Statements,
+  runId: string,
+  fromSeq: number,
+  toSeq: number,
+  limit: number,
+  lazyPayloads = false,
+): StoredEvent[] {
   const out: StoredEvent[] = [];
   // One string per distinct type, shared by all events of the read (a handful, not one per event).
   const types = new Map<string, EventType>();
@@ -39,7 +89,7 @@ export function readEvents(db: Database.Database, sql: Statements, runId: string
       const [count, bytes, firstAt]: [number, number | null, number | null] = sql.eventsChunkSize.get({ run: runId, from, to })!;
       if (count > 0) {
         const base = Number.isSafeInteger(firstAt) ? firstAt! : 0;
-        if ((bytes ?? 0) > CHUNK_BYTES || !decodeChunk(sql, runId, from, to, count, base, types, out)) readRows(sql, runId, from, to, out);
+        if ((bytes ?? 0) > CHUNK_BYTES || !decodeChunk(sql, runId, from, to, count, base, types, lazyPayloads, out)) readRows(sql, runId, from, to, out);
       }
       // A range holds fewer events than seqs only across a gap; jump it rather than step through it.
       from = count === to - from + 1 ? to + 1 : sql.eventsNextSeq.get({ run: runId, after: to, to: last }) ?? null;
@@ -68,20 +118,25 @@ function decodeChunk(
   count: number,
   base: number,
   typeStrings: Map<string, EventType>,
+  lazyPayloads: boolean,
   out: StoredEvent[],
 ): boolean {
-  const [seqList, typeList, pathList, payloadList, atList] = sql.eventsChunkColumns.get({ run: runId, from, to, base: BigInt(base) })!;
+  const statement = lazyPayloads ? sql.eventsChunkColumnsTexts : sql.eventsChunkColumns;
+  const [seqList, typeList, pathList, payloadList, atList] = statement.get({ run: runId, from, to, base: BigInt(base) })!;
   if (seqList === null || typeList === null || pathList === null || payloadList === null || atList === null) return false;
   const seqs = JSON.parse(`[${seqList}]`) as number[];
   // A NUL inside a value would add a piece: equal counts mean every value came back whole.
   const types = typeList.split(NUL);
   const paths = pathList.split(NUL);
   const ats = JSON.parse(`[${atList}]`) as number[];
-  let payloads: StoredEvent['payload'][];
-  try {
-    payloads = JSON.parse(`[${payloadList}]`) as StoredEvent['payload'][];
-  } catch {
-    return false; // a payload that is not JSON: the row-by-row read reports it as it always did
+  let payloads: (StoredEvent['payload'] | string)[];
+  if (lazyPayloads) payloads = payloadList.split(NUL);
+  else {
+    try {
+      payloads = JSON.parse(`[${payloadList}]`) as StoredEvent['payload'][];
+    } catch {
+      return false; // a payload that is not JSON: the row-by-row read reports it as it always did
+    }
   }
   if (seqs.length !== count || types.length !== count || paths.length !== count || payloads.length !== count || ats.length !== count) {
     return false;
@@ -98,7 +153,11 @@ function decodeChunk(
     const text = types[i]!;
     let type = typeStrings.get(text);
     if (type === undefined) typeStrings.set(text, (type = text as EventType));
-    out.push({ runId, seq: seqs[i]!, type, stepPath: paths[i]!, payload: payloads[i]!, recordedAt: base + ats[i]! } as StoredEvent);
+    out.push(
+      lazyPayloads
+        ? (new LazyPayloadEvent(runId, seqs[i]!, type, paths[i]!, payloads[i] as string, base + ats[i]!) as unknown as StoredEvent)
+        : ({ runId, seq: seqs[i]!, type, stepPath: paths[i]!, payload: payloads[i]!, recordedAt: base + ats[i]! } as StoredEvent),
+    );
   }
   return true;
 }

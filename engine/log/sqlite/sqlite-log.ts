@@ -212,7 +212,7 @@ class SqliteEventLog implements EventLog {
       const out: StoredEvent[] = [];
       // Chunks of seqs, skipped types dropped, until `max` events or the end.
       while (out.length < max && from <= toSeq) {
-        const chunk = readEvents(this.db, this.sql, runId, from, toSeq, max - out.length);
+        const chunk = readEvents(this.db, this.sql, runId, from, toSeq, max - out.length, true);
         if (chunk.length === 0) break;
         from = chunk[chunk.length - 1]!.seq + 1;
         for (const event of chunk) if (!skipped.has(event.type)) out.push(event);

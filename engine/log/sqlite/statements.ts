@@ -157,6 +157,15 @@ export function prepareStatements(db: Database.Database) {
            FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
       )
       .raw(true),
+    // The same with payloads joined by NUL, each left as its own text for a reader that parses a
+    // payload only when it is used (JSON.stringify escapes every control character, so a payload
+    // never holds a NUL: the reader checks the piece count as for type and step_path).
+    eventsChunkColumnsTexts: db
+      .prepare<{ run: string; from: number; to: number; base: bigint }, [string | null, string | null, string | null, string | null, string | null]>(
+        `SELECT group_concat(seq), group_concat(type, char(0)), group_concat(step_path, char(0)), group_concat(payload, char(0)), group_concat(recorded_at - @base)
+           FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
+      )
+      .raw(true),
     // The first seq after a gap (never seen in a log written by this engine; keeps reads exact
     // and bounded on any table contents).
     eventsNextSeq: db
