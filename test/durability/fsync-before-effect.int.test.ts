@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeApi } from '../support/fake-api.js';
+import { regexSource, walSyncReturned } from '../support/strace.js';
 import { builtCli, describeResult, REPO, runCli } from './support/cli-build.js';
 import { startMissionApi } from './support/mission-api.js';
 
@@ -55,8 +56,9 @@ type Call =
 function parseTrace(trace: string, dbPath: string): Call[] {
   const wal = `${dbPath}-wal`;
   const calls: Call[] = [];
+  const walSync = walSyncReturned(regexSource(wal));
   trace.split('\n').forEach((text, line) => {
-    if (new RegExp(`\\b(fsync|fdatasync)\\(\\d+<${escape(wal)}>\\)\\s+= 0`).test(text)) calls.push({ kind: 'wal-sync', line });
+    if (walSync(text)) calls.push({ kind: 'wal-sync', line });
     else if (text.includes(`pwrite64(`) && text.includes(`<${wal}>`)) calls.push({ kind: 'wal-write', line, text });
     else if (/\b(write|writev|sendto)\(\d+<(socket|TCP):/.test(text) && /"(GET|POST|PUT|PATCH|DELETE) \//.test(text)) {
       calls.push({ kind: 'request', line, text });
@@ -66,10 +68,6 @@ function parseTrace(trace: string, dbPath: string): Call[] {
     }
   });
   return calls;
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 async function tracedRun(mission: string, name: string): Promise<{ calls: Call[]; stdout: string }> {

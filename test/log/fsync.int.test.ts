@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { walSyncReturned } from '../support/strace.js';
 import { buildChild, type ChildBuild } from './build-child.js';
 import { tempDir } from './helpers.js';
 import { runChild } from './spawn-child.js';
@@ -42,8 +43,9 @@ interface Call {
 /** The calls that matter, in order: syncs of the WAL, writes to the WAL, and the child's markers. */
 function parseTrace(trace: string): Call[] {
   const calls: Call[] = [];
+  const walSync = walSyncReturned('[^>]*-wal');
   for (const line of trace.split('\n')) {
-    if (/\b(fsync|fdatasync)\(\d+<[^>]*-wal>\)\s+= 0/.test(line)) calls.push({ kind: 'sync', text: line });
+    if (walSync(line)) calls.push({ kind: 'sync', text: line });
     else if (/\bpwrite64\(\d+<[^>]*-wal>/.test(line)) calls.push({ kind: 'wal-write', text: line });
     else {
       const mark = /\bwrite\(1<[^>]*>, "MARK ([a-z-]+)\\n"/.exec(line);

@@ -1,5 +1,6 @@
 /** Group commit: concurrent commits of different runs share one transaction and one fsync. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeaseLostError, type Lease } from '../../engine/log/log.js';
 import { newRun, openTempLog, started, storeWrite, value, type TempLog } from './helpers.js';
 
@@ -91,5 +92,103 @@ describe('group commit', () => {
     const reopened = await openLog(t.dbPath);
     expect((await reopened.read(lease.runId)).map((e) => e.seq)).toEqual([1, 2]);
     await reopened.close();
+  });
+});
+
+/**
+ * fdatasync calls on the WAL, held until released: what a commit waits for, and when. The log
+ * syncs a run's durable commits through `fs.fdatasync` off the main thread (wal-sync.ts).
+ */
+function holdWalSyncs() {
+  const held: { release: () => void; fail: (error: Error) => void }[] = [];
+  const real = fs.fdatasync;
+  const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    held.push({ release: () => real(fd, callback), fail: (error) => callback(error) });
+  }) as typeof fs.fdatasync);
+  return { held, spy };
+}
+
+describe('durable run commits sync the WAL off the main thread', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('settle only after an fdatasync that started after them, while the event loop runs on', async () => {
+    const [lease] = (await makeRuns(1)) as [Lease];
+    const { held } = holdWalSyncs();
+    let settled = false;
+    const commit = t.log.commit(lease, [value('x')], { durable: true }).then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // timers fire while the sync is out
+    expect(held).toHaveLength(1);
+    expect(settled).toBe(false);
+    // Committed (another connection may read it) but not yet reported.
+    expect((await t.log.read(lease.runId)).map((e) => e.seq)).toEqual([1, 2]);
+    held[0]!.release();
+    await commit;
+    expect(settled).toBe(true);
+  });
+
+  it('let the commits that arrive during a sync share the next one', async () => {
+    const leases = await makeRuns(6);
+    const { held } = holdWalSyncs();
+    const before = t.log.stats();
+    const first = t.log.commit(leases[0]!, [value('first')], { durable: true });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(held).toHaveLength(1);
+    // Five more, in separate turns of the event loop (separate groups) while the first sync runs.
+    const later: Promise<unknown>[] = [];
+    for (const lease of leases.slice(1)) {
+      later.push(t.log.commit(lease, [value('later')], { durable: true }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(held).toHaveLength(1); // none of them may use the sync that started before them
+    held[0]!.release();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(held).toHaveLength(2);
+    held[1]!.release();
+    await Promise.all(later);
+    const after = t.log.stats();
+    expect(after.transactions - before.transactions).toBe(6);
+    expect(after.fsyncs - before.fsyncs).toBe(2);
+  });
+
+  it('reject the committed jobs when the sync fails; a job that failed on its own does not wait', async () => {
+    const [a, b] = (await makeRuns(2)) as [Lease, Lease];
+    await t.log.acquire(b.runId, 'w2', b.expiresAt, 1_000); // b's lease is lost
+    const { held } = holdWalSyncs();
+    const settled: string[] = [];
+    const okJob = t.log.commit(a, [value('a')], { durable: true });
+    const lostJob = t.log.commit(b, [value('b')], { durable: true });
+    okJob.catch(() => settled.push('a'));
+    await expect(lostJob).rejects.toBeInstanceOf(LeaseLostError);
+    expect(settled).toEqual([]);
+    held[0]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    await expect(okJob).rejects.toThrow(/could not sync the log's WAL \(.*-wal\) to disk: EIO/);
+  });
+
+  it('leave the compare-and-set operations synced by SQLite at COMMIT, before anyone can read them', async () => {
+    const { held, spy } = holdWalSyncs();
+    const before = t.log.stats();
+    const { lease } = await t.log.createRun(newRun('cas'), 'w1', 60_000, [started()]);
+    expect(await t.log.deliverWebhook('/hook', 'd1', { ok: true }, 5_000)).toBe('accepted');
+    expect(spy).not.toHaveBeenCalled();
+    expect(held).toHaveLength(0);
+    expect(t.log.stats().fsyncs - before.fsyncs).toBe(2);
+    expect(lease.runId).toBe('cas');
+  });
+
+  it('close() waits for a sync in flight before closing the database', async () => {
+    const [lease] = (await makeRuns(1)) as [Lease];
+    const { held } = holdWalSyncs();
+    const commit = t.log.commit(lease, [value('x')], { durable: true });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    let closed = false;
+    const closing = t.log.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
+    held[0]!.release();
+    await Promise.all([commit, closing]);
+    expect(closed).toBe(true);
   });
 });

@@ -9,17 +9,29 @@
  * a transaction.
  *
  * Durability: the connection runs WAL with synchronous=NORMAL (a commit appends to the WAL and
- * does not wait for the disk; it survives kill -9 because the WAL is in the OS cache). For a
- * durable group we switch to synchronous=FULL around the transaction: SQLite then syncs the WAL
- * at COMMIT — one fdatasync, which also covers every earlier non-durable commit in that WAL,
- * ours or another process's. That is the cheapest correct option: a checkpoint would sync the WAL
- * *and* the database file and copy pages.
+ * does not wait for the disk; it survives kill -9 because the WAL is in the OS cache). A durable
+ * group is synced one of two ways; either is one fdatasync of the WAL, which also covers every
+ * earlier commit in it, ours or another process's (cheaper than a checkpoint, which would sync
+ * the WAL *and* the database file and copy pages):
+ * - by SQLite at COMMIT, with synchronous=FULL around the transaction: other connections see the
+ *   group only once it is on disk, and the main thread waits for the disk. For the log's
+ *   compare-and-set operations (creating and resuming runs, webhook deliveries, schedule
+ *   firings), whose outcome another process may act on at once;
+ * - by WalSync after COMMIT (jobs submitted `visibleBeforeDurable`: run commits): the group is
+ *   committed with NORMAL, then an fdatasync of the WAL runs off the main thread, and its jobs
+ *   settle when it returns. Meanwhile the event loop serves other runs, and groups committed
+ *   during the sync share the next one. Another process may read such a group a moment before it
+ *   is on disk — as it may read any non-durable commit — but nothing this process does after a
+ *   job settles can overtake the disk.
  */
 import type Database from 'better-sqlite3';
 import type { Statements } from './statements.js';
+import type { WalSync } from './wal-sync.js';
 
 interface Job {
   durable: boolean;
+  /** A durable job that may be seen by other connections before it is on disk (see above). */
+  visibleBeforeDurable: boolean;
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -31,19 +43,32 @@ export class GroupCommitter {
   private pending: Job[] = [];
   private scheduled = false;
   transactions = 0;
-  fsyncs = 0;
+  /** Groups SQLite synced at COMMIT (synchronous=FULL). */
+  private fullSyncs = 0;
 
   constructor(
     private readonly db: Database.Database,
     private readonly sql: Statements,
     /** Told when anything was rolled back, so caches of schema (store tables) can be dropped. */
     private readonly onRollback: () => void,
+    /** Syncs the WAL off the main thread; null (an in-memory database) syncs every group at COMMIT. */
+    private readonly wal: WalSync | null,
   ) {}
 
-  /** Queues `work` for the group that runs at the end of this turn of the event loop. */
-  submit<T>(durable: boolean, work: () => T): Promise<T> {
+  /** fdatasyncs made for durable groups, either way. */
+  get fsyncs(): number {
+    return this.fullSyncs + (this.wal?.syncs ?? 0);
+  }
+
+  /**
+   * Queues `work` for the group that runs at the end of this turn of the event loop. A durable
+   * job settles once it is on disk; with `visibleBeforeDurable`, other connections may see it
+   * just before.
+   */
+  submit<T>(durable: boolean, work: () => T, opts: { visibleBeforeDurable?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ durable, work, resolve: resolve as (value: unknown) => void, reject });
+      const visibleBeforeDurable = opts.visibleBeforeDurable === true;
+      this.pending.push({ durable, visibleBeforeDurable, work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -73,20 +98,33 @@ export class GroupCommitter {
     this.scheduled = false;
     if (jobs.length === 0) return;
     const durable = jobs.some((job) => job.durable);
+    const syncAfter = durable && this.wal !== null && jobs.every((job) => !job.durable || job.visibleBeforeDurable);
     let outcomes: Outcome[];
     try {
-      outcomes = this.runGroup(jobs, durable);
+      outcomes = this.runGroup(jobs, durable && !syncAfter);
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
     }
     this.transactions++;
-    if (durable) this.fsyncs++;
+    if (!syncAfter) {
+      if (durable) this.fullSyncs++;
+      jobs.forEach((job, index) => settle(job, outcomes[index]!));
+      return;
+    }
+    // Jobs that failed wrote nothing: they need not wait for the disk.
     jobs.forEach((job, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
+      if (!outcomes[index]!.ok) settle(job, outcomes[index]!);
     });
+    this.wal!.sync().then(
+      () => jobs.forEach((job, index) => outcomes[index]!.ok && settle(job, outcomes[index]!)),
+      (error: unknown) => jobs.forEach((job, index) => outcomes[index]!.ok && job.reject(error)),
+    );
+  }
+
+  /** Resolves when every group committed so far is synced (before the connection closes). */
+  idle(): Promise<void> {
+    return this.wal?.idle() ?? Promise.resolve();
   }
 
   private runGroup(jobs: Job[], durable: boolean): Outcome[] {
@@ -128,4 +166,9 @@ export class GroupCommitter {
       return { ok: false, error };
     }
   }
+}
+
+function settle(job: Job, outcome: Outcome): void {
+  if (outcome.ok) job.resolve(outcome.value);
+  else job.reject(outcome.error);
 }

@@ -43,6 +43,7 @@ import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStored
 import { ScheduleTables } from './schedule-tables.js';
 import { countEventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
+import { WalSync } from './wal-sync.js';
 
 export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
   if (typeof dbPath !== 'string' || dbPath === '') throw new Error('openLog: the database path is empty; pass a file path such as .reqon/reqon.db');
@@ -66,7 +67,10 @@ export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): 
     db.close();
     throw error;
   }
-  return new SqliteEventLog(db, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production');
+  // The WAL sits beside the database file as SQLite names it (symbolic links resolved).
+  const main = (db.pragma('database_list') as { name: string; file: string }[]).find((d) => d.name === 'main')?.file ?? '';
+  const wal = main === '' ? null : new WalSync(`${main}-wal`);
+  return new SqliteEventLog(db, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', wal);
 }
 
 class SqliteEventLog implements EventLog {
@@ -85,10 +89,11 @@ class SqliteEventLog implements EventLog {
   constructor(
     private readonly db: Database.Database,
     private readonly debugChecks: boolean,
+    private readonly wal: WalSync | null,
   ) {
     this.sql = prepareStatements(db);
     this.tables = new TableStores(db);
-    this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate());
+    this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate(), wal);
     this.schedules = new ScheduleTables(db);
   }
 
@@ -177,7 +182,11 @@ class SqliteEventLog implements EventLog {
     }
     try {
       const returnEvents = opts.returnEvents !== false;
-      const events = await this.committer.submit(opts.durable, () => this.applyCommit(lease, plan, latest, status, returnEvents));
+      // A run's own commits: no other process decides anything on them before this one answers
+      // (see group-commit.ts), so their fsync runs off the main thread.
+      const events = await this.committer.submit(opts.durable, () => this.applyCommit(lease, plan, latest, status, returnEvents), {
+        visibleBeforeDurable: true,
+      });
       this.commits++;
       if (opts.durable) this.durableCommits++;
       return events;
@@ -354,7 +363,10 @@ class SqliteEventLog implements EventLog {
     if (this.closed) return;
     this.committer.flush();
     this.closed = true;
+    // Groups waiting for their fsync settle first; SQLite keeps the WAL until the connection closes.
+    await this.committer.idle();
     this.db.close();
+    this.wal?.close();
   }
 
   /** Runs inside the group's savepoint: fence + reserve seqs, table writes, events, status. */
