@@ -114,30 +114,40 @@ describe('durable run commits sync the WAL off the main thread', () => {
   });
 
   it('settle only after an fdatasync that started after them, while the event loop runs on', async () => {
-    const [lease] = (await makeRuns(1)) as [Lease];
+    const [a, b] = (await makeRuns(2)) as [Lease, Lease];
     const { held } = holdWalSyncs();
-    let settled = false;
-    const commit = t.log.commit(lease, [value('x')], { durable: true }).then(() => (settled = true));
+    let settled = 0;
+    // Two runs' commits in one group: synced off the main thread.
+    const commits = [a, b].map((lease) => t.log.commit(lease, [value('x')], { durable: true }).then(() => settled++));
     await new Promise((resolve) => setTimeout(resolve, 20)); // timers fire while the sync is out
     expect(held).toHaveLength(1);
-    expect(settled).toBe(false);
+    expect(settled).toBe(0);
     // Committed (another connection may read it) but not yet reported.
-    expect((await t.log.read(lease.runId)).map((e) => e.seq)).toEqual([1, 2]);
+    expect((await t.log.read(a.runId)).map((e) => e.seq)).toEqual([1, 2]);
     held[0]!.release();
-    await commit;
-    expect(settled).toBe(true);
+    await Promise.all(commits);
+    expect(settled).toBe(2);
+  });
+
+  it('leave a lone commit, with no sync out, to SQLite at COMMIT (no hop to a worker thread)', async () => {
+    const [lease] = (await makeRuns(1)) as [Lease];
+    const { spy } = holdWalSyncs();
+    const before = t.log.stats();
+    await t.log.commit(lease, [value('x')], { durable: true });
+    expect(spy).not.toHaveBeenCalled();
+    expect(t.log.stats().fsyncs - before.fsyncs).toBe(1);
   });
 
   it('let the commits that arrive during a sync share the next one', async () => {
-    const leases = await makeRuns(6);
+    const leases = await makeRuns(7);
     const { held } = holdWalSyncs();
     const before = t.log.stats();
-    const first = t.log.commit(leases[0]!, [value('first')], { durable: true });
+    const first = Promise.all(leases.slice(0, 2).map((lease) => t.log.commit(lease, [value('first')], { durable: true })));
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(held).toHaveLength(1);
-    // Five more, in separate turns of the event loop (separate groups) while the first sync runs.
+    // Five more, alone, in separate turns of the event loop (separate groups) while the first sync runs.
     const later: Promise<unknown>[] = [];
-    for (const lease of leases.slice(1)) {
+    for (const lease of leases.slice(2)) {
       later.push(t.log.commit(lease, [value('later')], { durable: true }));
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -179,9 +189,9 @@ describe('durable run commits sync the WAL off the main thread', () => {
   });
 
   it('close() waits for a sync in flight before closing the database', async () => {
-    const [lease] = (await makeRuns(1)) as [Lease];
+    const leases = await makeRuns(2);
     const { held } = holdWalSyncs();
-    const commit = t.log.commit(lease, [value('x')], { durable: true });
+    const commit = Promise.all(leases.map((lease) => t.log.commit(lease, [value('x')], { durable: true })));
     await new Promise((resolve) => setTimeout(resolve, 5));
     let closed = false;
     const closing = t.log.close().then(() => (closed = true));

@@ -17,9 +17,9 @@
  *   group only once it is on disk, and the main thread waits for the disk. For the log's
  *   compare-and-set operations (creating and resuming runs, webhook deliveries, schedule
  *   firings), whose outcome another process may act on at once;
- * - by WalSync after COMMIT (jobs submitted `visibleBeforeDurable`: run commits): the group is
- *   committed with NORMAL, then an fdatasync of the WAL runs off the main thread, and its jobs
- *   settle when it returns. Meanwhile the event loop serves other runs, and groups committed
+ * - by WalSync after COMMIT (jobs submitted `visibleBeforeDurable`: run commits, when several
+ *   are grouped or a sync is out already): the group is committed with NORMAL, then an
+ *   fdatasync of the WAL runs off the main thread, and its jobs settle when it returns. Meanwhile the event loop serves other runs, and groups committed
  *   during the sync share the next one. Another process may read such a group a moment before it
  *   is on disk — as it may read any non-durable commit — but nothing this process does after a
  *   job settles can overtake the disk.
@@ -98,7 +98,11 @@ export class GroupCommitter {
     this.scheduled = false;
     if (jobs.length === 0) return;
     const durable = jobs.some((job) => job.durable);
-    const syncAfter = durable && this.wal !== null && jobs.every((job) => !job.durable || job.visibleBeforeDurable);
+    // Off the main thread only when other work can use it: a group of several jobs, or one that
+    // arrives while a sync is out. A lone commit (one run, one step at a time) is answered sooner
+    // by SQLite's own sync at COMMIT than by a hop to a worker thread and back.
+    const syncAfter =
+      durable && this.wal !== null && (jobs.length > 1 || this.wal.busy) && jobs.every((job) => !job.durable || job.visibleBeforeDurable);
     let outcomes: Outcome[];
     try {
       outcomes = this.runGroup(jobs, durable && !syncAfter);

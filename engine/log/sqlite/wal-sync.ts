@@ -38,6 +38,11 @@ export class WalSync {
     });
   }
 
+  /** A sync is running or waiting to. */
+  get busy(): boolean {
+    return this.running || this.waiting.length > 0;
+  }
+
   /** Resolves when no sync is running or waiting. */
   idle(): Promise<void> {
     if (!this.running && this.waiting.length === 0) return Promise.resolve();
