@@ -290,15 +290,22 @@ export class Executor implements StepRuntime {
     for (const c of pending) this.crash.reach('after-checkpoint', `${path}:${c.key}`, live);
   }
 
-  runSteps = async (steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> => {
-    for (let i = 0; i < steps.length; i++) {
+  /**
+   * Runs `steps` in order. Returns undefined when they all ran synchronously (under
+   * `trace: minimal`, a list of `let`/`map`/`apply`/plain `validate` steps: no promise at all),
+   * else a promise of the rest; a failure of a synchronous step is thrown, not returned.
+   */
+  runSteps = (steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> | undefined => this.runStepsFrom(steps, 0, parentPath, frame);
+
+  private runStepsFrom(steps: readonly Step[], from: number, parentPath: string, frame: Frame): Promise<void> | undefined {
+    for (let i = from; i < steps.length; i++) {
       const step = steps[i]!;
       const store = this.model.streamedStore(step);
       if (store && (step.kind === 'Fetch' || step.kind === 'Call')) {
         // The pair is the last two steps of this list (streamed-sync.ts): both run here.
-        await this.runStreamedSync(step, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
-        return;
+        return this.runStreamedSync(step, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
       }
+      const next = i + 1;
       if (!this.fullTrace && isSynchronousPureStep(step)) {
         // trace: minimal — a synchronous pure step: no events, no promise per step.
         if (this.parts.shouldStop?.()) throw new StopRequested();
@@ -307,12 +314,13 @@ export class Executor implements StepRuntime {
         else if (step.kind === 'Map') runMap(step, path, frame, this);
         else if (step.kind === 'Apply') runApply(step, path, frame, this);
         else runValidateWithoutFallback(step, path, frame, this, this.fileOf(frame));
-        if (this.journal.hasPending) await this.journal.maybeFlush();
+        if (this.journal.hasPending) return this.journal.maybeFlush().then(() => this.runStepsFrom(steps, next, parentPath, frame));
         continue;
       }
-      await this.runStep(step, stepPath(parentPath, i), frame);
+      return this.runStep(step, stepPath(parentPath, i), frame).then(() => this.runStepsFrom(steps, next, parentPath, frame));
     }
-  };
+    return undefined;
+  }
 
   /**
    * A paginated fetch and the store it streams into, as two steps whose bars overlap: both start,

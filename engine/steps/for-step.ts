@@ -6,6 +6,7 @@
  * Each iteration's steps have the path `<for>[<index>]/…`, so concurrent iterations replay
  * independently of how they interleaved. `skip` (and `queue`) end the current iteration only.
  */
+import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
@@ -15,6 +16,29 @@ import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';
 import { queueValue } from './store-step.js';
+
+/** How long a loop may hold the event loop before it yields a turn (checked every 1024 iterations). */
+const YIELD_EVERY_MS = 50;
+
+/**
+ * Iterations that run synchronously (Executor.runSteps) never give the event loop a turn: asked
+ * once per iteration, this returns a promise of one every 1024 iterations once YIELD_EVERY_MS has
+ * passed, so timers (the lease's renewal) and signals (a worker's shutdown) get in during a long
+ * loop; otherwise undefined (no promise, no cost).
+ */
+function pacer(clock: Clock): () => Promise<void> | undefined {
+  let calls = 0;
+  let last = clock.now();
+  return () => {
+    if ((++calls & 1023) !== 0 || clock.now() - last < YIELD_EVERY_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        last = clock.now();
+        resolve();
+      }),
+    );
+  };
+}
 
 export async function runFor(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const items = await collection(step, path, frame, rt);
@@ -28,7 +52,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     if (!ctx || isTruthy(evaluate(step.where!, { ...ctx, current: items[index] }))) selected.push(index);
   }
 
-  const runOne = async (index: number): Promise<void> => {
+  /** One iteration; undefined when it ran synchronously to its end (Executor.runSteps). */
+  const runOne = (index: number): Promise<void> | undefined => {
     const iterPath = iterationPath(path, index);
     const item = items[index];
     const child = frame.child();
@@ -38,18 +63,26 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     if (rt.fullTrace && !rt.journal.take(iterPath, 'loop.iteration')) {
       rt.journal.emit('loop.iteration', iterPath, { index, key: iterationKey(item, index) });
     }
+    const failed = (error: unknown) => iterationFailed(error, index, iterPath, item, child);
+    let running: Promise<void> | undefined;
     try {
-      await rt.runSteps(step.body, iterPath, child);
+      running = rt.runSteps(step.body, iterPath, child);
     } catch (error) {
-      if (error instanceof SkipSignal) return;
-      if (isFlowSignal(error) || isEngineError(error)) throw error;
-      const mode = step.onError?.mode ?? 'continue';
-      if (mode === 'abort') throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message });
-      rt.progress(`iteration ${index} of ${path} failed and was skipped: ${message}`);
-      if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);
+      return failed(error);
     }
+    return running?.catch(failed);
+  };
+
+  /** What a failed iteration does: `skip` ends it; other failures end the loop or are tolerated (onError). */
+  const iterationFailed = async (error: unknown, index: number, iterPath: string, item: unknown, child: Frame): Promise<void> => {
+    if (error instanceof SkipSignal) return;
+    if (isFlowSignal(error) || isEngineError(error)) throw error;
+    const mode = step.onError?.mode ?? 'continue';
+    if (mode === 'abort') throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message });
+    rt.progress(`iteration ${index} of ${path} failed and was skipped: ${message}`);
+    if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);
   };
 
   const concurrency = step.concurrency ?? 1;
@@ -64,17 +97,25 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     if (skipped) reapplyMemoryWrites(skipped, rt);
     return skipped !== undefined;
   };
+  const pace = pacer(rt.env.clock);
   if (concurrency <= 1) {
     for (let k = 0; k < selected.length; k++) {
       const index = selected[k]!;
       const next = selected[k + 1];
       if (skippable && next !== undefined && rt.journal.replaying && skipFinished(index, next)) continue;
-      await runOne(index);
+      const running = runOne(index);
+      if (running) await running;
+      const turn = pace();
+      if (turn) await turn;
     }
   } else {
     rt.journal.enterConcurrent();
     try {
-      await runPool(selected, concurrency, runOne);
+      await runPool(selected, concurrency, (index) => {
+        const running = runOne(index);
+        const turn = pace();
+        return running || turn ? Promise.all([running, turn]).then(() => undefined) : undefined;
+      });
     } finally {
       rt.journal.leaveConcurrent();
     }
@@ -130,12 +171,16 @@ function iterationKey(item: unknown, index: number): string {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : String(index);
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; the first rejection wins after all settle. */
-async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+/**
+ * Runs `fn` over `items` with at most `limit` in flight. After a rejection (a failure the loop does
+ * not tolerate, a flow signal, a stop) no further item starts; those in flight settle, and the
+ * first rejection wins.
+ */
+async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void> | undefined): Promise<void> {
   let next = 0;
   let failure: unknown;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && failure === undefined) {
       const item = items[next++]!;
       try {
         await fn(item);

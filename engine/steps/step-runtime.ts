@@ -77,7 +77,8 @@ export interface StepRuntime {
   inbox(path: string): Promise<{ eventId: string; payload: unknown }[]>;
   /** Progress for people (stderr); never part of the log. */
   progress(line: string): void;
-  runSteps(steps: readonly Step[], parentPath: string, frame: Frame): Promise<void>;
+  /** Undefined when every step ran synchronously (see Executor.runSteps), else a promise of the rest. */
+  runSteps(steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> | undefined;
 }
 
 /** Non-deterministic inputs for expressions at `stepPath`, recorded live and replayed after. */

@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
+import { StopRequested } from '../../engine/steps/signals.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 
 const ITEMS = Array.from({ length: 12 }, (_, i) => ({ id: `i${i}`, n: i }));
@@ -135,6 +136,40 @@ describe('trace: minimal', () => {
     expect(fallback.status).toBe('completed');
     expect(fallback.out).toEqual({ over: { id: 'over', at: 8 }, after: { id: 'after', v: 8 } });
     expect(fallback).toEqual(await outcome('full', true));
+  });
+
+  it.each(['', ' concurrency 4'])('lets timers in during a long loop%s of synchronous steps: a stop requested from a timer stops it mid-loop', async (concurrency) => {
+    // Under minimal, these iterations never await anything; the loop must still yield now and
+    // then, or a worker's shutdown (a signal, a timer) and its lease renewal would wait for the
+    // whole loop. Millions of steps: seconds of work on any machine, against a yield every 50 ms.
+    const iterations = 5_000_000;
+    const entry = `${h.dir}/long-loop.vague`;
+    const text = `mission LongLoop {
+  trace: minimal
+  action Spin {
+    for i in range(0, ${iterations})${concurrency} {
+      let x = i * 2
+      validate { x: x } { assume .x >= 0 }
+    }
+  }
+  run Spin
+}
+`;
+    let stop = false;
+    let steps = 0;
+    let stepsAtStop = 0;
+    const shouldStop = () => {
+      // Once the loop is under way (the steps before it are few), a timer asks to stop: it can
+      // fire only if the loop gives the event loop a turn.
+      if (++steps === 1_000) setTimeout(() => ((stop = true), (stepsAtStop = steps)), 0);
+      return stop;
+    };
+    const run = h.start({ entry, files: [{ path: entry, text }] }, {}, { shouldStop });
+    await expect(run).rejects.toThrow(StopRequested);
+    expect(stepsAtStop).toBeGreaterThan(1_000);
+    expect(stepsAtStop).toBeLessThan(2 * iterations);
+    // Then it stops at once: the iterations in flight end at their next step, and no other starts.
+    expect(steps - stepsAtStop).toBeLessThanOrEqual(8);
   });
 
   it('reads back a run longer than one read chunk, every event once, in order', async () => {
