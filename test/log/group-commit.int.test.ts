@@ -100,10 +100,11 @@ describe('group commit', () => {
  * syncs a run's durable commits through `fs.fdatasync` off the main thread (wal-sync.ts).
  */
 function holdWalSyncs() {
-  const held: { release: () => void; fail: (error: Error) => void }[] = [];
+  const held: { release: () => void; fail: (error: Error) => void; walBytes: number }[] = [];
   const real = fs.fdatasync;
   const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-    held.push({ release: () => real(fd, callback), fail: (error) => callback(error) });
+    // What the sync covers: the WAL as it is when the sync starts.
+    held.push({ release: () => real(fd, callback), fail: (error) => callback(error), walBytes: fs.fstatSync(fd).size });
   }) as typeof fs.fdatasync);
   return { held, spy };
 }
@@ -122,8 +123,10 @@ describe('durable run commits sync the WAL off the main thread', () => {
     await new Promise((resolve) => setTimeout(resolve, 20)); // timers fire while the sync is out
     expect(held).toHaveLength(1);
     expect(settled).toBe(0);
-    // Committed (another connection may read it) but not yet reported.
+    // Committed (another connection may read it) but not yet reported; and the sync began after
+    // the group's frames were written, so it covers them.
     expect((await t.log.read(a.runId)).map((e) => e.seq)).toEqual([1, 2]);
+    expect(held[0]!.walBytes).toBe(fs.statSync(`${t.dbPath}-wal`).size);
     held[0]!.release();
     await Promise.all(commits);
     expect(settled).toBe(2);
