@@ -9,10 +9,14 @@
  * so no single string grows past CHUNK_BYTES. All chunks are read inside one read transaction:
  * the result is one consistent snapshot, exactly as a single SELECT would give.
  *
+ * A resume's reader (`lazyPayloads`) reads each chunk without its payloads, in one statement;
+ * an event reads its chunk's payloads when its own is first used (ChunkPayloads).
+ *
  * Invariant: the result equals, event for event and field for field (same key order), what
  * `toStoredEvent` gives for `SELECT * … ORDER BY seq` — each payload is its stored JSON text,
- * parsed once. Every decoded chunk is checked (each list has the chunk's count, seqs ascend
- * inside the range, no type or path held a NUL); a chunk that fails a check is read row by row.
+ * parsed once (lazily: when used). Every decoded chunk is checked (each list has the chunk's
+ * count, seqs ascend inside the range, no type or path held a NUL); a chunk that fails a check is
+ * read row by row.
  */
 import type Database from 'better-sqlite3';
 import type { EventType, StoredEvent } from '../events.js';
@@ -25,34 +29,73 @@ const CHUNK_BYTES = 16 * 1024 * 1024;
 const NUL = '\u0000';
 
 /**
- * A read event whose payload is parsed when first used, for a resume: it reads every event, but a
- * replay consumes most of them by type and path alone (finished loop iterations are taken as
- * recorded), so parsing every payload up front was most of its read. Serialises like a plain
- * event (toJSON); a payload that is not JSON throws on first use, naming the event.
+ * The payloads of one chunk, read from the log when the first of them is used: a resume reads
+ * every event, but consumes most by type and path alone (finished loop iterations are taken as
+ * recorded), so reading and parsing every payload up front was most of its read. Events are never
+ * updated, so read later, the range holds the same payloads.
+ */
+class ChunkPayloads {
+  private texts: (string | undefined)[] | null = null;
+
+  constructor(
+    private readonly sql: Statements,
+    private readonly runId: string,
+    private readonly seqs: readonly number[],
+  ) {}
+
+  /** The payload text of the chunk's `index`th event; `release` it once parsed. */
+  text(index: number): string {
+    this.texts ??= this.load();
+    const text = this.texts[index];
+    if (text === undefined) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was released already`);
+    return text;
+  }
+
+  release(index: number): void {
+    if (this.texts) this.texts[index] = undefined;
+  }
+
+  private load(): string[] {
+    const from = this.seqs[0]!;
+    const to = this.seqs[this.seqs.length - 1]!;
+    const rows = this.sql.eventsChunkPayloads.all({ run: this.runId, from, to });
+    if (rows.length !== this.seqs.length || rows.some(([seq], i) => seq !== this.seqs[i])) {
+      throw new Error(`run '${this.runId}': events ${from}–${to} changed since they were read (the log is append-only; is another program writing to it?)`);
+    }
+    return rows.map(([, payload]) => payload);
+  }
+}
+
+/**
+ * A read event whose payload is read and parsed when first used (ChunkPayloads). Serialises like a
+ * plain event (toJSON); a payload that is not JSON throws on first use, naming the event.
  */
 class LazyPayloadEvent {
-  private text: string | undefined;
   private parsed: StoredEvent['payload'] | undefined;
+  private chunk: ChunkPayloads | undefined;
 
   constructor(
     readonly runId: string,
     readonly seq: number,
     readonly type: EventType,
     readonly stepPath: string,
-    payloadText: string,
     readonly recordedAt: number,
+    chunk: ChunkPayloads,
+    private readonly index: number,
   ) {
-    this.text = payloadText;
+    this.chunk = chunk;
   }
 
   get payload(): StoredEvent['payload'] {
-    if (this.text !== undefined) {
+    if (this.chunk !== undefined) {
+      const text = this.chunk.text(this.index);
       try {
-        this.parsed = JSON.parse(this.text) as StoredEvent['payload'];
+        this.parsed = JSON.parse(text) as StoredEvent['payload'];
       } catch (error) {
         throw new Error(`event ${this.seq} (${this.type}) of run '${this.runId}': its stored payload is not JSON (${String(error)})`);
       }
-      this.text = undefined;
+      this.chunk.release(this.index);
+      this.chunk = undefined;
     }
     return this.parsed!;
   }
@@ -77,7 +120,6 @@ export function readEvents(
   lazyPayloads = false,
 ): StoredEvent[] {
   const out: StoredEvent[] = [];
-  // One string per distinct type, shared by all events of the read (a handful, not one per event).
   const types = new Map<string, EventType>();
   const read = () => {
     const [first, last] = sql.eventsBounds.get({ run: runId, from: fromSeq, to: toSeq })!;
@@ -86,10 +128,15 @@ export function readEvents(
     while (from !== null && from <= last && (limit < 0 || out.length < limit)) {
       const want = limit < 0 ? CHUNK_EVENTS : Math.min(CHUNK_EVENTS, limit - out.length);
       const to = Math.min(last, from + want - 1);
-      const [count, bytes, firstAt]: [number, number | null, number | null] = sql.eventsChunkSize.get({ run: runId, from, to })!;
-      if (count > 0) {
-        const base = Number.isSafeInteger(firstAt) ? firstAt! : 0;
-        if ((bytes ?? 0) > CHUNK_BYTES || !decodeChunk(sql, runId, from, to, count, base, types, lazyPayloads, out)) readRows(sql, runId, from, to, out);
+      let count: number;
+      if (lazyPayloads) count = readChunkWithoutPayloads(sql, runId, from, to, types, out);
+      else {
+        const [n, bytes, firstAt]: [number, number | null, number | null] = sql.eventsChunkSize.get({ run: runId, from, to })!;
+        count = n;
+        if (count > 0) {
+          const base = Number.isSafeInteger(firstAt) ? firstAt! : 0;
+          if ((bytes ?? 0) > CHUNK_BYTES || !decodeChunk(sql, runId, from, to, count, base, types, out)) readRows(sql, runId, from, to, out);
+        }
       }
       // A range holds fewer events than seqs only across a gap; jump it rather than step through it.
       from = count === to - from + 1 ? to + 1 : sql.eventsNextSeq.get({ run: runId, after: to, to: last }) ?? null;
@@ -100,9 +147,11 @@ export function readEvents(
   return out;
 }
 
-/** The plain decoding, row by row: the reference the packed decoding must equal. */
-function readRows(sql: Statements, runId: string, from: number, to: number, out: StoredEvent[]): void {
-  for (const row of sql.readEvents.all(runId, from, to, -1)) out.push(toStoredEvent(row));
+/** The plain decoding, row by row: the reference the packed decoding must equal. Returns how many it read. */
+function readRows(sql: Statements, runId: string, from: number, to: number, out: StoredEvent[]): number {
+  const rows = sql.readEvents.all(runId, from, to, -1);
+  for (const row of rows) out.push(toStoredEvent(row));
+  return rows.length;
 }
 
 /**
@@ -118,46 +167,85 @@ function decodeChunk(
   count: number,
   base: number,
   typeStrings: Map<string, EventType>,
-  lazyPayloads: boolean,
   out: StoredEvent[],
 ): boolean {
-  const statement = lazyPayloads ? sql.eventsChunkColumnsTexts : sql.eventsChunkColumns;
-  const [seqList, typeList, pathList, payloadList, atList] = statement.get({ run: runId, from, to, base: BigInt(base) })!;
+  const [seqList, typeList, pathList, payloadList, atList] = sql.eventsChunkColumns.get({ run: runId, from, to, base: BigInt(base) })!;
   if (seqList === null || typeList === null || pathList === null || payloadList === null || atList === null) return false;
+  let payloads: StoredEvent['payload'][];
+  try {
+    payloads = JSON.parse(`[${payloadList}]`) as StoredEvent['payload'][];
+  } catch {
+    return false; // a payload that is not JSON: the row-by-row read reports it as it always did
+  }
+  const columns = checkedColumns(seqList, typeList, pathList, atList, from, to, count, base);
+  if (!columns || payloads.length !== count) return false;
+  const { seqs, types, paths, ats } = columns;
+  for (let i = 0; i < count; i++) {
+    out.push({ runId, seq: seqs[i]!, type: sharedType(types[i]!, typeStrings), stepPath: paths[i]!, payload: payloads[i]!, recordedAt: base + ats[i]! } as StoredEvent);
+  }
+  return true;
+}
+
+/**
+ * Appends the chunk [from, to] read without its payloads (LazyPayloadEvent reads them when used);
+ * returns how many events the range holds. A chunk whose lists fail a check, or that SQLite
+ * cannot build, is read row by row.
+ */
+function readChunkWithoutPayloads(sql: Statements, runId: string, from: number, to: number, typeStrings: Map<string, EventType>, out: StoredEvent[]): number {
+  let row: [number, number | null, string | null, string | null, string | null, string | null];
+  try {
+    row = sql.eventsChunkWithoutPayloads.get({ run: runId, from, to })!;
+  } catch {
+    return readRows(sql, runId, from, to, out); // lists too long for one string: only a foreign file could hold such paths
+  }
+  const [count, firstAt, seqList, typeList, pathList, atList] = row;
+  if (count === 0) return 0;
+  const base = firstAt ?? NaN;
+  const columns =
+    seqList === null || typeList === null || pathList === null || atList === null || !Number.isSafeInteger(base)
+      ? undefined
+      : checkedColumns(seqList, typeList, pathList, atList, from, to, count, base);
+  if (!columns) return readRows(sql, runId, from, to, out);
+  const { seqs, types, paths, ats } = columns;
+  const payloads = new ChunkPayloads(sql, runId, seqs);
+  for (let i = 0; i < count; i++) {
+    out.push(new LazyPayloadEvent(runId, seqs[i]!, sharedType(types[i]!, typeStrings), paths[i]!, base + ats[i]!, payloads, i) as unknown as StoredEvent);
+  }
+  return count;
+}
+
+/**
+ * A chunk's seq, type, step path and recorded_at lists decoded, or undefined when a check fails:
+ * each list has the chunk's count (a NUL inside a value would add a piece), seqs ascend inside
+ * [from, to], and every recorded_at comes back exactly (a safe integer, as written).
+ */
+function checkedColumns(
+  seqList: string,
+  typeList: string,
+  pathList: string,
+  atList: string,
+  from: number,
+  to: number,
+  count: number,
+  base: number,
+): { seqs: number[]; types: string[]; paths: string[]; ats: number[] } | undefined {
   const seqs = JSON.parse(`[${seqList}]`) as number[];
-  // A NUL inside a value would add a piece: equal counts mean every value came back whole.
   const types = typeList.split(NUL);
   const paths = pathList.split(NUL);
   const ats = JSON.parse(`[${atList}]`) as number[];
-  let payloads: (StoredEvent['payload'] | string)[];
-  if (lazyPayloads) payloads = payloadList.split(NUL);
-  else {
-    try {
-      payloads = JSON.parse(`[${payloadList}]`) as StoredEvent['payload'][];
-    } catch {
-      return false; // a payload that is not JSON: the row-by-row read reports it as it always did
-    }
-  }
-  if (seqs.length !== count || types.length !== count || paths.length !== count || payloads.length !== count || ats.length !== count) {
-    return false;
-  }
-  // Rows in seq order, inside the range; recorded_at back exactly (a safe integer, as written).
+  if (seqs.length !== count || types.length !== count || paths.length !== count || ats.length !== count) return undefined;
   let previous = from - 1;
   for (let i = 0; i < count; i++) {
     const seq = seqs[i]!;
-    if (seq <= previous || !Number.isSafeInteger(base + ats[i]!)) return false;
+    if (seq <= previous || !Number.isSafeInteger(base + ats[i]!)) return undefined;
     previous = seq;
   }
-  if (previous > to) return false;
-  for (let i = 0; i < count; i++) {
-    const text = types[i]!;
-    let type = typeStrings.get(text);
-    if (type === undefined) typeStrings.set(text, (type = text as EventType));
-    out.push(
-      lazyPayloads
-        ? (new LazyPayloadEvent(runId, seqs[i]!, type, paths[i]!, payloads[i] as string, base + ats[i]!) as unknown as StoredEvent)
-        : ({ runId, seq: seqs[i]!, type, stepPath: paths[i]!, payload: payloads[i]!, recordedAt: base + ats[i]! } as StoredEvent),
-    );
-  }
-  return true;
+  return previous > to ? undefined : { seqs, types, paths, ats };
+}
+
+/** One string per distinct type, shared by all events of a read (a handful, not one per event). */
+function sharedType(text: string, typeStrings: Map<string, EventType>): EventType {
+  let type = typeStrings.get(text);
+  if (type === undefined) typeStrings.set(text, (type = text as EventType));
+  return type;
 }

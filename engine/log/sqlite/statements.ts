@@ -157,13 +157,22 @@ export function prepareStatements(db: Database.Database) {
            FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
       )
       .raw(true),
-    // The same with payloads joined by NUL, each left as its own text for a reader that parses a
-    // payload only when it is used (JSON.stringify escapes every control character, so a payload
-    // never holds a NUL: the reader checks the piece count as for type and step_path).
-    eventsChunkColumnsTexts: db
-      .prepare<{ run: string; from: number; to: number; base: bigint }, [string | null, string | null, string | null, string | null, string | null]>(
-        `SELECT group_concat(seq), group_concat(type, char(0)), group_concat(step_path, char(0)), group_concat(payload, char(0)), group_concat(recorded_at - @base)
+    // For a reader that reads payloads only when they are used (read-events.ts ChunkPayloads): the
+    // chunk without them, in ONE statement — its count, the base of its recorded_at values (the
+    // first event's: @from is always the seq of an event) and the other columns as lists.
+    // Without payloads the lists stay small, so no size check comes first.
+    eventsChunkWithoutPayloads: db
+      .prepare<{ run: string; from: number; to: number }, [number, number | null, string | null, string | null, string | null, string | null]>(
+        `SELECT count(*), (SELECT recorded_at FROM reqon_events WHERE run_id = @run AND seq = @from),
+                group_concat(seq), group_concat(type, char(0)), group_concat(step_path, char(0)),
+                group_concat(recorded_at - (SELECT recorded_at FROM reqon_events WHERE run_id = @run AND seq = @from))
            FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
+      )
+      .raw(true),
+    // A chunk's payloads, when one of them is first used.
+    eventsChunkPayloads: db
+      .prepare<{ run: string; from: number; to: number }, [number, string]>(
+        `SELECT seq, payload FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to ORDER BY seq`,
       )
       .raw(true),
     // The first seq after a gap (never seen in a log written by this engine; keeps reads exact
