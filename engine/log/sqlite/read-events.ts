@@ -31,11 +31,15 @@ const NUL = '\u0000';
 /**
  * The payloads of one chunk, read from the log when the first of them is used: a resume reads
  * every event, but consumes most by type and path alone (finished loop iterations are taken as
- * recorded), so reading and parsing every payload up front was most of its read. Events are never
- * updated, so read later, the range holds the same payloads.
+ * recorded), so reading and parsing every payload up front was most of its read. A walk that does
+ * use them gets the whole chunk's at once, parsed by one JSON.parse as the eager read does (row by
+ * row when they are too big for one string, or one is not JSON). Events are never updated, so
+ * read later, the range holds the same payloads.
  */
 class ChunkPayloads {
-  private texts: (string | undefined)[] | null = null;
+  /** Per event: its parsed payload, or its text when it must be parsed alone; undefined once taken. */
+  private values: unknown[] | null = null;
+  private parsed = false;
 
   constructor(
     private readonly sql: Statements,
@@ -43,33 +47,51 @@ class ChunkPayloads {
     private readonly seqs: readonly number[],
   ) {}
 
-  /** The payload text of the chunk's `index`th event; `release` it once parsed. */
-  text(index: number): string {
-    this.texts ??= this.load();
-    const text = this.texts[index];
-    if (text === undefined) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was released already`);
-    return text;
+  /** The parsed payload of the chunk's `index`th event (of `type`); each is taken once (LazyPayloadEvent keeps it). */
+  take(index: number, type: EventType): StoredEvent['payload'] {
+    if (this.values === null) this.load();
+    const value = this.values![index];
+    if (value === undefined) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was taken already`);
+    const payload = this.parsed ? (value as StoredEvent['payload']) : this.parseOne(index, type, value as string);
+    this.values![index] = undefined;
+    return payload;
   }
 
-  release(index: number): void {
-    if (this.texts) this.texts[index] = undefined;
-  }
-
-  private load(): string[] {
-    const from = this.seqs[0]!;
-    const to = this.seqs[this.seqs.length - 1]!;
-    const rows = this.sql.eventsChunkPayloads.all({ run: this.runId, from, to });
-    if (rows.length !== this.seqs.length || rows.some(([seq], i) => seq !== this.seqs[i])) {
-      throw new Error(`run '${this.runId}': events ${from}–${to} changed since they were read (the log is append-only; is another program writing to it?)`);
+  private parseOne(index: number, type: EventType, text: string): StoredEvent['payload'] {
+    try {
+      return JSON.parse(text) as StoredEvent['payload'];
+    } catch (error) {
+      throw new Error(`event ${this.seqs[index]} (${type}) of run '${this.runId}': its stored payload is not JSON (${String(error)})`);
     }
-    return rows.map(([, payload]) => payload);
+  }
+
+  private load(): void {
+    const range = { run: this.runId, from: this.seqs[0]!, to: this.seqs[this.seqs.length - 1]! };
+    const [bytes] = this.sql.eventsChunkPayloadBytes.get(range)!;
+    if ((bytes ?? 0) <= CHUNK_BYTES) {
+      const [seqList, payloadList] = this.sql.eventsChunkPayloadList.get(range)!;
+      if (seqList !== null && payloadList !== null && seqList === this.seqs.join(',')) {
+        try {
+          const values = JSON.parse(`[${payloadList}]`) as unknown[];
+          if (values.length === this.seqs.length) {
+            this.values = values;
+            this.parsed = true;
+            return;
+          }
+        } catch {
+          // One of them is not JSON: parsed one by one, the error names it.
+        }
+      }
+    }
+    const rows = this.sql.eventsChunkPayloads.all(range);
+    if (rows.length !== this.seqs.length || rows.some(([seq], i) => seq !== this.seqs[i])) {
+      throw new Error(`run '${this.runId}': events ${range.from}–${range.to} changed since they were read (the log is append-only; is another program writing to it?)`);
+    }
+    this.values = rows.map(([, payload]) => payload);
   }
 }
 
-/**
- * A read event whose payload is read and parsed when first used (ChunkPayloads). Serialises like a
- * plain event (toJSON); a payload that is not JSON throws on first use, naming the event.
- */
+/** A read event whose payload is read and parsed when first used (ChunkPayloads). Serialises like a plain event (toJSON). */
 class LazyPayloadEvent {
   private parsed: StoredEvent['payload'] | undefined;
   private chunk: ChunkPayloads | undefined;
@@ -88,13 +110,7 @@ class LazyPayloadEvent {
 
   get payload(): StoredEvent['payload'] {
     if (this.chunk !== undefined) {
-      const text = this.chunk.text(this.index);
-      try {
-        this.parsed = JSON.parse(text) as StoredEvent['payload'];
-      } catch (error) {
-        throw new Error(`event ${this.seq} (${this.type}) of run '${this.runId}': its stored payload is not JSON (${String(error)})`);
-      }
-      this.chunk.release(this.index);
+      this.parsed = this.chunk.take(this.index, this.type);
       this.chunk = undefined;
     }
     return this.parsed!;

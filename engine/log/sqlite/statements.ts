@@ -169,7 +169,19 @@ export function prepareStatements(db: Database.Database) {
            FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
       )
       .raw(true),
-    // A chunk's payloads, when one of them is first used.
+    // A chunk's payloads, when one of them is first used: their size, then — when small enough —
+    // all of them as one JSON array body with the seqs to check its order against (as
+    // eventsChunkColumns), else row by row.
+    eventsChunkPayloadBytes: db
+      .prepare<{ run: string; from: number; to: number }, [number | null]>(
+        `SELECT sum(octet_length(payload)) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
+      )
+      .raw(true),
+    eventsChunkPayloadList: db
+      .prepare<{ run: string; from: number; to: number }, [string | null, string | null]>(
+        `SELECT group_concat(seq), group_concat(payload) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
+      )
+      .raw(true),
     eventsChunkPayloads: db
       .prepare<{ run: string; from: number; to: number }, [number, string]>(
         `SELECT seq, payload FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to ORDER BY seq`,
