@@ -20,6 +20,7 @@
  *       then the same sync killed at 90 % (SIGKILL at a crash point) and resumed in a fresh
  *       process: the time to resume it to the end and that process's peak RSS
  *   (6) pure steps (let, map, validate) per second, under `trace: full` and `trace: minimal`
+ *       (the median of 3 passes)
  * Figures (2)–(6) each run in a fresh child process of their own (engine-figure-child.ts), (6)
  * once per trace mode, so no figure inherits another's heap or JIT state.
  * Each run's outcome is checked (completed, every POST applied once, every record in its table)
@@ -76,6 +77,8 @@ const REPLAY_TRIALS = 3;
 const SYNC_RECORDS = scaled(1_000_000);
 const SYNC_PAGE = 1_000;
 const PURE_ITERATIONS = scaled(100_000);
+/** Figure (6): timed passes after the warm-up (the median is printed). */
+const PURE_PASSES = 3;
 const RAW_FSYNC_MS = 2_000;
 const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6').split(',').map((f) => f.trim()));
 const wants = (figure: number) => FIGURES.has(String(figure));
@@ -211,7 +214,11 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
     if (is(6)) {
       const trace = task === '6:minimal' ? 'minimal' : 'full';
       await pureSteps(dir, env, trace, warmUpSize(PURE_ITERATIONS), `pure-${trace}-warm-up`);
-      out.push({ name: `engine (6) pure steps (trace: ${trace})`, value: await pureSteps(dir, env, trace), unit: 'steps/s (goal ≥ 1M)' });
+      // One pass is a few hundred ms under minimal: a busy moment shows in one; the median of a few does not.
+      const passes: number[] = [];
+      for (let i = 0; i < PURE_PASSES; i++) passes.push(await pureSteps(dir, env, trace, PURE_ITERATIONS, `pure-${trace}-${i}`));
+      const median = passes.sort((a, b) => a - b)[passes.length >> 1]!;
+      out.push({ name: `engine (6) pure steps (trace: ${trace}, median of ${PURE_PASSES})`, value: median, unit: 'steps/s (goal ≥ 1M)' });
     }
   } finally {
     await env.http.close();
