@@ -82,6 +82,19 @@ const TRICKY_STRINGS = [
   'x'.repeat(3000),
 ];
 
+/** Up to `max` events with any types, step paths (NUL included), JSON payloads and instants. */
+function randomEvents(max: number) {
+  return fc.array(
+    fc.record({
+      type: fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
+      stepPath: fc.oneof(fc.string({ unit: 'binary', maxLength: 24 }), fc.constantFrom(...TRICKY_STRINGS)),
+      payload: fc.jsonValue(),
+      recordedAt: fc.integer({ min: -(2 ** 40), max: 2 ** 45 }),
+    }),
+    { minLength: 1, maxLength: max },
+  );
+}
+
 describe('bulk read equals row-by-row decoding', () => {
   it('on varied payloads, types and step paths across many chunks', async () => {
     const entries: CommitEntry[] = [];
@@ -190,15 +203,7 @@ describe('bulk read equals row-by-row decoding', () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(
-          fc.record({
-            type: fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
-            stepPath: fc.string({ unit: 'binary', maxLength: 24 }),
-            payload: fc.jsonValue(),
-            recordedAt: fc.integer({ min: -(2 ** 40), max: 2 ** 45 }),
-          }),
-          { minLength: 1, maxLength: 60 },
-        ),
+        randomEvents(60),
         fc.integer({ min: -3, max: 70 }),
         fc.integer({ min: -1, max: 70 }),
         async (events, fromSeq, limit) => {
@@ -231,15 +236,7 @@ describe('the replay reader (payloads parsed on first use) equals row-by-row dec
     let n = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(
-          fc.record({
-            type: fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
-            stepPath: fc.constantFrom(...TRICKY_STRINGS),
-            payload: fc.jsonValue(),
-            recordedAt: fc.integer({ min: -(2 ** 40), max: 2 ** 45 }),
-          }),
-          { minLength: 1, maxLength: 40 },
-        ),
+        randomEvents(40),
         async (events) => {
           const runId = `lazy${n++}`;
           await writeRun(runId, events.map((e) => event(e.type, e.stepPath, e.payload, e.recordedAt)), 7);

@@ -11,12 +11,17 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A WalSync over a new file `x.db-wal` in a temp folder. */
+function walSync(): { file: string; sync: WalSync } {
+  dir = tempDir('reqon-walsync-');
+  const file = path.join(dir, 'x.db-wal');
+  fs.writeFileSync(file, 'frames');
+  return { file, sync: new WalSync(file) };
+}
+
 describe('WalSync', () => {
   it('reopens the file when the path names another one, and says which file it could not sync', async () => {
-    dir = tempDir('reqon-walsync-');
-    const file = path.join(dir, 'x.db-wal');
-    fs.writeFileSync(file, 'frames');
-    const sync = new WalSync(file);
+    const { file, sync } = walSync();
     const opens = vi.spyOn(fs, 'openSync');
     const syncs = vi.spyOn(fs, 'fdatasync');
     await sync.sync();
@@ -36,10 +41,7 @@ describe('WalSync', () => {
   });
 
   it('runs one sync at a time; callers during a sync share the next one', async () => {
-    dir = tempDir('reqon-walsync-');
-    const file = path.join(dir, 'x.db-wal');
-    fs.writeFileSync(file, 'frames');
-    const sync = new WalSync(file);
+    const { sync } = walSync();
     const syncs = vi.spyOn(fs, 'fdatasync');
     const all = [sync.sync(), sync.sync(), sync.sync(), sync.sync()];
     expect(syncs).toHaveBeenCalledTimes(1); // the first started; the other three wait for the next
