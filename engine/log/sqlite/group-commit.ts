@@ -19,10 +19,11 @@
  *   firings), whose outcome another process may act on at once;
  * - by WalSync after COMMIT (jobs submitted `visibleBeforeDurable`: run commits, when several
  *   are grouped or a sync is out already): the group is committed with NORMAL, then an
- *   fdatasync of the WAL runs off the main thread, and its jobs settle when it returns. Meanwhile the event loop serves other runs, and groups committed
- *   during the sync share the next one. Another process may read such a group a moment before it
- *   is on disk — as it may read any non-durable commit — but nothing this process does after a
- *   job settles can overtake the disk.
+ *   fdatasync of the WAL runs off the main thread, and its jobs settle when it returns.
+ *   Meanwhile the event loop serves other runs, and groups committed during the sync share the
+ *   next one. Another process may read such a group a moment before it is on disk — as it may
+ *   read any non-durable commit — but nothing this process does after a job settles can
+ *   overtake the disk.
  */
 import type Database from 'better-sqlite3';
 import type { Statements } from './statements.js';
