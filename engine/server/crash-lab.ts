@@ -130,7 +130,7 @@ export class CrashLab {
 
   private async record(lab: CrashLabStatus, proc: CliProcess, crashAt: string | null): Promise<ExitInfo> {
     const exit = await proc.exited;
-    const { view } = await this.deps.views.sync(proc.runId);
+    const view = await this.deps.views.get(proc.runId);
     lab.processes.push({
       pid: proc.pid,
       command: proc.args[0] === 'resume' ? 'resume' : 'run',
@@ -159,7 +159,7 @@ export class CrashLab {
       if (resumes >= MAX_RESUMES) {
         throw new StudioError('conflict', `run ${proc.runId} did not finish after ${MAX_RESUMES} resumes; look at its timeline`);
       }
-      const { view } = await this.deps.views.sync(proc.runId);
+      const view = await this.deps.views.get(proc.runId);
       const wakeAt = view.record.wakeAt;
       if (outcome === 'suspended' && wakeAt !== null) {
         await this.deps.clock.sleep(Math.max(0, wakeAt - this.deps.clock.now()) + 20);

@@ -4,7 +4,7 @@
  * Per run: its events (loaded once, then only the new tail is read) and a live summary fold fed
  * as events arrive. The costlier folds — the fold cache for state-at-seq and the timeline with its
  * window index — are built on first use from the events held, then fed incrementally: listing
- * runs or opening one tab does not pay for the views of the others. `sync(runId)` asks the log
+ * runs or opening one tab does not pay for the views of the others. `get(runId)` asks the log
  * for the run record (one cheap row) and reads only events past the last seq held.
  * Invariant: a view never holds an event the log does not, and reads the log in seq order.
  */
@@ -136,30 +136,29 @@ export class RunView {
 
 export class RunViews {
   private readonly views = new Map<string, RunView>();
-  /** One sync per run at a time: concurrent callers share it instead of reading twice. */
-  private readonly inflight = new Map<string, Promise<{ view: RunView; fresh: StoredEvent[] }>>();
+  /** One read per run at a time: concurrent callers share it instead of reading twice. */
+  private readonly inflight = new Map<string, Promise<RunView>>();
 
   constructor(private readonly log: EventLog) {}
 
-  /** The run's view with every event the log holds now; 'not-found' for an unknown run. */
-  async get(runId: string): Promise<RunView> {
-    return (await this.sync(runId)).view;
+  /**
+   * The run's view with every event the log holds now (its record and only the new events are
+   * read); 'not-found' for an unknown run. Which caller's read brought an event in is not
+   * reported: any caller may have, so pushes keep their own account (studio-service.ts).
+   */
+  get(runId: string): Promise<RunView> {
+    const running = this.inflight.get(runId);
+    if (running !== undefined) return running;
+    const work = this.read(runId).finally(() => this.inflight.delete(runId));
+    this.inflight.set(runId, work);
+    return work;
   }
 
   peek(runId: string): RunView | undefined {
     return this.views.get(runId);
   }
 
-  /** Reads the run record and any new events; `fresh` are the events this call added. */
-  sync(runId: string): Promise<{ view: RunView; fresh: StoredEvent[] }> {
-    const running = this.inflight.get(runId);
-    if (running !== undefined) return running.then(({ view }) => ({ view, fresh: [] }));
-    const work = this.doSync(runId).finally(() => this.inflight.delete(runId));
-    this.inflight.set(runId, work);
-    return work;
-  }
-
-  private async doSync(runId: string): Promise<{ view: RunView; fresh: StoredEvent[] }> {
+  private async read(runId: string): Promise<RunView> {
     const record = await this.log.getRun(runId);
     if (record === undefined) throw new StudioError('not-found', `no run "${runId}" in this database; list runs with runs.list`);
     let view = this.views.get(runId);
@@ -168,12 +167,11 @@ export class RunViews {
       this.views.set(runId, view);
     }
     view.record = record;
-    const fresh: StoredEvent[] = [];
     while (view.lastSeq < record.lastSeq) {
       const page = await this.log.read(runId, { fromSeq: view.lastSeq + 1, limit: READ_PAGE });
       if (page.length === 0) break;
-      fresh.push(...view.append(page));
+      view.append(page);
     }
-    return { view, fresh };
+    return view;
   }
 }

@@ -92,7 +92,12 @@ class Service implements StudioService {
   private readonly listeners = new Set<PushListener>();
   private readonly processes = new Map<string, CliProcess>();
   private readonly watched = new Set<string>();
-  private readonly known = new Map<string, string>();
+  /**
+   * Per run, what the pushes have announced: the last seq sent in 'run.appended' and the stamp
+   * (status|updatedAt|lastSeq) last sent in 'runs.changed'. Polls compare against this, not against
+   * the view before their own read: a request may have read the new events into the view first.
+   */
+  private readonly announced = new Map<string, { seq: number; stamp: string | null }>();
   private readonly lab: CrashLab;
   private readonly launcher: CliLauncher;
   private readonly clock: Clock;
@@ -177,8 +182,10 @@ class Service implements StudioService {
       case 'run.crash':
         return this.crash(str(channel, req, 'runId'), optStr(channel, req, 'crashAt'));
       case 'run.watch': {
-        const { view } = await this.views.sync(str(channel, req, 'runId'));
+        const view = await this.views.get(str(channel, req, 'runId'));
         this.watched.add(view.record.runId);
+        // The caller has every event up to lastSeq from this answer; pushes carry on from there.
+        if (!this.announced.has(view.record.runId)) this.announced.set(view.record.runId, { seq: view.lastSeq, stamp: null });
         return { runId: view.record.runId, lastSeq: view.lastSeq };
       }
       case 'crash.points':
@@ -346,14 +353,14 @@ class Service implements StudioService {
    * suspended in the log and `reqon worker` (or the next resume) picks it up — nothing is lost.
    */
   private scheduleWake(runId: string): void {
-    void this.views.sync(runId).then(({ view }) => {
+    void this.views.get(runId).then((view) => {
       const { status, wakeAt } = view.record;
       if (status !== 'suspended' || wakeAt === null || this.closed) return;
       const delay = Math.max(0, wakeAt - this.clock.now()) + 25;
       const timer = setTimeout(() => {
         this.wakeTimers.delete(timer);
         if (this.closed || this.processes.has(runId)) return;
-        void this.views.sync(runId).then(async ({ view: now }) => {
+        void this.views.get(runId).then(async (now) => {
           if (now.record.status === 'suspended' && now.record.wakeAt === wakeAt) await this.spawnResume(runId, {}, true);
         }).catch(() => undefined);
       }, Math.min(delay, 2 ** 31 - 1));
@@ -441,26 +448,21 @@ class Service implements StudioService {
   }
 
   private async pollRun(runId: string): Promise<void> {
-    const before = this.views.peek(runId);
-    const previous = before === undefined ? null : `${before.record.status}|${before.record.updatedAt}|${before.lastSeq}`;
-    const { view, fresh } = await this.views.sync(runId);
-    if (fresh.length > 0) this.push('run.appended', { runId, events: fresh });
-    const now = `${view.record.status}|${view.record.updatedAt}|${view.lastSeq}`;
-    if (now !== previous) {
-      this.known.set(runId, now);
-      this.push('runs.changed', view.summaryData());
-    }
+    const before = this.announced.get(runId) ?? { seq: this.views.peek(runId)?.lastSeq ?? 0, stamp: null };
+    const view = await this.views.get(runId);
+    if (view.lastSeq > before.seq) this.push('run.appended', { runId, events: view.slice(before.seq + 1, view.lastSeq - before.seq) });
+    const stamp = stampOf(view.record.status, view.record.updatedAt, view.lastSeq);
+    if (stamp !== before.stamp) this.push('runs.changed', view.summaryData());
+    this.announced.set(runId, { seq: view.lastSeq, stamp });
     const finished = view.record.status === 'completed' || view.record.status === 'failed';
     if (finished && !this.processes.has(runId)) this.watched.delete(runId);
   }
 
   private async pollList(): Promise<void> {
     for (const record of await this.log.listRuns({ limit: 100 })) {
-      const stamp = `${record.status}|${record.updatedAt}|${record.lastSeq}`;
-      if (this.known.get(record.runId) === stamp) continue;
+      if (this.announced.get(record.runId)?.stamp === stampOf(record.status, record.updatedAt, record.lastSeq)) continue;
       if (record.status === 'running' || record.status === 'suspended') this.watched.add(record.runId);
       await this.pollRun(record.runId);
-      this.known.set(record.runId, stamp);
     }
   }
 
@@ -473,4 +475,8 @@ class Service implements StudioService {
       }
     }
   }
+}
+
+function stampOf(status: string, updatedAt: number, lastSeq: number): string {
+  return `${status}|${updatedAt}|${lastSeq}`;
 }

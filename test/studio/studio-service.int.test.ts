@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NewEvent } from '../../engine/log/events.js';
 import { openLog, type EventLog, type Lease } from '../../engine/log/log.js';
 import type { PushChannel, Pushes } from '../../engine/protocol/protocol.js';
@@ -15,13 +15,32 @@ import { sampleRun } from './event-builder.js';
 
 const MISSION = 'mission Orders {\n  store orders: sql("orders")\n  action Sync {\n    get "/orders"\n  }\n  run Sync\n}\n';
 
+const sampleEvents = (): NewEvent[] => sampleRun().events.map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }));
+
+async function startRun(log: EventLog, runId: string, first: NewEvent): Promise<Lease> {
+  const created = await log.createRun(
+    {
+      runId,
+      mission: 'Orders',
+      missionHash: 'h1',
+      missionFiles: { entry: 'orders.vague', files: [{ path: 'orders.vague', text: MISSION }] },
+      options: { sources: {}, env: {} },
+      createdAt: first.recordedAt,
+    },
+    'test-writer',
+    600_000,
+    [first],
+  );
+  return created.lease;
+}
+
 describe('studio service', () => {
   let dir: string;
   let log: EventLog;
   let lease: Lease;
   let service: StudioService;
   const pushes: { channel: PushChannel; payload: unknown }[] = [];
-  const events = sampleRun().events.map((e): NewEvent => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }));
+  const events = sampleEvents();
 
   const waitForPush = async <P extends PushChannel>(channel: P, match: (p: Pushes[P]) => boolean): Promise<Pushes[P]> => {
     for (let i = 0; i < 100; i += 1) {
@@ -36,20 +55,7 @@ describe('studio service', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-studio-service-'));
     const dbPath = path.join(dir, 'reqon.db');
     log = await openLog(dbPath);
-    const created = await log.createRun(
-      {
-        runId: 'run-1',
-        mission: 'Orders',
-        missionHash: 'h1',
-        missionFiles: { entry: 'orders.vague', files: [{ path: 'orders.vague', text: MISSION }] },
-        options: { sources: {}, env: {} },
-        createdAt: events[0]!.recordedAt,
-      },
-      'test-writer',
-      600_000,
-      [events[0]!],
-    );
-    lease = created.lease;
+    lease = await startRun(log, 'run-1', events[0]!);
     await log.commit(lease, events.slice(1, 20).map((event) => ({ kind: 'event', event })), { durable: false });
     service = await createStudioService({ dbPath, cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: 20 });
     service.subscribe((channel, payload) => pushes.push({ channel, payload }));
@@ -164,5 +170,55 @@ describe('studio service', () => {
     const info = await service.handle('studio.info', {});
     expect(info).toMatchObject({ dbPath: path.join(dir, 'reqon.db'), demoApiUrl: null });
     expect(typeof info.verifyAvailable).toBe('boolean');
+  });
+});
+
+describe('studio service pushes', () => {
+  const POLL_MS = 1000;
+  let dir: string;
+  let log: EventLog;
+  let service: StudioService | undefined;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-studio-pushes-'));
+    log = await openLog(path.join(dir, 'reqon.db'));
+  });
+
+  afterEach(async () => {
+    await service?.close();
+    vi.useRealTimers();
+  });
+
+  afterAll(async () => {
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('announces events and a new status that a request read into the view before the poll did', async () => {
+    const events = sampleEvents();
+    const lease = await startRun(log, 'run-read-first', events[0]!);
+    await log.commit(lease, events.slice(1, 20).map((event) => ({ kind: 'event', event })), { durable: false });
+    // Only the poll's interval is faked, so the test decides when a poll happens.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: POLL_MS, prefetchRuns: 0 });
+    const pushes: { channel: PushChannel; payload: unknown }[] = [];
+    service.subscribe((channel, payload) => pushes.push({ channel, payload }));
+    expect(await service.handle('run.watch', { runId: 'run-read-first' })).toEqual({ runId: 'run-read-first', lastSeq: 20 });
+
+    await log.commit(lease, events.slice(20).map((event) => ({ kind: 'event', event })), { durable: false, status: { status: 'completed' } });
+    // The renderer asks for the run (its timeline, its summary) before the next poll comes round.
+    expect(await service.handle('run.get', { runId: 'run-read-first' })).toMatchObject({ status: 'completed', lastSeq: 34 });
+    expect(pushes).toEqual([]);
+
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await vi.waitFor(() => expect(pushes.map((p) => p.channel)).toEqual(['run.appended', 'runs.changed']), { interval: 10 });
+    const appended = pushes[0]!.payload as Pushes['run.appended'];
+    expect(appended.events.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => 21 + i));
+    expect(pushes[1]!.payload).toMatchObject({ runId: 'run-read-first', status: 'completed', lastSeq: 34 });
+
+    // Announced once: later polls with nothing new push nothing.
+    await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pushes).toHaveLength(2);
   });
 });
