@@ -7,7 +7,7 @@
  */
 import { argArray, argObject, argString, type BuiltinImpl } from './builtin-support.js';
 import { EvaluatorError } from './eval-errors.js';
-import { describeValue, canonicalJson, isPlainObject } from './values.js';
+import { describeValue, canonicalJson, hasOwnField, isPlainObject } from './values.js';
 
 const includes: BuiltinImpl = (args, call) => {
   const [collection, needle] = args;
@@ -16,7 +16,7 @@ const includes: BuiltinImpl = (args, call) => {
     return collection.includes(needle) && !(typeof needle === 'number' && Number.isNaN(needle));
   }
   if (typeof collection === 'string') return collection.includes(argString(call, 1, needle));
-  if (isPlainObject(collection)) return Object.prototype.hasOwnProperty.call(collection, String(needle));
+  if (isPlainObject(collection)) return hasOwnField(collection, needle);
   throw new EvaluatorError(
     'R4001',
     `${call.name}() expected an array, a string or an object but got: ${describeValue(collection)}`,

@@ -21,7 +21,7 @@ import { callBuiltin } from './builtins.js';
 import { EvaluatorError } from './eval-errors.js';
 import { arithmetic, compareOrdering, inOperator, isOfType, toNumberFor, typeError } from './operators.js';
 import type { EvalContext } from './scope.js';
-import { fieldOf, hasField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
+import { fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
 
 export { EvaluatorError } from './eval-errors.js';
 
@@ -163,7 +163,7 @@ function walkStrict(start: unknown, parts: readonly string[]): unknown {
 
 /**
  * `obj[k]`: arrays by integer index (negative counts from the end), strings by character index
- * (likewise), objects by the own key `String(k)`; anything else is `undefined`.
+ * (likewise), objects by the own field `k` names (`hasOwnField`); anything else is `undefined`.
  */
 export function subscript(target: unknown, key: unknown): unknown {
   if (Array.isArray(target) || typeof target === 'string') {
@@ -172,10 +172,7 @@ export function subscript(target: unknown, key: unknown): unknown {
     if (index < 0 || index >= target.length) return undefined;
     return target[index];
   }
-  if (isPlainObject(target)) {
-    const name = String(key);
-    return Object.prototype.hasOwnProperty.call(target, name) ? target[name] : undefined;
-  }
+  if (isPlainObject(target)) return hasOwnField(target, key) ? target[String(key)] : undefined;
   return undefined;
 }
 

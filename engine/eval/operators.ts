@@ -9,7 +9,7 @@
 import type { Span } from '../lang/ast.js';
 import { EvaluatorError } from './eval-errors.js';
 import { dateStringToMs, isDateString, parseIsoInstant } from './iso-dates.js';
-import { describeValue, displayString, isPlainObject, withArticle } from './values.js';
+import { describeValue, displayString, hasOwnField, isPlainObject, withArticle } from './values.js';
 
 /**
  * Numeric coercion: numbers as they are, numeric strings parsed, booleans 1/0. `op` names the
@@ -102,7 +102,8 @@ function isAbsentOrNaN(value: unknown): boolean {
 
 /**
  * `x in coll`: an array holds `x` (===); a string contains `x` (which must be a string); an object
- * has the own key `String(x)` (the original also saw inherited keys such as "toString"); else false.
+ * has the own field `x` names (`hasOwnField`; the original also saw inherited keys such as
+ * "toString"); else false.
  */
 export function inOperator(left: unknown, right: unknown, span: Span): boolean {
   if (Array.isArray(right)) return right.includes(left) && !(typeof left === 'number' && Number.isNaN(left));
@@ -112,7 +113,7 @@ export function inOperator(left: unknown, right: unknown, span: Span): boolean {
     }
     return right.includes(left);
   }
-  if (isPlainObject(right)) return Object.prototype.hasOwnProperty.call(right, String(left));
+  if (isPlainObject(right)) return hasOwnField(right, left);
   return false;
 }
 

@@ -127,6 +127,15 @@ export function hasField(value: unknown, key: string): boolean {
 }
 
 /**
+ * Whether `obj` has the own field `key` names: a scalar key names the field `String(key)`; an
+ * object, array or date names none (it may not even have a string form: a null-prototype object).
+ * Used by `obj[k]`, `k in obj` and `includes(obj, k)`, so all three agree.
+ */
+export function hasOwnField(obj: PlainObject, key: unknown): boolean {
+  return (typeof key !== 'object' || key === null) && Object.prototype.hasOwnProperty.call(obj, String(key));
+}
+
+/**
  * Sets an own data property, even for `__proto__`, which plain assignment would turn into a
  * prototype change. Every other key is a plain assignment: the same result on the plain objects
  * the evaluator builds, and several times cheaper than defineProperty on this hot path.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EvaluatorError } from '../../engine/eval/eval-errors.js';
 import type { BinaryOperator } from '../../engine/lang/ast.js';
-import { arr, bin, bool, boom, cond, ev, is, lit, nul, num, obj, prop, ref, spread, str, unary, unsupported } from './ast-builders.js';
+import { arr, bin, bool, boom, call, cond, ev, index, is, lit, nul, num, obj, prop, ref, spread, str, unary, unsupported } from './ast-builders.js';
 
 function binary(op: BinaryOperator, l: unknown, r: unknown): unknown {
   return ev(bin(op, lit(l), lit(r)));
@@ -202,6 +202,17 @@ describe('in', () => {
     ['a', 5, false],
   ])('%j in %j is %s', (l, r, expected) => {
     expect(binary('in', l, r)).toBe(expected);
+  });
+
+  it('an object, array or date names no field of an object, even one with no string form', () => {
+    // A null-prototype object has no toString: String(key) would throw a TypeError, not an R4xxx.
+    const keys = [Object.create(null) as object, {}, [], ['a'], new Date(0)];
+    const target = { a: 1, '': 2, '[object Object]': 3, '1970-01-01T00:00:00.000Z': 4 };
+    for (const key of keys) {
+      expect(binary('in', key, target)).toBe(false);
+      expect(ev(index(ref('t'), ref('k')), { vars: { t: target, k: key } })).toBeUndefined();
+      expect(ev(call('includes', ref('t'), ref('k')), { vars: { t: target, k: key } })).toBe(false);
+    }
   });
 
   it('a non-string in a string is an error', () => {
