@@ -191,6 +191,8 @@ export class TableStores {
     const cached = this.known.get(id);
     if (cached !== undefined) return cached;
     const body = storeKind === 'sql' ? '_record' : '_doc';
+    // A rowid table: WITHOUT ROWID saves the key's second b-tree but measured no faster on the
+    // bench's 1M-record sync (keys arrive in numeric order, which is scattered in text order).
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (_key TEXT PRIMARY KEY, ${body} TEXT NOT NULL)`);
     const shape = this.checkShape(storeKind, table);
     this.known.set(id, shape);
