@@ -322,6 +322,10 @@ export interface Requests {
 }
 
 export interface Pushes {
+  /**
+   * Events of a watched run in seq order, each pushed once: those after the run's first sighting
+   * by the studio or after the first `run.watch` answer's lastSeq. Its history is read by request.
+   */
   'run.appended': { runId: string; events: StoredEvent[] };
   'runs.changed': RunSummary;
   'process.exited': { runId: string; pid: number; signal: string | null; code: number | null };

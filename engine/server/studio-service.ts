@@ -6,7 +6,8 @@
  * started, resumed and crashed as CLI child processes (cli-process.ts), never inside this
  * process. Live streaming polls the log: every ~100 ms one run-record read per watched run, and
  * a read of only the new events when its lastSeq moved; about once a second the run list, to
- * notice runs started elsewhere. At start the newest run is read and its timeline folded in the
+ * notice runs started elsewhere. Pushes announce what changed since the last push for that run
+ * (`announced`), whichever read brought it into the views. At start the newest run is read and its timeline folded in the
  * background (`prefetchRuns`), since that is what the renderer opens first. Invariant: handlers
  * hold no business logic of their own beyond argument checks — views come from folds, effects
  * from the CLI — and every failure leaves as a StudioError (studio-error.ts).
@@ -461,6 +462,8 @@ class Service implements StudioService {
   private async pollList(): Promise<void> {
     for (const record of await this.log.listRuns({ limit: 100 })) {
       if (this.announced.get(record.runId)?.stamp === stampOf(record.status, record.updatedAt, record.lastSeq)) continue;
+      // A run seen for the first time: its history is for requests to read; pushes carry what comes after.
+      if (!this.announced.has(record.runId)) this.announced.set(record.runId, { seq: record.lastSeq, stamp: null });
       if (record.status === 'running' || record.status === 'suspended') this.watched.add(record.runId);
       await this.pollRun(record.runId);
     }

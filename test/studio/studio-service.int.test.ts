@@ -178,6 +178,19 @@ describe('studio service pushes', () => {
   let dir: string;
   let log: EventLog;
   let service: StudioService | undefined;
+  let pushes: { channel: PushChannel; payload: { runId: string } }[];
+
+  /** A service whose polls happen only when the test advances the faked interval. */
+  const startService = async (): Promise<StudioService> => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: POLL_MS, prefetchRuns: 0 });
+    pushes = [];
+    service.subscribe((channel, payload) => pushes.push({ channel, payload: payload as { runId: string } }));
+    return service;
+  };
+  const pushesOf = (runId: string) => pushes.filter((p) => p.payload.runId === runId);
+  const seqsOf = (push: { payload: unknown }) => (push.payload as Pushes['run.appended']).events.map((e) => e.seq);
+  const seqs = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-studio-pushes-'));
@@ -194,31 +207,43 @@ describe('studio service pushes', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('announces a run found by the list without pushing its history, then only what is appended', async () => {
+    const events = sampleEvents();
+    const lease = await startRun(log, 'run-found', events[0]!);
+    await log.commit(lease, events.slice(1, 20).map((event) => ({ kind: 'event', event })), { durable: false });
+    await startService();
+
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await vi.waitFor(() => expect(pushesOf('run-found').map((p) => p.channel)).toEqual(['runs.changed']), { interval: 10 });
+    expect(pushesOf('run-found')[0]!.payload).toMatchObject({ status: 'running', lastSeq: 20 });
+
+    await log.commit(lease, events.slice(20).map((event) => ({ kind: 'event', event })), { durable: false, status: { status: 'completed' } });
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await vi.waitFor(() => expect(pushesOf('run-found').map((p) => p.channel)).toEqual(['runs.changed', 'run.appended', 'runs.changed']), { interval: 10 });
+    expect(seqsOf(pushesOf('run-found')[1]!)).toEqual(seqs(21, 34));
+    expect(pushesOf('run-found')[2]!.payload).toMatchObject({ status: 'completed', lastSeq: 34 });
+  });
+
   it('announces events and a new status that a request read into the view before the poll did', async () => {
     const events = sampleEvents();
     const lease = await startRun(log, 'run-read-first', events[0]!);
     await log.commit(lease, events.slice(1, 20).map((event) => ({ kind: 'event', event })), { durable: false });
-    // Only the poll's interval is faked, so the test decides when a poll happens.
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: POLL_MS, prefetchRuns: 0 });
-    const pushes: { channel: PushChannel; payload: unknown }[] = [];
-    service.subscribe((channel, payload) => pushes.push({ channel, payload }));
-    expect(await service.handle('run.watch', { runId: 'run-read-first' })).toEqual({ runId: 'run-read-first', lastSeq: 20 });
+    await startService();
+    expect(await service!.handle('run.watch', { runId: 'run-read-first' })).toEqual({ runId: 'run-read-first', lastSeq: 20 });
 
     await log.commit(lease, events.slice(20).map((event) => ({ kind: 'event', event })), { durable: false, status: { status: 'completed' } });
     // The renderer asks for the run (its timeline, its summary) before the next poll comes round.
-    expect(await service.handle('run.get', { runId: 'run-read-first' })).toMatchObject({ status: 'completed', lastSeq: 34 });
-    expect(pushes).toEqual([]);
+    expect(await service!.handle('run.get', { runId: 'run-read-first' })).toMatchObject({ status: 'completed', lastSeq: 34 });
+    expect(pushesOf('run-read-first')).toEqual([]);
 
     await vi.advanceTimersByTimeAsync(POLL_MS);
-    await vi.waitFor(() => expect(pushes.map((p) => p.channel)).toEqual(['run.appended', 'runs.changed']), { interval: 10 });
-    const appended = pushes[0]!.payload as Pushes['run.appended'];
-    expect(appended.events.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => 21 + i));
-    expect(pushes[1]!.payload).toMatchObject({ runId: 'run-read-first', status: 'completed', lastSeq: 34 });
+    await vi.waitFor(() => expect(pushesOf('run-read-first').map((p) => p.channel)).toEqual(['run.appended', 'runs.changed']), { interval: 10 });
+    expect(seqsOf(pushesOf('run-read-first')[0]!)).toEqual(seqs(21, 34));
+    expect(pushesOf('run-read-first')[1]!.payload).toMatchObject({ status: 'completed', lastSeq: 34 });
 
     // Announced once: later polls with nothing new push nothing.
     await vi.advanceTimersByTimeAsync(POLL_MS * 3);
     await new Promise((r) => setTimeout(r, 50));
-    expect(pushes).toHaveLength(2);
+    expect(pushesOf('run-read-first')).toHaveLength(2);
   });
 });
