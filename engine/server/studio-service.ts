@@ -7,10 +7,11 @@
  * process. Live streaming polls the log: every ~100 ms one run-record read per watched run, and
  * a read of only the new events when its lastSeq moved; about once a second the run list, to
  * notice runs started elsewhere. Pushes announce what changed since the last push for that run
- * (`announced`), whichever read brought it into the views. At start the newest run is read and its timeline folded in the
- * background (`prefetchRuns`), since that is what the renderer opens first. Invariant: handlers
- * hold no business logic of their own beyond argument checks — views come from folds, effects
- * from the CLI — and every failure leaves as a StudioError (studio-error.ts).
+ * (`announced`), whichever read brought it into the views. At start the newest run is read and
+ * its timeline folded in the background (`prefetchRuns`), since that is what the renderer opens
+ * first. Invariant: handlers hold no business logic of their own beyond argument checks — views
+ * come from folds, effects from the CLI — and every failure leaves as a StudioError
+ * (studio-error.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -449,8 +450,11 @@ class Service implements StudioService {
   }
 
   private async pollRun(runId: string): Promise<void> {
-    const before = this.announced.get(runId) ?? { seq: this.views.peek(runId)?.lastSeq ?? 0, stamp: null };
+    const heldBefore = this.views.peek(runId)?.lastSeq ?? 0;
     const view = await this.views.get(runId);
+    // Read after the await and updated in the same turn: two polls of one run (the tick's and a
+    // process exit's) never announce the same events twice.
+    const before = this.announced.get(runId) ?? { seq: heldBefore, stamp: null };
     if (view.lastSeq > before.seq) this.push('run.appended', { runId, events: view.slice(before.seq + 1, view.lastSeq - before.seq) });
     const stamp = stampOf(view.record.status, view.record.updatedAt, view.lastSeq);
     if (stamp !== before.stamp) this.push('runs.changed', view.summaryData());
