@@ -323,8 +323,8 @@ export interface Requests {
 
 export interface Pushes {
   /**
-   * Events of a watched run in seq order, each pushed once: those after the run's first sighting
-   * by the studio or after the first `run.watch` answer's lastSeq. Its history is read by request.
+   * A run's new events in seq order, each pushed once: those after the studio first saw the run
+   * (in a list poll, or as the lastSeq of a `run.watch` answer). Its history is read by request.
    */
   'run.appended': { runId: string; events: StoredEvent[] };
   'runs.changed': RunSummary;
