@@ -7,6 +7,7 @@
 import type { Env } from '../env/env.js';
 import type { StoreType } from '../lang/ast.js';
 import type { EventLog } from '../log/log.js';
+import type { Journal } from '../journal/journal.js';
 import { openFileStore } from '../stores/file-store.js';
 import { openPostgrestStore, resolvePostgrestConfig } from '../stores/postgrest-store.js';
 import type { ExternalStore, StoredRecord } from '../stores/store-adapter.js';
@@ -42,11 +43,20 @@ export class StoreRuntime {
     return this.model.stores.get(store)!.target.value;
   }
 
-  /** True the first time it is asked about `store` in this run (its first write commits at once). */
+  /**
+   * True until a write to `store` has committed in this run. Until then its writes commit at once,
+   * so a table the log cannot write (absent, or of the other store kind: `sql("x")` and
+   * `nosql("x")` on one log) fails THAT step. After one committed, the table exists with the
+   * right shape, and a write of a valid record cannot fail (table-store.ts never fails on a
+   * field's name), so later writes may be buffered without risking the commit they ride on.
+   */
   firstWrite(store: string): boolean {
-    if (this.written.has(store)) return false;
+    return !this.written.has(store);
+  }
+
+  /** A write to `store` committed: its table is there and has the right shape (see firstWrite). */
+  committed(store: string): void {
     this.written.add(store);
-    return true;
   }
 
   memoryGet(store: string, key: string): Record<string, unknown> | undefined {
@@ -94,4 +104,17 @@ export class StoreRuntime {
         return this.externalStore(store).list();
     }
   }
+}
+
+/**
+ * On replay, a store step whose log shows it failed before any of its writes landed fails again
+ * the same way, instead of writing: the failure may have come from outside the mission (a table
+ * of the other store kind, a full disk, a PostgREST endpoint that refused), so only the log knows
+ * it. Called before the recorded writes are taken.
+ */
+export function replayRecordedFailure(journal: Journal, path: string): void {
+  const next = journal.peek(path);
+  if (next?.type !== 'step.failed') return;
+  const { error } = next.payload as { error: { code: string; message: string; retryable?: boolean } };
+  throw new StepError(error.code, error.message, error.retryable ?? false);
 }

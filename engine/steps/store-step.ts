@@ -16,6 +16,7 @@ import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { assertRecord, storeKey } from '../stores/keys.js';
 import { prepareRecord, resolveStoredRecord } from '../stores/merge.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import { replayRecordedFailure } from './store-runtime.js';
 import type { StepOutcome } from './control-steps.js';
 
 export interface PlannedWrite {
@@ -181,8 +182,11 @@ export async function writeRecords(
   rt.crash.reach('mid-store', batchId, true);
   if (checkpoints.length > 0 || rt.stores.firstWrite(store)) {
     // A checkpoint must have landed when `after-checkpoint` is reached; a store's first write
-    // commits at once so that a table the log cannot write (wrong shape) fails THIS step.
+    // commits at once (until one has committed) so that a table the log cannot write fails THIS step,
+    // in a commit of its own: what earlier steps buffered must not go down with it.
+    if (rt.stores.firstWrite(store) && rt.journal.hasPending) await rt.journal.commit({ durable: false });
     await rt.journal.commit({ durable: false, extra });
+    rt.stores.committed(store);
   } else {
     // Writes inside the log's database need no commit of their own (GUARANTEES 5, 8): they ride
     // in the same transaction as their store.write events with the run's next commit, and a
@@ -194,6 +198,7 @@ export async function writeRecords(
 
 /** Consumes the recorded `store.write` events of this batch, checking they are the same writes. */
 function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string, rt: StepRuntime): StoredEvent<'store.write'>[] {
+  if (rt.journal.replaying) replayRecordedFailure(rt.journal, path);
   const out: StoredEvent<'store.write'>[] = [];
   for (const w of writes) {
     // `take`, not `peek`: it refuses a different recorded event here, and refuses to go live while

@@ -6,7 +6,8 @@
  *                projected column per top-level field, added with ALTER TABLE as fields appear,
  *                so people can query the store with plain SQL. `_record` is the truth; columns are
  *                a projection (objects/arrays as JSON text, booleans as 0/1, a field the record
- *                lacks is NULL).
+ *                lacks is NULL). A field whose name cannot be a column (see `projectable`) stays in
+ *                `_record` only.
  * - nosql table: `_key TEXT PRIMARY KEY, _doc TEXT NOT NULL` (JSON; query with json_extract).
  *
  * Invariant: every method runs inside the caller's write transaction and never awaits. Table
@@ -173,7 +174,7 @@ export class TableStores {
   /** True if `field` has (or now got) its own projected column. */
   private ensureColumn(table: string, shape: SqlTableShape, field: string): boolean {
     const lower = field.toLowerCase();
-    if (field === '' || field.length > MAX_COLUMN_NAME || RESERVED_COLUMNS.has(lower)) return false;
+    if (!projectable(field) || RESERVED_COLUMNS.has(lower)) return false;
     const owner = shape.columns.get(lower);
     if (owner !== undefined) return owner === field;
     // Another process may have added it since we looked; inside our write transaction this read is authoritative.
@@ -239,6 +240,19 @@ export class TableStores {
     return statement;
   }
 }
+
+/**
+ * True if `field` can name a projected column. A name SQLite cannot take as it is — one holding a
+ * NUL (SQL text ends there), or ill-formed UTF-16 (a lone surrogate, which becomes U+FFFD in
+ * UTF-8, so two fields would collide on one column) — stays in `_record` only: the record is
+ * stored as it is, and the write never fails because of a field's name. A write that could fail
+ * here would sink the commit it rides on, with other steps' writes in it (GUARANTEES 5).
+ */
+export function projectable(field: string): boolean {
+  return field !== '' && field.length <= MAX_COLUMN_NAME && !field.includes('\u0000') && !LONE_SURROGATE.test(field);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
