@@ -129,19 +129,31 @@ const processIo: CliIo = {
   stderr: (text) => void process.stderr.write(text),
 };
 
-// `reqon … | head` closes the pipe early: that is the reader's choice, not a crash to report.
+// Exit 0 means the command finished and said so. Until it has, the process would exit with a
+// failure: a command whose work was left with nothing pending (a lost callback) cannot pass for
+// a success, and says that it ended without an outcome.
+let settled = false;
+process.exitCode = EXIT_FAILED;
+process.once('beforeExit', () => {
+  if (!settled) processIo.stderr('reqon: internal error (please report it): the command stopped before reaching an outcome\n');
+});
+
+// `reqon … | head` closes the pipe early: that is the reader's choice, not a crash to report
+// (but a command cut short by it did not finish, so it does not exit 0).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
+    if (e.code === 'EPIPE') process.exit(process.exitCode);
     throw e;
   });
 }
 
 main(process.argv.slice(2), processIo).then(
   (code) => {
+    settled = true;
     process.exitCode = code;
   },
   (e: unknown) => {
+    settled = true;
     process.exitCode = reportFatal(e, processIo);
   },
 );

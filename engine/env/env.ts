@@ -29,6 +29,8 @@ export interface HttpRequest {
   /** Already serialised body, if any. */
   body?: string;
   timeoutMs: number;
+  /** The most body bytes to accept; a larger response fails with code `too-large` while it streams. */
+  maxResponseBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -39,16 +41,26 @@ export interface HttpResponse {
   body: string;
 }
 
-/** Thrown by a transport for failures below HTTP (refused, reset, timed out). */
+/**
+ * Thrown by a transport for failures below HTTP (refused, reset, timed out), and for a body it
+ * refused to take whole (`too-large`: over `maxResponseBytes`, or more than a string can hold).
+ */
 export class TransportError extends Error {
   constructor(
     message: string,
-    readonly code: 'timeout' | 'network' | 'aborted',
+    readonly code: TransportErrorCode,
   ) {
     super(message);
     this.name = 'TransportError';
   }
 }
+
+/** The one way transports say a body went over `maxResponseBytes`. */
+export function responseTooLarge(req: HttpRequest, limit: number): TransportError {
+  return new TransportError(`${req.method} ${req.url} failed: the response body is larger than ${limit} bytes`, 'too-large');
+}
+
+export type TransportErrorCode = 'timeout' | 'network' | 'aborted' | 'too-large';
 
 export interface HttpTransport {
   send(request: HttpRequest): Promise<HttpResponse>;

@@ -8,7 +8,7 @@
  */
 
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
-import { TransportError } from './env.js';
+import { responseTooLarge, TransportError } from './env.js';
 
 /** 2025-01-01T00:00:00.000Z: a fixed, readable default start instant. */
 export const DEFAULT_FAKE_NOW = 1_735_689_600_000;
@@ -156,6 +156,10 @@ export class FakeTransport implements HttpTransport {
       throw new TransportError(`${request.method} ${request.url} was aborted`, 'aborted');
     }
     const response = await this.handler(request);
+    // The real transport's limit, so the HTTP layer's handling of it can be tested here too.
+    if (request.maxResponseBytes !== undefined && Buffer.byteLength(response.body) > request.maxResponseBytes) {
+      throw responseTooLarge(request, request.maxResponseBytes);
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(response.headers)) headers[k.toLowerCase()] = v;
     return { status: response.status, headers, body: response.body };

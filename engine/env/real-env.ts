@@ -9,8 +9,10 @@
  * - `sleep` handles any duration (it chains timers below setTimeout's 2^31-1 ms limit, which would
  *   otherwise fire immediately) and is abortable.
  * - `id()` is time-sortable: ids made later sort after ids made earlier, also within one millisecond.
- * - the transport never throws anything but `TransportError` for failures below HTTP, always reads
- *   the whole body as text, and reports response header names in lower case. A request's timeout
+ * - the transport never throws anything but `TransportError` for failures below HTTP, reads the
+ *   whole body as text or fails (`too-large` past `maxResponseBytes`, checked as bytes arrive, or
+ *   when the body cannot be decoded into one string), and reports response header names in lower
+ *   case. Every request ends in exactly one outcome: a decode failure is a rejection, never lost. A request's timeout
  *   counts from `send`, time queued for a connection included; a request that timed out (or was
  *   aborted) while queued is never written to the wire.
  * - `CryptoRandom` hands out each byte of OS randomness once (drawn in bulk into a pool).
@@ -19,7 +21,7 @@
 import { randomFillSync } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
-import { TransportError } from './env.js';
+import { responseTooLarge, TransportError } from './env.js';
 
 /** setTimeout's largest delay; larger values overflow to 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -203,6 +205,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: Record<string, string> = {};
   private readonly chunks: Buffer[] = [];
+  private received = 0;
   private settled = false;
   /** Set once the request must stop; given to undici's abort as soon as it can take it. */
   private stopReason: Error | undefined;
@@ -244,16 +247,41 @@ class Exchange implements Dispatcher.DispatchHandler {
       else out[name] = text;
     }
     this.headers = out;
+    // A declared length over the limit fails before a byte of the body is taken.
+    const limit = this.req.maxResponseBytes;
+    const declared = Number(out['content-length']);
+    if (limit !== undefined && declared > limit) {
+      this.stop(responseTooLarge(this.req, limit));
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.received += chunk.length;
+    const limit = this.req.maxResponseBytes;
+    if (limit !== undefined && this.received > limit) {
+      this.chunks.length = 0;
+      this.stop(responseTooLarge(this.req, limit));
+      return;
+    }
     this.chunks.push(chunk);
   }
 
   onResponseEnd(): void {
     if (this.settled) return;
     this.finish();
-    this.resolve({ status: this.status, headers: this.headers, body: decodeBody(this.chunks) });
+    let body: string;
+    try {
+      body = decodeBody(this.chunks);
+    } catch (err) {
+      // Past V8's longest string (~512 MiB): the one outcome is this failure, not silence.
+      const detail = (err as Error).message;
+      this.reject(new TransportError(`${this.req.method} ${this.req.url} failed: the response body of ${this.received} bytes cannot be decoded (${detail})`, 'too-large'));
+      return;
+    } finally {
+      this.chunks.length = 0;
+    }
+    this.resolve({ status: this.status, headers: this.headers, body });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {

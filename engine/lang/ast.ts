@@ -99,6 +99,8 @@ export interface SourceDecl {
   proxy?: Expr[];
   /** Per-request timeout in ms for this source (our extension; default 30 000). */
   timeout?: number;
+  /** The largest response body in bytes this source may send (our extension; default 64 MiB). */
+  maxResponseBytes?: number;
   optionSpans: OptionSpans;
   span: Span;
 }

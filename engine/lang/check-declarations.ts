@@ -134,6 +134,7 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
   }
   const at = (key: string) => ctx.optionValue(file, source.optionSpans, key, span);
   checkNumber(ctx, file, 'timeout', source.timeout, 'nonNegative', at('timeout'));
+  checkNumber(ctx, file, 'maxResponseBytes', source.maxResponseBytes, 'positive', at('maxResponseBytes'));
   for (const h of source.headers ?? []) checkExpr(ctx, file, h?.value);
   for (const p of source.proxy ?? []) checkExpr(ctx, file, p);
 

@@ -15,7 +15,7 @@ import {
 
 const AUTH_KINDS: readonly AuthKind[] = ['oauth2', 'bearer', 'basic', 'api_key', 'none'];
 
-/** `source Name (from "spec.yaml")? { auth, base, headers, validateResponses, rateLimit, circuitBreaker, proxy, timeout }` */
+/** `source Name (from "spec.yaml")? { auth, base, headers, validateResponses, rateLimit, circuitBreaker, proxy, timeout, maxResponseBytes }` */
 export function parseSource(p: Parser): SourceDecl {
   const start = p.startAt(p.advance());
   const name = p.expectName('a source name');
@@ -26,11 +26,11 @@ export function parseSource(p: Parser): SourceDecl {
   return source;
 }
 
-type SourceKey = 'auth' | 'base' | 'headers' | 'validateResponses' | 'rateLimit' | 'circuitBreaker' | 'proxy' | 'timeout';
+type SourceKey = 'auth' | 'base' | 'headers' | 'validateResponses' | 'rateLimit' | 'circuitBreaker' | 'proxy' | 'timeout' | 'maxResponseBytes';
 
 const SOURCE_OPTIONS: OptionSet<SourceDecl, SourceKey> = {
   context: 'source',
-  keys: ['auth', 'base', 'headers', 'validateResponses', 'rateLimit', 'circuitBreaker', 'proxy', 'timeout'],
+  keys: ['auth', 'base', 'headers', 'validateResponses', 'rateLimit', 'circuitBreaker', 'proxy', 'timeout', 'maxResponseBytes'],
   parse(p, key, source) {
     switch (key) {
       case 'auth': {
@@ -45,6 +45,7 @@ const SOURCE_OPTIONS: OptionSet<SourceDecl, SourceKey> = {
       case 'circuitBreaker': source.circuitBreaker = parseCircuitBreaker(p); return;
       case 'proxy': source.proxy = parseProxy(p); return;
       case 'timeout': source.timeout = intValue(p, 'a timeout in milliseconds'); return;
+      case 'maxResponseBytes': source.maxResponseBytes = intValue(p, 'the largest response body in bytes'); return;
       default: unknownKey(key);
     }
   },

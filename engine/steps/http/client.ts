@@ -29,6 +29,8 @@ import type { AttemptOutcome, Decision, RetryPolicy } from './retry-policy.js';
 import { classifyAttempt, failureMessage, FetchError, resolveRetryPolicy } from './retry-policy.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** A source's `maxResponseBytes` unless it says otherwise: far above real pages, far below memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export interface RequestSpec {
   /** Source name: keys the breaker and limiter, and appears in errors. */
@@ -51,6 +53,8 @@ export interface RequestSpec {
   retry?: RetryPolicy | Parameters<typeof resolveRetryPolicy>[0];
   /** The source's timeout (ms); `retry.timeout` wins over it; default 30 000. */
   sourceTimeout?: number;
+  /** The source's `maxResponseBytes`; default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
   rateLimit?: RateLimitOptions;
   circuitBreaker?: BreakerOptions;
 }
@@ -161,6 +165,7 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
   const { clock, random, http } = deps.env;
   const policy = policyOf(spec.retry);
   const timeoutMs = policy.timeout ?? spec.sourceTimeout ?? DEFAULT_TIMEOUT_MS;
+  const maxResponseBytes = spec.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const redactor = deps.redactor ?? createRedactor(() => deps.auth?.secrets() ?? []);
   const endpoint = endpointOf(spec.path);
   const limiterKey = `${spec.source}:${endpoint}`;
@@ -205,6 +210,7 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
         headers: built.headers,
         ...(built.body !== undefined ? { body: built.body } : {}),
         timeoutMs,
+        maxResponseBytes,
         ...(deps.signal ? { signal: deps.signal } : {}),
       });
       const headers = lowerCased(res.headers);
@@ -217,7 +223,8 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
       // Transports phrase errors as "METHOD URL failed: detail"; keep the detail only.
       const prefix = `${built.method} ${built.url} `;
       const detail = err.message.startsWith(prefix) ? err.message.slice(prefix.length).replace(/^failed: /, '') : err.message;
-      outcome = { kind: 'transport', code: err.code, message: redactor.text(detail) };
+      const shown = err.code === 'too-large' ? tooLargeDetail(detail, spec.source, maxResponseBytes) : detail;
+      outcome = { kind: 'transport', code: err.code, message: redactor.text(shown) };
     }
     const finished = clock.now();
     const durationMs = finished - started;
@@ -327,8 +334,15 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
   }
 }
 
+/** What a body over the limit says: which limit, and where to raise it. */
+function tooLargeDetail(detail: string, source: string, limit: number): string {
+  return `${detail} (maxResponseBytes of source "${source}" is ${limit}); raise it with \`maxResponseBytes: N\` in \`source ${source} { … }\` if such bodies are expected`;
+}
+
 function transportReason(outcome: Extract<AttemptOutcome, { kind: 'transport' }>): string {
   switch (outcome.code) {
+    case 'too-large':
+      return outcome.message;
     case 'timeout':
       return 'timed out';
     case 'network':

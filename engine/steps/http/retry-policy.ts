@@ -8,6 +8,7 @@
  * a server's `Retry-After`.
  */
 
+import type { TransportErrorCode } from '../../env/env.js';
 import type { RetryConfig } from '../../lang/ast.js';
 
 export type Backoff = 'exponential' | 'linear' | 'constant';
@@ -85,10 +86,11 @@ export type FetchErrorCode =
   | 'aborted'
   | 'not-idempotent'
   | 'invalid-body'
+  | 'too-large'
   | 'auth-refresh';
 
 export type AttemptOutcome =
-  | { kind: 'transport'; code: 'timeout' | 'network' | 'aborted'; message: string }
+  | { kind: 'transport'; code: TransportErrorCode; message: string }
   | { kind: 'response'; status: number; headers: Record<string, string> };
 
 export type Decision =
@@ -122,6 +124,8 @@ export function classifyAttempt(input: ClassifyInput): Decision {
   switch (outcome.kind) {
     case 'transport':
       if (outcome.code === 'aborted') return { kind: 'fail', code: 'aborted', retryable: false, reason: 'aborted' };
+      // The same server sends the same body again: a retry cannot make it fit.
+      if (outcome.code === 'too-large') return { kind: 'fail', code: 'too-large', retryable: false, reason: outcome.message };
       code = outcome.code;
       reason = outcome.code === 'timeout' ? 'timed out' : 'network error';
       break;
