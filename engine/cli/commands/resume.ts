@@ -1,9 +1,11 @@
 /**
  * `reqon resume RUN_ID [--mission FILE] [--payload JSON] [--crash-at POINT] [--json]` — continue a
  * run after a crash, or resume its pause (with the payload that becomes `response`). Of several
- * racing resumers of one pause exactly one wins; the others exit 1 with "already resumed".
+ * racing resumers of one pause exactly one wins; the others exit 1 with "already resumed". A run
+ * that already finished answers with its end (exit 0 completed, 1 failed): resume is idempotent.
  */
 import type { Command } from 'commander';
+import { JsonDepthError, parseJsonInput } from '../../env/json-input.js';
 import { resumeRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
@@ -16,7 +18,8 @@ export const command: CommandModule = {
     cmd
       .argument('<runId>', 'the run to continue')
       .option('--mission <file>', 'replay against this (edited) mission instead of the one the run started with')
-      .option('--payload <json>', 'for a paused run: the JSON value that becomes `response` after the pause')
+      .option('--payload <json>', 'for a paused run: the JSON value that becomes `response` after the pause (for a `wait`: a delivery on its path)')
+      .option('--pause <id>', 'resume only if the run still waits on this pause (the id `reqon show` prints): a late racer never resumes a later pause')
       .option('--crash-at <point>', 'kill this process with SIGKILL at POINT[:N]')
       .option('--json', 'print the result as JSON')
       .option('--quiet', 'no progress on stderr');
@@ -27,9 +30,9 @@ export const command: CommandModule = {
     let payload: unknown;
     if (typeof options.payload === 'string') {
       try {
-        payload = JSON.parse(options.payload);
+        payload = parseJsonInput(options.payload);
       } catch (e) {
-        throw new CliError(`--payload is not valid JSON: ${(e as Error).message}`);
+        throw new CliError(e instanceof JsonDepthError ? `--payload: ${e.message}` : `--payload is not valid JSON: ${(e as Error).message}`);
       }
     }
     const crash = crashPlanOption(options.crashAt, env, io);
@@ -38,7 +41,12 @@ export const command: CommandModule = {
     try {
       const result = await resumeRun(
         args[0] as string,
-        { ...(missionFiles ? { missionFiles } : {}), ...(payload !== undefined ? { payload } : {}), by: 'cli' },
+        {
+          ...(missionFiles ? { missionFiles } : {}),
+          ...(payload !== undefined ? { payload } : {}),
+          ...(typeof options.pause === 'string' ? { expectWaitingOn: `pause:${options.pause.replace(/^pause:/, '')}` } : {}),
+          by: 'cli',
+        },
         { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true) },
       );
       return reportRun(result, options.json === true, io);

@@ -15,6 +15,7 @@
 
 import type { Env } from '../../env/env.js';
 import { TransportError } from '../../env/env.js';
+import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../../env/json-input.js';
 import { setOwn } from '../../eval/values.js';
 import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../../log/events.js';
 import type { AuthSession } from './auth.js';
@@ -102,16 +103,17 @@ export interface HttpResult {
   attempts: number;
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; text: string };
+/** A body that is not taken as JSON is recorded as its text; `tooDeep` says why when it is JSON. */
+type Parsed = { ok: true; value: unknown } | { ok: false; text: string; tooDeep?: true };
 
 const EMPTY_BODY: Parsed = Object.freeze({ ok: true, value: null });
 
 function parseBody(status: number, text: string): Parsed {
   if (status === 204 || status === 205 || status === 304 || isBlank(text)) return EMPTY_BODY;
   try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, text };
+    return { ok: true, value: parseJsonInput(text) };
+  } catch (err) {
+    return err instanceof JsonDepthError ? { ok: false, text, tooDeep: true } : { ok: false, text };
   }
 }
 
@@ -255,8 +257,11 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
     if (decision.kind === 'success' && parsed && !parsed.ok) {
       const contentType = outcome.kind === 'response' ? outcome.headers['content-type'] ?? 'no content type' : '';
       const snippet = redactor.text(parsed.text.slice(0, 80));
+      const problem = parsed.tooDeep
+        ? `its JSON body is nested deeper than ${MAX_JSON_DEPTH} levels, the most a run accepts`
+        : `expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`;
       const error = new FetchError({
-        message: `${built.method} ${shownUrl} returned ${recorded!.status}: expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`,
+        message: `${built.method} ${shownUrl} returned ${recorded!.status}: ${problem}`,
         code: 'invalid-body',
         retryable: false,
         attempts: attempt,
