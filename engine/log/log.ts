@@ -90,6 +90,15 @@ export type CommitEntry =
   /** Claims an inbox delivery for this run; fails the whole commit if someone claimed it first. */
   | { kind: 'claim-webhook'; path: string; eventId: string; waitId: string };
 
+/** The webhook inbox's bounds for one delivery (see `deliverWebhook`). */
+export interface InboxLimits {
+  maxPerPath: number;
+  expireBefore: number;
+  bindId: boolean;
+}
+
+export type DeliveryOutcome = 'accepted' | 'duplicate' | 'full' | 'other-path';
+
 /** A webhook delivery waiting in the inbox. */
 export interface InboxDelivery {
   eventId: string;
@@ -131,6 +140,11 @@ export interface CommitOptions {
    * wrote, and building those objects cost as much as inserting the rows.
    */
   returnEvents?: boolean;
+  /**
+   * The run's mission from now on (an edit that replayed its log and carried on): the run row's
+   * mission files and hash change in this commit, so later resumes use it.
+   */
+  mission?: { missionHash: string; missionFiles: MissionFiles };
 }
 
 /** See EventLog.replayReader. */
@@ -189,14 +203,25 @@ export interface EventLog {
   listRuns(opts?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
   /** Suspended runs whose wakeAt <= now, and running runs whose lease expired (owner died). */
   dueRuns(now: number, limit: number): Promise<RunRecord[]>;
-  /** Compare-and-set resume of a suspended run, with its event, in ONE transaction (durable). */
-  resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent): Promise<'resumed' | 'not-waiting'>;
+  /**
+   * Compare-and-set resume of a suspended run, with its event, in ONE transaction (durable). With
+   * `expectedLastSeq`, the run must also still end at that seq: a run resumed and suspended again
+   * on the same wait since the caller read it is 'not-waiting'.
+   */
+  resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent, expectedLastSeq?: number): Promise<'resumed' | 'not-waiting'>;
   /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
   /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */
   lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
-  /** Commits a webhook delivery durably; a second delivery with the same (path, eventId) is a duplicate. */
-  deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number): Promise<'accepted' | 'duplicate'>;
+  /**
+   * Commits a webhook delivery durably; a second delivery with the same (path, eventId) is a
+   * duplicate. With `limits`: 'full' when `path` already holds `maxPerPath` unclaimed deliveries
+   * (those received before `expireBefore` are removed first), 'other-path' when `bindId` and the
+   * id was delivered to another path.
+   */
+  deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome>;
+  /** Removes unclaimed deliveries received before `receivedBefore` (no run took them in time); how many. */
+  expireWebhooks(receivedBefore: number): Promise<number>;
   /** Whether (path, eventId) was ever delivered (claimed or not): a sender's late retry. */
   webhookDelivered(path: string, eventId: string): Promise<boolean>;
   /** Unclaimed deliveries on `path`, oldest first. */

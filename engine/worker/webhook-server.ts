@@ -2,25 +2,42 @@
  * The webhook endpoint of `reqon worker --listen PORT` (127.0.0.1 by default).
  *
  * A delivery is committed durably to the log's inbox BEFORE the sender gets its 2xx; deliveries
- * are deduplicated by their delivery id (`Idempotency-Key`, `X-Webhook-Id` or `X-Delivery-Id`
- * header, else a hash of path and body), so a sender's retry is consumed once. A delivery may
+ * are deduplicated by their delivery id, so a sender's retry is consumed once. A delivery may
  * arrive before its run reaches the `wait`: it waits in the inbox. Accepted paths are those a live
  * run can wait on (its mission's `wait { path }` and `pause { resumeOn: webhook "…" }`, and the
  * generated paths of registered waits); others get 404.
  *
- * Optional HMAC: with a secret configured (`REQON_WEBHOOK_SECRET`, never the mission), a delivery
- * must carry `X-Reqon-Signature: sha256=<hex HMAC of the raw body>`.
+ * Who may deliver is `webhook-security.ts`: no browser pages, the Host checked on loopback, and
+ * with a secret (`REQON_WEBHOOK_SECRET`, never the mission; required off loopback) every delivery
+ * signed the Standard Webhooks way, its signed `webhook-id` the delivery id. Without a secret (on
+ * loopback only) the id is `Idempotency-Key`, `X-Webhook-Id` or `X-Delivery-Id`, else a hash of
+ * path and body. Every answer to a bad request is a 4xx with a one-line reason (senders retry a
+ * 5xx for ever); the inbox holds at most `inbox.maxPerPath` unclaimed deliveries per path (429
+ * past it) and forgets those no run claimed within `inbox.maxAgeMs`.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Env } from '../env/env.js';
+import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
 import { modelFor, pendingPause, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog } from '../log/log.js';
 import type { Step } from '../lang/ast.js';
+import { isLoopback, refuseRequest, verifySignature, webhookKey, type RequestGate } from './webhook-security.js';
 import type { Worker } from './worker.js';
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const DEFAULT_INBOX_MAX_PER_PATH = 1000;
+export const DEFAULT_INBOX_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** How often unclaimed deliveries past their age are swept (besides on each delivery to a path). */
+const EXPIRY_SWEEP_MS = 60 * 60 * 1000;
+
+export interface InboxBounds {
+  /** Unclaimed deliveries kept per path; a delivery past it gets 429. */
+  maxPerPath: number;
+  /** Unclaimed deliveries older than this are removed. */
+  maxAgeMs: number;
+}
 
 export interface WebhookServerOptions {
   log: EventLog;
@@ -29,8 +46,12 @@ export interface WebhookServerOptions {
   dataDir: string;
   host?: string;
   port: number;
+  /** Standard Webhooks secret (`whsec_<base64>` or plain text); required off loopback. */
   secret?: string;
+  /** Accept deliveries from browser pages (Origin / Sec-Fetch-Site, any content type). Default false. */
+  allowBrowsers?: boolean;
   maxBodyBytes?: number;
+  inbox?: Partial<InboxBounds>;
   progress?: (line: string) => void;
 }
 
@@ -39,44 +60,87 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
+/** A configuration the endpoint refuses to start with. */
+export class WebhookConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookConfigError';
+  }
+}
+
+interface Served extends WebhookServerOptions {
+  gate: RequestGate;
+  key: Buffer | undefined;
+  bounds: InboxBounds;
+}
+
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopback(host) && !options.secret) {
+    throw new WebhookConfigError(
+      `webhooks on ${host} would let anyone who can reach it complete waiting runs; set REQON_WEBHOOK_SECRET (senders sign with it, Standard Webhooks) or listen on 127.0.0.1`,
+    );
+  }
+  const bounds: InboxBounds = {
+    maxPerPath: options.inbox?.maxPerPath ?? DEFAULT_INBOX_MAX_PER_PATH,
+    maxAgeMs: options.inbox?.maxAgeMs ?? DEFAULT_INBOX_MAX_AGE_MS,
+  };
+  const served: Served = { ...options, gate: { host, port: options.port, allowBrowsers: options.allowBrowsers === true }, key: options.secret ? webhookKey(options.secret) : undefined, bounds };
   const server: Server = createServer((req, res) => {
-    handle(req, res, options).catch((error: unknown) => {
+    handle(req, res, served).catch((error: unknown) => {
       options.progress?.(`webhook error: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) reply(res, 500, { error: 'internal error' });
     });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
+  served.gate.port = address.port;
+  const sweep = () => void options.log.expireWebhooks(options.env.clock.now() - bounds.maxAgeMs).catch(() => undefined);
+  sweep();
+  const sweeper = setInterval(sweep, EXPIRY_SWEEP_MS);
+  sweeper.unref();
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${address.address}:${address.port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url: `http://${shown}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sweeper);
+        server.close(() => resolve());
+      }),
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, o: WebhookServerOptions): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Promise<void> {
+  const refused = refuseRequest(req.headers, o.gate);
+  if (refused) return reply(res, refused.status, { error: refused.error });
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/health') return reply(res, 200, { ok: true });
   if (req.method !== 'POST' && req.method !== 'PUT') return reply(res, 405, { error: 'webhooks are delivered with POST or PUT' });
 
-  const raw = await readBody(req, o.maxBodyBytes ?? DEFAULT_MAX_BODY);
-  if (raw === null) return reply(res, 413, { error: `payload larger than ${o.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes` });
-  if (o.secret && !signatureOk(raw, req.headers['x-reqon-signature'], o.secret)) {
-    return reply(res, 401, { error: 'missing or wrong X-Reqon-Signature (sha256=<hex HMAC of the body>)' });
+  const limit = o.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const raw = await readBody(req, limit);
+  if (raw === null) return reply(res, 413, { error: `payload larger than ${limit} bytes` });
+  const now = o.env.clock.now();
+  let eventId: string | undefined;
+  if (o.key) {
+    const verified = verifySignature(req.headers, raw, o.key, now);
+    if ('status' in verified) return reply(res, verified.status, { error: verified.error });
+    eventId = verified.id;
   }
   let payload: unknown = null;
   if (raw.length > 0) {
     try {
-      payload = JSON.parse(raw.toString('utf8'));
-    } catch {
+      payload = parseJsonInput(raw.toString('utf8'));
+    } catch (error) {
+      if (error instanceof JsonDepthError) return reply(res, 400, { error: `the body is nested deeper than ${MAX_JSON_DEPTH} levels, the most a run accepts` });
       return reply(res, 400, { error: 'the body is not JSON' });
     }
   }
   const path = url.pathname;
-  const eventId = deliveryId(req, path, raw);
+  eventId ??= deliveryId(req, path, raw);
   const known = await knownPaths(o.log);
   if (!known.has(path)) {
     // A sender retrying a delivery we already took gets the same answer, even after its run ended.
@@ -84,10 +148,28 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: WebhookServe
     return reply(res, 404, { error: `no run waits on ${path}` });
   }
 
-  const outcome = await o.log.deliverWebhook(path, eventId, payload, o.env.clock.now());
-  // Durable from here: acknowledge, then wake whoever waits.
-  reply(res, 202, { accepted: true, eventId, duplicate: outcome === 'duplicate' });
-  if (outcome === 'accepted') await wake(path, payload, o);
+  const outcome = await o.log.deliverWebhook(path, eventId, payload, now, {
+    maxPerPath: o.bounds.maxPerPath,
+    expireBefore: now - o.bounds.maxAgeMs,
+    bindId: o.key !== undefined,
+  });
+  switch (outcome) {
+    case 'full':
+      res.setHeader('retry-after', '60');
+      return reply(res, 429, { error: `${path} already holds ${o.bounds.maxPerPath} deliveries no run has taken; retry later` });
+    case 'other-path':
+      return reply(res, 409, { error: `webhook-id ${JSON.stringify(eventId)} was delivered to another path; a delivery is bound to one path` });
+    case 'duplicate':
+      return reply(res, 202, { accepted: true, eventId, duplicate: true });
+    case 'accepted':
+      // Durable from here: acknowledge, then wake whoever waits.
+      reply(res, 202, { accepted: true, eventId, duplicate: false });
+      return wake(path, payload, o);
+    default: {
+      const never: never = outcome;
+      throw new Error(`unhandled delivery outcome ${String(never)}`);
+    }
+  }
 }
 
 /** Wake the runs this delivery concerns: waits on `path`, and pauses resumed by it. */
@@ -156,13 +238,6 @@ function deliveryId(req: IncomingMessage, path: string, raw: Buffer): string {
     if (typeof value === 'string' && value !== '') return value;
   }
   return `sha256:${createHash('sha256').update(path).update('\u0000').update(raw).digest('hex')}`;
-}
-
-function signatureOk(raw: Buffer, header: string | string[] | undefined, secret: string): boolean {
-  if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(raw).digest('hex'));
-  const given = Buffer.from(header.slice('sha256='.length));
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {

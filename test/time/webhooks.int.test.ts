@@ -4,9 +4,9 @@
  * the `wait` is kept and applied once; `eventFilter` gates completion; `expectedEvents: 2` waits
  * for two; the `storage` target is written; a path no run waits on is 404; a body over 1 MiB is
  * 413; `pause { resumeOn: webhook "/approved" }` is resumed by a POST whose body becomes
- * `response`; with REQON_WEBHOOK_SECRET set, a missing or wrong signature is 401 and a good one 202.
+ * `response`; with REQON_WEBHOOK_SECRET set, a missing or wrong Standard Webhooks signature is 401
+ * and a good one 202 (the rest of the security model: webhooks-security.int.test.ts).
  */
-import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { startRun } from '../../engine/executor/run-mission.js';
 import { createRealEnv } from '../../engine/env/real-env.js';
 import { openLog, type EventLog, type RunStatus } from '../../engine/log/log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
+import { signWebhook, webhookKey } from '../../engine/worker/webhook-security.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';
 import { killAll, spawnNode, waitFor, type Running } from './support/processes.js';
 
@@ -207,9 +208,11 @@ describe('webhooks over HTTP', () => {
     );
     const body = '{"paid":true}';
     expect((await post(signedUrl, '/signed', body)).status).toBe(401);
-    expect((await post(signedUrl, '/signed', body, { 'X-Reqon-Signature': `sha256=${createHmac('sha256', 'wrong').update(body).digest('hex')}` })).status).toBe(401);
+    const ts = String(Math.floor(Date.now() / 1000));
+    const sign = (secret: string) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': ts, 'webhook-signature': signWebhook(webhookKey(secret), 'msg_1', ts, Buffer.from(body)) });
+    expect((await post(signedUrl, '/signed', body, sign('wrong'))).status).toBe(401);
     expect((await signedLog.webhookInbox('/signed')).length).toBe(0);
-    const good = await post(signedUrl, '/signed', body, { 'X-Reqon-Signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` });
+    const good = await post(signedUrl, '/signed', body, sign(SECRET));
     expect(good.status).toBe(202);
     await completed(runId, signedLog);
   });

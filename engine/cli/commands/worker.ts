@@ -9,7 +9,13 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultOwner } from '../../executor/run-mission.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
-import { startWebhookServer, type WebhookServer } from '../../worker/webhook-server.js';
+import {
+  DEFAULT_INBOX_MAX_AGE_MS,
+  DEFAULT_INBOX_MAX_PER_PATH,
+  startWebhookServer,
+  WebhookConfigError,
+  type WebhookServer,
+} from '../../worker/webhook-server.js';
 import { Worker } from '../../worker/worker.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
@@ -26,7 +32,10 @@ export const command: CommandModule = {
       .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
       .option('--once', 'stop when idle (nothing due, nothing running)')
       .option('--listen <port>', 'serve webhooks on 127.0.0.1:PORT (0 picks a free port)')
-      .option('--host <address>', 'address to serve webhooks on', '127.0.0.1')
+      .option('--host <address>', 'address to serve webhooks on (any but loopback needs REQON_WEBHOOK_SECRET)', '127.0.0.1')
+      .option('--allow-browsers', 'accept webhooks from web pages (Origin / Sec-Fetch-Site headers, non-JSON content types)')
+      .option('--inbox-max <n>', 'unclaimed webhook deliveries kept per path (429 past it)', String(DEFAULT_INBOX_MAX_PER_PATH))
+      .option('--inbox-expiry-hours <h>', 'unclaimed webhook deliveries are dropped after this many hours', String(DEFAULT_INBOX_MAX_AGE_MS / 3_600_000))
       .option('--concurrency <n>', 'runs in flight at once', '8')
       .option('--poll <ms>', 'how often to look for due work', '200')
       .option('--quiet', 'no progress on stderr');
@@ -87,7 +96,14 @@ export const command: CommandModule = {
           host: options.host as string,
           port,
           ...(process.env.REQON_WEBHOOK_SECRET ? { secret: process.env.REQON_WEBHOOK_SECRET } : {}),
+          allowBrowsers: options.allowBrowsers === true,
+          inbox: {
+            maxPerPath: positive(options.inboxMax, '--inbox-max'),
+            maxAgeMs: positive(options.inboxExpiryHours, '--inbox-expiry-hours') * 3_600_000,
+          },
           progress,
+        }).catch((e: unknown) => {
+          throw e instanceof WebhookConfigError ? new CliError(e.message) : e;
         });
         io.stdout(`webhooks on ${server.url}\n`);
       }

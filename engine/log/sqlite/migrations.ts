@@ -100,6 +100,10 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX reqon_schedule_firings_run ON reqon_schedule_firings (run_id) WHERE run_id IS NOT NULL;
   `,
+  // 4: a signed delivery's id is bound to the first path it reached (webhook-security.ts).
+  `
+  CREATE INDEX reqon_webhook_event_id ON reqon_webhook_inbox (event_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

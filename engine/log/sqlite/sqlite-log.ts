@@ -23,7 +23,9 @@ import {
   type RetryCandidate,
   type ScheduleFiring,
   type ScheduleRecord,
+  type DeliveryOutcome,
   type InboxDelivery,
+  type InboxLimits,
   type Lease,
   type LeaseHeld,
   type LogStats,
@@ -184,7 +186,8 @@ class SqliteEventLog implements EventLog {
       const returnEvents = opts.returnEvents !== false;
       // A run's own commits: no other process decides anything on them before this one answers
       // (see group-commit.ts), so their fsync runs off the main thread.
-      const events = await this.committer.submit(opts.durable, () => this.applyCommit(lease, plan, latest, status, returnEvents), {
+      const mission = opts.mission === undefined ? undefined : { missionHash: opts.mission.missionHash, missionFilesJson: JSON.stringify(opts.mission.missionFiles) };
+      const events = await this.committer.submit(opts.durable, () => this.applyCommit(lease, plan, latest, status, returnEvents, mission), {
         visibleBeforeDurable: true,
       });
       this.commits++;
@@ -263,7 +266,7 @@ class SqliteEventLog implements EventLog {
     return this.sql.dueRuns.all({ now, limit }).map(toRunRecord);
   }
 
-  async resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent): Promise<'resumed' | 'not-waiting'> {
+  async resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent, expectedLastSeq?: number): Promise<'resumed' | 'not-waiting'> {
     this.open('resumeSuspended');
     checkId(runId, 'resumeSuspended: runId');
     if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
@@ -271,7 +274,7 @@ class SqliteEventLog implements EventLog {
     }
     const prepared = prepareEvent(event, `resumeSuspended '${runId}'`);
     return this.committer.submit(true, () => {
-      const moved = this.sql.resumeSuspended.get({ run_id: runId, waiting_on: expectedWaitingOn, at: prepared.recordedAt });
+      const moved = this.sql.resumeSuspended.get({ run_id: runId, waiting_on: expectedWaitingOn, last_seq: expectedLastSeq ?? null, at: prepared.recordedAt });
       if (moved === undefined) {
         if (this.sql.runExists.get(runId) === undefined) throw new RunNotFoundError(runId);
         return 'not-waiting' as const;
@@ -294,15 +297,28 @@ class SqliteEventLog implements EventLog {
     return row?.synced ?? undefined;
   }
 
-  async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number): Promise<'accepted' | 'duplicate'> {
+  async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome> {
     this.open('deliverWebhook');
     checkId(path, 'deliverWebhook: path');
     checkId(eventId, 'deliverWebhook: eventId');
     checkInstant(receivedAt, 'deliverWebhook: receivedAt');
     const json = JSON.stringify(payload ?? null);
-    return this.committer.submit(true, () =>
-      this.sql.deliverWebhook.run({ path, event_id: eventId, payload: json, received_at: receivedAt }).changes === 1 ? 'accepted' : 'duplicate',
-    );
+    return this.committer.submit(true, (): DeliveryOutcome => {
+      if (limits) {
+        // A retry of what we hold is a duplicate even when the inbox is full.
+        if (this.sql.webhookDelivered.get(path, eventId)) return 'duplicate';
+        if (limits.bindId && this.sql.webhookOnOtherPath.get(eventId, path)) return 'other-path';
+        this.sql.expireOnPath.run(path, limits.expireBefore);
+        if (this.sql.unclaimedOnPath.get(path)!.n >= limits.maxPerPath) return 'full';
+      }
+      return this.sql.deliverWebhook.run({ path, event_id: eventId, payload: json, received_at: receivedAt }).changes === 1 ? 'accepted' : 'duplicate';
+    });
+  }
+
+  async expireWebhooks(receivedBefore: number): Promise<number> {
+    this.open('expireWebhooks');
+    checkInstant(receivedBefore, 'expireWebhooks: receivedBefore');
+    return this.committer.submit(true, () => this.sql.expireWebhooks.run(receivedBefore).changes);
   }
 
   async webhookDelivered(path: string, eventId: string): Promise<boolean> {
@@ -376,6 +392,7 @@ class SqliteEventLog implements EventLog {
     latest: number,
     status: Required<StatusChange> | undefined,
     returnEvents: boolean,
+    mission?: { missionHash: string; missionFilesJson: string },
   ): StoredEvent[] {
     const plan = entries.filter((e): e is Exclude<PlannedEntry, { kind: 'claim' }> => e.kind !== 'claim');
     const reserved = this.sql.fenceAndReserve.get({
@@ -420,6 +437,9 @@ class SqliteEventLog implements EventLog {
         waiting_on: status.waitingOn,
         release: status.releaseLease ? 1 : 0,
       });
+    }
+    if (mission !== undefined) {
+      this.sql.setMission.run({ run_id: lease.runId, mission_hash: mission.missionHash, mission_files: mission.missionFilesJson });
     }
     return events;
   }

@@ -90,11 +90,14 @@ export function prepareStatements(db: Database.Database) {
        WHERE run_id = @run_id`),
     // The resume CAS: only a run still suspended on exactly this wait moves; its lease (if any) is
     // revoked, so the run is up for grabs and any stale holder is fenced out.
-    resumeSuspended: db.prepare<{ run_id: string; waiting_on: string; at: number }, { last_seq: number }>(`
+    resumeSuspended: db.prepare<{ run_id: string; waiting_on: string; last_seq: number | null; at: number }, { last_seq: number }>(`
       UPDATE reqon_runs SET status = 'running', wake_at = NULL, waiting_on = NULL, owner = NULL, lease_expires_at = NULL,
              last_seq = last_seq + 1, updated_at = max(updated_at, @at)
        WHERE run_id = @run_id AND status = 'suspended' AND waiting_on = @waiting_on
+         AND (@last_seq IS NULL OR last_seq = @last_seq)
       RETURNING last_seq`),
+    setMission: db.prepare<{ run_id: string; mission_hash: string; mission_files: string }>(`
+      UPDATE reqon_runs SET mission_hash = @mission_hash, mission_files = @mission_files WHERE run_id = @run_id`),
 
     acquireFrom: db.prepare<{ run_id: string; owner: string; previous: string; now: number; expires_at: number }, { lease_epoch: number }>(`
       UPDATE reqon_runs SET owner = @owner, lease_epoch = lease_epoch + 1, lease_expires_at = @expires_at
@@ -111,6 +114,10 @@ export function prepareStatements(db: Database.Database) {
       'SELECT event_id, payload, received_at FROM reqon_webhook_inbox WHERE path = ? AND claimed_run IS NULL ORDER BY received_at, event_id',
     ),
     webhookDelivered: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM reqon_webhook_inbox WHERE path = ? AND event_id = ?'),
+    webhookOnOtherPath: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM reqon_webhook_inbox WHERE event_id = ? AND path <> ? LIMIT 1'),
+    unclaimedOnPath: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM reqon_webhook_inbox WHERE path = ? AND claimed_run IS NULL'),
+    expireOnPath: db.prepare<[string, number]>('DELETE FROM reqon_webhook_inbox WHERE path = ? AND claimed_run IS NULL AND received_at < ?'),
+    expireWebhooks: db.prepare<[number]>('DELETE FROM reqon_webhook_inbox WHERE claimed_run IS NULL AND received_at < ?'),
     claimWebhook: db.prepare<{ path: string; event_id: string; run_id: string; wait_id: string }>(`
       UPDATE reqon_webhook_inbox SET claimed_run = @run_id, claimed_wait = @wait_id
        WHERE path = @path AND event_id = @event_id AND claimed_run IS NULL`),

@@ -1,0 +1,176 @@
+/**
+ * The webhook endpoint as a locked door (webhook-security.ts), served in-process on 127.0.0.1
+ * against a real SQLite log: requests from web pages (Origin, Sec-Fetch-Site, form/text content
+ * types) and foreign Host headers are refused before anything is stored; off loopback the server
+ * does not start without a secret; signed deliveries follow Standard Webhooks — a stale timestamp,
+ * a resend under a new Idempotency-Key, and the same delivery replayed to another path are not
+ * taken as new; a too-deep body is a 400; the inbox is capped per path and forgets what no run
+ * claimed in time.
+ */
+import { request } from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../engine/env/fake-env.js';
+import { createRealEnv } from '../../engine/env/real-env.js';
+import { startRun } from '../../engine/executor/run-mission.js';
+import { openLog, type EventLog } from '../../engine/log/log.js';
+import { startWebhookServer, WebhookConfigError, type WebhookServer, type WebhookServerOptions } from '../../engine/worker/webhook-server.js';
+import { signWebhook, webhookKey } from '../../engine/worker/webhook-security.js';
+import { Worker } from '../../engine/worker/worker.js';
+
+const SECRET = `whsec_${Buffer.from('a secret of thirty-two bytes long').toString('base64')}`;
+/** Paths a run's mission names but that nobody claims yet: the run sleeps in a pause first. */
+const PARKED = `mission Parked {
+  action A {
+    pause { duration: "1h" }
+    wait { path: "/pay" }
+    wait { path: "/refund" }
+    wait { path: "/cap" }
+  }
+  run A
+}
+`;
+
+let dir: string;
+let log: EventLog;
+const env = createRealEnv({});
+const servers: WebhookServer[] = [];
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-webhook-security-'));
+  log = await openLog(path.join(dir, 'log.db'));
+  const file = path.join(dir, 'parked.vague');
+  fs.writeFileSync(file, PARKED);
+  const result = await startRun({ entry: file, files: [{ path: file, text: PARKED }] }, { sources: {}, env: {} }, { log, env, dataDir: path.join(dir, 'data') });
+  expect(result.status).toBe('suspended');
+});
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+afterAll(async () => {
+  await log?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function serve(extra: Partial<WebhookServerOptions> = {}): Promise<string> {
+  const worker = new Worker({ log, env, dataDir: path.join(dir, 'data'), owner: 'test', schedules: false });
+  const server = await startWebhookServer({ log, env, worker, dataDir: path.join(dir, 'data'), port: 0, ...extra });
+  servers.push(server);
+  return server.url;
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A raw POST (node:http, so Host and Origin are ours to set). */
+function post(base: string, hookPath: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const target = new URL(hookPath, base);
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function signed(id: string, body: string, timestampSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const ts = String(timestampSeconds);
+  return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signWebhook(webhookKey(SECRET), id, ts, Buffer.from(body)) };
+}
+
+const ids = async (p: string) => (await log.webhookInbox(p)).map((d) => d.eventId);
+
+describe('requests from web pages and foreign hosts', () => {
+  it('refuses an Origin header, a cross-site Sec-Fetch-Site, a non-JSON content type and a foreign Host, storing nothing', async () => {
+    const url = await serve();
+    const port = new URL(url).port;
+    const body = '{"paid":true}';
+    expect((await post(url, '/pay', body, { origin: 'https://evil.example', 'idempotency-key': 'o1' })).status).toBe(403);
+    expect((await post(url, '/pay', body, { 'sec-fetch-site': 'cross-site', 'idempotency-key': 'o2' })).status).toBe(403);
+    expect((await post(url, '/pay', body, { 'content-type': 'text/plain', 'idempotency-key': 'o3' })).status).toBe(415);
+    expect((await post(url, '/pay', body, { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'o4' })).status).toBe(415);
+    expect((await post(url, '/pay', body, { host: `evil.example:${port}`, 'idempotency-key': 'o5' })).status).toBe(421);
+    expect(await ids('/pay')).toEqual([]);
+    // The same delivery from a program (no Origin, JSON, right Host) is taken.
+    const ok = await post(url, '/pay', body, { 'idempotency-key': 'o6', 'sec-fetch-site': 'none' });
+    expect(ok.status).toBe(202);
+    expect(await ids('/pay')).toEqual(['o6']);
+  });
+
+  it('takes browser requests only when allowed', async () => {
+    const url = await serve({ allowBrowsers: true });
+    expect((await post(url, '/pay', '{}', { origin: 'https://app.example', 'idempotency-key': 'b1' })).status).toBe(202);
+  });
+
+  it('does not start on a non-loopback address without a secret', async () => {
+    await expect(serve({ host: '0.0.0.0' })).rejects.toBeInstanceOf(WebhookConfigError);
+    await expect(serve({ host: '0.0.0.0' })).rejects.toThrow(/REQON_WEBHOOK_SECRET/);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  it('accepts a signed delivery once, under its signed id whatever Idempotency-Key says', async () => {
+    const url = await serve({ secret: SECRET });
+    const body = '{"amount":5}';
+    expect((await post(url, '/refund', body)).status).toBe(401);
+    expect((await post(url, '/refund', body, { ...signed('msg_1', body), 'webhook-signature': 'v1,AAAA' })).status).toBe(401);
+    const first = await post(url, '/refund', body, { ...signed('msg_1', body), 'idempotency-key': 'k1' });
+    expect(first).toEqual({ status: 202, body: { accepted: true, eventId: 'msg_1', duplicate: false } });
+    const again = await post(url, '/refund', body, { ...signed('msg_1', body), 'idempotency-key': 'k2-new' });
+    expect(again.body).toEqual({ accepted: true, eventId: 'msg_1', duplicate: true });
+    expect(await ids('/refund')).toEqual(['msg_1']);
+  });
+
+  it('refuses a signature outside the tolerance window', async () => {
+    const url = await serve({ secret: SECRET });
+    const body = '{"late":true}';
+    const stale = await post(url, '/refund', body, signed('msg_old', body, Math.floor(Date.now() / 1000) - 3600));
+    expect(stale.status).toBe(401);
+    expect(String(stale.body['error'])).toContain('webhook-timestamp');
+    expect(await ids('/refund')).not.toContain('msg_old');
+  });
+
+  it('refuses a signed delivery replayed to another path', async () => {
+    const url = await serve({ secret: SECRET });
+    const body = '{"payment":1}';
+    const headers = signed('msg_pay', body);
+    expect((await post(url, '/pay', body, headers)).status).toBe(202);
+    const replayed = await post(url, '/refund', body, headers);
+    expect(replayed.status).toBe(409);
+    expect(await ids('/refund')).not.toContain('msg_pay');
+  });
+});
+
+describe('bodies and the inbox', () => {
+  it('answers a body nested deeper than the limit with a 400, not a 500', async () => {
+    const url = await serve();
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const answer = await post(url, '/pay', deep, { 'idempotency-key': 'deep' });
+    expect(answer.status).toBe(400);
+    expect(String(answer.body['error'])).toContain('nested deeper than 256 levels');
+  });
+
+  it('holds at most maxPerPath unclaimed deliveries per path, and forgets them after maxAgeMs', async () => {
+    const clock = new FakeClock(Date.now());
+    const url = await serve({ env: { ...env, clock }, inbox: { maxPerPath: 2, maxAgeMs: 60_000 } });
+    expect((await post(url, '/cap', '{}', { 'idempotency-key': 'c1' })).status).toBe(202);
+    expect((await post(url, '/cap', '{}', { 'idempotency-key': 'c2' })).status).toBe(202);
+    const full = await post(url, '/cap', '{}', { 'idempotency-key': 'c3' });
+    expect(full.status).toBe(429);
+    // A retry of one it holds is still acknowledged as such.
+    expect((await post(url, '/cap', '{}', { 'idempotency-key': 'c2' })).body['duplicate']).toBe(true);
+    expect(await ids('/cap')).toEqual(['c1', 'c2']);
+    await clock.advance(61_000);
+    expect((await post(url, '/cap', '{}', { 'idempotency-key': 'c3' })).status).toBe(202);
+    expect(await ids('/cap')).toEqual(['c3']);
+  });
+});
