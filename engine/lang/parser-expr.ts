@@ -6,6 +6,9 @@
  * Invariant: forms the original parses but cannot evaluate (pipes, superposition, ranges, `^x`)
  * become `UnsupportedExpr` plus one E2011 error — never a crash. Every recursion passes through
  * `parseUnary`, which counts depth, so deep nesting gives one E2012 instead of a stack overflow.
+ * Chains parse in loops but build trees as deep as they are long (`1 + 1 + …`, `a[0][0]…`,
+ * `x ?? y ?? …`), and the checker and the evaluator walk trees recursively: each link of a chain
+ * counts as a level too (`link`), restored when the chain ends.
  *
  * Most operands stand alone (`x`, `"a"`, `f(y)`), so `parseNullish` reads the first operand
  * itself and returns it when no binary operator follows; otherwise it hands it to the levels
@@ -15,13 +18,39 @@ import type { BinaryOperator, Expr, MatchExprArm, Name, ObjectEntry } from './as
 import { type Parser } from './parser-core.js';
 
 export function parseExpr(p: Parser): Expr {
-  const test = parseNullish(p);
-  if (!p.at('?')) return test;
-  p.advance();
-  const consequent = parseExpr(p);
-  p.expect(':', 'a conditional is written `test ? then : else`');
-  const alternate = parseExpr(p);
-  return { kind: 'Conditional', test, consequent, alternate, span: p.span(test.span.start) };
+  const depth = p.depth;
+  const filters = !p.noFilter;
+  p.noFilter = false;
+  let expr = parseNullish(p);
+  if (p.at('?')) {
+    link(p);
+    p.advance();
+    const consequent = parseExpr(p);
+    p.expect(':', 'a conditional is written `test ? then : else`');
+    p.noFilter = !filters;
+    const alternate = parseExpr(p);
+    expr = { kind: 'Conditional', test: expr, consequent, alternate, span: p.span(expr.span.start) };
+  }
+  // `coll where cond` (a filter, lowest precedence): `let vips = customers where .tier == "vip"`.
+  while (filters && atWordOp(p, 'where')) {
+    link(p);
+    p.advance();
+    const condition = parseExpr(p);
+    expr = { kind: 'Where', collection: expr, condition, span: p.span(expr.span.start) };
+  }
+  p.depth = depth;
+  return expr;
+}
+
+/** One more link of a chain: its node nests the tree one level deeper (see the header). */
+function link(p: Parser): void {
+  p.enter();
+}
+
+/** An expression that a `where` of the enclosing construct follows (see Parser.noFilter). */
+export function parseExprBeforeWhere(p: Parser): Expr {
+  p.noFilter = true;
+  return parseExpr(p);
 }
 
 function binary(p: Parser, operator: BinaryOperator, left: Expr, right: Expr): Expr {
@@ -39,11 +68,14 @@ function parseNullish(p: Parser): Expr {
     first = parseUnary(p);
     if (!atBinaryOperator(p)) return first;
   }
+  const depth = p.depth;
   let left = parseOr(p, first);
   while (p.at('??')) {
+    link(p);
     p.advance();
     left = binary(p, '??', left, parseOr(p));
   }
+  p.depth = depth;
   return left;
 }
 
@@ -60,7 +92,7 @@ function atBinaryOperator(p: Parser): boolean {
     case 'Word': {
       if (p.peekKind() === ':') return false;
       const word = p.textAt(p.pos);
-      return word === 'or' || word === 'and' || word === 'is' || word === 'in';
+      return word === 'or' || word === 'and' || word === 'is' || word === 'in' || word === 'contains';
     }
     default:
       return false;
@@ -70,20 +102,26 @@ function atBinaryOperator(p: Parser): boolean {
 // Each level takes an optional `first`: its leftmost operand, already parsed (see the header).
 
 function parseOr(p: Parser, first?: Expr): Expr {
+  const depth = p.depth;
   let left = parseAnd(p, first);
   while (atWordOp(p, 'or')) {
+    link(p);
     p.advance();
     left = binary(p, 'or', left, parseAnd(p));
   }
+  p.depth = depth;
   return left;
 }
 
 function parseAnd(p: Parser, first?: Expr): Expr {
+  const depth = p.depth;
   let left = parseNot(p, first);
   while (atWordOp(p, 'and')) {
+    link(p);
     p.advance();
     left = binary(p, 'and', left, parseNot(p));
   }
+  p.depth = depth;
   return left;
 }
 
@@ -128,11 +166,14 @@ function comparison(kind: string): BinaryOperator | undefined {
 }
 
 function parseComparison(p: Parser, first?: Expr): Expr {
+  const depth = p.depth;
   let left = parseRange(p, first);
   for (let op = comparison(p.kind); op !== undefined; op = comparison(p.kind)) {
+    link(p);
     p.advance();
     left = binary(p, op, left, parseRange(p));
   }
+  p.depth = depth;
   if (atWordOp(p, 'is')) {
     p.advance();
     const type = p.expectName('a type name after `is`');
@@ -141,6 +182,13 @@ function parseComparison(p: Parser, first?: Expr): Expr {
   if (atWordOp(p, 'in')) {
     p.advance();
     return binary(p, 'in', left, parseRange(p));
+  }
+  if (atWordOp(p, 'contains')) {
+    // `a contains b` is the built-in `contains(a, b)`: a substring, an array element or a key.
+    const op = p.advance();
+    const right = parseRange(p);
+    const callee: Name = { name: 'contains', span: p.spanAt(op) };
+    return { kind: 'Call', callee, args: [left, right], span: p.span(left.span.start) };
   }
   return left;
 }
@@ -160,23 +208,31 @@ function startsOperand(p: Parser): boolean {
 }
 
 function parseAdditive(p: Parser, first?: Expr): Expr {
+  const depth = p.depth;
   let left = parseMultiplicative(p, first);
   for (;;) {
     const k = p.kind;
-    if (k !== '+' && k !== '-') return left;
+    if (k !== '+' && k !== '-') break;
+    link(p);
     p.advance();
     left = binary(p, k, left, parseMultiplicative(p));
   }
+  p.depth = depth;
+  return left;
 }
 
 function parseMultiplicative(p: Parser, first?: Expr): Expr {
+  const depth = p.depth;
   let left = first ?? parseUnary(p);
   for (;;) {
     const k = p.kind;
-    if (k !== '*' && k !== '/' && k !== '%') return left;
+    if (k !== '*' && k !== '/' && k !== '%') break;
+    link(p);
     p.advance();
     left = binary(p, k, left, parseUnary(p));
   }
+  p.depth = depth;
+  return left;
 }
 
 function parseUnary(p: Parser): Expr {
@@ -205,6 +261,7 @@ function parseUnary(p: Parser): Expr {
 }
 
 function parsePostfix(p: Parser): Expr {
+  const depth = p.depth;
   const start = p.start;
   const parenthesised = p.at('(');
   let expr = parsePrimary(p);
@@ -213,6 +270,7 @@ function parsePostfix(p: Parser): Expr {
   let named = expr.kind === 'Ref' && !parenthesised;
   for (;;) {
     const k = p.kind;
+    if (k === '.' || k === '[' || k === '(') link(p);
     if (k === '.') {
       // A name written as a name has taken its dotted parts already (`parseRef`), so this `.x`
       // follows a call, subscript or parentheses.
@@ -236,6 +294,7 @@ function parsePostfix(p: Parser): Expr {
       }
       named = false;
     } else {
+      p.depth = depth;
       return expr;
     }
   }
@@ -370,10 +429,15 @@ function parseObject(p: Parser): Expr {
   return { kind: 'Object', entries: p.take<ObjectEntry>(entries), span: p.span(start) };
 }
 
-/** `match subject { pattern (where guard)? => result, … }` — commas between arms are optional. */
+/**
+ * `match subject { pattern (where guard)? => result, … }` — commas between arms are optional.
+ * `match { cond => result, … }` (no subject) is a guard match: the first truthy `cond` wins.
+ */
 function parseMatchExpr(p: Parser): Expr {
-  const start = p.startAt(p.advance());
-  const subject = parseExpr(p);
+  const keyword = p.advance();
+  const start = p.startAt(keyword);
+  const guards = p.at('{');
+  const subject: Expr = guards ? { kind: 'Boolean', value: true, span: p.spanAt(keyword) } : parseExpr(p);
   p.expect('{', 'a match expression lists its arms in braces');
   const arms = p.mark();
   while (!p.at('}')) {
@@ -384,7 +448,7 @@ function parseMatchExpr(p: Parser): Expr {
       p.advance();
       pattern = null;
     } else {
-      pattern = parseExpr(p);
+      pattern = parseExprBeforeWhere(p);
     }
     const guard = p.eatWord('where') ? parseExpr(p) : undefined;
     p.expect('=>', 'expression match arms use `=>` (step match arms use `->`)');
@@ -394,13 +458,15 @@ function parseMatchExpr(p: Parser): Expr {
     p.add(arm);
   }
   p.advance();
-  return { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), span: p.span(start) };
+  const match: Expr = { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), span: p.span(start) };
+  if (guards) match.guards = true;
+  return match;
 }
 
 function parseAnyOf(p: Parser): Expr {
   const start = p.startAt(p.advance());
   p.advance(); // `of`
-  const collection = parseExpr(p);
+  const collection = parseExprBeforeWhere(p);
   const expr: Expr = { kind: 'AnyOf', collection, span: { start, end: start } };
   if (p.eatWord('where')) expr.where = parseExpr(p);
   expr.span = p.span(start);
