@@ -6,14 +6,15 @@
 import type { Env, HttpTransport } from '../env/env.js';
 import { Journal, ReplayExhausted } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import type { StoredEvent } from '../log/events.js';
+import { logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
 import type { VerifyEntry, VerifyReport } from '../protocol/protocol.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
-import { modelFor, RunUnavailableError } from './run-mission.js';
+import { RunUnavailableError } from './execute.js';
+import { modelFor } from './mission-cache.js';
 
 const META = new Set(['run.started', 'run.resumed']);
 
@@ -59,20 +60,30 @@ export async function verifyRun(
   } catch (error) {
     if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
+      const edited = opts.missionFiles !== undefined;
       divergence = {
         index,
         seq: error.seq ?? 0,
         stepPath: error.stepPath,
         recorded: error.recorded,
         asked: error.asked,
-        explanation: explain(error, opts.missionFiles !== undefined),
+        explanation: explain(error, edited),
+        cause: edited ? 'edit' : 'nondeterminism',
+        ...(error.detail?.line !== undefined ? { line: error.detail.line } : {}),
+        ...(error.detail ? { change: error.detail.change } : {}),
       };
     } else if (!(error instanceof ReplayExhausted)) {
       throw error;
     }
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
-  return { runId, ok: divergence === null, original, replayed, divergence };
+  return { runId, ok: divergence === null, original, replayed, divergence, unchecked: uncheckedBy(logFormatOf(events)) };
+}
+
+/** What a log of `format` does not let a replay check. */
+function uncheckedBy(format: number): string[] {
+  if (format >= 2) return [];
+  return [`requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`];
 }
 
 function entryOf(e: StoredEvent): VerifyEntry {
@@ -82,6 +93,12 @@ function entryOf(e: StoredEvent): VerifyEntry {
 
 function explain(error: NondeterminismError, edited: boolean): string {
   const where = error.stepPath ? `at step ${error.stepPath}` : 'at the run level';
+  if (error.detail) {
+    const line = error.detail.line !== undefined ? `line ${error.detail.line}: ` : '';
+    return edited
+      ? `The edit changes what the run already did — ${line}${error.detail.change} (${where}). Resuming with it would answer the new request with the old one's recorded response, or send it under the old one's Idempotency-Key; it is refused.`
+      : `The run's own mission asked for a different request ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file); please report it if they did not.`;
+  }
   return (
     `Replay diverged ${where}: the log recorded ${error.recorded}, but the ${edited ? 'edited ' : ''}mission asked for ${error.asked}. ` +
     (edited

@@ -24,7 +24,8 @@
  */
 import type { Clock } from '../env/env.js';
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
-import type { CommitEntry, EventLog, Lease, ReplayReader, StatusChange } from '../log/log.js';
+import type { CommitEntry, EventLog, Lease, MissionFiles, ReplayReader, StatusChange } from '../log/log.js';
+import { asLogged } from '../log/loggable.js';
 import { NondeterminismError } from './nondeterminism-error.js';
 
 /** Events written by the resume machinery rather than by the mission walk: never asked for. */
@@ -99,6 +100,7 @@ export class Journal {
   private byPath: Map<string, PathQueue> | null = null;
   private unconsumed = 0;
   private pending: CommitEntry[] = [];
+  private missionChange: { missionHash: string; missionFiles: MissionFiles } | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private readonly flushThreshold: number;
   private readonly flushIntervalMs: number;
@@ -189,11 +191,15 @@ export class Journal {
     return undefined;
   }
 
-  /** Replay answer or live value: `compute` runs (and is recorded) only when live. */
+  /**
+   * Replay answer or live value: `compute` runs (and is recorded) only when live. A recorded input
+   * (`value.recorded`) is handed back as the log will hold it, so live and replay act on one value.
+   */
   record<T extends EventType>(stepPath: string, type: T, compute: () => EventPayloads[T]): EventPayloads[T] {
     const recorded = this.take(stepPath, type);
     if (recorded) return recorded.payload;
-    const payload = compute();
+    let payload = compute();
+    if (type === 'value.recorded') payload = asLogged(payload, `the value recorded at ${stepPath}`);
     this.emit(type, stepPath, payload);
     return payload;
   }
@@ -248,6 +254,11 @@ export class Journal {
     for (const entry of entries) this.pending.push(entry);
   }
 
+  /** The run's new mission, committed with the next commit (an edit that replays the log). */
+  adoptMission(mission: { missionHash: string; missionFiles: MissionFiles }): void {
+    this.missionChange = mission;
+  }
+
   /** Buffer a resume-machinery event (`run.resumed`): not part of the walk, never asked for. */
   pendingMeta(event: NewEvent): void {
     if (!this.options.verifyOnly) this.pending.push({ kind: 'event', event });
@@ -275,7 +286,9 @@ export class Journal {
     if (this.options.verifyOnly || !this.log || !this.lease) return Promise.resolve();
     if (entries.length === 0 && !options.status) return this.chain.then(() => undefined);
     const log = this.log;
-    const commitOptions = { durable: options.durable, status: options.status, returnEvents: false };
+    const mission = this.missionChange;
+    this.missionChange = undefined;
+    const commitOptions = { durable: options.durable, status: options.status, returnEvents: false, ...(mission ? { mission } : {}) };
     const next = this.chain.then(async () => {
       await log.commit(this.lease!, entries, commitOptions);
     });

@@ -1,8 +1,17 @@
 /**
  * Raised when replay asks for something the log does not hold at that position: the mission was
- * edited (or its data source changed) in a way that moves a step or an effect. The run is left
- * exactly as it was — nothing is appended after the divergence is found.
+ * edited (or its data source changed) in a way that moves a step, an effect or a request. The run
+ * is left exactly as it was — nothing is appended after the divergence is found.
  */
+
+/** What changed at the divergence, worded as the user would have edited it. */
+export interface DivergenceDetail {
+  /** The mission line of the step that diverged (1-based), when known. */
+  line?: number;
+  /** e.g. "POST /events became POST /audit". */
+  change: string;
+}
+
 export class NondeterminismError extends Error {
   readonly code = 'NONDETERMINISM';
 
@@ -12,11 +21,14 @@ export class NondeterminismError extends Error {
     readonly seq: number | null,
     readonly recorded: string,
     readonly asked: string,
+    readonly detail?: DivergenceDetail,
   ) {
     super(
       `Non-determinism in run ${runId} at step ${stepPath || '(run)'}` +
         (seq === null ? '' : ` (seq ${seq})`) +
-        `: the log recorded ${recorded}, but the mission asked for ${asked}. ` +
+        (detail
+          ? `, ${detail.line !== undefined ? `line ${detail.line}: ` : ''}${detail.change}. `
+          : `: the log recorded ${recorded}, but the mission asked for ${asked}. `) +
         'The mission no longer matches the run it started. Resume with the original mission ' +
         '(omit --mission), or run `reqon verify RUN_ID --mission FILE` to see where they part.',
     );

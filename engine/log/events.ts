@@ -11,6 +11,19 @@
  * run-level events have the empty path ''.
  */
 
+/**
+ * The format of the events a run records, written in its `run.started`. 1: before request
+ * identities (a log of an older engine, no `format` field). 2: `http.request` carries `identity`.
+ * An engine reads every format up to its own and refuses a newer one.
+ */
+export const LOG_FORMAT = 2;
+
+/** The format a run's events were recorded in, from its `run.started` (the log's first event). */
+export function logFormatOf(events: readonly StoredEvent[]): number {
+  const first = events[0];
+  return first?.type === 'run.started' ? ((first.payload as EventPayloads['run.started']).format ?? 1) : 1;
+}
+
 export interface StoredEvent<T extends EventType = EventType> {
   runId: string;
   seq: number;
@@ -36,6 +49,18 @@ export interface RecordedRequest {
   body?: unknown;
 }
 
+/**
+ * A request's identity: method, URL (secrets redacted, auth query parameters left out) and the
+ * sha256 of its body's canonical JSON. Never auth headers: they may rotate between the original
+ * run and a resume without the request being any different.
+ */
+export interface RequestIdentity {
+  method: string;
+  url: string;
+  /** sha256 (hex) of the body's canonical JSON; absent when the request has no body. */
+  bodySha256?: string;
+}
+
 export interface RecordedResponse {
   status: number;
   headers: Record<string, string>;
@@ -45,9 +70,10 @@ export interface RecordedResponse {
 
 export interface EventPayloads {
   /** First event of every run. The mission text and options live on the run row. */
-  'run.started': { mission: string; missionHash: string };
+  'run.started': { mission: string; missionHash: string; format?: number };
   /** A process took the run over: after a crash, a pause, or a lease expiry. */
-  'run.resumed': { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string; replayFromSeq: number };
+  /** `missionHash`: the run carries on with an edited mission from here (it replayed the log). */
+  'run.resumed': { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string; replayFromSeq: number; missionHash?: string };
   'run.suspended': { reason: 'timer' | 'webhook' | 'wait'; dueAt?: number };
   'run.completed': { actionsRun: string[] };
   'run.failed': { error: ErrorInfo };
@@ -74,7 +100,11 @@ export interface EventPayloads {
   'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter' | 'store-read' | 'last-sync'; value: unknown };
 
   /** Intent: committed durably before the request leaves the process. */
-  'http.request': { effectId: string; attempt: number; request: RecordedRequest; idempotencyKey?: string };
+  /**
+   * `identity` (logs of format 2 on): what replay compares with the request the mission asks
+   * for when it reaches this effect again (journal/request-identity.ts).
+   */
+  'http.request': { effectId: string; attempt: number; request: RecordedRequest; idempotencyKey?: string; identity?: RequestIdentity };
   /** Outcome of one attempt. */
   'http.response': { effectId: string; attempt: number; response: RecordedResponse; durationMs: number; verdict: AttemptVerdict; retryInMs?: number };
   'http.error': { effectId: string; attempt: number; error: ErrorInfo; durationMs: number; verdict: AttemptVerdict; retryInMs?: number };

@@ -198,7 +198,15 @@ export interface VerifyReport {
     recorded: string;
     asked: string;
     explanation: string;
+    /** 'edit' when replayed against an edited mission; else the run's own mission diverged. */
+    cause: 'edit' | 'nondeterminism';
+    /** The mission line of the step that diverged, when known. */
+    line?: number;
+    /** What changed, as the user would have edited it ("POST /events became POST /audit"). */
+    change?: string;
   };
+  /** What this verify could not check (said, never passed over): e.g. an older log format's limits. */
+  unchecked: string[];
 }
 
 export interface MissionSource {

@@ -17,10 +17,15 @@ import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { describeRequest, describeRequestChange, sameRequest } from '../journal/request-identity.js';
+import type { RequestIdentity } from '../log/events.js';
+import { canonicalJson } from '../eval/values.js';
+import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from './http/client.js';
 import { resolveOperation } from './http/openapi.js';
 import { paginate, type PaginationPlan } from './http/pagination.js';
-import type { QueryParams } from './http/request-builder.js';
+import { buildUrl, type QueryParams } from './http/request-builder.js';
 import { FetchError } from './http/retry-policy.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from './http/since.js';
 import { StepError } from './signals.js';
@@ -96,7 +101,7 @@ export async function runFetch(
       rateLimit: source.rateLimit,
       circuitBreaker: source.circuitBreaker,
     };
-    return answerPage(spec, id, path, mutating, rt);
+    return answerPage(spec, id, path, mutating, rt, () => rt.model.stepLine(frame.action, step.span.start));
   };
 
   let status = 0;
@@ -175,12 +180,44 @@ export async function runFetch(
   return {};
 }
 
+/**
+ * The request's identity (journal/request-identity.ts): the URL as sent without auth query
+ * parameters, redacted; the body hashed after redaction, so no secret's hash reaches the log.
+ */
+function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
+  const query = [...(spec.sinceQuery ?? []), ...(spec.pageQuery ?? [])];
+  const url = rt.http.redactor.url(buildUrl(spec.base, spec.path, query));
+  const method = spec.method.toUpperCase();
+  if (spec.body === undefined) return { method, url };
+  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex') };
+}
+
+/**
+ * Replay reached a recorded attempt of this effect: the mission must still ask for the same
+ * request. Logs recorded before request identities (format 1) are checked by method alone.
+ */
+function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: RequestIdentity, path: string, rt: StepRuntime, line: () => number): void {
+  const was = recorded.payload.identity;
+  if (was ? sameRequest(was, asked) : recorded.payload.request.method === asked.method) return;
+  const before: RequestIdentity = was ?? { method: recorded.payload.request.method, url: recorded.payload.request.url };
+  throw new NondeterminismError(
+    rt.runId,
+    path,
+    recorded.seq,
+    `the request ${describeRequest(before)}`,
+    `the request ${describeRequest(asked)}`,
+    { line: line(), change: describeRequestChange(before, asked) },
+  );
+}
+
 /** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
-async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime): Promise<PageAnswer> {
+async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime, line: () => number): Promise<PageAnswer> {
+  const identity = identityOf(spec, rt);
   let attempts = 0;
   for (;;) {
     const next = rt.journal.peek(path);
     if (next?.type !== 'http.request' || (next as StoredEvent<'http.request'>).payload.effectId !== id) break;
+    assertSameRequest(next as StoredEvent<'http.request'>, identity, path, rt, line);
     rt.journal.take(path, 'http.request');
     attempts++;
     // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
@@ -212,6 +249,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
           attempt: base + attempt,
           request,
           ...(spec.idempotencyKey ? { idempotencyKey: spec.idempotencyKey } : {}),
+          identity,
         });
         if (mutating) await rt.journal.commit({ durable: true });
         rt.crash.reach('before-effect', id, true);

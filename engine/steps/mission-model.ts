@@ -75,6 +75,11 @@ export class MissionModel {
     return (this.texts.get(file) ?? '').slice(span.start, span.end);
   }
 
+  /** The line of the step at `offset` in the file of `action` (1-based). */
+  stepLine(action: string, offset: number): number {
+    return this.line(this.actions.get(action)?.file ?? this.unit.root.file, offset);
+  }
+
   line(file: string, offset: number): number {
     let index = this.lineIndexes.get(file);
     if (!index) {
@@ -104,6 +109,7 @@ function leavesOnlyEvents(step: Step): boolean {
     case 'Map':
     case 'Apply':
     case 'Store':
+    case 'Flow':
       return true;
   }
 }

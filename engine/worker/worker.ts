@@ -46,6 +46,13 @@ export class Worker {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Inbox deliveries already offered to each suspended wait by this worker. */
   private readonly offered = new Map<string, Set<string>>();
+  /**
+   * Runs whose last attempt here ended in an error rather than a run result (a bug, a log this
+   * engine cannot read): retried with a doubling delay, never in a tight loop — and a `--once`
+   * worker gives up on one after its second such attempt, so it always ends.
+   */
+  private readonly erred = new Map<string, { count: number; until: number }>();
+  private once = false;
   private stopping = false;
 
   constructor(private readonly options: WorkerOptions) {}
@@ -114,6 +121,8 @@ export class Worker {
     for (const run of due) {
       if (started >= room) break;
       if (this.inFlight.has(run.runId)) continue;
+      const erred = this.erred.get(run.runId);
+      if (erred && (env.clock.now() < erred.until || (this.once && erred.count >= 2))) continue;
       if (await this.start(run)) started++;
     }
     return started;
@@ -142,8 +151,12 @@ export class Worker {
         this.options.onRunEnd?.(result);
       },
       (error: unknown) => {
-        if (error instanceof RunUnavailableError) return;
-        this.options.progress?.(`${runId}: ${error instanceof Error ? error.message : String(error)}`);
+        if (error instanceof RunUnavailableError && error.reason !== 'unreadable') return;
+        const count = (this.erred.get(runId)?.count ?? 0) + 1;
+        const delayMs = Math.min(60_000, 1000 * 2 ** (count - 1));
+        this.erred.set(runId, { count, until: this.options.env.clock.now() + delayMs });
+        const next = this.once && count >= 2 ? 'giving up on it in this --once pass' : `next attempt in ${delayMs / 1000} s`;
+        this.options.progress?.(`${runId}: ${error instanceof Error ? error.message : String(error)} (${next})`);
       },
     );
     const tracked = task.finally(() => this.inFlight.delete(runId));
@@ -157,6 +170,7 @@ export class Worker {
 
   /** Poll until stopped; with `once`, until a tick finds nothing and nothing is in flight. */
   async loop(once: boolean): Promise<void> {
+    this.once = once;
     const pollMs = this.options.pollMs ?? 200;
     for (;;) {
       const started = await this.tick();

@@ -1,0 +1,158 @@
+/**
+ * Executing a run that holds its lease: build the journal and the runtimes, walk the mission,
+ * and commit how the run ended. Starting (run-start.ts) and resuming (run-resume.ts) both end here.
+ */
+import { readFileSync } from 'node:fs';
+import type { Env } from '../env/env.js';
+import type { StoredEvent } from '../log/events.js';
+import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
+import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
+import { Journal, type JournalOptions, type StreamedRecord } from '../journal/journal.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
+import { HttpRuntime } from '../steps/http-runtime.js';
+import type { MissionModel } from '../steps/mission-model.js';
+import { StopRequested } from '../steps/signals.js';
+import { StoreRuntime } from '../steps/store-runtime.js';
+import { errorInfo, Executor, type RunEnd } from './executor.js';
+
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+export interface EngineDeps {
+  log: EventLog;
+  env: Env;
+  /** Where file stores live (default `.reqon-data` in the working directory). */
+  dataDir: string;
+  owner?: string;
+  leaseTtlMs?: number;
+  crash?: CrashPlan | null;
+  progress?: (line: string) => void;
+  /** Told the run id as soon as the run exists, before its first step. */
+  onRunId?: (runId: string) => void;
+  /** Checked before every step; true stops the run there and releases it (worker shutdown). */
+  shouldStop?: () => boolean;
+}
+
+export type RunResult = RunEnd & { runId: string; tolerated: { stepPath: string; code: string; message: string }[] };
+
+/** The run cannot be taken now (owned by a live process, finished, or not found). */
+export class RunUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'not-found' | 'owned' | 'finished' | 'waiting' | 'already-resumed' | 'unreadable',
+  ) {
+    super(message);
+    this.name = 'RunUnavailableError';
+  }
+}
+
+export interface Execution {
+  runId: string;
+  model: MissionModel;
+  options: RunOptions;
+  lease: Lease;
+  /** What the log already holds: nothing for a new run. */
+  recorded: StoredEvent[] | StreamedRecord;
+  /** A resume: the `run.resumed` marker rides on its first live commit. */
+  resumed?: { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string };
+  /** An edited mission that replays the log: it becomes the run's mission with the first commit. */
+  adoptMission?: { missionHash: string; missionFiles: MissionFiles };
+  /**
+   * The walk uses the mission that recorded the log: a divergence can never go away by trying
+   * again, so it fails the run (once) instead of leaving it to be retried for ever.
+   */
+  ownMission: boolean;
+  journal?: JournalOptions;
+}
+
+export async function execute(run: Execution, deps: EngineDeps): Promise<RunResult> {
+  const { runId, model, options } = run;
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const progress = deps.progress ?? (() => {});
+  const journal = new Journal(deps.log, run.lease, runId, run.recorded, deps.env.clock, run.journal ?? {});
+  if (run.resumed) {
+    // Placed where live execution resumes: it rides on the first live commit.
+    journal.pendingMeta({
+      type: 'run.resumed',
+      stepPath: '',
+      payload: {
+        reason: run.resumed.reason,
+        owner: run.resumed.owner,
+        replayFromSeq: journal.lastRecordedSeq,
+        ...(run.adoptMission ? { missionHash: run.adoptMission.missionHash } : {}),
+      },
+      recordedAt: deps.env.clock.now(),
+    });
+  }
+  if (run.adoptMission) journal.adoptMission(run.adoptMission);
+  const credentials = loadCredentials(options, deps.env);
+  const http = new HttpRuntime(model, deps.env, {
+    sources: options.sources,
+    credentials,
+    ...(options.authFile ? { credentialsFile: options.authFile } : {}),
+    progress,
+  });
+  const stores = new StoreRuntime(model, deps.log, deps.env, {
+    dataDir: deps.dataDir,
+    authJson: options.authFile ? readJson(options.authFile) : undefined,
+    httpTimeoutMs: 30_000,
+  });
+  const executor = new Executor({
+    runId,
+    model,
+    journal,
+    env: deps.env,
+    crash: new CrashInjector(deps.crash ?? null),
+    stores,
+    http,
+    runEnv: options.env,
+    lastSync: (key) => deps.log.lastCheckpoint(model.mission.name.name, key),
+    inbox: (path) => deps.log.webhookInbox(path),
+    progress,
+    ...(deps.shouldStop ? { shouldStop: deps.shouldStop } : {}),
+  });
+  const heartbeat = setInterval(() => void journal.renewLease(ttl).catch(() => undefined), Math.max(1000, ttl / 3));
+  heartbeat.unref();
+  try {
+    const end = await executor.run();
+    if (end.status === 'suspended') {
+      await journal.settle();
+      return { ...end, runId, tolerated: executor.tolerated };
+    }
+    journal.assertFullyConsumed();
+    if (end.status === 'completed') {
+      journal.emit('run.completed', '', { actionsRun: end.actionsRun });
+    } else {
+      journal.emit('run.failed', '', { error: end.error });
+    }
+    // Telling anyone the run finished is an output: durable.
+    await journal.commit({ durable: true, status: { status: end.status, releaseLease: true } });
+    return { ...end, runId, tolerated: executor.tolerated };
+  } catch (error) {
+    if (error instanceof NondeterminismError && run.ownMission) {
+      // Deterministic: every later resume would stop at the same place. Fail the run with it.
+      await journal.settle().catch(() => undefined);
+      const failure = errorInfo(error);
+      journal.pendingMeta({ type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() });
+      await journal.commit({ durable: true, status: { status: 'failed', releaseLease: true } });
+      return { status: 'failed', error: failure, actionsRun: [], runId, tolerated: executor.tolerated };
+    }
+    // A graceful stop keeps what the walk buffered (redone on resume otherwise, but why redo it).
+    if (error instanceof StopRequested && journal.hasPending) await journal.commit({ durable: false }).catch(() => undefined);
+    await journal.settle().catch(() => undefined);
+    const current = journal.currentLease;
+    if (current) await deps.log.release(current).catch(() => undefined);
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+function loadCredentials(options: RunOptions, env: Env): CredentialsMap | undefined {
+  if (!options.authFile) return undefined;
+  return loadCredentialsFile(options.authFile, env.vars);
+}
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}

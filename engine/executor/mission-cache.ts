@@ -1,0 +1,45 @@
+/**
+ * A run's mission, checked: the mission files a run remembers become a MissionModel once per
+ * content. A model is read-only once built, so runs of the same mission share one: a worker
+ * starting many runs of a mission parses and checks it once.
+ */
+import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { formatDiagnostics } from '../lang/format.js';
+import { loadMissionFromFiles } from '../lang/loader.js';
+import type { MissionFiles } from '../log/log.js';
+import { MissionModel } from '../steps/mission-model.js';
+
+/** The mission could not be loaded or failed its checks: nothing was started. */
+export class MissionInvalidError extends Error {
+  constructor(readonly rendered: string) {
+    super(rendered);
+    this.name = 'MissionInvalidError';
+  }
+}
+
+export function missionHash(files: MissionFiles): string {
+  const h = createHash('sha256');
+  for (const f of files.files) h.update(f.path).update('\u0000').update(f.text).update('\u0000');
+  return h.digest('hex');
+}
+
+const models = new Map<string, MissionModel>();
+const MAX_CACHED_MODELS = 64;
+
+/** Parses and checks a run's mission files; throws MissionInvalidError with rendered diagnostics. */
+export function modelFor(files: MissionFiles, hash: string = missionHash(files)): MissionModel {
+  const key = `${files.entry}\u0000${hash}`;
+  const cached = models.get(key);
+  if (cached) return cached;
+  const loaded = loadMissionFromFiles(files.files, dirname(files.entry));
+  const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0 || !loaded.unit?.mission) {
+    const texts = new Map(files.files.map((f) => [f.path, f.text] as const));
+    throw new MissionInvalidError(formatDiagnostics(errors.length > 0 ? errors : loaded.diagnostics, texts));
+  }
+  const model = new MissionModel(loaded.unit, loaded.unit.mission);
+  if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value!);
+  models.set(key, model);
+  return model;
+}

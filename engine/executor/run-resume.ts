@@ -1,0 +1,272 @@
+/**
+ * Resuming runs. Resume is replay: take the lease, read the log, walk the mission from the top
+ * against it; live execution carries on where the log ends.
+ *
+ * A suspended run is resumed by a compare-and-set on what it waits on *and* the log position it
+ * suspended at (`expectWaitingOn`, `lastSeq`): a resumer names the suspension it saw, so a racer
+ * for the first pause can never resume a second one the winner reached meanwhile.
+ *
+ * Resume is idempotent: a run that already completed or failed answers with that end (no payload
+ * to deliver); one whose own mission can no longer replay its log is failed once, with the error
+ * (execute.ts), never left to be retried for ever.
+ */
+import { hash } from 'node:crypto';
+import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log/events.js';
+import type { EventLog, MissionFiles, RunRecord } from '../log/log.js';
+import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { canonicalJson } from '../eval/values.js';
+import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
+import { MissionInvalidError, missionHash, modelFor } from './mission-cache.js';
+import { defaultOwner, ownerIsDead } from './owner.js';
+import { verifyRun } from './verify.js';
+
+export interface ResumeOptions {
+  /** Replay against an edited mission instead of the one the run started with. */
+  missionFiles?: MissionFiles;
+  /** For a paused run: the payload that becomes `response` after the pause (or a wait's delivery). */
+  payload?: unknown;
+  /**
+   * The suspension this resumer means (`pause:<id>`, `wait:<path>`), as it read it: a run that
+   * waits on something else by now is not resumed, and the caller is told its payload was unused.
+   */
+  expectWaitingOn?: string;
+  by?: 'cli' | 'studio' | 'timer' | 'webhook' | 'api';
+}
+
+/**
+ * Continues a run: after a crash (its owner's lease expired or was released), or a suspended run
+ * (resuming its pause first, with a compare-and-set: exactly one of racing resumers wins).
+ */
+export async function resumeRun(runId: string, opts: ResumeOptions, deps: EngineDeps): Promise<RunResult> {
+  const run = await deps.log.getRun(runId);
+  if (!run) throw new RunUnavailableError(`no run ${runId} in this log; list runs with \`reqon runs\``, 'not-found');
+  if (run.status === 'suspended') {
+    if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw notWaitingOn(run, opts);
+    // An edited mission must replay what the run already did before the pause is spent on it: a
+    // divergent one leaves the run exactly as it was, still waiting on its pause.
+    if (opts.missionFiles) await assertReplays(runId, opts.missionFiles, deps);
+    await resumeSuspendedRun(run, opts, deps);
+    return continueRun(runId, opts, deps);
+  }
+  if (opts.expectWaitingOn !== undefined) throw notWaitingOn(run, opts);
+  // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
+  // may still be) carrying it on, this caller lost the race: say so, and do not take the run
+  // over from the winner between its compare-and-set and its lease.
+  const resumed = await resumedPause(deps.log, run);
+  const ownerLive = run.owner !== null && (run.leaseExpiresAt ?? 0) > deps.env.clock.now() && !ownerIsDead(run.owner);
+  const finished = run.status === 'completed' || run.status === 'failed';
+  if (finished && opts.payload === undefined) return finishedResult(deps.log, run);
+  if (resumed && (finished || ownerLive || (run.owner === null && resumed.last))) {
+    const now = run.status === 'running' ? (ownerLive ? `is running in ${run.owner}` : 'is about to be carried on by its resumer') : `has since ${run.status}`;
+    throw new RunUnavailableError(
+      `run ${runId} was already resumed (by ${resumed.by} at ${new Date(resumed.at).toISOString()}) and ${now}; nothing was changed` +
+        (opts.payload !== undefined ? ' and your payload was not used' : '') +
+        (run.status === 'running' && !ownerLive ? ' — if its resumer stopped, `reqon worker` continues it' : ''),
+      'already-resumed',
+    );
+  }
+  if (finished) throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume, and your payload was not used`, 'finished');
+  return continueRun(runId, opts, deps);
+}
+
+function notWaitingOn(run: RunRecord, opts: ResumeOptions): RunUnavailableError {
+  const now = run.status === 'suspended' ? `it waits on ${run.waitingOn} now` : `it is ${run.status}`;
+  return new RunUnavailableError(
+    `run ${run.runId} no longer waits on ${opts.expectWaitingOn} (${now}): it was already resumed; nothing was changed` +
+      (opts.payload !== undefined ? ' and your payload was not used' : ''),
+    'already-resumed',
+  );
+}
+
+/** What a resume of a finished run answers: the end it already had. */
+async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
+  const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
+  if (last?.type === 'run.completed') {
+    return { status: 'completed', actionsRun: (last as StoredEvent<'run.completed'>).payload.actionsRun, runId: run.runId, tolerated: [] };
+  }
+  const error = last?.type === 'run.failed' ? (last as StoredEvent<'run.failed'>).payload.error : { code: 'failed', message: `run ${run.runId} failed` };
+  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: [] };
+}
+
+/**
+ * The latest `pause.resumed` of the run if no pause was created after it; `last` when it ends the
+ * log. Asked of the log directly: a crashed run is about to be read whole to replay it, once.
+ */
+async function resumedPause(log: EventLog, run: RunRecord): Promise<{ by: string; at: number; last: boolean } | undefined> {
+  const e = await log.lastOfTypes(run.runId, ['pause.created', 'pause.resumed']);
+  if (e?.type !== 'pause.resumed') return undefined;
+  return { by: (e.payload as { by: string }).by, at: e.recordedAt, last: e.seq === run.lastSeq };
+}
+
+/** Throws the NondeterminismError of a replay of `runId` against `missionFiles`, if it diverges. */
+async function assertReplays(runId: string, missionFiles: MissionFiles, deps: EngineDeps): Promise<void> {
+  const d = (await verifyRun(deps.log, runId, { env: deps.env, missionFiles })).divergence;
+  if (d) throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined);
+}
+
+/** Refuses a run recorded by a newer engine, whose events this one may misread. */
+export async function assertReadableFormat(log: EventLog, runId: string): Promise<void> {
+  const format = logFormatOf(await log.read(runId, { toSeq: 1 }));
+  if (format > LOG_FORMAT) {
+    throw new RunUnavailableError(
+      `run ${runId} was recorded in log format ${format} by a newer engine; this one reads formats 1–${LOG_FORMAT}. Resume it with the newer engine`,
+      'unreadable',
+    );
+  }
+}
+
+/** Takes over a run that is `running` in the log (its process died or released it) and runs it on. */
+export async function continueRun(runId: string, opts: ResumeOptions, deps: EngineDeps): Promise<RunResult> {
+  const owner = deps.owner ?? defaultOwner(deps.env);
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const before = await deps.log.getRun(runId);
+  if (!before) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
+  await assertReadableFormat(deps.log, runId);
+  let acquired = await deps.log.acquire(runId, owner, deps.env.clock.now(), ttl);
+  if (!('epoch' in acquired) && ownerIsDead(acquired.heldBy)) {
+    // Its process is gone (killed, crashed): no need to wait for the lease to run out.
+    acquired = await deps.log.acquire(runId, owner, deps.env.clock.now(), ttl, { takeOverFrom: acquired.heldBy });
+  }
+  if (!('epoch' in acquired)) {
+    throw new RunUnavailableError(
+      `run ${runId} is owned by ${acquired.heldBy} until ${new Date(acquired.expiresAt).toISOString()}; ` +
+        'it is still running there (or will be taken over when that lease expires)',
+      'owned',
+    );
+  }
+  const lease = acquired;
+  const run = (await deps.log.getRun(runId))!;
+  if (run.status !== 'running') {
+    await deps.log.release(lease);
+    throw new RunUnavailableError(
+      run.status === 'suspended'
+        ? `run ${runId} is waiting on ${run.waitingOn}${run.wakeAt ? ` until ${new Date(run.wakeAt).toISOString()}` : ''}`
+        : `run ${runId} has already ${run.status}`,
+      run.status === 'suspended' ? 'waiting' : 'finished',
+    );
+  }
+  deps.onRunId?.(runId);
+  const edited = opts.missionFiles !== undefined && missionHash(opts.missionFiles) !== run.missionHash;
+  const files = edited ? opts.missionFiles! : run.missionFiles;
+  let model;
+  try {
+    model = modelFor(files);
+  } catch (error) {
+    if (error instanceof MissionInvalidError && !edited) return failInvalidMission(run, lease, error, deps);
+    await deps.log.release(lease);
+    throw error;
+  }
+  // Replayed as the walk reaches it where the log can read synchronously (a window in memory,
+  // not the whole log); otherwise read whole first.
+  const recorded: StoredEvent[] | StreamedRecord = deps.log.replayReader
+    ? { reader: deps.log.replayReader(runId, run.lastSeq, META_EVENT_TYPES), lastSeq: run.lastSeq }
+    : await deps.log.read(runId);
+  // A takeover from a process that died holding the lease (even one that had just resumed a
+  // pause and died before its first commit); a pause that was just resumed; or a run whose
+  // previous process gave it up without finishing it.
+  const reason = before.owner !== null ? 'crash' : (await lastIsPauseResume(deps.log, run)) ? 'pause' : 'manual';
+  return execute(
+    {
+      runId,
+      model,
+      options: run.options,
+      lease,
+      recorded,
+      resumed: { reason, owner },
+      // An edit that replays the log carries on and becomes the run's mission (recorded with the
+      // first commit), so a later crash resumes with it rather than with the original.
+      ...(edited ? { adoptMission: { missionHash: missionHash(files), missionFiles: files } } : {}),
+      ownMission: !edited,
+      // The mission that recorded the log replays it exactly: finished loop iterations may be
+      // taken as recorded rather than walked again. An edited one is walked in full, so every
+      // divergence is caught; so is any run under --crash-at, whose counts include replayed passes.
+      journal: { skipFinishedIterations: !edited && !deps.crash },
+    },
+    deps,
+  );
+}
+
+/** The run's own mission no longer passes this engine's checks: no resume can ever succeed. */
+async function failInvalidMission(run: RunRecord, lease: { runId: string; owner: string; epoch: number; expiresAt: number }, error: MissionInvalidError, deps: EngineDeps): Promise<RunResult> {
+  const failure = { code: 'mission-invalid', message: `the run's mission no longer passes this engine's checks:\n${error.rendered}` };
+  const event: NewEvent = { type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() };
+  await deps.log.commit(lease, [{ kind: 'event', event }], { durable: true, status: { status: 'failed', releaseLease: true }, returnEvents: false });
+  return { status: 'failed', error: failure, actionsRun: [], runId: run.runId, tolerated: [] };
+}
+
+/** True when the run's newest event, `run.resumed` markers aside, is a `pause.resumed`. */
+async function lastIsPauseResume(log: EventLog, run: RunRecord): Promise<boolean> {
+  return (await findLast(log, run.runId, run.lastSeq, (e) => e.type !== 'run.resumed'))?.type === 'pause.resumed';
+}
+
+/**
+ * The compare-and-set that resumes a pause (or wakes a wait): one winner among racing resumers.
+ * The token is what the run waits on and the seq it suspended at, so a run that was resumed and
+ * suspended again — even on the same wait — is not resumed a second time by a late racer.
+ */
+export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps): Promise<void> {
+  const waitingOn = run.waitingOn ?? '';
+  const by = opts.by ?? 'cli';
+  let event: NewEvent;
+  if (waitingOn.startsWith('pause:')) {
+    const pauseId = waitingOn.slice('pause:'.length);
+    const created = await pendingPause(deps.log, run);
+    if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
+    event = {
+      type: 'pause.resumed',
+      stepPath: created.stepPath,
+      payload: { pauseId, by, ...(opts.payload !== undefined ? { payload: opts.payload } : {}) },
+      recordedAt: deps.env.clock.now(),
+    };
+  } else {
+    if (opts.payload !== undefined && waitingOn.startsWith('wait:')) await deliverToWait(run, waitingOn.slice('wait:'.length), opts.payload, deps);
+    event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
+  }
+  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq);
+  if (outcome !== 'resumed') {
+    throw new RunUnavailableError(
+      `run ${run.runId} was already resumed (it no longer waits on ${waitingOn} at seq ${run.lastSeq}); nothing was changed` +
+        (opts.payload !== undefined ? ' and your payload was not used' : ''),
+      'already-resumed',
+    );
+  }
+}
+
+/**
+ * A payload given to a run suspended in a `wait` is a delivery on the wait's path, identified by
+ * the suspension (run and seq): of racing resumers only the first one's payload is kept.
+ */
+async function deliverToWait(run: RunRecord, path: string, payload: unknown, deps: EngineDeps): Promise<void> {
+  const eventId = `resume:${run.runId}:${run.lastSeq}`;
+  const outcome = await deps.log.deliverWebhook(path, eventId, payload, deps.env.clock.now());
+  if (outcome === 'duplicate') {
+    const mine = hash('sha256', canonicalJson(payload), 'hex');
+    throw new RunUnavailableError(
+      `run ${run.runId} was already resumed with a payload for its wait on ${path}; nothing was changed and your payload (sha256 ${mine.slice(0, 12)}) was not used`,
+      'already-resumed',
+    );
+  }
+}
+
+/** The `pause.created` a run suspended on `pause:<id>` waits on (read from the end of its log). */
+export async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
+  if (!run.waitingOn?.startsWith('pause:')) return undefined;
+  const pauseId = run.waitingOn.slice('pause:'.length);
+  const found = await findLast(log, run.runId, run.lastSeq, (e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
+  return found as StoredEvent<'pause.created'> | undefined;
+}
+
+/**
+ * The newest event at or before `lastSeq` that satisfies `match`, reading backwards a window at a
+ * time: a pause is near the end of its run, so resuming one need not read the whole log (the
+ * resume that follows reads it once, to replay).
+ */
+async function findLast(log: EventLog, runId: string, lastSeq: number, match: (event: StoredEvent) => boolean): Promise<StoredEvent | undefined> {
+  const WINDOW = 256;
+  for (let to = lastSeq; to >= 1; to -= WINDOW) {
+    const events = await log.read(runId, { fromSeq: Math.max(1, to - WINDOW + 1), toSeq: to });
+    for (let i = events.length - 1; i >= 0; i--) if (match(events[i]!)) return events[i];
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+/**
+ * Starting runs. A run remembers what it started with (mission text and hash, `--source`,
+ * `--env`, the auth file's path — never its secrets), so `resume`, the worker and the studio
+ * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
+ */
+import { LOG_FORMAT, type NewEvent } from '../log/events.js';
+import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
+import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
+import { missionHash, modelFor } from './mission-cache.js';
+import { defaultOwner } from './owner.js';
+
+/** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
+export interface PreparedRun {
+  run: NewRun;
+  first: NewEvent[];
+  owner: string;
+  ttlMs: number;
+}
+
+/** Checks the mission (MissionInvalidError) and builds the run row and first events of a new run. */
+export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
+  const hash = missionHash(files);
+  const model = modelFor(files, hash);
+  const now = deps.env.clock.now();
+  const mission = model.mission.name.name;
+  return {
+    run: { runId: deps.env.random.id('run'), mission, missionHash: hash, missionFiles: files, options, createdAt: now },
+    first: [{ type: 'run.started', stepPath: '', payload: { mission, missionHash: hash, format: LOG_FORMAT }, recordedAt: now }],
+    owner: deps.owner ?? defaultOwner(deps.env),
+    ttlMs: deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+  };
+}
+
+export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
+  const prepared = prepareNewRun(files, options, deps);
+  const { lease } = await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
+  deps.onRunId?.(prepared.run.runId);
+  return execute(
+    { runId: prepared.run.runId, model: modelFor(files, prepared.run.missionHash), options, lease, recorded: [], ownMission: true },
+    deps,
+  );
+}
+
+/**
+ * Executes a run that a schedule firing created (worker/schedules.ts) together with its lease,
+ * from its first step — exactly what `startRun` does after `createRun`.
+ */
+export async function startRunFromSchedule(runId: string, lease: Lease, deps: EngineDeps): Promise<RunResult> {
+  const run = await deps.log.getRun(runId);
+  if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
+  deps.onRunId?.(runId);
+  return execute({ runId, model: modelFor(run.missionFiles), options: run.options, lease, recorded: [], ownMission: true }, deps);
+}

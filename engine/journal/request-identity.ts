@@ -1,0 +1,45 @@
+/**
+ * A request's identity: what an effect asked of the world, recorded with its intent and compared
+ * when a replay reaches that effect again. Method, URL (secrets redacted, auth query parameters
+ * left out) and a sha256 of the body's canonical JSON — never auth headers, which may rotate
+ * between the original run and its resume without the request being any different.
+ *
+ * A replay whose mission now asks for a different request at a recorded effect (an edited URL,
+ * method or body) has diverged: answering it with the recorded response, or sending it under the
+ * recorded request's Idempotency-Key, would both be lies.
+ */
+import type { RequestIdentity } from '../log/events.js';
+
+export type { RequestIdentity };
+
+export function sameRequest(a: RequestIdentity, b: RequestIdentity): boolean {
+  return a.method === b.method && a.url === b.url && a.bodySha256 === b.bodySha256;
+}
+
+/** `POST /events` (origin left out when both share it), for messages that compare two requests. */
+export function describeRequestChange(recorded: RequestIdentity, asked: RequestIdentity): string {
+  const sameOrigin = originOf(recorded.url) === originOf(asked.url);
+  const shown = (r: RequestIdentity): string => `${r.method} ${sameOrigin ? pathOf(r.url) : r.url}`;
+  if (recorded.method === asked.method && recorded.url === asked.url) {
+    return `the body of ${shown(recorded)} changed (sha256 ${short(recorded.bodySha256)} became ${short(asked.bodySha256)})`;
+  }
+  const bodyNote = recorded.bodySha256 === asked.bodySha256 ? '' : ', and its body changed';
+  return `${shown(recorded)} became ${shown(asked)}${bodyNote}`;
+}
+
+export function describeRequest(r: RequestIdentity): string {
+  return `${r.method} ${r.url}${r.bodySha256 ? ` (body sha256 ${short(r.bodySha256)})` : ''}`;
+}
+
+function short(sha: string | undefined): string {
+  return sha ? sha.slice(0, 12) : 'none';
+}
+
+function originOf(url: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  return match ? match[0] : '';
+}
+
+function pathOf(url: string): string {
+  return url.slice(originOf(url).length) || '/';
+}

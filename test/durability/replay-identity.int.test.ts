@@ -1,0 +1,215 @@
+/**
+ * Replay proves what it claims (GUARANTEES 14), on the built CLI:
+ * - a recorded request that the mission now asks for differently (URL, method, body) is a
+ *   divergence that names the step, the line and the change — never answered with the recorded
+ *   response, never sent under the recorded request's Idempotency-Key;
+ * - a run whose own mission cannot replay its log is failed once, with the error, and a worker
+ *   does not retry it;
+ * - resume is idempotent (a completed run answers "completed", exit 0);
+ * - a resumer names the pause it resumes, so a late racer never resumes a later one;
+ * - an edit that replays and carries on becomes the run's mission: a crash after it resumes.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeApi } from '../support/fake-api.js';
+import { builtCli, describeResult, REPO, runCli, runIdOf, type CliResult } from './support/cli-build.js';
+import { readRunFacts } from './support/run-facts.js';
+
+const FIXTURES = path.join(REPO, 'test/durability/fixtures/identity');
+const mission = (name: string): string => path.join(FIXTURES, `${name}.vague`);
+
+let cli: string;
+let dir: string;
+let db: string;
+let api: FakeApi;
+
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
+async function setup(extraEnv: Record<string, string> = {}): Promise<void> {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-identity-'));
+  db = path.join(dir, 'reqon.db');
+  baseEnv = { REQON_DATA_DIR: path.join(dir, 'data'), ...extraEnv };
+  api = new FakeApi();
+  api.on('GET /items', { body: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
+  for (const route of ['POST /events', 'PUT /events', 'POST /audit', 'POST /done', 'POST /done-again', 'POST /after-first', 'POST /after-second']) {
+    api.on(route, (req) => ({ status: 201, body: { ok: true, got: req.body } }));
+  }
+  await api.start();
+}
+
+let baseEnv: Record<string, string> = {};
+
+afterEach(async () => {
+  await api?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function reqon(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(cli, [...args, '--db', db], { cwd: dir, env: { ...baseEnv, ...env } });
+}
+
+function hits(route: string): number {
+  return api.requests.filter((r) => `${r.method} ${r.url.split('?')[0]}` === route).length;
+}
+
+/** The Notify run, killed right after its second POST /events was sent (answer not recorded). */
+async function crashedWithOneInFlight(): Promise<string> {
+  // Points counted over the run: the GET is effect 1, the POSTs 2, 3, 4.
+  const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:3', '--quiet']);
+  expect(run.signal, describeResult(run)).toBe('SIGKILL');
+  expect(hits('POST /events')).toBe(2);
+  return runIdOf(run);
+}
+
+describe('an edited request is a divergence', () => {
+  const edits = [
+    { name: 'edited-url', change: /line 8: POST \/events became POST \/audit/, never: 'POST /audit' },
+    { name: 'edited-method', change: /line 8: POST \/events became PUT \/events/, never: 'PUT /events' },
+    { name: 'edited-body', change: /line 8: the body of POST \/events changed/, never: null },
+  ];
+
+  for (const edit of edits) {
+    it(`${edit.name}: verify names the line and the change; resume refuses and sends nothing`, async () => {
+      await setup();
+      const runId = await crashedWithOneInFlight();
+      const before = await readRunFacts(db, runId, []);
+      const requestsBefore = api.requests.length;
+
+      const verify = await reqon(['verify', runId, '--mission', mission(edit.name)]);
+      expect(verify.code, describeResult(verify)).toBe(1);
+      expect(verify.stdout).toMatch(/DIVERGED at step Notify\/1\[0\]\/0/);
+      expect(verify.stdout).toMatch(edit.change);
+      expect(verify.stdout).toMatch(/The edit changes what the run already did/);
+      expect(verify.stdout).not.toMatch(/asked for a step\.completed event/);
+
+      const resume = await reqon(['resume', runId, '--mission', mission(edit.name), '--quiet']);
+      expect(resume.code, describeResult(resume)).toBe(1);
+      expect(resume.stderr).toMatch(/Non-determinism in run \S+ at step Notify\/1\[0\]\/0/);
+      expect(resume.stderr).toMatch(edit.change);
+      // Nothing was sent (neither the new request nor the in-flight one under the old key) …
+      expect(api.requests.length).toBe(requestsBefore);
+      if (edit.never) expect(hits(edit.never)).toBe(0);
+      // … nothing appended, and the run is still resumable with the mission that recorded it.
+      const after = await readRunFacts(db, runId, []);
+      expect(after.events.length).toBe(before.events.length);
+      expect(after.run.status).toBe('running');
+
+      const finish = await reqon(['resume', runId, '--quiet']);
+      expect(finish.code, describeResult(finish)).toBe(0);
+      expect(hits('POST /audit') + hits('PUT /events')).toBe(0);
+      expect([...api.applied.values()].every((n) => n === 1)).toBe(true);
+      expect(api.applied.size).toBe(3);
+    });
+  }
+
+  it('the mission that recorded the run still verifies clean, and says it checked request identities', async () => {
+    await setup();
+    const runId = await crashedWithOneInFlight();
+    const verify = await reqon(['verify', runId, '--json']);
+    expect(verify.code, describeResult(verify)).toBe(0);
+    const report = JSON.parse(verify.stdout) as { ok: boolean; unchecked: string[] };
+    expect(report.ok).toBe(true);
+    expect(report.unchecked).toEqual([]);
+  });
+});
+
+describe('a run that can never replay its log', () => {
+  it('is failed once with the divergence, and a worker does not retry it', async () => {
+    await setup();
+    const started = await reqon(['run', mission('env-body'), '--source', `Api=${api.url}`, '--quiet'], { REQON_TAG: 'first' });
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    // The environment the POST body reads changed: the recorded request is not the one asked for.
+    const resumed = await reqon(['resume', runId, '--quiet'], { REQON_TAG: 'second' });
+    expect(resumed.code, describeResult(resumed)).toBe(1);
+    expect(resumed.stdout).toMatch(/failed: Non-determinism .* the body of POST \/events changed/);
+    const failed = await readRunFacts(db, runId, []);
+    expect(failed.run.status).toBe('failed');
+    expect(failed.events.filter((e) => e.type === 'run.failed')).toHaveLength(1);
+
+    const worker = await reqon(['worker', '--once'], { REQON_TAG: 'second' });
+    expect(worker.code, describeResult(worker)).toBe(0);
+    const again = await reqon(['resume', runId, '--quiet'], { REQON_TAG: 'second' });
+    expect(again.code, describeResult(again)).toBe(1);
+    const after = await readRunFacts(db, runId, []);
+    expect(after.events.length).toBe(failed.events.length);
+    expect(hits('POST /events')).toBe(1);
+  });
+});
+
+describe('resume is idempotent', () => {
+  it('a completed run answers completed (exit 0) and appends nothing', async () => {
+    await setup();
+    const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(run.code, describeResult(run)).toBe(0);
+    const runId = runIdOf(run);
+    const before = await readRunFacts(db, runId, []);
+    const resume = await reqon(['resume', runId]);
+    expect(resume.code, describeResult(resume)).toBe(0);
+    expect(resume.stdout).toMatch(/^completed: /m);
+    expect((await readRunFacts(db, runId, [])).events.length).toBe(before.events.length);
+    // A payload for a run that has finished was not used: say so.
+    const withPayload = await reqon(['resume', runId, '--payload', '{"x":1}']);
+    expect(withPayload.code).toBe(1);
+    expect(withPayload.stderr).toMatch(/payload was not used/);
+  });
+});
+
+describe('a resumer names the pause it resumes', () => {
+  async function firstPause(): Promise<{ runId: string; pause: string }> {
+    const started = await reqon(['run', mission('two-pauses'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const facts = await readRunFacts(db, runId, []);
+    return { runId, pause: facts.run.waitingOn!.slice('pause:'.length) };
+  }
+
+  it('of racers for the first pause exactly one wins; a late racer never resumes the second', async () => {
+    await setup();
+    const { runId, pause } = await firstPause();
+    const racers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => reqon(['resume', runId, '--pause', pause, '--payload', JSON.stringify({ racer: i }), '--quiet'])),
+    );
+    const winners = racers.filter((r) => r.code === 10);
+    expect(winners, racers.map(describeResult).join('\n')).toHaveLength(1);
+    for (const loser of racers.filter((r) => r.code !== 10)) {
+      expect(loser.code, describeResult(loser)).toBe(1);
+      expect(loser.stderr).toMatch(/already resumed|no longer waits on/);
+    }
+    // The winner reached the second pause. A racer for the first, arriving now, changes nothing.
+    const late = await reqon(['resume', runId, '--pause', pause, '--payload', '{"late":true}', '--quiet']);
+    expect(late.code, describeResult(late)).toBe(1);
+    expect(late.stderr).toMatch(/no longer waits on pause:\S+ \(it waits on pause:\S+ now\).*payload was not used/);
+    expect(hits('POST /after-first')).toBe(1);
+    expect(hits('POST /after-second')).toBe(0);
+    const facts = await readRunFacts(db, runId, []);
+    expect(facts.events.filter((e) => e.type === 'pause.resumed')).toHaveLength(1);
+  });
+});
+
+describe('an edit that carries on becomes the run mission', () => {
+  it('a crash after a compatible edit resumes with the edited mission', async () => {
+    await setup();
+    // GET 1, POSTs 2–4: killed after the last POST /events was sent.
+    const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:4', '--quiet']);
+    expect(run.signal, describeResult(run)).toBe('SIGKILL');
+    const runId = runIdOf(run);
+    // The edit appends two POSTs; this resume dies right after the first (/done) is sent.
+    const edited = await reqon(['resume', runId, '--mission', mission('appended'), '--crash-at', 'after-effect:5', '--quiet']);
+    expect(edited.signal, describeResult(edited)).toBe('SIGKILL');
+    expect(hits('POST /done')).toBe(1);
+    const plain = await reqon(['resume', runId, '--quiet']);
+    expect(plain.code, describeResult(plain)).toBe(0);
+    expect(hits('POST /done-again')).toBe(1);
+    const facts = await readRunFacts(db, runId, []);
+    expect(facts.run.missionFiles.files[0]!.text).toBe(fs.readFileSync(mission('appended'), 'utf8'));
+    const adopted = facts.events.filter((e) => e.type === 'run.resumed' && (e.payload as { missionHash?: string }).missionHash);
+    expect(adopted).toHaveLength(1);
+    expect((adopted[0]!.payload as { missionHash: string }).missionHash).toBe(facts.run.missionHash);
+    expect([...api.applied.values()].every((n) => n === 1)).toBe(true);
+  });
+});
