@@ -23,6 +23,7 @@ import { runPause } from '../steps/pause-step.js';
 import { isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
 import { Frame, journaledInputs, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
 import type { StoreRuntime } from '../steps/store-runtime.js';
+import { advanceActionCheckpoints } from '../steps/checkpoints.js';
 import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
 import { runWait } from '../steps/wait-step.js';
 import { backoffDelay, resolveRetryPolicy } from '../steps/http/retry-policy.js';
@@ -276,18 +277,9 @@ export class Executor implements StepRuntime {
     if (delayMs > 0) await this.env.clock.sleep(delayMs);
   }
 
-  /** Checkpoints still pending at the end of an action advance on their own (nothing to cover). */
+  /** The action's sync checkpoints advance at its end, unless a tolerated failure holds them (steps/checkpoints.ts). */
   private async flushCheckpoints(frame: Frame, path: string): Promise<void> {
-    const pending = frame.checkpoints.splice(0);
-    if (pending.length === 0) return;
-    let live = false;
-    for (const c of pending) {
-      if (this.journal.take(path, 'checkpoint.advanced')) continue;
-      this.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt });
-      live = true;
-    }
-    if (live) await this.journal.commit({ durable: false });
-    for (const c of pending) this.crash.reach('after-checkpoint', `${path}:${c.key}`, live);
+    await advanceActionCheckpoints(frame.checkpoints, path, this);
   }
 
   /**

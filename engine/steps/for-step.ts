@@ -16,6 +16,7 @@ import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';
 import { queueValue } from './store-step.js';
+import { holdCheckpoints } from './checkpoints.js';
 
 /** How long a loop may hold the event loop before it yields a turn (checked every 1024 iterations). */
 const YIELD_EVERY_MS = 50;
@@ -81,6 +82,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     if (mode === 'abort') throw error;
     const message = error instanceof Error ? error.message : String(error);
     rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message });
+    holdCheckpoints(child.checkpoints);
     rt.progress(`iteration ${index} of ${path} failed and was skipped: ${message}`);
     if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);
   };

@@ -15,7 +15,8 @@ import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { assertRecord, storeKey } from '../stores/keys.js';
 import { prepareRecord, resolveStoredRecord } from '../stores/merge.js';
-import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import { evalContext, type Frame, type PendingCheckpoint, type StepRuntime } from './step-runtime.js';
+import { noteStored, recordedWithStore } from './checkpoints.js';
 import { replayRecordedFailure } from './store-runtime.js';
 import type { StepOutcome } from './control-steps.js';
 
@@ -53,7 +54,10 @@ export async function storeStreamedPage(step: StoreStep, items: unknown[], first
 /** After the last page: the fetch's checkpoint advances, covering every record stored. */
 export async function finishStreamedStore(records: number, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
   if (frame.inIteration) return;
-  await advanceCheckpoints(frame.checkpoints.splice(0), path, rt, records);
+  const legacy = recordedWithStore(frame, path, rt);
+  if (legacy.length > 0) await advanceCheckpoints(legacy, path, rt, records);
+  // The store is its action's last step: the action's end advances the checkpoint (checkpoints.ts).
+  else noteStored(frame.checkpoints, records, true);
 }
 
 /** The writes of `items` (positions `firstIndex`…) into the step's store. */
@@ -99,8 +103,10 @@ export async function writeRecords(
 ): Promise<void> {
   const kind = rt.stores.kind(store);
   const batchId = writes[0]?.effectId ?? effectId(rt.runId, path, 'store', 'empty');
-  // A checkpoint advances only with a write that covers what it covers (see Frame.inIteration).
-  const checkpoints = frame.inIteration ? [] : frame.checkpoints.splice(0);
+  // A checkpoint advances at the end of its action, never with one store (steps/checkpoints.ts);
+  // only a replay of an older log, which recorded it with the store, takes it here.
+  if (!frame.inIteration) noteStored(frame.checkpoints, writes.length);
+  const checkpoints: PendingCheckpoint[] = [];
 
   if (kind === 'file' || kind === 'postgrest') {
     const intent = rt.journal.take(path, 'store.intent');
@@ -126,7 +132,7 @@ export async function writeRecords(
         rt.journal.emit('store.write', path, { effectId: pendingWrites[i]!.effectId, store, key: s.key, record: s.record, op: pendingWrites[i]!.op }),
       );
     }
-    await advanceCheckpoints(checkpoints, path, rt);
+    await advanceCheckpoints(recordedWithStore(frame, path, rt), path, rt);
     return;
   }
 
@@ -141,7 +147,7 @@ export async function writeRecords(
     for (const event of recorded) {
       if (kind === 'memory') rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
     }
-    await advanceCheckpoints(checkpoints, path, rt);
+    await advanceCheckpoints(recordedWithStore(frame, path, rt), path, rt);
     return;
   }
   if (recorded.length > 0) {

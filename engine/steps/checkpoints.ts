@@ -1,0 +1,76 @@
+/**
+ * When a sync checkpoint (`since: lastSync(…)`) may advance (GUARANTEES 15).
+ *
+ * Rule: a checkpoint advances only when every record of the fetch it covers has completed every
+ * step of its action without failure. So it advances at the END of the action (or after the last
+ * page of a streamed sync, which ends its action by construction), in a commit that follows every
+ * write the action made — never with an earlier store step, which covers only what it stores
+ * (a `store response -> raw` before a loop storing cleaned records covers nothing of `clean`) —
+ * and never on a failed action. A failure that a loop tolerated (`onError continue` or `queue`)
+ * after the checkpoint's fetch holds the checkpoint back: it does not advance, the run says so
+ * (a progress line), and the next run fetches the same records again (stores upsert by key, so
+ * the ones already stored are overwritten, not doubled). Being held back is decided from the walk
+ * (the same on replay), never from the world.
+ */
+import type { Frame, PendingCheckpoint, StepRuntime } from './step-runtime.js';
+
+/** Checkpoints pending when a failure was tolerated: they cover a record that failed. */
+const held = new WeakSet<PendingCheckpoint>();
+/** How many records the first store after a checkpoint's fetch wrote (the `records` of its event). */
+const covered = new WeakMap<PendingCheckpoint, number>();
+
+/**
+ * A store step at the action's own level wrote `records` records: the pending checkpoints that
+ * have no count yet (their fetch's first store) report it when they advance. `total` (the last
+ * page of a streamed sync) sets it whatever it was.
+ */
+export function noteStored(pending: readonly PendingCheckpoint[], records: number, total = false): void {
+  for (const c of pending) if (total || !covered.has(c)) covered.set(c, records);
+}
+
+/**
+ * Replay of a log written before checkpoints waited for the end of their action: there, a store
+ * step at the action's level advanced them, and its `checkpoint.advanced` events follow its
+ * writes at its path. Returns the pending checkpoints for the caller to take as recorded there.
+ */
+export function recordedWithStore(frame: Frame, path: string, rt: Pick<StepRuntime, 'journal'>): PendingCheckpoint[] {
+  if (frame.inIteration || !rt.journal.replaying || frame.checkpoints.length === 0) return [];
+  if (rt.journal.peek(path)?.type !== 'checkpoint.advanced') return [];
+  return frame.checkpoints.splice(0);
+}
+
+/** A loop tolerated a failure: every checkpoint pending in its action is held back. */
+export function holdCheckpoints(pending: readonly PendingCheckpoint[]): void {
+  for (const c of pending) held.add(c);
+}
+
+/** Takes the pending checkpoints that may advance now; the held ones are dropped, and said so. */
+export function releasableCheckpoints(pending: PendingCheckpoint[], path: string, rt: Pick<StepRuntime, 'progress'>): PendingCheckpoint[] {
+  const out: PendingCheckpoint[] = [];
+  for (const c of pending.splice(0)) {
+    if (!held.has(c)) {
+      out.push(c);
+      continue;
+    }
+    rt.progress(
+      `${path}: checkpoint "${c.key}" held back: a failure was tolerated after its fetch, so the next run fetches its records again`,
+    );
+  }
+  return out;
+}
+
+/** The end of an action: its pending checkpoints that may advance do, after everything it wrote. */
+export async function advanceActionCheckpoints(pending: PendingCheckpoint[], path: string, rt: StepRuntime): Promise<void> {
+  const checkpoints = releasableCheckpoints(pending, path, rt);
+  if (checkpoints.length === 0) return;
+  let live = false;
+  for (const c of checkpoints) {
+    if (rt.journal.take(path, 'checkpoint.advanced')) continue;
+    const records = covered.get(c);
+    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}) });
+    live = true;
+  }
+  // The commit carries every write still buffered: the checkpoint never lands before them.
+  if (live) await rt.journal.commit({ durable: false });
+  for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, live);
+}
