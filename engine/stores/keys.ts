@@ -1,12 +1,20 @@
 /**
  * Keys and record shape for store writes, shared by every store kind.
  *
- * Invariant: a key is a pure function of the mission, the record and the effect's identity. It
- * never depends on time or randomness, so a replay writes every record under the key the original
- * run used, and re-applying a write overwrites instead of duplicating. (The original implementation
- * fell back to a random number, which made every replay add a copy.)
+ * Invariant: a key is a pure function of the mission and the record. It never depends on time,
+ * randomness or the run, so a replay writes every record under the key the original run used,
+ * re-applying a write overwrites instead of duplicating, and a second run of the same sync into a
+ * store that outlives runs (sql, nosql, file, postgrest) overwrites the first run's records
+ * instead of adding copies. (The original implementation fell back to a random number, which made
+ * every replay add a copy; a later one hashed the effect id, which hashes the random run id.)
+ *
+ * Keys are text in every store kind (a sql `_key TEXT`, a file's JSON object keys, a PostgREST
+ * `eq.` filter), so `id: 1` and `id: "1"` are the SAME key, "1": one record, the later write
+ * winning (or merged into, with upsert). This is deliberate: APIs often send one id as a number
+ * in one place and a string in another.
  */
 import { hash } from 'node:crypto';
+import { canonicalJson } from './stable-json.js';
 import { StoreError } from './store-error.js';
 
 /** The evaluated `key:` option of a store step, with where it came from for error messages. */
@@ -19,10 +27,11 @@ export interface StoreKeyValue {
 /**
  * The key a record is stored under.
  * - `keyValue` given (the step has `key:`): its value, stringified; null/undefined is an error.
- * - else `record.id` when it is a string or a number.
- * - else the first 16 hex digits of sha256(`${effectId}:${index}`): stable across replays
- *   because the effect id and the record's index in the (recorded) source are.
- * `index` is the record's 0-based position in the step's source array.
+ * - else `record.id` when it is a string or a number (stringified: `1` and `"1"` are one key).
+ * - else the record's content key (`contentKey`): the same record gets the same key in every run,
+ *   and two records with the same content are one record.
+ * `index` is the record's 0-based position in the step's source array and `effectId` the write's
+ * effect id: both only name the record in error messages.
  */
 export function storeKey(
   record: Record<string, unknown>,
@@ -40,13 +49,16 @@ export function storeKey(
   if (id !== undefined && id !== null) {
     return keyToString(id, `record #${index} (effect ${effectId})`, 'id');
   }
-  return deterministicKey(effectId, index);
+  return contentKey(record);
 }
 
-/** The fallback key for records with neither `key:` nor `id`. Exported for tests and the inspector. */
-export function deterministicKey(effectId: string, index: number): string {
-  if (effectId === '') throw new RangeError('deterministicKey: effectId must not be empty');
-  return hash('sha256', `${effectId}:${index}`, 'hex').slice(0, 16);
+/**
+ * The fallback key for records with neither `key:` nor `id`: the first 16 hex digits of the
+ * sha256 of the record's canonical JSON (object keys sorted at every level, `undefined` fields
+ * left out, as JSON does). Exported for tests and the inspector.
+ */
+export function contentKey(record: Record<string, unknown>): string {
+  return hash('sha256', canonicalJson(record), 'hex').slice(0, 16);
 }
 
 function keyToString(value: unknown, where: string, what: 'key' | 'id'): string {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { assertRecord, deterministicKey, describeValue, storeKey } from '../../engine/stores/keys.js';
+import { assertRecord, contentKey, describeValue, storeKey } from '../../engine/stores/keys.js';
 import { StoreError } from '../../engine/stores/store-error.js';
 
 const effect = 'eff-7f3a';
-const hashKey = (effectId: string, index: number): string =>
-  createHash('sha256').update(`${effectId}:${index}`).digest('hex').slice(0, 16);
+/** sha256 of the record's canonical JSON (keys sorted at every level, no spaces), 16 hex digits. */
+const hashKey = (canonical: string): string => createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 
 describe('storeKey', () => {
   const cases: { name: string; record: Record<string, unknown>; index: number; key?: unknown; expected: string }[] = [
@@ -16,8 +16,10 @@ describe('storeKey', () => {
     { name: 'record.id string', record: { id: 'inv-1' }, index: 3, expected: 'inv-1' },
     { name: 'record.id number', record: { id: 17 }, index: 3, expected: '17' },
     { name: 'record.id zero is a key', record: { id: 0 }, index: 3, expected: '0' },
-    { name: 'no key, no id → hash of effect and index', record: { name: 'x' }, index: 0, expected: hashKey(effect, 0) },
-    { name: 'id null counts as absent', record: { id: null }, index: 5, expected: hashKey(effect, 5) },
+    { name: 'no key, no id → hash of the content', record: { name: 'x' }, index: 0, expected: hashKey('{"name":"x"}') },
+    { name: 'id null counts as absent', record: { id: null }, index: 5, expected: hashKey('{"id":null}') },
+    { name: 'the content is canonical: keys sorted at every level', record: { b: { y: 1, x: [2, { d: 1, c: 0 }] }, a: 1 }, index: 0, expected: hashKey('{"a":1,"b":{"x":[2,{"c":0,"d":1}],"y":1}}') },
+    { name: 'id 1 and id "1" are one key', record: { id: '1' }, index: 0, expected: '1' },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -26,13 +28,15 @@ describe('storeKey', () => {
     });
   }
 
-  it('the fallback key is deterministic and differs by index and by effect', () => {
-    const a = storeKey({}, 2, effect);
-    expect(storeKey({}, 2, effect)).toBe(a);
+  it('the fallback key outlives the run: it depends on the content only, never on the effect id or the position', () => {
+    const a = storeKey({ name: 'x', n: 1 }, 2, effect);
     expect(a).toMatch(/^[0-9a-f]{16}$/);
-    expect(storeKey({}, 3, effect)).not.toBe(a);
-    expect(storeKey({}, 2, 'other-effect')).not.toBe(a);
-    expect(deterministicKey(effect, 2)).toBe(a);
+    // Another run (another run id, hence another effect id), another position: the same key.
+    expect(storeKey({ n: 1, name: 'x' }, 7, 'effect-of-another-run')).toBe(a);
+    expect(storeKey({ name: 'x', n: 1, gone: undefined }, 0, effect)).toBe(a);
+    expect(contentKey({ name: 'x', n: 1 })).toBe(a);
+    expect(storeKey({ name: 'x', n: 2 }, 2, effect)).not.toBe(a);
+    expect(storeKey({ id: 1 }, 0, effect)).toBe(storeKey({ id: '1' }, 4, 'other'));
   });
 
   const failures: { name: string; record: Record<string, unknown>; key?: unknown; message: RegExp }[] = [
@@ -59,9 +63,8 @@ describe('storeKey', () => {
     });
   }
 
-  it('rejects a negative index and an empty effect id', () => {
+  it('rejects a negative index', () => {
     expect(() => storeKey({}, -1, effect)).toThrow(RangeError);
-    expect(() => deterministicKey('', 0)).toThrow(/effectId must not be empty/);
   });
 });
 
