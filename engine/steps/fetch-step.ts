@@ -269,6 +269,9 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
             ...retry,
           });
         }
+        // The answer to a request that changed the world is committed as it arrives (no fsync of
+        // its own): a crash at the next step then re-sends only requests whose answer never came.
+        return mutating ? rt.journal.commit({ durable: false }) : undefined;
       },
     },
   ).catch((error: unknown) => {

@@ -213,3 +213,20 @@ describe('an edit that carries on becomes the run mission', () => {
     expect([...api.applied.values()].every((n) => n === 1)).toBe(true);
   });
 });
+
+describe('an answer that arrived is never asked for again', () => {
+  it('a crash at the store after a POST does not re-send the POST (an API that ignores Idempotency-Key)', async () => {
+    await setup();
+    // The second record's write is buffered (a store's first write commits at once); killed inside it.
+    const run = await reqon(['run', mission('post-then-sql'), '--source', `Api=${api.url}`, '--crash-at', 'mid-store:2', '--quiet']);
+    expect(run.signal, describeResult(run)).toBe('SIGKILL');
+    expect(hits('POST /events')).toBe(2);
+    const resumed = await reqon(['resume', runIdOf(run), '--quiet']);
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    // Every POST reached the server once: not once per key, once in all.
+    const sent = api.requests.filter((r) => r.method === 'POST').map((r) => (r.body as { id: string }).id);
+    expect(sent).toEqual(['a', 'b', 'c']);
+    const facts = await readRunFacts(db, runIdOf(run), ['identity_receipts']);
+    expect(facts.tables.identity_receipts!.map((r) => r.key)).toEqual(['a', 'b', 'c']);
+  });
+});
