@@ -63,12 +63,24 @@ describe('replay diff', () => {
     await expect.poll(() => page.getByTestId('verify-verdict').textContent(), { timeout: 30_000 }).toContain('diverges');
     const divergence = page.getByRole('alert', { name: 'Divergence' });
     const text = (await divergence.textContent()) ?? '';
-    expect(text).toContain('Non-determinism');
+    // An edit is called an edit, not non-determinism.
+    expect(text).toContain('The edit changes what the run already did');
     expect(text).toContain('recorded');
     expect(text).toContain('asked');
     expect(await page.locator('.verify-row[data-state="divergent"]').count()).toBe(1);
     await screenshot(page, 'replay-diff');
     expect(await page.locator('.verify-row[data-state="divergent"] .differs').count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('words an edited request as the edit it is: line, old and new request', async () => {
+    const edited = demoMissionText().replace('post "/confirmations"', 'post "/audit"');
+    expect(edited).not.toBe(demoMissionText());
+    const line = demoMissionText().split('\n').findIndex((l) => l.includes('post "/confirmations"')) + 1;
+    await page.getByLabel('Edited mission text').fill(edited);
+    await page.getByRole('button', { name: /Verify/ }).click();
+    await expect.poll(() => page.getByTestId('verify-verdict').textContent(), { timeout: 30_000 }).toContain('the edit diverges');
+    await expect.poll(() => page.getByTestId('divergence-change').textContent()).toBe(`line ${line}: POST /confirmations became POST /audit`);
     expect(errors).toEqual([]);
   });
 });

@@ -70,7 +70,11 @@ export function ReplayDiff({ runId }: { runId: string }) {
         <span className="toolbar-spacer" />
         {report && (
           <span className={`verdict-chip ${report.ok ? 'ok' : 'bad'}`} data-testid="verify-verdict">
-            {report.ok ? `✓ replay matches (${report.original.length} entries)` : `✕ diverges at entry ${report.divergence?.index ?? '?'}`}
+            {report.ok
+              ? `✓ replay matches (${report.original.length} entries${report.unchecked.length > 0 ? ', some not checked' : ''})`
+              : report.divergence?.cause === 'edit'
+                ? `✕ the edit diverges at entry ${report.divergence.index}`
+                : `✕ diverges at entry ${report.divergence?.index ?? '?'}`}
           </span>
         )}
       </div>
@@ -88,8 +92,15 @@ export function ReplayDiff({ runId }: { runId: string }) {
       {report?.divergence && (
         <div className="banner banner-error" role="alert" aria-label="Divergence">
           <div>
-            <strong>Non-determinism at seq #{report.divergence.seq}</strong>, step <code>{report.divergence.stepPath}</code>
+            <strong>{report.divergence.cause === 'edit' ? 'The edit changes what the run already did' : 'Non-determinism'}</strong> at seq #
+            {report.divergence.seq}, step <code>{report.divergence.stepPath}</code>
           </div>
+          {report.divergence.change && (
+            <div className="divergence-change" data-testid="divergence-change">
+              {report.divergence.line !== undefined ? `line ${report.divergence.line}: ` : ''}
+              {report.divergence.change}
+            </div>
+          )}
           <div className="divergence-grid">
             <span className="muted">recorded</span>
             <code>{report.divergence.recorded}</code>
@@ -97,6 +108,11 @@ export function ReplayDiff({ runId }: { runId: string }) {
             <code>{report.divergence.asked}</code>
           </div>
           <p className="explanation">{report.divergence.explanation}</p>
+        </div>
+      )}
+      {report && report.unchecked.length > 0 && (
+        <div className="banner" role="note" aria-label="Not checked">
+          Not checked: {report.unchecked.join('; ')}
         </div>
       )}
       {report ? (
