@@ -93,17 +93,23 @@ export function boolValue(p: Parser): boolean {
   return isTrue;
 }
 
-/** One word out of a fixed set (`backoff: constant`); a close misspelling gets "did you mean". */
+/**
+ * One word out of a fixed set (`backoff: constant`); a close misspelling gets "did you mean".
+ * The same word quoted (`backoff: "constant"`, as upstream's docs and examples write it) means
+ * the same thing; a quoted word outside the set is the same E2007.
+ */
 export function enumValue<T extends string>(p: Parser, allowed: readonly T[], what: string): { value: T; span: Span } {
   const t = p.pos;
-  const isWord = p.kind === 'Word';
-  const text = p.textAt(t);
-  if (isWord && (allowed as readonly string[]).includes(text)) {
+  const kind = p.kind;
+  const isWord = kind === 'Word';
+  const text = kind === 'String' ? p.valueAt(t) : p.textAt(t);
+  if ((isWord || kind === 'String') && (allowed as readonly string[]).includes(text)) {
     p.advance();
     return { value: text as T, span: p.spanAt(t) };
   }
-  const help = isWord ? didYouMeanWord(text, allowed) : undefined;
-  p.error('E2007', p.spanAt(t), `Expected ${what} (${listWords(allowed)}) but found ${p.describe(t)}`, help);
+  const help = isWord || kind === 'String' ? didYouMeanWord(text, allowed) : undefined;
+  const found = kind === 'String' ? JSON.stringify(text) : p.describe(t);
+  p.error('E2007', p.spanAt(t), `Expected ${what} (${listWords(allowed)}) but found ${found}`, help);
   throw ABORT;
 }
 
@@ -135,13 +141,29 @@ export function parseRetryBlock(p: Parser): RetryConfig {
 
 type FetchKey =
   | 'source' | 'body' | 'paginate' | 'until' | 'retry' | 'since' | 'allow' | 'backfill' | 'maxPages' | 'maxItems'
-  | 'itemsPath';
+  | 'itemsPath' | 'sinceParam' | 'sinceFormat';
 
-const FETCH_OPTIONS: OptionSet<FetchOptions, FetchKey> = {
+/**
+ * While a fetch block parses: upstream's flat `sinceParam: "…"` / `sinceFormat: "…"`, which
+ * `parseFetchOptions` folds into `since: lastSync { param, format }` once the block is read.
+ */
+type FetchBlock = FetchOptions & { sinceParam?: { value: string; span: Span }; sinceFormat?: { value: SinceFormat; span: Span } };
+
+const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
   context: 'fetch',
-  keys: ['source', 'body', 'paginate', 'until', 'retry', 'since', 'allow', 'backfill', 'maxPages', 'maxItems', 'itemsPath'],
+  keys: ['source', 'body', 'paginate', 'until', 'retry', 'since', 'allow', 'backfill', 'maxPages', 'maxItems', 'itemsPath', 'sinceParam', 'sinceFormat'],
   parse(p, key, o) {
     switch (key) {
+      case 'sinceParam': {
+        const t = p.pos;
+        o.sinceParam = { value: p.expectString('a query parameter name as a string').value, span: p.spanAt(t) };
+        return;
+      }
+      case 'sinceFormat': {
+        const t = p.pos;
+        o.sinceFormat = { value: parseFormat(p), span: p.spanAt(t) };
+        return;
+      }
       case 'source': o.source = p.expectName('a source name'); return;
       case 'body': o.body = parseExpr(p); return;
       case 'paginate': o.paginate = parsePaginate(p); return;
@@ -160,10 +182,33 @@ const FETCH_OPTIONS: OptionSet<FetchOptions, FetchKey> = {
 
 /** `{ source, body, paginate, until, retry, since, allow, backfill, maxPages, maxItems, itemsPath }`, if present. */
 export function parseFetchOptions(p: Parser): FetchOptions {
-  const o: FetchOptions = { optionSpans: {} };
+  const o: FetchBlock = { optionSpans: {} };
   if (!p.at('{')) return o;
   parseOptionBlock(p, FETCH_OPTIONS, o, o.optionSpans);
+  if (o.sinceParam || o.sinceFormat) foldSinceOptions(p, o);
   return o;
+}
+
+/** `since: lastSync, sinceParam: "x", sinceFormat: unix` means `since: lastSync { param: "x", format: unix }`. */
+function foldSinceOptions(p: Parser, o: FetchBlock): void {
+  const { sinceParam, sinceFormat } = o;
+  delete o.sinceParam;
+  delete o.sinceFormat;
+  const since = o.since;
+  if (since?.kind !== 'LastSync') {
+    const first = (sinceParam ?? sinceFormat)!;
+    const key = sinceParam ? 'sinceParam' : 'sinceFormat';
+    p.error('E2017', first.span, `\`${key}\` needs \`since: lastSync\` in the same fetch options`, 'add `since: lastSync`, or write `since: lastSync { param: "…", format: iso }`');
+    return;
+  }
+  if (sinceParam) {
+    if (since.param !== undefined) p.error('E2014', sinceParam.span, 'The sync parameter is given twice (`sinceParam` and `lastSync { param }`)', 'remove one of them');
+    else since.param = sinceParam.value;
+  }
+  if (sinceFormat) {
+    if (since.format !== undefined) p.error('E2014', sinceFormat.span, 'The sync format is given twice (`sinceFormat` and `lastSync { format }`)', 'remove one of them');
+    else since.format = sinceFormat.value;
+  }
 }
 
 const STRATEGIES = ['offset', 'page', 'cursor'] as const;
