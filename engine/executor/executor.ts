@@ -14,7 +14,7 @@ import { isTruthy } from '../eval/values.js';
 import type { Journal } from '../journal/journal.js';
 import type { ApplyStep, CallStep, FetchStep, LetStep, MapStep, Step, StoreStep, ValidateStep } from '../lang/ast.js';
 import type { ErrorInfo } from '../log/events.js';
-import { runApply, runLet, runMap, runMatch, runValidate, runValidateWithoutFallback, type StepOutcome } from '../steps/control-steps.js';
+import { runApply, runFlow, runLet, runMap, runMatch, runValidate, runValidateWithoutFallback, type StepOutcome } from '../steps/control-steps.js';
 import { runFetch } from '../steps/fetch-step.js';
 import { runFor } from '../steps/for-step.js';
 import type { HttpRuntime } from '../steps/http-runtime.js';
@@ -51,7 +51,7 @@ const PARALLEL_LIMIT = 8;
  * mission it started with; resuming with an edited mission that switches the mode diverges (the
  * step events that one mode writes and the other asks for) and is refused, never misread.
  */
-const PURE_STEPS: ReadonlySet<Step['kind']> = new Set<Step['kind']>(['Let', 'Map', 'Apply', 'Validate', 'Match', 'For']);
+const PURE_STEPS: ReadonlySet<Step['kind']> = new Set<Step['kind']>(['Let', 'Map', 'Apply', 'Validate', 'Match', 'For', 'Flow']);
 
 export type RunEnd =
   | { status: 'completed'; actionsRun: string[] }
@@ -400,6 +400,8 @@ export class Executor implements StepRuntime {
         return runWait(step, path, frame, this);
       case 'Pause':
         return runPause(step, path, frame, this);
+      case 'Flow':
+        return runFlow(step, path, frame, this);
     }
   }
 }

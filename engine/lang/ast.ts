@@ -236,7 +236,8 @@ export type Step =
   | LetStep
   | MatchStep
   | WaitStep
-  | PauseStep;
+  | PauseStep
+  | FlowStep;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -385,6 +386,17 @@ export type ArmPattern =
   | { kind: 'SchemaArrayPattern'; schema: Name; span: Span }
   | { kind: 'StatusPattern'; status: number; span: Span };
 
+/**
+ * A flow-control directive written as a step (`if`/`match` arm blocks, loop bodies, validate
+ * fallbacks): `skip`, `abort "…"`, `retry { … }`, `continue`, `queue store`, `jump A …`. It means
+ * what the same directive means as a match arm body; a `queue` step queues `response`.
+ */
+export interface FlowStep {
+  kind: 'Flow';
+  directive: Directive;
+  span: Span;
+}
+
 export type Directive =
   | { kind: 'Continue'; span: Span }
   | { kind: 'Skip'; span: Span }
@@ -437,6 +449,7 @@ export type Expr =
   | ObjectExpr
   | MatchExpr
   | AnyOfExpr
+  | WhereExpr
   | UnsupportedExpr;
 
 export interface NumberLiteral {
@@ -571,8 +584,19 @@ export interface MatchExprArm {
 
 export interface MatchExpr {
   kind: 'MatchExpr';
+  /** For a guard match (`match { cond => value, … }`) a `true` literal at the `match` keyword. */
   subject: Expr;
   arms: MatchExprArm[];
+  /** `match { cond => value, … }`: no subject; the first arm whose condition is truthy wins. */
+  guards?: true;
+  span: Span;
+}
+
+/** `coll where cond`: the items of `coll` for which `cond` (the item as current record) is truthy. */
+export interface WhereExpr {
+  kind: 'Where';
+  collection: Expr;
+  condition: Expr;
   span: Span;
 }
 

@@ -66,6 +66,10 @@ export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void
       walkExpr(expr.collection, visit);
       walkExpr(expr.where, visit);
       return;
+    case 'Where':
+      walkExpr(expr.collection, visit);
+      walkExpr(expr.condition, visit);
+      return;
     default: {
       const unreachable: never = expr;
       return unreachable;
@@ -132,6 +136,10 @@ export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefine
     case 'AnyOf':
       checkExpr(ctx, file, expr.collection);
       checkExpr(ctx, file, expr.where);
+      return;
+    case 'Where':
+      checkExpr(ctx, file, expr.collection);
+      checkExpr(ctx, file, expr.condition);
       return;
     default: {
       const unreachable: never = expr;

@@ -2,6 +2,9 @@
  * Pipeline checks: every stage names a declared action, and every `jump` lands somewhere the
  * runtime can continue from — the first *sequential* stage of the pipeline that runs (the last
  * `run` line) whose action is the target (§C.8: parallel stages are not jump targets).
+ * A detour (`jump A then retry|continue`) runs A in place and comes back, so its target only has
+ * to be a declared action — in the pipeline or not (upstream's examples jump to a `RefreshToken`
+ * that no stage runs).
  */
 import type { MissionDecl, Pipeline } from './ast.js';
 import type { CheckContext } from './check-context.js';
@@ -32,13 +35,13 @@ export function checkJumps(ctx: CheckContext, mission: MissionDecl, jumps: reado
       if (name?.name) (stage.parallel ? parallel : sequential).add(name.name);
     }
   }
-  for (const { action, file } of jumps) {
+  for (const { action, file, detour } of jumps) {
     const target = action.name;
     if (!ctx.actions.has(target)) {
       ctx.unknown(file, 'E3010', 'action', action, ctx.actions.keys());
       continue;
     }
-    if (!running || sequential.has(target)) continue;
+    if (detour || !running || sequential.has(target)) continue;
     if (parallel.has(target)) {
       ctx.report(
         file,
@@ -53,7 +56,7 @@ export function checkJumps(ctx: CheckContext, mission: MissionDecl, jumps: reado
         'E3012',
         action.span,
         `Cannot jump to \`${target}\`: it is not a stage of the \`run\` pipeline`,
-        `add \`${target}\` to the \`run\` line`,
+        `add \`${target}\` to the \`run\` line, or come back after it: \`jump ${target} then retry\``,
       );
     }
   }

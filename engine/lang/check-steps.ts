@@ -8,12 +8,15 @@
  */
 import type { ActionDecl, Directive, FetchOptions, MatchStep, Name, Step, StoreStep } from './ast.js';
 import type { CheckContext } from './check-context.js';
+import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkExpr } from './check-expressions.js';
 import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
 
 export interface JumpRef {
   action: Name;
   file: string;
+  /** `jump A then retry|continue`: a detour through A, which then needs no stage of its own. */
+  detour: boolean;
 }
 
 export function checkAction(ctx: CheckContext, action: ActionDecl, jumps: JumpRef[]): void {
@@ -102,6 +105,9 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
         checkNumber(ctx, file, 'duration', step.duration.ms, 'nonNegative', step.duration.span);
       }
       return;
+    case 'Flow':
+      checkDirective(ctx, file, step.directive, jumps);
+      return;
     default: {
       const unreachable: never = step;
       void unreachable;
@@ -110,7 +116,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
 }
 
 function checkStoreName(ctx: CheckContext, file: string, name: Name | undefined): void {
-  if (!name?.name || ctx.stores.has(name.name)) return;
+  if (!name?.name || ctx.stores.has(name.name) || name.name === CHECKPOINT_STORE) return;
   ctx.unknown(file, 'E3007', 'store', name, ctx.stores.keys());
 }
 
@@ -239,7 +245,7 @@ function checkDirective(ctx: CheckContext, file: string, d: Directive | undefine
       checkStoreName(ctx, file, d.store);
       return;
     case 'Jump':
-      if (d.action?.name) jumps.push({ action: d.action, file });
+      if (d.action?.name) jumps.push({ action: d.action, file, detour: d.then !== undefined });
       return;
     default: {
       const unreachable: never = d;

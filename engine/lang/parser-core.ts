@@ -58,6 +58,13 @@ export class Parser {
   /** Index of the current token. */
   pos = 0;
   depth = 0;
+  /**
+   * Set just before parsing an expression that a `where` of its own construct follows
+   * (`for x in coll where …`, a match-expression pattern, `any of coll where …`): that
+   * expression must leave the `where` alone. Nested expressions (in parentheses, arguments)
+   * take `where` as a filter again.
+   */
+  noFilter = false;
   /** The list stack (see `mark`) and its height. */
   private readonly stack: unknown[] = [];
   private top = 0;

@@ -9,7 +9,7 @@ import type {
   StoreStep, ValidateStep,
 } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
-import { parseExpr } from './parser-expr.js';
+import { parseExpr, parseExprBeforeWhere } from './parser-expr.js';
 import {
   boolValue, intValue, parseFetchOptions, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet,
 } from './parser-options.js';
@@ -21,7 +21,8 @@ const METHODS: Readonly<Record<string, HttpMethod>> = {
 };
 
 const STEP_LIST = ['get', 'post', 'put', 'patch', 'delete', 'call', 'for', 'map', 'apply', 'validate', 'store', 'match', 'let', 'wait', 'pause'];
-export const STEP_WORDS: ReadonlySet<string> = new Set([...STEP_LIST, 'GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const DIRECTIVES: ReadonlySet<string> = new Set(['continue', 'skip', 'abort', 'retry', 'queue', 'jump']);
+export const STEP_WORDS: ReadonlySet<string> = new Set([...STEP_LIST, ...DIRECTIVES, 'GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Words that start a declaration or mission item: inside a step block they mean a missing "}". */
 const DECLARATION_WORDS: ReadonlySet<string> = new Set([
@@ -81,6 +82,10 @@ export function parseStep(p: Parser): Step {
       case 'wait': return parseWait(p);
       case 'pause': return parsePause(p);
     }
+    if (DIRECTIVES.has(text)) {
+      const directive = parseDirective(p);
+      return { kind: 'Flow', directive, span: directive.span };
+    }
   }
   const help = (isWord ? didYouMeanWord(p.textAt(p.pos), STEP_LIST) : undefined) ?? `a step starts with ${listWords(STEP_LIST)}`;
   return p.fail('E2004', 'a step', help);
@@ -106,7 +111,7 @@ function parseFor(p: Parser): ForStep {
   const start = p.startAt(p.advance());
   const variable = p.expectName('a loop variable name');
   p.expectWord('in', 'write `for item in collection { … }`');
-  const collection = parseExpr(p);
+  const collection = parseExprBeforeWhere(p);
   const step: ForStep = { kind: 'For', variable, collection, body: [], span: p.span(start) };
   if (p.eatWord('where')) step.where = parseExpr(p);
   if (p.eatWord('concurrency')) {
@@ -263,8 +268,6 @@ const MATCH_ARMS: BlockRules<undefined> = {
   // Arms are found again after an error by the comma that usually separates them.
   isItemStart: (p, i) => i > 0 && p.kindAt(i - 1) === ',',
 };
-
-const DIRECTIVES: ReadonlySet<string> = new Set(['continue', 'skip', 'abort', 'retry', 'queue', 'jump']);
 
 function parseArm(p: Parser): MatchArm {
   const start = p.start;

@@ -3,7 +3,7 @@
  * They compute from recorded inputs only, so on replay they simply run again; what they produce
  * for the inspector (`response`, a binding) travels in `step.completed`.
  */
-import type { ApplyStep, Directive, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
+import type { ApplyStep, Directive, FlowStep, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
@@ -111,6 +111,16 @@ function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRunti
       return schema !== undefined && matchesSchemaArray(subject, schema, rt.model.schemas);
     }
   }
+}
+
+/**
+ * A directive written as a step (`skip` in a loop body, `abort "…"` after a store in an arm
+ * block): the same meaning as the directive as an arm body; `queue` queues the current
+ * `response`. `continue` carries on with the next step.
+ */
+export async function runFlow(step: FlowStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  await directive(step.directive, frame.response, path, frame, rt);
+  return {};
 }
 
 async function directive(d: Directive, subject: unknown, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
