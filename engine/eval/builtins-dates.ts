@@ -1,14 +1,20 @@
 /**
- * Date built-ins: `addDays(date, n)` and `diffDays(a, b)` (the only date helpers of §D.6's
- * doc-only list we implement), and `fromUnix` (§D.6).
+ * Date built-ins: `addDays(date, n)` and `diffDays(a, b)` (date helpers of §D.6's doc-only list),
+ * `fromUnix` (§D.6), `parseDate(text)`, and the durations upstream's examples write as functions:
+ * `days(n)`, `hours(n)`, `minutes(n)`, `seconds(n)` are milliseconds, so `timestamp() - days(7)`
+ * and `(now() - .created_at) / days(1)` mean what they say.
  *
  * Invariant: calendar arithmetic is in UTC, so results never depend on the machine's time zone.
  */
-import { argInteger, type BuiltinImpl } from './builtin-support.js';
+import { argInteger, argNumber, finiteResult, type BuiltinImpl } from './builtin-support.js';
 import { parseIsoInstant } from './iso-dates.js';
 import { toInstantMs } from './operators.js';
 
 const DAY_MS = 86_400_000;
+
+function duration(unitMs: number): BuiltinImpl {
+  return (args, call) => finiteResult(call, argNumber(call, 0, args[0]) * unitMs);
+}
 
 function toIso(ms: number): string | null {
   const date = new Date(ms);
@@ -16,6 +22,20 @@ function toIso(ms: number): string | null {
 }
 
 export const DATE_BUILTINS: Record<string, BuiltinImpl> = {
+  days: duration(DAY_MS),
+  hours: duration(3_600_000),
+  minutes: duration(60_000),
+  seconds: duration(1_000),
+  /**
+   * The ISO instant of a date string (`YYYY-MM-DD`, an ISO timestamp with or without an offset,
+   * read as UTC without one) or of epoch milliseconds; null for anything else.
+   */
+  parseDate: ([x]) => {
+    if (typeof x === 'number') return Number.isFinite(x) ? toIso(x) : null;
+    if (typeof x !== 'string') return null;
+    const instant = parseIsoInstant(x.trim());
+    return instant === undefined ? null : toIso(instant.ms);
+  },
   /** ISO string of epoch seconds; a non-numeric or non-finite input (or one beyond year 275760) gives null. */
   fromUnix: (args) => {
     const [secs] = args;

@@ -81,6 +81,16 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
     if (typeof x === 'string') return parseNumericString(x) ?? null;
     return null;
   },
+  /** A decimal string such as "19.99" (or a number) as a number; null for anything else (as parseNumber). */
+  parseDecimal: ([x]) => {
+    if (typeof x === 'number') return Number.isFinite(x) ? x : null;
+    if (typeof x === 'string') return parseNumericString(x) ?? null;
+    return null;
+  },
+  /** The checkpoint store's record under a key; null when there is none (or no store to ask). */
+  'sync_state.get': (args, call) => call.ctx.inputs.syncState?.(String(args[0])) ?? null,
+  /** True unless the value is null or absent: `exists(categories[id])`, `exists(.email)`. */
+  exists: ([x]) => x !== null && x !== undefined,
   /** Strict conversion: null/undefined → null; a non-numeric value is an error (use parseNumber to get null). */
   toNumber: (args, call) => (args[0] === null || args[0] === undefined ? null : argNumber(call, 0, args[0])),
   /** Strings "false", "0", "no", "off" and "" (any case, trimmed) are false; other values by truthiness. */

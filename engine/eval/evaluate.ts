@@ -13,6 +13,7 @@ import type {
   Expr,
   MatchExpr,
   ObjectExpr,
+  WhereExpr,
   RefExpr,
   UnaryExpr,
   UnsupportedExpr,
@@ -57,6 +58,8 @@ export function evaluate(expr: Expr, ctx: EvalContext): unknown {
       return evaluateMatch(expr, ctx);
     case 'AnyOf':
       return evaluateAnyOf(expr, ctx);
+    case 'Where':
+      return evaluateWhere(expr, ctx);
     case 'Unsupported':
       throw unsupported(expr);
   }
@@ -202,6 +205,7 @@ function evaluateObject(expr: ObjectExpr, ctx: EvalContext): PlainObject {
  * is evaluated and compared with `===`. No matching arm gives `undefined`.
  */
 function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
+  if (expr.guards) return evaluateGuardMatch(expr, ctx);
   const subject = evaluate(expr.subject, ctx);
   for (const arm of expr.arms) {
     const pattern = arm.pattern;
@@ -216,6 +220,30 @@ function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
     return evaluate(arm.result, ctx);
   }
   return undefined;
+}
+
+/** `match { cond => value, … }`: the first arm whose condition (and guard) is truthy; `_` always is. */
+function evaluateGuardMatch(expr: MatchExpr, ctx: EvalContext): unknown {
+  for (const arm of expr.arms) {
+    const pattern = arm.pattern;
+    const wildcard = pattern === null || (isPlainName(pattern) && pattern.parts[0] === '_');
+    if (!wildcard && !isTruthy(evaluate(pattern!, ctx))) continue;
+    if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, ctx))) continue;
+    return evaluate(arm.result, ctx);
+  }
+  return undefined;
+}
+
+/**
+ * `coll where cond`: a new array of the items for which `cond` is truthy with the item as the
+ * current record (`.field` reads the item). A null or absent collection filters to `[]`; anything
+ * else that is not an array is a type error.
+ */
+function evaluateWhere(expr: WhereExpr, ctx: EvalContext): unknown[] {
+  const collection = evaluate(expr.collection, ctx);
+  if (collection === null || collection === undefined) return [];
+  if (!Array.isArray(collection)) throw typeError("'where'", 'array', collection, expr.collection.span);
+  return collection.filter((item) => isTruthy(evaluate(expr.condition, { ...ctx, current: item })));
 }
 
 function isPlainName(expr: Expr): expr is RefExpr {

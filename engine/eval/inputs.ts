@@ -12,6 +12,11 @@ export interface EvalInputs {
   random(): number;
   /** The value of an environment variable for `env("NAME")`, `undefined` when unset. */
   env(name: string): string | undefined;
+  /**
+   * The record under `key` in the checkpoint store (`sync_state.get(key)`), recorded for replay
+   * by whoever implements it; absent (and then every read is null) until the journal offers it.
+   */
+  syncState?(key: string): unknown;
 }
 
 export interface FixedInputsOptions {

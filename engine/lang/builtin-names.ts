@@ -52,7 +52,23 @@ export const BUILTIN_ARITY: Record<string, { min: number; max: number }> = {
   avg: { min: 1, max: Infinity },
   addDays: { min: 2, max: 2 },
   diffDays: { min: 2, max: 2 },
+  // Forms upstream's examples and docs use (docs/language.md)
+  exists: { min: 1, max: 1 },
+  parseDecimal: { min: 1, max: 1 },
+  parseDate: { min: 1, max: 1 },
+  days: { min: 1, max: 1 },
+  hours: { min: 1, max: 1 },
+  minutes: { min: 1, max: 1 },
+  seconds: { min: 1, max: 1 },
+  /** The checkpoint store read as a value (`sync_state.get("orders_last_sync")`); null before the first checkpoint. */
+  'sync_state.get': { min: 1, max: 1 },
 };
+
+/**
+ * The checkpoint store: upstream's examples read it (`sync_state.get(key)`) and write it
+ * (`store {…} -> sync_state { key: … }`) without declaring it, so the checker knows the name.
+ */
+export const CHECKPOINT_STORE = 'sync_state';
 
 export const BUILTIN_NAMES: ReadonlySet<string> = new Set(Object.keys(BUILTIN_ARITY));
 
@@ -75,7 +91,6 @@ export const UNSUPPORTED_BUILTIN_NAMES: ReadonlySet<string> = new Set([
   'omit',
   'merge',
   'toArray',
-  'parseDate',
   'formatDate',
   'year',
   'month',
@@ -86,10 +101,9 @@ export const UNSUPPORTED_BUILTIN_NAMES: ReadonlySet<string> = new Set([
   'subtractDays',
   'isBefore',
   'isAfter',
-  'days',
   'slugify',
   'generateId',
 ]);
 
 /** Built-ins whose result is not a pure function of their arguments (recorded for replay). */
-export const NONDETERMINISTIC_BUILTINS: ReadonlySet<string> = new Set(['now', 'timestamp', 'env']);
+export const NONDETERMINISTIC_BUILTINS: ReadonlySet<string> = new Set(['now', 'timestamp', 'env', 'sync_state.get']);

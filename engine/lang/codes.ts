@@ -44,7 +44,7 @@ export const CODES = {
 
   // --- E3xxx: static checks ---------------------------------------------------------------
   E3001: { severity: 'error', title: 'the file declares no mission' },
-  E3002: { severity: 'error', title: 'more than one mission in a file (only the first runs)' },
+  E3002: { severity: 'warning', title: 'more than one mission in a file (only the first runs; upstream accepts the file)' },
   E3003: { severity: 'error', title: 'the mission has no `run` pipeline' },
   E3004: { severity: 'warning', title: 'several `run` lines (the last one wins)' },
   E3005: { severity: 'warning', title: 'several `schedule`s (the last one wins)' },

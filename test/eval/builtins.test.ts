@@ -154,6 +154,25 @@ const cases: Case[] = [
   ['diffDays', ['2024-03-01', '2024-03-02'], -1],
   ['diffDays', ['2024-03-02T12:00:00Z', '2024-03-01T13:00:00Z'], 0],
   ['diffDays', ['2025-01-01', '2024-01-01'], 366],
+  // Forms upstream's examples use (docs/language.md)
+  ['exists', [0], true],
+  ['exists', [''], true],
+  ['exists', [null], false],
+  ['parseDecimal', ['19.99'], 19.99],
+  ['parseDecimal', [' 7 '], 7],
+  ['parseDecimal', ['12abc'], null],
+  ['parseDecimal', [null], null],
+  ['parseDate', ['2024-03-01'], '2024-03-01T00:00:00.000Z'],
+  ['parseDate', ['2024-03-01T10:00:00+02:00'], '2024-03-01T08:00:00.000Z'],
+  ['parseDate', ['2024-03-01 10:00'], '2024-03-01T10:00:00.000Z'],
+  ['parseDate', ['yesterday'], null],
+  ['parseDate', [0], '1970-01-01T00:00:00.000Z'],
+  ['days', [7], 604_800_000],
+  ['days', ['1'], 86_400_000],
+  ['hours', [1.5], 5_400_000],
+  ['minutes', [2], 120_000],
+  ['seconds', [30], 30_000],
+  ['sync_state.get', ['orders'], null],
 ];
 
 describe('built-ins', () => {
