@@ -71,7 +71,8 @@ function planWrites(
   ctx: EvalContext = evalContext(rt, frame, path),
 ): PlannedWrite[] {
   // Runs again for every record on replay (the keys are checked against the log): a plain loop.
-  const op = step.upsert ? 'upsert' : 'set';
+  // `partial: true` is a partial update: merged into the stored record like an upsert (merge.ts).
+  const op = step.upsert || step.partial === true ? 'upsert' : 'set';
   const writes: PlannedWrite[] = new Array<PlannedWrite>(items.length);
   for (let offset = 0; offset < items.length; offset++) {
     const item: unknown = items[offset];

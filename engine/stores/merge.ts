@@ -3,13 +3,17 @@
  * postgrest) applies, so that the same mission gives the same store contents on every backend.
  *
  * - 'set' replaces the record under the key.
- * - 'upsert' merges shallowly into the existing record: top-level fields of the new record win,
- *   fields it does not mention keep their old values, nested objects are replaced, not merged.
+ * - 'upsert' (and `partial: true`, which the store step turns into an upsert) applies the new
+ *   record to the existing one as a JSON Merge Patch (RFC 7386): objects are merged key by key at
+ *   every depth, arrays and other values replace what was there, and a field whose value is
+ *   `null` is deleted. Fields it does not mention keep their old values.
  * - A field whose value is `undefined` is "not given": it is dropped, never stored, and never
  *   erases an existing value (JSON cannot represent it, so keeping it would make the in-memory
  *   and the on-disk record differ).
  * - `partial: true|false` on the step adds `_partial` with that boolean to the record.
  * None of these functions mutates its inputs (the original mutated the mission's source object).
+ * engine/log/sqlite/table-store.ts applies the same rule to sql/nosql tables (it sits a layer
+ * below and cannot import this; test/stores/merge-kinds.int.test.ts holds every kind to it).
  */
 
 export type StoreOp = 'set' | 'upsert';
@@ -39,12 +43,38 @@ export function prepareRecord(record: Record<string, unknown>, partial?: boolean
   return out;
 }
 
-/** Shallow merge, later wins, `undefined` fields ignored. */
+/** `incoming` applied to `existing` as a JSON Merge Patch (RFC 7386); `undefined` fields ignored. */
 export function mergeUpsert(
   existing: Record<string, unknown> | undefined,
   incoming: Record<string, unknown>,
 ): Record<string, unknown> {
-  return { ...(existing === undefined ? {} : stripUndefined(existing)), ...stripUndefined(incoming) };
+  return mergePatch(existing, incoming) as Record<string, unknown>;
+}
+
+/** RFC 7386 MergePatch(target, patch), with `undefined` meaning "not given". */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: Record<string, unknown> = {};
+  if (isObject(target)) {
+    for (const key of Object.keys(target)) if (target[key] !== undefined) define(out, key, target[key]);
+  }
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    if (value === null) delete out[key];
+    else define(out, key, mergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value));
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function define(out: Record<string, unknown>, key: string, value: unknown): void {
+  // Assigning "__proto__" would set the prototype: define it, so it stays a data field.
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /** The record as stored after applying `op` with `incoming` on top of `existing`. */

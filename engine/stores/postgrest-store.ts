@@ -1,9 +1,13 @@
 /**
  * `postgrest("table")` stores: rows in a real PostgREST endpoint (Supabase and the like).
  *
- * - upsert → `POST /<table>?on_conflict=<keyColumn>` with `Prefer: resolution=merge-duplicates`:
- *   PostgreSQL's `INSERT … ON CONFLICT DO UPDATE` on the columns sent, so columns absent from the
- *   record keep their values.
+ * - upsert → the row is read (`GET ?<keyColumn>=eq.<key>`), the record applied to it as a JSON
+ *   Merge Patch (merge.ts: the rule of every store kind — nested objects, i.e. json columns,
+ *   merged key by key, arrays replaced, null deletes), and the result written with `PUT`. A
+ *   field the patch deletes is a column the PUT leaves out, which the database sets to its
+ *   default (NULL): a row cannot lose a column. Re-applying the same patch gives the same row.
+ *   With no row yet: `POST /<table>?on_conflict=<keyColumn>` with
+ *   `Prefer: resolution=merge-duplicates`, so a row another writer created meanwhile is merged.
  * - set    → `PUT /<table>?<keyColumn>=eq.<key>`: PostgREST's single-row upsert, which replaces
  *   the whole row.
  * Both are idempotent by key, which is what makes a replayed write harmless. Writes go one
@@ -13,6 +17,7 @@
  */
 import { TransportError, type HttpRequest, type HttpResponse, type HttpTransport } from '../env/env.js';
 import { assertRecord, describeValue } from './keys.js';
+import { mergeUpsert } from './merge.js';
 import { StoreError } from './store-error.js';
 import { compareKeys, type ExternalStore, type StoredRecord, type StoreWrite } from './store-adapter.js';
 
@@ -97,9 +102,15 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
     const row = { ...write.record, [keyColumn]: own ?? write.key };
     let answer: unknown;
     switch (write.op) {
-      case 'upsert':
-        answer = await send('POST', `${base}?on_conflict=${keyColumn}`, row, 'resolution=merge-duplicates,return=representation');
+      case 'upsert': {
+        const existing = await get(write.key);
+        if (existing === undefined) {
+          answer = await send('POST', `${base}?on_conflict=${keyColumn}`, mergeUpsert(undefined, row), 'resolution=merge-duplicates,return=representation');
+        } else {
+          answer = await send('PUT', byKey(write.key), { ...mergeUpsert(existing, row), [keyColumn]: existing[keyColumn] ?? row[keyColumn] }, 'return=representation');
+        }
         break;
+      }
       case 'set':
         answer = await send('PUT', byKey(write.key), row, 'return=representation');
         break;

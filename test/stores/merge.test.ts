@@ -15,8 +15,11 @@ describe('resolveStoredRecord', () => {
     { name: 'upsert on empty', op: 'upsert', incoming: { a: 1 }, expected: { a: 1 } },
     { name: 'upsert keeps fields it does not mention', op: 'upsert', existing: { a: 1, b: 2 }, incoming: { b: 3, c: 4 }, expected: { a: 1, b: 3, c: 4 } },
     { name: 'upsert: undefined does not erase', op: 'upsert', existing: { a: 1, b: 2 }, incoming: { b: undefined }, expected: { a: 1, b: 2 } },
-    { name: 'upsert: null does erase', op: 'upsert', existing: { a: 1, b: 2 }, incoming: { b: null }, expected: { a: 1, b: null } },
-    { name: 'upsert is shallow: nested objects are replaced', op: 'upsert', existing: { n: { x: 1, y: 2 } }, incoming: { n: { x: 5 } }, expected: { n: { x: 5 } } },
+    { name: 'upsert: null deletes the field (RFC 7386)', op: 'upsert', existing: { a: 1, b: 2 }, incoming: { b: null }, expected: { a: 1 } },
+    { name: 'upsert merges nested objects key by key', op: 'upsert', existing: { n: { x: 1, y: 2 } }, incoming: { n: { x: 5 } }, expected: { n: { x: 5, y: 2 } } },
+    { name: 'upsert: null deletes a nested field', op: 'upsert', existing: { p: { email: 'e', phone: 't' } }, incoming: { p: { phone: null } }, expected: { p: { email: 'e' } } },
+    { name: 'upsert: an object replaces a scalar, a scalar an object', op: 'upsert', existing: { a: 1, b: { c: 1 } }, incoming: { a: { x: 1 }, b: 2 }, expected: { a: { x: 1 }, b: 2 } },
+    { name: 'upsert: nulls inside a new nested object are dropped', op: 'upsert', existing: {}, incoming: { p: { a: null, b: 1 } }, expected: { p: { b: 1 } } },
     { name: 'upsert replaces arrays', op: 'upsert', existing: { tags: [1, 2] }, incoming: { tags: [3] }, expected: { tags: [3] } },
   ];
   for (const c of cases) {

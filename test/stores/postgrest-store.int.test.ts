@@ -29,11 +29,11 @@ async function storeError(promise: Promise<unknown>): Promise<StoreError> {
 }
 
 describe('postgrest store: requests', () => {
-  it('upsert sends POST ?on_conflict with merge-duplicates, the key column and both auth headers', async () => {
+  it('upsert of a new row reads it, then sends POST ?on_conflict with merge-duplicates, the key column and both auth headers', async () => {
     const out = await store.write([{ key: 'o1', record: { total: 5, status: 'new' }, op: 'upsert' }]);
     expect(out).toStrictEqual([{ key: 'o1', record: { total: 5, status: 'new', id: 'o1' } }]);
-    expect(server.requests).toHaveLength(1);
-    const [req] = server.requests;
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual(['GET /orders?id=eq.o1', 'POST /orders?on_conflict=id']);
+    const req = server.requests[1];
     expect(req!.method).toBe('POST');
     expect(req!.url).toBe('/orders?on_conflict=id');
     expect(req!.headers['prefer']).toBe('resolution=merge-duplicates,return=representation');
@@ -47,7 +47,7 @@ describe('postgrest store: requests', () => {
   it('set sends PUT ?<key>=eq.<key> (URL-encoded) with the full record and replaces the row', async () => {
     await store.write([{ key: 'a b&c', record: { total: 5, status: 'new' }, op: 'upsert' }]);
     const out = await store.write([{ key: 'a b&c', record: { status: 'void' }, op: 'set' }]);
-    const put = server.requests[1]!;
+    const put = server.requests[2]!;
     expect(put.method).toBe('PUT');
     expect(put.url).toBe('/orders?id=eq.a%20b%26c');
     expect(put.headers['prefer']).toBe('return=representation');
@@ -60,6 +60,13 @@ describe('postgrest store: requests', () => {
     await store.write([{ key: 'o1', record: { total: 5, status: 'new' }, op: 'set' }]);
     const [merged] = await store.write([{ key: 'o1', record: { status: 'paid' }, op: 'upsert' }]);
     expect(merged!.record).toStrictEqual({ total: 5, status: 'paid', id: 'o1' });
+  });
+
+  it('upsert of an existing row is a JSON Merge Patch: json columns merged key by key, arrays replaced, null deletes; then PUT', async () => {
+    await store.write([{ key: 'o1', record: { meta: { a: 1, b: { c: 2, d: 3 } }, tags: ['x'], note: 'n', total: 1 }, op: 'set' }]);
+    const [merged] = await store.write([{ key: 'o1', record: { meta: { b: { d: 4 } }, tags: ['y'], note: null }, op: 'upsert' }]);
+    expect(merged!.record).toStrictEqual({ meta: { a: 1, b: { c: 2, d: 4 } }, tags: ['y'], total: 1, id: 'o1' });
+    expect(server.requests.slice(1).map((r) => `${r.method} ${r.url}`)).toStrictEqual(['GET /orders?id=eq.o1', 'PUT /orders?id=eq.o1']);
   });
 
   it('is idempotent: replaying a batch leaves the same rows', async () => {
@@ -81,12 +88,16 @@ describe('postgrest store: requests', () => {
       { key: 'o2', record: { total: 2, id: 'o2' } },
     ]);
     expect(server.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual([
+      'GET /orders?id=eq.o1',
       'POST /orders?on_conflict=id',
       'PUT /orders?id=eq.o2',
-      'POST /orders?on_conflict=id',
-      'POST /orders?on_conflict=id',
+      'GET /orders?id=eq.o1',
+      'PUT /orders?id=eq.o1',
+      'GET /orders?id=eq.o1',
+      'PUT /orders?id=eq.o1',
       'PUT /orders?id=eq.o2',
-      'POST /orders?on_conflict=id',
+      'GET /orders?id=eq.o1',
+      'PUT /orders?id=eq.o1',
       'GET /orders?order=id',
     ]);
   });
@@ -96,7 +107,7 @@ describe('postgrest store: requests', () => {
       { key: '10', record: { id: 10, n: 'ten' }, op: 'upsert' },
       { key: '9', record: { id: 9, n: 'nine' }, op: 'upsert' },
     ]);
-    expect((server.requests[0]!.body as { id: unknown }).id).toBe(10);
+    expect((server.requests[1]!.body as { id: unknown }).id).toBe(10);
     expect((await store.list()).map((r) => r.key)).toStrictEqual(['10', '9']);
     expect(await store.get('9')).toStrictEqual({ id: 9, n: 'nine' });
     expect(server.requests.at(-1)!.url).toBe('/orders?id=eq.9');
@@ -109,9 +120,9 @@ describe('postgrest store: requests', () => {
       const items = openPostgrestStore({ url: skuServer.url, table: 'items', keyColumn: 'sku' }, fetchTransport, 5_000);
       await items.write([{ key: 'X-1', record: { qty: 3 }, op: 'upsert' }]);
       await items.write([{ key: 'X-1', record: { qty: 4 }, op: 'set' }]);
-      expect(skuServer.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual(['POST /items?on_conflict=sku', 'PUT /items?sku=eq.X-1']);
-      expect(skuServer.requests[0]!.headers['apikey']).toBeUndefined(); // no key configured, none sent
-      expect(skuServer.requests[0]!.headers['authorization']).toBeUndefined();
+      expect(skuServer.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual(['GET /items?sku=eq.X-1', 'POST /items?on_conflict=sku', 'PUT /items?sku=eq.X-1']);
+      expect(skuServer.requests[1]!.headers['apikey']).toBeUndefined(); // no key configured, none sent
+      expect(skuServer.requests[1]!.headers['authorization']).toBeUndefined();
       expect(await items.list()).toStrictEqual([{ key: 'X-1', record: { qty: 4, sku: 'X-1' } }]);
     } finally {
       await skuServer.close();
@@ -122,7 +133,7 @@ describe('postgrest store: requests', () => {
     server.noRepresentation = true;
     const out = await store.write([{ key: 'o1', record: { total: 5 }, op: 'upsert' }]);
     expect(out).toStrictEqual([{ key: 'o1', record: { total: 5, id: 'o1' } }]);
-    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual(['POST /orders?on_conflict=id', 'GET /orders?id=eq.o1']);
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual(['GET /orders?id=eq.o1', 'POST /orders?on_conflict=id', 'GET /orders?id=eq.o1']);
   });
 });
 
@@ -132,7 +143,7 @@ describe('postgrest store: failures', () => {
     const err = await storeError(wrong.write([{ key: 'o1', record: {}, op: 'upsert' }]));
     expect(err.code).toBe('store.http');
     expect(err.retryable).toBe(false);
-    expect(err.message).toContain(`PostgREST POST ${server.url}/orders?on_conflict=id answered 401`);
+    expect(err.message).toContain(`PostgREST GET ${server.url}/orders?id=eq.o1 answered 401`);
     expect(err.message).toContain('Invalid API key');
     expect(err.message).not.toContain('nope');
     expect(server.rows.size).toBe(0);

@@ -60,7 +60,7 @@ function projectValue(value: unknown): string | number | null {
   }
 }
 
-/** Shallow merge, later wins, undefined ignored: the same rule as engine/stores/merge.ts (a layer above us). */
+/** A record without its undefined fields ("not given"). */
 function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
   // Callers never mutate the result (it is merged into a new object or serialised), so a record
   // without undefined fields — nearly all of them — is used as it is instead of being copied.
@@ -70,6 +70,32 @@ function stripUndefined(record: Record<string, unknown>): Record<string, unknown
     }
   }
   return record;
+}
+
+/**
+ * JSON Merge Patch (RFC 7386), `undefined` = not given: objects merged key by key, arrays and
+ * other values replace, `null` deletes. The same rule as engine/stores/merge.ts (a layer above us).
+ */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = {};
+  const define = (key: string, value: unknown): void => {
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  };
+  if (typeof target === 'object' && target !== null && !Array.isArray(target)) {
+    for (const key of Object.keys(target)) {
+      const value = (target as Record<string, unknown>)[key];
+      if (value !== undefined) define(key, value);
+    }
+  }
+  for (const key of Object.keys(patch)) {
+    const value = (patch as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (value === null) delete out[key];
+    else define(key, mergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value));
+  }
+  return out;
 }
 
 interface SqlTableShape {
@@ -102,7 +128,7 @@ export class TableStores {
         break;
       case 'upsert': {
         const existing = this.get(write.storeKind, write.table, write.key);
-        stored = { ...(existing ?? {}), ...incoming };
+        stored = mergePatch(existing, incoming) as Record<string, unknown>;
         break;
       }
       default: {
