@@ -310,6 +310,14 @@ describe('schema and opening', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(() => db.prepare("UPDATE reqon_events SET type = 'x' WHERE run_id = 'r1'").run()).toThrow(/append-only/);
       expect(() => db.prepare("DELETE FROM reqon_events WHERE run_id = 'r1'").run()).toThrow(/append-only/);
+      // REPLACE deletes the old row without the delete trigger: refused by an insert trigger.
+      const before = db.prepare("SELECT type, payload FROM reqon_events WHERE run_id = 'r1' AND seq = 1").get();
+      for (const verb of ['INSERT OR REPLACE', 'REPLACE', 'INSERT OR IGNORE', 'INSERT']) {
+        expect(() =>
+          db.prepare(`${verb} INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at) VALUES ('r1', 1, 'x', '', '{}', 1)`).run(),
+        ).toThrow(/append-only: an event is never replaced/);
+      }
+      expect(db.prepare("SELECT type, payload FROM reqon_events WHERE run_id = 'r1' AND seq = 1").get()).toEqual(before);
     } finally {
       db.close();
     }
