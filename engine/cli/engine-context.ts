@@ -10,7 +10,9 @@ import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { openLog, type EventLog, type MissionFiles } from '../log/log.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
+import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../steps/http/credentials.js';
 import { CliError } from './cli-error.js';
+import { EXIT_USAGE } from './exit-codes.js';
 import type { CliIo } from './command-module.js';
 
 export const DEFAULT_DB = join('.reqon', 'reqon.db');
@@ -22,12 +24,65 @@ export function dbPath(option: unknown): string {
 
 export async function openCliLog(option: unknown): Promise<EventLog> {
   const path = dbPath(option);
-  if (!/^postgres(ql)?:\/\//i.test(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
+  refuseUnsupportedDb(path);
+  mkdirSync(dirname(resolve(path)), { recursive: true });
   return openLog(path);
+}
+
+/**
+ * `--db postgres://…` (or `$REQON_DB`): the PostgreSQL log backend does not exist yet, so it is
+ * a usage error — one line, exit 2 — before anything is opened or created. The URL is not
+ * repeated: it may carry a password.
+ */
+export function refuseUnsupportedDb(path: string): void {
+  if (/^postgres(ql)?:\/\//i.test(path)) {
+    throw new CliError(
+      '--db postgres://…: the PostgreSQL log backend is not available yet; give a SQLite file path instead, e.g. --db .reqon/reqon.db (or unset $REQON_DB)',
+      EXIT_USAGE,
+    );
+  }
 }
 
 export function cliEnv(): Env {
   return createRealEnv(process.env);
+}
+
+/**
+ * `--source NAME=URL`, repeated. A URL with a user name or password is refused: the run
+ * remembers its sources, so a password there would be stored; credentials go in `--auth`.
+ */
+export function collectSources(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const pairs = collectPairs(value, previous);
+  const name = value.slice(0, value.indexOf('='));
+  let url: URL | undefined;
+  try {
+    url = new URL(pairs[name]!);
+  } catch {
+    // Not a URL at all: the run says so when it uses the source.
+  }
+  if (url && (url.username !== '' || url.password !== '')) {
+    throw new CliError(`--source ${name}: the URL carries a user name or password, which would be stored with the run; give the URL without them and put the credentials in an --auth file (e.g. {"${name}": {"type": "basic", "username": "…", "password": "…"}})`);
+  }
+  return pairs;
+}
+
+/**
+ * Reads and checks an `--auth` file before any run exists (a bad file must not leave a run
+ * behind), warning about credentials too short to be told apart from data. Messages never
+ * contain a secret's characters.
+ */
+export function checkAuthFile(path: string, env: Env, io: CliIo): void {
+  let credentials;
+  try {
+    credentials = loadCredentialsFile(path, env.vars);
+  } catch (e) {
+    if (e instanceof CredentialsError) throw new CliError(e.message);
+    throw e;
+  }
+  for (const [source, entry] of Object.entries(credentials)) {
+    const warning = shortSecretWarning(source, entry);
+    if (warning) io.stderr(`${warning}\n`);
+  }
 }
 
 /** Collects a repeated `NAME=VALUE` flag into a record (commander's variadic accumulator). */

@@ -56,28 +56,28 @@ describe('redactor on the hot path', () => {
     let asked = 0;
     const r = createRedactor(() => {
       asked++;
-      return ['s3cr3t'];
+      return ['s3cr3t-long'];
     });
     const rec = r.request({
       method: 'GET',
-      url: 'http://h.test/x?token=1&q=s3cr3t',
-      headers: { A: 's3cr3t', B: '2', C: '3', Authorization: 'Bearer s3cr3t' },
-      body: { v: 's3cr3t' },
+      url: 'http://h.test/x?token=1&q=s3cr3t-long',
+      headers: { A: 's3cr3t-long', B: '2', C: '3', Authorization: 'Bearer s3cr3t-long' },
+      body: { v: 's3cr3t-long' },
     });
     expect(asked).toBe(1);
-    expect(JSON.stringify(rec)).not.toContain('s3cr3t');
-    r.response({ status: 200, headers: { 'x-a': 's3cr3t', 'x-b': '1', 'set-cookie': 'c' }, body: ['s3cr3t'] });
+    expect(JSON.stringify(rec)).not.toContain('s3cr3t-long');
+    r.response({ status: 200, headers: { 'x-a': 's3cr3t-long', 'x-b': '1', 'set-cookie': 'c' }, body: ['s3cr3t-long'] });
     expect(asked).toBe(2);
   });
 
   it('records a response body as is when there is no secret, and a redacted copy when there is', () => {
     const body = { items: [{ id: 1, name: 'a' }], next: 'cursor' };
     expect(createRedactor([]).response({ status: 200, headers: {}, body }).body).toBe(body);
-    const withSecret = { items: [{ id: 1, name: 'has s3cr3t' }] };
-    const recorded = createRedactor(['s3cr3t']).response({ status: 200, headers: {}, body: withSecret }).body;
+    const withSecret = { items: [{ id: 1, name: 'has s3cr3t-long' }] };
+    const recorded = createRedactor(['s3cr3t-long']).response({ status: 200, headers: {}, body: withSecret }).body;
     expect(recorded).not.toBe(withSecret);
     expect(recorded).toEqual({ items: [{ id: 1, name: `has ${REDACTED}` }] });
-    expect(withSecret.items[0]!.name).toBe('has s3cr3t');
+    expect(withSecret.items[0]!.name).toBe('has s3cr3t-long');
   });
 
   it('always copies a request body (the mission may still hold it)', () => {
@@ -88,8 +88,8 @@ describe('redactor on the hot path', () => {
   });
 
   it('a `__proto__` key in a redacted body or header stays an own property, not a prototype', () => {
-    const parsed = JSON.parse('{"__proto__": {"x": "s3cr3t"}, "y": 1}') as Record<string, unknown>;
-    const recorded = createRedactor(['s3cr3t']).response({ status: 200, headers: JSON.parse('{"__proto__": "h"}') as Record<string, string>, body: parsed });
+    const parsed = JSON.parse('{"__proto__": {"x": "s3cr3t-long"}, "y": 1}') as Record<string, unknown>;
+    const recorded = createRedactor(['s3cr3t-long']).response({ status: 200, headers: JSON.parse('{"__proto__": "h"}') as Record<string, string>, body: parsed });
     const out = recorded.body as Record<string, unknown>;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({ x: REDACTED });

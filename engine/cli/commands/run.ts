@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startRun } from '../../executor/run-mission.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { cliEnv, collectPairs, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { checkAuthFile, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportRunError } from '../run-output.js';
 
@@ -14,7 +14,7 @@ export const command: CommandModule = {
   configure(cmd: Command): void {
     cmd
       .argument('<mission>', 'mission file (.vague, .reqon) or mission folder')
-      .option('--source <NAME=URL>', "override a source's base URL (repeatable)", collectPairs, {})
+      .option('--source <NAME=URL>', "override a source's base URL (repeatable)", collectSources, {})
       .option('--auth <file>', 'credentials file (JSON, with $VAR interpolation)')
       .option('--env <K=V>', 'an environment value for env("K") (repeatable)', collectPairs, {})
       .option('--crash-at <point>', 'kill this process with SIGKILL at POINT[:N] (before-effect, after-effect, mid-store, after-checkpoint, before-wait, random)')
@@ -26,6 +26,7 @@ export const command: CommandModule = {
     const env = cliEnv();
     const files = readMissionFiles(args[0] as string);
     const crash = crashPlanOption(options.crashAt, env, io);
+    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const log = await openCliLog(options.db);
     try {
       const result = await startRun(

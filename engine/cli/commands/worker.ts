@@ -19,7 +19,7 @@ import {
 import { Worker } from '../../worker/worker.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { cliEnv, collectPairs, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { checkAuthFile, cliEnv, collectPairs, collectSources, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { progressTo, reportRunError } from '../run-output.js';
 
@@ -27,7 +27,7 @@ export const command: CommandModule = {
   configure(cmd: Command): void {
     cmd
       .argument('[missions...]', 'mission files or folders whose `schedule:` this worker registers')
-      .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectPairs, {})
+      .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectSources, {})
       .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectPairs, {})
       .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
       .option('--once', 'stop when idle (nothing due, nothing running)')
@@ -44,6 +44,7 @@ export const command: CommandModule = {
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const env = cliEnv();
     const missions = ((args[0] as string[] | undefined) ?? []).map((path) => readMissionFiles(path));
+    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const log = await openCliLog(options.db);
     const progress = progressTo(io, options.quiet === true);
     try {

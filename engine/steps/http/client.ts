@@ -23,7 +23,7 @@ import { AuthRefreshError } from './auth.js';
 import type { BreakerOptions, CircuitBreaker } from './circuit-breaker.js';
 import type { RateLimitOptions, RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
-import { createRedactor } from './redact.js';
+import { createRedactor, RedactionError } from './redact.js';
 import type { QueryParams } from './request-builder.js';
 import { buildRequest, headerValue } from './request-builder.js';
 import type { AttemptOutcome, Decision, RetryPolicy } from './retry-policy.js';
@@ -164,6 +164,17 @@ export function endpointOf(path: string): string {
 }
 
 export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks = {}): Promise<HttpResult> {
+  try {
+    return await attemptUntilDecided(spec, deps, hooks);
+  } catch (err) {
+    // Only a request body the mission built can be too deep (responses are limited where they
+    // enter, far below), and it is redacted before anything is sent: nothing went out.
+    if (!(err instanceof RedactionError)) throw err;
+    throw new FetchError({ message: `${spec.method} ${spec.base}${spec.path} was not sent: ${err.message}`, code: 'unrecordable', retryable: false, attempts: 0 });
+  }
+}
+
+async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks): Promise<HttpResult> {
   const { clock, random, http } = deps.env;
   const policy = policyOf(spec.retry);
   const timeoutMs = policy.timeout ?? spec.sourceTimeout ?? DEFAULT_TIMEOUT_MS;

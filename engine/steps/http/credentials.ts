@@ -9,6 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { AuthKind } from '../../lang/ast.js';
+import { MIN_SECRET_LENGTH } from './redact.js';
 
 export type Credentials =
   | { type: 'bearer'; token: string }
@@ -45,7 +46,8 @@ export function interpolateVars(text: string, vars: Vars, where: string): string
   return text.replace(VAR_PATTERN, (match, braced?: string, fallback?: string, bad?: string, bare?: string) => {
     if (match === '$$') return '$';
     if (bad !== undefined) {
-      throw new CredentialsError(`${where}: malformed variable reference "${match}"; write \${NAME} or \${NAME:-default}`);
+      // The reference is not quoted: what follows `${` may be the secret itself.
+      throw new CredentialsError(`${where}: malformed variable reference (a "\${" without a valid NAME and "}"); write \${NAME} or \${NAME:-default}`);
     }
     const name = (braced ?? bare)!;
     const value = vars[name];
@@ -104,6 +106,17 @@ function parseEntry(source: string, raw: unknown, file: string, vars: Vars): Cre
   return out as unknown as Credentials;
 }
 
+/**
+ * Where JSON.parse gave up, as `line L, column C` — from the position in its message, never the
+ * excerpt of the text it quotes (where the secrets are) — or nothing when it names no position.
+ */
+function whereJsonBreaks(text: string, message: string): string {
+  const at = /at position (\d+)/.exec(message);
+  if (!at) return '';
+  const before = text.slice(0, Number(at[1]));
+  return ` at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -116,7 +129,8 @@ export function parseCredentialsFile(text: string, file: string, vars: Vars): Cr
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new CredentialsError(`${file}: not valid JSON (${(err as Error).message})`);
+    // JSON.parse's message may quote the text around the error, which is where the secrets are.
+    throw new CredentialsError(`${file}: not valid JSON${whereJsonBreaks(text, (err as Error).message)}; its content is not shown, as it holds secrets`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CredentialsError(`${file}: expected an object keyed by source name but got: ${describe(parsed)}`);
@@ -251,6 +265,17 @@ export function resolveCredentials(input: ResolveCredentialsInput): Credentials 
     );
   }
   return found;
+}
+
+/**
+ * Credentials too short to be secrets (under MIN_SECRET_LENGTH): they are redacted only where
+ * credentials go (headers, query values), not searched for in data. One warning per source, or
+ * undefined.
+ */
+export function shortSecretWarning(source: string, credentials: Credentials | undefined): string | undefined {
+  const short = secretsOf(credentials).some((s) => s.length < MIN_SECRET_LENGTH);
+  if (!short) return undefined;
+  return `warning: a credential of source "${source}" is shorter than ${MIN_SECRET_LENGTH} characters, too short to be told apart from data; it is redacted in headers and query parameters only`;
 }
 
 /** Every secret value in a credential set (for redaction). */

@@ -1,21 +1,38 @@
 /**
  * Removes secrets from requests and responses before they are recorded or shown.
  *
- * Two rules, both applied everywhere a recording is made:
+ * Three rules, applied everywhere a recording is made:
  * 1. by name: headers Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-API-Key, and any
  *    header or query parameter whose name contains token, secret, password, api_key/apikey;
- * 2. by value: every known secret (and its URL-encoded forms) wherever it appears — URL, header
- *    values, body strings, nested JSON.
+ * 2. by value: every known secret of at least MIN_SECRET_LENGTH characters (and its URL-encoded
+ *    forms) wherever it appears — URL, header values, body strings, nested JSON;
+ * 3. by position: a shorter secret only where credentials go — a whole header value or a whole
+ *    query parameter value. Searched for in data, a short one rewrites records that merely
+ *    coincide with it (the token `a` turned the record id "a" into "[REDACTED]").
  * Bodies are redacted by value only: a response field such as `next_page_token` is data the
  * mission reads (a cursor) and must replay exactly.
  *
- * Invariant: the output of `request()`/`response()` contains none of the secrets given.
+ * Invariants: the output of `request()`/`response()` contains none of the secrets given (short
+ * ones: not where credentials go); a value nested too deep to inspect is never recorded — the
+ * redactor throws `RedactionError` instead of passing it through.
  */
 
 import { setOwn } from '../../eval/values.js';
 import type { RecordedRequest, RecordedResponse } from '../../log/events.js';
 
 export const REDACTED = '[REDACTED]';
+/** Secrets shorter than this are redacted by position only (rule 3); credentials.ts warns about them. */
+export const MIN_SECRET_LENGTH = 8;
+/** Far beyond any JSON a run accepts (MAX_JSON_DEPTH); a value deeper than this is refused, not recorded. */
+export const MAX_REDACT_DEPTH = 1024;
+
+/** A value the redactor could not inspect whole: it must not be recorded. */
+export class RedactionError extends Error {
+  constructor() {
+    super(`a value nested deeper than ${MAX_REDACT_DEPTH} levels cannot be checked for secrets, so it is not recorded`);
+    this.name = 'RedactionError';
+  }
+}
 
 const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 const SENSITIVE_PART = /token|secret|passw(or)?d|api[-_]?key|apikey/i;
@@ -72,6 +89,8 @@ function escapeRegExp(s: string): string {
 export function createRedactor(secrets: readonly string[] | (() => readonly string[])): Redactor {
   let cacheKey = '';
   let pattern: RegExp | undefined;
+  /** Secrets below MIN_SECRET_LENGTH, in every form: matched only as whole header or query values. */
+  let short: ReadonlySet<string> = new Set();
 
   const currentPattern = (): RegExp | undefined => {
     const given = typeof secrets === 'function' ? secrets() : secrets;
@@ -79,17 +98,22 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
     if (given.length === 0) {
       cacheKey = '';
       pattern = undefined;
+      short = new Set();
       return undefined;
     }
     const list = given.filter((s) => s.length > 0);
     const key = list.join('\u0000');
     if (key !== cacheKey) {
       cacheKey = key;
-      const all = [...new Set(list.flatMap(variants))].sort((a, b) => b.length - a.length);
+      const long = list.filter((s) => s.length >= MIN_SECRET_LENGTH);
+      short = new Set(list.filter((s) => s.length < MIN_SECRET_LENGTH).flatMap(variants));
+      const all = [...new Set(long.flatMap(variants))].sort((a, b) => b.length - a.length);
       pattern = all.length ? new RegExp(all.map(escapeRegExp).join('|'), 'g') : undefined;
     }
     return pattern;
   };
+  /** Rule 3: a whole header or query value that is a short secret. */
+  const isShortSecret = (value: string): boolean => short.size > 0 && short.has(value);
 
   // Each entry point looks the pattern up once and hands it down: the lookup asks the secrets
   // getter (every auth session) for its list, and a request has a dozen strings to redact.
@@ -114,7 +138,7 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
         } catch {
           // keep the raw name: a malformed escape is still checked as written
         }
-        return eq >= 0 && isSensitiveName(name) ? `${rawName}=${REDACTED}` : pair;
+        return eq >= 0 && (isSensitiveName(name) || isShortSecret(pair.slice(eq + 1))) ? `${rawName}=${REDACTED}` : pair;
       });
       out = `${out.slice(0, q)}?${pairs.join('&')}${rest}`;
     }
@@ -123,13 +147,14 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
 
   const headersWith = (p: RegExp | undefined, h: Record<string, string>): Record<string, string> => {
     const out: Record<string, string> = {};
-    for (const name of Object.keys(h)) setOwn(out, name, isSensitiveName(name) ? REDACTED : textWith(p, h[name]!));
+    for (const name of Object.keys(h)) setOwn(out, name, isSensitiveName(name) || isShortSecret(h[name]!) ? REDACTED : textWith(p, h[name]!));
     return out;
   };
 
   const valueWith = (p: RegExp | undefined, v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return p ? v.replace(p, REDACTED) : v;
-    if (v === null || typeof v !== 'object' || depth > 200) return v;
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= MAX_REDACT_DEPTH) throw new RedactionError();
     if (Array.isArray(v)) return v.map((x) => valueWith(p, x, depth + 1));
     const obj = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};

@@ -87,6 +87,7 @@ export type FetchErrorCode =
   | 'not-idempotent'
   | 'invalid-body'
   | 'too-large'
+  | 'unrecordable'
   | 'auth-refresh';
 
 export type AttemptOutcome =

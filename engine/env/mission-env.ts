@@ -1,0 +1,25 @@
+/**
+ * What a mission's `env("NAME")` may read: the run's own `--env` values, and from the process
+ * environment only `REQON_*` variables — never the rest of it (HOME, AWS_SECRET_ACCESS_KEY, a
+ * CI's tokens…), which a mission has no business seeing and whose values would reach the log.
+ * A `REQON_*` value whose name marks a credential (TOKEN, SECRET, PASSWORD, API_KEY…) is a
+ * secret: the run's redactor must know it (`credentialEnvValues`).
+ */
+const VISIBLE_PREFIX = 'REQON_';
+const CREDENTIAL_NAME = /token|secret|passw(or)?d|api[-_]?key|apikey/i;
+
+type Vars = Readonly<Record<string, string | undefined>>;
+
+export function missionEnvVar(name: string, runEnv: Vars, processVars: Vars): string | undefined {
+  if (Object.hasOwn(runEnv, name)) return runEnv[name];
+  return name.startsWith(VISIBLE_PREFIX) ? processVars[name] : undefined;
+}
+
+/** The values `env()` could return that are credentials, for the redactor. */
+export function credentialEnvValues(runEnv: Vars, processVars: Vars): string[] {
+  const out: string[] = [];
+  for (const [name, value] of [...Object.entries(processVars).filter(([n]) => n.startsWith(VISIBLE_PREFIX)), ...Object.entries(runEnv)]) {
+    if (value && CREDENTIAL_NAME.test(name)) out.push(value);
+  }
+  return out;
+}
