@@ -70,7 +70,7 @@ const COMMANDS: readonly CommandEntry[] = [
 ];
 
 const DB_HELP =
-  'the event-log database: a SQLite file, or postgres://… for PostgreSQL ' +
+  'the event-log database, a SQLite file (PostgreSQL is not available yet: postgres://… is refused) ' +
   '(default: $REQON_DB, else .reqon/reqon.db under the working directory; commands that keep no log ignore it)';
 
 /** The command the arguments name (`reqon help X` names X), or undefined. */
