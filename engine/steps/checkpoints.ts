@@ -72,5 +72,5 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   }
   // The commit carries every write still buffered: the checkpoint never lands before them.
   if (live) await rt.journal.commit({ durable: false });
-  for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, live);
+  for (const c of checkpoints) rt.crash.reach('checkpoint', 'after-checkpoint', `${path}:${c.key}`, live);
 }

@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { refuseUnsupportedDb } from '../engine-context.js';
 import { createStudioService, type StudioService } from '../../server/studio-service.js';
 import { startStudioServer } from '../../server/studio-server.js';
 
@@ -107,7 +108,9 @@ export const command: CommandModule = {
     const port = parsePort(options['port']);
     const root = packageRoot();
     const cwd = process.cwd();
-    const dbPath = path.resolve(cwd, (options['db'] as string | undefined) ?? process.env['REQON_DB'] ?? path.join('.reqon', 'reqon.db'));
+    const dbOption = (options['db'] as string | undefined) ?? process.env['REQON_DB'] ?? path.join('.reqon', 'reqon.db');
+    refuseUnsupportedDb(dbOption);
+    const dbPath = path.resolve(cwd, dbOption);
     const cliPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
 
     const electron = electronBinary();
