@@ -6,8 +6,11 @@
  * writing at once lose no record; reads need no lock because they only ever see whole files.
  * Writes are idempotent by key, which is what lets replay re-apply a batch whose `store.write`
  * events did not reach the log. A file that is not a valid store is reported and left untouched.
+ * Nothing between the data folder and the store file (folders, the file, its lock) may be a
+ * symbolic link: checked before every read and write, so a link planted inside the data folder
+ * cannot make a store read or write outside it.
  */
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncDir, removeAbandonedTemps, writeFileAtomic } from './atomic-file.js';
 import { DEFAULT_LOCK_OPTIONS, errorCode, processExists, withFileLock, type FileLockOptions } from './file-lock.js';
@@ -42,6 +45,8 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
   }
 
   async function writeLocked(writes: StoreWrite[]): Promise<StoredRecord[]> {
+    // Before creating folders too: mkdir would follow a linked parent out of the data folder.
+    await refuseSymlinks(root, path, target);
     await prepare();
     return withFileLock(`${path}.lock`, lockOptions, async () => {
       const { text, records } = await readStoreFile(path);
@@ -69,10 +74,12 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
       return result;
     },
     async list() {
+      await refuseSymlinks(root, path, target);
       const { records } = await readStoreFile(path);
       return [...records.entries()].sort(([a], [b]) => compareKeys(a, b)).map(([key, record]) => ({ key, record }));
     },
     async get(key) {
+      await refuseSymlinks(root, path, target);
       return (await readStoreFile(path)).records.get(key);
     },
   };
@@ -153,6 +160,32 @@ async function readStoreFile(path: string): Promise<{ text: string | undefined; 
 }
 
 /** Creates the data folder (with its `.gitignore`) and the store's folder, durably. */
+/** Refuses a store whose folders, file or lock below `root` include a symbolic link. */
+async function refuseSymlinks(root: string, path: string, target: string): Promise<void> {
+  let at = root;
+  const checked: string[] = [];
+  for (const segment of relative(root, path).split(sep)) {
+    at = join(at, segment);
+    checked.push(at);
+  }
+  checked.push(`${path}.lock`);
+  for (const entry of checked) {
+    let isLink = false;
+    try {
+      isLink = (await lstat(entry)).isSymbolicLink();
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') continue; // not there (yet): nothing to follow
+      throw new StoreError('store.io', `cannot inspect ${entry}: ${(error as Error).message}`, false, { cause: error });
+    }
+    if (isLink) {
+      throw new StoreError(
+        'store.bad-target',
+        `file store target ${JSON.stringify(target)} goes through the symbolic link ${entry}, which could lead outside the data folder; replace the link with a real folder or file`,
+      );
+    }
+  }
+}
+
 async function ensureFolders(root: string, folder: string): Promise<void> {
   let created: string | undefined;
   try {
