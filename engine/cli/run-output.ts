@@ -5,6 +5,7 @@
 import type { RunResult } from '../executor/run-mission.js';
 import type { CliIo } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { instantText } from '../env/instant-text.js';
 
 export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode {
   if (json) {
@@ -21,7 +22,7 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
       case 'suspended':
         io.stdout(
           `suspended: waiting on ${result.waitingOn}` +
-            (result.wakeAt !== null ? ` until ${new Date(result.wakeAt).toISOString()}` : '') +
+            (result.wakeAt !== null ? ` until ${instantText(result.wakeAt)}` : '') +
             `; \`reqon worker\` wakes it, or \`reqon resume ${result.runId}\`\n`,
         );
         break;

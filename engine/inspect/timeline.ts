@@ -13,6 +13,7 @@ import type { StoredEvent } from '../log/events.js';
 import type { MarkerKind, TimelineBar, TimelineLane, TimelineMarker, TimelineModel } from '../protocol/protocol.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';
+import { instantText } from '../env/instant-text.js';
 
 interface OpenBar {
   bar: TimelineBar;
@@ -129,14 +130,14 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
       }
       case 'pause.created': {
         const { pauseId, dueAt, webhookPath } = (event as StoredEvent<'pause.created'>).payload;
-        const due = dueAt !== undefined ? ` until ${new Date(dueAt).toISOString()}` : '';
+        const due = dueAt !== undefined ? ` until ${instantText(dueAt)}` : '';
         const hook = webhookPath !== undefined ? ` or webhook ${webhookPath}` : '';
         this.mark(event, 'pause', `pause ${pauseId}${due}${hook}`);
         break;
       }
       case 'run.suspended': {
         const { reason, dueAt } = (event as StoredEvent<'run.suspended'>).payload;
-        const due = dueAt !== undefined ? ` until ${new Date(dueAt).toISOString()}` : '';
+        const due = dueAt !== undefined ? ` until ${instantText(dueAt)}` : '';
         this.mark(event, reason === 'timer' ? 'timer' : 'pause', `suspended (${reason})${due}`);
         break;
       }

@@ -89,7 +89,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     case 'Wait': {
       checkExpr(ctx, file, step.eventFilter);
       checkRetry(ctx, file, step.retry);
-      checkOption(ctx, file, step.optionSpans, 'timeout', step.timeout, 'nonNegative', step.span);
+      checkOption(ctx, file, step.optionSpans, 'timeout', step.timeout, 'duration', step.span);
       checkOption(ctx, file, step.optionSpans, 'expectedEvents', step.expectedEvents, 'atLeastOne', step.span);
       checkWebhookPath(ctx, file, step.path);
       if (step.storage) {
@@ -102,7 +102,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       checkStoreName(ctx, file, step.persist);
       for (const t of step.resumeOn ?? []) if (t?.kind === 'webhook') checkWebhookPath(ctx, file, t.path);
       if (step.duration) {
-        checkNumber(ctx, file, 'duration', step.duration.ms, 'nonNegative', step.duration.span);
+        checkNumber(ctx, file, 'duration', step.duration.ms, 'duration', step.duration.span);
       }
       return;
     case 'Flow':

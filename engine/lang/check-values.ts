@@ -9,12 +9,20 @@ import { Cron } from 'croner';
 import type { RetryConfig, Span, StringLiteral } from './ast.js';
 import type { CheckContext } from './check-context.js';
 
-export type Bound = 'atLeastOne' | 'nonNegative' | 'positive';
+export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration';
+
+/**
+ * The longest pause or wait timeout: 36500 days (about 100 years). A due instant is the recorded
+ * `now` plus the duration, and must stay a date the log, `reqon show` and the studio can print
+ * (JavaScript dates end at 8.64e15 ms, year 275760); a century is far beyond any real pause.
+ */
+export const MAX_DURATION_MS = 36_500 * 24 * 60 * 60 * 1000;
 
 const BOUND_TEXT: Record<Bound, string> = {
   atLeastOne: 'a number ≥ 1',
   nonNegative: 'a number ≥ 0',
   positive: 'a number > 0',
+  duration: 'a duration from 0 to 36500d (about 100 years)',
 };
 
 function inBound(value: number, bound: Bound): boolean {
@@ -25,6 +33,8 @@ function inBound(value: number, bound: Bound): boolean {
       return value >= 0;
     case 'positive':
       return value > 0;
+    case 'duration':
+      return value >= 0 && value <= MAX_DURATION_MS;
   }
 }
 

@@ -13,6 +13,7 @@ import { effectId } from '../journal/effect-id.js';
 import { SuspendSignal } from './signals.js';
 import type { Frame, StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';
+import { instantText } from '../env/instant-text.js';
 
 export function pauseWaitingOn(pauseId: string): string {
   return `pause:${pauseId}`;
@@ -51,7 +52,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   }
   rt.progress(
     `paused at ${path}: ` +
-      (dueAt !== undefined ? `wakes at ${new Date(dueAt).toISOString()}` : 'waiting') +
+      (dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : 'waiting') +
       (webhook?.kind === 'webhook' ? ` or on webhook ${webhook.path.value}` : ''),
   );
   throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null);

@@ -19,6 +19,7 @@ import { RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';
 import { writeRecords, type PlannedWrite } from './store-step.js';
+import { instantText } from '../env/instant-text.js';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 
@@ -37,7 +38,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   if (!rt.journal.take(path, 'wait.registered')) {
     rt.journal.emit('wait.registered', path, { waitId, path: hookPath, expiresAt, expectedEvents: expected });
     await rt.journal.commit({ durable: true });
-    rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${new Date(expiresAt).toISOString()})`);
+    rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${instantText(expiresAt)})`);
   }
   rt.crash.reach('before-wait', waitId, !rt.journal.replaying);
   // While waiting, `response` describes the endpoint (as in the original).

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { instantText } from '../../env/instant-text.js';
 
 const PAGE = 5000;
 
@@ -24,7 +25,7 @@ export const command: CommandModule = {
         const events = await log.read(runId, { fromSeq: from, limit: PAGE });
         for (const e of events) {
           if (options.json === true) io.stdout(`${JSON.stringify(e)}\n`);
-          else io.stdout(`${String(e.seq).padStart(6)}  ${new Date(e.recordedAt).toISOString()}  ${e.type.padEnd(18)} ${e.stepPath || '-'}  ${summarize(e.payload)}\n`);
+          else io.stdout(`${String(e.seq).padStart(6)}  ${instantText(e.recordedAt)}  ${e.type.padEnd(18)} ${e.stepPath || '-'}  ${summarize(e.payload)}\n`);
         }
         if (events.length < PAGE) break;
         from = events[events.length - 1]!.seq + 1;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { instantText } from '../../env/instant-text.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -22,8 +23,8 @@ export const command: CommandModule = {
       }
       if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');
       for (const r of runs) {
-        const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${new Date(r.wakeAt).toISOString()}` : ''})` : '';
-        io.stdout(`${r.runId}  ${r.status.padEnd(9)}  ${new Date(r.createdAt).toISOString()}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
+        const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${instantText(r.wakeAt)}` : ''})` : '';
+        io.stdout(`${r.runId}  ${r.status.padEnd(9)}  ${instantText(r.createdAt)}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
       }
       return EXIT_OK;
     } finally {

@@ -5,6 +5,7 @@ import { runFold } from '../../inspect/fold-handler.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { instantText } from '../../env/instant-text.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -32,14 +33,14 @@ export const command: CommandModule = {
         `run       ${summary.runId}`,
         `mission   ${summary.mission} (${record.missionFiles.entry})`,
         `status    ${summary.status}${summary.error ? `: ${summary.error}` : ''}`,
-        `started   ${new Date(summary.startedAt).toISOString()}  (${summary.durationMs} ms)`,
+        `started   ${instantText(summary.startedAt)}  (${summary.durationMs} ms)`,
         `progress  ${summary.steps} steps, ${summary.effects} effects, ${summary.resumes} resumes (${summary.crashesSurvived} after a crash)`,
         `position  seq ${position?.seq ?? 0}${position ? ` ${position.type} ${position.stepPath}` : ''}`,
       ];
       if (summary.waitingOn) {
-        lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${new Date(summary.wakeAt).toISOString()}` : ''));
+        lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${instantText(summary.wakeAt)}` : ''));
       }
-      if (record.owner) lines.push(`owner     ${record.owner} (lease until ${new Date(record.leaseExpiresAt ?? 0).toISOString()})`);
+      if (record.owner) lines.push(`owner     ${record.owner} (lease until ${instantText(record.leaseExpiresAt ?? 0)})`);
       io.stdout(`${lines.join('\n')}\n`);
       return EXIT_OK;
     } finally {
