@@ -10,6 +10,7 @@ import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { openLog, type EventLog, type MissionFiles } from '../log/log.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
+import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
 import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../steps/http/credentials.js';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -112,6 +113,13 @@ export function readMissionFiles(path: string): MissionFiles {
 export function dataDir(): string {
   return resolve(process.env.REQON_DATA_DIR ?? '.reqon-data');
 }
+
+/** The `--crash-at` option's help: every point, what it means, and how N counts (journal/effects.ts). */
+export const CRASH_AT_HELP =
+  'kill this process with SIGKILL the Nth time (default 1st) the run reaches POINT, counted over the run\'s whole progress ' +
+  '(replayed passes count but never kill): ' +
+  CRASH_POINTS.map((p) => `${p} (${CRASH_POINT_HELP[p]})`).join(', ') +
+  ', or random';
 
 /** `--crash-at POINT[:N]|random` → the plan to arm (saying what `random` picked), or null. */
 export function crashPlanOption(option: unknown, env: Env, io: CliIo): CrashPlan | null {

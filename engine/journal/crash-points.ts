@@ -3,10 +3,12 @@
  * its own process with SIGKILL the Nth time it reaches POINT — counted over the run's whole
  * logical progress (a point passed during replay counts, but only a live pass can kill), keyed by
  * the effect it guards, so POINT:N dies at the same place for the same mission and data no matter
- * how many times the run has already crashed and resumed.
+ * how many times the run has already crashed and resumed. Which effects pass which points is
+ * effects.ts's table; `reach` refuses a point its kind does not pass.
  */
-export const CRASH_POINTS = ['before-effect', 'after-effect', 'mid-store', 'after-checkpoint', 'before-wait'] as const;
-export type CrashPoint = (typeof CRASH_POINTS)[number];
+import { CRASH_POINTS, kindPasses, type CrashPoint, type EffectKind } from './effects.js';
+
+export { CRASH_POINTS, type CrashPoint };
 
 export interface CrashPlan {
   point: CrashPoint;
@@ -47,10 +49,11 @@ export class CrashInjector {
   ) {}
 
   /**
-   * The run passes `point` for the logical occurrence `key` (an effect id, a checkpoint key …).
-   * `live` is false while replaying: the pass counts, but cannot kill.
+   * The run passes `point` of an effect of `kind` for the occurrence `key` (an effect id, a batch
+   * id, a checkpoint key). `live` is false while replaying: the pass counts, but cannot kill.
    */
-  reach(point: CrashPoint, key: string, live: boolean): void {
+  reach(kind: EffectKind, point: CrashPoint, key: string, live: boolean): void {
+    if (!kindPasses(kind, point)) throw new Error(`internal: a ${kind} effect has no ${point} crash point (journal/effects.ts)`);
     if (!this.plan || this.plan.point !== point) return;
     let keys = this.seen.get(point);
     if (!keys) this.seen.set(point, (keys = new Map()));

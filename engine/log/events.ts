@@ -113,7 +113,8 @@ export interface EventPayloads {
   'fetch.completed': { effectId: string; pages: number; items?: number; truncated?: boolean; status: number; value?: unknown };
 
   /** A record written to a store; `record` is the record as stored (after any upsert merge). */
-  'store.write': { effectId: string; store: string; key: string; record: unknown; op: 'set' | 'upsert' };
+  /** `batch`: on the first write of each batch (format 2 on), the batch's id — its crash-point key. */
+  'store.write': { effectId: string; store: string; key: string; record: unknown; op: 'set' | 'upsert'; batch?: string };
   /** Intent before an external store write (file, postgrest), committed durably first. */
   'store.intent': { effectId: string; store: string; keys: string[] };
 

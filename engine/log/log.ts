@@ -116,6 +116,8 @@ export interface TableStoreWrite {
   stepPath: string;
   effectId: string;
   recordedAt: number;
+  /** On the first write of a batch: the batch's id, recorded in its `store.write` event. */
+  batch?: string;
 }
 
 /**

@@ -221,18 +221,18 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     rt.journal.take(path, 'http.request');
     attempts++;
     // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
-    rt.crash.reach('before-effect', id, false);
+    rt.crash.reach('request', 'before-effect', id, false);
     const outcome = rt.journal.peek(path);
     if (outcome?.type === 'http.response' && (outcome as StoredEvent<'http.response'>).payload.effectId === id) {
       const { payload } = rt.journal.take(path, 'http.response')!;
-      rt.crash.reach('after-effect', id, false);
+      rt.crash.reach('request', 'after-effect', id, false);
       if (payload.verdict === 'success' || payload.verdict === 'allowed') {
         return { status: payload.response.status, body: payload.response.body };
       }
       if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
     } else if (outcome?.type === 'http.error' && (outcome as StoredEvent<'http.error'>).payload.effectId === id) {
       const { payload } = rt.journal.take(path, 'http.error')!;
-      rt.crash.reach('after-effect', id, false);
+      rt.crash.reach('request', 'after-effect', id, false);
       if (payload.verdict === 'fail') throw replayedFailure(spec, payload.error.message, attempts);
     }
     // No outcome (the process died in flight) or a retry was due: carry on live with the same key.
@@ -252,10 +252,10 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
           identity,
         });
         if (mutating) await rt.journal.commit({ durable: true });
-        rt.crash.reach('before-effect', id, true);
+        rt.crash.reach('request', 'before-effect', id, true);
       },
       afterAttempt: ({ attempt, response, error, verdict, retryInMs, durationMs }) => {
-        rt.crash.reach('after-effect', id, true);
+        rt.crash.reach('request', 'after-effect', id, true);
         const retry = retryInMs === undefined ? {} : { retryInMs };
         if (response) {
           rt.journal.emit('http.response', path, { effectId: id, attempt: base + attempt, response, durationMs, verdict, ...retry });

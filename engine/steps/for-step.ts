@@ -6,6 +6,7 @@
  * Each iteration's steps have the path `<for>[<index>]/…`, so concurrent iterations replay
  * independently of how they interleaved. `skip` (and `queue`) end the current iteration only.
  */
+import { asLogged } from '../log/loggable.js';
 import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
@@ -148,7 +149,8 @@ async function collection(step: ForStep, path: string, frame: Frame, rt: StepRun
     if (records) return records.payload.value as unknown[];
     // Store writes of this run may still be buffered: the read must see them.
     if (rt.journal.hasPending) await rt.journal.commit({ durable: false });
-    const value = (await rt.stores.readAll(store)).map((r) => r.record);
+    // As the log will hold them (log/loggable.ts): the loop acts on what its replay reads back.
+    const value = asLogged((await rt.stores.readAll(store)).map((r) => r.record), `the records read from store \`${store}\``);
     rt.journal.emit('value.recorded', path, { source: 'store-read', value });
     return value;
   }

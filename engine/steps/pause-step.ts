@@ -34,7 +34,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
     });
     await rt.journal.commit({ durable: true });
   }
-  rt.crash.reach('before-wait', pauseId, !rt.journal.replaying);
+  rt.crash.reach('suspension', 'before-wait', pauseId, !rt.journal.replaying);
 
   const suspendedBefore = rt.journal.peek(path)?.type === 'run.suspended' ? rt.journal.take(path, 'run.suspended') : undefined;
   const resumed = rt.journal.peek(path)?.type === 'pause.resumed' ? rt.journal.take(path, 'pause.resumed') : undefined;

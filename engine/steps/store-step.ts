@@ -115,22 +115,29 @@ export async function writeRecords(
       rt.journal.emit('store.intent', path, { effectId: batchId, store, keys: writes.map((w) => w.key) });
       await rt.journal.commit({ durable: true });
     }
-    rt.crash.reach('before-effect', batchId, !rt.journal.replaying);
+    rt.crash.reach('external-write', 'before-effect', batchId, !rt.journal.replaying);
     const recorded = takeRecordedWrites(writes, store, path, rt);
     if (recorded.length === writes.length) {
       // Fully replayed: counted towards --crash-at POINT:N like the live pass was, never killing.
       if (writes.length > 0) {
-        rt.crash.reach('mid-store', batchId, false);
-        rt.crash.reach('after-effect', batchId, false);
+        rt.crash.reach('external-write', 'mid-store', batchId, false);
+        rt.crash.reach('external-write', 'after-effect', batchId, false);
       }
     } else {
       const adapter = rt.stores.externalStore(store);
       const pendingWrites = writes.slice(recorded.length);
-      rt.crash.reach('mid-store', batchId, true);
+      rt.crash.reach('external-write', 'mid-store', batchId, true);
       const stored = await adapter.write(pendingWrites.map(({ key, record, op }) => ({ key, record, op })));
-      rt.crash.reach('after-effect', batchId, true);
+      rt.crash.reach('external-write', 'after-effect', batchId, true);
       stored.forEach((s, i) =>
-        rt.journal.emit('store.write', path, { effectId: pendingWrites[i]!.effectId, store, key: s.key, record: s.record, op: pendingWrites[i]!.op }),
+        rt.journal.emit('store.write', path, {
+          effectId: pendingWrites[i]!.effectId,
+          store,
+          key: s.key,
+          record: s.record,
+          op: pendingWrites[i]!.op,
+          ...(i === 0 ? { batch: batchId } : {}),
+        }),
       );
     }
     await advanceCheckpoints(recordedWithStore(frame, path, rt), path, rt);
@@ -142,8 +149,8 @@ export async function writeRecords(
   if (recorded.length === writes.length) {
     // Replayed: the batch's passes still count towards --crash-at POINT:N, but cannot kill.
     if (writes.length > 0) {
-      rt.crash.reach('before-effect', batchId, false);
-      rt.crash.reach('mid-store', batchId, false);
+      rt.crash.reach('table-write', 'before-effect', batchId, false);
+      rt.crash.reach('table-write', 'mid-store', batchId, false);
     }
     for (const event of recorded) {
       if (kind === 'memory') rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
@@ -155,13 +162,16 @@ export async function writeRecords(
     // A commit is atomic, so a partially recorded batch means the batch itself changed.
     throw new NondeterminismError(rt.runId, path, recorded[recorded.length - 1]!.seq, `${recorded.length} store.write events`, `${writes.length} writes`);
   }
-  rt.crash.reach('before-effect', batchId, true);
+  rt.crash.reach('table-write', 'before-effect', batchId, true);
   const extra: CommitEntry[] = [];
-  for (const w of writes) {
+  for (let i = 0; i < writes.length; i++) {
+    const w = writes[i]!;
+    // The first write names the batch: the crash-point fold counts batches by it (journal/effects.ts).
+    const batch = i === 0 ? { batch: batchId } : {};
     if (kind === 'memory') {
       const record = resolveStoredRecord(w.op, rt.stores.memoryGet(store, w.key), w.record);
       rt.stores.memorySet(store, w.key, record);
-      rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op });
+      rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op, ...batch });
     } else {
       extra.push({
         kind: 'store',
@@ -175,6 +185,7 @@ export async function writeRecords(
           stepPath: path,
           effectId: w.effectId,
           recordedAt: rt.env.clock.now(),
+          ...batch,
         },
       });
     }
@@ -186,7 +197,7 @@ export async function writeRecords(
     });
   }
   // The outcome of a kill here equals one inside the transaction before COMMIT: nothing lands.
-  rt.crash.reach('mid-store', batchId, true);
+  rt.crash.reach('table-write', 'mid-store', batchId, true);
   if (checkpoints.length > 0 || rt.stores.firstWrite(store)) {
     // A checkpoint must have landed when `after-checkpoint` is reached; a store's first write
     // commits at once (until one has committed) so that a table the log cannot write fails THIS step,
@@ -200,7 +211,7 @@ export async function writeRecords(
     // crash before it loses both together, so replay redoes them exactly once.
     rt.journal.buffer(extra);
   }
-  for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, true);
+  for (const c of checkpoints) rt.crash.reach('checkpoint', 'after-checkpoint', `${path}:${c.key}`, true);
 }
 
 /** Consumes the recorded `store.write` events of this batch, checking they are the same writes. */
@@ -235,5 +246,5 @@ async function advanceCheckpoints(checkpoints: { key: string; syncedAt: number }
     live++;
   }
   if (live > 0 || !rt.journal.replaying) await rt.journal.commit({ durable: false });
-  for (const c of checkpoints) rt.crash.reach('after-checkpoint', `${path}:${c.key}`, !rt.journal.replaying);
+  for (const c of checkpoints) rt.crash.reach('checkpoint', 'after-checkpoint', `${path}:${c.key}`, !rt.journal.replaying);
 }

@@ -40,7 +40,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
     await rt.journal.commit({ durable: true });
     rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${instantText(expiresAt)})`);
   }
-  rt.crash.reach('before-wait', waitId, !rt.journal.replaying);
+  rt.crash.reach('suspension', 'before-wait', waitId, !rt.journal.replaying);
   // While waiting, `response` describes the endpoint (as in the original).
   frame.response = { webhookId: waitId, webhookPath: hookPath };
 

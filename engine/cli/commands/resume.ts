@@ -9,7 +9,7 @@ import { JsonDepthError, parseJsonInput } from '../../env/json-input.js';
 import { resumeRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { CRASH_AT_HELP, cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportRunError } from '../run-output.js';
 
@@ -20,7 +20,7 @@ export const command: CommandModule = {
       .option('--mission <file>', 'replay against this (edited) mission instead of the one the run started with')
       .option('--payload <json>', 'for a paused run: the JSON value that becomes `response` after the pause (for a `wait`: a delivery on its path)')
       .option('--pause <id>', 'resume only if the run still waits on this pause (the id `reqon show` prints): a late racer never resumes a later pause')
-      .option('--crash-at <point>', 'kill this process with SIGKILL at POINT[:N]')
+      .option('--crash-at <point>', CRASH_AT_HELP)
       .option('--json', 'print the result as JSON')
       .option('--quiet', 'no progress on stderr');
   },

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startRun } from '../../executor/run-mission.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { checkAuthFile, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { CRASH_AT_HELP, checkAuthFile, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportRunError } from '../run-output.js';
 
@@ -17,7 +17,7 @@ export const command: CommandModule = {
       .option('--source <NAME=URL>', "override a source's base URL (repeatable)", collectSources, {})
       .option('--auth <file>', 'credentials file (JSON, with $VAR interpolation)')
       .option('--env <K=V>', 'an environment value for env("K") (repeatable)', collectPairs, {})
-      .option('--crash-at <point>', 'kill this process with SIGKILL at POINT[:N] (before-effect, after-effect, mid-store, after-checkpoint, before-wait, random)')
+      .option('--crash-at <point>', CRASH_AT_HELP)
       .option('--json', 'print the result as JSON')
       .option('--quiet', 'no progress on stderr');
   },

@@ -412,7 +412,8 @@ class SqliteEventLog implements EventLog {
           const record = this.tables.apply(write);
           // The JSON of {effectId, store, key, record, op}, spliced around the record's own text
           // instead of parsing it back and serialising it again (planEntry checked the strings).
-          const payloadJson = `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${record},"op":${JSON.stringify(write.op)}}`;
+          const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
+          const payloadJson = `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${record},"op":${JSON.stringify(write.op)}${batch}}`;
           return { type: 'store.write', stepPath: write.stepPath, payloadJson, recordedAt: write.recordedAt };
         }
         default: {

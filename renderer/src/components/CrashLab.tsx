@@ -18,12 +18,13 @@ import { CrashLabPhases } from './CrashLabPhases.js';
 import { CrashLabProcesses } from './CrashLabProcesses.js';
 import { CrashLabVerdict } from './CrashLabVerdict.js';
 
+/** The engine's wording (engine/journal/effects.ts, CRASH_POINT_HELP): the renderer takes only types from it. */
 const POINT_HELP: Record<CrashPointName, string> = {
-  'before-effect': 'about to send a request or write a store',
-  'after-effect': 'sent or written, result not yet committed to the log',
-  'mid-store': 'inside the store transaction, before commit',
-  'after-checkpoint': 'checkpoint committed, before the next step',
-  'before-wait': 'timer recorded, before suspending',
+  'before-effect': 'about to send a request or write a store batch',
+  'after-effect': 'a request answered (or a file/postgrest batch written), its outcome not yet in the log',
+  'mid-store': 'inside a store batch, before it commits',
+  'after-checkpoint': 'a sync checkpoint committed, before the next step',
+  'before-wait': 'a pause or wait recorded, before the run suspends',
 };
 
 export function CrashLab({ runId }: { runId: string }) {
