@@ -355,7 +355,7 @@ export class Executor implements StepRuntime {
     const file = this.fileOf(frame);
     if (!this.fullTrace && PURE_STEPS.has(step.kind)) {
       // trace: minimal — no events of its own; failures and flow signals travel up unchanged.
-      await this.dispatch(step, path, frame, file);
+      await this.thenContinue(() => this.dispatch(step, path, frame, file));
       if (this.journal.hasPending) await this.journal.maybeFlush();
       return;
     }
@@ -363,7 +363,7 @@ export class Executor implements StepRuntime {
     this.journal.record(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.span.start) }));
     let outcome: StepOutcome;
     try {
-      outcome = await this.dispatch(step, path, frame, file);
+      outcome = await this.thenContinue(() => this.dispatch(step, path, frame, file));
     } catch (error) {
       if (error instanceof SuspendSignal || isEngineError(error)) throw error;
       if (isFlowSignal(error)) {
@@ -375,6 +375,21 @@ export class Executor implements StepRuntime {
     }
     this.journal.record(path, 'step.completed', () => ({ stepType, ...outcome }));
     await this.journal.maybeFlush();
+  }
+
+  /**
+   * `jump A then continue` from inside a step: the detour through A runs in place, then the walk
+   * carries on after the step that jumped (the innermost one: the rest of its arm, iteration or
+   * action still runs). `jump A` and `jump A then retry` travel up to the action.
+   */
+  private async thenContinue(run: () => Promise<StepOutcome>): Promise<StepOutcome> {
+    try {
+      return await run();
+    } catch (signal) {
+      if (!(signal instanceof JumpSignal) || signal.then !== 'continue') throw signal;
+      await this.runAction(signal.action);
+      return {};
+    }
   }
 
   private async dispatch(step: Step, path: string, frame: Frame, file: string): Promise<StepOutcome> {
