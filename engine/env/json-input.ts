@@ -8,6 +8,8 @@
  * can be read back by every reader. Real APIs nest a few dozen levels at most.
  */
 
+import { asLogged, jsonTextMayNeedLogging } from '../log/loggable.js';
+
 export const MAX_JSON_DEPTH = 256;
 
 export class JsonDepthError extends Error {
@@ -56,8 +58,13 @@ function endOfString(text: string, open: number): number {
   }
 }
 
-/** `JSON.parse` for data entering a run: a SyntaxError as JSON.parse throws it, or a JsonDepthError. */
+/**
+ * `JSON.parse` for data entering a run: a SyntaxError as JSON.parse throws it, a JsonDepthError,
+ * or an UnloggableValueError for a number the log cannot hold (`1e400`). The value comes back as
+ * the log will hold it (log/loggable.ts: `-0` is 0), so a run acts on what its replay reads.
+ */
 export function parseJsonInput(text: string, limit: number = MAX_JSON_DEPTH): unknown {
   if (nestsDeeperThan(text, limit)) throw new JsonDepthError(limit);
-  return JSON.parse(text) as unknown;
+  const value = JSON.parse(text) as unknown;
+  return jsonTextMayNeedLogging(text) ? asLogged(value, 'the JSON') : value;
 }

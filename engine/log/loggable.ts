@@ -59,7 +59,7 @@ function logged(value: unknown, at: string, where: string, seen: Set<object>): u
       const item: unknown = obj[i];
       const out = logged(item, `${at}[${i}]`, where, seen);
       const fixed = out === OMIT ? null : out;
-      if (copy === undefined && fixed !== item) copy = obj.slice(0, i);
+      if (copy === undefined && !Object.is(fixed, item)) copy = obj.slice(0, i);
       if (copy !== undefined) (copy as unknown[]).push(fixed);
     }
   } else {
@@ -68,7 +68,7 @@ function logged(value: unknown, at: string, where: string, seen: Set<object>): u
       const key = keys[i]!;
       const item = (obj as Record<string, unknown>)[key];
       const out = logged(item, `${at}.${key}`, where, seen);
-      if (copy === undefined && out !== item) {
+      if (copy === undefined && !Object.is(out, item)) {
         copy = {};
         for (let k = 0; k < i; k++) defineField(copy, keys[k]!, (obj as Record<string, unknown>)[keys[k]!]);
       }

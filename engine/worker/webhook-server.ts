@@ -20,6 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Env } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
+import { UnloggableValueError } from '../log/loggable.js';
 import { modelFor, pendingPause, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog } from '../log/log.js';
 import type { Step } from '../lang/ast.js';
@@ -136,6 +137,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
       payload = parseJsonInput(raw.toString('utf8'));
     } catch (error) {
       if (error instanceof JsonDepthError) return reply(res, 400, { error: `the body is nested deeper than ${MAX_JSON_DEPTH} levels, the most a run accepts` });
+      if (error instanceof UnloggableValueError) return reply(res, 400, { error: `the body ${error.message.replace(/^the JSON /, '')}` });
       return reply(res, 400, { error: 'the body is not JSON' });
     }
   }

@@ -230,3 +230,34 @@ describe('an answer that arrived is never asked for again', () => {
     expect(facts.tables.identity_receipts!.map((r) => r.key)).toEqual(['a', 'b', 'c']);
   });
 });
+
+describe('a run acts only on values as the log holds them', () => {
+  it('a response number the log cannot hold (1e400) fails its step loudly instead of acting on it', async () => {
+    await setup();
+    api.on('GET /reading', { raw: '{"value": 1e400}', headers: { 'content-type': 'application/json' } });
+    api.on('POST /alarm', { status: 201, body: {} });
+    const run = await reqon(['run', mission('huge-number'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(run.code, describeResult(run)).toBe(1);
+    expect(run.stdout).toMatch(/failed: .*holds Infinity at \$\.value/);
+    expect(hits('POST /alarm')).toBe(0);
+    const facts = await readRunFacts(db, runIdOf(run), []);
+    expect(facts.run.status).toBe('failed');
+    // What failed is recorded: a verify of the failed run re-derives the same failure.
+    const verify = await reqon(['verify', runIdOf(run)]);
+    expect(verify.code, describeResult(verify)).toBe(0);
+  });
+
+  it('a --payload the log cannot hold is refused before anything changes', async () => {
+    await setup();
+    api.on('GET /reading', { body: { value: 1 } });
+    const run = await reqon(['run', mission('huge-number'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(run.code, describeResult(run)).toBe(10);
+    const before = await readRunFacts(db, runIdOf(run), []);
+    const resume = await reqon(['resume', runIdOf(run), '--payload', '{"n": -1e999}']);
+    expect(resume.code, describeResult(resume)).toBe(2);
+    expect(resume.stderr).toMatch(/--payload: the JSON holds -Infinity at \$\.n/);
+    const after = await readRunFacts(db, runIdOf(run), []);
+    expect(after.events.length).toBe(before.events.length);
+    expect(after.run.status).toBe('suspended');
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { JsonDepthError, parseJsonInput } from '../../env/json-input.js';
+import { UnloggableValueError } from '../../log/loggable.js';
 import { resumeRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
@@ -32,7 +33,8 @@ export const command: CommandModule = {
       try {
         payload = parseJsonInput(options.payload);
       } catch (e) {
-        throw new CliError(e instanceof JsonDepthError ? `--payload: ${e.message}` : `--payload is not valid JSON: ${(e as Error).message}`);
+        const refused = e instanceof JsonDepthError || e instanceof UnloggableValueError;
+        throw new CliError(refused ? `--payload: ${e.message}` : `--payload is not valid JSON: ${(e as Error).message}`);
       }
     }
     const crash = crashPlanOption(options.crashAt, env, io);

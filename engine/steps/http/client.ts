@@ -16,6 +16,7 @@
 import type { Env } from '../../env/env.js';
 import { TransportError } from '../../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../../env/json-input.js';
+import { UnloggableValueError } from '../../log/loggable.js';
 import { setOwn } from '../../eval/values.js';
 import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../../log/events.js';
 import type { AuthSession } from './auth.js';
@@ -103,8 +104,8 @@ export interface HttpResult {
   attempts: number;
 }
 
-/** A body that is not taken as JSON is recorded as its text; `tooDeep` says why when it is JSON. */
-type Parsed = { ok: true; value: unknown } | { ok: false; text: string; tooDeep?: true };
+/** A body that is not taken as JSON is recorded as its text; `refused` says why when it is JSON. */
+type Parsed = { ok: true; value: unknown } | { ok: false; text: string; refused?: string };
 
 const EMPTY_BODY: Parsed = Object.freeze({ ok: true, value: null });
 
@@ -113,7 +114,9 @@ function parseBody(status: number, text: string): Parsed {
   try {
     return { ok: true, value: parseJsonInput(text) };
   } catch (err) {
-    return err instanceof JsonDepthError ? { ok: false, text, tooDeep: true } : { ok: false, text };
+    if (err instanceof JsonDepthError) return { ok: false, text, refused: `its JSON body is nested deeper than ${MAX_JSON_DEPTH} levels, the most a run accepts` };
+    if (err instanceof UnloggableValueError) return { ok: false, text, refused: `its JSON body ${err.message.replace(/^the JSON /, '')}` };
+    return { ok: false, text };
   }
 }
 
@@ -268,9 +271,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
     if (decision.kind === 'success' && parsed && !parsed.ok) {
       const contentType = outcome.kind === 'response' ? outcome.headers['content-type'] ?? 'no content type' : '';
       const snippet = redactor.text(parsed.text.slice(0, 80));
-      const problem = parsed.tooDeep
-        ? `its JSON body is nested deeper than ${MAX_JSON_DEPTH} levels, the most a run accepts`
-        : `expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`;
+      const problem = parsed.refused ?? `expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`;
       const error = new FetchError({
         message: `${built.method} ${shownUrl} returned ${recorded!.status}: ${problem}`,
         code: 'invalid-body',
