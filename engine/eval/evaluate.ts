@@ -21,6 +21,7 @@ import type {
 import { callBuiltin } from './builtins.js';
 import { EvaluatorError } from './eval-errors.js';
 import { arithmetic, compareOrdering, inOperator, isOfType, toNumberFor, typeError } from './operators.js';
+import type { StoreView } from './inputs.js';
 import type { EvalContext } from './scope.js';
 import { fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
 
@@ -38,8 +39,11 @@ export function evaluate(expr: Expr, ctx: EvalContext): unknown {
       return resolveRef(expr, ctx);
     case 'Member':
       return fieldOf(evaluate(expr.object, ctx), expr.property);
-    case 'Index':
+    case 'Index': {
+      const store = storeNamed(expr.object, ctx);
+      if (store) return storeRecord(store, evaluate(expr.index, ctx));
       return subscript(evaluate(expr.object, ctx), evaluate(expr.index, ctx));
+    }
     case 'Call':
       return callBuiltin(expr, ctx, (arg) => evaluate(arg, ctx));
     case 'Unary':
@@ -121,6 +125,7 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
 
 /**
  * §D.2. A single name: a field of the current record (even if null), then the nearest variable,
+ * then a declared store (its records, in insertion order; not for `.name`, which is a field),
  * then `response` itself, then a field of `response`. A dotted name: from `response` if it starts
  * with `response`; else the whole path walked from the current record (or `response` when there
  * is none) if that yields a value; else the first part as a variable and the rest walked from it.
@@ -132,6 +137,10 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
     if (ctx.current !== undefined && hasField(ctx.current, head)) return fieldOf(ctx.current, head);
     const variable = ctx.scope.get(head);
     if (variable !== undefined) return variable;
+    if (!expr.leadingDot && head !== 'response') {
+      const store = ctx.inputs.store?.(head);
+      if (store) return store.records;
+    }
     if (head === 'response') return ctx.response;
     return fieldOf(ctx.response, head);
   }
@@ -141,6 +150,21 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   if (fromRecord !== undefined) return fromRecord;
   const variable = ctx.scope.get(head);
   if (variable !== undefined) return walk(variable, rest);
+  return undefined;
+}
+
+/** The store a bare name in `store[key]` reads, when nothing nearer (record field, variable) takes the name. */
+function storeNamed(expr: Expr, ctx: EvalContext): StoreView | undefined {
+  if (expr.kind !== 'Ref' || expr.parts.length !== 1 || expr.leadingDot || !ctx.inputs.store) return undefined;
+  const head = expr.parts[0]!;
+  if (head === 'response' || (ctx.current !== undefined && hasField(ctx.current, head)) || ctx.scope.get(head) !== undefined) return undefined;
+  return ctx.inputs.store(head);
+}
+
+/** `store[key]`: the record under that key (a string or a number: `1` and `"1"` are one key), else undefined. */
+function storeRecord(store: StoreView, key: unknown): unknown {
+  if (typeof key === 'string') return store.get(key);
+  if (typeof key === 'number' && Number.isFinite(key)) return store.get(String(key));
   return undefined;
 }
 

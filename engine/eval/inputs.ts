@@ -5,6 +5,30 @@
  * or the process environment itself.
  */
 
+/**
+ * A store's records as an expression reads them (`length(orders)`, `orders where …`,
+ * `products[id]`): in insertion order, and by key. The journal reads and records a persistent
+ * store before the step that names it runs; a memory store is read as it is (replay rebuilds it).
+ */
+export interface StoreView {
+  readonly records: readonly unknown[];
+  /** The record stored under `key` (`1` and `"1"` are one key), undefined when there is none. */
+  get(key: string): unknown;
+}
+
+/** A StoreView over `{ key, record }` pairs in their order. */
+export function storeView(entries: readonly { key: string; record: unknown }[]): StoreView {
+  const records = entries.map((e) => e.record);
+  let byKey: Map<string, unknown> | undefined;
+  return {
+    records,
+    get(key) {
+      byKey ??= new Map(entries.map((e) => [e.key, e.record]));
+      return byKey.get(key);
+    },
+  };
+}
+
 export interface EvalInputs {
   /** Milliseconds since the epoch; `now()` formats it as ISO-8601, `timestamp()` returns it. */
   now(): number;
@@ -17,6 +41,11 @@ export interface EvalInputs {
    * by whoever implements it; absent (and then every read is null) until the journal offers it.
    */
   syncState?(key: string): unknown;
+  /**
+   * The records of the declared store `name`, when `name` is one (a store name read as a value);
+   * undefined for any other name, which then resolves as a field of `response` (§D.2).
+   */
+  store?(name: string): StoreView | undefined;
 }
 
 export interface FixedInputsOptions {
@@ -25,11 +54,13 @@ export interface FixedInputsOptions {
   /** A fixed value, a sequence used in turn (the last one repeats), or a function. Default: 0. */
   random?: number | readonly number[] | (() => number);
   env?: Record<string, string | undefined>;
+  /** Store contents by store name, as `{ key, record }` pairs in insertion order. */
+  stores?: Record<string, readonly { key: string; record: unknown }[]>;
 }
 
 /** Deterministic inputs for tests and for evaluating expressions outside a run (e.g. the checker). */
 export function fixedInputs(options: FixedInputsOptions = {}): EvalInputs {
-  const { now = 0, random = 0, env = {} } = options;
+  const { now = 0, random = 0, env = {}, stores = {} } = options;
   let draws = 0;
   return {
     now: () => (typeof now === 'function' ? now() : now),
@@ -42,5 +73,6 @@ export function fixedInputs(options: FixedInputsOptions = {}): EvalInputs {
       return value;
     },
     env: (name) => (Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined),
+    store: (name) => (Object.prototype.hasOwnProperty.call(stores, name) ? storeView(stores[name]!) : undefined),
   };
 }

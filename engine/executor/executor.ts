@@ -21,7 +21,8 @@ import type { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { runPause } from '../steps/pause-step.js';
 import { isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
-import { Frame, journaledInputs, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
+import { Frame, journaledInputs, prefetchStoreReads, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
+import type { StoreView } from '../eval/inputs.js';
 import type { StoreRuntime } from '../steps/store-runtime.js';
 import { advanceActionCheckpoints } from '../steps/checkpoints.js';
 import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
@@ -88,6 +89,7 @@ export class Executor implements StepRuntime {
   readonly http: HttpRuntime;
   readonly tolerated: ToleratedError[] = [];
   readonly fullTrace: boolean;
+  readonly storeReads = new Map<string, ReadonlyMap<string, StoreView>>();
   private readonly actionsRun: string[] = [];
   private readonly visits = new Map<string, number>();
   private readonly stageVisits = new Map<number, number>();
@@ -145,8 +147,11 @@ export class Executor implements StepRuntime {
       const path = `:stage/${index}` + (visit > 1 ? `#${visit}` : '');
       const names = stage.actions.map((a) => a.name);
       if (stage.condition) {
+        await prefetchStoreReads(this.model.storesReadBy(stage.condition), path, this);
         const ctx = { scope: new Scope(), response: undefined, inputs: journaledInputs(this, path) };
-        if (!isTruthy(evaluate(stage.condition, ctx))) {
+        const holds = isTruthy(evaluate(stage.condition, ctx));
+        this.storeReads.delete(path);
+        if (!holds) {
           this.journal.record(path, 'stage.skipped', () => ({ index, actions: names }));
           this.progress(`stage ${index + 1} (${names.join(', ')}) skipped: its condition is false`);
           index++;
@@ -298,7 +303,7 @@ export class Executor implements StepRuntime {
         return this.runStreamedSync(step, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
       }
       const next = i + 1;
-      if (!this.fullTrace && isSynchronousPureStep(step)) {
+      if (!this.fullTrace && isSynchronousPureStep(step) && this.model.storesRead(step).length === 0) {
         // trace: minimal — a synchronous pure step: no events, no promise per step.
         if (this.parts.shouldStop?.()) throw new StopRequested();
         const path = stepPath(parentPath, i);
@@ -327,6 +332,8 @@ export class Executor implements StepRuntime {
     let records = 0;
     let fetchDone = false;
     try {
+      await prefetchStoreReads(this.model.storesRead(fetch), fetchPath, this);
+      await prefetchStoreReads(this.model.storesRead(store), storePath, this);
       await runFetch(fetch, fetchPath, frame, this, async (items, firstIndex) => {
         await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
         records = firstIndex + items.length;
@@ -340,6 +347,9 @@ export class Executor implements StepRuntime {
       if (!fetchDone) this.journal.record(fetchPath, 'step.failed', () => ({ stepType: fetch.kind, error: failed }));
       this.journal.record(storePath, 'step.failed', () => ({ stepType: 'Store', error: failed }));
       throw error;
+    } finally {
+      this.storeReads.delete(fetchPath);
+      this.storeReads.delete(storePath);
     }
     this.journal.record(storePath, 'step.completed', () => ({ stepType: 'Store' }));
     await this.journal.maybeFlush();
@@ -392,7 +402,19 @@ export class Executor implements StepRuntime {
     }
   }
 
+  /** Runs the step, its persistent store reads first (prefetchStoreReads) and cleared after. */
   private async dispatch(step: Step, path: string, frame: Frame, file: string): Promise<StepOutcome> {
+    const reads = this.model.storesRead(step);
+    if (reads.length === 0) return this.dispatchStep(step, path, frame, file);
+    try {
+      await prefetchStoreReads(reads, path, this);
+      return await this.dispatchStep(step, path, frame, file);
+    } finally {
+      this.storeReads.delete(path);
+    }
+  }
+
+  private async dispatchStep(step: Step, path: string, frame: Frame, file: string): Promise<StepOutcome> {
     switch (step.kind) {
       case 'Fetch':
       case 'Call':

@@ -12,7 +12,8 @@ import type {
   StoreDecl,
   TransformDecl,
 } from '../lang/ast.js';
-import type { ForStep, Step, StoreStep } from '../lang/ast.js';
+import type { Expr, ForStep, Step, StoreStep } from '../lang/ast.js';
+import { walkExpr } from '../lang/check-expressions.js';
 import { LineIndex } from '../lang/line-index.js';
 import type { MissionUnit } from '../lang/mission-unit.js';
 import { findStreamedSyncs, type PagedFetch } from './streamed-sync.js';
@@ -28,6 +29,7 @@ export class MissionModel {
   /** Whether any store is `memory` (run-local state that replay rebuilds from store.write events). */
   readonly hasMemoryStores: boolean;
   private readonly skippableLoops = new WeakMap<ForStep, boolean>();
+  private readonly storeReads = new WeakMap<object, readonly string[]>();
   private readonly texts = new Map<string, string>();
   private readonly lineIndexes = new Map<string, LineIndex>();
 
@@ -62,6 +64,38 @@ export class MissionModel {
     return known;
   }
 
+  /**
+   * The persistent (non-memory) stores that the expressions of `step` itself read as values
+   * (`length(orders)`, `orders where …`, `products[id]`), in the order they first appear; nested
+   * steps read their own. The journal reads and records them before the step runs (step-runtime.ts,
+   * prefetchStoreReads). Memory stores are left out: expressions read them as they are. A
+   * `for x in store` loop is left out too: the loop reads its collection itself (for-step.ts).
+   */
+  storesRead(step: Step): readonly string[] {
+    let names = this.storeReads.get(step);
+    if (names === undefined) this.storeReads.set(step, (names = this.persistentStoresIn(stepExpressions(step, this.transforms))));
+    return names;
+  }
+
+  /** storesRead for a pipeline stage's `when` condition. */
+  storesReadBy(expr: Expr): readonly string[] {
+    let names = this.storeReads.get(expr);
+    if (names === undefined) this.storeReads.set(expr, (names = this.persistentStoresIn([expr])));
+    return names;
+  }
+
+  private persistentStoresIn(exprs: readonly (Expr | undefined)[]): readonly string[] {
+    const names = new Set<string>();
+    for (const expr of exprs) {
+      walkExpr(expr, (e) => {
+        if (e.kind !== 'Ref' || e.parts.length !== 1 || e.leadingDot) return;
+        const decl = this.stores.get(e.parts[0]!);
+        if (decl && decl.type.kind !== 'memory') names.add(e.parts[0]!);
+      });
+    }
+    return [...names];
+  }
+
   /** The source declared first: the default for fetches without `source:` (§C.1.1). */
   get defaultSource(): SourceDecl | undefined {
     return this.mission.sources[0];
@@ -87,6 +121,41 @@ export class MissionModel {
       this.lineIndexes.set(file, index);
     }
     return index.position(offset).line;
+  }
+}
+
+/** The expressions a step evaluates itself (not those of nested steps); an `apply`'s transform's too. */
+function stepExpressions(step: Step, transforms: ReadonlyMap<string, import('../lang/ast.js').TransformDecl>): (Expr | undefined)[] {
+  switch (step.kind) {
+    case 'Fetch':
+    case 'Call': {
+      const o = step.options;
+      return [step.kind === 'Fetch' ? step.path : undefined, o.body, o.until, o.since?.kind === 'SinceExpr' ? o.since.value : undefined];
+    }
+    case 'For': {
+      const c = step.collection;
+      const bareStore = c.kind === 'Ref' && c.parts.length === 1;
+      return [bareStore ? undefined : c, step.where];
+    }
+    case 'Map':
+      return [step.source, ...step.fields.map((f) => f.value)];
+    case 'Apply': {
+      const t = transforms.get(step.transform.name);
+      return [step.target, ...(t?.variants.flatMap((v) => [v.guard, ...v.fields.map((f) => f.value)]) ?? [])];
+    }
+    case 'Validate':
+      return [step.target, ...step.constraints.map((c) => c.condition)];
+    case 'Store':
+      return [step.source, step.key];
+    case 'Let':
+      return [step.value];
+    case 'Match':
+      return [step.subject, ...step.arms.map((a) => a.guard)];
+    case 'Wait':
+      return [step.eventFilter, step.storage?.key];
+    case 'Pause':
+    case 'Flow':
+      return [];
   }
 }
 

@@ -6,7 +6,9 @@
 import type { Env } from '../env/env.js';
 import type { EvalContext } from '../eval/scope.js';
 import { Scope } from '../eval/scope.js';
-import type { EvalInputs } from '../eval/inputs.js';
+import { storeView, type EvalInputs, type StoreView } from '../eval/inputs.js';
+import { asLogged } from '../log/loggable.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import type { Journal } from '../journal/journal.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import type { ErrorInfo } from '../log/events.js';
@@ -69,6 +71,11 @@ export interface StepRuntime {
    * own (see executor.ts, "Trace modes").
    */
   readonly fullTrace: boolean;
+  /**
+   * The persistent stores read for the step at each path while it runs (prefetchStoreReads),
+   * by store name: what `journaledInputs(rt, path).store(name)` answers.
+   */
+  readonly storeReads: Map<string, ReadonlyMap<string, StoreView>>;
   /** Environment as the mission's `env("NAME")` sees it: the run's `--env` over the process's. */
   envVar(name: string): string | undefined;
   /** The latest sync checkpoint under `key` from earlier runs of this mission (ms), if any. */
@@ -89,7 +96,47 @@ export function journaledInputs(rt: StepRuntime, stepPath: string): EvalInputs {
     random: () =>
       rt.journal.record(stepPath, 'value.recorded', () => ({ source: 'random', value: rt.env.random.next() })).value as number,
     env: (name) => rt.envVar(name),
+    store: (name) => {
+      const decl = rt.model.stores.get(name);
+      if (!decl) return undefined;
+      if (decl.type.kind === 'memory') return storeView(rt.stores.memoryList(name));
+      const read = rt.storeReads.get(stepPath)?.get(name);
+      // The step's expressions were walked for store names (MissionModel.storesRead): a miss is ours.
+      if (!read) throw new Error(`internal: store \`${name}\` was not read before the step at ${stepPath} ran`);
+      return read;
+    },
   };
+}
+
+/**
+ * Before the step at `path` runs: reads each persistent store in `stores` (its expressions name
+ * them as values) and records the read, as `for x in store` does — buffered writes of this run
+ * are committed first so the read sees them; the value is recorded (`value.recorded`, source
+ * `store-read`, `{ store, keys, records }`) as the log will hold it, and a replay answers from the
+ * log. Undefined when there is nothing to read; the caller clears `rt.storeReads` after the step.
+ */
+export function prefetchStoreReads(stores: readonly string[], path: string, rt: StepRuntime): Promise<void> | undefined {
+  if (stores.length === 0) return undefined;
+  return (async () => {
+    const reads = new Map<string, StoreView>();
+    for (const store of stores) {
+      const recorded = rt.journal.take(path, 'value.recorded');
+      let value: { store: string; keys: string[]; records: unknown[] };
+      if (recorded) {
+        value = recorded.payload.value as typeof value;
+        if (recorded.payload.source !== 'store-read' || value?.store !== store || !Array.isArray(value.keys) || !Array.isArray(value.records)) {
+          throw new NondeterminismError(rt.runId, path, recorded.seq, `a ${recorded.payload.source} value`, `a read of store \`${store}\``);
+        }
+      } else {
+        if (rt.journal.hasPending) await rt.journal.commit({ durable: false });
+        const rows = await rt.stores.readAll(store);
+        value = asLogged({ store, keys: rows.map((r) => r.key), records: rows.map((r) => r.record) }, `the records read from store \`${store}\``);
+        rt.journal.emit('value.recorded', path, { source: 'store-read', value });
+      }
+      reads.set(store, storeView(value.keys.map((key, i) => ({ key, record: value.records[i] }))));
+    }
+    rt.storeReads.set(path, reads);
+  })();
 }
 
 export function evalContext(rt: StepRuntime, frame: Frame, stepPath: string, current?: unknown): EvalContext {
