@@ -1,0 +1,86 @@
+/**
+ * A stored run log (a fixture, a corpus recording) put back into a real log: a fresh SQLite log in
+ * a temp dir, the run created through the log API with the recorded `run.started`, then every
+ * other recorded event appended under its lease in one commit — the same seqs, types, paths,
+ * payloads and recordedAt, so verify, resume and the folds read it as the run that wrote it.
+ *
+ * Store writes come back as `store.write` events only (their tables stay empty): what a replay
+ * reads. The run's status is set as asked, its lease released, so a resume may take it at once.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { NewEvent, StoredEvent } from '../../../engine/log/events.js';
+import { openLog, type EventLog, type MissionFiles, type RunOptions, type StatusChange } from '../../../engine/log/log.js';
+import '../../../engine/log/sqlite/sqlite-log.js';
+
+export interface StoredRun {
+  events: readonly StoredEvent[];
+  missionFiles: MissionFiles;
+  /** The run row's hash (default: the recorded run.started's). */
+  missionHash?: string;
+  options: RunOptions;
+  /** Default: completed/failed by its last event, else running (a crashed run). */
+  status?: StatusChange;
+}
+
+export interface TempLog {
+  log: EventLog;
+  dir: string;
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+export async function openTempLog(prefix = 'reqon-stored-'): Promise<TempLog> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dbPath = path.join(dir, 'reqon.db');
+  const log = await openLog(dbPath);
+  return {
+    log,
+    dir,
+    dbPath,
+    close: async () => {
+      await log.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Inserts `run` into `log`; returns its run id. Throws if the log would not number it as recorded. */
+export async function insertStoredRun(log: EventLog, run: StoredRun): Promise<string> {
+  const [first, ...rest] = run.events;
+  if (!first || first.type !== 'run.started') throw new Error('a stored run log starts with its run.started');
+  const started = first.payload as { mission: string; missionHash: string };
+  const last = run.events[run.events.length - 1]!;
+  const { lease } = await log.createRun(
+    {
+      runId: first.runId,
+      mission: started.mission,
+      missionHash: run.missionHash ?? started.missionHash,
+      missionFiles: run.missionFiles,
+      options: run.options,
+      createdAt: first.recordedAt,
+    },
+    'stored-log:0:loader',
+    60_000,
+    [asNew(first)],
+  );
+  const status: StatusChange = run.status ?? {
+    status: last.type === 'run.completed' ? 'completed' : last.type === 'run.failed' ? 'failed' : 'running',
+  };
+  await log.commit(
+    lease,
+    rest.map((event) => ({ kind: 'event', event: asNew(event) })),
+    { durable: false, status: { ...status, releaseLease: true } },
+  );
+  const stored = await log.read(first.runId);
+  const moved = stored.find((e, i) => e.seq !== run.events[i]!.seq || e.type !== run.events[i]!.type);
+  if (stored.length !== run.events.length || moved) {
+    throw new Error(`the stored run ${first.runId} did not load as recorded (seq ${moved?.seq ?? stored.length})`);
+  }
+  return first.runId;
+}
+
+function asNew(event: StoredEvent): NewEvent {
+  return { type: event.type, stepPath: event.stepPath, payload: structuredClone(event.payload), recordedAt: event.recordedAt } as NewEvent;
+}
