@@ -83,9 +83,9 @@ function notWaitingOn(run: RunRecord, opts: ResumeOptions): RunUnavailableError 
 async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
   const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
   if (last?.type === 'run.completed') {
-    return { status: 'completed', actionsRun: (last as StoredEvent<'run.completed'>).payload.actionsRun, runId: run.runId, tolerated: [] };
+    return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: [] };
   }
-  const error = last?.type === 'run.failed' ? (last as StoredEvent<'run.failed'>).payload.error : { code: 'failed', message: `run ${run.runId} failed` };
+  const error = last?.type === 'run.failed' ? last.payload.error : { code: 'failed', message: `run ${run.runId} failed` };
   return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: [] };
 }
 

@@ -61,13 +61,13 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
     this.updatedAt = Math.max(this.updatedAt, event.recordedAt);
     switch (event.type) {
       case 'run.started':
-        this.mission = (event as StoredEvent<'run.started'>).payload.mission;
+        this.mission = event.payload.mission;
         break;
       case 'step.completed':
         this.steps += 1;
         break;
       case 'http.response': {
-        const status = (event as StoredEvent<'http.response'>).payload.response.status;
+        const status = event.payload.response.status;
         if (status >= 200 && status < 300) this.effects += 1;
         break;
       }
@@ -76,12 +76,12 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         break;
       case 'run.resumed': {
         this.resumes += 1;
-        if ((event as StoredEvent<'run.resumed'>).payload.reason === 'crash') this.crashes += 1;
+        if (event.payload.reason === 'crash') this.crashes += 1;
         this.status = 'running';
         break;
       }
       case 'run.suspended': {
-        const { reason, dueAt } = (event as StoredEvent<'run.suspended'>).payload;
+        const { reason, dueAt } = event.payload;
         this.status = 'suspended';
         // A pause or wait registered just before names the trigger more precisely; keep it.
         if (this.waiting === null) {
@@ -92,24 +92,24 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         break;
       }
       case 'pause.created': {
-        const p = (event as StoredEvent<'pause.created'>).payload;
+        const p = event.payload;
         const on = p.webhookPath !== undefined ? `webhook:${p.webhookPath}` : 'timer';
         this.waiting = { on, since: event.recordedAt, until: p.dueAt ?? null, id: p.pauseId };
         break;
       }
       case 'wait.registered': {
-        const w = (event as StoredEvent<'wait.registered'>).payload;
+        const w = event.payload;
         this.waiting = { on: `webhook:${w.path}`, since: event.recordedAt, until: w.expiresAt, id: w.waitId };
         break;
       }
       case 'pause.resumed': {
-        const id = (event as StoredEvent<'pause.resumed'>).payload.pauseId;
+        const id = event.payload.pauseId;
         if (this.waiting !== null && (this.waiting.id === null || this.waiting.id === id)) this.waiting = null;
         this.status = 'running';
         break;
       }
       case 'wait.completed': {
-        const id = (event as StoredEvent<'wait.completed'>).payload.waitId;
+        const id = event.payload.waitId;
         if (this.waiting !== null && (this.waiting.id === null || this.waiting.id === id)) this.waiting = null;
         break;
       }
@@ -120,7 +120,7 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
       case 'run.failed':
         this.status = 'failed';
         this.waiting = null;
-        this.error = (event as StoredEvent<'run.failed'>).payload.error.message;
+        this.error = event.payload.error.message;
         break;
       default:
         break;

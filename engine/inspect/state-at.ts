@@ -102,24 +102,24 @@ export class StateAtHandler implements FoldHandler<RunState> {
 
     switch (event.type) {
       case 'action.started': {
-        const { action } = (event as StoredEvent<'action.started'>).payload;
+        const { action } = event.payload;
         if (!this.actions.includes(action)) this.actions.push(action);
         this.lastAction = action;
         this.frames.set(action, { variables: {}, response: undefined });
         break;
       }
       case 'step.started': {
-        const { line } = (event as StoredEvent<'step.started'>).payload;
+        const { line } = event.payload;
         // A start for a path still open means the process died inside it and a resume re-ran it.
         this.openSteps = this.openSteps.filter((step) => step.stepPath !== event.stepPath);
         this.openSteps.push({ stepPath: event.stepPath, line, action: this.actionOf(event.stepPath) });
         break;
       }
       case 'step.completed': {
-        const { bind } = (event as StoredEvent<'step.completed'>).payload;
+        const { bind } = event.payload;
         const frame = this.frameFor(event.stepPath);
         if (bind !== undefined) frame.variables = { ...frame.variables, [bind.name]: bind.value };
-        if ('response' in event.payload) frame.response = (event as StoredEvent<'step.completed'>).payload.response;
+        if ('response' in event.payload) frame.response = event.payload.response;
         this.closeStep(event.stepPath);
         break;
       }
@@ -127,27 +127,27 @@ export class StateAtHandler implements FoldHandler<RunState> {
         this.closeStep(event.stepPath);
         break;
       case 'http.response': {
-        const { effectId, verdict, response } = (event as StoredEvent<'http.response'>).payload;
+        const { effectId, verdict, response } = event.payload;
         if (verdict === 'success' || verdict === 'allowed') this.pages.set(effectId, [...(this.pages.get(effectId) ?? []), response.body]);
         break;
       }
       case 'fetch.completed': {
-        const payload = (event as StoredEvent<'fetch.completed'>).payload;
+        const payload = event.payload;
         const pages = this.pages.get(payload.effectId) ?? [];
         this.pages.delete(payload.effectId);
         this.frameFor(event.stepPath).response = 'value' in payload ? payload.value : pageItems(pages);
         break;
       }
       case 'store.write':
-        this.stores.apply(event as StoredEvent<'store.write'>);
+        this.stores.apply(event);
         break;
       case 'checkpoint.advanced': {
-        const { key, syncedAt } = (event as StoredEvent<'checkpoint.advanced'>).payload;
+        const { key, syncedAt } = event.payload;
         this.checkpoints.set(key, Math.max(syncedAt, this.checkpoints.get(key) ?? Number.NEGATIVE_INFINITY));
         break;
       }
       case 'pause.created': {
-        const { pauseId, dueAt, webhookPath } = (event as StoredEvent<'pause.created'>).payload;
+        const { pauseId, dueAt, webhookPath } = event.payload;
         this.pending.set(`pause:${pauseId}`, {
           kind: webhookPath === undefined && dueAt !== undefined ? 'timer' : 'pause',
           id: pauseId,
@@ -158,15 +158,15 @@ export class StateAtHandler implements FoldHandler<RunState> {
         break;
       }
       case 'pause.resumed':
-        this.pending.delete(`pause:${(event as StoredEvent<'pause.resumed'>).payload.pauseId}`);
+        this.pending.delete(`pause:${event.payload.pauseId}`);
         break;
       case 'wait.registered': {
-        const { waitId, path, expiresAt } = (event as StoredEvent<'wait.registered'>).payload;
+        const { waitId, path, expiresAt } = event.payload;
         this.pending.set(`wait:${waitId}`, { kind: 'webhook', id: waitId, since: event.recordedAt, dueAt: expiresAt, path });
         break;
       }
       case 'wait.completed':
-        this.pending.delete(`wait:${(event as StoredEvent<'wait.completed'>).payload.waitId}`);
+        this.pending.delete(`wait:${event.payload.waitId}`);
         break;
       case 'run.completed':
       case 'run.failed':

@@ -64,17 +64,17 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
 
     switch (event.type) {
       case 'stage.started': {
-        const { index, actions } = (event as StoredEvent<'stage.started'>).payload;
+        const { index, actions } = event.payload;
         this.stage = index;
         this.stageActions = new Map();
         for (const action of actions) this.ensureLane(action);
         break;
       }
       case 'action.started':
-        this.lastLane = this.ensureLane((event as StoredEvent<'action.started'>).payload.action);
+        this.lastLane = this.ensureLane(event.payload.action);
         break;
       case 'step.started': {
-        const { stepType, line } = (event as StoredEvent<'step.started'>).payload;
+        const { stepType, line } = event.payload;
         const stack = this.open.get(event.stepPath) ?? [];
         // An earlier start still open for the same path: the process died inside it.
         for (const stale of stack.splice(0)) this.close(stale.bar, event, 'failed', event.seq - 1);
@@ -99,69 +99,69 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         break;
       case 'step.failed':
         this.closeOpen(event, 'failed');
-        this.mark(event, 'error', `${(event as StoredEvent<'step.failed'>).payload.error.message}`);
+        this.mark(event, 'error', `${event.payload.error.message}`);
         break;
       case 'http.request': {
-        const { request, attempt } = (event as StoredEvent<'http.request'>).payload;
+        const { request, attempt } = event.payload;
         this.mark(event, 'effect', `${request.method} ${request.url}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
         break;
       }
       case 'store.write': {
-        const { store, key } = (event as StoredEvent<'store.write'>).payload;
+        const { store, key } = event.payload;
         this.mark(event, 'effect', `store ${store} ← ${key}`);
         break;
       }
       case 'http.response': {
-        const { response, retryInMs, attempt } = (event as StoredEvent<'http.response'>).payload;
+        const { response, retryInMs, attempt } = event.payload;
         if (retryInMs !== undefined) this.mark(event, 'retry', `attempt ${attempt} answered HTTP ${response.status}; retry in ${retryInMs} ms`);
         break;
       }
       case 'http.error': {
-        const { error, retryInMs, attempt } = (event as StoredEvent<'http.error'>).payload;
+        const { error, retryInMs, attempt } = event.payload;
         if (retryInMs !== undefined) this.mark(event, 'retry', `attempt ${attempt} failed (${error.message}); retry in ${retryInMs} ms`);
         else this.mark(event, 'error', `attempt ${attempt} failed: ${error.message}`);
         break;
       }
       case 'run.resumed': {
-        const { reason, replayFromSeq } = (event as StoredEvent<'run.resumed'>).payload;
+        const { reason, replayFromSeq } = event.payload;
         if (reason === 'crash') this.mark(event, 'crash', 'process died (crash); restarted');
         this.mark(event, 'resume', `resumed (${reason}); replayed up to seq ${replayFromSeq}`);
         break;
       }
       case 'pause.created': {
-        const { pauseId, dueAt, webhookPath } = (event as StoredEvent<'pause.created'>).payload;
+        const { pauseId, dueAt, webhookPath } = event.payload;
         const due = dueAt !== undefined ? ` until ${instantText(dueAt)}` : '';
         const hook = webhookPath !== undefined ? ` or webhook ${webhookPath}` : '';
         this.mark(event, 'pause', `pause ${pauseId}${due}${hook}`);
         break;
       }
       case 'run.suspended': {
-        const { reason, dueAt } = (event as StoredEvent<'run.suspended'>).payload;
+        const { reason, dueAt } = event.payload;
         const due = dueAt !== undefined ? ` until ${instantText(dueAt)}` : '';
         this.mark(event, reason === 'timer' ? 'timer' : 'pause', `suspended (${reason})${due}`);
         break;
       }
       case 'wait.registered': {
-        const { path, expectedEvents } = (event as StoredEvent<'wait.registered'>).payload;
+        const { path, expectedEvents } = event.payload;
         this.mark(event, 'pause', `waiting for ${expectedEvents} webhook event(s) on ${path}`);
         break;
       }
       case 'webhook.received':
-        this.mark(event, 'webhook', `webhook ${(event as StoredEvent<'webhook.received'>).payload.eventId}`);
+        this.mark(event, 'webhook', `webhook ${event.payload.eventId}`);
         break;
       case 'checkpoint.advanced': {
-        const { key, records } = (event as StoredEvent<'checkpoint.advanced'>).payload;
+        const { key, records } = event.payload;
         this.mark(event, 'checkpoint', `checkpoint ${key}${records !== undefined ? ` (${records} records)` : ''}`);
         break;
       }
       case 'run.failed':
-        this.mark(event, 'error', `run failed: ${(event as StoredEvent<'run.failed'>).payload.error.message}`);
+        this.mark(event, 'error', `run failed: ${event.payload.error.message}`);
         break;
       case 'stage.failed':
-        this.mark(event, 'error', `stage failed: ${(event as StoredEvent<'stage.failed'>).payload.error.message}`);
+        this.mark(event, 'error', `stage failed: ${event.payload.error.message}`);
         break;
       case 'action.failed': {
-        const { action, error } = (event as StoredEvent<'action.failed'>).payload;
+        const { action, error } = event.payload;
         this.mark(event, 'error', `action ${action} failed: ${error.message}`);
         break;
       }

@@ -60,16 +60,16 @@ export function passesRecordedBy(
 ): { point: CrashPoint; key: string }[] {
   switch (event.type) {
     case 'http.request': {
-      const id = (event as StoredEvent<'http.request'>).payload.effectId;
+      const id = event.payload.effectId;
       return [{ point: 'before-effect', key: id }];
     }
     case 'http.response':
     case 'http.error': {
-      const id = (event as StoredEvent<'http.response'>).payload.effectId;
+      const id = event.payload.effectId;
       return [{ point: 'after-effect', key: id }];
     }
     case 'store.intent': {
-      const { effectId: id, keys } = (event as StoredEvent<'store.intent'>).payload;
+      const { effectId: id, keys } = event.payload;
       // An empty batch writes nothing: it is never inside a store transaction.
       return keys.length === 0 ? [{ point: 'before-effect', key: id }] : [
         { point: 'before-effect', key: id },
@@ -77,7 +77,7 @@ export function passesRecordedBy(
       ];
     }
     case 'store.write': {
-      const payload = (event as StoredEvent<'store.write'>).payload;
+      const payload = event.payload;
       if (log.externalBatchAt(event.stepPath)) return payload.batch ? [{ point: 'after-effect', key: payload.batch }] : [];
       // Only a batch's first write names it; logs before batch markers (format 1): one per step path.
       const key = payload.batch ?? (log.format < 2 ? `path:${event.stepPath}` : undefined);
@@ -88,11 +88,11 @@ export function passesRecordedBy(
       ];
     }
     case 'checkpoint.advanced':
-      return [{ point: 'after-checkpoint', key: `${event.stepPath}:${(event as StoredEvent<'checkpoint.advanced'>).payload.key}` }];
+      return [{ point: 'after-checkpoint', key: `${event.stepPath}:${event.payload.key}` }];
     case 'pause.created':
-      return [{ point: 'before-wait', key: (event as StoredEvent<'pause.created'>).payload.pauseId }];
+      return [{ point: 'before-wait', key: event.payload.pauseId }];
     case 'wait.registered':
-      return [{ point: 'before-wait', key: (event as StoredEvent<'wait.registered'>).payload.waitId }];
+      return [{ point: 'before-wait', key: event.payload.waitId }];
     default:
       return [];
   }

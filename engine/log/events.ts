@@ -24,22 +24,25 @@ export function logFormatOf(events: readonly StoredEvent[]): number {
   return first?.type === 'run.started' ? ((first.payload as EventPayloads['run.started']).format ?? 1) : 1;
 }
 
-export interface StoredEvent<T extends EventType = EventType> {
-  runId: string;
-  seq: number;
-  type: T;
-  stepPath: string;
-  payload: EventPayloads[T];
-  /** Milliseconds since the epoch, from the engine's clock, recorded once and read back. */
-  recordedAt: number;
-}
+/**
+ * A recorded event. For one type, its payload is that type's; without a type argument it is the
+ * union of every type's event, discriminated by `type`, so a `switch (event.type)` narrows it.
+ */
+export type StoredEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    runId: string;
+    seq: number;
+    type: K;
+    stepPath: string;
+    payload: EventPayloads[K];
+    /** Milliseconds since the epoch, from the engine's clock, recorded once and read back. */
+    recordedAt: number;
+  };
+}[T];
 
-export interface NewEvent<T extends EventType = EventType> {
-  type: T;
-  stepPath: string;
-  payload: EventPayloads[T];
-  recordedAt: number;
-}
+export type NewEvent<T extends EventType = EventType> = {
+  [K in T]: { type: K; stepPath: string; payload: EventPayloads[K]; recordedAt: number };
+}[T];
 
 /** A request as recorded: secrets redacted, body as sent. */
 export interface RecordedRequest {

@@ -202,7 +202,7 @@ export class CrashLab {
     const keys = new Set<string>();
     for (const event of events) {
       if (event.type !== 'http.request') continue;
-      const key = (event as StoredEvent<'http.request'>).payload.idempotencyKey;
+      const key = event.payload.idempotencyKey;
       if (key !== undefined) keys.add(key);
     }
     const response = await this.deps.http.send({ method: 'GET', url: statsUrl, headers: { accept: 'application/json' }, timeoutMs: 5000 });

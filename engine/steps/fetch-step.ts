@@ -216,21 +216,21 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   let attempts = 0;
   for (;;) {
     const next = rt.journal.peek(path);
-    if (next?.type !== 'http.request' || (next as StoredEvent<'http.request'>).payload.effectId !== id) break;
-    assertSameRequest(next as StoredEvent<'http.request'>, identity, path, rt, line);
+    if (next?.type !== 'http.request' || next.payload.effectId !== id) break;
+    assertSameRequest(next, identity, path, rt, line);
     rt.journal.take(path, 'http.request');
     attempts++;
     // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
     rt.crash.reach('request', 'before-effect', id, false);
     const outcome = rt.journal.peek(path);
-    if (outcome?.type === 'http.response' && (outcome as StoredEvent<'http.response'>).payload.effectId === id) {
+    if (outcome?.type === 'http.response' && outcome.payload.effectId === id) {
       const { payload } = rt.journal.take(path, 'http.response')!;
       rt.crash.reach('request', 'after-effect', id, false);
       if (payload.verdict === 'success' || payload.verdict === 'allowed') {
         return { status: payload.response.status, body: payload.response.body };
       }
       if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
-    } else if (outcome?.type === 'http.error' && (outcome as StoredEvent<'http.error'>).payload.effectId === id) {
+    } else if (outcome?.type === 'http.error' && outcome.payload.effectId === id) {
       const { payload } = rt.journal.take(path, 'http.error')!;
       rt.crash.reach('request', 'after-effect', id, false);
       if (payload.verdict === 'fail') throw replayedFailure(spec, payload.error.message, attempts);

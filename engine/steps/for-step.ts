@@ -135,7 +135,7 @@ function reapplyMemoryWrites(events: readonly StoredEvent[], rt: StepRuntime): v
   if (!rt.model.hasMemoryStores) return; // and the payloads stay unparsed
   for (const event of events) {
     if (event.type !== 'store.write') continue;
-    const { store, key, record } = (event as StoredEvent<'store.write'>).payload;
+    const { store, key, record } = event.payload;
     if (rt.stores.kind(store) === 'memory') rt.stores.memorySet(store, key, record as Record<string, unknown>);
   }
 }

@@ -123,7 +123,7 @@ describe('recorded run logs replay with the current engine', () => {
   it('a changed event type diverges at that event', async () => {
     const { events } = fixture();
     const seq = seqOf(events, 'loop.iteration', 'Sync/1[4]');
-    const report = await verify(mutated(events, seq, (e) => ({ ...e, type: 'step.started' })));
+    const report = await verify(mutated(events, seq, (e) => ({ ...e, type: 'step.started' }) as StoredEvent));
     expect(report.ok).toBe(false);
     expect(report.divergence?.stepPath).toBe('Sync/1[4]');
     expect(report.divergence?.seq).toBe(seq);

@@ -38,7 +38,7 @@ function plainRead(runId: string, opts: { fromSeq?: number; toSeq?: number; limi
     stepPath: row.step_path,
     payload: JSON.parse(row.payload) as StoredEvent['payload'],
     recordedAt: row.recorded_at,
-  }));
+  }) as StoredEvent);
 }
 
 /** Deep equality plus the same key order at every level (toStrictEqual ignores key order). */

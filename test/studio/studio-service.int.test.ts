@@ -15,7 +15,7 @@ import { sampleRun } from './event-builder.js';
 
 const MISSION = 'mission Orders {\n  store orders: sql("orders")\n  action Sync {\n    get "/orders"\n  }\n  run Sync\n}\n';
 
-const sampleEvents = (): NewEvent[] => sampleRun().events.map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }));
+const sampleEvents = (): NewEvent[] => sampleRun().events.map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }) as NewEvent);
 
 async function startRun(log: EventLog, runId: string, first: NewEvent): Promise<Lease> {
   const created = await log.createRun(

@@ -118,7 +118,8 @@ class LazyPayloadEvent {
 
   toJSON(): StoredEvent {
     const { runId, seq, type, stepPath, payload, recordedAt } = this;
-    return { runId, seq, type, stepPath, payload, recordedAt };
+    // Decoded from storage: the row's type names its payload's shape.
+    return { runId, seq, type, stepPath, payload, recordedAt } as StoredEvent;
   }
 }
 

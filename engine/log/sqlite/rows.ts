@@ -51,6 +51,7 @@ export function toRunRecord(row: RunRow): RunRecord {
 }
 
 export function toStoredEvent(row: EventRow): StoredEvent {
+  // Decoded from storage: the row's type names its payload's shape.
   return {
     runId: row.run_id,
     seq: row.seq,
@@ -58,7 +59,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     stepPath: row.step_path,
     payload: JSON.parse(row.payload) as StoredEvent['payload'],
     recordedAt: row.recorded_at,
-  };
+  } as StoredEvent;
 }
 
 /** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */
