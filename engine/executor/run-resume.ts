@@ -41,6 +41,8 @@ export interface ResumeOptions {
 export async function resumeRun(runId: string, opts: ResumeOptions, deps: EngineDeps): Promise<RunResult> {
   const run = await deps.log.getRun(runId);
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log; list runs with \`reqon runs\``, 'not-found');
+  // Before anything is spent on it (a pause's compare-and-set): this engine may misread the log.
+  await assertReadableFormat(deps.log, runId);
   if (run.status === 'suspended') {
     if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw notWaitingOn(run, opts);
     // An edited mission must replay what the run already did before the pause is spent on it: a

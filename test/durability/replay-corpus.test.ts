@@ -140,11 +140,8 @@ describe('log format versions', () => {
     }
   });
 
-  // Fails today: resumeRun does refuse (RunUnavailableError 'unreadable'), but only after it resumed
-  // the pause — `pause.resumed` appended (141 → 142 events), the run set running, the pause spent —
-  // because resumeSuspendedRun runs before continueRun checks the format. Fix (engine/executor/run-resume.ts): `await
-  // assertReadableFormat(deps.log, runId)` at the top of resumeRun, before `resumeSuspendedRun`.
-  it.fails('a suspended run whose log says format 99 is refused by resumeRun, and its pause is not spent', async () => {
+  // The format is checked before anything is spent on the run: a pause's compare-and-set included.
+  it('a suspended run whose log says format 99 is refused by resumeRun, and its pause is not spent', async () => {
     const stored = loadRecording(clean);
     const events = newerFormat(stored.events, (e) => e.type === 'pause.resumed');
     const created = [...events].reverse().find((e) => e.type === 'pause.created')!.payload as { pauseId: string; dueAt: number };
