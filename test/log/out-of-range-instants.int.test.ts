@@ -32,17 +32,14 @@ function mission(option: string): string {
 
 describe('durations are bounded at check time', () => {
   for (const option of ['pause { duration: "100000000d" }', 'pause { duration: "36501d" }', 'wait { path: "/hook", timeout: 9007199254740991 }']) {
-    it(`${option} is refused by check, naming the bound`, async () => {
+    it(`${option} is refused by check, naming the bound (36500d itself passes)`, async () => {
       const r = await runCli(builtCli(), ['check', mission(option)], { cwd: t.dir });
       expect(r.code, describeResult(r)).toBe(1);
       expect(r.stdout + r.stderr).toMatch(/error\[E3023\]: `(duration|timeout)` expected a duration from 0 to 36500d \(about 100 years\)/);
+      const bound = await runCli(builtCli(), ['check', mission('pause { duration: "36500d" }')], { cwd: t.dir });
+      expect(bound.code, describeResult(bound)).toBe(0);
     });
   }
-
-  it('36500d itself passes', async () => {
-    const r = await runCli(builtCli(), ['check', mission('pause { duration: "36500d" }')], { cwd: t.dir });
-    expect(r.code, describeResult(r)).toBe(0);
-  });
 });
 
 describe('an instant stored beyond the date range', () => {
