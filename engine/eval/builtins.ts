@@ -89,6 +89,12 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   },
   /** The checkpoint store's record under a key; null when there is none (or no store to ask). */
   'sync_state.get': (args, call) => call.ctx.inputs.syncState?.(String(args[0])) ?? null,
+  /** `generateId()` / `generateId("inv")`: a deterministic id from the recorded inputs (inputs.ts), with an optional prefix. */
+  generateId: (args, call) => {
+    const id = call.ctx.inputs.generateId?.();
+    if (id === undefined) throw new EvaluatorError('R4004', '`generateId()` has no run to derive an id from here', call.span);
+    return args.length > 0 && args[0] !== null && args[0] !== undefined ? `${String(args[0])}_${id}` : id;
+  },
   /** True unless the value is null or absent: `exists(categories[id])`, `exists(.email)`. */
   exists: ([x]) => x !== null && x !== undefined,
   /** Strict conversion: null/undefined → null; a non-numeric value is an error (use parseNumber to get null). */

@@ -46,6 +46,11 @@ export interface EvalInputs {
    * undefined for any other name, which then resolves as a field of `response` (§D.2).
    */
   store?(name: string): StoreView | undefined;
+  /**
+   * `generateId()`: an id that is a function of the run, the step and how many ids the step asked
+   * for before (never random), so a replay gets the same ids. Absent: `generateId` is an error.
+   */
+  generateId?(): string;
 }
 
 export interface FixedInputsOptions {
@@ -62,6 +67,7 @@ export interface FixedInputsOptions {
 export function fixedInputs(options: FixedInputsOptions = {}): EvalInputs {
   const { now = 0, random = 0, env = {}, stores = {} } = options;
   let draws = 0;
+  let ids = 0;
   return {
     now: () => (typeof now === 'function' ? now() : now),
     random: () => {
@@ -74,5 +80,6 @@ export function fixedInputs(options: FixedInputsOptions = {}): EvalInputs {
     },
     env: (name) => (Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined),
     store: (name) => (Object.prototype.hasOwnProperty.call(stores, name) ? storeView(stores[name]!) : undefined),
+    generateId: () => `id-fixed-${ids++}`,
   };
 }

@@ -21,8 +21,8 @@ import type { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { runPause } from '../steps/pause-step.js';
 import { isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
-import { Frame, journaledInputs, prefetchStoreReads, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
-import type { StoreView } from '../eval/inputs.js';
+import { Frame, journaledInputs, prefetchReads, type PrefetchedReads, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
+
 import type { StoreRuntime } from '../steps/store-runtime.js';
 import { advanceActionCheckpoints } from '../steps/checkpoints.js';
 import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
@@ -89,7 +89,7 @@ export class Executor implements StepRuntime {
   readonly http: HttpRuntime;
   readonly tolerated: ToleratedError[] = [];
   readonly fullTrace: boolean;
-  readonly storeReads = new Map<string, ReadonlyMap<string, StoreView>>();
+  readonly storeReads = new Map<string, PrefetchedReads>();
   private readonly actionsRun: string[] = [];
   private readonly visits = new Map<string, number>();
   private readonly stageVisits = new Map<number, number>();
@@ -147,7 +147,7 @@ export class Executor implements StepRuntime {
       const path = `:stage/${index}` + (visit > 1 ? `#${visit}` : '');
       const names = stage.actions.map((a) => a.name);
       if (stage.condition) {
-        await prefetchStoreReads(this.model.storesReadBy(stage.condition), path, this);
+        await prefetchReads(this.model.readsOfExpr(stage.condition), path, this);
         const ctx = { scope: new Scope(), response: undefined, inputs: journaledInputs(this, path) };
         const holds = isTruthy(evaluate(stage.condition, ctx));
         this.storeReads.delete(path);
@@ -303,7 +303,7 @@ export class Executor implements StepRuntime {
         return this.runStreamedSync(step, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
       }
       const next = i + 1;
-      if (!this.fullTrace && isSynchronousPureStep(step) && this.model.storesRead(step).length === 0) {
+      if (!this.fullTrace && isSynchronousPureStep(step) && this.model.readsOf(step).none) {
         // trace: minimal — a synchronous pure step: no events, no promise per step.
         if (this.parts.shouldStop?.()) throw new StopRequested();
         const path = stepPath(parentPath, i);
@@ -332,8 +332,8 @@ export class Executor implements StepRuntime {
     let records = 0;
     let fetchDone = false;
     try {
-      await prefetchStoreReads(this.model.storesRead(fetch), fetchPath, this);
-      await prefetchStoreReads(this.model.storesRead(store), storePath, this);
+      await prefetchReads(this.model.readsOf(fetch), fetchPath, this);
+      await prefetchReads(this.model.readsOf(store), storePath, this);
       await runFetch(fetch, fetchPath, frame, this, async (items, firstIndex) => {
         await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
         records = firstIndex + items.length;
@@ -402,12 +402,12 @@ export class Executor implements StepRuntime {
     }
   }
 
-  /** Runs the step, its persistent store reads first (prefetchStoreReads) and cleared after. */
+  /** Runs the step, its store and checkpoint reads first (prefetchReads) and cleared after. */
   private async dispatch(step: Step, path: string, frame: Frame, file: string): Promise<StepOutcome> {
-    const reads = this.model.storesRead(step);
-    if (reads.length === 0) return this.dispatchStep(step, path, frame, file);
+    const reads = this.model.readsOf(step);
+    if (reads.none) return this.dispatchStep(step, path, frame, file);
     try {
-      await prefetchStoreReads(reads, path, this);
+      await prefetchReads(reads, path, this);
       return await this.dispatchStep(step, path, frame, file);
     } finally {
       this.storeReads.delete(path);

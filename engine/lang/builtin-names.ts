@@ -62,6 +62,8 @@ export const BUILTIN_ARITY: Record<string, { min: number; max: number }> = {
   seconds: { min: 1, max: 1 },
   /** The checkpoint store read as a value (`sync_state.get("orders_last_sync")`); null before the first checkpoint. */
   'sync_state.get': { min: 1, max: 1 },
+  /** A deterministic id: derived from the run, the step and a per-step count (never random), so replay gets the same one. */
+  generateId: { min: 0, max: 1 },
 };
 
 /**
@@ -102,7 +104,6 @@ export const UNSUPPORTED_BUILTIN_NAMES: ReadonlySet<string> = new Set([
   'isBefore',
   'isAfter',
   'slugify',
-  'generateId',
 ]);
 
 /** Built-ins whose result is not a pure function of their arguments (recorded for replay). */

@@ -172,6 +172,15 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
     );
     return;
   }
+  if (name === 'sync_state.get' && args[0] && args[0].kind !== 'String') {
+    ctx.report(
+      file,
+      'E3021',
+      args[0].span,
+      '`sync_state.get` expected a string literal but got: an expression',
+      'write the checkpoint key in quotes, e.g. sync_state.get("orders_last_sync"); a run reads its checkpoints before the step',
+    );
+  }
   if (name === 'env') {
     const arg = args[0];
     if (arg && arg.kind !== 'String') {

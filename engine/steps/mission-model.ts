@@ -18,6 +18,16 @@ import { LineIndex } from '../lang/line-index.js';
 import type { MissionUnit } from '../lang/mission-unit.js';
 import { findStreamedSyncs, type PagedFetch } from './streamed-sync.js';
 
+/** See MissionModel.readsOf. */
+export interface StepReads {
+  readonly stores: readonly string[];
+  readonly syncKeys: readonly string[];
+  /** Nothing to read: the step runs at once. */
+  readonly none: boolean;
+}
+
+const NO_READS: StepReads = { stores: [], syncKeys: [], none: true };
+
 export class MissionModel {
   readonly sources = new Map<string, SourceDecl>();
   readonly stores = new Map<string, StoreDecl>();
@@ -29,7 +39,7 @@ export class MissionModel {
   /** Whether any store is `memory` (run-local state that replay rebuilds from store.write events). */
   readonly hasMemoryStores: boolean;
   private readonly skippableLoops = new WeakMap<ForStep, boolean>();
-  private readonly storeReads = new WeakMap<object, readonly string[]>();
+  private readonly stepReads = new WeakMap<object, StepReads>();
   private readonly texts = new Map<string, string>();
   private readonly lineIndexes = new Map<string, LineIndex>();
 
@@ -65,35 +75,38 @@ export class MissionModel {
   }
 
   /**
-   * The persistent (non-memory) stores that the expressions of `step` itself read as values
-   * (`length(orders)`, `orders where …`, `products[id]`), in the order they first appear; nested
-   * steps read their own. The journal reads and records them before the step runs (step-runtime.ts,
-   * prefetchStoreReads). Memory stores are left out: expressions read them as they are. A
-   * `for x in store` loop is left out too: the loop reads its collection itself (for-step.ts).
+   * What the expressions of `step` itself read besides their values (nested steps read their own),
+   * for the journal to read and record before the step runs (step-runtime.ts, prefetchReads):
+   * the persistent (non-memory) stores they name as values (`length(orders)`, `orders where …`,
+   * `products[id]`) and the checkpoints they read (`sync_state.get("k")`), in the order they
+   * first appear. Memory stores are left out (expressions read them as they are), and so is the
+   * collection of `for x in store` (the loop reads it itself, for-step.ts).
    */
-  storesRead(step: Step): readonly string[] {
-    let names = this.storeReads.get(step);
-    if (names === undefined) this.storeReads.set(step, (names = this.persistentStoresIn(stepExpressions(step, this.transforms))));
-    return names;
+  readsOf(step: Step): StepReads {
+    let reads = this.stepReads.get(step);
+    if (reads === undefined) this.stepReads.set(step, (reads = this.readsIn(stepExpressions(step, this.transforms))));
+    return reads;
   }
 
-  /** storesRead for a pipeline stage's `when` condition. */
-  storesReadBy(expr: Expr): readonly string[] {
-    let names = this.storeReads.get(expr);
-    if (names === undefined) this.storeReads.set(expr, (names = this.persistentStoresIn([expr])));
-    return names;
+  /** readsOf for a pipeline stage's `when` condition. */
+  readsOfExpr(expr: Expr): StepReads {
+    let reads = this.stepReads.get(expr);
+    if (reads === undefined) this.stepReads.set(expr, (reads = this.readsIn([expr])));
+    return reads;
   }
 
-  private persistentStoresIn(exprs: readonly (Expr | undefined)[]): readonly string[] {
-    const names = new Set<string>();
+  private readsIn(exprs: readonly (Expr | undefined)[]): StepReads {
+    const stores = new Set<string>();
+    const syncKeys = new Set<string>();
     for (const expr of exprs) {
       walkExpr(expr, (e) => {
+        if (e.kind === 'Call' && e.callee.name === 'sync_state.get' && e.args[0]?.kind === 'String') syncKeys.add(e.args[0].value);
         if (e.kind !== 'Ref' || e.parts.length !== 1 || e.leadingDot) return;
         const decl = this.stores.get(e.parts[0]!);
-        if (decl && decl.type.kind !== 'memory') names.add(e.parts[0]!);
+        if (decl && decl.type.kind !== 'memory') stores.add(e.parts[0]!);
       });
     }
-    return [...names];
+    return stores.size === 0 && syncKeys.size === 0 ? NO_READS : { stores: [...stores], syncKeys: [...syncKeys], none: false };
   }
 
   /** The source declared first: the default for fetches without `source:` (§C.1.1). */

@@ -3,6 +3,7 @@
  * the mission model, and the frame of the action or iteration it runs in. The executor builds
  * these; steps never reach up into it — nested steps run through `runSteps`, a callback.
  */
+import { createHash } from 'node:crypto';
 import type { Env } from '../env/env.js';
 import type { EvalContext } from '../eval/scope.js';
 import { Scope } from '../eval/scope.js';
@@ -12,7 +13,8 @@ import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import type { Journal } from '../journal/journal.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import type { ErrorInfo } from '../log/events.js';
-import type { MissionModel } from './mission-model.js';
+import type { MissionModel, StepReads } from './mission-model.js';
+import { StepError } from './signals.js';
 import type { StoreRuntime } from './store-runtime.js';
 import type { HttpRuntime } from './http-runtime.js';
 import type { Step } from '../lang/ast.js';
@@ -28,6 +30,8 @@ export class Frame {
   response: unknown = undefined;
   /** Status of the last HTTP response, for `match` status arms. */
   lastStatus: number | undefined = undefined;
+  /** How many `generateId()`s each step path of this frame asked for (journaledInputs). */
+  idCounts: Map<string, number> | undefined = undefined;
 
   constructor(
     readonly action: string,
@@ -49,6 +53,12 @@ export class Frame {
     frame.lastStatus = this.lastStatus;
     return frame;
   }
+}
+
+/** What prefetchReads read for one step: stores by name, checkpoints (ISO instants or null) by key. */
+export interface PrefetchedReads {
+  readonly stores: ReadonlyMap<string, StoreView>;
+  readonly checkpoints: ReadonlyMap<string, string | null>;
 }
 
 /** A failure that a `for … onError continue` tolerated: reported in the run result. */
@@ -75,7 +85,7 @@ export interface StepRuntime {
    * The persistent stores read for the step at each path while it runs (prefetchStoreReads),
    * by store name: what `journaledInputs(rt, path).store(name)` answers.
    */
-  readonly storeReads: Map<string, ReadonlyMap<string, StoreView>>;
+  readonly storeReads: Map<string, PrefetchedReads>;
   /** Environment as the mission's `env("NAME")` sees it: the run's `--env` over the process's. */
   envVar(name: string): string | undefined;
   /** The latest sync checkpoint under `key` from earlier runs of this mission (ms), if any. */
@@ -88,19 +98,47 @@ export interface StepRuntime {
   runSteps(steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> | undefined;
 }
 
-/** Non-deterministic inputs for expressions at `stepPath`, recorded live and replayed after. */
-export function journaledInputs(rt: StepRuntime, stepPath: string): EvalInputs {
+/**
+ * The `n`th id the step at `stepPath` of run `runId` asks for: the first 128 bits of
+ * sha256(run, path, n), written as a UUID. A function of the walk, never random: replay (and
+ * verify) walk the same steps in the same order and get the same ids; another run gets others.
+ */
+export function derivedId(runId: string, stepPath: string, n: number): string {
+  const h = createHash('sha256').update(`${runId}\u0000${stepPath}\u0000${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Non-deterministic inputs for expressions at `stepPath`, recorded live and replayed after.
+ * `frame` carries the per-step count of `generateId()` (without one, each call site counts alone).
+ */
+export function journaledInputs(rt: StepRuntime, stepPath: string, frame?: Frame): EvalInputs {
+  let localIds = 0;
   return {
+    generateId: () => {
+      let n: number;
+      if (frame) {
+        const counts = (frame.idCounts ??= new Map());
+        n = counts.get(stepPath) ?? 0;
+        counts.set(stepPath, n + 1);
+      } else n = localIds++;
+      return derivedId(rt.runId, stepPath, n);
+    },
     now: () =>
       rt.journal.record(stepPath, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number,
     random: () =>
       rt.journal.record(stepPath, 'value.recorded', () => ({ source: 'random', value: rt.env.random.next() })).value as number,
     env: (name) => rt.envVar(name),
+    syncState: (key) => {
+      const read = rt.storeReads.get(stepPath)?.checkpoints;
+      if (!read?.has(key)) throw new StepError('sync-state', `sync_state.get(${JSON.stringify(key)}) at ${stepPath}: the key must be a string literal, so the run can read the checkpoint before the step`);
+      return read.get(key);
+    },
     store: (name) => {
       const decl = rt.model.stores.get(name);
       if (!decl) return undefined;
       if (decl.type.kind === 'memory') return storeView(rt.stores.memoryList(name));
-      const read = rt.storeReads.get(stepPath)?.get(name);
+      const read = rt.storeReads.get(stepPath)?.stores.get(name);
       // The step's expressions were walked for store names (MissionModel.storesRead): a miss is ours.
       if (!read) throw new Error(`internal: store \`${name}\` was not read before the step at ${stepPath} ran`);
       return read;
@@ -109,17 +147,19 @@ export function journaledInputs(rt: StepRuntime, stepPath: string): EvalInputs {
 }
 
 /**
- * Before the step at `path` runs: reads each persistent store in `stores` (its expressions name
- * them as values) and records the read, as `for x in store` does — buffered writes of this run
- * are committed first so the read sees them; the value is recorded (`value.recorded`, source
- * `store-read`, `{ store, keys, records }`) as the log will hold it, and a replay answers from the
- * log. Undefined when there is nothing to read; the caller clears `rt.storeReads` after the step.
+ * Before the step at `path` runs, what its expressions read (MissionModel.readsOf), each read
+ * recorded as `for x in store` records its collection: a persistent store — buffered writes of
+ * this run committed first so the read sees them — as `value.recorded` (source `store-read`,
+ * `{ store, keys, records }`), a checkpoint (`sync_state.get("k")`) as `value.recorded` (source
+ * `last-sync`, `{ key, at }`), each as the log will hold it; a replay answers from the log.
+ * Undefined when there is nothing to read; the caller clears `rt.storeReads` after the step.
  */
-export function prefetchStoreReads(stores: readonly string[], path: string, rt: StepRuntime): Promise<void> | undefined {
-  if (stores.length === 0) return undefined;
+export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): Promise<void> | undefined {
+  if (reads.none) return undefined;
   return (async () => {
-    const reads = new Map<string, StoreView>();
-    for (const store of stores) {
+    const views = new Map<string, StoreView>();
+    const checkpoints = new Map<string, string | null>();
+    for (const store of reads.stores) {
       const recorded = rt.journal.take(path, 'value.recorded');
       let value: { store: string; keys: string[]; records: unknown[] };
       if (recorded) {
@@ -133,12 +173,26 @@ export function prefetchStoreReads(stores: readonly string[], path: string, rt: 
         value = asLogged({ store, keys: rows.map((r) => r.key), records: rows.map((r) => r.record) }, `the records read from store \`${store}\``);
         rt.journal.emit('value.recorded', path, { source: 'store-read', value });
       }
-      reads.set(store, storeView(value.keys.map((key, i) => ({ key, record: value.records[i] }))));
+      views.set(store, storeView(value.keys.map((key, i) => ({ key, record: value.records[i] }))));
     }
-    rt.storeReads.set(path, reads);
+    for (const key of reads.syncKeys) {
+      const recorded = rt.journal.take(path, 'value.recorded');
+      let value: { key: string; at: number | null };
+      if (recorded) {
+        value = recorded.payload.value as typeof value;
+        if (recorded.payload.source !== 'last-sync' || value?.key !== key) {
+          throw new NondeterminismError(rt.runId, path, recorded.seq, `a ${recorded.payload.source} value`, `checkpoint "${key}"`);
+        }
+      } else {
+        value = { key, at: (await rt.lastSync(key)) ?? null };
+        rt.journal.emit('value.recorded', path, { source: 'last-sync', value });
+      }
+      checkpoints.set(key, value.at === null ? null : new Date(value.at).toISOString());
+    }
+    rt.storeReads.set(path, { stores: views, checkpoints });
   })();
 }
 
 export function evalContext(rt: StepRuntime, frame: Frame, stepPath: string, current?: unknown): EvalContext {
-  return { scope: frame.scope, response: frame.response, current, inputs: journaledInputs(rt, stepPath) };
+  return { scope: frame.scope, response: frame.response, current, inputs: journaledInputs(rt, stepPath, frame) };
 }

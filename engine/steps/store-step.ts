@@ -19,6 +19,8 @@ import { evalContext, type Frame, type PendingCheckpoint, type StepRuntime } fro
 import { noteStored, recordedWithStore } from './checkpoints.js';
 import { replayRecordedFailure } from './store-runtime.js';
 import type { StepOutcome } from './control-steps.js';
+import { CHECKPOINT_STORE } from '../lang/builtin-names.js';
+import { storeSyncState } from './sync-state.js';
 
 export interface PlannedWrite {
   effectId: string;
@@ -28,6 +30,8 @@ export interface PlannedWrite {
 }
 
 export async function runStore(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  // The undeclared checkpoint store (sync-state.ts): a write sets a checkpoint.
+  if (step.store.name === CHECKPOINT_STORE && !rt.model.stores.has(CHECKPOINT_STORE)) return storeSyncState(step, path, frame, rt);
   // One context for the source and the keys: the same scope, response and journaled inputs.
   const ctx = evalContext(rt, frame, path);
   const value = evaluate(step.source, ctx);

@@ -155,6 +155,8 @@ const cases: Case[] = [
   ['diffDays', ['2024-03-02T12:00:00Z', '2024-03-01T13:00:00Z'], 0],
   ['diffDays', ['2025-01-01', '2024-01-01'], 366],
   // Forms upstream's examples use (docs/language.md)
+  ['generateId', [], 'id-fixed-0'],
+  ['generateId', ['inv'], 'inv_id-fixed-0'],
   ['exists', [0], true],
   ['exists', [''], true],
   ['exists', [null], false],

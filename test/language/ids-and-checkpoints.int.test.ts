@@ -1,0 +1,57 @@
+/**
+ * assets/language/ids-and-checkpoints.vague against a FakeApi on 127.0.0.1, twice on one
+ * database: `generateId()` gives ids derived from the run, the step and a per-step count (the
+ * same on replay, others in another run); `store … -> sync_state { key }` sets a checkpoint at
+ * the end of the action, and the next run's `sync_state.get` reads it (recorded, replayed).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
+import { derivedId } from '../../engine/steps/step-runtime.js';
+
+const ENTRY = path.join(REPO, 'assets/language/ids-and-checkpoints.vague');
+const files = () => ({ entry: ENTRY, files: [{ path: ENTRY, text: fs.readFileSync(ENTRY, 'utf8') }] });
+
+let c: Conformance;
+
+beforeEach(async () => {
+  c = await openConformance();
+  c.api.on('GET /changes', { body: { changes: [{ name: 'a' }, { name: 'b' }] } });
+});
+
+afterEach(async () => {
+  await c.close();
+});
+
+describe('generateId and sync_state', () => {
+  it('derives ids from the run and step, and reads the checkpoint the last run set', async () => {
+    const first = await c.start(files());
+    expect(first.status === 'completed' ? 'completed' : JSON.stringify(first)).toBe('completed');
+    const out1 = await c.store(first.runId, 'out');
+    expect(out1['seen']).toEqual({ id: 'seen', since: 'never' });
+    const ids = (Object.values(out1).filter((r) => (r as { name?: string }).name) as { id: string; first: string; name: string }[]).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    // Per iteration path, the first call gets count 0 and the second count 1.
+    expect(ids).toEqual([
+      { id: derivedId(first.runId, 'Sync/2[0]/0', 0), first: `chg_${derivedId(first.runId, 'Sync/2[0]/0', 1)}`, name: 'a' },
+      { id: derivedId(first.runId, 'Sync/2[1]/0', 0), first: `chg_${derivedId(first.runId, 'Sync/2[1]/0', 1)}`, name: 'b' },
+    ]);
+    expect(ids[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const advanced = (await c.events(first.runId)).filter((e) => e.type === 'checkpoint.advanced').map((e) => e.payload);
+    expect(advanced).toEqual([{ key: 'changes_last_sync', syncedAt: Date.parse('2024-05-01T12:00:00Z') }]);
+    await c.expectVerified(first.runId);
+
+    const second = await c.start(files());
+    expect(second.status).toBe('completed');
+    const out2 = await c.store(second.runId, 'out');
+    expect(out2['seen']).toEqual({ id: 'seen', since: '2024-05-01T12:00:00.000Z' });
+    expect(Object.keys(out2).filter((k) => k !== 'seen')).not.toEqual(Object.keys(out1).filter((k) => k !== 'seen'));
+    const reads = (await c.events(second.runId)).filter((e) => e.type === 'value.recorded' && (e.payload as { source: string }).source === 'last-sync');
+    expect(reads.map((e) => [e.stepPath, (e.payload as { value: unknown }).value])).toEqual([
+      ['Sync/0', { key: 'changes_last_sync', at: Date.parse('2024-05-01T12:00:00Z') }],
+    ]);
+    await c.expectVerified(second.runId);
+  });
+});
