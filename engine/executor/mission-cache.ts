@@ -4,9 +4,9 @@
  * starting many runs of a mission parses and checks it once.
  */
 import { createHash } from 'node:crypto';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { formatDiagnostics } from '../lang/format.js';
-import { loadMissionFromFiles } from '../lang/loader.js';
+import { loadMission, loadMissionFromFiles, MissionLoadError } from '../lang/loader.js';
 import type { MissionFiles } from '../log/log.js';
 import { MissionModel } from '../steps/mission-model.js';
 
@@ -42,4 +42,14 @@ export function modelFor(files: MissionFiles, hash: string = missionHash(files))
   if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value!);
   models.set(key, model);
   return model;
+}
+
+/**
+ * A mission's files read from disk (a `.vague`/`.reqon` file, or a folder mission's folder), as a
+ * run remembers them. Throws MissionLoadError when they cannot be read.
+ */
+export function readMissionFiles(missionPath: string): MissionFiles {
+  const files = loadMission(resolve(missionPath)).unit?.files ?? [];
+  if (files.length === 0) throw new MissionLoadError(`cannot read mission "${missionPath}"`, missionPath);
+  return { entry: files[0]!.path, files: files.map((f) => ({ path: f.path, text: f.text })) };
 }
