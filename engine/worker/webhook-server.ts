@@ -258,6 +258,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
+  // A refusal may come before the body was read: drain it, or closing the connection under a
+  // sender still writing resets it and the sender never sees the answer.
+  res.req.resume();
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
