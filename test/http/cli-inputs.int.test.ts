@@ -1,0 +1,58 @@
+/**
+ * What the CLI takes from the user before a run exists: a malformed `--auth` file is refused
+ * (exit 2) without printing a character of its secrets and without leaving a run behind; a
+ * `--source` URL with a password is refused with a pointer to `--auth`; a `--payload` nested too
+ * deep is a usage error, not an internal one.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, runCli } from '../durability/support/cli-build.js';
+
+const SECRET = 'SUPERSECRETVALUE-42';
+const MISSION = `mission M {
+  source Api { auth: bearer, base: "http://127.0.0.1:9" }
+  action A { get "/x" }
+  run A
+}
+`;
+
+let cli: string;
+let dir: string;
+
+beforeAll(() => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-cli-inputs-'));
+  fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+
+describe('inputs checked before a run exists', () => {
+  it('a malformed --auth file: exit 2, no secret characters, no run', async () => {
+    fs.writeFileSync(path.join(dir, 'auth.json'), `{"Api": {"type": "bearer", "token": ${SECRET}}}`);
+    const result = await reqon('run', 'm.vague', '--auth', 'auth.json');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('not valid JSON');
+    for (let i = 0; i + 4 <= SECRET.length; i++) expect(result.stderr + result.stdout).not.toContain(SECRET.slice(i, i + 4));
+    expect(result.stdout).not.toMatch(/^run /m);
+    const runs = await reqon('runs', '--json');
+    expect(JSON.parse(runs.stdout || '[]')).toEqual([]);
+  });
+
+  it('a --source URL with a password: exit 2, pointing at --auth', async () => {
+    const result = await reqon('run', 'm.vague', '--source', `Api=http://user:${SECRET}@127.0.0.1:9`);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--auth');
+    expect(result.stderr).not.toContain(SECRET);
+  });
+
+  it('a --payload nested too deep: a usage error without a stack trace', async () => {
+    const result = await reqon('resume', 'run_x', '--payload', `${'['.repeat(5000)}${']'.repeat(5000)}`);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('nested deeper than 256 levels');
+    expect(result.stderr).not.toContain('internal error');
+  });
+});
