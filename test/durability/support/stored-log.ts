@@ -5,10 +5,11 @@
  * payloads and recordedAt, so verify, resume and the folds read it as the run that wrote it.
  *
  * Store writes come back as `store.write` events only (their tables stay empty): what a replay
- * reads. The run's status is set as asked, its lease released, so a resume may take it at once.
+ * reads. The run's status is set as asked, its lease released (or held by a dead process, as a
+ * crash leaves it), so a resume may take it at once.
  */
 import fs from 'node:fs';
-import os from 'node:os';
+import os, { hostname } from 'node:os';
 import path from 'node:path';
 import type { NewEvent, StoredEvent } from '../../../engine/log/events.js';
 import { openLog, type EventLog, type MissionFiles, type RunOptions, type StatusChange } from '../../../engine/log/log.js';
@@ -22,6 +23,23 @@ export interface StoredRun {
   options: RunOptions;
   /** Default: completed/failed by its last event, else running (a crashed run). */
   status?: StatusChange;
+  /**
+   * Left as a crash leaves it: owned, under a live lease, by a process of this host that no longer
+   * exists (a resume takes it over at once, as from a killed CLI). Otherwise the lease is released.
+   */
+  crashed?: boolean;
+}
+
+/** A pid no process has on this machine (for an owner that died). */
+function deadPid(): number {
+  for (let pid = 4_194_303; pid > 1; pid--) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return pid;
+    }
+  }
+  throw new Error('no free pid to stand for a dead owner');
 }
 
 export interface TempLog {
@@ -61,7 +79,7 @@ export async function insertStoredRun(log: EventLog, run: StoredRun): Promise<st
       options: run.options,
       createdAt: first.recordedAt,
     },
-    'stored-log:0:loader',
+    run.crashed ? `${hostname()}:${deadPid()}:stored-log` : 'stored-log:0:loader',
     60_000,
     [asNew(first)],
   );
@@ -71,7 +89,7 @@ export async function insertStoredRun(log: EventLog, run: StoredRun): Promise<st
   await log.commit(
     lease,
     rest.map((event) => ({ kind: 'event', event: asNew(event) })),
-    { durable: false, status: { ...status, releaseLease: true } },
+    { durable: false, status: run.crashed ? status : { ...status, releaseLease: true } },
   );
   const stored = await log.read(first.runId);
   const moved = stored.find((e, i) => e.seq !== run.events[i]!.seq || e.type !== run.events[i]!.type);
