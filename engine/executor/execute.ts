@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Env } from '../env/env.js';
+import { credentialEnvValues } from '../env/mission-env.js';
 import type { StoredEvent } from '../log/events.js';
 import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
@@ -90,6 +91,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     sources: options.sources,
     credentials,
     ...(options.authFile ? { credentialsFile: options.authFile } : {}),
+    extraSecrets: credentialEnvValues(options.env, deps.env.vars),
     progress,
   });
   const stores = new StoreRuntime(model, deps.log, deps.env, {

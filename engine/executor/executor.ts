@@ -7,6 +7,7 @@
  * Flow directives are signals caught where their meaning ends (steps/signals.ts); suspension
  * (a pause) unwinds the whole walk and leaves the run `suspended` in the log.
  */
+import { missionEnvVar } from '../env/mission-env.js';
 import type { Env } from '../env/env.js';
 import { evaluate } from '../eval/evaluate.js';
 import { Scope } from '../eval/scope.js';
@@ -106,7 +107,7 @@ export class Executor implements StepRuntime {
   }
 
   envVar(name: string): string | undefined {
-    return Object.hasOwn(this.parts.runEnv, name) ? this.parts.runEnv[name] : this.env.vars[name];
+    return missionEnvVar(name, this.parts.runEnv, this.env.vars);
   }
 
   lastSync(key: string): Promise<number | undefined> {

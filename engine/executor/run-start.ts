@@ -4,6 +4,7 @@
  * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
  */
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
+import { loadCredentialsFile } from '../steps/http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { missionHash, modelFor } from './mission-cache.js';
@@ -21,6 +22,8 @@ export interface PreparedRun {
 export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
   const hash = missionHash(files);
   const model = modelFor(files, hash);
+  // A credentials file that cannot be used is refused before a run exists (CredentialsError).
+  if (options.authFile) loadCredentialsFile(options.authFile, deps.env.vars);
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
   return {

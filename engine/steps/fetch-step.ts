@@ -98,6 +98,7 @@ export async function runFetch(
       allow: options.allow?.statuses,
       retry: options.retry,
       sourceTimeout: source.timeout,
+      ...(source.maxResponseBytes !== undefined ? { maxResponseBytes: source.maxResponseBytes } : {}),
       rateLimit: source.rateLimit,
       circuitBreaker: source.circuitBreaker,
     };

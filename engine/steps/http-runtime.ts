@@ -21,6 +21,8 @@ export interface HttpRuntimeOptions {
   sources: Record<string, string>;
   credentials?: CredentialsMap;
   credentialsFile?: string;
+  /** Values the mission can read that are credentials (`env("REQON_…_TOKEN")`): redacted too. */
+  extraSecrets?: readonly string[];
   progress: (line: string) => void;
 }
 
@@ -40,7 +42,7 @@ export class HttpRuntime {
     this.breaker = new CircuitBreaker(env.clock);
     // Asked twice per request: a plain loop, not spread + flatMap (several times cheaper).
     this.redactor = createRedactor(() => {
-      const secrets: string[] = [];
+      const secrets: string[] = [...(this.options.extraSecrets ?? [])];
       for (const session of this.sessions.values()) for (const secret of session.secrets()) secrets.push(secret);
       return secrets;
     });
