@@ -6,7 +6,7 @@
 import type { Env, HttpTransport } from '../env/env.js';
 import { Journal, ReplayExhausted } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { logFormatOf, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
 import type { VerifyEntry, VerifyReport } from '../protocol/protocol.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
@@ -33,6 +33,13 @@ export async function verifyRun(
   const files = opts.missionFiles ?? run.missionFiles;
   const model = modelFor(files);
   const events = await log.read(runId);
+  const format = logFormatOf(events);
+  if (format > LOG_FORMAT) {
+    throw new RunUnavailableError(
+      `run ${runId} was recorded in log format ${format} by a newer engine; this one reads formats 1–${LOG_FORMAT} and cannot verify it`,
+      'unreadable',
+    );
+  }
   const env: Env = { ...opts.env, http: NO_NETWORK };
   const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true, recordAsked: true });
   const executor = new Executor({
@@ -77,13 +84,15 @@ export async function verifyRun(
     }
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
-  return { runId, ok: divergence === null, original, replayed, divergence, unchecked: uncheckedBy(logFormatOf(events)) };
+  return { runId, ok: divergence === null, original, replayed, divergence, unchecked: uncheckedBy(format) };
 }
 
 /** What a log of `format` does not let a replay check. */
 function uncheckedBy(format: number): string[] {
   if (format >= 2) return [];
-  return [`requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`];
+  return [
+    `requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`,
+  ];
 }
 
 function entryOf(e: StoredEvent): VerifyEntry {

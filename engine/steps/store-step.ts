@@ -14,7 +14,8 @@ import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { assertRecord, storeKey } from '../stores/keys.js';
-import { prepareRecord, resolveStoredRecord } from '../stores/merge.js';
+import { mergeUpsert, prepareRecord, resolveStoredRecord } from '../stores/merge.js';
+import { canonicalJson } from '../eval/values.js';
 import { evalContext, type Frame, type PendingCheckpoint, type StepRuntime } from './step-runtime.js';
 import { noteStored, recordedWithStore } from './checkpoints.js';
 import { replayRecordedFailure } from './store-runtime.js';
@@ -234,11 +235,41 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         event.seq,
         `a write of key "${event.payload.key}" to \`${event.payload.store}\``,
         `a write of key "${w.key}" to \`${store}\``,
+        { change: `the write of key "${event.payload.key}" to \`${event.payload.store}\` became a write of key "${w.key}" to \`${store}\`` },
+      );
+    }
+    if (!sameRecord(w, event.payload.record, rt.stores.kind(store))) {
+      throw new NondeterminismError(
+        rt.runId,
+        path,
+        event.seq,
+        `the record ${short(event.payload.record)} under key "${w.key}" in \`${store}\``,
+        `the record ${short(w.record)}`,
+        { change: `the record written under key "${w.key}" to \`${store}\` changed` },
       );
     }
     out.push(event);
   }
   return out;
+}
+
+/**
+ * Whether the recorded record is what this write stores. A `set` into a store of the log's own
+ * database stores exactly the planned record; an upsert (and any write to a file or PostgREST
+ * store, whose rows may carry fields the server added) stores a merge, so the planned fields
+ * applied again to the recorded record must change nothing (a JSON Merge Patch is idempotent).
+ */
+function sameRecord(w: PlannedWrite, recorded: unknown, kind: string): boolean {
+  const exact = w.op === 'set' && (kind === 'memory' || kind === 'sql' || kind === 'nosql');
+  // Fast path: the recorded record is the planned one's JSON read back, key order kept.
+  if (exact && JSON.stringify(w.record) === JSON.stringify(recorded)) return true;
+  const asRecorded = exact ? resolveStoredRecord('set', undefined, w.record) : mergeUpsert(recorded as Record<string, unknown>, w.record);
+  return canonicalJson(asRecorded) === canonicalJson(recorded);
+}
+
+function short(record: unknown): string {
+  const text = canonicalJson(record);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /** Checkpoints that ride with a batch: replayed from the log, or committed with it. */

@@ -122,15 +122,9 @@ function expectDivergenceAt(m: Mutation, d: NonNullable<Awaited<ReturnType<typeo
   expect(events.find((e) => e.seq === seq)).toBeDefined();
 }
 
-// A REPLAY BUG: what a store step writes is not compared on replay, only which store and key
-// (store-step.ts takeRecordedWrites). Editing a stored field before the last recorded step —
-// here the demo's confirmations record, `status: response.status` → `status: "mutated"` — verifies
-// clean ("ok", no divergence), and a resume carries on with the records as first written (memory
-// stores take the recorded record, sql tables already hold it) while the edit claims otherwise.
-// Fix in engine/: record a hash of each planned write's canonical record (as request identities
-// do for bodies) and compare it in takeRecordedWrites; a log without it (older format) lists it
-// under `unchecked`.
-it.fails('an edited stored record diverges at its store step (demo.no-crash, confirmations)', async () => {
+// What a store step writes is compared on replay, not only which store and key (store-step.ts
+// sameRecord): editing a stored field before the last recorded step diverges at that store step.
+it('an edited stored record diverges at its store step (demo.no-crash, confirmations)', async () => {
   const rec = manifest.recordings.find((r) => r.id === 'demo.no-crash')!;
   const stored = loadRecording(rec);
   const text = stored.text.replace('status: response.status }', 'status: "mutated" }');
