@@ -303,6 +303,15 @@ export class Executor implements StepRuntime {
         // The pair is the last two steps of this list (streamed-sync.ts): both run here.
         return this.runStreamedSync(step, store, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame);
       }
+      const after = steps[i + 1];
+      if ((step.kind === 'Fetch' || step.kind === 'Call') && after?.kind === 'Store' && this.journal.replaying &&
+        this.journal.recordedAsStreamed(stepPath(parentPath, i), stepPath(parentPath, i + 1))) {
+        // Recorded as a streamed pair by the mission before an edit that added steps after it:
+        // the recorded part replays as it ran, and the steps after the pair run as they now are.
+        return this.runStreamedSync(step, after, stepPath(parentPath, i), stepPath(parentPath, i + 1), frame).then(() =>
+          this.runStepsFrom(steps, i + 2, parentPath, frame),
+        );
+      }
       const next = i + 1;
       if (!this.fullTrace && isSynchronousPureStep(step) && this.model.readsOf(step).none) {
         // trace: minimal — a synchronous pure step: no events, no promise per step.

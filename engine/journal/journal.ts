@@ -239,6 +239,19 @@ export class Journal {
     return events;
   }
 
+  /**
+   * True when the log shows the fetch at `fetchPath` streamed into the store at `storePath` (both
+   * steps started back to back, before any page): how the recorded part of a run went decides how
+   * it replays, even if an edit after it changed what the mission would choose now. Answers only
+   * while the walk follows the log in order (no path index, no concurrent branch).
+   */
+  recordedAsStreamed(fetchPath: string, storePath: string): boolean {
+    if (this.byPath !== null || this.concurrentDepth > 0 || this.cursor + 1 >= this.total) return false;
+    const first = this.eventAt(this.cursor);
+    const second = this.eventAt(this.cursor + 1);
+    return first.type === 'step.started' && first.stepPath === fetchPath && second.type === 'step.started' && second.stepPath === storePath;
+  }
+
   /** Buffer a live event; it reaches the log with the next commit. */
   emit<T extends EventType>(type: T, stepPath: string, payload: EventPayloads[T]): void {
     // Steps that peek (an HTTP attempt) emit without a `take`: the same check keeps a divergent

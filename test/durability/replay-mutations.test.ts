@@ -176,16 +176,11 @@ describe('a step added after the last recorded step', () => {
     }
   }
 
-  // A REPLAY BUG (GUARANTEES 14 says this edit carries on). When the last recorded step is the
-  // `store response -> S` that ends an action right after a paginated fetch — a streamed sync,
-  // stored page by page (GUARANTEES 15) — a step added after it makes the pair a gathered sync,
-  // whose events come in another order (the fetch's pages before the store's step.started), so
-  // the replay of the unchanged fetch diverges, e.g. h3.mid-store-4: "the log recorded a
-  // step.started event (Store) at SyncPages/1 next, but the edited mission asked for a
-  // http.request event at SyncPages/0". Safe (nothing is sent), but a compatible edit is refused.
-  // Fix in engine/: decide streaming on replay from the log (a streamed fetch's first page
-  // follows its store's step.started), not from the steps after it.
-  it.fails(`a step added after a streamed sync verifies clean (${streamed.map((c) => c.rec.id).join(', ')})`, async () => {
+  // GUARANTEES 14: this edit carries on. When the last recorded step is the `store response -> S`
+  // that ends an action right after a paginated fetch — a streamed sync (GUARANTEES 15) — a step
+  // added after it would make the mission gather the pair instead; the replay follows the log
+  // (journal.recordedAsStreamed), so the recorded pair replays streamed, as it ran.
+  it(`a step added after a streamed sync verifies clean (${streamed.map((c) => c.rec.id).join(', ')})`, async () => {
     for (const c of streamed) {
       const report = await verifyAppended(c);
       expect(report.divergence, `${c.rec.id}: ${JSON.stringify(report.divergence)}`).toBeNull();
