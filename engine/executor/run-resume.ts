@@ -32,6 +32,8 @@ export interface ResumeOptions {
    */
   expectWaitingOn?: string;
   by?: 'cli' | 'studio' | 'timer' | 'webhook' | 'api';
+  /** A pause resumed by a webhook: the inbox delivery (its payload is `payload`), claimed with the resume. */
+  claim?: { path: string; eventId: string };
 }
 
 /**
@@ -211,6 +213,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   const waitingOn = run.waitingOn ?? '';
   const by = opts.by ?? 'cli';
   let event: NewEvent;
+  let claim: { path: string; eventId: string; waitId: string } | undefined;
   if (waitingOn.startsWith('pause:')) {
     const pauseId = waitingOn.slice('pause:'.length);
     const created = await pendingPause(deps.log, run);
@@ -218,14 +221,20 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     event = {
       type: 'pause.resumed',
       stepPath: created.stepPath,
-      payload: { pauseId, by, ...(opts.payload !== undefined ? { payload: opts.payload } : {}) },
+      payload: {
+        pauseId,
+        by,
+        ...(opts.payload !== undefined ? { payload: opts.payload } : {}),
+        ...(opts.claim ? { eventId: opts.claim.eventId } : {}),
+      },
       recordedAt: deps.env.clock.now(),
     };
+    claim = opts.claim ? { ...opts.claim, waitId: pauseId } : undefined;
   } else {
     if (opts.payload !== undefined && waitingOn.startsWith('wait:')) await deliverToWait(run, waitingOn.slice('wait:'.length), opts.payload, deps);
     event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
   }
-  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq);
+  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq, claim);
   if (outcome !== 'resumed') {
     throw new RunUnavailableError(
       `run ${run.runId} was already resumed (it no longer waits on ${waitingOn} at seq ${run.lastSeq}); nothing was changed` +

@@ -125,7 +125,8 @@ export interface EventPayloads {
   'page.completed': { effectId: string; page: number; cursor?: unknown; records: number; done: boolean };
 
   'pause.created': { pauseId: string; dueAt?: number; webhookPath?: string };
-  'pause.resumed': { pauseId: string; by: 'timer' | 'webhook' | 'cli' | 'studio' | 'api'; payload?: unknown };
+  /** `eventId`: the inbox delivery that resumed it, claimed in the same transaction. */
+  'pause.resumed': { pauseId: string; by: 'timer' | 'webhook' | 'cli' | 'studio' | 'api'; payload?: unknown; eventId?: string };
   'wait.registered': { waitId: string; path: string; expiresAt: number; expectedEvents: number };
   'webhook.received': { waitId: string; eventId: string; payload: unknown };
   'wait.completed': { waitId: string; events: number; timedOut: boolean };

@@ -210,7 +210,14 @@ export interface EventLog {
    * `expectedLastSeq`, the run must also still end at that seq: a run resumed and suspended again
    * on the same wait since the caller read it is 'not-waiting'.
    */
-  resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent, expectedLastSeq?: number): Promise<'resumed' | 'not-waiting'>;
+  resumeSuspended(
+    runId: string,
+    expectedWaitingOn: string,
+    event: NewEvent,
+    expectedLastSeq?: number,
+    /** Claims this inbox delivery for the run in the same transaction; taken already → 'not-waiting'. */
+    claim?: { path: string; eventId: string; waitId: string },
+  ): Promise<'resumed' | 'not-waiting'>;
   /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
   /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */

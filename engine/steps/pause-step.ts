@@ -43,6 +43,14 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
     return { response: frame.response };
   }
   const waitingOn = pauseWaitingOn(pauseId);
+  if (!suspendedBefore && webhook?.kind === 'webhook') {
+    // A delivery that arrived before the run got here resumes it now, claimed once (as a wait does).
+    const early = await claimEarlyDelivery(webhook.path.value, pauseId, path, rt);
+    if (early) {
+      if (early.payload !== undefined) frame.response = early.payload;
+      return { response: frame.response };
+    }
+  }
   if (!suspendedBefore) {
     rt.journal.emit('run.suspended', path, { reason: byTimer ? 'timer' : 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
     await rt.journal.commit({
@@ -56,4 +64,22 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
       (webhook?.kind === 'webhook' ? ` or on webhook ${webhook.path.value}` : ''),
   );
   throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null);
+}
+
+/**
+ * Claims the oldest unclaimed delivery on `hookPath` for this pause, with its `pause.resumed`, in
+ * one commit. Undefined when there is none — or when another run claimed it first (that commit
+ * wrote nothing, and this pause suspends as usual).
+ */
+async function claimEarlyDelivery(hookPath: string, pauseId: string, path: string, rt: StepRuntime): Promise<{ payload: unknown } | undefined> {
+  const [delivery] = await rt.inbox(hookPath);
+  if (!delivery) return undefined;
+  rt.journal.emit('pause.resumed', path, { pauseId, by: 'webhook', ...(delivery.payload !== undefined ? { payload: delivery.payload } : {}), eventId: delivery.eventId });
+  try {
+    await rt.journal.commit({ durable: false, extra: [{ kind: 'claim-webhook', path: hookPath, eventId: delivery.eventId, waitId: pauseId }] });
+  } catch (error) {
+    if (error instanceof Error && /already claimed/.test(error.message)) return undefined;
+    throw error;
+  }
+  return { payload: delivery.payload };
 }

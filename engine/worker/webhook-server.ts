@@ -166,7 +166,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
     case 'accepted':
       // Durable from here: acknowledge, then wake whoever waits.
       reply(res, 202, { accepted: true, eventId, duplicate: false });
-      return wake(path, payload, o);
+      return wake(path, eventId, payload, o);
     default: {
       const never: never = outcome;
       throw new Error(`unhandled delivery outcome ${String(never)}`);
@@ -175,7 +175,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
 }
 
 /** Wake the runs this delivery concerns: waits on `path`, and pauses resumed by it. */
-async function wake(path: string, payload: unknown, o: WebhookServerOptions): Promise<void> {
+async function wake(path: string, eventId: string, payload: unknown, o: WebhookServerOptions): Promise<void> {
   const suspended = await o.log.listRuns({ status: 'suspended', limit: 1000 });
   for (const run of suspended) {
     if (run.waitingOn === `wait:${path}`) {
@@ -185,13 +185,15 @@ async function wake(path: string, payload: unknown, o: WebhookServerOptions): Pr
     const created = await pendingPause(o.log, run);
     if (created?.payload.webhookPath !== path) continue;
     try {
-      await resumeSuspendedRun(run, { by: 'webhook', payload }, { log: o.log, env: o.env, dataDir: o.dataDir });
+      // The delivery is claimed with the resume: one delivery resumes one pause, once.
+      await resumeSuspendedRun(run, { by: 'webhook', payload, claim: { path, eventId } }, { log: o.log, env: o.env, dataDir: o.dataDir });
     } catch (error) {
       if (error instanceof RunUnavailableError) continue;
       throw error;
     }
     const current = await o.log.getRun(run.runId);
     if (current) await o.worker.start(current);
+    return;
   }
 }
 

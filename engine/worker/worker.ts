@@ -17,6 +17,7 @@ import type { Env } from '../env/env.js';
 import {
   continueRun,
   ownerIsDead,
+  pendingPause,
   RunUnavailableError,
   resumeSuspendedRun,
   startRunFromSchedule,
@@ -53,6 +54,8 @@ export class Worker {
    */
   private readonly erred = new Map<string, { count: number; until: number }>();
   private once = false;
+  /** `runId@lastSeq` of a suspended pause → the webhook path that resumes it (null: none). */
+  private readonly pausePaths = new Map<string, string | null>();
   private stopping = false;
 
   constructor(private readonly options: WorkerOptions) {}
@@ -103,7 +106,8 @@ export class Worker {
       if (run.owner === null || this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
       if (ownerIsDead(run.owner)) due.push(run);
     }
-    const waits = (await log.listRuns({ status: 'suspended', limit: 500 })).filter((r) => r.waitingOn?.startsWith('wait:'));
+    const suspended = await log.listRuns({ status: 'suspended', limit: 500 });
+    const waits = suspended.filter((r) => r.waitingOn?.startsWith('wait:'));
     for (const runId of this.offered.keys()) {
       if (!this.inFlight.has(runId) && !waits.some((r) => r.runId === runId)) this.offered.delete(runId);
     }
@@ -118,6 +122,25 @@ export class Worker {
       this.offered.set(run.runId, offered);
       due.push(run);
     }
+    // A pause resumed by a webhook whose delivery is in the inbox unclaimed (it arrived while the
+    // run was on its way to the pause, or the process that took it died before resuming): claim
+    // it now, with the resume.
+    for (const run of suspended) {
+      if (started >= room) break;
+      if (!run.waitingOn?.startsWith('pause:') || this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
+      const hookPath = await this.pauseWebhookPath(run);
+      if (!hookPath) continue;
+      const [delivery] = await log.webhookInbox(hookPath);
+      if (!delivery) continue;
+      try {
+        await resumeSuspendedRun(run, { by: 'webhook', payload: delivery.payload, claim: { path: hookPath, eventId: delivery.eventId } }, this.deps());
+      } catch (error) {
+        if (error instanceof RunUnavailableError) continue;
+        throw error;
+      }
+      this.track(run.runId, continueRun(run.runId, {}, this.deps()));
+      started++;
+    }
     for (const run of due) {
       if (started >= room) break;
       if (this.inFlight.has(run.runId)) continue;
@@ -126,6 +149,18 @@ export class Worker {
       if (await this.start(run)) started++;
     }
     return started;
+  }
+
+  /** The webhook path that resumes the pause `run` is suspended on (null for a timer-only pause), read once per suspension. */
+  private async pauseWebhookPath(run: RunRecord): Promise<string | null> {
+    const key = `${run.runId}@${run.lastSeq}`;
+    let known = this.pausePaths.get(key);
+    if (known === undefined) {
+      known = (await pendingPause(this.options.log, run))?.payload.webhookPath ?? null;
+      if (this.pausePaths.size > 10_000) this.pausePaths.clear();
+      this.pausePaths.set(key, known);
+    }
+    return known;
   }
 
   /** Wake (if suspended) and run one run in the background. False if someone else got it. */

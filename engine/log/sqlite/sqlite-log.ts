@@ -266,22 +266,38 @@ class SqliteEventLog implements EventLog {
     return this.sql.dueRuns.all({ now, limit }).map(toRunRecord);
   }
 
-  async resumeSuspended(runId: string, expectedWaitingOn: string, event: NewEvent, expectedLastSeq?: number): Promise<'resumed' | 'not-waiting'> {
+  async resumeSuspended(
+    runId: string,
+    expectedWaitingOn: string,
+    event: NewEvent,
+    expectedLastSeq?: number,
+    claim?: { path: string; eventId: string; waitId: string },
+  ): Promise<'resumed' | 'not-waiting'> {
     this.open('resumeSuspended');
     checkId(runId, 'resumeSuspended: runId');
     if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
       throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
     }
     const prepared = prepareEvent(event, `resumeSuspended '${runId}'`);
-    return this.committer.submit(true, () => {
-      const moved = this.sql.resumeSuspended.get({ run_id: runId, waiting_on: expectedWaitingOn, last_seq: expectedLastSeq ?? null, at: prepared.recordedAt });
-      if (moved === undefined) {
-        if (this.sql.runExists.get(runId) === undefined) throw new RunNotFoundError(runId);
-        return 'not-waiting' as const;
-      }
-      this.insertEvents(runId, moved.last_seq, [prepared]);
-      return 'resumed' as const;
-    });
+    const notWaiting = new Error('not waiting');
+    return this.committer
+      .submit(true, () => {
+        const moved = this.sql.resumeSuspended.get({ run_id: runId, waiting_on: expectedWaitingOn, last_seq: expectedLastSeq ?? null, at: prepared.recordedAt });
+        if (moved === undefined) {
+          if (this.sql.runExists.get(runId) === undefined) throw new RunNotFoundError(runId);
+          return 'not-waiting' as const;
+        }
+        // A delivery someone else took already: thrown, so the savepoint undoes the resume too.
+        if (claim && this.sql.claimWebhook.run({ path: claim.path, event_id: claim.eventId, run_id: runId, wait_id: claim.waitId }).changes !== 1) {
+          throw notWaiting;
+        }
+        this.insertEvents(runId, moved.last_seq, [prepared]);
+        return 'resumed' as const;
+      })
+      .catch((error: unknown) => {
+        if (error === notWaiting) return 'not-waiting' as const;
+        throw error;
+      });
   }
 
   async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]> {
