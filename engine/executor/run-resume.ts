@@ -71,6 +71,13 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     );
   }
   if (finished) throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume, and your payload was not used`, 'finished');
+  if (opts.payload !== undefined) {
+    // A payload is for a suspended run: this one was resumed already (a racer lost) and is running.
+    throw new RunUnavailableError(
+      `run ${runId} is not suspended (it ${ownerLive ? `is running in ${run.owner}` : 'is running'}): it was already resumed; nothing was changed and your payload was not used`,
+      'already-resumed',
+    );
+  }
   return continueRun(runId, opts, deps);
 }
 

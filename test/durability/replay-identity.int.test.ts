@@ -35,7 +35,7 @@ async function setup(extraEnv: Record<string, string> = {}): Promise<void> {
   baseEnv = { REQON_DATA_DIR: path.join(dir, 'data'), ...extraEnv };
   api = new FakeApi();
   api.on('GET /items', { body: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
-  for (const route of ['POST /events', 'PUT /events', 'POST /audit', 'POST /done', 'POST /done-again', 'POST /after-first', 'POST /after-second']) {
+  for (const route of ['POST /events', 'PUT /events', 'POST /audit', 'POST /done', 'POST /done-again', 'POST /after-first', 'POST /after-second', 'POST /after']) {
     api.on(route, (req) => ({ status: 201, body: { ok: true, got: req.body } }));
   }
   await api.start();
@@ -259,5 +259,30 @@ describe('a run acts only on values as the log holds them', () => {
     const after = await readRunFacts(db, runIdOf(run), []);
     expect(after.events.length).toBe(before.events.length);
     expect(after.run.status).toBe('suspended');
+  });
+});
+
+describe('resuming a run suspended in a wait', () => {
+  it('racers: one wins the suspension they saw; the payload of the winner is its delivery, used once', async () => {
+    await setup();
+    const started = await reqon(['run', mission('wait-hook'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const racers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => reqon(['resume', runId, '--payload', JSON.stringify({ racer: i }), '--quiet'])),
+    );
+    const winners = racers.filter((r) => r.code === 0);
+    expect(winners, racers.map(describeResult).join('\n')).toHaveLength(1);
+    for (const loser of racers.filter((r) => r.code !== 0)) {
+      expect(loser.code, describeResult(loser)).toBe(1);
+      expect(loser.stderr, describeResult(loser)).toMatch(/already resumed|payload .*was not used|already completed|has since completed/);
+    }
+    const sent = api.requests.filter((r) => r.url === '/after');
+    expect(sent).toHaveLength(1);
+    const facts = await readRunFacts(db, runId, []);
+    const received = facts.events.filter((e) => e.type === 'webhook.received');
+    expect(received).toHaveLength(1);
+    expect((sent[0]!.body as { got: unknown }).got).toEqual((received[0]!.payload as { payload: unknown }).payload);
+    expect(facts.events.filter((e) => e.type === 'run.resumed').length).toBeLessThanOrEqual(2);
   });
 });
