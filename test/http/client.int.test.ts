@@ -156,42 +156,43 @@ describe('auth over the wire', () => {
 
 describe('redaction of everything the hooks see', () => {
   it('a secret in a header, the query, the body and echoed back never reaches the hooks or the result', async () => {
-    use((req, res) => json(res, 200, { youSent: req.body, url: req.url, auth: req.headers['authorization'] }, { 'Set-Cookie': 'sid=S3CR3T' }));
+    use((req, res) => json(res, 200, { youSent: req.body, url: req.url, auth: req.headers['authorization'] }, { 'Set-Cookie': 'sid=S3CR3T-42x' }));
     const before: BeforeAttempt[] = [];
     const after: AfterAttempt[] = [];
-    const auth = new AuthSession('Api', { type: 'bearer', token: 'S3CR3T' });
+    // 8+ characters: a shorter credential is redacted only where credentials go, not searched for in data.
+    const auth = new AuthSession('Api', { type: 'bearer', token: 'S3CR3T-42x' });
     const r = await executeRequest(
       {
         source: 'Api',
         method: 'POST',
         base: server.base,
         path: '/echo',
-        sinceQuery: [['token', 'S3CR3T']],
-        sourceHeaders: { 'X-Debug': 'copy of S3CR3T' },
-        body: { note: 'my key is S3CR3T', nested: { list: ['S3CR3T'] } },
+        sinceQuery: [['token', 'S3CR3T-42x']],
+        sourceHeaders: { 'X-Debug': 'copy of S3CR3T-42x' },
+        body: { note: 'my key is S3CR3T-42x', nested: { list: ['S3CR3T-42x'] } },
         idempotencyKey: 'k',
       },
       deps({ auth }),
       { beforeAttempt: (b) => void before.push(b), afterAttempt: (a) => void after.push(a) },
     );
     // The server did get the real secret...
-    expect(server.requests[0]!.headers['authorization']).toBe('Bearer S3CR3T');
-    expect(server.requests[0]!.body).toContain('S3CR3T');
+    expect(server.requests[0]!.headers['authorization']).toBe('Bearer S3CR3T-42x');
+    expect(server.requests[0]!.body).toContain('S3CR3T-42x');
     // ...but nothing recorded or returned contains it.
     const recorded = JSON.stringify({ before, after, r });
-    expect(recorded).not.toContain('S3CR3T');
+    expect(recorded).not.toContain('S3CR3T-42x');
     expect(recorded).toContain('[REDACTED]');
     expect(before[0]!.request.url).toBe(`${server.base}/echo?token=[REDACTED]`);
   });
 
   it('a secret in a failure message is redacted too', async () => {
-    use((_req, res) => json(res, 500, { leaked: 'S3CR3T' }));
+    use((_req, res) => json(res, 500, { leaked: 'S3CR3T-42x' }));
     const err = (await executeRequest(
-      { source: 'Api', method: 'GET', base: server.base, path: '/x', sinceQuery: [['q', 'S3CR3T']], retry: { maxAttempts: 1 } },
-      deps({ auth: new AuthSession('Api', { type: 'bearer', token: 'S3CR3T' }) }),
+      { source: 'Api', method: 'GET', base: server.base, path: '/x', sinceQuery: [['q', 'S3CR3T-42x']], retry: { maxAttempts: 1 } },
+      deps({ auth: new AuthSession('Api', { type: 'bearer', token: 'S3CR3T-42x' }) }),
     ).catch((e: unknown) => e)) as FetchError;
     expect(err.message).toBe(`GET ${server.base}/x?q=[REDACTED] failed with 500 after 1 attempt`);
-    expect(JSON.stringify(err.response)).not.toContain('S3CR3T');
+    expect(JSON.stringify(err.response)).not.toContain('S3CR3T-42x');
   });
 });
 
