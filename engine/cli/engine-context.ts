@@ -11,7 +11,7 @@ import type { Env } from '../env/env.js';
 import { openLog, type EventLog, type MissionFiles } from '../log/log.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
-import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../steps/http/credentials.js';
+import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../http/credentials.js';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import type { CliIo } from './command-module.js';

@@ -10,7 +10,7 @@ import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
 import { Journal, type JournalOptions, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { loadCredentialsFile, type CredentialsMap } from '../steps/http/credentials.js';
+import { loadCredentialsFile, type CredentialsMap } from '../http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { StopRequested } from '../steps/signals.js';

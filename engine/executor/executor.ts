@@ -28,7 +28,7 @@ import type { StoreRuntime } from '../steps/store-runtime.js';
 import { advanceActionCheckpoints } from '../steps/checkpoints.js';
 import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
 import { runWait } from '../steps/wait-step.js';
-import { backoffDelay, resolveRetryPolicy } from '../steps/http/retry-policy.js';
+import { backoffDelay, resolveRetryPolicy } from '../http/retry-policy.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import { actionPath, stepPath } from '../journal/step-path.js';
 

@@ -4,7 +4,7 @@
  * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
  */
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
-import { loadCredentialsFile } from '../steps/http/credentials.js';
+import { loadCredentialsFile } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { missionHash, modelFor } from './mission-cache.js';

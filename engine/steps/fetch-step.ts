@@ -22,12 +22,12 @@ import { describeRequest, describeRequestChange, sameRequest } from '../journal/
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson } from '../eval/values.js';
 import { hash } from 'node:crypto';
-import { executeRequest, type RequestSpec } from './http/client.js';
-import { resolveOperation } from './http/openapi.js';
-import { paginate, type PaginationPlan } from './http/pagination.js';
-import { buildUrl, type QueryParams } from './http/request-builder.js';
-import { FetchError } from './http/retry-policy.js';
-import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from './http/since.js';
+import { executeRequest, type RequestSpec } from '../http/client.js';
+import { resolveOperation } from '../http/openapi.js';
+import { paginate, type PaginationPlan } from '../http/pagination.js';
+import { buildUrl, type QueryParams } from '../http/request-builder.js';
+import { FetchError } from '../http/retry-policy.js';
+import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
 import { StepError } from './signals.js';
 import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './control-steps.js';

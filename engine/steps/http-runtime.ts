@@ -7,12 +7,12 @@
 import { resolve } from 'node:path';
 import type { Env } from '../env/env.js';
 import type { SourceDecl } from '../lang/ast.js';
-import { AuthSession } from './http/auth.js';
-import { CircuitBreaker } from './http/circuit-breaker.js';
-import { resolveCredentials, type CredentialsMap } from './http/credentials.js';
-import { loadOpenApi, type OpenApiSpec } from './http/openapi.js';
-import { RateLimiter } from './http/rate-limiter.js';
-import { createRedactor, type Redactor } from './http/redact.js';
+import { AuthSession } from '../http/auth.js';
+import { CircuitBreaker } from '../http/circuit-breaker.js';
+import { resolveCredentials, type CredentialsMap } from '../http/credentials.js';
+import { loadOpenApi, type OpenApiSpec } from '../http/openapi.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import { createRedactor, type Redactor } from '../http/redact.js';
 import type { MissionModel } from './mission-model.js';
 import { StepError } from './signals.js';
 

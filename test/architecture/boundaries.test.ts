@@ -56,6 +56,7 @@ const ENGINE_LAYERS: Record<string, number> = {
   env: 1,
   eval: 2,
   journal: 2,
+  http: 2,
   steps: 3,
   stores: 3,
   executor: 4,

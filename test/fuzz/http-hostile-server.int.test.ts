@@ -13,9 +13,9 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, SeededRandom } from '../../engine/env/fake-env.js';
 import { UndiciTransport } from '../../engine/env/real-env.js';
-import { AuthSession } from '../../engine/steps/http/auth.js';
-import { executeRequest, type AfterAttempt, type BeforeAttempt } from '../../engine/steps/http/client.js';
-import { FetchError } from '../../engine/steps/http/retry-policy.js';
+import { AuthSession } from '../../engine/http/auth.js';
+import { executeRequest, type AfterAttempt, type BeforeAttempt } from '../../engine/http/client.js';
+import { FetchError } from '../../engine/http/retry-policy.js';
 import { startServer, type LocalServer } from '../http/local-server.js';
 
 const TOKEN = 'fuzz-secret-token-0123456789';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeEnv, jsonResponse } from '../../engine/env/fake-env.js';
-import { AuthRefreshError, AuthSession } from '../../engine/steps/http/auth.js';
-import { createRedactor, isSensitiveName, REDACTED } from '../../engine/steps/http/redact.js';
+import { AuthRefreshError, AuthSession } from '../../engine/http/auth.js';
+import { createRedactor, isSensitiveName, REDACTED } from '../../engine/http/redact.js';
 
 describe('AuthSession.material', () => {
   it('bearer and oauth2 send Authorization: Bearer', () => {

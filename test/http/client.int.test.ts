@@ -5,13 +5,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, SeededRandom } from '../../engine/env/fake-env.js';
 import { UndiciTransport } from '../../engine/env/real-env.js';
-import { AuthSession } from '../../engine/steps/http/auth.js';
-import { CircuitBreaker } from '../../engine/steps/http/circuit-breaker.js';
-import { executeRequest, type AfterAttempt, type BeforeAttempt, type HttpDeps, type RequestSpec } from '../../engine/steps/http/client.js';
-import { paginate, type PaginationPlan } from '../../engine/steps/http/pagination.js';
-import { RateLimiter } from '../../engine/steps/http/rate-limiter.js';
-import { FetchError } from '../../engine/steps/http/retry-policy.js';
-import { formatLastSync, sincePlacement } from '../../engine/steps/http/since.js';
+import { AuthSession } from '../../engine/http/auth.js';
+import { CircuitBreaker } from '../../engine/http/circuit-breaker.js';
+import { executeRequest, type AfterAttempt, type BeforeAttempt, type HttpDeps, type RequestSpec } from '../../engine/http/client.js';
+import { paginate, type PaginationPlan } from '../../engine/http/pagination.js';
+import { RateLimiter } from '../../engine/http/rate-limiter.js';
+import { FetchError } from '../../engine/http/retry-policy.js';
+import { formatLastSync, sincePlacement } from '../../engine/http/since.js';
 import { json, startServer, type LocalServer, type Route } from './local-server.js';
 
 let server: LocalServer;

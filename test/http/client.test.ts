@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TransportError, type HttpRequest, type HttpResponse } from '../../engine/env/env.js';
 import { createFakeEnv, jsonResponse } from '../../engine/env/fake-env.js';
-import { AuthSession } from '../../engine/steps/http/auth.js';
-import { CircuitBreaker, CircuitOpenError } from '../../engine/steps/http/circuit-breaker.js';
-import { executeRequest, type AfterAttempt, type BeforeAttempt, type RequestSpec } from '../../engine/steps/http/client.js';
-import { FetchError } from '../../engine/steps/http/retry-policy.js';
+import { AuthSession } from '../../engine/http/auth.js';
+import { CircuitBreaker, CircuitOpenError } from '../../engine/http/circuit-breaker.js';
+import { executeRequest, type AfterAttempt, type BeforeAttempt, type RequestSpec } from '../../engine/http/client.js';
+import { FetchError } from '../../engine/http/retry-policy.js';
 
 function script(...responses: (HttpResponse | TransportError)[]) {
   let i = 0;

@@ -11,7 +11,7 @@ import {
   parseCredentialsFile,
   resolveCredentials,
   secretsOf,
-} from '../../engine/steps/http/credentials.js';
+} from '../../engine/http/credentials.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-cred-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

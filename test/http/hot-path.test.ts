@@ -9,11 +9,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFakeEnv, FakeClock, jsonResponse } from '../../engine/env/fake-env.js';
 import { CryptoRandom } from '../../engine/env/real-env.js';
-import { AuthSession } from '../../engine/steps/http/auth.js';
-import { executeRequest, type RequestSpec } from '../../engine/steps/http/client.js';
-import { createRedactor, REDACTED } from '../../engine/steps/http/redact.js';
-import { RateLimitError, RateLimiter } from '../../engine/steps/http/rate-limiter.js';
-import { mergeHeaders } from '../../engine/steps/http/request-builder.js';
+import { AuthSession } from '../../engine/http/auth.js';
+import { executeRequest, type RequestSpec } from '../../engine/http/client.js';
+import { createRedactor, REDACTED } from '../../engine/http/redact.js';
+import { RateLimitError, RateLimiter } from '../../engine/http/rate-limiter.js';
+import { mergeHeaders } from '../../engine/http/request-builder.js';
 
 /** The merge as first written: a Map by lower-cased name; a later layer replaces name and value. */
 function referenceMerge(...layers: (Record<string, string> | undefined)[]): Record<string, string> {

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeEnv } from '../../engine/env/fake-env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonInput } from '../../engine/env/json-input.js';
-import { executeRequest } from '../../engine/steps/http/client.js';
-import { FetchError } from '../../engine/steps/http/retry-policy.js';
+import { executeRequest } from '../../engine/http/client.js';
+import { FetchError } from '../../engine/http/retry-policy.js';
 
 const nested = (levels: number) => `${'{"a":['.repeat(levels)}1${']}'.repeat(levels)}`;
 

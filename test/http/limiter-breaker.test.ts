@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../engine/env/fake-env.js';
-import { CircuitBreaker, CircuitOpenError } from '../../engine/steps/http/circuit-breaker.js';
-import { RateLimiter, RateLimitError } from '../../engine/steps/http/rate-limiter.js';
+import { CircuitBreaker, CircuitOpenError } from '../../engine/http/circuit-breaker.js';
+import { RateLimiter, RateLimitError } from '../../engine/http/rate-limiter.js';
 
 describe('rate limiter', () => {
   it('pause: waits until the reset when the budget is exhausted', async () => {

@@ -10,7 +10,7 @@ import {
   parseOpenApi,
   resolveOperation,
   validateAgainstSchema,
-} from '../../engine/steps/http/openapi.js';
+} from '../../engine/http/openapi.js';
 
 const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const missionFile = path.join(fixtures, 'mission.vague'); // need not exist: only its folder is used

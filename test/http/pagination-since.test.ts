@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hasMore, itemsOf, pageQuery, paginate, PaginationError, type PaginationPlan } from '../../engine/steps/http/pagination.js';
-import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/steps/http/since.js';
+import { hasMore, itemsOf, pageQuery, paginate, PaginationError, type PaginationPlan } from '../../engine/http/pagination.js';
+import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/http/since.js';
 
 describe('pagination pure rules', () => {
   it('builds the query of page k for each strategy; size only when named', () => {

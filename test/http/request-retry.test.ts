@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildRequest, buildUrl, mergeHeaders } from '../../engine/steps/http/request-builder.js';
-import { backoffDelay, classifyAttempt, parseRetryAfter, resolveRetryPolicy, type ClassifyInput } from '../../engine/steps/http/retry-policy.js';
+import { buildRequest, buildUrl, mergeHeaders } from '../../engine/http/request-builder.js';
+import { backoffDelay, classifyAttempt, parseRetryAfter, resolveRetryPolicy, type ClassifyInput } from '../../engine/http/retry-policy.js';
 
 describe('request builder', () => {
   it('joins base and path with exactly one slash', () => {

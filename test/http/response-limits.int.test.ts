@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { TransportError } from '../../engine/env/env.js';
 import { createFakeEnv, FakeClock, SeededRandom } from '../../engine/env/fake-env.js';
 import { UndiciTransport } from '../../engine/env/real-env.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, executeRequest, type AfterAttempt } from '../../engine/steps/http/client.js';
-import { FetchError } from '../../engine/steps/http/retry-policy.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, executeRequest, type AfterAttempt } from '../../engine/http/client.js';
+import { FetchError } from '../../engine/http/retry-policy.js';
 import { loadMissionFromText } from '../../engine/lang/loader.js';
 import { startServer, type LocalServer } from './local-server.js';
 

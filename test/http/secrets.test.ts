@@ -11,11 +11,11 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeEnv, jsonResponse } from '../../engine/env/fake-env.js';
 import { credentialEnvValues, missionEnvVar } from '../../engine/env/mission-env.js';
-import { AuthSession } from '../../engine/steps/http/auth.js';
-import { executeRequest, type AfterAttempt, type BeforeAttempt } from '../../engine/steps/http/client.js';
-import { CredentialsError, parseCredentialsFile, shortSecretWarning } from '../../engine/steps/http/credentials.js';
-import { createRedactor, MAX_REDACT_DEPTH, REDACTED, RedactionError } from '../../engine/steps/http/redact.js';
-import { FetchError } from '../../engine/steps/http/retry-policy.js';
+import { AuthSession } from '../../engine/http/auth.js';
+import { executeRequest, type AfterAttempt, type BeforeAttempt } from '../../engine/http/client.js';
+import { CredentialsError, parseCredentialsFile, shortSecretWarning } from '../../engine/http/credentials.js';
+import { createRedactor, MAX_REDACT_DEPTH, REDACTED, RedactionError } from '../../engine/http/redact.js';
+import { FetchError } from '../../engine/http/retry-policy.js';
 
 const TOKEN = 'tok-0123456789abcdef';
 

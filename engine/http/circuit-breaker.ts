@@ -12,7 +12,7 @@
  * recent failures are dropped, and at most `maxKeys` circuits are kept).
  */
 
-import type { Clock } from '../../env/env.js';
+import type { Clock } from '../env/env.js';
 
 export interface BreakerOptions {
   failureThreshold?: number;

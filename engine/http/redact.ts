@@ -17,8 +17,8 @@
  * redactor throws `RedactionError` instead of passing it through.
  */
 
-import { setOwn } from '../../eval/values.js';
-import type { RecordedRequest, RecordedResponse } from '../../log/events.js';
+import { setOwn } from '../eval/values.js';
+import type { RecordedRequest, RecordedResponse } from '../log/events.js';
 
 export const REDACTED = '[REDACTED]';
 /** Secrets shorter than this are redacted by position only (rule 3); credentials.ts warns about them. */

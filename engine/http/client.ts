@@ -13,12 +13,12 @@
  * `null`, not a failure; a 2xx body that is not JSON is a `FetchError`.
  */
 
-import type { Env } from '../../env/env.js';
-import { TransportError } from '../../env/env.js';
-import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../../env/json-input.js';
-import { UnloggableValueError } from '../../log/loggable.js';
-import { setOwn } from '../../eval/values.js';
-import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../../log/events.js';
+import type { Env } from '../env/env.js';
+import { TransportError } from '../env/env.js';
+import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
+import { UnloggableValueError } from '../log/loggable.js';
+import { setOwn } from '../eval/values.js';
+import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../log/events.js';
 import type { AuthSession } from './auth.js';
 import { AuthRefreshError } from './auth.js';
 import type { BreakerOptions, CircuitBreaker } from './circuit-breaker.js';

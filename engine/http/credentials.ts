@@ -8,7 +8,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import type { AuthKind } from '../../lang/ast.js';
+import type { AuthKind } from '../lang/ast.js';
 import { MIN_SECRET_LENGTH } from './redact.js';
 
 export type Credentials =

@@ -8,8 +8,8 @@
  * a server's `Retry-After`.
  */
 
-import type { TransportErrorCode } from '../../env/env.js';
-import type { RetryConfig } from '../../lang/ast.js';
+import type { TransportErrorCode } from '../env/env.js';
+import type { RetryConfig } from '../lang/ast.js';
 
 export type Backoff = 'exponential' | 'linear' | 'constant';
 

@@ -12,7 +12,7 @@
  * slot); memory is bounded — idle keys are evicted and the map never exceeds `maxKeys`.
  */
 
-import type { Clock } from '../../env/env.js';
+import type { Clock } from '../env/env.js';
 
 export type RateLimitStrategy = 'pause' | 'throttle' | 'fail';
 

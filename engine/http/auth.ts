@@ -7,8 +7,8 @@
  * `access_token`; error messages never include a token, a secret or the token endpoint's body.
  */
 
-import type { HttpTransport } from '../../env/env.js';
-import { TransportError } from '../../env/env.js';
+import type { HttpTransport } from '../env/env.js';
+import { TransportError } from '../env/env.js';
 import type { Credentials } from './credentials.js';
 import { secretsOf } from './credentials.js';
 

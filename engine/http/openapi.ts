@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { HttpMethod } from '../../lang/ast.js';
+import type { HttpMethod } from '../lang/ast.js';
 
 export type Schema = Record<string, unknown>;
 

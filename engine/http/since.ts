@@ -8,7 +8,7 @@
  * `undefined` (the caller falls back to the fetch's start time) rather than a wrong checkpoint.
  */
 
-import type { SinceFormat } from '../../lang/ast.js';
+import type { SinceFormat } from '../lang/ast.js';
 import type { QueryParams } from './request-builder.js';
 import { getPath } from './pagination.js';
 
