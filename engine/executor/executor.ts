@@ -15,7 +15,8 @@ import { isTruthy } from '../eval/values.js';
 import type { Journal } from '../journal/journal.js';
 import type { ApplyStep, CallStep, FetchStep, LetStep, MapStep, Step, StoreStep, ValidateStep } from '../lang/ast.js';
 import type { ErrorInfo } from '../log/events.js';
-import { runApply, runFlow, runLet, runMap, runMatch, runValidate, runValidateWithoutFallback, type StepOutcome } from '../steps/control-steps.js';
+import { runApply, runFlow, runLet, runMap, runMatch, runValidate, runValidateWithoutFallback, } from '../steps/control-steps.js';
+import type { StepOutcome } from '../steps/step-runtime.js';
 import { runFetch } from '../steps/fetch-step.js';
 import { runFor } from '../steps/for-step.js';
 import type { HttpRuntime } from '../steps/http-runtime.js';
@@ -30,7 +31,7 @@ import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store
 import { runWait } from '../steps/wait-step.js';
 import { backoffDelay, resolveRetryPolicy } from '../http/retry-policy.js';
 import type { CrashInjector } from '../journal/crash-points.js';
-import { actionPath, stepPath } from '../journal/step-path.js';
+import { actionPath, stagePath, stepPath } from '../journal/step-path.js';
 
 const PARALLEL_LIMIT = 8;
 
@@ -145,7 +146,7 @@ export class Executor implements StepRuntime {
       const stage = stages[index]!;
       const visit = (this.stageVisits.get(index) ?? 0) + 1;
       this.stageVisits.set(index, visit);
-      const path = `:stage/${index}` + (visit > 1 ? `#${visit}` : '');
+      const path = stagePath(index, visit);
       const names = stage.actions.map((a) => a.name);
       if (stage.condition) {
         await prefetchReads(this.model.readsOfExpr(stage.condition), path, this);

@@ -7,7 +7,7 @@
  * action started is only the fallback for paths that name none of the running actions.
  */
 
-/** `/` step, `#` visit, `~` attempt (executor/step-path.ts); `.` and `:` for hand-written logs. */
+/** `/` step, `#` visit, `~` attempt (journal/step-path.ts); `.` and `:` for hand-written logs. */
 const SEPARATORS = new Set(['/', '#', '~', '.', '[', ':', '>', ' ']);
 
 /** The longest name in `actions` that `stepPath` starts with (followed by a separator or the end). */

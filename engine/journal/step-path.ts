@@ -9,6 +9,7 @@
  *   Orders/3[2]/1            2nd step of the body of the `for` at step 3, iteration index 2
  *   Orders/4>1/0             1st step of the body of arm 1 of the `match` at step 4
  *   Orders/5!/0              1st step of the `or { … }` fallback of the `validate` at step 5
+ *   :stage/1#2               the 2nd stage of the pipeline, on its 2nd visit (a `jump` back)
  *
  * Iterations are identified by their index in the collection, which is itself recorded (it came
  * from a recorded response, store read or value), hence stable on replay.
@@ -33,8 +34,7 @@ export function fallbackPath(validateStep: string): string {
   return `${validateStep}!`;
 }
 
-/** The action a step path belongs to (the part before any `#`, `~` or `/`). */
-export function actionOf(path: string): string {
-  const end = path.search(/[#~/]/);
-  return end < 0 ? path : path.slice(0, end);
+/** A pipeline stage: `:stage/<index>`, and `#<visit>` when a jump came back to it. */
+export function stagePath(index: number, visit: number): string {
+  return `:stage/${index}` + (visit > 1 ? `#${visit}` : '');
 }

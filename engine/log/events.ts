@@ -7,7 +7,7 @@
  * returned, the instant a timer fired. That is what lets replay answer from the log.
  *
  * `seq` starts at 1 and is assigned by the database inside the appending transaction.
- * `stepPath` is the stable position of the step in the program (see executor/step-path.ts);
+ * `stepPath` is the stable position of the step in the program (see journal/step-path.ts);
  * run-level events have the empty path ''.
  */
 

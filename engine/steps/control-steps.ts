@@ -10,14 +10,9 @@ import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
 import { isTruthy } from '../eval/values.js';
 import { armPath, fallbackPath } from '../journal/step-path.js';
 import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
-import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
 import { queueValue } from './store-step.js';
 
-/** What a step reports in its `step.completed` event. */
-export interface StepOutcome {
-  response?: unknown;
-  bind?: { name: string; value: unknown };
-}
 
 export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const value = evaluate(step.value, evalContext(rt, frame, path));

@@ -30,7 +30,7 @@ import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
 import { StepError } from './signals.js';
 import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
-import type { StepOutcome } from './control-steps.js';
+import type { StepOutcome } from './step-runtime.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -15,7 +15,7 @@ import { isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
 import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
-import type { StepOutcome } from './control-steps.js';
+import type { StepOutcome } from './step-runtime.js';
 import { queueValue } from './store-step.js';
 import { holdCheckpoints } from './checkpoints.js';
 

@@ -12,7 +12,7 @@ import type { PauseStep } from '../lang/ast.js';
 import { effectId } from '../journal/effect-id.js';
 import { SuspendSignal } from './signals.js';
 import type { Frame, StepRuntime } from './step-runtime.js';
-import type { StepOutcome } from './control-steps.js';
+import type { StepOutcome } from './step-runtime.js';
 import { instantText } from '../env/instant-text.js';
 
 export function pauseWaitingOn(pauseId: string): string {

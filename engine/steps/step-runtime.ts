@@ -19,6 +19,12 @@ import type { StoreRuntime } from './store-runtime.js';
 import type { HttpRuntime } from './http-runtime.js';
 import type { Step } from '../lang/ast.js';
 
+/** What a step reports in its `step.completed` event. */
+export interface StepOutcome {
+  response?: unknown;
+  bind?: { name: string; value: unknown };
+}
+
 /** A sync checkpoint waiting for the store write that covers its records (§C.1.6). */
 export interface PendingCheckpoint {
   key: string;

@@ -19,7 +19,7 @@ import { canonicalJson } from '../eval/values.js';
 import { evalContext, type Frame, type PendingCheckpoint, type StepRuntime } from './step-runtime.js';
 import { noteStored, recordedWithStore } from './checkpoints.js';
 import { replayRecordedFailure } from './store-runtime.js';
-import type { StepOutcome } from './control-steps.js';
+import type { StepOutcome } from './step-runtime.js';
 import { CHECKPOINT_STORE } from '../lang/builtin-names.js';
 import { storeSyncState } from './sync-state.js';
 

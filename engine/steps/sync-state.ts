@@ -13,7 +13,7 @@ import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
-import type { StepOutcome } from './control-steps.js';
+import type { StepOutcome } from './step-runtime.js';
 
 export async function storeSyncState(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const ctx = evalContext(rt, frame, path);

@@ -17,7 +17,7 @@ import { isTruthy } from '../eval/values.js';
 import { effectId } from '../journal/effect-id.js';
 import { RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
-import type { StepOutcome } from './control-steps.js';
+import type { StepOutcome } from './step-runtime.js';
 import { writeRecords, type PlannedWrite } from './store-step.js';
 import { instantText } from '../env/instant-text.js';
 
