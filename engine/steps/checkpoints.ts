@@ -12,6 +12,7 @@
  * the ones already stored are overwritten, not doubled). Being held back is decided from the walk
  * (the same on replay), never from the world.
  */
+import { checkpointEffect } from './step-runtime.js';
 import type { Frame, PendingCheckpoint, StepRuntime } from './step-runtime.js';
 
 /** Checkpoints pending when a failure was tolerated: they cover a record that failed. */
@@ -72,5 +73,5 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   }
   // The commit carries every write still buffered: the checkpoint never lands before them.
   if (live) await rt.journal.commit({ durable: false });
-  for (const c of checkpoints) rt.crash.reach('checkpoint', 'after-checkpoint', `${path}:${c.key}`, live);
+  for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', live);
 }

@@ -17,6 +17,7 @@ import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
+import { Effect } from '../journal/effect.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { describeRequest, describeRequestChange, sameRequest } from '../journal/request-identity.js';
 import type { RequestIdentity } from '../log/events.js';
@@ -214,29 +215,27 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
 /** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
 async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime, line: () => number): Promise<PageAnswer> {
   const identity = identityOf(spec, rt);
+  // A mutating request is external: its intent is durable before it is sent (GUARANTEES 4).
+  const effect = new Effect(rt.journal, rt.crash, { kind: 'request', key: id, path, external: mutating });
+  const ofThisPage = (e: StoredEvent<'http.request' | 'http.response' | 'http.error'>): boolean => e.payload.effectId === id;
   let attempts = 0;
   for (;;) {
-    const next = rt.journal.peek(path);
-    if (next?.type !== 'http.request' || next.payload.effectId !== id) break;
-    assertSameRequest(next, identity, path, rt, line);
-    rt.journal.take(path, 'http.request');
+    const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, identity, path, rt, line));
+    if (!intent) break;
     attempts++;
     // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
-    rt.crash.reach('request', 'before-effect', id, false);
-    const outcome = rt.journal.peek(path);
-    if (outcome?.type === 'http.response' && outcome.payload.effectId === id) {
-      const { payload } = rt.journal.take(path, 'http.response')!;
-      rt.crash.reach('request', 'after-effect', id, false);
-      if (payload.verdict === 'success' || payload.verdict === 'allowed') {
-        return { status: payload.response.status, body: payload.response.body };
-      }
+    effect.pass('before-effect', false);
+    const outcome = effect.takeOutcome(['http.response', 'http.error'], ofThisPage);
+    if (!outcome) continue; // the process died in flight: carry on live with the same key
+    effect.pass('after-effect', false);
+    if (outcome.type === 'http.response') {
+      const { payload } = outcome;
+      if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body };
       if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
-    } else if (outcome?.type === 'http.error' && outcome.payload.effectId === id) {
-      const { payload } = rt.journal.take(path, 'http.error')!;
-      rt.crash.reach('request', 'after-effect', id, false);
-      if (payload.verdict === 'fail') throw replayedFailure(spec, payload.error.message, attempts);
+    } else if (outcome.type === 'http.error' && outcome.payload.verdict === 'fail') {
+      throw replayedFailure(spec, outcome.payload.error.message, attempts);
     }
-    // No outcome (the process died in flight) or a retry was due: carry on live with the same key.
+    // A retry was due: the next recorded attempt, or live.
   }
 
   const base = attempts;
@@ -245,34 +244,27 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     { env: rt.env, auth: rt.http.auth(rt.http.source(spec.source)), limiter: rt.http.limiter, breaker: rt.http.breaker, redactor: rt.http.redactor },
     {
       beforeAttempt: async ({ attempt, request }) => {
-        rt.journal.emit('http.request', path, {
+        await effect.recordIntent('http.request', {
           effectId: id,
           attempt: base + attempt,
           request,
           ...(spec.idempotencyKey ? { idempotencyKey: spec.idempotencyKey } : {}),
           identity,
         });
-        if (mutating) await rt.journal.commit({ durable: true });
-        rt.crash.reach('request', 'before-effect', id, true);
+        effect.pass('before-effect', true);
       },
       afterAttempt: ({ attempt, response, error, verdict, retryInMs, durationMs }) => {
-        rt.crash.reach('request', 'after-effect', id, true);
+        effect.pass('after-effect', true);
         const retry = retryInMs === undefined ? {} : { retryInMs };
-        if (response) {
-          rt.journal.emit('http.response', path, { effectId: id, attempt: base + attempt, response, durationMs, verdict, ...retry });
-        } else {
-          rt.journal.emit('http.error', path, {
-            effectId: id,
-            attempt: base + attempt,
-            error: error ?? { code: 'error', message: 'request failed' },
-            durationMs,
-            verdict,
-            ...retry,
-          });
-        }
-        // The answer to a request that changed the world is committed as it arrives (no fsync of
-        // its own): a crash at the next step then re-sends only requests whose answer never came.
-        return mutating ? rt.journal.commit({ durable: false }) : undefined;
+        if (response) return effect.recordOutcome('http.response', { effectId: id, attempt: base + attempt, response, durationMs, verdict, ...retry });
+        return effect.recordOutcome('http.error', {
+          effectId: id,
+          attempt: base + attempt,
+          error: error ?? { code: 'error', message: 'request failed' },
+          durationMs,
+          verdict,
+          ...retry,
+        });
       },
     },
   ).catch((error: unknown) => {

@@ -9,6 +9,7 @@
  * No process holds a timer: a 30-day pause is a row in the database, not a `setTimeout`.
  */
 import type { PauseStep } from '../lang/ast.js';
+import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
 import { SuspendSignal } from './signals.js';
 import type { Frame, StepRuntime } from './step-runtime.js';
@@ -26,15 +27,16 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   const webhook = step.resumeOn.find((t) => t.kind === 'webhook');
   const dueAt = byTimer ? now + (step.duration?.ms ?? 0) : undefined;
 
-  if (!rt.journal.take(path, 'pause.created')) {
-    rt.journal.emit('pause.created', path, {
+  // The pause is an external effect: its timer must be on disk before the run says it suspended.
+  const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: pauseId, path, external: true });
+  if (!effect.takeIntent('pause.created')) {
+    await effect.recordIntent('pause.created', {
       pauseId,
       ...(dueAt === undefined ? {} : { dueAt }),
       ...(webhook?.kind === 'webhook' ? { webhookPath: webhook.path.value } : {}),
     });
-    await rt.journal.commit({ durable: true });
   }
-  rt.crash.reach('suspension', 'before-wait', pauseId, !rt.journal.replaying);
+  effect.pass('before-wait');
 
   const suspendedBefore = rt.journal.peek(path)?.type === 'run.suspended' ? rt.journal.take(path, 'run.suspended') : undefined;
   const resumed = rt.journal.peek(path)?.type === 'pause.resumed' ? rt.journal.take(path, 'pause.resumed') : undefined;

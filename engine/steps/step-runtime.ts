@@ -10,6 +10,7 @@ import { Scope } from '../eval/scope.js';
 import { storeView, type EvalInputs, type StoreView } from '../eval/inputs.js';
 import { asLogged } from '../log/loggable.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { Effect } from '../journal/effect.js';
 import type { Journal } from '../journal/journal.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import type { ErrorInfo } from '../log/events.js';
@@ -201,4 +202,9 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
 
 export function evalContext(rt: StepRuntime, frame: Frame, stepPath: string, current?: unknown): EvalContext {
   return { scope: frame.scope, response: frame.response, current, inputs: journaledInputs(rt, stepPath, frame) };
+}
+
+/** A sync checkpoint advanced at `path` under `key`: an effect of its own kind (journal/effects.ts). */
+export function checkpointEffect(rt: StepRuntime, path: string, key: string): Effect {
+  return new Effect(rt.journal, rt.crash, { kind: 'checkpoint', key: `${path}:${key}`, path, external: false });
 }

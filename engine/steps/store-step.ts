@@ -6,11 +6,13 @@
  *   `store.write` events; a crash in between re-applies the same keyed write on replay.
  * Keys never depend on time or randomness (stores/keys.ts), so a replay writes the same keys.
  */
+import { checkpointEffect } from './step-runtime.js';
 import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import type { EvalContext } from '../eval/scope.js';
 import type { CommitEntry } from '../log/log.js';
 import type { StoredEvent } from '../log/events.js';
+import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { assertRecord, storeKey } from '../stores/keys.js';
@@ -115,25 +117,25 @@ export async function writeRecords(
   const checkpoints: PendingCheckpoint[] = [];
 
   if (kind === 'file' || kind === 'postgrest') {
-    const intent = rt.journal.take(path, 'store.intent');
-    if (!intent) {
-      rt.journal.emit('store.intent', path, { effectId: batchId, store, keys: writes.map((w) => w.key) });
-      await rt.journal.commit({ durable: true });
-    }
-    rt.crash.reach('external-write', 'before-effect', batchId, !rt.journal.replaying);
+    // External: the intent (which keys, to which store) is durable before the store is touched.
+    const effect = new Effect(rt.journal, rt.crash, { kind: 'external-write', key: batchId, path, external: true });
+    const keys = writes.map((w) => w.key);
+    const intent = effect.takeIntent('store.intent', () => true, (recorded) => assertSameBatch(recorded, store, keys, rt));
+    if (!intent) await effect.recordIntent('store.intent', { effectId: batchId, store, keys });
+    effect.pass('before-effect');
     const recorded = takeRecordedWrites(writes, store, path, rt);
     if (recorded.length === writes.length) {
       // Fully replayed: counted towards --crash-at POINT:N like the live pass was, never killing.
       if (writes.length > 0) {
-        rt.crash.reach('external-write', 'mid-store', batchId, false);
-        rt.crash.reach('external-write', 'after-effect', batchId, false);
+        effect.pass('mid-store', false);
+        effect.pass('after-effect', false);
       }
     } else {
       const adapter = rt.stores.externalStore(store);
       const pendingWrites = writes.slice(recorded.length);
-      rt.crash.reach('external-write', 'mid-store', batchId, true);
+      effect.pass('mid-store', true);
       const stored = await adapter.write(pendingWrites.map(({ key, record, op }) => ({ key, record, op })));
-      rt.crash.reach('external-write', 'after-effect', batchId, true);
+      effect.pass('after-effect', true);
       stored.forEach((s, i) =>
         rt.journal.emit('store.write', path, {
           effectId: pendingWrites[i]!.effectId,
@@ -149,13 +151,15 @@ export async function writeRecords(
     return;
   }
 
-  // memory, sql, nosql: one atomic commit.
+  // memory, sql, nosql: one atomic commit, the writes' own events its record (no intent: nothing
+  // outside the log sees them, and a crash before the commit loses writes and events together).
+  const effect = new Effect(rt.journal, rt.crash, { kind: 'table-write', key: batchId, path, external: false });
   const recorded = takeRecordedWrites(writes, store, path, rt);
   if (recorded.length === writes.length) {
     // Replayed: the batch's passes still count towards --crash-at POINT:N, but cannot kill.
     if (writes.length > 0) {
-      rt.crash.reach('table-write', 'before-effect', batchId, false);
-      rt.crash.reach('table-write', 'mid-store', batchId, false);
+      effect.pass('before-effect', false);
+      effect.pass('mid-store', false);
     }
     for (const event of recorded) {
       if (kind === 'memory') rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
@@ -167,7 +171,7 @@ export async function writeRecords(
     // A commit is atomic, so a partially recorded batch means the batch itself changed.
     throw new NondeterminismError(rt.runId, path, recorded[recorded.length - 1]!.seq, `${recorded.length} store.write events`, `${writes.length} writes`);
   }
-  rt.crash.reach('table-write', 'before-effect', batchId, true);
+  effect.pass('before-effect', true);
   const extra: CommitEntry[] = [];
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i]!;
@@ -202,7 +206,7 @@ export async function writeRecords(
     });
   }
   // The outcome of a kill here equals one inside the transaction before COMMIT: nothing lands.
-  rt.crash.reach('table-write', 'mid-store', batchId, true);
+  effect.pass('mid-store', true);
   if (checkpoints.length > 0 || rt.stores.firstWrite(store)) {
     // A checkpoint must have landed when `after-checkpoint` is reached; a store's first write
     // commits at once (until one has committed) so that a table the log cannot write fails THIS step,
@@ -216,7 +220,26 @@ export async function writeRecords(
     // crash before it loses both together, so replay redoes them exactly once.
     rt.journal.buffer(extra);
   }
-  for (const c of checkpoints) rt.crash.reach('checkpoint', 'after-checkpoint', `${path}:${c.key}`, true);
+  for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', true);
+}
+
+/** A recorded file/postgrest batch intent must name the same store and keys as the batch asked for. */
+function assertSameBatch(recorded: StoredEvent<'store.intent'>, store: string, keys: string[], rt: StepRuntime): void {
+  const was = recorded.payload;
+  if (was.store === store && was.keys.length === keys.length && was.keys.every((k, i) => k === keys[i])) return;
+  throw new NondeterminismError(
+    rt.runId,
+    recorded.stepPath,
+    recorded.seq,
+    `a batch of ${was.keys.length} write(s) to \`${was.store}\``,
+    `a batch of ${keys.length} write(s) to \`${store}\``,
+    { change: `the batch written to \`${was.store}\` (keys ${shortKeys(was.keys)}) became a batch to \`${store}\` (keys ${shortKeys(keys)})` },
+  );
+}
+
+function shortKeys(keys: readonly string[]): string {
+  const shown = keys.slice(0, 3).map((k) => JSON.stringify(k)).join(', ');
+  return keys.length > 3 ? `${shown}, … ${keys.length} in all` : shown || 'none';
 }
 
 /** Consumes the recorded `store.write` events of this batch, checking they are the same writes. */
@@ -281,5 +304,5 @@ async function advanceCheckpoints(checkpoints: { key: string; syncedAt: number }
     live++;
   }
   if (live > 0 || !rt.journal.replaying) await rt.journal.commit({ durable: false });
-  for (const c of checkpoints) rt.crash.reach('checkpoint', 'after-checkpoint', `${path}:${c.key}`, !rt.journal.replaying);
+  for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', !rt.journal.replaying);
 }

@@ -14,6 +14,7 @@
 import type { WaitStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
+import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
 import { RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
@@ -35,12 +36,12 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
   const expiresAt = registeredAt + timeout;
 
-  if (!rt.journal.take(path, 'wait.registered')) {
-    rt.journal.emit('wait.registered', path, { waitId, path: hookPath, expiresAt, expectedEvents: expected });
-    await rt.journal.commit({ durable: true });
+  const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: waitId, path, external: true });
+  if (!effect.takeIntent('wait.registered')) {
+    await effect.recordIntent('wait.registered', { waitId, path: hookPath, expiresAt, expectedEvents: expected });
     rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${instantText(expiresAt)})`);
   }
-  rt.crash.reach('suspension', 'before-wait', waitId, !rt.journal.replaying);
+  effect.pass('before-wait');
   // While waiting, `response` describes the endpoint (as in the original).
   frame.response = { webhookId: waitId, webhookPath: hookPath };
 
