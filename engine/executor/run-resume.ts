@@ -146,8 +146,7 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
       'owned',
     );
   }
-  const lease = acquired;
-  const run = (await deps.log.getRun(runId))!;
+  const { run, ...lease } = acquired;
   if (run.status !== 'running') {
     await deps.log.release(lease);
     throw new RunUnavailableError(

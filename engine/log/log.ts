@@ -77,6 +77,11 @@ export interface Lease {
   expiresAt: number;
 }
 
+/** A lease just taken, with the run's row as it stands under it (read in the same statement). */
+export interface AcquiredLease extends Lease {
+  run: RunRecord;
+}
+
 /** Returned by `acquire` when someone else holds a live lease. */
 export interface LeaseHeld {
   heldBy: string;
@@ -183,7 +188,7 @@ export interface EventLog {
    * the previous holder is fenced out). A live lease, even one held by `owner` itself, is refused —
    * unless it is held by `takeOverFrom`, an owner the caller knows is dead (its process is gone).
    */
-  acquire(runId: string, owner: string, now: number, ttlMs: number, opts?: { takeOverFrom?: string }): Promise<Lease | LeaseHeld>;
+  acquire(runId: string, owner: string, now: number, ttlMs: number, opts?: { takeOverFrom?: string }): Promise<AcquiredLease | LeaseHeld>;
   /** Extends a lease that is still current; throws LeaseLostError otherwise. */
   renew(lease: Lease, now: number, ttlMs: number): Promise<Lease>;
   /** Gives the run up; a no-op when the lease was already lost. */

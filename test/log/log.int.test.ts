@@ -204,7 +204,9 @@ describe('leases and fencing', () => {
     expect(await t.log.acquire('r1', 'w2', 999, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_000 });
     expect(await t.log.acquire('r1', 'w1', 500, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_000 });
     const taken = await t.log.acquire('r1', 'w2', 1_000, 5_000);
-    expect(taken).toEqual({ runId: 'r1', owner: 'w2', epoch: 2, expiresAt: 6_000 });
+    expect(taken).toMatchObject({ runId: 'r1', owner: 'w2', epoch: 2, expiresAt: 6_000 });
+    // The run's row as it stands under the new lease, read in the same statement.
+    expect('run' in taken && taken.run).toMatchObject({ runId: 'r1', owner: 'w2', leaseEpoch: 2, leaseExpiresAt: 6_000 });
     const stale = t.log.commit(old, [value('from the old owner')], { durable: true });
     await expect(stale).rejects.toBeInstanceOf(LeaseLostError);
     await expect(t.log.commit(old, [value('again')], { durable: false })).rejects.toThrow(
@@ -310,19 +312,23 @@ describe('schema and opening', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(() => db.prepare("UPDATE reqon_events SET type = 'x' WHERE run_id = 'r1'").run()).toThrow(/append-only/);
       expect(() => db.prepare("DELETE FROM reqon_events WHERE run_id = 'r1'").run()).toThrow(/append-only/);
-      // REPLACE deletes the old row without the delete trigger: refused by an insert trigger.
+      // REPLACE deletes the old row without the delete trigger unless recursive triggers are on,
+      // as the engine sets them on every connection it opens (checked below): then it is refused.
+      db.pragma('recursive_triggers = ON');
       const before = db.prepare("SELECT type, payload FROM reqon_events WHERE run_id = 'r1' AND seq = 1").get();
-      for (const verb of ['INSERT OR REPLACE', 'REPLACE', 'INSERT OR IGNORE', 'INSERT']) {
-        expect(() =>
-          db.prepare(`${verb} INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at) VALUES ('r1', 1, 'x', '', '{}', 1)`).run(),
-        ).toThrow(/append-only: an event is never replaced/);
-      }
+      const insert = (verb: string) => () =>
+        db.prepare(`${verb} INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at) VALUES ('r1', 1, 'x', '', '{}', 1)`).run();
+      for (const verb of ['INSERT OR REPLACE', 'REPLACE']) expect(insert(verb)).toThrow(/append-only/);
+      expect(insert('INSERT')).toThrow(/UNIQUE constraint failed/);
+      expect(insert('INSERT OR IGNORE')().changes).toBe(0);
       expect(db.prepare("SELECT type, payload FROM reqon_events WHERE run_id = 'r1' AND seq = 1").get()).toEqual(before);
     } finally {
       db.close();
     }
     const second = await openLog(t.dbPath);
     expect((await second.read('r1')).length).toBe(2);
+    // The engine's own connection: REPLACE fires the append-only delete trigger there.
+    expect((second as unknown as { db: Database.Database }).db.pragma('recursive_triggers', { simple: true })).toBe(1);
     await second.close();
   });
 

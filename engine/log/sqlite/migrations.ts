@@ -104,15 +104,6 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX reqon_webhook_event_id ON reqon_webhook_inbox (event_id);
   `,
-  // 5: INSERT OR REPLACE of an existing (run_id, seq) would overwrite an event without firing the
-  // delete trigger (REPLACE deletes without triggers unless recursive_triggers is on): refuse an
-  // insert of a key that exists, before any conflict resolution runs. The check is a lookup of
-  // the primary key the insert makes anyway, so its page is in the cache.
-  `
-  CREATE TRIGGER reqon_events_append_only_replace BEFORE INSERT ON reqon_events
-  WHEN EXISTS (SELECT 1 FROM reqon_events WHERE run_id = NEW.run_id AND seq = NEW.seq)
-  BEGIN SELECT RAISE(ABORT, 'reqon_events is append-only: an event is never replaced'); END;
-  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

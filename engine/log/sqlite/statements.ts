@@ -68,10 +68,10 @@ export function prepareStatements(db: Database.Database) {
          WHERE status = 'running' AND (owner IS NULL OR lease_expires_at <= @now)
       ) ORDER BY due, run_id LIMIT @limit`),
 
-    acquire: db.prepare<{ run_id: string; owner: string; now: number; expires_at: number }, { lease_epoch: number }>(`
+    acquire: db.prepare<{ run_id: string; owner: string; now: number; expires_at: number }, RunRow>(`
       UPDATE reqon_runs SET owner = @owner, lease_epoch = lease_epoch + 1, lease_expires_at = @expires_at
        WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now)
-      RETURNING lease_epoch`),
+      RETURNING *`),
     renew: db.prepare<{ run_id: string; owner: string; epoch: number; expires_at: number }>(`
       UPDATE reqon_runs SET lease_expires_at = @expires_at
        WHERE run_id = @run_id AND owner = @owner AND lease_epoch = @epoch`),
@@ -99,10 +99,10 @@ export function prepareStatements(db: Database.Database) {
     setMission: db.prepare<{ run_id: string; mission_hash: string; mission_files: string }>(`
       UPDATE reqon_runs SET mission_hash = @mission_hash, mission_files = @mission_files WHERE run_id = @run_id`),
 
-    acquireFrom: db.prepare<{ run_id: string; owner: string; previous: string; now: number; expires_at: number }, { lease_epoch: number }>(`
+    acquireFrom: db.prepare<{ run_id: string; owner: string; previous: string; now: number; expires_at: number }, RunRow>(`
       UPDATE reqon_runs SET owner = @owner, lease_epoch = lease_epoch + 1, lease_expires_at = @expires_at
        WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now OR owner = @previous)
-      RETURNING lease_epoch`),
+      RETURNING *`),
     lastCheckpoint: db.prepare<{ mission: string; key: string }, { synced: number | null }>(`
       SELECT max(json_extract(e.payload, '$.syncedAt')) AS synced
         FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
