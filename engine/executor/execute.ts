@@ -119,6 +119,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     const end = await executor.run();
     if (end.status === 'suspended') {
       await journal.settle();
+      journal.close();
       return { ...end, runId, tolerated: executor.tolerated };
     }
     journal.assertFullyConsumed();
@@ -129,6 +130,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     }
     // Telling anyone the run finished is an output: durable.
     await journal.commit({ durable: true, status: { status: end.status, releaseLease: true } });
+    journal.close();
     return { ...end, runId, tolerated: executor.tolerated };
   } catch (error) {
     if (error instanceof NondeterminismError && run.ownMission) {
@@ -137,6 +139,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
       const failure = errorInfo(error);
       journal.pendingMeta({ type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() });
       await journal.commit({ durable: true, status: { status: 'failed', releaseLease: true } });
+      journal.close();
       return { status: 'failed', error: failure, actionsRun: [], runId, tolerated: executor.tolerated };
     }
     // A graceful stop keeps what the walk buffered (redone on resume otherwise, but why redo it).
@@ -144,6 +147,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     await journal.settle().catch(() => undefined);
     const current = journal.currentLease;
     if (current) await deps.log.release(current).catch(() => undefined);
+    journal.close();
     throw error;
   } finally {
     clearInterval(heartbeat);

@@ -21,6 +21,12 @@
  * Invariant: nothing is appended before the replayed prefix is fully consumed in sequential code,
  * and every commit for this run goes through one promise chain, so the log sees this run's
  * commits strictly in order (the log's per-lease contract).
+ *
+ * The journal's state, changed in one place each:
+ *   replaying — recorded events remain that the walk has not consumed (answers come from the log)
+ *   live      — the log ran out: what the walk does is new, buffered by `emit`, written by `commit`
+ *   closed    — the run ended (completed, failed, suspended) or gave up its lease: `close()`;
+ *               any later emit, buffer or commit is refused — nothing may follow a run's end.
  */
 import type { Clock } from '../env/env.js';
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
@@ -101,6 +107,7 @@ export class Journal {
   private unconsumed = 0;
   private pending: CommitEntry[] = [];
   private missionChange: { missionHash: string; missionFiles: MissionFiles } | undefined;
+  private closed = false;
   private chain: Promise<unknown> = Promise.resolve();
   private readonly flushThreshold: number;
   private readonly flushIntervalMs: number;
@@ -145,6 +152,19 @@ export class Journal {
   /** True while recorded events remain that the walk has not consumed yet. */
   get replaying(): boolean {
     return this.unconsumed > 0;
+  }
+
+  get state(): 'replaying' | 'live' | 'closed' {
+    return this.closed ? 'closed' : this.unconsumed > 0 ? 'replaying' : 'live';
+  }
+
+  /** The run ended here: from now on the journal refuses to record anything (see the header). */
+  close(): void {
+    this.closed = true;
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closed) throw new Error(`internal: run ${this.runId} has ended; its journal refuses ${what}`);
   }
 
   /** Live events are buffered, waiting for the next commit. */
@@ -254,6 +274,7 @@ export class Journal {
 
   /** Buffer a live event; it reaches the log with the next commit. */
   emit<T extends EventType>(type: T, stepPath: string, payload: EventPayloads[T]): void {
+    this.assertOpen(`a ${type} event at ${stepPath}`);
     // Steps that peek (an HTTP attempt) emit without a `take`: the same check keeps a divergent
     // replay from recording — or sending — anything new while recorded events remain.
     this.goingLive(stepPath, type);
@@ -264,6 +285,7 @@ export class Journal {
 
   /** Buffer entries (table writes) that must land in the same transaction as the events around them. */
   buffer(entries: readonly CommitEntry[]): void {
+    this.assertOpen('store writes');
     for (const entry of entries) this.pending.push(entry);
   }
 
@@ -293,6 +315,7 @@ export class Journal {
    * required before anything leaves the process (output commit).
    */
   commit(options: { durable: boolean; extra?: CommitEntry[]; status?: StatusChange }): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`internal: run ${this.runId} has ended; its journal refuses a commit`));
     const entries = options.extra ? this.pending.concat(options.extra) : this.pending;
     this.pending = [];
     this.lastCommitAt = this.clock.now();
