@@ -13,6 +13,7 @@
  * come from folds, effects from the CLI — and every failure leaves as a StudioError
  * (studio-error.ts).
  */
+import { asLogged, UnloggableValueError } from '../log/loggable.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -386,6 +387,14 @@ class Service implements StudioService {
   }
 
   private async resume(runId: string, payload: unknown): Promise<{ runId: string; outcome: string }> {
+    // A payload the log cannot hold (JSON.parse made 1e400 Infinity) is refused, as the CLI refuses
+    // it — never passed on as the `null` its JSON would become.
+    try {
+      if (payload !== undefined) asLogged(payload, 'the payload');
+    } catch (error) {
+      if (error instanceof UnloggableValueError) throw new StudioError('bad-request', error.message);
+      throw error;
+    }
     await this.views.get(runId);
     if (this.processes.has(runId)) {
       throw new StudioError('conflict', `run ${runId} already has a process (pid ${this.processes.get(runId)!.pid}); wait for it to exit`);

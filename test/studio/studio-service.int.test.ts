@@ -126,6 +126,11 @@ describe('studio service', () => {
     await expect(service.handle('run.start', {})).rejects.toMatchObject({ code: 'bad-request' });
     await expect(service.handle('run.crash', { runId: 'run-1' })).rejects.toMatchObject({ code: 'conflict' });
     await expect(service.handle('nope' as 'run.get', { runId: 'x' })).rejects.toMatchObject({ code: 'bad-request' });
+    // A payload the log cannot hold (1e400 parsed as Infinity) is refused, not passed on as null.
+    await expect(service.handle('run.resume', { runId: 'run-1', payload: { amount: Infinity } })).rejects.toMatchObject({
+      code: 'bad-request',
+      message: expect.stringMatching(/holds Infinity at \$\.amount/),
+    });
   });
 
   it('streams appended events of a watched run and its new summary', async () => {
