@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { loadMission, MissionLoadError } from '../lang/loader.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
-import { openLog, type EventLog, type MissionFiles } from '../log/log.js';
+import { LogVersionError, openLog, type EventLog, type MissionFiles } from '../log/log.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
 import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../http/credentials.js';
@@ -27,7 +27,13 @@ export async function openCliLog(option: unknown): Promise<EventLog> {
   const path = dbPath(option);
   refuseUnsupportedDb(path);
   mkdirSync(dirname(resolve(path)), { recursive: true });
-  return openLog(path);
+  try {
+    return await openLog(path);
+  } catch (error) {
+    // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
+    if (error instanceof LogVersionError) throw new CliError(`${path}: ${error.message}`, EXIT_USAGE);
+    throw error;
+  }
 }
 
 /**

@@ -42,3 +42,14 @@ export class LogClosedError extends Error {
     super(`the run log is closed; '${operation}' was called after close() — open the log again`);
   }
 }
+
+/** The database was written by a newer engine (a schema version this one does not know). */
+export class LogVersionError extends Error {
+  override readonly name = 'LogVersionError';
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(`the log database has schema version ${found}, newer than this engine knows (${known}); upgrade reqon to open it`);
+  }
+}

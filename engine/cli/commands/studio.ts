@@ -8,6 +8,7 @@
  * against it. The command stays up until SIGINT/SIGTERM and then stops everything it started
  * (runs it spawned keep going: they are durable and independent of their viewer).
  */
+import { LogVersionError } from '../../log/errors.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { refuseUnsupportedDb } from '../engine-context.js';
 import { createStudioService, type StudioService } from '../../server/studio-service.js';
 import { startStudioServer } from '../../server/studio-server.js';
@@ -121,6 +122,7 @@ export const command: CommandModule = {
       service = await createStudioService({ dbPath, cliPath, cwd, demoApiUrl: demo?.url, demoMissionPath: demo ? demoMissionPath : undefined });
     } catch (e) {
       await demo?.close();
+      if (e instanceof LogVersionError) throw new CliError(`${dbPath}: ${e.message}`, EXIT_USAGE);
       throw e;
     }
     try {

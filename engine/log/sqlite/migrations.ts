@@ -6,6 +6,7 @@
  * released, is never edited: add a new one. Our tables are prefixed `reqon_`; store tables
  * (sql/nosql stores) live in the same file under the mission's names, never `reqon_*`.
  */
+import { LogVersionError } from '../errors.js';
 import type Database from 'better-sqlite3';
 
 export const MIGRATIONS: readonly string[] = [
@@ -114,9 +115,7 @@ export function migrate(db: Database.Database): void {
   try {
     const current = db.pragma('user_version', { simple: true }) as number;
     if (current > SCHEMA_VERSION) {
-      throw new Error(
-        `the log database has schema version ${current}, newer than this engine knows (${SCHEMA_VERSION}); upgrade reqon to open it`,
-      );
+      throw new LogVersionError(current, SCHEMA_VERSION);
     }
     for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
       db.exec(MIGRATIONS[version - 1]!);
