@@ -29,8 +29,10 @@ export function optStr(channel: string, req: Fields, field: string): string | un
 
 export function int(channel: string, req: Fields, field: string, min = 0): number {
   const value = req[field];
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new StudioError('bad-request', `${channel}: "${field}" must be an integer >= ${min}`);
+  // Safe integers only: 1e308 is an integer to JavaScript, but no count, seq or limit, and SQLite
+  // refuses it ("datatype mismatch") — a 400 naming the field, not a 500.
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new StudioError('bad-request', `${channel}: "${field}" must be an integer >= ${min} and <= ${Number.MAX_SAFE_INTEGER}`);
   }
   return value;
 }

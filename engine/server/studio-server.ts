@@ -115,6 +115,8 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   }
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A socket that errors (reset, a malformed frame) is closed alone; the server goes on serving.
+    socket.on('error', () => socket.destroy());
     const refuse = (status: number, text: string) => {
       socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
@@ -125,6 +127,9 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     if (!tokenOk(url.searchParams.get('token'))) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
+      // `ws` emits 'error' for a malformed frame (bad UTF-8, unmasked, unknown opcode, too big);
+      // unheard, that error would kill the whole studio process.
+      ws.on('error', () => ws.terminate());
       const unsubscribe = options.service.subscribe(<P extends PushChannel>(channel: P, payload: Pushes[P]) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ channel, payload }));
       });

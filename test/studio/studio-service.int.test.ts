@@ -126,6 +126,8 @@ describe('studio service', () => {
     await expect(service.handle('run.start', {})).rejects.toMatchObject({ code: 'bad-request' });
     await expect(service.handle('run.crash', { runId: 'run-1' })).rejects.toMatchObject({ code: 'conflict' });
     await expect(service.handle('nope' as 'run.get', { runId: 'x' })).rejects.toMatchObject({ code: 'bad-request' });
+    // An integer beyond 2^53 (1e308) is no limit: a bad-request naming the field, not a 500 from SQLite.
+    await expect(service.handle('runs.list', { limit: 1e308 })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringMatching(/"limit" must be an integer/) });
     // A payload the log cannot hold (1e400 parsed as Infinity) is refused, not passed on as null.
     await expect(service.handle('run.resume', { runId: 'run-1', payload: { amount: Infinity } })).rejects.toMatchObject({
       code: 'bad-request',
