@@ -5,7 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { loadMission, MissionLoadError } from '../lang/loader.js';
+import { MissionLoadError } from '../lang/loader.js';
+import { readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogVersionError, openLog, type EventLog, type MissionFiles } from '../log/log.js';
@@ -104,16 +105,12 @@ export function collectPairs(value: string, previous: Record<string, string> = {
  * which files of a folder belong to the mission. Diagnostics are reported when the run starts.
  */
 export function readMissionFiles(path: string): MissionFiles {
-  let loaded;
   try {
-    loaded = loadMission(resolve(path));
+    return readMissionFilesFrom(path);
   } catch (e) {
     if (e instanceof MissionLoadError) throw new CliError(e.message);
     throw e;
   }
-  const files = loaded.unit?.files ?? [];
-  if (files.length === 0) throw new CliError(`cannot read mission "${path}"`);
-  return { entry: files[0]!.path, files: files.map((f) => ({ path: f.path, text: f.text })) };
 }
 
 export function dataDir(): string {

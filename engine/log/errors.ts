@@ -53,3 +53,14 @@ export class LogVersionError extends Error {
     super(`the log database has schema version ${found}, newer than this engine knows (${known}); upgrade reqon to open it`);
   }
 }
+
+/** A commit claimed an inbox delivery that another run (or wait, or pause) claimed first: nothing of it was written. */
+export class DeliveryClaimedError extends Error {
+  override readonly name = 'DeliveryClaimedError';
+  constructor(
+    readonly path: string,
+    readonly eventId: string,
+  ) {
+    super(`webhook delivery '${eventId}' on ${path} was already claimed by another wait; nothing of this commit was written`);
+  }
+}

@@ -22,7 +22,7 @@
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
 
-export { LeaseLostError, RunNotFoundError, LogClosedError, LogVersionError } from './errors.js';
+export { DeliveryClaimedError, LeaseLostError, RunNotFoundError, LogClosedError, LogVersionError } from './errors.js';
 
 export interface RunOptions {
   sources: Record<string, string>;

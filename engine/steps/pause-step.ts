@@ -8,6 +8,7 @@
  * and the run replays up to here and carries on with the resume payload as `response`.
  * No process holds a timer: a 30-day pause is a row in the database, not a `setTimeout`.
  */
+import { DeliveryClaimedError } from '../log/errors.js';
 import type { PauseStep } from '../lang/ast.js';
 import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
@@ -80,7 +81,7 @@ async function claimEarlyDelivery(hookPath: string, pauseId: string, path: strin
   try {
     await rt.journal.commit({ durable: false, extra: [{ kind: 'claim-webhook', path: hookPath, eventId: delivery.eventId, waitId: pauseId }] });
   } catch (error) {
-    if (error instanceof Error && /already claimed/.test(error.message)) return undefined;
+    if (error instanceof DeliveryClaimedError) return undefined;
     throw error;
   }
   return { payload: delivery.payload };

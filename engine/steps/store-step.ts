@@ -17,7 +17,7 @@ import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { assertRecord, storeKey } from '../stores/keys.js';
 import { mergeUpsert, prepareRecord, resolveStoredRecord } from '../stores/merge.js';
-import { canonicalJson } from '../eval/values.js';
+import { canonicalJson, describeValue } from '../eval/values.js';
 import { evalContext, type Frame, type PendingCheckpoint, type StepRuntime } from './step-runtime.js';
 import { noteStored, recordedWithStore } from './checkpoints.js';
 import { replayRecordedFailure } from './store-runtime.js';
@@ -266,8 +266,8 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         rt.runId,
         path,
         event.seq,
-        `the record ${short(event.payload.record)} under key "${w.key}" in \`${store}\``,
-        `the record ${short(w.record)}`,
+        `the record ${describeValue(event.payload.record)} under key "${w.key}" in \`${store}\``,
+        `the record ${describeValue(w.record)}`,
         { change: `the record written under key "${w.key}" to \`${store}\` changed` },
       );
     }
@@ -288,11 +288,6 @@ function sameRecord(w: PlannedWrite, recorded: unknown, kind: string): boolean {
   if (exact && JSON.stringify(w.record) === JSON.stringify(recorded)) return true;
   const asRecorded = exact ? resolveStoredRecord('set', undefined, w.record) : mergeUpsert(recorded as Record<string, unknown>, w.record);
   return canonicalJson(asRecorded) === canonicalJson(recorded);
-}
-
-function short(record: unknown): string {
-  const text = canonicalJson(record);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /** Checkpoints that ride with a batch: replayed from the log, or committed with it. */

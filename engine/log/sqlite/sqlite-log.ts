@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventType, NewEvent, StoredEvent } from '../events.js';
-import { LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
+import { DeliveryClaimedError, LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
 import {
   RUN_STATUSES,
   type CommitEntry,
@@ -449,7 +449,7 @@ class SqliteEventLog implements EventLog {
       if (entry.kind !== 'claim') continue;
       const claimed = this.sql.claimWebhook.run({ path: entry.path, event_id: entry.eventId, run_id: lease.runId, wait_id: entry.waitId });
       if (claimed.changes !== 1) {
-        throw new Error(`webhook delivery '${entry.eventId}' on ${entry.path} was already claimed by another wait; nothing of this commit was written`);
+        throw new DeliveryClaimedError(entry.path, entry.eventId);
       }
     }
     if (status !== undefined) {
