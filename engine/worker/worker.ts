@@ -190,7 +190,10 @@ export class Worker {
         const count = (this.erred.get(runId)?.count ?? 0) + 1;
         const delayMs = Math.min(60_000, 1000 * 2 ** (count - 1));
         this.erred.set(runId, { count, until: this.options.env.clock.now() + delayMs });
-        const next = this.once && count >= 2 ? 'giving up on it in this --once pass' : `next attempt in ${delayMs / 1000} s`;
+        const next =
+          this.once && count >= 2
+            ? 'giving up on it in this --once pass'
+            : `next attempt in ${delayMs / 1000} s${this.once ? ', if this --once pass is still running then' : ''}`;
         this.options.progress?.(`${runId}: ${error instanceof Error ? error.message : String(error)} (${next})`);
       },
     );

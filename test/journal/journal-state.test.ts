@@ -25,4 +25,13 @@ describe('journal state', () => {
     expect(() => journal.buffer([])).toThrow(/refuses store writes/);
     await expect(journal.commit({ durable: true })).rejects.toThrow(/refuses a commit/);
   });
+
+  it('hands a recorded input back as the log will hold it, so live and replay act on one value', () => {
+    const journal = new Journal(null, null, 'r', recorded.slice(0, 1), new FakeClock(0));
+    const when = new Date('2026-01-02T03:04:05.000Z');
+    const value = journal.record('A/0', 'value.recorded', () => ({ source: 'random', value: { at: when, zero: -0, gone: undefined } })).value;
+    expect(value).toEqual({ at: '2026-01-02T03:04:05.000Z', zero: 0 });
+    expect(Object.is((value as { zero: number }).zero, 0)).toBe(true);
+    expect(() => journal.record('A/1', 'value.recorded', () => ({ source: 'random', value: [1, Infinity] }))).toThrow(/holds Infinity at \$\.value\[1\]/);
+  });
 });

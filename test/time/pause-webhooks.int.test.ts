@@ -100,4 +100,17 @@ describe('pause resumed by a webhook', () => {
     expect(afterBodies()).toContainEqual({ got: { approved: 'later' } });
     expect(await log.webhookInbox('/approve-later')).toEqual([]);
   });
+
+  it('one delivery resumes one pause, once: of two runs paused on the same path, one goes on', async () => {
+    const text = mission('/approve-shared');
+    const first = await startRun(files('shared-1', text), { sources: { Api: api.url }, env: {} }, { log, env, dataDir: path.join(dir, 'data') });
+    const second = await startRun(files('shared-2', text), { sources: { Api: api.url }, env: {} }, { log, env, dataDir: path.join(dir, 'data') });
+    expect([first.status, second.status]).toEqual(['suspended', 'suspended']);
+    expect(await log.deliverWebhook('/approve-shared', 'approval-3', { approved: 'once' }, env.clock.now())).toBe('accepted');
+    const once = spawnNode(build.cli, ['worker', '--once', '--poll', '50', '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+    expect((await once.exited).code, once.stderr()).toBe(0);
+    const statuses = [(await log.getRun(first.runId))!.status, (await log.getRun(second.runId))!.status].sort();
+    expect(statuses).toEqual(['completed', 'suspended']);
+    expect(afterBodies().filter((b) => JSON.stringify(b) === JSON.stringify({ got: { approved: 'once' } }))).toHaveLength(1);
+  });
 });

@@ -1,0 +1,69 @@
+/**
+ * A run that can never be resumed is not retried for ever (GUARANTEES 13, "Resume is
+ * idempotent"): a run whose own mission this engine now refuses is failed once, with the
+ * diagnostics; a run whose log this engine cannot read (a newer format) is left as it is, and
+ * `reqon worker --once` backs off from it and ends instead of starting it again every poll.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { builtCli, describeResult, runCli } from './support/cli-build.js';
+import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
+
+const VALID = 'mission Old {\n  action A {\n    let x = 1\n  }\n  run A\n}\n';
+// What an older engine accepted and this one refuses: a pipeline naming no declared action.
+const REFUSED = 'mission Old {\n  action A {\n    let x = 1\n  }\n  run Nope\n}\n';
+
+function events(format: number): StoredEvent[] {
+  return [
+    { runId: 'r', seq: 1, type: 'run.started', stepPath: '', payload: { mission: 'Old', missionHash: 'h', format }, recordedAt: 1 },
+    { runId: 'r', seq: 2, type: 'stage.started', stepPath: ':stage/0', payload: { index: 0, actions: ['A'] }, recordedAt: 2 },
+  ] as StoredEvent[];
+}
+
+let temp: TempLog | undefined;
+afterEach(async () => {
+  await temp?.close();
+  temp = undefined;
+});
+
+async function crashedRun(text: string, format: number): Promise<string> {
+  temp = await openTempLog('reqon-unresumable-');
+  return insertStoredRun(temp.log, {
+    events: events(format),
+    missionFiles: { entry: 'old.vague', files: [{ path: 'old.vague', text }] },
+    options: { sources: {}, env: {} },
+    crashed: true,
+  });
+}
+
+function reqon(args: string[]) {
+  return runCli(builtCli(), [...args, '--db', temp!.dbPath], { cwd: temp!.dir, timeoutMs: 30_000 });
+}
+
+describe('a run that can never resume', () => {
+  it('whose own mission this engine refuses is failed once, with the diagnostics', async () => {
+    const runId = await crashedRun(REFUSED, 2);
+    expect(VALID).not.toBe(REFUSED);
+    const resumed = await reqon(['resume', runId, '--quiet']);
+    expect(resumed.code, describeResult(resumed)).toBe(1);
+    expect(resumed.stdout).toMatch(/^failed: the run's mission no longer passes this engine's checks/m);
+    const after = await temp!.log.read(runId);
+    expect(after.filter((e) => e.type === 'run.failed')).toHaveLength(1);
+    expect((await temp!.log.getRun(runId))!.status).toBe('failed');
+    // Nothing to retry: the worker ends at once and appends nothing.
+    const worker = await reqon(['worker', '--once', '--poll', '20']);
+    expect(worker.code, describeResult(worker)).toBe(0);
+    expect((await temp!.log.read(runId)).length).toBe(after.length);
+  });
+
+  it('whose log is of a newer format is left as it is, and worker --once backs off and ends', async () => {
+    const runId = await crashedRun(VALID, 99);
+    const worker = await reqon(['worker', '--once', '--poll', '20']);
+    expect(worker.code, describeResult(worker)).toBe(0);
+    expect(worker.signal).toBeNull();
+    expect(worker.stderr).toMatch(/format 99 by a newer engine/);
+    const run = (await temp!.log.getRun(runId))!;
+    expect(run.status).toBe('running');
+    expect((await temp!.log.read(runId)).length).toBe(2);
+  });
+});
