@@ -19,7 +19,7 @@
  */
 
 import { randomFillSync } from 'node:crypto';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
 import { responseTooLarge, TransportError } from './env.js';
 
@@ -138,14 +138,12 @@ export interface UndiciTransportOptions {
  * ends, the dispatcher errors, the timer fires, the caller aborts).
  */
 export class UndiciTransport implements HttpTransport {
-  private readonly agent: Agent;
+  /** Loaded on the first request: undici takes longer to import than a small run takes to finish. */
+  private agent: Agent | undefined;
+  private agentLoading: Promise<Agent> | undefined;
+  private closed = false;
 
-  constructor(options: UndiciTransportOptions = {}) {
-    this.agent = new Agent({
-      keepAliveTimeout: options.keepAliveTimeout ?? 10_000,
-      connections: options.connections ?? 16,
-    });
-  }
+  constructor(private readonly options: UndiciTransportOptions = {}) {}
 
   send(req: HttpRequest): Promise<HttpResponse> {
     if (req.signal?.aborted) return Promise.reject(new TransportError(`${req.method} ${req.url} was aborted`, 'aborted'));
@@ -158,10 +156,43 @@ export class UndiciTransport implements HttpTransport {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
       return Promise.reject(new TransportError(`${req.method} ${req.url} failed: the URL must start with http: or https:`, 'network'));
     }
+    if (this.closed) return Promise.reject(new TransportError(`${req.method} ${req.url} failed: the transport is closed`, 'network'));
+    const agent = this.agent;
+    if (agent) return this.exchange(agent, target, req);
+    return this.loadAgent().then((loaded) => this.exchange(loaded, target, req));
+  }
+
+  private loadAgent(): Promise<Agent> {
+    this.agentLoading ??= import('undici').then(({ Agent }) => {
+      this.agent = new Agent({
+        keepAliveTimeout: this.options.keepAliveTimeout ?? 10_000,
+        connections: this.options.connections ?? 16,
+      });
+      return this.agent;
+    });
+    return this.agentLoading;
+  }
+
+  private exchange(agent: Agent, target: URL, req: HttpRequest): Promise<HttpResponse> {
+    // Aborted while undici was loading: never sent.
+    if (req.signal?.aborted) return Promise.reject(new TransportError(`${req.method} ${req.url} was aborted`, 'aborted'));
     return new Promise<HttpResponse>((resolve, reject) => {
       const exchange = new Exchange(req, resolve, reject);
       try {
-        this.dispatchTo(target, req, exchange);
+        agent.dispatch(
+          {
+            origin: target.origin,
+            // The fragment never goes on the wire.
+            path: target.pathname + target.search,
+            method: req.method as Dispatcher.HttpMethod,
+            headers: req.headers,
+            body: req.body ?? null,
+            // The exchange's timer is the one timeout; undici's own timers would race it with another error.
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          },
+          exchange,
+        );
       } catch (err) {
         // undici reports its failures through the handler; this is for anything it throws instead.
         exchange.onResponseError(undefined, err as Error);
@@ -169,26 +200,11 @@ export class UndiciTransport implements HttpTransport {
     });
   }
 
-  private dispatchTo(target: URL, req: HttpRequest, exchange: Exchange): void {
-    this.agent.dispatch(
-      {
-        origin: target.origin,
-        // The fragment never goes on the wire.
-        path: target.pathname + target.search,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: req.headers,
-        body: req.body ?? null,
-        // The exchange's timer is the one timeout; undici's own timers would race it with another error.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      },
-      exchange,
-    );
-  }
-
   /** Closes idle keep-alive connections; pending requests are allowed to finish. */
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    this.closed = true;
+    const agent = this.agent ?? (this.agentLoading ? await this.agentLoading : undefined);
+    await agent?.close();
   }
 }
 

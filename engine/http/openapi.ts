@@ -13,8 +13,14 @@
 
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import type { HttpMethod } from '../lang/ast.js';
+
+/** `yaml` is loaded when a YAML document is read: most missions have none, and it costs start-up. */
+function parseYaml(text: string): unknown {
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return parse(text);
+}
 
 export type Schema = Record<string, unknown>;
 
