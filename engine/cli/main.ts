@@ -12,6 +12,7 @@ import { CliError } from './cli-error.js';
 import type { CliIo, CommandModule } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { MissionLoadError } from '../lang/mission-load-error.js';
+import { versionLine } from './version.js';
 
 interface CommandEntry {
   name: string;
@@ -70,7 +71,7 @@ const COMMANDS: readonly CommandEntry[] = [
 ];
 
 const DB_HELP =
-  'the event-log database, a SQLite file (PostgreSQL is not available yet: postgres://… is refused) ' +
+  'the event-log database: a SQLite file, or postgres://USER@HOST:PORT/DB for a log shared by many workers ' +
   '(default: $REQON_DB, else .reqon/reqon.db under the working directory; commands that keep no log ignore it)';
 
 /** The command the arguments name (`reqon help X` names X), or undefined. */
@@ -84,7 +85,8 @@ async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     .description('Reqon: durable execution for API missions')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    .version(versionLine(), '-V, --version', 'print the version and the log format this engine writes');
   const invoked = invokedName(argv);
   let exitCode: ExitCode = EXIT_OK;
   for (const entry of COMMANDS) {
