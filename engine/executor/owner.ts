@@ -1,22 +1,45 @@
 /**
- * Who owns a run: `host:pid:nonce`. A process on this machine that no longer exists owns nothing
- * (its runs are taken over at once); an owner on another host is never presumed dead — its lease
- * must expire.
+ * Who owns a run: `host:pid:nonce`, where `host` is this machine's identity (`$REQON_HOST_ID`,
+ * else its hostname — read here and nowhere else).
+ *
+ * Takeover never depends on seeing the owner's process: every lease expires by the log's clock
+ * (on PostgreSQL, the database's), and an expired lease is taken over by whichever worker asks
+ * first. Seeing the PID is only a shortcut, on the owner's own host: a process there that no
+ * longer exists owns nothing, and its runs are taken over at once instead of when the lease
+ * runs out. An owner on another host is never presumed dead — another machine cannot see its
+ * processes, so it waits for the lease.
  */
 import { hostname } from 'node:os';
 import type { Env } from '../env/env.js';
 
-export function defaultOwner(env: Env): string {
-  return `${hostname()}:${process.pid}:${env.random.id('w').slice(-6)}`;
+/** This machine's identity in owner strings: `$REQON_HOST_ID` (tests simulate other machines with it), else the hostname. */
+export function hostId(): string {
+  const configured = process.env.REQON_HOST_ID;
+  if (configured === undefined || configured === '') return hostname();
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(configured)) {
+    throw new Error(`REQON_HOST_ID must be 1–64 letters, digits, '.', '_' or '-' (it names this machine in run owners), got ${JSON.stringify(configured.slice(0, 80))}`);
+  }
+  return configured;
 }
 
-/** True when `owner` names a process on this machine that no longer exists. */
-export function ownerIsDead(owner: string): boolean {
+export function defaultOwner(env: Env): string {
+  return `${hostId()}:${process.pid}:${env.random.id('w').slice(-6)}`;
+}
+
+/** The host and process an owner string names (null when it is not of the `host:pid:nonce` form). */
+export function parseOwner(owner: string): { host: string; pid: number } | null {
   const [host, pidText] = owner.split(':');
   const pid = Number(pidText);
-  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (!host || !Number.isInteger(pid) || pid <= 0) return null;
+  return { host, pid };
+}
+
+/** True when `owner` names a process on this host that no longer exists. */
+export function ownerIsDead(owner: string): boolean {
+  const parsed = parseOwner(owner);
+  if (parsed === null || parsed.host !== hostId() || parsed.pid === process.pid) return false;
   try {
-    process.kill(pid, 0);
+    process.kill(parsed.pid, 0);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
