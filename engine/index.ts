@@ -11,7 +11,8 @@
  *
  * Nothing here is a second implementation: these are the modules the CLI itself uses.
  */
-export { openLog, type EventLog, type MissionFiles, type RunOptions, type RunRecord, type RunStatus } from './log/log.js';
+export type { EventLog, MissionFiles, RunOptions, RunRecord, RunStatus } from './log/log.js';
+export { openLog } from './log/open-log.js';
 export { LOG_FORMAT, type EventType, type EventPayloads, type NewEvent, type StoredEvent } from './log/events.js';
 export { createRealEnv, type RealEnv } from './env/real-env.js';
 export { createFakeEnv, type FakeEnv } from './env/fake-env.js';

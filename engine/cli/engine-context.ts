@@ -9,7 +9,8 @@ import { MissionLoadError } from '../lang/loader.js';
 import { readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
-import { LogVersionError, openLog, type EventLog, type MissionFiles } from '../log/log.js';
+import { LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
+import { isPostgresUrl, openLog } from '../log/open-log.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
 import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../http/credentials.js';
@@ -24,28 +25,40 @@ export function dbPath(option: unknown): string {
   return value;
 }
 
+/** `--db` as it may be printed: a postgres:// URL without its password. */
+export function dbLabel(path: string): string {
+  if (!isPostgresUrl(path)) return path;
+  try {
+    const url = new URL(path);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/** The log `--db` names: a SQLite file path (created if absent) or a postgres:// URL (see log/open-log.ts). */
 export async function openCliLog(option: unknown): Promise<EventLog> {
   const path = dbPath(option);
-  refuseUnsupportedDb(path);
-  mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (!isPostgresUrl(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
   try {
     return await openLog(path);
   } catch (error) {
     // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
-    if (error instanceof LogVersionError) throw new CliError(`${path}: ${error.message}`, EXIT_USAGE);
+    if (error instanceof LogVersionError) throw new CliError(`${dbLabel(path)}: ${error.message}`, EXIT_USAGE);
     throw error;
   }
 }
 
 /**
- * `--db postgres://…` (or `$REQON_DB`): the PostgreSQL log backend does not exist yet, so it is
- * a usage error — one line, exit 2 — before anything is opened or created. The URL is not
- * repeated: it may carry a password.
+ * Only `reqon studio` still calls this: it serves a SQLite file by path, and `--db postgres://…`
+ * there is a usage error — one line, exit 2 — until the studio opens the log by URL. The URL is
+ * not repeated: it may carry a password.
  */
 export function refuseUnsupportedDb(path: string): void {
   if (/^postgres(ql)?:\/\//i.test(path)) {
     throw new CliError(
-      '--db postgres://…: the PostgreSQL log backend is not available yet; give a SQLite file path instead, e.g. --db .reqon/reqon.db (or unset $REQON_DB)',
+      '--db postgres://…: reqon studio does not open a PostgreSQL log yet; give a SQLite file path instead, e.g. --db .reqon/reqon.db (or unset $REQON_DB)',
       EXIT_USAGE,
     );
   }

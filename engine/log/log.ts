@@ -17,8 +17,9 @@
  * - Per lease, callers await each `commit` before starting the next one; the log keeps the
  *   order of commits, and debug builds reject a second commit while one is in flight.
  *
- * The interface is asynchronous so that PostgreSQL can implement it; SQLite implements it on
- * better-sqlite3, synchronously inside, with transactions that never await.
+ * The interface is asynchronous so that PostgreSQL can implement it (postgres/); SQLite
+ * implements it on better-sqlite3, synchronously inside, with transactions that never await.
+ * This file is the contract alone: backends import it, and open-log.ts picks one by URL.
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
 
@@ -180,31 +181,21 @@ export interface LogStats {
   durableCommits: number;
 }
 
-export interface EventLog {
+/** The run rows and their leases: who may write a run, and what each run waits on. */
+export interface RunTable {
   /** Creates the run owned by `owner`, with its first events; durable. */
   createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }>;
   /**
    * Takes the run's lease if it has no owner or the lease expired at `now` (bumping the epoch, so
    * the previous holder is fenced out). A live lease, even one held by `owner` itself, is refused —
    * unless it is held by `takeOverFrom`, an owner the caller knows is dead (its process is gone).
+   * A backend shared by many machines judges expiry by its own clock (see GUARANTEES.md).
    */
   acquire(runId: string, owner: string, now: number, ttlMs: number, opts?: { takeOverFrom?: string }): Promise<AcquiredLease | LeaseHeld>;
   /** Extends a lease that is still current; throws LeaseLostError otherwise. */
   renew(lease: Lease, now: number, ttlMs: number): Promise<Lease>;
   /** Gives the run up; a no-op when the lease was already lost. */
   release(lease: Lease): Promise<void>;
-  /** Appends `entries` atomically under the lease; throws LeaseLostError (nothing written) if it was lost. */
-  commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]>;
-  read(runId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
-  /**
-   * A synchronous reader of the run's events with seq <= `toSeq` whose type is not in `skip`, a
-   * chunk at a time, for a resume that replays them without holding the whole log. Its events
-   * may parse their payloads on first use (most of a replay never looks at them). Optional: a
-   * log without it (one whose reads cannot be synchronous) is read whole before a resume.
-   */
-  replayReader?(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader;
-  /** The run's newest event whose type is one of `types`, without reading the rest of its log. */
-  lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** Newest first. */
   listRuns(opts?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
@@ -223,10 +214,28 @@ export interface EventLog {
     /** Claims this inbox delivery for the run in the same transaction; taken already → 'not-waiting'. */
     claim?: { path: string; eventId: string; waitId: string },
   ): Promise<'resumed' | 'not-waiting'>;
-  /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
-  readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
+}
+
+/** The append-only events of each run: written under a lease, read by everyone. */
+export interface EventTable {
+  /** Appends `entries` atomically under the lease; throws LeaseLostError (nothing written) if it was lost. */
+  commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]>;
+  read(runId: string, opts?: ReadOptions): Promise<StoredEvent[]>;
+  /**
+   * A synchronous reader of the run's events with seq <= `toSeq` whose type is not in `skip`, a
+   * chunk at a time, for a resume that replays them without holding the whole log. Its events
+   * may parse their payloads on first use (most of a replay never looks at them). Optional: a
+   * log without it (one whose reads cannot be synchronous) is read whole before a resume.
+   */
+  replayReader?(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader;
+  /** The run's newest event whose type is one of `types`, without reading the rest of its log. */
+  lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined>;
   /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */
   lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
+}
+
+/** The webhook inbox: deliveries committed before their sender hears 2xx, claimed once by a run. */
+export interface WebhookInbox {
   /**
    * Commits a webhook delivery durably; a second delivery with the same (path, eventId) is a
    * duplicate. With `limits`: 'full' when `path` already holds `maxPerPath` unclaimed deliveries
@@ -240,10 +249,10 @@ export interface EventLog {
   webhookDelivered(path: string, eventId: string): Promise<boolean>;
   /** Unclaimed deliveries on `path`, oldest first. */
   webhookInbox(path: string): Promise<InboxDelivery[]>;
-  stats(): LogStats;
-  close(): Promise<void>;
+}
 
-  // Schedules (§B.8): registered by workers, fired by whichever worker claims the firing.
+/** Schedules (§B.8): registered by workers, fired by whichever worker claims the firing. */
+export interface ScheduleTable {
   /** Inserts or replaces the mission's schedule; durable. An unchanged spec keeps its next_fire_at. */
   upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord>;
   listSchedules(): Promise<ScheduleRecord[]>;
@@ -255,6 +264,21 @@ export interface EventLog {
   /** Started firings whose run failed and that have no later attempt, attempt < maxRetries. */
   retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]>;
 }
+
+/** sql/nosql store tables: written only by `commit` ('store' entries), read here. */
+export interface StoreTables {
+  /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
+  readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
+}
+
+/** The connection itself. */
+export interface LogConnection {
+  stats(): LogStats;
+  close(): Promise<void>;
+}
+
+/** The run database: every table the log owns, one connection to it. */
+export type EventLog = RunTable & EventTable & WebhookInbox & ScheduleTable & StoreTables & LogConnection;
 
 /**
  * When a registered schedule fires (§B.8), as the worker stored it. Instants are epoch ms; an
@@ -345,22 +369,14 @@ export interface RetryCandidate {
 }
 
 export interface OpenLogOptions {
-  /** How long a writer waits for another process's write lock (default 5000 ms). */
+  /** SQLite: how long a writer waits for another process's write lock (default 5000 ms). */
   busyTimeoutMs?: number;
   /** SQLite's `wal_autocheckpoint` in pages (default 1000; 0 disables — for power-loss tests). */
   walAutocheckpoint?: number;
   /** Reject a second commit on a run while one is in flight (default: on unless NODE_ENV=production). */
   debugChecks?: boolean;
-}
-
-/** Opens (creating and migrating if needed) the log at `dbPath`. */
-export async function openLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
-  if (/^postgres(ql)?:\/\//i.test(dbPath)) {
-    throw new Error(
-      'the PostgreSQL log backend is not available yet (--db postgres://…); use a SQLite file path instead, e.g. --db .reqon/reqon.db',
-    );
-  }
-  // Loaded on demand: importing the contract must not load a database driver.
-  const { openSqliteLog } = await import('./sqlite/sqlite-log.js');
-  return openSqliteLog(dbPath, opts);
+  /** PostgreSQL: how long to wait for a connection before failing with a clear error (default 10000 ms). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: connections in this process's pool (default 8). */
+  poolSize?: number;
 }

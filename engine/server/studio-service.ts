@@ -19,7 +19,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock, Env, HttpTransport } from '../env/env.js';
 import { createRealEnv, RealClock, UndiciTransport } from '../env/real-env.js';
-import { openLog, type EventLog, type MissionFiles } from '../log/log.js';
+import type { EventLog, MissionFiles } from '../log/log.js';
+import { openLog } from '../log/open-log.js';
 import { diffStates } from '../inspect/state-diff.js';
 import type {
   MissionSource,

@@ -36,7 +36,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createRealEnv, UndiciTransport, type RealEnv } from '../../engine/env/real-env.js';
 import { resumeRun, startRun, type EngineDeps, type RunResult } from '../../engine/executor/run-mission.js';
-import { openLog, type EventLog } from '../../engine/log/log.js';
+import type { EventLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import type { BenchResult } from './bench-types.js';
 import {
   benchDir,

@@ -13,7 +13,8 @@
 import { performance } from 'node:perf_hooks';
 import { createRealEnv, type RealEnv } from '../../engine/env/real-env.js';
 import { resumeRun, type RunResult } from '../../engine/executor/run-mission.js';
-import { openLog, type EventLog } from '../../engine/log/log.js';
+import type { EventLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 
 export interface ReplayChildReport {
   /** How the timed resume ended ('failed: …' with the reason). */

@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { createRealEnv } from '../../engine/env/real-env.js';
 import { resumeRun, startRun, type RunResult } from '../../engine/executor/run-mission.js';
-import { openLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { missionFiles, syncMission } from './engine-fixtures.js';
 
 export interface SyncChildReport {

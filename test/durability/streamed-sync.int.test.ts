@@ -126,7 +126,7 @@ describe('streamed sync', () => {
     const resumed = await runCli(cli, ['resume', runId, ...common], { cwd: h.dir });
     expect(resumed.code, describeResult(resumed)).toBe(0);
 
-    const { openLog } = await import('../../engine/log/log.js');
+    const { openLog } = await import('../../engine/log/open-log.js');
     const log = await openLog(db);
     try {
       const events = await log.read(runId);

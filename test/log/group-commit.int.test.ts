@@ -88,7 +88,7 @@ describe('group commit', () => {
     const pending = t.log.commit(lease, [value('last')], { durable: true });
     await t.log.close();
     expect((await pending)[0]?.seq).toBe(2);
-    const { openLog } = await import('../../engine/log/log.js');
+    const { openLog } = await import('../../engine/log/open-log.js');
     const reopened = await openLog(t.dbPath);
     expect((await reopened.read(lease.runId)).map((e) => e.seq)).toEqual([1, 2]);
     await reopened.close();

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NewEvent } from '../../engine/log/events.js';
-import { openLog, type CommitEntry, type EventLog, type NewRun, type OpenLogOptions, type TableStoreWrite } from '../../engine/log/log.js';
+import type { CommitEntry, EventLog, NewRun, OpenLogOptions, TableStoreWrite } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 
 export interface TempLog {
   dir: string;

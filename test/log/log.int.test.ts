@@ -1,7 +1,8 @@
 /** The log's core semantics on a temp SQLite file: seq, atomicity, leases, status, CAS, due runs. */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, openLog, RunNotFoundError, type Lease } from '../../engine/log/log.js';
+import { LeaseLostError, RunNotFoundError, type Lease } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
 import { newRun, openTempLog, started, storeWrite, value, type TempLog } from './helpers.js';
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
-import { openLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { buildChild, type ChildBuild } from './build-child.js';
 import { newRun, started, tempDir } from './helpers.js';
 import { childJson, runChild } from './spawn-child.js';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
-import { openLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { newRun, openTempLog, started, storeWrite, tempDir, value, type TempLog } from './helpers.js';
 
 let t: TempLog;

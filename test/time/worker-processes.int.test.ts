@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { FakeApi } from '../support/fake-api.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';

@@ -11,7 +11,8 @@
  */
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
-import { openLog, type Lease } from '../../../engine/log/log.js';
+import type { Lease } from '../../../engine/log/log.js';
+import { openLog } from '../../../engine/log/open-log.js';
 
 async function main(): Promise<void> {
   const [dbPath, runId, ttlText, takeOverFrom] = process.argv.slice(2);

@@ -4,7 +4,8 @@
  * (engine/log/log.ts), the same reads `reqon events` and `reqon store` make.
  */
 import type { StoredEvent } from '../../../engine/log/events.js';
-import { openLog, type RunRecord } from '../../../engine/log/log.js';
+import type { RunRecord } from '../../../engine/log/log.js';
+import { openLog } from '../../../engine/log/open-log.js';
 // openLog loads the SQLite backend with a dynamic import. Loaded here once, up front: under Vitest,
 // concurrent first imports of one module graph (three matrix cases at once) can observe it
 // half-initialised ("Cannot access … before initialization").

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import os, { hostname } from 'node:os';
 import path from 'node:path';
 import type { NewEvent, StoredEvent } from '../../../engine/log/events.js';
-import { openLog, type EventLog, type MissionFiles, type RunOptions, type StatusChange } from '../../../engine/log/log.js';
+import type { EventLog, MissionFiles, RunOptions, StatusChange } from '../../../engine/log/log.js';
+import { openLog } from '../../../engine/log/open-log.js';
 import '../../../engine/log/sqlite/sqlite-log.js';
 
 export interface StoredRun {

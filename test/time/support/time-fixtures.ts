@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createFakeEnv, jsonResponse, type FakeEnv, type FakeHandler } from '../../../engine/env/fake-env.js';
-import { openLog, type EventLog, type MissionFiles } from '../../../engine/log/log.js';
+import type { EventLog, MissionFiles } from '../../../engine/log/log.js';
+import { openLog } from '../../../engine/log/open-log.js';
 import { Worker } from '../../../engine/worker/worker.js';
 
 export interface TimeWorld {
