@@ -275,6 +275,15 @@ export interface StoreTables {
 export interface LogConnection {
   stats(): LogStats;
   close(): Promise<void>;
+  /**
+   * Optional: calls `listener` (at least once, maybe more) after any process on the database
+   * commits new work for a worker — a run created or released, a run suspended with a due timer,
+   * a webhook delivered, a schedule registered. Resolves once listening; the function it gives
+   * stops. A hint only: a worker still checks the tables itself, and polls (more slowly) for
+   * what no signal names — a lease that expires, a timer that comes due. A log without it is
+   * polled (SQLite).
+   */
+  watchWork?(listener: () => void): Promise<() => Promise<void>>;
 }
 
 /** The run database: every table the log owns, one connection to it. */

@@ -7,6 +7,12 @@
  * several workers on one database wake each run once; running it is a lease, so one proceeds.
  * No timer lives in memory: a 30-day pause is a `wake_at` column, polled.
  *
+ * Between ticks it sleeps `pollMs`. On a log that signals new work (`watchWork`: PostgreSQL's
+ * LISTEN/NOTIFY, from any process on any machine) it sleeps up to `idlePollMs` instead, woken
+ * by a signal, by one of its own runs ending, or by the earliest instant it knows something
+ * comes due (a timer, a lease, a schedule) — the tables stay the truth, the signal only says
+ * when to look.
+ *
  * Stopping (SIGTERM) lets each run finish its current step, then releases its lease; the run
  * stays `running` with no owner and any worker picks it up.
  *
@@ -35,6 +41,11 @@ export interface WorkerOptions {
   leaseTtlMs?: number;
   /** How often to look for due work, in ms of the env's clock (default 200). */
   pollMs?: number;
+  /**
+   * On a log that signals new work: the longest sleep between ticks, for what nothing signals
+   * (a retry's delay, a lease expiring on another machine's log clock); default 5000.
+   */
+  idlePollMs?: number;
   /** At most this many runs in flight in this process (default 8). */
   concurrency?: number;
   progress?: (line: string) => void;
@@ -57,6 +68,11 @@ export class Worker {
   /** `runId@lastSeq` of a suspended pause → the webhook path that resumes it (null: none). */
   private readonly pausePaths = new Map<string, string | null>();
   private stopping = false;
+  /** Set by a work signal (or a run ending) that arrived while a tick ran: the next idle sleep is skipped. */
+  private signalled = false;
+  private wake: (() => void) | undefined;
+  /** The earliest instant the last tick saw something come due later (env clock), if any. */
+  private nextDueAt: number | undefined;
 
   constructor(private readonly options: WorkerOptions) {}
 
@@ -68,6 +84,13 @@ export class Worker {
   /** Ask every in-flight run to stop after its current step. */
   stop(): void {
     this.stopping = true;
+    this.signal();
+  }
+
+  /** New work may be there: end the current idle sleep (or skip the next one). */
+  private signal(): void {
+    this.signalled = true;
+    this.wake?.();
   }
 
   get stopped(): boolean {
@@ -101,12 +124,20 @@ export class Worker {
     }
     const now = env.clock.now();
     const due = await log.dueRuns(now, room * 2);
+    let nextDueAt: number | undefined;
+    const later = (at: number | null) => {
+      if (at !== null && at > now && (nextDueAt === undefined || at < nextDueAt)) nextDueAt = at;
+    };
     // A run whose owner process is gone (killed on this machine) need not wait for its lease to expire.
     for (const run of await log.listRuns({ status: 'running', limit: 500 })) {
       if (run.owner === null || this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
       if (ownerIsDead(run.owner)) due.push(run);
+      else later(run.leaseExpiresAt);
     }
     const suspended = await log.listRuns({ status: 'suspended', limit: 500 });
+    for (const run of suspended) later(run.wakeAt);
+    if (this.options.schedules !== false && log.watchWork) for (const s of await log.listSchedules()) later(s.nextFireAt);
+    this.nextDueAt = nextDueAt;
     const waits = suspended.filter((r) => r.waitingOn?.startsWith('wait:'));
     for (const runId of this.offered.keys()) {
       if (!this.inFlight.has(runId) && !waits.some((r) => r.runId === runId)) this.offered.delete(runId);
@@ -197,7 +228,11 @@ export class Worker {
         this.options.progress?.(`${runId}: ${error instanceof Error ? error.message : String(error)} (${next})`);
       },
     );
-    const tracked = task.finally(() => this.inFlight.delete(runId));
+    const tracked = task.finally(() => {
+      this.inFlight.delete(runId);
+      // Its slot is free: due work this worker had no room for may be waiting.
+      this.signal();
+    });
     this.inFlight.set(runId, tracked);
   }
 
@@ -209,14 +244,49 @@ export class Worker {
   /** Poll until stopped; with `once`, until a tick finds nothing and nothing is in flight. */
   async loop(once: boolean): Promise<void> {
     this.once = once;
-    const pollMs = this.options.pollMs ?? 200;
-    for (;;) {
-      const started = await this.tick();
-      if (this.stopping) break;
-      if (once && started === 0 && this.inFlight.size === 0) break;
-      if (once && started === 0) await Promise.race([...this.inFlight.values()]);
-      else await this.options.env.clock.sleep(pollMs);
+    const { log } = this.options;
+    const unwatch = log.watchWork ? await this.watch(log.watchWork.bind(log)) : undefined;
+    try {
+      for (;;) {
+        this.signalled = false;
+        const started = await this.tick();
+        if (this.stopping) break;
+        if (once && started === 0 && this.inFlight.size === 0) break;
+        if (once && started === 0) await Promise.race([...this.inFlight.values()]);
+        else await this.idle(unwatch !== undefined);
+      }
+      await this.drain();
+    } finally {
+      await unwatch?.();
     }
-    await this.drain();
+  }
+
+  /** Listens for work signals; a log that cannot listen right now is polled, as SQLite is. */
+  private async watch(watchWork: NonNullable<EventLog['watchWork']>): Promise<(() => Promise<void>) | undefined> {
+    try {
+      return await watchWork(() => this.signal());
+    } catch (error) {
+      this.options.progress?.(`not listening for new work (${error instanceof Error ? error.message : String(error)}): polling every ${this.options.pollMs ?? 200} ms`);
+      return undefined;
+    }
+  }
+
+  /** Sleeps until the next tick is due: `pollMs`, or (when signalled of work) up to `idlePollMs`, cut short by a signal. */
+  private async idle(listening: boolean): Promise<void> {
+    const { clock } = this.options.env;
+    const pollMs = this.options.pollMs ?? 200;
+    let ms = pollMs;
+    if (listening) {
+      ms = Math.max(pollMs, this.options.idlePollMs ?? 5000);
+      if (this.nextDueAt !== undefined) ms = Math.max(0, Math.min(ms, this.nextDueAt - clock.now()));
+    }
+    if (this.signalled) return;
+    const abort = new AbortController();
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      clock.sleep(ms, abort.signal).then(resolve, resolve);
+    });
+    this.wake = undefined;
+    abort.abort();
   }
 }
