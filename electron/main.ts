@@ -3,36 +3,32 @@
  * answering its requests over IPC.
  *
  * The window is locked down (contextIsolation, sandbox, no Node integration, a strict CSP set on
- * every response of the session, no navigation, no new windows); the renderer reaches the engine
- * only through the preload's `window.reqon` and only on the channels of protocol.ts. The service
+ * every response of the session — the server's, from engine/server/csp.ts — no navigation, no new
+ * windows). The page is served from its own privileged scheme (`reqon-studio://app`, see
+ * app-protocol.ts), never from file://, and IPC answers only a frame of that origin; the renderer
+ * reaches the engine only through the preload's `window.reqon` and only on the channels of
+ * protocol.ts. The service
  * lives here, but runs never do: it starts them as CLI child processes, so a crash point kills a
  * run's process and never the app. Configuration comes from `reqon studio` through REQON_* vars.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, session, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron';
+import { headerCsp } from '../engine/server/csp.js';
 import { isRequestChannel } from '../engine/protocol/channels.js';
 import type { RequestChannel } from '../engine/protocol/protocol.js';
 import { toProtocolError, StudioError } from '../engine/server/studio-error.js';
 import { createStudioService, type StudioService } from '../engine/server/studio-service.js';
+import { APP_INDEX_URL, APP_SCHEME, isAppPage, resolveAppRequest } from './app-protocol.js';
 import { INVOKE_CHANNEL, PUSH_CHANNEL, type InvokeReply } from './ipc-channels.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/electron
 const root = path.resolve(here, '..', '..');
-const indexHtml = path.join(root, 'renderer', 'dist', 'index.html');
+const rendererDist = path.join(root, 'renderer', 'dist');
 
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'none'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+// Before `ready`: a standard, secure scheme gets an origin of its own, so 'self', fetch of
+// relative assets and ES modules behave as on https; no bypass of CSP.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 function env(name: string): string | undefined {
   const value = process.env[name];
@@ -62,19 +58,26 @@ async function openWindow(studio: StudioService): Promise<void> {
     if (!win.isDestroyed()) win.webContents.send(PUSH_CHANNEL, channel, payload);
   });
   win.on('closed', unsubscribe);
-  await win.loadFile(indexHtml);
+  await win.loadURL(APP_INDEX_URL);
 }
 
-/** Only our own page may invoke: a frame that navigated elsewhere gets nothing. */
+/** Only our own page may invoke: a frame of another origin, or that navigated elsewhere, gets nothing. */
 function fromOurPage(event: IpcMainInvokeEvent): boolean {
-  const url = event.senderFrame?.url ?? '';
-  return url.startsWith('file://') && decodeURIComponent(new URL(url).pathname).endsWith('/renderer/dist/index.html');
+  return isAppPage(event.senderFrame?.url ?? '');
 }
 
 async function start(): Promise<void> {
   await app.whenReady();
+  protocol.handle(APP_SCHEME, (request) => {
+    const file = resolveAppRequest(rendererDist, request.url);
+    if (file === null) return new Response('not found', { status: 404, headers: { 'content-type': 'text/plain' } });
+    return new Response(new Uint8Array(file.body), {
+      status: 200,
+      headers: { 'content-type': file.contentType, 'content-security-policy': headerCsp(), 'x-content-type-options': 'nosniff' },
+    });
+  });
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [headerCsp()] } });
   });
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
 

@@ -4,14 +4,19 @@
  *   GET  /…                 renderer/dist (static; index.html at /)
  *   POST /api/<channel>     JSON request body → 200 JSON response, or a ProtocolError
  *                           `{code, message, retryable}` with a 4xx/5xx status
- *   GET  /ws?token=…        WebSocket; each push is one text frame `{"channel": …, "payload": …}`
+ *   GET  /ws                WebSocket; each push is one text frame `{"channel": …, "payload": …}`
  *
- * Security: the server binds 127.0.0.1 only, and every request must carry the per-session token
- * (`x-reqon-token` header for the API, `?token=` for the WebSocket) — 401 otherwise. DNS
- * rebinding is stopped by the Host check (only 127.0.0.1:PORT and localhost:PORT; 421 otherwise)
- * and CSRF by the Origin check (a present Origin must be this server's; 403 otherwise) plus the
- * JSON content type and custom header, which a cross-site form cannot send. The page URL carries
- * the token, so every response says `Referrer-Policy: no-referrer`.
+ * Security: the server binds 127.0.0.1 only, and every API request and WebSocket must carry the
+ * per-session token — 401 otherwise. The printed URL holds it once (`/?token=…`): that first load
+ * is answered with a 303 to the same address without the token, setting it as an HttpOnly,
+ * SameSite=Strict cookie (`reqon-studio-PORT`, since cookies do not tell ports apart), so the token
+ * leaves the address bar and history and page scripts never see it. After that the page
+ * authenticates by the cookie; scripts and tests may send the `x-reqon-token` header (API) or
+ * `?token=` (WebSocket) instead. DNS rebinding is stopped by the Host check (only
+ * 127.0.0.1:PORT and localhost:PORT; 421 otherwise) and CSRF by the Origin check (a present
+ * Origin must be this server's, and a request authenticated by the cookie must have one; 403
+ * otherwise) plus the JSON content type, which a cross-site form cannot send. Every response says
+ * `Referrer-Policy: no-referrer` and carries the CSP of csp.ts.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -20,6 +25,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isRequestChannel } from '../protocol/channels.js';
 import type { PushChannel, Pushes, RequestChannel } from '../protocol/protocol.js';
+import { headerCsp } from './csp.js';
 import { resolveStatic } from './static-files.js';
 import { httpStatusOf, StudioError, toProtocolError } from './studio-error.js';
 import type { StudioService } from './studio-service.js';
@@ -57,6 +63,10 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   const hostOk = (host: string | undefined) => host !== undefined && allowedHosts().has(host.toLowerCase());
   const originOk = (origin: string | undefined) => origin === undefined || allowedOrigins().has(origin.toLowerCase());
   const tokenOk = (given: string | null | undefined) => given !== null && given !== undefined && safeEqual(given, token);
+  const cookieName = () => `reqon-studio-${port}`;
+  /** By the explicit token, or by the session cookie on a request that says it comes from this page. */
+  const authorized = (req: http.IncomingMessage, explicit: string | null | undefined) =>
+    tokenOk(explicit) || (req.headers.origin !== undefined && tokenOk(cookieOf(req, cookieName())));
 
   const server = http.createServer((req, res) => {
     void handleRequest(req, res).catch((e: unknown) => {
@@ -76,7 +86,9 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         res.setHeader('allow', 'POST');
         return sendError(res, 405, 'bad-request', 'use POST for /api/<channel>');
       }
-      if (!tokenOk(header(req, 'x-reqon-token'))) return sendError(res, 401, 'unauthorized', 'missing or wrong x-reqon-token; open the URL the studio printed');
+      if (!authorized(req, header(req, 'x-reqon-token'))) {
+        return sendError(res, 401, 'unauthorized', 'no valid session token (the x-reqon-token header or the studio cookie); open the URL reqon studio printed');
+      }
       const contentType = header(req, 'content-type') ?? '';
       if (!contentType.toLowerCase().startsWith('application/json')) {
         return sendError(res, 415, 'bad-request', 'send the request body as application/json');
@@ -102,6 +114,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       res.setHeader('allow', 'GET, HEAD');
       return sendError(res, 405, 'bad-request', 'static files are read-only');
     }
+    if (url.searchParams.has('token')) return exchangeToken(req, res, url);
     const file = resolveStatic(options.staticDir, url.pathname);
     if (file === null) {
       if (url.pathname === '/') return sendMissingBuild(res, options.staticDir);
@@ -114,6 +127,27 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     res.end(req.method === 'HEAD' ? undefined : file.body);
   }
 
+  /** The first load: the URL's token becomes the session cookie, and the address loses it. */
+  function exchangeToken(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
+    if (!tokenOk(url.searchParams.get('token'))) {
+      res.statusCode = 401;
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.setHeader('cache-control', 'no-store');
+      res.end(
+        `<!doctype html><meta charset="utf-8"><title>Reqon Studio</title>` +
+          `<p>This link's session token is not this studio's (it was restarted, or the link was cut). Open the URL <code>reqon studio</code> printed last.</p>`,
+      );
+      return;
+    }
+    url.searchParams.delete('token');
+    res.statusCode = 303;
+    res.setHeader('set-cookie', `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+    res.setHeader('cache-control', 'no-store');
+    // No fragment: browsers never send one, and carry the page's over a redirect themselves.
+    res.setHeader('location', `${url.pathname}${url.search}`);
+    res.end(req.method === 'HEAD' ? undefined : '');
+  }
+
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     // A socket that errors (reset, a malformed frame) is closed alone; the server goes on serving.
     socket.on('error', () => socket.destroy());
@@ -124,7 +158,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     if (!originOk(req.headers.origin)) return refuse(403, 'Forbidden');
     const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
     if (url.pathname !== '/ws') return refuse(404, 'Not Found');
-    if (!tokenOk(url.searchParams.get('token'))) return refuse(401, 'Unauthorized');
+    if (!authorized(req, url.searchParams.get('token'))) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
       // `ws` emits 'error' for a malformed frame (bad UTF-8, unmasked, unknown opcode, too big);
@@ -169,6 +203,15 @@ function header(req: http.IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** One cookie's value from the Cookie header, or undefined. */
+export function cookieOf(req: http.IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -179,11 +222,7 @@ function setCommonHeaders(res: http.ServerResponse, port: number): void {
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('referrer-policy', 'no-referrer');
   res.setHeader('x-frame-options', 'DENY');
-  res.setHeader(
-    'content-security-policy',
-    `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; ` +
-      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
-  );
+  res.setHeader('content-security-policy', headerCsp(port));
 }
 
 function sendJson(res: http.ServerResponse, status: number, value: unknown): void {

@@ -35,6 +35,7 @@ import type {
 import { isRequestChannel } from '../protocol/channels.js';
 import { outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import { CrashLab } from './crash-lab.js';
+import { missionFileFor } from './mission-request.js';
 import { asFields, int, optInt, optStr, optStringMap, str, type Fields } from './request-fields.js';
 import { timelineWindowQuery } from './timeline-window-query.js';
 import { RunViews } from './run-views.js';
@@ -50,6 +51,11 @@ export interface StudioServiceOptions {
   /** Base URL of the demo API, when the studio started one (`--demo`). */
   demoApiUrl?: string;
   demoMissionPath?: string;
+  /**
+   * Folders whose missions `run.start` and the crash lab may start by path (default: `cwd`, and
+   * the demo mission's folder); anything else is refused (mission-request.ts).
+   */
+  missionRoots?: string[];
   pollIntervalMs?: number;
   /**
    * How many of the newest runs to read and fold in the background as soon as the service starts
@@ -306,23 +312,16 @@ class Service implements StudioService {
 
   /** The mission file for a start request: a path (resolved against cwd) or text saved to a file. */
   private async runRequest(channel: string, req: Fields, crashAt: string | undefined): Promise<RunArgs> {
-    const missionPath = optStr(channel, req, 'missionPath');
-    const missionText = optStr(channel, req, 'missionText');
-    if ((missionPath === undefined) === (missionText === undefined)) {
-      throw new StudioError('bad-request', `${channel}: give exactly one of "missionPath" and "missionText"`);
-    }
-    let file: string;
-    if (missionPath !== undefined) {
-      file = path.resolve(this.options.cwd, missionPath);
-      if (!fs.existsSync(file)) throw new StudioError('not-found', `${channel}: no mission at ${file}`);
-    } else {
-      // Content-addressed, so starting the same text twice reuses one file.
-      const digest = crypto.createHash('sha256').update(missionText!).digest('hex').slice(0, 16);
-      const dir = path.join(path.dirname(this.options.dbPath), 'studio-missions');
-      fs.mkdirSync(dir, { recursive: true });
-      file = path.join(dir, `mission-${digest}.vague`);
-      if (!fs.existsSync(file)) fs.writeFileSync(file, missionText!);
-    }
+    const { cwd, dbPath, demoMissionPath, missionRoots } = this.options;
+    const file = missionFileFor(
+      channel,
+      { missionPath: optStr(channel, req, 'missionPath'), missionText: optStr(channel, req, 'missionText') },
+      {
+        roots: missionRoots ?? [cwd, ...(demoMissionPath === undefined ? [] : [path.dirname(demoMissionPath)])],
+        cwd,
+        textDir: path.join(path.dirname(dbPath), 'studio-missions'),
+      },
+    );
     return { missionPath: file, sources: optStringMap(channel, req, 'sources'), env: optStringMap(channel, req, 'env'), crashAt };
   }
 

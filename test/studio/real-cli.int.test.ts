@@ -56,7 +56,7 @@ describe('studio with the real CLI and the demo', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-studio-real-'));
     const cliPath = buildCli(dir);
     api = (await startDemoApi()) as DemoApi;
-    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath, cwd: dir, demoApiUrl: api.url, pollIntervalMs: 50 });
+    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath, cwd: dir, demoApiUrl: api.url, demoMissionPath: MISSION, pollIntervalMs: 50 });
     service.subscribe((channel, payload) => pushes.push({ channel, payload }));
   }, 120_000);
 

@@ -105,7 +105,7 @@ describe('studio server', () => {
 
   it('serves the build with content types and no traversal', async () => {
     const host = { host: `127.0.0.1:${server.port}` };
-    const index = await request(server.port, { path: '/?token=abc', headers: host });
+    const index = await request(server.port, { path: '/', headers: host });
     expect(index.status).toBe(200);
     expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(index.headers['content-security-policy']).toContain("default-src 'self'");

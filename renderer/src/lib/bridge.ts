@@ -1,8 +1,10 @@
 /**
  * The ONLY module that talks to the engine. In Electron it uses the preload's `window.reqon`;
- * in a browser it POSTs requests to `/api/<channel>` (header `x-reqon-token`) and listens for
- * pushes on a WebSocket at `/ws?token=…` that reconnects with backoff. The token arrives in the
- * page URL (`?token=…`). Every failure surfaces as a ProtocolFailure (a ProtocolError), and the
+ * in a browser it POSTs requests to `/api/<channel>` and listens for pushes on a WebSocket at
+ * `/ws` that reconnects with backoff. Both authenticate by the HttpOnly session cookie the studio
+ * server set when it exchanged the printed URL's `?token=` (studio-server.ts), so this page never
+ * holds the token. Only a page served elsewhere (a Vite dev server with `?server=`) still gets one
+ * in its URL: it is sent as a header, and dropped from the address bar at once. Every failure surfaces as a ProtocolFailure (a ProtocolError), and the
  * push connection's health is reported through `onStatus` so the store can show it.
  */
 import type { Pushes, PushChannel, RequestChannel, Requests } from './protocol.js';
@@ -36,7 +38,8 @@ export interface Bridge {
 
 export interface HttpBridgeOptions {
   baseUrl: string;
-  token: string;
+  /** Only for a page not served by the studio itself; otherwise the session cookie authenticates. */
+  token?: string;
   onStatus?: (status: ConnectionStatus) => void;
   backoff?: BackoffOptions;
 }
@@ -72,7 +75,7 @@ export function createHttpBridge(options: HttpBridgeOptions): Bridge {
     report({ state: 'connecting', attempt });
     const wsUrl = new URL(`${base}/ws`);
     wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
-    wsUrl.searchParams.set('token', options.token);
+    if (options.token) wsUrl.searchParams.set('token', options.token);
     const ws = new WebSocket(wsUrl.toString());
     socket = ws;
     ws.onopen = () => {
@@ -103,7 +106,8 @@ export function createHttpBridge(options: HttpBridgeOptions): Bridge {
       try {
         response = await fetch(`${base}/api/${channel}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-reqon-token': options.token },
+          headers: { 'content-type': 'application/json', ...(options.token ? { 'x-reqon-token': options.token } : {}) },
+          credentials: 'same-origin',
           body: JSON.stringify(req ?? {}),
         });
       } catch (err) {
@@ -167,7 +171,13 @@ export function createElectronBridge(preload: ReqonPreload, onStatus?: (status: 
 export function createBridge(onStatus?: (status: ConnectionStatus) => void): Bridge {
   if (typeof window !== 'undefined' && window.reqon) return createElectronBridge(window.reqon, onStatus);
   const params = new URLSearchParams(window.location.search);
-  const token = params.get('token') ?? '';
+  const token = params.get('token') ?? undefined;
+  if (token !== undefined) {
+    // Out of the address bar and history; the studio's own server never lets it get this far.
+    params.delete('token');
+    const search = params.toString();
+    window.history.replaceState(window.history.state, '', `${window.location.pathname}${search ? `?${search}` : ''}${window.location.hash}`);
+  }
   // `?server=` lets a Vite dev server point at a separately started studio server.
   const baseUrl = params.get('server') ?? window.location.origin;
   return createHttpBridge({ baseUrl, token, onStatus });
