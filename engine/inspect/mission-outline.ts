@@ -1,6 +1,8 @@
 /**
  * What the inspector needs from a mission's text without parsing it fully: its declared stores
- * (name → kind) and which file declares each action (folder missions spread actions over files).
+ * (name → kind), which file declares each action (folder missions spread actions over files), and
+ * each `for` loop's variable and collection by the loop's line (a `for` step's `step.started`
+ * logs that line), so State can show the item an iteration is processing.
  *
  * This reads declarations with patterns rather than the language front end because the inspector
  * must show logs written by older or newer mission versions, and because a half-edited file must
@@ -11,20 +13,48 @@ export interface MissionOutline {
   storeKinds: Record<string, string>;
   actionFiles: Record<string, string>;
   entryFile: string;
+  /** `file:line` of a `for` → its variable and, when the collection is a dotted name, its parts. */
+  loops: Record<string, LoopOutline>;
+}
+
+export interface LoopOutline {
+  variable: string;
+  /** `response.items` → ['response', 'items']; null for any other expression (`a ++ b`, a call). */
+  collection: string[] | null;
+}
+
+/** Where a loop's state is looked up: the file that holds it and the line `step.started` logged. */
+export function loopKey(file: string, line: number): string {
+  return `${file}:${line}`;
 }
 
 const STORE_DECL = /\bstore\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(memory|file|sql|nosql|postgrest)\s*\(/g;
 const ACTION_DECL = /\baction\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{/g;
+/** `for order in response.items {` / `… where` / `… concurrency`: the collection ends at one of these. */
+const FOR_DECL = /\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^{\n]*?)\s*(?=\{|\bwhere\b|\bconcurrency\b|\bonError\b|$)/gm;
+const DOTTED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 export function outlineMission(files: { entry: string; files: { path: string; text: string }[] }): MissionOutline {
   const storeKinds: Record<string, string> = {};
   const actionFiles: Record<string, string> = {};
+  const loops: Record<string, LoopOutline> = {};
   for (const file of files.files) {
     const text = blankComments(file.text);
     for (const match of text.matchAll(STORE_DECL)) storeKinds[match[1]!] = match[2]!;
     for (const match of text.matchAll(ACTION_DECL)) actionFiles[match[1]!] ??= file.path;
+    for (const match of text.matchAll(FOR_DECL)) {
+      const line = lineAt(text, match.index);
+      const collection = match[2]!.trim();
+      loops[loopKey(file.path, line)] = { variable: match[1]!, collection: DOTTED.test(collection) ? collection.split('.') : null };
+    }
   }
-  return { storeKinds, actionFiles, entryFile: files.entry };
+  return { storeKinds, actionFiles, entryFile: files.entry, loops };
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line += 1;
+  return line;
 }
 
 /** Replaces `// …` and `/* … *\/` comments (outside strings) with spaces, keeping offsets. */

@@ -3,11 +3,16 @@
  *
  * Counts are facts of the log: steps = `step.completed`, effects = 2xx `http.response` plus
  * `store.write`, resumes = `run.resumed`, crashes survived = `run.resumed` with reason 'crash'.
+ * failures = the `step.failed` events where a failure began: a failure travels up through every
+ * enclosing step (each logs `step.failed`), so a `step.failed` whose path encloses the previous
+ * one's is the same failure. In a completed run they are the failures a loop tolerated
+ * (`onError continue`/`queue`), which the run status alone does not show. (Under `trace: minimal`
+ * a pure step such as `validate` logs nothing, so its tolerated failures are not counted.)
  * Status and waiting info come from the events too; the service overlays the run record (which
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
 import type { StoredEvent } from '../log/events.js';
-import type { RunStatus, RunSummary } from '../protocol/protocol.js';
+import type { RunFailure, RunStatus, RunSummary } from '../protocol/protocol.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 
 interface Waiting {
@@ -31,6 +36,10 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
   private lastSeq = 0;
   private waiting: Waiting | null = null;
   private error: string | null = null;
+  private failures = 0;
+  private firstFailure: RunFailure | null = null;
+  /** Path of the last `step.failed`, to tell a failure travelling up from a new one. */
+  private lastFailedPath: string | null = null;
 
   constructor(private readonly fallbackRunId = '') {
     this.reset();
@@ -49,6 +58,9 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
     this.lastSeq = 0;
     this.waiting = null;
     this.error = null;
+    this.failures = 0;
+    this.firstFailure = null;
+    this.lastFailedPath = null;
   }
 
   handleEvent(event: StoredEvent): void {
@@ -66,6 +78,14 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
       case 'step.completed':
         this.steps += 1;
         break;
+      case 'step.failed': {
+        const previous = this.lastFailedPath;
+        this.lastFailedPath = event.stepPath;
+        if (previous !== null && encloses(event.stepPath, previous)) break;
+        this.failures += 1;
+        this.firstFailure ??= { seq: event.seq, stepPath: event.stepPath, code: event.payload.error.code, message: event.payload.error.message };
+        break;
+      }
       case 'http.response': {
         const status = event.payload.response.status;
         if (status >= 200 && status < 300) this.effects += 1;
@@ -148,8 +168,24 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
       waitingSince: this.waiting?.since ?? null,
       wakeAt: this.waiting?.until ?? null,
       error: this.error,
+      failures: this.failures,
+      firstFailure: this.firstFailure,
     };
   }
+}
+
+/** Whether step path `outer` is `inner` or one of its ancestors (`A/1` encloses `A/1[2]/0`). */
+function encloses(outer: string, inner: string): boolean {
+  if (inner === outer) return true;
+  if (!inner.startsWith(outer)) return false;
+  const next = inner[outer.length];
+  return next === '/' || next === '[' || next === '>' || next === '!';
+}
+
+/** How a run's status reads with its failures: "completed with 3 failures". */
+export function statusLabel(summary: Pick<RunSummary, 'status' | 'failures'>): string {
+  if (summary.status !== 'completed' || summary.failures === 0) return summary.status;
+  return `completed with ${summary.failures} failure${summary.failures === 1 ? '' : 's'}`;
 }
 
 /** The fields of a run record the summary trusts over the events. */

@@ -8,6 +8,10 @@
  *   fetch records no value: its response is the items of its successful pages, each page's
  *   first array-valued field, as the language defines pagination), and
  *   `action.started` starts the frame afresh (variables never cross actions);
+ * - loop variables (`for order in orders`): while a `for` step is open, its variable is the item of
+ *   the iteration being run (the one holding the current step, else the last `loop.iteration`),
+ *   taken from the loop's collection as the log holds it — the store read the loop recorded, the
+ *   response or a variable of the frame (the mission outline says which, by the loop's line);
  * - checkpoints (monotonic per key), pending pauses and webhook waits;
  * - the step being executed: the last `step.started` not yet completed, with its line and file.
  * Invariant: the fold is a pure function of the events handled; `snapshot()` returns an
@@ -18,6 +22,7 @@ import type { PendingWait, RunState, StoreSnapshot } from '../protocol/protocol.
 import { MemoryStoreState } from '../stores/memory-fold.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';
+import { loopKey, type LoopOutline } from './mission-outline.js';
 
 export interface StateAtOptions {
   /** Declared stores and their kinds (`orders` → 'sql'); declared stores show even when empty. */
@@ -25,6 +30,20 @@ export interface StateAtOptions {
   /** Which file declares each action (folder missions); defaults to `entryFile`. */
   actionFiles?: Record<string, string>;
   entryFile?: string;
+  /** Each `for`'s variable and collection by `file:line` (mission-outline.ts). */
+  loops?: Record<string, LoopOutline>;
+}
+
+/** An open `for` step: what its variable holds in the iteration being run. */
+interface OpenLoop {
+  readonly forPath: string;
+  readonly action: string | null;
+  readonly variable: string;
+  readonly outline: LoopOutline;
+  /** The collection, once the first iteration resolved it; null when the log cannot tell it. */
+  readonly items: readonly unknown[] | null;
+  readonly index: number;
+  readonly key: string;
 }
 
 interface Frame {
@@ -51,6 +70,8 @@ export interface StateAtSnapshot {
   readonly pending: ReadonlyMap<string, PendingWait>;
   readonly openSteps: readonly OpenStep[];
   readonly pages: ReadonlyMap<string, readonly unknown[]>;
+  readonly loops: ReadonlyMap<string, OpenLoop>;
+  readonly storeReads: ReadonlyMap<string, unknown>;
 }
 
 const NO_ACTION = '';
@@ -68,6 +89,10 @@ export class StateAtHandler implements FoldHandler<RunState> {
   private openSteps: OpenStep[] = [];
   /** Bodies of the successful pages of fetches not yet completed, by effect id. */
   private pages = new Map<string, unknown[]>();
+  /** Open `for` steps by path. */
+  private loops = new Map<string, OpenLoop>();
+  /** Store contents a step recorded (`value.recorded`, source 'store-read') by step path, while it is open. */
+  private storeReads = new Map<string, unknown>();
 
   constructor(
     private readonly options: StateAtOptions = {},
@@ -88,6 +113,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.pending = new Map();
     this.openSteps = [];
     this.pages = new Map();
+    this.loops = new Map();
+    this.storeReads = new Map();
   }
 
   get seq(): number {
@@ -112,9 +139,26 @@ export class StateAtHandler implements FoldHandler<RunState> {
         const { line } = event.payload;
         // A start for a path still open means the process died inside it and a resume re-ran it.
         this.openSteps = this.openSteps.filter((step) => step.stepPath !== event.stepPath);
-        this.openSteps.push({ stepPath: event.stepPath, line, action: this.actionOf(event.stepPath) });
+        const action = this.actionOf(event.stepPath);
+        this.openSteps.push({ stepPath: event.stepPath, line, action });
+        const outline = event.payload.stepType === 'For' ? this.options.loops?.[loopKey(this.fileOf(action), line)] : undefined;
+        // A loop started again by a resume keeps the collection its first iteration resolved.
+        if (outline !== undefined && !this.loops.has(event.stepPath)) {
+          this.loops.set(event.stepPath, { forPath: event.stepPath, action, variable: outline.variable, outline, items: null, index: -1, key: '' });
+        }
         break;
       }
+      case 'loop.iteration': {
+        const open = event.stepPath.lastIndexOf('[');
+        const loop = open > 0 ? this.loops.get(event.stepPath.slice(0, open)) : undefined;
+        if (loop === undefined) break;
+        const items = loop.index === -1 ? this.loopItems(loop) : loop.items;
+        this.loops.set(loop.forPath, { ...loop, items, index: event.payload.index, key: event.payload.key });
+        break;
+      }
+      case 'value.recorded':
+        if (event.payload.source === 'store-read') this.storeReads.set(event.stepPath, event.payload.value);
+        break;
       case 'step.completed': {
         const { bind } = event.payload;
         const frame = this.frameFor(event.stepPath);
@@ -172,6 +216,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
       case 'run.failed':
         this.pending.clear();
         this.openSteps = [];
+        this.loops.clear();
+        this.storeReads.clear();
         break;
       default:
         break;
@@ -191,7 +237,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
       seq: this.lastSeq,
       event: this.lastEvent,
       stores: this.storeSnapshots(),
-      variables: { ...(frame?.variables ?? {}) },
+      variables: { ...(frame?.variables ?? {}), ...this.loopVariables(frameAction, current?.stepPath ?? null) },
       response: frame?.response ?? null,
       checkpoints: [...this.checkpoints.entries()]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -217,6 +263,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
       pending: new Map(this.pending),
       openSteps: this.openSteps.slice(),
       pages: new Map(this.pages),
+      loops: new Map(this.loops),
+      storeReads: new Map(this.storeReads),
     };
   }
 
@@ -232,6 +280,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.pending = new Map(snapshot.pending);
     this.openSteps = snapshot.openSteps.slice();
     this.pages = new Map([...snapshot.pages].map(([id, bodies]) => [id, bodies.slice()]));
+    this.loops = new Map(snapshot.loops);
+    this.storeReads = new Map(snapshot.storeReads);
   }
 
   private actionOf(stepPath: string): string | null {
@@ -248,7 +298,57 @@ export class StateAtHandler implements FoldHandler<RunState> {
     return frame;
   }
 
+  /**
+   * A loop's collection as the log holds it when its first iteration starts: the store read the
+   * loop recorded, a memory store's records, or a dotted name into the frame's response, its
+   * variables or an enclosing loop's item. Null when the outline has no dotted collection.
+   */
+  private loopItems(loop: OpenLoop): readonly unknown[] | null {
+    const parts = loop.outline.collection;
+    if (parts === null) return null;
+    const [head, ...rest] = parts as [string, ...string[]];
+    let root: unknown;
+    if (parts.length === 1 && this.storeReads.has(loop.forPath)) root = this.storeReads.get(loop.forPath);
+    else if (parts.length === 1 && this.options.storeKinds?.[head] !== undefined) return null; // a memory store: resolved by key below
+    else {
+      const frame = this.frames.get(loop.action ?? NO_ACTION);
+      const enclosing = this.loopVariables(loop.action, loop.forPath);
+      if (head in enclosing) root = enclosing[head];
+      else if (frame !== undefined && head in frame.variables) root = frame.variables[head];
+      else if (head === 'response') root = frame?.response;
+      else return null;
+    }
+    for (const part of rest) root = typeof root === 'object' && root !== null ? (root as Record<string, unknown>)[part] : undefined;
+    return Array.isArray(root) ? root : null;
+  }
+
+  /** The variables of the loops open in `action`: each one's item in the iteration holding `stepPath`, else its last. */
+  private loopVariables(action: string | null, stepPath: string | null): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const loop of this.loops.values()) {
+      if (loop.action !== action || loop.index === -1) continue;
+      const index = stepPath !== null ? iterationIndex(loop.forPath, stepPath) ?? loop.index : loop.index;
+      out[loop.variable] = this.loopItem(loop, index);
+    }
+    return out;
+  }
+
+  private loopItem(loop: OpenLoop, index: number): unknown {
+    if (loop.items !== null) return loop.items[index];
+    const head = loop.outline.collection?.[0];
+    if (loop.outline.collection?.length === 1 && head !== undefined && this.options.storeKinds?.[head] !== undefined) {
+      // A memory store's records are not recorded by the loop; its key (the item's id) finds it.
+      const key = index === loop.index ? loop.key : null;
+      const found = key === null ? undefined : this.stores.list(head).find((r) => String((r.record as { id?: unknown }).id) === key || r.key === key);
+      if (found !== undefined) return found.record;
+    }
+    // The collection is an expression the inspector does not evaluate: say which item it is.
+    return { '(item)': index, ...(index === loop.index ? { '(key)': loop.key } : {}) };
+  }
+
   private closeStep(stepPath: string): void {
+    this.loops.delete(stepPath);
+    this.storeReads.delete(stepPath);
     for (let i = this.openSteps.length - 1; i >= 0; i -= 1) {
       if (this.openSteps[i]!.stepPath === stepPath) {
         this.openSteps.splice(i, 1);
@@ -270,6 +370,14 @@ export class StateAtHandler implements FoldHandler<RunState> {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((name) => ({ name, kind: kinds[name] ?? 'unknown', records: this.stores.list(name) }));
   }
+}
+
+/** The iteration of the `for` at `forPath` that holds `stepPath` (`A/1[3]/0` → 3), or null. */
+function iterationIndex(forPath: string, stepPath: string): number | null {
+  if (!stepPath.startsWith(`${forPath}[`)) return null;
+  const close = stepPath.indexOf(']', forPath.length + 1);
+  const index = Number(stepPath.slice(forPath.length + 1, close));
+  return close === -1 || !Number.isInteger(index) ? null : index;
 }
 
 /** A paginated fetch's response: the concatenated items of its pages (each page's first array field). */

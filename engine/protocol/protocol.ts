@@ -38,6 +38,17 @@ export interface RunSummary {
   waitingSince: number | null;
   wakeAt: number | null;
   error: string | null;
+  /** Failures the run went on after (a loop's `onError continue`), plus the one that ended a failed run. */
+  failures: number;
+  firstFailure: RunFailure | null;
+}
+
+/** Where a failure began (its `step.failed` event) and what it said. */
+export interface RunFailure {
+  seq: number;
+  stepPath: string;
+  code: string;
+  message: string;
 }
 
 export interface TimelineLane {

@@ -3,11 +3,11 @@
  * They compute from recorded inputs only, so on replay they simply run again; what they produce
  * for the inspector (`response`, a binding) travels in `step.completed`.
  */
-import type { ApplyStep, Directive, FlowStep, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
+import type { ApplyStep, Directive, Expr, FlowStep, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
-import { isTruthy } from '../eval/values.js';
+import { describeValue, isTruthy } from '../eval/values.js';
 import { armPath, fallbackPath } from '../journal/step-path.js';
 import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
@@ -53,22 +53,56 @@ export async function runValidate(step: ValidateStep, path: string, frame: Frame
 export function runValidateWithoutFallback(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): StepOutcome {
   const failed = firstFailedConstraint(step, path, frame, rt);
   if (failed) {
+    const { constraint, target, checked } = failed;
     throw new StepError(
       'validation-failed',
-      `Validation failed: \`${rt.model.text(file, failed.condition.span)}\` (line ${rt.model.line(file, failed.span.start)}) is false`,
+      `Validation failed: \`${rt.model.text(file, constraint.condition.span)}\` (line ${rt.model.line(file, constraint.span.start)}) is false` +
+        operandValues(constraint.condition, checked, rt, file) +
+        ` for ${recordText(target)}`,
     );
   }
   return {};
 }
 
-function firstFailedConstraint(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime): ValidateStep['constraints'][number] | undefined {
+interface FailedConstraint {
+  constraint: ValidateStep['constraints'][number];
+  /** The validated value (`validate order { … }`: the order). */
+  target: unknown;
+  checked: ReturnType<typeof evalContext>;
+}
+
+function firstFailedConstraint(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime): FailedConstraint | undefined {
   const ctx = evalContext(rt, frame, path);
   const target = evaluate(step.target, ctx);
   const checked = { ...ctx, current: target };
   for (const constraint of step.constraints) {
-    if (!isTruthy(evaluate(constraint.condition, checked))) return constraint;
+    if (!isTruthy(evaluate(constraint.condition, checked))) return { constraint, target, checked };
   }
   return undefined;
+}
+
+/** What the non-literal sides of a failed comparison were: ": `.qty` is number (-1)". */
+function operandValues(condition: Expr, checked: FailedConstraint['checked'], rt: StepRuntime, file: string): string {
+  if (condition.kind !== 'Binary') return '';
+  const parts: string[] = [];
+  for (const side of [condition.left, condition.right]) {
+    if (side.kind === 'Number' || side.kind === 'String' || side.kind === 'Boolean' || side.kind === 'Null') continue;
+    let value: unknown;
+    try {
+      value = evaluate(side, checked);
+    } catch {
+      continue; // the condition itself evaluated, so a side that throws alone is not worth naming
+    }
+    parts.push(`\`${rt.model.text(file, side.span)}\` is ${describeValue(value)}`);
+  }
+  return parts.length === 0 ? '' : `: ${parts.join(', ')}`;
+}
+
+/** The validated value, named by its id where it has one, so the failing record can be found. */
+function recordText(target: unknown): string {
+  const id = (target as { id?: unknown } | null)?.id;
+  const named = typeof id === 'string' || typeof id === 'number' ? `the record with id ${JSON.stringify(id)}: ` : '';
+  return named + describeValue(target);
 }
 
 export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {

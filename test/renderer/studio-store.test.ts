@@ -12,7 +12,7 @@ import { clampSeq } from '../../renderer/src/store/scrub-slice.js';
 function summary(runId: string, updatedAt: number, over: Partial<RunSummary> = {}): RunSummary {
   return {
     runId, mission: 'M', status: 'running', startedAt: 1, updatedAt, durationMs: 0, steps: 0, effects: 0, crashesSurvived: 0, resumes: 0,
-    lastSeq: 10, waitingOn: null, waitingSince: null, wakeAt: null, error: null, ...over,
+    lastSeq: 10, waitingOn: null, waitingSince: null, wakeAt: null, error: null, failures: 0, firstFailure: null, ...over,
   };
 }
 

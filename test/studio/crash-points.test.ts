@@ -33,7 +33,24 @@ describe('outlineMission', () => {
         { path: 'm/load.vague', text: '/* action Nope { */ action Load { get "/x" }' },
       ],
     });
-    expect(outline).toEqual({ storeKinds: { orders: 'sql', s: 'memory' }, actionFiles: { Load: 'm/load.vague' }, entryFile: 'm/mission.vague' });
+    expect(outline).toEqual({ storeKinds: { orders: 'sql', s: 'memory' }, actionFiles: { Load: 'm/load.vague' }, entryFile: 'm/mission.vague', loops: {} });
+  });
+
+  it('finds each loop by file and line, with a dotted collection or none', () => {
+    const outline = outlineMission({
+      entry: 'm.vague',
+      files: [
+        {
+          path: 'm.vague',
+          text: 'action A {\n  for order in response.items where .ok {\n    // for nope in x {\n    for line in order.lines concurrency 2 {\n    }\n    for n in range(0, 3) {}\n  }\n}',
+        },
+      ],
+    });
+    expect(outline.loops).toEqual({
+      'm.vague:2': { variable: 'order', collection: ['response', 'items'] },
+      'm.vague:4': { variable: 'line', collection: ['order', 'lines'] },
+      'm.vague:6': { variable: 'n', collection: null },
+    });
   });
 
   it('keeps offsets when blanking comments', () => {

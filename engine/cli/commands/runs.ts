@@ -4,6 +4,8 @@ import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
+import { runFold } from '../../inspect/fold-handler.js';
+import { RunSummaryHandler, statusLabel } from '../../inspect/run-summary.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -17,14 +19,21 @@ export const command: CommandModule = {
         ...(typeof options.status === 'string' ? { status: options.status as 'running' } : {}),
         limit: Number(options.limit) || 100,
       });
+      // A completed run may have gone on after failures (a loop's `onError continue`): only its
+      // events say so, so those runs are folded; the others' status is the record's.
+      const failures = new Map<string, number>();
+      for (const r of runs) {
+        if (r.status === 'completed') failures.set(r.runId, runFold(new RunSummaryHandler(r.runId), await log.read(r.runId)).failures);
+      }
       if (options.json === true) {
-        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => rest))}\n`);
+        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}) })))}\n`);
         return EXIT_OK;
       }
       if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');
       for (const r of runs) {
         const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${instantText(r.wakeAt)}` : ''})` : '';
-        io.stdout(`${r.runId}  ${r.status.padEnd(9)}  ${instantText(r.createdAt)}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
+        const status = statusLabel({ status: r.status, failures: failures.get(r.runId) ?? 0 });
+        io.stdout(`${r.runId}  ${status.padEnd(9)}  ${instantText(r.createdAt)}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
       }
       return EXIT_OK;
     } finally {

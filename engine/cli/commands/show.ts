@@ -1,6 +1,6 @@
 /** `reqon show RUN_ID [--json]` — one run's status and position (a fold over its events). */
 import type { Command } from 'commander';
-import { RunSummaryHandler, withRunRecord } from '../../inspect/run-summary.js';
+import { RunSummaryHandler, statusLabel, withRunRecord } from '../../inspect/run-summary.js';
 import { runFold } from '../../inspect/fold-handler.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
@@ -32,11 +32,15 @@ export const command: CommandModule = {
       const lines = [
         `run       ${summary.runId}`,
         `mission   ${summary.mission} (${record.missionFiles.entry})`,
-        `status    ${summary.status}${summary.error ? `: ${summary.error}` : ''}`,
+        `status    ${statusLabel(summary)}${summary.error ? `: ${summary.error}` : ''}`,
         `started   ${instantText(summary.startedAt)}  (${summary.durationMs} ms)`,
         `progress  ${summary.steps} steps, ${summary.effects} effects, ${summary.resumes} resumes (${summary.crashesSurvived} after a crash)`,
         `position  seq ${position?.seq ?? 0}${position ? ` ${position.type} ${position.stepPath}` : ''}`,
       ];
+      const first = summary.firstFailure;
+      if (first && summary.status !== 'failed') {
+        lines.push(`failure   ${first.stepPath} (seq ${first.seq}): ${first.message}` + (summary.failures > 1 ? ` (first of ${summary.failures})` : ''));
+      }
       if (summary.waitingOn) {
         lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${instantText(summary.wakeAt)}` : ''));
       }

@@ -4,17 +4,18 @@
  */
 import { useMemo, useState } from 'react';
 import { useStudio } from '../store/studio-store.js';
-import type { RunStatus } from '../lib/protocol.js';
+import type { StatusFilter } from './StatusBadge.js';
 import { RunsSidebarTable } from './RunsSidebarTable.js';
 import { StartRun } from './StartRun.js';
 
-const STATUSES: (RunStatus | 'all')[] = ['all', 'running', 'suspended', 'completed', 'failed'];
+const STATUSES: (StatusFilter | 'all')[] = ['all', 'running', 'suspended', 'completed', 'completed-with-failures', 'failed'];
+const LABELS: Partial<Record<StatusFilter | 'all', string>> = { all: 'All statuses', 'completed-with-failures': 'completed with failures' };
 
 export function RunsSidebar() {
   const runsById = useStudio((s) => s.runsById);
   const runsLoaded = useStudio((s) => s.runsLoaded);
   const [text, setText] = useState('');
-  const [status, setStatus] = useState<RunStatus | 'all'>('all');
+  const [status, setStatus] = useState<StatusFilter | 'all'>('all');
   const [starting, setStarting] = useState(false);
   const runs = useMemo(() => Object.values(runsById), [runsById]);
 
@@ -36,10 +37,10 @@ export function RunsSidebar() {
           value={text}
           onChange={(e) => setText(e.target.value)}
         />
-        <select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value as RunStatus | 'all')}>
+        <select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value as StatusFilter | 'all')}>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
-              {s === 'all' ? 'All statuses' : s}
+              {LABELS[s] ?? s}
             </option>
           ))}
         </select>

@@ -16,10 +16,10 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { RunStatus, RunSummary } from '../lib/protocol.js';
+import type { RunSummary } from '../lib/protocol.js';
 import { useStudio } from '../store/studio-store.js';
 import { formatDateTime, formatDuration } from '../lib/time-format.js';
-import { StatusBadge } from './StatusBadge.js';
+import { StatusBadge, statusOf, type StatusFilter } from './StatusBadge.js';
 
 const column = createColumnHelper<RunSummary>();
 
@@ -40,9 +40,11 @@ const COLUMNS = [
     ),
     size: 140,
   }),
-  column.accessor('status', {
+  // The shown status: a completed run with failures is filtered and sorted apart from a clean one.
+  column.accessor((run) => statusOf(run), {
+    id: 'status',
     header: 'Status',
-    cell: (info) => <StatusBadge status={info.getValue()} />,
+    cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} />,
     filterFn: 'equals',
     size: 100,
   }),
@@ -56,7 +58,7 @@ const COLUMNS = [
 
 const ROW_HEIGHT = 38;
 
-export function RunsSidebarTable({ runs, text, status }: { runs: RunSummary[]; text: string; status: RunStatus | 'all' }) {
+export function RunsSidebarTable({ runs, text, status }: { runs: RunSummary[]; text: string; status: StatusFilter | 'all' }) {
   const selectedRunId = useStudio((s) => s.selectedRunId);
   const selectRun = useStudio((s) => s.selectRun);
   const [sorting, setSorting] = useState<SortingState>([{ id: 'startedAt', desc: true }]);
