@@ -64,3 +64,16 @@ export class DeliveryClaimedError extends Error {
     super(`webhook delivery '${eventId}' on ${path} was already claimed by another wait; nothing of this commit was written`);
   }
 }
+
+/** The log's database cannot be reached (or the connection broke): nothing of the operation is known to be written unless it answered. */
+export class LogConnectionError extends Error {
+  override readonly name = 'LogConnectionError';
+  constructor(
+    /** Where, without a password. */
+    readonly target: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot reach the log database ${target}: ${reason}; check that the server is running and that --db (or $REQON_DB) names it`, options);
+  }
+}

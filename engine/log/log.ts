@@ -23,7 +23,7 @@
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
 
-export { DeliveryClaimedError, LeaseLostError, RunNotFoundError, LogClosedError, LogVersionError } from './errors.js';
+export { DeliveryClaimedError, LeaseLostError, RunNotFoundError, LogClosedError, LogConnectionError, LogVersionError } from './errors.js';
 
 export interface RunOptions {
   sources: Record<string, string>;
@@ -249,6 +249,18 @@ export interface WebhookInbox {
   webhookDelivered(path: string, eventId: string): Promise<boolean>;
   /** Unclaimed deliveries on `path`, oldest first. */
   webhookInbox(path: string): Promise<InboxDelivery[]>;
+  /**
+   * Every delivery in the inbox, claimed or not, by path then receipt (for `reqon log copy`: a
+   * claimed one is restored by its run's commit, with a 'claim-webhook' entry).
+   */
+  allDeliveries(): Promise<StoredDelivery[]>;
+}
+
+/** A delivery as the inbox holds it, with the run and wait that claimed it (null: unclaimed). */
+export interface StoredDelivery extends InboxDelivery {
+  path: string;
+  claimedRun: string | null;
+  claimedWait: string | null;
 }
 
 /** Schedules (§B.8): registered by workers, fired by whichever worker claims the firing. */
@@ -263,6 +275,11 @@ export interface ScheduleTable {
   scheduleFirings(mission: string): Promise<ScheduleFiring[]>;
   /** Started firings whose run failed and that have no later attempt, attempt < maxRetries. */
   retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]>;
+  /**
+   * Inserts firings as they were recorded elsewhere (`reqon log copy`), in one durable
+   * transaction; a firing already there (same mission, dueAt, attempt) fails it, nothing written.
+   */
+  restoreFirings(firings: ScheduleFiring[]): Promise<void>;
 }
 
 /** sql/nosql store tables: written only by `commit` ('store' entries), read here. */

@@ -14,7 +14,8 @@ export function isPostgresUrl(target: string): boolean {
 /** Opens (creating and migrating if needed) the log at `target`: a SQLite file path or a postgres:// URL. */
 export async function openLog(target: string, opts: OpenLogOptions = {}): Promise<EventLog> {
   if (typeof target === 'string' && isPostgresUrl(target)) {
-    throw new Error('the PostgreSQL log backend is not available yet (--db postgres://…); use a SQLite file path instead, e.g. --db .reqon/reqon.db');
+    const { openPostgresLog } = await import('./postgres/postgres-log.js');
+    return openPostgresLog(target, opts);
   }
   const { openSqliteLog } = await import('./sqlite/sqlite-log.js');
   return openSqliteLog(target, opts);

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventType, NewEvent, StoredEvent } from '../../engine/log/events.js';
 import type { CommitEntry } from '../../engine/log/log.js';
-import type { EventRow as Row } from '../../engine/log/sqlite/rows.js';
+import type { EventRow as Row } from '../../engine/log/rows.js';
 import { newRun, openTempLog, type TempLog } from './helpers.js';
 
 let t: TempLog;

@@ -20,7 +20,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { EventType, StoredEvent } from '../events.js';
-import { toStoredEvent } from './rows.js';
+import { toStoredEvent } from '../rows.js';
 import type { Statements } from './statements.js';
 
 const CHUNK_EVENTS = 4096;

@@ -12,7 +12,7 @@
 import type Database from 'better-sqlite3';
 import type { StoredEvent } from '../events.js';
 import type { FireOutcome, FireRequest, NewSchedule, RetryCandidate, ScheduleFiring, ScheduleRecord, ScheduleSpec } from '../log.js';
-import { checkInstant, describe, prepareEvent, storedFrom } from './rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom } from '../rows.js';
 import type { Statements } from './statements.js';
 
 interface ScheduleRow {

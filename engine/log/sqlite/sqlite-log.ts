@@ -25,6 +25,7 @@ import {
   type ScheduleRecord,
   type DeliveryOutcome,
   type InboxDelivery,
+  type StoredDelivery,
   type InboxLimits,
   type AcquiredLease,
   type Lease,
@@ -39,10 +40,11 @@ import {
   type StatusChange,
   type TableStoreWrite,
 } from '../log.js';
+import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
-import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from './rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { countEventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
@@ -177,7 +179,7 @@ class SqliteEventLog implements EventLog {
     if (!Array.isArray(entries)) throw new Error(`commit on run '${lease.runId}': entries must be an array but got: ${describe(entries)}`);
     const where = `commit on run '${lease.runId}'`;
     // Validate and serialise outside the transaction: the group's lock is held as briefly as possible.
-    const plan = entries.map((entry) => planEntry(entry, where));
+    const plan = entries.map((entry) => planEntry(entry, where, checkTableName));
     const status = opts.status === undefined ? undefined : checkStatus(opts.status, where);
     const latest = plan.reduce((max, step) => Math.max(max, step.kind === 'event' ? step.event.recordedAt : step.kind === 'store' ? step.write.recordedAt : 0), 0);
     if (this.debugChecks) {
@@ -353,6 +355,23 @@ class SqliteEventLog implements EventLog {
     return this.sql.webhookInbox.all(path).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown, receivedAt: r.received_at }));
   }
 
+  async allDeliveries(): Promise<StoredDelivery[]> {
+    this.open('allDeliveries');
+    const rows = this.db
+      .prepare<[], { path: string; event_id: string; payload: string; received_at: number; claimed_run: string | null; claimed_wait: string | null }>(
+        'SELECT path, event_id, payload, received_at, claimed_run, claimed_wait FROM reqon_webhook_inbox ORDER BY path, received_at, event_id',
+      )
+      .all();
+    return rows.map((r) => ({
+      path: r.path,
+      eventId: r.event_id,
+      payload: JSON.parse(r.payload) as unknown,
+      receivedAt: r.received_at,
+      claimedRun: r.claimed_run,
+      claimedWait: r.claimed_wait,
+    }));
+  }
+
   async upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord> {
     this.open('upsertSchedule');
     return this.committer.submit(true, () => this.schedules.upsert(schedule));
@@ -386,6 +405,22 @@ class SqliteEventLog implements EventLog {
   async retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]> {
     this.open('retryCandidates');
     return this.schedules.retryCandidates(mission, maxRetries);
+  }
+
+  async restoreFirings(firings: ScheduleFiring[]): Promise<void> {
+    this.open('restoreFirings');
+    const insert = this.db.prepare(`
+      INSERT INTO reqon_schedule_firings (mission, due_at, attempt, fired_at, outcome, run_id, reason, missed)
+      VALUES (@mission, @due_at, @attempt, @fired_at, @outcome, @run_id, @reason, @missed)`);
+    for (const f of firings) {
+      checkInstant(f.dueAt, 'restoreFirings: dueAt');
+      checkInstant(f.firedAt, 'restoreFirings: firedAt');
+    }
+    await this.committer.submit(true, () => {
+      for (const f of firings) {
+        insert.run({ mission: f.mission, due_at: f.dueAt, attempt: f.attempt, fired_at: f.firedAt, outcome: f.outcome, run_id: f.runId, reason: f.reason, missed: f.missed });
+      }
+    });
   }
 
   stats(): LogStats {
@@ -496,58 +531,5 @@ class SqliteEventLog implements EventLog {
 
   private open(operation: string): void {
     if (this.closed) throw new LogClosedError(operation);
-  }
-}
-
-type PlannedEntry =
-  | { kind: 'event'; event: PreparedEvent }
-  | { kind: 'store'; write: TableStoreWrite }
-  | { kind: 'claim'; path: string; eventId: string; waitId: string };
-
-function planEntry(entry: CommitEntry, where: string): PlannedEntry {
-  switch (entry?.kind) {
-    case 'event':
-      return { kind: 'event', event: prepareEvent(entry.event, where) };
-    case 'store': {
-      const { write } = entry;
-      if (write.storeKind !== 'sql' && write.storeKind !== 'nosql') {
-        throw new Error(`${where}: store kind must be 'sql' or 'nosql' but got: ${describe(write.storeKind)}`);
-      }
-      checkTableName(write.table, write.storeKind);
-      checkInstant(write.recordedAt, `${where}: recordedAt of the write to '${write.store}'`);
-      for (const field of ['store', 'key', 'effectId', 'stepPath'] as const) {
-        if (typeof write[field] !== 'string') throw new Error(`${where}: ${field} of a store write must be a string but got: ${describe(write[field])}`);
-      }
-      return { kind: 'store', write };
-    }
-    case 'claim-webhook':
-      return { kind: 'claim', path: entry.path, eventId: entry.eventId, waitId: entry.waitId };
-    default:
-      throw new Error(`${where}: an entry must be {kind: 'event'} or {kind: 'store'} but got: ${describe((entry as { kind?: unknown })?.kind)}`);
-  }
-}
-
-function checkStatus(change: StatusChange, where: string): Required<StatusChange> {
-  if (!RUN_STATUSES.includes(change.status)) {
-    throw new Error(`${where}: unknown status ${JSON.stringify(change.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
-  }
-  const wakeAt = change.wakeAt ?? null;
-  const waitingOn = change.waitingOn ?? null;
-  if (wakeAt !== null) checkInstant(wakeAt, `${where}: wakeAt`);
-  if (change.status === 'suspended' && (typeof waitingOn !== 'string' || waitingOn === '')) {
-    throw new Error(
-      `${where}: a suspended run must say what it waits on (status.waitingOn, e.g. 'pause:<pauseId>'); it is the token resumeSuspended compares`,
-    );
-  }
-  return { status: change.status, wakeAt, waitingOn, releaseLease: change.releaseLease === true };
-}
-
-function checkId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== 'string' || value === '') throw new Error(`${what} must be a non-empty string but got: ${describe(value)}`);
-}
-
-function checkTtl(ttlMs: unknown, operation: string): asserts ttlMs is number {
-  if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-    throw new Error(`${operation}: ttlMs must be a positive whole number of milliseconds but got: ${describe(ttlMs)}`);
   }
 }

@@ -8,7 +8,7 @@
  * writers can never be handed the same seq.
  */
 import type Database from 'better-sqlite3';
-import type { EventRow, RunRow } from './rows.js';
+import type { EventRow, RunRow } from '../rows.js';
 
 /**
  * Counts a run's events with seq <= ? whose type is one of `types` of them: (run_id, to_seq,

@@ -1,0 +1,61 @@
+/**
+ * The checks every backend makes on a caller's arguments before a transaction starts, so bad
+ * input gets a message naming it instead of a constraint error (and the write lock is held only
+ * for the SQL).
+ */
+import { RUN_STATUSES, type CommitEntry, type StatusChange, type TableStoreWrite } from './log.js';
+import { checkInstant, describe, prepareEvent, type PreparedEvent } from './rows.js';
+
+export type PlannedEntry =
+  | { kind: 'event'; event: PreparedEvent }
+  | { kind: 'store'; write: TableStoreWrite }
+  | { kind: 'claim'; path: string; eventId: string; waitId: string };
+
+/** Checks and serialises one commit entry before any transaction; `checkTable` is the backend's table-name rule. */
+export function planEntry(entry: CommitEntry, where: string, checkTable: (table: unknown, storeKind: string) => void): PlannedEntry {
+  switch (entry?.kind) {
+    case 'event':
+      return { kind: 'event', event: prepareEvent(entry.event, where) };
+    case 'store': {
+      const { write } = entry;
+      if (write.storeKind !== 'sql' && write.storeKind !== 'nosql') {
+        throw new Error(`${where}: store kind must be 'sql' or 'nosql' but got: ${describe(write.storeKind)}`);
+      }
+      checkTable(write.table, write.storeKind);
+      checkInstant(write.recordedAt, `${where}: recordedAt of the write to '${write.store}'`);
+      for (const field of ['store', 'key', 'effectId', 'stepPath'] as const) {
+        if (typeof write[field] !== 'string') throw new Error(`${where}: ${field} of a store write must be a string but got: ${describe(write[field])}`);
+      }
+      return { kind: 'store', write };
+    }
+    case 'claim-webhook':
+      return { kind: 'claim', path: entry.path, eventId: entry.eventId, waitId: entry.waitId };
+    default:
+      throw new Error(`${where}: an entry must be {kind: 'event'} or {kind: 'store'} but got: ${describe((entry as { kind?: unknown })?.kind)}`);
+  }
+}
+
+export function checkStatus(change: StatusChange, where: string): Required<StatusChange> {
+  if (!RUN_STATUSES.includes(change.status)) {
+    throw new Error(`${where}: unknown status ${JSON.stringify(change.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
+  }
+  const wakeAt = change.wakeAt ?? null;
+  const waitingOn = change.waitingOn ?? null;
+  if (wakeAt !== null) checkInstant(wakeAt, `${where}: wakeAt`);
+  if (change.status === 'suspended' && (typeof waitingOn !== 'string' || waitingOn === '')) {
+    throw new Error(
+      `${where}: a suspended run must say what it waits on (status.waitingOn, e.g. 'pause:<pauseId>'); it is the token resumeSuspended compares`,
+    );
+  }
+  return { status: change.status, wakeAt, waitingOn, releaseLease: change.releaseLease === true };
+}
+
+export function checkId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${what} must be a non-empty string but got: ${describe(value)}`);
+}
+
+export function checkTtl(ttlMs: unknown, operation: string): asserts ttlMs is number {
+  if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new Error(`${operation}: ttlMs must be a positive whole number of milliseconds but got: ${describe(ttlMs)}`);
+  }
+}

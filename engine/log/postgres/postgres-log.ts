@@ -1,0 +1,577 @@
+/**
+ * The EventLog on PostgreSQL (`pg`), for a log shared by many processes on many machines.
+ *
+ * Invariants, as on SQLite (engine/log/README.md), with PostgreSQL's means:
+ * - seq: `UPDATE reqon_runs SET last_seq = last_seq + n … WHERE run_id AND owner AND lease_epoch`
+ *   inside the appending transaction is both the allocator and the fence. The row lock it takes
+ *   is held to COMMIT, so concurrent appenders of one run on any connection take turns, and a
+ *   waiting one re-checks the fence on the row as the winner left it (READ COMMITTED re-evaluates
+ *   a locked row's WHERE): seqs are contiguous, and a fenced-out holder writes nothing.
+ * - the compare-and-set operations (createRun, resumeSuspended, webhook delivery and claim,
+ *   schedule firings) are each one transaction, deciding by a conditional UPDATE / INSERT … ON
+ *   CONFLICT DO NOTHING (or a row lock) that the database serialises.
+ * - leases expire by the database's clock (`reqon_now_ms()`, i.e. clock_timestamp()): the `now`
+ *   callers pass to acquire/renew/createRun is not used for leases, so a worker whose clock is
+ *   wrong can neither steal a live lease nor keep a dead one. Timers (`wakeAt`) stay in the
+ *   callers' time, as the worker computed them.
+ * - group commit and durability: group-commit.ts (synchronous_commit on for durable groups,
+ *   SET LOCAL off for the others).
+ * Lease operations and reads run on the pool outside the group; writes that decide something go
+ * through the group.
+ */
+import pg from 'pg';
+import type { EventType, NewEvent, StoredEvent } from '../events.js';
+import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry } from '../checks.js';
+import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
+import {
+  RUN_STATUSES,
+  type AcquiredLease,
+  type CommitEntry,
+  type CommitOptions,
+  type DeliveryOutcome,
+  type EventLog,
+  type FireOutcome,
+  type FireRequest,
+  type InboxDelivery,
+  type InboxLimits,
+  type Lease,
+  type LeaseHeld,
+  type LogStats,
+  type NewRun,
+  type NewSchedule,
+  type OpenLogOptions,
+  type ReadOptions,
+  type RetryCandidate,
+  type RunRecord,
+  type RunStatus,
+  type ScheduleFiring,
+  type ScheduleRecord,
+  type StatusChange,
+  type StoredDelivery,
+} from '../log.js';
+import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
+import { checkTableName } from '../store-rules.js';
+import { PgGroupCommitter } from './group-commit.js';
+import { migrate } from './migrations.js';
+import { insertEvents, insertRun } from './run-sql.js';
+import * as schedules from './schedules.js';
+import { PgTableStores } from './table-store.js';
+
+const INT8_OID = 20;
+
+/** BIGINT columns (instants, seqs, epochs) come back as numbers: every value the engine writes is a safe integer. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** The URL as it may be printed: without its password. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): Promise<EventLog> {
+  const target = redactUrl(url);
+  try {
+    new URL(url);
+  } catch {
+    throw new Error(`--db: '${target}' is not a valid PostgreSQL URL; expected postgres://USER@HOST:PORT/DB`);
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 8,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+    application_name: 'reqon',
+    types,
+  });
+  // An idle connection that breaks (server restart) is dropped by the pool and reported here;
+  // unheard, that 'error' would kill the process. The next query opens a new connection.
+  pool.on('error', () => undefined);
+  const log = new PostgresEventLog(pool, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production');
+  try {
+    const client = await log.connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return log;
+}
+
+class PostgresEventLog implements EventLog {
+  private readonly tables = new PgTableStores();
+  private readonly committer: PgGroupCommitter;
+  private readonly inFlight = new Set<string>();
+  private commits = 0;
+  private durableCommits = 0;
+  private singleTransactions = 0;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly target: string,
+    private readonly debugChecks: boolean,
+  ) {
+    this.committer = new PgGroupCommitter(() => this.connect(), () => this.tables.invalidate());
+  }
+
+  /** A pooled connection; a failure to connect is a LogConnectionError naming the server. */
+  async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw new LogConnectionError(this.target, (error as Error).message || String(error), { cause: error });
+    }
+  }
+
+  /** One statement on a pooled connection (autocommit). */
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    const client = await this.connect();
+    let broken: Error | undefined;
+    try {
+      return await client.query<R>(text, values);
+    } catch (error) {
+      if ((error as { code?: string }).code === undefined) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      return await work(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  async createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }> {
+    this.open('createRun');
+    checkId(run?.runId, 'createRun: runId');
+    checkId(owner, 'createRun: owner');
+    checkInstant(run.createdAt, 'createRun: createdAt');
+    checkTtl(ttlMs, 'createRun');
+    if (!Array.isArray(first)) throw new Error(`createRun: first events must be an array but got: ${describe(first)}`);
+    const prepared = first.map((event) => prepareEvent(event, `createRun '${run.runId}'`));
+    return this.committer.submit(true, async (client) => {
+      const expiresAt = await insertRun(client, run, owner, ttlMs, prepared.length);
+      await insertEvents(client, run.runId, 1, prepared);
+      return {
+        lease: { runId: run.runId, owner, epoch: 1, expiresAt },
+        events: prepared.map((event, i) => storedFrom(run.runId, i + 1, event)),
+      };
+    });
+  }
+
+  async acquire(runId: string, owner: string, now: number, ttlMs: number, opts: { takeOverFrom?: string } = {}): Promise<AcquiredLease | LeaseHeld> {
+    this.open('acquire');
+    checkId(runId, 'acquire: runId');
+    checkId(owner, 'acquire: owner');
+    checkInstant(now, 'acquire: now');
+    checkTtl(ttlMs, 'acquire');
+    const previous = opts.takeOverFrom ?? null;
+    this.singleTransactions++;
+    const { rows } = await this.query<RunRow & { held_by: string | null; held_until: number | null; taken: boolean }>(
+      `WITH taken AS (
+         UPDATE reqon_runs SET owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = reqon_now_ms() + $3
+          WHERE run_id = $1 AND (owner IS NULL OR lease_expires_at <= reqon_now_ms() OR ($4::text IS NOT NULL AND owner = $4))
+         RETURNING *)
+       SELECT taken.*, true AS taken, NULL AS held_by, NULL AS held_until FROM taken
+       UNION ALL
+       SELECT r.*, false, r.owner, r.lease_expires_at FROM reqon_runs r WHERE r.run_id = $1 AND NOT EXISTS (SELECT 1 FROM taken)`,
+      [runId, owner, ttlMs, previous],
+    );
+    const row = rows[0];
+    if (row === undefined) throw new RunNotFoundError(runId);
+    if (row.taken) return { runId, owner, epoch: row.lease_epoch, expiresAt: row.lease_expires_at!, run: toRunRecord(row) };
+    return { heldBy: row.held_by ?? '', expiresAt: row.held_until ?? now };
+  }
+
+  async renew(lease: Lease, now: number, ttlMs: number): Promise<Lease> {
+    this.open('renew');
+    checkInstant(now, 'renew: now');
+    checkTtl(ttlMs, 'renew');
+    this.singleTransactions++;
+    const { rows } = await this.query<{ lease_expires_at: number }>(
+      `UPDATE reqon_runs SET lease_expires_at = reqon_now_ms() + $4
+        WHERE run_id = $1 AND owner = $2 AND lease_epoch = $3 RETURNING lease_expires_at`,
+      [lease.runId, lease.owner, lease.epoch, ttlMs],
+    );
+    if (rows[0] === undefined) throw await this.leaseLost(lease);
+    return { ...lease, expiresAt: rows[0].lease_expires_at };
+  }
+
+  async release(lease: Lease): Promise<void> {
+    this.open('release');
+    this.singleTransactions++;
+    await this.query('UPDATE reqon_runs SET owner = NULL, lease_expires_at = NULL WHERE run_id = $1 AND owner = $2 AND lease_epoch = $3', [
+      lease.runId,
+      lease.owner,
+      lease.epoch,
+    ]);
+  }
+
+  async commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]> {
+    this.open('commit');
+    if (!Array.isArray(entries)) throw new Error(`commit on run '${lease.runId}': entries must be an array but got: ${describe(entries)}`);
+    const where = `commit on run '${lease.runId}'`;
+    const plan = entries.map((entry) => planEntry(entry, where, checkTableName));
+    const status = opts.status === undefined ? undefined : checkStatus(opts.status, where);
+    const latest = plan.reduce((max, step) => Math.max(max, step.kind === 'event' ? step.event.recordedAt : step.kind === 'store' ? step.write.recordedAt : 0), 0);
+    if (this.debugChecks) {
+      if (this.inFlight.has(lease.runId)) {
+        throw new Error(`${where}: a previous commit on this run has not settled yet; await each commit before the next (commits under one lease are sequential)`);
+      }
+      this.inFlight.add(lease.runId);
+    }
+    try {
+      const mission = opts.mission === undefined ? undefined : { hash: opts.mission.missionHash, filesJson: JSON.stringify(opts.mission.missionFiles) };
+      const returnEvents = opts.returnEvents !== false;
+      const events = await this.committer.submit(opts.durable, (client) => this.applyCommit(client, lease, plan, latest, status, mission, returnEvents));
+      this.commits++;
+      if (opts.durable) this.durableCommits++;
+      return events;
+    } finally {
+      if (this.debugChecks) this.inFlight.delete(lease.runId);
+    }
+  }
+
+  /** Inside the group's savepoint: fence + reserve seqs + status in one UPDATE, table writes, events, claims. */
+  private async applyCommit(
+    client: pg.PoolClient,
+    lease: Lease,
+    entries: PlannedEntry[],
+    latest: number,
+    status: Required<StatusChange> | undefined,
+    mission: { hash: string; filesJson: string } | undefined,
+    returnEvents: boolean,
+  ): Promise<StoredEvent[]> {
+    const appended = entries.filter((e): e is Exclude<PlannedEntry, { kind: 'claim' }> => e.kind !== 'claim');
+    const { rows } = await client.query<{ last_seq: number }>(
+      `UPDATE reqon_runs SET last_seq = last_seq + $4, updated_at = greatest(updated_at, $5),
+              status = CASE WHEN $6::text IS NULL THEN status ELSE $6 END,
+              wake_at = CASE WHEN $6::text IS NULL THEN wake_at ELSE $7::bigint END,
+              waiting_on = CASE WHEN $6::text IS NULL THEN waiting_on ELSE $8::text END,
+              owner = CASE WHEN $9 THEN NULL ELSE owner END,
+              lease_expires_at = CASE WHEN $9 THEN NULL ELSE lease_expires_at END,
+              mission_hash = coalesce($10, mission_hash), mission_files = coalesce($11, mission_files)
+        WHERE run_id = $1 AND owner = $2 AND lease_epoch = $3
+       RETURNING last_seq`,
+      [
+        lease.runId,
+        lease.owner,
+        lease.epoch,
+        appended.length,
+        latest,
+        status?.status ?? null,
+        status?.wakeAt ?? null,
+        status?.waitingOn ?? null,
+        status?.releaseLease === true,
+        mission?.hash ?? null,
+        mission?.filesJson ?? null,
+      ],
+    );
+    if (rows[0] === undefined) throw await this.leaseLost(lease, client);
+    const firstSeq = rows[0].last_seq - appended.length + 1;
+    const prepared: PreparedEvent[] = [];
+    for (const step of appended) {
+      if (step.kind === 'event') {
+        prepared.push(step.event);
+        continue;
+      }
+      const { write } = step;
+      const record = await this.tables.apply(client, write);
+      const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
+      const payloadJson = `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${record},"op":${JSON.stringify(write.op)}${batch}}`;
+      prepared.push({ type: 'store.write', stepPath: write.stepPath, payloadJson, recordedAt: write.recordedAt });
+    }
+    await insertEvents(client, lease.runId, firstSeq, prepared);
+    for (const entry of entries) {
+      if (entry.kind !== 'claim') continue;
+      const claimed = await client.query(
+        'UPDATE reqon_webhook_inbox SET claimed_run = $3, claimed_wait = $4 WHERE path = $1 AND event_id = $2 AND claimed_run IS NULL',
+        [entry.path, entry.eventId, lease.runId, entry.waitId],
+      );
+      if (claimed.rowCount !== 1) throw new DeliveryClaimedError(entry.path, entry.eventId);
+    }
+    return returnEvents ? prepared.map((event, i) => storedFrom(lease.runId, firstSeq + i, event)) : [];
+  }
+
+  async read(runId: string, opts: ReadOptions = {}): Promise<StoredEvent[]> {
+    this.open('read');
+    const from = opts.fromSeq ?? 1;
+    const to = opts.toSeq ?? Number.MAX_SAFE_INTEGER;
+    const limit = opts.limit ?? -1;
+    for (const [name, value] of [['fromSeq', from], ['toSeq', to], ['limit', limit]] as const) {
+      if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
+    }
+    const { rows } = await this.query<EventRow>(
+      'SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
+      [runId, from, to, limit < 0 ? null : limit],
+    );
+    return rows.map(toStoredEvent);
+  }
+
+  async lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined> {
+    this.open('lastOfTypes');
+    if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) {
+      throw new Error(`lastOfTypes '${runId}': types must be an array of event types but got: ${describe(types)}`);
+    }
+    const { rows } = await this.query<EventRow>(
+      'SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = $1 AND type = ANY($2::text[]) ORDER BY seq DESC LIMIT 1',
+      [runId, types],
+    );
+    return rows[0] === undefined ? undefined : toStoredEvent(rows[0]);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.open('getRun');
+    const { rows } = await this.query<RunRow>('SELECT * FROM reqon_runs WHERE run_id = $1', [runId]);
+    return rows[0] === undefined ? undefined : toRunRecord(rows[0]);
+  }
+
+  async listRuns(opts: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+    this.open('listRuns');
+    const limit = opts.limit === undefined || opts.limit < 0 ? null : opts.limit;
+    if (opts.status !== undefined && !RUN_STATUSES.includes(opts.status)) {
+      throw new Error(`listRuns: unknown status ${JSON.stringify(opts.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
+    }
+    const { rows } = await this.query<RunRow>(
+      'SELECT * FROM reqon_runs WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, run_id COLLATE "C" LIMIT $2',
+      [opts.status ?? null, limit],
+    );
+    return rows.map(toRunRecord);
+  }
+
+  async dueRuns(now: number, limit: number): Promise<RunRecord[]> {
+    this.open('dueRuns');
+    checkInstant(now, 'dueRuns: now');
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw new Error(`dueRuns: limit must be a positive integer but got: ${describe(limit)}`);
+    // Timers by the caller's clock (it set them); leases by the database's.
+    const { rows } = await this.query<RunRow>(
+      `SELECT * FROM (
+         SELECT *, wake_at AS due FROM reqon_runs
+          WHERE status = 'suspended' AND wake_at <= $1 AND (owner IS NULL OR lease_expires_at <= reqon_now_ms())
+         UNION ALL
+         SELECT *, coalesce(lease_expires_at, updated_at) AS due FROM reqon_runs
+          WHERE status = 'running' AND (owner IS NULL OR lease_expires_at <= reqon_now_ms())
+       ) d ORDER BY due, run_id COLLATE "C" LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map(toRunRecord);
+  }
+
+  async resumeSuspended(
+    runId: string,
+    expectedWaitingOn: string,
+    event: NewEvent,
+    expectedLastSeq?: number,
+    claim?: { path: string; eventId: string; waitId: string },
+  ): Promise<'resumed' | 'not-waiting'> {
+    this.open('resumeSuspended');
+    checkId(runId, 'resumeSuspended: runId');
+    if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
+      throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
+    }
+    const prepared = prepareEvent(event, `resumeSuspended '${runId}'`);
+    const notWaiting = new Error('not waiting');
+    return this.committer
+      .submit(true, async (client) => {
+        const { rows } = await client.query<{ last_seq: number }>(
+          `UPDATE reqon_runs SET status = 'running', wake_at = NULL, waiting_on = NULL, owner = NULL, lease_expires_at = NULL,
+                  last_seq = last_seq + 1, updated_at = greatest(updated_at, $4)
+            WHERE run_id = $1 AND status = 'suspended' AND waiting_on = $2 AND ($3::bigint IS NULL OR last_seq = $3)
+           RETURNING last_seq`,
+          [runId, expectedWaitingOn, expectedLastSeq ?? null, prepared.recordedAt],
+        );
+        if (rows[0] === undefined) {
+          const exists = await client.query('SELECT 1 FROM reqon_runs WHERE run_id = $1', [runId]);
+          if (exists.rowCount === 0) throw new RunNotFoundError(runId);
+          return 'not-waiting' as const;
+        }
+        if (claim) {
+          const claimed = await client.query(
+            'UPDATE reqon_webhook_inbox SET claimed_run = $3, claimed_wait = $4 WHERE path = $1 AND event_id = $2 AND claimed_run IS NULL',
+            [claim.path, claim.eventId, runId, claim.waitId],
+          );
+          // Taken already: thrown, so the savepoint undoes the resume too.
+          if (claimed.rowCount !== 1) throw notWaiting;
+        }
+        await insertEvents(client, runId, rows[0].last_seq, [prepared]);
+        return 'resumed' as const;
+      })
+      .catch((error: unknown) => {
+        if (error === notWaiting) return 'not-waiting' as const;
+        throw error;
+      });
+  }
+
+  async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]> {
+    this.open('readTable');
+    if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
+    checkTableName(table, storeKind);
+    return this.withClient((client) => this.tables.list(client, storeKind, table));
+  }
+
+  async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {
+    this.open('lastCheckpoint');
+    const { rows } = await this.query<{ synced: string | null }>(
+      `SELECT max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
+         FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
+        WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2`,
+      [mission, key],
+    );
+    const synced = rows[0]?.synced;
+    return synced === null || synced === undefined ? undefined : Number(synced);
+  }
+
+  async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome> {
+    this.open('deliverWebhook');
+    checkId(path, 'deliverWebhook: path');
+    checkId(eventId, 'deliverWebhook: eventId');
+    checkInstant(receivedAt, 'deliverWebhook: receivedAt');
+    const json = JSON.stringify(payload ?? null);
+    return this.committer.submit(true, async (client): Promise<DeliveryOutcome> => {
+      if (limits) {
+        // The limits are counted under locks on the path and the id, so concurrent deliveries
+        // on other connections cannot both find room (SQLite gets this from its one writer).
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1)), pg_advisory_xact_lock(hashtext($2))', [`reqon-inbox-path:${path}`, `reqon-inbox-id:${eventId}`]);
+        const known = await client.query('SELECT 1 FROM reqon_webhook_inbox WHERE path = $1 AND event_id = $2', [path, eventId]);
+        if (known.rowCount !== 0) return 'duplicate';
+        if (limits.bindId) {
+          const other = await client.query('SELECT 1 FROM reqon_webhook_inbox WHERE event_id = $1 AND path <> $2 LIMIT 1', [eventId, path]);
+          if (other.rowCount !== 0) return 'other-path';
+        }
+        await client.query('DELETE FROM reqon_webhook_inbox WHERE path = $1 AND claimed_run IS NULL AND received_at < $2', [path, limits.expireBefore]);
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM reqon_webhook_inbox WHERE path = $1 AND claimed_run IS NULL', [path]);
+        if (rows[0]!.n >= limits.maxPerPath) return 'full';
+      }
+      const inserted = await client.query(
+        'INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (path, event_id) DO NOTHING',
+        [path, eventId, json, receivedAt],
+      );
+      return inserted.rowCount === 1 ? 'accepted' : 'duplicate';
+    });
+  }
+
+  async expireWebhooks(receivedBefore: number): Promise<number> {
+    this.open('expireWebhooks');
+    checkInstant(receivedBefore, 'expireWebhooks: receivedBefore');
+    return this.committer.submit(true, async (client) => {
+      const deleted = await client.query('DELETE FROM reqon_webhook_inbox WHERE claimed_run IS NULL AND received_at < $1', [receivedBefore]);
+      return deleted.rowCount ?? 0;
+    });
+  }
+
+  async webhookDelivered(path: string, eventId: string): Promise<boolean> {
+    this.open('webhookDelivered');
+    const { rowCount } = await this.query('SELECT 1 FROM reqon_webhook_inbox WHERE path = $1 AND event_id = $2', [path, eventId]);
+    return rowCount !== 0;
+  }
+
+  async webhookInbox(path: string): Promise<InboxDelivery[]> {
+    this.open('webhookInbox');
+    const { rows } = await this.query<{ event_id: string; payload: string; received_at: number }>(
+      'SELECT event_id, payload, received_at FROM reqon_webhook_inbox WHERE path = $1 AND claimed_run IS NULL ORDER BY received_at, event_id COLLATE "C"',
+      [path],
+    );
+    return rows.map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown, receivedAt: r.received_at }));
+  }
+
+  async allDeliveries(): Promise<StoredDelivery[]> {
+    this.open('allDeliveries');
+    const { rows } = await this.query<{ path: string; event_id: string; payload: string; received_at: number; claimed_run: string | null; claimed_wait: string | null }>(
+      'SELECT path, event_id, payload, received_at, claimed_run, claimed_wait FROM reqon_webhook_inbox ORDER BY path COLLATE "C", received_at, event_id COLLATE "C"',
+    );
+    return rows.map((r) => ({
+      path: r.path,
+      eventId: r.event_id,
+      payload: JSON.parse(r.payload) as unknown,
+      receivedAt: r.received_at,
+      claimedRun: r.claimed_run,
+      claimedWait: r.claimed_wait,
+    }));
+  }
+
+  async upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord> {
+    this.open('upsertSchedule');
+    return this.committer.submit(true, (client) => schedules.upsertSchedule(client, schedule));
+  }
+
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    this.open('listSchedules');
+    return this.withClient((client) => schedules.listSchedules(client));
+  }
+
+  async getSchedule(mission: string): Promise<ScheduleRecord | undefined> {
+    this.open('getSchedule');
+    return this.withClient((client) => schedules.getSchedule(client, mission));
+  }
+
+  async fireSchedule(request: FireRequest): Promise<FireOutcome> {
+    this.open('fireSchedule');
+    checkId(request?.owner, 'fireSchedule: owner');
+    checkTtl(request.ttlMs, 'fireSchedule');
+    checkId(request.run?.runId, 'fireSchedule: runId');
+    checkInstant(request.run.createdAt, 'fireSchedule: createdAt');
+    const events = schedules.prepareFire(request);
+    return this.committer.submit(true, (client) => schedules.fireSchedule(client, request, events));
+  }
+
+  async scheduleFirings(mission: string): Promise<ScheduleFiring[]> {
+    this.open('scheduleFirings');
+    return this.withClient((client) => schedules.scheduleFirings(client, mission));
+  }
+
+  async retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]> {
+    this.open('retryCandidates');
+    return this.withClient((client) => schedules.retryCandidates(client, mission, maxRetries));
+  }
+
+  async restoreFirings(firings: ScheduleFiring[]): Promise<void> {
+    this.open('restoreFirings');
+    if (!Array.isArray(firings)) throw new Error(`restoreFirings: firings must be an array but got: ${describe(firings)}`);
+    return this.committer.submit(true, (client) => schedules.restoreFirings(client, firings));
+  }
+
+  stats(): LogStats {
+    return {
+      transactions: this.committer.transactions + this.singleTransactions,
+      // One WAL flush per durable group; PostgreSQL also flushes for each single lease statement.
+      fsyncs: this.committer.durableGroups,
+      commits: this.commits,
+      durableCommits: this.durableCommits,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.committer.idle();
+    await this.pool.end();
+  }
+
+  private async leaseLost(lease: Lease, client?: pg.PoolClient): Promise<Error> {
+    const text = 'SELECT owner, lease_epoch FROM reqon_runs WHERE run_id = $1';
+    const { rows } = client ? await client.query<{ owner: string | null; lease_epoch: number }>(text, [lease.runId]) : await this.query<{ owner: string | null; lease_epoch: number }>(text, [lease.runId]);
+    const current = rows[0];
+    if (current === undefined) return new RunNotFoundError(lease.runId);
+    return new LeaseLostError(lease.runId, lease.owner, lease.epoch, { owner: current.owner, epoch: current.lease_epoch });
+  }
+
+  private open(operation: string): void {
+    if (this.closed) throw new LogClosedError(operation);
+  }
+}

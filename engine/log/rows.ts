@@ -1,0 +1,133 @@
+/**
+ * Row shapes of reqon_runs / reqon_events (the same columns on every backend) and their mapping
+ * to the log's records, with the checks every backend makes before a value reaches SQL.
+ * Invariant: each row's JSON columns are parsed exactly once, here.
+ */
+import type { EventType, NewEvent, StoredEvent } from './events.js';
+import type { RunRecord, RunStatus } from './log.js';
+
+export interface RunRow {
+  run_id: string;
+  mission: string;
+  mission_hash: string;
+  mission_files: string;
+  options: string;
+  status: RunStatus;
+  created_at: number;
+  updated_at: number;
+  last_seq: number;
+  owner: string | null;
+  lease_epoch: number;
+  lease_expires_at: number | null;
+  wake_at: number | null;
+  waiting_on: string | null;
+}
+
+export interface EventRow {
+  run_id: string;
+  seq: number;
+  type: string;
+  step_path: string;
+  payload: string;
+  recorded_at: number;
+}
+
+export function toRunRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    mission: row.mission,
+    missionHash: row.mission_hash,
+    missionFiles: JSON.parse(row.mission_files) as RunRecord['missionFiles'],
+    options: JSON.parse(row.options) as RunRecord['options'],
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastSeq: row.last_seq,
+    owner: row.owner,
+    leaseEpoch: row.lease_epoch,
+    leaseExpiresAt: row.lease_expires_at,
+    wakeAt: row.wake_at,
+    waitingOn: row.waiting_on,
+  };
+}
+
+export function toStoredEvent(row: EventRow): StoredEvent {
+  // Decoded from storage: the row's type names its payload's shape.
+  return {
+    runId: row.run_id,
+    seq: row.seq,
+    type: row.type as EventType,
+    stepPath: row.step_path,
+    payload: JSON.parse(row.payload) as StoredEvent['payload'],
+    recordedAt: row.recorded_at,
+  } as StoredEvent;
+}
+
+/** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */
+export interface PreparedEvent {
+  type: string;
+  stepPath: string;
+  payloadJson: string;
+  recordedAt: number;
+}
+
+/** Validates an event before it reaches SQL, so bad input gets a message instead of a constraint error. */
+export function prepareEvent(event: NewEvent, where: string): PreparedEvent {
+  if (typeof event !== 'object' || event === null) throw new Error(`${where}: expected an event object but got: ${describe(event)}`);
+  if (typeof event.type !== 'string' || (event.type as string) === '') {
+    throw new Error(`${where}: event type must be a non-empty string but got: ${describe(event.type)}`);
+  }
+  if (typeof event.stepPath !== 'string') {
+    throw new Error(`${where}: stepPath of '${event.type}' must be a string ('' for run-level events) but got: ${describe(event.stepPath)}`);
+  }
+  checkInstant(event.recordedAt, `${where}: recordedAt of '${event.type}'`);
+  const payloadJson = JSON.stringify(event.payload);
+  if (payloadJson === undefined) {
+    throw new Error(`${where}: payload of '${event.type}' is not JSON-serialisable (got: ${describe(event.payload)})`);
+  }
+  return { type: event.type, stepPath: event.stepPath, payloadJson, recordedAt: event.recordedAt };
+}
+
+/**
+ * The event as `read` will return it: the payload goes through JSON, so the live run and a later
+ * replay see the same values (no `undefined` fields, no Date objects, no shared references).
+ * The payload is parsed on first access: the engine's own writers never look at the events a
+ * commit returns, and re-parsing every payload (a whole page of records, for a paginated fetch)
+ * on the hot path cost time and doubled the memory a large commit holds. It is an own,
+ * enumerable property, so spreading, comparing and serialising the event see it as before.
+ */
+export function storedFrom(runId: string, seq: number, event: PreparedEvent): StoredEvent {
+  const stored = { runId, seq, type: event.type as EventType, stepPath: event.stepPath } as StoredEvent;
+  let json: string | undefined = event.payloadJson;
+  let payload: StoredEvent['payload'] | undefined;
+  Object.defineProperty(stored, 'payload', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (json !== undefined) {
+        payload = JSON.parse(json) as StoredEvent['payload'];
+        json = undefined;
+      }
+      return payload;
+    },
+    set(value: StoredEvent['payload']) {
+      json = undefined;
+      payload = value;
+    },
+  });
+  stored.recordedAt = event.recordedAt;
+  return stored;
+}
+
+export function checkInstant(value: unknown, what: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw new Error(`${what} must be whole milliseconds since the epoch but got: ${describe(value)}`);
+  }
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `array (${value.length} items)`;
+  const text = typeof value === 'object' ? '' : ` (${String(value).slice(0, 40)})`;
+  return `${typeof value}${text}`;
+}
