@@ -67,6 +67,11 @@ const COMMANDS: readonly CommandEntry[] = [
     summary: 'replay a run against its log without effects and report any divergence',
     load: async () => (await import('./commands/verify.js')).command,
   },
+  {
+    name: 'log',
+    summary: 'copy a whole log to another database (reqon log copy --from FILE --to postgres://…), verified',
+    load: async () => (await import('./commands/log.js')).command,
+  },
   { name: 'studio', summary: 'open the studio (Electron, or the browser build on 127.0.0.1)', load: async () => (await import('./commands/studio.js')).command },
 ];
 

@@ -1,0 +1,56 @@
+/**
+ * `reqon log copy --from LOG --to LOG [--append]` — copies a whole log (runs with their events
+ * and seqs, the webhook inbox, schedules and their firings, sql/nosql store tables) from one
+ * database to another, e.g. an embedded SQLite file to the PostgreSQL log many workers share,
+ * and verifies the copy (log-copy.ts). Leases are dropped: stop the source's workers first.
+ */
+import type { Command } from 'commander';
+import { copyLog, LogCopyError } from '../log-copy.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { cliEnv, openCliLog } from '../engine-context.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd
+      .argument('<action>', 'what to do with the log: copy')
+      .option('--from <log>', 'the log to copy: a SQLite file or postgres://USER@HOST:PORT/DB')
+      .option('--to <log>', 'the log to copy into: a SQLite file or postgres://USER@HOST:PORT/DB')
+      .option('--append', 'copy into a target that already holds runs (a run id already there is an error)');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    if (args[0] !== 'copy') throw new CliError(`reqon log: unknown action "${String(args[0])}"; expected: copy`);
+    const fromName = options.from;
+    const toName = options.to;
+    if (typeof fromName !== 'string' || fromName === '') throw new CliError('reqon log copy needs --from LOG (a SQLite file or a postgres:// URL)');
+    if (typeof toName !== 'string' || toName === '') throw new CliError('reqon log copy needs --to LOG (a SQLite file or a postgres:// URL)');
+    if (fromName === toName) throw new CliError('reqon log copy: --from and --to name the same log');
+    const from = await openCliLog(fromName);
+    try {
+      const to = await openCliLog(toName);
+      try {
+        const report = await copyLog(from, to, {
+          append: options.append === true,
+          now: cliEnv().clock.now(),
+          progress: (line) => io.stderr(`${line}\n`),
+        });
+        const rows = report.tables.reduce((n, t) => n + t.rows, 0);
+        io.stdout(
+          `✓ copied and verified: ${report.runs} runs, ${report.events} events (every seq compared), ${report.deliveries} webhook deliveries, ` +
+            `${report.schedules} schedules, ${report.firings} firings, ${report.tables.length} store tables (${rows} rows)\n`,
+        );
+        return EXIT_OK;
+      } catch (error) {
+        if (!(error instanceof LogCopyError)) throw error;
+        io.stderr(`reqon log copy: ${error.message}\n`);
+        return EXIT_FAILED;
+      } finally {
+        await to.close();
+      }
+    } finally {
+      await from.close();
+    }
+  },
+};

@@ -1,0 +1,198 @@
+/**
+ * `reqon log copy` through the log contract (engine/cli/log-copy.ts), SQLite → SQLite here (the
+ * PostgreSQL directions go through the same code; see log-copy-postgres when a cluster exists).
+ *
+ * A source log holds: a completed run with sql, nosql and memory store writes; a run that claimed
+ * a webhook delivery and completed; a run suspended on a wait; an unclaimed delivery on a path
+ * nobody waits on; a schedule and its firing's run; a run whose owner died (lease expired). The
+ * copy holds the same runs, events (seq by seq), tables, deliveries, schedules and firings; then,
+ * on the target, the suspended run resumes from a new delivery, the abandoned run is taken over,
+ * the copied delivery is a duplicate for its sender's retry, and the schedule does not fire its
+ * copied firing again — every POST applied once.
+ * Refused: a non-empty target (unless --append), a source run under a live lease. A target that
+ * reads back differently fails verification (no ✓ it did not check).
+ */
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResponse } from '../../engine/env/fake-env.js';
+import { startRun } from '../../engine/executor/run-mission.js';
+import { prepareNewRun } from '../../engine/executor/run-start.js';
+import { command as logCommand } from '../../engine/cli/commands/log.js';
+import { copyLog, LogCopyError } from '../../engine/cli/log-copy.js';
+import type { EventLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
+import { registerSchedule } from '../../engine/worker/schedules.js';
+import { Worker } from '../../engine/worker/worker.js';
+import { timeWorld, type TimeWorld } from '../time/support/time-fixtures.js';
+
+const ITEMS = [
+  { id: 'a', n: 1 },
+  { id: 'b', n: 2 },
+  { id: 'c', n: 3 },
+];
+const STORES = `mission Stores {
+  source Api { auth: none, base: "http://api.test" }
+  store rows: sql("copy_rows")
+  store docs: nosql("copy_docs")
+  store mem: memory("mem")
+  action A {
+    get "/items"
+    for item in response {
+      store { id: item.id, n: item.n } -> rows { key: .id }
+      store { id: item.id, tag: "t" } -> docs { key: .id }
+      store { id: item.id } -> mem { key: .id }
+    }
+    post "/done" { body: { mission: "stores" } }
+  }
+  run A
+}
+`;
+const waitOn = (name: string, hook: string) => `mission ${name} {
+  source Api { auth: none, base: "http://api.test" }
+  store got: sql("copy_got")
+  action A {
+    wait { path: "${hook}", timeout: 864000000 }
+    store response -> got { key: .id }
+    post "/done" { body: { mission: "${name}" } }
+  }
+  run A
+}
+`;
+const SCHEDULED = `mission Hourly {
+  schedule: every 1 hours
+  source Api { auth: none, base: "http://api.test" }
+  action A {
+    post "/done" { body: { mission: "hourly" } }
+  }
+  run A
+}
+`;
+const OPTIONS = { sources: { Api: 'http://api.test' }, env: {} };
+
+let world: TimeWorld | undefined;
+const opened: EventLog[] = [];
+afterEach(async () => {
+  for (const log of opened.splice(0)) await log.close();
+  await world?.cleanup();
+  world = undefined;
+});
+
+async function target(w: TimeWorld, name: string): Promise<EventLog> {
+  const log = await openLog(path.join(w.dir, name));
+  opened.push(log);
+  return log;
+}
+
+function worker(w: TimeWorld, log: EventLog, owner: string): Worker {
+  return new Worker({ log, env: w.env, dataDir: path.join(w.dir, 'data'), owner, pollMs: 100 });
+}
+
+/** Fills the world's log with one of everything the copy must carry; returns the run ids. */
+async function fillSource(w: TimeWorld): Promise<{ waiting: string; abandoned: string }> {
+  const deps = { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') };
+  expect((await startRun(w.mission('stores.vague', STORES), OPTIONS, deps)).status).toBe('completed');
+  expect((await startRun(w.mission('claimed.vague', waitOn('Claimed', '/hooks/a')), OPTIONS, deps)).status).toBe('suspended');
+  expect(await w.log.deliverWebhook('/hooks/a', 'delivery-a', { id: 'from-a' }, w.env.clock.now())).toBe('accepted');
+  const waiting = (await startRun(w.mission('waiting.vague', waitOn('Waiting', '/hooks/b')), OPTIONS, deps)).runId;
+  expect(await w.log.deliverWebhook('/hooks/nobody', 'stray', { id: 'stray' }, w.env.clock.now())).toBe('accepted');
+  const schedule = await registerSchedule(w.log, w.mission('hourly.vague', SCHEDULED), OPTIONS, w.env.clock.now());
+  await w.env.clock.advance(schedule.nextFireAt! - w.env.clock.now());
+  const first = worker(w, w.log, 'source-worker');
+  await first.tick();
+  await first.drain();
+  const prepared = prepareNewRun(w.mission('abandoned.vague', STORES), OPTIONS, { ...deps, owner: 'other-host:4242:gone', leaseTtlMs: 1000 });
+  await w.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
+  await w.env.clock.advance(1001);
+  return { waiting, abandoned: prepared.run.runId };
+}
+
+describe('reqon log copy', () => {
+  it('copies every run, event, table, delivery, schedule and firing, verified; the copy carries on where the source stopped', async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    const { waiting, abandoned } = await fillSource(w);
+    const sourceRuns = await w.log.listRuns();
+    expect(sourceRuns.map((r) => `${r.mission}:${r.status}`).sort()).toEqual(['Claimed:completed', 'Hourly:completed', 'Stores:completed', 'Stores:running', 'Waiting:suspended']);
+    const applied = [...w.applied.values()];
+    expect(applied).toEqual([1, 1, 1]);
+
+    const to = await target(w, 'copy.db');
+    const lines: string[] = [];
+    const report = await copyLog(w.log, to, { now: w.env.clock.now(), progress: (l) => lines.push(l) });
+    expect(report).toMatchObject({ runs: 5, deliveries: 2, schedules: 1, firings: 1 });
+    expect(report.events).toBe(sourceRuns.reduce((n, r) => n + r.lastSeq, 0));
+    expect(report.tables.map((t) => `${t.storeKind}:${t.table}:${t.rows}`).sort()).toEqual(['nosql:copy_docs:3', 'sql:copy_got:1', 'sql:copy_rows:3']);
+    expect(lines).toContain('copied 5/5 runs (' + report.events + ' events)');
+    expect(await to.readTable('sql', 'copy_rows')).toEqual(await w.log.readTable('sql', 'copy_rows'));
+    expect((await to.getRun(abandoned))?.owner).toBeNull();
+
+    // The copy carries on: the sender's retry of a copied delivery is a duplicate, a new one
+    // resumes the waiting run, the abandoned run is taken over, the schedule's copied firing is not fired again.
+    expect(await to.deliverWebhook('/hooks/a', 'delivery-a', { id: 'from-a' }, w.env.clock.now())).toBe('duplicate');
+    expect(await to.webhookInbox('/hooks/nobody')).toHaveLength(1);
+    expect(await to.deliverWebhook('/hooks/b', 'delivery-b', { id: 'from-b' }, w.env.clock.now())).toBe('accepted');
+    const carryOn = worker(w, to, 'target-worker');
+    await carryOn.tick();
+    await carryOn.drain();
+    expect((await to.getRun(waiting))?.status).toBe('completed');
+    expect((await to.getRun(abandoned))?.status).toBe('completed');
+    expect((await to.listRuns()).filter((r) => r.mission === 'Hourly')).toHaveLength(1);
+    expect(await to.readTable('sql', 'copy_got')).toEqual([
+      { key: 'from-a', record: { id: 'from-a' } },
+      { key: 'from-b', record: { id: 'from-b' } },
+    ]);
+    // Waiting's and Abandoned's POSTs, once each; the copied ones were not sent again.
+    expect([...w.applied.values()]).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('refuses a non-empty target unless --append, and a source run under a live lease', async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    const deps = { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') };
+    await startRun(w.mission('stores.vague', STORES), OPTIONS, deps);
+    const to = await target(w, 'copy.db');
+    await copyLog(w.log, to, { now: w.env.clock.now() });
+    await expect(copyLog(w.log, to, { now: w.env.clock.now() })).rejects.toThrow(/^the target log is not empty \(it holds run run_.*\); copy into an empty log, or pass --append/);
+    await expect(copyLog(w.log, to, { now: w.env.clock.now(), append: true })).rejects.toThrow(/^run run_\S+ is already in the target log$/);
+
+    const prepared = prepareNewRun(w.mission('live.vague', STORES), OPTIONS, { ...deps, owner: 'busy-host:77:live', leaseTtlMs: 60_000 });
+    await w.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
+    const empty = await target(w, 'empty.db');
+    await expect(copyLog(w.log, empty, { now: w.env.clock.now() })).rejects.toThrow(
+      new RegExp(`^run ${prepared.run.runId} is owned by busy-host:77:live until .*: stop the workers on the source log before copying it`),
+    );
+    expect(await empty.listRuns()).toEqual([]);
+  });
+
+  it('a target that reads back differently fails verification, naming the run and seq', async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    const run = await startRun(w.mission('stores.vague', STORES), OPTIONS, { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') });
+    const to = await target(w, 'copy.db');
+    const read = to.read.bind(to);
+    // A backend that loses one event's payload on the way.
+    to.read = async (runId, opts) => (await read(runId, opts)).map((e) => (e.seq === 3 ? ({ ...e, payload: {} } as typeof e) : e));
+    const failed = await copyLog(w.log, to, { now: w.env.clock.now() }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(LogCopyError);
+    expect((failed as Error).message).toMatch(new RegExp(`^verification failed: run ${run.runId}, seq 3 \\(`));
+  });
+
+  it('the CLI command prints its progress and one checked ✓ line, and refuses a bad invocation clearly', async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    await startRun(w.mission('stores.vague', STORES), OPTIONS, { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') });
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) };
+    const to = path.join(w.dir, 'cli-copy.db');
+    expect(await logCommand.run(['copy'], { from: w.dbPath, to }, io)).toBe(0);
+    expect(out.join('')).toMatch(/^✓ copied and verified: 1 runs, \d+ events \(every seq compared\), 0 webhook deliveries, 0 schedules, 0 firings, 2 store tables \(6 rows\)\n$/);
+    expect(err.join('')).toContain('copied 1/1 runs');
+    out.length = 0;
+    expect(await logCommand.run(['copy'], { from: w.dbPath, to }, io)).toBe(1);
+    expect(out).toEqual([]);
+    expect(err.join('')).toMatch(/reqon log copy: the target log is not empty/);
+    await expect(logCommand.run(['move'], { from: w.dbPath, to }, io)).rejects.toThrow('reqon log: unknown action "move"; expected: copy');
+    await expect(logCommand.run(['copy'], { from: w.dbPath }, io)).rejects.toThrow('reqon log copy needs --to LOG');
+  });
+});
