@@ -1,5 +1,6 @@
 /**
- * `file("target")` stores: one JSON object `{key: record}` at `<dataDir>/<target>.json`.
+ * `file("target")` stores: one JSON object `{key: record}` at `<dataDir>/<target>.json`, its
+ * members in insertion order (a rewrite of a key keeps its place), which is the order it is listed in.
  *
  * Every write rewrites the file atomically (atomic-file.ts) under a cross-process lock
  * (file-lock.ts), so: a crash leaves the old or the new file, never a torn one; two processes
@@ -16,9 +17,9 @@ import { fsyncDir, removeAbandonedTemps, writeFileAtomic } from './atomic-file.j
 import { DEFAULT_LOCK_OPTIONS, errorCode, processExists, withFileLock, type FileLockOptions } from './file-lock.js';
 import { assertRecord, describeValue } from './keys.js';
 import { resolveStoredRecord } from './merge.js';
-import { stableStringify } from './stable-json.js';
+import { stableStringifyEntries, topLevelKeys } from './stable-json.js';
 import { StoreError } from './store-error.js';
-import { compareKeys, type ExternalStore, type StoredRecord, type StoreWrite } from './store-adapter.js';
+import type { ExternalStore, StoredRecord, StoreWrite } from './store-adapter.js';
 
 export interface FileStore extends ExternalStore {
   readonly kind: 'file';
@@ -56,7 +57,7 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
         records.set(write.key, stored);
         results.push({ key: write.key, record: stored });
       }
-      const next = stableStringify(Object.fromEntries(records));
+      const next = stableStringifyEntries(records);
       // A replayed batch that changes nothing costs no disk write.
       if (next !== text) await writeFileAtomic(path, next);
       return results;
@@ -76,7 +77,7 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
     async list() {
       await refuseSymlinks(root, path, target);
       const { records } = await readStoreFile(path);
-      return [...records.entries()].sort(([a], [b]) => compareKeys(a, b)).map(([key, record]) => ({ key, record }));
+      return [...records.entries()].map(([key, record]) => ({ key, record }));
     },
     async get(key) {
       await refuseSymlinks(root, path, target);
@@ -149,8 +150,10 @@ async function readStoreFile(path: string): Promise<{ text: string | undefined; 
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     corrupt(`must hold a JSON object {key: record} but holds ${describeValue(parsed)}`);
   }
+  // The file lists its records in insertion order; the parsed object would put "2" before "10".
   const records = new Map<string, Record<string, unknown>>();
-  for (const [key, record] of Object.entries(parsed as Record<string, unknown>)) {
+  for (const key of topLevelKeys(text)) {
+    const record = (parsed as Record<string, unknown>)[key];
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
       corrupt(`holds ${describeValue(record)} under key ${JSON.stringify(key)} where a record object belongs`);
     }

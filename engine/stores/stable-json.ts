@@ -8,6 +8,55 @@ export function stableStringify(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
+/**
+ * A store file's text: one JSON object whose members are `entries` in the order given (a store's
+ * insertion order, which a JavaScript object cannot keep: it lists integer-like keys first), each
+ * value in the canonical form above. An empty store is `{}`.
+ */
+export function stableStringifyEntries(entries: Iterable<readonly [string, unknown]>): string {
+  const members: string[] = [];
+  for (const [key, value] of entries) {
+    // JSON.stringify escapes newlines inside strings, so every "\n" here is between tokens.
+    members.push(`  ${JSON.stringify(key)}: ${JSON.stringify(sortKeys(value), null, 2).replaceAll('\n', '\n  ')}`);
+  }
+  return members.length === 0 ? '{}\n' : `{\n${members.join(',\n')}\n}\n`;
+}
+
+/**
+ * The member names of the top-level JSON object in `text`, in the order they appear (first
+ * occurrence of a repeated name). `text` must already have parsed as an object.
+ */
+export function topLevelKeys(text: string): string[] {
+  const keys: string[] = [];
+  const seen = new Set<string>();
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (!seen.has(key)) {
+          seen.add(key);
+          keys.push(key);
+        }
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      depth++;
+      if (depth === 1) expectKey = c === '{';
+    } else if (c === '}' || c === ']') {
+      depth--;
+    } else if (c === ',' && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return keys;
+}
+
 /** The same canonical form on one line, no spaces: what a record's content key hashes (keys.ts). */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? 'null';

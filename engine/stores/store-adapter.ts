@@ -29,12 +29,15 @@ export interface ExternalStore {
    * the final state is what idempotence promises.
    */
   write(writes: StoreWrite[]): Promise<StoredRecord[]>;
-  /** Every record, sorted by key (plain string order). */
+  /**
+   * Every record: a file store's in insertion order (the order of the file), a postgrest store's
+   * sorted by key, since its table is the user's and holds no order of ours.
+   */
   list(): Promise<StoredRecord[]>;
   get(key: string): Promise<Record<string, unknown> | undefined>;
 }
 
-/** Plain string order on keys, the one order every store listing uses. */
+/** Plain string order on keys: how displays (`reqon store`, the inspector) and postgrest listings sort. */
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -30,7 +30,7 @@ describe('sql store field names that cannot be columns', () => {
     const db = new Database(t.dbPath, { readonly: true });
     try {
       const columns = (db.prepare("SELECT name FROM pragma_table_info('orders')").all() as { name: string }[]).map((c) => c.name).sort();
-      expect(columns).toEqual(['_key', '_record', 'id', 'ok', '😀'].sort());
+      expect(columns).toEqual(['_seq', '_key', '_record', 'id', 'ok', '😀'].sort());
       expect(db.prepare("SELECT ok FROM orders WHERE _key = 'k2'").get()).toEqual({ ok: 'yes' });
     } finally {
       db.close();

@@ -25,7 +25,7 @@ async function storeError(promise: Promise<unknown> | (() => unknown)): Promise<
 }
 
 describe('file store: contents and format', () => {
-  it('writes one pretty-printed JSON object with sorted keys, and a .gitignore', async () => {
+  it('writes one pretty-printed JSON object, records in insertion order with sorted fields, and a .gitignore', async () => {
     const store = openFileStore(dataDir, 'orders');
     expect(fs.existsSync(dataDir)).toBe(false); // opening touches nothing
     await store.write([
@@ -34,7 +34,7 @@ describe('file store: contents and format', () => {
     ]);
     expect(store.path).toBe(path.join(dataDir, 'orders.json'));
     expect(fs.readFileSync(store.path, 'utf8')).toBe(
-      '{\n  "a": {\n    "id": "a",\n    "z": {\n      "x": 2,\n      "y": 1\n    }\n  },\n  "b": {\n    "id": "b",\n    "total": 2\n  }\n}\n',
+      '{\n  "b": {\n    "id": "b",\n    "total": 2\n  },\n  "a": {\n    "id": "a",\n    "z": {\n      "x": 2,\n      "y": 1\n    }\n  }\n}\n',
     );
     expect(fs.readFileSync(path.join(dataDir, '.gitignore'), 'utf8')).toBe('*\n');
     expect(fs.readdirSync(dataDir).sort()).toStrictEqual(['.gitignore', 'orders.json']); // no lock or temp left
@@ -251,6 +251,10 @@ describe('file store: lock', () => {
     );
     const all = await writers[0]!.list();
     expect(all).toHaveLength(100);
-    expect(all[0]).toStrictEqual({ key: 'w0-00', record: { w: 0, i: 0 } });
+    // Each writer's records in the order it wrote them (the writers interleave).
+    for (let w = 0; w < 4; w++) {
+      const mine = all.filter((entry) => entry.record['w'] === w).map((entry) => entry.key);
+      expect(mine).toStrictEqual(Array.from({ length: 25 }, (_, i) => `w${w}-${String(i).padStart(2, '0')}`));
+    }
   });
 });
