@@ -56,6 +56,7 @@ import { migrate } from './migrations.js';
 import { insertEvents, insertRun } from './run-sql.js';
 import * as schedules from './schedules.js';
 import { PgTableStores } from './table-store.js';
+import { listenForWork, notifyWork, WORK_CHANNEL } from './work-signals.js';
 
 const INT8_OID = 20;
 
@@ -93,7 +94,11 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
   // An idle connection that breaks (server restart) is dropped by the pool and reported here;
   // unheard, that 'error' would kill the process. The next query opens a new connection.
   pool.on('error', () => undefined);
-  const log = new PostgresEventLog(pool, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production');
+  const log = new PostgresEventLog(pool, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', {
+    connectionString: url,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+    application_name: 'reqon-listen',
+  });
   try {
     const client = await log.connect();
     try {
@@ -121,6 +126,8 @@ class PostgresEventLog implements EventLog {
     private readonly pool: pg.Pool,
     private readonly target: string,
     private readonly debugChecks: boolean,
+    /** For the dedicated LISTEN connection of watchWork. */
+    private readonly listenConfig: pg.ClientConfig,
   ) {
     this.committer = new PgGroupCommitter(() => this.connect(), () => this.tables.invalidate());
   }
@@ -130,7 +137,7 @@ class PostgresEventLog implements EventLog {
     try {
       return await this.pool.connect();
     } catch (error) {
-      throw new LogConnectionError(this.target, (error as Error).message || String(error), { cause: error });
+      throw new LogConnectionError(this.target, reasonOf(error), { cause: error });
     }
   }
 
@@ -168,6 +175,7 @@ class PostgresEventLog implements EventLog {
     return this.committer.submit(true, async (client) => {
       const expiresAt = await insertRun(client, run, owner, ttlMs, prepared.length);
       await insertEvents(client, run.runId, 1, prepared);
+      await notifyWork(client);
       return {
         lease: { runId: run.runId, owner, epoch: 1, expiresAt },
         events: prepared.map((event, i) => storedFrom(run.runId, i + 1, event)),
@@ -216,11 +224,12 @@ class PostgresEventLog implements EventLog {
   async release(lease: Lease): Promise<void> {
     this.open('release');
     this.singleTransactions++;
-    await this.query('UPDATE reqon_runs SET owner = NULL, lease_expires_at = NULL WHERE run_id = $1 AND owner = $2 AND lease_epoch = $3', [
-      lease.runId,
-      lease.owner,
-      lease.epoch,
-    ]);
+    // One statement: the NOTIFY goes out with the release's commit, and only if it released.
+    await this.query(
+      `WITH released AS (UPDATE reqon_runs SET owner = NULL, lease_expires_at = NULL WHERE run_id = $1 AND owner = $2 AND lease_epoch = $3 RETURNING 1)
+       SELECT pg_notify('${WORK_CHANNEL}', '') FROM released`,
+      [lease.runId, lease.owner, lease.epoch],
+    );
   }
 
   async commit(lease: Lease, entries: CommitEntry[], opts: CommitOptions): Promise<StoredEvent[]> {
@@ -284,6 +293,8 @@ class PostgresEventLog implements EventLog {
       ],
     );
     if (rows[0] === undefined) throw await this.leaseLost(lease, client);
+    // Work for another worker: a timer to wait for, or a run left running without an owner.
+    if (status?.status === 'suspended' || (status?.releaseLease === true && status.status === 'running')) await notifyWork(client);
     const firstSeq = rows[0].last_seq - appended.length + 1;
     const prepared: PreparedEvent[] = [];
     for (const step of appended) {
@@ -410,6 +421,7 @@ class PostgresEventLog implements EventLog {
           if (claimed.rowCount !== 1) throw notWaiting;
         }
         await insertEvents(client, runId, rows[0].last_seq, [prepared]);
+        await notifyWork(client);
         return 'resumed' as const;
       })
       .catch((error: unknown) => {
@@ -462,7 +474,9 @@ class PostgresEventLog implements EventLog {
         'INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (path, event_id) DO NOTHING',
         [path, eventId, json, receivedAt],
       );
-      return inserted.rowCount === 1 ? 'accepted' : 'duplicate';
+      if (inserted.rowCount !== 1) return 'duplicate';
+      await notifyWork(client);
+      return 'accepted';
     });
   }
 
@@ -507,7 +521,11 @@ class PostgresEventLog implements EventLog {
 
   async upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord> {
     this.open('upsertSchedule');
-    return this.committer.submit(true, (client) => schedules.upsertSchedule(client, schedule));
+    return this.committer.submit(true, async (client) => {
+      const record = await schedules.upsertSchedule(client, schedule);
+      await notifyWork(client);
+      return record;
+    });
   }
 
   async listSchedules(): Promise<ScheduleRecord[]> {
@@ -546,6 +564,15 @@ class PostgresEventLog implements EventLog {
     return this.committer.submit(true, (client) => schedules.restoreFirings(client, firings));
   }
 
+  async watchWork(listener: () => void): Promise<() => Promise<void>> {
+    this.open('watchWork');
+    try {
+      return await listenForWork(this.listenConfig, listener);
+    } catch (error) {
+      throw new LogConnectionError(this.target, reasonOf(error), { cause: error });
+    }
+  }
+
   stats(): LogStats {
     return {
       transactions: this.committer.transactions + this.singleTransactions,
@@ -574,4 +601,10 @@ class PostgresEventLog implements EventLog {
   private open(operation: string): void {
     if (this.closed) throw new LogClosedError(operation);
   }
+}
+
+/** A connection failure in words (localhost fails as an AggregateError of its addresses, with no message of its own). */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '') return error.errors.map((e: unknown) => (e as Error)?.message ?? String(e)).join('; ');
+  return error instanceof Error && error.message !== '' ? error.message : String(error);
 }
