@@ -1,27 +1,55 @@
-/** The log's core semantics on a temp SQLite file: seq, atomicity, leases, status, CAS, due runs. */
+/**
+ * The log's core semantics on both backends (a temp SQLite file, a fresh PostgreSQL database):
+ * seq, atomicity, leases, status, CAS, due runs. Lease expiry is judged by the caller's `now` on
+ * SQLite and by the database's clock on PostgreSQL: each has its own tests for that.
+ */
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, RunNotFoundError, type Lease } from '../../engine/log/log.js';
+import { LeaseLostError, LogVersionError, RunNotFoundError, type Lease } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
-import { newRun, openTempLog, started, storeWrite, value, type TempLog } from './helpers.js';
+import { SCHEMA_VERSION as PG_SCHEMA_VERSION } from '../../engine/log/postgres/migrations.js';
+import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
+import { newRun, started, storeWrite, value } from './helpers.js';
 
-let t: TempLog;
-beforeEach(async () => {
-  t = await openTempLog();
-});
-afterEach(async () => {
-  await t.cleanup();
-});
+/** Runs `sql` on the test's PostgreSQL database directly (another client, not the engine's). */
+async function pgQuery<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, sql: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The PostgreSQL server's clock in epoch ms, as the log reads it. */
+async function dbNow(url: string): Promise<number> {
+  const [row] = await pgQuery<{ now: string }>(url, 'SELECT reqon_now_ms() AS now');
+  return Number(row!.now);
+}
 
 function isLease(x: unknown): x is Lease {
   return typeof x === 'object' && x !== null && 'epoch' in x;
 }
 
+describe.each(backends)('%s log', (backend: Backend) => {
+  const onSqlite = backend === 'sqlite';
+  let t: TempLog;
+  beforeEach(async () => {
+    t = await openTempLog(backend);
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
 describe('createRun and reads', () => {
   it('creates a running run owned by the creator, with its first events from seq 1', async () => {
     const { lease, events } = await t.log.createRun(newRun('r1', 1_000), 'w1', 30_000, [started()]);
-    expect(lease).toEqual({ runId: 'r1', owner: 'w1', epoch: 1, expiresAt: 31_000 });
+    // SQLite: createdAt + ttl; PostgreSQL: the database's clock + ttl (its own test below).
+    const expiresAt = onSqlite ? 31_000 : lease.expiresAt;
+    expect(lease).toEqual({ runId: 'r1', owner: 'w1', epoch: 1, expiresAt });
     expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'run.started']]);
     const run = await t.log.getRun('r1');
     expect(run).toMatchObject({
@@ -30,7 +58,7 @@ describe('createRun and reads', () => {
       lastSeq: 1,
       owner: 'w1',
       leaseEpoch: 1,
-      leaseExpiresAt: 31_000,
+      leaseExpiresAt: expiresAt,
       wakeAt: null,
       waitingOn: null,
       createdAt: 1_000,
@@ -164,6 +192,7 @@ describe('commit atomicity and store tables', () => {
     );
     // Insertion order (reference §B.4), not key order.
     expect((await t.log.readTable('sql', 'orders')).map((r) => r.key)).toEqual(['b', 'a']);
+    if (onSqlite) {
     const db = new Database(t.dbPath, { readonly: true });
     try {
       const rows = db.prepare('SELECT _key, id, total, paid, tags, meta, "none", "odd ""name""" AS odd FROM orders ORDER BY _key').all();
@@ -178,6 +207,18 @@ describe('commit atomicity and store tables', () => {
       expect(db.prepare('SELECT sum(total) AS s FROM orders WHERE total > 1').get()).toEqual({ s: 25 });
     } finally {
       db.close();
+    }
+    } else {
+      // Projected columns are jsonb, case-sensitive (Total and total are two columns).
+      const rows = await pgQuery(t.target, 'SELECT _key, id, total, "Total", paid, tags, meta, "none", "odd ""name""" AS odd FROM orders ORDER BY _key');
+      expect(rows).toEqual([
+        { _key: 'a', id: 'a', total: 5, Total: 'case-clash', paid: null, tags: null, meta: null, none: null, odd: 'q' },
+        { _key: 'b', id: 'b', total: 20, Total: null, paid: true, tags: ['x'], meta: { n: 1 }, none: null, odd: null },
+      ]);
+      const [a] = await pgQuery<{ _record: string }>(t.target, "SELECT _record FROM orders WHERE _key = 'a'");
+      expect(JSON.parse(a!._record)).toEqual({ id: 'a', total: 5, Total: 'case-clash', _key: 'spoof', 'odd "name"': 'q' });
+      expect(await pgQuery(t.target, "SELECT _doc::jsonb ->> 'name' AS name FROM people")).toEqual([{ name: 'Ada' }]);
+      expect(await pgQuery(t.target, 'SELECT sum(total::numeric)::int AS s FROM orders WHERE total::numeric > 1')).toEqual([{ s: 25 }]);
     }
     expect(await t.log.readTable('nosql', 'people')).toEqual([{ key: 'p1', record: { name: 'Ada', langs: ['en'] } }]);
     expect(await t.log.readTable('nosql', 'never_written')).toEqual([]);
@@ -201,7 +242,7 @@ describe('commit atomicity and store tables', () => {
 });
 
 describe('leases and fencing', () => {
-  it('refuses a second owner while the lease is live, hands over once it expired, and fences the old owner', async () => {
+  it.runIf(onSqlite)('SQLite: refuses a second owner while the lease is live, hands over once it expired, and fences the old owner', async () => {
     const { lease: old } = await t.log.createRun(newRun('r1', 0), 'w1', 1_000, [started(0)]);
     expect(await t.log.acquire('r1', 'w2', 999, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_000 });
     expect(await t.log.acquire('r1', 'w1', 500, 1_000)).toEqual({ heldBy: 'w1', expiresAt: 1_000 });
@@ -223,7 +264,7 @@ describe('leases and fencing', () => {
     expect(written[0]?.seq).toBe(2);
   });
 
-  it('renews, releases, and lets the next acquire bump the epoch', async () => {
+  it.runIf(onSqlite)('SQLite: renews, releases, and lets the next acquire bump the epoch', async () => {
     const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 1_000, []);
     const renewed = await t.log.renew(lease, 900, 1_000);
     expect(renewed.expiresAt).toBe(1_900);
@@ -280,7 +321,7 @@ describe('suspension, resume and due runs', () => {
     expect(await t.log.acquire('r1', 'w2', 1, 1_000)).toMatchObject({ owner: 'w2', epoch: 2 });
   });
 
-  it('dueRuns returns due timers and running runs whose owner is gone, not live or future ones', async () => {
+  it.runIf(onSqlite)('SQLite: dueRuns returns due timers and running runs whose owner is gone, not live or future ones', async () => {
     const suspend = async (runId: string, wakeAt: number | null) => {
       const { lease } = await t.log.createRun(newRun(runId, 0), 'w', 100, []);
       await t.log.commit(lease, [], { durable: false, status: { status: 'suspended', wakeAt, waitingOn: `pause:${runId}`, releaseLease: true } });
@@ -305,7 +346,7 @@ describe('suspension, resume and due runs', () => {
 });
 
 describe('schema and opening', () => {
-  it('migrates to user_version, enforces append-only events and reopens idempotently', async () => {
+  it.runIf(onSqlite)('SQLite: migrates to user_version, enforces append-only events and reopens idempotently', async () => {
     const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
     await t.log.commit(lease, [value(1)], { durable: true });
     const db = new Database(t.dbPath);
@@ -334,18 +375,149 @@ describe('schema and opening', () => {
     await second.close();
   });
 
-  it('refuses a database from a newer engine, a postgres URL for now, and use after close', async () => {
+  it.runIf(onSqlite)('SQLite: refuses a database from a newer engine, and use after close', async () => {
     const db = new Database(t.dbPath);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     await expect(openLog(t.dbPath)).rejects.toThrow(`schema version ${SCHEMA_VERSION + 1}, newer than this engine knows (${SCHEMA_VERSION}); upgrade reqon`);
-    await expect(openLog('postgres://u:secret@127.0.0.1/db')).rejects.toThrow(/PostgreSQL log backend is not available yet/);
-    await expect(openLog('postgres://u:secret@127.0.0.1/db')).rejects.not.toThrow(/secret/);
-    const other = await openTempLog();
+    const other = await openTempLog(backend);
     await other.log.close();
     await expect(other.log.read('r1')).rejects.toThrow(/the run log is closed; 'read' was called after close\(\)/);
     await other.cleanup();
   });
+});
+
+describe('PostgreSQL: leases by the database clock', () => {
+  it.runIf(!onSqlite)('a lease expires ttl after the database\'s now, whatever `now` the caller passes', async () => {
+    const before = await dbNow(t.target);
+    const { lease } = await t.log.createRun(newRun('r1', 1_000), 'w1', 60_000, [started()]);
+    const after = await dbNow(t.target);
+    expect(lease.expiresAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(lease.expiresAt).toBeLessThanOrEqual(after + 60_000);
+    // A worker whose clock runs far ahead cannot take a live lease, nor see the run as due.
+    const farFuture = 8_000_000_000_000;
+    expect(await t.log.acquire('r1', 'w2', farFuture, 1_000)).toEqual({ heldBy: 'w1', expiresAt: lease.expiresAt });
+    expect((await t.log.dueRuns(farFuture, 10)).map((r) => r.runId)).toEqual([]);
+    // Renewed from the database's now too, even by a caller whose clock says 1970.
+    const renewed = await t.log.renew(lease, 0, 120_000);
+    expect(renewed.expiresAt).toBeGreaterThanOrEqual(after + 120_000);
+    expect((await t.log.getRun('r1'))?.leaseExpiresAt).toBe(renewed.expiresAt);
+  });
+
+  it.runIf(!onSqlite)('an expired lease (by the database clock) is taken over even by a caller whose clock says 1970, and the old owner is fenced', async () => {
+    const { lease: old } = await t.log.createRun(newRun('r1', 0), 'w1', 200, [started(0)]);
+    // Wait on the database's clock, not ours: the lease is expired once reqon_now_ms() passed it.
+    while ((await dbNow(t.target)) <= old.expiresAt) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await t.log.dueRuns(0, 10)).map((r) => r.runId)).toEqual(['r1']);
+    const taken = await t.log.acquire('r1', 'w2', 0, 60_000);
+    expect(taken).toMatchObject({ runId: 'r1', owner: 'w2', epoch: 2 });
+    expect('run' in taken && taken.run).toMatchObject({ owner: 'w2', leaseEpoch: 2 });
+    await expect(t.log.commit(old, [value('from the old owner')], { durable: true })).rejects.toThrow(
+      /lease on run 'r1' lost: owner 'w1' at epoch 1 is no longer current \(now held by 'w2' at epoch 2\); nothing was written/,
+    );
+    await expect(t.log.renew(old, 0, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    await t.log.release(old);
+    expect((await t.log.getRun('r1'))?.owner).toBe('w2');
+    if (!isLease(taken)) throw new Error('expected a lease');
+    expect((await t.log.commit(taken, [value('new owner')], { durable: false }))[0]?.seq).toBe(2);
+    // A live lease: refused, also to its own holder, unless taken over from a known-dead owner.
+    expect(await t.log.acquire('r1', 'w2', 0, 1_000)).toMatchObject({ heldBy: 'w2' });
+    expect(await t.log.acquire('r1', 'w3', 0, 1_000, { takeOverFrom: 'w2' })).toMatchObject({ owner: 'w3', epoch: 3 });
+    await expect(t.log.acquire('ghost', 'w1', 0, 10)).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+
+  it.runIf(!onSqlite)('dueRuns: timers by the caller\'s now, leases by the database\'s', async () => {
+    const suspend = async (runId: string, wakeAt: number | null) => {
+      const { lease } = await t.log.createRun(newRun(runId, 0), 'w', 60_000, []);
+      await t.log.commit(lease, [], { durable: false, status: { status: 'suspended', wakeAt, waitingOn: `pause:${runId}`, releaseLease: true } });
+    };
+    await suspend('timer-due', 500);
+    await suspend('timer-later', 5_000);
+    await suspend('webhook-only', null);
+    await t.log.createRun(newRun('live', 0), 'w', 600_000, []);
+    const { lease: done } = await t.log.createRun(newRun('done', 0), 'w', 300, []);
+    await t.log.commit(done, [], { durable: false, status: { status: 'completed' } });
+    expect((await t.log.dueRuns(1_000, 10)).map((r) => r.runId)).toEqual(['timer-due']);
+    expect((await t.log.dueRuns(6_000, 10)).map((r) => r.runId)).toEqual(['timer-due', 'timer-later']);
+    expect(await t.log.acquire('timer-due', 'w9', 1_000, 60_000)).toMatchObject({ owner: 'w9' });
+    expect((await t.log.dueRuns(6_000, 10)).map((r) => r.runId)).toEqual(['timer-later']);
+  });
+});
+
+describe('PostgreSQL: concurrency and schema', () => {
+  it.runIf(!onSqlite)('seqs stay contiguous under many writers on many connections racing one run, each fenced by the epoch', async () => {
+    const logs = [t.log, await t.openAnother(), await t.openAnother(), await t.openAnother()];
+    await t.log.createRun(newRun('r1', 0), 'w0', 60_000, [started(0)]);
+    // Every connection takes the lease over in turn and appends; only the current holder's commits land.
+    const results = await Promise.all(
+      logs.map(async (log, i) => {
+        let written = 0;
+        let lost = 0;
+        for (let round = 0; round < 10; round++) {
+          const current = await log.getRun('r1');
+          const taken = await log.acquire('r1', `w${i}`, 0, 60_000, { takeOverFrom: current?.owner ?? undefined });
+          if (!isLease(taken)) continue;
+          for (let k = 0; k < 3; k++) {
+            try {
+              written += (await log.commit(taken, [value({ i, round, k }), value({ i, round, k, second: true })], { durable: k === 2 })).length;
+            } catch (error) {
+              expect(error).toBeInstanceOf(LeaseLostError);
+              lost++;
+              break;
+            }
+          }
+        }
+        return { written, lost };
+      }),
+    );
+    const events = await t.log.read('r1');
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    expect(events.length).toBe(1 + results.reduce((sum, r) => sum + r.written, 0));
+    expect((await t.log.getRun('r1'))?.lastSeq).toBe(events.length);
+    // Each commit's two events are adjacent: no other writer's event between them.
+    for (let i = 1; i < events.length; i += 2) {
+      const [first, second] = [events[i]!.payload, events[i + 1]!.payload] as { value: Record<string, unknown> }[];
+      expect({ ...first!.value, second: true }).toEqual(second!.value);
+    }
+  });
+
+  it.runIf(!onSqlite)('resume CAS across connections: of many resumers on many connections exactly one wins', async () => {
+    const logs = [t.log, await t.openAnother(), await t.openAnother()];
+    const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 60_000, [started(0)]);
+    await t.log.commit(lease, [], { durable: true, status: { status: 'suspended', waitingOn: 'pause:p1', releaseLease: true } });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => logs[i % 3]!.resumeSuspended('r1', 'pause:p1', resumed(`r${i}`))));
+    expect(results.filter((r) => r === 'resumed')).toHaveLength(1);
+    expect((await t.log.read('r1')).map((e) => e.type)).toEqual(['run.started', 'pause.resumed']);
+  });
+
+  it.runIf(!onSqlite)('migrations: versioned, taken once by processes opening at once, events append-only, a newer database refused', async () => {
+    const opened = await Promise.all(Array.from({ length: 4 }, () => openLog(t.target)));
+    for (const log of opened) await log.close();
+    expect(await pgQuery(t.target, 'SELECT version FROM reqon_schema_version ORDER BY version')).toEqual(
+      Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })),
+    );
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(lease, [value(1)], { durable: true });
+    await expect(pgQuery(t.target, "UPDATE reqon_events SET type = 'x' WHERE run_id = 'r1'")).rejects.toThrow(/append-only/);
+    await expect(pgQuery(t.target, "DELETE FROM reqon_events WHERE run_id = 'r1'")).rejects.toThrow(/append-only/);
+    await expect(pgQuery(t.target, 'TRUNCATE reqon_events')).rejects.toThrow(/append-only/);
+    await expect(pgQuery(t.target, "INSERT INTO reqon_events VALUES ('r1', 1, 'x', '', '{}', 1)")).rejects.toThrow(/duplicate key/);
+    expect((await t.log.read('r1')).length).toBe(2);
+    await pgQuery(t.target, 'INSERT INTO reqon_schema_version (version) VALUES ($1)', [PG_SCHEMA_VERSION + 1]);
+    const newer = openLog(t.target);
+    await expect(newer).rejects.toBeInstanceOf(LogVersionError);
+    await expect(openLog(t.target)).rejects.toThrow(`schema version ${PG_SCHEMA_VERSION + 1}, newer than this engine knows (${PG_SCHEMA_VERSION}); upgrade reqon`);
+  });
+
+  it.runIf(!onSqlite)('an unreachable server is a clear error, not a hang, and the password is not repeated', async () => {
+    const port = Number(new URL(t.target).port) + 1; // nothing listens next to the cluster
+    const url = `postgres://reqon:s3cret@127.0.0.1:${port}/nowhere`;
+    const failure = openLog(url, { connectTimeoutMs: 2_000 });
+    await expect(failure).rejects.toThrow(/cannot reach the log database postgres:\/\/reqon:\*\*\*@127\.0\.0\.1:\d+\/nowhere: .*check that the server is running/);
+    await expect(openLog(url, { connectTimeoutMs: 2_000 })).rejects.not.toThrow(/s3cret/);
+    await expect(openLog('postgres://[bad', {})).rejects.toThrow(/is not a valid PostgreSQL URL; expected postgres:\/\/USER@HOST:PORT\/DB/);
+  });
+});
 });
 
 function resumed(who: string) {

@@ -6,8 +6,8 @@
  *   });
  *
  * - sqlite: a file in a fresh temp dir.
- * - postgres: a fresh database on the run's throwaway cluster (pg-global-setup.ts), copied from a
- *   migrated template, dropped on close.
+ * - postgres: a fresh schema in the run's throwaway cluster (pg-global-setup.ts), named by the URL
+ *   (`?options=-c search_path=…`, so a CLI child given it as `--db` sees the same), dropped on close.
  * `tempLogTarget` gives the same without opening it — a `--db` value for a CLI child process.
  *
  * `backends` is what `$REQON_TEST_BACKENDS` asks for (default both). When PostgreSQL was asked
@@ -30,12 +30,12 @@ import { backendsExplicit, requestedBackends, type Backend } from './backends.js
 
 export type { Backend } from './backends.js';
 
-function pgContext(): { url: string; template: string } | { missing: string } {
+function pgContext(): { url: string } | { missing: string } {
   try {
     return inject('reqonPg') ?? { missing: 'the PostgreSQL global setup did not run (test/vitest.config.ts globalSetup)' };
   } catch {
     const url = process.env['REQON_TEST_PG_URL'];
-    return url ? { url, template: 'reqon_template' } : { missing: 'not under Vitest and $REQON_TEST_PG_URL is unset' };
+    return url ? { url } : { missing: 'not under Vitest and $REQON_TEST_PG_URL is unset' };
   }
 }
 
@@ -70,15 +70,15 @@ export async function tempLogTarget(backend: Backend, prefix = 'reqon-log-'): Pr
   }
   const context = pgContext();
   if (!('url' in context)) throw new Error(`no PostgreSQL for this test: ${context.missing}`);
-  const name = `reqon_t_${randomBytes(6).toString('hex')}`;
-  await admin(context.url, `CREATE DATABASE ${name} TEMPLATE ${context.template}`);
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await admin(context.url, `CREATE SCHEMA ${name}`);
   return {
     backend,
-    target: context.url.replace(/\/[^/]*$/, `/${name}`),
+    target: `${context.url}?options=${encodeURIComponent(`-c search_path=${name}`)}`,
     dir,
     drop: async () => {
       fs.rmSync(dir, { recursive: true, force: true });
-      await admin(context.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin(context.url, `DROP SCHEMA IF EXISTS ${name} CASCADE`);
     },
   };
 }

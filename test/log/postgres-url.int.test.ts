@@ -1,0 +1,94 @@
+/**
+ * `--db postgres://…` (and `$REQON_DB`) on the CLI: a reachable PostgreSQL log is used by every
+ * log command like a SQLite file; an unreachable one is one clear line and exit 2 — no stack,
+ * no password echoed, nothing created in the working directory. `reqon studio` still refuses it
+ * (it serves a SQLite file by path).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { backends, tempLogTarget } from '../support/temp-log.js';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-pg-url-'));
+  fs.writeFileSync(path.join(dir, 'm.vague'), 'mission M {\n  action A { let x = 1 }\n  run A\n}\n');
+});
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('--db postgres:// that cannot be reached', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = `postgres://user:s3cret@127.0.0.1:${await deadPort()}/reqon`;
+  });
+
+  function expectUnreachable(result: { code: number | null; stdout: string; stderr: string }): void {
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^reqon: cannot reach the log database postgres:\/\/user:\*\*\*@127\.0\.0\.1:\d+\/reqon: .*ECONNREFUSED.*; check that the server is running/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(result.stderr + result.stdout).not.toContain('s3cret');
+  }
+
+  for (const args of [['runs'], ['show', 'r1'], ['events', 'r1'], ['run', 'm.vague'], ['worker', '--once']]) {
+    it(`reqon ${args.join(' ')}: one line, exit 2`, async () => {
+      expectUnreachable(await runCli(builtCli(), [...args, '--db', url], { cwd: dir }));
+    });
+  }
+
+  it('from $REQON_DB too, and nothing is created in the working directory', async () => {
+    expectUnreachable(await runCli(builtCli(), ['runs'], { cwd: dir, env: { REQON_DB: url } }));
+    expect(fs.readdirSync(dir).sort()).toEqual(['m.vague']);
+  });
+
+  it('reqon studio still refuses a PostgreSQL log, in one line without the URL', async () => {
+    const result = await runCli(builtCli(), ['studio', '--no-open', '--db', url], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^reqon: --db postgres:\/\/…: reqon studio does not open a PostgreSQL log yet/);
+    expect(result.stderr).not.toContain('s3cret');
+  });
+
+  it('--help offers PostgreSQL', async () => {
+    const help = await runCli(builtCli(), ['runs', '--help'], { cwd: dir });
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/a SQLite file, or postgres:\/\/USER@HOST:PORT\/DB for a log shared by many workers/);
+  });
+});
+
+describe.runIf(backends.includes('postgres'))('--db postgres:// on a running server', () => {
+  it('reqon run writes the run there; runs, show and events read it back, from --db and from $REQON_DB', async () => {
+    const db = await tempLogTarget('postgres');
+    try {
+      const run = await runCli(builtCli(), ['run', 'm.vague', '--db', db.target], { cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
+      const runId = runIdOf(run);
+      const runs = await runCli(builtCli(), ['runs'], { cwd: dir, env: { REQON_DB: db.target } });
+      expect(runs.code, runs.stderr).toBe(0);
+      expect(runs.stdout).toContain(runId);
+      expect(runs.stdout).toMatch(/completed/);
+      const events = await runCli(builtCli(), ['events', runId, '--db', db.target], { cwd: dir });
+      expect(events.code, events.stderr).toBe(0);
+      expect(events.stdout).toMatch(/run\.started[\s\S]*run\.completed/);
+      // No SQLite file appeared beside the mission.
+      expect(fs.readdirSync(dir).sort()).toEqual(['m.vague']);
+    } finally {
+      await db.drop();
+    }
+  });
+});
