@@ -25,6 +25,8 @@ export interface RunSummary {
   runId: string;
   mission: string;
   status: RunStatus;
+  /** 'running' in the log, but no live process owns it (killed, crashed): the worker's, or Resume's, to take over. */
+  orphaned?: boolean;
   startedAt: number;
   updatedAt: number;
   durationMs: number;
@@ -223,6 +225,10 @@ export interface VerifyReport {
 export interface MissionSource {
   entry: string;
   files: { path: string; text: string }[];
+  /** The `--source NAME=URL` overrides the run was started with (remembered on the run). */
+  sources: Record<string, string>;
+  /** Each source's base URL as the mission declares it (absent: the mission gives none). */
+  declaredSources: Record<string, string | null>;
 }
 
 export type CrashPointName = 'before-effect' | 'after-effect' | 'mid-store' | 'after-checkpoint' | 'before-wait';
@@ -244,17 +250,17 @@ export interface StartRunRequest {
 export interface CrashLabStartRequest extends StartRunRequest {
   /** `POINT[:N]`, e.g. 'after-effect:2'. */
   crashAt: string;
-  /** A crash-free run of the same mission to compare with; the lab starts one when absent. */
+  /**
+   * A run whose remembered `--source`/`--env` the lab's runs inherit (the request's own win). The
+   * lab always makes its own crash-free reference run, through its answer proxy.
+   */
   referenceRunId?: string;
-  /** `GET` URL of the API's per-idempotency-key counters (the demo API's `/__stats`). */
-  statsUrl?: string;
 }
 
 export interface CrashLabChaosRequest extends StartRunRequest {
   /** Upper bound on processes started (the first run plus resumes); default 8. */
   maxCrashes?: number;
   referenceRunId?: string;
-  statsUrl?: string;
 }
 
 export type CrashLabPhase = 'reference' | 'armed' | 'resuming' | 'verifying' | 'done' | 'failed';
@@ -272,19 +278,31 @@ export interface CrashLabProcess {
 
 export interface CrashLabEffectCount {
   idempotencyKey: string;
-  /** Requests the API saw with this key (retries and replays included). */
+  /** Requests the lab's proxy saw with this key (retries after a crash included). */
   requests: number;
-  /** Effects the API applied for this key: 1 is exactly-once. */
+  /** Writes of the reference run this key was matched to: 1 is exactly-once, 0 a write the reference never made. */
   effects: number;
 }
 
+/** One thing the verdict checked: `ok` null means it could not be checked (said, never passed). */
+export interface CrashLabCheck {
+  name: 'completed' | 'stores' | 'writes' | 'requests' | 'replay' | 'elsewhere';
+  ok: boolean | null;
+  label: string;
+}
+
 export interface CrashLabVerdict {
+  /** Tested (a crash happened) and no check failed. */
   ok: boolean;
+  /** False when no crash happened: nothing was shown to survive. */
+  tested: boolean;
+  /** What was compared, in order. */
+  checks: CrashLabCheck[];
   /** Final stores of the crashed run equal those of the reference run (after normalising run-specific ids). */
   storesEqual: boolean;
   storeDiff: StateDiffEntry[];
-  /** Null when no stats URL was known. */
-  effects: CrashLabEffectCount[] | null;
+  /** Per Idempotency-Key the crashed run sent, counted at the lab's proxy. */
+  effects: CrashLabEffectCount[];
   duplicateEffects: number;
   crashes: number;
   finalStatus: RunStatus;
@@ -298,6 +316,8 @@ export interface CrashLabStatus {
   runId: string | null;
   referenceRunId: string | null;
   crashAt: string | null;
+  /** The crash points armed, in order, one per process (chaos: picked from the reference run's passes). */
+  picks: string[];
   processes: CrashLabProcess[];
   verdict: CrashLabVerdict | null;
   error: string | null;
@@ -326,7 +346,8 @@ export interface Requests {
   'run.verify': { req: { runId: string; missionText?: string }; res: VerifyReport };
   'run.start': { req: StartRunRequest; res: { runId: string } };
   'run.resume': { req: { runId: string; payload?: unknown }; res: { runId: string; outcome: string } };
-  'run.crash': { req: { runId: string; crashAt?: string }; res: { runId: string } };
+  /** `note`: said when there was nothing of this studio's to kill, or the worker was killed. */
+  'run.crash': { req: { runId: string; crashAt?: string }; res: { runId: string; note?: string } };
   'crash.points': { req: { runId: string }; res: CrashPointInfo[] };
   /** Arms a crash point on a fresh run of a mission, lets it die by SIGKILL, then resumes it. */
   'crashlab.start': { req: CrashLabStartRequest; res: CrashLabStatus };
@@ -342,10 +363,11 @@ export interface Requests {
 
 export interface Pushes {
   /**
-   * A run's new events in seq order, each pushed once: those after the studio first saw the run
-   * (in a list poll, or as the lastSeq of a `run.watch` answer). Its history is read by request.
+   * A run's log grew: events fromSeq..lastSeq are new, each range pushed once, after the studio
+   * first saw the run (in a list poll, or as the lastSeq of a `run.watch` answer). The views read
+   * the events they show by request (`run.events`, the folds), so the push carries only the seqs.
    */
-  'run.appended': { runId: string; events: StoredEvent[] };
+  'run.appended': { runId: string; fromSeq: number; lastSeq: number };
   'runs.changed': RunSummary;
   'process.exited': { runId: string; pid: number; signal: string | null; code: number | null };
   'crashlab.changed': CrashLabStatus;

@@ -58,6 +58,14 @@ export function resumeArgs(launcher: CliLauncher, runId: string, opts: { payload
 }
 
 const TAIL_BYTES = 8192;
+
+/**
+ * The environment of a CLI child. Inside Electron, execPath is the Electron binary: run it as
+ * plain Node, with the same native-module ABI as the app (better-sqlite3 is rebuilt once, for Electron).
+ */
+export function cliEnv(): NodeJS.ProcessEnv {
+  return process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env;
+}
 const RUN_LINE = /^run\s+([A-Za-z0-9][A-Za-z0-9_.:-]*)\s*$/;
 
 /** The run id on a CLI's first line: `run <ID>`, or a JSON object with `runId`. */
@@ -83,15 +91,13 @@ export function parseRunLine(line: string): string | null {
  * run; rejects with 'spawn-failed' (and the process's output) if it exits or prints something
  * else first. With `runId` given (a `resume`), resolves as soon as the process is spawned.
  */
-export function startCli(launcher: CliLauncher, args: string[], knownRunId?: string): Promise<CliProcess> {
+export function startCli(launcher: CliLauncher, args: string[], knownRunId?: string, extraEnv?: Record<string, string>): Promise<CliProcess> {
   let child: ChildProcess;
   try {
     child = spawn(launcher.nodePath ?? process.execPath, [launcher.cliPath, ...args], {
       cwd: launcher.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Inside Electron, execPath is the Electron binary: run it as plain Node, with the same
-      // native-module ABI as the app (better-sqlite3 is rebuilt once, for Electron).
-      env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
+      env: extraEnv === undefined ? cliEnv() : { ...cliEnv(), ...extraEnv },
     });
   } catch (e) {
     return Promise.reject(new StudioError('spawn-failed', `could not start the reqon CLI (${launcher.cliPath}): ${(e as Error).message}`));

@@ -1,50 +1,61 @@
 /**
  * The crash lab: kill a run at a named crash point, restart it, and judge the outcome.
  *
- * A lab is a small state machine: reference (a crash-free run of the same mission, unless one is
- * given) → armed (the run with `--crash-at POINT[:N]`; it dies by SIGKILL) → resuming (`resume`
- * until the run completes or fails, waiting out timers) → verifying → done | failed. Chaos mode
- * arms every process with `random` until the run gets through or `maxCrashes` processes were
- * started. The verdict holds when the run completed, its final stores equal the reference run's,
- * and — where the API exposes per-key counters (the demo API's `/__stats`) — every idempotency
- * key the run sent was applied exactly once.
+ * A lab is a small state machine: reference (a crash-free run of the mission) → armed (a fresh
+ * run with `--crash-at POINT:N`; it dies by SIGKILL) → resuming (`resume` until the run completes
+ * or fails, waiting out timers) → verifying → done | failed. Both runs talk to the API through the
+ * lab's answer proxy (crash-lab-proxy.ts): the reference run's answers are recorded and the armed
+ * run is served the same ones, so the verdict holds for an API whose answers change between calls,
+ * and the proxy counts every write per Idempotency-Key. Chaos mode arms a sequence of points the
+ * reference run reached (its crash-point passes, in the order it passed them), one per process.
+ *
+ * The verdict lists each check it made — run completed, stores equal to the reference, every
+ * write applied once, no request the reference did not make, the log replays to itself — and a
+ * check it could not make is "not checked", never passed. A lab in which no crash happened is
+ * "not tested".
  */
-import type { Clock, HttpTransport } from '../env/env.js';
-import type { StoredEvent } from '../log/events.js';
-import type {
-  CrashLabEffectCount,
-  CrashLabStatus,
-  CrashLabVerdict,
-  RunStatus,
-  StoreSnapshot,
-} from '../protocol/protocol.js';
+import type { Clock } from '../env/env.js';
+import { passesRecordedBy, type CrashPoint } from '../journal/effects.js';
+import { logFormatOf, type StoredEvent } from '../log/events.js';
+import type { CrashLabCheck, CrashLabStatus, CrashLabVerdict, RunStatus, StoreSnapshot, VerifyReport } from '../protocol/protocol.js';
 import { diffStoreContents } from '../inspect/state-diff.js';
+import { parseOwner } from '../executor/owner.js';
 import { outcomeOf, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
+import { AnswerProxy } from './crash-lab-proxy.js';
 import type { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
 
 export interface CrashLabDeps {
+  /** The host id the lab's processes run under (REQON_HOST_ID): their owners name it. */
+  labHost: string;
   spawnRun(run: RunArgs): Promise<CliProcess>;
   spawnResume(runId: string, crashAt?: string): Promise<CliProcess>;
   views: RunViews;
   clock: Clock;
-  http: HttpTransport;
+  /** Replays a run against its own log without effects (engine/executor/verify.ts). */
+  verify(runId: string): Promise<VerifyReport>;
   changed(status: CrashLabStatus): void;
-  /** Lab ids must not be guessable across sessions only for tidiness; uniqueness is what matters. */
+  /** Lab ids need only be unique in this studio session. */
   newId(): string;
+  /** Chaos picks; Math.random unless a test fixes it. */
+  random?: () => number;
 }
 
 export interface LabPlan {
   mode: 'single' | 'chaos';
+  /** The mission and its `--source`/`--env`; every source must resolve to a base URL (`upstreams`). */
   run: RunArgs;
+  /** Source name → the real base URL the proxy forwards the reference run to. */
+  upstreams: Record<string, string>;
+  /** `POINT[:N]` in single mode; ignored in chaos mode. */
   crashAt: string;
-  referenceRunId?: string;
-  statsUrl?: string;
   maxCrashes: number;
 }
 
 /** Resumes after which a run that still has not finished is given up on. */
 const MAX_RESUMES = 25;
+/** How often the lab looks at a run another process (the studio's worker) is executing. */
+const FOLLOW_MS = 100;
 
 export class CrashLab {
   private readonly labs = new Map<string, CrashLabStatus>();
@@ -68,10 +79,11 @@ export class CrashLab {
     const lab: CrashLabStatus = {
       labId: this.deps.newId(),
       mode: plan.mode,
-      phase: plan.referenceRunId === undefined ? 'reference' : 'armed',
+      phase: 'reference',
       runId: null,
-      referenceRunId: plan.referenceRunId ?? null,
-      crashAt: plan.crashAt,
+      referenceRunId: null,
+      crashAt: plan.mode === 'single' ? plan.crashAt : null,
+      picks: plan.mode === 'single' ? [plan.crashAt] : [],
       processes: [],
       verdict: null,
       error: null,
@@ -91,39 +103,48 @@ export class CrashLab {
   }
 
   private async drive(lab: CrashLabStatus, plan: LabPlan): Promise<void> {
+    const proxy = await AnswerProxy.start(plan.upstreams);
+    try {
+      await this.runLab(lab, plan, proxy);
+    } finally {
+      await proxy.close();
+    }
+  }
+
+  private async runLab(lab: CrashLabStatus, plan: LabPlan, proxy: AnswerProxy): Promise<void> {
+    const sources = { ...plan.run.sources, ...proxy.sources() };
     this.emit(lab);
-    if (lab.referenceRunId === null) {
-      const reference = await this.deps.spawnRun({ ...plan.run, crashAt: undefined });
-      lab.referenceRunId = reference.runId;
-      this.emit(lab);
-      const status = await this.finish(reference, await reference.exited, null);
-      if (status !== 'completed') {
-        throw new StudioError('conflict', `the crash-free reference run ${reference.runId} ended "${status}", so there is nothing to compare with; fix the mission or its API first`);
-      }
+    const reference = await this.deps.spawnRun({ ...plan.run, sources, crashAt: undefined });
+    proxy.recording(reference.runId);
+    lab.referenceRunId = reference.runId;
+    this.emit(lab);
+    const referenceStatus = await this.finish(reference.runId, await reference.exited, reference, null);
+    if (referenceStatus !== 'completed') {
+      throw new StudioError('conflict', `the crash-free reference run ${reference.runId} ended "${referenceStatus}", so there is nothing to compare with; fix the mission or its API first`);
+    }
+    const referenceView = await this.deps.views.get(reference.runId);
+    if (plan.mode === 'chaos') {
+      lab.picks = pickCrashes(referenceView.cache.all(), plan.maxCrashes, this.deps.random ?? Math.random);
+      if (lab.picks.length === 0) throw new StudioError('conflict', `the reference run ${reference.runId} reached no crash point: there is nothing to crash`);
     }
 
     lab.phase = 'armed';
-    const armed = await this.deps.spawnRun({ ...plan.run, crashAt: plan.crashAt });
+    proxy.replay();
+    const picks = [...lab.picks];
+    const first = picks.shift()!;
+    const armed = await this.deps.spawnRun({ ...plan.run, sources, crashAt: first });
+    proxy.replaying(armed.runId);
     lab.runId = armed.runId;
     this.emit(lab);
-    let exit = await this.record(lab, armed, plan.crashAt);
+    const exit = await this.record(lab, armed, first);
 
     lab.phase = 'resuming';
     this.emit(lab);
-    let crashes = exit.signal === 'SIGKILL' ? 1 : 0;
-    let processes = 1;
-    while (exit.signal === 'SIGKILL') {
-      const crashAt = plan.mode === 'chaos' && processes < plan.maxCrashes ? 'random' : undefined;
-      const next = await this.deps.spawnResume(armed.runId, crashAt);
-      processes += 1;
-      exit = await this.record(lab, next, crashAt ?? null);
-      if (exit.signal === 'SIGKILL') crashes += 1;
-    }
-    const finalStatus = await this.finish(armed, exit, lab);
+    const finalStatus = await this.finish(armed.runId, exit, armed, lab, picks, proxy);
 
     lab.phase = 'verifying';
     this.emit(lab);
-    lab.verdict = await this.verdict(armed.runId, lab.referenceRunId!, finalStatus, crashes, plan.statsUrl);
+    lab.verdict = await this.verdict(armed.runId, reference.runId, finalStatus, lab, proxy);
     lab.phase = 'done';
     this.emit(lab);
   }
@@ -144,89 +165,139 @@ export class CrashLab {
   }
 
   /**
-   * Takes a run from its last exit to an end: waits out timers and resumes pauses, so a mission
-   * with a `pause` finishes inside the lab. Returns the run's final status.
+   * Takes a run from its last exit to an end, judged by the log rather than exit codes: waits out
+   * timers, resumes pauses and crashes (armed with the next pick), and follows the run while
+   * another process — the studio's worker, which takes over dead owners too — is executing it.
    */
-  private async finish(proc: CliProcess, firstExit: ExitInfo, lab: CrashLabStatus | null): Promise<RunStatus> {
-    let exit = firstExit;
-    for (let resumes = 0; ; resumes += 1) {
-      const outcome = outcomeOf(exit);
-      if (outcome === 'completed') return 'completed';
-      if (outcome === 'failed') return 'failed';
-      if (outcome !== 'suspended' && outcome !== 'crashed') {
-        throw new StudioError('conflict', `run ${proc.runId}: the CLI ${outcome === 'usage-error' ? 'rejected the request' : `exited with code ${exit.code}`}: ${proc.output().trim().slice(-600)}`);
+  private async finish(
+    runId: string,
+    firstExit: ExitInfo,
+    firstProc: CliProcess,
+    lab: CrashLabStatus | null,
+    picks: string[] = [],
+    proxy?: AnswerProxy,
+  ): Promise<RunStatus> {
+    let exit: ExitInfo | null = firstExit;
+    let proc = firstProc;
+    for (let resumes = 0; ; ) {
+      if (exit !== null) {
+        const outcome = outcomeOf(exit);
+        if (outcome === 'usage-error' || outcome === 'exited') {
+          throw new StudioError('conflict', `run ${runId}: the CLI ${outcome === 'usage-error' ? 'rejected the request' : `exited with code ${exit.code}`}: ${proc.output().trim().slice(-600)}`);
+        }
+        if (outcome === 'crashed' && proxy) await proxy.rewind((await this.deps.views.get(runId)).cache.all());
+      }
+      const view = await this.deps.views.get(runId);
+      const { status, owner, wakeAt } = view.record;
+      if (status === 'completed' || status === 'failed') return status;
+      if (status === 'running' && owner !== null && this.ownerAlive(owner)) {
+        // Someone else took it over (a worker, after the lab's lease expired): follow it in the log.
+        await this.deps.clock.sleep(FOLLOW_MS);
+        exit = null;
+        continue;
       }
       if (resumes >= MAX_RESUMES) {
-        throw new StudioError('conflict', `run ${proc.runId} did not finish after ${MAX_RESUMES} resumes; look at its timeline`);
+        throw new StudioError('conflict', `run ${runId} did not finish after ${MAX_RESUMES} resumes; look at its timeline`);
       }
-      const view = await this.deps.views.get(proc.runId);
-      const wakeAt = view.record.wakeAt;
-      if (outcome === 'suspended' && wakeAt !== null) {
-        await this.deps.clock.sleep(Math.max(0, wakeAt - this.deps.clock.now()) + 20);
-      }
-      const next = await this.deps.spawnResume(proc.runId);
-      exit = lab === null ? await next.exited : await this.record(lab, next, null);
+      if (status === 'suspended' && wakeAt !== null) await this.deps.clock.sleep(Math.max(0, wakeAt - this.deps.clock.now()) + 20);
+      const crashAt = status === 'running' ? picks.shift() : undefined;
+      proc = await this.deps.spawnResume(runId, crashAt);
+      resumes += 1;
+      exit = lab === null ? await proc.exited : await this.record(lab, proc, crashAt ?? null);
     }
   }
 
-  private async verdict(
-    runId: string,
-    referenceRunId: string,
-    finalStatus: RunStatus,
-    crashes: number,
-    statsUrl: string | undefined,
-  ): Promise<CrashLabVerdict> {
+  /** Whether a run's owner still executes it: the lab's own processes are checked by pid. */
+  private ownerAlive(owner: string): boolean {
+    const parsed = parseOwner(owner);
+    if (parsed === null || parsed.host !== this.deps.labHost) return true;
+    try {
+      process.kill(parsed.pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+    }
+  }
+
+  private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy): Promise<CrashLabVerdict> {
     const run = await this.deps.views.get(runId);
     const reference = await this.deps.views.get(referenceRunId);
+    const crashes = lab.processes.filter((p) => p.signal === 'SIGKILL').length;
     const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId);
     const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, referenceRunId);
     const storeDiff = diffStoreContents(referenceStores, stores);
-    const effects = statsUrl === undefined ? null : await this.effectCounts(statsUrl, run.cache.all());
-    const duplicateEffects = effects?.filter((e) => e.effects > 1).length ?? 0;
-    const lostEffects = effects?.filter((e) => e.effects === 0).length ?? 0;
-    const completed = finalStatus === 'completed';
-    const ok = completed && storeDiff.length === 0 && duplicateEffects === 0 && lostEffects === 0;
-    const reasons: string[] = [];
-    if (!completed) reasons.push(`the run ended "${finalStatus}"`);
-    if (storeDiff.length > 0) reasons.push(`${storeDiff.length} store difference(s) from the reference run ${referenceRunId}`);
-    if (duplicateEffects > 0) reasons.push(`${duplicateEffects} idempotency key(s) applied more than once`);
-    if (lostEffects > 0) reasons.push(`${lostEffects} request(s) the API never applied`);
-    const explanation = ok
-      ? `survived ${crashes} crash(es): final stores equal the crash-free run ${referenceRunId}` +
-        (effects === null ? '' : ` and all ${effects.length} effect(s) were applied exactly once`)
-      : `not exactly-once: ${reasons.join('; ')}`;
-    return { ok, storesEqual: storeDiff.length === 0, storeDiff, effects, duplicateEffects, crashes, finalStatus, explanation };
-  }
+    const report = proxy.report();
+    const elsewhere = run.cache.all().filter((e) => e.type === 'http.request' && !proxy.carried(e.payload.request.url)).length;
+    const duplicateEffects = report.keys.filter((k) => k.effects > 1).length;
+    const verify = await this.deps.verify(runId).then(
+      (r) => r,
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
 
-  private async effectCounts(statsUrl: string, events: readonly StoredEvent[]): Promise<CrashLabEffectCount[]> {
-    const keys = new Set<string>();
-    for (const event of events) {
-      if (event.type !== 'http.request') continue;
-      const key = event.payload.idempotencyKey;
-      if (key !== undefined) keys.add(key);
-    }
-    const response = await this.deps.http.send({ method: 'GET', url: statsUrl, headers: { accept: 'application/json' }, timeoutMs: 5000 });
-    if (response.status !== 200) {
-      throw new StudioError('unavailable', `the stats endpoint ${statsUrl} answered HTTP ${response.status}; is the demo API running?`, true);
-    }
-    const stats = parseStats(response.body, statsUrl);
-    return [...keys].sort().map((key) => ({ idempotencyKey: key, requests: stats[key]?.requests ?? 0, effects: stats[key]?.effects ?? 0 }));
+    const checks: CrashLabCheck[] = [
+      { name: 'completed', ok: finalStatus === 'completed', label: `the run ended "${finalStatus}"` },
+      {
+        name: 'stores',
+        ok: storeDiff.length === 0,
+        label: storeDiff.length === 0
+          ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers`
+          : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
+      },
+      {
+        name: 'writes',
+        ok: duplicateEffects === 0 && report.lost.length === 0,
+        label: `${report.keys.length} write(s) by Idempotency-Key at the lab's proxy: ` +
+          `${report.keys.filter((k) => k.effects === 1).length} matched one write of the reference run` +
+          (report.lost.length > 0 ? `; ${report.lost.length} write(s) of the reference never made: ${report.lost.slice(0, 3).join(', ')}` : ''),
+      },
+      {
+        name: 'requests',
+        ok: report.unexpected.length === 0,
+        label: report.unexpected.length === 0
+          ? `every request matched one the reference run made (${report.answered} answered from its recording)`
+          : `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again): ${report.unexpected.slice(0, 3).join(', ')}`,
+      },
+      typeof verify === 'string'
+        ? { name: 'replay', ok: null, label: `replay of the log not checked: ${verify}` }
+        : { name: 'replay', ok: verify.ok, label: verify.ok ? `its log replays to the same step paths and effect ids (${verify.original.length} events)` : `its log does not replay: ${verify.divergence?.explanation ?? 'diverged'}` },
+    ];
+    if (elsewhere > 0) checks.push({ name: 'elsewhere', ok: null, label: `${elsewhere} request(s) went to URLs outside the mission's sources, not through the proxy: not compared` });
+
+    const failed = checks.filter((c) => c.ok === false);
+    const tested = crashes > 0;
+    const ok = tested && failed.length === 0;
+    const explanation = !tested
+      ? `not tested: no crash happened (${lab.picks.join(', ') || 'no point'} was never reached by the run)`
+      : failed.length > 0
+        ? `not exactly-once after ${crashes} crash(es): ${failed.map((c) => c.label).join('; ')}`
+        : `survived ${crashes} crash(es): ${checks.filter((c) => c.ok === true).map((c) => c.label).join('; ')}`;
+    return { ok, tested, storesEqual: storeDiff.length === 0, storeDiff, effects: report.keys, duplicateEffects, crashes, finalStatus, checks, explanation };
   }
 }
 
-/** `/__stats` → `{ keys: { [idempotencyKey]: { requests, effects } } }` (assets/demo/demo-api.mjs). */
-function parseStats(body: string, url: string): Record<string, { requests: number; effects: number }> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    throw new StudioError('unavailable', `the stats endpoint ${url} did not answer JSON`);
+/**
+ * Up to `max` crash points a run of the reference's mission and data reaches, in the order the
+ * reference passed them (so each armed process gets past the previous pick before its own), as
+ * `POINT:N` counted like the executor's injector (journal/effects.ts): the Nth distinct key.
+ */
+export function pickCrashes(events: readonly StoredEvent[], max: number, random: () => number): string[] {
+  const format = logFormatOf(events);
+  const external = new Set<string>();
+  const seen = new Map<CrashPoint, Set<string>>();
+  const passes: string[] = [];
+  for (const event of events) {
+    if (event.type === 'store.intent') external.add(event.stepPath);
+    for (const { point, key } of passesRecordedBy(event, { format, externalBatchAt: (p) => external.has(p) })) {
+      let keys = seen.get(point);
+      if (!keys) seen.set(point, (keys = new Set()));
+      if (keys.has(key)) continue;
+      keys.add(key);
+      passes.push(`${point}:${keys.size}`);
+    }
   }
-  const keys = (parsed as { keys?: unknown } | null)?.keys;
-  if (typeof keys !== 'object' || keys === null) {
-    throw new StudioError('unavailable', `the stats endpoint ${url} answered without a "keys" object`);
-  }
-  return keys as Record<string, { requests: number; effects: number }>;
+  const chosen = new Set<number>();
+  while (chosen.size < Math.min(max, passes.length)) chosen.add(Math.floor(random() * passes.length));
+  return [...chosen].sort((a, b) => a - b).map((i) => passes[i]!);
 }
 
 /**

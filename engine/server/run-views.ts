@@ -19,6 +19,7 @@ import { RunSummaryHandler, withRunRecord } from '../inspect/run-summary.js';
 import { TimelineHandler } from '../inspect/timeline.js';
 import { TimelineWindowIndex, type WindowQuery } from '../inspect/timeline-window.js';
 import type { CrashPointInfo } from '../protocol/protocol.js';
+import { ownerIsDead } from '../executor/owner.js';
 import { StudioError } from './studio-error.js';
 
 const READ_PAGE = 5000;
@@ -85,7 +86,9 @@ export class RunView {
   }
 
   summaryData(): RunSummary {
-    return withRunRecord(this.summary.data(), this.record);
+    const summary = withRunRecord(this.summary.data(), this.record);
+    const { status, owner } = this.record;
+    return status === 'running' && (owner === null || ownerIsDead(owner)) ? { ...summary, orphaned: true } : summary;
   }
 
   timelineData(): TimelineModel {

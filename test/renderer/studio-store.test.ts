@@ -4,7 +4,7 @@
  * stepping, and the pin of "compare with…".
  */
 import { describe, expect, it } from 'vitest';
-import type { RunSummary, StoredEvent } from '../../renderer/src/lib/protocol.js';
+import type { RunSummary } from '../../renderer/src/lib/protocol.js';
 import { createStudioStore } from '../../renderer/src/store/studio-store.js';
 import { knownLastSeq } from '../../renderer/src/store/runs-slice.js';
 import { clampSeq } from '../../renderer/src/store/scrub-slice.js';
@@ -16,7 +16,7 @@ function summary(runId: string, updatedAt: number, over: Partial<RunSummary> = {
   };
 }
 
-const event = (seq: number): StoredEvent => ({ runId: 'a', seq, type: 'run.started', stepPath: '', payload: { mission: 'M', missionHash: 'h' }, recordedAt: seq });
+
 
 describe('runs slice', () => {
   it('keeps a pushed summary that is newer than the list that arrives after it', () => {
@@ -40,7 +40,8 @@ describe('runs slice', () => {
   it('tracks the highest seq appended, never below the summary', () => {
     const store = createStudioStore();
     store.getState().upsertRun(summary('a', 1, { lastSeq: 10 }));
-    store.getState().noteAppended('a', [event(11), event(14), event(12)]);
+    store.getState().noteAppended('a', 14);
+    store.getState().noteAppended('a', 12);
     expect(knownLastSeq(store.getState(), 'a')).toBe(14);
     store.getState().upsertRun(summary('a', 2, { lastSeq: 20 }));
     expect(knownLastSeq(store.getState(), 'a')).toBe(20);

@@ -1,13 +1,15 @@
 /**
  * The crash lab's state machine and verdict, with simulated run processes that write a real temp
- * SQLite log and send real requests to the demo API (assets/demo/demo-api.mjs): the armed process
- * dies after sending its POST, the resume re-sends it with the same Idempotency-Key and finishes.
+ * SQLite log and send real requests through the lab's answer proxy to the demo API
+ * (assets/demo/demo-api.mjs): the armed process dies after sending its POST, the resume re-sends it
+ * with the same Idempotency-Key and finishes. The proxy answers the armed run from the reference
+ * run's recording and counts its writes per key.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealClock, UndiciTransport } from '../../engine/env/real-env.js';
+import { RealClock } from '../../engine/env/real-env.js';
 import type { NewEvent } from '../../engine/log/events.js';
 import type { EventLog, Lease } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
@@ -31,21 +33,28 @@ describe('crash lab', () => {
   const leases = new Map<string, Lease>();
   /** What the "mission" stores for order b; a test changes it to make the runs differ. */
   let recordB: Record<string, unknown> = { id: 'b', total: 2 };
+  /** When set, an armed run's resume stores this instead (a resume that does not end like the crash-free run). */
+  let resumedB: Record<string, unknown> | null = null;
+  /** Each simulated run's `--source` values: the lab points them at its proxy. */
+  const sourcesOf = new Map<string, Record<string, string>>();
+  /** A parseable owner whose process does not exist: the lab sees a dead owner after a "crash". */
+  const owner = () => `test-lab:999999:${counter}`;
 
   const ev = (type: NewEvent['type'], stepPath: string, payload: unknown): NewEvent => ({ type, stepPath, payload, recordedAt: 1_700_000_000_000 + counter } as NewEvent);
   const commit = (runId: string, entries: NewEvent[]) => log.commit(leases.get(runId)!, entries.map((event) => ({ kind: 'event', event })), { durable: false });
 
   async function post(runId: string): Promise<void> {
     const key = `${runId}:Sync/1`;
-    await commit(runId, [ev('http.request', 'Sync/1', { effectId: key, attempt: 1, idempotencyKey: key, request: { method: 'POST', url: `${api.url}/confirmations`, headers: {} } })]);
-    const res = await fetch(`${api.url}/confirmations`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ orderId: 'a' }) });
+    const url = `${sourcesOf.get(runId)!.Shop}/confirmations`;
+    await commit(runId, [ev('http.request', 'Sync/1', { effectId: key, attempt: 1, idempotencyKey: key, request: { method: 'POST', url, headers: {} } })]);
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ orderId: 'a' }) });
     await res.json();
   }
 
-  async function finish(runId: string): Promise<void> {
+  async function finish(runId: string, record = recordB): Promise<void> {
     await commit(runId, [
       ev('http.response', 'Sync/1', { effectId: `${runId}:Sync/1`, attempt: 1, response: { status: 201, headers: {}, body: {} }, durationMs: 1, verdict: 'success' }),
-      ev('store.write', 'Sync/2', { effectId: `${runId}:Sync/2`, store: 'orders', key: 'b', record: recordB, op: 'set' }),
+      ev('store.write', 'Sync/2', { effectId: `${runId}:Sync/2`, store: 'orders', key: 'b', record, op: 'set' }),
       ev('run.completed', '', { actionsRun: ['Sync'] }),
     ]);
     await log.commit(leases.get(runId)!, [], { durable: true, status: { status: 'completed' } });
@@ -60,11 +69,12 @@ describe('crash lab', () => {
     const runId = `sim-${counter}`;
     const created = await log.createRun(
       { runId, mission: 'Demo', missionHash: 'h', missionFiles: { entry: run.missionPath, files: [{ path: run.missionPath, text: 'mission Demo {}' }] }, options: { sources: {}, env: {} }, createdAt: 1 },
-      `w-${counter}`,
+      owner(),
       600_000,
       [ev('run.started', '', { mission: 'Demo', missionHash: 'h' })],
     );
     leases.set(runId, created.lease);
+    sourcesOf.set(runId, run.sources ?? {});
     return proc(runId, 'run', async () => {
       await commit(runId, [ev('store.write', 'Sync/0', { effectId: `${runId}:Sync/0`, store: 'orders', key: 'a', record: { id: 'a', total: 1 }, op: 'set' })]);
       await post(runId);
@@ -76,13 +86,13 @@ describe('crash lab', () => {
 
   async function spawnResume(runId: string): Promise<CliProcess> {
     counter += 1;
-    const lease = await log.acquire(runId, `w-${counter}`, Date.now() + 3_600_000, 600_000);
+    const lease = await log.acquire(runId, owner(), Date.now() + 3_600_000, 600_000);
     if (!('epoch' in lease)) throw new Error('lease refused');
     leases.set(runId, lease);
     return proc(runId, 'resume', async () => {
-      await commit(runId, [ev('run.resumed', '', { reason: 'crash', owner: `w-${counter}`, replayFromSeq: 3 })]);
+      await commit(runId, [ev('run.resumed', '', { reason: 'crash', owner: owner(), replayFromSeq: 3 })]);
       await post(runId); // replay re-sends the request whose outcome was not recorded: same key
-      await finish(runId);
+      await finish(runId, resumedB ?? recordB);
       return { code: 0, signal: null };
     });
   }
@@ -94,7 +104,9 @@ describe('crash lab', () => {
       spawnResume,
       views: new RunViews(log),
       clock: new RealClock(),
-      http: new UndiciTransport(),
+      labHost: 'test-lab',
+      // No verifier here: the verdict must say the replay was not checked, never pass it.
+      verify: () => Promise.reject(new Error('no verifier in this test')),
       changed: (s) => pushes.push(s),
       newId: () => `lab-${++counter}`,
     });
@@ -113,33 +125,36 @@ describe('crash lab', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('kills, resumes and proves exactly-once against a crash-free reference run', async () => {
+  const plan = () => ({ mode: 'single' as const, run: { missionPath: 'demo.vague' }, upstreams: { Shop: api.url }, crashAt: 'after-effect:1', maxCrashes: 1 });
+
+  it('kills, resumes and proves exactly-once against a crash-free reference run served the same answers', async () => {
     const { lab: crashLab, pushes } = lab();
-    const started = crashLab.start({ mode: 'single', run: { missionPath: 'demo.vague' }, crashAt: 'after-effect:1', statsUrl: `${api.url}/__stats`, maxCrashes: 1 });
+    const started = crashLab.start(plan());
     expect(started.phase).toBe('reference');
     const done = await crashLab.settled(started.labId);
     expect(done.error).toBeNull();
     expect(done.phase).toBe('done');
     expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:0']);
-    expect(done.verdict).toMatchObject({ ok: true, storesEqual: true, duplicateEffects: 0, crashes: 1, finalStatus: 'completed' });
+    expect(done.verdict).toMatchObject({ ok: true, tested: true, storesEqual: true, duplicateEffects: 0, crashes: 1, finalStatus: 'completed' });
+    // The resume re-sent the POST with its key: two requests at the proxy, one reference write matched.
     expect(done.verdict!.effects).toEqual([{ idempotencyKey: `${done.runId}:Sync/1`, requests: 2, effects: 1 }]);
+    const checks = Object.fromEntries(done.verdict!.checks.map((c) => [c.name, c.ok]));
+    expect(checks).toEqual({ completed: true, stores: true, writes: true, requests: true, replay: null });
+    expect(done.verdict!.checks.find((c) => c.name === 'replay')!.label).toMatch(/not checked: no verifier in this test/);
+    // The armed run's writes were answered by the proxy: the API applied only the reference run's.
     expect(pushes.map((p) => p.phase)).toEqual(expect.arrayContaining(['reference', 'armed', 'resuming', 'verifying', 'done']));
   });
 
   it('reports store differences from the reference run', async () => {
     const { lab: crashLab } = lab();
-    const reference = crashLab.start({ mode: 'single', run: { missionPath: 'demo.vague' }, crashAt: 'after-effect:1', maxCrashes: 1 });
-    const first = await crashLab.settled(reference.labId);
-    recordB = { id: 'b', total: 3 };
+    resumedB = { id: 'b', total: 3 };
     try {
-      const second = crashLab.start({ mode: 'single', run: { missionPath: 'demo.vague' }, crashAt: 'after-effect:1', referenceRunId: first.runId!, maxCrashes: 1 });
-      expect(second.phase).toBe('armed');
-      const done = await crashLab.settled(second.labId);
-      expect(done.verdict).toMatchObject({ ok: false, storesEqual: false, effects: null });
+      const done = await crashLab.settled(crashLab.start(plan()).labId);
+      expect(done.verdict).toMatchObject({ ok: false, tested: true, storesEqual: false });
       expect(done.verdict!.storeDiff).toEqual([{ path: 'stores.orders.b.total', before: 2, after: 3, change: 'changed' }]);
       expect(done.verdict!.explanation).toContain('store difference');
     } finally {
-      recordB = { id: 'b', total: 2 };
+      resumedB = null;
     }
   });
 

@@ -58,7 +58,7 @@ describe('studio service', () => {
     log = await openLog(dbPath);
     lease = await startRun(log, 'run-1', events[0]!);
     await log.commit(lease, events.slice(1, 20).map((event) => ({ kind: 'event', event })), { durable: false });
-    service = await createStudioService({ dbPath, cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: 20 });
+    service = await createStudioService({ dbPath, cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: 20, worker: false });
     service.subscribe((channel, payload) => pushes.push({ channel, payload }));
   });
 
@@ -88,7 +88,8 @@ describe('studio service', () => {
     const diff = await service.handle('run.stateDiff', { runId: 'run-1', fromSeq: 14, toSeq: 15 });
     expect(diff).toEqual([{ path: 'stores.orders.b', before: null, after: { id: 'b', n: 2 }, change: 'added' }]);
     const source = await service.handle('run.source', { runId: 'run-1' });
-    expect(source).toEqual({ entry: 'orders.vague', files: [{ path: 'orders.vague', text: MISSION }] });
+    // No source declared, none overridden: the crash lab has nothing to prefill.
+    expect(source).toEqual({ entry: 'orders.vague', files: [{ path: 'orders.vague', text: MISSION }], sources: {}, declaredSources: {} });
     const points = await service.handle('crash.points', { runId: 'run-1' });
     expect(points.find((p) => p.point === 'mid-store')).toEqual({ point: 'mid-store', occurrences: 1 });
   });
@@ -139,8 +140,11 @@ describe('studio service', () => {
   it('streams appended events of a watched run and its new summary', async () => {
     await service.handle('run.watch', { runId: 'run-1' });
     await log.commit(lease, events.slice(20).map((event) => ({ kind: 'event', event })), { durable: false, status: { status: 'completed' } });
-    const appended = await waitForPush('run.appended', (p) => p.runId === 'run-1' && p.events.some((e) => e.seq === 34));
-    expect(appended.events.at(-1)!.type).toBe('run.completed');
+    // The push names the new seqs; the events themselves are read by request.
+    const appended = await waitForPush('run.appended', (p) => p.runId === 'run-1' && p.lastSeq === 34);
+    expect(appended.fromSeq).toBeGreaterThan(20);
+    const tail = await service.handle('run.events', { runId: 'run-1', fromSeq: appended.fromSeq });
+    expect(tail.at(-1)).toMatchObject({ seq: 34, type: 'run.completed' });
     const changed = await waitForPush('runs.changed', (p) => p.runId === 'run-1' && p.status === 'completed');
     expect(changed).toMatchObject({ lastSeq: 34, resumes: 2, crashesSurvived: 1 });
   });
@@ -191,13 +195,16 @@ describe('studio service pushes', () => {
   /** A service whose polls happen only when the test advances the faked interval. */
   const startService = async (): Promise<StudioService> => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: POLL_MS, prefetchRuns: 0 });
+    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: POLL_MS, prefetchRuns: 0, worker: false });
     pushes = [];
     service.subscribe((channel, payload) => pushes.push({ channel, payload: payload as { runId: string } }));
     return service;
   };
   const pushesOf = (runId: string) => pushes.filter((p) => p.payload.runId === runId);
-  const seqsOf = (push: { payload: unknown }) => (push.payload as Pushes['run.appended']).events.map((e) => e.seq);
+  const seqsOf = (push: { payload: unknown }) => {
+    const { fromSeq, lastSeq } = push.payload as Pushes['run.appended'];
+    return Array.from({ length: lastSeq - fromSeq + 1 }, (_, i) => fromSeq + i);
+  };
   const seqs = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
   beforeAll(async () => {

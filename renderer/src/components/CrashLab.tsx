@@ -1,12 +1,13 @@
 /**
- * Crash lab: pick a crash point and occurrence (from crash.points, counted on this run as the
- * crash-free reference), start a fresh run of the same mission armed with it, and watch the
- * engine's lab: the process dying by SIGKILL, the restart, replay catching up with the log
- * (replayed prefix vs live part), then the verdict — stores equal to the reference run and every
- * effect applied exactly once by the demo API's own counters. Chaos mode crashes at random
- * points until the run finishes.
+ * Crash lab: pick a crash point and occurrence (from crash.points, counted on this run), and the
+ * engine's lab makes a crash-free reference run and an armed run of the same mission, both
+ * through its answer proxy (the armed run is served the reference's answers), then shows the
+ * process dying by SIGKILL, the restart, replay catching up with the log, and a verdict that
+ * lists what it compared. Chaos mode arms a series of points the reference run reached, shown as
+ * they are picked. Sources start as the run's own `--source` values; a source whose mission gives
+ * no base URL must be filled in.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { CrashPointName, StartRunRequest } from '../lib/protocol.js';
 import { invoke } from '../lib/bridge.js';
 import { useRequest } from '../lib/use-request.js';
@@ -31,7 +32,6 @@ export function CrashLab({ runId }: { runId: string }) {
   const selectRun = useStudio((s) => s.selectRun);
   const setTab = useStudio((s) => s.setTab);
   const points = useRequest('crash.points', { runId });
-  const info = useRequest('studio.info', {});
   const lab = useCrashLab();
   const [point, setPoint] = useState<CrashPointName | null>(null);
   const [occurrence, setOccurrence] = useState(1);
@@ -40,19 +40,28 @@ export function CrashLab({ runId }: { runId: string }) {
   const [sources, setSources] = useState('');
   const source = useRequest('run.source', { runId });
 
-  // The lab starts fresh runs, which need the same `--source` overrides as the reference run.
-  // The protocol does not carry a run's options, so offer the demo API for a one-source mission.
+  // The lab's runs talk to the same API as this run: prefill its remembered `--source` values.
   useEffect(() => {
-    const demo = info.data?.demoApiUrl;
-    const entry = source.data?.files.find((f) => f.path === source.data?.entry);
-    if (!demo || !entry || sources !== '') return;
-    const names = [...entry.text.matchAll(/^\s*source\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{/gm)].map((m) => m[1]!);
-    if (names.length === 1) setSources(`${names[0]}=${demo}`);
-  }, [info.data, source.data]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (!source.data || sources !== '') return;
+    const remembered = Object.entries(source.data.sources).map(([name, url]) => `${name}=${url}`);
+    if (remembered.length > 0) setSources(remembered.join(', '));
+  }, [source.data]); // eslint-disable-line react-hooks/exhaustive-deps
+  const given = useMemo(() => {
+    try {
+      return parseKeyValues(sources.split(',').join('\n'), 'Sources');
+    } catch {
+      return {};
+    }
+  }, [sources]);
+  // Sources the mission declares no base URL for, and the field does not give: the lab cannot reach them.
+  const unreachable = Object.entries(source.data?.declaredSources ?? {})
+    .filter(([name, base]) => base === null && given[name] === undefined)
+    .map(([name]) => name);
 
   const available = useMemo(() => (points.data ?? []).filter((p) => p.occurrences > 0), [points.data]);
   const chosen = available.find((p) => p.point === point) ?? available[0] ?? null;
-  const statsUrl = info.data?.demoApiUrl ? `${info.data.demoApiUrl.replace(/\/$/, '')}/__stats` : undefined;
+  const occurrences = chosen?.occurrences ?? 0;
+  const picked = Math.min(Math.max(1, occurrence), Math.max(1, occurrences));
 
   // The lab runs the same mission text this run started with, and compares against this run.
   const missionRequest = async (): Promise<StartRunRequest | null> => {
@@ -73,14 +82,14 @@ export function CrashLab({ runId }: { runId: string }) {
     setPrepError(null);
     const mission = await missionRequest();
     if (!mission) return;
-    lab.start({ ...mission, crashAt: `${chosen.point}:${Math.min(occurrence, chosen.occurrences)}`, referenceRunId: runId, ...(statsUrl ? { statsUrl } : {}) });
+    lab.start({ ...mission, crashAt: `${chosen.point}:${picked}`, referenceRunId: runId });
   };
 
   const startChaos = async () => {
     setPrepError(null);
     const mission = await missionRequest();
     if (!mission) return;
-    lab.chaos({ ...mission, maxCrashes, referenceRunId: runId, ...(statsUrl ? { statsUrl } : {}) });
+    lab.chaos({ ...mission, maxCrashes, referenceRunId: runId });
   };
 
   const status = lab.status;
@@ -105,17 +114,19 @@ export function CrashLab({ runId }: { runId: string }) {
               ))}
             </select>
           </label>
-          <label className="field">
-            <span>Occurrence</span>
-            <select aria-label="Occurrence" value={occurrence} onChange={(e) => setOccurrence(Number(e.target.value))}>
-              {Array.from({ length: chosen?.occurrences ?? 0 }, (_, i) => (
-                <option key={i + 1} value={i + 1}>
-                  {i + 1}
-                </option>
-              ))}
-            </select>
+          <label className="field narrow">
+            {/* A number, not a list: a 100k-event run reaches a point tens of thousands of times. */}
+            <span>Occurrence (1–{occurrences})</span>
+            <input
+              aria-label="Occurrence"
+              type="number"
+              min={1}
+              max={Math.max(1, occurrences)}
+              value={occurrence}
+              onChange={(e) => setOccurrence(Math.floor(Number(e.target.value)) || 1)}
+            />
           </label>
-          <button className="primary danger" aria-label="Start armed run" disabled={!chosen || running} onClick={() => void startArmed()}>
+          <button className="primary danger" aria-label="Start armed run" disabled={!chosen || running || unreachable.length > 0} onClick={() => void startArmed()}>
             ⚡ Start armed run
           </button>
           <label className="field sources">
@@ -127,17 +138,28 @@ export function CrashLab({ runId }: { runId: string }) {
             <span>Max crashes</span>
             <input aria-label="Max crashes" type="number" min={1} max={50} value={maxCrashes} onChange={(e) => setMaxCrashes(Math.max(1, Number(e.target.value) || 1))} />
           </label>
-          <button aria-label="Chaos mode" className="danger-outline" disabled={running} onClick={() => void startChaos()}>
+          <button aria-label="Chaos mode" className="danger-outline" disabled={running || unreachable.length > 0} onClick={() => void startChaos()}>
             Chaos mode
           </button>
         </div>
         {chosen && <p className="muted point-help">{chosen.point}: {POINT_HELP[chosen.point]}. The process kills itself with SIGKILL there; the lab restarts it.</p>}
-        {!statsUrl && info.data && <p className="muted">No demo API known to this studio: the verdict will check stores only, not effect counters.</p>}
+        {occurrence !== picked && chosen && <p className="muted">This run reaches {chosen.point} {occurrences}×: occurrence {picked} will be armed.</p>}
+        {unreachable.length > 0 && (
+          <div className="error-text" role="alert" aria-label="Sources required">
+            Sources: the mission declares no base URL for {unreachable.join(', ')}; give {unreachable.map((n) => `${n}=URL`).join(', ')}.
+          </div>
+        )}
+        <p className="muted">Both lab runs go through the lab's proxy: the armed run is served the answers the crash-free run got, and its writes are counted per Idempotency-Key there, never sent to the API again.</p>
         {(prepError ?? lab.error) && <div className="error-box" role="alert">{prepError ?? lab.error}</div>}
       </section>
       {status && (
         <>
           <CrashLabPhases status={status} />
+          {status.picks.length > 0 && (
+            <p className="muted" aria-label="Crash picks">
+              Armed, one per process: {status.picks.map((p) => <code key={p}>{p}</code>).reduce<ReactNode[]>((out, c, i) => (i === 0 ? [c] : [...out, ' → ', c]), [])}
+            </p>
+          )}
           <CrashLabProcesses
             status={status}
             exits={lab.exits}

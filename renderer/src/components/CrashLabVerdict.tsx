@@ -1,7 +1,8 @@
 /**
- * The lab's verdict as the engine computed it: stores equal to the crash-free reference run (with
- * the differences if not) and every effect applied exactly once according to the API's own
- * per-idempotency-key counters.
+ * The lab's verdict as the engine computed it: each check it made, in its own words (✓ passed,
+ * ✕ failed, ? could not be checked — never a ✓ for something not checked), the store differences
+ * if any, and the writes counted per Idempotency-Key at the lab's proxy. A lab in which no crash
+ * happened is "not tested", whatever else held.
  */
 import type { CrashLabVerdict as Verdict } from '../lib/protocol.js';
 
@@ -11,22 +12,22 @@ function show(value: unknown): string {
 }
 
 export function CrashLabVerdict({ verdict }: { verdict: Verdict }) {
+  const kind = !verdict.tested ? 'untested' : verdict.ok ? 'ok' : 'bad';
   return (
-    <section className={`panel verdict ${verdict.ok ? 'verdict-ok' : 'verdict-bad'}`} aria-label="Verdict">
+    <section className={`panel verdict verdict-${kind}`} aria-label="Verdict">
       <h3>
-        <span className={`verdict-chip ${verdict.ok ? 'ok' : 'bad'}`} data-testid="lab-verdict">
-          {verdict.ok ? '✓ survived' : '✕ did not survive'}
+        <span className={`verdict-chip ${kind === 'ok' ? 'ok' : kind === 'bad' ? 'bad' : 'unknown'}`} data-testid="lab-verdict">
+          {kind === 'untested' ? 'not tested: no crash happened' : kind === 'ok' ? '✓ survived' : '✕ did not survive'}
         </span>
         <span>{verdict.crashes} crash{verdict.crashes === 1 ? '' : 'es'} · final status {verdict.finalStatus}</span>
       </h3>
       <p className="explanation">{verdict.explanation}</p>
-      <ul className="checks">
-        <li className={verdict.storesEqual ? 'check-ok' : 'check-bad'}>
-          {verdict.storesEqual ? '✓' : '✕'} stores equal to the crash-free run
-        </li>
-        <li className={verdict.effects === null ? 'check-unknown' : verdict.duplicateEffects === 0 ? 'check-ok' : 'check-bad'}>
-          {verdict.effects === null ? '? effect counters unavailable' : verdict.duplicateEffects === 0 ? `✓ every effect applied exactly once (${verdict.effects.length} keys)` : `✕ ${verdict.duplicateEffects} effects applied more than once`}
-        </li>
+      <ul className="checks" aria-label="Checks">
+        {verdict.checks.map((c) => (
+          <li key={c.name} data-check={c.name} className={c.ok === null ? 'check-unknown' : c.ok ? 'check-ok' : 'check-bad'}>
+            {c.ok === null ? '?' : c.ok ? '✓' : '✕'} {c.label}
+          </li>
+        ))}
       </ul>
       {verdict.storeDiff.length > 0 && (
         <table className="diff-table" aria-label="Store differences">
@@ -45,10 +46,10 @@ export function CrashLabVerdict({ verdict }: { verdict: Verdict }) {
           </tbody>
         </table>
       )}
-      {verdict.effects && verdict.effects.length > 0 && (
+      {verdict.effects.length > 0 && (
         <table className="mini-table" aria-label="Effect counters">
           <thead>
-            <tr><th>idempotency key</th><th>requests seen</th><th>effects applied</th></tr>
+            <tr><th>idempotency key</th><th>requests at the proxy</th><th>reference writes matched</th></tr>
           </thead>
           <tbody>
             {verdict.effects.map((e) => (

@@ -30,7 +30,7 @@ export function RunHeader({ runId }: { runId: string }) {
             {run.runId}
           </code>
           <span className="toolbar-spacer" />
-          {run.status === 'running' && <RunHeaderKill runId={run.runId} />}
+          {run.status === 'running' && <RunHeaderKill runId={run.runId} orphaned={run.orphaned === true} />}
         </div>
         <dl className="run-header-stats">
           <div><dt>started</dt><dd>{formatDateTime(run.startedAt)}</dd></div>

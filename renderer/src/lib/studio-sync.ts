@@ -86,7 +86,7 @@ export function startStudioSync(store: StoreApi): SyncHandle {
   const offs = [
     bridge.on('runs.changed', (run) => store.getState().upsertRun(run)),
     bridge.on('run.appended', (push) => {
-      store.getState().noteAppended(push.runId, push.events);
+      store.getState().noteAppended(push.runId, push.lastSeq);
       if (push.runId === store.getState().selectedRunId) refreshSelected(push.runId);
     }),
   ];

@@ -5,7 +5,7 @@
  * grow before the next summary arrives.
  */
 import type { StateCreator } from 'zustand';
-import type { RunSummary, StoredEvent } from '../lib/protocol.js';
+import type { RunSummary } from '../lib/protocol.js';
 import type { StudioState } from './studio-store.js';
 
 export interface RunsSlice {
@@ -15,7 +15,7 @@ export interface RunsSlice {
   runsLoaded: boolean;
   setRuns: (runs: RunSummary[]) => void;
   upsertRun: (run: RunSummary) => void;
-  noteAppended: (runId: string, events: StoredEvent[]) => void;
+  noteAppended: (runId: string, lastSeq: number) => void;
 }
 
 export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (set) => ({
@@ -40,10 +40,9 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       if (known && known.updatedAt > run.updatedAt) return {};
       return { runsById: { ...state.runsById, [run.runId]: run } };
     }),
-  noteAppended: (runId, events) =>
+  noteAppended: (runId, lastSeq) =>
     set((state) => {
-      let max = state.liveSeqByRun[runId] ?? 0;
-      for (const e of events) if (e.seq > max) max = e.seq;
+      const max = Math.max(state.liveSeqByRun[runId] ?? 0, lastSeq);
       if (max === state.liveSeqByRun[runId]) return {};
       return { liveSeqByRun: { ...state.liveSeqByRun, [runId]: max } };
     }),

@@ -1,0 +1,257 @@
+/**
+ * The crash lab's answer proxy: the lab's two runs talk to the API through it, so the verdict
+ * compares runs that saw the same data, whatever the API answers (timestamps, counters).
+ *
+ * One loopback HTTP server; each source is a path prefix (`/<source>/…`) forwarded to its real
+ * base URL. In `record` mode (the crash-free reference run) every request goes upstream and its
+ * answer is kept under the request's identity (method, path with query, canonical JSON body, the
+ * run id replaced by a placeholder), in arrival order. In `replay` mode (the armed run) nothing
+ * goes upstream: a request is answered with the next unused recorded answer of its identity, and
+ * a request carrying an Idempotency-Key already answered gets that key's answer again — the
+ * behaviour of an API that honours idempotency keys. The proxy counts, per key, the requests it
+ * saw and the reference writes each key was matched to (1 is exactly-once), and names every
+ * request the reference run never made. After a crash, `rewind` puts back the reads whose answer
+ * the dead process received but never logged, so its resume is served what the reference saw.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StoredEvent } from '../log/events.js';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+interface Recorded {
+  identity: string;
+  method: string;
+  answer: Answer;
+  /** Replay: the idempotency key that consumed it, or '' for a keyless request. */
+  usedBy: string | null;
+}
+
+export interface KeyCount {
+  idempotencyKey: string;
+  requests: number;
+  /** Reference writes this key was matched to: 1 is exactly-once. */
+  effects: number;
+}
+
+export interface ProxyReport {
+  /** Per Idempotency-Key the armed run sent. */
+  keys: KeyCount[];
+  /** Writes the reference made that the armed run never made (`METHOD /source/path`). */
+  lost: string[];
+  /** Requests the reference never made (answered 502), or a keyless write sent once more. */
+  unexpected: string[];
+  /** Reads and writes answered from the recording. */
+  answered: number;
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Hop-by-hop and length headers are the proxy's own business, not part of an answer. */
+const DROP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'content-encoding']);
+const RUN_PLACEHOLDER = '<run>';
+
+export class AnswerProxy {
+  private mode: 'record' | 'replay' = 'record';
+  private runIds: { record: Promise<string>; replay: Promise<string> };
+  private setRunId: { record: (id: string) => void; replay: (id: string) => void };
+  private readonly recorded: Recorded[] = [];
+  private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number }>();
+  private readonly unexpected: string[] = [];
+  private answered = 0;
+  private base = '';
+
+  private constructor(
+    private readonly server: Server,
+    private readonly upstreams: Record<string, string>,
+  ) {
+    let record!: (id: string) => void;
+    let replay!: (id: string) => void;
+    this.runIds = { record: new Promise((r) => (record = r)), replay: new Promise((r) => (replay = r)) };
+    this.setRunId = { record, replay };
+  }
+
+  /** Starts the proxy for `upstreams` (source name → real base URL). */
+  static async start(upstreams: Record<string, string>): Promise<AnswerProxy> {
+    let proxy: AnswerProxy | undefined;
+    const server = createServer((req, res) => void proxy!.handle(req, res));
+    proxy = new AnswerProxy(server, upstreams);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    proxy.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return proxy;
+  }
+
+  /** The `--source` overrides that send each source through the proxy. */
+  sources(): Record<string, string> {
+    return Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${this.base}/${encodeURIComponent(name)}`]));
+  }
+
+  /** True when a logged request URL went through this proxy. */
+  carried(url: string): boolean {
+    return url.startsWith(`${this.base}/`);
+  }
+
+  /** The run whose requests are being recorded (its id is normalised out of identities). */
+  recording(runId: string): void {
+    this.setRunId.record(runId);
+  }
+
+  /** From now on answer from the recording; `runId` is the armed run's id once known. */
+  replay(): void {
+    this.mode = 'replay';
+  }
+
+  replaying(runId: string): void {
+    this.setRunId.replay(runId);
+  }
+
+  /**
+   * After the armed run's process died: every keyless read it was answered that its log does not
+   * hold is handed out again (its resume sends it again, and must see what the reference saw).
+   */
+  async rewind(events: readonly StoredEvent[]): Promise<void> {
+    const runId = await this.runIds.replay;
+    const requests = new Map<string, { method: string; url: string; body?: unknown }>();
+    const logged = new Map<string, number>();
+    for (const event of events) {
+      if (event.type === 'http.request') requests.set(`${event.payload.effectId}#${event.payload.attempt}`, event.payload.request);
+      if (event.type !== 'http.response' && event.type !== 'http.error') continue;
+      const request = requests.get(`${event.payload.effectId}#${event.payload.attempt}`);
+      if (request === undefined || !SAFE.has(request.method.toUpperCase()) || !this.carried(request.url)) continue;
+      const identity = identityOf(request.method, request.url.slice(this.base.length), canonical(request.body), runId);
+      logged.set(identity, (logged.get(identity) ?? 0) + 1);
+    }
+    const seen = new Map<string, number>();
+    for (const entry of this.recorded) {
+      if (entry.usedBy !== '' || !SAFE.has(entry.method)) continue;
+      const n = (seen.get(entry.identity) ?? 0) + 1;
+      seen.set(entry.identity, n);
+      if (n > (logged.get(entry.identity) ?? 0)) entry.usedBy = null;
+    }
+  }
+
+  report(): ProxyReport {
+    const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity.split('\n')[0]!);
+    const keys = [...this.byKey].map(([idempotencyKey, k]) => ({ idempotencyKey, requests: k.requests, effects: k.effects }));
+    return { keys: keys.sort((a, b) => a.idempotencyKey.localeCompare(b.idempotencyKey)), lost, unexpected: [...this.unexpected], answered: this.answered };
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const body = await readBody(req);
+      const method = (req.method ?? 'GET').toUpperCase();
+      const target = req.url ?? '/';
+      const answer = this.mode === 'record' ? await this.record(method, target, req, body) : await this.answer(method, target, req, body);
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `crash lab proxy: ${error instanceof Error ? error.message : String(error)}` }));
+    }
+  }
+
+  private async record(method: string, target: string, req: IncomingMessage, body: Buffer): Promise<Answer> {
+    const slash = target.indexOf('/', 1);
+    const name = decodeURIComponent(target.slice(1, slash === -1 ? undefined : slash));
+    const upstream = this.upstreams[name];
+    if (upstream === undefined) throw new Error(`no source "${name}" behind this proxy`);
+    const rest = slash === -1 ? '' : target.slice(slash);
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !DROP_HEADERS.has(key)) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const response = await fetch(upstream.replace(/\/$/, '') + rest, {
+      method,
+      headers,
+      ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+      redirect: 'manual',
+    });
+    const answer: Answer = { status: response.status, headers: keepHeaders(response.headers), body: Buffer.from(await response.arrayBuffer()) };
+    const identity = identityOf(method, target, canonicalText(body), await this.runIds.record);
+    this.recorded.push({ identity, method, answer, usedBy: null });
+    return answer;
+  }
+
+  private async answer(method: string, target: string, req: IncomingMessage, body: Buffer): Promise<Answer> {
+    const header = req.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key !== undefined) {
+      const known = this.byKey.get(key);
+      if (known !== undefined) {
+        known.requests += 1;
+        return known.answer;
+      }
+    }
+    const identity = identityOf(method, target, canonicalText(body), await this.runIds.replay);
+    const entry = this.recorded.find((r) => r.usedBy === null && r.identity === identity);
+    if (entry === undefined) {
+      this.unexpected.push(`${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`);
+      if (key !== undefined) this.byKey.set(key, { answer: NEVER_MADE, requests: 1, effects: 0 });
+      return NEVER_MADE;
+    }
+    entry.usedBy = key ?? '';
+    this.answered += 1;
+    if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1 });
+    return entry.answer;
+  }
+}
+
+const NEVER_MADE: Answer = {
+  status: 502,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify({ error: 'crash lab proxy: the crash-free reference run never made this request' })),
+};
+
+function identityOf(method: string, target: string, body: string, runId: string): string {
+  return `${method.toUpperCase()} ${target}\n${body}`.split(runId).join(RUN_PLACEHOLDER);
+}
+
+/** A body as canonical JSON (sorted keys), so the logged and the sent form of one body compare equal. */
+function canonicalText(body: Buffer): string {
+  if (body.length === 0) return '';
+  const text = body.toString('utf8');
+  try {
+    return canonical(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+function canonical(value: unknown): string {
+  if (value === undefined || value === null) return value === null ? 'null' : '';
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+}
+
+function keepHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    if (!DROP_HEADERS.has(key)) out[key] = value;
+  });
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
