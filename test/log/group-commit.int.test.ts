@@ -1,14 +1,22 @@
-/** Group commit: concurrent commits of different runs share one transaction and one fsync. */
+/**
+ * Group commit: concurrent commits of different runs share one transaction and one fsync — on
+ * both backends. The WAL-sync mechanics below are SQLite's; PostgreSQL's durability switch
+ * (synchronous_commit per group) has its own test.
+ */
 import fs from 'node:fs';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeaseLostError, type Lease } from '../../engine/log/log.js';
-import { newRun, openTempLog, started, storeWrite, value, type TempLog } from './helpers.js';
+import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
+import { newRun, started, storeWrite, value } from './helpers.js';
 
+describe.each(backends)('%s', (backend: Backend) => {
 let t: TempLog;
 beforeEach(async () => {
-  t = await openTempLog();
+  t = await openTempLog(backend);
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await t.cleanup();
 });
 
@@ -61,7 +69,7 @@ describe('group commit', () => {
   it('one batch failing its fence or its store write does not sink the others in the same group', async () => {
     const leases = await makeRuns(4);
     const [a, b, c, d] = leases as [Lease, Lease, Lease, Lease];
-    const taken = await t.log.acquire(b.runId, 'w2', b.expiresAt, 1_000); // b's lease expired at its expiry instant
+    const taken = await t.log.acquire(b.runId, 'w2', b.expiresAt, 1_000, { takeOverFrom: 'w1' }); // w1 is known dead
     expect(taken).toMatchObject({ owner: 'w2', epoch: 2 });
     // 'docs' holds a nosql store, so a sql write to it fails inside the transaction, in c's savepoint.
     await t.log.commit(d, [storeWrite({ storeKind: 'nosql', table: 'docs', key: 'x', record: { v: 0 } })], { durable: false });
@@ -109,10 +117,7 @@ function holdWalSyncs() {
   return { held, spy };
 }
 
-describe('durable run commits sync the WAL off the main thread', () => {
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
+describe.runIf(backend === 'sqlite')('SQLite: durable run commits sync the WAL off the main thread', () => {
 
   it('settle only after an fdatasync that started after them, while the event loop runs on', async () => {
     const [a, b] = (await makeRuns(2)) as [Lease, Lease];
@@ -168,7 +173,7 @@ describe('durable run commits sync the WAL off the main thread', () => {
 
   it('reject the committed jobs when the sync fails; a job that failed on its own does not wait', async () => {
     const [a, b] = (await makeRuns(2)) as [Lease, Lease];
-    await t.log.acquire(b.runId, 'w2', b.expiresAt, 1_000); // b's lease is lost
+    await t.log.acquire(b.runId, 'w2', b.expiresAt, 1_000, { takeOverFrom: 'w1' }); // b's lease is lost
     const { held } = holdWalSyncs();
     const settled: string[] = [];
     const okJob = t.log.commit(a, [value('a')], { durable: true });
@@ -204,4 +209,34 @@ describe('durable run commits sync the WAL off the main thread', () => {
     await Promise.all([commit, closing]);
     expect(closed).toBe(true);
   });
+});
+
+describe.runIf(backend === 'postgres')('PostgreSQL: durability per group', () => {
+  it('a group of non-durable commits runs with synchronous_commit off, a group with a durable one with it on', async () => {
+    const leases = await makeRuns(3);
+    const statements: string[] = [];
+    const real = pg.Client.prototype.query;
+    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string') statements.push(args[0]);
+      return (real as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    await Promise.all(leases.map((lease) => t.log.commit(lease, [value('lazy')], { durable: false })));
+    const lazy = statements.splice(0);
+    expect(lazy.filter((q) => q === 'BEGIN')).toHaveLength(1);
+    expect(lazy).toContain('SET LOCAL synchronous_commit = off');
+    await Promise.all(leases.map((lease, i) => t.log.commit(lease, [value('mixed')], { durable: i === 1 })));
+    const mixed = statements.splice(0);
+    expect(mixed.filter((q) => q === 'BEGIN')).toHaveLength(1);
+    expect(mixed.some((q) => /synchronous_commit/.test(q))).toBe(false);
+    // The server default the durable groups rely on.
+    const client = new pg.Client({ connectionString: t.target });
+    await client.connect();
+    try {
+      expect((await client.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'on' });
+    } finally {
+      await client.end();
+    }
+    for (const lease of leases) expect((await t.log.read(lease.runId)).map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+});
 });
