@@ -38,6 +38,11 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/resume.js')).command,
   },
   {
+    name: 'fork',
+    summary: "start a new run from another run's log up to a seq (its prefix replayed), then live",
+    load: async () => (await import('./commands/fork.js')).command,
+  },
+  {
     name: 'runs',
     summary: 'list runs',
     load: async () => (await import('./commands/runs.js')).command,

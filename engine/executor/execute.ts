@@ -8,6 +8,7 @@ import { credentialEnvValues } from '../env/mission-env.js';
 import type { StoredEvent } from '../log/events.js';
 import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
+import { identitiesOf } from '../journal/fork-identity.js';
 import { Journal, type JournalOptions, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { loadCredentialsFile, type CredentialsMap } from '../http/credentials.js';
@@ -70,7 +71,10 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
   const { runId, model, options } = run;
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const progress = deps.progress ?? (() => {});
-  const journal = new Journal(deps.log, run.lease, runId, run.recorded, deps.env.clock, run.journal ?? {});
+  const journal = new Journal(deps.log, run.lease, runId, run.recorded, deps.env.clock, {
+    ...run.journal,
+    identities: run.journal?.identities ?? (isEmpty(run.recorded) ? [] : identitiesOf((await deps.log.read(runId, { toSeq: 1 }))[0])),
+  });
   if (run.resumed) {
     // Placed where live execution resumes: it rides on the first live commit.
     journal.pendingMeta({
@@ -152,6 +156,10 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+function isEmpty(recorded: StoredEvent[] | StreamedRecord): boolean {
+  return 'reader' in recorded ? recorded.lastSeq === 0 : recorded.length === 0;
 }
 
 function loadCredentials(options: RunOptions, env: Env): CredentialsMap | undefined {

@@ -4,6 +4,7 @@
  * with, or an edited one) and the log part ways, if they do.
  */
 import type { Env, HttpTransport } from '../env/env.js';
+import { identitiesOf } from '../journal/fork-identity.js';
 import { Journal, ReplayExhausted } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
@@ -41,7 +42,7 @@ export async function verifyRun(
     );
   }
   const env: Env = { ...opts.env, http: NO_NETWORK };
-  const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true, recordAsked: true });
+  const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true, recordAsked: true, identities: identitiesOf(events[0]) });
   const executor = new Executor({
     runId,
     model,

@@ -32,6 +32,7 @@ import type { Clock } from '../env/env.js';
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
 import type { CommitEntry, EventLog, Lease, MissionFiles, ReplayReader, StatusChange } from '../log/log.js';
 import { asLogged } from '../log/loggable.js';
+import { identityAt, type IdentitySegments } from './fork-identity.js';
 import { NondeterminismError } from './nondeterminism-error.js';
 
 /** Events written by the resume machinery rather than by the mission walk: never asked for. */
@@ -85,6 +86,8 @@ export interface JournalOptions {
    * recorded (see for-step.ts).
    */
   skipFinishedIterations?: boolean;
+  /** A fork: the stretches of the recorded log whose effects other runs named (fork-identity.ts). */
+  identities?: IdentitySegments;
 }
 
 export class Journal {
@@ -182,6 +185,16 @@ export class Journal {
 
   leaveConcurrent(): void {
     this.concurrentDepth--;
+  }
+
+  /**
+   * The run id that names an effect (and a derived id) asked for now: this run's, except in a
+   * fork while the walk is still in the stretch copied from another run (fork-identity.ts).
+   */
+  identityRunId(): string {
+    const identities = this.options.identities;
+    if (identities === undefined || identities.length === 0) return this.runId;
+    return identityAt(identities, this.runId, this.unconsumed === 0 ? null : this.eventAt(this.cursor).seq);
   }
 
   /** The next recorded event at `stepPath`, without consuming it. */

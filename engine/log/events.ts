@@ -72,8 +72,12 @@ export interface RecordedResponse {
 }
 
 export interface EventPayloads {
-  /** First event of every run. The mission text and options live on the run row. */
-  'run.started': { mission: string; missionHash: string; format?: number };
+  /**
+   * First event of every run. The mission text and options live on the run row. `forkedFrom`: the
+   * run began as a copy of another run's log up to a seq (engine/executor/fork-run.ts); `format`
+   * is then that log's. An optional field, so no new format: older engines ignore it.
+   */
+  'run.started': { mission: string; missionHash: string; format?: number; forkedFrom?: ForkOrigin };
   /** A process took the run over: after a crash, a pause, or a lease expiry. */
   /** `missionHash`: the run carries on with an edited mission from here (it replayed the log). */
   'run.resumed': { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string; replayFromSeq: number; missionHash?: string };
@@ -133,6 +137,18 @@ export interface EventPayloads {
 }
 
 export type EventType = keyof EventPayloads;
+
+/**
+ * Where a fork came from, and who named the effects of each stretch of its log. An effect id (and
+ * so an Idempotency-Key, and a derived record key) hashes a run id: the copied prefix keeps the ids
+ * its recorder gave them — `identities[i].runId` for seq <= `identities[i].toSeq`, ascending — and
+ * everything after the last `toSeq` is named by the fork's own id (journal/fork-identity.ts).
+ */
+export interface ForkOrigin {
+  runId: string;
+  atSeq: number;
+  identities: { toSeq: number; runId: string }[];
+}
 
 /** What followed an HTTP attempt: another attempt (retry, refresh-auth), or the final answer. */
 export type AttemptVerdict = 'success' | 'allowed' | 'retry' | 'refresh-auth' | 'fail';

@@ -21,11 +21,11 @@ import { Effect } from '../journal/effect.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { describeRequest, describeRequestChange, sameRequest } from '../journal/request-identity.js';
 import type { RequestIdentity } from '../log/events.js';
-import { canonicalJson } from '../eval/values.js';
+import { canonicalJson, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
-import { paginate, type PaginationPlan } from '../http/pagination.js';
+import { itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
@@ -84,7 +84,7 @@ export async function runFetch(
   const mutating = MUTATING.has(method);
 
   const fetchPage = async (pageQuery: QueryParams, index: number): Promise<PageAnswer> => {
-    const id = effectId(rt.runId, path, 'http', index);
+    const id = effectId(rt.journal.identityRunId(), path, 'http', index);
     const spec: RequestSpec = {
       source: sourceName,
       method,
@@ -125,6 +125,8 @@ export async function runFetch(
     };
     const until = options.until;
     let streamed = 0;
+    // The envelope field every page's items sat under, if one did (null: pages disagreed).
+    let itemsField: string | null | undefined;
     const result = await paginate(plan, {
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
@@ -133,9 +135,11 @@ export async function runFetch(
       },
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
+        const field = envelopeField(page.body, plan.itemsPath);
+        itemsField = itemsField === undefined || itemsField === field ? field : null;
         if (options.backfill) {
           rt.journal.record(path, 'page.completed', () => ({
-            effectId: effectId(rt.runId, path, 'http', page.index),
+            effectId: effectId(rt.journal.identityRunId(), path, 'http', page.index),
             page: page.index + 1,
             ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
             records: page.items.length,
@@ -154,7 +158,7 @@ export async function runFetch(
     truncated = result.truncated;
     itemCount = result.count;
     // Streamed: the pages are stored already, and nothing after the store reads `response`.
-    value = sink ? undefined : result.items;
+    value = sink ? undefined : typeof itemsField === 'string' ? withItemsField(result.items, itemsField) : result.items;
     rt.progress(`${path}: ${result.pages} page(s), ${result.count} record(s)${result.truncated ? ' (truncated)' : ''}`);
   } else {
     if (sink) throw new Error(`internal: only a paginated fetch streams (${path})`);
@@ -166,7 +170,7 @@ export async function runFetch(
 
   frame.response = value;
   frame.lastStatus = status;
-  const firstEffect = effectId(rt.runId, path, 'http', 0);
+  const firstEffect = effectId(rt.journal.identityRunId(), path, 'http', 0);
   rt.journal.record(path, 'fetch.completed', () => ({
     effectId: firstEffect,
     pages,
@@ -317,4 +321,16 @@ async function sinceParts(
     startedAt,
     ...(since.updateFrom ? { updateFrom: since.updateFrom } : {}),
   };
+}
+
+/**
+ * The top-level field of a page's body its items were taken from (pagination.ts `itemsOf`): what
+ * `response.<field>` names after the fetch. Undefined when the body is itself the array or the
+ * items sit deeper (`itemsPath: "a.b"`).
+ */
+function envelopeField(body: unknown, itemsPath: string | undefined): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const items = itemsOf(body, itemsPath);
+  for (const [field, value] of Object.entries(body)) if (value === items) return field;
+  return undefined;
 }

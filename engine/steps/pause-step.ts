@@ -22,7 +22,7 @@ export function pauseWaitingOn(pauseId: string): string {
 }
 
 export async function runPause(step: PauseStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
-  const pauseId = effectId(rt.runId, path, 'pause', 0);
+  const pauseId = effectId(rt.journal.identityRunId(), path, 'pause', 0);
   const now = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
   const byTimer = step.resumeOn.length === 0 || step.resumeOn.some((t) => t.kind === 'timeout');
   const webhook = step.resumeOn.find((t) => t.kind === 'webhook');
@@ -61,11 +61,9 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
       status: { status: 'suspended', wakeAt: dueAt ?? null, waitingOn, releaseLease: true },
     });
   }
-  rt.progress(
-    `paused at ${path}: ` +
-      (dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : 'waiting') +
-      (webhook?.kind === 'webhook' ? ` or on webhook ${webhook.path.value}` : ''),
-  );
+  const wakes = dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : undefined;
+  const hook = webhook?.kind === 'webhook' ? `on webhook ${webhook.path.value}` : undefined;
+  rt.progress(`paused at ${path}: ${wakes !== undefined && hook !== undefined ? `${wakes} or ${hook}` : (wakes ?? `waiting ${hook ?? ''}`.trim())}`);
   throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null);
 }
 

@@ -129,7 +129,8 @@ export function journaledInputs(rt: StepRuntime, stepPath: string, frame?: Frame
         n = counts.get(stepPath) ?? 0;
         counts.set(stepPath, n + 1);
       } else n = localIds++;
-      return derivedId(rt.runId, stepPath, n);
+      // A fork's copied stretch derives the ids its recorder derived (journal/fork-identity.ts).
+      return derivedId(rt.journal.identityRunId(), stepPath, n);
     },
     now: () =>
       rt.journal.record(stepPath, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number,

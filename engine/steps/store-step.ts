@@ -85,7 +85,7 @@ function planWrites(
     const item: unknown = items[offset];
     const index = firstIndex + offset;
     assertRecord(item, `record #${index} of the store step at ${path}`);
-    const id = effectId(rt.runId, path, 'store', index);
+    const id = effectId(rt.journal.identityRunId(), path, 'store', index);
     const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
     writes[offset] = { effectId: id, key: storeKey(item, index, id, keyValue), record: prepareRecord(item, step.partial), op };
   }
@@ -96,7 +96,7 @@ function planWrites(
 export async function queueValue(store: string, value: unknown, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
   const record =
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  const id = effectId(rt.runId, path, 'store', 'queue');
+  const id = effectId(rt.journal.identityRunId(), path, 'store', 'queue');
   const key = storeKey(record, 0, id);
   await writeRecords(store, [{ effectId: id, key, record, op: 'set' }], path, frame, rt);
 }
@@ -110,7 +110,7 @@ export async function writeRecords(
   rt: StepRuntime,
 ): Promise<void> {
   const kind = rt.stores.kind(store);
-  const batchId = writes[0]?.effectId ?? effectId(rt.runId, path, 'store', 'empty');
+  const batchId = writes[0]?.effectId ?? effectId(rt.journal.identityRunId(), path, 'store', 'empty');
   // A checkpoint advances at the end of its action, never with one store (steps/checkpoints.ts);
   // only a replay of an older log, which recorded it with the store, takes it here.
   if (!frame.inIteration) noteStored(frame.checkpoints, writes.length);

@@ -1,0 +1,102 @@
+/**
+ * Forking a run (Temporal's reset): a new run whose log begins as a copy of another run's events
+ * up to a seq, which then replays that prefix and carries on live — with the same mission or an
+ * edited one. The parent is only read, never written.
+ *
+ * The fork has its own id, so what it does after the fork point is its own: effect ids, and with
+ * them Idempotency-Keys and derived keys, hash the fork's id, while the copied prefix keeps the
+ * ids its recorder gave (journal/fork-identity.ts; `run.started.forkedFrom` says where it came from
+ * and which stretches other runs named). A prefix is copied as recorded — responses, values, store
+ * writes — so replaying it sends nothing.
+ *
+ * Where the copy ends: at the seq asked for, except that it never ends inside a store batch (one
+ * transaction in the parent, so a prefix holding half of one would be a log no run could have
+ * written: it ends before that batch instead), and never on the parent's own end (`run.completed`,
+ * `run.failed`, `run.suspended` at the tail are left out, so the fork goes on from there). A cut
+ * between an effect's intent and its outcome is the same as a crash there: the fork sends that
+ * request again, under the key it was recorded with.
+ */
+import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log/events.js';
+import type { MissionFiles } from '../log/log.js';
+import { forkIdentities } from '../journal/fork-identity.js';
+import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
+import { missionHash, modelFor } from './mission-cache.js';
+import { defaultOwner } from './owner.js';
+import { prepareNewRun } from './run-start.js';
+
+/** The fork point is not a seq of the parent's log. */
+export class ForkPointError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForkPointError';
+  }
+}
+
+export interface ForkOptions {
+  /** Copy the parent's events up to this seq (see the header for where the copy really ends). */
+  atSeq: number;
+  /** An edited mission to carry on with; the parent's by default. */
+  missionFiles?: MissionFiles;
+}
+
+/** The parent's events that a fork at `atSeq` copies (`events` holds the parent's log up to at least atSeq + 1). */
+export function forkPrefix(events: readonly StoredEvent[], atSeq: number): StoredEvent[] {
+  let cut = events.findIndex((e) => e.seq > atSeq);
+  if (cut === -1) cut = events.length;
+  // Inside a store batch (the next event continues it): end before the batch began.
+  const continuesBatch = (i: number) => {
+    const e = events[i];
+    return e !== undefined && e.type === 'store.write' && e.payload.batch === undefined && events[i - 1]?.type === 'store.write' && events[i - 1]!.stepPath === e.stepPath;
+  };
+  while (cut > 0 && continuesBatch(cut)) cut--;
+  while (cut > 1 && (['run.completed', 'run.failed', 'run.suspended'] as string[]).includes(events[cut - 1]!.type)) cut--;
+  return events.slice(0, cut);
+}
+
+export async function forkRun(parentRunId: string, opts: ForkOptions, deps: EngineDeps): Promise<RunResult & { parentRunId: string; forkedAtSeq: number }> {
+  const parent = await deps.log.getRun(parentRunId);
+  if (!parent) throw new RunUnavailableError(`no run ${parentRunId} in this log`, 'not-found');
+  if (!Number.isSafeInteger(opts.atSeq) || opts.atSeq < 1 || opts.atSeq > parent.lastSeq) {
+    throw new ForkPointError(`run ${parentRunId} has events 1–${parent.lastSeq}; the fork point must be one of them, got ${opts.atSeq}`);
+  }
+  const events = await deps.log.read(parentRunId, { toSeq: opts.atSeq + 1 });
+  const format = logFormatOf(events);
+  if (format > LOG_FORMAT) {
+    throw new RunUnavailableError(
+      `run ${parentRunId} was recorded in log format ${format} by a newer engine; this one reads formats 1–${LOG_FORMAT}. Fork it with the newer engine`,
+      'unreadable',
+    );
+  }
+  const prefix = forkPrefix(events, opts.atSeq);
+  const atSeq = prefix[prefix.length - 1]?.seq ?? 1;
+  const files = opts.missionFiles ?? parent.missionFiles;
+  const edited = missionHash(files) !== parent.missionHash;
+  const prepared = prepareNewRun(files, parent.options, deps);
+  const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq) };
+  const started = prepared.first[0] as NewEvent<'run.started'>;
+  const first: NewEvent[] = [
+    // The copied events were recorded in the parent's format; the fork's first event says so.
+    { ...started, payload: { ...started.payload, format, forkedFrom } },
+    ...prefix.filter((e) => e.type !== 'run.started').map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }) as NewEvent),
+  ];
+  const owner = deps.owner ?? defaultOwner(deps.env);
+  const { lease, events: recorded } = await deps.log.createRun(prepared.run, owner, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, first);
+  deps.onRunId?.(prepared.run.runId);
+  const result = await execute(
+    {
+      runId: prepared.run.runId,
+      model: modelFor(files, prepared.run.missionHash),
+      options: parent.options,
+      lease,
+      recorded,
+      // Marks where live execution begins, as after any replay.
+      resumed: { reason: 'manual', owner },
+      // The fork's mission is its own: a divergence from the copied prefix is deterministic, so it
+      // fails the fork once rather than leaving it to be retried.
+      ownMission: true,
+      journal: { skipFinishedIterations: !edited && !deps.crash, identities: forkedFrom.identities },
+    },
+    deps,
+  );
+  return { ...result, parentRunId, forkedAtSeq: atSeq };
+}
