@@ -384,7 +384,30 @@ export type ArmPattern =
   | { kind: 'Wildcard'; span: Span }
   | { kind: 'SchemaPattern'; schema: Name; span: Span }
   | { kind: 'SchemaArrayPattern'; schema: Name; span: Span }
-  | { kind: 'StatusPattern'; status: number; span: Span };
+  | { kind: 'StatusPattern'; status: number; span: Span }
+  /** `[200, 201]`: any of these statuses (upstream writes a list where one status would do). */
+  | { kind: 'StatusListPattern'; statuses: { status: number; span: Span }[]; span: Span }
+  | ObjectPattern;
+
+/**
+ * `{ error: _, code: 401, message: m }`: the subject is an object and every named key matches
+ * its sub-pattern (docs/language.md, "Object patterns").
+ */
+export interface ObjectPattern {
+  kind: 'ObjectPattern';
+  fields: { key: string; keySpan: Span; value: SubPattern }[];
+  span: Span;
+}
+
+/** What one key of an object pattern asks of its value. */
+export type SubPattern =
+  /** `_`: present, any value other than null. */
+  | { kind: 'Present'; span: Span }
+  /** A name (`e`): present, and the value is bound to that variable for the guard and the body. */
+  | { kind: 'Bind'; name: Name; span: Span }
+  /** `401`, `"failed"`, `true`, `null`: equal (`===`; `null` also matches an absent key). */
+  | { kind: 'Literal'; value: string | number | boolean | null; span: Span }
+  | ObjectPattern;
 
 /**
  * A flow-control directive written as a step (`if`/`match` arm blocks, loop bodies, validate

@@ -23,6 +23,13 @@ export class CheckContext {
   private readonly order: DiagnosticBag[] = [];
   private readonly indexes = new Map<string, LineIndex>();
 
+  /**
+   * True while checking a file that is a folder mission's part (only actions and transforms, no
+   * mission): the stores, sources, schemas and actions it names are declared elsewhere, so an
+   * unknown name is not a finding here; checking the folder resolves them.
+   */
+  part = false;
+
   constructor(readonly unit: MissionUnit) {}
 
   get rootFile(): string {
@@ -41,9 +48,14 @@ export class CheckContext {
 
   /** Reports `name` as unknown among `candidates`, with a suggestion when one is close. */
   unknown(file: string, code: DiagnosticCode, what: string, name: Name, candidates: Iterable<string>): void {
+    if (this.part) return;
+    this.report(file, code, name.span, `Unknown ${what} \`${name.name}\``, this.nameHelp(what, name, candidates));
+  }
+
+  /** "did you mean …?" when a candidate is close, else what is declared. */
+  nameHelp(what: string, name: Name, candidates: Iterable<string>): string | undefined {
     const names = [...candidates];
-    const help = didYouMean(name.name, names) ?? noneDeclared(what, names);
-    this.report(file, code, name.span, `Unknown ${what} \`${name.name}\``, help);
+    return didYouMean(name.name, names) ?? noneDeclared(what, names);
   }
 
   diagnostics(): Diagnostic[] {

@@ -6,17 +6,27 @@
  * Also fills the context's name tables (first declaration wins) that the step checks resolve
  * names against.
  */
-import type { MissionDecl, Name, Schedule, SourceDecl, Span, StoreDecl, TopLevelItem } from './ast.js';
+import type { MissionDecl, Name, Program, Schedule, SourceDecl, Span, StoreDecl, TopLevelItem } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
 import { checkAt, checkCron, checkNumber, checkTimeZone } from './check-values.js';
 
 /** Mission count, and top-level declarations that the runtime ignores. */
+/**
+ * A file of a folder mission other than its root: only `action`s (and `transform`s), no
+ * mission. `reqon check` on it alone checks it as such a part instead of saying "No mission".
+ */
+export function isMissionPart(program: Program): boolean {
+  const items = (program.items ?? []).filter((i) => i);
+  return items.length > 0 && items.every((i) => i.kind === 'Action' || i.kind === 'Transform');
+}
+
 export function checkProgramShape(ctx: CheckContext): MissionDecl | undefined {
   const root = ctx.unit.root;
   const items = root.items ?? [];
   const missions = items.filter((i): i is MissionDecl => i?.kind === 'Mission');
   if (missions.length === 0) {
+    if (isMissionPart(root)) return undefined; // checked as a part (check.ts)
     ctx.report(root.file, 'E3001', { start: 0, end: 0 }, `No mission found in ${root.file}`, 'declare one: mission Name { … run Action }');
     return undefined;
   }
@@ -97,12 +107,18 @@ export function registerNames<T extends { name: Name; span: Span }>(
       continue;
     }
     const file = fileOf(decl);
+    const where = ctx.where(fileOf(first), first.name.span.start, file);
+    if (what === 'store' || what === 'source') {
+      // Upstream accepts these; the run uses the first (mission-model.ts), as the checks do.
+      ctx.report(file, 'E3035', decl.name.span, `Duplicate ${what} \`${name}\`: this declaration is ignored, the one ${where} is used`, 'rename or remove one of them');
+      continue;
+    }
     ctx.report(
       file,
       'E3006',
       decl.name.span,
       `Duplicate ${what} \`${name}\``,
-      `\`${name}\` is already declared ${ctx.where(fileOf(first), first.name.span.start, file)}; rename or remove one of them`,
+      `\`${name}\` is already declared ${where}; rename or remove one of them`,
     );
   }
 }
@@ -191,7 +207,7 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
         if (t.expression) checkCron(ctx, file, t.expression);
         break;
       case 'at':
-        if (t.when) checkAt(ctx, file, t.when);
+        if (t.when) checkAt(ctx, file, t.when, s.timezone?.value);
         break;
       default: {
         const unreachable: never = t;

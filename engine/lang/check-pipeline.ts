@@ -16,8 +16,13 @@ export function checkPipelines(ctx: CheckContext, mission: MissionDecl): void {
   for (const pipeline of mission.pipelines ?? []) {
     for (const stage of pipeline?.stages ?? []) {
       for (const name of stage?.actions ?? []) {
-        if (name?.name && !ctx.actions.has(name.name)) {
-          ctx.unknown(file, 'E3010', 'action', name, ctx.actions.keys());
+        if (!name?.name || ctx.actions.has(name.name) || ctx.part) continue;
+        if (ctx.unit.folder) {
+          ctx.unknown(file, 'E3010', 'action', name, ctx.actions.keys()); // upstream's folder loader refuses it too
+        } else {
+          // A single file: upstream accepts it (reference §B.2); the run fails at this stage.
+          const help = ctx.nameHelp('action', name, ctx.actions.keys());
+          ctx.report(file, 'E3036', name.span, `Unknown action \`${name.name}\`: running the mission fails at this stage`, help);
         }
       }
       checkExpr(ctx, file, stage?.condition);

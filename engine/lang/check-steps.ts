@@ -6,7 +6,7 @@
  * Steps are walked recursively (loop bodies, validate fallbacks, match arm blocks). Jumps are
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
-import type { ActionDecl, Directive, FetchOptions, MatchStep, Name, Step, StoreStep } from './ast.js';
+import type { ActionDecl, Directive, FetchOptions, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkExpr } from './check-expressions.js';
@@ -130,12 +130,12 @@ function checkFetchOptions(
   if (!options) return;
   if (options.source?.name) {
     if (!ctx.sources.has(options.source.name)) ctx.unknown(file, 'E3008', 'source', options.source, ctx.sources.keys());
-  } else if (!isCall && ctx.sources.size === 0) {
+  } else if (!isCall && ctx.sources.size === 0 && !ctx.part) {
     ctx.report(
       file,
       'E3033',
       ctx.wordAt(file, stepSpan.start),
-      'This request has no source: the mission declares none',
+      'This request has no source: the mission declares none, so running it fails',
       'declare one: source Api { auth: none, base: "https://api.example.com" }',
     );
   }
@@ -178,6 +178,21 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
   const handled = new Map<number, number>();
   let catchAll: number | undefined;
   let deadReported = false;
+  const checkArmStatus = (status: number, span: Span, unguarded: boolean): void => {
+    if (!checkStatus(ctx, file, status, span)) return;
+    const earlier = handled.get(status);
+    if (earlier !== undefined) {
+      ctx.report(
+        file,
+        'E3025',
+        span,
+        `Status ${status} is already handled by an earlier arm`,
+        `the arm ${ctx.where(file, earlier, file)} always takes ${status}; merge the two arms or add a \`where\` guard to the first`,
+      );
+    } else if (unguarded) {
+      handled.set(status, span.start);
+    }
+  };
   for (const arm of arms) {
     if (!arm) continue;
     if (catchAll !== undefined && !deadReported) {
@@ -201,22 +216,13 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
           ctx.unknown(file, 'E3014', 'schema', p.schema, ctx.schemas.keys());
         }
         break;
-      case 'StatusPattern': {
-        if (!checkStatus(ctx, file, p.status, p.span)) break;
-        const earlier = handled.get(p.status);
-        if (earlier !== undefined) {
-          ctx.report(
-            file,
-            'E3025',
-            p.span,
-            `Status ${p.status} is already handled by an earlier arm`,
-            `the arm ${ctx.where(file, earlier, file)} always takes ${p.status}; merge the two arms or add a \`where\` guard to the first`,
-          );
-        } else if (!arm.guard) {
-          handled.set(p.status, p.span.start);
-        }
+      case 'StatusPattern':
+        checkArmStatus(p.status, p.span, !arm.guard);
         break;
-      }
+      case 'StatusListPattern':
+        for (const s of p.statuses) checkArmStatus(s.status, s.span, !arm.guard);
+        break;
+      case 'ObjectPattern': // its keys and literals are all it names: nothing to look up
       case undefined:
         break;
       default: {

@@ -116,13 +116,39 @@ export function isDateTime(text: string): boolean {
   return true;
 }
 
+/** The latest instant `text` (an isDateTime) can name: its own offset, else the widest zone. */
+function latestInstant(text: string): number {
+  const m = DATE_TIME.exec(text)!;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  if (m[7] === 'Z') return wall;
+  if (m[7] !== undefined) return wall - (m[7][0] === '-' ? -1 : 1) * (Number(m[8]) * 60 + Number(m[9])) * 60_000;
+  return wall + WIDEST_OFFSET_MS;
+}
+
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-export function checkAt(ctx: CheckContext, file: string, when: StringLiteral): void {
-  if (isDateTime(when.value)) return;
+/** No zone is more than 14 hours from UTC: a wall time this far past is past in every zone. */
+const WIDEST_OFFSET_MS = 14 * 3_600_000;
+
+export function checkAt(ctx: CheckContext, file: string, when: StringLiteral, timezone?: string): void {
+  if (isDateTime(when.value)) {
+    // A placeholder such as "2024-12-25 00:00 UTC" in an old example: upstream accepts it, and a
+    // worker fires a past `at` once when it registers it (worker/schedules.ts firstFireAt).
+    const latest = latestInstant(when.value);
+    if (latest < Date.now()) {
+      ctx.report(
+        file,
+        'E3037',
+        when.span,
+        `The schedule time "${when.value}"${timezone ? ` (${timezone})` : ''} is already past: a worker fires it once, as soon as it registers the schedule`,
+        'write a future date-time, or run the mission by hand (`reqon run`)',
+      );
+    }
+    return;
+  }
   ctx.report(
     file,
     'E3027',

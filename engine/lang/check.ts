@@ -12,6 +12,7 @@ import {
   checkMissionItems,
   checkProgramShape,
   checkSourceDecl,
+  isMissionPart,
   checkStoreDecl,
   registerNames,
 } from './check-declarations.js';
@@ -20,14 +21,41 @@ import { checkJumps, checkPipelines } from './check-pipeline.js';
 import { checkAction, type JumpRef } from './check-steps.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { MissionUnit } from './mission-unit.js';
-import type { MissionDecl, TransformDecl } from './ast.js';
+import type { ActionDecl, MissionDecl, TransformDecl } from './ast.js';
 
 export function checkMission(unit: MissionUnit): Diagnostic[] {
   const ctx = new CheckContext(unit);
   const first = checkProgramShape(ctx);
   const mission = unit.mission ?? first;
   if (mission) checkMissionBody(ctx, mission);
+  else if (isMissionPart(unit.root)) checkPart(ctx);
   return ctx.diagnostics();
+}
+
+/**
+ * A folder mission's part checked on its own: everything but the names the mission declares
+ * (stores, sources, schemas, other actions), which only the folder can resolve. A warning says
+ * so, so that "no errors" is never read as "the names were checked".
+ */
+function checkPart(ctx: Ctx): void {
+  const root = ctx.unit.root;
+  const items = root.items ?? [];
+  ctx.report(
+    root.file,
+    'E3034',
+    { start: 0, end: 0 },
+    `${root.file} has no mission: checked as a part of a folder mission (stores, sources, schemas and other actions it names are not resolved)`,
+    'check the folder (`reqon check <folder>`) to resolve them against its mission.vague',
+  );
+  ctx.part = true;
+  const actions = items.filter((i): i is ActionDecl => i?.kind === 'Action');
+  // As in the folder (loader.ts): a part holds actions only; a transform belongs in the mission.
+  for (const item of items) {
+    if (item?.kind !== 'Transform') continue;
+    ctx.report(root.file, 'E3031', item.name?.span ?? item.span, `A folder mission's part may contain only \`action\` declarations, found a transform`, 'move it into the mission in mission.vague');
+  }
+  registerNames(ctx, 'action', actions, ctx.actions, (a) => a.file || root.file);
+  for (const action of actions) checkAction(ctx, action, []);
 }
 
 function checkMissionBody(ctx: Ctx, mission: MissionDecl): void {

@@ -61,7 +61,7 @@ export function checkSource(text: string, file: string): Diagnostic[] {
  * Builds a mission from files already read: the first is the root, the others are action files
  * (a folder mission). No I/O.
  */
-export function loadMissionFromFiles(files: readonly SourceFile[], dir: string): LoadResult {
+export function loadMissionFromFiles(files: readonly SourceFile[], dir: string, folder = files.length > 1): LoadResult {
   if (files.length === 0) throw new MissionLoadError(`No mission file in "${dir}"`, dir);
   const parsed = files.map((f) => parseProgram(f.text, f.path));
   const root = parsed[0]!.program;
@@ -89,7 +89,7 @@ export function loadMissionFromFiles(files: readonly SourceFile[], dir: string):
 
   const first = root.items?.find((i): i is MissionDecl => i?.kind === 'Mission');
   const mission = first && extra.length > 0 ? { ...first, actions: [...(first.actions ?? []), ...extra] } : first;
-  const unit: MissionUnit = { root, mission, files: [...files], dir };
+  const unit: MissionUnit = { root, mission, files: [...files], dir, ...(folder ? { folder } : {}) };
   const checkDiagnostics = [...fileDiagnostics, ...checkMission(unit)];
   return { unit, diagnostics: merge(parseDiagnostics, checkDiagnostics, files) };
 }
@@ -118,7 +118,7 @@ function loadFolder(dir: string): LoadResult {
     const p = path.join(dir, name);
     return { path: p, text: readText(p) };
   });
-  return loadMissionFromFiles(files, dir);
+  return loadMissionFromFiles(files, dir, true);
 }
 
 function readText(file: string): string {

@@ -21,4 +21,9 @@ export interface MissionUnit {
   files: SourceFile[];
   /** Directory the mission lives in (OpenAPI `from` paths resolve against it). */
   dir: string;
+  /**
+   * A folder mission (loaded from a folder, or from more than one file): as upstream's folder
+   * loader does, its pipeline's action names are checked as errors (E3010), not warnings (E3036).
+   */
+  folder?: boolean;
 }

@@ -6,7 +6,7 @@
  * `optionSpans`; an unknown key is one E2006 (with "did you mean" help when a known key is
  * close) and its value is skipped as a balanced group, so the next key parses cleanly.
  */
-import type { FetchOptions, OptionSpans, Paginate, RetryConfig, Since, SinceFormat, Span } from './ast.js';
+import type { FetchOptions, Name, OptionSpans, Paginate, RetryConfig, Since, SinceFormat, Span, StringLiteral } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 
@@ -218,8 +218,12 @@ const PAGINATE_EXAMPLE = {
   cursor: 'cursor(after, 50, "meta.next")',
 } as const;
 
-/** `offset(p, N)`, `page(p, N)`, `cursor(p, N, "a.b")`, each with an optional size parameter name last. */
+/**
+ * `offset(p, N)`, `page(p, N)`, `cursor(p, N, "a.b")`, each with an optional size parameter name
+ * last; or the same as an object (`{ type: page, param: "page", pageSize: 100 }`, upstream's docs).
+ */
 function parsePaginate(p: Parser): Paginate {
+  if (p.at('{')) return parsePaginateObject(p);
   const start = p.start;
   const strategy = enumValue(p, STRATEGIES, 'a pagination strategy').value;
   const example = `write \`${PAGINATE_EXAMPLE[strategy]}\``;
@@ -231,12 +235,7 @@ function parsePaginate(p: Parser): Paginate {
   }
   p.advance();
   const size = p.pos;
-  const pageSize = p.numberAt(size);
-  if (p.kind !== 'Number' || !Number.isInteger(pageSize) || pageSize <= 0 || p.hasDot(size)) {
-    p.error('E2008', p.spanAt(size), `Expected a page size but found ${p.describe(size)}: page size must be a positive integer`, example);
-    throw ABORT;
-  }
-  p.advance();
+  const pageSize = pageSizeValue(p, example);
   const result: Paginate = { strategy, param, pageSize, span: p.spanAt(size) };
   if (strategy === 'cursor') {
     if (!p.eat(',')) p.fail('E2008', '"," and the path of the next cursor', example);
@@ -251,6 +250,86 @@ function parsePaginate(p: Parser): Paginate {
   }
   p.expect(')', example);
   result.span = p.span(start);
+  return result;
+}
+
+/** While `paginate: { … }` parses: each key as written, checked together once the block is read. */
+interface PaginateBlock {
+  type?: { value: Paginate['strategy']; span: Span };
+  param?: Name;
+  pageSize?: { value: number; span: Span };
+  cursorPath?: StringLiteral;
+  sizeParam?: Name;
+}
+
+const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' | 'cursorPath' | 'sizeParam'> = {
+  context: 'paginate',
+  keys: ['type', 'param', 'pageSize', 'cursorPath', 'sizeParam'],
+  parse(p, key, b) {
+    switch (key) {
+      case 'type': b.type = enumValue(p, STRATEGIES, 'a pagination strategy'); return;
+      case 'param': b.param = nameOrString(p, 'the name of the query parameter'); return;
+      case 'pageSize': {
+        const t = p.pos;
+        b.pageSize = { value: pageSizeValue(p, 'write `pageSize: 100`'), span: p.spanAt(t) };
+        return;
+      }
+      case 'cursorPath': b.cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"'); return;
+      case 'sizeParam': b.sizeParam = nameOrString(p, 'the name of the page-size query parameter'); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
+/** A query parameter name, bare (`page`) or quoted (`"page"`): the same name. */
+function nameOrString(p: Parser, what: string): Name {
+  if (p.at('String')) {
+    const s = p.expectString(what);
+    return { name: s.value, span: s.span };
+  }
+  return p.expectName(`${what} (a word or a string)`);
+}
+
+/** A positive integer page size at the cursor; E2008 otherwise. */
+function pageSizeValue(p: Parser, example: string): number {
+  const size = p.pos;
+  const pageSize = p.numberAt(size);
+  if (p.kind !== 'Number' || !Number.isInteger(pageSize) || pageSize <= 0 || p.hasDot(size)) {
+    p.error('E2008', p.spanAt(size), `Expected a page size but found ${p.describe(size)}: page size must be a positive integer`, example);
+    throw ABORT;
+  }
+  p.advance();
+  return pageSize;
+}
+
+/**
+ * `paginate: { type, param, pageSize, cursorPath?, sizeParam? }`: the call form's arguments by
+ * name. `type`, `param` and `pageSize` are required, `cursorPath` with `type: cursor` only.
+ */
+function parsePaginateObject(p: Parser): Paginate {
+  const start = p.start;
+  const b: PaginateBlock = {};
+  const spans: OptionSpans = {};
+  const span = parseOptionBlock(p, PAGINATE_OPTIONS, b, spans);
+  const missing = (key: string, example: string): never => {
+    // A key that was given but whose value was refused is reported already.
+    if (Object.hasOwn(spans, key)) throw ABORT;
+    p.error('E2017', { start, end: start + 1 }, `Missing option \`${key}\` in \`paginate: { … }\``, example);
+    throw ABORT;
+  };
+  const { type, param, pageSize } = b;
+  if (type === undefined) return missing('type', 'write `paginate: { type: page, param: "page", pageSize: 100 }` (type: offset, page or cursor)');
+  const example = `write \`paginate: { type: ${type.value}, param: "${type.value === 'cursor' ? 'after' : type.value}", pageSize: 100${type.value === 'cursor' ? ', cursorPath: "meta.next"' : ''} }\``;
+  if (param === undefined) return missing('param', example);
+  if (pageSize === undefined) return missing('pageSize', example);
+  const result: Paginate = { strategy: type.value, param, pageSize: pageSize.value, span };
+  if (type.value === 'cursor') {
+    if (b.cursorPath === undefined) return missing('cursorPath', example);
+    result.cursorPath = b.cursorPath;
+  } else if (b.cursorPath !== undefined) {
+    p.error('E2008', b.cursorPath.span, `Only \`type: cursor\` takes a \`cursorPath\` (this is \`type: ${type.value}\`)`, 'remove `cursorPath`, or write `type: cursor`');
+  }
+  if (b.sizeParam !== undefined) result.sizeParam = b.sizeParam;
   return result;
 }
 

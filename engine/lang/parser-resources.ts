@@ -5,7 +5,7 @@
  */
 import type {
   AuthKind, CircuitBreakerConfig, Expr, HeaderEntry, RateLimitConfig, Schedule, ScheduleUnit,
-  SourceDecl, StoreDecl, StoreType,
+  SourceDecl, StoreDecl, StoreType, StringLiteral,
 } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
@@ -243,7 +243,7 @@ export function parseSchedule(p: Parser): Schedule {
   } else if (p.eatWord('cron')) {
     trigger = { kind: 'cron', expression: p.expectString('a cron expression string such as "0 * * * *"'), span: p.span(tStart) };
   } else if (p.eatWord('at')) {
-    trigger = { kind: 'at', when: p.expectString('a date-time string'), span: p.span(tStart) };
+    trigger = { kind: 'at', when: utcSuffix(p.expectString('a date-time string')), span: p.span(tStart) };
   } else {
     const help = p.kindAt(t) === 'Word' ? didYouMeanWord(p.textAt(t), ['every', 'cron', 'at']) : undefined;
     p.error('E2007', p.spanAt(t), `Expected a schedule (\`every N unit\`, \`cron "…"\`, \`at "…"\`) but found ${p.describe(t)}`, help);
@@ -307,3 +307,12 @@ const SCHEDULE_RETRY_OPTIONS: OptionSet<NonNullable<Schedule['retry']>, 'maxRetr
     }
   },
 };
+
+/**
+ * `at "2024-12-25 00:00 UTC"` (upstream's docs write the zone as a word) is the instant with `Z`:
+ * the literal's value becomes `2024-12-25 00:00Z`, which the checker and the scheduler read.
+ */
+function utcSuffix(when: StringLiteral): StringLiteral {
+  const m = /^(.*\d)\s+UTC$/.exec(when.value);
+  return m ? { value: `${m[1]}Z`, span: when.span } : when;
+}

@@ -16,23 +16,38 @@ export function parseWait(p: Parser): WaitStep {
   return step;
 }
 
-type WaitKey = 'timeout' | 'path' | 'expectedEvents' | 'eventFilter' | 'retry' | 'storage';
+type WaitKey = 'timeout' | 'path' | 'expectedEvents' | 'eventFilter' | 'retry' | 'retryOnTimeout' | 'storage';
 
 const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
   context: 'wait',
-  keys: ['timeout', 'path', 'expectedEvents', 'eventFilter', 'retry', 'storage'],
+  keys: ['timeout', 'path', 'expectedEvents', 'eventFilter', 'retry', 'retryOnTimeout', 'storage'],
   parse(p, key, step) {
     switch (key) {
       case 'timeout': step.timeout = intValue(p, 'a timeout in milliseconds'); return;
       case 'path': step.path = p.expectString('a webhook path string such as "/hooks/done"'); return;
       case 'expectedEvents': step.expectedEvents = intValue(p); return;
       case 'eventFilter': step.eventFilter = parseExpr(p); return;
-      case 'retry': step.retry = parseRetryBlock(p); return;
-      case 'storage': step.storage = parseStorage(p); return;
+      // Upstream's docs name the wait's retry `retryOnTimeout`: it is the same option (a timeout
+      // with no event retries the action), so one of the two only.
+      case 'retry':
+      case 'retryOnTimeout': {
+        const span = step.optionSpans[key]!;
+        const other = key === 'retry' ? 'retryOnTimeout' : 'retry';
+        if (Object.hasOwn(step.optionSpans, other)) p.error('E2014', span, `\`${key}\` and \`${other}\` are the same option, given twice`, 'keep one of them');
+        step.retry = parseRetryBlock(p);
+        return;
+      }
+      case 'storage': step.storage = p.at('{') ? parseStorage(p) : storageShorthand(p); return;
       default: unknownKey(key);
     }
   },
 };
+
+/** `storage: events` (upstream's shorthand) is `storage: { target: events }`: keyed by event id. */
+function storageShorthand(p: Parser): NonNullable<WaitStep['storage']> {
+  const target = p.expectName('a store name or `{ target: store, key: … }`');
+  return { target, span: target.span };
+}
 
 type StorageOptions = { target?: Name; key?: Expr };
 

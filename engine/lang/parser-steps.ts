@@ -5,8 +5,8 @@
  * step gives one error and the steps after it still parse.
  */
 import type {
-  ApplyStep, ArmPattern, Directive, FieldMapping, ForStep, HttpMethod, MatchArm, MatchStep, Name, Step,
-  StoreStep, ValidateStep,
+  ApplyStep, ArmPattern, Directive, FieldMapping, ForStep, HttpMethod, MatchArm, MatchStep, Name, ObjectPattern, Step,
+  StoreStep, SubPattern, ValidateStep,
 } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr, parseExprBeforeWhere } from './parser-expr.js';
@@ -300,6 +300,7 @@ function parsePattern(p: Parser): ArmPattern {
   }
   if (kind === '[') {
     p.advance();
+    if (p.at('Number')) return parseStatusList(p, t);
     const schema = p.expectName('a schema name inside "[ ]"');
     p.expect(']');
     return { kind: 'SchemaArrayPattern', schema, span: p.span(p.startAt(t)) };
@@ -308,7 +309,75 @@ function parsePattern(p: Parser): ArmPattern {
     const status = intValue(p, 'an HTTP status code');
     return { kind: 'StatusPattern', status, span: p.spanAt(t) };
   }
-  return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]` or a status code)');
+  if (kind === '{') return parseObjectPattern(p);
+  return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]`, a status code or `{ key: pattern }`)');
+}
+
+/** `[200, 201]` after its `[`: one or more status codes. */
+function parseStatusList(p: Parser, open: number): ArmPattern {
+  const statuses = p.mark();
+  for (;;) {
+    const t = p.pos;
+    p.add({ status: intValue(p, 'an HTTP status code'), span: p.spanAt(t) });
+    if (p.eat(']')) break;
+    if (!p.eat(',')) p.fail('E2001', '"," or "]"', 'statuses are separated by commas: `[200, 201]`');
+  }
+  return { kind: 'StatusListPattern', statuses: p.take(statuses), span: p.span(p.startAt(open)) };
+}
+
+const SUB_PATTERN = 'a sub-pattern (`_`, a literal, a variable name or `{ key: pattern }`)';
+
+/** `{ key: sub, "quoted key": sub, … }`; a key given twice is E2014. */
+function parseObjectPattern(p: Parser): ObjectPattern {
+  const start = p.startAt(p.advance());
+  const fields = p.mark();
+  const seen = new Set<string>();
+  while (!p.at('}')) {
+    const k = p.pos;
+    if (p.kind !== 'Word' && p.kind !== 'String') p.fail('E2001', 'a key or "}"', 'an object pattern is written `{ key: pattern, … }`');
+    p.advance();
+    const key = p.kindAt(k) === 'String' ? p.valueAt(k) : p.textAt(k);
+    const keySpan = p.spanAt(k);
+    if (seen.has(key)) p.error('E2014', keySpan, `Key \`${key}\` is given twice in this pattern`, 'remove one of them');
+    seen.add(key);
+    p.expect(':', `write \`${key}: _\``);
+    p.add({ key, keySpan, value: parseSubPattern(p) });
+    if (p.at('}')) break;
+    if (!p.eat(',')) p.fail('E2001', '"," or "}"', 'keys of an object pattern are separated by commas');
+  }
+  p.advance();
+  return { kind: 'ObjectPattern', fields: p.take(fields), span: p.span(start) };
+}
+
+function parseSubPattern(p: Parser): SubPattern {
+  const t = p.pos;
+  const span = p.spanAt(t);
+  switch (p.kind) {
+    case '{':
+      return parseObjectPattern(p);
+    case 'String':
+      p.advance();
+      return { kind: 'Literal', value: p.valueAt(t), span };
+    case 'Number':
+      p.advance();
+      return { kind: 'Literal', value: p.numberAt(t), span };
+    case '-': {
+      p.advance();
+      if (!p.at('Number')) p.fail('E2001', 'a number after "-"');
+      const n = p.advance();
+      return { kind: 'Literal', value: -p.numberAt(n), span: p.span(span.start) };
+    }
+    case 'Word': {
+      p.advance();
+      const text = p.textAt(t);
+      if (text === '_') return { kind: 'Present', span };
+      if (text === 'true' || text === 'false') return { kind: 'Literal', value: text === 'true', span };
+      if (text === 'null') return { kind: 'Literal', value: null, span };
+      return { kind: 'Bind', name: { name: text, span }, span };
+    }
+    default:
+      return p.fail('E2001', SUB_PATTERN);
+  }
 }
 
 function parseDirective(p: Parser): Directive {

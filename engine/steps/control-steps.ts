@@ -7,6 +7,8 @@ import type { ApplyStep, Directive, Expr, FlowStep, LetStep, MapStep, MatchArm, 
 import { evaluate } from '../eval/evaluate.js';
 import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
+import { matchesObjectPattern } from '../eval/object-pattern.js';
+import type { Scope } from '../eval/scope.js';
 import { describeValue, isTruthy } from '../eval/values.js';
 import { armPath, fallbackPath } from '../journal/step-path.js';
 import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
@@ -110,8 +112,17 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
   const subject = evaluate(step.subject, ctx);
   for (let i = 0; i < step.arms.length; i++) {
     const arm = step.arms[i]!;
-    if (!armMatches(arm, subject, frame, rt)) continue;
-    if (arm.guard && !isTruthy(evaluate(arm.guard, { ...ctx, current: subject }))) continue;
+    let bound: Map<string, unknown> | undefined;
+    if (arm.pattern.kind === 'ObjectPattern') {
+      bound = new Map();
+      if (!matchesObjectPattern(arm.pattern, subject, bound)) continue;
+    } else if (!armMatches(arm, subject, frame, rt)) continue;
+    if (arm.guard) {
+      // The guard sees the arm's bindings; they become the action's variables only if it holds.
+      const guardCtx = bound?.size ? { ...ctx, scope: withBindings(frame.scope.child(), bound), current: subject } : { ...ctx, current: subject };
+      if (!isTruthy(evaluate(arm.guard, guardCtx))) continue;
+    }
+    if (bound) withBindings(frame.scope, bound);
     if (arm.body.kind === 'Steps') {
       await rt.runSteps(arm.body.steps, armPath(path, i), frame);
       return {};
@@ -120,7 +131,7 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
     return {};
   }
   // V2: a match of status arms only lets every other status through.
-  if (step.arms.every((arm) => arm.pattern.kind === 'StatusPattern')) return {};
+  if (step.arms.every((arm) => arm.pattern.kind === 'StatusPattern' || arm.pattern.kind === 'StatusListPattern')) return {};
   throw new StepError('no-match', `No matching arm in \`match\` for ${describeForMatch(subject)}`);
 }
 
@@ -131,6 +142,8 @@ function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRunti
       return true;
     case 'StatusPattern':
       return frame.lastStatus === pattern.status;
+    case 'StatusListPattern':
+      return pattern.statuses.some((s) => s.status === frame.lastStatus);
     case 'SchemaPattern': {
       const schema = rt.model.schemas.get(pattern.schema.name);
       return schema !== undefined && matchesSchema(subject, schema, rt.model.schemas);
@@ -139,7 +152,14 @@ function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRunti
       const schema = rt.model.schemas.get(pattern.schema.name);
       return schema !== undefined && matchesSchemaArray(subject, schema, rt.model.schemas);
     }
+    case 'ObjectPattern':
+      return matchesObjectPattern(pattern, subject, new Map());
   }
+}
+
+function withBindings(scope: Scope, bound: ReadonlyMap<string, unknown>): Scope {
+  for (const [name, value] of bound) scope.set(name, value);
+  return scope;
 }
 
 /**

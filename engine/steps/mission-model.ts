@@ -47,8 +47,9 @@ export class MissionModel {
     readonly unit: MissionUnit,
     readonly mission: MissionDecl,
   ) {
-    for (const s of mission.sources) this.sources.set(s.name.name, s);
-    for (const s of mission.stores) this.stores.set(s.name.name, s);
+    // A duplicate store or source is a warning (E3035): the first declaration is the one used.
+    for (const s of mission.sources) if (!this.sources.has(s.name.name)) this.sources.set(s.name.name, s);
+    for (const s of mission.stores) if (!this.stores.has(s.name.name)) this.stores.set(s.name.name, s);
     for (const s of mission.schemas) this.schemas.set(s.name.name, s);
     for (const t of mission.transforms) this.transforms.set(t.name.name, t);
     for (const a of mission.actions) this.actions.set(a.name.name, a);
