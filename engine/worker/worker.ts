@@ -30,6 +30,7 @@ import {
   type EngineDeps,
   type RunResult,
 } from '../executor/run-mission.js';
+import { LogConnectionError } from '../log/errors.js';
 import type { EventLog, RunRecord } from '../log/log.js';
 import { fireDueSchedules } from './schedules.js';
 
@@ -247,9 +248,24 @@ export class Worker {
     const { log } = this.options;
     const unwatch = log.watchWork ? await this.watch(log.watchWork.bind(log)) : undefined;
     try {
+      let unreachable = 0;
       for (;;) {
         this.signalled = false;
-        const started = await this.tick();
+        let started: number;
+        try {
+          started = await this.tick();
+          if (unreachable > 0) this.options.progress?.('the log database is reachable again');
+          unreachable = 0;
+        } catch (error) {
+          if (!logUnreachable(error)) throw error;
+          // The database is down or cut off: nothing can be woken or written; wait and look again.
+          unreachable++;
+          const delayMs = Math.min(30_000, (this.options.pollMs ?? 200) * 2 ** unreachable);
+          this.options.progress?.(`${(error as Error).message} (looking again in ${delayMs / 1000} s)`);
+          if (once && unreachable >= 5) throw error;
+          await this.options.env.clock.sleep(delayMs);
+          continue;
+        }
         if (this.stopping) break;
         if (once && started === 0 && this.inFlight.size === 0) break;
         if (once && started === 0) await Promise.race([...this.inFlight.values()]);
@@ -289,4 +305,16 @@ export class Worker {
     this.wake = undefined;
     abort.abort();
   }
+}
+
+/**
+ * True for an error that says the log database cannot be reached (refused, broken connection,
+ * server shutting down or starting up), not that something is wrong with what was asked.
+ */
+export function logUnreachable(error: unknown): boolean {
+  if (error instanceof LogConnectionError) return true;
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && /^(08|57P0[1-3])/.test(e.code)) return true;
+  if (typeof e?.code === 'string' && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT)$/.test(e.code)) return true;
+  return typeof e?.message === 'string' && /Connection terminated|connection (?:is )?closed|Client has encountered a connection error/i.test(e.message);
 }

@@ -38,6 +38,7 @@ export const command: CommandModule = {
       .option('--inbox-expiry-hours <h>', 'unclaimed webhook deliveries are dropped after this many hours', String(DEFAULT_INBOX_MAX_AGE_MS / 3_600_000))
       .option('--concurrency <n>', 'runs in flight at once', '8')
       .option('--poll <ms>', 'how often to look for due work', '200')
+      .option('--lease-ttl <ms>', "how long this worker's hold on a run lasts unrenewed: after it, by the log's clock, another worker takes the run over", '30000')
       .option('--idle-poll <ms>', 'on a log that signals new work (PostgreSQL): the longest sleep between looks', '5000')
       .option('--quiet', 'no progress on stderr');
   },
@@ -78,6 +79,7 @@ export const command: CommandModule = {
       concurrency: positive(options.concurrency, '--concurrency'),
       pollMs: positive(options.poll, '--poll'),
       idlePollMs: positive(options.idlePoll, '--idle-poll'),
+      leaseTtlMs: positive(options.leaseTtl, '--lease-ttl'),
       progress,
     });
     let server: WebhookServer | undefined;
