@@ -102,6 +102,24 @@ export function displayString(value: unknown): string {
 const INDEX_PATTERN = /^(0|[1-9][0-9]*)$/;
 
 /**
+ * The envelope field a paginated fetch took its pages' items from (`data` of `{data: [...]}`),
+ * kept on the flat array of all items that `response` then is: `response.data` names that array
+ * too, so a mission written against one page's shape reads every page (docs/language.md). A
+ * symbol, so no copy, JSON or log ever carries it.
+ */
+const ITEMS_FIELD = Symbol('reqon.paginatedItemsField');
+
+/** Marks `items` as the flat result of pages whose items sat under `field`; returns `items`. */
+export function withItemsField(items: unknown[], field: string): unknown[] {
+  Object.defineProperty(items, ITEMS_FIELD, { value: field, enumerable: false });
+  return items;
+}
+
+function itemsField(array: unknown[]): string | undefined {
+  return (array as { [ITEMS_FIELD]?: string })[ITEMS_FIELD];
+}
+
+/**
  * One step of a dotted-name walk or a `.name` after a call: own fields of objects; elements of
  * arrays by a decimal index, plus `length` (the original read any property of an array, and
  * `items.length` is the one that missions rely on). Everything else is `undefined`.
@@ -109,6 +127,7 @@ const INDEX_PATTERN = /^(0|[1-9][0-9]*)$/;
 export function fieldOf(value: unknown, key: string): unknown {
   if (Array.isArray(value)) {
     if (key === 'length') return value.length;
+    if (key === itemsField(value)) return value;
     return INDEX_PATTERN.test(key) ? value[Number(key)] : undefined;
   }
   if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
@@ -119,7 +138,7 @@ export function fieldOf(value: unknown, key: string): unknown {
 
 /** Whether `fieldOf(value, key)` names an existing field (even one holding null or undefined). */
 export function hasField(value: unknown, key: string): boolean {
-  if (Array.isArray(value)) return key === 'length' || (INDEX_PATTERN.test(key) && Number(key) < value.length);
+  if (Array.isArray(value)) return key === 'length' || key === itemsField(value) || (INDEX_PATTERN.test(key) && Number(key) < value.length);
   if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
     return Object.prototype.hasOwnProperty.call(value, key);
   }
