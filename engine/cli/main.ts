@@ -43,6 +43,16 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/fork.js')).command,
   },
   {
+    name: 'export',
+    summary: 'one run as a bundle (mission, options without secrets, events): reqon export ID > run.reqonrun',
+    load: async () => (await import('./commands/export.js')).command,
+  },
+  {
+    name: 'import',
+    summary: 'a run bundle into this log, read-only (every view and verify work on it)',
+    load: async () => (await import('./commands/import.js')).command,
+  },
+  {
     name: 'runs',
     summary: 'list runs',
     load: async () => (await import('./commands/runs.js')).command,

@@ -1,0 +1,32 @@
+/**
+ * `reqon export RUN_ID [--out FILE]` — one run as a bundle (engine/executor/run-bundle.ts): its
+ * mission text, its options without secrets, its events. To stdout (`> run.reqonrun`) or a file.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { BundleError, exportRun } from '../../executor/run-bundle.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { openCliLog } from '../engine-context.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.argument('<runId>', 'the run to export').option('--out <file>', 'write the bundle to this file instead of stdout');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const log = await openCliLog(options.db);
+    try {
+      const text = `${JSON.stringify(await exportRun(log, args[0] as string))}\n`;
+      if (typeof options.out === 'string') fs.writeFileSync(options.out, text);
+      else io.stdout(text);
+      return EXIT_OK;
+    } catch (e) {
+      if (!(e instanceof BundleError)) throw e;
+      io.stderr(`reqon: ${e.message}; list runs with \`reqon runs\`\n`);
+      return EXIT_FAILED;
+    } finally {
+      await log.close();
+    }
+  },
+};

@@ -1,0 +1,50 @@
+/**
+ * `reqon import FILE [--json]` — a run bundle (`reqon export`) into this log, read-only: the run
+ * keeps its id, every view and `reqon verify` work on it, and no worker or resume ever continues
+ * it (engine/executor/run-bundle.ts). A corrupt or hostile bundle is refused before anything is
+ * written, naming the first problem and where it is (exit 2).
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { BundleError, importBundle, MAX_BUNDLE_BYTES, parseBundle } from '../../executor/run-bundle.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { openCliLog } from '../engine-context.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd.argument('<file>', 'a .reqonrun bundle').option('--json', 'print the imported run as JSON');
+  },
+
+  async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const file = args[0] as string;
+    let text: string;
+    try {
+      if (fs.statSync(file).size > MAX_BUNDLE_BYTES) throw new CliError(`${file}: larger than ${MAX_BUNDLE_BYTES} bytes; not a run bundle`);
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
+    }
+    let bundle;
+    try {
+      bundle = parseBundle(text);
+    } catch (e) {
+      if (e instanceof BundleError) throw new CliError(`${file}: ${e.message}`);
+      throw e;
+    }
+    const log = await openCliLog(options.db);
+    try {
+      const run = await importBundle(log, bundle);
+      if (options.json === true) io.stdout(`${JSON.stringify({ runId: run.runId, status: run.status, events: run.lastSeq, imported: true })}\n`);
+      else io.stdout(`run ${run.runId}\nimported ${run.lastSeq} events (${run.status}), read-only\n`);
+      return EXIT_OK;
+    } catch (e) {
+      if (e instanceof BundleError) throw new CliError(`${file}: ${e.message}`);
+      throw e;
+    } finally {
+      await log.close();
+    }
+  },
+};

@@ -1,0 +1,165 @@
+/**
+ * Run bundles on the built CLI: `reqon export ID > run.reqonrun` on one machine (a log), `reqon
+ * import run.reqonrun` on another (a second log). The round trip keeps the run's events and mission
+ * exactly, verify replays the imported run, and no resume or worker continues it; no secret of the
+ * run (bearer token from --auth, a credential-named --env value) is in
+ * the bundle; a corrupt or hostile bundle is refused with the problem and where it is, and leaves
+ * the log as it was.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { openLog } from '../../engine/log/open-log.js';
+import { FakeApi } from '../support/fake-api.js';
+import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+
+const TOKEN = 'BEARER-SECRET-7f3a9c41';
+const ENV_SECRET = 'ENV-SECRET-55e1d0aa';
+const MISSION = `mission Bundled {
+  source Api { auth: bearer, base: "http://127.0.0.1:9" }
+  store out: sql("bundle_out")
+
+  action Pull {
+    get "/orders"
+    for order in response {
+      post "/confirmations" { body: { id: order.id } }
+      store { id: order.id, status: response.status } -> out { key: .id }
+    }
+  }
+
+  action Hold {
+    pause { duration: "1h" }
+  }
+
+  run Pull then Hold
+}
+`;
+
+let cli: string;
+let dir: string;
+let api: FakeApi;
+const dbA = () => path.join(dir, 'a.db');
+const dbB = () => path.join(dir, 'b.db');
+
+const reqon = (db: string, ...args: string[]) => runCli(cli, [...args, '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+
+async function readLog(db: string, runId: string): Promise<{ events: StoredEvent[]; owner: string | null; status: string } | null> {
+  const log = await openLog(db);
+  try {
+    const run = await log.getRun(runId);
+    return run ? { events: await log.read(runId), owner: run.owner, status: run.status } : null;
+  } finally {
+    await log.close();
+  }
+}
+
+let runId: string;
+let bundleText: string;
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-bundle-'));
+  fs.writeFileSync(path.join(dir, 'bundled.vague'), MISSION);
+  fs.writeFileSync(path.join(dir, 'auth.json'), JSON.stringify({ Api: { type: 'bearer', token: TOKEN } }));
+  api = new FakeApi();
+  let calls = 0;
+  api.on('GET /orders', () => ({ status: 200, body: [{ id: 'o-1', at: ++calls }, { id: 'o-2', at: ++calls }] }));
+  // A 422 for the second order: a bundle carries failures as they were.
+  api.on('POST /confirmations', (req) => ((req.body as { id: string }).id === 'o-2' ? { status: 422, body: { error: 'no stock' } } : { status: 201, body: { status: 'ok' } }));
+  await api.start();
+  const run = await reqon(dbA(), 'run', 'bundled.vague', '--auth', 'auth.json', '--env', `API_TOKEN=${ENV_SECRET}`, '--env', 'REGION=eu', '--source', `Api=${api.url}`, '--quiet');
+  expect([1, 10], describeResult(run)).toContain(run.code);
+  runId = runIdOf(run);
+}, 180_000);
+
+afterAll(async () => {
+  await api?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('reqon export / reqon import', () => {
+  it('exports the run with its mission and events and without its secrets', async () => {
+    const exported = await reqon(dbA(), 'export', runId);
+    expect(exported.code, describeResult(exported)).toBe(0);
+    bundleText = exported.stdout;
+    const bundle = JSON.parse(bundleText) as { reqonRunBundle: number; run: { runId: string; missionFiles: { files: { text: string }[] }; options: { env: Record<string, string>; sources: Record<string, string>; authFile?: string } }; events: unknown[] };
+    expect(bundle.reqonRunBundle).toBe(1);
+    expect(bundle.run.runId).toBe(runId);
+    expect(bundle.run.missionFiles.files[0]!.text).toBe(MISSION);
+    expect(bundle.run.options.env).toEqual({ API_TOKEN: '[redacted]', REGION: 'eu' });
+    expect(bundle.run.options.sources).toEqual({ Api: api.url });
+    expect(bundle.run.options.authFile).toBeUndefined();
+    const original = await readLog(dbA(), runId);
+    expect(bundle.events).toHaveLength(original!.events.length);
+    for (const secret of [TOKEN, ENV_SECRET]) expect(bundleText).not.toContain(secret);
+    expect(bundleText).not.toContain(path.join(dir, 'auth.json'));
+  });
+
+  it('imports it into another log with the same events, read-only, and verify replays it', async () => {
+    const file = path.join(dir, 'run.reqonrun');
+    fs.writeFileSync(file, bundleText);
+    const imported = await reqon(dbB(), 'import', file);
+    expect(imported.code, describeResult(imported)).toBe(0);
+    expect(imported.stdout.split('\n')[0]).toBe(`run ${runId}`);
+    const a = await readLog(dbA(), runId);
+    const b = await readLog(dbB(), runId);
+    const strip = (e: StoredEvent) => ({ seq: e.seq, type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt });
+    expect(b!.events.map(strip)).toEqual(a!.events.map(strip));
+    expect(b!.owner).toBe('imported:bundle');
+
+    const verified = await reqon(dbB(), 'verify', runId);
+    expect(verified.code, describeResult(verified)).toBe(0);
+    const store = await reqon(dbB(), 'store', runId, 'out', '--json');
+    expect(store.code, describeResult(store)).toBe(0);
+    expect(JSON.parse(store.stdout)).toEqual(JSON.parse((await reqon(dbA(), 'store', runId, 'out', '--json')).stdout));
+
+    // Never continued: not by resume, not by a worker pass; the log stays as imported.
+    const posts = api.requests.length;
+    const resumed = await reqon(dbB(), 'resume', runId, '--quiet');
+    expect(resumed.code).not.toBe(0);
+    const worker = await reqon(dbB(), 'worker', '--once');
+    expect(worker.code, describeResult(worker)).toBe(0);
+    expect(api.requests.length).toBe(posts);
+    expect((await readLog(dbB(), runId))!.events.map(strip)).toEqual(a!.events.map(strip));
+
+    // Importing the same run twice is refused.
+    const again = await reqon(dbB(), 'import', file);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already in this log/);
+  });
+
+  it.each([
+    ['not JSON', () => 'hello', /not JSON/],
+    ['another kind of file', () => JSON.stringify({ hello: 1 }), /reqonRunBundle: expected 1/],
+    ['events out of order', () => mutate((b) => ([b.events[1], b.events[2]] = [b.events[2], b.events[1]])), /events\[1\]\.seq: expected 2/],
+    ['an unknown event type', () => mutate((b) => (b.events[3]!.type = 'run.pwned')), /events\[3\]\.type: not an event type/],
+    ['an edited mission text', () => mutate((b) => (b.run.missionFiles.files[0]!.text += '\n// edited')), /does not match its hash/],
+    ['a hostile run id', () => mutate((b) => (b.run.runId = '../../etc/passwd')), /run\.runId: expected a run id/],
+    ['a newer log format', () => mutate((b) => ((b.events[0]!.payload as { format: number }).format = 99)), /log format 99/],
+    ['a payload with a huge number', () => bundleText.replace('"recordedAt":', '"recordedAt":1e400,"ignored":'), /events\[0\]\.recordedAt: expected an integer/],
+    ['events missing', () => mutate((b) => (b.events = [])), /events\[0\]: expected the run.started event first/],
+  ])('refuses %s with the problem and where, writing nothing', async (_name, make, message) => {
+    const file = path.join(dir, `bad-${Math.random().toString(36).slice(2)}.reqonrun`);
+    fs.writeFileSync(file, make());
+    const db = path.join(dir, `empty-${path.basename(file)}.db`);
+    const result = await reqon(db, 'import', file);
+    expect(result.code, describeResult(result)).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const runs = await reqon(db, 'runs', '--json');
+    expect(JSON.parse(runs.stdout || '[]')).toEqual([]);
+  });
+});
+
+interface MutableBundle {
+  run: { runId: string; missionFiles: { files: { text: string }[] } };
+  events: { type: string; payload: unknown }[];
+}
+
+function mutate(change: (bundle: MutableBundle) => void): string {
+  const bundle = JSON.parse(bundleText) as MutableBundle;
+  change(bundle);
+  return JSON.stringify(bundle);
+}
