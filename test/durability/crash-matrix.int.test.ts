@@ -25,14 +25,14 @@
  * stamp, each run's own recorded now()), every `at` equals the value in the run's own log and in
  * the body the server applied, every logical effect applied exactly once with one body per key,
  * the log complete, and `reqon verify` clean. Cases run concurrently, three at a time, each with
- * its own database, data dir and server.
+ * its own database, data dir and server — on every log backend (test/support/temp-log.ts), each
+ * compared with one crash-free reference run.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import type { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, REPO, runCli, runIdOf, type CliResult } from './support/cli-build.js';
 import { effectReport, EXTRAS, ITEMS, startMissionApi } from './support/mission-api.js';
 import { iterationPathOf, readRunFacts, recordedNowUnder, seqsAreContiguous, withoutAt, type RunFacts } from './support/run-facts.js';
@@ -92,7 +92,7 @@ let reference: Promise<Outcome>;
 
 beforeAll(() => {
   cli = builtCli();
-  reference = slots.run(() => runCase(null));
+  reference = slots.run(() => runCase(null, backends[0]!));
   // Surfaces in the cases that await it; this keeps an early failure from being "unhandled".
   reference.catch(() => undefined);
 }, 180_000);
@@ -109,10 +109,27 @@ interface Outcome {
 }
 
 class Harness {
-  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-crash-matrix-'));
-  readonly db = path.join(this.dir, 'reqon.db');
+  readonly dir: string;
+  /** The --db value: a SQLite file or a PostgreSQL URL. */
+  readonly db: string;
 
-  constructor(readonly api: FakeApi) {}
+  private constructor(
+    readonly api: FakeApi,
+    private readonly target: TempLogTarget,
+  ) {
+    this.dir = target.dir;
+    this.db = target.target;
+  }
+
+  static async open(backend: Backend): Promise<Harness> {
+    const target = await tempLogTarget(backend, 'reqon-crash-matrix-');
+    try {
+      return new Harness(await startMissionApi(), target);
+    } catch (error) {
+      await target.drop();
+      throw error;
+    }
+  }
 
   cli(...args: string[]): Promise<CliResult> {
     return runCli(cli, [...args, '--db', this.db], { cwd: this.dir, env: { REQON_DATA_DIR: path.join(this.dir, 'data') } });
@@ -167,13 +184,13 @@ class Harness {
 
   async cleanup(): Promise<void> {
     await this.api.stop();
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    await this.target.drop();
   }
 }
 
 /** One case (or the reference run, for `null`): crash, resume, finish, and collect the outcome. */
-async function runCase(c: Case | null): Promise<Outcome> {
-  const h = new Harness(await startMissionApi());
+async function runCase(c: Case | null, backend: Backend): Promise<Outcome> {
+  const h = await Harness.open(backend);
   try {
     const started = await h.cli('run', MISSION, '--source', `Api=${h.api.url}`, '--quiet', ...(c ? ['--crash-at', c.first.spec] : []));
     const runId = runIdOf(started);
@@ -240,11 +257,11 @@ function expectDurable(api: FakeApi, facts: RunFacts, storeOut: Outcome['storeOu
   expect(storeExtras.map((r) => r.record)).toEqual(EXTRAS);
 }
 
-describe('crash matrix: every crash point, killed and resumed, ends like a run that never crashed', () => {
+describe.each(backends)('%s: crash matrix: every crash point, killed and resumed, ends like a run that never crashed', (backend) => {
   for (const c of CASES) {
     const name = `${c.first.spec}${c.again ? `, then ${c.again.spec} on resume` : ''}${c.worker ? ', finished by the worker' : ''}`;
     it.concurrent(name, async () => {
-      const crashed = await slots.run(() => runCase(c));
+      const crashed = await slots.run(() => runCase(c, backend));
       const ref = await reference;
       expect(withoutAt(crashed.storeOut)).toEqual(withoutAt(ref.storeOut));
       expect(crashed.storeExtras).toEqual(ref.storeExtras);
@@ -255,7 +272,7 @@ describe('crash matrix: every crash point, killed and resumed, ends like a run t
 
   it.concurrent('an occurrence past the last one never fires: before-effect:20, armed on every process, lets the run complete', async () => {
     const requests = await slots.run(async () => {
-      const h = new Harness(await startMissionApi());
+      const h = await Harness.open(backend);
       try {
         const started = await h.cli('run', MISSION, '--source', `Api=${h.api.url}`, '--quiet', '--crash-at', 'before-effect:20');
         expect(started.code, describeResult(started)).toBe(10);
