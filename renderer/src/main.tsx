@@ -3,7 +3,6 @@
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import 'react-json-view-lite/dist/index.css';
 import './styles.css';
 import { App } from './components/App.js';
 import { startStudioSync } from './lib/studio-sync.js';

@@ -13,6 +13,7 @@ const BENCH_MODULES: ReadonlyArray<{ file: string; load: () => Promise<BenchModu
   { file: 'parse-check.bench', load: () => import('./parse-check.bench.js') },
   { file: 'studio.bench', load: () => import('./studio.bench.js') },
   { file: 'studio-paint.bench', load: () => import('./studio-paint.bench.js') },
+  { file: 'studio-state.bench', load: () => import('./studio-state.bench.js') },
   { file: 'engine.bench', load: () => import('./engine.bench.js') },
 ];
 

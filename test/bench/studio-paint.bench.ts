@@ -54,7 +54,7 @@ const FIRST_PAINT_PROBE = `(() => {
 })();`;
 
 /** The folder holding the reqon-studio package.json, searched upwards from this file. */
-function repoRoot(): string {
+export function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = path.join(dir, 'package.json');
@@ -66,7 +66,7 @@ function repoRoot(): string {
 }
 
 /** Builds renderer/dist when it is missing, so the bench serves the current renderer. */
-function ensureRendererBuilt(root: string): string {
+export function ensureRendererBuilt(root: string): string {
   const dist = path.join(root, 'renderer', 'dist');
   if (fs.existsSync(path.join(dist, 'index.html'))) return dist;
   process.stderr.write('studio-paint bench: renderer/dist is missing; building it with vite…\n');

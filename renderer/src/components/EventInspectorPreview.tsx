@@ -51,7 +51,7 @@ export function EventInspectorPreview({ event, seq }: { event: StoredEvent | nul
         </>
       )}
       <h4>Payload</h4>
-      <JsonBlock value={event.payload} label="Payload JSON" />
+      <JsonBlock value={event.payload} label="Payload JSON" maxHeight={560} />
     </section>
   );
 }

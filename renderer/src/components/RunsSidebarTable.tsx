@@ -44,7 +44,7 @@ const COLUMNS = [
   column.accessor((run) => statusOf(run), {
     id: 'status',
     header: 'Status',
-    cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} />,
+    cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} compact />,
     filterFn: 'equals',
     size: 100,
   }),

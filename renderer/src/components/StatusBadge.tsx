@@ -12,11 +12,14 @@ export function statusOf(run: Pick<RunSummary, 'status' | 'failures'>): StatusFi
   return run.status === 'completed' && run.failures > 0 ? 'completed-with-failures' : run.status;
 }
 
-export function StatusBadge({ status, failures = 0 }: { status: RunStatus; failures?: number }) {
+/** `compact` (the runs table's narrow column) says "✓ 3 failures", with the whole sentence as its title. */
+export function StatusBadge({ status, failures = 0, compact = false }: { status: RunStatus; failures?: number; compact?: boolean }) {
   const shown = statusOf({ status, failures });
+  const count = `${failures} failure${failures === 1 ? '' : 's'}`;
+  const text = shown === 'completed-with-failures' ? (compact ? `✓ ${count}` : `completed with ${count}`) : status;
   return (
-    <span className={`status-badge status-${shown}`} data-status={shown}>
-      {shown === 'completed-with-failures' ? `completed with ${failures} failure${failures === 1 ? '' : 's'}` : status}
+    <span className={`status-badge status-${shown}`} data-status={shown} title={shown === 'completed-with-failures' ? `completed with ${count}` : undefined}>
+      {text}
     </span>
   );
 }
