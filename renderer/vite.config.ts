@@ -3,16 +3,34 @@
  * asset URLs (base './') so the same build loads from file:// in Electron and from the studio
  * server's HTTP root in a browser.
  */
-import { defineConfig } from 'vite';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+const repo = path.dirname(path.resolve(root));
+
+/** Records the files this build bundled, so renderer/build-if-stale.mjs can tell when to rebuild. */
+function buildInputs(): Plugin {
+  return {
+    name: 'reqon-build-inputs',
+    apply: 'build',
+    generateBundle() {
+      const files = [...this.getModuleIds()]
+        .map((id) => id.split('?')[0]!)
+        .filter((id) => path.isAbsolute(id) && fs.existsSync(id))
+        .map((id) => path.relative(repo, id).split(path.sep).join('/'));
+      this.emitFile({ type: 'asset', fileName: '.build-inputs.json', source: JSON.stringify([...new Set(files)].sort()) });
+    },
+  };
+}
 
 export default defineConfig({
   root,
   base: './',
-  plugins: [react()],
+  plugins: [react(), buildInputs()],
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,
