@@ -10,14 +10,14 @@
  */
 import type { SchemaDecl, SchemaField, TypeRef } from '../lang/ast.js';
 import { isDateValue } from './operators.js';
-import { isPlainObject } from './values.js';
+import { isPlainObject, paginatedEnvelope } from './values.js';
 
 const MAX_NESTING = 256;
 
 export type SchemaTable = ReadonlyMap<string, SchemaDecl>;
 
 export function matchesSchema(value: unknown, schema: SchemaDecl, schemas: SchemaTable): boolean {
-  return matchesFields(value, schema.fields, schemas, 0);
+  return matchesFields(paginatedEnvelope(value) ?? value, schema.fields, schemas, 0);
 }
 
 /** For `[Schema]` arms: an array every element of which matches (an empty array matches). */

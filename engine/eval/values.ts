@@ -120,6 +120,19 @@ function itemsField(array: unknown[]): string | undefined {
 }
 
 /**
+ * A paginated fetch's flat result seen as the envelope of one page holding all items
+ * (`{data: [...]}`), for a schema arm written against the page's shape; undefined for any other value.
+ */
+export function paginatedEnvelope(value: unknown): PlainObject | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const field = itemsField(value);
+  if (field === undefined) return undefined;
+  const envelope: PlainObject = {};
+  setOwn(envelope, field, value);
+  return envelope;
+}
+
+/**
  * One step of a dotted-name walk or a `.name` after a call: own fields of objects; elements of
  * arrays by a decimal index, plus `length` (the original read any property of an array, and
  * `items.length` is the one that missions rely on). Everything else is `undefined`.

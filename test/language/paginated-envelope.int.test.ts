@@ -1,7 +1,7 @@
 /**
  * assets/language/paginated-envelope.vague against a FakeApi on 127.0.0.1: after a paginated
  * fetch, `response.rows` (the field each page's items sat under) is the flat array of all pages'
- * items — in `store`, `for`, a `match` guard and `length` — while `response` itself stays that flat
+ * items — in `store`, `for`, a `match` guard, a schema arm and `length` — while `response` itself stays that flat
  * array and any other envelope field (`response.next`) is absent, as one page's would not be.
  */
 import * as fs from 'node:fs';
@@ -41,6 +41,7 @@ describe('the envelope field of a paginated fetch', () => {
       a: { code: 'a', big: true },
       b: { code: 'b', big: true },
       e: { code: 'e', big: true },
+      shape: { id: 'shape', page: true },
       counts: { id: 'counts', all: 5, flat: 5, other: 'none' },
     });
     await c.expectVerified(result.runId);
