@@ -32,6 +32,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
   if (!step || typeof step !== 'object') return;
   switch (step.kind) {
     case 'Fetch':
+      if (step.method === 'DELETE') checkDeleteOfStore(ctx, file, step);
       checkExpr(ctx, file, step.path);
       checkFetchOptions(ctx, file, step.options, step.span, false);
       return;
@@ -113,6 +114,26 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       void unreachable;
     }
   }
+}
+
+/**
+ * `delete dlq[item.id]` where `dlq` is a declared store: upstream's docs mean "remove that record",
+ * which no store here can do yet; read as a request it would DELETE whatever path the record
+ * is. Refused at check time, saying how to write either meaning that does run.
+ */
+function checkDeleteOfStore(ctx: CheckContext, file: string, step: Extract<Step, { kind: 'Fetch' }>): void {
+  const target = step.path;
+  if (target?.kind !== 'Index' || target.object?.kind !== 'Ref') return;
+  const ref = target.object;
+  const store = ref.parts?.[0];
+  if (ref.leadingDot || ref.parts.length !== 1 || !store || !ctx.stores.has(store)) return;
+  ctx.report(
+    file,
+    'E3038',
+    target.span,
+    `\`delete ${store}[…]\` names the store \`${store}\`: removing a record from a store is not supported yet`,
+    `to send an HTTP DELETE, write the path as a string: \`delete "/${store}/{…}"\`; to retire a record, overwrite it: \`store { id: …, removed: true } -> ${store} { upsert: true }\``,
+  );
 }
 
 function checkStoreName(ctx: CheckContext, file: string, name: Name | undefined): void {

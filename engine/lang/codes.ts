@@ -76,10 +76,11 @@ export const CODES = {
   E3031: { severity: 'error', title: 'an action file holds something other than `action`s' },
   E3032: { severity: 'warning', title: 'a top-level declaration outside the mission is ignored' },
   E3033: { severity: 'warning', title: 'a fetch step with no source to send it to (running it fails; upstream accepts it)' },
+  E3034: { severity: 'warning', title: 'a file of actions only (part of a folder mission) checked on its own: its names are not resolved' },
   E3035: { severity: 'warning', title: 'a store or source declared twice (the first is used; upstream accepts it)' },
   E3036: { severity: 'warning', title: 'a pipeline stage naming an undeclared action (running fails at that stage; upstream accepts it)' },
   E3037: { severity: 'warning', title: 'a schedule `at` instant already past (it fires once, as soon as a worker registers it)' },
-  E3034: { severity: 'warning', title: 'a file with only actions and transforms, checked as a part of a folder mission' },
+  E3038: { severity: 'error', title: '`delete store[key]`: removing a record from a store is not supported yet' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

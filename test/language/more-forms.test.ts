@@ -195,3 +195,18 @@ describe('an actions-only file is checked as a folder mission\'s part', () => {
     expect(diags('schema S { a: string }\n')[0]).toMatch(/^error E3001 No mission found/);
   });
 });
+
+describe('delete of a store record', () => {
+  it('`delete dlq[item.id]` on a declared store is E3038, saying how to write either meaning', () => {
+    const text = mission('    for item in response {\n      delete dlq[item.id]\n    }', '  store dlq: memory("dlq")');
+    expect(diags(text)).toEqual([
+      'error E3038 `delete dlq[…]` names the store `dlq`: removing a record from a store is not supported yet | to send an HTTP DELETE, write the path as a string: `delete "/dlq/{…}"`; to retire a record, overwrite it: `store { id: …, removed: true } -> dlq { upsert: true }`',
+    ]);
+  });
+
+  it('a DELETE whose path is not a store lookup is a request, as before', () => {
+    expect(diags(mission('    let paths = ["/a", "/b"]\n    delete paths[0]'))).toEqual([]);
+    expect(diags(mission('    for item in response {\n      delete "/dlq/{item.id}"\n    }', '  store dlq: memory("dlq")'))).toEqual([]);
+    expect(diags(mission('    delete .out[0]'))).toEqual([]);
+  });
+});
