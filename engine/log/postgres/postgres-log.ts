@@ -121,6 +121,7 @@ class PostgresEventLog implements EventLog {
   private durableCommits = 0;
   private singleTransactions = 0;
   private closed = false;
+  private readonly heard = new WeakSet<pg.PoolClient>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -135,7 +136,14 @@ class PostgresEventLog implements EventLog {
   /** A pooled connection; a failure to connect is a LogConnectionError naming the server. */
   async connect(): Promise<pg.PoolClient> {
     try {
-      return await this.pool.connect();
+      const client = await this.pool.connect();
+      // A connection that breaks while checked out but between queries (a server restart)
+      // emits 'error' on itself, which unheard would kill the process; its next query fails.
+      if (!this.heard.has(client)) {
+        client.on('error', () => undefined);
+        this.heard.add(client);
+      }
+      return client;
     } catch (error) {
       throw new LogConnectionError(this.target, reasonOf(error), { cause: error });
     }
