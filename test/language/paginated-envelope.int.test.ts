@@ -55,4 +55,16 @@ describe('the envelope field of a paginated fetch', () => {
     expect(await c.store(result.runId, 'summary')).toEqual({});
     expect(result.status === 'failed' && result.error.message).toBe('For loop collection must be an array, but `response.rows` is undefined');
   });
+
+  it('follows a cursor at an index counted from the end of the page (`rows[-1].code`, as Stripe pages)', async () => {
+    c.api
+      .on('GET /rows', { body: { rows: [{ code: 'c', qty: 1 }, { code: 'a', qty: 5 }], more: true } })
+      .on('GET /rows?after=a', { body: { rows: [{ code: 'b', qty: 2 }, { code: 'd', qty: 1 }], more: true } })
+      .on('GET /rows?after=d', { body: { rows: [], more: false } });
+    const result = await c.start(files((t) => t.replace('cursor(after, 2, "next")', 'cursor(after, 2, "rows[-1].code")')));
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    expect(c.api.lines()).toEqual(['GET /rows', 'GET /rows?after=a', 'GET /rows?after=d']);
+    expect((await c.log.readTable('sql', 'env_rows')).map((r) => r.key)).toEqual(['c', 'a', 'b', 'd']);
+    await c.expectVerified(result.runId);
+  });
 });
