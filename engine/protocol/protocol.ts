@@ -43,6 +43,10 @@ export interface RunSummary {
   /** Failures the run went on after (a loop's `onError continue`), plus the one that ended a failed run. */
   failures: number;
   firstFailure: RunFailure | null;
+  /** The run began as a fork of another run's log up to `atSeq` (`reqon fork`, "Fork from here"). */
+  forkedFrom?: { runId: string; atSeq: number };
+  /** Imported from a run bundle (`reqon import`, a dropped .reqonrun): read-only, never continued. */
+  imported?: boolean;
 }
 
 /** Where a failure began (its `step.failed` event) and what it said. */
@@ -346,6 +350,12 @@ export interface Requests {
   'run.verify': { req: { runId: string; missionText?: string }; res: VerifyReport };
   'run.start': { req: StartRunRequest; res: { runId: string } };
   'run.resume': { req: { runId: string; payload?: unknown }; res: { runId: string; outcome: string } };
+  /** A new run from this run's log up to `atSeq`, replayed, then live (`reqon fork`); `missionText`: carry on with an edit. */
+  'run.fork': { req: { runId: string; atSeq: number; missionText?: string }; res: { runId: string } };
+  /** The run as a bundle (`reqon export`): the file's name and its text. */
+  'run.export': { req: { runId: string }; res: { fileName: string; text: string } };
+  /** A bundle's text into the log, read-only (`reqon import`). */
+  'run.import': { req: { text: string }; res: { runId: string } };
   /** `note`: said when there was nothing of this studio's to kill, or the worker was killed. */
   'run.crash': { req: { runId: string; crashAt?: string }; res: { runId: string; note?: string } };
   'crash.points': { req: { runId: string }; res: CrashPointInfo[] };

@@ -49,6 +49,11 @@ export class RunProcesses {
     return this.track(await startCli(this.deps.launcher, resumeArgs(this.deps.launcher, runId, opts), runId, env));
   }
 
+  /** Any other CLI command that starts a run and names it on its first line (`reqon fork …`). */
+  async spawnCommand(args: string[]): Promise<CliProcess> {
+    return this.track(await startCli(this.deps.launcher, args));
+  }
+
   private track(proc: CliProcess): CliProcess {
     this.processes.set(proc.runId, proc);
     this.deps.started(proc.runId);

@@ -20,6 +20,7 @@ import { TimelineHandler } from '../inspect/timeline.js';
 import { TimelineWindowIndex, type WindowQuery } from '../inspect/timeline-window.js';
 import type { CrashPointInfo } from '../protocol/protocol.js';
 import { ownerIsDead } from '../executor/owner.js';
+import { isImported } from '../executor/run-bundle.js';
 import { StudioError } from './studio-error.js';
 
 const READ_PAGE = 5000;
@@ -88,7 +89,14 @@ export class RunView {
   summaryData(): RunSummary {
     const summary = withRunRecord(this.summary.data(), this.record);
     const { status, owner } = this.record;
-    return status === 'running' && (owner === null || ownerIsDead(owner)) ? { ...summary, orphaned: true } : summary;
+    // Where the run came from: a fork names its parent in its first event, an import its owner.
+    const first = this.slice(1, 1)[0];
+    const forkedFrom = first?.type === 'run.started' ? first.payload.forkedFrom : undefined;
+    const origin = {
+      ...(forkedFrom ? { forkedFrom: { runId: forkedFrom.runId, atSeq: forkedFrom.atSeq } } : {}),
+      ...(isImported(this.record) ? { imported: true } : {}),
+    };
+    return status === 'running' && (owner === null || ownerIsDead(owner)) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
   }
 
   timelineData(): TimelineModel {

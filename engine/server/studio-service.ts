@@ -32,6 +32,7 @@ import { LivePoll } from './live-poll.js';
 import { missionFileFor } from './mission-request.js';
 import { asFields, int, optInt, optStr, optStringMap, str, type Fields } from './request-fields.js';
 import { RunProcesses } from './run-processes.js';
+import { forkTextDir, RunSharing } from './run-sharing.js';
 import { verifyInStudio } from './run-verify.js';
 import { timelineWindowQuery } from './timeline-window-query.js';
 import { RunViews } from './run-views.js';
@@ -96,6 +97,7 @@ class Service implements StudioService {
   private readonly views: RunViews;
   private readonly listeners = new Set<PushListener>();
   private readonly lab: CrashLab;
+  private readonly sharing: RunSharing;
   private readonly live: LivePoll;
   private readonly processes: RunProcesses;
   private readonly worker: StudioWorker | null;
@@ -136,6 +138,7 @@ class Service implements StudioService {
     // (which takes over dead owners of its own host at once) leaves a crashed lab run to the lab
     // and takes it over only if its lease expires — the studio died mid-lab.
     const labEnv = { REQON_HOST_ID: LAB_HOST };
+    this.sharing = new RunSharing({ log, launcher, textDir: forkTextDir(options.dbPath), spawn: (args) => this.processes.spawnCommand(args) });
     this.lab = new CrashLab({
       labHost: LAB_HOST,
       spawnRun: (run) => this.processes.spawnRun(run, labEnv),
@@ -210,6 +213,12 @@ class Service implements StudioService {
         const proc = await this.processes.spawnRun(this.runRequest(channel, req, optStr(channel, req, 'crashAt')));
         return { runId: proc.runId };
       }
+      case 'run.fork':
+        return this.sharing.fork(channel, req);
+      case 'run.export':
+        return this.sharing.export(channel, req);
+      case 'run.import':
+        return this.sharing.import(channel, req);
       case 'run.resume':
         return this.processes.resume(str(channel, req, 'runId'), req['payload']);
       case 'run.crash':

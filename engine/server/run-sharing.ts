@@ -1,0 +1,69 @@
+/**
+ * The studio's channels for forking and sharing runs: `run.fork` (a `reqon fork` child process,
+ * like every run the studio starts), `run.export` and `run.import` (run bundles,
+ * engine/executor/run-bundle.ts — reading and writing the log only, nothing is executed).
+ */
+import path from 'node:path';
+import { BundleError, exportRun, importBundle, parseBundle } from '../executor/run-bundle.js';
+import type { EventLog } from '../log/log.js';
+import type { CliLauncher, CliProcess } from './cli-process.js';
+import { missionFileFor } from './mission-request.js';
+import { int, optStr, str, type Fields } from './request-fields.js';
+import { StudioError } from './studio-error.js';
+
+export interface RunSharingDeps {
+  log: EventLog;
+  launcher: CliLauncher;
+  /** Where mission text sent by the page is saved. */
+  textDir: string;
+  /** Starts the CLI with these arguments and tracks the process (pushes, exit). */
+  spawn(args: string[]): Promise<CliProcess>;
+}
+
+export class RunSharing {
+  constructor(private readonly deps: RunSharingDeps) {}
+
+  async fork(channel: string, req: Fields): Promise<{ runId: string }> {
+    const runId = str(channel, req, 'runId');
+    const atSeq = int(channel, req, 'atSeq', 1);
+    const run = await this.deps.log.getRun(runId);
+    if (!run) throw new StudioError('not-found', `${channel}: no run ${runId}`);
+    if (atSeq > run.lastSeq) throw new StudioError('bad-request', `${channel}: run ${runId} has events 1–${run.lastSeq}; "atSeq" must be one of them`);
+    const missionText = optStr(channel, req, 'missionText');
+    const args = ['fork', runId, '--at', String(atSeq), '--db', this.deps.launcher.dbPath];
+    if (missionText !== undefined) args.push('--mission', missionFileFor(channel, { missionText }, { roots: [], cwd: this.deps.launcher.cwd, textDir: this.deps.textDir }));
+    args.push('--json');
+    const proc = await this.deps.spawn(args);
+    return { runId: proc.runId };
+  }
+
+  async export(channel: string, req: Fields): Promise<{ fileName: string; text: string }> {
+    const runId = str(channel, req, 'runId');
+    try {
+      const bundle = await exportRun(this.deps.log, runId);
+      return { fileName: `${runId}.reqonrun`, text: `${JSON.stringify(bundle)}\n` };
+    } catch (e) {
+      if (e instanceof BundleError) throw new StudioError('not-found', `${channel}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  async import(channel: string, req: Fields): Promise<{ runId: string }> {
+    const text = str(channel, req, 'text');
+    try {
+      const run = await importBundle(this.deps.log, parseBundle(text));
+      return { runId: run.runId };
+    } catch (e) {
+      if (e instanceof BundleError) {
+        const code = /already in this log/.test(e.message) ? 'conflict' : 'bad-request';
+        throw new StudioError(code, `this file is not a run bundle the studio can open: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+}
+
+/** Where the studio saves mission text for a fork (beside the log, as run.start does). */
+export function forkTextDir(dbPath: string): string {
+  return path.join(path.dirname(dbPath), 'studio-missions');
+}
