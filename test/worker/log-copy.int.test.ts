@@ -1,6 +1,6 @@
 /**
- * `reqon log copy` through the log contract (engine/cli/log-copy.ts), SQLite → SQLite here (the
- * PostgreSQL directions go through the same code; see log-copy-postgres when a cluster exists).
+ * `reqon log copy` through the log contract (engine/cli/log-copy.ts): SQLite → SQLite, and
+ * SQLite → PostgreSQL → SQLite where a PostgreSQL cluster runs.
  *
  * A source log holds: a completed run with sql, nosql and memory store writes; a run that claimed
  * a webhook delivery and completed; a run suspended on a wait; an unclaimed delivery on a path
@@ -23,6 +23,7 @@ import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { registerSchedule } from '../../engine/worker/schedules.js';
 import { Worker } from '../../engine/worker/worker.js';
+import { backends, tempLogTarget } from '../support/temp-log.js';
 import { timeWorld, type TimeWorld } from '../time/support/time-fixtures.js';
 
 const ITEMS = [
@@ -194,5 +195,35 @@ describe('reqon log copy', () => {
     expect(err.join('')).toMatch(/reqon log copy: the target log is not empty/);
     await expect(logCommand.run(['move'], { from: w.dbPath, to }, io)).rejects.toThrow('reqon log: unknown action "move"; expected: copy');
     await expect(logCommand.run(['copy'], { from: w.dbPath }, io)).rejects.toThrow('reqon log copy needs --to LOG');
+  });
+});
+
+describe.each(backends.filter((b) => b === 'postgres'))('reqon log copy to and from %s', (backend) => {
+  it('SQLite → PostgreSQL → SQLite: both copies verified, the tables and every event the same, the copy carries on on PostgreSQL', async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    const { waiting } = await fillSource(w);
+    const pg = await tempLogTarget(backend, 'reqon-copy-pg-');
+    try {
+      const shared = await openLog(pg.target);
+      opened.push(shared);
+      const there = await copyLog(w.log, shared, { now: w.env.clock.now() });
+      const back = await target(w, 'back.db');
+      const again = await copyLog(shared, back, { now: w.env.clock.now() });
+      expect(again).toEqual(there);
+      for (const t of there.tables) expect(await back.readTable(t.storeKind, t.table)).toEqual(await w.log.readTable(t.storeKind, t.table));
+      for (const run of await w.log.listRuns()) expect(await back.read(run.runId)).toEqual(await w.log.read(run.runId));
+
+      expect(await shared.deliverWebhook('/hooks/b', 'delivery-b', { id: 'from-b' }, w.env.clock.now())).toBe('accepted');
+      const carryOn = worker(w, shared, 'pg-worker');
+      await carryOn.tick();
+      await carryOn.drain();
+      expect((await shared.getRun(waiting))?.status).toBe('completed');
+      expect(w.applied.size).toBe(5);
+      expect([...w.applied.values()].every((n) => n === 1)).toBe(true);
+    } finally {
+      for (const log of opened.splice(0)) await log.close();
+      await pg.drop();
+    }
   });
 });
