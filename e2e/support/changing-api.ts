@@ -69,7 +69,7 @@ export async function startChangingApi(accounts = 4): Promise<ChangingApi> {
   };
 }
 
-/** A mission for it (not the demo's): read the accounts, post one transfer per account, store both. */
+/** A mission for it (not the demo's): read the accounts, post one transfer per account (its body holds `now()`), store both. */
 export const LEDGER_MISSION = `mission LedgerAudit {
   source Ledger { auth: none, base: "http://127.0.0.1:9" }
 
@@ -80,8 +80,8 @@ export const LEDGER_MISSION = `mission LedgerAudit {
     get "/accounts"
     for account in response {
       store account -> accounts { key: .id }
-      post "/transfers" { body: { account: account.id, balance: account.balance, seen: account.observedAt } }
-      store { id: account.id, transfer: response.transferId, at: response.at } -> transfers { key: .id }
+      post "/transfers" { body: { account: account.id, balance: account.balance, seen: account.observedAt, sentAt: now() } }
+      store { id: account.id, transfer: response.transferId, at: response.at, checkedAt: now() } -> transfers { key: .id }
     }
   }
 

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openLog, type EventLog } from '../../engine/log/log.js';
+import type { EventLog } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { createStudioService, type StudioService, type StudioServiceOptions } from '../../engine/server/studio-service.js';
 import { startStudioServer, type StudioServer } from '../../engine/server/studio-server.js';
 import { REPO_ROOT } from './seed-runs.js';

@@ -4,8 +4,10 @@
  *
  * One loopback HTTP server; each source is a path prefix (`/<source>/…`) forwarded to its real
  * base URL. In `record` mode (the crash-free reference run) every request goes upstream and its
- * answer is kept under the request's identity (method, path with query, canonical JSON body, the
- * run id replaced by a placeholder), in arrival order. In `replay` mode (the armed run) nothing
+ * answer is kept under the request's identity (method and path with query, the run id replaced by
+ * a placeholder), in arrival order. Bodies are not part of it: a body may legitimately differ
+ * between the two runs (`now()` in it), so the Nth `POST /x` of the armed run is matched to the
+ * Nth of the reference. In `replay` mode (the armed run) nothing
  * goes upstream: a request is answered with the next unused recorded answer of its identity, and
  * a request carrying an Idempotency-Key already answered gets that key's answer again — the
  * behaviour of an API that honours idempotency keys. The proxy counts, per key, the requests it
@@ -117,14 +119,14 @@ export class AnswerProxy {
    */
   async rewind(events: readonly StoredEvent[]): Promise<void> {
     const runId = await this.runIds.replay;
-    const requests = new Map<string, { method: string; url: string; body?: unknown }>();
+    const requests = new Map<string, { method: string; url: string }>();
     const logged = new Map<string, number>();
     for (const event of events) {
       if (event.type === 'http.request') requests.set(`${event.payload.effectId}#${event.payload.attempt}`, event.payload.request);
       if (event.type !== 'http.response' && event.type !== 'http.error') continue;
       const request = requests.get(`${event.payload.effectId}#${event.payload.attempt}`);
       if (request === undefined || !SAFE.has(request.method.toUpperCase()) || !this.carried(request.url)) continue;
-      const identity = identityOf(request.method, request.url.slice(this.base.length), canonical(request.body), runId);
+      const identity = identityOf(request.method, request.url.slice(this.base.length), runId);
       logged.set(identity, (logged.get(identity) ?? 0) + 1);
     }
     const seen = new Map<string, number>();
@@ -137,7 +139,7 @@ export class AnswerProxy {
   }
 
   report(): ProxyReport {
-    const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity.split('\n')[0]!);
+    const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity);
     const keys = [...this.byKey].map(([idempotencyKey, k]) => ({ idempotencyKey, requests: k.requests, effects: k.effects }));
     return { keys: keys.sort((a, b) => a.idempotencyKey.localeCompare(b.idempotencyKey)), lost, unexpected: [...this.unexpected], answered: this.answered };
   }
@@ -174,11 +176,11 @@ export class AnswerProxy {
     const response = await fetch(upstream.replace(/\/$/, '') + rest, {
       method,
       headers,
-      ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+      ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body: new Uint8Array(body) } : {}),
       redirect: 'manual',
     });
     const answer: Answer = { status: response.status, headers: keepHeaders(response.headers), body: Buffer.from(await response.arrayBuffer()) };
-    const identity = identityOf(method, target, canonicalText(body), await this.runIds.record);
+    const identity = identityOf(method, target, await this.runIds.record);
     this.recorded.push({ identity, method, answer, usedBy: null });
     return answer;
   }
@@ -193,7 +195,7 @@ export class AnswerProxy {
         return known.answer;
       }
     }
-    const identity = identityOf(method, target, canonicalText(body), await this.runIds.replay);
+    const identity = identityOf(method, target, await this.runIds.replay);
     const entry = this.recorded.find((r) => r.usedBy === null && r.identity === identity);
     if (entry === undefined) {
       this.unexpected.push(`${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`);
@@ -213,30 +215,8 @@ const NEVER_MADE: Answer = {
   body: Buffer.from(JSON.stringify({ error: 'crash lab proxy: the crash-free reference run never made this request' })),
 };
 
-function identityOf(method: string, target: string, body: string, runId: string): string {
-  return `${method.toUpperCase()} ${target}\n${body}`.split(runId).join(RUN_PLACEHOLDER);
-}
-
-/** A body as canonical JSON (sorted keys), so the logged and the sent form of one body compare equal. */
-function canonicalText(body: Buffer): string {
-  if (body.length === 0) return '';
-  const text = body.toString('utf8');
-  try {
-    return canonical(JSON.parse(text));
-  } catch {
-    return text;
-  }
-}
-
-function canonical(value: unknown): string {
-  if (value === undefined || value === null) return value === null ? 'null' : '';
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+function identityOf(method: string, target: string, runId: string): string {
+  return `${method.toUpperCase()} ${target}`.split(runId).join(RUN_PLACEHOLDER);
 }
 
 function keepHeaders(headers: Headers): Record<string, string> {

@@ -32,6 +32,8 @@ export interface CrashLabDeps {
   spawnResume(runId: string, crashAt?: string): Promise<CliProcess>;
   views: RunViews;
   clock: Clock;
+  /** A scheduler (the studio's worker) wakes due timers: the lab then leaves timers to it and follows. */
+  scheduler: boolean;
   /** Replays a run against its own log without effects (engine/executor/verify.ts). */
   verify(runId: string): Promise<VerifyReport>;
   changed(status: CrashLabStatus): void;
@@ -56,6 +58,8 @@ export interface LabPlan {
 const MAX_RESUMES = 25;
 /** How often the lab looks at a run another process (the studio's worker) is executing. */
 const FOLLOW_MS = 100;
+/** How long the lab follows a run it does not drive (past a timer's due instant) before giving up. */
+const FOLLOW_LIMIT_MS = 10 * 60_000;
 
 export class CrashLab {
   private readonly labs = new Map<string, CrashLabStatus>();
@@ -179,6 +183,15 @@ export class CrashLab {
   ): Promise<RunStatus> {
     let exit: ExitInfo | null = firstExit;
     let proc = firstProc;
+    let followingSince: number | null = null;
+    const follow = async (what: string) => {
+      followingSince ??= this.deps.clock.now();
+      if (this.deps.clock.now() - followingSince > FOLLOW_LIMIT_MS) {
+        throw new StudioError('conflict', `run ${runId}: ${what} for ${FOLLOW_LIMIT_MS / 60_000} minutes without an end; look at its timeline`);
+      }
+      await this.deps.clock.sleep(FOLLOW_MS);
+      exit = null;
+    };
     for (let resumes = 0; ; ) {
       if (exit !== null) {
         const outcome = outcomeOf(exit);
@@ -191,11 +204,16 @@ export class CrashLab {
       const { status, owner, wakeAt } = view.record;
       if (status === 'completed' || status === 'failed') return status;
       if (status === 'running' && owner !== null && this.ownerAlive(owner)) {
-        // Someone else took it over (a worker, after the lab's lease expired): follow it in the log.
-        await this.deps.clock.sleep(FOLLOW_MS);
-        exit = null;
+        // Someone else executes it (the worker woke its timer, or took it over when the lab's lease expired): follow it in the log.
+        await follow('another process executed it');
         continue;
       }
+      if (status === 'suspended' && wakeAt !== null && this.deps.scheduler) {
+        // One scheduler: the worker wakes due timers, the lab does not race it.
+        await follow(`its timer (due ${new Date(wakeAt).toISOString()}) was not woken`);
+        continue;
+      }
+      followingSince = null;
       if (resumes >= MAX_RESUMES) {
         throw new StudioError('conflict', `run ${runId} did not finish after ${MAX_RESUMES} resumes; look at its timeline`);
       }
@@ -223,8 +241,8 @@ export class CrashLab {
     const run = await this.deps.views.get(runId);
     const reference = await this.deps.views.get(referenceRunId);
     const crashes = lab.processes.filter((p) => p.signal === 'SIGKILL').length;
-    const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId);
-    const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, referenceRunId);
+    const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId, run.cache.all());
+    const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, referenceRunId, reference.cache.all());
     const storeDiff = diffStoreContents(referenceStores, stores);
     const report = proxy.report();
     const elsewhere = run.cache.all().filter((e) => e.type === 'http.request' && !proxy.carried(e.payload.request.url)).length;
@@ -240,7 +258,7 @@ export class CrashLab {
         name: 'stores',
         ok: storeDiff.length === 0,
         label: storeDiff.length === 0
-          ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers`
+          ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids and now()/random() values compared by where they came from)`
           : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
       },
       {
@@ -254,7 +272,7 @@ export class CrashLab {
         name: 'requests',
         ok: report.unexpected.length === 0,
         label: report.unexpected.length === 0
-          ? `every request matched one the reference run made (${report.answered} answered from its recording)`
+          ? `every request matched one the reference run made, by method and URL in order (${report.answered} answered from its recording)`
           : `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again): ${report.unexpected.slice(0, 3).join(', ')}`,
       },
       typeof verify === 'string'
@@ -302,9 +320,33 @@ export function pickCrashes(events: readonly StoredEvent[], max: number, random:
 
 /**
  * Two runs of one mission legitimately differ where a value embeds the run id (ids derived from
- * it); replacing the id with a placeholder compares what the mission stored, not who stored it.
+ * it) and where a value is what `now()`/`random()` returned to that run: the id is replaced with a
+ * placeholder, and a stored value equal to one of the run's recorded inputs with the place the
+ * input was asked for (step path and occurrence) — so what is compared is what the mission stored,
+ * not when or by whom. A value computed from such an input (a formatted date) is still compared.
  */
-function normaliseStores(stores: StoreSnapshot[], runId: string): StoreSnapshot[] {
-  const text = JSON.stringify(stores).split(runId).join('<run>');
-  return JSON.parse(text) as StoreSnapshot[];
+function normaliseStores(stores: StoreSnapshot[], runId: string, events: readonly StoredEvent[]): StoreSnapshot[] {
+  const inputs = new Map<string, string>();
+  const seen = new Map<string, number>();
+  for (const event of events) {
+    if (event.type !== 'value.recorded' || !VARYING_INPUTS.has(event.payload.source)) continue;
+    const n = (seen.get(event.stepPath) ?? 0) + 1;
+    seen.set(event.stepPath, n);
+    const place = `<${event.payload.source} at ${event.stepPath}#${n}>`;
+    const { value } = event.payload;
+    const forms = [JSON.stringify(value)];
+    // `now()` is recorded as epoch ms and reaches a record as the ISO string it evaluates to.
+    if (typeof value === 'number' && event.payload.source !== 'random' && Number.isFinite(new Date(value).getTime())) forms.push(JSON.stringify(new Date(value).toISOString()));
+    for (const form of forms) if (!inputs.has(form)) inputs.set(form, place);
+  }
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    if (typeof value === 'string' && value.includes(runId)) return value.split(runId).join('<run>');
+    const input = inputs.get(JSON.stringify(value));
+    return input ?? value;
+  };
+  return walk(stores) as StoreSnapshot[];
 }
+
+const VARYING_INPUTS = new Set(['now', 'timestamp', 'random', 'jitter']);

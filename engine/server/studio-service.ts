@@ -141,6 +141,7 @@ class Service implements StudioService {
     this.sharing = new RunSharing({ log, launcher, textDir: forkTextDir(options.dbPath), spawn: (args) => this.processes.spawnCommand(args) });
     this.lab = new CrashLab({
       labHost: LAB_HOST,
+      scheduler: this.worker !== null,
       spawnRun: (run) => this.processes.spawnRun(run, labEnv),
       spawnResume: (runId, crashAt) => this.processes.spawnResume(runId, crashAt === undefined ? {} : { crashAt }, labEnv),
       views: this.views,

@@ -78,7 +78,8 @@ describe('crash lab', () => {
     return proc(runId, 'run', async () => {
       await commit(runId, [ev('store.write', 'Sync/0', { effectId: `${runId}:Sync/0`, store: 'orders', key: 'a', record: { id: 'a', total: 1 }, op: 'set' })]);
       await post(runId);
-      if (run.crashAt !== undefined) return { code: null, signal: 'SIGKILL' };
+      // The simulated mission reaches after-effect once: only that arming kills it.
+      if (run.crashAt === 'after-effect:1') return { code: null, signal: 'SIGKILL' };
       await finish(runId);
       return { code: 0, signal: null };
     });
@@ -105,6 +106,7 @@ describe('crash lab', () => {
       views: new RunViews(log),
       clock: new RealClock(),
       labHost: 'test-lab',
+      scheduler: false,
       // No verifier here: the verdict must say the replay was not checked, never pass it.
       verify: () => Promise.reject(new Error('no verifier in this test')),
       changed: (s) => pushes.push(s),
@@ -156,6 +158,15 @@ describe('crash lab', () => {
     } finally {
       resumedB = null;
     }
+  });
+
+  it('calls a lab in which no crash happened "not tested", never a survivor', async () => {
+    const { lab: crashLab } = lab();
+    // The simulated run's armed process dies only when armed; with no kill the run just completes.
+    const done = await crashLab.settled(crashLab.start({ ...plan(), crashAt: 'after-effect:5' }).labId);
+    expect(done.phase).toBe('done');
+    expect(done.verdict).toMatchObject({ ok: false, tested: false, crashes: 0 });
+    expect(done.verdict!.explanation).toBe('not tested: no crash happened (after-effect:5 was never reached by the run)');
   });
 
   it('answers not-found for an unknown lab', () => {

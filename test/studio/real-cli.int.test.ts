@@ -71,10 +71,15 @@ describe('studio with the real CLI and the demo', () => {
     const done = await service.labSettled(started.labId);
     expect(done.error).toBeNull();
     expect(done.processes[0]).toMatchObject({ command: 'run', signal: 'SIGKILL' });
-    expect(done.processes.at(-1)).toMatchObject({ command: 'resume', code: 0 });
-    expect(done.verdict).toMatchObject({ ok: true, storesEqual: true, duplicateEffects: 0, crashes: 1, finalStatus: 'completed' });
+    // The resume after the crash reaches the demo's 3 s pause; the studio's worker wakes it, not the lab.
+    expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:10']);
+    expect(done.verdict).toMatchObject({ ok: true, tested: true, storesEqual: true, duplicateEffects: 0, crashes: 1, finalStatus: 'completed' });
+    expect(Object.fromEntries(done.verdict!.checks.map((c) => [c.name, c.ok]))).toEqual({ completed: true, stores: true, writes: true, requests: true, replay: true });
     expect(done.verdict!.effects).toHaveLength(7);
-    for (const effect of done.verdict!.effects!) expect(effect.effects).toBe(1);
+    for (const effect of done.verdict!.effects) expect(effect.effects).toBe(1);
+    // The armed run's writes were answered by the lab's proxy: the demo API applied the reference run's 7, once each.
+    const stats = (await (await fetch(`${api.url}/__stats`)).json()) as { keys: Record<string, { effects: number }> };
+    expect(Object.values(stats.keys).map((k) => k.effects)).toEqual([1, 1, 1, 1, 1, 1, 1]);
 
     const summary = await service.handle('run.get', { runId: done.runId! });
     expect(summary).toMatchObject({ status: 'completed', crashesSurvived: 1 });

@@ -1,0 +1,110 @@
+/**
+ * The crash lab's answer proxy against a real loopback API whose answers change on every call:
+ * recording forwards and keeps answers, replay serves them again by method and URL in order,
+ * a retried Idempotency-Key gets its first answer (counted as one write), a write under a new key
+ * for a request the reference made once is named as unexpected, a reference write never made is
+ * lost, and `rewind` hands back a read the crashed process got but never logged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { AnswerProxy } from '../../engine/server/crash-lab-proxy.js';
+import { FakeApi } from '../support/fake-api.js';
+
+let api: FakeApi;
+let serial = 0;
+
+beforeAll(async () => {
+  api = await new FakeApi()
+    .on('GET /clock', () => ({ body: { tick: ++serial } }))
+    .on('POST /marks', () => ({ status: 201, body: { mark: ++serial } }))
+    .start();
+});
+
+afterAll(async () => {
+  await api.stop();
+});
+
+const get = async (base: string, path: string) => (await (await fetch(`${base}${path}`)).json()) as unknown;
+const post = async (base: string, path: string, key?: string) => {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: '{"at":1}' });
+  return { status: res.status, body: (await res.json()) as unknown };
+};
+
+async function recorded(): Promise<{ proxy: AnswerProxy; base: string; answers: unknown[] }> {
+  const proxy = await AnswerProxy.start({ Api: api.url });
+  const base = proxy.sources().Api!;
+  proxy.recording('ref-run');
+  const answers = [await get(base, '/clock'), await get(base, '/clock'), (await post(base, '/marks', 'ref-run:k1')).body, (await post(base, '/marks', 'ref-run:k2')).body];
+  proxy.replay();
+  proxy.replaying('armed-run');
+  return { proxy, base, answers };
+}
+
+describe('crash lab answer proxy', () => {
+  it('replays the reference answers in order and counts a retried key once', async () => {
+    const { proxy, base, answers } = await recorded();
+    const upstreamBefore = api.requests.length;
+    try {
+      expect(await get(base, '/clock')).toEqual(answers[0]);
+      expect(await get(base, '/clock')).toEqual(answers[1]);
+      expect((await post(base, '/marks', 'armed-run:k1')).body).toEqual(answers[2]);
+      // The resume after a crash resends the same key: same answer, one write.
+      expect((await post(base, '/marks', 'armed-run:k1')).body).toEqual(answers[2]);
+      expect((await post(base, '/marks', 'armed-run:k2')).body).toEqual(answers[3]);
+      expect(api.requests.length).toBe(upstreamBefore);
+      expect(proxy.report()).toEqual({
+        keys: [
+          { idempotencyKey: 'armed-run:k1', requests: 2, effects: 1 },
+          { idempotencyKey: 'armed-run:k2', requests: 1, effects: 1 },
+        ],
+        lost: [],
+        unexpected: [],
+        answered: 4,
+      });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('names a write under a fresh key beyond the reference, and a reference write never made', async () => {
+    const { proxy, base } = await recorded();
+    try {
+      await post(base, '/marks', 'armed-run:k1');
+      await post(base, '/marks', 'armed-run:k9');
+      const third = await post(base, '/marks', 'armed-run:k10');
+      expect(third.status).toBe(502);
+      const report = proxy.report();
+      expect(report.unexpected).toEqual(['POST /Api/marks (Idempotency-Key armed-run:k10)']);
+      expect(report.keys.find((k) => k.idempotencyKey === 'armed-run:k10')).toEqual({ idempotencyKey: 'armed-run:k10', requests: 1, effects: 0 });
+      expect(report.lost).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+    const second = await recorded();
+    try {
+      await post(second.base, '/marks', 'armed-run:k1');
+      expect(second.proxy.report().lost).toEqual(['POST /Api/marks']);
+    } finally {
+      await second.proxy.close();
+    }
+  });
+
+  it('rewinds a read the crashed process was answered but never logged', async () => {
+    const { proxy, base, answers } = await recorded();
+    try {
+      expect(await get(base, '/clock')).toEqual(answers[0]);
+      expect(await get(base, '/clock')).toEqual(answers[1]);
+      // The log holds the first read's response only: the process died before logging the second.
+      const url = `${base}/clock`;
+      const logged = [
+        { type: 'http.request', payload: { effectId: 'e1', attempt: 1, request: { method: 'GET', url, headers: {} } } },
+        { type: 'http.response', payload: { effectId: 'e1', attempt: 1, response: { status: 200, headers: {}, body: answers[0] } } },
+        { type: 'http.request', payload: { effectId: 'e2', attempt: 1, request: { method: 'GET', url, headers: {} } } },
+      ] as unknown as StoredEvent[];
+      await proxy.rewind(logged);
+      expect(await get(base, '/clock')).toEqual(answers[1]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
