@@ -21,6 +21,7 @@ import { verifyRun } from '../../engine/executor/verify.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
+import { tempLogTarget, type Backend } from '../support/temp-log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { builtEngine, type CliResult } from '../support/built-engine.js';
 import { FakeApi } from '../support/fake-api.js';
@@ -44,6 +45,8 @@ export interface ConformanceOptions {
   vars?: Record<string, string | undefined>;
   /** Replace the real env (e.g. a FakeClock); its `vars` win over `vars`. */
   env?: (real: Env) => Env;
+  /** The log backend (default sqlite; test/support/temp-log.ts). */
+  backend?: Backend;
 }
 
 export interface Conformance {
@@ -66,8 +69,10 @@ export interface Conformance {
 }
 
 export async function openConformance(options: ConformanceOptions = {}): Promise<Conformance> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-conformance-'));
-  const dbPath = path.join(dir, 'reqon.db');
+  const target = await tempLogTarget(options.backend ?? 'sqlite', 'reqon-conformance-');
+  const { dir } = target;
+  /** The --db value: a SQLite file or a PostgreSQL URL. */
+  const dbPath = target.target;
   const dataDir = path.join(dir, 'data');
   const api = await new FakeApi().start();
   const real = createRealEnv(options.vars ?? {});
@@ -95,7 +100,7 @@ export async function openConformance(options: ConformanceOptions = {}): Promise
     close: async () => {
       await api.stop();
       await log.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await target.drop();
     },
   };
 }

@@ -10,14 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 
 const RECORDS = Array.from({ length: 7 }, (_, i) => ({ id: `r${i}`, name: ` Name ${i} ` }));
 
+describe.each(backends)('%s log', (backend) => {
 let h: Conformance;
 
 beforeEach(async () => {
-  h = await openConformance();
+  h = await openConformance({ backend });
   // Records exist only for a sync from the beginning; a sync from an advanced `since` finds none.
   h.api.on('GET /records?since=0', { body: RECORDS });
 });
@@ -130,4 +132,5 @@ describe('a tolerated failure holds the checkpoint back', () => {
       expect((await h.events(second.runId)).filter((e) => e.type === 'checkpoint.advanced')).toHaveLength(1);
     });
   }
+});
 });

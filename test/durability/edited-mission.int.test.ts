@@ -14,6 +14,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
 import type { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, REPO, runCli, runIdOf, type CliResult } from './support/cli-build.js';
 import { effectReport, ITEMS, startMissionApi } from './support/mission-api.js';
 import { readRunFacts } from './support/run-facts.js';
@@ -29,21 +30,24 @@ const TABLES = ['edit_out', 'edit_summary'];
 let cli: string;
 let dir: string;
 let db: string;
+let target: TempLogTarget | undefined;
 let api: FakeApi;
 
 beforeAll(() => {
   cli = builtCli();
 }, 180_000);
 
-async function setup(): Promise<void> {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-edited-'));
-  db = path.join(dir, 'reqon.db');
+async function setup(backend: Backend): Promise<void> {
+  target = await tempLogTarget(backend, 'reqon-edited-');
+  dir = target.dir;
+  db = target.target;
   api = await startMissionApi();
 }
 
 afterEach(async () => {
   await api?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await target?.drop();
+  target = undefined;
 });
 
 function reqon(...args: string[]): Promise<CliResult> {
@@ -95,14 +99,14 @@ interface VerifyJson {
   divergence: { stepPath: string; seq: number; recorded: string; asked: string; explanation: string } | null;
 }
 
-describe('resume and verify against an edited mission', () => {
+describe.each(backends)('%s: resume and verify against an edited mission', (backend) => {
   for (const [label, edited, stepPath, recordedType] of [
     ['a step inserted at the top of the action', INSERTED, 'Sync/0', 'value.recorded'],
     ['two loop steps swapped', REORDERED, 'Sync/1[0]/0', 'http.request'],
     ['a POST inserted at the top of the action', INSERTED_POST, 'Sync/0', 'value.recorded'],
   ] as const) {
     it(`refuses ${label} before the pause, changes nothing, and resumes with the original`, async () => {
-      await setup();
+      await setup(backend);
       const runId = await suspendedRun();
       const before = await readRunFacts(db, runId, TABLES);
       expect(before.run.status).toBe('suspended');
@@ -144,7 +148,7 @@ describe('resume and verify against an edited mission', () => {
   }
 
   it('refuses an edited resume of a crashed run without appending, then resumes with the original', async () => {
-    await setup();
+    await setup(backend);
     const killed = await reqon('run', BASE, '--source', `Api=${api.url}`, '--quiet', '--crash-at', 'mid-store:3');
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     const runId = runIdOf(killed);
@@ -177,7 +181,7 @@ describe('resume and verify against an edited mission', () => {
   });
 
   it('carries on with an edit after the last recorded step, with the edited behaviour', async () => {
-    await setup();
+    await setup(backend);
     const runId = await suspendedRun();
     const before = await readRunFacts(db, runId, TABLES);
 

@@ -8,6 +8,8 @@
  * - A lease held by a live process (support/lease-holder.ts, through the log API) is respected
  *   until it expires, then taken over; the old owner's next commit fails with LeaseLostError and
  *   writes nothing.
+ * On every log backend (test/support/temp-log.ts); on PostgreSQL the lease's expiry is the
+ * database's clock (the same machine's here).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +22,7 @@ import { startRun } from '../../engine/executor/run-mission.js';
 import type { Lease, LeaseHeld } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import type { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, builtLeaseHolder, describeResult, REPO, runCli, runIdOf, type CliResult } from './support/cli-build.js';
 import { effectReport, ITEMS, startMissionApi } from './support/mission-api.js';
 import { readRunFacts, seqsAreContiguous } from './support/run-facts.js';
@@ -30,6 +33,7 @@ const POST_DELAY_MS = 400;
 let cli: string;
 let dir: string;
 let db: string;
+let target: TempLogTarget | undefined;
 let api: FakeApi;
 let holder: ChildProcessWithoutNullStreams | undefined;
 
@@ -37,9 +41,10 @@ beforeAll(() => {
   cli = builtCli();
 }, 180_000);
 
-async function setup(): Promise<void> {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-ownership-'));
-  db = path.join(dir, 'reqon.db');
+async function setup(backend: Backend): Promise<void> {
+  target = await tempLogTarget(backend, 'reqon-ownership-');
+  dir = target.dir;
+  db = target.target;
   api = await startMissionApi();
   // Slow effects: a resume that wins the run holds it for seconds.
   api.on('POST /effects', async (req) => {
@@ -52,7 +57,8 @@ afterEach(async () => {
   if (holder && holder.exitCode === null) holder.kill('SIGKILL');
   holder = undefined;
   await api?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await target?.drop();
+  target = undefined;
 });
 
 function reqon(...args: string[]): Promise<CliResult> {
@@ -92,9 +98,9 @@ async function startHolder(runId: string, ttlMs: number, takeOverFrom: string): 
   return { lines, acquired: JSON.parse(first.value) as Lease | LeaseHeld };
 }
 
-describe('one owner at a time', () => {
+describe.each(backends)('%s: one owner at a time', (backend) => {
   it('two resumes of a crashed run (owner dead): one proceeds, the other is told the run is owned', async () => {
-    await setup();
+    await setup(backend);
     const killed = await reqon('run', MISSION, '--source', `Api=${api.url}`, '--quiet', '--crash-at', 'after-effect:5');
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     const runId = runIdOf(killed);
@@ -105,7 +111,7 @@ describe('one owner at a time', () => {
   });
 
   it('two resumes of a run its owner released: one proceeds, the other is told the run is owned', async () => {
-    await setup();
+    await setup(backend);
     // The owner stops before its fifth step and releases the run (what a stopping worker does).
     const log = await openLog(db);
     const env = createRealEnv({});
@@ -135,7 +141,7 @@ describe('one owner at a time', () => {
   });
 
   it('respects a live lease until it expires, then takes over; the old owner is fenced out', async () => {
-    await setup();
+    await setup(backend);
     const killed = await reqon('run', MISSION, '--source', `Api=${api.url}`, '--quiet', '--crash-at', 'mid-store:2');
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     const runId = runIdOf(killed);

@@ -10,11 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
 
+describe.each(backends)('%s log', (backend) => {
 let h: Conformance;
 
 beforeEach(async () => {
-  h = await openConformance();
+  h = await openConformance({ backend });
   h.api.on('POST /echo', (req) => ({ body: { echoed: (req.body as { id: number }).id } }));
 });
 
@@ -125,4 +127,5 @@ describe('a table of the other store kind', () => {
     expect(await postAnswers(result.runId)).toBe(5);
     await h.expectVerified(result.runId);
   });
+});
 });
