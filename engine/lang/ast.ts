@@ -423,7 +423,8 @@ export interface FlowStep {
 export type Directive =
   | { kind: 'Continue'; span: Span }
   | { kind: 'Skip'; span: Span }
-  | { kind: 'Abort'; message?: StringLiteral; span: Span }
+  /** `abort "text"`, or `abort e` / `abort response.error`: a message computed when it runs. */
+  | { kind: 'Abort'; message?: StringLiteral; messageExpr?: Expr; span: Span }
   | { kind: 'Retry'; config?: RetryConfig; span: Span }
   | { kind: 'Queue'; store?: Name; span: Span }
   | { kind: 'Jump'; action: Name; then?: 'retry' | 'continue'; span: Span };

@@ -261,9 +261,11 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
 function checkDirective(ctx: CheckContext, file: string, d: Directive | undefined, jumps: JumpRef[]): void {
   if (!d) return;
   switch (d.kind) {
+    case 'Abort':
+      checkExpr(ctx, file, d.messageExpr);
+      return;
     case 'Continue':
     case 'Skip':
-    case 'Abort':
       return;
     case 'Retry':
       checkRetry(ctx, file, d.config);

@@ -380,6 +380,19 @@ function parseSubPattern(p: Parser): SubPattern {
   }
 }
 
+/** Tokens after `abort` that cannot begin its message: the arm or block goes on. */
+const NOT_A_MESSAGE: ReadonlySet<string> = new Set([',', '}', ']', ')', '->', '=>', 'EOF']);
+
+function abortMessageFollows(p: Parser): boolean {
+  if (NOT_A_MESSAGE.has(p.kind)) return false;
+  return !p.tokens.text.slice(p.prevEnd, p.start).includes('\n');
+}
+
+/** A string followed by one of these is the start of an expression (`"Failed: " + e`). */
+function startsOperator(kind: string): boolean {
+  return kind === '+' || kind === '?' || kind === '??' || kind === '==' || kind === '!=';
+}
+
 function parseDirective(p: Parser): Directive {
   const t = p.advance();
   const span = p.spanAt(t);
@@ -390,7 +403,10 @@ function parseDirective(p: Parser): Directive {
       return { kind: 'Skip', span };
     case 'abort': {
       const d: Directive = { kind: 'Abort', span };
-      if (p.at('String')) d.message = p.expectString('a message');
+      if (p.at('String') && !startsOperator(p.peekKind())) d.message = p.expectString('a message');
+      // `abort e`, `abort response.error` (upstream's docs): an expression on the same line; a
+      // word on the next line is the next step, as after a bare `abort` before.
+      else if (abortMessageFollows(p)) d.messageExpr = parseExpr(p);
       d.span = p.span(span.start);
       return d;
     }

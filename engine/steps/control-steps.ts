@@ -9,7 +9,7 @@ import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
 import { matchesObjectPattern } from '../eval/object-pattern.js';
 import type { Scope } from '../eval/scope.js';
-import { describeValue, isTruthy } from '../eval/values.js';
+import { describeValue, displayString, isTruthy } from '../eval/values.js';
 import { armPath, fallbackPath } from '../journal/step-path.js';
 import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
@@ -178,8 +178,10 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
       return;
     case 'Skip':
       throw new SkipSignal('skipped');
-    case 'Abort':
-      throw new StepError('aborted', d.message?.value ?? 'Execution aborted');
+    case 'Abort': {
+      const message = d.messageExpr ? displayString(evaluate(d.messageExpr, { ...evalContext(rt, frame, path), current: subject })) : d.message?.value;
+      throw new StepError('aborted', message || 'Execution aborted');
+    }
     case 'Retry':
       throw new RetrySignal(d.config);
     case 'Queue':

@@ -164,13 +164,18 @@ function stepExpressions(step: Step, transforms: ReadonlyMap<string, import('../
     case 'Let':
       return [step.value];
     case 'Match':
-      return [step.subject, ...step.arms.map((a) => a.guard)];
+      return [step.subject, ...step.arms.flatMap((a) => [a.guard, a.body.kind === 'Directive' ? abortMessage(a.body.directive) : undefined])];
     case 'Wait':
       return [step.eventFilter, step.storage?.key];
-    case 'Pause':
     case 'Flow':
+      return [abortMessage(step.directive)];
+    case 'Pause':
       return [];
   }
+}
+
+function abortMessage(d: import('../lang/ast.js').Directive): Expr | undefined {
+  return d.kind === 'Abort' ? d.messageExpr : undefined;
 }
 
 /** See MissionModel.iterationsSkippable. */

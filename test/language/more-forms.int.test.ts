@@ -76,4 +76,29 @@ describe('more upstream forms, run', () => {
     expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
     expect(await c.store(result.runId, 'health')).toEqual({ health: { id: 'health', up: true } });
   });
+
+  it('`abort "…" + m` fails the run with the message the bound name computes, and replays the same', async () => {
+    const entry = path.join(c.dir, 'abort.vague');
+    const text = [
+      'mission AbortWith {',
+      '  source Shop { auth: none, base: "https://shop.test" }',
+      '  store seen: memory("seen")',
+      '  action Pay {',
+      '    post "/pay" { body: { amount: 5 }, allow: [402] }',
+      '    match response {',
+      '      { error: { message: m }, code: 402 } -> abort "payment refused: " + m,',
+      '      _ -> { store { id: "paid" } -> seen }',
+      '    }',
+      '  }',
+      '  run Pay',
+      '}',
+      '',
+    ].join('\n');
+    c.api.on('POST /pay', { status: 402, body: { error: { message: 'card expired' }, code: 402 } });
+    const result = await c.start({ entry, files: [{ path: entry, text }] }, { sources: { Shop: c.api.url } });
+    expect(result.status).toBe('failed');
+    expect(result.status === 'failed' ? [result.error.code, result.error.message] : []).toEqual(['aborted', 'payment refused: card expired']);
+    expect(await c.store(result.runId, 'seen')).toEqual({});
+    await c.expectVerified(result.runId);
+  });
 });

@@ -210,3 +210,25 @@ describe('delete of a store record', () => {
     expect(diags(mission('    delete .out[0]'))).toEqual([]);
   });
 });
+
+describe('abort with a computed message', () => {
+  const directive = (arms: string) => (steps(mission(`    match response { ${arms} }`))[0] as MatchStep).arms[0]!.body;
+
+  it('`abort e` and `abort "x: " + e` take an expression on the same line; `abort "x"` stays a literal', () => {
+    expect(shape(directive('{ error: e } -> abort e, _ -> continue'))).toEqual({
+      kind: 'Directive',
+      directive: { kind: 'Abort', messageExpr: { kind: 'Ref', parts: ['e'], leadingDot: false } },
+    });
+    expect(shape(directive('_ -> abort "failed: " + response.error'))).toMatchObject({ directive: { kind: 'Abort', messageExpr: { kind: 'Binary' } } });
+    expect(shape(directive('_ -> abort "plain"'))).toEqual({ kind: 'Directive', directive: { kind: 'Abort', message: { value: 'plain' } } });
+  });
+
+  it('a bare `abort` before a step on the next line is still a bare abort', () => {
+    const s = steps(mission('    match response {\n      _ -> {\n        abort\n        store response -> out\n      }\n    }'));
+    const body = (s[0] as MatchStep).arms[0]!.body;
+    expect(body.kind === 'Steps' ? body.steps.map((x) => x.kind) : body.kind).toEqual(['Flow', 'Store']);
+    expect(diags(mission('    match response { { error: e } -> abort lenght(e), _ -> continue }'))).toEqual([
+      'error E3018 Unknown function `lenght` | did you mean `length`?',
+    ]);
+  });
+});
