@@ -138,6 +138,9 @@ async function finish(
   }
   const bodies = received.map((r) => r.payload);
   frame.response = bodies.length === 1 ? bodies[0] : bodies;
+  // Upstream's docs name what a wait received `webhook` (`match webhook { … }`, `webhook.data.id`):
+  // the steps after it see it so, as after `let webhook = response` (docs/language.md).
+  frame.scope.set('webhook', frame.response);
   if (step.storage) {
     const ctx = evalContext(rt, frame, path);
     const writes: PlannedWrite[] = received.map(({ eventId, payload: body }, index) => {
