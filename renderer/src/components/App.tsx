@@ -8,6 +8,7 @@ import { RunsSidebar } from './RunsSidebar.js';
 import { RunHeader } from './RunHeader.js';
 import { RunTabs } from './RunTabs.js';
 import { StatusBar } from './StatusBar.js';
+import { ImportBundle } from './ImportBundle.js';
 import { Timeline } from './Timeline.js';
 import { Scrubber } from './Scrubber.js';
 import { EventInspector } from './EventInspector.js';
@@ -51,10 +52,11 @@ export function App() {
         ) : (
           <div className="app-empty">
             <h1>Reqon Studio</h1>
-            <p>Pick a run on the left, or start one from a mission file with “New run”.</p>
+            <p>Pick a run on the left, or start one from a mission file with “New run”, or open a run bundle.</p>
           </div>
         )}
       </main>
+      <ImportBundle />
       <StatusBar />
     </div>
   );

@@ -7,6 +7,7 @@ import { formatDateTime, formatDuration } from '../lib/time-format.js';
 import { StatusBadge } from './StatusBadge.js';
 import { RunHeaderWaitBanner } from './RunHeaderWaitBanner.js';
 import { RunHeaderKill } from './RunHeaderKill.js';
+import { RunHeaderShare } from './RunHeaderShare.js';
 
 export function RunHeader({ runId }: { runId: string }) {
   const run = useStudio((s) => s.runsById[runId]);
@@ -30,7 +31,7 @@ export function RunHeader({ runId }: { runId: string }) {
             {run.runId}
           </code>
           <span className="toolbar-spacer" />
-          {run.status === 'running' && <RunHeaderKill runId={run.runId} orphaned={run.orphaned === true} />}
+          {run.status === 'running' && !run.imported && <RunHeaderKill runId={run.runId} orphaned={run.orphaned === true} />}
         </div>
         <dl className="run-header-stats">
           <div><dt>started</dt><dd>{formatDateTime(run.startedAt)}</dd></div>
@@ -41,6 +42,7 @@ export function RunHeader({ runId }: { runId: string }) {
           <div><dt>crashes survived</dt><dd className={run.crashesSurvived > 0 ? 'crash-count' : ''}>{run.crashesSurvived}</dd></div>
           <div><dt>resumes</dt><dd>{run.resumes}</dd></div>
         </dl>
+        <RunHeaderShare run={run} />
       </header>
       {run.error && run.status === 'failed' && (
         <div className="banner banner-error" role="alert" aria-label="Run error">
