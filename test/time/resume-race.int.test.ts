@@ -3,10 +3,9 @@
  * concurrent resumers in 4 child processes plus one `reqon resume` CLI process, all released at
  * the same instant. Exactly one resumer wins each run; every other one gets "already resumed"
  * (the CLI exits 1 saying so); each run completes once, with one `pause.resumed`, and its POST
- * after the pause is applied once.
+ * after the pause is applied once. On every log backend (test/support/temp-log.ts).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../engine/executor/run-mission.js';
@@ -14,26 +13,16 @@ import { createRealEnv } from '../../engine/env/real-env.js';
 import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';
 import { killAll, runNode } from './support/processes.js';
 
 let build: CliBuild;
 let dir: string;
+let db: string;
+let target: TempLogTarget;
 let api: FakeApi;
 let log: EventLog;
-
-beforeAll(async () => {
-  build = buildCli();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-race-'));
-  api = await new FakeApi().on('POST /after', { status: 201, body: { ok: true } }).start();
-  log = await openLog(path.join(dir, 'reqon.db'));
-}, 180_000);
-afterEach(() => killAll());
-afterAll(async () => {
-  await log?.close();
-  await api?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const MISSION = `mission Race {
   source Api { auth: none, base: "http://placeholder.test" }
@@ -47,12 +36,26 @@ const MISSION = `mission Race {
 }
 `;
 
-describe('double resume', () => {
+describe.each(backends)('%s: double resume', (backend) => {
+  beforeAll(async () => {
+    build = buildCli();
+    target = await tempLogTarget(backend, 'reqon-race-');
+    dir = target.dir;
+    db = target.target;
+    api = await new FakeApi().on('POST /after', { status: 201, body: { ok: true } }).start();
+    log = await openLog(db);
+  }, 180_000);
+  afterEach(() => killAll());
+  afterAll(async () => {
+    await log?.close();
+    await api?.stop();
+    await target?.drop();
+  });
+
   it('≥20 concurrent resumers per run, 12 runs: exactly one wins each, the rest are told "already resumed"', async () => {
     const file = path.join(dir, 'race.vague');
     fs.writeFileSync(file, MISSION);
     const env = createRealEnv(process.env);
-    const db = path.join(dir, 'reqon.db');
     const CHILDREN = 4;
     const PER_CHILD = 5;
     for (let round = 0; round < 3; round++) {
