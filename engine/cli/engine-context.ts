@@ -54,20 +54,6 @@ export async function openCliLog(option: unknown): Promise<EventLog> {
   }
 }
 
-/**
- * Only `reqon studio` still calls this: it serves a SQLite file by path, and `--db postgres://…`
- * there is a usage error — one line, exit 2 — until the studio opens the log by URL. The URL is
- * not repeated: it may carry a password.
- */
-export function refuseUnsupportedDb(path: string): void {
-  if (/^postgres(ql)?:\/\//i.test(path)) {
-    throw new CliError(
-      '--db postgres://…: reqon studio does not open a PostgreSQL log yet; give a SQLite file path instead, e.g. --db .reqon/reqon.db (or unset $REQON_DB)',
-      EXIT_USAGE,
-    );
-  }
-}
-
 export function cliEnv(): Env {
   return createRealEnv(process.env);
 }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { BundleError, exportRun, importBundle, parseBundle } from '../executor/run-bundle.js';
 import type { EventLog } from '../log/log.js';
+import { isPostgresUrl } from '../log/open-log.js';
 import type { CliLauncher, CliProcess } from './cli-process.js';
 import { missionFileFor } from './mission-request.js';
 import { int, optStr, str, type Fields } from './request-fields.js';
@@ -63,7 +64,10 @@ export class RunSharing {
   }
 }
 
-/** Where the studio saves mission text for a fork (beside the log, as run.start does). */
-export function forkTextDir(dbPath: string): string {
-  return path.join(path.dirname(dbPath), 'studio-missions');
+/**
+ * Where the studio saves mission text it was given (run.start, forks): beside a SQLite log, or
+ * under `cwd`/.reqon for a log on a PostgreSQL server (the run keeps its text in the log either way).
+ */
+export function forkTextDir(dbPath: string, cwd: string): string {
+  return isPostgresUrl(dbPath) ? path.join(cwd, '.reqon', 'studio-missions') : path.join(path.dirname(dbPath), 'studio-missions');
 }

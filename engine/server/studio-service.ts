@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
 import type { EventLog } from '../log/log.js';
-import { openLog } from '../log/open-log.js';
+import { isPostgresUrl, openLog } from '../log/open-log.js';
 import { readMissionFiles } from '../executor/mission-cache.js';
 import { hostId } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
@@ -40,7 +40,7 @@ import { StudioError } from './studio-error.js';
 import { StudioWorker } from './studio-worker.js';
 
 export interface StudioServiceOptions {
-  /** SQLite file of the event log. */
+  /** The event log: a SQLite file, or a postgres:// URL (a log shared with workers elsewhere). */
   dbPath: string;
   /** The compiled CLI (dist/engine/cli/main.js) that runs, resumes and crashes runs. */
   cliPath: string;
@@ -85,7 +85,7 @@ export interface StudioService {
 
 export async function createStudioService(options: StudioServiceOptions): Promise<StudioService> {
   const cwd = path.resolve(options.cwd);
-  const dbPath = path.resolve(cwd, options.dbPath);
+  const dbPath = isPostgresUrl(options.dbPath) ? options.dbPath : path.resolve(cwd, options.dbPath);
   const log = await openLog(dbPath);
   const service = new Service(log, { ...options, cwd, dbPath });
   service.start();
@@ -138,7 +138,7 @@ class Service implements StudioService {
     // (which takes over dead owners of its own host at once) leaves a crashed lab run to the lab
     // and takes it over only if its lease expires — the studio died mid-lab.
     const labEnv = { REQON_HOST_ID: LAB_HOST };
-    this.sharing = new RunSharing({ log, launcher, textDir: forkTextDir(options.dbPath), spawn: (args) => this.processes.spawnCommand(args) });
+    this.sharing = new RunSharing({ log, launcher, textDir: forkTextDir(options.dbPath, options.cwd), spawn: (args) => this.processes.spawnCommand(args) });
     this.lab = new CrashLab({
       labHost: LAB_HOST,
       scheduler: this.worker !== null,
@@ -298,7 +298,7 @@ class Service implements StudioService {
       {
         roots: missionRoots ?? [cwd, ...(demoMissionPath === undefined ? [] : [path.dirname(demoMissionPath)])],
         cwd,
-        textDir: path.join(path.dirname(dbPath), 'studio-missions'),
+        textDir: forkTextDir(dbPath, cwd),
       },
     );
     return { missionPath: file, sources: optStringMap(channel, req, 'sources'), env: optStringMap(channel, req, 'env'), crashAt };

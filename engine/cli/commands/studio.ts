@@ -8,7 +8,7 @@
  * against it. The command stays up until SIGINT/SIGTERM and then stops everything it started
  * (runs it spawned keep going: they are durable and independent of their viewer).
  */
-import { LogVersionError } from '../../log/errors.js';
+import { LogConnectionError, LogVersionError } from '../../log/errors.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +18,8 @@ import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
-import { refuseUnsupportedDb } from '../engine-context.js';
+import { dbLabel } from '../engine-context.js';
+import { isPostgresUrl } from '../../log/open-log.js';
 import { createStudioService, type StudioService } from '../../server/studio-service.js';
 import { startStudioServer } from '../../server/studio-server.js';
 
@@ -81,16 +82,26 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 async function startDemoApi(root: string, io: CliIo): Promise<DemoApi> {
   const modulePath = path.join(root, 'assets', 'demo', 'demo-api.mjs');
-  const mod = (await import(pathToFileURL(modulePath).href)) as { startDemoApi: (o?: { port?: number }) => Promise<DemoApi> };
-  const api = await mod.startDemoApi();
+  const mod = (await import(pathToFileURL(modulePath).href)) as { startDemoApi: (o?: { port?: number; latencyMs?: number }) => Promise<DemoApi> };
+  const api = await mod.startDemoApi({ latencyMs: DEMO_LATENCY_MS });
   io.stdout(`demo API ${api.url}\n`);
   return api;
 }
 
+/**
+ * The demo a newcomer opens the studio on: a run to watch live, about 20 s (every answer of the
+ * demo API takes DEMO_LATENCY_MS), killed by SIGKILL right after its third confirmation was sent
+ * and before its answer was logged (DEMO_CRASH_AT), then taken over by the studio's worker, which
+ * replays the logged prefix — the third confirmation is sent again under its Idempotency-Key and
+ * not applied twice — and carries on to the end. The page says what to try next.
+ */
+const DEMO_LATENCY_MS = 1500;
+const DEMO_CRASH_AT = 'after-effect:6';
+
 async function startDemoRun(service: StudioService, missionPath: string, api: DemoApi, io: CliIo): Promise<void> {
   try {
-    const { runId } = await service.handle('run.start', { missionPath, sources: { Shop: api.url } });
-    io.stdout(`demo run ${runId}\n`);
+    const { runId } = await service.handle('run.start', { missionPath, sources: { Shop: api.url }, crashAt: DEMO_CRASH_AT });
+    io.stdout(`demo run ${runId} (watch it: it is killed at ${DEMO_CRASH_AT} and restarted)\n`);
   } catch (e) {
     // The studio is still useful without the demo run (the runs already in the log), so say why and go on.
     io.stderr(`reqon studio: the demo run did not start: ${(e as Error).message}\n`);
@@ -110,8 +121,8 @@ export const command: CommandModule = {
     const root = packageRoot();
     const cwd = process.cwd();
     const dbOption = (options['db'] as string | undefined) ?? process.env['REQON_DB'] ?? path.join('.reqon', 'reqon.db');
-    refuseUnsupportedDb(dbOption);
-    const dbPath = path.resolve(cwd, dbOption);
+    // A postgres:// URL is the log many workers share: the studio shows it live like a file.
+    const dbPath = isPostgresUrl(dbOption) ? dbOption : path.resolve(cwd, dbOption);
     const cliPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
 
     const electron = electronBinary();
@@ -122,7 +133,8 @@ export const command: CommandModule = {
       service = await createStudioService({ dbPath, cliPath, cwd, demoApiUrl: demo?.url, demoMissionPath: demo ? demoMissionPath : undefined });
     } catch (e) {
       await demo?.close();
-      if (e instanceof LogVersionError) throw new CliError(`${dbPath}: ${e.message}`, EXIT_USAGE);
+      if (e instanceof LogVersionError) throw new CliError(`${dbLabel(dbPath)}: ${e.message}`, EXIT_USAGE);
+      if (e instanceof LogConnectionError) throw new CliError(e.message, EXIT_USAGE);
       throw e;
     }
     try {
