@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 async function loaded(rec: LoadedRecording, events: StoredEvent[] = rec.events, status?: StatusChange): Promise<{ temp: TempLog; runId: string }> {
-  temp = await openTempLog('reqon-corpus-');
+  temp = await openTempLog('sqlite', {}, 'reqon-corpus-');
   const runId = await insertStoredRun(temp.log, {
     events,
     missionFiles: rec.files,

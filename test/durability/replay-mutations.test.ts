@@ -45,7 +45,7 @@ function withStoredLog(rec: Recording): { stored: LoadedRecording; get: () => { 
   let temp: TempLog;
   let runId: string;
   beforeAll(async () => {
-    temp = await openTempLog('reqon-mutations-');
+    temp = await openTempLog('sqlite', {}, 'reqon-mutations-');
     runId = await insertStoredRun(temp.log, { events: stored.events, missionFiles: stored.files, options: rec.options });
   });
   afterAll(async () => {
@@ -129,7 +129,7 @@ it('an edited stored record diverges at its store step (demo.no-crash, confirmat
   const stored = loadRecording(rec);
   const text = stored.text.replace('status: response.status }', 'status: "mutated" }');
   expect(text).not.toBe(stored.text);
-  const temp = await openTempLog('reqon-mutations-');
+  const temp = await openTempLog('sqlite', {}, 'reqon-mutations-');
   try {
     const runId = await insertStoredRun(temp.log, { events: stored.events, missionFiles: stored.files, options: rec.options });
     const report = await verifyRun(temp.log, runId, { env: createFakeEnv(), missionFiles: withText(stored.files, text) });
@@ -167,7 +167,7 @@ describe('a step added after the last recorded step', () => {
   });
 
   async function verifyAppended(c: (typeof cases)[number]): Promise<Awaited<ReturnType<typeof verifyRun>>> {
-    const temp = await openTempLog('reqon-append-');
+    const temp = await openTempLog('sqlite', {}, 'reqon-append-');
     try {
       const runId = await insertStoredRun(temp.log, { events: c.prefix, missionFiles: c.stored.files, options: c.rec.options, crashed: true });
       return await verifyRun(temp.log, runId, { env: createFakeEnv(), missionFiles: withText(c.stored.files, c.edit!.text) });
@@ -202,7 +202,7 @@ describe('a step added after the last recorded step', () => {
   for (const c of plain.filter((x) => x.rec.mission === 'demo')) {
     it(`${c.rec.id}: resumeRun with the step added carries on to the end, each effect applied once`, async () => {
       const apis = await demo.start();
-      const temp = await openTempLog('reqon-append-');
+      const temp = await openTempLog('sqlite', {}, 'reqon-append-');
       try {
         const from = c.rec.options.sources.Shop!;
         const to = apis.sources.Shop!;

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 async function crashedRun(text: string, format: number): Promise<string> {
-  temp = await openTempLog('reqon-unresumable-');
+  temp = await openTempLog('sqlite', {}, 'reqon-unresumable-');
   return insertStoredRun(temp.log, {
     events: events(format),
     missionFiles: { entry: 'old.vague', files: [{ path: 'old.vague', text }] },

@@ -1,36 +1,16 @@
-/** Shared fixtures for the log tests: temp databases, runs and events. */
+/** Shared fixtures for the log tests: runs and events (temp logs: test/support/temp-log.ts). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NewEvent } from '../../engine/log/events.js';
-import type { CommitEntry, EventLog, NewRun, OpenLogOptions, TableStoreWrite } from '../../engine/log/log.js';
-import { openLog } from '../../engine/log/open-log.js';
-
-export interface TempLog {
-  dir: string;
-  dbPath: string;
-  log: EventLog;
-  cleanup(): Promise<void>;
-}
+import type { CommitEntry, NewRun, TableStoreWrite } from '../../engine/log/log.js';
 
 export function tempDir(prefix = 'reqon-log-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function openTempLog(opts: OpenLogOptions = {}): Promise<TempLog> {
-  const dir = tempDir();
-  const dbPath = path.join(dir, 'reqon.db');
-  const log = await openLog(dbPath, opts);
-  return {
-    dir,
-    dbPath,
-    log,
-    cleanup: async () => {
-      await log.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** The one temp-log helper (test/support/temp-log.ts): openTempLog(backend = 'sqlite', opts). */
+export { openTempLog, type TempLog } from '../support/temp-log.js';
 
 export function newRun(runId: string, createdAt = 1_000): NewRun {
   return {

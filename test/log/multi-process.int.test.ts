@@ -1,35 +1,39 @@
 /**
  * Several Node processes share one log file: appends to their own runs, competition for one run's
  * lease, and 20 resumers racing on one suspended run. The log must show no seq gap or duplicate,
- * one owner at a time, and exactly one resume.
+ * one owner at a time, and exactly one resume. On every log backend (test/support/temp-log.ts):
+ * a SQLite file, or a PostgreSQL database each process reaches by its own connections.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { buildChild, type ChildBuild } from './build-child.js';
-import { newRun, started, tempDir } from './helpers.js';
+import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
+import { newRun, started } from './helpers.js';
 import { childJson, runChild } from './spawn-child.js';
 
 let build: ChildBuild;
-let dir: string;
+const targets: TempLogTarget[] = [];
 beforeAll(() => {
   build = buildChild();
-  dir = tempDir();
 });
-afterAll(() => {
-  build?.cleanup();
-  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+afterEach(async () => {
+  for (const target of targets.splice(0)) await target.drop();
 });
 
 function contiguous(events: StoredEvent[]): boolean {
   return events.every((event, index) => event.seq === index + 1);
 }
 
-describe('several processes on one log file', () => {
+describe.each(backends)('%s: several processes on one log', (backend) => {
+  async function freshLog(): Promise<string> {
+    const target = await tempLogTarget(backend);
+    targets.push(target);
+    return target.target;
+  }
+
   it('append to their own runs and take turns on a shared run: no gaps, no duplicates, one owner at a time', async () => {
-    const dbPath = path.join(dir, 'append.db');
+    const dbPath = await freshLog();
     const log = await openLog(dbPath);
     const { lease } = await log.createRun(newRun('shared', Date.now()), 'parent', 60_000, [started()]);
     await log.release(lease);
@@ -74,7 +78,7 @@ describe('several processes on one log file', () => {
   });
 
   it('20 concurrent resumers across 4 processes resume a suspended run exactly once', async () => {
-    const dbPath = path.join(dir, 'resume.db');
+    const dbPath = await freshLog();
     const log = await openLog(dbPath);
     const { lease } = await log.createRun(newRun('paused', Date.now()), 'parent', 60_000, [started()]);
     await log.commit(

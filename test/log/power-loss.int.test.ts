@@ -16,7 +16,7 @@ import { newRun, openTempLog, started, storeWrite, tempDir, value, type TempLog 
 let t: TempLog;
 let copies: string[] = [];
 beforeEach(async () => {
-  t = await openTempLog({ walAutocheckpoint: 0 });
+  t = await openTempLog('sqlite', { walAutocheckpoint: 0 }); // power loss cuts a SQLite file's unsynced pages
   copies = [];
 });
 afterEach(async () => {

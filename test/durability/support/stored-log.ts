@@ -1,6 +1,6 @@
 /**
- * A stored run log (a fixture, a corpus recording) put back into a real log: a fresh SQLite log in
- * a temp dir, the run created through the log API with the recorded `run.started`, then every
+ * A stored run log (a fixture, a corpus recording) put back into a real log (a temp log,
+ * test/support/temp-log.ts), the run created through the log API with the recorded `run.started`, then every
  * other recorded event appended under its lease in one commit — the same seqs, types, paths,
  * payloads and recordedAt, so verify, resume and the folds read it as the run that wrote it.
  *
@@ -8,13 +8,9 @@
  * reads. The run's status is set as asked, its lease released (or held by a dead process, as a
  * crash leaves it), so a resume may take it at once.
  */
-import fs from 'node:fs';
-import os, { hostname } from 'node:os';
-import path from 'node:path';
+import { hostname } from 'node:os';
 import type { NewEvent, StoredEvent } from '../../../engine/log/events.js';
 import type { EventLog, MissionFiles, RunOptions, StatusChange } from '../../../engine/log/log.js';
-import { openLog } from '../../../engine/log/open-log.js';
-import '../../../engine/log/sqlite/sqlite-log.js';
 
 export interface StoredRun {
   events: readonly StoredEvent[];
@@ -43,27 +39,8 @@ function deadPid(): number {
   throw new Error('no free pid to stand for a dead owner');
 }
 
-export interface TempLog {
-  log: EventLog;
-  dir: string;
-  dbPath: string;
-  close(): Promise<void>;
-}
-
-export async function openTempLog(prefix = 'reqon-stored-'): Promise<TempLog> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const dbPath = path.join(dir, 'reqon.db');
-  const log = await openLog(dbPath);
-  return {
-    log,
-    dir,
-    dbPath,
-    close: async () => {
-      await log.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** The one temp-log helper (test/support/temp-log.ts). */
+export { openTempLog, type TempLog } from '../../support/temp-log.js';
 
 /** Inserts `run` into `log`; returns its run id. Throws if the log would not number it as recorded. */
 export async function insertStoredRun(log: EventLog, run: StoredRun): Promise<string> {
