@@ -29,7 +29,9 @@ const ORDERS = [
 const PAGE_SIZE = 3;
 
 /**
- * @param {{ port?: number }} [options]
+ * `latencyMs` delays every answer but the `/__` ones, so a demo run lasts long enough to watch
+ * (`reqon studio --demo`); 0 (the default) answers at once, as the tests want.
+ * @param {{ port?: number, latencyMs?: number }} [options]
  * @returns {Promise<{ url: string, port: number, stats: () => object, reset: () => void, close: () => Promise<void> }>}
  */
 export async function startDemoApi(options = {}) {
@@ -64,10 +66,16 @@ export async function startDemoApi(options = {}) {
       if (body.length > 1_000_000) req.destroy();
     });
     req.on('end', () => {
+      const delay = url.pathname.startsWith('/__') ? 0 : (options.latencyMs ?? 0);
       const send = (status, value) => {
         const text = JSON.stringify(value);
-        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
+        const answer = () => {
+          if (res.destroyed) return;
+          res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+        };
+        if (delay > 0) setTimeout(answer, delay).unref();
+        else answer();
       };
       if (url.pathname === '/__stats' && req.method === 'GET') return send(200, stats());
       if (url.pathname === '/__reset' && req.method === 'POST') {

@@ -9,6 +9,7 @@ import { RunHeader } from './RunHeader.js';
 import { RunTabs } from './RunTabs.js';
 import { StatusBar } from './StatusBar.js';
 import { ImportBundle } from './ImportBundle.js';
+import { DemoHint } from './DemoHint.js';
 import { Timeline } from './Timeline.js';
 import { Scrubber } from './Scrubber.js';
 import { EventInspector } from './EventInspector.js';
@@ -42,6 +43,7 @@ export function App() {
         {runId ? (
           <>
             <RunHeader runId={runId} />
+            <DemoHint runId={runId} />
             <RunTabs />
             <section className="app-view" role="tabpanel" aria-label={tab}>
               <div className="app-view-body" key={`${runId}:${tab}`}>
