@@ -3,13 +3,15 @@
  * with `every 1 seconds` for ~4 s start exactly one run per firing — no firing instant twice, one
  * run per firing, every run completed, each instant announced by exactly one worker. And the CLI
  * edges: an invalid cron is rejected by `reqon check` (and by `reqon worker`), a mission without
- * a schedule is refused by `reqon worker`.
+ * a schedule is refused by `reqon worker`. The firing test runs on every log backend
+ * (test/support/temp-log.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLog } from '../../engine/log/open-log.js';
+import { backends, tempLogTarget } from '../support/temp-log.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';
 import { killAll, runNode, spawnNode, waitFor } from './support/processes.js';
 
@@ -41,10 +43,12 @@ const TICK = `mission Tick {
 }
 `;
 
-describe('schedules with several worker processes', () => {
+describe.each(backends)('%s: schedules with several worker processes', (backend) => {
   it('three workers, every 1 seconds, ~4 s: exactly one run per firing', async () => {
-    const file = write('tick.vague', TICK);
-    const db = path.join(dir, 'tick.db');
+    const file = write(`tick-${backend}.vague`, TICK);
+    const target = await tempLogTarget(backend, 'reqon-sched-workers-');
+    const db = target.target;
+    try {
     const workers = Array.from({ length: 3 }, () =>
       spawnNode(build.cli, ['worker', file, '--db', db, '--poll', '50'], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } }),
     );
@@ -72,8 +76,13 @@ describe('schedules with several worker processes', () => {
     const announced = exits.flatMap((e) => [...e.stderr.matchAll(/^schedule Tick: fired for (\S+) /gm)].map((m) => m[1]));
     expect(new Set(announced).size).toBe(announced.length);
     expect(exits.filter((e) => /fired for/.test(e.stderr)).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await target.drop();
+    }
   });
+});
 
+describe('schedules: the CLI edges', () => {
   it('an invalid cron is rejected by `reqon check` and by `reqon worker`; a mission without a schedule is refused', async () => {
     const bad = write('bad-cron.vague', TICK.replace('every 1 seconds', 'cron "61 * * * *"'));
     const check = await runNode(build.cli, ['check', bad], { cwd: dir });
