@@ -12,6 +12,7 @@ import { createRealEnv } from '../../engine/env/real-env.js';
 import { startRun } from '../../engine/executor/run-mission.js';
 import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
+import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
 import { FakeApi } from '../support/fake-api.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';
 import { killAll, spawnNode, waitFor, type Running } from './support/processes.js';
@@ -19,6 +20,7 @@ import { killAll, spawnNode, waitFor, type Running } from './support/processes.j
 let build: CliBuild;
 let dir: string;
 let db: string;
+let target: TempLogTarget | undefined;
 let log: EventLog;
 let api: FakeApi;
 let worker: Running | undefined;
@@ -34,36 +36,38 @@ function files(name: string, text: string) {
   return { entry: file, files: [{ path: file, text }] };
 }
 
-beforeAll(async () => {
-  build = buildCli();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-pause-hooks-'));
-  db = path.join(dir, 'reqon.db');
-  log = await openLog(db);
-  api = new FakeApi();
-  api.on('GET /slow', async () => {
-    await new Promise((r) => setTimeout(r, 1500));
-    return { body: { slow: true } };
-  });
-  api.on('POST /after', (req) => ({ status: 201, body: { got: req.body } }));
-  await api.start();
-}, 180_000);
-
-afterAll(async () => {
-  if (worker) {
-    worker.child.kill('SIGTERM');
-    await worker.exited;
-  }
-  killAll();
-  await api?.stop();
-  await log?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
 function afterBodies(): unknown[] {
   return api.requests.filter((r) => r.method === 'POST' && r.url === '/after').map((r) => r.body);
 }
 
-describe('pause resumed by a webhook', () => {
+describe.each(backends)('%s: pause resumed by a webhook', (backend) => {
+  beforeAll(async () => {
+    build = buildCli();
+    target = await tempLogTarget(backend, 'reqon-pause-hooks-');
+    dir = target.dir;
+    db = target.target;
+    log = await openLog(db);
+    api = new FakeApi();
+    api.on('GET /slow', async () => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return { body: { slow: true } };
+    });
+    api.on('POST /after', (req) => ({ status: 201, body: { got: req.body } }));
+    await api.start();
+  }, 180_000);
+
+  afterAll(async () => {
+    if (worker) {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+      worker = undefined;
+    }
+    killAll();
+    await api?.stop();
+    await log?.close();
+    await target?.drop();
+  });
+
   it('a delivery that arrives before the run reaches the pause resumes it there, once', async () => {
     worker = spawnNode(build.cli, ['worker', '--listen', '0', '--poll', '50', '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
     const url = await waitFor('the worker to print its webhook URL', () => /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(worker!.stdout())?.[1]);
