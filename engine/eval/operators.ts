@@ -40,6 +40,10 @@ export function arithmetic(op: ArithmeticOperator, left: unknown, right: unknown
   if (op === '+' && (typeof left === 'string' || typeof right === 'string')) {
     return displayString(left) + displayString(right);
   }
+  if (op === '-' && typeof left === 'string') {
+    const since = instantDifference(left, right);
+    if (since !== undefined) return since;
+  }
   const l = toNumberFor(op, left, span);
   const r = toNumberFor(op, right, span);
   switch (op) {
@@ -56,6 +60,27 @@ export function arithmetic(op: ArithmeticOperator, left: unknown, right: unknown
       if (r === 0) throw new EvaluatorError('R4003', 'Division by zero', span);
       return l % r;
   }
+}
+
+/**
+ * `instant - ms` → the ISO instant that many milliseconds earlier (`now() - days(90)`), and
+ * `instant - instant` → the milliseconds between them, where the instants are ISO-8601 strings
+ * (what `now()` gives). Undefined when `left` is no ISO instant or `right` is neither a number
+ * nor one, so every other `-` keeps its numeric meaning ("10" - 1 is 9).
+ */
+function instantDifference(left: string, right: unknown): string | number | undefined {
+  const from = parseIsoInstant(left);
+  if (from === undefined) return undefined;
+  if (typeof right === 'number') {
+    const ms = from.ms - right;
+    // Past what a Date can hold (±8.64e15 ms) there is no instant to give.
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
+  }
+  if (typeof right === 'string') {
+    const to = parseIsoInstant(right);
+    return to === undefined ? undefined : from.ms - to.ms;
+  }
+  return undefined;
 }
 
 export type OrderingOperator = '<' | '>' | '<=' | '>=';
