@@ -41,7 +41,7 @@ let api: FakeApi;
 let served = 0;
 
 function reqon(...args: string[]): Promise<CliResult> {
-  const quiet = args[0] === 'verify' ? [] : ['--quiet'];
+  const quiet = ['run', 'fork', 'resume'].includes(args[0]!) ? ['--quiet'] : [];
   return runCli(cli, [...args, '--db', db, ...quiet], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
 }
 
@@ -178,6 +178,25 @@ describe('reqon fork', () => {
     expect(sent.map((r) => (r.body as { id: string }).id)).toEqual(['i-6', 'i-7']);
     for (const r of sent) expect(api.applied.get(keyOf(r))).toBe(1);
     expect((await reqon('verify', runIdOf(grand))).code).toBe(0);
+  }, 120_000);
+
+  it('--mission: an edit after the fork point carries on with it; an edit of the prefix fails the fork, naming where', async () => {
+    const compatible = MISSION.replace('run Sync', 'action After {\n    post "/effects" { body: { id: "after", served: 0 } }\n  }\n\n  run Sync then After');
+    fs.writeFileSync(path.join(dir, 'compatible.vague'), compatible);
+    const before = postsOf(api).length;
+    const ok = await reqon('fork', parentId, '--at', String(forkAt), '--mission', 'compatible.vague');
+    expect(ok.code, describeResult(ok)).toBe(0);
+    expect(postsOf(api).slice(before).map((r) => (r.body as { id: string }).id)).toEqual(['i-4', 'i-5', 'i-6', 'i-7', 'after']);
+    expect((await reqon('show', runIdOf(ok))).stdout).toMatch(/compatible\.vague/);
+
+    const divergent = MISSION.replace('body: { id: item.id, served: item.served }', 'body: { id: item.id, served: item.served, extra: 1 }');
+    fs.writeFileSync(path.join(dir, 'divergent.vague'), divergent);
+    const sent = postsOf(api).length;
+    const bad = await reqon('fork', parentId, '--at', String(forkAt), '--mission', 'divergent.vague');
+    expect(bad.code, describeResult(bad)).toBe(1);
+    expect(bad.stderr + bad.stdout).toMatch(/[Nn]on-determinism/);
+    expect(postsOf(api).length).toBe(sent);
+    expect((await events(parentId)).map(comparable)).toEqual(parentEvents.map(comparable));
   }, 120_000);
 
   it('refuses a fork point the parent does not have, and an unknown run', async () => {
