@@ -19,6 +19,13 @@ const PG_USER = 'reqonpg';
 
 /** The directory holding initdb and pg_ctl, or a reason there is none. */
 export function findPgBin(): { bin: string } | { missing: string } {
+  // $REQON_TEST_PG_BIN names the folder outright (and lets one check the skip: point it nowhere).
+  const only = process.env['REQON_TEST_PG_BIN'];
+  if (only !== undefined && only !== '') {
+    return fs.existsSync(path.join(only, 'initdb')) && fs.existsSync(path.join(only, 'pg_ctl'))
+      ? { bin: only }
+      : { missing: `no initdb/pg_ctl in $REQON_TEST_PG_BIN (${only})` };
+  }
   const candidates: string[] = [];
   const root = '/usr/lib/postgresql';
   if (fs.existsSync(root)) {

@@ -27,7 +27,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     cluster = await startPgCluster();
   } catch (error) {
-    project.provide('reqonPg', { missing: `no PostgreSQL cluster: ${(error as Error).message}` });
+    const missing = `no PostgreSQL cluster: ${(error as Error).message}`;
+    console.warn(`[pg-global-setup] the PostgreSQL half of the log tests is SKIPPED: ${missing}`);
+    project.provide('reqonPg', { missing });
     return async () => undefined;
   }
   try {
