@@ -8,7 +8,6 @@
  * and a good one 202 (the rest of the security model: webhooks-security.int.test.ts).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../engine/executor/run-mission.js';
@@ -17,6 +16,7 @@ import type { EventLog, RunStatus } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { signWebhook, webhookKey } from '../../engine/worker/webhook-security.js';
+import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';
 import { killAll, spawnNode, waitFor, type Running } from './support/processes.js';
 
@@ -28,6 +28,8 @@ let signedLog: EventLog;
 let worker: Running;
 let signedWorker: Running;
 let url: string;
+let plainTarget: TempLogTarget | undefined;
+let signedTarget: TempLogTarget | undefined;
 let signedUrl: string;
 const env = createRealEnv(process.env);
 
@@ -36,28 +38,6 @@ async function startWorker(db: string, extraEnv: Record<string, string>): Promis
   const line = await waitFor('the worker to print its webhook URL', () => /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout())?.[1]);
   return { proc, url: line };
 }
-
-beforeAll(async () => {
-  build = buildCli();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-webhooks-'));
-  log = await openLog(path.join(dir, 'plain.db'));
-  signedLog = await openLog(path.join(dir, 'signed.db'));
-  const plain = await startWorker(path.join(dir, 'plain.db'), { REQON_WEBHOOK_SECRET: '' });
-  const signed = await startWorker(path.join(dir, 'signed.db'), { REQON_WEBHOOK_SECRET: SECRET });
-  [worker, url, signedWorker, signedUrl] = [plain.proc, plain.url, signed.proc, signed.url];
-}, 180_000);
-
-afterAll(async () => {
-  for (const w of [worker, signedWorker]) {
-    if (!w) continue;
-    w.child.kill('SIGTERM');
-    await w.exited;
-  }
-  killAll();
-  await log?.close();
-  await signedLog?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 async function start(name: string, text: string, on: EventLog = log): Promise<string> {
   const file = path.join(dir, `${name}.vague`);
@@ -86,7 +66,32 @@ async function storeKeys(runId: string, store: string): Promise<Record<string, u
 
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
-describe('webhooks over HTTP', () => {
+describe.each(backends)('%s: webhooks over HTTP', (backend) => {
+  beforeAll(async () => {
+    build = buildCli();
+    plainTarget = await tempLogTarget(backend, 'reqon-webhooks-');
+    signedTarget = await tempLogTarget(backend, 'reqon-webhooks-signed-');
+    dir = plainTarget.dir;
+    log = await openLog(plainTarget.target);
+    signedLog = await openLog(signedTarget.target);
+    const plain = await startWorker(plainTarget.target, { REQON_WEBHOOK_SECRET: '' });
+    const signed = await startWorker(signedTarget.target, { REQON_WEBHOOK_SECRET: SECRET });
+    [worker, url, signedWorker, signedUrl] = [plain.proc, plain.url, signed.proc, signed.url];
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const w of [worker, signedWorker]) {
+      if (!w) continue;
+      w.child.kill('SIGTERM');
+      await w.exited;
+    }
+    killAll();
+    await log?.close();
+    await signedLog?.close();
+    await plainTarget?.drop();
+    await signedTarget?.drop();
+  });
+
   it('a retried delivery (same Idempotency-Key) is consumed once; expectedEvents 2 waits for two; storage is written', async () => {
     const runId = await start(
       'dup',
