@@ -1,0 +1,52 @@
+/**
+ * Where a fork's copy of its parent's log ends (engine/executor/fork-run.ts `forkPrefix`): at the
+ * seq asked for, but never inside a store batch (one transaction in the parent) and never on the
+ * parent's own end.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { forkPrefix } from '../../engine/executor/fork-run.js';
+
+function log(...entries: [string, string, Record<string, unknown>?][]): StoredEvent[] {
+  return entries.map(([type, stepPath, payload], i) => ({ runId: 'r', seq: i + 1, type, stepPath, payload: payload ?? {}, recordedAt: 1 }) as StoredEvent);
+}
+
+const write = (batch?: string) => ({ effectId: 'e', store: 's', key: 'k', record: {}, op: 'set', ...(batch ? { batch } : {}) });
+
+const EVENTS = log(
+  ['run.started', ''], // 1
+  ['step.started', 'A/0'], // 2
+  ['store.write', 'A/0', write('b1')], // 3  first of batch b1
+  ['store.write', 'A/0', write()], // 4
+  ['store.write', 'A/0', write()], // 5
+  ['store.write', 'A/0', write('b2')], // 6  first of batch b2
+  ['store.write', 'A/0', write()], // 7
+  ['step.completed', 'A/0'], // 8
+  ['run.suspended', ''], // 9
+  ['run.resumed', ''], // 10
+  ['run.completed', ''], // 11
+);
+
+const seqs = (events: StoredEvent[]) => events.map((e) => e.seq);
+
+describe('forkPrefix', () => {
+  it('ends at the seq asked for between steps', () => {
+    expect(seqs(forkPrefix(EVENTS, 2))).toEqual([1, 2]);
+    expect(seqs(forkPrefix(EVENTS, 8))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('moves back before a batch the cut would split', () => {
+    expect(seqs(forkPrefix(EVENTS, 3))).toEqual([1, 2]);
+    expect(seqs(forkPrefix(EVENTS, 4))).toEqual([1, 2]);
+    // The end of a batch is a clean cut; so is the end of the next one.
+    expect(seqs(forkPrefix(EVENTS, 5))).toEqual([1, 2, 3, 4, 5]);
+    expect(seqs(forkPrefix(EVENTS, 6))).toEqual([1, 2, 3, 4, 5]);
+    expect(seqs(forkPrefix(EVENTS, 7))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('leaves out the parent\'s own end, so the fork goes on from there', () => {
+    expect(seqs(forkPrefix(EVENTS, 9))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(seqs(forkPrefix(EVENTS, 11))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(seqs(forkPrefix(log(['run.started', ''], ['run.failed', '']), 2))).toEqual([1]);
+  });
+});
