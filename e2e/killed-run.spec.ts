@@ -68,6 +68,47 @@ describe('a killed run', () => {
     expect(marks.records).toHaveLength(16);
     expect(errors).toEqual([]);
   });
+
+  it('started from New run with "Crash at", dies there and is taken over to the end', async () => {
+    const before = await page.getByLabel('Run id').textContent();
+    await page.getByRole('button', { name: 'New run' }).click();
+    await page.getByLabel('Mission text').fill(MARKS_MISSION);
+    await page.getByLabel('Sources').fill(`Slow=${api.url}`);
+    await page.getByLabel('Crash at').fill('after-effect:4');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    // The page opens the new run (same mission as the run before it, another id).
+    await expect.poll(() => page.getByLabel('Run id').textContent(), { timeout: 10_000 }).not.toBe(before);
+    expect(await page.getByLabel('Run header').locator('h1').textContent()).toBe('Marks');
+    await expect.poll(() => status(page), { timeout: 60_000, interval: 200 }).toBe('completed');
+    expect(await stat(page, 'crashes survived')).toBe(1);
+    for (const n of api.applied.values()) expect(n).toBe(1);
+  });
+
+  it('is taken over after the studio itself restarts on the same log', async () => {
+    const runId = await start(studio);
+    await marksStored(studio, runId, 2);
+    // Closing the service stops its worker (the run is released mid-way) but not the run's own
+    // process: kill that too, as a closed laptop lid would.
+    await studio.service.close();
+    const run = await studio.log.getRun(runId);
+    expect(run?.status).toBe('running');
+    const pid = Number(run?.owner?.split(':')[1]);
+    if (Number.isInteger(pid) && pid > 0) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    const again = await startStudio({ service: { workerPollMs: 100, dbPath: studio.dbPath, cwd: studio.dir } });
+    try {
+      const { page: second } = await openPage(browser, `${again.url}#run=${runId}&tab=timeline`);
+      await expect.poll(() => status(second), { timeout: 60_000, interval: 200 }).toBe('completed');
+      expect((await again.service.handle('run.get', { runId })).status).toBe('completed');
+    } finally {
+      await again.stop();
+    }
+  });
 });
 
 describe('an orphaned run in a studio without a worker', () => {
