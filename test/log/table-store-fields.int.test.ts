@@ -1,24 +1,47 @@
 /**
- * A sql store write never fails because of a field's name (GUARANTEES 5): a name SQLite cannot
- * take as a column — one holding a NUL, or ill-formed UTF-16 (two lone surrogates both become
- * U+FFFD in UTF-8 and would collide on one column) — is kept in `_record` only, and the record is
- * stored as it is. Before, the ALTER TABLE failed and the whole commit it rode in rolled back.
+ * A sql store write never fails because of a field's name (GUARANTEES 5): a name the database
+ * cannot take as a column — one holding a NUL, or ill-formed UTF-16 (two lone surrogates both
+ * become U+FFFD in UTF-8 and would collide on one column), or (PostgreSQL) over 63 bytes — is kept
+ * in `_record` only, and the record is stored as it is. Before, the ALTER TABLE failed and the
+ * whole commit it rode in rolled back. On both backends; PostgreSQL's jsonb columns also refuse a
+ * NUL or a lone surrogate in a *value*, which then stays in `_record` only.
  */
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newRun, openTempLog, started, storeWrite, type TempLog } from './helpers.js';
+import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
+import { newRun, started, storeWrite } from './helpers.js';
 
-let t: TempLog;
+async function columnsOf(t: TempLog): Promise<string[]> {
+  if (t.backend === 'sqlite') {
+    const db = new Database(t.dbPath, { readonly: true });
+    try {
+      return (db.prepare("SELECT name FROM pragma_table_info('orders')").all() as { name: string }[]).map((c) => c.name).sort();
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: t.target });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass('orders') AND attnum > 0 AND NOT attisdropped",
+    );
+    return rows.map((r) => r.name).sort();
+  } finally {
+    await client.end();
+  }
+}
 
-beforeEach(async () => {
-  t = await openTempLog();
-});
+describe.each(backends)('%s: sql store field names that cannot be columns', (backend: Backend) => {
+  let t: TempLog;
+  beforeEach(async () => {
+    t = await openTempLog(backend);
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
 
-afterEach(async () => {
-  await t.cleanup();
-});
-
-describe('sql store field names that cannot be columns', () => {
   it('are stored in _record as they are, the other fields projected, and the commit lands whole', async () => {
     const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
     const record = { id: 1, ['a\u0000b']: 'nul', ['\uD800']: 'lone high', ['\uD801']: 'another lone high', ['\uDC00x']: 'lone low', ok: 'yes', ['😀']: 'pair' };
@@ -27,14 +50,30 @@ describe('sql store field names that cannot be columns', () => {
     const rows = await t.log.readTable('sql', 'orders');
     expect(rows.map((r) => r.key)).toEqual(['k1', 'k2', 'k3']);
     expect(rows[1]!.record).toEqual(record);
-    const db = new Database(t.dbPath, { readonly: true });
-    try {
-      const columns = (db.prepare("SELECT name FROM pragma_table_info('orders')").all() as { name: string }[]).map((c) => c.name).sort();
-      expect(columns).toEqual(['_seq', '_key', '_record', 'id', 'ok', '😀'].sort());
-      expect(db.prepare("SELECT ok FROM orders WHERE _key = 'k2'").get()).toEqual({ ok: 'yes' });
-    } finally {
-      db.close();
-    }
+    expect(await columnsOf(t)).toEqual(['_seq', '_key', '_record', 'id', 'ok', '😀'].sort());
     expect((await t.log.read('r1')).filter((e) => e.type === 'store.write')).toHaveLength(3);
+  });
+
+  it('values holding a NUL or a lone surrogate, and a 64-byte field name, are stored as they are', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const long = 'f'.repeat(64);
+    const record = { id: 1, nul: 'a\u0000b', lone: 'x\uD800y', deep: { s: '\u0000' }, ok: 'fine', [long]: 'long name' };
+    await t.log.commit(lease, [storeWrite({ key: 'k1', record })], { durable: true });
+    expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'k1', record }]);
+    const columns = await columnsOf(t);
+    expect(columns).toEqual(expect.arrayContaining(['id', 'nul', 'lone', 'deep', 'ok']));
+    // PostgreSQL truncates identifiers past 63 bytes, so such a field stays in _record there.
+    expect(columns.includes(long)).toBe(backend === 'sqlite');
+  });
+
+  it.runIf(backend === 'postgres')('PostgreSQL: a key holding a NUL fails its own write with a message naming it; the log goes on', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await expect(t.log.commit(lease, [storeWrite({ key: 'a\u0000b', record: { id: 1 } })], { durable: false })).rejects.toThrow(
+      /key "a\\u0000b" holds a NUL character or a lone UTF-16 surrogate, which a PostgreSQL log cannot store as text/,
+    );
+    await expect(t.log.commit(lease, [storeWrite({ key: 'x\uD800', record: { id: 2 } })], { durable: false })).rejects.toThrow(/lone UTF-16 surrogate/);
+    await t.log.commit(lease, [storeWrite({ key: 'k', record: { id: 3 } })], { durable: false });
+    expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'k', record: { id: 3 } }]);
+    expect((await t.log.read('r1')).map((e) => e.seq)).toEqual([1, 2]);
   });
 });

@@ -40,13 +40,20 @@ export function projectable(field: string): boolean {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The JSON a projected column holds for a field (JSON.stringify's own rule for odd values: null). */
+/**
+ * The JSON a projected column holds for a field (JSON.stringify's own rule for odd values: null).
+ * jsonb refuses a NUL (`\u0000`) and a lone surrogate (`\ud800`, the only surrogates
+ * JSON.stringify escapes) in a string, so such a value is NULL in its column and kept in `_record`
+ * only: the write never fails because of a value.
+ */
 function projectValue(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   const json = JSON.stringify(value);
-  return json === undefined ? null : json;
+  return json === undefined || UNSTORABLE_IN_JSONB.test(json) ? null : json;
 }
+
+const UNSTORABLE_IN_JSONB = /\\u0000|\\ud[89a-f]/i;
 
 /** Table → its projected columns (exact names), or null for a nosql table. */
 type Shape = Set<string> | null;
@@ -58,6 +65,13 @@ export class PgTableStores {
   async apply(client: PoolClient, write: TableStoreWrite): Promise<string> {
     if (typeof write.key !== 'string' || write.key === '') {
       throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
+    }
+    // PostgreSQL text holds neither NUL nor a lone surrogate (which would become U+FFFD, so two
+    // keys could become one): refused, naming the key, rather than changed.
+    if (write.key.includes('\u0000') || LONE_SURROGATE.test(write.key)) {
+      throw new Error(
+        `store '${write.store}': key ${JSON.stringify(write.key)} holds a NUL character or a lone UTF-16 surrogate, which a PostgreSQL log cannot store as text; derive the key from other fields`,
+      );
     }
     if (typeof write.record !== 'object' || write.record === null || Array.isArray(write.record)) {
       throw new Error(`store '${write.store}': expected an object but got: ${describe(write.record)}`);
