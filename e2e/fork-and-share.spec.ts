@@ -100,6 +100,18 @@ describe('export and open a bundle', () => {
     expect(await other.service.handle('run.stateAt', { runId: parentId, seq: last })).toEqual(await studio.service.handle('run.stateAt', { runId: parentId, seq: last }));
     await screenshot(second, 'bundle-opened');
 
+    // Every view works on it: timeline, state, events, and a replay verification that passes.
+    const tab = (name: string) => second.getByRole('tab', { name });
+    await tab('Timeline').click();
+    await second.getByRole('list', { name: 'Timeline lanes' }).getByRole('listitem').first().waitFor();
+    await tab('State').click();
+    await second.getByLabel('State scrubber').waitFor();
+    await tab('Events').click();
+    await second.getByRole('listbox', { name: 'Events' }).getByRole('option').first().waitFor();
+    await tab('Replay diff').click();
+    await second.getByRole('button', { name: 'Verify replay' }).click();
+    await expect.poll(() => second.getByTestId('verify-verdict').getAttribute('class'), { timeout: 15_000 }).toContain('ok');
+
     // A file that is no bundle is refused, saying why.
     const junk = path.join(other.dir, 'junk.reqonrun');
     fs.writeFileSync(junk, '{"not": "a bundle"}');
