@@ -123,6 +123,9 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
+/** The auth file's section of postgrest store endpoints, beside the sources' credentials. */
+const STORES_KEY = 'stores';
+
 /** Parses the text of an auth file. `file` is only used in messages. */
 export function parseCredentialsFile(text: string, file: string, vars: Vars): CredentialsMap {
   let parsed: unknown;
@@ -136,7 +139,11 @@ export function parseCredentialsFile(text: string, file: string, vars: Vars): Cr
     throw new CredentialsError(`${file}: expected an object keyed by source name but got: ${describe(parsed)}`);
   }
   const out: CredentialsMap = {};
-  for (const [source, entry] of Object.entries(parsed)) out[source] = parseEntry(source, entry, file, vars);
+  for (const [source, entry] of Object.entries(parsed)) {
+    // "stores" holds postgrest store endpoints (stores/postgrest-store.ts reads it), not a source.
+    if (source === STORES_KEY) continue;
+    out[source] = parseEntry(source, entry, file, vars);
+  }
   return out;
 }
 
