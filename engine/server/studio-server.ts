@@ -48,6 +48,8 @@ export interface StudioServer {
 }
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** A dropped run bundle is a whole run's log: `run.import` alone may send this much. */
+const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 const HOST = '127.0.0.1';
 
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
@@ -97,7 +99,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       if (!isRequestChannel(channel)) return sendError(res, 404, 'not-found', `unknown channel "${channel}"`);
       let body: unknown;
       try {
-        body = await readJson(req);
+        body = await readJson(req, channel === 'run.import' ? MAX_IMPORT_BYTES : MAX_BODY_BYTES);
       } catch (e) {
         return sendJson(res, 400, toProtocolError(e));
       }
@@ -251,12 +253,12 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
+async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new StudioError('bad-request', `request body larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > limit) throw new StudioError('bad-request', `request body larger than ${limit} bytes`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

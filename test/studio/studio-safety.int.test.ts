@@ -23,7 +23,7 @@ interface Reply {
 
 function request(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -224,6 +224,21 @@ describe('one malformed WebSocket frame closes that socket alone', () => {
       ws.once('error', reject);
     });
     ws.close();
+  });
+});
+
+describe('request body limits', () => {
+  it('8 MB for a request, a whole run bundle for run.import', async () => {
+    const big = JSON.stringify({ text: `{"reqonRunBundle": 1, "pad": "${'x'.repeat(9 * 1024 * 1024)}"}` });
+    // Refused mid-body: the 400 naming the limit, or the socket dropped before the client reads it.
+    const list = await api('runs.list', big).catch((e: NodeJS.ErrnoException) => ({ status: e.code ?? 'error', body: '' }));
+    if (list.status === 400) expect(list.body).toMatch(/request body larger than 8388608 bytes/);
+    else expect(list.status).toMatch(/ECONNRESET|EPIPE/);
+    const imported = await api('run.import', big);
+    expect(imported.status).toBe(400);
+    // Read whole and judged as a bundle: it is refused for what it is, not for its size.
+    expect(imported.body).toMatch(/not a run bundle the studio can open: run: expected an object/);
+    await stillServing();
   });
 });
 
