@@ -12,6 +12,18 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('.', import.meta.url));
 const repo = path.dirname(path.resolve(root));
 
+/**
+ * The dev server only (`vite`): its page talks to a studio server on another port (`?server=`)
+ * and to Vite's own HMR socket, which the built page's `connect-src 'self'` would refuse.
+ */
+function devConnections(): Plugin {
+  return {
+    name: 'reqon-dev-connections',
+    apply: 'serve',
+    transformIndexHtml: (html) => html.replace("connect-src 'self'", "connect-src 'self' http://127.0.0.1:* ws://127.0.0.1:* ws://localhost:*"),
+  };
+}
+
 /** Records the files this build bundled, so renderer/build-if-stale.mjs can tell when to rebuild. */
 function buildInputs(): Plugin {
   return {
@@ -30,7 +42,7 @@ function buildInputs(): Plugin {
 export default defineConfig({
   root,
   base: './',
-  plugins: [react(), buildInputs()],
+  plugins: [react(), buildInputs(), devConnections()],
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,
