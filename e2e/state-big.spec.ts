@@ -1,8 +1,9 @@
 /**
  * State on a 100k-event run whose `response` is 25k records (seeded straight into the log, see
- * test/bench/studio-big-run.ts): the Response tree lists every record but keeps only the rows in
- * sight in the DOM, a record opens on click and stays open while scrubbing, scrolling reaches the
- * last record, and the loop variable is the record the loop is at. How fast it is lives in
+ * test/bench/studio-big-run.ts): the engine sends the response as a window of 500 records and
+ * the tree says so ("items 0–499 of 25,000"), keeping only the rows in sight in the DOM; a record
+ * opens on click and stays open while scrubbing; "go to item" reaches the last record; the loop
+ * variable is the record the loop is at. How fast it is lives in
  * `npm run bench` (studio-state.bench.ts), not here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,8 +43,8 @@ describe('State on a 100k-event run with a 25k-record response', () => {
     const inLoop = run.responseSeq + 600;
     await slider.fill(String(inLoop));
     await expect.poll(position, { timeout: 30_000 }).toBe(inLoop);
-    await expect.poll(() => response().locator('.json-row').first().textContent(), { timeout: 30_000 }).toBe(`▾[${RECORDS} items]`);
-    expect(Number(await response().getAttribute('data-rows'))).toBe(RECORDS + 1);
+    await expect.poll(() => response().locator('.json-row').first().textContent(), { timeout: 30_000 }).toBe(`▾[${RECORDS} items]items 0–499 of 25,000◀▶`);
+    expect(Number(await response().getAttribute('data-rows'))).toBe(500 + 1);
     const inDom = await response().locator('.json-row').count();
     expect(inDom).toBeGreaterThan(5);
     expect(inDom).toBeLessThan(100);
@@ -65,11 +66,20 @@ describe('State on a 100k-event run with a 25k-record response', () => {
     await expect.poll(position).toBe(before + 1);
     await expect.poll(() => page.locator('.scrubber-state .seq-chip').textContent()).toBe(`#${before + 1}`);
     expect(await response().locator('.json-row', { hasText: new RegExp(`^id:"${String(bigOrder(1).id)}"$`) }).count()).toBe(1);
-    expect(Number(await response().getAttribute('data-rows'))).toBe(RECORDS + 1 + Object.keys(bigOrder(1)).length);
+    expect(Number(await response().getAttribute('data-rows'))).toBe(500 + 1 + Object.keys(bigOrder(1)).length);
 
+    // The last record: go to it (the engine sends the window that holds it), then scroll down.
+    const goTo = page.getByLabel('Go to item of $');
+    await goTo.fill(String(RECORDS - 1));
+    await goTo.press('Enter');
+    await expect.poll(() => response().locator('.json-row').first().textContent()).toContain('items 24,500–24,999 of 25,000');
     await response().evaluate((el) => (el.scrollTop = el.scrollHeight));
     const last = String(RECORDS - 1);
-    await expect.poll(() => response().locator('.json-row', { hasText: new RegExp(`^▸${last}:`) }).count()).toBe(1);
+    await expect.poll(() => response().locator('.json-row', { hasText: new RegExp(`^▸${last}:\\{id: "${String(bigOrder(RECORDS - 1).id)}"`) }).count()).toBe(1);
+    // Back a window with ◀ (in the array's own row, at the top).
+    await response().evaluate((el) => (el.scrollTop = 0));
+    await page.getByLabel('Previous items of $').click();
+    await expect.poll(() => response().locator('.json-row').first().textContent()).toContain('items 24,000–24,499 of 25,000');
     expect(await response().locator('.json-row').count()).toBeLessThan(100);
     expect(errors).toEqual([]);
   });

@@ -121,6 +121,13 @@ export class StateAtHandler implements FoldHandler<RunState> {
     return this.lastSeq;
   }
 
+  /** Records held over all stores (what a snapshot's copy costs). */
+  recordCount(): number {
+    let n = 0;
+    for (const name of this.stores.storeNames()) n += this.stores.size(name);
+    return n;
+  }
+
   handleEvent(event: StoredEvent): void {
     assertInOrder(this.lastSeq, event, 'state-at');
     this.runId = event.runId;

@@ -187,6 +187,22 @@ export interface RunState {
   pending: PendingWait[];
   /** The step being executed at `seq`, to highlight in the mission source. */
   currentStep: { stepPath: string; line: number; file: string } | null;
+  /** The big arrays the studio was sent a window of (inspect/state-slice.ts); absent from a whole state. */
+  slices?: ValueSlice[];
+}
+
+/** Which window of a big array to send: `where` is 'response', 'variables', 'event' or 'store:NAME'. */
+export interface ValueWindow {
+  where: string;
+  /** `$` (the value itself), `$.items`, `$[3].lines`. */
+  path: string;
+  from: number;
+}
+
+/** An array sent as items `from`..`from + count - 1` of `total`. */
+export interface ValueSlice extends ValueWindow {
+  count: number;
+  total: number;
 }
 
 export interface StateDiffEntry {
@@ -344,7 +360,8 @@ export interface Requests {
   'run.timeline': { req: { runId: string }; res: TimelineModel };
   /** The lanes, extent and totals of a run's timeline, with only the bars and markers of one window. */
   'run.timelineWindow': { req: TimelineWindowRequest; res: TimelineWindow };
-  'run.stateAt': { req: { runId: string; seq: number }; res: RunState };
+  /** Big arrays come as windows (`slices`); `windows` asks for others than the first. */
+  'run.stateAt': { req: { runId: string; seq: number; windows?: ValueWindow[] }; res: RunState };
   'run.stateDiff': { req: { runId: string; fromSeq: number; toSeq: number }; res: StateDiffEntry[] };
   'run.source': { req: { runId: string }; res: MissionSource };
   'run.verify': { req: { runId: string; missionText?: string }; res: VerifyReport };

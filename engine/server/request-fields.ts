@@ -3,6 +3,7 @@
  * protocol.ts are a promise the sender may not keep. Each helper throws a 'bad-request'
  * StudioError that names the channel and the field.
  */
+import type { ValueWindow } from '../protocol/protocol.js';
 import { StudioError } from './studio-error.js';
 
 export type Fields = Record<string, unknown>;
@@ -53,4 +54,15 @@ export function optStringMap(channel: string, req: Fields, field: string): Recor
     out[k] = v;
   }
   return out;
+}
+
+/** `windows` of run.stateAt: at most 64 `{where, path, from}`, each field checked. */
+export function valueWindows(channel: string, req: Fields): ValueWindow[] {
+  const raw = req.windows;
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw) || raw.length > 64) throw new StudioError('bad-request', `${channel}: "windows" must be an array of at most 64 {where, path, from}`);
+  return raw.map((w: unknown, i) => {
+    const fields = asFields(`${channel} windows[${i}]`, w);
+    return { where: str(`${channel} windows[${i}]`, fields, 'where'), path: str(`${channel} windows[${i}]`, fields, 'path'), from: int(`${channel} windows[${i}]`, fields, 'from') };
+  });
 }

@@ -23,6 +23,7 @@ import { isPostgresUrl, openLog } from '../log/open-log.js';
 import { readMissionFiles } from '../executor/mission-cache.js';
 import { hostId } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
+import { sliceState } from '../inspect/state-slice.js';
 import type { MissionSource, PushChannel, Pushes, RequestChannel, Requests, RunSummary, StudioInfo } from '../protocol/protocol.js';
 import { isRequestChannel } from '../protocol/channels.js';
 import type { CliLauncher, RunArgs } from './cli-process.js';
@@ -30,7 +31,7 @@ import { CrashLab } from './crash-lab.js';
 import { declaredSources, labUpstreams } from './lab-upstreams.js';
 import { LivePoll } from './live-poll.js';
 import { missionFileFor } from './mission-request.js';
-import { asFields, int, optInt, optStr, optStringMap, str, type Fields } from './request-fields.js';
+import { asFields, int, optInt, optStr, optStringMap, str, valueWindows, type Fields } from './request-fields.js';
 import { RunProcesses } from './run-processes.js';
 import { forkTextDir, RunSharing } from './run-sharing.js';
 import { verifyInStudio } from './run-verify.js';
@@ -186,7 +187,7 @@ class Service implements StudioService {
       }
       case 'run.stateAt': {
         const view = await this.views.get(str(channel, req, 'runId'));
-        return view.cache.stateAt(Math.min(int(channel, req, 'seq'), view.lastSeq));
+        return sliceState(view.cache.stateAt(Math.min(int(channel, req, 'seq'), view.lastSeq)), valueWindows(channel, req));
       }
       case 'run.stateDiff': {
         const view = await this.views.get(str(channel, req, 'runId'));

@@ -66,7 +66,7 @@ export function repoRoot(): string {
 }
 
 /** Builds renderer/dist when it is missing, so the bench serves the current renderer. */
-export function ensureRendererBuilt(root: string): string {
+function ensureRendererBuilt(root: string): string {
   const dist = path.join(root, 'renderer', 'dist');
   if (fs.existsSync(path.join(dist, 'index.html'))) return dist;
   process.stderr.write('studio-paint bench: renderer/dist is missing; building it with vite…\n');

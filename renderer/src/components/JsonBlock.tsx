@@ -2,12 +2,15 @@
  * A collapsible JSON tree, virtualised: the value is seen as the rows of its open nodes, built
  * lazily (lib/json-rows.ts), and only the rows in sight are in the DOM, so a `response` of 25k records
  * opens and scrubs as fast as one of ten. Clicking a container opens or closes it; what was opened
- * stays open while the value changes under it (scrubbing). Secrets are redacted by the engine
- * before they get here.
+ * stays open while the value changes under it (scrubbing). An array the engine sent a window of
+ * (`slices`, inspect/state-slice.ts) says which items it shows and pages through the rest
+ * (`onWindow` asks the engine for another window). Secrets are redacted by the engine before
+ * they get here.
  */
 import { useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { JsonRows, preview, type JsonRow } from '../lib/json-rows.js';
+import { JsonRows, preview, type ArrayWindow, type JsonRow } from '../lib/json-rows.js';
+import type { ValueSlice } from '../lib/protocol.js';
 
 const ROW = 18;
 const INDENT = 14;
@@ -17,7 +20,34 @@ function valueClass(value: unknown): string {
   return `json-${typeof value}`;
 }
 
-function RowView({ row, onToggle }: { row: JsonRow; onToggle: (row: JsonRow) => void }) {
+/** "items 500–999 of 25,000" with previous/next and a go-to box, in the row of a windowed array. */
+function WindowPager({ path, window, onWindow }: { path: string; window: ArrayWindow; onWindow: (path: string, from: number) => void }) {
+  const last = window.from + window.count - 1;
+  const go = (from: number) => onWindow(path, Math.max(0, Math.min(from, window.total - window.count)));
+  return (
+    <span className="json-window" onClick={(e) => e.stopPropagation()}>
+      <span className="json-meta">
+        items {window.from.toLocaleString('en-US')}–{last.toLocaleString('en-US')} of {window.total.toLocaleString('en-US')}
+      </span>
+      <button aria-label={`Previous items of ${path}`} disabled={window.from === 0} onClick={() => go(window.from - window.count)}>◀</button>
+      <button aria-label={`Next items of ${path}`} disabled={last >= window.total - 1} onClick={() => go(window.from + window.count)}>▶</button>
+      <input
+        aria-label={`Go to item of ${path}`}
+        type="number"
+        min={0}
+        max={window.total - 1}
+        placeholder="item #"
+        onKeyDown={(e) => {
+          if (e.key !== 'Enter') return;
+          const n = Number((e.target as HTMLInputElement).value);
+          if (Number.isInteger(n) && n >= 0) go(n - (n % window.count));
+        }}
+      />
+    </span>
+  );
+}
+
+function RowView({ row, onToggle, onWindow }: { row: JsonRow; onToggle: (row: JsonRow) => void; onWindow?: (path: string, from: number) => void }) {
   const container = row.size !== null;
   const isArray = Array.isArray(row.value);
   return (
@@ -32,27 +62,38 @@ function RowView({ row, onToggle }: { row: JsonRow; onToggle: (row: JsonRow) => 
     >
       {container && <span className="json-caret" aria-hidden="true">{row.open ? '▾' : '▸'}</span>}
       {row.label !== null && <span className="json-key">{row.label}:</span>}
-      {container ? (
-        row.open ? (
-          <span className="json-meta">
-            {isArray ? `[${row.size} item${row.size === 1 ? '' : 's'}]` : `{${row.size} key${row.size === 1 ? '' : 's'}}`}
-          </span>
-        ) : (
-          <span className="json-preview">
-            {preview(row.value)}
-            <span className="json-meta"> {isArray ? `${row.size} items` : ''}</span>
-          </span>
-        )
-      ) : (
+      {!container ? (
         <span className={valueClass(row.value)}>{preview(row.value)}</span>
+      ) : row.open ? (
+        <span className="json-meta">{isArray ? `[${row.size} item${row.size === 1 ? '' : 's'}]` : `{${row.size} key${row.size === 1 ? '' : 's'}}`}</span>
+      ) : (
+        <span className="json-preview">
+          {preview(row.value)}
+          <span className="json-meta"> {isArray ? `${row.size} items` : ''}</span>
+        </span>
       )}
+      {row.window && onWindow && <WindowPager path={row.path} window={row.window} onWindow={onWindow} />}
     </div>
   );
 }
 
-export function JsonBlock({ value, label, expandAll = false, maxHeight = 320 }: { value: unknown; label: string; expandAll?: boolean; maxHeight?: number }) {
+interface JsonBlockProps {
+  value: unknown;
+  label: string;
+  expandAll?: boolean;
+  maxHeight?: number;
+  /** The windows the engine cut this value's big arrays to (already those of this value). */
+  slices?: readonly ValueSlice[];
+  onWindow?: (path: string, from: number) => void;
+}
+
+export function JsonBlock({ value, label, expandAll = false, maxHeight = 320, slices, onWindow }: JsonBlockProps) {
   const [expanded, setExpanded] = useState<ReadonlyMap<string, boolean>>(() => new Map());
-  const rows = useMemo(() => new JsonRows(value !== null && typeof value === 'object' ? value : {}, expanded, expandAll), [value, expanded, expandAll]);
+  const windows = useMemo(() => new Map((slices ?? []).map((s) => [s.path, { from: s.from, count: s.count, total: s.total }])), [slices]);
+  const rows = useMemo(
+    () => new JsonRows(value !== null && typeof value === 'object' ? value : {}, expanded, expandAll, windows),
+    [value, expanded, expandAll, windows],
+  );
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.count, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 20 });
 
@@ -79,7 +120,7 @@ export function JsonBlock({ value, label, expandAll = false, maxHeight = 320 }: 
           const row = rows.at(item.index);
           return (
             <div key={row.path} style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}>
-              <RowView row={row} onToggle={toggle} />
+              <RowView row={row} onToggle={toggle} {...(onWindow ? { onWindow } : {})} />
             </div>
           );
         })}

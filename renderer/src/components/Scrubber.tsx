@@ -4,7 +4,8 @@
  * waits — beside the mission source with the current step's line highlighted. "Compare with…"
  * pins one position and shows run.stateDiff between the pin and the scrubber.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { ValueSlice, ValueWindow } from '../lib/protocol.js';
 import { useStudio } from '../store/studio-store.js';
 import { knownLastSeq } from '../store/runs-slice.js';
 import { clampSeq } from '../store/scrub-slice.js';
@@ -37,7 +38,19 @@ export function Scrubber({ runId }: { runId: string }) {
 
   const position = scrubSeq === null ? lastSeq : clampSeq(scrubSeq, lastSeq);
   const settled = useSettled(position, 60);
-  const state = useRequest('run.stateAt', settled > 0 ? { runId, seq: settled } : null);
+  // The windows of big arrays the user paged to (the engine sends the first of each by default).
+  const [windows, setWindows] = useState<ValueWindow[]>([]);
+  useEffect(() => setWindows([]), [runId]);
+  const state = useRequest('run.stateAt', settled > 0 ? { runId, seq: settled, ...(windows.length > 0 ? { windows } : {}) } : null);
+  const pageTo = useCallback(
+    (where: string) => (path: string, from: number) =>
+      setWindows((prev) => [...prev.filter((w) => !(w.where === where && w.path === path)), { where, path, from }]),
+    [],
+  );
+  const slicesOf = useMemo(() => {
+    const all = state.data?.slices ?? [];
+    return (where: string): ValueSlice[] => all.filter((s) => s.where === where);
+  }, [state.data]);
   const source = useRequest('run.source', { runId });
   const diff = useRequest('run.stateDiff', pinnedSeq !== null && settled > 0 ? { runId, fromSeq: pinnedSeq, toSeq: settled } : null);
 
@@ -106,15 +119,15 @@ export function Scrubber({ runId }: { runId: string }) {
                 <ScrubberDiff fromSeq={pinnedSeq} toSeq={settled} entries={diff.data} error={diff.error?.message ?? null} />
               ) : (
                 <>
-                  <ScrubberStores stores={runState.stores} />
+                  <ScrubberStores stores={runState.stores} slices={slicesOf} onWindow={pageTo} />
                   <div className="panel-row">
                     <section className="panel" aria-label="Variables">
                       <h3>Variables</h3>
-                      <JsonBlock value={runState.variables} label="Variables JSON" />
+                      <JsonBlock value={runState.variables} label="Variables JSON" slices={slicesOf('variables')} onWindow={pageTo('variables')} />
                     </section>
                     <section className="panel" aria-label="Response">
                       <h3>Response</h3>
-                      <JsonBlock value={runState.response} label="Response JSON" />
+                      <JsonBlock value={runState.response} label="Response JSON" slices={slicesOf('response')} onWindow={pageTo('response')} />
                     </section>
                   </div>
                   <ScrubberWaits checkpoints={runState.checkpoints} pending={runState.pending} />

@@ -1,10 +1,11 @@
 /**
  * Every store's records at the scrubbed position: one tab per store, a virtualised key/record
- * table, and the clicked record in full in a JSON viewer.
+ * table, and the clicked record in full in a JSON viewer. A store with more records than the
+ * engine sends at once comes as a window (its slice says which); the pager asks for others.
  */
 import { useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { StoreSnapshot } from '../lib/protocol.js';
+import type { StoreSnapshot, ValueSlice } from '../lib/protocol.js';
 import { JsonBlock } from './JsonBlock.js';
 
 const ROW = 24;
@@ -14,7 +15,13 @@ function preview(value: unknown): string {
   return s === undefined ? 'undefined' : s.length > 160 ? `${s.slice(0, 157)}…` : s;
 }
 
-export function ScrubberStores({ stores }: { stores: StoreSnapshot[] }) {
+interface Props {
+  stores: StoreSnapshot[];
+  slices: (where: string) => ValueSlice[];
+  onWindow: (where: string) => (path: string, from: number) => void;
+}
+
+export function ScrubberStores({ stores, slices, onWindow }: Props) {
   const [chosen, setChosen] = useState<string | null>(null);
   const [openKey, setOpenKey] = useState<string | null>(null);
   const store = stores.find((s) => s.name === chosen) ?? stores[0] ?? null;
@@ -22,6 +29,12 @@ export function ScrubberStores({ stores }: { stores: StoreSnapshot[] }) {
   const records = store?.records ?? [];
   const virtualizer = useVirtualizer({ count: records.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 10 });
   const open = records.find((r) => r.key === openKey);
+  const windowOf = (name: string) => slices(`store:${name}`).find((s) => s.path === '$') ?? null;
+  const window = store ? windowOf(store.name) : null;
+  const total = (s: StoreSnapshot) => windowOf(s.name)?.total ?? s.records.length;
+  const go = (from: number) => {
+    if (store && window) onWindow(`store:${store.name}`)('$', Math.max(0, Math.min(from, window.total - window.count)));
+  };
 
   return (
     <section className="panel" aria-label="Stores">
@@ -30,7 +43,7 @@ export function ScrubberStores({ stores }: { stores: StoreSnapshot[] }) {
         <span className="store-tabs" role="tablist" aria-label="Store tabs">
           {stores.map((s) => (
             <button key={s.name} role="tab" aria-selected={s === store} className={s === store ? 'active' : ''} onClick={() => setChosen(s.name)}>
-              {s.name} <span className="count">{s.records.length}</span>
+              {s.name} <span className="count">{total(s)}</span>
               <span className="muted"> {s.kind}</span>
             </button>
           ))}
@@ -63,6 +76,15 @@ export function ScrubberStores({ stores }: { stores: StoreSnapshot[] }) {
               );
             })}
           </div>
+        </div>
+      )}
+      {store && window && (
+        <div className="records-window" role="group" aria-label={`Pages of ${store.name}`}>
+          <span className="muted">
+            records {window.from.toLocaleString('en-US')}–{(window.from + window.count - 1).toLocaleString('en-US')} of {window.total.toLocaleString('en-US')}
+          </span>
+          <button aria-label="Previous records" disabled={window.from === 0} onClick={() => go(window.from - window.count)}>◀</button>
+          <button aria-label="Next records" disabled={window.from + window.count >= window.total} onClick={() => go(window.from + window.count)}>▶</button>
         </div>
       )}
       {open && <JsonBlock value={open.record} label={`Record ${open.key}`} expandAll />}

@@ -15,9 +15,17 @@ export interface JsonRow {
   /** The key or index in the parent; null for the root. */
   label: string | null;
   value: unknown;
-  /** Child count of an object or array; null for a primitive. */
+  /** Child count of an object or array (of the whole array when a window of it was sent); null for a primitive. */
   size: number | null;
   open: boolean;
+  /** An array the engine sent a window of: its items `from`..`from + count - 1` are here. */
+  window?: ArrayWindow;
+}
+
+export interface ArrayWindow {
+  from: number;
+  count: number;
+  total: number;
 }
 
 /** Containers with more children than this keep their children closed unless opened. */
@@ -40,8 +48,8 @@ export function childPath(parent: string, key: string | number): string {
 
 type Segment =
   | { kind: 'row'; row: JsonRow }
-  /** Children `from..to-1` of `parent`, all closed: drawn on demand. */
-  | { kind: 'range'; parent: unknown; parentPath: string; keys: string[] | null; depth: number; from: number; to: number };
+  /** Children `from..to-1` of `parent`, all closed: drawn on demand (`offset`: index of the parent's first item in the whole array). */
+  | { kind: 'range'; parent: unknown; parentPath: string; keys: string[] | null; depth: number; from: number; to: number; offset: number };
 
 /** The rows of a value: `count`, and `at(i)` for the i-th visible row. */
 export class JsonRows {
@@ -54,6 +62,8 @@ export class JsonRows {
     root: unknown,
     private readonly expanded: ReadonlyMap<string, boolean>,
     private readonly expandAll = false,
+    /** Arrays sent as a window, by path (`$`, `$.items`). */
+    windows: ReadonlyMap<string, ArrayWindow> = new Map(),
   ) {
     let count = 0;
     const emit = (segment: Segment) => {
@@ -71,29 +81,32 @@ export class JsonRows {
         continue;
       }
       const size = sizeOf(task.value);
-      const open = size !== null && (expanded.get(task.path) ?? defaultOpen(task.depth, task.parentSize, expandAll));
-      emit({ kind: 'row', row: { path: task.path, depth: task.depth, label: task.label, value: task.value, size, open } });
+      const window = Array.isArray(task.value) ? windows.get(task.path) : undefined;
+      const open = size !== null && (expanded.get(task.path) ?? defaultOpen(task.depth, window?.total ?? task.parentSize, expandAll));
+      emit({ kind: 'row', row: { path: task.path, depth: task.depth, label: task.label, value: task.value, size: window?.total ?? size, open, ...(window ? { window } : {}) } });
+      const offset = window?.from ?? 0;
       if (!open || size === null || size === 0) continue;
       const keys = Array.isArray(task.value) ? null : Object.keys(task.value as object);
       const childDepth = task.depth + 1;
-      const childrenOpen = defaultOpen(childDepth, size, expandAll);
+      const childrenOpen = defaultOpen(childDepth, window?.total ?? size, expandAll);
       const children: Task[] = [];
       const node = (i: number): Task => {
         const key = keys === null ? i : keys[i]!;
-        return { kind: 'node', path: childPath(task.path, key), depth: childDepth, label: String(key), value: (task.value as Record<string, unknown>)[key as string], parentSize: size };
+        const name = keys === null ? offset + i : key;
+        return { kind: 'node', path: childPath(task.path, name), depth: childDepth, label: String(name), value: (task.value as Record<string, unknown>)[key as string], parentSize: window?.total ?? size };
       };
       if (childrenOpen || size <= OPEN_LIMIT) {
         for (let i = 0; i < size; i += 1) children.push(node(i));
       } else {
         // Closed by default: one range, split around the children a user opened.
-        const opened = this.openedChildren(task.path, keys, size);
+        const opened = this.openedChildren(task.path, keys, size, offset);
         let from = 0;
         for (const i of opened) {
-          if (i > from) children.push({ kind: 'segment', segment: { kind: 'range', parent: task.value, parentPath: task.path, keys, depth: childDepth, from, to: i } });
+          if (i > from) children.push({ kind: 'segment', segment: { kind: 'range', parent: task.value, parentPath: task.path, keys, depth: childDepth, from, to: i, offset } });
           children.push(node(i));
           from = i + 1;
         }
-        if (from < size) children.push({ kind: 'segment', segment: { kind: 'range', parent: task.value, parentPath: task.path, keys, depth: childDepth, from, to: size } });
+        if (from < size) children.push({ kind: 'segment', segment: { kind: 'range', parent: task.value, parentPath: task.path, keys, depth: childDepth, from, to: size, offset } });
       }
       for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]!);
     }
@@ -112,13 +125,14 @@ export class JsonRows {
     if (segment.kind === 'row') return segment.row;
     const i = segment.from + (index - this.starts[lo]!);
     const key = segment.keys === null ? i : segment.keys[i]!;
+    const name = segment.keys === null ? segment.offset + i : key;
     const value = (segment.parent as Record<string, unknown>)[key as string];
     const size = sizeOf(value);
-    return { path: childPath(segment.parentPath, key), depth: segment.depth, label: String(key), value, size, open: false };
+    return { path: childPath(segment.parentPath, name), depth: segment.depth, label: String(name), value, size, open: false };
   }
 
   /** Indices of the children of `path` opened by the user, ascending (the map holds only clicks). */
-  private openedChildren(path: string, keys: string[] | null, size: number): number[] {
+  private openedChildren(path: string, keys: string[] | null, size: number, offset: number): number[] {
     const out: number[] = [];
     for (const [p, open] of this.expanded) {
       if (!open || !p.startsWith(path) || p.length === path.length) continue;
@@ -127,7 +141,7 @@ export class JsonRows {
       if (keys === null) {
         const m = /^\[(\d+)\]$/.exec(rest);
         if (m === null) continue;
-        index = Number(m[1]);
+        index = Number(m[1]) - offset;
       } else {
         index = keys.findIndex((k) => childPath(path, k) === p);
       }
