@@ -23,6 +23,11 @@
  *       (the median of 3 passes)
  * Figures (2)–(6) each run in a fresh child process of their own (engine-figure-child.ts), (6)
  * once per trace mode, so no figure inherits another's heap or JIT state.
+ * (2) and (3) run again on PostgreSQL ('2:pg', '3:pg'): the same scenarios on the PostgreSQL log,
+ * on a throwaway cluster the figure starts and stops (test/support/pg-cluster.ts; a database per
+ * log), and with PostgreSQL's own physical limit measured in the same run as their yardstick: the
+ * single-row commit rate, one INSERT per transaction with synchronous_commit = on. Without the
+ * PostgreSQL binaries they are skipped, and the reason is printed.
  * Each run's outcome is checked (completed, every POST applied once, every record in its table)
  * so a fast but wrong engine shows up as a failure. Goals are printed in the unit column, never
  * asserted. REQON_BENCH_SCALE (default 1) scales every size, for a quick look;
@@ -38,6 +43,8 @@ import { createRealEnv, UndiciTransport, type RealEnv } from '../../engine/env/r
 import { resumeRun, startRun, type EngineDeps, type RunResult } from '../../engine/executor/run-mission.js';
 import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
+import pg from 'pg';
+import { findPgBin, startPgCluster } from '../support/pg-cluster.js';
 import type { BenchResult } from './bench-types.js';
 import {
   benchDir,
@@ -92,7 +99,10 @@ const wants = (figure: number) => FIGURES.has(String(figure));
 const warmUpSize = (n: number) => n;
 
 /** What one figure process runs: a figure, and for (6) one trace mode. */
-export type FigureTask = '2' | '3' | '4' | '5' | '6:full' | '6:minimal';
+export type FigureTask = '2' | '3' | '2:pg' | '3:pg' | '4' | '5' | '6:full' | '6:minimal';
+
+/** Set in a PostgreSQL figure's process: the cluster's admin URL, on which withLog makes a database per log. */
+let pgAdminUrl: string | undefined;
 
 /**
  * Measures the raw fsync rate here, then runs every figure asked for in a fresh child process of
@@ -113,6 +123,11 @@ export async function benchmarks(): Promise<BenchResult[]> {
   const tasks: FigureTask[] = [];
   for (const figure of ['2', '3', '4', '5'] as const) if (wants(Number(figure))) tasks.push(figure);
   if (wants(6)) tasks.push('6:full', '6:minimal');
+  if (wants(2) || wants(3)) {
+    const bin = findPgBin();
+    if ('missing' in bin) process.stderr.write(`bench: engine figures (2) and (3) on PostgreSQL SKIPPED: ${bin.missing}\n`);
+    else for (const figure of ['2', '3'] as const) if (wants(Number(figure))) tasks.push(`${figure}:pg`);
+  }
   for (const task of tasks) out.push(...(await figureInChild(task, fsyncs)));
   return out;
 }
@@ -137,15 +152,27 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
   const env = createRealEnv({});
   const out: BenchResult[] = [];
   const is = (figure: number) => task.split(':')[0] === String(figure);
+  const onPg = task.endsWith(':pg');
+  const cluster = onPg ? await startPgCluster() : undefined;
   try {
+    // On PostgreSQL the yardstick is PostgreSQL's own durable single-row commit rate, measured now.
+    let yardstick = fsyncs;
+    let limit = 'raw fsync';
+    const tag = onPg ? ' [PostgreSQL]' : '';
+    if (cluster) {
+      pgAdminUrl = cluster.url;
+      yardstick = await pgCommitRate(cluster.url);
+      limit = 'PG commit';
+      out.push({ name: `engine (${task[0]}) [PostgreSQL] single-row commits, synchronous_commit = on`, value: yardstick, unit: 'commits/s (its physical limit here)' });
+    }
     const perRatio = (name: string, value: number, goal: string) => {
-      out.push({ name, value, unit: 'effects/s' });
-      out.push({ name: `${name} / raw fsync`, value: value / fsyncs, unit: `× raw fsync (${goal})` });
+      out.push({ name: `${name}${tag}`, value, unit: 'effects/s' });
+      out.push({ name: `${name}${tag} / ${limit}`, value: value / yardstick, unit: `× ${limit} (${goal})` });
     };
 
     if (is(2)) {
       await sequentialStores(dir, env, server, warmUpSize(STORE_RECORDS), 'store-seq-warm-up');
-      perRatio('engine (2) 10k sql store steps, 1 run', await sequentialStores(dir, env, server), 'goal ≥ 0.8');
+      perRatio('engine (2) 10k sql store steps, 1 run', await sequentialStores(dir, env, server), onPg ? 'goal ≥ 3' : 'goal ≥ 0.8');
       for (let i = 0; i < POST_WARM_UP_PASSES; i++) await sequentialPosts(dir, env, server, warmUpSize(POSTS), `post-seq-warm-up-${i}`);
       const posts = await sequentialPosts(dir, env, server);
       perRatio('engine (2) 2k POSTs, 1 run', posts, 'goal ≥ 0.8');
@@ -162,9 +189,9 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
       for (const [k, part] of parts.entries()) {
         for (let i = 0; i < POST_WARM_UP_PASSES; i++) await commitsAndTrips(dir, server, POSTS, part, `parts-${k}-warm-up-${i}`);
         floor = await commitsAndTrips(dir, server, POSTS, part, `parts-${k}`);
-        out.push({ name: part.name, value: floor, unit: part.unit });
+        out.push({ name: `${part.name}${tag}`, value: floor, unit: part.unit });
       }
-      out.push({ name: 'engine (2) 2k POSTs, 1 run / that floor', value: posts / floor, unit: '× (a durable commit, then a round trip)' });
+      out.push({ name: `engine (2) 2k POSTs, 1 run${tag} / that floor`, value: posts / floor, unit: '× (a durable commit, then a round trip; goal ≥ 0.8)' });
     }
     if (is(3)) {
       // One pass is 1000 effects (tens of ms): too short to time once, and too short to warm the
@@ -175,7 +202,7 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
         for (let i = 0; i < CONCURRENT_PASSES; i++) timed.push(await concurrentRuns(dir, env, server, kind, `${kind}-concurrent-${i}`));
         const median = timed.sort((a, b) => a - b)[timed.length >> 1]!;
         const name = kind === 'store' ? 'engine (3) sql store, 100 runs × 10' : 'engine (3) POSTs, 100 runs × 10';
-        perRatio(`${name} (median of ${CONCURRENT_PASSES})`, median, 'goal ≥ 4, or ≥ 20k/s');
+        perRatio(`${name} (median of ${CONCURRENT_PASSES})`, median, onPg ? 'goal ≥ 10k/s' : 'goal ≥ 4, or ≥ 20k/s');
         if (kind === 'post') {
           // The ceiling of this machine for those POSTs without any engine: the same requests,
           // 100 senders of 10 each, through the engine's HTTP transport alone.
@@ -184,8 +211,8 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
           const trips: number[] = [];
           for (let i = 0; i < CONCURRENT_PASSES; i++) trips.push(await roundTrips(server, total, CONCURRENT_RUNS));
           const ceiling = trips.sort((a, b) => a - b)[trips.length >> 1]!;
-          out.push({ name: `engine (3) reference: POST round trips alone, 100 senders × 10 (median of ${CONCURRENT_PASSES})`, value: ceiling, unit: "requests/s (the engine's HTTP transport, no log)" });
-          out.push({ name: 'engine (3) POSTs, 100 runs × 10 / those round trips alone', value: median / ceiling, unit: '× the transport alone' });
+          out.push({ name: `engine (3) reference: POST round trips alone, 100 senders × 10 (median of ${CONCURRENT_PASSES})${tag}`, value: ceiling, unit: "requests/s (the engine's HTTP transport, no log)" });
+          out.push({ name: `engine (3) POSTs, 100 runs × 10${tag} / those round trips alone`, value: median / ceiling, unit: '× the transport alone' });
         }
       }
     }
@@ -225,8 +252,38 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
     await env.http.close();
     await server.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    pgAdminUrl = undefined;
+    cluster?.stop();
   }
   return out;
+}
+
+/** One-row INSERTs, each its own transaction, synchronous_commit = on, for RAW_FSYNC_MS: PostgreSQL's durable commit rate. */
+async function pgCommitRate(adminUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query('SET synchronous_commit = on');
+    await client.query('CREATE TABLE bench_commit_rate (n bigint)');
+    for (let i = 0; i < 50; i++) await client.query('INSERT INTO bench_commit_rate VALUES ($1)', [i]);
+    let count = 0;
+    const started = performance.now();
+    let elapsed = 0;
+    while ((elapsed = performance.now() - started) < RAW_FSYNC_MS) {
+      await client.query('INSERT INTO bench_commit_rate VALUES ($1)', [count++]);
+    }
+    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM bench_commit_rate');
+    if (Number(rows[0]!.n) !== count + 50) throw new Error(`bench PG commit rate: ${rows[0]!.n} rows, expected ${count + 50}`);
+    await client.query('DROP TABLE bench_commit_rate');
+    return (count * 1000) / elapsed;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Rows of a sql store table, read through the log when it is on PostgreSQL. */
+async function tableRows(log: EventLog, dbPath: string, table: string): Promise<number> {
+  return pgAdminUrl === undefined ? countRows(dbPath, table) : (await log.readTable('sql', table)).length;
 }
 
 /** Appends 64 bytes and fdatasyncs, for RAW_FSYNC_MS: the most durable appends one writer can make. */
@@ -325,12 +382,26 @@ async function commitsAndTrips(dir: string, server: BenchServer, count: number, 
 }
 
 async function withLog<T>(dir: string, name: string, use: (log: EventLog, dbPath: string) => Promise<T>): Promise<T> {
-  const dbPath = path.join(dir, `${name}.db`);
+  const admin = pgAdminUrl;
+  const database = `bench_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  if (admin !== undefined) await pgAdmin(admin, `CREATE DATABASE ${database}`);
+  const dbPath = admin === undefined ? path.join(dir, `${name}.db`) : admin.replace(/\/[^/]*$/, `/${database}`);
   const log = await openLog(dbPath, { debugChecks: false });
   try {
     return await use(log, dbPath);
   } finally {
     await log.close();
+    if (admin !== undefined) await pgAdmin(admin, `DROP DATABASE ${database} WITH (FORCE)`);
+  }
+}
+
+async function pgAdmin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
   }
 }
 
@@ -361,7 +432,7 @@ async function sequentialStores(dir: string, env: RealEnv, server: BenchServer, 
     const result = await startRun(files, { sources: { Api: server.url }, env: {} }, deps(log, env, dir));
     const ms = performance.now() - started;
     expectCompleted(result, 'sql store steps');
-    const rows = countRows(dbPath, 'bench_items');
+    const rows = await tableRows(log, dbPath, 'bench_items');
     if (rows !== count) throw new Error(`bench sql store steps: ${rows} rows in bench_items, expected ${count}`);
     return (count * 1000) / ms;
   });
@@ -399,7 +470,7 @@ async function concurrentRuns(dir: string, env: RealEnv, server: BenchServer, ki
       if (posts !== total || keys !== total) throw new Error(`bench concurrent POSTs: ${posts} POSTs with ${keys} distinct keys, expected ${total} of each`);
     } else {
       // Every run writes keys 0..9 of the same table: the table holds the last writes, the log all of them.
-      const rows = countRows(dbPath, 'bench_items');
+      const rows = await tableRows(log, dbPath, 'bench_items');
       if (rows !== EFFECTS_PER_RUN) throw new Error(`bench concurrent stores: ${rows} rows in bench_items, expected ${EFFECTS_PER_RUN}`);
       const writes = (await Promise.all(results.map((r) => log.read(r.runId)))).flat().filter((e) => e.type === 'store.write').length;
       if (writes !== total) throw new Error(`bench concurrent stores: ${writes} store.write events, expected ${total}`);
