@@ -22,6 +22,8 @@ import type { PoolClient } from 'pg';
 
 interface Job {
   durable: boolean;
+  /** One statement (atomic by itself): it runs without a savepoint of its own (see attempt). */
+  oneStatement: boolean;
   work: (client: PoolClient) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -46,9 +48,14 @@ export class PgGroupCommitter {
     private readonly onRollback: () => void,
   ) {}
 
-  submit<T>(durable: boolean, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Queues `work` for the next group. `oneStatement`: the job's writes are a single statement,
+   * which PostgreSQL applies whole or not at all, so it needs no savepoint — two round trips
+   * fewer per job, which is most of a group's time.
+   */
+  submit<T>(durable: boolean, work: (client: PoolClient) => Promise<T>, opts: { oneStatement?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ durable, work, resolve: resolve as (value: unknown) => void, reject });
+      this.pending.push({ durable, oneStatement: opts.oneStatement === true, work, resolve: resolve as (value: unknown) => void, reject });
       if (this.running === null) this.running = this.drain();
     });
   }
@@ -83,9 +90,10 @@ export class PgGroupCommitter {
     }
     let broken: unknown;
     try {
+      let savepointsForAll = false;
       for (let attempt = 1; ; attempt++) {
         try {
-          const outcomes = await this.attempt(client, jobs, durable);
+          const outcomes = await this.attempt(client, jobs, durable, savepointsForAll);
           this.transactions++;
           if (durable) this.durableGroups++;
           jobs.forEach((job, i) => {
@@ -96,6 +104,12 @@ export class PgGroupCommitter {
           return;
         } catch (error) {
           this.onRollback();
+          // A one-statement job failed in the database: the transaction is aborted, so the group
+          // runs again with a savepoint around every job, and only the failing one fails.
+          if (error instanceof NeedsSavepoints && !savepointsForAll) {
+            savepointsForAll = true;
+            continue;
+          }
           const code = (error as { code?: string }).code;
           if (code !== undefined && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) continue;
           // The connection may be gone (server restart): drop it rather than hand it back.
@@ -109,12 +123,22 @@ export class PgGroupCommitter {
     }
   }
 
-  private async attempt(client: PoolClient, jobs: Job[], durable: boolean): Promise<Outcome[]> {
-    await client.query('BEGIN');
+  private async attempt(client: PoolClient, jobs: Job[], durable: boolean, savepointsForAll: boolean): Promise<Outcome[]> {
+    // One round trip: the simple-query protocol takes both statements at once.
+    await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
     try {
-      if (!durable) await client.query('SET LOCAL synchronous_commit = off');
       const outcomes: Outcome[] = [];
       for (const job of jobs) {
+        if (job.oneStatement && !savepointsForAll) {
+          try {
+            outcomes.push({ ok: true, value: await job.work(client) });
+          } catch (error) {
+            // Thrown by our code (a lost lease: the statement wrote nothing): this job fails alone.
+            if ((error as { code?: string }).code === undefined) outcomes.push({ ok: false, error });
+            else throw RETRYABLE.has((error as { code: string }).code) ? error : new NeedsSavepoints(error);
+          }
+          continue;
+        }
         await client.query('SAVEPOINT reqon_job');
         try {
           const value = await job.work(client);
@@ -140,5 +164,12 @@ export class PgGroupCommitter {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
+  }
+}
+
+/** A one-statement job failed inside PostgreSQL: run the group again with savepoints. */
+class NeedsSavepoints extends Error {
+  constructor(readonly original: unknown) {
+    super(`a commit failed in PostgreSQL: ${String(original)}`, { cause: original });
   }
 }
