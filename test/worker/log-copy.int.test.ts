@@ -165,6 +165,21 @@ describe('reqon log copy', () => {
     expect(await empty.listRuns()).toEqual([]);
   });
 
+  it('--append into a log with runs and table rows of its own: both kept, the copy verified', async () => {
+    let lists = 0;
+    // The second listing (the target's own run) answers another item: a row the source lacks.
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? (++lists === 1 ? ITEMS : [{ id: 'z', n: 9 }]) : { ok: true }) });
+    const w = world;
+    const deps = { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') };
+    await startRun(w.mission('stores.vague', STORES), OPTIONS, deps);
+    const to = await target(w, 'busy.db');
+    expect((await startRun(w.mission('own.vague', STORES), OPTIONS, { ...deps, log: to })).status).toBe('completed');
+    const report = await copyLog(w.log, to, { now: w.env.clock.now(), append: true });
+    expect(report.runs).toBe(1);
+    expect(await to.listRuns()).toHaveLength(2);
+    expect((await to.readTable('sql', 'copy_rows')).map((r) => r.key)).toEqual(['a', 'b', 'c', 'z']);
+  });
+
   it('a target that reads back differently fails verification, naming the run and seq', async () => {
     world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
     const w = world;
