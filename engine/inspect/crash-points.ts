@@ -15,6 +15,8 @@ export { CRASH_POINTS };
 export class CrashPointsHandler implements FoldHandler<CrashPointInfo[]> {
   private lastSeq = 0;
   private passes = new Map<CrashPoint, Set<string>>();
+  /** Every first pass, as `POINT:N`, in the order the run made them (the crash lab's chaos picks). */
+  private ordered: string[] = [];
   /** Step paths of file/postgrest batches (a `store.intent` precedes their writes). */
   private externalPaths = new Set<string>();
   private readonly log = { format: 1, externalBatchAt: (path: string) => this.externalPaths.has(path) };
@@ -22,6 +24,7 @@ export class CrashPointsHandler implements FoldHandler<CrashPointInfo[]> {
   reset(): void {
     this.lastSeq = 0;
     this.passes = new Map();
+    this.ordered = [];
     this.externalPaths = new Set();
     this.log.format = 1;
   }
@@ -34,12 +37,19 @@ export class CrashPointsHandler implements FoldHandler<CrashPointInfo[]> {
     for (const { point, key } of passesRecordedBy(event, this.log)) {
       let keys = this.passes.get(point);
       if (!keys) this.passes.set(point, (keys = new Set()));
+      if (keys.has(key)) continue;
       keys.add(key);
+      this.ordered.push(`${point}:${keys.size}`);
     }
   }
 
   finalize(): void {
     // Counts are complete after each event.
+  }
+
+  /** The `POINT:N` a run of the same mission and data dies at, each once, in the order this run reached them. */
+  reached(): string[] {
+    return [...this.ordered];
   }
 
   data(): CrashPointInfo[] {

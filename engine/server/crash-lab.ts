@@ -15,8 +15,8 @@
  * "not tested".
  */
 import type { Clock } from '../env/env.js';
-import { passesRecordedBy, type CrashPoint } from '../journal/effects.js';
-import { logFormatOf, type StoredEvent } from '../log/events.js';
+import type { StoredEvent } from '../log/events.js';
+import { CrashPointsHandler } from '../inspect/crash-points.js';
 import type { CrashLabCheck, CrashLabStatus, CrashLabVerdict, RunStatus, StoreSnapshot, VerifyReport } from '../protocol/protocol.js';
 import { diffStoreContents } from '../inspect/state-diff.js';
 import { parseOwner } from '../executor/owner.js';
@@ -295,24 +295,13 @@ export class CrashLab {
 
 /**
  * Up to `max` crash points a run of the reference's mission and data reaches, in the order the
- * reference passed them (so each armed process gets past the previous pick before its own), as
- * `POINT:N` counted like the executor's injector (journal/effects.ts): the Nth distinct key.
+ * reference passed them (so each armed process gets past the previous pick before its own), from
+ * the run's own crash-point fold (inspect/crash-points.ts, counted like the executor's injector).
  */
 export function pickCrashes(events: readonly StoredEvent[], max: number, random: () => number): string[] {
-  const format = logFormatOf(events);
-  const external = new Set<string>();
-  const seen = new Map<CrashPoint, Set<string>>();
-  const passes: string[] = [];
-  for (const event of events) {
-    if (event.type === 'store.intent') external.add(event.stepPath);
-    for (const { point, key } of passesRecordedBy(event, { format, externalBatchAt: (p) => external.has(p) })) {
-      let keys = seen.get(point);
-      if (!keys) seen.set(point, (keys = new Set()));
-      if (keys.has(key)) continue;
-      keys.add(key);
-      passes.push(`${point}:${keys.size}`);
-    }
-  }
+  const fold = new CrashPointsHandler();
+  for (const event of events) fold.handleEvent(event);
+  const passes = fold.reached();
   const chosen = new Set<number>();
   while (chosen.size < Math.min(max, passes.length)) chosen.add(Math.floor(random() * passes.length));
   return [...chosen].sort((a, b) => a - b).map((i) => passes[i]!);

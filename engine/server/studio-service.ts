@@ -121,7 +121,7 @@ class Service implements StudioService {
       hasProcess: (runId) => this.processes.has(runId),
       ...(options.pollIntervalMs !== undefined ? { intervalMs: options.pollIntervalMs } : {}),
     });
-    this.worker = options.worker === false ? null : new StudioWorker({ launcher, ...(options.workerPollMs !== undefined ? { pollMs: options.workerPollMs } : {}) });
+    this.worker = options.worker === false ? null : new StudioWorker({ launcher, clock: this.clock, ...(options.workerPollMs !== undefined ? { pollMs: options.workerPollMs } : {}) });
     this.processes = new RunProcesses({
       launcher,
       views: this.views,

@@ -7,6 +7,7 @@
  * studio process; if it exits unexpectedly it is started again, with a growing delay.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Clock } from '../env/env.js';
 import { cliEnv, type CliLauncher } from './cli-process.js';
 
 const TAIL_BYTES = 8192;
@@ -17,6 +18,7 @@ const STOP_GRACE_MS = 5000;
 
 export interface StudioWorkerOptions {
   launcher: CliLauncher;
+  clock: Clock;
   /** How often it looks for due work (`--poll`). */
   pollMs?: number;
   /** Told each time a worker process starts and exits (pid). */
@@ -55,7 +57,7 @@ export class StudioWorker {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    const startedAt = Date.now();
+    const startedAt = this.options.clock.now();
     this.exited = new Promise<void>((resolve) => {
       child.once('error', () => undefined);
       child.once('close', (code, signal) => {
@@ -65,7 +67,7 @@ export class StudioWorker {
         // Exit 2 is a usage error: this CLI cannot host a worker (or the log is refused); starting it again would not help.
         if (this.stopped || code === 2) return;
         // A worker that ran a while before it died starts again at once; one that dies on start backs off.
-        this.restartMs = Date.now() - startedAt > 10_000 ? RESTART_FIRST_MS : Math.min(RESTART_MAX_MS, this.restartMs * 2);
+        this.restartMs = this.options.clock.now() - startedAt > 10_000 ? RESTART_FIRST_MS : Math.min(RESTART_MAX_MS, this.restartMs * 2);
         this.restartTimer = setTimeout(() => {
           this.restartTimer = null;
           this.start();

@@ -15,7 +15,7 @@ import type { EventLog, Lease } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import type { CrashLabStatus } from '../../engine/protocol/protocol.js';
 import type { CliProcess, ExitInfo, RunArgs } from '../../engine/server/cli-process.js';
-import { CrashLab } from '../../engine/server/crash-lab.js';
+import { CrashLab, pickCrashes } from '../../engine/server/crash-lab.js';
 import { RunViews } from '../../engine/server/run-views.js';
 // @ts-expect-error plain ESM JavaScript without type declarations
 import { startDemoApi } from '../../assets/demo/demo-api.mjs';
@@ -167,6 +167,17 @@ describe('crash lab', () => {
     expect(done.phase).toBe('done');
     expect(done.verdict).toMatchObject({ ok: false, tested: false, crashes: 0 });
     expect(done.verdict!.explanation).toBe('not tested: no crash happened (after-effect:5 was never reached by the run)');
+  });
+
+  it('chaos picks are points the reference run reached, in the order it reached them', async () => {
+    const { lab: crashLab } = lab();
+    const done = await crashLab.settled(crashLab.start(plan()).labId);
+    const events = await log.read(done.referenceRunId!);
+    expect(pickCrashes(events, 99, Math.random)).toEqual(['before-effect:1', 'mid-store:1', 'before-effect:2', 'after-effect:1', 'before-effect:3', 'mid-store:2']);
+    const some = pickCrashes(events, 3, Math.random);
+    expect(some).toHaveLength(3);
+    const all = pickCrashes(events, 99, Math.random);
+    expect(some.map((p) => all.indexOf(p))).toEqual([...some.map((p) => all.indexOf(p))].sort((a, b) => a - b));
   });
 
   it('answers not-found for an unknown lab', () => {
