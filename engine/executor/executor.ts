@@ -28,6 +28,7 @@ import { Frame, journaledInputs, prefetchReads, type PrefetchedReads, type StepR
 import type { StoreRuntime } from '../steps/store-runtime.js';
 import { advanceActionCheckpoints } from '../steps/checkpoints.js';
 import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
+import { runStoreDelete } from '../steps/store-delete-step.js';
 import { runWait } from '../steps/wait-step.js';
 import { backoffDelay, resolveRetryPolicy } from '../http/retry-policy.js';
 import type { CrashInjector } from '../journal/crash-points.js';
@@ -427,7 +428,10 @@ export class Executor implements StepRuntime {
 
   private async dispatchStep(step: Step, path: string, frame: Frame, file: string): Promise<StepOutcome> {
     switch (step.kind) {
-      case 'Fetch':
+      case 'Fetch': {
+        const removal = this.model.storeDelete(step);
+        return removal ? runStoreDelete(removal, path, frame, this) : runFetch(step, path, frame, this);
+      }
       case 'Call':
         return runFetch(step, path, frame, this);
       case 'For':

@@ -107,8 +107,9 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         break;
       }
       case 'store.write': {
-        const { store, key } = event.payload;
-        this.mark(event, 'effect', `store ${store} ← ${key}`);
+        const { store, key, op, removed } = event.payload;
+        if (op === 'delete') this.mark(event, 'effect', `delete ${store}[${key}]${removed === false ? ' (absent)' : ''}`);
+        else this.mark(event, 'effect', `store ${store} ← ${key}`);
         break;
       }
       case 'http.response': {

@@ -6,7 +6,9 @@
  * Steps are walked recursively (loop bodies, validate fallbacks, match arm blocks). Jumps are
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
-import type { ActionDecl, Directive, FetchOptions, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
+import type { ActionDecl, Directive, Expr, FetchOptions, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
+import { indexedName, storeDeleteOf } from './store-delete.js';
+import { suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
 import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkExpr } from './check-expressions.js';
@@ -32,7 +34,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
   if (!step || typeof step !== 'object') return;
   switch (step.kind) {
     case 'Fetch':
-      if (step.method === 'DELETE') checkDeleteOfStore(ctx, file, step);
+      if (step.method === 'DELETE' && checkDelete(ctx, file, step)) return;
       checkExpr(ctx, file, step.path);
       checkFetchOptions(ctx, file, step.options, step.span, false);
       return;
@@ -117,23 +119,40 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
 }
 
 /**
- * `delete dlq[item.id]` where `dlq` is a declared store: upstream's docs mean "remove that record",
- * which no store here can do yet; read as a request it would DELETE whatever path the record
- * is. Refused at check time, saying how to write either meaning that does run.
+ * `delete x[k]` (store-delete.ts): a store removal where `x` is a declared store — returns true,
+ * having checked it as one (no request options) — else a request. Where `x` is a bare name but
+ * no declared store (a variable holding paths, or a store name misspelt or not declared), the
+ * request reading is kept and warned about (E3038), saying how to write each meaning.
  */
-function checkDeleteOfStore(ctx: CheckContext, file: string, step: Extract<Step, { kind: 'Fetch' }>): void {
-  const target = step.path;
-  if (target?.kind !== 'Index' || target.object?.kind !== 'Ref') return;
-  const ref = target.object;
-  const store = ref.parts?.[0];
-  if (ref.leadingDot || ref.parts.length !== 1 || !store || !ctx.stores.has(store)) return;
+function checkDelete(ctx: CheckContext, file: string, step: Extract<Step, { kind: 'Fetch' }>): boolean {
+  const removal = storeDeleteOf(step, (name) => ctx.stores.has(name));
+  if (removal) {
+    checkExpr(ctx, file, removal.key);
+    const given = Object.keys(step.options?.optionSpans ?? {});
+    if (given.length > 0 || step.options?.source) {
+      const first = given[0];
+      ctx.report(
+        file,
+        'E3039',
+        first !== undefined ? step.options.optionSpans[first]! : step.span,
+        `\`delete ${removal.store}[…]\` removes a record from the store \`${removal.store}\` and takes no request options${first !== undefined ? ` (found \`${first}\`)` : ''}`,
+        `to send an HTTP DELETE with options, write the path as a string: \`delete "/${removal.store}/{…}" { … }\``,
+      );
+    }
+    return true;
+  }
+  const name = indexedName(step);
+  if (name === undefined || ctx.part) return false;
+  const target = step.path as Extract<Expr, { kind: 'Index' }>;
+  const close = suggest(name, ctx.stores.keys());
   ctx.report(
     file,
     'E3038',
     target.span,
-    `\`delete ${store}[…]\` names the store \`${store}\`: removing a record from a store is not supported yet`,
-    `to send an HTTP DELETE, write the path as a string: \`delete "/${store}/{…}"\`; to retire a record, overwrite it: \`store { id: …, removed: true } -> ${store} { upsert: true }\``,
+    `\`delete ${name}[…]\` sends an HTTP DELETE of the path \`${name}[…]\` evaluates to: \`${name}\` is not a declared store`,
+    `to remove a record from a store, name a declared store${close ? ` (did you mean \`${close}\`?)` : ''}: \`delete ${close ?? 'S'}[key]\`; to send the DELETE without this warning, bind the path first (\`let path = ${name}[…]\`, then \`delete path\`) or write it as a string: \`delete "/${name}/{…}"\``,
   );
+  return false;
 }
 
 function checkStoreName(ctx: CheckContext, file: string, name: Name | undefined): void {

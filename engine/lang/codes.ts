@@ -80,7 +80,8 @@ export const CODES = {
   E3035: { severity: 'warning', title: 'a store or source declared twice (the first is used; upstream accepts it)' },
   E3036: { severity: 'warning', title: 'a pipeline stage naming an undeclared action (running fails at that stage; upstream accepts it)' },
   E3037: { severity: 'warning', title: 'a schedule `at` instant already past (it fires once, as soon as a worker registers it)' },
-  E3038: { severity: 'error', title: '`delete store[key]`: removing a record from a store is not supported yet' },
+  E3038: { severity: 'warning', title: '`delete x[key]` where `x` is no declared store: an HTTP DELETE of the path the expression gives, not a store removal' },
+  E3039: { severity: 'error', title: '`delete store[key]` (a store removal) takes no request options' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

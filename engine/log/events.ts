@@ -121,7 +121,14 @@ export interface EventPayloads {
 
   /** A record written to a store; `record` is the record as stored (after any upsert merge). */
   /** `batch`: on the first write of each batch (format 2 on), the batch's id — its crash-point key. */
-  'store.write': { effectId: string; store: string; key: string; record: unknown; op: 'set' | 'upsert'; batch?: string };
+  /**
+   * `op: 'delete'` (`delete S[k]`): the record under `key` removed; `record` is null and `removed`
+   * says whether there was one (deleting an absent key is no error). No format bump for it: an
+   * engine that predates it refuses such a log loudly, never misreads it — its store fold rejects
+   * a null record (memory-fold.ts `assertRecord`), and its replay of `delete S[k]` asks for an
+   * HTTP request (or refuses the mission, E3038) where the log holds a store.write, a divergence.
+   */
+  'store.write': { effectId: string; store: string; key: string; record: unknown; op: StoreOp; batch?: string; removed?: boolean };
   /** Intent before an external store write (file, postgrest), committed durably first. */
   'store.intent': { effectId: string; store: string; keys: string[] };
 
@@ -137,6 +144,9 @@ export interface EventPayloads {
 }
 
 export type EventType = keyof EventPayloads;
+
+/** What a store write does: replace the record, merge into it, or remove it. */
+export type StoreOp = 'set' | 'upsert' | 'delete';
 
 /**
  * Where a fork came from, and who named the effects of each stretch of its log. An effect id (and

@@ -117,8 +117,9 @@ export interface TableStoreWrite {
   table: string;
   store: string;
   key: string;
+  /** Ignored by a 'delete' (the record under `key` is removed; its event records null). */
   record: Record<string, unknown>;
-  op: 'set' | 'upsert';
+  op: 'set' | 'upsert' | 'delete';
   stepPath: string;
   effectId: string;
   recordedAt: number;

@@ -4,7 +4,7 @@
  * Invariant: each row's JSON columns are parsed exactly once, here.
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
-import type { RunRecord, RunStatus } from './log.js';
+import type { RunRecord, RunStatus, TableStoreWrite } from './log.js';
 
 export interface RunRow {
   run_id: string;
@@ -130,4 +130,15 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return `array (${value.length} items)`;
   const text = typeof value === 'object' ? '' : ` (${String(value).slice(0, 40)})`;
   return `${typeof value}${text}`;
+}
+
+/**
+ * The JSON of a table write's `store.write` payload {effectId, store, key, record, op, batch?,
+ * removed?}, spliced around the record's own text (what the table now holds, `null` for a delete)
+ * instead of parsing it back and serialising it again. Both logs record this same text.
+ */
+export function storeWritePayloadJson(write: TableStoreWrite, recordJson: string, removed?: boolean): string {
+  const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
+  const gone = removed === undefined ? '' : `,"removed":${removed}`;
+  return `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${recordJson},"op":${JSON.stringify(write.op)}${batch}${gone}}`;
 }

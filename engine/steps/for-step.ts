@@ -135,8 +135,10 @@ function reapplyMemoryWrites(events: readonly StoredEvent[], rt: StepRuntime): v
   if (!rt.model.hasMemoryStores) return; // and the payloads stay unparsed
   for (const event of events) {
     if (event.type !== 'store.write') continue;
-    const { store, key, record } = event.payload;
-    if (rt.stores.kind(store) === 'memory') rt.stores.memorySet(store, key, record as Record<string, unknown>);
+    const { store, key, record, op } = event.payload;
+    if (rt.stores.kind(store) !== 'memory') continue;
+    if (op === 'delete') rt.stores.memoryDelete(store, key);
+    else rt.stores.memorySet(store, key, record as Record<string, unknown>);
   }
 }
 

@@ -15,6 +15,7 @@ import type {
 import type { Expr, ForStep, Step, StoreStep } from '../lang/ast.js';
 import { walkExpr } from '../lang/check-expressions.js';
 import { LineIndex } from '../lang/line-index.js';
+import { storeDeleteOf, type StoreDelete } from '../lang/store-delete.js';
 import type { MissionUnit } from '../lang/mission-unit.js';
 import { findStreamedSyncs, type PagedFetch } from './streamed-sync.js';
 
@@ -58,6 +59,11 @@ export class MissionModel {
     this.hasMemoryStores = mission.stores.some((s) => s.type.kind === 'memory');
   }
 
+  /** The store removal `step` is (`delete S[k]`, S a declared store), or undefined: a request. */
+  storeDelete(step: Step): StoreDelete | undefined {
+    return storeDeleteOf(step, (name) => this.stores.has(name));
+  }
+
   /** The store step `step` streams its pages into, when it is the fetch of a streamed sync. */
   streamedStore(step: Step): StoreStep | undefined {
     return step.kind === 'Fetch' || step.kind === 'Call' ? this.streamed.get(step) : undefined;
@@ -85,7 +91,11 @@ export class MissionModel {
    */
   readsOf(step: Step): StepReads {
     let reads = this.stepReads.get(step);
-    if (reads === undefined) this.stepReads.set(step, (reads = this.readsIn(stepExpressions(step, this.transforms))));
+    if (reads === undefined) {
+      // A store removal reads its key, never its store (the record the key names is removed, not read).
+      const removal = this.storeDelete(step);
+      this.stepReads.set(step, (reads = this.readsIn(removal ? [removal.key] : stepExpressions(step, this.transforms))));
+    }
     return reads;
   }
 

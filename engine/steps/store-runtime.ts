@@ -69,6 +69,11 @@ export class StoreRuntime {
     records.set(key, record);
   }
 
+  /** `delete S[k]` on a memory store: true if a record was there. */
+  memoryDelete(store: string, key: string): boolean {
+    return this.memory.get(store)?.delete(key) ?? false;
+  }
+
   memoryList(store: string): StoredRecord[] {
     return [...(this.memory.get(store) ?? new Map<string, Record<string, unknown>>()).entries()].map(([key, record]) => ({
       key,

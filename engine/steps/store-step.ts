@@ -28,8 +28,9 @@ import { storeSyncState } from './sync-state.js';
 export interface PlannedWrite {
   effectId: string;
   key: string;
+  /** Ignored by a 'delete' (`delete S[k]`, store-delete-step.ts). */
   record: Record<string, unknown>;
-  op: 'set' | 'upsert';
+  op: 'set' | 'upsert' | 'delete';
 }
 
 export async function runStore(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
@@ -144,6 +145,7 @@ export async function writeRecords(
           record: s.record,
           op: pendingWrites[i]!.op,
           ...(i === 0 ? { batch: batchId } : {}),
+          ...(s.record === null && s.removed !== undefined ? { removed: s.removed } : {}),
         }),
       );
     }
@@ -162,7 +164,9 @@ export async function writeRecords(
       effect.pass('mid-store', false);
     }
     for (const event of recorded) {
-      if (kind === 'memory') rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
+      if (kind !== 'memory') continue;
+      if (event.payload.op === 'delete') rt.stores.memoryDelete(store, event.payload.key);
+      else rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
     }
     await advanceCheckpoints(recordedWithStore(frame, path, rt), path, rt);
     return;
@@ -178,6 +182,11 @@ export async function writeRecords(
     // The first write names the batch: the crash-point fold counts batches by it (journal/effects.ts).
     const batch = i === 0 ? { batch: batchId } : {};
     if (kind === 'memory') {
+      if (w.op === 'delete') {
+        const removed = rt.stores.memoryDelete(store, w.key);
+        rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record: null, op: 'delete', ...batch, removed });
+        continue;
+      }
       const record = resolveStoredRecord(w.op, rt.stores.memoryGet(store, w.key), w.record);
       rt.stores.memorySet(store, w.key, record);
       rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op, ...batch });
@@ -260,6 +269,23 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         `a write of key "${w.key}" to \`${store}\``,
         { change: `the write of key "${event.payload.key}" to \`${event.payload.store}\` became a write of key "${w.key}" to \`${store}\`` },
       );
+    }
+    // A removal is no write (set and upsert may be told apart by the record alone: sameRecord).
+    if ((event.payload.op === 'delete') !== (w.op === 'delete')) {
+      const was = event.payload.op === 'delete' ? 'a delete' : 'a write';
+      const now = w.op === 'delete' ? 'a delete' : 'a write';
+      throw new NondeterminismError(
+        rt.runId,
+        path,
+        event.seq,
+        `${was} of key "${event.payload.key}" in \`${store}\``,
+        `${now} of key "${w.key}" in \`${store}\``,
+        { change: `${was} of key "${w.key}" in \`${store}\` became ${now}` },
+      );
+    }
+    if (w.op === 'delete') {
+      out.push(event);
+      continue;
     }
     if (!sameRecord(w, event.payload.record, rt.stores.kind(store))) {
       throw new NondeterminismError(

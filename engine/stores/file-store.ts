@@ -19,7 +19,7 @@ import { assertRecord, describeValue } from './keys.js';
 import { resolveStoredRecord } from './merge.js';
 import { stableStringifyEntries, topLevelKeys } from './stable-json.js';
 import { StoreError } from './store-error.js';
-import type { ExternalStore, StoredRecord, StoreWrite } from './store-adapter.js';
+import type { ExternalStore, StoreWrite, StoreWriteResult } from './store-adapter.js';
 
 export interface FileStore extends ExternalStore {
   readonly kind: 'file';
@@ -45,14 +45,19 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
     prepared = true;
   }
 
-  async function writeLocked(writes: StoreWrite[]): Promise<StoredRecord[]> {
+  async function writeLocked(writes: StoreWrite[]): Promise<StoreWriteResult[]> {
     // Before creating folders too: mkdir would follow a linked parent out of the data folder.
     await refuseSymlinks(root, path, target);
     await prepare();
     return withFileLock(`${path}.lock`, lockOptions, async () => {
       const { text, records } = await readStoreFile(path);
-      const results: StoredRecord[] = [];
+      const results: StoreWriteResult[] = [];
       for (const write of writes) {
+        if (write.op === 'delete') {
+          // The member leaves the file; written again later, it goes to the end (a Map's order).
+          results.push({ key: write.key, record: null, removed: records.delete(write.key) });
+          continue;
+        }
         const stored = resolveStoredRecord(write.op, records.get(write.key), write.record);
         records.set(write.key, stored);
         results.push({ key: write.key, record: stored });
@@ -115,8 +120,9 @@ function normaliseWrite(write: StoreWrite, index: number, path: string): StoreWr
   if (typeof write.key !== 'string' || write.key === '') {
     throw new StoreError('store.bad-key', `${where}: the key must be a non-empty string but got: ${describeValue(write.key)}`);
   }
+  if (write.op === 'delete') return { key: write.key, op: 'delete', record: {} };
   if (write.op !== 'set' && write.op !== 'upsert') {
-    throw new StoreError('store.bad-record', `${where}: unknown op ${JSON.stringify(write.op)} (expected "set" or "upsert")`);
+    throw new StoreError('store.bad-record', `${where}: unknown op ${JSON.stringify(write.op)} (expected "set", "upsert" or "delete")`);
   }
   assertRecord(write.record, where);
   let record: unknown;

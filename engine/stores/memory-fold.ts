@@ -1,5 +1,6 @@
 /**
- * Store contents as a fold over a run's `store.write` events.
+ * Store contents as a fold over a run's `store.write` events (a write sets a record, a delete —
+ * `op: 'delete'` — removes it).
  *
  * Used by the executor for run-local `memory` stores (their contents are part of the run's state,
  * rebuilt from the log on resume) and by the inspector for any store's contents at a given seq.
@@ -39,13 +40,18 @@ export class MemoryStoreState {
     if (last !== undefined && seq <= last) {
       throw new Error(`store fold: event seq ${seq} of run ${runId} arrived after seq ${last}; events must be applied in log order`);
     }
-    assertRecord(payload.record, `store.write at seq ${seq} of run ${runId} (store "${payload.store}", key "${payload.key}")`);
     let records = this.stores.get(payload.store);
     if (records === undefined) {
       records = new Map();
       this.stores.set(payload.store, records);
     }
-    records.set(payload.key, deepFreeze(structuredClone(payload.record)));
+    if (payload.op === 'delete') {
+      // `delete S[k]`: the record is gone from this seq on (absent already: nothing changes).
+      records.delete(payload.key);
+    } else {
+      assertRecord(payload.record, `store.write at seq ${seq} of run ${runId} (store "${payload.store}", key "${payload.key}")`);
+      records.set(payload.key, deepFreeze(structuredClone(payload.record)));
+    }
     this.lastSeq.set(runId, seq);
   }
 

@@ -10,6 +10,7 @@
  *   `Prefer: resolution=merge-duplicates`, so a row another writer created meanwhile is merged.
  * - set    → `PUT /<table>?<keyColumn>=eq.<key>`: PostgREST's single-row upsert, which replaces
  *   the whole row.
+ * - delete → `DELETE /<table>?<keyColumn>=eq.<key>` (`delete S[k]`).
  * Both are idempotent by key, which is what makes a replayed write harmless. Writes go one
  * request per record, in order, so a batch that writes one key twice ends as a local store would.
  * The endpoint comes from the run's auth file or the environment (resolvePostgrestConfig); there
@@ -19,7 +20,7 @@ import { TransportError, type HttpRequest, type HttpResponse, type HttpTransport
 import { assertRecord, describeValue } from './keys.js';
 import { mergeUpsert } from './merge.js';
 import { StoreError } from './store-error.js';
-import { compareKeys, type ExternalStore, type StoredRecord, type StoreWrite } from './store-adapter.js';
+import { compareKeys, type ExternalStore, type StoredRecord, type StoreWrite, type StoreWriteResult } from './store-adapter.js';
 
 export interface PostgrestConfig {
   /** Base URL of the PostgREST API, e.g. `https://x.supabase.co/rest/v1` or `http://127.0.0.1:3000`. */
@@ -89,7 +90,22 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
     return rows(await send('GET', byKey(key)), `get "${key}" from "${table}"`)[0];
   }
 
-  async function writeOne(write: StoreWrite, index: number): Promise<StoredRecord> {
+  /**
+   * `delete S[k]`: `DELETE /<table>?<keyColumn>=eq.<key>`, idempotent (a second one matches no
+   * row). `removed` from the deleted rows PostgREST returns; a proxy that drops
+   * `return=representation` leaves it unknown (absent), after a read shows the row is gone.
+   */
+  async function deleteOne(write: StoreWrite): Promise<StoreWriteResult> {
+    const answer = await send('DELETE', byKey(write.key), undefined, 'return=representation');
+    if (answer !== undefined) return { key: write.key, record: null, removed: rows(answer, `delete "${write.key}" from "${table}"`).length > 0 };
+    if ((await get(write.key)) !== undefined) {
+      throw new StoreError('store.http', `PostgREST DELETE of "${write.key}" from "${table}" succeeded but the row is still there; check the table's row-level security for DELETE`);
+    }
+    return { key: write.key, record: null };
+  }
+
+  async function writeOne(write: StoreWrite, index: number): Promise<StoreWriteResult> {
+    if (write.op === 'delete') return deleteOne(write);
     assertRecord(write.record, `write #${index} to postgrest table "${table}"`);
     const own = write.record[keyColumn];
     if (own !== undefined && own !== null && String(own) !== write.key) {
@@ -130,7 +146,7 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
   return {
     kind: 'postgrest',
     async write(writes) {
-      const results: StoredRecord[] = [];
+      const results: StoreWriteResult[] = [];
       for (const [index, write] of writes.entries()) results.push(await writeOne(write, index));
       return results;
     },

@@ -15,10 +15,14 @@ export interface StoredRecord {
 
 export interface StoreWrite {
   key: string;
+  /** Ignored by a 'delete'. */
   record: Record<string, unknown>;
-  /** 'set' replaces the record under `key`; 'upsert' shallow-merges into it (merge.ts). */
-  op: 'set' | 'upsert';
+  /** 'set' replaces the record under `key`; 'upsert' shallow-merges into it (merge.ts); 'delete' removes it. */
+  op: 'set' | 'upsert' | 'delete';
 }
+
+/** What one write did: the record as stored, or for a delete null and whether there was one (unknown: absent). */
+export type StoreWriteResult = StoredRecord | { key: string; record: null; removed?: boolean };
 
 export interface ExternalStore {
   readonly kind: 'file' | 'postgrest';
@@ -26,9 +30,10 @@ export interface ExternalStore {
    * Idempotent by key: writing the same batch twice leaves the same state. Returns one entry per
    * write, in order: the record as stored right after that write (after upsert merges). On a
    * replay, an upsert's result may already include fields a later write of the same key added;
-   * the final state is what idempotence promises.
+   * the final state is what idempotence promises. A delete of an absent key removes nothing and
+   * is no error (`removed: false`), so a replayed delete is harmless too.
    */
-  write(writes: StoreWrite[]): Promise<StoredRecord[]>;
+  write(writes: StoreWrite[]): Promise<StoreWriteResult[]>;
   /**
    * Every record: a file store's in insertion order (the order of the file), a postgrest store's
    * sorted by key, since its table is the user's and holds no order of ours.

@@ -197,38 +197,29 @@ describe('an actions-only file is checked as a folder mission\'s part', () => {
 });
 
 describe('delete of a store record', () => {
-  it('`delete dlq[item.id]` on a declared store is E3038, saying how to write either meaning', () => {
+  it('`delete dlq[item.id]` on a declared store is a store removal: no finding, no request checks', () => {
     const text = mission('    for item in response {\n      delete dlq[item.id]\n    }', '  store dlq: memory("dlq")');
+    expect(diags(text)).toEqual([]);
+  });
+
+  it('a store removal with request options is E3039, saying how to write the request', () => {
+    const text = mission('    delete dlq["k"] { retry: { maxAttempts: 2 } }', '  store dlq: memory("dlq")');
     expect(diags(text)).toEqual([
-      'error E3038 `delete dlq[…]` names the store `dlq`: removing a record from a store is not supported yet | to send an HTTP DELETE, write the path as a string: `delete "/dlq/{…}"`; to retire a record, overwrite it: `store { id: …, removed: true } -> dlq { upsert: true }`',
+      'error E3039 `delete dlq[…]` removes a record from the store `dlq` and takes no request options (found `retry`) | to send an HTTP DELETE with options, write the path as a string: `delete "/dlq/{…}" { … }`',
     ]);
   });
 
-  it('a DELETE whose path is not a store lookup is a request, as before', () => {
-    expect(diags(mission('    let paths = ["/a", "/b"]\n    delete paths[0]'))).toEqual([]);
+  it('`delete x[k]` where x is no declared store stays a request, warned about (E3038) with both spellings', () => {
+    expect(diags(mission('    let paths = ["/a", "/b"]\n    delete paths[0]'))).toEqual([
+      'warning E3038 `delete paths[…]` sends an HTTP DELETE of the path `paths[…]` evaluates to: `paths` is not a declared store | to remove a record from a store, name a declared store: `delete S[key]`; to send the DELETE without this warning, bind the path first (`let path = paths[…]`, then `delete path`) or write it as a string: `delete "/paths/{…}"`',
+    ]);
+    // A misspelt store: the help names the store it probably meant.
+    expect(diags(mission('    delete dql["k"]', '  store dlq: memory("dlq")'))[0]).toMatch(/^warning E3038 .*did you mean `dlq`\?\): `delete dlq\[key\]`/);
+  });
+
+  it('a DELETE whose path is a string, a bound name or a field is a request without findings', () => {
     expect(diags(mission('    for item in response {\n      delete "/dlq/{item.id}"\n    }', '  store dlq: memory("dlq")'))).toEqual([]);
+    expect(diags(mission('    let p = "/x"\n    delete p'))).toEqual([]);
     expect(diags(mission('    delete .out[0]'))).toEqual([]);
-  });
-});
-
-describe('abort with a computed message', () => {
-  const directive = (arms: string) => (steps(mission(`    match response { ${arms} }`))[0] as MatchStep).arms[0]!.body;
-
-  it('`abort e` and `abort "x: " + e` take an expression on the same line; `abort "x"` stays a literal', () => {
-    expect(shape(directive('{ error: e } -> abort e, _ -> continue'))).toEqual({
-      kind: 'Directive',
-      directive: { kind: 'Abort', messageExpr: { kind: 'Ref', parts: ['e'], leadingDot: false } },
-    });
-    expect(shape(directive('_ -> abort "failed: " + response.error'))).toMatchObject({ directive: { kind: 'Abort', messageExpr: { kind: 'Binary' } } });
-    expect(shape(directive('_ -> abort "plain"'))).toEqual({ kind: 'Directive', directive: { kind: 'Abort', message: { value: 'plain' } } });
-  });
-
-  it('a bare `abort` before a step on the next line is still a bare abort', () => {
-    const s = steps(mission('    match response {\n      _ -> {\n        abort\n        store response -> out\n      }\n    }'));
-    const body = (s[0] as MatchStep).arms[0]!.body;
-    expect(body.kind === 'Steps' ? body.steps.map((x) => x.kind) : body.kind).toEqual(['Flow', 'Store']);
-    expect(diags(mission('    match response { { error: e } -> abort lenght(e), _ -> continue }'))).toEqual([
-      'error E3018 Unknown function `lenght` | did you mean `length`?',
-    ]);
   });
 });

@@ -49,7 +49,7 @@ import {
   type StatusChange,
   type StoredDelivery,
 } from '../log.js';
-import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
@@ -379,9 +379,10 @@ class PostgresEventLog implements EventLog {
         continue;
       }
       const { write } = step;
-      const record = await this.tables.apply(client, write);
-      const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
-      const payloadJson = `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${record},"op":${JSON.stringify(write.op)}${batch}}`;
+      const payloadJson =
+        write.op === 'delete'
+          ? storeWritePayloadJson(write, 'null', await this.tables.remove(client, write))
+          : storeWritePayloadJson(write, await this.tables.apply(client, write));
       prepared.push({ type: 'store.write', stepPath: write.stepPath, payloadJson, recordedAt: write.recordedAt });
     }
     await insertEvents(client, lease.runId, firstSeq, prepared);

@@ -63,16 +63,7 @@ export class PgTableStores {
 
   /** Applies one write on `client` (inside its transaction); returns the record as stored, as JSON text. */
   async apply(client: PoolClient, write: TableStoreWrite): Promise<string> {
-    if (typeof write.key !== 'string' || write.key === '') {
-      throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
-    }
-    // PostgreSQL text holds neither NUL nor a lone surrogate (which would become U+FFFD, so two
-    // keys could become one): refused, naming the key, rather than changed.
-    if (write.key.includes('\u0000') || LONE_SURROGATE.test(write.key)) {
-      throw new Error(
-        `store '${write.store}': key ${JSON.stringify(write.key)} holds a NUL character or a lone UTF-16 surrogate, which a PostgreSQL log cannot store as text; derive the key from other fields`,
-      );
-    }
+    this.checkKey(write);
     if (typeof write.record !== 'object' || write.record === null || Array.isArray(write.record)) {
       throw new Error(`store '${write.store}': expected an object but got: ${describe(write.record)}`);
     }
@@ -86,11 +77,42 @@ export class PgTableStores {
       case 'upsert':
         stored = mergePatch(await this.get(client, write.storeKind, write.table, write.key), incoming) as Record<string, unknown>;
         break;
+      case 'delete':
+        throw new Error(`store '${write.store}': a delete is applied with remove(), not apply()`);
       default: {
         const never: never = write.op;
-        throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set' or 'upsert'`);
+        throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set', 'upsert' or 'delete'`);
       }
     }
+    return this.put(client, write, shape, stored);
+  }
+
+  /**
+   * `delete S[k]`: removes the row under the key on `client` (inside its transaction); true if
+   * there was one. Its `_seq` goes with it, so the key written again lands at the end, as in the
+   * SQLite log and a JS Map. The table is made if absent, as a write would make it.
+   */
+  async remove(client: PoolClient, write: TableStoreWrite): Promise<boolean> {
+    this.checkKey(write);
+    await this.ensureTable(client, write.storeKind, write.table);
+    const { rowCount } = await client.query(`DELETE FROM ${quote(write.table)} WHERE _key = $1`, [write.key]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  private checkKey(write: TableStoreWrite): void {
+    if (typeof write.key !== 'string' || write.key === '') {
+      throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
+    }
+    // PostgreSQL text holds neither NUL nor a lone surrogate (which would become U+FFFD, so two
+    // keys could become one): refused, naming the key, rather than changed.
+    if (write.key.includes('\u0000') || LONE_SURROGATE.test(write.key)) {
+      throw new Error(
+        `store '${write.store}': key ${JSON.stringify(write.key)} holds a NUL character or a lone UTF-16 surrogate, which a PostgreSQL log cannot store as text; derive the key from other fields`,
+      );
+    }
+  }
+
+  private async put(client: PoolClient, write: TableStoreWrite, shape: Shape, stored: Record<string, unknown>): Promise<string> {
     const json = JSON.stringify(stored);
     const table = quote(write.table);
     if (shape === null) {

@@ -44,7 +44,7 @@ import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry } from '..
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
-import { checkInstant, describe, prepareEvent, storedFrom, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { countEventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName, TableStores } from './table-store.js';
@@ -466,11 +466,10 @@ class SqliteEventLog implements EventLog {
           return step.event;
         case 'store': {
           const { write } = step;
-          const record = this.tables.apply(write);
           // The JSON of {effectId, store, key, record, op}, spliced around the record's own text
           // instead of parsing it back and serialising it again (planEntry checked the strings).
-          const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
-          const payloadJson = `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${record},"op":${JSON.stringify(write.op)}${batch}}`;
+          const payloadJson =
+            write.op === 'delete' ? storeWritePayloadJson(write, 'null', this.tables.remove(write)) : storeWritePayloadJson(write, this.tables.apply(write));
           return { type: 'store.write', stepPath: write.stepPath, payloadJson, recordedAt: write.recordedAt };
         }
         default: {

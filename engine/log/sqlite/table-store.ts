@@ -132,10 +132,7 @@ export class TableStores {
 
   /** Applies one write inside the current transaction; returns the record as stored, as JSON text. */
   apply(write: TableStoreWrite): string {
-    if (!this.known.has(`${write.storeKind}:${write.table}`)) checkTableName(write.table, write.storeKind);
-    if (typeof write.key !== 'string' || write.key === '') {
-      throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
-    }
+    this.checkWrite(write);
     if (typeof write.record !== 'object' || write.record === null || Array.isArray(write.record)) {
       throw new Error(`store '${write.store}': expected an object but got: ${describe(write.record)}`);
     }
@@ -159,9 +156,11 @@ export class TableStores {
         stored = mergePatch(existing, incoming) as Record<string, unknown>;
         break;
       }
+      case 'delete':
+        throw new Error(`store '${write.store}': a delete is applied with remove(), not apply()`);
       default: {
         const never: never = write.op;
-        throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set' or 'upsert'`);
+        throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set', 'upsert' or 'delete'`);
       }
     }
     // The event and the table both get this exact text, so they and a later read hold the same value.
@@ -175,6 +174,25 @@ export class TableStores {
       this.putSql(write.table, shape, write.key, json, stored);
     }
     return json;
+  }
+
+  /**
+   * `delete S[k]`: removes the row under the key inside the current transaction; true if there was
+   * one. The row goes with its `_seq`, so the key written again later lands at the end, as a key
+   * deleted from a JS Map and set again does. The table is made if absent, so a delete from a
+   * table of the other store kind fails as a write would.
+   */
+  remove(write: TableStoreWrite): boolean {
+    this.checkWrite(write);
+    this.ensureTable(write.storeKind, write.table);
+    return this.statement(`delete:${write.table}`, `DELETE FROM ${quote(write.table)} WHERE _key = ?`).run(write.key).changes > 0;
+  }
+
+  private checkWrite(write: TableStoreWrite): void {
+    if (!this.known.has(`${write.storeKind}:${write.table}`)) checkTableName(write.table, write.storeKind);
+    if (typeof write.key !== 'string' || write.key === '') {
+      throw new Error(`store '${write.store}': key must be a non-empty string but got: ${describe(write.key)}`);
+    }
   }
 
   /**

@@ -1,0 +1,71 @@
+/**
+ * assets/language/store-delete.vague against a FakeApi on 127.0.0.1, on each log backend
+ * ($REQON_TEST_BACKENDS): `delete S[k]` removes the record under k from a memory, sql, nosql and
+ * file store — once, the rest left; an absent key is no error and its event says `removed: false`;
+ * a deleted key written again goes to the end; `delete p` of a path bound by `let` is an HTTP
+ * DELETE; the run verifies clean, and the store fold at each seq shows the record until its delete.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const ENTRY = path.join(REPO, 'assets/language/store-delete.vague');
+const files = () => ({ entry: ENTRY, files: [{ path: ENTRY, text: fs.readFileSync(ENTRY, 'utf8') }] });
+const ITEMS = [1, 2, 3, 4, 5].map((id) => ({ id, name: `item ${id}` }));
+/** 3 twice (the second removes nothing), 9 never stored. */
+const DONE = [{ id: 3 }, { id: 1 }, { id: 9 }, { id: 3 }];
+const KINDS = { mem: 'memory', tab: 'sql', doc: 'nosql', fil: 'file' } as const;
+
+let c: Conformance | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+function seen(api: Conformance['api'], kind: string): unknown[] {
+  return api.requests
+    .filter((r) => r.method === 'POST' && r.url === '/seen' && (r.body as { kind: string }).kind === kind)
+    .map((r) => (r.body as { id: unknown }).id);
+}
+
+describe.each(backends)('delete S[k] on the %s log', (backend) => {
+  it('removes each record once from every store kind, leaves the rest, and replays clean', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /items', { body: { items: ITEMS } }).on('GET /done', { body: { done: DONE } }).on('POST /seen', { status: 201, body: {} });
+    c.api.on('DELETE /gone', { status: 204 });
+    const result = await c.start(files());
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+
+    // 3 and 1 gone; 1 written again, now last; 2, 4, 5 untouched and in their order.
+    for (const kind of Object.values(KINDS)) expect({ kind, ids: seen(c.api, kind) }).toEqual({ kind, ids: [2, 4, 5, 1] });
+    for (const store of Object.keys(KINDS)) {
+      expect(await c.store(result.runId, store)).toEqual({ '1': { id: 1, name: 'item 1 again' }, '2': ITEMS[1], '4': ITEMS[3], '5': ITEMS[4] });
+    }
+    expect(await c.log.readTable('sql', 'del_sql')).toEqual([2, 4, 5, 1].map((id) => ({ key: String(id), record: id === 1 ? { id, name: 'item 1 again' } : ITEMS[id - 1] })));
+    // The file's members in its own order (JSON.parse would put integer-like keys first).
+    const text = fs.readFileSync(path.join(c.dataDir, 'del_file.json'), 'utf8');
+    expect([...text.matchAll(/^ {2}"([^"]+)": \{/gm)].map((m) => m[1])).toEqual(['2', '4', '5', '1']);
+
+    // Only `delete gone` (a variable's path) went out as a request; no DELETE of a store path.
+    expect(c.api.requests.filter((r) => r.method === 'DELETE').map((r) => r.url)).toEqual(['/gone']);
+
+    const events = await c.events(result.runId);
+    const deletes = events.filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write' && e.payload.op === 'delete');
+    for (const store of Object.keys(KINDS)) {
+      const mine = deletes.filter((e) => e.payload.store === store).map((e) => [e.payload.key, e.payload.removed, e.payload.record]);
+      expect({ store, mine }).toEqual({ store, mine: [['3', true, null], ['1', true, null], ['9', false, null], ['3', false, null], ['nobody', false, null]] });
+    }
+    await c.expectVerified(result.runId);
+
+    // The store fold (`reqon store … --at SEQ`, the studio) drops the record at the delete's seq.
+    const firstDelete = deletes.find((e) => e.payload.store === 'tab' && e.payload.key === '3')!;
+    expect(MemoryStoreState.fromEvents(events, firstDelete.seq - 1).get('tab', '3')).toEqual(ITEMS[2]);
+    expect(MemoryStoreState.fromEvents(events, firstDelete.seq).get('tab', '3')).toBeUndefined();
+    expect(MemoryStoreState.fromEvents(events, firstDelete.seq).get('tab', '4')).toEqual(ITEMS[3]);
+    expect(MemoryStoreState.fromEvents(events).list('fil').map((r) => r.key)).toEqual(['1', '2', '4', '5']);
+  });
+});
