@@ -8,6 +8,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeEnv } from '../../engine/env/fake-env.js';
+import { verifyRun } from '../../engine/executor/verify.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
@@ -67,5 +69,35 @@ describe.each(backends)('delete S[k] on the %s log', (backend) => {
     expect(MemoryStoreState.fromEvents(events, firstDelete.seq).get('tab', '3')).toBeUndefined();
     expect(MemoryStoreState.fromEvents(events, firstDelete.seq).get('tab', '4')).toEqual(ITEMS[3]);
     expect(MemoryStoreState.fromEvents(events).list('fil').map((r) => r.key)).toEqual(['1', '2', '4', '5']);
+  });
+});
+
+/** One string edit of the mission at a recorded delete, and what verify must say about it. */
+const MUTATIONS: { name: string; from: string; to: string; recorded: RegExp; asked: RegExp }[] = [
+  { name: 'a delete became a write', from: 'delete tab[d.id]', to: 'store { id: d.id } -> tab', recorded: /a delete of key "3" in `tab`/, asked: /a write of key "3"/ },
+  { name: 'a write became a delete', from: 'store { id: 1, name: "item 1 again" } -> doc', to: 'delete doc[1]', recorded: /a write of key "1" in `doc`/, asked: /a delete of key "1"/ },
+  { name: 'the store deleted from changed', from: 'delete mem["nobody"]', to: 'delete tab["nobody"]', recorded: /`mem`/, asked: /`tab`/ },
+  { name: 'the key deleted changed', from: 'delete doc["nobody"]', to: 'delete doc["somebody"]', recorded: /key "nobody"/, asked: /key "somebody"/ },
+  // A file store's batch intent (its keys) is compared first.
+  { name: 'the key deleted from a file store changed', from: 'delete fil["nobody"]', to: 'delete fil["somebody"]', recorded: /keys "nobody"/, asked: /keys "somebody"/ },
+];
+
+describe('an edited delete diverges at its step (verify)', () => {
+  it.each(MUTATIONS)('$name', async ({ from, to, recorded, asked }) => {
+    c = await openConformance();
+    c.api.on('GET /items', { body: { items: ITEMS } }).on('GET /done', { body: { done: DONE } }).on('POST /seen', { status: 201, body: {} });
+    c.api.on('DELETE /gone', { status: 204 });
+    const result = await c.start(files());
+    expect(result.status).toBe('completed');
+    const original = fs.readFileSync(ENTRY, 'utf8');
+    const text = original.replace(from, to);
+    expect(text).not.toBe(original);
+    const report = await verifyRun(c.log, result.runId, { env: createFakeEnv(), missionFiles: { entry: ENTRY, files: [{ path: ENTRY, text }] } });
+    expect(report.ok).toBe(false);
+    expect(report.divergence?.stepPath).toMatch(/^Prune\//);
+    // What was recorded and what is asked, in the words of the report (and its `change` line).
+    const said = `${report.divergence?.recorded} | ${report.divergence?.asked} | ${report.divergence?.change ?? ''}`;
+    expect(said).toMatch(recorded);
+    expect(said).toMatch(asked);
   });
 });
