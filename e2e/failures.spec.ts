@@ -81,6 +81,7 @@ let errors: string[];
 let shipId = '';
 let checkId = '';
 let checkEvents: StoredEvent[] = [];
+let shipEvents: StoredEvent[] = [];
 
 beforeAll(async () => {
   const depot = await startDepot();
@@ -96,6 +97,7 @@ beforeAll(async () => {
         };
         shipId = await run('shipments', SHIP);
         checkId = await run('stock', CHECK);
+        shipEvents = await log.read(shipId);
         checkEvents = await log.read(checkId);
       },
     });
@@ -144,6 +146,21 @@ describe('a run that went on after failures', () => {
     await row(shipId).click();
     await expect.poll(() => page.locator('.run-header .status-badge').textContent()).toBe('completed with 3 failures');
     await screenshot(page, 'failed-run');
+  });
+
+  it('a failed step says what it sent, what the API answered and why it failed; "Event →" opens the failure', async () => {
+    await page.goto(`${studio.url}#run=${shipId}&tab=timeline`);
+    const failedBar = page.locator('.timeline-bar.bar-failed').first();
+    await failedBar.click();
+    const did = page.getByLabel('What the step did');
+    await expect.poll(() => did.textContent()).toContain('POST /shipments → 422');
+    expect(await did.textContent()).toContain('failed with 422');
+    expect(await did.textContent()).toContain('unknown sku');
+    await screenshot(page, 'failed-step');
+    await page.getByRole('button', { name: 'Show event at selection' }).click();
+    const failure = shipEvents.find((e) => e.type === 'step.failed' && e.stepPath === 'Ship/1[0]/0')!;
+    await expect.poll(() => page.locator('[role="option"][aria-selected="true"]').getAttribute('data-seq')).toBe(String(failure.seq));
+    await expect.poll(() => page.getByLabel('Payload JSON').textContent()).toContain('http-status');
   });
 
   it('the failed validation names the value and the record that failed', async () => {
