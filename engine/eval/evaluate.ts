@@ -128,7 +128,9 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
  * then a declared store (its records, in insertion order; not for `.name`, which is a field),
  * then `response` itself, then a field of `response`. A dotted name: from `response` if it starts
  * with `response`; else the whole path walked from the current record (or `response` when there
- * is none) if that yields a value; else the first part as a variable and the rest walked from it.
+ * is none) if that yields a value; else the first part as a variable and the rest walked from it;
+ * else the first part as a declared store (its records); else the whole path walked again from
+ * the record, this time through arrays (`fieldOf`: a field of an array is its items' field).
  */
 export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   const { parts } = expr;
@@ -150,7 +152,13 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   if (fromRecord !== undefined) return fromRecord;
   const variable = ctx.scope.get(head);
   if (variable !== undefined) return walk(variable, rest);
-  return undefined;
+  if (!expr.leadingDot) {
+    const store = ctx.inputs.store?.(head);
+    if (store) return walk(store.records, rest);
+  }
+  // Last, the same walk through arrays of records (`.orders.total`: each order's total), which
+  // the strict walk above refuses; it only yields where the strict walk found nothing.
+  return walk(ctx.current !== undefined ? ctx.current : ctx.response, parts);
 }
 
 /** The store a bare name in `store[key]` reads, when nothing nearer (record field, variable) takes the name. */

@@ -135,18 +135,42 @@ export function paginatedEnvelope(value: unknown): PlainObject | undefined {
 /**
  * One step of a dotted-name walk or a `.name` after a call: own fields of objects; elements of
  * arrays by a decimal index, plus `length` (the original read any property of an array, and
- * `items.length` is the one that missions rely on). Everything else is `undefined`.
+ * `items.length` is the one that missions rely on); any other name on an array is that field of
+ * its items (`itemsField`). Everything else is `undefined`.
  */
 export function fieldOf(value: unknown, key: string): unknown {
   if (Array.isArray(value)) {
     if (key === 'length') return value.length;
     if (key === itemsField(value)) return value;
-    return INDEX_PATTERN.test(key) ? value[Number(key)] : undefined;
+    return INDEX_PATTERN.test(key) ? value[Number(key)] : itemsFieldValues(value, key);
   }
   if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
     return Object.prototype.hasOwnProperty.call(value, key) ? (value as PlainObject)[key] : undefined;
   }
   return undefined;
+}
+
+/**
+ * `orders.total`: the `total` of each item of `orders`, in order (docs/language.md, "a field of an
+ * array"). Items without the field (or not objects) are skipped; a null one is kept. An item's
+ * value that is itself an array contributes its elements, so `orders.lines.qty` is every line's
+ * qty. A field that no item has is absent, as it always was (a misspelt `orders.totl` fails in
+ * `sum` instead of summing nothing, and a paginated result's `response.next` stays absent); an
+ * empty array gives `[]`, so `sum(none.total)` is 0. Absent (never `[]`) on an empty paginated
+ * result, whose other envelope fields are absent however many items it has.
+ */
+function itemsFieldValues(items: unknown[], key: string): unknown[] | undefined {
+  if (items.length === 0) return itemsField(items) === undefined ? [] : undefined;
+  const out: unknown[] = [];
+  let found = false;
+  for (const item of items) {
+    if (!isPlainObject(item) || !Object.prototype.hasOwnProperty.call(item, key)) continue;
+    found = true;
+    const field = item[key];
+    if (Array.isArray(field)) for (const element of field) out.push(element); // no spread: a huge array would overflow the call stack
+    else if (field !== undefined) out.push(field);
+  }
+  return found ? out : undefined;
 }
 
 /** Whether `fieldOf(value, key)` names an existing field (even one holding null or undefined). */

@@ -112,7 +112,7 @@ export class MissionModel {
     for (const expr of exprs) {
       walkExpr(expr, (e) => {
         if (e.kind === 'Call' && e.callee.name === 'sync_state.get' && e.args[0]?.kind === 'String') syncKeys.add(e.args[0].value);
-        if (e.kind !== 'Ref' || e.parts.length !== 1 || e.leadingDot) return;
+        if (e.kind !== 'Ref' || e.leadingDot) return; // `orders` and `orders.total` both read the store
         const decl = this.stores.get(e.parts[0]!);
         if (decl && decl.type.kind !== 'memory') stores.add(e.parts[0]!);
       });
