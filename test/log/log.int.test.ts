@@ -509,6 +509,35 @@ describe('PostgreSQL: concurrency and schema', () => {
     await expect(openLog(t.target)).rejects.toThrow(`schema version ${PG_SCHEMA_VERSION + 1}, newer than this engine knows (${PG_SCHEMA_VERSION}); upgrade reqon`);
   });
 
+  it.runIf(!onSqlite)('connections the server drops (a restart, an admin) break nothing: the next call reconnects, the process lives', async () => {
+    const name = `reqon-drop-${Math.trunc(Math.random() * 1e9)}`;
+    const log = await openLog(`${t.target}&application_name=${name}`);
+    try {
+      const { lease } = await log.createRun(newRun('r1'), 'w1', 60_000, [started()]);
+      await log.read('r1'); // the pool now holds idle connections
+      const killed = await pgQuery<{ pid: number }>(
+        t.target,
+        'SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity WHERE application_name = $1',
+        [name],
+      );
+      expect(killed.length).toBeGreaterThan(0);
+      // The idle clients hear of it ('error' on the pool: handled, not a crash of this process).
+      while ((await pgQuery(t.target, 'SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [name])).length > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // A call on a dropped connection may fail once, naming the connection; then it reconnects.
+      let written: unknown;
+      for (let attempt = 0; attempt < 3 && written === undefined; attempt++) {
+        written = await log.commit(lease, [value('after the drop')], { durable: true }).catch(() => undefined);
+      }
+      expect(written).toBeDefined();
+      expect((await log.read('r1')).map((e) => e.seq)).toEqual([1, 2]);
+    } finally {
+      await log.close();
+    }
+  });
+
   it.runIf(!onSqlite)('an unreachable server is a clear error, not a hang, and the password is not repeated', async () => {
     const port = Number(new URL(t.target).port) + 1; // nothing listens next to the cluster
     const url = `postgres://reqon:s3cret@127.0.0.1:${port}/nowhere`;
