@@ -1,5 +1,6 @@
 /**
- * The bottom bar: live-push connection state (with the reconnect countdown) and the run count.
+ * The bottom bar: live-push connection state (with the reconnect countdown) and the run count;
+ * when the server refuses the page's session, a banner that says so and what to do.
  */
 import { useStudio } from '../store/studio-store.js';
 import { formatDuration } from '../lib/time-format.js';
@@ -16,10 +17,18 @@ export function StatusBar() {
       text = connection.attempt === 0 ? 'connecting…' : `reconnecting (attempt ${connection.attempt + 1})…`;
       break;
     case 'closed':
-      text = `disconnected — retrying in ${formatDuration(connection.retryInMs)} (${connection.reason})`;
+      text = connection.refused
+        ? `not connected: the studio refused this page (${connection.refused})`
+        : `disconnected — retrying in ${formatDuration(connection.retryInMs)} (${connection.reason})`;
       break;
   }
   return (
+    <>
+      {connection.state === 'closed' && connection.refused && (
+        <div className="connection-refused" role="alert">
+          The studio refused this page: {connection.refused}. Nothing here is live until you open the studio's URL again.
+        </div>
+      )}
     <footer className="status-bar" role="status" aria-label="Connection">
       <span className={`status-dot conn-${connection.state}`} aria-hidden="true" />
       <span data-testid="connection-state" data-state={connection.state}>
@@ -28,5 +37,6 @@ export function StatusBar() {
       <span className="status-bar-spacer" />
       <span>{runCount} runs</span>
     </footer>
+    </>
   );
 }

@@ -93,9 +93,32 @@ export function createHttpBridge(options: HttpBridgeOptions): Bridge {
       if (closed) return;
       const retryInMs = backoffDelay(attempt, backoff);
       attempt += 1;
-      report({ state: 'closed', attempt, retryInMs, reason: event.reason || `socket closed (code ${event.code})` });
+      const closedStatus = { state: 'closed' as const, attempt, retryInMs, reason: event.reason || `socket closed (code ${event.code})` };
+      report(closedStatus);
       retryTimer = setTimeout(connect, retryInMs);
+      // A browser hides why a WebSocket handshake failed; a request tells a refused session
+      // (401/403: a studio restarted with a new token, a cookie gone) from a server that is down.
+      void whyRefused().then((refused) => {
+        if (refused !== null && socket === null && !closed) report({ ...closedStatus, refused });
+      });
     };
+  }
+
+  async function whyRefused(): Promise<string | null> {
+    try {
+      const response = await fetch(`${base}/api/studio.info`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(options.token ? { 'x-reqon-token': options.token } : {}) },
+        credentials: 'same-origin',
+        body: '{}',
+      });
+      if (response.status !== 401 && response.status !== 403) return null;
+      const body = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown } | null;
+      const said = typeof body?.message === 'string' ? body.message : `HTTP ${response.status}`;
+      return `${typeof body?.code === 'string' ? `${body.code}: ` : ''}${said}`;
+    } catch {
+      return null; // unreachable: the server is down, which the socket's close already says
+    }
   }
 
   connect();

@@ -5,4 +5,5 @@
 export type ConnectionStatus =
   | { state: 'connecting'; attempt: number }
   | { state: 'open'; transport: 'websocket' | 'electron' }
-  | { state: 'closed'; attempt: number; retryInMs: number; reason: string };
+  /** `refused`: the server answered that this page may not connect (its session token), and why. */
+  | { state: 'closed'; attempt: number; retryInMs: number; reason: string; refused?: string };
