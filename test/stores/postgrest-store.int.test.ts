@@ -137,6 +137,44 @@ describe('postgrest store: requests', () => {
   });
 });
 
+describe('postgrest store: delete S[k]', () => {
+  it('sends DELETE ?<key>=eq.<key> (URL-encoded), removes only that row, and says whether there was one', async () => {
+    await store.write([
+      { key: 'a b&c', record: { total: 5 }, op: 'set' },
+      { key: 'o2', record: { total: 7 }, op: 'set' },
+    ]);
+    server.requests.length = 0;
+    const out = await store.write([{ key: 'a b&c', record: {}, op: 'delete' }]);
+    expect(out).toStrictEqual([{ key: 'a b&c', record: null, removed: true }]);
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toStrictEqual(['DELETE /orders?id=eq.a%20b%26c']);
+    expect(server.requests[0]!.headers['prefer']).toBe('return=representation');
+    expect(server.requests[0]!.headers['apikey']).toBe(API_KEY);
+    expect([...server.rows.keys()]).toStrictEqual(['o2']);
+  });
+
+  it('is idempotent: deleting an absent key (or the same key again) is no error and removes nothing', async () => {
+    await store.write([{ key: 'o1', record: { total: 5 }, op: 'set' }]);
+    const batch = [{ key: 'o1', record: {}, op: 'delete' as const }, { key: 'o1', record: {}, op: 'delete' as const }, { key: 'zz', record: {}, op: 'delete' as const }];
+    expect(await store.write(batch)).toStrictEqual([
+      { key: 'o1', record: null, removed: true },
+      { key: 'o1', record: null, removed: false },
+      { key: 'zz', record: null, removed: false },
+    ]);
+    expect(server.rows.size).toBe(0);
+  });
+
+  it('without return=representation it reads the key back: gone, with `removed` unknown; still there is an error', async () => {
+    await store.write([{ key: 'o1', record: { total: 5 }, op: 'set' }]);
+    server.noRepresentation = true;
+    expect(await store.write([{ key: 'o1', record: {}, op: 'delete' }])).toStrictEqual([{ key: 'o1', record: null }]);
+    // A server that answers 204 yet keeps the row (row-level security without a DELETE policy).
+    await store.write([{ key: 'o1', record: { total: 5 }, op: 'set' }]);
+    server.keepOnDelete = true;
+    const error = await storeError(store.write([{ key: 'o1', record: {}, op: 'delete' }]));
+    expect(error.message).toMatch(/DELETE of "o1" from "orders" succeeded but the row is still there; check the table's row-level security for DELETE/);
+  });
+});
+
 describe('postgrest store: failures', () => {
   it('a rejected API key is an error with the status and the body', async () => {
     const wrong = openPostgrestStore({ url: server.url, apiKey: 'nope', table: 'orders' }, fetchTransport, 5_000);

@@ -25,6 +25,8 @@ export interface FakePostgrest {
   failWith?: { status: number; body: string };
   /** Ignore `return=representation` (answer 201/204 with no body), as some proxies do. */
   noRepresentation: boolean;
+  /** A DELETE answers as if it worked but keeps the rows (row-level security with no DELETE policy). */
+  keepOnDelete: boolean;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startFakePostgrest(options: { table: string; keyColumn?: s
     requests: [],
     rows: new Map(),
     noRepresentation: false,
+    keepOnDelete: false,
     close: async () => undefined,
   };
 
@@ -104,6 +107,14 @@ export async function startFakePostgrest(options: { table: string; keyColumn?: s
           }
           fake.rows.set(eqValue, { ...item });
           reply(represent ? 200 : 204, represent ? [item] : undefined);
+          return;
+        }
+        case 'DELETE': {
+          // PostgREST deletes every row the filter matches (none: 200 with [] / 204) and, with
+          // return=representation, answers the rows it deleted.
+          const gone = [...fake.rows.values()].filter((row) => eqValue !== undefined && String(row[keyColumn]) === eqValue);
+          if (!fake.keepOnDelete) for (const row of gone) fake.rows.delete(String(row[keyColumn]));
+          reply(represent ? 200 : 204, represent ? gone : undefined);
           return;
         }
         default:
