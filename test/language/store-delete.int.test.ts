@@ -14,6 +14,7 @@ import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
+import { startFakePostgrest } from '../stores/helpers/fake-postgrest.js';
 
 const ENTRY = path.join(REPO, 'assets/language/store-delete.vague');
 const files = () => ({ entry: ENTRY, files: [{ path: ENTRY, text: fs.readFileSync(ENTRY, 'utf8') }] });
@@ -99,5 +100,41 @@ describe('an edited delete diverges at its step (verify)', () => {
     const said = `${report.divergence?.recorded} | ${report.divergence?.asked} | ${report.divergence?.change ?? ''}`;
     expect(said).toMatch(recorded);
     expect(said).toMatch(asked);
+  });
+});
+
+describe('delete S[k] on a postgrest store', () => {
+  it('sends one DELETE of the row per delete, removes those rows once, leaves the rest, and replays clean', async () => {
+    const pg = await startFakePostgrest({ table: 'people' });
+    try {
+      c = await openConformance({ vars: { REQON_STORE_PEOPLE_URL: pg.url } });
+      c.api.on('GET /items', { body: { items: ITEMS } }).on('GET /done', { body: { done: DONE } });
+      const entry = path.join(c.dir, 'pg-delete.vague');
+      const text = `mission PgDelete {
+  source Api { auth: none, base: "https://api.test" }
+  store people: postgrest("people")
+  action Load {
+    get "/items"
+    store response.items -> people
+    get "/done"
+    for d in response.done { delete people[d.id] }
+  }
+  run Load
+}
+`;
+      fs.writeFileSync(entry, text);
+      const result = await c.start({ entry, files: [{ path: entry, text }] });
+      expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+      expect([...pg.rows.keys()].sort()).toEqual(['2', '4', '5']);
+      expect(pg.requests.filter((r) => r.method === 'DELETE').map((r) => r.url)).toEqual(['/people?id=eq.3', '/people?id=eq.1', '/people?id=eq.9', '/people?id=eq.3']);
+      const deletes = (await c.events(result.runId)).filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write' && e.payload.op === 'delete');
+      expect(deletes.map((e) => [e.payload.key, e.payload.removed])).toEqual([['3', true], ['1', true], ['9', false], ['3', false]]);
+      const requests = pg.requests.length;
+      await c.expectVerified(result.runId);
+      // Verify replays from the log: it sends nothing.
+      expect(pg.requests.length).toBe(requests);
+    } finally {
+      await pg.close();
+    }
   });
 });
