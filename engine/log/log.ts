@@ -285,7 +285,7 @@ export interface ScheduleTable {
 
 /** sql/nosql store tables: written only by `commit` ('store' entries), read here. */
 export interface StoreTables {
-  /** A sql/nosql store table's records, sorted by key; empty if nothing was written yet. */
+  /** A sql/nosql store table's records in insertion order (a rewritten key keeps its place); empty if nothing was written yet. */
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
 }
 
