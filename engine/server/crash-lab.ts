@@ -126,7 +126,7 @@ export class CrashLab {
     if (referenceStatus !== 'completed') {
       throw new StudioError('conflict', `the crash-free reference run ${reference.runId} ended "${referenceStatus}", so there is nothing to compare with; fix the mission or its API first`);
     }
-    const referenceView = await this.deps.views.get(reference.runId);
+    const referenceView = await this.deps.views.getAll(reference.runId);
     if (plan.mode === 'chaos') {
       lab.picks = pickCrashes(referenceView.cache.all(), plan.maxCrashes, this.deps.random ?? Math.random);
       if (lab.picks.length === 0) throw new StudioError('conflict', `the reference run ${reference.runId} reached no crash point: there is nothing to crash`);
@@ -155,7 +155,7 @@ export class CrashLab {
 
   private async record(lab: CrashLabStatus, proc: CliProcess, crashAt: string | null): Promise<ExitInfo> {
     const exit = await proc.exited;
-    const view = await this.deps.views.get(proc.runId);
+    const view = await this.deps.views.getAll(proc.runId);
     lab.processes.push({
       pid: proc.pid,
       command: proc.args[0] === 'resume' ? 'resume' : 'run',
@@ -198,9 +198,9 @@ export class CrashLab {
         if (outcome === 'usage-error' || outcome === 'exited') {
           throw new StudioError('conflict', `run ${runId}: the CLI ${outcome === 'usage-error' ? 'rejected the request' : `exited with code ${exit.code}`}: ${proc.output().trim().slice(-600)}`);
         }
-        if (outcome === 'crashed' && proxy) await proxy.rewind((await this.deps.views.get(runId)).cache.all());
+        if (outcome === 'crashed' && proxy) await proxy.rewind((await this.deps.views.getAll(runId)).cache.all());
       }
-      const view = await this.deps.views.get(runId);
+      const view = await this.deps.views.getAll(runId);
       const { status, owner, wakeAt } = view.record;
       if (status === 'completed' || status === 'failed') return status;
       if (status === 'running' && owner !== null && this.ownerAlive(owner)) {
@@ -238,8 +238,8 @@ export class CrashLab {
   }
 
   private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy): Promise<CrashLabVerdict> {
-    const run = await this.deps.views.get(runId);
-    const reference = await this.deps.views.get(referenceRunId);
+    const run = await this.deps.views.getAll(runId);
+    const reference = await this.deps.views.getAll(referenceRunId);
     const crashes = lab.processes.filter((p) => p.signal === 'SIGKILL').length;
     const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId, run.cache.all());
     const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, referenceRunId, reference.cache.all());

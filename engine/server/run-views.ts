@@ -160,16 +160,26 @@ export class RunViews {
   get(runId: string): Promise<RunView> {
     const running = this.inflight.get(runId);
     if (running !== undefined) return running;
-    const work = this.read(runId).finally(() => this.inflight.delete(runId));
+    const work = this.read(runId, false).finally(() => this.inflight.delete(runId));
     this.inflight.set(runId, work);
     return work;
+  }
+
+  /**
+   * As `get`, reading on past the run row's lastSeq until the log has no more: a process killed
+   * mid-run may have committed events its row does not count yet (the crash lab reads a dead
+   * process's log this way).
+   */
+  async getAll(runId: string): Promise<RunView> {
+    await this.inflight.get(runId)?.catch(() => undefined);
+    return this.read(runId, true);
   }
 
   peek(runId: string): RunView | undefined {
     return this.views.get(runId);
   }
 
-  private async read(runId: string): Promise<RunView> {
+  private async read(runId: string, pastRecord: boolean): Promise<RunView> {
     const record = await this.log.getRun(runId);
     if (record === undefined) throw new StudioError('not-found', `no run "${runId}" in this database; list runs with runs.list`);
     let view = this.views.get(runId);
@@ -178,7 +188,7 @@ export class RunViews {
       this.views.set(runId, view);
     }
     view.record = record;
-    while (view.lastSeq < record.lastSeq) {
+    while (pastRecord || view.lastSeq < record.lastSeq) {
       const page = await this.log.read(runId, { fromSeq: view.lastSeq + 1, limit: READ_PAGE });
       if (page.length === 0) break;
       view.append(page);
