@@ -5,7 +5,7 @@
  */
 import { useState, type DragEvent } from 'react';
 import { invoke } from '../lib/bridge.js';
-import { describeFailure } from '../lib/protocol-failure.js';
+import { failureText } from '../lib/protocol-failure.js';
 import { useStudio } from '../store/studio-store.js';
 import { parseKeyValues } from '../lib/key-values.js';
 
@@ -65,7 +65,7 @@ export function StartRun({ onClose }: { onClose: () => void }) {
       setTab('timeline');
       onClose();
     } catch (err) {
-      setError(describeFailure(err));
+      setError(failureText(err));
     } finally {
       setBusy(false);
     }

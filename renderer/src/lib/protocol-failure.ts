@@ -41,3 +41,18 @@ export function describeFailure(error: unknown): string {
   const f = toProtocolFailure(error);
   return `${f.code}: ${f.message}`;
 }
+
+/** `FILE:LINE:COL: error[E1005]: …`, as the engine's one diagnostics formatter prints it. */
+const DIAGNOSTIC = /(?<=^|\s)[^\s:][^\s]*?:\d+:\d+: (?:error|warning)\[[A-Z]\d+\]: /m;
+
+/**
+ * What to show for a failed request: a mission's diagnostics alone (file, line, column, message,
+ * the source line and its caret) when the failure carries them — whatever wraps them
+ * ("spawn-failed: reqon run … exited with code 2 before naming its run: …", "internal: studio:
+ * …") — else the failure's code and message.
+ */
+export function failureText(error: unknown): string {
+  const f = toProtocolFailure(error);
+  const found = DIAGNOSTIC.exec(f.message);
+  return found ? f.message.slice(found.index).trimEnd() : `${f.code}: ${f.message}`;
+}
