@@ -7,6 +7,7 @@
  * exactly (current record, then variables, then `response`, then fields of `response`); operators
  * follow §D.3's V2 column (see `operators.ts`). Every intended failure is an `EvaluatorError`.
  */
+import { matchesObjectPattern, objectPatternOfLiteral } from './object-pattern.js';
 import type {
   AnyOfExpr,
   BinaryExpr,
@@ -234,7 +235,8 @@ function evaluateObject(expr: ObjectExpr, ctx: EvalContext): PlainObject {
 /**
  * §D.5. `name where guard` binds the subject as `name` (in a child scope, and in a copy of the
  * current record, because the current record outranks variables); `_` matches; any other pattern
- * is evaluated and compared with `===`. No matching arm gives `undefined`.
+ * is evaluated and compared with `===`, but an object literal of sub-patterns is a shape test
+ * (`{ error: _, code: c }`, object-pattern.ts). No matching arm gives `undefined`.
  */
 function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
   if (expr.guards) return evaluateGuardMatch(expr, ctx);
@@ -246,6 +248,17 @@ function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
       const armCtx = bindSubject(ctx, pattern.parts[0]!, subject);
       if (isTruthy(evaluate(arm.guard, armCtx))) return evaluate(arm.result, armCtx);
       continue;
+    }
+    // An object literal is a shape test, as in a match step (object-pattern.ts); its names are
+    // bound for the guard and the result.
+    const shape = pattern?.kind === 'Object' ? objectPatternOfLiteral(pattern) : undefined;
+    if (shape) {
+      const bound = new Map<string, unknown>();
+      if (!matchesObjectPattern(shape, subject, bound)) continue;
+      let armCtx = ctx;
+      for (const [name, value] of bound) armCtx = bindSubject(armCtx, name, value);
+      if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, armCtx))) continue;
+      return evaluate(arm.result, armCtx);
     }
     if (!wildcard && evaluate(pattern!, ctx) !== subject) continue;
     if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, ctx))) continue;

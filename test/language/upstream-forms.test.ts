@@ -169,6 +169,36 @@ describe('guard match `match { cond => value }`', () => {
   });
 });
 
+describe('object patterns in the match expression', () => {
+  const kind = (value: unknown) =>
+    ev('match r { { error: { code: 401 } } => "auth", { error: _ } => "error", { status: "ok", count: n } where n > 0 => "ok " + n, _ => "other" }', {
+      vars: { r: value },
+    });
+
+  it('test shapes as match steps do: `_` present, a literal compares, a name binds (for the guard and the result), nested', () => {
+    expect(kind({ error: { code: 401, message: 'no' } })).toBe('auth');
+    expect(kind({ error: 'boom' })).toBe('error');
+    expect(kind({ status: 'ok', count: 3, extra: true })).toBe('ok 3');
+    // `_` and a name need the key present and not null; the guard sees the bound name.
+    expect(kind({ error: null })).toBe('other');
+    expect(kind({ status: 'ok', count: 0 })).toBe('other');
+    expect(kind({ status: 'ok' })).toBe('other');
+    // Not an object, or an array: no shape matches.
+    expect(kind([{ error: 1 }])).toBe('other');
+    expect(kind('error')).toBe('other');
+  });
+
+  it('`null` matches null or an absent key, a negative literal compares, a field of the current record is a subject', () => {
+    expect(ev('match r { { next: null } => "last", _ => "more" }', { vars: { r: { items: [] } } })).toBe('last');
+    expect(ev('match r { { next: null } => "last", _ => "more" }', { vars: { r: { next: 'c2' } } })).toBe('more');
+    expect(ev('match .r { { delta: -1 } => "down", _ => "flat" }', { current: { r: { delta: -1 } } })).toBe('down');
+  });
+
+  it('a literal with a computed value is no pattern: compared with === as before, it never matches an object', () => {
+    expect(ev('match r { { a: 1 + 1 } => "two", _ => "other" }', { vars: { r: { a: 2 } } })).toBe('other');
+  });
+});
+
 describe('infix `contains`', () => {
   it('is contains(a, b): substrings and array elements', () => {
     expect(ev('"a@b.c" contains "@"')).toBe(true);
