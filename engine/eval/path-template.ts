@@ -27,11 +27,11 @@ export function interpolatePath(template: string, scope: Scope, span: Span = NO_
     let value = scope.get(head!);
     for (const part of rest) value = fieldOf(value, part);
     if (value === undefined || value === null) {
-      throw new EvaluatorError(
-        'R4010',
-        `Path parameter {${path}} did not resolve; bind it with \`let ${head} = …\` before the request`,
-        span,
-      );
+      const why =
+        scope.get(head!) === undefined
+          ? `no variable \`${head}\` is bound here; bind it before the request in this action, e.g. \`let ${head} = env("${head}")\``
+          : `\`${path}\` is ${value === null ? 'null' : 'absent'}`;
+      throw new EvaluatorError('R4010', `Path parameter {${path}} did not resolve: ${why}`, span);
     }
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       return encodeURIComponent(String(value));

@@ -11,6 +11,7 @@ import { indexedName, storeDeleteOf } from './store-delete.js';
 import { suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
 import { CHECKPOINT_STORE } from './builtin-names.js';
+import { checkBindings } from './check-bindings.js';
 import { checkExpr } from './check-expressions.js';
 import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
 
@@ -24,6 +25,7 @@ export interface JumpRef {
 export function checkAction(ctx: CheckContext, action: ActionDecl, jumps: JumpRef[]): void {
   const file = action.file || ctx.rootFile;
   for (const step of action.steps ?? []) checkStep(ctx, file, step, jumps);
+  checkBindings(ctx, action);
 }
 
 function checkSteps(ctx: CheckContext, file: string, steps: readonly Step[] | undefined, jumps: JumpRef[]): void {

@@ -44,6 +44,18 @@ describe('interpolatePath (§C.1.3 V2)', () => {
     expect(e.span).toEqual({ start: 3, end: 9 });
   });
 
+  it('says which variable is missing and how to bind it, or that the bound value is null or absent', () => {
+    expect(() => interpolatePath('/repos/{GITHUB_OWNER}/x', new Scope())).toThrow(
+      'Path parameter {GITHUB_OWNER} did not resolve: no variable `GITHUB_OWNER` is bound here; bind it before the request in this action, e.g. `let GITHUB_OWNER = env("GITHUB_OWNER")`',
+    );
+    expect(() => interpolatePath('/x/{id}', scopeWith({ id: null }))).toThrow('Path parameter {id} did not resolve: `id` is null');
+    expect(() => interpolatePath('/x/{a.b}', scopeWith({ a: {} }))).toThrow('Path parameter {a.b} did not resolve: `a.b` is absent');
+  });
+
+  it('a field of an array of records in a placeholder is that array, which is no path segment', () => {
+    expect(() => interpolatePath('/x/{a.id}', scopeWith({ a: [{ id: 1 }] }))).toThrow('Path parameter {a.id} expected a string or a number but got: array ([1])');
+  });
+
   it('an object value is an error rather than "[object Object]"', () => {
     expect(() => interpolatePath('/x/{a}', scopeWith({ a: { b: 1 } }))).toThrow(
       'Path parameter {a} expected a string or a number but got: object ({"b":1})',

@@ -345,3 +345,82 @@ describe('robustness', () => {
     }
   });
 });
+
+describe('variables in their scopes (E3040, E3041)', () => {
+  it('E3040: a let in a loop body naming an outer variable binds a new one per iteration, and says so', () => {
+    const src = mission(`    let count = 0
+    for x in response.items {
+      let count = count + 1
+    }`);
+    const d = one(src, 'E3040', 'count');
+    expect(d.severity).toBe('warning');
+    expect(d.line).toBe(11);
+    expect(d.message).toBe('`let count` inside this loop binds a new variable for each iteration; the outer `count` (line 9) keeps its value');
+    expect(d.help).toContain('length(xs where');
+    expect(d.help).toContain('store it');
+  });
+
+  it('E3040 in a nested loop and a match arm block inside a loop; the outer loop variable counts as outer', () => {
+    const src = mission(`    let total = 0
+    for x in response.items {
+      for y in x.lines {
+        let x = y
+      }
+      match x {
+        Good -> { let total = total + x.id }
+        _ -> skip
+      }
+    }`);
+    const ds = check(src).filter((d) => d.code === 'E3040');
+    expect(ds.map((d) => `${d.line} ${d.text}`)).toEqual(['12 x', '15 total']);
+    expect(ds[0]!.message).toContain('the outer `x` (line 10)');
+  });
+
+  it('no E3040 for a let local to the loop, a rebinding at the action level, or a second let in the same iteration', () => {
+    const src = mission(`    let count = 0
+    let count = count + 1
+    for x in response.items {
+      let label = x.id
+      let label = label + 1
+    }
+    let after = 1
+    for x in response.items { let n = x.id }
+    for y in response.items { let n = y.id }`);
+    expect(check(src).filter((d) => d.code === 'E3040')).toEqual([]);
+  });
+
+  it('E3041: a path placeholder no variable binds names the variable and how to bind it', () => {
+    const src = mission('    get "/repos/{OWNER}/{repo.name}/issues"');
+    const ds = check(src);
+    expect(ds.map((d) => `${d.code} ${d.severity} ${d.text}`)).toEqual(['E3041 warning {OWNER}', 'E3041 warning {repo.name}']);
+    expect(ds[0]!.message).toBe('No variable `OWNER` is bound before this request, so its path placeholder {OWNER} cannot be filled: running fails here (R4010)');
+    expect(ds[0]!.help).toContain('`let OWNER = env("OWNER")`');
+    expect(ds[1]!.message).toContain('No variable `repo`');
+  });
+
+  it('no E3041 when a let, a loop variable, an apply … as, a match binding or a wait binds the head first', () => {
+    const src = mission(`    let owner = env("OWNER")
+    get "/a/{owner}"
+    for item in response.items { get "/b/{item.id}" }
+    apply ToTag to response as tag
+    get "/c/{tag.text}"
+    match response { { error: { code: c } } -> skip, _ -> continue }
+    get "/d/{c}"
+    wait { path: "/hook", timeout: 1000 }
+    get "/e/{webhook.id}"`);
+    expect(check(src).filter((d) => d.code === 'E3041')).toEqual([]);
+  });
+
+  it('E3041 when the binding comes later, or only inside an earlier loop, or in another action', () => {
+    const src = mission(
+      `    get "/a/{later}"
+    let later = 1
+    for item in response.items { let inner = item.id }
+    get "/b/{inner}"
+    get "/c/{other}"`,
+      `  action Other { let other = 1 }`,
+      'run Load then Other',
+    );
+    expect(check(src).filter((d) => d.code === 'E3041').map((d) => d.text)).toEqual(['{later}', '{inner}', '{other}']);
+  });
+});
