@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
-import { openLog } from '../engine/log/log.js';
+import { openLog } from '../engine/log/open-log.js';
 import { REPO_ROOT, seedDemoRun } from './support/seed-runs.js';
 import { BASE_AT } from './support/fixtures.js';
 import { CLI_PATH } from './support/studio.js';

@@ -50,7 +50,7 @@ let dir: string;
 const TOKEN = 'tok-ABCDEFGH-12345678';
 
 function answer(res: ServerResponse, a: Answer, isList: boolean): void {
-  const json = (body: unknown, status = 200) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const json = (body: unknown, status = 200): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const good = isList ? [{ id: 1 }, { id: 2 }] : { ok: true };
   switch (a.behaviour) {
     case 'ok':
