@@ -69,6 +69,24 @@ export class WebhookConfigError extends Error {
   }
 }
 
+/**
+ * What a failed `listen` means to the person who typed `--listen`: a configuration error (the CLI
+ * prints it as one line and exits 2), not an internal one. Other errors pass through unchanged.
+ */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const at = `${host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new WebhookConfigError(`cannot serve webhooks on ${at}: the port is in use by another program; pick another with --listen PORT (0 picks a free one)`);
+    case 'EACCES':
+      return new WebhookConfigError(`cannot serve webhooks on ${at}: permission denied (ports below 1024 need privileges); pick another with --listen PORT`);
+    case 'EADDRNOTAVAIL':
+      return new WebhookConfigError(`cannot serve webhooks on ${at}: ${host} is no address of this machine; pick one with --host`);
+    default:
+      return error;
+  }
+}
+
 interface Served extends WebhookServerOptions {
   gate: RequestGate;
   key: Buffer | undefined;
@@ -94,7 +112,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, options.port)));
     server.listen(options.port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
