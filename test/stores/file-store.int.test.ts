@@ -258,3 +258,41 @@ describe('file store: lock', () => {
     }
   });
 });
+
+describe('file store: delete S[k]', () => {
+  it('removes only that member, idempotently, and a key written again goes to the end', async () => {
+    const store = openFileStore(dataDir, 'orders');
+    await store.write(['a', 'b', 'c'].map((key) => ({ key, record: { id: key }, op: 'set' as const })));
+    expect(await store.write([{ key: 'a', record: {}, op: 'delete' }])).toStrictEqual([{ key: 'a', record: null, removed: true }]);
+    expect((await store.list()).map((r) => r.key)).toStrictEqual(['b', 'c']);
+    const before = fs.statSync(store.path).mtimeMs;
+    const text = fs.readFileSync(store.path, 'utf8');
+    // Again, and a key never stored: no error, nothing removed, the file left as it was.
+    expect(await store.write([{ key: 'a', record: {}, op: 'delete' }, { key: 'zz', record: {}, op: 'delete' }])).toStrictEqual([
+      { key: 'a', record: null, removed: false },
+      { key: 'zz', record: null, removed: false },
+    ]);
+    expect(fs.readFileSync(store.path, 'utf8')).toBe(text);
+    expect(fs.statSync(store.path).mtimeMs).toBe(before);
+    // One batch: delete b, write a back, delete c — in order, as a Map would end.
+    expect(
+      await store.write([
+        { key: 'b', record: {}, op: 'delete' },
+        { key: 'a', record: { id: 'a', again: true }, op: 'set' },
+        { key: 'c', record: {}, op: 'delete' },
+      ]),
+    ).toStrictEqual([
+      { key: 'b', record: null, removed: true },
+      { key: 'a', record: { id: 'a', again: true } },
+      { key: 'c', record: null, removed: true },
+    ]);
+    expect(await store.list()).toStrictEqual([{ key: 'a', record: { id: 'a', again: true } }]);
+    expect(await store.get('b')).toBeUndefined();
+  });
+
+  it('a delete still refuses an empty key', async () => {
+    const store = openFileStore(dataDir, 'orders');
+    const error = await storeError(store.write([{ key: '', record: {}, op: 'delete' }]));
+    expect(error.message).toMatch(/the key must be a non-empty string/);
+  });
+});
