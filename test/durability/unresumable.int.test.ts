@@ -10,8 +10,8 @@ import { builtCli, describeResult, runCli } from './support/cli-build.js';
 import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
 
 const VALID = 'mission Old {\n  action A {\n    let x = 1\n  }\n  run A\n}\n';
-// What an older engine accepted and this one refuses: a pipeline naming no declared action.
-const REFUSED = 'mission Old {\n  action A {\n    let x = 1\n  }\n  run Nope\n}\n';
+// What an older engine might have accepted and this one refuses: a jump to no declared action.
+const REFUSED = 'mission Old {\n  action A {\n    let x = 1\n    jump Nope then retry\n  }\n  run A\n}\n';
 
 function events(format: number): StoredEvent[] {
   return [
