@@ -87,3 +87,25 @@ describe('MemoryStoreState', () => {
     expect(() => state.apply(bad)).toThrow(`store.write at seq ${bad.seq} of run run-1 (store "s", key "x"): expected an object but got: number (128)`);
   });
 });
+
+describe('MemoryStoreState: deletes', () => {
+  const remove = (store: string, key: string, removed: boolean) =>
+    event('store.write', { effectId: `d-${key}`, store, key, record: null, op: 'delete', removed });
+
+  it('a delete drops the record from its seq on; an earlier seq and a clone taken before still hold it', () => {
+    const events = [write('orders', 'a', { id: 'a' }), write('orders', 'b', { id: 'b' }), remove('orders', 'a', true), remove('orders', 'zz', false)];
+    const before = MemoryStoreState.fromEvents(events, events[1]!.seq);
+    const copy = before.clone();
+    before.apply(events[2] as StoredEvent<'store.write'>);
+    expect(before.get('orders', 'a')).toBeUndefined();
+    expect(copy.get('orders', 'a')).toStrictEqual({ id: 'a' });
+    const all = MemoryStoreState.fromEvents(events);
+    expect(all.list('orders')).toStrictEqual([{ key: 'b', record: { id: 'b' } }]);
+    expect(all.size('orders')).toBe(1);
+  });
+
+  it('a write (not a delete) with a null record is still refused, naming the seq', () => {
+    const bad = event('store.write', { effectId: 'x', store: 'orders', key: 'k', record: null, op: 'set' });
+    expect(() => new MemoryStoreState().apply(bad)).toThrow(/store\.write at seq \d+ of run run-1 \(store "orders", key "k"\)/);
+  });
+});
