@@ -1,12 +1,17 @@
 /**
- * A mission the engine refuses, started from "New run": the dialog shows the diagnostic alone —
+ * "New run" on the studio's own errors: a mission the engine refuses shows the diagnostic alone —
  * file, line, column, code, message, the source line and its caret — not the studio's wrapping
- * ("spawn-failed: reqon run … exited with code 2 before naming its run: …").
+ * ("spawn-failed: reqon run … exited with code 2 before naming its run: …"); the demo mission is
+ * offered the demo API this studio runs as its source.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './support/browser.js';
 import { startStudio, type Studio } from './support/studio.js';
+import { demoMissionText } from './support/seed-runs.js';
+
+/** Not a server: the studio only names it; the dialog is checked before anything starts. */
+const DEMO_API_URL = 'http://127.0.0.1:45999';
 
 let studio: Studio;
 let browser: Browser;
@@ -14,7 +19,7 @@ let page: Page;
 let errors: string[];
 
 beforeAll(async () => {
-  studio = await startStudio();
+  studio = await startStudio({ service: { demoApiUrl: DEMO_API_URL } });
   browser = await launchBrowser();
   ({ page, errors } = await openPage(browser, studio.url));
 });
@@ -48,5 +53,16 @@ describe('a refused mission', () => {
     expect(text).not.toContain('internal:');
     // The refused start is the page's only failed request (the server answers it 500 today, not 4xx).
     expect(errors.filter((e) => !/^http \d{3}: POST \/api\/run\.start$/.test(e))).toEqual([]);
+  });
+
+  it("offers the demo API's URL as the demo mission's source", async () => {
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'New run' }).click();
+    await page.getByLabel('Mission text').fill(demoMissionText());
+    await expect.poll(() => page.getByLabel('Sources').inputValue()).toBe(`Shop=${DEMO_API_URL}`);
+    // Another mission is not given it.
+    await page.getByLabel('Sources').fill('');
+    await page.getByLabel('Mission text').fill(BROKEN);
+    expect(await page.getByLabel('Sources').inputValue()).toBe('');
   });
 });

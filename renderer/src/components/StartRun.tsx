@@ -1,13 +1,15 @@
 /**
  * "New run": a modal that takes a mission from a file input, a dropped .vague file or pasted
  * text, plus optional `--env`/`--source`-style overrides and a crash point, and calls run.start.
- * On success it opens the new run.
+ * For the demo mission, Sources starts with the demo API the studio runs. On success it opens
+ * the new run.
  */
-import { useState, type DragEvent } from 'react';
+import { useEffect, useMemo, useState, type DragEvent } from 'react';
 import { invoke } from '../lib/bridge.js';
 import { failureText } from '../lib/protocol-failure.js';
 import { useStudio } from '../store/studio-store.js';
 import { parseKeyValues } from '../lib/key-values.js';
+import { useRequest } from '../lib/use-request.js';
 
 export function StartRun({ onClose }: { onClose: () => void }) {
   const selectRun = useStudio((s) => s.selectRun);
@@ -20,6 +22,18 @@ export function StartRun({ onClose }: { onClose: () => void }) {
   const [dragging, setDragging] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const info = useRequest('studio.info', {});
+  // The demo mission runs against the demo API this studio started: offer its URL for the
+  // mission's source (the mission's own base URL is a fixed port that may not be it).
+  const demoSource = useMemo(() => {
+    const url = info.data?.demoApiUrl;
+    if (!url || !/\bmission\s+DemoOrders\b/.test(missionText)) return null;
+    const name = /\bsource\s+([A-Za-z_]\w*)/.exec(missionText)?.[1];
+    return name ? `${name}=${url}` : null;
+  }, [info.data, missionText]);
+  useEffect(() => {
+    if (demoSource !== null) setSources((current) => (current.trim() === '' ? demoSource : current));
+  }, [demoSource]);
 
   const readFile = async (file: File) => {
     if (!file.name.endsWith('.vague')) {
