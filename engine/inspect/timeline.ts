@@ -30,6 +30,8 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
   /** Actions of the current stage → their lane id. */
   private stageActions = new Map<string, string>();
   private lastLane: string | null = null;
+  /** The lane of the action that failed last: a stage's or run's failure is drawn there, not on whichever lane moved last. */
+  private failedLane: string | null = null;
   private bars: TimelineBar[] = [];
   private open = new Map<string, OpenBar[]>();
   private markers: TimelineMarker[] = [];
@@ -48,6 +50,7 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
     this.laneIds = new Set();
     this.stageActions = new Map();
     this.lastLane = null;
+    this.failedLane = null;
     this.bars = [];
     this.open = new Map();
     this.markers = [];
@@ -67,6 +70,7 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         const { index, actions } = event.payload;
         this.stage = index;
         this.stageActions = new Map();
+        this.failedLane = null;
         for (const action of actions) this.ensureLane(action);
         break;
       }
@@ -156,14 +160,15 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         break;
       }
       case 'run.failed':
-        this.mark(event, 'error', `run failed: ${event.payload.error.message}`);
+        this.mark(event, 'error', `run failed: ${event.payload.error.message}`, this.failedLane);
         break;
       case 'stage.failed':
-        this.mark(event, 'error', `stage failed: ${event.payload.error.message}`);
+        this.mark(event, 'error', `stage failed: ${event.payload.error.message}`, this.failedLane);
         break;
       case 'action.failed': {
         const { action, error } = event.payload;
-        this.mark(event, 'error', `action ${action} failed: ${error.message}`);
+        this.failedLane = this.stageActions.get(action) ?? this.laneFor(event.stepPath);
+        this.mark(event, 'error', `action ${action} failed: ${error.message}`, this.failedLane);
         break;
       }
       default:
@@ -232,7 +237,7 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
     bar.endAt = Math.max(bar.startAt, event.recordedAt);
   }
 
-  private mark(event: StoredEvent, kind: MarkerKind, label: string): void {
-    this.markers.push({ laneId: this.laneFor(event.stepPath), seq: event.seq, at: event.recordedAt, kind, label });
+  private mark(event: StoredEvent, kind: MarkerKind, label: string, laneId = this.laneFor(event.stepPath)): void {
+    this.markers.push({ laneId, seq: event.seq, at: event.recordedAt, kind, label });
   }
 }
