@@ -4,6 +4,7 @@
  * The crash points are the store batch's (journal/effects.ts): a delete is a one-write batch, so
  * each delete's own ordinal of each point is armed — found from a crash-free run's log, the way
  * the studio's crash-point fold counts them (passesRecordedBy). The built CLI is SIGKILLed there.
+ * On each log backend ($REQON_TEST_BACKENDS), a fresh log database per run.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import type { StoredEvent } from '../../engine/log/events.js';
 import { FakeApi } from '../support/fake-api.js';
 import { builtCli, describeResult, REPO, runCli, runIdOf } from './support/cli-build.js';
 import { readRunFacts } from './support/run-facts.js';
+import { backends, tempLogTarget, type Backend } from '../support/temp-log.js';
 
 const MISSION = path.join(REPO, 'test/durability/fixtures/store-delete/prune.vague');
 const ITEMS = [1, 2, 3, 4, 5].map((id) => ({ id, name: `item ${id}` }));
@@ -46,10 +48,18 @@ interface Outcome {
 }
 
 /** Runs the mission armed with `crashAt`, then resumes it unarmed until it ends. */
-async function runToEnd(name: string, crashAt?: string): Promise<Outcome> {
-  const dir = path.join(root, name);
+async function runToEnd(backend: Backend, name: string, crashAt?: string): Promise<Outcome> {
+  const dir = path.join(root, `${backend}-${name}`);
   fs.mkdirSync(dir);
-  const db = path.join(dir, 'reqon.db');
+  const target = await tempLogTarget(backend, 'reqon-delete-crash-log-');
+  try {
+    return await runIn(dir, target.target, crashAt);
+  } finally {
+    await target.drop();
+  }
+}
+
+async function runIn(dir: string, db: string, crashAt?: string): Promise<Outcome> {
   const env = { REQON_DATA_DIR: path.join(dir, 'data') };
   const before = api.requests.length;
   let result = await runCli(cli, ['run', MISSION, '--source', `Api=${api.url}`, '--db', db, '--quiet', ...(crashAt ? ['--crash-at', crashAt] : [])], { cwd: dir, env });
@@ -88,12 +98,12 @@ function deleteOrdinals(events: StoredEvent[]): { point: CrashPoint; n: number }
   return out;
 }
 
-describe('a crash around delete S[k], then resume', () => {
+describe.each(backends)('a crash around delete S[k], then resume (%s log)', (backend) => {
   let reference: Outcome;
   let armed: { point: CrashPoint; n: number }[] = [];
 
   it('a crash-free run removes 2 and 4 from each store and keeps the rest', async () => {
-    reference = await runToEnd('reference');
+    reference = await runToEnd(backend, 'reference');
     expect(reference.killed).toBe(false);
     expect(reference.seen).toEqual({ sql: [1, 3, 5], file: [1, 3, 5], memory: [1, 3, 5] });
     expect(reference.table.map((r) => r.key)).toEqual(['1', '3', '5']);
@@ -110,7 +120,7 @@ describe('a crash around delete S[k], then resume', () => {
     expect(armed.length).toBeGreaterThan(0);
     for (const { point, n } of armed) {
       const spec = `${point}:${n}`;
-      const outcome = await runToEnd(spec.replace(':', '-'), spec);
+      const outcome = await runToEnd(backend, spec.replace(':', '-'), spec);
       expect(outcome.killed, spec).toBe(true);
       expect({ spec, seen: outcome.seen }).toEqual({ spec, seen: reference.seen });
       expect({ spec, table: outcome.table }).toEqual({ spec, table: reference.table });
