@@ -20,8 +20,11 @@ export function pathPlaceholders(template: string): string[] {
   return [...seen];
 }
 
-/** Fills every placeholder from `scope`; `span` (the path literal's) is where errors point. */
-export function interpolatePath(template: string, scope: Scope, span: Span = NO_SPAN): string {
+/**
+ * Fills every placeholder from `scope`; `span` (the path literal's) is where errors point, and
+ * `line` (asked only on an error) the request's line, for a message read without the source.
+ */
+export function interpolatePath(template: string, scope: Scope, span: Span = NO_SPAN, line?: () => number | undefined): string {
   return template.replace(PLACEHOLDER, (_whole, path: string) => {
     const [head, ...rest] = path.split('.');
     let value = scope.get(head!);
@@ -31,7 +34,8 @@ export function interpolatePath(template: string, scope: Scope, span: Span = NO_
         scope.get(head!) === undefined
           ? `no variable \`${head}\` is bound here; bind it before the request in this action, e.g. \`let ${head} = env("${head}")\``
           : `\`${path}\` is ${value === null ? 'null' : 'absent'}`;
-      throw new EvaluatorError('R4010', `Path parameter {${path}} did not resolve: ${why}`, span);
+      const at = line?.();
+      throw new EvaluatorError('R4010', `Path parameter {${path}}${at === undefined ? '' : ` (line ${at})`} did not resolve: ${why}`, span);
     }
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       return encodeURIComponent(String(value));

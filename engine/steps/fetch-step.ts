@@ -70,7 +70,9 @@ export async function runFetch(
   } else {
     method = step.method;
     requestPath =
-      step.path.kind === 'String' ? interpolatePath(step.path.value, frame.scope, step.path.span) : String(evaluate(step.path, ctx));
+      step.path.kind === 'String'
+        ? interpolatePath(step.path.value, frame.scope, step.path.span, () => rt.model.stepLine(frame.action, step.span.start))
+        : String(evaluate(step.path, ctx));
   }
   const body = options.body ? evaluate(options.body, ctx) : undefined;
 

@@ -52,6 +52,15 @@ describe('interpolatePath (§C.1.3 V2)', () => {
     expect(() => interpolatePath('/x/{a.b}', scopeWith({ a: {} }))).toThrow('Path parameter {a.b} did not resolve: `a.b` is absent');
   });
 
+  it('names the request line when given one, and asks for it only on an error', () => {
+    let asked = 0;
+    const line = () => (asked++, 12);
+    expect(interpolatePath('/x/{id}', scopeWith({ id: 7 }), undefined, line)).toBe('/x/7');
+    expect(asked).toBe(0);
+    expect(() => interpolatePath('/x/{OWNER}', new Scope(), undefined, line)).toThrow('Path parameter {OWNER} (line 12) did not resolve: no variable `OWNER` is bound here');
+    expect(asked).toBe(1);
+  });
+
   it('a field of an array of records in a placeholder is that array, which is no path segment', () => {
     expect(() => interpolatePath('/x/{a.id}', scopeWith({ a: [{ id: 1 }] }))).toThrow('Path parameter {a.id} expected a string or a number but got: array ([1])');
   });
