@@ -138,3 +138,50 @@ describe('delete S[k] on a postgrest store', () => {
     }
   });
 });
+
+describe('delete S[k] with keys an API did not promise', () => {
+  const text = `mission Hostile {
+  source Api { auth: none, base: "https://api.test" }
+  store tab: sql("hostile_sql")
+  action Load {
+    get "/items"
+    store response.items -> tab
+    get "/done"
+    for d in response.done { delete tab[d.id] }
+  }
+  run Load
+}
+`;
+  for (const [what, id, message] of [
+    ['null', null, /store key evaluated to null/],
+    ['an object', { nested: 1 }, /store key must be a string or a number but got: object/],
+    ['an empty string', '', /store key evaluated to an empty string/],
+  ] as const) {
+    it(`a key that is ${what} fails that iteration's step saying so (the loop tolerates it); the other delete lands`, async () => {
+      c = await openConformance();
+      c.api.on('GET /items', { body: { items: ITEMS } }).on('GET /done', { body: { done: [{ id: 2 }, { id }] } });
+      const entry = path.join(c.dir, 'hostile.vague');
+      fs.writeFileSync(entry, text);
+      const result = await c.start({ entry, files: [{ path: entry, text }] });
+      expect(result.status).toBe('completed');
+      const failed = (await c.events(result.runId)).filter((e) => e.type === 'step.failed').map((e) => (e.payload as { error: { message: string } }).error.message);
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatch(message);
+      expect((await c.log.readTable('sql', 'hostile_sql')).map((r) => r.key)).toEqual(['1', '3', '4', '5']);
+      await c.expectVerified(result.runId);
+    });
+  }
+
+  it('a huge key (1 MB) and a key of quotes and slashes are keys like any other', async () => {
+    c = await openConformance();
+    const huge = 'k'.repeat(1 << 20);
+    const odd = `a"b'/c\\\\d;DROP TABLE hostile_sql;--`;
+    c.api.on('GET /items', { body: { items: [{ id: huge }, { id: odd }, { id: 'plain' }] } }).on('GET /done', { body: { done: [{ id: huge }, { id: odd }] } });
+    const entry = path.join(c.dir, 'hostile.vague');
+    fs.writeFileSync(entry, text);
+    const result = await c.start({ entry, files: [{ path: entry, text }] });
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result).slice(0, 500)).toBe('completed');
+    expect(await c.log.readTable('sql', 'hostile_sql')).toEqual([{ key: 'plain', record: { id: 'plain' } }]);
+    await c.expectVerified(result.runId);
+  });
+});
