@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './support/browser.js';
 import { startStudio, type Studio } from './support/studio.js';
 import { BASE_AT, RUN_COMPLETED, RUN_FAILED, RUN_LIVE, RUN_SUSPENDED, seedStandardRuns, type StandardRuns } from './support/fixtures.js';
-import { demoLines, finishSettle, seedDemoRun } from './support/seed-runs.js';
+import { demoLines, finishSettle, SEED_OWNER, seedDemoRun } from './support/seed-runs.js';
 import { screenshot } from './support/screenshots.js';
 
 let studio: Studio;
@@ -51,9 +51,13 @@ describe('runs table', () => {
   });
 
   it('offers to kill a running run and reports why it cannot when no process runs it', async () => {
-    // The live run was written by the seeder, not a CLI process: the engine refuses, and says so.
+    // The live run is owned by a live-looking process on another host (the seeder's owner): not
+    // orphaned, so Kill is offered, and the studio refuses to kill what it did not start, naming the owner.
+    expect(await page.getByTestId('orphaned').count()).toBe(0);
     await page.getByRole('button', { name: 'Kill run process' }).click();
-    await expect.poll(() => page.locator('.run-header-kill [role="status"]').textContent()).toMatch(/^(conflict|not-found): /);
+    await expect.poll(() => page.locator('.run-header-kill [role="status"]').textContent()).toBe(
+      `conflict: run ${RUN_LIVE} is executed by ${SEED_OWNER}, a process this studio did not start; stop it where it runs`,
+    );
     const refused = errors.findIndex((e) => /^http 4\d\d: POST \/api\/run\.crash$/.test(e));
     expect(refused).toBeGreaterThanOrEqual(0);
     errors.splice(refused, 1);

@@ -14,7 +14,14 @@ import type { NewEvent } from '../../engine/log/events.js';
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const DEMO_MISSION_PATH = path.join(REPO_ROOT, 'assets', 'demo', 'orders.vague');
 
-const TTL = 60 * 60 * 1000;
+/**
+ * The seeder's owner: a live-looking `host:pid:nonce` on another machine (engine/executor/owner.ts),
+ * so the studio's worker never presumes it dead and leaves a seeded 'running' run alone while its
+ * lease lasts. The lease counts from the run's fixed `createdAt` (a past date), so it is sized to
+ * last a day from now.
+ */
+export const SEED_OWNER = 'seed-host-elsewhere:4242:seed01';
+const leaseTtl = (startAt: number) => Math.max(0, Date.now() - startAt) + 24 * 3600_000;
 
 export interface SeedOptions {
   runId: string;
@@ -113,8 +120,8 @@ export async function seedDemoRun(log: EventLog, opts: SeedOptions): Promise<Run
       options: { sources: { Shop: 'http://127.0.0.1:4010' }, env: {} },
       createdAt: opts.startAt,
     },
-    'seed-worker',
-    TTL,
+    SEED_OWNER,
+    leaseTtl(opts.startAt),
     [{ type: 'run.started', stepPath: '', payload: { mission: 'DemoOrders', missionHash: 'seed-' + opts.runId }, recordedAt: opts.startAt }],
   );
   const w = new RunWriter(log, lease, opts.startAt, stepMs);
