@@ -7,18 +7,11 @@
  * is `encodeURIComponent`-encoded, so data can never change the shape of the path.
  */
 import type { Span } from '../lang/ast.js';
+import { PLACEHOLDER } from '../lang/path-placeholders.js';
 import { EvaluatorError, NO_SPAN } from './eval-errors.js';
 import type { Scope } from './scope.js';
 import { describeValue, fieldOf } from './values.js';
 
-const PLACEHOLDER = /\{([A-Za-z_$][\w$]*(?:\.[\w$]+)*)\}/g;
-
-/** The placeholders of a template as written (`"x"`, `"x.y.z"`), each once, in order. */
-export function pathPlaceholders(template: string): string[] {
-  const seen = new Set<string>();
-  for (const match of template.matchAll(PLACEHOLDER)) seen.add(match[1]!);
-  return [...seen];
-}
 
 /**
  * Fills every placeholder from `scope`; `span` (the path literal's) is where errors point, and

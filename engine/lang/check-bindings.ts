@@ -13,7 +13,7 @@
  */
 import type { ActionDecl, Name, Span, Step, SubPattern } from './ast.js';
 import type { CheckContext } from './check-context.js';
-import { pathPlaceholders } from '../eval/path-template.js';
+import { pathPlaceholders } from './path-placeholders.js';
 
 interface Binding {
   /** Where it was bound, for "the outer `count` (line N)". */

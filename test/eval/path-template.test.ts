@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EvaluatorError } from '../../engine/eval/eval-errors.js';
-import { interpolatePath, pathPlaceholders } from '../../engine/eval/path-template.js';
+import { interpolatePath } from '../../engine/eval/path-template.js';
+import { pathPlaceholders } from '../../engine/lang/path-placeholders.js';
 import { Scope } from '../../engine/eval/scope.js';
 
 function scopeWith(vars: Record<string, unknown>): Scope {
