@@ -19,6 +19,8 @@ import type { StudioWorker } from './studio-worker.js';
 
 /** How long `run.resume` waits for its process before answering 'running'. */
 const RESUME_ANSWER_WAIT_MS = 2000;
+/** How long `run.resume` waits for the process that suspended the run to exit. */
+const EXITING_WAIT_MS = 5000;
 
 export interface RunProcessesDeps {
   launcher: CliLauncher;
@@ -78,7 +80,13 @@ export class RunProcesses {
       throw error;
     }
     const view = await this.deps.views.get(runId);
-    const running = this.processes.get(runId);
+    let running = this.processes.get(runId);
+    if (running !== undefined && view.record.status === 'suspended') {
+      // The process that suspended the run has released it and is only exiting (the page sees
+      // 'suspended' before the exit): let it go rather than refuse the resume.
+      await Promise.race([running.exited, this.deps.clock.sleep(EXITING_WAIT_MS)]);
+      running = this.processes.get(runId);
+    }
     if (running !== undefined) {
       throw new StudioError('conflict', `run ${runId} already has a process (pid ${running.pid}); wait for it to exit`);
     }

@@ -178,6 +178,28 @@ describe('studio service', () => {
     }
   });
 
+  it('resumes a suspended run whose previous process is still exiting, once it has exited', async () => {
+    const seeded = sampleEvents();
+    const held = await startRun(log, 'run-exiting', seeded[0]!);
+    await log.commit(held, [], { durable: false, status: { status: 'suspended', wakeAt: Date.now() + 3600_000, waitingOn: 'pause:p1', releaseLease: true } });
+    const release = path.join(dir, 'release-hold');
+    process.env['FAKE_CLI_RELEASE'] = release;
+    try {
+      // This resume's process suspends nothing new and stays alive until released: the studio answers 'running'.
+      expect(await service.handle('run.resume', { runId: 'run-exiting', payload: 'hold' })).toEqual({ runId: 'run-exiting', outcome: 'running' });
+      // The log says suspended while that process lives: a second resume waits for it instead of refusing.
+      const second = service.handle('run.resume', { runId: 'run-exiting' });
+      let settled = false;
+      void second.then(() => (settled = true), () => (settled = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(settled).toBe(false);
+      fs.writeFileSync(release, '');
+      expect(await second).toEqual({ runId: 'run-exiting', outcome: 'completed' });
+    } finally {
+      delete process.env['FAKE_CLI_RELEASE'];
+    }
+  });
+
   it('tells the renderer what it knows about itself', async () => {
     const info = await service.handle('studio.info', {});
     expect(info).toMatchObject({ dbPath: path.join(dir, 'reqon.db'), demoApiUrl: null });
