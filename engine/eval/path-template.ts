@@ -13,22 +13,37 @@ import type { Scope } from './scope.js';
 import { describeValue, fieldOf } from './values.js';
 
 
-/**
- * Fills every placeholder from `scope`; `span` (the path literal's) is where errors point, and
- * `line` (asked only on an error) the request's line, for a message read without the source.
- */
-export function interpolatePath(template: string, scope: Scope, span: Span = NO_SPAN, line?: () => number | undefined): string {
+export interface PathContext {
+  /** The path literal's span: where errors point. */
+  span?: Span;
+  /** The request's line, asked only on an error, for a message read without the source. */
+  line?: () => number | undefined;
+  /**
+   * The run's environment as `env()` sees it (`--env`, `REQON_*`). A bare `{NAME}` that no
+   * variable binds is read from it — upstream's examples write `{GITHUB_OWNER}` meaning the
+   * setting of that name; a variable of the same name always wins.
+   */
+  env?: (name: string) => string | undefined;
+}
+
+/** Fills every placeholder from `scope` (and a bare unbound name from `at.env`). */
+export function interpolatePath(template: string, scope: Scope, at: PathContext = {}): string {
+  const span = at.span ?? NO_SPAN;
   return template.replace(PLACEHOLDER, (_whole, path: string) => {
     const [head, ...rest] = path.split('.');
     let value = scope.get(head!);
+    if (value === undefined && rest.length === 0 && at.env) {
+      const fromEnv = at.env(head!);
+      if (fromEnv !== undefined && fromEnv !== '') value = fromEnv;
+    }
     for (const part of rest) value = fieldOf(value, part);
     if (value === undefined || value === null) {
       const why =
         scope.get(head!) === undefined
-          ? `no variable \`${head}\` is bound here; bind it before the request in this action, e.g. \`let ${head} = env("${head}")\``
+          ? `no variable \`${head}\` is bound here${rest.length === 0 && at.env ? ' and the run has no setting of that name' : ''}; bind it before the request in this action, e.g. \`let ${head} = env("${head}")\`${rest.length === 0 && at.env ? `, or give the run \`--env ${head}=…\`` : ''}`
           : `\`${path}\` is ${value === null ? 'null' : 'absent'}`;
-      const at = line?.();
-      throw new EvaluatorError('R4010', `Path parameter {${path}}${at === undefined ? '' : ` (line ${at})`} did not resolve: ${why}`, span);
+      const lineNo = at.line?.();
+      throw new EvaluatorError('R4010', `Path parameter {${path}}${lineNo === undefined ? '' : ` (line ${lineNo})`} did not resolve: ${why}`, span);
     }
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       return encodeURIComponent(String(value));

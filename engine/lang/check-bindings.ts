@@ -7,8 +7,9 @@
  * Two warnings, for forms upstream's examples write and running then surprises:
  * - E3040: a `let` in a loop body naming a variable bound outside the loop binds a new variable
  *   for that iteration; the outer one never changes (`let count = count + 1` counts nothing).
- * - E3041: a `{NAME}` placeholder of a request path that no variable can fill: a path is filled
- *   from variables only (path-template.ts), so running fails there (R4010).
+ * - E3041: a `{NAME}` placeholder of a request path that no variable can fill: a bare name is
+ *   then read from the run's `--env` settings (path-template.ts), and without one running fails
+ *   there (R4010); a dotted one always fails.
  * A name bound on only some paths (a match arm's block) counts as bound: a warning must be true.
  */
 import type { ActionDecl, Name, Span, Step, SubPattern } from './ast.js';
@@ -106,12 +107,17 @@ function checkPlaceholders(ctx: CheckContext, file: string, template: string, sp
     const head = placeholder.split('.')[0]!;
     if (scope.lookup(head)) continue;
     const where = ctx.findWord(file, span, `{${placeholder}}`);
+    const bare = placeholder === head;
     ctx.report(
       file,
       'E3041',
       where,
-      `No variable \`${head}\` is bound before this request, so its path placeholder {${placeholder}} cannot be filled: running fails here (R4010)`,
-      `a path placeholder is filled from a variable (a \`let\`, a loop variable, an \`apply … as\`), never from a record field or the environment by itself; bind it earlier in this action, e.g. \`let ${head} = env("${head}")\``,
+      bare
+        ? `No variable \`${head}\` is bound before this request, so its path placeholder {${head}} is read from the run's setting \`${head}\` (\`reqon run … --env ${head}=…\`): without one, running fails here (R4010)`
+        : `No variable \`${head}\` is bound before this request, so its path placeholder {${placeholder}} cannot be filled: running fails here (R4010)`,
+      bare
+        ? `bind it earlier in this action (\`let ${head} = …\`) or give every run \`--env ${head}=…\``
+        : `a dotted placeholder is filled from a variable (a \`let\`, a loop variable, an \`apply … as\`), never from a record field; bind \`${head}\` earlier in this action`,
     );
   }
 }

@@ -66,12 +66,16 @@ export async function runFetch(
     const operation = resolveOperation(rt.http.spec(source), step.operation.name);
     method = operation.method;
     operationId = operation.operationId;
-    requestPath = interpolatePath(operation.pathTemplate, frame.scope, step.operation.span);
+    requestPath = interpolatePath(operation.pathTemplate, frame.scope, { span: step.operation.span, env: (name) => ctx.inputs.env(name) });
   } else {
     method = step.method;
     requestPath =
       step.path.kind === 'String'
-        ? interpolatePath(step.path.value, frame.scope, step.path.span, () => rt.model.stepLine(frame.action, step.span.start))
+        ? interpolatePath(step.path.value, frame.scope, {
+            span: step.path.span,
+            line: () => rt.model.stepLine(frame.action, step.span.start),
+            env: (name) => ctx.inputs.env(name),
+          })
         : String(evaluate(step.path, ctx));
   }
   const body = options.body ? evaluate(options.body, ctx) : undefined;

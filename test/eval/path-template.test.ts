@@ -34,7 +34,7 @@ describe('interpolatePath (§C.1.3 V2)', () => {
   ])('%s with %j does not resolve', (template, vars) => {
     let error: unknown;
     try {
-      interpolatePath(template, scopeWith(vars), { start: 3, end: 9 });
+      interpolatePath(template, scopeWith(vars), { span: { start: 3, end: 9 } });
     } catch (e) {
       error = e;
     }
@@ -53,12 +53,22 @@ describe('interpolatePath (§C.1.3 V2)', () => {
     expect(() => interpolatePath('/x/{a.b}', scopeWith({ a: {} }))).toThrow('Path parameter {a.b} did not resolve: `a.b` is absent');
   });
 
+  it('a bare unbound name is read from the run\'s settings; a bound variable, a dotted name or an empty setting is not', () => {
+    const env = (name: string) => ({ OWNER: 'acme corp', EMPTY: '', id: 'from-env' })[name];
+    expect(interpolatePath('/repos/{OWNER}', new Scope(), { env })).toBe('/repos/acme%20corp');
+    expect(interpolatePath('/x/{id}', scopeWith({ id: 7 }), { env })).toBe('/x/7');
+    expect(() => interpolatePath('/x/{OWNER.name}', new Scope(), { env })).toThrow('Path parameter {OWNER.name} did not resolve');
+    expect(() => interpolatePath('/x/{EMPTY}', new Scope(), { env })).toThrow(
+      'Path parameter {EMPTY} did not resolve: no variable `EMPTY` is bound here and the run has no setting of that name; bind it before the request in this action, e.g. `let EMPTY = env("EMPTY")`, or give the run `--env EMPTY=…`',
+    );
+  });
+
   it('names the request line when given one, and asks for it only on an error', () => {
     let asked = 0;
     const line = () => (asked++, 12);
-    expect(interpolatePath('/x/{id}', scopeWith({ id: 7 }), undefined, line)).toBe('/x/7');
+    expect(interpolatePath('/x/{id}', scopeWith({ id: 7 }), { line })).toBe('/x/7');
     expect(asked).toBe(0);
-    expect(() => interpolatePath('/x/{OWNER}', new Scope(), undefined, line)).toThrow('Path parameter {OWNER} (line 12) did not resolve: no variable `OWNER` is bound here');
+    expect(() => interpolatePath('/x/{OWNER}', new Scope(), { line })).toThrow('Path parameter {OWNER} (line 12) did not resolve: no variable `OWNER` is bound here');
     expect(asked).toBe(1);
   });
 

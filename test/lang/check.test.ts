@@ -393,9 +393,11 @@ describe('variables in their scopes (E3040, E3041)', () => {
     const src = mission('    get "/repos/{OWNER}/{repo.name}/issues"');
     const ds = check(src);
     expect(ds.map((d) => `${d.code} ${d.severity} ${d.text}`)).toEqual(['E3041 warning {OWNER}', 'E3041 warning {repo.name}']);
-    expect(ds[0]!.message).toBe('No variable `OWNER` is bound before this request, so its path placeholder {OWNER} cannot be filled: running fails here (R4010)');
-    expect(ds[0]!.help).toContain('`let OWNER = env("OWNER")`');
-    expect(ds[1]!.message).toContain('No variable `repo`');
+    expect(ds[0]!.message).toBe(
+      "No variable `OWNER` is bound before this request, so its path placeholder {OWNER} is read from the run's setting `OWNER` (`reqon run … --env OWNER=…`): without one, running fails here (R4010)",
+    );
+    expect(ds[0]!.help).toContain('`--env OWNER=…`');
+    expect(ds[1]!.message).toBe('No variable `repo` is bound before this request, so its path placeholder {repo.name} cannot be filled: running fails here (R4010)');
   });
 
   it('no E3041 when a let, a loop variable, an apply … as, a match binding or a wait binds the head first', () => {
