@@ -1,7 +1,6 @@
 /**
  * The rules of sql/nosql store tables that do not depend on the database: which table names a
- * store may use, and how an upsert merges. The PostgreSQL log uses these; sqlite/table-store.ts
- * holds the same rules (to be pointed here once its insertion-order change has landed).
+ * store may use, and how an upsert merges: one set of rules for both backends' table stores.
  */
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

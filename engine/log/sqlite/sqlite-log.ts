@@ -47,7 +47,8 @@ import { readEvents } from './read-events.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { countEventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
-import { checkTableName, TableStores } from './table-store.js';
+import { checkTableName } from '../store-rules.js';
+import { TableStores } from './table-store.js';
 import { WalSync } from './wal-sync.js';
 
 export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {

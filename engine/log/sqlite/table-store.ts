@@ -20,15 +20,15 @@
  *   a REPLACE naming the old rowid through a subquery cost 1.3–1.6×.
  *
  * Invariant: every method runs inside the caller's write transaction and never awaits. Table
- * names are plain identifiers and never `reqon_*` (ours) or `sqlite_*` (SQLite's).
+ * names follow store-rules.ts (plain identifiers, never `reqon_*`, `sqlite_*` or `pg_*`).
  */
 import type Database from 'better-sqlite3';
 import type { TableStoreWrite } from '../log.js';
-import { describe } from './rows.js';
+import { describe } from '../rows.js';
+import { checkTableName, mergePatch, stripUndefined } from '../store-rules.js';
 
 type StoreKind = TableStoreWrite['storeKind'];
 
-const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** Columns we own in every store table; a record field with one of these names stays in JSON only. */
 const RESERVED_COLUMNS = new Set(['_seq', '_key', '_record', '_doc']);
 /** SQLite's names for the rowid: a field with one of these names never becomes a column that would hide it. */
@@ -37,19 +37,6 @@ const ROWID_NAMES = ['rowid', '_rowid_', 'oid'];
 const MAX_PROJECTED_COLUMNS = 500;
 const MAX_COLUMN_NAME = 128;
 const MAX_CACHED_STATEMENTS = 256;
-
-export function checkTableName(table: unknown, storeKind: string): asserts table is string {
-  if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
-    throw new Error(
-      `${storeKind} store table name ${JSON.stringify(table)} is not a plain identifier (letters, digits and _, not starting with a digit, at most 63 characters); rename the store's table`,
-    );
-  }
-  if (/^(reqon_|sqlite_)/i.test(table)) {
-    throw new Error(
-      `${storeKind} store table name '${table}' is reserved: names starting with 'reqon_' belong to the run log and 'sqlite_' to SQLite; rename the store's table`,
-    );
-  }
-}
 
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
@@ -69,44 +56,6 @@ function projectValue(value: unknown): string | number | null {
     default:
       return null;
   }
-}
-
-/** A record without its undefined fields ("not given"). */
-function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
-  // Callers never mutate the result (it is merged into a new object or serialised), so a record
-  // without undefined fields — nearly all of them — is used as it is instead of being copied.
-  for (const key in record) {
-    if (Object.hasOwn(record, key) && record[key] === undefined) {
-      return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
-    }
-  }
-  return record;
-}
-
-/**
- * JSON Merge Patch (RFC 7386), `undefined` = not given: objects merged key by key, arrays and
- * other values replace, `null` deletes. The same rule as engine/stores/merge.ts (a layer above us).
- */
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = {};
-  const define = (key: string, value: unknown): void => {
-    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    else out[key] = value;
-  };
-  if (typeof target === 'object' && target !== null && !Array.isArray(target)) {
-    for (const key of Object.keys(target)) {
-      const value = (target as Record<string, unknown>)[key];
-      if (value !== undefined) define(key, value);
-    }
-  }
-  for (const key of Object.keys(patch)) {
-    const value = (patch as Record<string, unknown>)[key];
-    if (value === undefined) continue;
-    if (value === null) delete out[key];
-    else define(key, mergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value));
-  }
-  return out;
 }
 
 interface SqlTableShape {
