@@ -1,19 +1,20 @@
 /**
  * One studio per spec: a temp directory with its own SQLite log, seeded by the spec, and the real
  * studio server (engine/server) started in this process on 127.0.0.1 with a port picked by the
- * OS, serving the built renderer (renderer/dist). `stop()` closes the server, the service and
+ * OS, serving the renderer the e2e global setup built (its own directory, `rendererDist`). `stop()` closes the server, the service and
  * the seeding log, and removes the temp directory.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { createStudioService, type StudioService, type StudioServiceOptions } from '../../engine/server/studio-service.js';
 import { startStudioServer, type StudioServer } from '../../engine/server/studio-server.js';
 import { REPO_ROOT } from './seed-runs.js';
 
-export const RENDERER_DIST = path.join(REPO_ROOT, 'renderer', 'dist');
+export const RENDERER_DIST = inject('rendererDist');
 export const CLI_PATH = path.join(REPO_ROOT, 'dist', 'engine', 'cli', 'main.js');
 
 export interface Studio {
@@ -38,7 +39,7 @@ export interface StudioOptions {
 
 export async function startStudio(options: StudioOptions = {}): Promise<Studio> {
   if (!fs.existsSync(path.join(RENDERER_DIST, 'index.html'))) {
-    throw new Error(`renderer/dist is missing: the e2e global setup builds it (npm run build:renderer).`);
+    throw new Error(`${RENDERER_DIST}/index.html is missing: the e2e global setup builds the renderer there (with REQON_E2E_SKIP_BUILD=1 it is renderer/dist: npm run build:renderer).`);
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-e2e-'));
   const dbPath = path.join(dir, 'reqon.db');
