@@ -196,6 +196,8 @@ describe('studio service', () => {
       fs.writeFileSync(release, '');
       expect(await second).toEqual({ runId: 'run-exiting', outcome: 'completed' });
     } finally {
+      // Release the held process even when an assertion failed, so no fake outlives the test.
+      fs.writeFileSync(release, '');
       delete process.env['FAKE_CLI_RELEASE'];
     }
   });
