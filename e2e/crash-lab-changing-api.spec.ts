@@ -21,6 +21,9 @@ let errors: string[];
 let runId: string;
 
 const phase = () => page.getByLabel('Lab phases').getAttribute('data-phase');
+const labId = () => page.getByLabel('Lab phases').getAttribute('data-lab-id');
+/** The phase of a lab other than `before` (the one on screen when it was started), or 'starting'. */
+const phaseOfNewLab = (before: string | null) => async () => ((await labId()) === before ? 'starting' : await phase());
 
 beforeAll(async () => {
   requireCli();
@@ -72,8 +75,10 @@ describe('crash lab on an API whose answers change', () => {
 
   it('chaos mode crashes only at points the run reaches, shows them, and survives every one', async () => {
     await page.getByLabel('Max crashes').fill('4');
+    // The previous test's lab is still on screen, already 'done': wait for this lab's own phase.
+    const previous = await labId();
     await page.getByRole('button', { name: 'Chaos mode' }).click();
-    await expect.poll(phase, { timeout: 120_000, interval: 250 }).toMatch(/^(done|failed)$/);
+    await expect.poll(phaseOfNewLab(previous), { timeout: 120_000, interval: 250 }).toMatch(/^(done|failed)$/);
     expect(await phase()).toBe('done');
     const picks = ((await page.getByLabel('Crash picks').textContent()) ?? '').replace('Armed, one per process: ', '').split(' → ');
     expect(picks).toHaveLength(4);

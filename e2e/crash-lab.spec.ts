@@ -69,8 +69,12 @@ describe('crash lab', () => {
 
   it('survives chaos mode: random crashes until the run gets through', async () => {
     await page.getByLabel('Max crashes').fill('6');
+    // The previous test's lab is still on screen, already 'done': wait for this lab's own phase.
+    const phases = page.getByLabel('Lab phases');
+    const previous = await phases.getAttribute('data-lab-id');
     await page.getByRole('button', { name: 'Chaos mode' }).click();
-    await expect.poll(() => page.getByLabel('Lab phases').getAttribute('data-phase'), { timeout: 120_000, interval: 250 }).toMatch(/^(done|failed)$/);
+    const newLabPhase = async () => ((await phases.getAttribute('data-lab-id')) === previous ? 'starting' : await phases.getAttribute('data-phase'));
+    await expect.poll(newLabPhase, { timeout: 120_000, interval: 250 }).toMatch(/^(done|failed)$/);
     expect(await page.getByLabel('Lab phases').textContent()).toContain('chaos mode');
     // Every pick is a point the reference run reached, shown before the verdict.
     expect(await page.getByLabel('Crash picks').textContent()).toMatch(/^Armed, one per process: [a-z-]+:\d+/);

@@ -21,7 +21,7 @@ export function CrashLabPhases({ status }: { status: CrashLabStatus }) {
   const current = rank(status.phase);
   const failed = status.phase === 'failed';
   return (
-    <ol className="crash-lab-phases" aria-label="Lab phases" data-phase={status.phase}>
+    <ol className="crash-lab-phases" aria-label="Lab phases" data-phase={status.phase} data-lab-id={status.labId}>
       {ORDER.map((p, i) => {
         const state = failed ? (i === 0 ? 'failed' : 'todo') : i < current ? 'done' : i === current ? (p.phase === 'done' ? 'done' : 'active') : 'todo';
         return (
