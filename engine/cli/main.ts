@@ -12,6 +12,7 @@ import { CliError } from './cli-error.js';
 import type { CliIo, CommandModule } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { MissionLoadError } from '../lang/mission-load-error.js';
+import { logUnreachable } from '../log/errors.js';
 import { versionLine } from './version.js';
 
 interface CommandEntry {
@@ -140,6 +141,17 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
   if (e instanceof MissionLoadError) {
     io.stderr(`reqon: ${e.message}\n`);
     return EXIT_USAGE;
+  }
+  if (logUnreachable(e)) {
+    // The database went away mid-command (a restart, a network cut): not our bug, and nothing
+    // was lost — what was not committed was never acknowledged, and a run stays resumable.
+    const reason = e instanceof Error ? e.message : String(e);
+    io.stderr(
+      `reqon: lost the log database mid-command: ${reason}\n` +
+        'reqon: nothing after the last commit was written; a run this command was carrying stays resumable — ' +
+        '`reqon resume RUN_ID` (or a worker, once its lease expires) carries it on when the database is back\n',
+    );
+    return EXIT_FAILED;
   }
   const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
   io.stderr(`reqon: internal error (please report it): ${detail}\n`);

@@ -77,3 +77,35 @@ export class LogConnectionError extends Error {
     super(`cannot reach the log database ${target}: ${reason}; check that the server is running and that --db (or $REQON_DB) names it`, options);
   }
 }
+
+/**
+ * True for an error that says the log database cannot be reached (refused, broken connection,
+ * server shutting down or starting up), not that something is wrong with what was asked.
+ */
+export function logUnreachable(error: unknown): boolean {
+  if (error instanceof LogConnectionError) return true;
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && /^(08|57P0[1-3])/.test(e.code)) return true;
+  if (typeof e?.code === 'string' && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT)$/.test(e.code)) return true;
+  return typeof e?.message === 'string' && /Connection terminated|connection (?:is )?closed|Client has encountered a connection error/i.test(e.message);
+}
+
+/** SQLite result codes that say the database itself failed (disk, file, lock), not the write asked of it. */
+const SQLITE_INFRASTRUCTURE = /^SQLITE_(IOERR|FULL|CORRUPT|NOTADB|READONLY|CANTOPEN|BUSY|LOCKED|NOMEM|PROTOCOL)/;
+/** PostgreSQL SQLSTATE classes of the same: insufficient resources (a full disk), system errors. */
+const PG_INFRASTRUCTURE = /^(53|58)/;
+
+/**
+ * True for an error of the log itself — unreachable, closed, out of disk, failing I/O — rather than
+ * of what a step asked it to do (a table name, a value a column cannot hold). Such an error is
+ * never a step's failure: no `onError` may tolerate it and no run is failed for it; the walk
+ * stops, nothing after the last commit counts, and the run stays resumable once the log is back.
+ */
+export function isLogFailure(error: unknown): boolean {
+  if (logUnreachable(error)) return true;
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'LogClosedError') return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return error.name === 'SqliteError' ? SQLITE_INFRASTRUCTURE.test(code) : PG_INFRASTRUCTURE.test(code);
+}

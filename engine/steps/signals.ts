@@ -3,6 +3,7 @@
  * suspension are signals, not failures: they are logged as information and caught where their
  * meaning ends (an iteration, an action, the pipeline, the run). Real failures are `StepError`s.
  */
+import { isLogFailure } from '../log/errors.js';
 import type { RetryConfig } from '../lang/ast.js';
 
 /** `skip`, and `queue` once the value is queued: end the action (or the current iteration). */
@@ -54,8 +55,9 @@ export class StepError extends Error {
 
 /**
  * Errors of the engine itself, not of the mission: replay divergence, a lost lease, the end of a
- * verify. They are never tolerated by `onError continue`, never wrapped, never recorded as a
- * step failure — they stop the walk as they are.
+ * verify, a log that failed (unreachable, out of disk: `isLogFailure`). They are never tolerated
+ * by `onError continue`, never wrapped, never recorded as a step failure — they stop the walk as
+ * they are, and the run stays as the log last holds it.
  */
 export function isEngineError(error: unknown): boolean {
   return (
@@ -63,7 +65,8 @@ export function isEngineError(error: unknown): boolean {
     (error.name === 'NondeterminismError' ||
       error.name === 'LeaseLostError' ||
       error.name === 'ReplayExhausted' ||
-      error.name === 'StopRequested')
+      error.name === 'StopRequested' ||
+      isLogFailure(error))
   );
 }
 

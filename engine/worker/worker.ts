@@ -30,7 +30,7 @@ import {
   type EngineDeps,
   type RunResult,
 } from '../executor/run-mission.js';
-import { LogConnectionError } from '../log/errors.js';
+import { logUnreachable } from '../log/errors.js';
 import type { EventLog, RunRecord } from '../log/log.js';
 import { fireDueSchedules } from './schedules.js';
 
@@ -307,14 +307,3 @@ export class Worker {
   }
 }
 
-/**
- * True for an error that says the log database cannot be reached (refused, broken connection,
- * server shutting down or starting up), not that something is wrong with what was asked.
- */
-export function logUnreachable(error: unknown): boolean {
-  if (error instanceof LogConnectionError) return true;
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code === 'string' && /^(08|57P0[1-3])/.test(e.code)) return true;
-  if (typeof e?.code === 'string' && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT)$/.test(e.code)) return true;
-  return typeof e?.message === 'string' && /Connection terminated|connection (?:is )?closed|Client has encountered a connection error/i.test(e.message);
-}

@@ -7,6 +7,10 @@
  * server is back it carries every run on — each run completes, every POST applied once per
  * Idempotency-Key at the counting server, every store row written once. While the server is down,
  * a CLI command fails in one clear line (exit 2, no stack, no password), and works again after.
+ *
+ * And a `reqon run` whose log goes away inside a loop: the failed commit is no step's failure —
+ * no iteration is skipped or tolerated, the command stops in one clear line (exit 1), and once the
+ * server is back `reqon resume` carries the run on: every iteration once, verify clean.
  * Skipped, with the reason printed, where the PostgreSQL binaries are missing.
  */
 import fs from 'node:fs';
@@ -39,6 +43,19 @@ const SLOW = `mission Slow {
     store { id: env("N"), ok: true } -> done { key: .id }
   }
   run A
+}
+`;
+
+const LOOP = `mission Loop {
+  source Api { auth: none, base: "http://placeholder.test" }
+  store rows: sql("loop_rows")
+  action Send {
+    for i in range(0, 30) {
+      post "/items" { body: { i: i } }
+      store { id: i, answer: response.ok } -> rows { key: .id }
+    }
+  }
+  run Send
 }
 `;
 
@@ -124,5 +141,56 @@ describe.runIf(wanted && !('missing' in bin))('the PostgreSQL server restarts mi
     const after = await runNode(build.cli, ['runs', '--db', url], { cwd: dir });
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout.split('\n').filter((l) => / completed /.test(l))).toHaveLength(RUNS);
+  }, 240_000);
+
+  it('a reqon run loses its log inside a loop: no iteration is tolerated as failed, the command stops in one line, resume finishes it once', async () => {
+    const own = await startPgCluster();
+    try {
+      const dir = own.dir;
+      const loopApi = new FakeApi().on('POST /items', async () => {
+        await new Promise((r) => setTimeout(r, 40));
+        return { status: 201, body: { ok: true } };
+      });
+      await loopApi.start();
+      try {
+        const file = path.join(dir, 'loop.vague');
+        fs.writeFileSync(file, LOOP);
+        fs.chmodSync(file, 0o644);
+        const run = spawnNode(build.cli, ['run', file, '--db', own.url, '--source', `Api=${loopApi.url}`], { cwd: dir });
+        await waitFor('a few iterations', () => loopApi.requests.length >= 5, 60_000, 5);
+        own.ctl(['-w', '-m', 'fast', 'stop']);
+        const ended = await run.exited;
+        own.ctl(['-w', '-o', `-c listen_addresses=127.0.0.1 -p ${own.port} -k ${dir}`, 'start']);
+
+        expect(ended.code, ended.stderr).toBe(1);
+        expect(ended.stderr).toMatch(/^reqon: lost the log database mid-command: /m);
+        expect(ended.stderr).toContain('stays resumable');
+        expect(ended.stderr).not.toMatch(/failed and was skipped|internal error|\n\s+at /);
+        const runId = /^run (\S+)/m.exec(ended.stdout)?.[1];
+        expect(runId, ended.stdout).toBeDefined();
+
+        const resumed = await runNode(build.cli, ['resume', runId!, '--db', own.url], { cwd: dir, timeoutMs: 60_000 });
+        expect(resumed.code, resumed.stderr).toBe(0);
+        const verified = await runNode(build.cli, ['verify', runId!, '--db', own.url], { cwd: dir });
+        expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+
+        const loopLog = await openLog(own.url);
+        try {
+          const events = await loopLog.read(runId!);
+          expect(events.filter((e) => e.type === 'step.failed')).toEqual([]);
+          expect((await loopLog.getRun(runId!))!.status).toBe('completed');
+          expect((await loopLog.readTable('sql', 'loop_rows')).map((r) => r.key)).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
+        } finally {
+          await loopLog.close();
+        }
+        const keys = new Set(loopApi.requests.map((r) => String(r.headers['idempotency-key'])));
+        expect(keys.size).toBe(30);
+        for (const key of keys) expect(loopApi.applied.get(key), key).toBe(1);
+      } finally {
+        await loopApi.stop();
+      }
+    } finally {
+      own.stop();
+    }
   }, 240_000);
 });
