@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './support/browser.js';
-import { CLI_PATH } from './support/studio.js';
+import { CLI_PATH, RENDERER_DIST } from './support/studio.js';
 import { requireCli } from './support/demo.js';
 import { screenshot } from './support/screenshots.js';
 
@@ -24,7 +24,12 @@ let page: Page;
 beforeAll(async () => {
   requireCli();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-e2e-demo-'));
-  child = spawn(process.execPath, [CLI_PATH, 'studio', '--demo', '--no-open', '--db', path.join(dir, 'reqon.db')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [CLI_PATH, 'studio', '--demo', '--no-open', '--db', path.join(dir, 'reqon.db')], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // The renderer this e2e run built (not renderer/dist, which a fresh clone does not have).
+    env: { ...process.env, REQON_RENDERER_DIR: RENDERER_DIST },
+  });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -152,7 +152,9 @@ export const command: CommandModule = {
       }
 
       io.stdout('Electron is not available here; serving the browser build of the studio instead.\n');
-      const server = await startStudioServer({ service, staticDir: path.join(root, 'renderer', 'dist'), port });
+      // $REQON_RENDERER_DIR serves another build of the renderer (the e2e suite builds its own).
+      const staticDir = process.env['REQON_RENDERER_DIR'] || path.join(root, 'renderer', 'dist');
+      const server = await startStudioServer({ service, staticDir, port });
       io.stdout(`${server.url}\n`);
       if (options['open'] !== false) openBrowser(server.url, io);
       await untilSignal();
