@@ -3,6 +3,7 @@
  * input gets a message naming it instead of a constraint error (and the write lock is held only
  * for the SQL).
  */
+import type { NewEvent } from './events.js';
 import { RUN_STATUSES, type CommitEntry, type StatusChange, type TableStoreWrite } from './log.js';
 import { checkInstant, describe, prepareEvent, type PreparedEvent } from './rows.js';
 
@@ -58,4 +59,13 @@ export function checkTtl(ttlMs: unknown, operation: string): asserts ttlMs is nu
   if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
     throw new Error(`${operation}: ttlMs must be a positive whole number of milliseconds but got: ${describe(ttlMs)}`);
   }
+}
+
+/** The arguments of `resumeSuspended`, checked; the resume event, serialised. */
+export function planResume(runId: unknown, expectedWaitingOn: unknown, event: NewEvent): PreparedEvent {
+  checkId(runId, 'resumeSuspended: runId');
+  if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
+    throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
+  }
+  return prepareEvent(event, `resumeSuspended '${runId}'`);
 }

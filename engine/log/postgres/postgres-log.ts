@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import type { EventType, NewEvent, StoredEvent } from '../events.js';
-import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry } from '../checks.js';
+import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
   RUN_STATUSES,
@@ -469,11 +469,7 @@ class PostgresEventLog implements EventLog {
     claim?: { path: string; eventId: string; waitId: string },
   ): Promise<'resumed' | 'not-waiting'> {
     this.open('resumeSuspended');
-    checkId(runId, 'resumeSuspended: runId');
-    if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
-      throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
-    }
-    const prepared = prepareEvent(event, `resumeSuspended '${runId}'`);
+    const prepared = planResume(runId, expectedWaitingOn, event);
     const notWaiting = new Error('not waiting');
     return this.committer
       .submit(true, async (client) => {

@@ -40,7 +40,7 @@ import {
   type StatusChange,
   type TableStoreWrite,
 } from '../log.js';
-import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry } from '../checks.js';
+import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
@@ -283,11 +283,7 @@ class SqliteEventLog implements EventLog {
     claim?: { path: string; eventId: string; waitId: string },
   ): Promise<'resumed' | 'not-waiting'> {
     this.open('resumeSuspended');
-    checkId(runId, 'resumeSuspended: runId');
-    if (typeof expectedWaitingOn !== 'string' || expectedWaitingOn === '') {
-      throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
-    }
-    const prepared = prepareEvent(event, `resumeSuspended '${runId}'`);
+    const prepared = planResume(runId, expectedWaitingOn, event);
     const notWaiting = new Error('not waiting');
     return this.committer
       .submit(true, () => {
