@@ -37,7 +37,7 @@ const LOAD_TIMEOUT_MS = 15_000;
 /** Entries per commit while seeding, so the run is not one giant transaction. */
 const SEED_BATCH = 5_000;
 
-/** The bar elements e2e/timeline.spec.ts waits for (renderer/src/components/TimelineLane.tsx). */
+/** The bar elements e2e/timeline.spec.ts waits for (renderer/src/views/timeline/TimelineLane.tsx). */
 const BAR_SELECTOR = '.timeline-bar';
 
 /**

@@ -10,11 +10,11 @@ import { RunTabs } from './RunTabs.js';
 import { StatusBar } from './StatusBar.js';
 import { ImportBundle } from './ImportBundle.js';
 import { DemoHint } from './DemoHint.js';
-import { Timeline } from './Timeline.js';
-import { Scrubber } from './Scrubber.js';
-import { EventInspector } from './EventInspector.js';
-import { ReplayDiff } from './ReplayDiff.js';
-import { CrashLab } from './CrashLab.js';
+import { Timeline } from '../views/timeline/Timeline.js';
+import { Scrubber } from '../views/state/Scrubber.js';
+import { EventInspector } from '../views/events/EventInspector.js';
+import { ReplayDiff } from '../views/replay/ReplayDiff.js';
+import { CrashLab } from '../views/crashlab/CrashLab.js';
 import type { StudioTab } from '../store/selection-slice.js';
 
 /** The view for a tab; keyed by run and tab so switching either starts it fresh. */

@@ -2,7 +2,7 @@
  * The lab's progress as a stepper (reference → armed → resuming → verifying → done), with the
  * current phase lit and a failed lab marked where it stopped.
  */
-import type { CrashLabPhase, CrashLabStatus } from '../lib/protocol.js';
+import type { CrashLabPhase, CrashLabStatus } from '../../lib/protocol.js';
 
 const ORDER: { phase: CrashLabPhase; label: string }[] = [
   { phase: 'reference', label: 'Reference run' },

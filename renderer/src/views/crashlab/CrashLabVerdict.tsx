@@ -4,7 +4,7 @@
  * if any, and the writes counted per Idempotency-Key at the lab's proxy. A lab in which no crash
  * happened is "not tested", whatever else held.
  */
-import type { CrashLabVerdict as Verdict } from '../lib/protocol.js';
+import type { CrashLabVerdict as Verdict } from '../../lib/protocol.js';
 
 function show(value: unknown): string {
   const s = JSON.stringify(value);

@@ -4,9 +4,9 @@
  * the engine — in a JSON viewer. Selection is shared with the timeline and the scrubber.
  */
 import { useEffect } from 'react';
-import { useStudio } from '../store/studio-store.js';
-import { knownLastSeq } from '../store/runs-slice.js';
-import { useEventPages } from '../lib/use-event-pages.js';
+import { useStudio } from '../../store/studio-store.js';
+import { knownLastSeq } from '../../store/runs-slice.js';
+import { useEventPages } from '../../lib/use-event-pages.js';
 import { EventInspectorList } from './EventInspectorList.js';
 import { EventInspectorPreview } from './EventInspectorPreview.js';
 

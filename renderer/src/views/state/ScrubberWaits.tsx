@@ -1,8 +1,8 @@
 /**
  * Checkpoints and pending timers/pauses/webhook waits at the scrubbed position.
  */
-import type { PendingWait } from '../lib/protocol.js';
-import { formatDateTime } from '../lib/time-format.js';
+import type { PendingWait } from '../../lib/protocol.js';
+import { formatDateTime } from '../../lib/time-format.js';
 
 interface Props {
   checkpoints: { key: string; syncedAt: number }[];

@@ -4,8 +4,8 @@
  */
 import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { EventPages } from '../lib/use-event-pages.js';
-import { formatClock, formatDuration } from '../lib/time-format.js';
+import type { EventPages } from '../../lib/use-event-pages.js';
+import { formatClock, formatDuration } from '../../lib/time-format.js';
 
 const ROW = 22;
 

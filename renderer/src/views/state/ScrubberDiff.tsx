@@ -2,7 +2,7 @@
  * "Compare with…": the engine's state diff between the pinned position and the scrubber, one row
  * per changed path with before and after.
  */
-import type { StateDiffEntry } from '../lib/protocol.js';
+import type { StateDiffEntry } from '../../lib/protocol.js';
 
 function show(value: unknown): string {
   if (value === undefined) return '';

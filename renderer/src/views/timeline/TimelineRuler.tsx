@@ -1,9 +1,9 @@
 /**
  * The axis ruler above the lanes: nice-stepped ticks for the visible window only.
  */
-import type { TimelineAxis } from '../lib/timeline-index.js';
-import { niceStep, ticks } from '../lib/ticks.js';
-import { formatDuration } from '../lib/time-format.js';
+import type { TimelineAxis } from '../../lib/timeline-index.js';
+import { niceStep, ticks } from '../../lib/ticks.js';
+import { formatDuration } from '../../lib/time-format.js';
 
 interface Props {
   axis: TimelineAxis;

@@ -7,11 +7,11 @@
  * from the loaded window: a seq picked in another view may lie outside it.
  */
 import { useEffect, useMemo, useRef } from 'react';
-import type { TimelineWindowBar } from '../lib/protocol.js';
-import { useRequest } from '../lib/use-request.js';
-import { formatClock, formatDuration } from '../lib/time-format.js';
-import { summariseStep } from '../lib/step-summary.js';
-import { useStudio } from '../store/studio-store.js';
+import type { TimelineWindowBar } from '../../lib/protocol.js';
+import { useRequest } from '../../lib/use-request.js';
+import { formatClock, formatDuration } from '../../lib/time-format.js';
+import { summariseStep } from '../../lib/step-summary.js';
+import { useStudio } from '../../store/studio-store.js';
 
 /** The innermost of the bars whose [startSeq, endSeq] contains the seq: the latest start, then the deepest. */
 export function innermostBar(bars: readonly TimelineWindowBar[]): TimelineWindowBar | null {

@@ -5,8 +5,8 @@
  */
 import { useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { StoreSnapshot, ValueSlice } from '../lib/protocol.js';
-import { JsonBlock } from './JsonBlock.js';
+import type { StoreSnapshot, ValueSlice } from '../../lib/protocol.js';
+import { JsonBlock } from '../../components/JsonBlock.js';
 
 const ROW = 24;
 

@@ -3,7 +3,7 @@
  * with the fields that differ from the other side marked. Where the replay stopped at the
  * divergence and has no entry, it shows what the replay asked for instead.
  */
-import type { VerifyEntry } from '../lib/protocol.js';
+import type { VerifyEntry } from '../../lib/protocol.js';
 
 interface Props {
   entry: VerifyEntry | null;

@@ -8,13 +8,13 @@
  * no base URL must be filled in.
  */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { CrashPointName, StartRunRequest } from '../lib/protocol.js';
-import { invoke } from '../lib/bridge.js';
-import { useRequest } from '../lib/use-request.js';
-import { useCrashLab } from '../lib/use-crash-lab.js';
-import { describeFailure } from '../lib/protocol-failure.js';
-import { parseKeyValues } from '../lib/key-values.js';
-import { useStudio } from '../store/studio-store.js';
+import type { CrashPointName, StartRunRequest } from '../../lib/protocol.js';
+import { invoke } from '../../lib/bridge.js';
+import { useRequest } from '../../lib/use-request.js';
+import { useCrashLab } from '../../lib/use-crash-lab.js';
+import { describeFailure } from '../../lib/protocol-failure.js';
+import { parseKeyValues } from '../../lib/key-values.js';
+import { useStudio } from '../../store/studio-store.js';
 import { CrashLabPhases } from './CrashLabPhases.js';
 import { CrashLabProcesses } from './CrashLabProcesses.js';
 import { CrashLabVerdict } from './CrashLabVerdict.js';

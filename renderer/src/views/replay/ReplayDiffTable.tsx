@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { VerifyRow } from '../lib/verify-rows.js';
+import type { VerifyRow } from '../../lib/verify-rows.js';
 import { ReplayDiffTableSide } from './ReplayDiffTableSide.js';
 
 const ROW = 24;

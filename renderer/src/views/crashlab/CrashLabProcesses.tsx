@@ -3,8 +3,8 @@
  * point, or a clean exit), and a bar over the run's log showing which part each process wrote —
  * everything before a resumed process's first new event was replayed from the log, not redone.
  */
-import type { CrashLabStatus } from '../lib/protocol.js';
-import type { ExitNotice } from '../lib/use-crash-lab.js';
+import type { CrashLabStatus } from '../../lib/protocol.js';
+import type { ExitNotice } from '../../lib/use-crash-lab.js';
 
 interface Props {
   status: CrashLabStatus;

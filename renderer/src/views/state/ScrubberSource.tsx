@@ -3,7 +3,7 @@
  * scrolled into view, and a file switcher when the mission has imports.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { MissionSource, RunState } from '../lib/protocol.js';
+import type { MissionSource, RunState } from '../../lib/protocol.js';
 
 interface Props {
   source: MissionSource | null;

@@ -4,10 +4,10 @@
  * aligned by index, with the divergence the engine found highlighted and explained.
  */
 import { useMemo, useState } from 'react';
-import { invoke } from '../lib/bridge.js';
-import type { VerifyReport } from '../lib/protocol.js';
-import { describeFailure } from '../lib/protocol-failure.js';
-import { alignVerifyRows } from '../lib/verify-rows.js';
+import { invoke } from '../../lib/bridge.js';
+import type { VerifyReport } from '../../lib/protocol.js';
+import { describeFailure } from '../../lib/protocol-failure.js';
+import { alignVerifyRows } from '../../lib/verify-rows.js';
 import { ReplayDiffTable } from './ReplayDiffTable.js';
 
 export function ReplayDiff({ runId }: { runId: string }) {

@@ -2,7 +2,7 @@
  * The marker legend: one glyph and colour per MarkerKind, shared with the lanes through
  * MARKER_GLYPHS so the two cannot disagree.
  */
-import type { MarkerKind } from '../lib/protocol.js';
+import type { MarkerKind } from '../../lib/protocol.js';
 
 export const MARKER_GLYPHS: Record<MarkerKind, string> = {
   effect: '●',

@@ -1,9 +1,9 @@
 /**
  * Timeline controls: axis (seq or wall time), zoom in/out, fit, and what the window shows.
  */
-import type { TimelineWindow } from '../lib/protocol.js';
-import type { TimelineAxis } from '../lib/timeline-index.js';
-import { formatDuration } from '../lib/time-format.js';
+import type { TimelineWindow } from '../../lib/protocol.js';
+import type { TimelineAxis } from '../../lib/timeline-index.js';
+import { formatDuration } from '../../lib/time-format.js';
 
 interface Props {
   axis: TimelineAxis;

@@ -2,9 +2,9 @@
  * The selected event: its header fields and its payload in a JSON viewer. HTTP events get the
  * request or response shown first, since that is what one opens them for.
  */
-import type { StoredEvent } from '../lib/protocol.js';
-import { formatDateTime } from '../lib/time-format.js';
-import { JsonBlock } from './JsonBlock.js';
+import type { StoredEvent } from '../../lib/protocol.js';
+import { formatDateTime } from '../../lib/time-format.js';
+import { JsonBlock } from '../../components/JsonBlock.js';
 
 function headline(event: StoredEvent): { label: string; value: unknown } | null {
   const p = event.payload as Record<string, unknown>;

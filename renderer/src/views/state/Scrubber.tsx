@@ -5,18 +5,18 @@
  * pins one position and shows run.stateDiff between the pin and the scrubber.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ValueSlice, ValueWindow } from '../lib/protocol.js';
-import { useStudio } from '../store/studio-store.js';
-import { knownLastSeq } from '../store/runs-slice.js';
-import { clampSeq } from '../store/scrub-slice.js';
-import { useRequest } from '../lib/use-request.js';
-import { formatClock } from '../lib/time-format.js';
+import type { ValueSlice, ValueWindow } from '../../lib/protocol.js';
+import { useStudio } from '../../store/studio-store.js';
+import { knownLastSeq } from '../../store/runs-slice.js';
+import { clampSeq } from '../../store/scrub-slice.js';
+import { useRequest } from '../../lib/use-request.js';
+import { formatClock } from '../../lib/time-format.js';
 import { ScrubberSlider } from './ScrubberSlider.js';
 import { ScrubberSource } from './ScrubberSource.js';
 import { ScrubberStores } from './ScrubberStores.js';
 import { ScrubberDiff } from './ScrubberDiff.js';
 import { ScrubberWaits } from './ScrubberWaits.js';
-import { JsonBlock } from './JsonBlock.js';
+import { JsonBlock } from '../../components/JsonBlock.js';
 
 /** Debounces a fast-moving value so dragging the slider does not queue a request per pixel. */
 function useSettled<T>(value: T, ms: number): T {

@@ -12,9 +12,9 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useStudio } from '../store/studio-store.js';
-import { useRequest, useRunAppended } from '../lib/use-request.js';
-import { useElementWidth } from '../lib/use-element-width.js';
+import { useStudio } from '../../store/studio-store.js';
+import { useRequest, useRunAppended } from '../../lib/use-request.js';
+import { useElementWidth } from '../../lib/use-element-width.js';
 import {
   buildTimelineIndex,
   clampWindow,
@@ -25,7 +25,7 @@ import {
   RUN_LANE_ID,
   type TimelineAxis,
   type WindowLoad,
-} from '../lib/timeline-index.js';
+} from '../../lib/timeline-index.js';
 import { TimelineToolbar } from './TimelineToolbar.js';
 import { TimelineLegend } from './TimelineLegend.js';
 import { TimelineRuler } from './TimelineRuler.js';

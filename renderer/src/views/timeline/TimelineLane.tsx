@@ -3,8 +3,8 @@
  * placed by lib/timeline-index (which merges what would share pixels). Clicking selects a seq.
  */
 import { memo } from 'react';
-import { placeBars, placeMarkers, type LaneIndex, type TimelineAxis } from '../lib/timeline-index.js';
-import { formatDuration } from '../lib/time-format.js';
+import { placeBars, placeMarkers, type LaneIndex, type TimelineAxis } from '../../lib/timeline-index.js';
+import { formatDuration } from '../../lib/time-format.js';
 import { MARKER_GLYPHS } from './TimelineLegend.js';
 
 interface Props {
