@@ -11,6 +11,7 @@ export const REQUEST_CHANNELS = [
   'runs.list',
   'run.get',
   'run.events',
+  'run.eventSearch',
   'run.timeline',
   'run.timelineWindow',
   'run.stateAt',

@@ -8,9 +8,11 @@
  * A snapshot test of the channel lists makes every change to this contract visible in review.
  */
 import type { StoredEvent } from '../log/events.js';
+import type { EventFilter, EventSearchPage } from '../inspect/event-search.js';
 
 /** The event vocabulary crosses the protocol as data: the renderer imports it from here only. */
 export type { StoredEvent, EventType, EventPayloads, ErrorInfo } from '../log/events.js';
+export type { EventFilter, EventSearchPage } from '../inspect/event-search.js';
 
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed';
 
@@ -357,6 +359,8 @@ export interface Requests {
   'runs.list': { req: { limit?: number }; res: RunSummary[] };
   'run.get': { req: { runId: string }; res: RunSummary };
   'run.events': { req: { runId: string; fromSeq?: number; limit?: number }; res: StoredEvent[] };
+  /** The events matching a filter (type, step, text), paged by match index; `locateSeq` finds a seq among them. */
+  'run.eventSearch': { req: { runId: string; filter: EventFilter; fromIndex?: number; limit?: number; locateSeq?: number }; res: EventSearchPage };
   'run.timeline': { req: { runId: string }; res: TimelineModel };
   /** The lanes, extent and totals of a run's timeline, with only the bars and markers of one window. */
   'run.timelineWindow': { req: TimelineWindowRequest; res: TimelineWindow };

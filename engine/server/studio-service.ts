@@ -36,6 +36,7 @@ import { RunProcesses } from './run-processes.js';
 import { forkTextDir, RunSharing } from './run-sharing.js';
 import { verifyInStudio } from './run-verify.js';
 import { timelineWindowQuery } from './timeline-window-query.js';
+import { eventSearchQuery, searchEvents } from './event-search-query.js';
 import { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
 import { StudioWorker } from './studio-worker.js';
@@ -178,6 +179,11 @@ class Service implements StudioService {
         const view = await this.views.get(str(channel, req, 'runId'));
         const limit = Math.min(optInt(channel, req, 'limit', 1) ?? 10_000, 50_000);
         return view.slice(optInt(channel, req, 'fromSeq', 0) ?? 1, limit);
+      }
+      case 'run.eventSearch': {
+        const query = eventSearchQuery(channel, req);
+        const view = await this.views.get(str(channel, req, 'runId'));
+        return searchEvents(view, view.all(), query);
       }
       case 'run.timeline':
         return (await this.views.get(str(channel, req, 'runId'))).timelineData();

@@ -13,6 +13,7 @@ describe('studio protocol channels', () => {
       'crashlab.start',
       'crashlab.verdict',
       'run.crash',
+      'run.eventSearch',
       'run.events',
       'run.export',
       'run.fork',

@@ -1,0 +1,115 @@
+/**
+ * Searching a run's events for the studio's Events tab: by type, by step and by text, on the
+ * engine side, so a 100k-event run is filtered where its events already are and the renderer
+ * pages through the matches as it pages through the whole log.
+ *
+ * A search holds the positions in the log of the events that matched, in order, and how far into the log it has looked, so a
+ * live run's new events are matched once each (`advance` looks only past `scanned`) and paging
+ * costs a slice, not a scan. It also counts every event's type on the way, for the type picker.
+ *
+ * Step filter: a step path, matched as a prefix at a path boundary — `Sync/1` keeps `Sync/1`,
+ * `Sync/1[4]/2` and `Sync/1>0/1`, never `Sync/10` — where `*` stands for any text within one
+ * segment, so `Sync/1[*]/3` keeps the 4th step of every iteration. Text: case-insensitive, in the
+ * type, the step path or the payload's JSON (payloads are redacted before they are logged, so a
+ * search can never find a secret).
+ */
+import type { StoredEvent } from '../log/events.js';
+
+export interface EventFilter {
+  /** Keep events of any of these types; empty or absent keeps every type. */
+  types?: string[];
+  /** A step path prefix, `*` for any text within a segment; empty keeps every step. */
+  step?: string;
+  /** Case-insensitive text in the type, the step path or the payload's JSON. */
+  text?: string;
+}
+
+/** One page of a search: matches `fromIndex`… of `total`, over the log up to `lastSeq`. */
+export interface EventSearchPage {
+  total: number;
+  lastSeq: number;
+  fromIndex: number;
+  events: StoredEvent[];
+  /** When asked with `locateSeq`: the index of the first match at or after that seq; null when none. */
+  located: number | null;
+  /** Every type in the log up to `lastSeq` with how many events have it, most frequent first. */
+  types: { type: string; count: number }[];
+}
+
+/** The characters that may follow a step's own path in the paths of what runs inside it (journal/step-path.ts). */
+const BOUNDARY = '(?:$|[/\\[>!#~])';
+
+export function stepMatcher(step: string): (stepPath: string) => boolean {
+  const pattern = step
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]*');
+  const re = new RegExp(`^${pattern}${BOUNDARY}`);
+  return (stepPath) => re.test(stepPath);
+}
+
+/** A stable key for a filter: the same filter typed twice shares one search. */
+export function filterKey(filter: EventFilter): string {
+  return JSON.stringify([[...(filter.types ?? [])].sort(), filter.step ?? '', (filter.text ?? '').toLowerCase()]);
+}
+
+export function isEmptyFilter(filter: EventFilter): boolean {
+  return (filter.types?.length ?? 0) === 0 && !filter.step && !filter.text;
+}
+
+export class EventSearch {
+  /** Indexes into the log (the run's events in seq order) of the events that matched. */
+  private readonly matches: number[] = [];
+  private readonly typeCounts = new Map<string, number>();
+  private readonly test: (event: StoredEvent) => boolean;
+  /** Events looked at so far: the log's first `scanned` events (they are in seq order). */
+  private scanned = 0;
+  private lastSeq = 0;
+
+  constructor(readonly filter: EventFilter) {
+    const types = new Set(filter.types ?? []);
+    const step = filter.step ? stepMatcher(filter.step) : null;
+    const text = filter.text ? filter.text.toLowerCase() : null;
+    this.test = (event) => {
+      if (types.size > 0 && !types.has(event.type)) return false;
+      if (step && !step(event.stepPath)) return false;
+      if (text === null) return true;
+      // Cheap fields first: most searches are for a type or a step, and a payload may be megabytes.
+      return event.type.toLowerCase().includes(text) || event.stepPath.toLowerCase().includes(text) || JSON.stringify(event.payload).toLowerCase().includes(text);
+    };
+  }
+
+  /** Matches the events of `log` past the ones already looked at; `log` is the run's events in seq order. */
+  advance(log: readonly StoredEvent[]): void {
+    for (; this.scanned < log.length; this.scanned++) {
+      const event = log[this.scanned]!;
+      this.typeCounts.set(event.type, (this.typeCounts.get(event.type) ?? 0) + 1);
+      if (this.test(event)) this.matches.push(this.scanned);
+      this.lastSeq = event.seq;
+    }
+  }
+
+  /** Matches [fromIndex, fromIndex + limit) of `log`, the same events `advance` was given (or more). */
+  page(log: readonly StoredEvent[], fromIndex: number, limit: number, locateSeq?: number): EventSearchPage {
+    const events = this.matches.slice(fromIndex, fromIndex + limit).map((i) => log[i]!);
+    return {
+      total: this.matches.length,
+      lastSeq: this.lastSeq,
+      fromIndex,
+      events,
+      located: locateSeq === undefined ? null : this.indexAtOrAfter(locateSeq, log),
+      types: [...this.typeCounts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
+    };
+  }
+
+  private indexAtOrAfter(seq: number, log: readonly StoredEvent[]): number | null {
+    let lo = 0;
+    let hi = this.matches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (log[this.matches[mid]!]!.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.matches.length ? lo : null;
+  }
+}
