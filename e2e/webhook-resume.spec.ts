@@ -95,6 +95,8 @@ describe('resuming with a payload', () => {
     expect(received).toHaveLength(1);
     expect(received[0]!.payload).toMatchObject({ eventId: expect.stringMatching(new RegExp(`^resume:${runId}:\\d+$`)) });
     expect(events.filter((e) => e.type === 'run.suspended')).toHaveLength(1);
+    // One resume, one marker (the wait's compare-and-set wrote it; the resumer adds none).
+    expect(events.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
     expect(errors).toEqual([]);
   });
 
@@ -105,5 +107,6 @@ describe('resuming with a payload', () => {
     expect((await runCli(['resume', wait, '--payload', '{"level":7}', '--db', studio.dbPath], studio.dir)).code).toBe(0);
     expect(await records(pause, 'decisions')).toEqual([{ id: 'd1', approved: false, by: 'bo' }]);
     expect(await records(wait, 'signals')).toEqual([{ id: 's1', body: { level: 7 } }]);
+    expect(await resumedEvents(wait)).toEqual(['run.suspended', 'run.resumed', 'run.completed']);
   });
 });

@@ -176,6 +176,10 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
   // pause and died before its first commit); a pause that was just resumed; or a run whose
   // previous process gave it up without finishing it.
   const reason = before.owner !== null ? 'crash' : (await lastIsPauseResume(deps.log, run)) ? 'pause' : 'manual';
+  // A wait's compare-and-set wrote this resume's `run.resumed` already (resumeSuspendedRun): the
+  // resumer carrying it on adds none, so one resume is one marker. An adopted edit still writes
+  // its own, which names the mission it carries on with.
+  const marked = before.owner === null && !edited && (await lastEvent(deps.log, run))?.type === 'run.resumed';
   return execute(
     {
       runId,
@@ -183,7 +187,7 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
       options: run.options,
       lease,
       recorded,
-      resumed: { reason, owner },
+      ...(marked ? {} : { resumed: { reason, owner } }),
       // An edit that replays the log carries on and becomes the run's mission (recorded with the
       // first commit), so a later crash resumes with it rather than with the original.
       ...(edited ? { adoptMission: { missionHash: missionHash(files), missionFiles: files } } : {}),
@@ -203,6 +207,11 @@ async function failInvalidMission(run: RunRecord, lease: { runId: string; owner:
   const event: NewEvent = { type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() };
   await deps.log.commit(lease, [{ kind: 'event', event }], { durable: true, status: { status: 'failed', releaseLease: true }, returnEvents: false });
   return { status: 'failed', error: failure, actionsRun: [], runId: run.runId, tolerated: [] };
+}
+
+/** The run's newest event. */
+async function lastEvent(log: EventLog, run: RunRecord): Promise<StoredEvent | undefined> {
+  return run.lastSeq < 1 ? undefined : (await log.read(run.runId, { fromSeq: run.lastSeq, toSeq: run.lastSeq }))[0];
 }
 
 /** True when the run's newest event, `run.resumed` markers aside, is a `pause.resumed`. */
