@@ -21,9 +21,14 @@
  *       process: the time to resume it to the end and that process's peak RSS
  *   (6) pure steps (let, map, validate) per second, under `trace: full` and `trace: minimal`
  *       (the median of 3 passes)
- * Figures (2)–(6) each run in a fresh child process of their own (engine-figure-child.ts), (6)
+ *   (peers) the shapes DBOS and Restate are measured in, so figures can be set beside theirs:
+ *       1 run × 1,000 sequential steps, 100 runs × 10 one after another, 100 runs × 10
+ *       concurrent — each for sql store steps and for POSTs (median of 5 after 3 untimed passes)
+ *   (growth) what the log costs as it grows: a log of 100k runs (1M effects), its size per event
+ *       and per effect, and the CLI's and the studio's reads of it (growth.ts)
+ * Figures (2)–(6), (peers) and (growth) each run in a fresh child process of their own (engine-figure-child.ts), (6)
  * once per trace mode, so no figure inherits another's heap or JIT state.
- * (2) and (3) run again on PostgreSQL ('2:pg', '3:pg'): the same scenarios on the PostgreSQL log,
+ * (2), (3) and (peers) run again on PostgreSQL ('2:pg', '3:pg', 'peers:pg'): the same scenarios on the PostgreSQL log,
  * on a throwaway cluster the figure starts and stops (test/support/pg-cluster.ts; a database per
  * log), and with PostgreSQL's own physical limit measured in the same run as their yardstick: the
  * single-row commit rate, one INSERT per transaction with synchronous_commit = on. Without the
@@ -31,7 +36,7 @@
  * Each run's outcome is checked (completed, every POST applied once, every record in its table)
  * so a fast but wrong engine shows up as a failure. Goals are printed in the unit column, never
  * asserted. REQON_BENCH_SCALE (default 1) scales every size, for a quick look;
- * REQON_BENCH_FIGURES (e.g. `4,6`) runs only the figures it lists (all by default).
+ * REQON_BENCH_FIGURES (e.g. `4,6,peers`) runs only the figures it lists (all by default).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,6 +63,7 @@ import {
   syncMission,
   type BenchServer,
 } from './engine-fixtures.js';
+import { growthFigures } from './growth.js';
 import type { SyncChildReport } from './sync-child.js';
 import type { ReplayChildReport } from './replay-child.js';
 
@@ -88,8 +94,20 @@ const PURE_ITERATIONS = scaled(100_000);
 /** Figure (6): timed passes after the warm-up (the median is printed). */
 const PURE_PASSES = 3;
 const RAW_FSYNC_MS = 2_000;
-const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6').split(',').map((f) => f.trim()));
-const wants = (figure: number) => FIGURES.has(String(figure));
+const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6,peers,growth').split(',').map((f) => f.trim()));
+const wants = (figure: number | string) => FIGURES.has(String(figure));
+/** Figure (peers): untimed passes of each shape, then PEER_PASSES timed ones (the median is printed). */
+const PEER_WARM_UP_PASSES = 3;
+const PEER_PASSES = 5;
+/**
+ * The workload shapes DBOS and Restate are measured in (issue 17), so our figures can be set
+ * beside theirs: the same number of durable steps, arranged three ways.
+ */
+const PEER_SHAPES: ReadonlyArray<RunsShape & { label: string }> = [
+  { label: '1 run × 1,000 sequential', runs: 1, effects: scaled(1_000), concurrent: false },
+  { label: '100 runs × 10, one after another', runs: 100, effects: 10, concurrent: false },
+  { label: '100 runs × 10 concurrent', runs: 100, effects: 10, concurrent: true },
+];
 /**
  * Figures (2), (3) and (6) first run their scenario once, untimed, at full size on a log of its
  * own, so that what is timed is the engine's steady state (hot paths compiled by the JIT, heap
@@ -99,7 +117,7 @@ const wants = (figure: number) => FIGURES.has(String(figure));
 const warmUpSize = (n: number) => n;
 
 /** What one figure process runs: a figure, and for (6) one trace mode. */
-export type FigureTask = '2' | '3' | '2:pg' | '3:pg' | '4' | '5' | '6:full' | '6:minimal';
+export type FigureTask = '2' | '3' | '2:pg' | '3:pg' | '4' | '5' | '6:full' | '6:minimal' | 'peers' | 'peers:pg' | 'growth';
 
 /** Set in a PostgreSQL figure's process: the cluster's admin URL, on which withLog makes a database per log. */
 let pgAdminUrl: string | undefined;
@@ -123,10 +141,12 @@ export async function benchmarks(): Promise<BenchResult[]> {
   const tasks: FigureTask[] = [];
   for (const figure of ['2', '3', '4', '5'] as const) if (wants(Number(figure))) tasks.push(figure);
   if (wants(6)) tasks.push('6:full', '6:minimal');
-  if (wants(2) || wants(3)) {
+  if (wants('peers')) tasks.push('peers');
+  if (wants('growth')) tasks.push('growth');
+  if (wants(2) || wants(3) || wants('peers')) {
     const bin = findPgBin();
-    if ('missing' in bin) process.stderr.write(`bench: engine figures (2) and (3) on PostgreSQL SKIPPED: ${bin.missing}\n`);
-    else for (const figure of ['2', '3'] as const) if (wants(Number(figure))) tasks.push(`${figure}:pg`);
+    if ('missing' in bin) process.stderr.write(`bench: engine figures (2), (3) and (peers) on PostgreSQL SKIPPED: ${bin.missing}\n`);
+    else for (const figure of ['2', '3', 'peers'] as const) if (wants(figure)) tasks.push(`${figure}:pg`);
   }
   for (const task of tasks) out.push(...(await figureInChild(task, fsyncs)));
   return out;
@@ -151,7 +171,7 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
   const server = await startBenchServer(SYNC_RECORDS, SYNC_PAGE);
   const env = createRealEnv({});
   const out: BenchResult[] = [];
-  const is = (figure: number) => task.split(':')[0] === String(figure);
+  const is = (figure: number | string) => task.split(':')[0] === String(figure);
   const onPg = task.endsWith(':pg');
   const cluster = onPg ? await startPgCluster() : undefined;
   try {
@@ -163,7 +183,7 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
       pgAdminUrl = cluster.url;
       yardstick = await pgCommitRate(cluster.url);
       limit = 'PG commit';
-      out.push({ name: `engine (${task[0]}) [PostgreSQL] single-row commits, synchronous_commit = on`, value: yardstick, unit: 'commits/s (its physical limit here)' });
+      out.push({ name: `engine (${task.split(':')[0]}) [PostgreSQL] single-row commits, synchronous_commit = on`, value: yardstick, unit: 'commits/s (its physical limit here)' });
     }
     const perRatio = (name: string, value: number, goal: string) => {
       out.push({ name: `${name}${tag}`, value, unit: 'effects/s' });
@@ -216,6 +236,22 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
         }
       }
     }
+
+    if (is('peers')) {
+      for (const kind of ['store', 'post'] as const) {
+        for (const [k, shape] of PEER_SHAPES.entries()) {
+          const name = `${kind}-peers-${k}`;
+          for (let i = 0; i < PEER_WARM_UP_PASSES; i++) await concurrentRuns(dir, env, server, kind, `${name}-warm-up-${i}`, shape);
+          const timed: number[] = [];
+          for (let i = 0; i < PEER_PASSES; i++) timed.push(await concurrentRuns(dir, env, server, kind, `${name}-${i}`, shape));
+          const median = timed.sort((a, b) => a - b)[timed.length >> 1]!;
+          const what = kind === 'store' ? 'sql store steps' : 'POSTs';
+          out.push({ name: `engine (peers) ${what}, ${shape.label}${tag} (median of ${PEER_PASSES})`, value: median, unit: 'steps/s' });
+        }
+      }
+    }
+
+    if (is('growth')) out.push(...(await growthFigures(dir, env, server, scaled)));
 
     if (is(4)) {
       const replay = await replayResume(dir, env);
@@ -452,26 +488,37 @@ async function sequentialPosts(dir: string, env: RealEnv, server: BenchServer, c
   });
 }
 
-async function concurrentRuns(dir: string, env: RealEnv, server: BenchServer, kind: 'store' | 'post', name = `${kind}-concurrent`): Promise<number> {
+/** How many runs of how many effects, started all at once or each after the previous ended. */
+interface RunsShape {
+  runs: number;
+  effects: number;
+  concurrent: boolean;
+}
+
+const CONCURRENT_SHAPE: RunsShape = { runs: CONCURRENT_RUNS, effects: EFFECTS_PER_RUN, concurrent: true };
+
+/** `shape.runs` runs of `shape.effects` effects each on one log; effects/s over them all, each outcome checked. */
+async function concurrentRuns(dir: string, env: RealEnv, server: BenchServer, kind: 'store' | 'post', name = `${kind}-concurrent`, shape = CONCURRENT_SHAPE): Promise<number> {
   return withLog(dir, name, async (log, dbPath) => {
-    const files = missionFiles(dir, `bench-${kind}-c`, kind === 'store' ? storeMission(EFFECTS_PER_RUN) : postMission(EFFECTS_PER_RUN));
+    const files = missionFiles(dir, `bench-${kind}-c`, kind === 'store' ? storeMission(shape.effects) : postMission(shape.effects));
     const before = await server.stats();
+    const start = () => startRun(files, { sources: { Api: server.url }, env: {} }, deps(log, env, dir));
     const started = performance.now();
-    const results = await Promise.all(
-      Array.from({ length: CONCURRENT_RUNS }, () => startRun(files, { sources: { Api: server.url }, env: {} }, deps(log, env, dir))),
-    );
+    const results: RunResult[] = [];
+    if (shape.concurrent) results.push(...(await Promise.all(Array.from({ length: shape.runs }, start))));
+    else for (let i = 0; i < shape.runs; i++) results.push(await start());
     const ms = performance.now() - started;
-    for (const r of results) expectCompleted(r, `${kind} × ${CONCURRENT_RUNS} runs`);
-    const total = CONCURRENT_RUNS * EFFECTS_PER_RUN;
+    for (const r of results) expectCompleted(r, `${kind} × ${shape.runs} runs`);
+    const total = shape.runs * shape.effects;
     if (kind === 'post') {
       const after = await server.stats();
       const posts = after.posts - before.posts;
       const keys = after.keys - before.keys;
       if (posts !== total || keys !== total) throw new Error(`bench concurrent POSTs: ${posts} POSTs with ${keys} distinct keys, expected ${total} of each`);
     } else {
-      // Every run writes keys 0..9 of the same table: the table holds the last writes, the log all of them.
+      // Every run writes keys 0..effects-1 of the same table: the table holds the last writes, the log all of them.
       const rows = await tableRows(log, dbPath, 'bench_items');
-      if (rows !== EFFECTS_PER_RUN) throw new Error(`bench concurrent stores: ${rows} rows in bench_items, expected ${EFFECTS_PER_RUN}`);
+      if (rows !== shape.effects) throw new Error(`bench concurrent stores: ${rows} rows in bench_items, expected ${shape.effects}`);
       const writes = (await Promise.all(results.map((r) => log.read(r.runId)))).flat().filter((e) => e.type === 'store.write').length;
       if (writes !== total) throw new Error(`bench concurrent stores: ${writes} store.write events, expected ${total}`);
     }

@@ -2,12 +2,15 @@
  * The `npm run bench` harness: imports every bench module listed in BENCH_MODULES, runs them one
  * after another, prints an aligned name/value/unit table and writes bench/results.json at the
  * repository root as `[{name, value, unit}]`. Add a bench by writing `NAME.bench.ts` here and
- * adding one line to the list.
+ * adding one line to the list. REQON_BENCH_MODULES (e.g. `engine.bench`) runs only the modules it
+ * lists; results.json then keeps the other figures of the last run and replaces those measured
+ * now, so one figure can be refreshed without running every bench.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchModule, BenchResult } from './bench-types.js';
+import { mergeResults, readResults } from './results-file.js';
 
 const BENCH_MODULES: ReadonlyArray<{ file: string; load: () => Promise<BenchModule> }> = [
   { file: 'parse-check.bench', load: () => import('./parse-check.bench.js') },
@@ -47,9 +50,14 @@ function formatValue(v: number): string {
   return abs >= 100 ? v.toFixed(0) : abs >= 1 ? v.toFixed(2) : v.toPrecision(3);
 }
 
+const MODULES = process.env['REQON_BENCH_MODULES']?.split(',').map((m) => m.trim());
+
 async function main(): Promise<void> {
+  const unknown = MODULES?.filter((m) => !BENCH_MODULES.some((e) => e.file === m));
+  if (unknown?.length) throw new Error(`REQON_BENCH_MODULES: no bench module ${unknown.join(', ')}; expected some of ${BENCH_MODULES.map((e) => e.file).join(', ')}`);
   const results: BenchResult[] = [];
   for (const entry of BENCH_MODULES) {
+    if (MODULES && !MODULES.includes(entry.file)) continue;
     process.stderr.write(`bench: running ${entry.file}…\n`);
     const mod = await entry.load();
     results.push(...(await mod.benchmarks()));
@@ -58,7 +66,7 @@ async function main(): Promise<void> {
   const outDir = path.join(repoRoot(), 'bench');
   fs.mkdirSync(outDir, { recursive: true });
   const out = path.join(outDir, 'results.json');
-  fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(out, `${JSON.stringify(MODULES ? mergeResults(readResults(out), results) : results, null, 2)}\n`);
   process.stderr.write(`bench: wrote ${out}\n`);
 }
 
