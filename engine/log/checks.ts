@@ -4,7 +4,7 @@
  * for the SQL).
  */
 import type { NewEvent } from './events.js';
-import { RUN_STATUSES, type CommitEntry, type StatusChange, type TableStoreWrite } from './log.js';
+import { RUN_STATUSES, type CommitEntry, type PrunableRun, type PruneQuery, type StatusChange, type TableStoreWrite } from './log.js';
 import { checkInstant, describe, prepareEvent, type PreparedEvent } from './rows.js';
 
 export type PlannedEntry =
@@ -68,4 +68,32 @@ export function planResume(runId: unknown, expectedWaitingOn: unknown, event: Ne
     throw new Error(`resumeSuspended '${runId}': expectedWaitingOn must be the run's waitingOn (e.g. 'pause:<id>') but got: ${describe(expectedWaitingOn)}`);
   }
   return prepareEvent(event, `resumeSuspended '${runId}'`);
+}
+
+/** The arguments of `prunableRuns`, checked. */
+export function checkPruneQuery(query: PruneQuery): void {
+  checkInstant(query?.finishedBefore, 'prunableRuns: finishedBefore');
+  checkInstant(query.now, 'prunableRuns: now');
+  checkLimit(query.limit, 'prunableRuns: limit');
+  if (query.after !== undefined) {
+    checkInstant(query.after.updatedAt, 'prunableRuns: after.updatedAt');
+    if (typeof query.after.runId !== 'string') throw new Error(`prunableRuns: after.runId must be a string but got: ${describe(query.after.runId)}`);
+  }
+}
+
+/** The arguments of `pruneRuns`, checked: each run as prunableRuns listed it. */
+export function checkPruneRuns(runs: readonly PrunableRun[], finishedBefore: number, now: number): void {
+  if (!Array.isArray(runs)) throw new Error(`pruneRuns: runs must be an array of listed runs but got: ${describe(runs)}`);
+  checkInstant(finishedBefore, 'pruneRuns: finishedBefore');
+  checkInstant(now, 'pruneRuns: now');
+  for (const run of runs) {
+    checkId(run?.runId, 'pruneRuns: runId');
+    for (const field of ['lastSeq', 'leaseEpoch'] as const) {
+      if (!Number.isSafeInteger(run[field])) throw new Error(`pruneRuns '${run.runId}': ${field} must be the whole number prunableRuns listed but got: ${describe(run[field])}`);
+    }
+  }
+}
+
+export function checkLimit(limit: unknown, what: string): asserts limit is number {
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0) throw new Error(`${what} must be a positive whole number but got: ${describe(limit)}`);
 }

@@ -289,6 +289,88 @@ export interface StoreTables {
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
 }
 
+/**
+ * Retention (`reqon prune`, driven by prune.ts): whole finished runs removed, a short transaction
+ * at a time. A run's row goes first, under a compare-and-set on what the caller listed, and its
+ * events after it, so a run that can still resume never loses an event (GUARANTEES.md, Retention).
+ */
+export interface RunRetention {
+  /**
+   * Runs that may be pruned now, oldest finish first (by updatedAt, then runId), after `after`:
+   * completed or failed, last updated before `finishedBefore`, under no live lease (judged at
+   * `now`; PostgreSQL by its own clock), and not a scheduled run whose failure a retry still waits
+   * on. Each with its checkpoints, which prune.ts keeps when they are a mission's latest.
+   */
+  prunableRuns(query: PruneQuery): Promise<PrunableRun[]>;
+  /** The newest checkpoint (`checkpoint.advanced` syncedAt) of each mission and key: what `lastCheckpoint` answers. */
+  checkpointMarks(): Promise<CheckpointMark[]>;
+  /**
+   * In ONE durable transaction, deletes the row and the claimed inbox deliveries of each of `runs`
+   * that is still as listed (same lastSeq and leaseEpoch: nobody took or wrote it since) and still
+   * passes prunableRuns's rules, and queues its events for deletePrunedEvents.
+   */
+  pruneRuns(runs: readonly PrunableRun[], finishedBefore: number, now: number): Promise<PrunedRuns>;
+  /** Deletes up to `maxEvents` events of pruned runs in one durable transaction. */
+  deletePrunedEvents(maxEvents: number): Promise<DeletedEvents>;
+  /** Reports the space the log takes and, where the backend can do it safely, gives freed space back. */
+  reclaimSpace(opts: { vacuum: boolean }): Promise<SpaceReport>;
+}
+
+export interface PruneQuery {
+  finishedBefore: number;
+  now: number;
+  limit: number;
+  /** Keyset cursor: list runs after this one in (updatedAt, runId) order. */
+  after?: { updatedAt: number; runId: string };
+}
+
+export interface PrunableRun {
+  runId: string;
+  mission: string;
+  status: 'completed' | 'failed';
+  updatedAt: number;
+  /** The compare-and-set token with leaseEpoch: a run written or taken since it was listed is not pruned. */
+  lastSeq: number;
+  leaseEpoch: number;
+  checkpoints: { key: string; syncedAt: number }[];
+}
+
+export interface CheckpointMark {
+  mission: string;
+  key: string;
+  syncedAt: number;
+}
+
+export interface PrunedRuns {
+  /** The runs whose rows went (their events are queued). */
+  runIds: string[];
+  /** Webhook deliveries those runs had claimed, deleted with them. */
+  deliveries: number;
+  /** Bytes of the deleted rows' text (run rows and deliveries). */
+  bytes: number;
+}
+
+export interface DeletedEvents {
+  events: number;
+  /** Bytes of the deleted events' text (type, step path, payload). */
+  bytes: number;
+  /** Pruned runs none of whose events is left. */
+  runsDone: number;
+  /** Whether events of pruned runs remain. */
+  left: boolean;
+}
+
+export interface SpaceReport {
+  /** What the log's tables take in the database now, in bytes. */
+  storedBytes: number;
+  /** Of that, free for new writes to reuse (null when the backend cannot tell). */
+  freeBytes: number | null;
+  /** Given back to the file system by this call. */
+  shrunkBytes: number;
+  /** One line on how the backend reclaims space and what `vacuum` does (or did). */
+  note: string;
+}
+
 /** The connection itself. */
 export interface LogConnection {
   stats(): LogStats;
@@ -305,7 +387,7 @@ export interface LogConnection {
 }
 
 /** The run database: every table the log owns, one connection to it. */
-export type EventLog = RunTable & EventTable & WebhookInbox & ScheduleTable & StoreTables & LogConnection;
+export type EventLog = RunTable & EventTable & WebhookInbox & ScheduleTable & StoreTables & RunRetention & LogConnection;
 
 /**
  * When a registered schedule fires (§B.8), as the worker stored it. Instants are epoch ms; an

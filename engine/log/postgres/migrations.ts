@@ -101,6 +101,53 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX reqon_schedule_firings_run ON reqon_schedule_firings (run_id) WHERE run_id IS NOT NULL;
   `,
+  // 2: retention, as the SQLite log's version 5 (`reqon prune`, postgres/retention.ts): a pruned
+  // run's row is deleted in the transaction that queues it in reqon_pruned_runs; an event may be
+  // deleted only when its run is queued there (checked once per DELETE statement).
+  `
+  CREATE TABLE reqon_pruned_runs (
+    run_id      TEXT PRIMARY KEY,
+    pruned_at   BIGINT NOT NULL,
+    last_seq    BIGINT NOT NULL,
+    deleted_to  BIGINT NOT NULL
+  );
+
+  DROP TRIGGER reqon_events_append_only ON reqon_events;
+  CREATE TRIGGER reqon_events_append_only BEFORE UPDATE ON reqon_events
+    FOR EACH ROW EXECUTE FUNCTION reqon_events_append_only();
+  CREATE FUNCTION reqon_events_deleted_only_when_pruned() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF EXISTS (SELECT 1 FROM reqon_deleted_events d WHERE NOT EXISTS (SELECT 1 FROM reqon_pruned_runs p WHERE p.run_id = d.run_id)) THEN
+      RAISE EXCEPTION 'reqon_events is append-only: events are deleted only with their whole run, by reqon prune';
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER reqon_events_deleted_only_when_pruned AFTER DELETE ON reqon_events
+    REFERENCING OLD TABLE AS reqon_deleted_events
+    FOR EACH STATEMENT EXECUTE FUNCTION reqon_events_deleted_only_when_pruned();
+
+  CREATE FUNCTION reqon_pruned_runs_row_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF EXISTS (SELECT 1 FROM reqon_runs WHERE run_id = NEW.run_id) THEN
+      RAISE EXCEPTION 'a run is queued for pruning only in the transaction that deletes its row';
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER reqon_pruned_runs_row_gone BEFORE INSERT ON reqon_pruned_runs
+    FOR EACH ROW EXECUTE FUNCTION reqon_pruned_runs_row_gone();
+  CREATE FUNCTION reqon_runs_not_being_pruned() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF EXISTS (SELECT 1 FROM reqon_pruned_runs WHERE run_id = NEW.run_id) THEN
+      RAISE EXCEPTION 'this run id is of a pruned run whose events are still being deleted: run reqon prune again to finish, or use another id';
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER reqon_runs_not_being_pruned BEFORE INSERT ON reqon_runs
+    FOR EACH ROW EXECUTE FUNCTION reqon_runs_not_being_pruned();
+
+  CREATE INDEX reqon_runs_finished ON reqon_runs (updated_at, run_id) WHERE status IN ('completed', 'failed');
+  CREATE INDEX reqon_webhook_claimed ON reqon_webhook_inbox (claimed_run) WHERE claimed_run IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import type { EventType, NewEvent, StoredEvent } from '../events.js';
-import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
+import { checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
   RUN_STATUSES,
@@ -48,12 +48,19 @@ import {
   type ScheduleRecord,
   type StatusChange,
   type StoredDelivery,
+  type CheckpointMark,
+  type DeletedEvents,
+  type PrunableRun,
+  type PruneQuery,
+  type PrunedRuns,
+  type SpaceReport,
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { insertEvents, insertRun } from './run-sql.js';
+import * as retention from './retention.js';
 import * as schedules from './schedules.js';
 import { PgTableStores } from './table-store.js';
 import { listenForWork, notifyWork, WORK_CHANNEL } from './work-signals.js';
@@ -635,6 +642,36 @@ class PostgresEventLog implements EventLog {
     this.open('restoreFirings');
     if (!Array.isArray(firings)) throw new Error(`restoreFirings: firings must be an array but got: ${describe(firings)}`);
     return this.committer.submit(true, (client) => schedules.restoreFirings(client, firings));
+  }
+
+  async prunableRuns(query: PruneQuery): Promise<PrunableRun[]> {
+    this.open('prunableRuns');
+    checkPruneQuery(query);
+    return this.withClient((client) => retention.prunableRuns(client, query));
+  }
+
+  async checkpointMarks(): Promise<CheckpointMark[]> {
+    this.open('checkpointMarks');
+    return this.withClient((client) => retention.checkpointMarks(client));
+  }
+
+  async pruneRuns(runs: readonly PrunableRun[], finishedBefore: number, now: number): Promise<PrunedRuns> {
+    this.open('pruneRuns');
+    checkPruneRuns(runs, finishedBefore, now);
+    this.singleTransactions++;
+    return this.withClient((client) => retention.inTransaction(client, () => retention.pruneRuns(client, runs, finishedBefore, now)));
+  }
+
+  async deletePrunedEvents(maxEvents: number): Promise<DeletedEvents> {
+    this.open('deletePrunedEvents');
+    checkLimit(maxEvents, 'deletePrunedEvents: maxEvents');
+    this.singleTransactions++;
+    return this.withClient((client) => retention.inTransaction(client, () => retention.deletePrunedEvents(client, maxEvents)));
+  }
+
+  async reclaimSpace(opts: { vacuum: boolean }): Promise<SpaceReport> {
+    this.open('reclaimSpace');
+    return this.withClient((client) => retention.reclaimSpace(client, opts.vacuum === true));
   }
 
   async watchWork(listener: () => void): Promise<() => Promise<void>> {

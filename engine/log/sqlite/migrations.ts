@@ -105,6 +105,32 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX reqon_webhook_event_id ON reqon_webhook_inbox (event_id);
   `,
+  // 5: retention (`reqon prune`, sqlite/retention.ts). A pruned run's row is deleted first, in the
+  // transaction that queues it here; its events then go a chunk at a time, and the delete trigger
+  // lets an event go only when its run is queued here — so no event of a run that still has its
+  // row (one that can resume) is ever deleted.
+  `
+  CREATE TABLE reqon_pruned_runs (
+    run_id      TEXT PRIMARY KEY,
+    pruned_at   INTEGER NOT NULL,
+    last_seq    INTEGER NOT NULL,             -- the run's events are seqs 1..last_seq
+    deleted_to  INTEGER NOT NULL              -- seqs 1..deleted_to are deleted already
+  ) STRICT;
+
+  DROP TRIGGER reqon_events_append_only_delete;
+  CREATE TRIGGER reqon_events_append_only_delete BEFORE DELETE ON reqon_events
+  WHEN NOT EXISTS (SELECT 1 FROM reqon_pruned_runs WHERE run_id = OLD.run_id)
+  BEGIN SELECT RAISE(ABORT, 'reqon_events is append-only: events are deleted only with their whole run, by reqon prune'); END;
+  CREATE TRIGGER reqon_pruned_runs_row_gone BEFORE INSERT ON reqon_pruned_runs
+  WHEN EXISTS (SELECT 1 FROM reqon_runs WHERE run_id = NEW.run_id)
+  BEGIN SELECT RAISE(ABORT, 'a run is queued for pruning only in the transaction that deletes its row'); END;
+  CREATE TRIGGER reqon_runs_not_being_pruned BEFORE INSERT ON reqon_runs
+  WHEN EXISTS (SELECT 1 FROM reqon_pruned_runs WHERE run_id = NEW.run_id)
+  BEGIN SELECT RAISE(ABORT, 'this run id is of a pruned run whose events are still being deleted: run reqon prune again to finish, or use another id'); END;
+
+  CREATE INDEX reqon_runs_finished ON reqon_runs (updated_at, run_id) WHERE status IN ('completed', 'failed');
+  CREATE INDEX reqon_webhook_claimed ON reqon_webhook_inbox (claimed_run) WHERE claimed_run IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -39,12 +39,19 @@ import {
   type RunStatus,
   type StatusChange,
   type TableStoreWrite,
+  type CheckpointMark,
+  type DeletedEvents,
+  type PrunableRun,
+  type PruneQuery,
+  type PrunedRuns,
+  type SpaceReport,
 } from '../log.js';
-import { checkId, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
+import { checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
+import { RetentionTables } from './retention.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { countEventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName } from '../store-rules.js';
@@ -89,6 +96,7 @@ class SqliteEventLog implements EventLog {
   private readonly tables: TableStores;
   private readonly committer: GroupCommitter;
   private readonly schedules: ScheduleTables;
+  private readonly retention: RetentionTables;
   /** `insertRows[n]` inserts n events (insertEvents). */
   private readonly insertRows: Database.Statement<(string | number)[]>[] = [];
   /** Runs with a commit in flight (debug check of the "await each commit" rule). */
@@ -106,6 +114,7 @@ class SqliteEventLog implements EventLog {
     this.tables = new TableStores(db);
     this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate(), wal);
     this.schedules = new ScheduleTables(db);
+    this.retention = new RetentionTables(db);
   }
 
   async createRun(run: NewRun, owner: string, ttlMs: number, first: NewEvent[]): Promise<{ lease: Lease; events: StoredEvent[] }> {
@@ -418,6 +427,46 @@ class SqliteEventLog implements EventLog {
         insert.run({ mission: f.mission, due_at: f.dueAt, attempt: f.attempt, fired_at: f.firedAt, outcome: f.outcome, run_id: f.runId, reason: f.reason, missed: f.missed });
       }
     });
+  }
+
+  async prunableRuns(query: PruneQuery): Promise<PrunableRun[]> {
+    this.open('prunableRuns');
+    checkPruneQuery(query);
+    return this.retention.prunable(query);
+  }
+
+  async checkpointMarks(): Promise<CheckpointMark[]> {
+    this.open('checkpointMarks');
+    return this.retention.checkpointMarks();
+  }
+
+  async pruneRuns(runs: readonly PrunableRun[], finishedBefore: number, now: number): Promise<PrunedRuns> {
+    this.open('pruneRuns');
+    checkPruneRuns(runs, finishedBefore, now);
+    return this.committer.submit(true, () => this.retention.pruneRuns(runs, finishedBefore, now, now));
+  }
+
+  async deletePrunedEvents(maxEvents: number): Promise<DeletedEvents> {
+    this.open('deletePrunedEvents');
+    checkLimit(maxEvents, 'deletePrunedEvents: maxEvents');
+    return this.committer.submit(true, () => this.retention.deletePrunedEvents(maxEvents));
+  }
+
+  async reclaimSpace(opts: { vacuum: boolean }): Promise<SpaceReport> {
+    this.open('reclaimSpace');
+    const before = this.retention.pages();
+    if (opts.vacuum) {
+      // VACUUM cannot run inside a transaction: commit what is queued, then rewrite the file.
+      this.committer.flush();
+      this.retention.vacuumIntoIncremental();
+      this.tables.invalidate();
+    } else if (before.autoVacuum === 'incremental') {
+      // A step per transaction, so writers in this and other processes get the lock in between.
+      while (this.retention.pages().freePages > 0) {
+        if ((await this.committer.submit(false, () => this.retention.incrementalVacuumStep())) === 0) break;
+      }
+    }
+    return RetentionTables.report(before, this.retention.pages(), opts.vacuum);
   }
 
   stats(): LogStats {
