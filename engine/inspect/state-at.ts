@@ -1,8 +1,9 @@
 /**
  * State-at-seq fold: what a run held just after one of its events.
  *
- * - stores: every `store.write` folded through MemoryStoreState (each event carries the record as
- *   stored, so sql, nosql, file and memory stores all fold the same way);
+ * - stores: every `store.write` recorded in a StoreHistory (each event carries the record as
+ *   stored, so sql, nosql, file and memory stores all fold the same way), which a fold shares
+ *   with its snapshots instead of copying the records (store-history.ts);
  * - variables and response per action frame: `step.completed.bind` binds a variable,
  *   `fetch.completed.value` and `step.completed.response` replace the response (a paginated
  *   fetch records no value: its response is the items of its successful pages, each page's
@@ -14,12 +15,13 @@
  *   response or a variable of the frame (the mission outline says which, by the loop's line);
  * - checkpoints (monotonic per key), pending pauses and webhook waits;
  * - the step being executed: the last `step.started` not yet completed, with its line and file.
- * Invariant: the fold is a pure function of the events handled; `snapshot()` returns an
- * independent copy that `restore()` brings back, which is what the fold cache relies on.
+ * Invariant: the fold is a pure function of the events handled; `snapshot()` returns a copy that
+ * `restore()` brings back — independent but for the store history, which only grows and is read
+ * at the fold's own seq — which is what the fold cache relies on.
  */
 import type { StoredEvent } from '../log/events.js';
 import type { PendingWait, RunState, StoreSnapshot } from '../protocol/protocol.js';
-import { MemoryStoreState } from '../stores/memory-fold.js';
+import { StoreHistory } from './store-history.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';
 import { loopKey, type LoopOutline } from './mission-outline.js';
@@ -62,7 +64,8 @@ export interface StateAtSnapshot {
   readonly runId: string;
   readonly lastSeq: number;
   readonly lastEvent: StoredEvent | null;
-  readonly stores: MemoryStoreState;
+  /** Shared with the fold it was taken of, not copied: read at `lastSeq`. */
+  readonly stores: StoreHistory;
   readonly frames: ReadonlyMap<string, Frame>;
   readonly actions: readonly string[];
   readonly lastAction: string | null;
@@ -80,7 +83,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
   private runId = '';
   private lastSeq = 0;
   private lastEvent: StoredEvent | null = null;
-  private stores = new MemoryStoreState();
+  private stores = new StoreHistory();
   private frames = new Map<string, Frame>();
   private actions: string[] = [];
   private lastAction: string | null = null;
@@ -105,7 +108,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.runId = this.fallbackRunId;
     this.lastSeq = 0;
     this.lastEvent = null;
-    this.stores = new MemoryStoreState();
+    this.stores = new StoreHistory();
     this.frames = new Map();
     this.actions = [];
     this.lastAction = null;
@@ -119,13 +122,6 @@ export class StateAtHandler implements FoldHandler<RunState> {
 
   get seq(): number {
     return this.lastSeq;
-  }
-
-  /** Records held over all stores (what a snapshot's copy costs). */
-  recordCount(): number {
-    let n = 0;
-    for (const name of this.stores.storeNames()) n += this.stores.size(name);
-    return n;
   }
 
   handleEvent(event: StoredEvent): void {
@@ -262,7 +258,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
       runId: this.runId,
       lastSeq: this.lastSeq,
       lastEvent: this.lastEvent,
-      stores: this.stores.clone(),
+      stores: this.stores,
       frames: new Map([...this.frames].map(([action, frame]) => [action, { ...frame }])),
       actions: this.actions.slice(),
       lastAction: this.lastAction,
@@ -279,7 +275,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.runId = snapshot.runId;
     this.lastSeq = snapshot.lastSeq;
     this.lastEvent = snapshot.lastEvent;
-    this.stores = snapshot.stores.clone();
+    this.stores = snapshot.stores;
     this.frames = new Map([...snapshot.frames].map(([action, frame]) => [action, { ...frame }]));
     this.actions = snapshot.actions.slice();
     this.lastAction = snapshot.lastAction;
@@ -346,7 +342,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     if (loop.outline.collection?.length === 1 && head !== undefined && this.options.storeKinds?.[head] !== undefined) {
       // A memory store's records are not recorded by the loop; its key (the item's id) finds it.
       const key = index === loop.index ? loop.key : null;
-      const found = key === null ? undefined : this.stores.list(head).find((r) => String((r.record as { id?: unknown }).id) === key || r.key === key);
+      const found = key === null ? undefined : this.stores.listAt(head, this.lastSeq).find((r) => String((r.record as { id?: unknown }).id) === key || r.key === key);
       if (found !== undefined) return found.record;
     }
     // The collection is an expression the inspector does not evaluate: say which item it is.
@@ -372,10 +368,10 @@ export class StateAtHandler implements FoldHandler<RunState> {
 
   private storeSnapshots(): StoreSnapshot[] {
     const kinds = this.options.storeKinds ?? {};
-    const names = new Set([...Object.keys(kinds), ...this.stores.storeNames()]);
+    const names = new Set([...Object.keys(kinds), ...this.stores.storeNamesAt(this.lastSeq)]);
     return [...names]
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      .map((name) => ({ name, kind: kinds[name] ?? 'unknown', records: this.stores.list(name) }));
+      .map((name) => ({ name, kind: kinds[name] ?? 'unknown', records: this.stores.listAt(name, this.lastSeq) }));
   }
 }
 

@@ -4,7 +4,8 @@
  * Per run: its events (loaded once, then only the new tail is read) and a live summary fold fed
  * as events arrive. The costlier folds — the fold cache for state-at-seq and the timeline with its
  * window index — are built on first use from the events held, then fed incrementally: listing
- * runs or opening one tab does not pay for the views of the others. `get(runId)` asks the log
+ * runs does not pay for them. A run that is opened (`RunViews.open`) has its state fold built in
+ * the background, a slice per turn of the event loop, so State is ready when it is asked for. `get(runId)` asks the log
  * for the run record (one cheap row) and reads only events past the last seq held.
  * Invariant: a view never holds an event the log does not, and reads the log in seq order.
  */
@@ -24,6 +25,8 @@ import { isImported } from '../executor/run-bundle.js';
 import { StudioError } from './studio-error.js';
 
 const READ_PAGE = 5000;
+/** Events the background state fold takes per turn of the event loop (a few ms on a big run). */
+export const WARM_SLICE = 2000;
 /** Window answers kept per head seq: every page load of a run first asks for the same whole-run window. */
 const WINDOW_ANSWERS_KEPT = 8;
 
@@ -39,6 +42,7 @@ export class RunView {
   private readonly events: StoredEvent[] = [];
   private readonly summary: RunSummaryHandler;
   private foldCache: RunFoldCache | null = null;
+  private warming = false;
   private timeline: TimelineHandler | null = null;
   private timelineMemo: TimelineMemo | null = null;
 
@@ -50,12 +54,41 @@ export class RunView {
     return this.events.at(-1)?.seq ?? 0;
   }
 
-  /** The state-at fold cache, built from the events held on first use. */
+  /**
+   * The state-at fold cache with every event held: whatever `warmState` has not folded yet is
+   * folded now. The cache holds a prefix of `events`, so its size is where to carry on.
+   */
   get cache(): RunFoldCache {
-    if (this.foldCache === null) {
-      this.foldCache = new RunFoldCache(this.record.runId, outlineMission(this.record.missionFiles));
-      this.foldCache.append(this.events);
-    }
+    const cache = this.startedCache();
+    if (cache.size < this.events.length) cache.append(this.events.slice(cache.size));
+    return cache;
+  }
+
+  /**
+   * Builds the state-at fold in the background, WARM_SLICE events per turn of the event loop, so
+   * a run that was opened has its State ready before it is asked for (on a 100k-event run with a
+   * big store the first fold is most of a second) and other requests are served between slices.
+   */
+  warmState(): void {
+    if (this.warming || (this.foldCache !== null && this.foldCache.size === this.events.length)) return;
+    this.warming = true;
+    const step = () => {
+      const cache = this.startedCache();
+      if (cache.size < this.events.length) cache.append(this.events.slice(cache.size, cache.size + WARM_SLICE));
+      // Not unref'd: an unref'd immediate waits for the loop's next I/O or timer to run at all.
+      if (cache.size < this.events.length) setImmediate(step);
+      else this.warming = false;
+    };
+    setImmediate(step);
+  }
+
+  /** Events the state fold has taken so far (the rest it takes when next asked, or warming). */
+  get stateFolded(): number {
+    return this.foldCache?.size ?? 0;
+  }
+
+  private startedCache(): RunFoldCache {
+    this.foldCache ??= new RunFoldCache(this.record.runId, outlineMission(this.record.missionFiles));
     return this.foldCache;
   }
 
@@ -66,7 +99,8 @@ export class RunView {
       this.summary.handleEvent(event);
       this.timeline?.handleEvent(event);
     }
-    this.foldCache?.append(fresh);
+    // The fold cache catches up when next used (`cache`), or in the background once warmed.
+    if (this.foldCache !== null) this.warmState();
     return fresh;
   }
 
@@ -173,6 +207,13 @@ export class RunViews {
   async getAll(runId: string): Promise<RunView> {
     await this.inflight.get(runId)?.catch(() => undefined);
     return this.read(runId, true);
+  }
+
+  /** As `get`, for a run the user opened: its state fold starts building in the background. */
+  async open(runId: string): Promise<RunView> {
+    const view = await this.get(runId);
+    view.warmState();
+    return view;
   }
 
   peek(runId: string): RunView | undefined {

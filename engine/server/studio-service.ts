@@ -173,8 +173,9 @@ class Service implements StudioService {
     switch (channel) {
       case 'runs.list':
         return this.listRuns(optInt(channel, req, 'limit', 1) ?? 200);
+      // A run's page asks for these first: opening starts its state fold in the background.
       case 'run.get':
-        return (await this.views.get(str(channel, req, 'runId'))).summaryData();
+        return (await this.views.open(str(channel, req, 'runId'))).summaryData();
       case 'run.events': {
         const view = await this.views.get(str(channel, req, 'runId'));
         const limit = Math.min(optInt(channel, req, 'limit', 1) ?? 10_000, 50_000);
@@ -186,10 +187,10 @@ class Service implements StudioService {
         return searchEvents(view, view.all(), query);
       }
       case 'run.timeline':
-        return (await this.views.get(str(channel, req, 'runId'))).timelineData();
+        return (await this.views.open(str(channel, req, 'runId'))).timelineData();
       case 'run.timelineWindow': {
         const query = timelineWindowQuery(channel, req);
-        return (await this.views.get(str(channel, req, 'runId'))).timelineWindow(query);
+        return (await this.views.open(str(channel, req, 'runId'))).timelineWindow(query);
       }
       case 'run.stateAt': {
         const view = await this.views.get(str(channel, req, 'runId'));

@@ -17,7 +17,9 @@ function syntheticRun(n: number): EventBuilder {
     log.add('step.started', path, { stepType: 'store', line: 10 + (i % 7) });
     switch (i % 5) {
       case 0:
-        log.add('store.write', path, { effectId: `s${i}`, store: `st${i % 4}`, key: `k${i % 37}`, record: { i, v: i * 2 }, op: 'set' });
+        // Every 3rd write a delete (of a key written before, or never): the store history's two cases.
+        if (i % 3 === 0) log.add('store.write', path, { effectId: `s${i}`, store: `st${i % 4}`, key: `k${i % 41}`, record: null, op: 'delete' });
+        else log.add('store.write', path, { effectId: `s${i}`, store: `st${i % 4}`, key: `k${i % 37}`, record: { i, v: i * 2, nested: { at: i } }, op: 'set' });
         break;
       case 1:
         log.add('fetch.completed', path, { effectId: `f${i}`, pages: 1, status: 200, value: { page: i } });

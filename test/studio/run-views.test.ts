@@ -11,8 +11,9 @@ import { TimelineHandler } from '../../engine/inspect/timeline.js';
 import { TimelineWindowIndex } from '../../engine/inspect/timeline-window.js';
 import { outlineMission } from '../../engine/inspect/mission-outline.js';
 import type { RunRecord } from '../../engine/log/log.js';
-import { RunView } from '../../engine/server/run-views.js';
-import { sampleRun } from './event-builder.js';
+import { StateAtHandler } from '../../engine/inspect/state-at.js';
+import { RunView, WARM_SLICE } from '../../engine/server/run-views.js';
+import { EventBuilder, sampleRun } from './event-builder.js';
 
 const record: RunRecord = {
   runId: 'run-1',
@@ -64,6 +65,43 @@ describe('RunView', () => {
     expect(before.lastSeq).toBe(10);
     expect(after.lastSeq).toBe(events.length);
     expect(after.barCount).toBeGreaterThan(before.barCount);
+  });
+});
+
+describe('RunView.warmState', () => {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('folds State in the background a slice per turn, takes what arrives meanwhile, and equals a fresh fold', async () => {
+    const log = new EventBuilder('run-1');
+    log.add('run.started', '', { mission: 'Orders', missionHash: 'h1' });
+    for (let i = 0; log.lastSeq < 3 * WARM_SLICE + 500; i += 1) {
+      log.add('store.write', 'Sync/0', { effectId: `e${i}`, store: 'orders', key: `o${i % 700}`, record: { i }, op: 'set' });
+    }
+    const view = new RunView(record);
+    view.append(log.events.slice(0, 2 * WARM_SLICE));
+    // Held, not folded: listing runs reads views without paying for their State.
+    expect(view.stateFolded).toBe(0);
+    view.warmState();
+    view.warmState(); // a second open while warming starts nothing more
+    expect(view.stateFolded).toBe(0);
+    await turn();
+    expect(view.stateFolded).toBe(WARM_SLICE);
+    view.append(log.events.slice(2 * WARM_SLICE));
+    for (let i = 0; i < 10 && view.stateFolded < log.lastSeq; i += 1) await turn();
+    expect(view.stateFolded).toBe(log.lastSeq);
+    expect(view.cache.stateAt(log.lastSeq)).toEqual(runFold(new StateAtHandler(outlineMission(record.missionFiles), 'run-1'), log.events));
+    expect(view.cache.stateAt(WARM_SLICE + 3)).toEqual(runFold(new StateAtHandler(outlineMission(record.missionFiles), 'run-1'), log.events.slice(0, WARM_SLICE + 3)));
+  });
+
+  it('`cache` folds at once what warming has not reached yet', async () => {
+    const events = sampleRun().events;
+    const view = new RunView(record);
+    view.append(events);
+    view.warmState();
+    expect(view.cache.stateAt(events.length)).toEqual(runFold(new StateAtHandler(outlineMission(record.missionFiles), 'run-1'), events));
+    expect(view.stateFolded).toBe(events.length);
+    await turn();
+    expect(view.stateFolded).toBe(events.length);
   });
 });
 
