@@ -84,6 +84,11 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/verify.js')).command,
   },
   {
+    name: 'prune',
+    summary: 'delete whole finished runs older than a duration (never one that can resume): reqon prune --completed-before 30d',
+    load: async () => (await import('./commands/prune.js')).command,
+  },
+  {
     name: 'log',
     summary: 'copy a whole log to another database (reqon log copy --from FILE --to postgres://…), verified',
     load: async () => (await import('./commands/log.js')).command,

@@ -1,0 +1,102 @@
+/**
+ * `reqon prune --completed-before DURATION [--dry-run] [--vacuum] [--json]` — deletes whole
+ * finished runs (engine/log/prune.ts says what goes and what stays), in short transactions, and
+ * says what it did: runs, events, claimed webhook deliveries, bytes, and the database's space.
+ * `--dry-run` lists the runs that would go and deletes nothing. Progress goes to stderr.
+ */
+import type { Command } from 'commander';
+import { instantText } from '../../env/instant-text.js';
+import { pruneLog, type PruneSummary, type PruneTotals } from '../../log/prune.js';
+import type { PrunableRun } from '../../log/log.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo, CommandModule } from '../command-module.js';
+import { cliEnv, dbLabel, dbPath, openCliLog } from '../engine-context.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { describeHorizon, horizonInstant, parseHorizon } from '../prune-horizon.js';
+
+export const command: CommandModule = {
+  configure(cmd: Command): void {
+    cmd
+      .requiredOption('--completed-before <duration>', 'prune runs that completed or failed longer ago than this (30d, 12h, P30D) or before an instant (2026-01-31T00:00:00Z)')
+      .option('--dry-run', 'list the runs that would be pruned; delete nothing')
+      .option('--vacuum', 'then give the freed space back to the file system (SQLite: rewrites the file holding the write lock; PostgreSQL: VACUUM)')
+      .option('--batch <runs>', 'runs per transaction', '200')
+      .option('--json', 'print the summary as JSON (a dry run: the runs as NDJSON, then the summary)')
+      .option('--quiet', 'no progress on stderr');
+  },
+
+  async run(_args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const horizon = parseHorizon(options.completedBefore, '--completed-before');
+    const batchRuns = Number(options.batch);
+    if (!Number.isInteger(batchRuns) || batchRuns <= 0) throw new CliError(`--batch expects a positive whole number, got "${String(options.batch)}"`);
+    const env = cliEnv();
+    const finishedBefore = horizonInstant(horizon, env.clock.now());
+    const dryRun = options.dryRun === true;
+    const json = options.json === true;
+    const quiet = options.quiet === true;
+    const log = await openCliLog(options.db);
+    const stop = { requested: false };
+    const onSignal = () => {
+      stop.requested = true;
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      if (!quiet) io.stderr(`${dryRun ? 'dry run: ' : ''}pruning runs of ${dbLabel(dbPath(options.db))} that finished ${describeHorizon(horizon)} (before ${instantText(finishedBefore)})\n`);
+      let lastProgress = 0;
+      const summary = await pruneLog(log, {
+        finishedBefore,
+        now: () => env.clock.now(),
+        dryRun,
+        batchRuns,
+        ...(options.vacuum === true ? { vacuum: true } : {}),
+        ...(dryRun ? { onRun: (run: PrunableRun) => io.stdout(json ? `${JSON.stringify(run)}\n` : `${runLine(run)}\n`) } : {}),
+        ...(quiet || dryRun
+          ? {}
+          : {
+              progress: (totals: PruneTotals) => {
+                // One line a second at most: a prune of a large log takes many transactions.
+                const at = env.clock.now();
+                if (at - lastProgress < 1000) return;
+                lastProgress = at;
+                io.stderr(`… ${progressText(totals)}\n`);
+              },
+            }),
+        shouldStop: () => stop.requested,
+      });
+      io.stdout(json ? `${JSON.stringify(summary)}\n` : `${summaryText(summary)}\n`);
+      return EXIT_OK;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await log.close();
+    }
+  },
+};
+
+function runLine(run: PrunableRun): string {
+  return `${run.runId}  ${run.status.padEnd(9)}  finished ${instantText(run.updatedAt)}  ${run.lastSeq} events  ${run.mission}`;
+}
+
+function progressText(t: PruneTotals): string {
+  return `${t.runs} runs pruned, ${t.events} events deleted (${mib(t.bytes)})`;
+}
+
+function mib(bytes: number): string {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** The summary line(s): what went, what was kept and why, and the space. */
+export function summaryText(s: PruneSummary): string {
+  const kept: string[] = [];
+  if (s.keptForCheckpoint > 0) kept.push(`${s.keptForCheckpoint} kept: they hold their mission's latest sync checkpoint`);
+  if (s.changedMeanwhile > 0) kept.push(`${s.changedMeanwhile} kept: taken, written or resumed since they were listed`);
+  const keptText = kept.length > 0 ? `; ${kept.join('; ')}` : '';
+  if (s.dryRun) return `dry run: would prune ${s.runs} runs (${s.events} events)${keptText}; nothing was deleted`;
+  const head = `${s.stopped ? 'stopped: ' : ''}pruned ${s.runs} runs: ${s.events} events, ${s.deliveries} webhook deliveries, ${mib(s.bytes)} of log data${keptText}`;
+  if (s.stopped) return `${head}\nthe rest stays as it was; run reqon prune again to carry on`;
+  const space = s.space!;
+  const free = space.freeBytes === null ? '' : `, ${mib(space.freeBytes)} of it free`;
+  const shrunk = space.shrunkBytes > 0 ? `; gave ${mib(space.shrunkBytes)} back to the file system` : '';
+  return `${head}\nspace: the log takes ${mib(space.storedBytes)}${free}${shrunk}; ${space.note}`;
+}
