@@ -5,7 +5,7 @@
  */
 import { runFigure, type FigureTask } from './engine.bench.js';
 
-const TASKS: readonly FigureTask[] = ['2', '3', '2:pg', '3:pg', '4', '5', '6:full', '6:minimal', 'peers', 'peers:pg', 'growth'];
+const TASKS: readonly FigureTask[] = ['2', '3', '2:pg', '3:pg', '4', '5', '6:full', '6:minimal', 'peers', 'peers:pg', 'growth', 'soak'];
 
 async function main(): Promise<void> {
   const [task, fsyncText] = process.argv.slice(2);

@@ -26,7 +26,10 @@
  *       concurrent — each for sql store steps and for POSTs (median of 5 after 3 untimed passes)
  *   (growth) what the log costs as it grows: a log of 100k runs (1M effects), its size per event
  *       and per effect, and the CLI's and the studio's reads of it (growth.ts)
- * Figures (2)–(6), (peers) and (growth) each run in a fresh child process of their own (engine-figure-child.ts), (6)
+ *   (soak) REQON_BENCH_SOAK_MINUTES (default 10) of mixed runs (stores, POSTs, timers) at a steady
+ *       rate through a worker: minute 1 against the last, for throughput, RSS, event-loop delay,
+ *       the WAL (soak.ts)
+ * Figures (2)–(6), (peers), (growth) and (soak) each run in a fresh child process of their own (engine-figure-child.ts), (6)
  * once per trace mode, so no figure inherits another's heap or JIT state.
  * (2), (3) and (peers) run again on PostgreSQL ('2:pg', '3:pg', 'peers:pg'): the same scenarios on the PostgreSQL log,
  * on a throwaway cluster the figure starts and stops (test/support/pg-cluster.ts; a database per
@@ -64,6 +67,7 @@ import {
   type BenchServer,
 } from './engine-fixtures.js';
 import { growthFigures } from './growth.js';
+import { soakFigures } from './soak.js';
 import type { SyncChildReport } from './sync-child.js';
 import type { ReplayChildReport } from './replay-child.js';
 
@@ -94,7 +98,7 @@ const PURE_ITERATIONS = scaled(100_000);
 /** Figure (6): timed passes after the warm-up (the median is printed). */
 const PURE_PASSES = 3;
 const RAW_FSYNC_MS = 2_000;
-const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6,peers,growth').split(',').map((f) => f.trim()));
+const FIGURES = new Set((process.env['REQON_BENCH_FIGURES'] ?? '1,2,3,4,5,6,peers,growth,soak').split(',').map((f) => f.trim()));
 const wants = (figure: number | string) => FIGURES.has(String(figure));
 /** Figure (peers): untimed passes of each shape, then PEER_PASSES timed ones (the median is printed). */
 const PEER_WARM_UP_PASSES = 3;
@@ -117,7 +121,7 @@ const PEER_SHAPES: ReadonlyArray<RunsShape & { label: string }> = [
 const warmUpSize = (n: number) => n;
 
 /** What one figure process runs: a figure, and for (6) one trace mode. */
-export type FigureTask = '2' | '3' | '2:pg' | '3:pg' | '4' | '5' | '6:full' | '6:minimal' | 'peers' | 'peers:pg' | 'growth';
+export type FigureTask = '2' | '3' | '2:pg' | '3:pg' | '4' | '5' | '6:full' | '6:minimal' | 'peers' | 'peers:pg' | 'growth' | 'soak';
 
 /** Set in a PostgreSQL figure's process: the cluster's admin URL, on which withLog makes a database per log. */
 let pgAdminUrl: string | undefined;
@@ -143,6 +147,7 @@ export async function benchmarks(): Promise<BenchResult[]> {
   if (wants(6)) tasks.push('6:full', '6:minimal');
   if (wants('peers')) tasks.push('peers');
   if (wants('growth')) tasks.push('growth');
+  if (wants('soak')) tasks.push('soak');
   if (wants(2) || wants(3) || wants('peers')) {
     const bin = findPgBin();
     if ('missing' in bin) process.stderr.write(`bench: engine figures (2), (3) and (peers) on PostgreSQL SKIPPED: ${bin.missing}\n`);
@@ -252,6 +257,7 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
     }
 
     if (is('growth')) out.push(...(await growthFigures(dir, env, server, scaled)));
+    if (is('soak')) out.push(...(await soakFigures(dir, env, server)));
 
     if (is(4)) {
       const replay = await replayResume(dir, env);
