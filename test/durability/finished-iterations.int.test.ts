@@ -3,13 +3,15 @@
  * walked again (Journal.skipFinishedIteration): the run ends exactly as a full re-walk ends it —
  * memory stores rebuilt from the skipped iterations' writes, tolerated failures reported, every
  * POST sent once, verify clean — and nothing is skipped where the log cannot vouch for it (a
- * failed iteration, the last one, a run under --crash-at, an edited mission).
+ * failed iteration, the last one, a run under --crash-at, an edited mission). On every log
+ * backend (test/support/temp-log.ts).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../engine/journal/journal.js';
 import { NondeterminismError } from '../../engine/journal/nondeterminism-error.js';
 import type { MissionFiles } from '../../engine/log/log.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
 
 const ITEMS = Array.from({ length: 12 }, (_, i) => ({ id: `i${i}`, n: i }));
 /** Its `validate` fails; the loop tolerates it (onError continue, the default). */
@@ -38,17 +40,6 @@ const MISSION = `mission Iterations {
 
 let h: Conformance;
 
-beforeEach(async () => {
-  h = await openConformance();
-  h.api.on('GET /items', { body: ITEMS });
-  h.api.on('POST /sink', { status: 201, body: { ok: true } });
-});
-
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await h.close();
-});
-
 function files(text = MISSION): MissionFiles {
   const entry = `${h.dir}/iterations.vague`;
   return { entry, files: [{ path: entry, text }] };
@@ -67,7 +58,18 @@ async function runAndResume(resumeDeps: Parameters<Conformance['resume']>[2] = {
 
 const expectedOut = Object.fromEntries(ITEMS.map((item) => [item.id, { id: item.id, d: item.n * 2 }]));
 
-describe('finished loop iterations on resume', () => {
+describe.each(backends)('%s: finished loop iterations on resume', (backend) => {
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+    h.api.on('GET /items', { body: ITEMS });
+    h.api.on('POST /sink', { status: 201, body: { ok: true } });
+  });
+
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await h.close();
+  });
+
   it('are taken as recorded, and the run ends as a full re-walk would end it', async () => {
     const { first, resumed, skipped } = await runAndResume();
     expect(resumed.status, resumed.status === 'failed' ? resumed.error.message : '').toBe('completed');

@@ -11,6 +11,8 @@
  * and before that line. A GET-only mission (fixtures/fsync-get.vague) sends every request without
  * any sync after the run was created (a lost read is read again).
  * Needs strace (apt-get install -y strace) and ptrace permission.
+ * SQLite only, by nature: the evidence is this process's fdatasync of its own -wal file; on
+ * PostgreSQL the sync is the server's (synchronous_commit = on), which no strace of the CLI sees.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

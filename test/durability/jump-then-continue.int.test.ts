@@ -1,25 +1,15 @@
 /**
  * `jump A then continue` is a detour: A runs in place, then the walk carries on after the step
  * that jumped (docs/language.md). Before, the detour finished the whole action: the steps after
- * the `match` never ran.
+ * the `match` never ran. On every log backend (test/support/temp-log.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
 
 let h: Conformance;
-
-beforeEach(async () => {
-  h = await openConformance();
-  h.api.on('GET /status', { body: { ok: false } });
-  h.api.on('GET /items', { body: [{ id: 1 }, { id: 2 }] });
-  for (const p of ['/recover', '/after', '/item']) h.api.on(`POST ${p}`, { body: { ok: true } });
-});
-
-afterEach(async () => {
-  await h.close();
-});
 
 async function run(name: string, text: string) {
   const entry = path.join(h.dir, `${name}.vague`);
@@ -32,7 +22,18 @@ async function run(name: string, text: string) {
 
 const posts = (): string[] => h.api.requests.filter((r) => r.method === 'POST').map((r) => `${r.url} ${JSON.stringify(r.body)}`);
 
-describe('jump A then continue', () => {
+describe.each(backends)('%s: jump A then continue', (backend) => {
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+    h.api.on('GET /status', { body: { ok: false } });
+    h.api.on('GET /items', { body: [{ id: 1 }, { id: 2 }] });
+    for (const p of ['/recover', '/after', '/item']) h.api.on(`POST ${p}`, { body: { ok: true } });
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
   it('runs the detour, then the steps after the match, then the rest of the pipeline', async () => {
     const result = await run(
       'detour',

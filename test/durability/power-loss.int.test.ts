@@ -11,6 +11,8 @@
  * into a fresh directory. The run is resumed from each such copy against the same server: every
  * effect is still applied exactly once (the resumed run repeats the idempotency keys), the final
  * stores equal the uninterrupted run's, and verify passes.
+ * SQLite only, by nature: the cut is of a WAL file this process writes; PostgreSQL's WAL is the
+ * server's, and a torn prefix of it is the server's crash recovery to undo, not the engine's.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -4,14 +4,15 @@
  * contents and, step path by step path, the same events as the gathered (unstreamed) pair; a kill
  * in the middle of the stream, then a resume, ends with every record stored exactly once and the
  * checkpoint advanced once; a failing page leaves the pages before it stored and the checkpoint
- * where it was.
+ * where it was. On every log backend (test/support/temp-log.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 
 const PAGE = 4;
@@ -37,6 +38,12 @@ ${streamed ? '' : '    validate response { assume length(response) >= 0 }\n'}  }
 }
 
 let h: Conformance;
+let cli: string;
+
+// The CLI is built once per source state, outside any test's time limit.
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
 
 /** One route per page (the fake API matches path and query exactly); from `failFrom` on, a 400. */
 function servePages(failFrom = Infinity): void {
@@ -44,14 +51,6 @@ function servePages(failFrom = Infinity): void {
     h.api.on(`GET /records?since=0&offset=${offset}`, offset >= failFrom ? { status: 400, body: { error: 'bad page' } } : { body: RECORDS.slice(offset, offset + PAGE) });
   }
 }
-
-beforeEach(async () => {
-  h = await openConformance();
-});
-
-afterEach(async () => {
-  await h.close();
-});
 
 function files(name: string, text: string) {
   const entry = path.join(h.dir, `${name}.vague`);
@@ -75,7 +74,15 @@ function byPath(events: StoredEvent[]): Record<string, unknown[]> {
   return out;
 }
 
-describe('streamed sync', () => {
+describe.each(backends)('%s: streamed sync', (backend) => {
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
   it('stores what the gathered pair stores, with the same events at every step path', async () => {
     servePages();
     const streamed = await h.start(files('streamed', mission(true)));
@@ -114,12 +121,11 @@ describe('streamed sync', () => {
 
   it('survives a kill in the middle of the stream: resumed, every record is stored once and the checkpoint advances once', async () => {
     servePages();
-    const cli = builtCli();
     const text = mission(true);
     const entry = path.join(h.dir, 'crash.vague');
     fs.writeFileSync(entry, text);
-    const db = path.join(h.dir, 'crash.db');
-    const common = ['--db', db];
+    // The CLI processes share the harness's log (empty until now); it reads back what they committed.
+    const common = ['--db', h.dbPath];
     // mid-store:3 is the third page's write batch (each page is one batch).
     const killed = await runCli(cli, ['run', entry, ...common, '--source', `Api=${h.api.url}`, '--crash-at', 'mid-store:3'], { cwd: h.dir });
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
@@ -127,17 +133,11 @@ describe('streamed sync', () => {
     const resumed = await runCli(cli, ['resume', runId, ...common], { cwd: h.dir });
     expect(resumed.code, describeResult(resumed)).toBe(0);
 
-    const { openLog } = await import('../../engine/log/open-log.js');
-    const log = await openLog(db);
-    try {
-      const events = await log.read(runId);
-      const keys = events.filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write').map((e) => e.payload.key);
-      expect(keys).toEqual(RECORDS.map((r) => r.id));
-      expect(events.filter((e) => e.type === 'checkpoint.advanced').map((e) => (e.payload as { records?: number }).records)).toEqual([TOTAL]);
-      expect((await log.readTable('sql', 'synced')).length).toBe(TOTAL);
-    } finally {
-      await log.close();
-    }
+    const events = await h.events(runId);
+    const keys = events.filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write').map((e) => e.payload.key);
+    expect(keys).toEqual(RECORDS.map((r) => r.id));
+    expect(events.filter((e) => e.type === 'checkpoint.advanced').map((e) => (e.payload as { records?: number }).records)).toEqual([TOTAL]);
+    expect((await h.log.readTable('sql', 'synced')).length).toBe(TOTAL);
     const verified = await runCli(cli, ['verify', runId, ...common], { cwd: h.dir });
     expect(verified.code, describeResult(verified)).toBe(0);
   });

@@ -3,12 +3,14 @@
  * own, and replay stays exact — the run, suspended half-way and resumed (a full re-walk from the
  * top against the log, including concurrent iterations that replay out of log order), ends with
  * the same stores and every POST sent once, as under `trace: full`. Also: the log's chunked bulk
- * read returns every event of a run longer than one chunk, in order.
+ * read returns every event of a run longer than one chunk, in order. On every log backend
+ * (test/support/temp-log.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
 import { StopRequested } from '../../engine/steps/signals.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
 
 const ITEMS = Array.from({ length: 12 }, (_, i) => ({ id: `i${i}`, n: i }));
 
@@ -42,16 +44,6 @@ function mission(trace: 'full' | 'minimal'): string {
 
 let h: Conformance;
 
-beforeEach(async () => {
-  h = await openConformance();
-  h.api.on('GET /items', { body: ITEMS });
-  h.api.on('POST /sink', { status: 201, body: { ok: true } });
-});
-
-afterEach(async () => {
-  await h.close();
-});
-
 function files(trace: 'full' | 'minimal') {
   const entry = `${h.dir}/trace-${trace}.vague`;
   return { entry, files: [{ path: entry, text: mission(trace) }] };
@@ -66,7 +58,17 @@ async function runAndResume(trace: 'full' | 'minimal') {
   return { runId: first.runId, events: await h.events(first.runId), out: await h.store(first.runId, 'out') };
 }
 
-describe('trace: minimal', () => {
+describe.each(backends)('%s: trace: minimal', (backend) => {
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+    h.api.on('GET /items', { body: ITEMS });
+    h.api.on('POST /sink', { status: 201, body: { ok: true } });
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
   it('writes no step events for pure steps, keeps effects and inputs, and replays to the same stores as trace: full', async () => {
     const minimal = await runAndResume('minimal');
     const types = minimal.events.map((e) => e.type);

@@ -2,11 +2,13 @@
  * A run that can never be resumed is not retried for ever (GUARANTEES 13, "Resume is
  * idempotent"): a run whose own mission this engine now refuses is failed once, with the
  * diagnostics; a run whose log this engine cannot read (a newer format) is left as it is, and
- * `reqon worker --once` backs off from it and ends instead of starting it again every poll.
+ * `reqon worker --once` backs off from it and ends instead of starting it again every poll. On
+ * every log backend (test/support/temp-log.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { builtCli, describeResult, runCli } from './support/cli-build.js';
+import { backends, type Backend } from '../support/temp-log.js';
 import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
 
 const VALID = 'mission Old {\n  action A {\n    let x = 1\n  }\n  run A\n}\n';
@@ -20,14 +22,20 @@ function events(format: number): StoredEvent[] {
   ] as StoredEvent[];
 }
 
+let cli: string;
+// The CLI is built once per source state, outside any test's time limit.
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
 let temp: TempLog | undefined;
 afterEach(async () => {
   await temp?.close();
   temp = undefined;
 });
 
-async function crashedRun(text: string, format: number): Promise<string> {
-  temp = await openTempLog('sqlite', {}, 'reqon-unresumable-');
+async function crashedRun(backend: Backend, text: string, format: number): Promise<string> {
+  temp = await openTempLog(backend, {}, 'reqon-unresumable-');
   return insertStoredRun(temp.log, {
     events: events(format),
     missionFiles: { entry: 'old.vague', files: [{ path: 'old.vague', text }] },
@@ -37,12 +45,12 @@ async function crashedRun(text: string, format: number): Promise<string> {
 }
 
 function reqon(args: string[]) {
-  return runCli(builtCli(), [...args, '--db', temp!.dbPath], { cwd: temp!.dir, timeoutMs: 30_000 });
+  return runCli(cli, [...args, '--db', temp!.dbPath], { cwd: temp!.dir, timeoutMs: 30_000 });
 }
 
-describe('a run that can never resume', () => {
+describe.each(backends)('%s: a run that can never resume', (backend) => {
   it('whose own mission this engine refuses is failed once, with the diagnostics', async () => {
-    const runId = await crashedRun(REFUSED, 2);
+    const runId = await crashedRun(backend, REFUSED, 2);
     expect(VALID).not.toBe(REFUSED);
     const resumed = await reqon(['resume', runId, '--quiet']);
     expect(resumed.code, describeResult(resumed)).toBe(1);
@@ -57,7 +65,7 @@ describe('a run that can never resume', () => {
   });
 
   it('whose log is of a newer format is left as it is, and worker --once backs off and ends', async () => {
-    const runId = await crashedRun(VALID, 99);
+    const runId = await crashedRun(backend, VALID, 99);
     const worker = await reqon(['worker', '--once', '--poll', '20']);
     expect(worker.code, describeResult(worker)).toBe(0);
     expect(worker.signal).toBeNull();
