@@ -1,0 +1,287 @@
+/**
+ * Retention (`reqon prune`, engine/log/prune.ts) on both backends: what goes (whole finished
+ * runs: row, every event, the webhook deliveries they claimed), what stays (every run that can
+ * resume, shared sql tables, unclaimed deliveries, schedules, a mission's latest checkpoint, a
+ * failed scheduled run a retry waits on), the compare-and-set against a run taken or resumed
+ * after it was listed, events deleted a chunk at a time and a stopped prune carried on.
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewEvent } from '../../engine/log/events.js';
+import type { CommitEntry, EventLog, Lease, RunStatus } from '../../engine/log/log.js';
+import { pruneLog, type PruneTotals } from '../../engine/log/prune.js';
+import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
+import { newRun, started, storeWrite, value } from './helpers.js';
+
+const TTL = 600_000;
+/** Lease judgement on SQLite (PostgreSQL uses its own clock): leases taken at createdAt 1000 are live. */
+const NOW = 2_000;
+
+function checkpoint(key: string, syncedAt: number, recordedAt: number): CommitEntry {
+  return { kind: 'event', event: { type: 'checkpoint.advanced', stepPath: 'main/2', payload: { key, syncedAt }, recordedAt } };
+}
+
+function ended(status: 'completed' | 'failed', at: number): CommitEntry {
+  const event: NewEvent =
+    status === 'completed'
+      ? { type: 'run.completed', stepPath: '', payload: { actionsRun: ['Main'] }, recordedAt: at }
+      : { type: 'run.failed', stepPath: '', payload: { error: { code: 'boom', message: 'boom' } }, recordedAt: at };
+  return { kind: 'event', event };
+}
+
+async function countRows(t: TempLog, sql: string): Promise<number> {
+  if (t.backend === 'sqlite') {
+    const db = new Database(t.dbPath, { readonly: true });
+    try {
+      return (db.prepare(sql).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: t.target });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>(sql)).rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.each(backends)('%s: prune', (backend: Backend) => {
+  let t: TempLog;
+  let log: EventLog;
+  beforeEach(async () => {
+    t = await openTempLog(backend);
+    log = t.log;
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  /** A run with `events` value events, then ended at `at` (lease released), or left as `status`. */
+  async function runOf(runId: string, opts: { events?: number; end?: 'completed' | 'failed'; at?: number; entries?: CommitEntry[] } = {}): Promise<Lease> {
+    const at = opts.at ?? 1_500;
+    const { lease } = await log.createRun(newRun(runId), 'w1', TTL, [started()]);
+    const body = [...Array.from({ length: opts.events ?? 3 }, (_, i) => value(i, 1_100)), ...(opts.entries ?? [])];
+    for (let i = 0; i < body.length; i += 2000) await log.commit(lease, body.slice(i, i + 2000), { durable: false, returnEvents: false });
+    if (opts.end) await log.commit(lease, [ended(opts.end, at)], { durable: true, status: { status: opts.end, releaseLease: true } });
+    return lease;
+  }
+
+  async function left(runId: string, status: RunStatus): Promise<void> {
+    const run = await log.getRun(runId);
+    expect(run?.status, runId).toBe(status);
+    const events = await log.read(runId);
+    expect(events.map((e) => e.seq), runId).toEqual(Array.from({ length: run!.lastSeq }, (_, i) => i + 1));
+  }
+
+  it('removes whole finished runs older than the horizon and keeps every run that can resume', async () => {
+    await log.deliverWebhook('/hooks/a', 'ev-claimed', { n: 1 }, 1_000);
+    await log.deliverWebhook('/hooks/a', 'ev-waiting', { n: 2 }, 1_000);
+    await runOf('done', { end: 'completed', entries: [storeWrite({ key: 'k1', record: { id: 'k1' } }), { kind: 'claim-webhook', path: '/hooks/a', eventId: 'ev-claimed', waitId: 'w1' }] });
+    await runOf('broke', { end: 'failed' });
+    await runOf('recent', { end: 'completed', at: 9_000 });
+    // Crashed mid-run: running, no owner — a worker resumes it.
+    const crashed = await runOf('crashed');
+    await log.release(crashed);
+    // Running under a live lease.
+    await runOf('live');
+    // Suspended on a timer, on a pause, on a webhook wait.
+    for (const [id, waitingOn, wakeAt] of [['timer', 'pause:t1', 99_000_000], ['paused', 'pause:p1', null], ['waiting', 'wait:/hooks/a', null]] as const) {
+      const lease = await runOf(id);
+      await log.commit(lease, [value('x', 1_200)], { durable: true, status: { status: 'suspended', waitingOn, wakeAt, releaseLease: true } });
+    }
+    // Finished, then taken again by someone (a live lease on a completed run): never pruned under it.
+    await runOf('retaken', { end: 'completed' });
+    expect('epoch' in (await log.acquire('retaken', 'w2', NOW, TTL))).toBe(true);
+
+    const summary = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
+    expect(summary).toMatchObject({ runs: 2, deliveries: 1, changedMeanwhile: 0, keptForCheckpoint: 0, dryRun: false, stopped: false });
+    // done: run.started, 3 values, store.write, run.completed (a claim is no event); broke: 1 + 3 + 1.
+    expect(summary.events).toBe(6 + 5);
+    expect(summary.bytes).toBeGreaterThan(0);
+    expect(summary.space!.storedBytes).toBeGreaterThan(0);
+    for (const id of ['done', 'broke']) {
+      expect(await log.getRun(id)).toBeUndefined();
+      expect(await log.read(id)).toEqual([]);
+    }
+    await left('recent', 'completed');
+    await left('crashed', 'running');
+    await left('live', 'running');
+    await left('timer', 'suspended');
+    await left('paused', 'suspended');
+    await left('waiting', 'suspended');
+    await left('retaken', 'completed');
+    // The shared sql table keeps the row the pruned run wrote; the unclaimed delivery stays.
+    expect(await log.readTable('sql', 'orders')).toEqual([{ key: 'k1', record: { id: 'k1' } }]);
+    expect((await log.allDeliveries()).map((d) => d.eventId)).toEqual(['ev-waiting']);
+    expect(await countRows(t, 'SELECT count(*) AS n FROM reqon_pruned_runs')).toBe(0);
+    // A second pass finds nothing more.
+    expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(0);
+  });
+
+  it('a dry run lists exactly what a prune then removes, and deletes nothing', async () => {
+    for (const id of ['a', 'b', 'c']) await runOf(id, { end: id === 'b' ? 'failed' : 'completed', events: 4 });
+    await runOf('d');
+    const listed: string[] = [];
+    const dry = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, dryRun: true, onRun: (r) => listed.push(r.runId) });
+    expect(listed.sort()).toEqual(['a', 'b', 'c']);
+    expect(dry).toMatchObject({ dryRun: true, runs: 3, events: 3 * 6 });
+    for (const id of ['a', 'b', 'c']) await left(id, id === 'b' ? 'failed' : 'completed');
+    const gone: string[] = [];
+    const real = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, onRun: (r) => gone.push(r.runId) });
+    expect(gone.sort()).toEqual(listed);
+    expect(real.events).toBe(dry.events);
+  });
+
+  it('a run taken, written or resumed after it was listed keeps its row and every event (the compare-and-set)', async () => {
+    for (const id of ['quiet', 'resumed', 'touched']) await runOf(id, { end: 'completed' });
+    const listed = await log.prunableRuns({ finishedBefore: 5_000, now: NOW, limit: 10 });
+    expect(listed.map((r) => r.runId).sort()).toEqual(['quiet', 'resumed', 'touched']);
+    // Between listing and deleting: one is taken and carried on (running again), one taken and let go.
+    const taken = await log.acquire('resumed', 'w2', NOW, TTL);
+    if (!('epoch' in taken)) throw new Error('not taken');
+    await log.commit(taken, [value('again', 1_600)], { durable: true, status: { status: 'running' } });
+    const touched = await log.acquire('touched', 'w2', NOW, TTL);
+    if (!('epoch' in touched)) throw new Error('not taken');
+    await log.release(touched);
+    const pruned = await log.pruneRuns(listed, 5_000, NOW);
+    expect(pruned.runIds).toEqual(['quiet']);
+    await left('resumed', 'running');
+    await left('touched', 'completed');
+    expect(await log.read('quiet')).toHaveLength(5);
+    await log.deletePrunedEvents(100);
+    expect(await log.read('quiet')).toEqual([]);
+  });
+
+  it('racing acquires and a prune: a run is either pruned (the acquire takes nothing) or kept whole (the acquire holds it)', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `r${i}`);
+    for (const id of ids) await runOf(id, { end: 'completed' });
+    const listed = await log.prunableRuns({ finishedBefore: 5_000, now: NOW, limit: 100 });
+    const other = await t.openAnother();
+    const [pruned, ...acquired] = await Promise.all([
+      log.pruneRuns(listed, 5_000, NOW),
+      ...ids.filter((_, i) => i % 2 === 0).map((id) => other.acquire(id, 'w2', NOW, TTL).then((l) => ('epoch' in l ? id : null), (e: Error) => e.name)),
+    ]);
+    const gone = new Set(pruned.runIds);
+    for (const [k, outcome] of acquired.entries()) {
+      const id = ids[k * 2]!;
+      // Pruned: the acquire took nothing. (On PostgreSQL an acquire that waited on the deleting
+      // transaction's row lock answers "held" rather than "not found": its fallback read sees
+      // the statement's snapshot. Either way it holds no lease.)
+      if (gone.has(id)) expect(outcome === 'RunNotFoundError' || outcome === null, `${id}: ${String(outcome)}`).toBe(true);
+      else {
+        expect(outcome).toBe(id);
+        await left(id, 'completed');
+      }
+    }
+    // Runs nobody raced for all went.
+    for (const id of ids.filter((_, i) => i % 2 === 1)) expect(gone.has(id)).toBe(true);
+  });
+
+  it("keeps the run holding a mission's latest checkpoint, so the next sync carries on from it", async () => {
+    await runOf('sync1', { end: 'completed', entries: [checkpoint('orders', 100, 1_200)] });
+    await runOf('sync2', { end: 'completed', entries: [checkpoint('orders', 300, 1_200), checkpoint('users', 50, 1_200)] });
+    await runOf('sync3', { end: 'completed', entries: [checkpoint('orders', 200, 1_200), checkpoint('users', 70, 1_200)] });
+    const summary = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
+    // sync2 holds orders' newest, sync3 users' newest: both kept; sync1 holds neither.
+    expect(summary).toMatchObject({ runs: 1, keptForCheckpoint: 2 });
+    expect(await log.getRun('sync1')).toBeUndefined();
+    expect(await log.lastCheckpoint('demo.vague', 'orders')).toBe(300);
+    expect(await log.lastCheckpoint('demo.vague', 'users')).toBe(70);
+  });
+
+  it('keeps a failed scheduled run while a retry of it is due, and prunes it once the retry exists', async () => {
+    const mission = 'demo.vague';
+    const base = newRun('x');
+    await log.upsertSchedule({
+      mission,
+      spec: { trigger: { kind: 'every', everyMs: 60_000 }, retry: { maxRetries: 2, delaySeconds: 1 } },
+      specHash: 'h',
+      missionHash: base.missionHash,
+      missionFiles: base.missionFiles,
+      options: base.options,
+      firstFireAt: 1_000,
+      at: 1_000,
+    });
+    const fire = async (runId: string, attempt: number) => {
+      const fired = await log.fireSchedule({ mission, dueAt: 1_000, attempt, nextFireAt: 61_000, missed: 0, firedAt: 1_000, run: newRun(runId), first: [started()], owner: 'w1', ttlMs: TTL });
+      if (fired.outcome !== 'started') throw new Error(`not started: ${fired.outcome}`);
+      await log.commit(fired.lease, [ended('failed', 1_500)], { durable: true, status: { status: 'failed', releaseLease: true } });
+    };
+    await fire('s0', 0);
+    expect((await log.retryCandidates(mission, 2)).map((c) => c.runId)).toEqual(['s0']);
+    expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(0);
+    await left('s0', 'failed');
+    // The retry started (and failed too): s0 is no longer waited on; s1 is, until attempt 2.
+    await fire('s1', 1);
+    expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(1);
+    expect(await log.getRun('s0')).toBeUndefined();
+    await left('s1', 'failed');
+    expect((await log.scheduleFirings(mission)).map((f) => f.runId)).toEqual(['s0', 's1']);
+  });
+
+  it("deletes a long run's events a chunk per transaction; a stopped prune is carried on by the next, and its id stays taken until then", async () => {
+    await runOf('long', { end: 'completed', events: 5_000 });
+    await runOf('short', { end: 'completed', events: 10 });
+    const seen: PruneTotals[] = [];
+    const txBefore = log.stats().transactions;
+    let chunks = 0;
+    const stopped = await pruneLog(log, {
+      finishedBefore: 5_000,
+      now: () => NOW,
+      batchEvents: 1_000,
+      progress: (p) => seen.push(p),
+      shouldStop: () => seen.some((p) => p.events > 0) && ++chunks > 1,
+    });
+    expect(stopped.stopped).toBe(true);
+    expect(stopped.runs).toBe(2);
+    const eventsLeft = await countRows(t, "SELECT count(*) AS n FROM reqon_events WHERE run_id IN ('long', 'short')");
+    expect(eventsLeft).toBeGreaterThan(0);
+    expect(eventsLeft).toBe(5_000 + 2 + 10 + 2 - stopped.events);
+    // Not a single transaction: at most 1,000 events went per transaction.
+    expect(log.stats().transactions - txBefore).toBeGreaterThanOrEqual(2);
+    // The half-pruned run's id cannot be taken by a new run meanwhile (its old events are still there).
+    await expect(log.createRun(newRun('long'), 'w1', TTL, [started()])).rejects.toThrow(/still being deleted/);
+    const rest = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, batchEvents: 1_000 });
+    expect(rest).toMatchObject({ runs: 0, stopped: false });
+    expect(stopped.events + rest.events).toBe(5_000 + 2 + 10 + 2);
+    expect(await countRows(t, 'SELECT count(*) AS n FROM reqon_events')).toBe(0);
+    expect(await countRows(t, 'SELECT count(*) AS n FROM reqon_pruned_runs')).toBe(0);
+    // Done: the id is free again.
+    await log.createRun(newRun('long'), 'w1', TTL, [started()]);
+  });
+
+  it('the database itself refuses to delete an event of a run that still has its row, even when the run is queued', async () => {
+    await runOf('kept', { end: 'completed' });
+    const sql = "DELETE FROM reqon_events WHERE run_id = 'kept'";
+    const queue = "INSERT INTO reqon_pruned_runs (run_id, pruned_at, last_seq, deleted_to) VALUES ('kept', 1, 5, 0)";
+    if (backend === 'sqlite') {
+      const db = new Database(t.dbPath);
+      try {
+        expect(() => db.prepare(sql).run()).toThrow(/append-only/);
+        expect(() => db.prepare(queue).run()).toThrow(/only in the transaction that deletes its row/);
+      } finally {
+        db.close();
+      }
+    } else {
+      const client = new pg.Client({ connectionString: t.target });
+      await client.connect();
+      try {
+        await expect(client.query(sql)).rejects.toThrow(/append-only/);
+        await expect(client.query(queue)).rejects.toThrow(/only in the transaction that deletes its row/);
+      } finally {
+        await client.end();
+      }
+    }
+    await left('kept', 'completed');
+  });
+
+  it('refuses bad arguments with a message naming them', async () => {
+    await expect(log.prunableRuns({ finishedBefore: Number.NaN, now: NOW, limit: 1 })).rejects.toThrow(/finishedBefore must be whole milliseconds/);
+    await expect(log.prunableRuns({ finishedBefore: 1, now: NOW, limit: 0 })).rejects.toThrow(/limit must be a positive whole number/);
+    await expect(log.pruneRuns([{ runId: 'x' } as never], 1, NOW)).rejects.toThrow(/lastSeq must be the whole number/);
+    await expect(log.deletePrunedEvents(-1)).rejects.toThrow(/maxEvents must be a positive whole number/);
+  });
+});
