@@ -3,16 +3,17 @@
  * and the studio's crash-point fold. Proven end to end: for a mission with every effect kind (a
  * streamed paginated sync into sql, GET, POSTs, file and memory store batches, a pause), the fold
  * of a crash-free run offers POINT:N for each point; `--crash-at POINT:N` with that N kills the
- * run (counted over the run's whole progress, resumes included), and N+1 never does.
+ * run (counted over the run's whole progress, resumes included), and N+1 never does. On every
+ * log backend (test/support/temp-log.ts): the counts are the executor's, the kill lands between
+ * the log's commits, whichever database holds them.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrashPointsHandler } from '../../engine/inspect/crash-points.js';
 import { runFold } from '../../engine/inspect/fold-handler.js';
 import type { CrashPointInfo } from '../../engine/protocol/protocol.js';
 import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, REPO, runCli, runIdOf, type CliResult } from './support/cli-build.js';
 import { readRunFacts } from './support/run-facts.js';
 
@@ -21,11 +22,10 @@ const ROWS = Array.from({ length: 5 }, (_, i) => ({ id: `r${i}` }));
 
 let cli: string;
 let api: FakeApi;
-let root: string;
+const targets: TempLogTarget[] = [];
 
 beforeAll(async () => {
   cli = builtCli();
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-points-'));
   api = new FakeApi();
   for (let offset = 0; offset <= ROWS.length; offset += 2) api.on(`GET /rows?offset=${offset}`, { body: ROWS.slice(offset, offset + 2) });
   api.on('GET /items', { body: [{ id: 'a' }, { id: 'b' }] });
@@ -35,14 +35,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.stop();
-  if (root) fs.rmSync(root, { recursive: true, force: true });
+  for (const target of targets.splice(0)) await target.drop();
 });
 
-/** Runs the mission to its end (resuming past its pause), armed with `crashAt` in every process. */
-async function runToEnd(name: string, crashAt?: string): Promise<{ killed: boolean; db: string; runId: string; results: CliResult[] }> {
-  const dir = path.join(root, name);
-  fs.mkdirSync(dir);
-  const db = path.join(dir, 'reqon.db');
+/** Runs the mission to its end (resuming past its pause) on a fresh log, armed with `crashAt` in every process. */
+async function runToEnd(backend: Backend, crashAt?: string): Promise<{ killed: boolean; db: string; runId: string; results: CliResult[] }> {
+  const target = await tempLogTarget(backend, 'reqon-points-');
+  targets.push(target);
+  const { dir, target: db } = target;
   const env = { REQON_DATA_DIR: path.join(dir, 'data') };
   const armed = crashAt ? ['--crash-at', crashAt] : [];
   const results: CliResult[] = [];
@@ -61,11 +61,11 @@ async function runToEnd(name: string, crashAt?: string): Promise<{ killed: boole
   return { killed: false, db, runId, results };
 }
 
-describe('crash points offered by the fold are where the injector kills', () => {
+describe.each(backends)('%s: crash points offered by the fold are where the injector kills', (backend) => {
   let offered: CrashPointInfo[] = [];
 
   it('the fold of a crash-free run offers every point', async () => {
-    const reference = await runToEnd('reference');
+    const reference = await runToEnd(backend);
     expect(reference.killed).toBe(false);
     const { events } = await readRunFacts(reference.db, reference.runId, []);
     offered = runFold(new CrashPointsHandler(), events);
@@ -83,9 +83,9 @@ describe('crash points offered by the fold are where the injector kills', () => 
     it(`${point}: the last offered occurrence kills, the next one never does`, async () => {
       const info = offered.find((p) => p.point === point);
       expect(info, 'the reference test ran first').toBeDefined();
-      const last = await runToEnd(`${point}-last`, `${point}:${info!.occurrences}`);
+      const last = await runToEnd(backend, `${point}:${info!.occurrences}`);
       expect(last.killed, last.results.map(describeResult).join('\n')).toBe(true);
-      const past = await runToEnd(`${point}-past`, `${point}:${info!.occurrences + 1}`);
+      const past = await runToEnd(backend, `${point}:${info!.occurrences + 1}`);
       expect(past.killed, past.results.map(describeResult).join('\n')).toBe(false);
     });
   }

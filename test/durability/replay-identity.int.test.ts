@@ -8,12 +8,14 @@
  * - resume is idempotent (a completed run answers "completed", exit 0);
  * - a resumer names the pause it resumes, so a late racer never resumes a later one;
  * - an edit that replays and carries on becomes the run's mission: a crash after it resumes.
+ *
+ * On every log backend (test/support/temp-log.ts), each test on a fresh log.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, REPO, runCli, runIdOf, type CliResult } from './support/cli-build.js';
 import { readRunFacts } from './support/run-facts.js';
 
@@ -23,15 +25,17 @@ const mission = (name: string): string => path.join(FIXTURES, `${name}.vague`);
 let cli: string;
 let dir: string;
 let db: string;
+let target: TempLogTarget | undefined;
 let api: FakeApi;
 
 beforeAll(() => {
   cli = builtCli();
 }, 180_000);
 
-async function setup(extraEnv: Record<string, string> = {}): Promise<void> {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-identity-'));
-  db = path.join(dir, 'reqon.db');
+async function setup(backend: Backend, extraEnv: Record<string, string> = {}): Promise<void> {
+  target = await tempLogTarget(backend, 'reqon-identity-');
+  dir = target.dir;
+  db = target.target;
   baseEnv = { REQON_DATA_DIR: path.join(dir, 'data'), ...extraEnv };
   api = new FakeApi();
   api.on('GET /items', { body: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
@@ -45,7 +49,8 @@ let baseEnv: Record<string, string> = {};
 
 afterEach(async () => {
   await api?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await target?.drop();
+  target = undefined;
 });
 
 function reqon(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -65,7 +70,7 @@ async function crashedWithOneInFlight(): Promise<string> {
   return runIdOf(run);
 }
 
-describe('an edited request is a divergence', () => {
+describe.each(backends)('%s: an edited request is a divergence', (backend) => {
   const edits = [
     { name: 'edited-url', change: /line 8: POST \/events became POST \/audit/, never: 'POST /audit' },
     { name: 'edited-method', change: /line 8: POST \/events became PUT \/events/, never: 'PUT /events' },
@@ -74,7 +79,7 @@ describe('an edited request is a divergence', () => {
 
   for (const edit of edits) {
     it(`${edit.name}: verify names the line and the change; resume refuses and sends nothing`, async () => {
-      await setup();
+      await setup(backend);
       const runId = await crashedWithOneInFlight();
       const before = await readRunFacts(db, runId, []);
       const requestsBefore = api.requests.length;
@@ -107,7 +112,7 @@ describe('an edited request is a divergence', () => {
   }
 
   it('the mission that recorded the run still verifies clean, and says it checked request identities', async () => {
-    await setup();
+    await setup(backend);
     const runId = await crashedWithOneInFlight();
     const verify = await reqon(['verify', runId, '--json']);
     expect(verify.code, describeResult(verify)).toBe(0);
@@ -117,9 +122,9 @@ describe('an edited request is a divergence', () => {
   });
 });
 
-describe('a run that can never replay its log', () => {
+describe.each(backends)('%s: a run that can never replay its log', (backend) => {
   it('is failed once with the divergence, and a worker does not retry it', async () => {
-    await setup();
+    await setup(backend);
     const started = await reqon(['run', mission('env-body'), '--source', `Api=${api.url}`, '--quiet'], { REQON_TAG: 'first' });
     expect(started.code, describeResult(started)).toBe(10);
     const runId = runIdOf(started);
@@ -141,9 +146,9 @@ describe('a run that can never replay its log', () => {
   });
 });
 
-describe('resume is idempotent', () => {
+describe.each(backends)('%s: resume is idempotent', (backend) => {
   it('a completed run answers completed (exit 0) and appends nothing', async () => {
-    await setup();
+    await setup(backend);
     const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--quiet']);
     expect(run.code, describeResult(run)).toBe(0);
     const runId = runIdOf(run);
@@ -159,7 +164,7 @@ describe('resume is idempotent', () => {
   });
 });
 
-describe('a resumer names the pause it resumes', () => {
+describe.each(backends)('%s: a resumer names the pause it resumes', (backend) => {
   async function firstPause(): Promise<{ runId: string; pause: string }> {
     const started = await reqon(['run', mission('two-pauses'), '--source', `Api=${api.url}`, '--quiet']);
     expect(started.code, describeResult(started)).toBe(10);
@@ -169,7 +174,7 @@ describe('a resumer names the pause it resumes', () => {
   }
 
   it('of racers for the first pause exactly one wins; a late racer never resumes the second', async () => {
-    await setup();
+    await setup(backend);
     const { runId, pause } = await firstPause();
     const racers = await Promise.all(
       Array.from({ length: 6 }, (_, i) => reqon(['resume', runId, '--pause', pause, '--payload', JSON.stringify({ racer: i }), '--quiet'])),
@@ -191,9 +196,9 @@ describe('a resumer names the pause it resumes', () => {
   });
 });
 
-describe('an edit that carries on becomes the run mission', () => {
+describe.each(backends)('%s: an edit that carries on becomes the run mission', (backend) => {
   it('a crash after a compatible edit resumes with the edited mission', async () => {
-    await setup();
+    await setup(backend);
     // GET 1, POSTs 2–4: killed after the last POST /events was sent.
     const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:4', '--quiet']);
     expect(run.signal, describeResult(run)).toBe('SIGKILL');
@@ -214,9 +219,9 @@ describe('an edit that carries on becomes the run mission', () => {
   });
 });
 
-describe('an answer that arrived is never asked for again', () => {
+describe.each(backends)('%s: an answer that arrived is never asked for again', (backend) => {
   it('a crash at the store after a POST does not re-send the POST (an API that ignores Idempotency-Key)', async () => {
-    await setup();
+    await setup(backend);
     // The second record's write is buffered (a store's first write commits at once); killed inside it.
     const run = await reqon(['run', mission('post-then-sql'), '--source', `Api=${api.url}`, '--crash-at', 'mid-store:2', '--quiet']);
     expect(run.signal, describeResult(run)).toBe('SIGKILL');
@@ -231,9 +236,9 @@ describe('an answer that arrived is never asked for again', () => {
   });
 });
 
-describe('a run acts only on values as the log holds them', () => {
+describe.each(backends)('%s: a run acts only on values as the log holds them', (backend) => {
   it('a response number the log cannot hold (1e400) fails its step loudly instead of acting on it', async () => {
-    await setup();
+    await setup(backend);
     api.on('GET /reading', { raw: '{"value": 1e400}', headers: { 'content-type': 'application/json' } });
     api.on('POST /alarm', { status: 201, body: {} });
     const run = await reqon(['run', mission('huge-number'), '--source', `Api=${api.url}`, '--quiet']);
@@ -248,7 +253,7 @@ describe('a run acts only on values as the log holds them', () => {
   });
 
   it('a --payload the log cannot hold is refused before anything changes', async () => {
-    await setup();
+    await setup(backend);
     api.on('GET /reading', { body: { value: 1 } });
     const run = await reqon(['run', mission('huge-number'), '--source', `Api=${api.url}`, '--quiet']);
     expect(run.code, describeResult(run)).toBe(10);
@@ -262,9 +267,9 @@ describe('a run acts only on values as the log holds them', () => {
   });
 });
 
-describe('resuming a run suspended in a wait', () => {
+describe.each(backends)('%s: resuming a run suspended in a wait', (backend) => {
   it('racers: one wins the suspension they saw; the payload of the winner is its delivery, used once', async () => {
-    await setup();
+    await setup(backend);
     const started = await reqon(['run', mission('wait-hook'), '--source', `Api=${api.url}`, '--quiet']);
     expect(started.code, describeResult(started)).toBe(10);
     const runId = runIdOf(started);
