@@ -1,6 +1,6 @@
 /**
  * The shape of one CLI command. Each command lives in its own file under `commands/` and is
- * listed once in `main.ts`'s COMMANDS; `main.ts` imports only the invoked command's module, so
+ * listed once in `program.ts`'s COMMANDS; `program.ts` imports only the invoked command's module, so
  * `reqon check` never loads what `reqon run` needs (SQLite, HTTP).
  */
 import type { Command } from 'commander';

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * Builds the CLI's one-file bundle from what tsc wrote to dist/ (run after tsc by `npm run build`
+ * and `npm run build:start`): dist/engine/cli/program.js and every module and package it imports,
+ * as one CommonJS file in dist/engine/cli-bundle/, then its stamp, then V8's code cache for it.
+ * Why, and the rule that keeps a stale bundle from running, are in engine/cli/cli-bundle.ts.
+ *
+ *   node engine/cli/build-bundle.mjs            # nothing to do when the stamp still holds
+ *   node engine/cli/build-bundle.mjs --force
+ *
+ * Every input is read here (the plugin below), its size and mtime taken from the descriptor it is
+ * read through, before the read: a module tsc rewrites meanwhile differs from its mark, so the
+ * bundle made from the old text never runs. `import.meta.url` becomes the URL the module has in
+ * dist/ (resolved against the bundle's own URL at run time), so paths a module finds from its own
+ * place (package.json, the Electron main module, main.js) are those of the compiled module.
+ *
+ * The code cache is V8's own record of what `reqon --version`, `check`, `run` and `runs` compiled,
+ * written by those commands run through the bundle in a temp dir; each also proves the bundle runs
+ * (a command that fails fails the build, with its output).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ENTRY = path.join(REPO, 'dist/engine/cli/program.js');
+const BIN = path.join(REPO, 'dist/engine/cli/main.js');
+const BUNDLE_MODULE = path.join(REPO, 'dist/engine/cli/cli-bundle.js');
+
+/** Loaded from node_modules at run time: a native addon, and packages only some commands load late. */
+const EXTERNAL = ['better-sqlite3', 'pg', 'ws', 'undici', 'electron'];
+
+function fail(message) {
+  process.stderr.write(`build-bundle: ${message}\n`);
+  process.exit(1);
+}
+
+for (const file of [ENTRY, BIN, BUNDLE_MODULE]) {
+  if (!fs.existsSync(file)) fail(`${path.relative(REPO, file)} is missing; run tsc first (npm run build does both)`);
+}
+const { BUNDLE_DIR, BUNDLE_FILE, CACHE_FILE, STAMP_FILE, bundleState } = await import(pathToFileURL(BUNDLE_MODULE).href);
+
+if (!process.argv.includes('--force') && bundleState().fresh && fs.existsSync(CACHE_FILE)) {
+  process.stdout.write('build-bundle: dist/engine/cli-bundle/ is up to date\n');
+  process.exit(0);
+}
+
+/** A path as the stamp and the URLs in the bundle write it: relative to BUNDLE_DIR, with `/`. */
+const relative = (file) => path.relative(BUNDLE_DIR, file).split(path.sep).join('/');
+
+/** Reads every input, marking it first; rewrites `import.meta.url` to the module's URL in dist/. */
+function markingLoader(marks) {
+  return {
+    name: 'reqon-marking-loader',
+    setup(build) {
+      build.onLoad({ filter: /\.(c|m)?js$|\.json$/ }, (args) => {
+        const fd = fs.openSync(args.path, 'r');
+        let text;
+        try {
+          const stat = fs.fstatSync(fd);
+          marks.set(args.path, [relative(args.path), stat.size, stat.mtimeMs]);
+          text = fs.readFileSync(fd, 'utf8');
+        } finally {
+          fs.closeSync(fd);
+        }
+        if (args.path.endsWith('.json')) return { contents: text, loader: 'json' };
+        const url = JSON.stringify(relative(args.path).split('/').map(encodeURIComponent).join('/'));
+        const contents = text.replace(/\bimport\.meta\.url\b/g, `new URL(${url}, __reqonBundleUrl).href`);
+        if (/\bimport\.meta\b/.test(contents)) {
+          return { errors: [{ text: `${path.relative(REPO, args.path)} uses import.meta other than import.meta.url, which the bundle cannot give it` }] };
+        }
+        return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+}
+
+fs.mkdirSync(BUNDLE_DIR, { recursive: true });
+const marks = new Map();
+const tmpBundle = `${BUNDLE_FILE}.${process.pid}.tmp`;
+let result;
+try {
+  result = await esbuild.build({
+    entryPoints: [ENTRY],
+    outfile: tmpBundle,
+    absWorkingDir: REPO,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: EXTERNAL,
+    metafile: true,
+    logLevel: 'silent',
+    banner: { js: 'const __reqonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [markingLoader(marks)],
+  });
+} catch (e) {
+  fs.rmSync(tmpBundle, { force: true });
+  fail(`esbuild failed:\n${(e.errors ?? [e]).map((m) => `  ${m.text ?? m.message ?? m}`).join('\n')}`);
+}
+if (result.warnings.length > 0) {
+  fs.rmSync(tmpBundle, { force: true });
+  fail(`esbuild warned (a bundle that may not behave like the modules is not written):\n${result.warnings.map((w) => `  ${w.location?.file ?? ''}: ${w.text}`).join('\n')}`);
+}
+const inputs = Object.keys(result.metafile.inputs).map((file) => {
+  const mark = marks.get(path.resolve(REPO, file));
+  if (!mark) fail(`esbuild read ${file} without the marking loader; its changes would not be noticed`);
+  return mark;
+});
+
+// Bundle, then the stamp naming it: a stamp never names a bundle not yet in place. The old cache
+// goes first (V8 would reject it anyway); the warm-up below writes the new one.
+fs.rmSync(CACHE_FILE, { force: true });
+fs.renameSync(tmpBundle, BUNDLE_FILE);
+const bundleStat = fs.statSync(BUNDLE_FILE);
+const stamp = { format: 1, bundle: [relative(BUNDLE_FILE), bundleStat.size, bundleStat.mtimeMs], inputs };
+const tmpStamp = `${STAMP_FILE}.${process.pid}.tmp`;
+fs.writeFileSync(tmpStamp, `${JSON.stringify(stamp)}\n`);
+fs.renameSync(tmpStamp, STAMP_FILE);
+
+const MISSION = `mission StartUp {
+  store items: sql("items")
+  action Load {
+    store { id: 1, name: "item" } -> items { key: .id }
+  }
+  run Load
+}
+`;
+
+/** Each command runs through the bundle, extends the cache its predecessor wrote, and must succeed. */
+function warmUp() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-bundle-warm-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'one.vague'), MISSION);
+    const db = path.join(dir, 'warm.db');
+    const commands = [
+      { args: ['--version'], expect: /^reqon \S+ \(log format / },
+      { args: ['check', 'one.vague'], expect: /no errors/ },
+      { args: ['run', 'one.vague', '--db', db, '--quiet'], expect: /^run run_/ },
+      { args: ['runs', '--db', db], expect: /run_/ },
+    ];
+    const tmpCache = path.join(dir, 'cache');
+    for (const { args, expect } of commands) {
+      const env = { ...process.env, REQON_CLI_BUNDLE: '1', REQON_CLI_BUNDLE_WRITE_CACHE: tmpCache };
+      delete env.REQON_DB;
+      let stdout;
+      try {
+        stdout = execFileSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8', stdio: 'pipe' });
+      } catch (e) {
+        fail(`the bundle failed \`reqon ${args.join(' ')}\` (exit ${e.status}):\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+      }
+      if (!expect.test(stdout)) fail(`the bundle's \`reqon ${args.join(' ')}\` printed ${JSON.stringify(stdout)}, expected ${expect}`);
+      fs.renameSync(tmpCache, CACHE_FILE);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+warmUp();
+
+const kb = (file) => Math.round(fs.statSync(file).size / 1024);
+process.stdout.write(
+  `build-bundle: ${path.relative(REPO, BUNDLE_FILE)} from ${inputs.length} files (${kb(BUNDLE_FILE)} KB, code cache ${kb(CACHE_FILE)} KB)\n`,
+);

@@ -1,0 +1,116 @@
+/**
+ * The CLI's one-file bundle, and the rule that keeps it from ever running stale.
+ *
+ * Why a bundle: Node 20's ESM loader spends most of a short command's start-up resolving, reading,
+ * compiling and linking the ~130 modules `reqon run` needs, one by one. `npm run build` (after tsc)
+ * runs `engine/cli/build-bundle.mjs`, which bundles program.js and what it imports into one CommonJS
+ * file in `dist/engine/cli-bundle/` and records V8's code cache for it (Node 20 has no module
+ * compile cache; a `vm.Script` takes one). Measured by `npm run bench`'s "start-up" figures.
+ *
+ * Why it can never be stale: the bundle is a copy of modules tsc writes, and tsc can rewrite them
+ * without the bundle step (`tsc -b`, `tsc -p test/bench`, an editor's watcher). So the builder
+ * writes STAMP last, listing every input file of the bundle (the compiled modules and the packages
+ * inlined) and the bundle itself with its size and mtime; the bin runs the bundle only when every
+ * one of them is still exactly so (~150 `stat`s, about a millisecond), and otherwise imports the
+ * compiled modules as tsc left them. The code cache needs no such check: V8 rejects a cache that
+ * was not made from this very source by this very V8, and then compiles as usual.
+ *
+ * `REQON_CLI_BUNDLE=0` always runs the compiled modules; `REQON_CLI_BUNDLE=1` must run the bundle
+ * and fails (exit 2) saying why it cannot — how the bench and the contract test know what they
+ * measured. `REQON_CLI_BUNDLE_WRITE_CACHE=FILE` is the builder's: at exit, write the code cache
+ * of what this process compiled to FILE.
+ */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+/** Where the builder writes: `dist/engine/cli-bundle/`, beside `dist/engine/cli/`. */
+export const BUNDLE_DIR = fileURLToPath(new URL('../cli-bundle/', import.meta.url));
+export const BUNDLE_FILE = path.join(BUNDLE_DIR, 'reqon.cjs');
+export const CACHE_FILE = path.join(BUNDLE_DIR, 'reqon.cjs.v8cache');
+export const STAMP_FILE = path.join(BUNDLE_DIR, 'stamp.json');
+
+/** A file as the builder saw it: path relative to BUNDLE_DIR, size in bytes, mtime in ms. */
+export type FileMark = [file: string, size: number, mtimeMs: number];
+
+export interface BundleStamp {
+  format: 1;
+  bundle: FileMark;
+  inputs: FileMark[];
+}
+
+export type BundleState = { fresh: true } | { fresh: false; reason: string };
+
+/** The first way in which a file differs from its mark, or undefined when it matches. */
+function markDiffers([file, size, mtimeMs]: FileMark): string | undefined {
+  const stat = statSync(path.join(BUNDLE_DIR, file), { throwIfNoEntry: false });
+  if (!stat) return `${file} is gone`;
+  if (stat.size !== size || stat.mtimeMs !== mtimeMs) return `${file} changed since the bundle was built`;
+  return undefined;
+}
+
+/** Whether the bundle was made from the files now on disk. */
+export function bundleState(): BundleState {
+  let stamp: BundleStamp;
+  try {
+    stamp = JSON.parse(readFileSync(STAMP_FILE, 'utf8')) as BundleStamp;
+  } catch {
+    return { fresh: false, reason: `no bundle stamp at ${STAMP_FILE}` };
+  }
+  if (stamp.format !== 1 || !Array.isArray(stamp.inputs) || !Array.isArray(stamp.bundle)) {
+    return { fresh: false, reason: `${STAMP_FILE} is not a stamp this engine writes` };
+  }
+  for (const mark of [stamp.bundle, ...stamp.inputs]) {
+    const differs = markDiffers(mark);
+    if (differs) return { fresh: false, reason: differs };
+  }
+  return { fresh: true };
+}
+
+/** CommonJS's own wrapper, spelt out so that the code cache is made and used for the same text. */
+function wrap(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+}
+
+function runBundle(): void {
+  const source = readFileSync(BUNDLE_FILE, 'utf8');
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(CACHE_FILE);
+  } catch {
+    // No cache (a build that could not make one): V8 compiles the source, as without a bundle.
+  }
+  const script = new vm.Script(wrap(source), {
+    filename: BUNDLE_FILE,
+    ...(cachedData ? { cachedData } : {}),
+    // The bundle keeps `import()` for what stays outside it (undici, the Electron main module).
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const cacheOut = process.env['REQON_CLI_BUNDLE_WRITE_CACHE'];
+  if (cacheOut) process.once('exit', () => writeFileSync(cacheOut, script.createCachedData()));
+  const init = script.runInThisContext() as (...args: unknown[]) => void;
+  const module = { exports: {} };
+  init.call(module.exports, module.exports, createRequire(BUNDLE_FILE), module, BUNDLE_FILE, BUNDLE_DIR);
+}
+
+/**
+ * Runs the CLI from the bundle when it may, and says whether it did; when it did not, the caller
+ * imports the compiled program. Under REQON_CLI_BUNDLE=1 a bundle that cannot run is an error.
+ */
+export function startBundle(): boolean {
+  const wanted = process.env['REQON_CLI_BUNDLE'];
+  if (wanted === '0') return false;
+  const state = bundleState();
+  if (state.fresh) {
+    runBundle();
+    return true;
+  }
+  if (wanted === '1') {
+    process.stderr.write(`reqon: REQON_CLI_BUNDLE=1 but the CLI bundle cannot run: ${state.reason}; \`npm run build\` rebuilds it\n`);
+    process.exitCode = 2;
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,199 @@
+/**
+ * The `reqon` program: parses the arguments and runs one command. Importing it runs the CLI; the
+ * bin (`main.ts`) does that, either from the one-file bundle of this program or from the
+ * compiled modules (cli-bundle.ts says which).
+ *
+ * Commands are listed once in COMMANDS; each lives in its own module under `commands/` and only
+ * the invoked one is imported, so `reqon check` starts without loading SQLite or HTTP code. Every
+ * command takes `--db PATH`. Exit codes follow ARCHITECTURE.md (exit-codes.ts); expected failures
+ * (bad usage, unreadable paths) print one line, never a stack trace.
+ */
+import { Command, CommanderError } from 'commander';
+import { CliError } from './cli-error.js';
+import type { CliIo, CommandModule } from './command-module.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { MissionLoadError } from '../lang/mission-load-error.js';
+import { logUnreachable } from '../log/errors.js';
+import { versionLine } from './version.js';
+
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+/** One line per command; add a command by adding its module and one entry here. */
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'check',
+    summary: 'parse and statically check missions (files or folders)',
+    load: async () => (await import('./commands/check.js')).command,
+  },
+  {
+    name: 'run',
+    summary: 'start a new run of a mission',
+    load: async () => (await import('./commands/run.js')).command,
+  },
+  {
+    name: 'resume',
+    summary: 'continue a run: after a crash, or resume its pause (with a payload)',
+    load: async () => (await import('./commands/resume.js')).command,
+  },
+  {
+    name: 'fork',
+    summary: "start a new run from another run's log up to a seq (its prefix replayed), then live",
+    load: async () => (await import('./commands/fork.js')).command,
+  },
+  {
+    name: 'export',
+    summary: 'one run as a bundle (mission, options without secrets, events): reqon export ID > run.reqonrun',
+    load: async () => (await import('./commands/export.js')).command,
+  },
+  {
+    name: 'import',
+    summary: 'a run bundle into this log, read-only (every view and verify work on it)',
+    load: async () => (await import('./commands/import.js')).command,
+  },
+  {
+    name: 'runs',
+    summary: 'list runs',
+    load: async () => (await import('./commands/runs.js')).command,
+  },
+  {
+    name: 'show',
+    summary: "one run's status and position",
+    load: async () => (await import('./commands/show.js')).command,
+  },
+  {
+    name: 'events',
+    summary: "a run's log (NDJSON with --json)",
+    load: async () => (await import('./commands/events.js')).command,
+  },
+  {
+    name: 'store',
+    summary: "a store's records at the end of a run or at a seq",
+    load: async () => (await import('./commands/store.js')).command,
+  },
+  {
+    name: 'worker',
+    summary: 'wake due timers, take over abandoned runs, serve webhooks',
+    load: async () => (await import('./commands/worker.js')).command,
+  },
+  {
+    name: 'verify',
+    summary: 'replay a run against its log without effects and report any divergence',
+    load: async () => (await import('./commands/verify.js')).command,
+  },
+  {
+    name: 'prune',
+    summary: 'delete whole finished runs older than a duration (never one that can resume): reqon prune --completed-before 30d',
+    load: async () => (await import('./commands/prune.js')).command,
+  },
+  {
+    name: 'log',
+    summary: 'copy a whole log to another database (reqon log copy --from FILE --to postgres://…), verified',
+    load: async () => (await import('./commands/log.js')).command,
+  },
+  { name: 'studio', summary: 'open the studio (Electron, or the browser build on 127.0.0.1)', load: async () => (await import('./commands/studio.js')).command },
+];
+
+const DB_HELP =
+  'the event-log database: a SQLite file, or postgres://USER@HOST:PORT/DB for a log shared by many workers ' +
+  '(default: $REQON_DB, else .reqon/reqon.db under the working directory; commands that keep no log ignore it)';
+
+/** The command the arguments name (`reqon help X` names X), or undefined. */
+function invokedName(argv: readonly string[]): string | undefined {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const program = new Command('reqon')
+    .description('Reqon: durable execution for API missions')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showSuggestionAfterError(true)
+    .version(versionLine(), '-V, --version', 'print the version and the log format this engine writes');
+  const invoked = invokedName(argv);
+  let exitCode: ExitCode = EXIT_OK;
+  for (const entry of COMMANDS) {
+    const cmd = program.command(entry.name).description(entry.summary).option('--db <path>', DB_HELP);
+    if (entry.name !== invoked) continue;
+    const mod = await entry.load();
+    mod.configure(cmd);
+    cmd.action(async (...params: unknown[]) => {
+      const self = params[params.length - 1] as Command;
+      exitCode = await mod.run(self.processedArgs, self.opts(), io);
+    });
+  }
+  if (argv.length === 0) {
+    io.stderr(program.helpInformation());
+    return EXIT_USAGE;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    throw e;
+  }
+  return exitCode;
+}
+
+function reportFatal(e: unknown, io: CliIo): ExitCode {
+  if (e instanceof CliError) {
+    io.stderr(`reqon: ${e.message}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof MissionLoadError) {
+    io.stderr(`reqon: ${e.message}\n`);
+    return EXIT_USAGE;
+  }
+  if (logUnreachable(e)) {
+    // The database went away mid-command (a restart, a network cut): not our bug, and nothing
+    // was lost — what was not committed was never acknowledged, and a run stays resumable.
+    const reason = e instanceof Error ? e.message : String(e);
+    io.stderr(
+      `reqon: lost the log database mid-command: ${reason}\n` +
+        'reqon: nothing after the last commit was written; a run this command was carrying stays resumable — ' +
+        '`reqon resume RUN_ID` (or a worker, once its lease expires) carries it on when the database is back\n',
+    );
+    return EXIT_FAILED;
+  }
+  const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  io.stderr(`reqon: internal error (please report it): ${detail}\n`);
+  return EXIT_FAILED;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+// Exit 0 means the command finished and said so. Until it has, the process would exit with a
+// failure: a command whose work was left with nothing pending (a lost callback) cannot pass for
+// a success, and says that it ended without an outcome.
+let settled = false;
+process.exitCode = EXIT_FAILED;
+process.once('beforeExit', () => {
+  if (!settled) processIo.stderr('reqon: internal error (please report it): the command stopped before reaching an outcome\n');
+});
+
+// `reqon … | head` closes the pipe early: that is the reader's choice, not a crash to report
+// (but a command cut short by it did not finish, so it does not exit 0).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode);
+    throw e;
+  });
+}
+
+main(process.argv.slice(2), processIo).then(
+  (code) => {
+    settled = true;
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    settled = true;
+    process.exitCode = reportFatal(e, processIo);
+  },
+);
