@@ -76,7 +76,7 @@ describe('event inspector', () => {
     expect(bigLastSeq).toBeGreaterThan(100_000);
     const requests: number[] = [];
     page.on('request', (r) => {
-      if (r.url().endsWith('/api/run.events')) requests.push(1);
+      if (r.url().endsWith('/api/run.eventSearch')) requests.push(1);
     });
     await page.locator(`tr[data-run-id="${RUN_BIG}"]`).click();
     await rowOf(1).locator('.event-type').waitFor();

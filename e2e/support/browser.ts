@@ -17,8 +17,8 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A page that fails the test on any uncaught page error, and collects console errors. */
-export async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1600, height: 960 }, deviceScaleFactor: 1 });
+export async function openPage(browser: Browser, url: string, viewport = { width: 1600, height: 960 }): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));

@@ -36,13 +36,24 @@ export interface EventSearchPage {
   types: { type: string; count: number }[];
 }
 
+/**
+ * Each event's payload as JSON text, made once: the first text search of a run pays for
+ * stringifying its payloads, the next ones only read. Held as long as the event is (the run's view).
+ */
+const payloadTexts = new WeakMap<StoredEvent, string>();
+function payloadText(event: StoredEvent): string {
+  let text = payloadTexts.get(event);
+  if (text === undefined) payloadTexts.set(event, (text = JSON.stringify(event.payload) ?? ''));
+  return text;
+}
+
 /** The characters that may follow a step's own path in the paths of what runs inside it (journal/step-path.ts). */
 const BOUNDARY = '(?:$|[/\\[>!#~])';
 
 export function stepMatcher(step: string): (stepPath: string) => boolean {
   const pattern = step
     .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .map(escapeRegExp)
     .join('[^/]*');
   const re = new RegExp(`^${pattern}${BOUNDARY}`);
   return (stepPath) => re.test(stepPath);
@@ -69,13 +80,14 @@ export class EventSearch {
   constructor(readonly filter: EventFilter) {
     const types = new Set(filter.types ?? []);
     const step = filter.step ? stepMatcher(filter.step) : null;
-    const text = filter.text ? filter.text.toLowerCase() : null;
+    // Case-insensitive without lower-casing copies of megabyte payloads.
+    const text = filter.text ? new RegExp(escapeRegExp(filter.text), 'i') : null;
     this.test = (event) => {
       if (types.size > 0 && !types.has(event.type)) return false;
       if (step && !step(event.stepPath)) return false;
       if (text === null) return true;
       // Cheap fields first: most searches are for a type or a step, and a payload may be megabytes.
-      return event.type.toLowerCase().includes(text) || event.stepPath.toLowerCase().includes(text) || JSON.stringify(event.payload).toLowerCase().includes(text);
+      return text.test(event.type) || text.test(event.stepPath) || text.test(payloadText(event));
     };
   }
 
@@ -112,4 +124,8 @@ export class EventSearch {
     }
     return lo < this.matches.length ? lo : null;
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -64,6 +64,9 @@ describe('event search', () => {
     expect(fresh(events, { text: 'sync/10' }).total).toBe(2);
     expect(fresh(events, { text: 'STEP.COMPLETED' }).total).toBe(51);
     expect(fresh(events, { text: 'no such text' }).total).toBe(0);
+    // Regex characters in the text are literal.
+    expect(fresh(events, { text: '[17]' }).total).toBe(4);
+    expect(fresh(events, { text: 'order-.7' }).total).toBe(0);
     // No filter: every event, in seq order.
     expect(fresh(events, {}).events.map((e) => e.seq)).toEqual(events.map((e) => e.seq));
     // Types are counted over the whole log whatever the filter, most frequent first.

@@ -1,15 +1,18 @@
 /**
  * The left sidebar: the live runs table with its text and status filters, and "New run".
- * Rows come from the runs slice, which 'runs.changed' pushes keep current.
+ * Rows come from the runs slice, which 'runs.changed' pushes keep current. Its width is dragged
+ * at its right edge and it collapses to a rail; both are remembered (localStorage).
  */
 import { useMemo, useState } from 'react';
 import { useStudio } from '../store/studio-store.js';
+import { readStored, useStoredWidth, writeStored } from '../lib/use-stored-width.js';
 import type { StatusFilter } from './StatusBadge.js';
 import { RunsSidebarTable } from './RunsSidebarTable.js';
 import { StartRun } from './StartRun.js';
 
 const STATUSES: (StatusFilter | 'all')[] = ['all', 'running', 'suspended', 'completed', 'completed-with-failures', 'failed'];
 const LABELS: Partial<Record<StatusFilter | 'all', string>> = { all: 'All statuses', 'completed-with-failures': 'completed with failures' };
+const COLLAPSED_KEY = 'reqon.sidebar.collapsed';
 
 export function RunsSidebar() {
   const runsById = useStudio((s) => s.runsById);
@@ -18,16 +21,41 @@ export function RunsSidebar() {
   const [status, setStatus] = useState<StatusFilter | 'all'>('all');
   const [starting, setStarting] = useState(false);
   const runs = useMemo(() => Object.values(runsById), [runsById]);
+  // Until the user drags it: about a third of the window, enough for the table's main columns.
+  const width = useStoredWidth('reqon.sidebar.width', Math.round(Math.min(620, Math.max(300, window.innerWidth * 0.36))), 240, 1200);
+  const [collapsed, setCollapsedState] = useState(() => readStored(COLLAPSED_KEY) === '1');
+  const setCollapsed = (c: boolean) => {
+    setCollapsedState(c);
+    writeStored(COLLAPSED_KEY, c ? '1' : '0');
+  };
+
+  if (collapsed) {
+    return (
+      <aside className="runs-sidebar collapsed" aria-label="Runs">
+        <button className="ghost runs-sidebar-toggle" aria-label="Show runs" title="Show the runs" onClick={() => setCollapsed(false)}>
+          »
+        </button>
+        <span className="runs-sidebar-rail-label">Runs <span className="num">{runs.length}</span></span>
+        {starting && <StartRun onClose={() => setStarting(false)} />}
+      </aside>
+    );
+  }
 
   return (
-    <aside className="runs-sidebar" aria-label="Runs">
+    // The page keeps at least 560 px for the open run whatever width was stored (styles.css).
+    <aside className="runs-sidebar" aria-label="Runs" style={{ ['--sidebar-w' as string]: `${width.width}px` }}>
       <header className="runs-sidebar-header">
         <span className="brand">
           <span className="brand-mark" aria-hidden="true">◆</span> Reqon Studio
         </span>
-        <button className="primary" aria-label="New run" onClick={() => setStarting(true)}>
-          + New run
-        </button>
+        <span className="runs-sidebar-header-actions">
+          <button className="primary" aria-label="New run" onClick={() => setStarting(true)}>
+            + New run
+          </button>
+          <button className="ghost runs-sidebar-toggle" aria-label="Hide runs" title="Hide the runs" onClick={() => setCollapsed(true)}>
+            «
+          </button>
+        </span>
       </header>
       <div className="runs-sidebar-filters">
         <input
@@ -51,6 +79,16 @@ export function RunsSidebar() {
         <RunsSidebarTable runs={runs} text={text} status={status} />
       )}
       {starting && <StartRun onClose={() => setStarting(false)} />}
+      <div
+        className="runs-sidebar-resizer"
+        role="separator"
+        aria-orientation="vertical"
+        aria-label="Resize the runs sidebar"
+        aria-valuenow={width.width}
+        tabIndex={0}
+        onPointerDown={width.onPointerDown}
+        onKeyDown={width.onKeyDown}
+      />
     </aside>
   );
 }

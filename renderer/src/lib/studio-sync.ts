@@ -1,7 +1,8 @@
 /**
  * Wires the bridge to the store: connection status, the runs list (loaded at start and again
  * after every reconnect, since pushes may have been missed while the socket was down), and the
- * live pushes. Also mirrors the selection into the URL hash (`#run=…&tab=…&seq=…`) so a view
+ * live pushes. Also mirrors the selection and the Events filter into the URL hash
+ * (`#run=…&tab=…&seq=…&types=…&step=…&q=…`) so a view
  * can be linked to and survives a reload.
  */
 import { createBridge, setBridge, type Bridge } from './bridge.js';
@@ -28,6 +29,8 @@ function readHash(store: StoreApi): void {
   if (run) state.selectRun(run);
   if (tab && STUDIO_TABS.some((t) => t.id === tab)) state.setTab(tab as StudioTab);
   if (run && Number.isInteger(seq) && seq > 0) state.selectSeq(seq);
+  const types = params.get('types');
+  state.setEventFilter({ ...(types ? { types: types.split(',').filter(Boolean) } : {}), step: params.get('step') ?? '', text: params.get('q') ?? '' });
 }
 
 function writeHash(state: StudioState): void {
@@ -35,6 +38,10 @@ function writeHash(state: StudioState): void {
   if (state.selectedRunId) params.set('run', state.selectedRunId);
   params.set('tab', state.tab);
   if (state.selectedSeq !== null) params.set('seq', String(state.selectedSeq));
+  const { types, step, text } = state.eventFilter;
+  if (types) params.set('types', types.join(','));
+  if (step) params.set('step', step);
+  if (text) params.set('q', text);
   const next = `#${params.toString()}`;
   if (window.location.hash !== next) window.history.replaceState(null, '', next);
 }
@@ -107,7 +114,7 @@ export function startStudioSync(store: StoreApi): SyncHandle {
   watch(store.getState().selectedRunId);
   const offHash = store.subscribe((state, prev) => {
     if (state.selectedRunId !== prev.selectedRunId) watch(state.selectedRunId);
-    if (state.selectedRunId !== prev.selectedRunId || state.tab !== prev.tab || state.selectedSeq !== prev.selectedSeq) writeHash(state);
+    if (state.selectedRunId !== prev.selectedRunId || state.tab !== prev.tab || state.selectedSeq !== prev.selectedSeq || state.eventFilter !== prev.eventFilter) writeHash(state);
   });
 
   return {

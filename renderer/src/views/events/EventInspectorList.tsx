@@ -1,77 +1,106 @@
 /**
- * The virtualised event list: seq, type, step path, time and the gap since the previous event.
- * Rows not loaded yet show a placeholder and ask for their page; ↑/↓ move the selection.
+ * The virtualised event list: seq, type, step path, what the event says, time and the gap since
+ * the row above. Rows are the filter's matches (every event when there is none); rows not loaded
+ * yet show a placeholder and ask for their page; ↑/↓ move the selection among the rows. The step
+ * column is resized by dragging its edge (the width is remembered) and shows the full path on hover.
  */
 import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { EventPages } from '../../lib/use-event-pages.js';
+import type { EventRows } from '../../lib/use-event-search.js';
+import { eventLine } from '../../lib/event-line.js';
 import { formatClock, formatDuration } from '../../lib/time-format.js';
+import { useStoredWidth } from '../../lib/use-stored-width.js';
 
 const ROW = 22;
 
 interface Props {
-  lastSeq: number;
-  pages: EventPages;
+  rows: EventRows;
   selectedSeq: number | null;
   onSelect: (seq: number) => void;
+  /** A row to bring into view (a new object each time, so the same row can be asked for twice). */
+  scrollTo: { row: number } | null;
 }
 
-export function EventInspectorList({ lastSeq, pages, selectedSeq, onSelect }: Props) {
+export function EventInspectorList({ rows, selectedSeq, onSelect, scrollTo }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: lastSeq, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 20 });
+  const listRef = useRef<HTMLElement>(null);
+  const stepWidth = useStoredWidth('reqon.events.stepColumn', 180, 80, 640);
+  const virtualizer = useVirtualizer({ count: rows.total, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 20 });
   const items = virtualizer.getVirtualItems();
-  const firstSeq = (items[0]?.index ?? 0) + 1;
-  const lastVisibleSeq = (items[items.length - 1]?.index ?? 0) + 1;
+  const firstRow = items[0]?.index ?? 0;
+  const lastRow = items[items.length - 1]?.index ?? 0;
 
   useEffect(() => {
-    if (lastSeq > 0) pages.ensure(firstSeq, lastVisibleSeq);
-  }, [firstSeq, lastVisibleSeq, lastSeq, pages.ensure]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (rows.total > 0) rows.ensure(firstRow, lastRow);
+  }, [firstRow, lastRow, rows.total, rows.ensure]); // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => {
-    if (selectedSeq !== null && selectedSeq >= 1 && selectedSeq <= lastSeq) virtualizer.scrollToIndex(selectedSeq - 1, { align: 'auto' });
-  }, [selectedSeq]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (scrollTo !== null && scrollTo.row < rows.total) virtualizer.scrollToIndex(scrollTo.row, { align: 'auto' });
+  }, [scrollTo]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const onKey = (e: React.KeyboardEvent) => {
     const d = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : e.key === 'PageDown' ? 20 : e.key === 'PageUp' ? -20 : 0;
-    if (d === 0) return;
+    if (d === 0 || rows.total === 0) return;
     e.preventDefault();
-    onSelect(Math.min(lastSeq, Math.max(1, (selectedSeq ?? 0) + d)));
+    const at = selectedSeq === null ? undefined : rows.rowOf(selectedSeq);
+    const next = Math.min(rows.total - 1, Math.max(0, at === undefined ? 0 : at + d));
+    const event = rows.get(next);
+    if (event) {
+      onSelect(event.seq);
+      virtualizer.scrollToIndex(next, { align: 'auto' });
+    } else rows.ensure(next, next);
   };
 
   return (
-    <section className="panel event-list" aria-label="Event list">
+    <section className="panel event-list" aria-label="Event list" ref={listRef} style={{ ['--step-col' as string]: `${stepWidth.width}px` }}>
       <div className="event-list-head" role="row">
-        <span>seq</span>
+        <span className="num">seq</span>
         <span>type</span>
-        <span>step</span>
+        <span className="event-list-step-head">
+          step
+          <span
+            className="col-resizer"
+            role="separator"
+            aria-orientation="vertical"
+            aria-label="Resize the step column"
+            aria-valuenow={stepWidth.width}
+            tabIndex={0}
+            onPointerDown={stepWidth.onPointerDown}
+            onKeyDown={stepWidth.onKeyDown}
+          />
+        </span>
+        <span>what</span>
         <span>time</span>
-        <span>+Δ</span>
+        <span className="num">+Δ</span>
       </div>
-      {pages.error && <div className="error-text" role="alert">{pages.error}</div>}
+      {rows.error && <div className="error-text" role="alert">{rows.error}</div>}
+      {rows.total === 0 && rows.scannedSeq > 0 && <div className="muted event-list-empty">No event passes the filter.</div>}
       <div className="event-list-scroll" ref={scrollRef} tabIndex={0} role="listbox" aria-label="Events" onKeyDown={onKey}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => {
-            const seq = item.index + 1;
-            const event = pages.get(seq);
-            const prev = seq > 1 ? pages.get(seq - 1) : undefined;
-            const selected = seq === selectedSeq;
+            const event = rows.get(item.index);
+            const prev = item.index > 0 ? rows.get(item.index - 1) : undefined;
+            const selected = event !== undefined && event.seq === selectedSeq;
+            const line = event ? eventLine(event) : '';
             return (
               <div
-                key={seq}
+                key={item.index}
                 role="option"
                 aria-selected={selected}
-                data-seq={seq}
+                data-seq={event?.seq}
+                data-row={item.index}
                 className={`event-row${selected ? ' selected' : ''}`}
                 style={{ transform: `translateY(${item.start}px)`, height: ROW }}
-                onClick={() => onSelect(seq)}
+                onClick={() => event && onSelect(event.seq)}
               >
-                <span className="seq">{seq}</span>
                 {event ? (
                   <>
-                    <span className={`event-type type-${event.type.split('.')[0]}`}>{event.type}</span>
-                    <span className="step-path">{event.stepPath || '—'}</span>
-                    <span className="time">{formatClock(event.recordedAt)}</span>
-                    <span className="delta">{prev ? formatDuration(event.recordedAt - prev.recordedAt) : ''}</span>
+                    <span className="seq num">{event.seq}</span>
+                    <span className={`event-type type-${event.type.split('.')[0]}`} title={event.type}>{event.type}</span>
+                    <span className="step-path" title={event.stepPath || '(the run itself)'}>{event.stepPath || '—'}</span>
+                    <span className="event-line" title={line}>{line}</span>
+                    <span className="time num">{formatClock(event.recordedAt)}</span>
+                    <span className="delta num">{prev ? formatDuration(event.recordedAt - prev.recordedAt) : ''}</span>
                   </>
                 ) : (
                   <span className="muted placeholder">loading…</span>

@@ -49,11 +49,7 @@ export const TimelineLane = memo(function TimelineLane({ lane, axis, t0, from, t
               data-seq={bar.startSeq}
               onClick={() => onSelect(bar.startSeq)}
             >
-              {w > 60 && merged === 1 && (
-                <span className="bar-text">
-                  {bar.stepType} <span className="bar-duration">{formatDuration(bar.endAt - bar.startAt)}</span>
-                </span>
-              )}
+              {merged === 1 && <BarText stepType={bar.stepType} duration={formatDuration(bar.endAt - bar.startAt)} width={w} />}
             </button>
           );
         })}
@@ -74,3 +70,22 @@ export const TimelineLane = memo(function TimelineLane({ lane, axis, t0, from, t
     </div>
   );
 });
+
+/** Width of one character of the bars' 10 px font, generously: a number must never be cut. */
+const BAR_CHAR_PX = 6.5;
+const BAR_PADDING_PX = 12;
+
+/**
+ * A bar's label: the step type, which gives way (ellipsis), and its duration, which is shown whole
+ * or not at all — a bar too narrow for the number shows none (its title still says it).
+ */
+function BarText({ stepType, duration, width }: { stepType: string; duration: string; width: number }) {
+  const durationPx = duration.length * BAR_CHAR_PX + BAR_PADDING_PX;
+  if (width < durationPx) return null;
+  return (
+    <span className="bar-text">
+      {width >= durationPx + 3 * BAR_CHAR_PX && <span className="bar-type">{stepType}</span>}
+      <span className="bar-duration num">{duration}</span>
+    </span>
+  );
+}

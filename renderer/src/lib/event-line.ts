@@ -1,0 +1,60 @@
+/**
+ * What one event says, in a few words, for its row in the Events list: the request it sent
+ * (`POST /confirmations`), the answer (`→ 422`), the record stored (`orders ← o-1001`), the
+ * error. The payload itself is one click away in the preview; this is for reading down a list.
+ */
+import type { StoredEvent } from './protocol.js';
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
+
+export function eventLine(event: StoredEvent): string {
+  switch (event.type) {
+    case 'run.started':
+      return event.payload.forkedFrom ? `${event.payload.mission}, forked from ${event.payload.forkedFrom.runId} at #${event.payload.forkedFrom.atSeq}` : event.payload.mission;
+    case 'run.resumed':
+      return `${event.payload.reason}, replay from #${event.payload.replayFromSeq}`;
+    case 'run.suspended':
+      return event.payload.reason;
+    case 'run.failed':
+    case 'stage.failed':
+    case 'action.failed':
+    case 'step.failed':
+    case 'http.error':
+      return event.payload.error.message;
+    case 'action.started':
+      return event.payload.attempt > 1 ? `${event.payload.action}, attempt ${event.payload.attempt}` : event.payload.action;
+    case 'step.started':
+      return `${event.payload.stepType}, line ${event.payload.line}`;
+    case 'step.completed':
+      return event.payload.stepType + (event.payload.bind ? ` → ${event.payload.bind.name}` : '');
+    case 'loop.iteration':
+      return `[${event.payload.index}] ${event.payload.key}${event.payload.skipped ? ' (skipped)' : ''}`;
+    case 'value.recorded':
+      return event.payload.source;
+    case 'http.request':
+      return `${event.payload.request.method} ${pathOf(event.payload.request.url)}`;
+    case 'http.response':
+      return `→ ${event.payload.response.status} ${event.payload.verdict}`;
+    case 'fetch.completed':
+      return `${event.payload.status}, ${event.payload.pages} page${event.payload.pages === 1 ? '' : 's'}${event.payload.items !== undefined ? `, ${event.payload.items} items` : ''}`;
+    case 'store.write':
+      return `${event.payload.store} ← ${event.payload.key}${event.payload.removed ? ' (removed)' : ''}`;
+    case 'checkpoint.advanced':
+      return event.payload.key;
+    case 'page.completed':
+      return `page ${event.payload.page}, ${event.payload.records} records`;
+    case 'pause.resumed':
+      return `by ${event.payload.by}`;
+    case 'wait.registered':
+      return event.payload.path;
+    default:
+      return '';
+  }
+}
