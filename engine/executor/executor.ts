@@ -346,9 +346,14 @@ export class Executor implements StepRuntime {
     try {
       await prefetchReads(this.model.readsOf(fetch), fetchPath, this);
       await prefetchReads(this.model.readsOf(store), storePath, this);
-      await runFetch(fetch, fetchPath, frame, this, async (items, firstIndex) => {
-        await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
-        records = firstIndex + items.length;
+      const kind = this.stores.kind(store.store.name);
+      await runFetch(fetch, fetchPath, frame, this, {
+        store: async (items, firstIndex) => {
+          await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
+          records = firstIndex + items.length;
+        },
+        path: storePath,
+        tableWrites: kind === 'sql' || kind === 'nosql',
       });
       this.journal.record(fetchPath, 'step.completed', () => ({ stepType: fetch.kind }));
       fetchDone = true;

@@ -94,7 +94,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
       // The fork's mission is its own: a divergence from the copied prefix is deterministic, so it
       // fails the fork once rather than leaving it to be retried.
       ownMission: true,
-      journal: { skipFinishedIterations: !edited && !deps.crash, identities: forkedFrom.identities },
+      journal: { skipFinished: !edited && !deps.crash, identities: forkedFrom.identities },
     },
     deps,
   );

@@ -192,10 +192,11 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
       // first commit), so a later crash resumes with it rather than with the original.
       ...(edited ? { adoptMission: { missionHash: missionHash(files), missionFiles: files } } : {}),
       ownMission: !edited,
-      // The mission that recorded the log replays it exactly: finished loop iterations may be
-      // taken as recorded rather than walked again. An edited one is walked in full, so every
-      // divergence is caught; so is any run under --crash-at, whose counts include replayed passes.
-      journal: { skipFinishedIterations: !edited && !deps.crash },
+      // The mission that recorded the log replays it exactly: finished loop iterations and
+      // finished pages of a streamed sync may be taken as recorded rather than walked again. An
+      // edited one is walked in full, so every divergence is caught; so is any run under
+      // --crash-at, whose counts include replayed passes.
+      journal: { skipFinished: !edited && !deps.crash },
     },
     deps,
   );

@@ -81,11 +81,11 @@ export interface JournalOptions {
   /** …or once the oldest has waited this long (ms), so watchers see a run move. */
   flushIntervalMs?: number;
   /**
-   * Allow `skipFinishedIteration`: the mission is the very one that recorded this log and no
-   * crash point is armed, so a finished iteration walked again could only ask for what it
-   * recorded (see for-step.ts).
+   * Allow `skipFinishedIteration` and `skipFinishedPages`: the mission is the very one that
+   * recorded this log and no crash point is armed, so a finished iteration or page walked again
+   * could only ask for what it recorded (see for-step.ts, fetch-step.ts).
    */
-  skipFinishedIterations?: boolean;
+  skipFinished?: boolean;
   /** A fork: the stretches of the recorded log whose effects other runs named (fork-identity.ts). */
   identities?: IdentitySegments;
 }
@@ -247,8 +247,7 @@ export class Journal {
    * simply following the log (concurrent branches, an out-of-order ask already made, verify).
    */
   skipFinishedIteration(iterationPath: string, nextIterationPath: string): StoredEvent[] | undefined {
-    if (!this.options.skipFinishedIterations || this.recordAsked || this.options.verifyOnly) return undefined;
-    if (this.unconsumed === 0 || this.concurrentDepth > 0 || this.byPath !== null) return undefined;
+    if (!this.followingLog()) return undefined;
     const first = this.eventAt(this.cursor);
     if (first.type !== 'loop.iteration' || first.stepPath !== iterationPath) return undefined;
     const below = `${iterationPath}/`;
@@ -270,6 +269,64 @@ export class Journal {
     this.unconsumed -= end - this.cursor;
     this.advanceCursor();
     return events;
+  }
+
+  /**
+   * Consumes the recorded events of the finished leading pages of a streamed sync (fetch at
+   * `fetchPath`, its store at `storePath`) without the walk, as skipFinishedIteration does for
+   * loop iterations, and says how many pages and items they held. A page is finished when the
+   * log shows, next from the cursor: its attempts at `fetchPath` (each `http.request` with its
+   * outcome; the last one an `http.response`), then a batch of at least `minItems` (and at least
+   * one) `store.write` events at `storePath` — a table batch commits with its events, so all of
+   * them mean all of its rows — and then the NEXT page's `http.request` (the pagination went on).
+   * Anything else — a retry with no outcome, a failure, a `page.completed`, the log's end —
+   * stops the skip there: that page and the rest are walked. Their payloads are never read.
+   */
+  skipFinishedPages(fetchPath: string, storePath: string, minItems: number): { pages: number; items: number } {
+    if (!this.followingLog()) return { pages: 0, items: 0 };
+    let pages = 0;
+    let items = 0;
+    for (;;) {
+      const page = this.finishedPageAt(this.cursor, fetchPath, storePath, Math.max(1, minItems));
+      if (page === undefined) return { pages, items };
+      pages++;
+      items += page.writes;
+      // Without a path index, everything from the cursor on is unconsumed: mark the page's
+      // events, and let the window go past them before reading the next page.
+      this.consumed.fill(1, this.cursor, page.end);
+      this.unconsumed -= page.end - this.cursor;
+      this.advanceCursor();
+    }
+  }
+
+  /** The finished page whose events start at `start` (see skipFinishedPages): where they end and its writes. */
+  private finishedPageAt(start: number, fetchPath: string, storePath: string, minItems: number): { end: number; writes: number } | undefined {
+    const at = (i: number): StoredEvent | undefined => (i < this.total ? this.eventAt(i) : undefined);
+    let i = start;
+    let answered = false;
+    for (;;) {
+      const request = at(i);
+      if (request?.type !== 'http.request' || request.stepPath !== fetchPath) break;
+      const outcome = at(i + 1);
+      if (outcome?.stepPath !== fetchPath || (outcome.type !== 'http.response' && outcome.type !== 'http.error')) return undefined;
+      answered = outcome.type === 'http.response';
+      i += 2;
+    }
+    if (!answered) return undefined;
+    let writes = 0;
+    for (let e = at(i); e?.type === 'store.write' && e.stepPath === storePath; e = at(i)) {
+      writes++;
+      i++;
+    }
+    const next = at(i);
+    if (writes < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
+    return { end: i, writes };
+  }
+
+  /** The walk simply follows the log and may take finished work as recorded (JournalOptions.skipFinished). */
+  private followingLog(): boolean {
+    if (!this.options.skipFinished || this.recordAsked || this.options.verifyOnly) return false;
+    return this.unconsumed > 0 && this.concurrentDepth === 0 && this.byPath === null;
   }
 
   /**

@@ -25,7 +25,7 @@ import { canonicalJson, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
-import { itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
+import { DEFAULT_MAX_PAGES, itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
@@ -40,11 +40,18 @@ interface PageAnswer {
   body: unknown;
 }
 
-/**
- * Where a streamed paginated fetch hands each page's items (see MissionModel.streamedStore): in
- * log order, `firstIndex` being the position of the page's first item in the whole response.
- */
-export type PageSink = (items: unknown[], firstIndex: number) => Promise<void>;
+/** Where a streamed paginated fetch hands each page's items (see MissionModel.streamedStore). */
+export interface PageSink {
+  /** Stores one page, in log order; `firstIndex` is the position of its first item in the whole response. */
+  store(items: unknown[], firstIndex: number): Promise<void>;
+  /** The store step's path, where its writes are recorded. */
+  path: string;
+  /**
+   * A page's writes leave nothing but their rows and events (a sql/nosql table): a finished page
+   * may be taken as recorded on a resume (Journal.skipFinishedPages).
+   */
+  tableWrites: boolean;
+}
 
 export async function runFetch(
   step: FetchStep | CallStep,
@@ -130,7 +137,20 @@ export async function runFetch(
       ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     };
     const until = options.until;
-    let streamed = 0;
+    // On a resume, the finished pages of a streamed sync are taken as recorded (their writes are
+    // in the table): pagination starts at the first page the log does not show finished. Only
+    // where a page's item count is all the walk takes from it (offset or page numbers, no
+    // `until`, no backfill record of its own).
+    const finished =
+      sink?.tableWrites && plan.strategy !== 'cursor' && !until && !options.backfill && rt.journal.replaying
+        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize)
+        : { pages: 0, items: 0 };
+    if (finished.pages > 0) {
+      rt.progress(`${path}: ${finished.pages} finished page(s), ${finished.items} record(s), taken as recorded`);
+      plan.maxPages = (plan.maxPages ?? DEFAULT_MAX_PAGES) - finished.pages;
+      if (plan.maxItems !== undefined) plan.maxItems -= finished.items;
+    }
+    let streamed = finished.items;
     // The envelope field every page's items sat under, if one did (null: pages disagreed).
     let itemsField: string | null | undefined;
     const result = await paginate(plan, {
@@ -153,19 +173,19 @@ export async function runFetch(
           }));
         }
         if (sink) {
-          await sink(page.items, streamed);
+          await sink.store(page.items, streamed);
           streamed += page.items.length;
           if (page.index % 10 === 9) rt.progress(`${path}: ${page.index + 1} page(s), ${streamed} record(s) stored so far`);
         }
       },
       collect: sink === undefined,
-    });
-    pages = result.pages;
+    }, { index: finished.pages });
+    pages = finished.pages + result.pages;
     truncated = result.truncated;
-    itemCount = result.count;
+    itemCount = finished.items + result.count;
     // Streamed: the pages are stored already, and nothing after the store reads `response`.
     value = sink ? undefined : typeof itemsField === 'string' ? withItemsField(result.items, itemsField) : result.items;
-    rt.progress(`${path}: ${result.pages} page(s), ${result.count} record(s)${result.truncated ? ' (truncated)' : ''}`);
+    rt.progress(`${path}: ${pages} page(s), ${itemCount} record(s)${result.truncated ? ' (truncated)' : ''}`);
   } else {
     if (sink) throw new Error(`internal: only a paginated fetch streams (${path})`);
     const answer = await fetchPage([], 0);

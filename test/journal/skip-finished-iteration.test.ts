@@ -23,7 +23,7 @@ function storeStep(index: number): Entry[] {
   return [['step.started', path], ['store.write', path], ['step.completed', path]];
 }
 
-function journal(events: StoredEvent[], options: JournalOptions = { skipFinishedIterations: true }): Journal {
+function journal(events: StoredEvent[], options: JournalOptions = { skipFinished: true }): Journal {
   const j = new Journal(null, null, 'r', events, new FakeClock(0), options);
   expect(j.take('L/0', 'step.started')).toBeDefined();
   return j;
@@ -82,8 +82,8 @@ describe('Journal.skipFinishedIteration', () => {
 
   it('never skips unless allowed, nor when the walk is not following the log in order', () => {
     expect(journal(loopLog([0, 1]), {}).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
-    expect(journal(loopLog([0, 1]), { skipFinishedIterations: true, recordAsked: true }).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
-    expect(journal(loopLog([0, 1]), { skipFinishedIterations: true, verifyOnly: true }).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
+    expect(journal(loopLog([0, 1]), { skipFinished: true, recordAsked: true }).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
+    expect(journal(loopLog([0, 1]), { skipFinished: true, verifyOnly: true }).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
     const concurrent = journal(loopLog([0, 1]));
     concurrent.enterConcurrent();
     expect(concurrent.skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();

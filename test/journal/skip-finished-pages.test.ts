@@ -1,0 +1,113 @@
+/**
+ * Journal.skipFinishedPages consumes the leading pages of a streamed sync without the walk only
+ * where the log vouches for each: its attempts answered, a whole batch of writes, and the next
+ * page asked for after it — and never where the walk is not simply following the log.
+ */
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../engine/env/fake-env.js';
+import { Journal, type JournalOptions } from '../../engine/journal/journal.js';
+import type { EventType, StoredEvent } from '../../engine/log/events.js';
+
+type Entry = [type: EventType, stepPath: string];
+const FETCH = 'S/0';
+const STORE = 'S/1';
+
+/** One attempt answered (`http.response`), else failed in flight (`http.error`). */
+const answered: Entry[] = [['http.request', FETCH], ['http.response', FETCH]];
+const erred: Entry[] = [['http.request', FETCH], ['http.error', FETCH]];
+const writes = (n: number): Entry[] => Array.from({ length: n }, (): Entry => ['store.write', STORE]);
+const page = (n: number, attempts: Entry[] = answered): Entry[] => [...attempts, ...writes(n)];
+
+/** The streamed pair's events: both steps started, then `pages`, then `after`. */
+function syncLog(pages: Entry[][], after: Entry[] = [['step.completed', FETCH], ['step.completed', STORE]]): StoredEvent[] {
+  const entries: Entry[] = [['step.started', FETCH], ['step.started', STORE], ...pages.flat(), ...after];
+  // Payloads that throw when read: a skipped page must never look at them.
+  return entries.map(([type, stepPath], i) => {
+    const event = { runId: 'r', seq: i + 1, type, stepPath, recordedAt: i };
+    Object.defineProperty(event, 'payload', { get: () => (type === 'store.write' ? unread(i + 1) : { effectId: `e${i}` }), enumerable: true });
+    return event as unknown as StoredEvent;
+  });
+}
+
+function unread(seq: number): never {
+  throw new Error(`the payload of store.write ${seq} was read`);
+}
+
+function journal(events: StoredEvent[], options: JournalOptions = { skipFinished: true }): Journal {
+  const j = new Journal(null, null, 'r', events, new FakeClock(0), options);
+  expect(j.take(FETCH, 'step.started')).toBeDefined();
+  expect(j.take(STORE, 'step.started')).toBeDefined();
+  return j;
+}
+
+describe('Journal.skipFinishedPages', () => {
+  it('takes every page followed by the next page’s request, and leaves the last one to the walk', () => {
+    const j = journal(syncLog([page(3), page(3), page(2)]));
+    expect(j.skipFinishedPages(FETCH, STORE, 3)).toEqual({ pages: 2, items: 6 });
+    // The walk goes on at the third page's request.
+    expect(j.take(FETCH, 'http.request')?.seq).toBe(2 + 2 * 5 + 1);
+    expect(j.take(FETCH, 'http.response')).toBeDefined();
+    for (let i = 0; i < 2; i++) expect(j.take(STORE, 'store.write')).toBeDefined();
+  });
+
+  it('takes a page answered after retries (errors and retried responses before its answer)', () => {
+    const retried: Entry[] = [...erred, ...answered, ...answered];
+    const j = journal(syncLog([page(2, retried), page(2), page(1)]));
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4 });
+  });
+
+  it('stops at a page the log cannot vouch for', () => {
+    // Fewer writes than a full page: the pagination would have stopped there, the walk must see it.
+    expect(journal(syncLog([page(2), page(2)])).skipFinishedPages(FETCH, STORE, 3)).toEqual({ pages: 0, items: 0 });
+    // The last attempt failed in flight (no answer), then the next request: walked.
+    expect(journal(syncLog([[...erred, ...writes(2)], page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
+    // A request with no outcome before the next one (a crash in flight): walked.
+    expect(journal(syncLog([[['http.request', FETCH], ...page(2)], page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
+    // A page recorded something besides its writes (a backfill `page.completed`): walked from there.
+    const withRecord: Entry[] = [...answered, ['page.completed', FETCH], ...writes(2)];
+    expect(journal(syncLog([page(2), withRecord, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2 });
+    // The log ends after a page's writes (killed there): that page is walked.
+    expect(journal(syncLog([page(2), page(2)], [])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2 });
+    // A failure recorded after a page: the failed page is walked, and fails again.
+    const failed = syncLog([page(2), page(2), answered], [['step.failed', FETCH], ['step.failed', STORE]]);
+    expect(journal(failed).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4 });
+    // Writes at another path are another step's.
+    const elsewhere: Entry[] = [...answered, ['store.write', 'S/2'], ['store.write', 'S/2']];
+    expect(journal(syncLog([elsewhere, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
+  });
+
+  it('takes a page of zero items as unfinished even when asked for none (the pagination ended there)', () => {
+    expect(journal(syncLog([page(0), page(2)])).skipFinishedPages(FETCH, STORE, 0)).toEqual({ pages: 0, items: 0 });
+  });
+
+  it('skips nothing unless the walk simply follows the log of the mission that recorded it', () => {
+    const log = () => syncLog([page(2), page(2), page(1)]);
+    const none = { pages: 0, items: 0 };
+    expect(journal(log(), {}).skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
+    expect(journal(log(), { skipFinished: true, verifyOnly: true }).skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
+    expect(journal(log(), { skipFinished: true, recordAsked: true }).skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
+    const concurrent = journal(log());
+    concurrent.enterConcurrent();
+    expect(concurrent.skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
+    // An out-of-order ask built the path index: the cursor no longer tells what is next.
+    const indexed = journal(log());
+    expect(indexed.peek('S/9')).toBeUndefined();
+    expect(indexed.skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
+    // Not at a page's start.
+    const inside = journal(log());
+    expect(inside.take(FETCH, 'http.request')).toBeDefined();
+    expect(inside.skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
+  });
+
+  it('leaves the journal consistent: the walk of the rest consumes the log exactly', () => {
+    const j = journal(syncLog([page(2), page(2), page(1)]));
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4 });
+    expect(j.take(FETCH, 'http.request')).toBeDefined();
+    expect(j.take(FETCH, 'http.response')).toBeDefined();
+    expect(j.take(STORE, 'store.write')).toBeDefined();
+    expect(j.take(FETCH, 'step.completed')).toBeDefined();
+    expect(j.take(STORE, 'step.completed')).toBeDefined();
+    expect(j.replaying).toBe(false);
+    j.assertFullyConsumed();
+  });
+});
