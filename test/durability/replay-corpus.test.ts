@@ -5,8 +5,9 @@
  * with, on this engine and every later one. A log of an older format replays and says what it
  * could not check; a log of a newer format is refused, and nothing is appended to it.
  *
- * Each log is loaded into a fresh temp SQLite log through the log API (support/stored-log.ts)
- * and verified in-process with `verifyRun`. Re-record the corpus with UPDATE_CORPUS=1
+ * Each log is loaded into a fresh temp log through the log API (support/stored-log.ts), on every
+ * log backend (test/support/temp-log.ts) — the recordings are event lists, so a PostgreSQL log
+ * takes them as a SQLite one does — and verified in-process with `verifyRun`. Re-record the corpus with UPDATE_CORPUS=1
  * (corpus/record.test.ts).
  */
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import { verifyRun } from '../../engine/executor/verify.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../../engine/log/events.js';
 import type { StatusChange } from '../../engine/log/log.js';
 import { REPO } from '../support/built-engine.js';
+import { backends, type Backend } from '../support/temp-log.js';
 import { loadRecording, readManifest, type LoadedRecording } from './corpus/corpus.js';
 import { CORPUS_DIR, CORPUS_MISSIONS } from './corpus/missions.js';
 import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
@@ -31,8 +33,8 @@ afterEach(async () => {
   temp = undefined;
 });
 
-async function loaded(rec: LoadedRecording, events: StoredEvent[] = rec.events, status?: StatusChange): Promise<{ temp: TempLog; runId: string }> {
-  temp = await openTempLog('sqlite', {}, 'reqon-corpus-');
+async function loaded(backend: Backend, rec: LoadedRecording, events: StoredEvent[] = rec.events, status?: StatusChange): Promise<{ temp: TempLog; runId: string }> {
+  temp = await openTempLog(backend, {}, 'reqon-corpus-');
   const runId = await insertStoredRun(temp.log, {
     events,
     missionFiles: rec.files,
@@ -72,11 +74,11 @@ describe('the corpus is what its manifest says', () => {
   });
 });
 
-describe('every stored log replays clean with its mission', () => {
+describe.each(backends)('%s: every stored log replays clean with its mission', (backend) => {
   for (const rec of manifest.recordings) {
     it(`${rec.id} (${rec.events} events, format ${rec.format})`, async () => {
       const stored = loadRecording(rec);
-      const { temp, runId } = await loaded(stored);
+      const { temp, runId } = await loaded(backend, stored);
       const report = await verifyRun(temp.log, runId, { env: createFakeEnv() });
       expect(report.divergence, JSON.stringify(report.divergence)).toBeNull();
       expect(report.ok).toBe(true);
@@ -90,7 +92,7 @@ describe('every stored log replays clean with its mission', () => {
   }
 });
 
-describe('log format versions', () => {
+describe.each(backends)('%s: log format versions', (backend) => {
   const formatOne = manifest.recordings.find((r) => r.format === 1)!;
   const demo = manifest.recordings.filter((r) => r.format === LOG_FORMAT && r.mission === 'demo');
   const isCrashResume = (e: StoredEvent): boolean => e.type === 'run.resumed' && (e.payload as { reason: string }).reason === 'crash';
@@ -104,7 +106,7 @@ describe('log format versions', () => {
   it('a format-1 log replays on this engine, and its report names what could not be checked', async () => {
     const stored = loadRecording(formatOne);
     expect(stored.events.some((e) => e.type === 'http.request' && (e.payload as { identity?: unknown }).identity !== undefined)).toBe(false);
-    const { temp, runId } = await loaded(stored);
+    const { temp, runId } = await loaded(backend, stored);
     const report = await verifyRun(temp.log, runId, { env: createFakeEnv() });
     expect(report.ok).toBe(true);
     expect(report.unchecked).toHaveLength(1);
@@ -123,7 +125,7 @@ describe('log format versions', () => {
   it('a crashed run whose log says format 99 is refused by continueRun and resumeRun ("newer engine"), and nothing is appended', async () => {
     const stored = loadRecording(crashed);
     const events = newerFormat(stored.events, isCrashResume);
-    const { temp, runId } = await loaded(stored, events, { status: 'running' });
+    const { temp, runId } = await loaded(backend, stored, events, { status: 'running' });
     const deps = { log: temp.log, env: createFakeEnv(), dataDir: path.join(temp.dir, 'data'), progress: () => {} };
     // verify refuses it too: it would check a newer log by rules it does not know (a false ✓).
     for (const attempt of [() => continueRun(runId, {}, deps), () => resumeRun(runId, {}, deps), () => verifyRun(temp.log, runId, { env: deps.env })]) {
@@ -146,7 +148,7 @@ describe('log format versions', () => {
     const stored = loadRecording(clean);
     const events = newerFormat(stored.events, (e) => e.type === 'pause.resumed');
     const created = [...events].reverse().find((e) => e.type === 'pause.created')!.payload as { pauseId: string; dueAt: number };
-    const { temp, runId } = await loaded(stored, events, { status: 'suspended', waitingOn: `pause:${created.pauseId}`, wakeAt: created.dueAt });
+    const { temp, runId } = await loaded(backend, stored, events, { status: 'suspended', waitingOn: `pause:${created.pauseId}`, wakeAt: created.dueAt });
     const deps = { log: temp.log, env: createFakeEnv(), dataDir: path.join(temp.dir, 'data'), progress: () => {} };
     const error = await resumeRun(runId, { by: 'cli' }, deps).then(
       () => undefined,

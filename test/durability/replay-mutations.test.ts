@@ -9,7 +9,8 @@
  *
  * Representative subset: per mission, its crash-free recording and its recording with the most
  * crashes (the one crashed during a resume too), and the older engine's format-1 log. Verify is
- * in-process; one temp SQLite log per recording serves all its cases.
+ * in-process; one temp log per recording and backend serves all its cases — on every log backend
+ * (test/support/temp-log.ts), as each hands the recorded events back to the replay.
  *
  * And the other half of GUARANTEES 14: a step added after the last recorded step verifies clean
  * and `resumeRun` carries on with it to the end.
@@ -21,6 +22,7 @@ import { createRealEnv } from '../../engine/env/real-env.js';
 import { resumeRun } from '../../engine/executor/run-mission.js';
 import { verifyRun } from '../../engine/executor/verify.js';
 import type { StoredEvent } from '../../engine/log/events.js';
+import { backends, type Backend } from '../support/temp-log.js';
 import { loadRecording, readManifest, withText, type LoadedRecording, type Recording } from './corpus/corpus.js';
 import { CORPUS_MISSIONS } from './corpus/missions.js';
 import { appendAfterLastRecorded, mutationsOf, type Mutation } from './corpus/mutate.js';
@@ -40,12 +42,12 @@ function subset(): Recording[] {
 }
 
 /** A loaded recording in its own temp log, opened before its cases and closed after them. */
-function withStoredLog(rec: Recording): { stored: LoadedRecording; get: () => { temp: TempLog; runId: string } } {
+function withStoredLog(rec: Recording, backend: Backend): { stored: LoadedRecording; get: () => { temp: TempLog; runId: string } } {
   const stored = loadRecording(rec);
   let temp: TempLog;
   let runId: string;
   beforeAll(async () => {
-    temp = await openTempLog('sqlite', {}, 'reqon-mutations-');
+    temp = await openTempLog(backend, {}, 'reqon-mutations-');
     runId = await insertStoredRun(temp.log, { events: stored.events, missionFiles: stored.files, options: rec.options });
   });
   afterAll(async () => {
@@ -56,41 +58,43 @@ function withStoredLog(rec: Recording): { stored: LoadedRecording; get: () => { 
 
 const counted: Record<string, number> = {};
 
-for (const rec of subset()) {
-  describe(`mutations of ${rec.id} (format ${rec.format})`, () => {
-    const { stored, get } = withStoredLog(rec);
-    const mutations = mutationsOf(stored.text, stored.files.entry, stored.events);
+for (const backend of backends) {
+  for (const rec of subset()) {
+    describe(`${backend}: mutations of ${rec.id} (format ${rec.format})`, () => {
+      const { stored, get } = withStoredLog(rec, backend);
+      const mutations = mutationsOf(stored.text, stored.files.entry, stored.events);
 
-    it('has mutation cases for its recorded effects', () => {
-      expect(mutations.length).toBeGreaterThan(0);
-    });
-
-    for (const m of mutations) {
-      counted[m.kind] = (counted[m.kind] ?? 0) + 1;
-      // A format-1 log holds no request identities: only the method of a recorded request can be
-      // compared, and the report says so (`unchecked`) instead of claiming more.
-      const blind = rec.format < 2 && (m.kind === 'url' || m.kind === 'body');
-      const title = `${m.kind} at ${m.stepPath} (${m.stepType}, line ${m.line}: ${m.edit}) ${blind ? 'cannot be checked, and the report says so' : `diverges at ${m.expectedAt}`}`;
-      it(title, async () => {
-        const { temp, runId } = get();
-        const report = await verifyRun(temp.log, runId, { env: createFakeEnv(), missionFiles: withText(stored.files, m.text) });
-        if (blind) {
-          expect(report.ok).toBe(true);
-          expect(report.unchecked.join(' ')).toMatch(/URLs and bodies/);
-          return;
-        }
-        expect(report.ok, `verify passed the edit: ${m.edit}`).toBe(false);
-        const d = report.divergence!;
-        expect(d.cause).toBe('edit');
-        expectDivergenceAt(m, d, stored.events);
-        if (m.stepType === 'Fetch' && (m.kind === 'url' || m.kind === 'method' || m.kind === 'body')) {
-          // A changed request is named as the user edited it: its line and the request change.
-          expect(d.line).toBe(m.line);
-          expect(d.change).toMatch(m.kind === 'body' ? /the body of \w+ \S+ changed/ : /\S+ became \S+/);
-        }
+      it('has mutation cases for its recorded effects', () => {
+        expect(mutations.length).toBeGreaterThan(0);
       });
-    }
-  });
+
+      for (const m of mutations) {
+        counted[m.kind] = (counted[m.kind] ?? 0) + 1;
+        // A format-1 log holds no request identities: only the method of a recorded request can be
+        // compared, and the report says so (`unchecked`) instead of claiming more.
+        const blind = rec.format < 2 && (m.kind === 'url' || m.kind === 'body');
+        const title = `${m.kind} at ${m.stepPath} (${m.stepType}, line ${m.line}: ${m.edit}) ${blind ? 'cannot be checked, and the report says so' : `diverges at ${m.expectedAt}`}`;
+        it(title, async () => {
+          const { temp, runId } = get();
+          const report = await verifyRun(temp.log, runId, { env: createFakeEnv(), missionFiles: withText(stored.files, m.text) });
+          if (blind) {
+            expect(report.ok).toBe(true);
+            expect(report.unchecked.join(' ')).toMatch(/URLs and bodies/);
+            return;
+          }
+          expect(report.ok, `verify passed the edit: ${m.edit}`).toBe(false);
+          const d = report.divergence!;
+          expect(d.cause).toBe('edit');
+          expectDivergenceAt(m, d, stored.events);
+          if (m.stepType === 'Fetch' && (m.kind === 'url' || m.kind === 'method' || m.kind === 'body')) {
+            // A changed request is named as the user edited it: its line and the request change.
+            expect(d.line).toBe(m.line);
+            expect(d.change).toMatch(m.kind === 'body' ? /the body of \w+ \S+ changed/ : /\S+ became \S+/);
+          }
+        });
+      }
+    });
+  }
 }
 
 /**
@@ -124,12 +128,12 @@ function expectDivergenceAt(m: Mutation, d: NonNullable<Awaited<ReturnType<typeo
 
 // What a store step writes is compared on replay, not only which store and key (store-step.ts
 // sameRecord): editing a stored field before the last recorded step diverges at that store step.
-it('an edited stored record diverges at its store step (demo.no-crash, confirmations)', async () => {
+it.each(backends)('%s: an edited stored record diverges at its store step (demo.no-crash, confirmations)', async (backend) => {
   const rec = manifest.recordings.find((r) => r.id === 'demo.no-crash')!;
   const stored = loadRecording(rec);
   const text = stored.text.replace('status: response.status }', 'status: "mutated" }');
   expect(text).not.toBe(stored.text);
-  const temp = await openTempLog('sqlite', {}, 'reqon-mutations-');
+  const temp = await openTempLog(backend, {}, 'reqon-mutations-');
   try {
     const runId = await insertStoredRun(temp.log, { events: stored.events, missionFiles: stored.files, options: rec.options });
     const report = await verifyRun(temp.log, runId, { env: createFakeEnv(), missionFiles: withText(stored.files, text) });
@@ -147,7 +151,7 @@ describe('mutation coverage', () => {
   });
 });
 
-describe('a step added after the last recorded step', () => {
+describe.each(backends)('%s: a step added after the last recorded step', (backend) => {
   // Every crashed recording, cut where it crashed (the log as the dead process left it).
   const cases = manifest.recordings
     .filter((r) => r.crashes.length > 0 && r.format >= 2)
@@ -167,7 +171,7 @@ describe('a step added after the last recorded step', () => {
   });
 
   async function verifyAppended(c: (typeof cases)[number]): Promise<Awaited<ReturnType<typeof verifyRun>>> {
-    const temp = await openTempLog('sqlite', {}, 'reqon-append-');
+    const temp = await openTempLog(backend, {}, 'reqon-append-');
     try {
       const runId = await insertStoredRun(temp.log, { events: c.prefix, missionFiles: c.stored.files, options: c.rec.options, crashed: true });
       return await verifyRun(temp.log, runId, { env: createFakeEnv(), missionFiles: withText(c.stored.files, c.edit!.text) });
@@ -202,7 +206,7 @@ describe('a step added after the last recorded step', () => {
   for (const c of plain.filter((x) => x.rec.mission === 'demo')) {
     it(`${c.rec.id}: resumeRun with the step added carries on to the end, each effect applied once`, async () => {
       const apis = await demo.start();
-      const temp = await openTempLog('sqlite', {}, 'reqon-append-');
+      const temp = await openTempLog(backend, {}, 'reqon-append-');
       try {
         const from = c.rec.options.sources.Shop!;
         const to = apis.sources.Shop!;
