@@ -136,8 +136,8 @@ export async function benchmarks(): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   let fsyncs = NaN;
   try {
-    // Figures 2 and 3 are ratios to the raw fsync rate, so they need figure 1.
-    if (wants(1) || wants(2) || wants(3)) fsyncs = rawFsyncRate(dir);
+    // Figures 2, 3 and peers are ratios to the raw fsync rate, so they need figure 1.
+    if (wants(1) || wants(2) || wants(3) || wants('peers')) fsyncs = rawFsyncRate(dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -252,6 +252,8 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
           const median = timed.sort((a, b) => a - b)[timed.length >> 1]!;
           const what = kind === 'store' ? 'sql store steps' : 'POSTs';
           out.push({ name: `engine (peers) ${what}, ${shape.label}${tag} (median of ${PEER_PASSES})`, value: median, unit: 'steps/s' });
+          // The disk's limit in the same run, so a figure measured elsewhere (a peer's) can be scaled to this machine.
+          out.push({ name: `engine (peers) ${what}, ${shape.label}${tag} / ${limit}`, value: median / yardstick, unit: `× ${limit}` });
         }
       }
     }
@@ -279,6 +281,8 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
       const resumed = await killedSyncResumed(dir, server);
       out.push({ name: 'engine (5) that sync killed at 90 %: time to resume it to the end', value: resumed.ms, unit: 'ms' });
       out.push({ name: 'engine (5) that sync killed at 90 %: peak RSS of the resume', value: resumed.maxRssMb, unit: 'MB' });
+      out.push({ name: `engine (5) reference: its last ${resumed.tailRecords} records synced fresh`, value: resumed.tailMs, unit: 'ms (a new run of them alone, in a copy of the killed log)' });
+      out.push({ name: 'engine (5) that resume / those records synced fresh', value: resumed.ms / resumed.tailMs, unit: '× (goal ≤ 1.5)' });
     }
 
     if (is(6)) {
@@ -594,8 +598,13 @@ async function paginatedSync(dir: string, server: BenchServer): Promise<{ record
   return { recordsPerSecond: (SYNC_RECORDS * 1000) / report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024) };
 }
 
-/** The same sync killed (SIGKILL) while it stores its page at 90 %, then resumed in a fresh process. */
-async function killedSyncResumed(dir: string, server: BenchServer): Promise<{ ms: number; maxRssMb: number }> {
+/**
+ * The same sync killed (SIGKILL) while it stores its page at 90 %, then resumed in a fresh process;
+ * and, as its yardstick, what is left of it synced fresh: a new run of the same mission over only
+ * the records from the page it died in on (`/from/START/records`), in a copy of the killed log
+ * taken before the resume — the same table, holding the same rows, as the resume found it.
+ */
+async function killedSyncResumed(dir: string, server: BenchServer): Promise<{ ms: number; maxRssMb: number; tailMs: number; tailRecords: number }> {
   const dbPath = path.join(dir, 'sync-killed.db');
   const args = [dbPath, server.url, path.join(dir, 'data'), String(SYNC_PAGE)];
   const killAt = Math.max(1, Math.round((SYNC_RECORDS / SYNC_PAGE) * 0.9));
@@ -606,10 +615,17 @@ async function killedSyncResumed(dir: string, server: BenchServer): Promise<{ ms
   if (killed.signal !== 'SIGKILL') throw new Error(`bench killed sync: expected the run to die of SIGKILL at page ${killAt}, got ${killed.signal}`);
   const runId = /^run (\S+)$/m.exec(killed.out)?.[1];
   if (!runId) throw new Error('bench killed sync: the child printed no run id');
+  const tailPath = path.join(dir, 'sync-tail.db');
+  for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(dbPath + suffix)) fs.copyFileSync(dbPath + suffix, tailPath + suffix);
   const report = syncReport(await syncChild([...args, '--resume', runId]));
   if (report.status !== 'completed') throw new Error(`bench killed sync: the resumed run ended ${report.status}`);
   checkSyncedRows(dbPath);
-  return { ms: report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024) };
+  // Each page commits at its end (over 512 events), so the resume goes on live from the page it died in.
+  const tailStart = (killAt - 1) * SYNC_PAGE;
+  const tail = syncReport(await syncChild([tailPath, `${server.url}/from/${tailStart}`, path.join(dir, 'data'), String(SYNC_PAGE)]));
+  if (tail.status !== 'completed') throw new Error(`bench tail sync: the run ended ${tail.status}`);
+  checkSyncedRows(tailPath);
+  return { ms: report.ms, maxRssMb: report.maxRssBytes / (1024 * 1024), tailMs: tail.ms, tailRecords: SYNC_RECORDS - tailStart };
 }
 
 /** Runs sync-child.js; rejects with its output and signal when it does not exit cleanly. */
