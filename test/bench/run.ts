@@ -14,6 +14,7 @@ import { mergeResults, readResults } from './results-file.js';
 
 const BENCH_MODULES: ReadonlyArray<{ file: string; load: () => Promise<BenchModule> }> = [
   { file: 'parse-check.bench', load: () => import('./parse-check.bench.js') },
+  { file: 'start-up.bench', load: () => import('./start-up.bench.js') },
   { file: 'studio.bench', load: () => import('./studio.bench.js') },
   { file: 'studio-paint.bench', load: () => import('./studio-paint.bench.js') },
   { file: 'studio-state.bench', load: () => import('./studio-state.bench.js') },
