@@ -22,7 +22,10 @@ export function parseHorizon(value: unknown, flag: string): Horizon {
   if (/^P/i.test(text)) return { kind: 'age', ms: isoDuration(text, flag) };
   if (ISO_INSTANT.test(text)) {
     const at = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
-    if (Number.isNaN(at)) throw new CliError(`${flag}: "${text}" is not a date that exists (${EXAMPLES})`);
+    // Date.parse rolls 2026-02-30 over into March: a day that does not exist is a typo.
+    const [y, mo, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+    const day = new Date(Date.UTC(y, mo - 1, d));
+    if (Number.isNaN(at) || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) throw new CliError(`${flag}: "${text}" is not a date that exists (${EXAMPLES})`);
     return { kind: 'instant', at };
   }
   if (/^\s*[\d.]+\s*$/.test(text)) {

@@ -32,6 +32,7 @@ import {
 } from '../executor/run-mission.js';
 import { logUnreachable } from '../log/errors.js';
 import type { EventLog, RunRecord } from '../log/log.js';
+import { describeTotals, pruneLog } from '../log/prune.js';
 import { fireDueSchedules } from './schedules.js';
 
 export interface WorkerOptions {
@@ -53,6 +54,11 @@ export interface WorkerOptions {
   onRunEnd?: (result: RunResult) => void;
   /** Fire the schedules registered in the log (default true). */
   schedules?: boolean;
+  /**
+   * Prune runs that finished more than `olderThanMs` ago, every `everyMs` (first at start), in
+   * the background between ticks (log/prune.ts: short transactions, never a run that can resume).
+   */
+  prune?: { olderThanMs: number; everyMs: number };
 }
 
 export class Worker {
@@ -74,6 +80,9 @@ export class Worker {
   private wake: (() => void) | undefined;
   /** The earliest instant the last tick saw something come due later (env clock), if any. */
   private nextDueAt: number | undefined;
+  /** The prune in progress (options.prune), and when the next one is due (env clock). */
+  private pruning: Promise<void> | undefined;
+  private nextPruneAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: WorkerOptions) {}
 
@@ -237,9 +246,41 @@ export class Worker {
     this.inFlight.set(runId, tracked);
   }
 
-  /** Wait for every run started by this worker to end (or stop). */
+  /** Wait for every run started by this worker to end (or stop), and for a prune in progress. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()]);
+    await this.pruning;
+  }
+
+  /** Starts a prune in the background when one is due and none is running. */
+  private maybePrune(): void {
+    const prune = this.options.prune;
+    if (!prune || this.pruning || this.stopping) return;
+    const { clock } = this.options.env;
+    const now = clock.now();
+    if (now < this.nextPruneAt) return;
+    this.nextPruneAt = now + prune.everyMs;
+    const progress = this.options.progress;
+    this.pruning = pruneLog(this.options.log, {
+      finishedBefore: now - prune.olderThanMs,
+      now: () => clock.now(),
+      // Small transactions: this process's runs commit between them.
+      batchRuns: 100,
+      batchEvents: 2000,
+      shouldStop: () => this.stopping,
+    })
+      .then(
+        (summary) => {
+          if (summary.runs > 0 || summary.events > 0) progress?.(`prune: ${describeTotals(summary)}${summary.stopped ? ' (stopped)' : ''}`);
+        },
+        (error: unknown) => {
+          // A failed prune costs nothing but space: say so, and try again at the next period.
+          progress?.(`prune failed: ${error instanceof Error ? error.message : String(error)} (next attempt in ${prune.everyMs / 1000} s)`);
+        },
+      )
+      .finally(() => {
+        this.pruning = undefined;
+      });
   }
 
   /** Poll until stopped; with `once`, until a tick finds nothing and nothing is in flight. */
@@ -253,6 +294,7 @@ export class Worker {
         this.signalled = false;
         let started: number;
         try {
+          this.maybePrune();
           started = await this.tick();
           if (unreachable > 0) this.options.progress?.('the log database is reachable again');
           unreachable = 0;

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { instantText } from '../../env/instant-text.js';
-import { pruneLog, type PruneSummary, type PruneTotals } from '../../log/prune.js';
+import { byteText, describeTotals, pruneLog, type PruneSummary, type PruneTotals } from '../../log/prune.js';
 import type { PrunableRun } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
@@ -42,7 +42,7 @@ export const command: CommandModule = {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      if (!quiet) io.stderr(`${dryRun ? 'dry run: ' : ''}pruning runs of ${dbLabel(dbPath(options.db))} that finished ${describeHorizon(horizon)} (before ${instantText(finishedBefore)})\n`);
+      if (!quiet) io.stderr(`${dryRun ? 'dry run: ' : ''}pruning runs of ${dbLabel(dbPath(options.db))} that finished ${describeHorizon(horizon)}${horizon.kind === 'age' ? ` (before ${instantText(finishedBefore)})` : ''}\n`);
       let lastProgress = 0;
       const summary = await pruneLog(log, {
         finishedBefore,
@@ -59,7 +59,7 @@ export const command: CommandModule = {
                 const at = env.clock.now();
                 if (at - lastProgress < 1000) return;
                 lastProgress = at;
-                io.stderr(`… ${progressText(totals)}\n`);
+                io.stderr(`… ${describeTotals(totals)}\n`);
               },
             }),
         shouldStop: () => stop.requested,
@@ -78,14 +78,6 @@ function runLine(run: PrunableRun): string {
   return `${run.runId}  ${run.status.padEnd(9)}  finished ${instantText(run.updatedAt)}  ${run.lastSeq} events  ${run.mission}`;
 }
 
-function progressText(t: PruneTotals): string {
-  return `${t.runs} runs pruned, ${t.events} events deleted (${mib(t.bytes)})`;
-}
-
-function mib(bytes: number): string {
-  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
-}
-
 /** The summary line(s): what went, what was kept and why, and the space. */
 export function summaryText(s: PruneSummary): string {
   const kept: string[] = [];
@@ -93,10 +85,10 @@ export function summaryText(s: PruneSummary): string {
   if (s.changedMeanwhile > 0) kept.push(`${s.changedMeanwhile} kept: taken, written or resumed since they were listed`);
   const keptText = kept.length > 0 ? `; ${kept.join('; ')}` : '';
   if (s.dryRun) return `dry run: would prune ${s.runs} runs (${s.events} events)${keptText}; nothing was deleted`;
-  const head = `${s.stopped ? 'stopped: ' : ''}pruned ${s.runs} runs: ${s.events} events, ${s.deliveries} webhook deliveries, ${mib(s.bytes)} of log data${keptText}`;
+  const head = `${s.stopped ? 'stopped: ' : ''}pruned ${s.runs} runs: ${s.events} events, ${s.deliveries} webhook deliveries, ${byteText(s.bytes)} of log data${keptText}`;
   if (s.stopped) return `${head}\nthe rest stays as it was; run reqon prune again to carry on`;
   const space = s.space!;
-  const free = space.freeBytes === null ? '' : `, ${mib(space.freeBytes)} of it free`;
-  const shrunk = space.shrunkBytes > 0 ? `; gave ${mib(space.shrunkBytes)} back to the file system` : '';
-  return `${head}\nspace: the log takes ${mib(space.storedBytes)}${free}${shrunk}; ${space.note}`;
+  const free = space.freeBytes === null ? '' : `, ${byteText(space.freeBytes)} of it free`;
+  const shrunk = space.shrunkBytes > 0 ? `; gave ${byteText(space.shrunkBytes)} back to the file system` : '';
+  return `${head}\nspace: the log takes ${byteText(space.storedBytes)}${free}${shrunk}; ${space.note}`;
 }

@@ -21,6 +21,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { checkAuthFile, cliEnv, collectPairs, collectSources, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { parseHorizon } from '../prune-horizon.js';
 import { progressTo, reportRunError } from '../run-output.js';
 
 export const command: CommandModule = {
@@ -40,10 +41,13 @@ export const command: CommandModule = {
       .option('--poll <ms>', 'how often to look for due work', '200')
       .option('--lease-ttl <ms>', "how long this worker's hold on a run lasts unrenewed: after it, by the log's clock, another worker takes the run over", '30000')
       .option('--idle-poll <ms>', 'on a log that signals new work (PostgreSQL): the longest sleep between looks', '5000')
+      .option('--prune-completed-before <duration>', 'also prune runs that completed or failed longer ago than this (30d, 12h, P30D), as reqon prune does, in the background')
+      .option('--prune-every <duration>', 'with --prune-completed-before: how often to prune (first at start)', '1h')
       .option('--quiet', 'no progress on stderr');
   },
 
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const prune = pruneOption(options);
     const env = cliEnv();
     const missions = ((args[0] as string[] | undefined) ?? []).map((path) => readMissionFiles(path));
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
@@ -81,6 +85,7 @@ export const command: CommandModule = {
       idlePollMs: positive(options.idlePoll, '--idle-poll'),
       leaseTtlMs: positive(options.leaseTtl, '--lease-ttl'),
       progress,
+      ...(prune ? { prune } : {}),
     });
     let server: WebhookServer | undefined;
     const stop = () => {
@@ -127,4 +132,14 @@ function positive(value: unknown, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new CliError(`${flag} expects a positive whole number, got "${String(value)}"`);
   return n;
+}
+
+/** `--prune-completed-before` (an age: a worker runs for days, so an instant would soon mean nothing) and `--prune-every`. */
+function pruneOption(options: Record<string, unknown>): { olderThanMs: number; everyMs: number } | undefined {
+  if (options.pruneCompletedBefore === undefined) return undefined;
+  const age = parseHorizon(options.pruneCompletedBefore, '--prune-completed-before');
+  if (age.kind !== 'age') throw new CliError('--prune-completed-before: a worker prunes by age; give a duration such as 30d (an instant is for reqon prune)');
+  const every = parseHorizon(options.pruneEvery, '--prune-every');
+  if (every.kind !== 'age' || every.ms <= 0) throw new CliError(`--prune-every expects a duration longer than 0 such as 1h, got "${String(options.pruneEvery)}"`);
+  return { olderThanMs: age.ms, everyMs: every.ms };
 }
