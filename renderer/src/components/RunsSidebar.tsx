@@ -22,7 +22,7 @@ export function RunsSidebar() {
   const [starting, setStarting] = useState(false);
   const runs = useMemo(() => Object.values(runsById), [runsById]);
   // Until the user drags it: about a third of the window, enough for the table's main columns.
-  const width = useStoredWidth('reqon.sidebar.width', Math.round(Math.min(620, Math.max(300, window.innerWidth * 0.36))), 240, 1200);
+  const width = useStoredWidth('reqon.sidebar.width', Math.round(Math.min(620, Math.max(300, window.innerWidth * 0.36))), 260, 1200);
   const [collapsed, setCollapsedState] = useState(() => readStored(COLLAPSED_KEY) === '1');
   const setCollapsed = (c: boolean) => {
     setCollapsedState(c);

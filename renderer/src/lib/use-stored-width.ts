@@ -1,7 +1,9 @@
 /**
  * A width the user drags (a column, the sidebar), kept in localStorage so the layout survives a
  * reload. The drag handle gets `onPointerDown` (pointer capture: the drag goes on outside the
- * handle) and `onKeyDown` (←/→ by 16 px, so it can be resized without a mouse).
+ * handle) and `onKeyDown` (←/→ by 16 px, so it can be resized without a mouse). The handle sits
+ * at the right edge of the box it resizes (its parent), and a drag starts from that box's width
+ * as shown: CSS may show less than was stored (the sidebar leaves the run its room).
  */
 import { useCallback, useState } from 'react';
 
@@ -48,7 +50,7 @@ export function useStoredWidth(key: string, initial: number, min: number, max: n
     e.preventDefault();
     const handle = e.currentTarget;
     const startX = e.clientX;
-    const startWidth = width;
+    const startWidth = shownWidth(handle, width);
     handle.setPointerCapture(e.pointerId);
     const move = (m: PointerEvent) => setWidth(startWidth + m.clientX - startX);
     const up = () => {
@@ -65,8 +67,13 @@ export function useStoredWidth(key: string, initial: number, min: number, max: n
     const d = e.key === 'ArrowRight' ? KEY_STEP : e.key === 'ArrowLeft' ? -KEY_STEP : 0;
     if (d === 0) return;
     e.preventDefault();
-    setWidth(width + d);
+    setWidth(shownWidth(e.currentTarget, width) + d);
   };
 
   return { width, onPointerDown, onKeyDown };
+}
+
+function shownWidth(handle: HTMLElement, stored: number): number {
+  const box = handle.parentElement?.getBoundingClientRect().width;
+  return box && box > 0 ? box : stored;
 }
