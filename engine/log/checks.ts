@@ -3,7 +3,7 @@
  * input gets a message naming it instead of a constraint error (and the write lock is held only
  * for the SQL).
  */
-import type { NewEvent } from './events.js';
+import type { EventType, NewEvent } from './events.js';
 import { RUN_STATUSES, type CommitEntry, type PrunableRun, type PruneQuery, type StatusChange, type TableStoreWrite } from './log.js';
 import { checkInstant, describe, prepareEvent, type PreparedEvent } from './rows.js';
 
@@ -92,6 +92,11 @@ export function checkPruneRuns(runs: readonly PrunableRun[], finishedBefore: num
       if (!Number.isSafeInteger(run[field])) throw new Error(`pruneRuns '${run.runId}': ${field} must be the whole number prunableRuns listed but got: ${describe(run[field])}`);
     }
   }
+}
+
+/** A list of event types, as `read`'s `types` option takes it. */
+export function checkEventTypes(types: unknown, what: string): asserts types is readonly EventType[] {
+  if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new Error(`${what} must be an array of event types but got: ${describe(types)}`);
 }
 
 export function checkLimit(limit: unknown, what: string): asserts limit is number {

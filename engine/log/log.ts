@@ -168,6 +168,11 @@ export interface ReadOptions {
   fromSeq?: number;
   toSeq?: number;
   limit?: number;
+  /**
+   * Only events of these types, in seq order (their seqs keep the gaps between them): a reader
+   * that needs a few types of a long run reads those rows, not every one.
+   */
+  types?: readonly EventType[];
 }
 
 /** Counters for tests and benches: how many write transactions and fsyncs this connection made. */

@@ -108,6 +108,22 @@ describe('createRun and reads', () => {
     await expect(t.log.lastOfTypes('r1', 'store.write' as never)).rejects.toThrow(/types must be an array/);
   });
 
+  it('reads only the events of given types, in this run only, in order, within the range and limit, as read returns them', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const other = await t.log.createRun(newRun('r2'), 'w1', 30_000, [started()]);
+    await t.log.commit(other.lease, [storeWrite({ key: 'o', record: { a: 0 } })], { durable: false });
+    for (let i = 0; i < 4; i++) await t.log.commit(lease, [value(i), storeWrite({ key: `k${i}`, record: { a: i } })], { durable: false });
+    const all = await t.log.read('r1');
+    const writes = all.filter((e) => e.type === 'store.write');
+    expect(await t.log.read('r1', { types: ['store.write'] })).toEqual(writes);
+    expect(await t.log.read('r1', { types: ['store.write', 'run.started'] })).toEqual(all.filter((e) => e.type !== 'value.recorded'));
+    expect((await t.log.read('r1', { types: ['store.write'], fromSeq: 4, toSeq: 8 })).map((e) => e.seq)).toEqual([5, 7]);
+    expect((await t.log.read('r1', { types: ['store.write'], limit: 2 })).map((e) => e.seq)).toEqual([3, 5]);
+    expect(await t.log.read('r1', { types: ['pause.created'] })).toEqual([]);
+    expect(await t.log.read('r1', { types: [] })).toEqual([]);
+    await expect(t.log.read('r1', { types: 'store.write' as never })).rejects.toThrow(/read 'r1': types must be an array of event types/);
+  });
+
   it('returns from commit exactly what read returns later (payload through JSON)', async () => {
     const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
     const written = await t.log.commit(lease, [value({ a: 1, gone: undefined, when: new Date(0) })], { durable: false });

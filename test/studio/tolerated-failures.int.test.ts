@@ -93,6 +93,16 @@ describe('tolerated failures in the run summary', () => {
     expect(summary.firstFailure!.message).toMatch(/^Validation failed: `\.qty > 0` \(line 12\) is false: `\.qty` is number \(-1\) for the record with id "b": object/);
   });
 
+  it('counts the same failures from the step.failed events alone (what `reqon runs` reads of a completed run)', async () => {
+    for (const [name, text, expected] of [['ship', SHIP, 3], ['check', CHECK, 1]] as const) {
+      const { result, events } = await run(name, text);
+      const failedOnly = await h.log.read(result.runId, { types: ['step.failed'] });
+      expect(failedOnly).toEqual(events.filter((e) => e.type === 'step.failed'));
+      expect(runFold(new RunSummaryHandler(result.runId), failedOnly).failures).toBe(expected);
+      expect(runFold(new RunSummaryHandler(), events).failures).toBe(expected);
+    }
+  });
+
   it('a run without failures reads as its status alone', () => {
     expect(statusLabel({ status: 'completed', failures: 0 })).toBe('completed');
     expect(statusLabel({ status: 'failed', failures: 2 })).toBe('failed');

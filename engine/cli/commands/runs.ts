@@ -20,10 +20,11 @@ export const command: CommandModule = {
         limit: Number(options.limit) || 100,
       });
       // A completed run may have gone on after failures (a loop's `onError continue`): only its
-      // events say so, so those runs are folded; the others' status is the record's.
+      // `step.failed` events say so, so those are folded (all the failure count reads: not the
+      // rest of a long run's log); the others' status is the record's.
       const failures = new Map<string, number>();
       for (const r of runs) {
-        if (r.status === 'completed') failures.set(r.runId, runFold(new RunSummaryHandler(r.runId), await log.read(r.runId)).failures);
+        if (r.status === 'completed') failures.set(r.runId, runFold(new RunSummaryHandler(r.runId), await log.read(r.runId, { types: ['step.failed'] })).failures);
       }
       if (options.json === true) {
         io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}) })))}\n`);

@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import type { EventType, NewEvent, StoredEvent } from '../events.js';
-import { checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
+import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
   RUN_STATUSES,
@@ -412,9 +412,10 @@ class PostgresEventLog implements EventLog {
     for (const [name, value] of [['fromSeq', from], ['toSeq', to], ['limit', limit]] as const) {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
+    if (opts.types !== undefined) checkEventTypes(opts.types, `read '${runId}': types`);
     const { rows } = await this.query<EventRow>(
-      'SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
-      [runId, from, to, limit < 0 ? null : limit],
+      'SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = $1 AND seq >= $2 AND seq <= $3 AND ($5::text[] IS NULL OR type = ANY($5::text[])) ORDER BY seq LIMIT $4',
+      [runId, from, to, limit < 0 ? null : limit, opts.types ?? null],
     );
     return rows.map(toStoredEvent);
   }

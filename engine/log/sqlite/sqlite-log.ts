@@ -46,14 +46,14 @@ import {
   type PrunedRuns,
   type SpaceReport,
 } from '../log.js';
-import { checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
+import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
 import { RetentionTables } from './retention.js';
 import { ScheduleTables } from './schedule-tables.js';
-import { countEventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
+import { countEventsOfTypes, eventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName } from '../store-rules.js';
 import { TableStores } from './table-store.js';
 import { WalSync } from './wal-sync.js';
@@ -224,7 +224,10 @@ class SqliteEventLog implements EventLog {
     for (const [name, value] of [['fromSeq', from], ['toSeq', to], ['limit', limit]] as const) {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
-    return readEvents(this.db, this.sql, runId, from, to, limit);
+    if (opts.types === undefined) return readEvents(this.db, this.sql, runId, from, to, limit);
+    checkEventTypes(opts.types, `read '${runId}': types`);
+    if (opts.types.length === 0) return [];
+    return eventsOfTypes(this.db, opts.types.length).all(runId, from, to, ...opts.types, limit).map(toStoredEvent);
   }
 
   replayReader(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader {

@@ -19,6 +19,16 @@ export function countEventsOfTypes(db: Database.Database, types: number): Databa
   return db.prepare<(string | number)[], number>(`SELECT count(*) FROM reqon_events WHERE run_id = ? AND seq <= ? AND type IN (${list})`).pluck(true);
 }
 
+/**
+ * `read` with `types`: the run's events of the `types` given with from <= seq <= to, in order,
+ * at most LIMIT (negative: all). The run's rows are scanned in SQLite; only the matches are decoded.
+ */
+export function eventsOfTypes(db: Database.Database, types: number): Database.Statement<(string | number)[], EventRow> {
+  return db.prepare<(string | number)[], EventRow>(
+    `SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = ? AND seq >= ? AND seq <= ? AND type IN (${Array(types).fill('?').join(', ')}) ORDER BY seq LIMIT ?`,
+  );
+}
+
 /** The most events one multi-row insert takes (`insertEventRows`). */
 export const INSERT_BATCH = 16;
 
