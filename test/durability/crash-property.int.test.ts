@@ -6,7 +6,8 @@
  * applied exactly once, the same POSTs as the crash-free run's.
  *
  * The crash points are the ones the studio's fold offers for the crash-free run (so each is one
- * the run really reaches); the run goes through the built CLI, killed by SIGKILL.
+ * the run really reaches); the run goes through the built CLI, killed by SIGKILL. On every log
+ * backend (test/support/temp-log.ts), each run on a fresh log of its own.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrashPointsHandler } from '../../engine/inspect/crash-points.js';
 import { runFold } from '../../engine/inspect/fold-handler.js';
 import { builtCli, describeResult, runCli, runIdOf, type CliResult } from './support/cli-build.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { readRunFacts } from './support/run-facts.js';
 
 interface Shape {
@@ -115,6 +117,12 @@ let cli: string;
 let root: string;
 let api: SeededApi;
 let counter = 0;
+/** The logs of the current property case, dropped when it ends. */
+const targets: TempLogTarget[] = [];
+
+async function dropTargets(): Promise<void> {
+  for (const target of targets.splice(0)) await target.drop();
+}
 
 beforeAll(async () => {
   cli = builtCli();
@@ -125,6 +133,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.stop();
+  await dropTargets();
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -139,10 +148,10 @@ interface Ended {
  * Runs the mission to its end, resumed after every kill and pause. `crashes[0]` arms every
  * process until one is killed, then `crashes[1]` the processes after it, and so on.
  */
-async function runToEnd(file: string, crashes: (string | null)[]): Promise<Ended> {
-  const dir = path.join(root, `run-${counter++}`);
-  fs.mkdirSync(dir);
-  const db = path.join(dir, 'reqon.db');
+async function runToEnd(backend: Backend, file: string, crashes: (string | null)[]): Promise<Ended> {
+  const target = await tempLogTarget(backend, 'reqon-crash-prop-run-');
+  targets.push(target);
+  const { dir, target: db } = target;
   const env = { REQON_DATA_DIR: path.join(dir, 'data') };
   let next = 0;
   const armed = (): string[] => (crashes[next] ? ['--crash-at', crashes[next]!] : []);
@@ -183,31 +192,35 @@ const shape = fc.record({
   seed: fc.integer({ min: 1, max: 1_000_000 }),
 });
 
-describe('crash anywhere, resume: the same stores and effects as a crash-free run', () => {
+describe.each(backends)('%s: crash anywhere, resume: the same stores and effects as a crash-free run', (backend) => {
   it('random missions × random crash points × random answers', async () => {
     await fc.assert(
       fc.asyncProperty(shape, fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 1_000_000 }), async (s, pick, pickAgain) => {
-        const file = path.join(root, `mission-${counter++}.vague`);
-        fs.writeFileSync(file, missionText(s));
+        try {
+          const file = path.join(root, `mission-${counter++}.vague`);
+          fs.writeFileSync(file, missionText(s));
 
-        api.reset(s.items);
-        const reference = await runToEnd(file, []);
-        const refStores = await stores(reference);
-        const refBodies = api.appliedBodies();
-        const offered = runFold(new CrashPointsHandler(), (await readRunFacts(reference.db, reference.runId, [])).events).flatMap((p) =>
-          Array.from({ length: p.occurrences }, (_, i) => `${p.point}:${i + 1}`),
-        );
-        fc.pre(offered.length > 0);
-        const first = offered[pick % offered.length]!;
-        // Sometimes the resume is killed too, at a later point of the same run.
-        const again = pickAgain % 3 === 0 ? offered[pickAgain % offered.length]! : null;
+          api.reset(s.items);
+          const reference = await runToEnd(backend, file, []);
+          const refStores = await stores(reference);
+          const refBodies = api.appliedBodies();
+          const offered = runFold(new CrashPointsHandler(), (await readRunFacts(reference.db, reference.runId, [])).events).flatMap((p) =>
+            Array.from({ length: p.occurrences }, (_, i) => `${p.point}:${i + 1}`),
+          );
+          fc.pre(offered.length > 0);
+          const first = offered[pick % offered.length]!;
+          // Sometimes the resume is killed too, at a later point of the same run.
+          const again = pickAgain % 3 === 0 ? offered[pickAgain % offered.length]! : null;
 
-        api.reset(s.items);
-        const crashed = await runToEnd(file, [first, again]);
-        expect(crashed.kills, `${first} must kill the run (offered by the fold)`).toBeGreaterThanOrEqual(1);
-        expect(await stores(crashed), `${missionText(s)}\ncrash at ${first}${again ? `, then ${again}` : ''}`).toEqual(refStores);
-        // Each logical POST applied once: the same bodies as the crash-free run, none under two keys.
-        expect(api.appliedBodies()).toEqual(refBodies);
+          api.reset(s.items);
+          const crashed = await runToEnd(backend, file, [first, again]);
+          expect(crashed.kills, `${first} must kill the run (offered by the fold)`).toBeGreaterThanOrEqual(1);
+          expect(await stores(crashed), `${missionText(s)}\ncrash at ${first}${again ? `, then ${again}` : ''}`).toEqual(refStores);
+          // Each logical POST applied once: the same bodies as the crash-free run, none under two keys.
+          expect(api.appliedBodies()).toEqual(refBodies);
+        } finally {
+          await dropTargets();
+        }
       }),
       { numRuns: Number(process.env.REQON_PROPERTY_RUNS ?? 10) },
     );
