@@ -5,7 +5,8 @@
  * - `POST /things` → 201 `{ok: true}`, counting POSTs and distinct Idempotency-Keys;
  * - `GET /records?offset=N` → the page of PAGE_SIZE records starting at N of a deterministic list
  *   of TOTAL records (an empty page past the end); it keeps no record of GETs, so it can serve a
- *   million records without growing;
+ *   million records without growing; `GET /from/START/records?offset=N` is the same list from
+ *   record START on (a sync of its tail alone);
  * - `GET /stats` → `{posts, keys}`.
  */
 import { createServer } from 'node:http';
@@ -35,8 +36,9 @@ const server = createServer((req, res) => {
     });
     return;
   }
-  if (req.method === 'GET' && url.pathname === '/records') {
-    const offset = Number(url.searchParams.get('offset') ?? '0');
+  const records = /^(?:\/from\/(\d+))?\/records$/.exec(url.pathname);
+  if (req.method === 'GET' && records) {
+    const offset = Number(records[1] ?? '0') + Number(url.searchParams.get('offset') ?? '0');
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(recordsPage(offset, Math.max(0, Math.min(pageSize, total - offset))));
     return;
