@@ -9,7 +9,7 @@ import { Journal, ReplayExhausted } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
-import type { VerifyEntry, VerifyReport } from '../protocol/protocol.js';
+import type { VerifyEntry, VerifyReport } from './verify-report.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';

@@ -7,8 +7,15 @@
  */
 import { CRASH_POINTS, passesRecordedBy, type CrashPoint } from '../journal/effects.js';
 import { logFormatOf, type StoredEvent } from '../log/events.js';
-import type { CrashPointInfo } from '../protocol/protocol.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
+
+export type CrashPointName = 'before-effect' | 'after-effect' | 'mid-store' | 'after-checkpoint' | 'before-wait';
+
+export interface CrashPointInfo {
+  point: CrashPointName;
+  /** How many times a crash-free run of this mission reaches it (from the reference run). */
+  occurrences: number;
+}
 
 export { CRASH_POINTS };
 

@@ -13,7 +13,7 @@
  * running head fold, which has seen exactly the events before it.
  */
 import type { StoredEvent } from '../log/events.js';
-import type { RunState } from '../protocol/protocol.js';
+import type { RunState } from './state-at-data.js';
 import { lastAtOrBelow } from './sorted-search.js';
 import { StateAtHandler, type StateAtOptions, type StateAtSnapshot } from './state-at.js';
 

@@ -12,8 +12,45 @@
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
 import type { StoredEvent } from '../log/events.js';
-import type { RunFailure, RunStatus, RunSummary } from '../protocol/protocol.js';
+import type { RunStatus } from '../log/log.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
+
+/** One row of the runs table: a fold over the run's events plus its run record. */
+export interface RunSummary {
+  runId: string;
+  mission: string;
+  status: RunStatus;
+  /** 'running' in the log, but no live process owns it (killed, crashed): the worker's, or Resume's, to take over. */
+  orphaned?: boolean;
+  startedAt: number;
+  updatedAt: number;
+  durationMs: number;
+  steps: number;
+  effects: number;
+  crashesSurvived: number;
+  resumes: number;
+  lastSeq: number;
+  /** What a run that is not moving waits on ('timer', 'webhook:/approved', …), since and until when. */
+  waitingOn: string | null;
+  waitingSince: number | null;
+  wakeAt: number | null;
+  error: string | null;
+  /** Failures the run went on after (a loop's `onError continue`), plus the one that ended a failed run. */
+  failures: number;
+  firstFailure: RunFailure | null;
+  /** The run began as a fork of another run's log up to `atSeq` (`reqon fork`, "Fork from here"). */
+  forkedFrom?: { runId: string; atSeq: number };
+  /** Imported from a run bundle (`reqon import`, a dropped .reqonrun): read-only, never continued. */
+  imported?: boolean;
+}
+
+/** Where a failure began (its `step.failed` event) and what it said. */
+export interface RunFailure {
+  seq: number;
+  stepPath: string;
+  code: string;
+  message: string;
+}
 
 interface Waiting {
   on: string;

@@ -20,7 +20,7 @@
  * at the fold's own seq — which is what the fold cache relies on.
  */
 import type { StoredEvent } from '../log/events.js';
-import type { PendingWait, RunState, StoreSnapshot } from '../protocol/protocol.js';
+import type { PendingWait, RunState, StoreSnapshot } from './state-at-data.js';
 import { StoreHistory } from './store-history.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';

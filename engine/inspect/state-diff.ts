@@ -8,7 +8,14 @@
  * variables, response and checkpoints, and it is ordered (stores, variables, response,
  * checkpoints; keys sorted) so the same two states always give the same list.
  */
-import type { RunState, StateDiffEntry } from '../protocol/protocol.js';
+import type { RunState } from './state-at-data.js';
+
+export interface StateDiffEntry {
+  path: string;
+  before: unknown;
+  after: unknown;
+  change: 'added' | 'removed' | 'changed';
+}
 
 export function diffStates(before: RunState, after: RunState): StateDiffEntry[] {
   const out: StateDiffEntry[] = [];

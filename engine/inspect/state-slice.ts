@@ -8,7 +8,21 @@
  *
  * Paths use the tree view's syntax: `$` is the value itself, `$.items`, `$[3].lines`.
  */
-import type { RunState, ValueSlice, ValueWindow } from '../protocol/protocol.js';
+import type { RunState } from './state-at-data.js';
+
+/** Which window of a big array to send: `where` is 'response', 'variables', 'event' or 'store:NAME'. */
+export interface ValueWindow {
+  where: string;
+  /** `$` (the value itself), `$.items`, `$[3].lines`. */
+  path: string;
+  from: number;
+}
+
+/** An array sent as items `from`..`from + count - 1` of `total`. */
+export interface ValueSlice extends ValueWindow {
+  count: number;
+  total: number;
+}
 
 /** Items per window: a few screens of rows. */
 export const SLICE_LIMIT = 500;

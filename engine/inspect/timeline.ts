@@ -10,10 +10,48 @@
  * 'failed' at the restart.
  */
 import type { StoredEvent } from '../log/events.js';
-import type { MarkerKind, TimelineBar, TimelineLane, TimelineMarker, TimelineModel } from '../protocol/protocol.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';
 import { instantText } from '../env/instant-text.js';
+
+export interface TimelineLane {
+  id: string;
+  /** Action name, with the pipeline stage it ran in. */
+  label: string;
+  stage: number;
+}
+
+export interface TimelineBar {
+  laneId: string;
+  stepPath: string;
+  stepType: string;
+  line: number;
+  startSeq: number;
+  endSeq: number;
+  startAt: number;
+  endAt: number;
+  status: 'running' | 'completed' | 'failed';
+}
+
+export type MarkerKind = 'effect' | 'retry' | 'crash' | 'resume' | 'timer' | 'pause' | 'webhook' | 'error' | 'checkpoint';
+
+export interface TimelineMarker {
+  laneId: string | null;
+  seq: number;
+  at: number;
+  kind: MarkerKind;
+  label: string;
+}
+
+export interface TimelineModel {
+  runId: string;
+  startAt: number;
+  endAt: number;
+  lastSeq: number;
+  lanes: TimelineLane[];
+  bars: TimelineBar[];
+  markers: TimelineMarker[];
+}
 
 interface OpenBar {
   bar: TimelineBar;

@@ -9,96 +9,36 @@
  */
 import type { StoredEvent } from '../log/events.js';
 import type { EventFilter, EventSearchPage } from '../inspect/event-search.js';
+import type { CrashPointInfo, CrashPointName } from '../inspect/crash-points.js';
+import type { RunSummary } from '../inspect/run-summary.js';
+import type { RunState } from '../inspect/state-at-data.js';
+import type { StateDiffEntry } from '../inspect/state-diff.js';
+import type { ValueWindow } from '../inspect/state-slice.js';
+import type { TimelineModel } from '../inspect/timeline.js';
+import type { TimelineAxis, TimelineWindow } from '../inspect/timeline-window.js';
+import type { VerifyReport } from '../executor/verify-report.js';
+import type { RunStatus } from '../log/log.js';
 
 /** The event vocabulary crosses the protocol as data: the renderer imports it from here only. */
 export type { StoredEvent, EventType, EventPayloads, ErrorInfo } from '../log/events.js';
+export type { RunStatus } from '../log/log.js';
+// Each view model is owned by the fold that computes it (engine/inspect, the executor's verify);
+// the protocol carries them and re-exports them, so the renderer still names one module.
 export type { EventFilter, EventSearchPage } from '../inspect/event-search.js';
-
-export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed';
+export type { CrashPointInfo, CrashPointName } from '../inspect/crash-points.js';
+export type { RunFailure, RunSummary } from '../inspect/run-summary.js';
+export type { PendingWait, RunState, StoreSnapshot } from '../inspect/state-at-data.js';
+export type { StateDiffEntry } from '../inspect/state-diff.js';
+export type { ValueSlice, ValueWindow } from '../inspect/state-slice.js';
+export type { MarkerKind, TimelineBar, TimelineLane, TimelineMarker, TimelineModel } from '../inspect/timeline.js';
+export type { TimelineAxis, TimelineLaneInfo, TimelineWindow, TimelineWindowBar, TimelineWindowMarker } from '../inspect/timeline-window.js';
+export type { VerifyEntry, VerifyReport } from '../executor/verify-report.js';
 
 export interface ProtocolError {
   code: string;
   message: string;
   retryable: boolean;
 }
-
-/** One row of the runs table: a fold over the run's events plus its run record. */
-export interface RunSummary {
-  runId: string;
-  mission: string;
-  status: RunStatus;
-  /** 'running' in the log, but no live process owns it (killed, crashed): the worker's, or Resume's, to take over. */
-  orphaned?: boolean;
-  startedAt: number;
-  updatedAt: number;
-  durationMs: number;
-  steps: number;
-  effects: number;
-  crashesSurvived: number;
-  resumes: number;
-  lastSeq: number;
-  /** What a run that is not moving waits on ('timer', 'webhook:/approved', …), since and until when. */
-  waitingOn: string | null;
-  waitingSince: number | null;
-  wakeAt: number | null;
-  error: string | null;
-  /** Failures the run went on after (a loop's `onError continue`), plus the one that ended a failed run. */
-  failures: number;
-  firstFailure: RunFailure | null;
-  /** The run began as a fork of another run's log up to `atSeq` (`reqon fork`, "Fork from here"). */
-  forkedFrom?: { runId: string; atSeq: number };
-  /** Imported from a run bundle (`reqon import`, a dropped .reqonrun): read-only, never continued. */
-  imported?: boolean;
-}
-
-/** Where a failure began (its `step.failed` event) and what it said. */
-export interface RunFailure {
-  seq: number;
-  stepPath: string;
-  code: string;
-  message: string;
-}
-
-export interface TimelineLane {
-  id: string;
-  /** Action name, with the pipeline stage it ran in. */
-  label: string;
-  stage: number;
-}
-
-export interface TimelineBar {
-  laneId: string;
-  stepPath: string;
-  stepType: string;
-  line: number;
-  startSeq: number;
-  endSeq: number;
-  startAt: number;
-  endAt: number;
-  status: 'running' | 'completed' | 'failed';
-}
-
-export type MarkerKind = 'effect' | 'retry' | 'crash' | 'resume' | 'timer' | 'pause' | 'webhook' | 'error' | 'checkpoint';
-
-export interface TimelineMarker {
-  laneId: string | null;
-  seq: number;
-  at: number;
-  kind: MarkerKind;
-  label: string;
-}
-
-export interface TimelineModel {
-  runId: string;
-  startAt: number;
-  endAt: number;
-  lastSeq: number;
-  lanes: TimelineLane[];
-  bars: TimelineBar[];
-  markers: TimelineMarker[];
-}
-
-export type TimelineAxis = 'seq' | 'time';
 
 /**
  * A slice of a run's timeline: what `run.timelineWindow` asks for. Positions are in axis units:
@@ -116,134 +56,6 @@ export interface TimelineWindowRequest {
   px?: number;
 }
 
-/** A lane with what a view needs to size it before any of its bars arrive. */
-export interface TimelineLaneInfo extends TimelineLane {
-  /** Deepest nesting of bars in the whole lane (0: no bar encloses another). */
-  maxDepth: number;
-  bars: number;
-  markers: number;
-}
-
-export interface TimelineWindowBar extends TimelineBar {
-  /** Nesting depth in its lane, over the whole run (a `for` bar encloses its body's bars). */
-  depth: number;
-  /**
-   * How many bars this entry stands for. 1: this bar exactly. More: neighbours at the same depth
-   * that share pixels at the requested `px`; the entry is the first of them, its end stretched to
-   * the last one's and its status 'failed' if any of them failed.
-   */
-  merged: number;
-}
-
-export interface TimelineWindowMarker extends TimelineMarker {
-  /** Markers of the same kind and lane within 6 px merged into this one (1: itself alone). */
-  merged: number;
-}
-
-export interface TimelineWindow {
-  runId: string;
-  startAt: number;
-  endAt: number;
-  lastSeq: number;
-  /** Every lane of the run, in order, whether or not it has bars in the window. */
-  lanes: TimelineLaneInfo[];
-  /** Totals over the whole run. */
-  barCount: number;
-  markerCount: number;
-  /** Markers of the whole run that belong to no lane (crash, resume, …): they get a row of their own. */
-  runMarkerCount: number;
-  axis: TimelineAxis;
-  /** The window answered, in axis units (the request's, or the run's extent when absent). */
-  from: number;
-  to: number;
-  px: number | null;
-  /** Bars with start <= to and end >= from, by lane (in `lanes` order) then start. */
-  bars: TimelineWindowBar[];
-  /** Markers with from <= position <= to, by lane (run-level ones, laneId null, last) then seq. */
-  markers: TimelineWindowMarker[];
-}
-
-export interface StoreSnapshot {
-  name: string;
-  kind: string;
-  records: { key: string; record: unknown }[];
-}
-
-export interface PendingWait {
-  kind: 'timer' | 'pause' | 'webhook';
-  id: string;
-  since: number;
-  dueAt: number | null;
-  path: string | null;
-}
-
-/** The folded state of a run just after the event at `seq`. */
-export interface RunState {
-  runId: string;
-  seq: number;
-  event: StoredEvent | null;
-  stores: StoreSnapshot[];
-  variables: Record<string, unknown>;
-  response: unknown;
-  checkpoints: { key: string; syncedAt: number }[];
-  pending: PendingWait[];
-  /** The step being executed at `seq`, to highlight in the mission source. */
-  currentStep: { stepPath: string; line: number; file: string } | null;
-  /** The big arrays the studio was sent a window of (inspect/state-slice.ts); absent from a whole state. */
-  slices?: ValueSlice[];
-}
-
-/** Which window of a big array to send: `where` is 'response', 'variables', 'event' or 'store:NAME'. */
-export interface ValueWindow {
-  where: string;
-  /** `$` (the value itself), `$.items`, `$[3].lines`. */
-  path: string;
-  from: number;
-}
-
-/** An array sent as items `from`..`from + count - 1` of `total`. */
-export interface ValueSlice extends ValueWindow {
-  count: number;
-  total: number;
-}
-
-export interface StateDiffEntry {
-  path: string;
-  before: unknown;
-  after: unknown;
-  change: 'added' | 'removed' | 'changed';
-}
-
-export interface VerifyEntry {
-  seq: number;
-  stepPath: string;
-  type: string;
-  effectId: string | null;
-}
-
-export interface VerifyReport {
-  runId: string;
-  ok: boolean;
-  original: VerifyEntry[];
-  replayed: VerifyEntry[];
-  divergence: null | {
-    index: number;
-    seq: number;
-    stepPath: string;
-    recorded: string;
-    asked: string;
-    explanation: string;
-    /** 'edit' when replayed against an edited mission; else the run's own mission diverged. */
-    cause: 'edit' | 'nondeterminism';
-    /** The mission line of the step that diverged, when known. */
-    line?: number;
-    /** What changed, as the user would have edited it ("POST /events became POST /audit"). */
-    change?: string;
-  };
-  /** What this verify could not check (said, never passed over): e.g. an older log format's limits. */
-  unchecked: string[];
-}
-
 export interface MissionSource {
   entry: string;
   files: { path: string; text: string }[];
@@ -251,14 +63,6 @@ export interface MissionSource {
   sources: Record<string, string>;
   /** Each source's base URL as the mission declares it (absent: the mission gives none). */
   declaredSources: Record<string, string | null>;
-}
-
-export type CrashPointName = 'before-effect' | 'after-effect' | 'mid-store' | 'after-checkpoint' | 'before-wait';
-
-export interface CrashPointInfo {
-  point: CrashPointName;
-  /** How many times a crash-free run of this mission reaches it (from the reference run). */
-  occurrences: number;
 }
 
 export interface StartRunRequest {

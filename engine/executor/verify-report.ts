@@ -1,0 +1,35 @@
+/**
+ * What `verifyRun` (verify.ts) reports: the run's effect sequence as recorded and as replayed, and
+ * the first divergence. Its own file, types only, so the renderer's typecheck (it reads these
+ * types through engine/protocol) does not pull in the executor.
+ */
+
+export interface VerifyEntry {
+  seq: number;
+  stepPath: string;
+  type: string;
+  effectId: string | null;
+}
+
+export interface VerifyReport {
+  runId: string;
+  ok: boolean;
+  original: VerifyEntry[];
+  replayed: VerifyEntry[];
+  divergence: null | {
+    index: number;
+    seq: number;
+    stepPath: string;
+    recorded: string;
+    asked: string;
+    explanation: string;
+    /** 'edit' when replayed against an edited mission; else the run's own mission diverged. */
+    cause: 'edit' | 'nondeterminism';
+    /** The mission line of the step that diverged, when known. */
+    line?: number;
+    /** What changed, as the user would have edited it ("POST /events became POST /audit"). */
+    change?: string;
+  };
+  /** What this verify could not check (said, never passed over): e.g. an older log format's limits. */
+  unchecked: string[];
+}
