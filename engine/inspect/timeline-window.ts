@@ -13,22 +13,60 @@
  * would share pixels folded into one entry whose `merged` counts them (the counts add up to the
  * exact set's size). The index never mutates the model it was built from.
  */
-import type {
-  TimelineAxis,
-  TimelineBar,
-  TimelineLaneInfo,
-  TimelineMarker,
-  TimelineModel,
-  TimelineWindow,
-  TimelineWindowBar,
-  TimelineWindowMarker,
-} from '../protocol/protocol.js';
+import type { TimelineBar, TimelineLane, TimelineMarker, TimelineModel } from './timeline.js';
+import { compareBars, MAX_WINDOW_PX, placeLaneBars, placeLaneMarkers, runExtent, runningMaxEnds } from './timeline-geometry.js';
 
-/** Bars narrower than this many pixels merge into a neighbour that touches them. */
-const MERGE_BELOW_PX = 4;
-/** Markers of one kind closer than this many pixels merge. */
-const MARKER_MERGE_PX = 6;
-export const MAX_WINDOW_PX = 100_000;
+export { MAX_WINDOW_PX } from './timeline-geometry.js';
+
+export type TimelineAxis = 'seq' | 'time';
+
+/** A lane with what a view needs to size it before any of its bars arrive. */
+export interface TimelineLaneInfo extends TimelineLane {
+  /** Deepest nesting of bars in the whole lane (0: no bar encloses another). */
+  maxDepth: number;
+  bars: number;
+  markers: number;
+}
+
+export interface TimelineWindowBar extends TimelineBar {
+  /** Nesting depth in its lane, over the whole run (a `for` bar encloses its body's bars). */
+  depth: number;
+  /**
+   * How many bars this entry stands for. 1: this bar exactly. More: neighbours at the same depth
+   * that share pixels at the requested `px`; the entry is the first of them, its end stretched to
+   * the last one's and its status 'failed' if any of them failed.
+   */
+  merged: number;
+}
+
+export interface TimelineWindowMarker extends TimelineMarker {
+  /** Markers of the same kind and lane within 6 px merged into this one (1: itself alone). */
+  merged: number;
+}
+
+export interface TimelineWindow {
+  runId: string;
+  startAt: number;
+  endAt: number;
+  lastSeq: number;
+  /** Every lane of the run, in order, whether or not it has bars in the window. */
+  lanes: TimelineLaneInfo[];
+  /** Totals over the whole run. */
+  barCount: number;
+  markerCount: number;
+  /** Markers of the whole run that belong to no lane (crash, resume, …): they get a row of their own. */
+  runMarkerCount: number;
+  axis: TimelineAxis;
+  /** The window answered, in axis units (the request's, or the run's extent when absent). */
+  from: number;
+  to: number;
+  px: number | null;
+  /** Bars with start <= to and end >= from, by lane (in `lanes` order) then start. */
+  bars: TimelineWindowBar[];
+  /** Markers with from <= position <= to, by lane (run-level ones, laneId null, last) then seq. */
+  markers: TimelineWindowMarker[];
+}
+
 
 export interface WindowQuery {
   axis: TimelineAxis;
@@ -72,21 +110,16 @@ export class TimelineWindowIndex {
       else this.runMarkers.push(marker);
     }
     for (const lane of this.lanes) {
-      lane.bars.sort((a, b) => a.startSeq - b.startSeq || b.endSeq - a.endSeq);
+      lane.bars.sort(compareBars);
       lane.markers.sort((a, b) => a.seq - b.seq);
       const open: TimelineBar[] = [];
-      let maxSeq = -Infinity;
-      let maxTime = -Infinity;
       for (const bar of lane.bars) {
         while (open.length > 0 && open[open.length - 1]!.endSeq < bar.startSeq) open.pop();
         lane.depths.push(open.length);
         lane.info.maxDepth = Math.max(lane.info.maxDepth, open.length);
         open.push(bar);
-        maxSeq = Math.max(maxSeq, bar.endSeq);
-        maxTime = Math.max(maxTime, bar.endAt - model.startAt);
-        lane.maxEnd.seq.push(maxSeq);
-        lane.maxEnd.time.push(maxTime);
       }
+      lane.maxEnd = runningMaxEnds(lane.bars, model.startAt);
       lane.info.bars = lane.bars.length;
       lane.info.markers = lane.markers.length;
     }
@@ -99,9 +132,7 @@ export class TimelineWindowIndex {
 
   /** The whole run on one axis: seq [0, lastSeq + 1], time [0, ms from first to last event] (never empty). */
   extent(axis: TimelineAxis): [number, number] {
-    return axis === 'seq'
-      ? [0, Math.max(1, this.model.lastSeq) + 1]
-      : [0, Math.max(this.model.endAt, this.model.startAt + 1) - this.model.startAt];
+    return runExtent(this.model)[axis];
   }
 
   window(query: WindowQuery): TimelineWindow {
@@ -136,61 +167,26 @@ export class TimelineWindowIndex {
   }
 
   private laneBars(lane: LaneEntry, axis: TimelineAxis, from: number, to: number, pxPerUnit: number | null, out: TimelineWindowBar[]): void {
-    const t0 = this.model.startAt;
-    /** Per depth, the last entry emitted and its extent in pixels, for merging. */
-    const lastAtDepth: { entry: TimelineWindowBar; left: number; right: number }[] = [];
-    for (let i = lowerBoundBy(lane.maxEnd[axis], from, (v) => v); i < lane.bars.length; i++) {
-      const bar = lane.bars[i]!;
-      const start = axis === 'seq' ? bar.startSeq : bar.startAt - t0;
-      if (start > to) break;
-      const end = axis === 'seq' ? bar.endSeq : bar.endAt - t0;
-      if (end < from) continue;
-      const depth = lane.depths[i]!;
-      if (pxPerUnit === null) {
-        out.push({ ...bar, depth, merged: 1 });
-        continue;
-      }
-      // The same geometry the renderer draws: a seq bar covers whole events, [startSeq, endSeq + 1).
-      const left = (start - from) * pxPerUnit;
-      const width = Math.max(2, ((axis === 'seq' ? end + 1 : end) - start) * pxPerUnit);
-      const prev = lastAtDepth[depth];
-      if (prev !== undefined && left < prev.right + 1 && width < MERGE_BELOW_PX) {
-        const entry = prev.entry;
+    const placed = placeLaneBars(lane, axis, this.model.startAt, from, to, pxPerUnit, {
+      open: (bar, depth): TimelineWindowBar => ({ ...bar, depth, merged: 1 }),
+      merge: (entry, bar) => {
         entry.merged += 1;
         entry.endSeq = Math.max(entry.endSeq, bar.endSeq);
         entry.endAt = Math.max(entry.endAt, bar.endAt);
         if (bar.status === 'failed') entry.status = 'failed';
-        prev.right = Math.max(prev.right, left + width);
-        continue;
-      }
-      const entry: TimelineWindowBar = { ...bar, depth, merged: 1 };
-      lastAtDepth[depth] = { entry, left, right: left + width };
-      out.push(entry);
-    }
+      },
+    });
+    for (const entry of placed) out.push(entry);
   }
 
   private laneMarkers(markers: TimelineMarker[], axis: TimelineAxis, from: number, to: number, pxPerUnit: number | null, out: TimelineWindowMarker[]): void {
-    const t0 = this.model.startAt;
-    const pos = (m: TimelineMarker) => (axis === 'seq' ? m.seq : m.at - t0);
-    const lastByKind = new Map<string, { entry: TimelineWindowMarker; left: number }>();
-    for (let i = lowerBoundBy(markers, from, pos); i < markers.length; i++) {
-      const marker = markers[i]!;
-      const p = pos(marker);
-      if (p > to) break;
-      if (pxPerUnit === null) {
-        out.push({ ...marker, merged: 1 });
-        continue;
-      }
-      const left = (p - from) * pxPerUnit;
-      const prev = lastByKind.get(marker.kind);
-      if (prev !== undefined && left - prev.left < MARKER_MERGE_PX) {
-        prev.entry.merged += 1;
-        continue;
-      }
-      const entry: TimelineWindowMarker = { ...marker, merged: 1 };
-      lastByKind.set(marker.kind, { entry, left });
-      out.push(entry);
-    }
+    const placed = placeLaneMarkers(markers, axis, this.model.startAt, from, to, pxPerUnit, {
+      open: (marker): TimelineWindowMarker => ({ ...marker, merged: 1 }),
+      merge: (entry) => {
+        entry.merged += 1;
+      },
+    });
+    for (const entry of placed) out.push(entry);
   }
 }
 
@@ -210,16 +206,4 @@ export function checkWindow(query: WindowQuery, extent: [number, number]): [numb
     throw new RangeError(`timeline window: "px" must be an integer from 1 to ${MAX_WINDOW_PX}, got ${String(px)}`);
   }
   return [from, to];
-}
-
-/** First index whose key is >= target, in an array sorted by key. */
-function lowerBoundBy<T>(items: T[], target: number, key: (item: T) => number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (key(items[mid]!) < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

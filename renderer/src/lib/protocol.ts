@@ -1,7 +1,21 @@
 /**
- * The renderer's single door to engine types: everything it knows about the engine is re-exported
- * here from engine/protocol (types only, erased at build time). No other renderer module names an
- * engine path, so the import-boundary test has one line to check.
+ * The renderer's single door to the engine: its types, re-exported from engine/protocol (erased
+ * at build time), and the one pure engine module it runs (the timeline's geometry). No other
+ * renderer module names an engine path, so the import-boundary test has one file to check.
  */
 export type * from '../../../engine/protocol/protocol.js';
 export type { StoredEvent, EventType, EventPayloads, ErrorInfo } from '../../../engine/protocol/protocol.js';
+
+// The one engine module the renderer runs: the timeline's geometry, pure (it imports nothing but a
+// binary search), so the engine's window index and the renderer's lanes merge bars by one rule.
+export {
+  barEnd,
+  barStart,
+  compareBars,
+  MAX_WINDOW_PX,
+  markerPos,
+  placeLaneBars,
+  placeLaneMarkers,
+  runExtent,
+  runningMaxEnds,
+} from '../../../engine/inspect/timeline-geometry.js';

@@ -4,11 +4,29 @@
  * visible window by binary search instead of scanning them on every frame; and the rule that
  * decides when the loaded window no longer serves the visible one (panned past it, or zoomed in
  * past its resolution) and which window to load next. The x axis is either wall time (ms since
- * the run started) or seq — the latter keeps a run with a 30-day pause readable.
+ * the run started) or seq — the latter keeps a run with a 30-day pause readable. Where things sit,
+ * how wide a bar is and when neighbours merge is the engine's geometry (timeline-geometry.ts),
+ * the same rule its window index merged the loaded window by.
  */
-import type { TimelineAxis, TimelineMarker, TimelineWindow, TimelineWindowBar, TimelineWindowMarker } from './protocol.js';
+import {
+  barEnd,
+  barStart,
+  compareBars,
+  MAX_WINDOW_PX,
+  markerPos,
+  placeLaneBars,
+  placeLaneMarkers,
+  runExtent,
+  runningMaxEnds,
+  type TimelineAxis,
+  type TimelineWindow,
+  type TimelineWindowBar,
+  type TimelineWindowMarker,
+} from './protocol.js';
 
 export type { TimelineAxis } from './protocol.js';
+// The geometry is the engine's own (engine/inspect/timeline-geometry.ts): one rule for both sides.
+export { barEnd, barStart, markerPos, runExtent } from './protocol.js';
 
 export interface LaneIndex {
   id: string;
@@ -35,26 +53,6 @@ export interface TimelineIndex {
 
 export const RUN_LANE_ID = '__run__';
 
-export function barStart(bar: TimelineWindowBar, axis: TimelineAxis, t0: number): number {
-  return axis === 'time' ? bar.startAt - t0 : bar.startSeq;
-}
-
-export function barEnd(bar: TimelineWindowBar, axis: TimelineAxis, t0: number): number {
-  return axis === 'time' ? bar.endAt - t0 : bar.endSeq;
-}
-
-export function markerPos(marker: TimelineMarker, axis: TimelineAxis, t0: number): number {
-  return axis === 'time' ? marker.at - t0 : marker.seq;
-}
-
-/** The whole run on one axis, as the engine's window index computes it. */
-export function runExtent(run: Pick<TimelineWindow, 'startAt' | 'endAt' | 'lastSeq'>): { time: [number, number]; seq: [number, number] } {
-  return {
-    time: [0, Math.max(run.endAt, run.startAt + 1) - run.startAt],
-    seq: [0, Math.max(1, run.lastSeq) + 1],
-  };
-}
-
 export function buildTimelineIndex(win: TimelineWindow): TimelineIndex {
   const byId = new Map<string, LaneIndex>();
   const lanes: LaneIndex[] = [];
@@ -79,18 +77,13 @@ export function buildTimelineIndex(win: TimelineWindow): TimelineIndex {
     else runMarkers.push(marker);
   }
   for (const lane of lanes) {
-    lane.bars.sort((a, b) => a.startSeq - b.startSeq || b.endSeq - a.endSeq);
+    lane.bars.sort(compareBars);
     lane.markers.sort((a, b) => a.seq - b.seq);
-    let maxTime = -Infinity;
-    let maxSeq = -Infinity;
     for (const bar of lane.bars) {
       lane.depths.push(bar.depth);
       lane.maxDepth = Math.max(lane.maxDepth, bar.depth);
-      maxTime = Math.max(maxTime, bar.endAt - win.startAt);
-      maxSeq = Math.max(maxSeq, bar.endSeq);
-      lane.maxEnd.time.push(maxTime);
-      lane.maxEnd.seq.push(maxSeq);
     }
+    lane.maxEnd = runningMaxEnds(lane.bars, win.startAt);
   }
   runMarkers.sort((a, b) => a.seq - b.seq);
   return { lanes, runMarkers, hasRunRow: win.runMarkerCount > 0 || runMarkers.length > 0, extent: runExtent(win) };
@@ -134,19 +127,7 @@ export function planLoad(view: [number, number], extent: [number, number], width
   const span = Math.max(1e-9, view[1] - view[0]);
   const from = Math.max(extent[0], view[0] - span);
   const to = Math.min(extent[1], view[1] + span);
-  return { from, to, px: Math.min(100_000, Math.max(1, Math.ceil((width * (to - from)) / span))) };
-}
-
-/** First index whose key is >= target, in an array sorted by key. */
-export function lowerBound<T>(items: T[], target: number, key: (item: T) => number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (key(items[mid]!) < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return { from, to, px: Math.min(MAX_WINDOW_PX, Math.max(1, Math.ceil((width * (to - from)) / span))) };
 }
 
 export interface PlacedBar {
@@ -172,33 +153,15 @@ export function placeBars(
   to: number,
   pxPerUnit: number,
 ): PlacedBar[] {
-  const bars = lane.bars;
-  const startIdx = lowerBound(lane.maxEnd[axis], from, (v) => v);
-  const out: PlacedBar[] = [];
-  const lastAtDepth: PlacedBar[] = [];
-  for (let i = startIdx; i < bars.length; i++) {
-    const bar = bars[i]!;
-    const s = barStart(bar, axis, t0);
-    if (s > to) break;
-    const e = barEnd(bar, axis, t0);
-    if (e < from) continue;
-    const left = (s - from) * pxPerUnit;
-    // A seq bar covers whole events: [startSeq, endSeq + 1).
-    const width = Math.max(2, ((axis === 'seq' ? e + 1 : e) - s) * pxPerUnit);
-    const depth = lane.depths[i] ?? 0;
-    const prev = lastAtDepth[depth];
-    if (prev && left < prev.left + prev.width + 1 && width < 4) {
-      prev.width = Math.max(prev.width, left + width - prev.left);
-      prev.merged += bar.merged;
-      if (bar.status === 'failed') prev.bar = bar;
-      continue;
-    }
+  return placeLaneBars(lane, axis, t0, from, to, pxPerUnit, {
     // An entry the engine already merged stays merged: it stands for `bar.merged` steps.
-    const placed: PlacedBar = { bar, left, width, depth, merged: bar.merged };
-    lastAtDepth[depth] = placed;
-    out.push(placed);
-  }
-  return out;
+    open: (bar, depth, left, width): PlacedBar => ({ bar, left, width, depth, merged: bar.merged }),
+    merge: (placed, bar, right) => {
+      placed.width = right - placed.left;
+      placed.merged += bar.merged;
+      if (bar.status === 'failed') placed.bar = bar;
+    },
+  });
 }
 
 export interface PlacedMarker {
@@ -207,7 +170,7 @@ export interface PlacedMarker {
   merged: number;
 }
 
-/** Markers inside [from, to], at most one per 6 pixels per kind (the rest are counted). */
+/** Markers inside [from, to], at most one per MARKER_MERGE_PX pixels per kind (the rest are counted). */
 export function placeMarkers(
   markers: TimelineWindowMarker[],
   axis: TimelineAxis,
@@ -216,26 +179,12 @@ export function placeMarkers(
   to: number,
   pxPerUnit: number,
 ): PlacedMarker[] {
-  const key = (m: TimelineWindowMarker) => markerPos(m, axis, t0);
-  // Markers are sorted by seq; in time axis, seq order is time order (recordedAt never decreases).
-  const start = lowerBound(markers, from, key);
-  const out: PlacedMarker[] = [];
-  const lastByKind = new Map<string, PlacedMarker>();
-  for (let i = start; i < markers.length; i++) {
-    const marker = markers[i]!;
-    const p = key(marker);
-    if (p > to) break;
-    const left = (p - from) * pxPerUnit;
-    const prev = lastByKind.get(marker.kind);
-    if (prev && left - prev.left < 6) {
-      prev.merged += marker.merged;
-      continue;
-    }
-    const placed = { marker, left, merged: marker.merged };
-    lastByKind.set(marker.kind, placed);
-    out.push(placed);
-  }
-  return out;
+  return placeLaneMarkers(markers, axis, t0, from, to, pxPerUnit, {
+    open: (marker, left): PlacedMarker => ({ marker, left, merged: marker.merged }),
+    merge: (placed, marker) => {
+      placed.merged += marker.merged;
+    },
+  });
 }
 
 /** A zoom about `anchor` (in axis units) by `factor` (>1 zooms in), kept inside the extent. */
