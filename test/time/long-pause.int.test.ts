@@ -3,20 +3,15 @@
  * of 400 days is a row with `wakeAt`, not a timer. The run suspends with wakeAt exactly
  * now + duration; a worker tick one millisecond early does nothing; at the due instant it
  * completes the run, whose POST is applied once. No sleep and no real setTimeout anywhere near
- * the duration is armed while it waits.
+ * the duration is armed while it waits. On every log backend: `wakeAt` is in the time of the
+ * worker that set it (GUARANTEES, "On PostgreSQL"), so a fake clock drives it on either.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRun } from '../../engine/executor/run-mission.js';
+import { backends } from '../support/temp-log.js';
 import { DAY, timeWorld, type TimeWorld } from './support/time-fixtures.js';
 
 let world: TimeWorld;
-beforeEach(async () => {
-  world = await timeWorld();
-});
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await world.cleanup();
-});
 
 function missionWith(duration: string): string {
   return `mission LongPause {
@@ -39,7 +34,15 @@ const CASES = [
   { name: '400 days', literal: '"400d"', ms: 400 * DAY },
 ];
 
-describe('a long pause waits in the database, not in a timer', () => {
+describe.each(backends)('%s: a long pause waits in the database, not in a timer', (backend) => {
+  beforeEach(async () => {
+    world = await timeWorld({ backend });
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await world.cleanup();
+  });
+
   for (const c of CASES) {
     it(`${c.name}: suspended with wakeAt = now + duration, early tick no-op, due tick completes once`, async () => {
       const delays: number[] = [];

@@ -3,24 +3,18 @@
  * after downtime fire once (and say how many they swallowed), `at` fires once and is not re-armed
  * by re-registering, skipIfRunning / maxConcurrency consume a firing without a run, `retry`
  * restarts a failed scheduled run after its delay up to maxRetries, two workers racing on one
- * firing start one run, and cron instants honour the time zone (DST included).
+ * firing start one run, and cron instants honour the time zone (DST included). On every log
+ * backend: a firing is the log's compare-and-set, its instant the worker's clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonResponse } from '../../engine/env/fake-env.js';
 import type { ScheduleSpec } from '../../engine/log/log.js';
 import { coalesce, nextFireAfter, parseAt, registerSchedule, ScheduleError } from '../../engine/worker/schedules.js';
 import { MissionInvalidError } from '../../engine/executor/run-mission.js';
+import { backends } from '../support/temp-log.js';
 import { timeWorld, type TimeWorld } from './support/time-fixtures.js';
 
 let world: TimeWorld;
-beforeEach(async () => {
-  world = await timeWorld({
-    handler: (req) => (new URL(req.url).pathname === '/fail' ? jsonResponse(404, { error: 'gone' }) : jsonResponse(200, { ok: true })),
-  });
-});
-afterEach(async () => {
-  await world.cleanup();
-});
 
 const OPTS = { sources: {}, env: {} };
 
@@ -43,203 +37,215 @@ async function tickAndDrain(w: ReturnType<TimeWorld['worker']>): Promise<number>
   return n;
 }
 
-describe('every N unit', () => {
-  it('fires on time, keeps its phase, and coalesces missed ticks into one firing', async () => {
-    const { env, log } = world;
-    const t0 = env.clock.now();
-    const reg = await registerSchedule(log, world.mission('e.vague', mission('Every', 'every 10 seconds')), OPTS, t0);
-    expect(reg.nextFireAt).toBe(t0 + 10_000);
-    const lines: string[] = [];
-    const w = world.worker('every-worker', (line) => lines.push(line));
-
-    await env.clock.advance(9_999);
-    expect(await tickAndDrain(w)).toBe(0);
-    await env.clock.advance(1);
-    expect(await tickAndDrain(w)).toBe(1);
-    expect(await tickAndDrain(w)).toBe(0); // the same instant never fires twice
-    await env.clock.advance(10_000);
-    expect(await tickAndDrain(w)).toBe(1);
-
-    // Downtime: 95 s pass without a tick. One firing, for the oldest missed instant.
-    await env.clock.advance(95_000);
-    expect(await tickAndDrain(w)).toBe(1);
-    expect(await tickAndDrain(w)).toBe(0);
-    const said = lines.filter((l) => l.startsWith('schedule Every: fired'));
-    expect(said).toHaveLength(3);
-    expect(said[2]).toContain(`(8 missed tick(s) since ${new Date(t0 + 30_000).toISOString()} coalesced into this one firing)`);
-    expect(said[2]).toContain(`next ${new Date(t0 + 120_000).toISOString()}`);
-    const firings = await log.scheduleFirings('Every');
-    expect(firings.map((f) => [f.dueAt - t0, f.attempt, f.outcome, f.missed])).toEqual([
-      [10_000, 0, 'started', 0],
-      [20_000, 0, 'started', 0],
-      [30_000, 0, 'started', 8],
-    ]);
-    expect((await log.getSchedule('Every'))!.nextFireAt).toBe(t0 + 120_000);
-    const runs = await log.listRuns();
-    expect(runs).toHaveLength(3);
-    expect(runs.every((r) => r.status === 'completed' && r.mission === 'Every')).toBe(true);
-    expect(new Set(firings.map((f) => f.runId))).toEqual(new Set(runs.map((r) => r.runId)));
+describe.each(backends)('%s', (backend) => {
+  beforeEach(async () => {
+    world = await timeWorld({
+      backend,
+      handler: (req) => (new URL(req.url).pathname === '/fail' ? jsonResponse(404, { error: 'gone' }) : jsonResponse(200, { ok: true })),
+    });
+  });
+  afterEach(async () => {
+    await world.cleanup();
   });
 
-  it('re-registering an unchanged schedule keeps its position; a changed one re-arms', async () => {
-    const { env, log } = world;
-    const t0 = env.clock.now();
-    await registerSchedule(log, world.mission('e.vague', mission('Keep', 'every 10 seconds')), OPTS, t0);
-    await env.clock.advance(4_000);
-    const again = await registerSchedule(log, world.mission('e.vague', mission('Keep', 'every 10 seconds', 'store { id: "y" } -> done { key: .id }')), OPTS, env.clock.now());
-    expect(again.nextFireAt).toBe(t0 + 10_000);
-    expect(again.missionFiles.files[0]!.text).toContain('"y"');
-    const changed = await registerSchedule(log, world.mission('e.vague', mission('Keep', 'every 1 minutes')), OPTS, env.clock.now());
-    expect(changed.nextFireAt).toBe(t0 + 4_000 + 60_000);
+  describe('every N unit', () => {
+    it('fires on time, keeps its phase, and coalesces missed ticks into one firing', async () => {
+      const { env, log } = world;
+      const t0 = env.clock.now();
+      const reg = await registerSchedule(log, world.mission('e.vague', mission('Every', 'every 10 seconds')), OPTS, t0);
+      expect(reg.nextFireAt).toBe(t0 + 10_000);
+      const lines: string[] = [];
+      const w = world.worker('every-worker', (line) => lines.push(line));
+
+      await env.clock.advance(9_999);
+      expect(await tickAndDrain(w)).toBe(0);
+      await env.clock.advance(1);
+      expect(await tickAndDrain(w)).toBe(1);
+      expect(await tickAndDrain(w)).toBe(0); // the same instant never fires twice
+      await env.clock.advance(10_000);
+      expect(await tickAndDrain(w)).toBe(1);
+
+      // Downtime: 95 s pass without a tick. One firing, for the oldest missed instant.
+      await env.clock.advance(95_000);
+      expect(await tickAndDrain(w)).toBe(1);
+      expect(await tickAndDrain(w)).toBe(0);
+      const said = lines.filter((l) => l.startsWith('schedule Every: fired'));
+      expect(said).toHaveLength(3);
+      expect(said[2]).toContain(`(8 missed tick(s) since ${new Date(t0 + 30_000).toISOString()} coalesced into this one firing)`);
+      expect(said[2]).toContain(`next ${new Date(t0 + 120_000).toISOString()}`);
+      const firings = await log.scheduleFirings('Every');
+      expect(firings.map((f) => [f.dueAt - t0, f.attempt, f.outcome, f.missed])).toEqual([
+        [10_000, 0, 'started', 0],
+        [20_000, 0, 'started', 0],
+        [30_000, 0, 'started', 8],
+      ]);
+      expect((await log.getSchedule('Every'))!.nextFireAt).toBe(t0 + 120_000);
+      const runs = await log.listRuns();
+      expect(runs).toHaveLength(3);
+      expect(runs.every((r) => r.status === 'completed' && r.mission === 'Every')).toBe(true);
+      expect(new Set(firings.map((f) => f.runId))).toEqual(new Set(runs.map((r) => r.runId)));
+    });
+
+    it('re-registering an unchanged schedule keeps its position; a changed one re-arms', async () => {
+      const { env, log } = world;
+      const t0 = env.clock.now();
+      await registerSchedule(log, world.mission('e.vague', mission('Keep', 'every 10 seconds')), OPTS, t0);
+      await env.clock.advance(4_000);
+      const again = await registerSchedule(log, world.mission('e.vague', mission('Keep', 'every 10 seconds', 'store { id: "y" } -> done { key: .id }')), OPTS, env.clock.now());
+      expect(again.nextFireAt).toBe(t0 + 10_000);
+      expect(again.missionFiles.files[0]!.text).toContain('"y"');
+      const changed = await registerSchedule(log, world.mission('e.vague', mission('Keep', 'every 1 minutes')), OPTS, env.clock.now());
+      expect(changed.nextFireAt).toBe(t0 + 4_000 + 60_000);
+    });
+
+    it('two workers ticking at the same instant start exactly one run', async () => {
+      const { env, log } = world;
+      await registerSchedule(log, world.mission('e.vague', mission('Race', 'every 1 seconds')), OPTS, env.clock.now());
+      const a = world.worker('worker-a');
+      const b = world.worker('worker-b');
+      for (let i = 0; i < 5; i++) {
+        await env.clock.advance(1_000);
+        const [na, nb] = await Promise.all([a.tick(), b.tick()]);
+        expect(na + nb).toBe(1);
+        await Promise.all([a.drain(), b.drain()]);
+      }
+      const firings = await log.scheduleFirings('Race');
+      expect(firings).toHaveLength(5);
+      expect(new Set(firings.map((f) => f.dueAt)).size).toBe(5);
+      expect(await log.listRuns()).toHaveLength(5);
+    });
   });
 
-  it('two workers ticking at the same instant start exactly one run', async () => {
-    const { env, log } = world;
-    await registerSchedule(log, world.mission('e.vague', mission('Race', 'every 1 seconds')), OPTS, env.clock.now());
-    const a = world.worker('worker-a');
-    const b = world.worker('worker-b');
-    for (let i = 0; i < 5; i++) {
+  describe('at', () => {
+    it('fires once at its instant and is not re-armed by registering again', async () => {
+      const { env, log } = world;
+      const t0 = env.clock.now(); // 2025-01-01T00:00:00Z
+      const files = world.mission('a.vague', mission('Once', 'at "2025-01-01T00:00:05Z"'));
+      expect((await registerSchedule(log, files, OPTS, t0)).nextFireAt).toBe(t0 + 5_000);
+      const w = world.worker();
+      await env.clock.advance(4_999);
+      expect(await tickAndDrain(w)).toBe(0);
+      await env.clock.advance(1);
+      expect(await tickAndDrain(w)).toBe(1);
+      expect((await log.getSchedule('Once'))!.nextFireAt).toBeNull();
+      await registerSchedule(log, files, OPTS, env.clock.now());
+      await env.clock.advance(60_000);
+      expect(await tickAndDrain(w)).toBe(0);
+      expect(await log.listRuns()).toHaveLength(1);
+      expect((await log.listRuns())[0]!.status).toBe('completed');
+    });
+
+    it('reads a date-time without an offset in the schedule time zone', () => {
+      expect(parseAt('2025-07-01T09:00:00', 'America/New_York')).toBe(Date.UTC(2025, 6, 1, 13));
+      expect(parseAt('2025-01-01T09:00', 'Europe/Paris')).toBe(Date.UTC(2025, 0, 1, 8));
+      expect(parseAt('2025-01-01T09:00:00+02:00', 'UTC')).toBe(Date.UTC(2025, 0, 1, 7));
+      expect(() => parseAt('tomorrow', 'UTC')).toThrow(ScheduleError);
+    });
+  });
+
+  describe('concurrency limits', () => {
+    const PAUSED = 'pause { duration: "1h" }\n    store { id: "x" } -> done { key: .id }';
+
+    it('skipIfRunning: a firing while a run is suspended is consumed without a run', async () => {
+      const { env, log } = world;
+      await registerSchedule(log, world.mission('s.vague', mission('Skip', 'every 1 seconds { skipIfRunning: true }', PAUSED)), OPTS, env.clock.now());
+      const w = world.worker();
       await env.clock.advance(1_000);
-      const [na, nb] = await Promise.all([a.tick(), b.tick()]);
-      expect(na + nb).toBe(1);
-      await Promise.all([a.drain(), b.drain()]);
-    }
-    const firings = await log.scheduleFirings('Race');
-    expect(firings).toHaveLength(5);
-    expect(new Set(firings.map((f) => f.dueAt)).size).toBe(5);
-    expect(await log.listRuns()).toHaveLength(5);
-  });
-});
-
-describe('at', () => {
-  it('fires once at its instant and is not re-armed by registering again', async () => {
-    const { env, log } = world;
-    const t0 = env.clock.now(); // 2025-01-01T00:00:00Z
-    const files = world.mission('a.vague', mission('Once', 'at "2025-01-01T00:00:05Z"'));
-    expect((await registerSchedule(log, files, OPTS, t0)).nextFireAt).toBe(t0 + 5_000);
-    const w = world.worker();
-    await env.clock.advance(4_999);
-    expect(await tickAndDrain(w)).toBe(0);
-    await env.clock.advance(1);
-    expect(await tickAndDrain(w)).toBe(1);
-    expect((await log.getSchedule('Once'))!.nextFireAt).toBeNull();
-    await registerSchedule(log, files, OPTS, env.clock.now());
-    await env.clock.advance(60_000);
-    expect(await tickAndDrain(w)).toBe(0);
-    expect(await log.listRuns()).toHaveLength(1);
-    expect((await log.listRuns())[0]!.status).toBe('completed');
-  });
-
-  it('reads a date-time without an offset in the schedule time zone', () => {
-    expect(parseAt('2025-07-01T09:00:00', 'America/New_York')).toBe(Date.UTC(2025, 6, 1, 13));
-    expect(parseAt('2025-01-01T09:00', 'Europe/Paris')).toBe(Date.UTC(2025, 0, 1, 8));
-    expect(parseAt('2025-01-01T09:00:00+02:00', 'UTC')).toBe(Date.UTC(2025, 0, 1, 7));
-    expect(() => parseAt('tomorrow', 'UTC')).toThrow(ScheduleError);
-  });
-});
-
-describe('concurrency limits', () => {
-  const PAUSED = 'pause { duration: "1h" }\n    store { id: "x" } -> done { key: .id }';
-
-  it('skipIfRunning: a firing while a run is suspended is consumed without a run', async () => {
-    const { env, log } = world;
-    await registerSchedule(log, world.mission('s.vague', mission('Skip', 'every 1 seconds { skipIfRunning: true }', PAUSED)), OPTS, env.clock.now());
-    const w = world.worker();
-    await env.clock.advance(1_000);
-    expect(await tickAndDrain(w)).toBe(1);
-    await env.clock.advance(1_000);
-    expect(await tickAndDrain(w)).toBe(0);
-    await env.clock.advance(1_000);
-    expect(await tickAndDrain(w)).toBe(0);
-    const firings = await log.scheduleFirings('Skip');
-    expect(firings.map((f) => [f.outcome, f.reason])).toEqual([
-      ['started', null],
-      ['skipped', 'skip-if-running'],
-      ['skipped', 'skip-if-running'],
-    ]);
-    const runs = await log.listRuns();
-    expect(runs.map((r) => r.status)).toEqual(['suspended']);
-  });
-
-  it('maxConcurrency: at most N runs running or suspended; the next firing after one ends starts again', async () => {
-    const { env, log } = world;
-    await registerSchedule(log, world.mission('m.vague', mission('Max', 'every 1 seconds { maxConcurrency: 2 }', PAUSED)), OPTS, env.clock.now());
-    const w = world.worker();
-    const started: number[] = [];
-    for (let i = 0; i < 4; i++) {
+      expect(await tickAndDrain(w)).toBe(1);
       await env.clock.advance(1_000);
-      started.push(await tickAndDrain(w));
-    }
-    expect(started).toEqual([1, 1, 0, 0]);
-    expect((await log.scheduleFirings('Max')).map((f) => f.reason)).toEqual([null, null, 'max-concurrency', 'max-concurrency']);
-    expect((await log.listRuns({ status: 'suspended' })).length).toBe(2);
-  });
-});
+      expect(await tickAndDrain(w)).toBe(0);
+      await env.clock.advance(1_000);
+      expect(await tickAndDrain(w)).toBe(0);
+      const firings = await log.scheduleFirings('Skip');
+      expect(firings.map((f) => [f.outcome, f.reason])).toEqual([
+        ['started', null],
+        ['skipped', 'skip-if-running'],
+        ['skipped', 'skip-if-running'],
+      ]);
+      const runs = await log.listRuns();
+      expect(runs.map((r) => r.status)).toEqual(['suspended']);
+    });
 
-describe('retry', () => {
-  it('starts a failed scheduled run again after delaySeconds, up to maxRetries', async () => {
-    const { env, log } = world;
-    const files = world.mission('r.vague', mission('Flaky', 'every 1 hours { retry: { maxRetries: 2, delaySeconds: 5 } }', 'get "/fail"'));
-    await registerSchedule(log, files, OPTS, env.clock.now());
-    const w = world.worker();
-    await env.clock.advance(3_600_000);
-    expect(await tickAndDrain(w)).toBe(1);
-    expect((await log.listRuns())[0]!.status).toBe('failed');
-    await env.clock.advance(4_999);
-    expect(await tickAndDrain(w)).toBe(0);
-    await env.clock.advance(1);
-    expect(await tickAndDrain(w)).toBe(1);
-    await env.clock.advance(5_000);
-    expect(await tickAndDrain(w)).toBe(1);
-    await env.clock.advance(5_000);
-    expect(await tickAndDrain(w)).toBe(0);
-    const firings = await log.scheduleFirings('Flaky');
-    expect(firings.map((f) => [f.attempt, f.outcome])).toEqual([
-      [0, 'started'],
-      [1, 'started'],
-      [2, 'started'],
-    ]);
-    expect(new Set(firings.map((f) => f.dueAt)).size).toBe(1);
-    const runs = await log.listRuns();
-    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
-    expect(env.http.requests.filter((r) => r.url.endsWith('/fail'))).toHaveLength(3);
-  });
-});
-
-describe('cron', () => {
-  const ny: ScheduleSpec = { trigger: { kind: 'cron', expression: '0 9 * * *' }, timezone: 'America/New_York' };
-
-  it('computes the next instant in the schedule time zone, across daylight saving', () => {
-    expect(nextFireAfter(ny, Date.UTC(2025, 0, 1))).toBe(Date.UTC(2025, 0, 1, 14)); // EST
-    expect(nextFireAfter(ny, Date.UTC(2025, 6, 1))).toBe(Date.UTC(2025, 6, 1, 13)); // EDT
-    expect(nextFireAfter(ny, Date.UTC(2025, 6, 1, 13))).toBe(Date.UTC(2025, 6, 2, 13)); // strictly after
-    expect(nextFireAfter(ny, Date.UTC(2025, 2, 8, 15))).toBe(Date.UTC(2025, 2, 9, 13)); // the DST switch day
-    const utc: ScheduleSpec = { trigger: { kind: 'cron', expression: '*/15 * * * *' } };
-    expect(nextFireAfter(utc, Date.UTC(2025, 0, 1, 10, 7))).toBe(Date.UTC(2025, 0, 1, 10, 15));
-    expect(coalesce(utc, Date.UTC(2025, 0, 1, 10, 15), Date.UTC(2025, 0, 1, 11, 20))).toEqual({ next: Date.UTC(2025, 0, 1, 11, 30), missed: 4 });
+    it('maxConcurrency: at most N runs running or suspended; the next firing after one ends starts again', async () => {
+      const { env, log } = world;
+      await registerSchedule(log, world.mission('m.vague', mission('Max', 'every 1 seconds { maxConcurrency: 2 }', PAUSED)), OPTS, env.clock.now());
+      const w = world.worker();
+      const started: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        await env.clock.advance(1_000);
+        started.push(await tickAndDrain(w));
+      }
+      expect(started).toEqual([1, 1, 0, 0]);
+      expect((await log.scheduleFirings('Max')).map((f) => f.reason)).toEqual([null, null, 'max-concurrency', 'max-concurrency']);
+      expect((await log.listRuns({ status: 'suspended' })).length).toBe(2);
+    });
   });
 
-  it('a registered cron schedule fires at its next zoned instant', async () => {
-    const { env, log } = world;
-    const t0 = env.clock.now(); // 2025-01-01T00:00:00Z = 2024-12-31 19:00 in New York
-    const reg = await registerSchedule(log, world.mission('c.vague', mission('Cron', 'cron "30 21 * * *" { timezone: "America/New_York" }')), OPTS, t0);
-    expect(reg.nextFireAt).toBe(Date.UTC(2025, 0, 1, 2, 30));
-    const w = world.worker();
-    await env.clock.advance(reg.nextFireAt! - t0 - 1);
-    expect(await tickAndDrain(w)).toBe(0);
-    await env.clock.advance(1);
-    expect(await tickAndDrain(w)).toBe(1);
-    expect((await log.getSchedule('Cron'))!.nextFireAt).toBe(Date.UTC(2025, 0, 2, 2, 30));
+  describe('retry', () => {
+    it('starts a failed scheduled run again after delaySeconds, up to maxRetries', async () => {
+      const { env, log } = world;
+      const files = world.mission('r.vague', mission('Flaky', 'every 1 hours { retry: { maxRetries: 2, delaySeconds: 5 } }', 'get "/fail"'));
+      await registerSchedule(log, files, OPTS, env.clock.now());
+      const w = world.worker();
+      await env.clock.advance(3_600_000);
+      expect(await tickAndDrain(w)).toBe(1);
+      expect((await log.listRuns())[0]!.status).toBe('failed');
+      await env.clock.advance(4_999);
+      expect(await tickAndDrain(w)).toBe(0);
+      await env.clock.advance(1);
+      expect(await tickAndDrain(w)).toBe(1);
+      await env.clock.advance(5_000);
+      expect(await tickAndDrain(w)).toBe(1);
+      await env.clock.advance(5_000);
+      expect(await tickAndDrain(w)).toBe(0);
+      const firings = await log.scheduleFirings('Flaky');
+      expect(firings.map((f) => [f.attempt, f.outcome])).toEqual([
+        [0, 'started'],
+        [1, 'started'],
+        [2, 'started'],
+      ]);
+      expect(new Set(firings.map((f) => f.dueAt)).size).toBe(1);
+      const runs = await log.listRuns();
+      expect(runs.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
+      expect(env.http.requests.filter((r) => r.url.endsWith('/fail'))).toHaveLength(3);
+    });
   });
-});
 
-describe('registration errors', () => {
-  it('refuses a mission without a schedule, and an invalid mission', async () => {
-    const { log, env } = world;
-    const plain = world.mission('p.vague', mission('Plain', 'every 1 hours').replace('schedule: every 1 hours\n', ''));
-    await expect(registerSchedule(log, plain, OPTS, env.clock.now())).rejects.toThrow(/mission "Plain" .* has no `schedule:`/);
-    const bad = world.mission('b.vague', mission('Bad', 'cron "61 * * * *"'));
-    await expect(registerSchedule(log, bad, OPTS, env.clock.now())).rejects.toBeInstanceOf(MissionInvalidError);
-    expect(await log.listSchedules()).toEqual([]);
+  describe('cron', () => {
+    const ny: ScheduleSpec = { trigger: { kind: 'cron', expression: '0 9 * * *' }, timezone: 'America/New_York' };
+
+    it('computes the next instant in the schedule time zone, across daylight saving', () => {
+      expect(nextFireAfter(ny, Date.UTC(2025, 0, 1))).toBe(Date.UTC(2025, 0, 1, 14)); // EST
+      expect(nextFireAfter(ny, Date.UTC(2025, 6, 1))).toBe(Date.UTC(2025, 6, 1, 13)); // EDT
+      expect(nextFireAfter(ny, Date.UTC(2025, 6, 1, 13))).toBe(Date.UTC(2025, 6, 2, 13)); // strictly after
+      expect(nextFireAfter(ny, Date.UTC(2025, 2, 8, 15))).toBe(Date.UTC(2025, 2, 9, 13)); // the DST switch day
+      const utc: ScheduleSpec = { trigger: { kind: 'cron', expression: '*/15 * * * *' } };
+      expect(nextFireAfter(utc, Date.UTC(2025, 0, 1, 10, 7))).toBe(Date.UTC(2025, 0, 1, 10, 15));
+      expect(coalesce(utc, Date.UTC(2025, 0, 1, 10, 15), Date.UTC(2025, 0, 1, 11, 20))).toEqual({ next: Date.UTC(2025, 0, 1, 11, 30), missed: 4 });
+    });
+
+    it('a registered cron schedule fires at its next zoned instant', async () => {
+      const { env, log } = world;
+      const t0 = env.clock.now(); // 2025-01-01T00:00:00Z = 2024-12-31 19:00 in New York
+      const reg = await registerSchedule(log, world.mission('c.vague', mission('Cron', 'cron "30 21 * * *" { timezone: "America/New_York" }')), OPTS, t0);
+      expect(reg.nextFireAt).toBe(Date.UTC(2025, 0, 1, 2, 30));
+      const w = world.worker();
+      await env.clock.advance(reg.nextFireAt! - t0 - 1);
+      expect(await tickAndDrain(w)).toBe(0);
+      await env.clock.advance(1);
+      expect(await tickAndDrain(w)).toBe(1);
+      expect((await log.getSchedule('Cron'))!.nextFireAt).toBe(Date.UTC(2025, 0, 2, 2, 30));
+    });
+  });
+
+  describe('registration errors', () => {
+    it('refuses a mission without a schedule, and an invalid mission', async () => {
+      const { log, env } = world;
+      const plain = world.mission('p.vague', mission('Plain', 'every 1 hours').replace('schedule: every 1 hours\n', ''));
+      await expect(registerSchedule(log, plain, OPTS, env.clock.now())).rejects.toThrow(/mission "Plain" .* has no `schedule:`/);
+      const bad = world.mission('b.vague', mission('Bad', 'cron "61 * * * *"'));
+      await expect(registerSchedule(log, bad, OPTS, env.clock.now())).rejects.toBeInstanceOf(MissionInvalidError);
+      expect(await log.listSchedules()).toEqual([]);
+    });
   });
 });

@@ -5,6 +5,8 @@
  *   has expired by the log's clock — never before, whatever PID it names;
  * - an owner string not of the `host:pid:nonce` form: by lease expiry alone.
  * Every case ends with the run completed by the worker and its one POST applied once.
+ * SQLite only: the fake clock stands for the log's clock here, and PostgreSQL's leases expire by
+ * the server's clock, which no fake advances (test/worker/clock-skew-postgres.int.test.ts).
  */
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,14 +1,15 @@
 /**
- * Shared by the time suite's in-process tests: a temp log, a mission written to a temp dir, a
- * fake env whose HTTP counts effects per Idempotency-Key, and a worker on that env.
+ * Shared by the time suite's in-process tests: a temp log on either backend (test/support/
+ * temp-log.ts; SQLite by default), a mission written to a temp dir, a fake env whose HTTP counts
+ * effects per Idempotency-Key, and a worker on that env.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createFakeEnv, jsonResponse, type FakeEnv, type FakeHandler } from '../../../engine/env/fake-env.js';
 import type { EventLog, MissionFiles } from '../../../engine/log/log.js';
 import { openLog } from '../../../engine/log/open-log.js';
 import { Worker } from '../../../engine/worker/worker.js';
+import { tempLogTarget, type Backend } from '../../support/temp-log.js';
 
 export interface TimeWorld {
   dir: string;
@@ -22,10 +23,16 @@ export interface TimeWorld {
   cleanup(): Promise<void>;
 }
 
-export async function timeWorld(opts: { handler?: FakeHandler; now?: number } = {}): Promise<TimeWorld> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-time-'));
-  const dbPath = path.join(dir, 'reqon.db');
-  const log = await openLog(dbPath);
+export async function timeWorld(opts: { handler?: FakeHandler; now?: number; backend?: Backend } = {}): Promise<TimeWorld> {
+  const target = await tempLogTarget(opts.backend ?? 'sqlite', 'reqon-time-');
+  const { dir, target: dbPath } = target;
+  let log: EventLog;
+  try {
+    log = await openLog(dbPath);
+  } catch (error) {
+    await target.drop();
+    throw error;
+  }
   const applied = new Map<string, number>();
   const answered = new Set<string>();
   const env = createFakeEnv({
@@ -62,7 +69,7 @@ export async function timeWorld(opts: { handler?: FakeHandler; now?: number } = 
         await w.drain();
       }
       await log.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await target.drop();
     },
   };
 }
