@@ -61,6 +61,7 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
       `run ${live.runId} is owned by ${live.owner} until ${new Date(live.leaseExpiresAt!).toISOString()}: stop the workers on the source log before copying it (a copy would race them)`,
     );
   }
+  await refuseUnreachableTables(from, runs);
   const deliveries = await from.allDeliveries();
   const schedules = await from.listSchedules();
   if (!opts.append) {
@@ -103,6 +104,35 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   progress(`copied ${firings} schedule firings; verifying`);
 
   return verifyCopy(from, to, { runs, deliveries: deliveries.length, schedules: schedules.length, firings, tables: [...tables.values()], append: opts.append === true });
+}
+
+/**
+ * Tables are rebuilt from the runs' store writes, so a table no copied run's mission declares
+ * (its runs were pruned: sql/nosql tables outlive them) would be left behind without a word.
+ * Refused before anything is written. (A declared table that also holds pruned runs' rows is
+ * caught by the verification.)
+ */
+async function refuseUnreachableTables(from: EventLog, runs: readonly RunRecord[]): Promise<void> {
+  const declared = new Set<string>();
+  const seen = new Set<string>();
+  for (const run of runs) {
+    if (seen.has(run.missionHash)) continue;
+    seen.add(run.missionHash);
+    try {
+      for (const decl of modelFor(run.missionFiles).stores.values()) declared.add(`${decl.type.kind}:${decl.target.value}`);
+    } catch {
+      // A mission that does not load: copyRun says so if that run has store writes.
+    }
+  }
+  for (const t of await from.listTables()) {
+    if (declared.has(`${t.storeKind}:${t.table}`)) continue;
+    const rows = (await from.readTable(t.storeKind, t.table)).length;
+    if (rows === 0) continue;
+    throw new LogCopyError(
+      `${t.storeKind} table ${t.table} holds ${rows} rows that no run in the source log writes (the runs that wrote them were pruned): ` +
+        'a copy rebuilds store tables from the runs\' store writes and would leave them behind; nothing was copied',
+    );
+  }
 }
 
 async function copyRun(from: EventLog, to: EventLog, run: RunRecord, claimed: StoredDelivery[], tables: Map<string, TableRef>): Promise<number> {

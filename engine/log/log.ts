@@ -292,6 +292,13 @@ export interface ScheduleTable {
 export interface StoreTables {
   /** A sql/nosql store table's records in insertion order (a rewritten key keeps its place); empty if nothing was written yet. */
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
+  /** Every sql/nosql store table in the log's database, by name — also those no run left in the log names. */
+  listTables(): Promise<StoreTableRef[]>;
+}
+
+export interface StoreTableRef {
+  storeKind: 'sql' | 'nosql';
+  table: string;
 }
 
 /**

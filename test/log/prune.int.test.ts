@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../engine/log/events.js';
 import type { CommitEntry, EventLog, Lease, RunStatus } from '../../engine/log/log.js';
 import { pruneLog, type PruneTotals } from '../../engine/log/prune.js';
+import { copyLog } from '../../engine/cli/log-copy.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
 import { newRun, started, storeWrite, value } from './helpers.js';
 
@@ -276,6 +277,32 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
       }
     }
     await left('kept', 'completed');
+  });
+
+  it('reqon log copy after a prune: copies and verifies what is left, and refuses (writing nothing) when pruned runs wrote rows it cannot rebuild', async () => {
+    await runOf('old-plain', { end: 'completed' });
+    await runOf('kept', { end: 'completed', at: 9_000 });
+    expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(1);
+    const target = await openTempLog(backend);
+    try {
+      const report = await copyLog(log, target.log, { now: NOW });
+      expect(report).toMatchObject({ runs: 1, events: 5 });
+      expect(await target.log.getRun('old-plain')).toBeUndefined();
+      expect((await target.log.read('kept')).length).toBe(5);
+    } finally {
+      await target.close();
+    }
+    // A pruned run that wrote a shared sql table: its row stays in the source, where no run left accounts for it.
+    await runOf('old-writer', { end: 'completed', entries: [storeWrite({ key: 'k9', record: { id: 'k9' } })] });
+    expect(await log.listTables()).toEqual([{ storeKind: 'sql', table: 'orders' }]);
+    expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(1);
+    const second = await openTempLog(backend);
+    try {
+      await expect(copyLog(log, second.log, { now: NOW })).rejects.toThrow(/sql table orders holds 1 rows that no run in the source log writes \(the runs that wrote them were pruned\)/);
+      expect(await second.log.listRuns()).toEqual([]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('refuses bad arguments with a message naming them', async () => {

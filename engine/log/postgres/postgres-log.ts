@@ -54,6 +54,7 @@ import {
   type PruneQuery,
   type PrunedRuns,
   type SpaceReport,
+  type StoreTableRef,
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
@@ -62,6 +63,7 @@ import { migrate } from './migrations.js';
 import { insertEvents, insertRun } from './run-sql.js';
 import * as retention from './retention.js';
 import * as schedules from './schedules.js';
+import { listStoreTables } from './table-catalog.js';
 import { PgTableStores } from './table-store.js';
 import { listenForWork, notifyWork, WORK_CHANNEL } from './work-signals.js';
 
@@ -516,6 +518,11 @@ class PostgresEventLog implements EventLog {
     if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
     checkTableName(table, storeKind);
     return this.withClient((client) => this.tables.list(client, storeKind, table));
+  }
+
+  async listTables(): Promise<StoreTableRef[]> {
+    this.open('listTables');
+    return this.withClient((client) => listStoreTables(client));
   }
 
   async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {

@@ -45,6 +45,7 @@ import {
   type PruneQuery,
   type PrunedRuns,
   type SpaceReport,
+  type StoreTableRef,
 } from '../log.js';
 import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
@@ -52,6 +53,7 @@ import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
 import { RetentionTables } from './retention.js';
+import { listStoreTables } from './table-catalog.js';
 import { ScheduleTables } from './schedule-tables.js';
 import { countEventsOfTypes, eventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName } from '../store-rules.js';
@@ -322,6 +324,11 @@ class SqliteEventLog implements EventLog {
     if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
     checkTableName(table, storeKind);
     return this.tables.list(storeKind, table);
+  }
+
+  async listTables(): Promise<StoreTableRef[]> {
+    this.open('listTables');
+    return listStoreTables(this.db);
   }
 
   async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {
