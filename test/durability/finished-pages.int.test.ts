@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { effectId } from '../../engine/journal/effect-id.js';
 import { Journal } from '../../engine/journal/journal.js';
 import { NondeterminismError } from '../../engine/journal/nondeterminism-error.js';
@@ -16,7 +16,10 @@ import { openConformance, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 
-/** Over 512 events a page, so each page commits at its end (GUARANTEES 5): a kill keeps them all. */
+/**
+ * Over 512 events a page, so each page commits at its end (GUARANTEES 5): a kill keeps them all.
+ * (Each test spawns the CLI and syncs 3,700 records twice: on a loaded machine, over a minute.)
+ */
 const PAGE = 600;
 const TOTAL = 6 * PAGE + 100; // 7 pages: 6 full, one of 100
 const RECORDS = Array.from({ length: TOTAL }, (_, i) => ({ id: `r${i}`, n: i }));
@@ -68,6 +71,13 @@ function byPath(events: StoredEvent[]): Record<string, unknown[]> {
   return out;
 }
 
+let cli: string;
+
+// The CLI is built once per source state, outside any test's time limit.
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
 describe.each(backends)('finished pages of a streamed sync on resume (%s)', (backend) => {
   let h: Conformance;
 
@@ -83,7 +93,7 @@ describe.each(backends)('finished pages of a streamed sync on resume (%s)', (bac
 
   /** `reqon run` killed (SIGKILL) while it stores its 6th page; its run id. */
   async function killedAtSixthPage(): Promise<string> {
-    const killed = await runCli(builtCli(), ['run', files(h).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'mid-store:6'], { cwd: h.dir });
+    const killed = await runCli(cli, ['run', files(h).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'mid-store:6'], { cwd: h.dir });
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     return runIdOf(killed);
   }
@@ -114,7 +124,7 @@ describe.each(backends)('finished pages of a streamed sync on resume (%s)', (bac
     return events;
   }
 
-  it('takes the finished pages as recorded and ends with the events of a crash-free run', { timeout: 240_000 }, async () => {
+  it('takes the finished pages as recorded and ends with the events of a crash-free run', { timeout: 180_000 }, async () => {
     const runId = await killedAtSixthPage();
     // The API changes its answers for the pages the log holds: the resume must not ask again.
     servePages(h, RECORDS.map((r) => ({ ...r, n: -1 })), 5 * PAGE);
@@ -141,7 +151,7 @@ describe.each(backends)('finished pages of a streamed sync on resume (%s)', (bac
     }
   });
 
-  it('walks every page under --crash-at (its counts include replayed passes), to the same end', { timeout: 240_000 }, async () => {
+  it('walks every page under --crash-at (its counts include replayed passes), to the same end', { timeout: 180_000 }, async () => {
     const runId = await killedAtSixthPage();
     const { result, pages } = await resume(runId, { crash: { point: 'before-wait', occurrence: 99 } });
     expect(pages).toBe(0);
@@ -149,7 +159,7 @@ describe.each(backends)('finished pages of a streamed sync on resume (%s)', (bac
     await expectSyncedOnce(runId);
   });
 
-  it('walks every page against an edited mission, so an edit of the first page is still caught', { timeout: 240_000 }, async () => {
+  it('walks every page against an edited mission, so an edit of the first page is still caught', { timeout: 180_000 }, async () => {
     const runId = await killedAtSixthPage();
     const edited = files(h, MISSION.replace('-> synced { key: .id }', '-> synced { key: .n }'));
     const resumed = resume(runId, {}, edited);
