@@ -9,6 +9,7 @@ import { readStored, useStoredWidth, writeStored } from '../lib/use-stored-width
 import type { StatusFilter } from './StatusBadge.js';
 import { RunsSidebarTable } from './RunsSidebarTable.js';
 import { StartRun } from './StartRun.js';
+import { ResizeHandle } from './ResizeHandle.js';
 
 const STATUSES: (StatusFilter | 'all')[] = ['all', 'running', 'suspended', 'completed', 'completed-with-failures', 'failed'];
 const LABELS: Partial<Record<StatusFilter | 'all', string>> = { all: 'All statuses', 'completed-with-failures': 'completed with failures' };
@@ -79,16 +80,7 @@ export function RunsSidebar() {
         <RunsSidebarTable runs={runs} text={text} status={status} />
       )}
       {starting && <StartRun onClose={() => setStarting(false)} />}
-      <div
-        className="runs-sidebar-resizer"
-        role="separator"
-        aria-orientation="vertical"
-        aria-label="Resize the runs sidebar"
-        aria-valuenow={width.width}
-        tabIndex={0}
-        onPointerDown={width.onPointerDown}
-        onKeyDown={width.onKeyDown}
-      />
+      <ResizeHandle className="runs-sidebar-resizer" label="Resize the runs sidebar" width={width} />
     </aside>
   );
 }

@@ -4,15 +4,7 @@
  * error. The payload itself is one click away in the preview; this is for reading down a list.
  */
 import type { StoredEvent } from './protocol.js';
-
-function pathOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.pathname + u.search;
-  } catch {
-    return url;
-  }
-}
+import { pathOf } from './step-summary.js';
 
 export function eventLine(event: StoredEvent): string {
   switch (event.type) {

@@ -16,7 +16,8 @@ export interface StepSummary {
   failure: { seq: number; message: string } | null;
 }
 
-function pathOf(url: string): string {
+/** A request URL as the path and query a reader looks for (the base is the source's). */
+export function pathOf(url: string): string {
   try {
     const u = new URL(url);
     return u.pathname + u.search;

@@ -10,6 +10,7 @@ import type { EventRows } from '../../lib/use-event-search.js';
 import { eventLine } from '../../lib/event-line.js';
 import { formatClock, formatDuration } from '../../lib/time-format.js';
 import { useStoredWidth } from '../../lib/use-stored-width.js';
+import { ResizeHandle } from '../../components/ResizeHandle.js';
 
 const ROW = 22;
 
@@ -58,16 +59,7 @@ export function EventInspectorList({ rows, selectedSeq, onSelect, scrollTo }: Pr
         <span>type</span>
         <span className="event-list-step-head">
           step
-          <span
-            className="col-resizer"
-            role="separator"
-            aria-orientation="vertical"
-            aria-label="Resize the step column"
-            aria-valuenow={stepWidth.width}
-            tabIndex={0}
-            onPointerDown={stepWidth.onPointerDown}
-            onKeyDown={stepWidth.onKeyDown}
-          />
+          <ResizeHandle className="col-resizer" label="Resize the step column" width={stepWidth} />
         </span>
         <span>what</span>
         <span>time</span>
