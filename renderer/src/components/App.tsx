@@ -8,7 +8,6 @@ import { RunsSidebar } from './RunsSidebar.js';
 import { RunHeader } from './RunHeader.js';
 import { RunTabs } from './RunTabs.js';
 import { StatusBar } from './StatusBar.js';
-import { ImportBundle } from './ImportBundle.js';
 import { DemoHint } from './DemoHint.js';
 import { Timeline } from '../views/timeline/Timeline.js';
 import { Scrubber } from '../views/state/Scrubber.js';
@@ -58,7 +57,6 @@ export function App() {
           </div>
         )}
       </main>
-      <ImportBundle />
       <StatusBar />
     </div>
   );

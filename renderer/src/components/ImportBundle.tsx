@@ -68,7 +68,7 @@ export function ImportBundle() {
         }}
       />
       {message && (
-        <span className="muted" role="status" data-testid="import-status">
+        <span className="muted" role="status" data-testid="import-status" title={message}>
           {message}
         </span>
       )}

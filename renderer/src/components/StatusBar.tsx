@@ -1,8 +1,10 @@
 /**
- * The bottom bar: live-push connection state (with the reconnect countdown) and the run count;
- * when the server refuses the page's session, a banner that says so and what to do.
+ * The bottom bar: live-push connection state (with the reconnect countdown), "Open bundle…" and
+ * the run count; when the server refuses the page's session, a banner that says so and what to do.
+ * (The bundle button lives here, in the frame, so it never floats over a view's content.)
  */
 import { useStudio } from '../store/studio-store.js';
+import { ImportBundle } from './ImportBundle.js';
 import { formatDuration } from '../lib/time-format.js';
 
 export function StatusBar() {
@@ -35,7 +37,8 @@ export function StatusBar() {
         {text}
       </span>
       <span className="status-bar-spacer" />
-      <span>{runCount} runs</span>
+      <ImportBundle />
+      <span className="num">{runCount} runs</span>
     </footer>
     </>
   );
