@@ -8,6 +8,8 @@
  *   holds every record.
  * - SIGTERM: the worker exits 0 after its current step, leaving the run `running` with no owner;
  *   another worker finishes it, every effect once.
+ * On every log backend (test/support/temp-log.ts): the processes are given the PostgreSQL URL as
+ * `--db`, as workers on many machines would be.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLog } from '../../engine/log/open-log.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { buildCli, type CliBuild } from './support/build-cli.js';
 import { killAll, runNode, spawnNode, waitFor } from './support/processes.js';
 
@@ -36,7 +39,12 @@ beforeAll(async () => {
   }
   await api.start();
 }, 180_000);
-afterEach(() => killAll());
+/** The logs of the test in progress, dropped once its processes are gone. */
+const targets: TempLogTarget[] = [];
+afterEach(async () => {
+  killAll();
+  for (const target of targets.splice(0)) await target.drop();
+});
 afterAll(async () => {
   await api?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -46,6 +54,13 @@ function write(name: string, text: string): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
+}
+
+/** A fresh log on `backend`: the `--db` value. */
+async function freshLog(backend: Backend): Promise<string> {
+  const target = await tempLogTarget(backend, 'reqon-workers-log-');
+  targets.push(target);
+  return target.target;
 }
 
 function cli(args: string[], db: string) {
@@ -94,9 +109,9 @@ async function expectAllItemsOnce(db: string, mission: string, from: number): Pr
   expect(paths.size).toBe(ITEMS.length);
 }
 
-describe('worker processes', () => {
+describe.each(backends)('%s: worker processes', (backend) => {
   it('a 2 s pause survives every process going away; a worker started 3 s later completes it, once', async () => {
-    const db = path.join(dir, 'restart.db');
+    const db = await freshLog(backend);
     const file = write(
       'restart.vague',
       `mission Restart {
@@ -111,6 +126,9 @@ describe('worker processes', () => {
 }
 `,
     );
+    // The API is shared by the file's tests (and backends): count this test's requests only.
+    const from = api.requests.length;
+    const applied = () => api.requests.slice(from).filter((r) => r.url === '/applied');
     const run = await cli(['run', file, '--source', `Api=${api.url}`], db);
     expect(run.code, run.stderr).toBe(10);
     const runId = /^run (\S+)$/m.exec(run.stdout)![1]!;
@@ -119,18 +137,18 @@ describe('worker processes', () => {
     const worker = await cli(['worker', '--once'], db);
     expect(worker.code, worker.stderr).toBe(0);
     expect(worker.stderr).toContain(`${runId}: completed`);
-    expect(api.requests.filter((r) => r.url === '/applied')).toHaveLength(1);
+    expect(applied()).toHaveLength(1);
     expect([...api.applied.entries()].filter(([, n]) => n !== 1)).toEqual([]);
     const show = await cli(['show', runId], db);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/completed/);
     const again = await cli(['worker', '--once'], db);
     expect(again.code).toBe(0);
-    expect(api.requests.filter((r) => r.url === '/applied')).toHaveLength(1);
+    expect(applied()).toHaveLength(1);
   });
 
   it('kill -9 of a worker mid-run: a second worker completes the run, every effect exactly once', async () => {
-    const db = path.join(dir, 'sigkill.db');
+    const db = await freshLog(backend);
     const file = write('sigkill.vague', SLOW('Killed'));
     const before = await itemPosts();
     const from = api.requests.length;
@@ -148,7 +166,7 @@ describe('worker processes', () => {
   });
 
   it('SIGTERM: the worker exits 0 after its current step, the run is running with no owner, another worker finishes it', async () => {
-    const db = path.join(dir, 'sigterm.db');
+    const db = await freshLog(backend);
     const file = write('sigterm.vague', SLOW('Stopped'));
     const before = await itemPosts();
     const from = api.requests.length;
