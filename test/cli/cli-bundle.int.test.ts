@@ -1,0 +1,137 @@
+/**
+ * The CLI's bundle (engine/cli/cli-bundle.ts) behaves as the compiled modules it was made from, on
+ * the CLI contract: exit codes, stdout and stderr byte for byte (run ids and the temp dir aside) —
+ * `--version`, usage errors, `check` of good, bad and missing files, `run`, and the read commands on
+ * the same log. `REQON_CLI_BUNDLE=1` makes the bin fail rather than fall back, so each bundle result
+ * is the bundle's; `=0` is the modules'. And a stale bundle never runs: after a compiled module
+ * changes, the bin runs the changed module, and the builder brings the bundle back in step.
+ *
+ * The tree is this test's own copy of the engine built from the sources as they are (built-engine.ts)
+ * with the repository's package.json above it, so the version printed is the real one.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_FORMAT } from '../../engine/log/events.js';
+import { REPO, builtEngine } from '../support/built-engine.js';
+
+const BUILDER = path.join(REPO, 'engine/cli/build-bundle.mjs');
+const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+
+let dir: string;
+let root: string;
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function builder(...args: string[]): Outcome {
+  const r = spawnSync(process.execPath, [BUILDER, '--root', root, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function reqon(way: '0' | '1' | undefined, ...args: string[]): Outcome {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env['REQON_DB'];
+  delete env['REQON_CLI_BUNDLE'];
+  if (way) env['REQON_CLI_BUNDLE'] = way;
+  const r = spawnSync(process.execPath, [path.join(root, 'engine/cli/main.js'), ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** What may differ between two runs of the same command: the new run's id. */
+function normal(o: Outcome): Outcome {
+  const ids = (s: string) => s.replace(/run_[0-9a-z]{20}/g, 'run_ID');
+  return { code: o.code, stdout: ids(o.stdout), stderr: ids(o.stderr) };
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-cli-bundle-'));
+  root = path.join(dir, 'tree', 'out');
+  fs.cpSync(builtEngine().root, root, { recursive: true, verbatimSymlinks: true });
+  fs.copyFileSync(path.join(REPO, 'package.json'), path.join(dir, 'tree', 'package.json'));
+  const built = builder('--force');
+  if (built.code !== 0) throw new Error(`the bundle did not build:\n${built.stdout}${built.stderr}`);
+  fs.writeFileSync(
+    path.join(dir, 'good.vague'),
+    'mission Good {\n  store items: sql("items")\n  action Load {\n    store { id: 1, name: "a" } -> items { key: .id }\n  }\n  run Load\n}\n',
+  );
+  fs.writeFileSync(path.join(dir, 'bad.vague'), 'mission Bad {\n  action A {\n    store { id: 1 } -> nowhere\n  \n  run A\n}\n');
+}, 300_000);
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the CLI bundle', () => {
+  it('was built with its code cache, and its builder has nothing to do while it holds', () => {
+    expect(fs.existsSync(path.join(root, 'engine/cli-bundle/reqon.cjs.v8cache'))).toBe(true);
+    const again = builder();
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/is up to date/);
+  });
+
+  const cases: Array<{ what: string; args: string[]; code: number }> = [
+    { what: '--version', args: ['--version'], code: 0 },
+    { what: 'no arguments (usage)', args: [], code: 2 },
+    { what: 'an unknown command', args: ['nope'], code: 2 },
+    { what: 'an unknown option', args: ['check', '--nope', 'good.vague'], code: 2 },
+    { what: 'help for a command', args: ['run', '--help'], code: 0 },
+    { what: 'check of a clean file', args: ['check', 'good.vague'], code: 0 },
+    { what: 'check of a file with errors', args: ['check', 'bad.vague'], code: 1 },
+    { what: 'check of a missing file', args: ['check', 'missing.vague'], code: 2 },
+    { what: 'run of a mission that does not check', args: ['run', 'bad.vague', '--db', 'bad.db'], code: 2 },
+    { what: 'show of a run the log does not hold', args: ['show', 'run_nope', '--db', 'empty.db'], code: 1 },
+  ];
+  for (const c of cases) {
+    it(`${c.what}: the same exit code (${c.code}), stdout and stderr`, () => {
+      const bundle = reqon('1', ...c.args);
+      const modules = reqon('0', ...c.args);
+      expect(bundle.code).toBe(c.code);
+      expect(bundle).toEqual(modules);
+    });
+  }
+
+  it('--version names the package version and the log format', () => {
+    expect(reqon('1', '--version').stdout).toBe(`reqon ${pkg.version} (log format ${LOG_FORMAT})\n`);
+  });
+
+  it('check of a file with errors prints file:line:col, the code and a caret', () => {
+    expect(reqon('1', 'check', 'bad.vague').stderr).toMatch(/^bad\.vague:\d+:\d+: error\[E\d{4}\]: .*\n.*\n\s+\|\s+\^/m);
+  });
+
+  it('run, then runs, show, events and store on that log: the same output either way', () => {
+    const bundleRun = reqon('1', 'run', 'good.vague', '--db', 'bundle.db');
+    const modulesRun = reqon('0', 'run', 'good.vague', '--db', 'modules.db');
+    expect(bundleRun.code).toBe(0);
+    expect(normal(bundleRun)).toEqual(normal(modulesRun));
+    const runId = /^run (run_\w+)$/m.exec(bundleRun.stdout)?.[1];
+    expect(runId).toBeDefined();
+    for (const args of [['runs'], ['show', runId!], ['events', runId!, '--json'], ['store', runId!, 'items']]) {
+      const viaBundle = reqon('1', ...args, '--db', 'bundle.db');
+      expect(viaBundle.code, `${args.join(' ')}: ${viaBundle.stderr}`).toBe(0);
+      expect(viaBundle).toEqual(reqon('0', ...args, '--db', 'bundle.db'));
+    }
+  });
+
+  it('never runs stale: a changed compiled module runs as changed, until the builder rebuilds the bundle', () => {
+    const version = path.join(root, 'engine/cli/version.js');
+    const text = fs.readFileSync(version, 'utf8');
+    expect(text).toContain('`reqon ${version}');
+    fs.writeFileSync(version, text.replace('`reqon ${version}', '`reqon-edited ${version}'));
+
+    const forced = reqon('1', '--version');
+    expect(forced.code).toBe(2);
+    expect(forced.stderr).toMatch(/REQON_CLI_BUNDLE=1 but the CLI bundle cannot run: \.\.\/cli\/version\.js changed since the bundle was built/);
+    expect(reqon(undefined, '--version').stdout).toBe(`reqon-edited ${pkg.version} (log format ${LOG_FORMAT})\n`);
+
+    const rebuilt = builder();
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).not.toMatch(/up to date/);
+    expect(reqon('1', '--version').stdout).toBe(`reqon-edited ${pkg.version} (log format ${LOG_FORMAT})\n`);
+  });
+});
