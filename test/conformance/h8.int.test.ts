@@ -10,9 +10,12 @@
  * Event names are ours: the reference's `mission.started`/`mission.completed` are `run.started`/
  * `run.completed`, its store `effect.applied` is `store.write`, and `pause.resumed` carries
  * `by: 'cli'` where the reference had `resumedBy: "resume"`.
+ * On every log backend (test/support/temp-log.ts): the durable §H mission is the one to hold
+ * to it on PostgreSQL too.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
+import { backends } from '../support/temp-log.js';
 import { builtCli, cliStore, missionFiles, openConformance, parseRunOutput, runCli, type Conformance } from './harness.js';
 
 const RUN1 = ['GET /history?offset=0', 'GET /history?offset=2', 'POST /approvals'];
@@ -21,19 +24,6 @@ const APPROVALS = { T9: { id: 'T9', state: 'final' } };
 const TWO_DAYS = 2 * 24 * 3600 * 1000;
 
 let c: Conformance;
-
-beforeEach(async () => {
-  c = await openConformance();
-  c.api
-    .on('GET /history?offset=0', { body: { rows: [{ id: 1 }, { id: 2 }] } })
-    .on('GET /history?offset=2', { body: { rows: [{ id: 3 }] } })
-    .on('POST /approvals', { body: { ticket: 'T9' } })
-    .on('POST /approvals/T9/finalize', { body: { ok: true } });
-});
-
-afterEach(async () => {
-  await c.close();
-});
 
 /** Index of the first event after `from` matching `pred` (-1 if none): for relative-order checks. */
 function indexAfter(events: StoredEvent[], from: number, pred: (e: StoredEvent) => boolean): number {
@@ -58,7 +48,20 @@ function expectRun1Log(events: StoredEvent[]): void {
   expect(events.filter((e) => e.type === 'page.completed')).toHaveLength(2);
 }
 
-describe('H8 Durable', () => {
+describe.each(backends)('%s: H8 Durable', (backend) => {
+  beforeEach(async () => {
+    c = await openConformance({ backend });
+    c.api
+      .on('GET /history?offset=0', { body: { rows: [{ id: 1 }, { id: 2 }] } })
+      .on('GET /history?offset=2', { body: { rows: [{ id: 3 }] } })
+      .on('POST /approvals', { body: { ticket: 'T9' } })
+      .on('POST /approvals/T9/finalize', { body: { ok: true } });
+  });
+
+  afterEach(async () => {
+    await c.close();
+  });
+
   it('run 1 backfills and suspends on the pause; resumed by hand it finalizes once, POST /approvals never re-sent', async () => {
     const r1 = await c.start(missionFiles('h8'));
     expect(r1.status).toBe('suspended');
