@@ -19,6 +19,7 @@ const BENCH_MODULES: ReadonlyArray<{ file: string; load: () => Promise<BenchModu
   { file: 'studio-paint.bench', load: () => import('./studio-paint.bench.js') },
   { file: 'studio-state.bench', load: () => import('./studio-state.bench.js') },
   { file: 'engine.bench', load: () => import('./engine.bench.js') },
+  { file: 'prune.bench', load: () => import('./prune.bench.js') },
 ];
 
 /** The folder holding the repository's package.json, searched upwards from this file. */
