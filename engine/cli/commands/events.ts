@@ -5,6 +5,8 @@ import { openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 
+/** Pages grow from FIRST_PAGE to PAGE: `| head` wants the first lines soon, a full dump wants few reads. */
+const FIRST_PAGE = 100;
 const PAGE = 5000;
 
 export const command: CommandModule = {
@@ -21,14 +23,18 @@ export const command: CommandModule = {
         return EXIT_FAILED;
       }
       // Paged so that a long run streams instead of sitting in memory.
-      for (let from = Number(options.from) || 1; ; ) {
-        const events = await log.read(runId, { fromSeq: from, limit: PAGE });
+      for (let from = Number(options.from) || 1, page = FIRST_PAGE; ; page = Math.min(PAGE, page * 4)) {
+        const events = await log.read(runId, { fromSeq: from, limit: page });
         for (const e of events) {
           if (options.json === true) io.stdout(`${JSON.stringify(e)}\n`);
           else io.stdout(`${String(e.seq).padStart(6)}  ${instantText(e.recordedAt)}  ${e.type.padEnd(18)} ${e.stepPath || '-'}  ${summarize(e.payload)}\n`);
         }
-        if (events.length < PAGE) break;
+        if (events.length < page) break;
         from = events[events.length - 1]!.seq + 1;
+        // A turn of the event loop between pages: a reader that went away (`| head`) is an EPIPE
+        // the program ends on, before the rest of the log is read into a closed pipe (SQLite's
+        // reads resolve at once, so without it no error event is handled until the last page).
+        await new Promise((resolve) => setImmediate(resolve));
       }
       return EXIT_OK;
     } finally {
