@@ -11,7 +11,8 @@
  * - `seq` starts at 1 and is contiguous per run; the database assigns it inside the writing
  *   transaction, in the same statement that checks the lease's epoch (the fencing token).
  * - A `commit` is atomic: its events, its sql/nosql table writes and its status change land
- *   together or not at all. Events are never updated or deleted.
+ *   together or not at all. Events are never updated, nor deleted but with their whole finished
+ *   run, by retention (RunRetention), after that run's row is gone.
  * - A durable commit (or createRun / resumeSuspended) is on disk before its promise resolves;
  *   a non-durable one survives `kill -9` and rides on the next fsync.
  * - Per lease, callers await each `commit` before starting the next one; the log keeps the

@@ -117,6 +117,8 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     // The shared sql table keeps the row the pruned run wrote; the unclaimed delivery stays.
     expect(await log.readTable('sql', 'orders')).toEqual([{ key: 'k1', record: { id: 'k1' } }]);
     expect((await log.allDeliveries()).map((d) => d.eventId)).toEqual(['ev-waiting']);
+    // So a sender's late retry of the claimed delivery is no duplicate any more.
+    expect(await log.webhookDelivered('/hooks/a', 'ev-claimed')).toBe(false);
     expect(await countRows(t, 'SELECT count(*) AS n FROM reqon_pruned_runs')).toBe(0);
     // A second pass finds nothing more.
     expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(0);
@@ -302,6 +304,25 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
       expect(await second.log.listRuns()).toEqual([]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('space: vacuum makes SQLite give pages back (and every later prune as it goes); PostgreSQL runs VACUUM', async () => {
+    for (let i = 0; i < 20; i++) await runOf(`big${i}`, { end: 'completed', events: 300 });
+    const first = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, vacuum: true });
+    expect(first.runs).toBe(20);
+    if (backend === 'sqlite') {
+      expect(first.space!.shrunkBytes).toBeGreaterThan(0);
+      expect(first.space!.freeBytes).toBe(0);
+      expect(first.space!.note).toMatch(/incremental auto-vacuum on/);
+      for (let i = 0; i < 20; i++) await runOf(`more${i}`, { end: 'completed', events: 300 });
+      const next = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
+      expect(next.space!.shrunkBytes).toBeGreaterThan(0);
+      expect(next.space!.freeBytes).toBe(0);
+    } else {
+      expect(first.space!.freeBytes).toBeNull();
+      expect(first.space!.note).toMatch(/VACUUM ran on the log tables/);
+      expect(first.space!.storedBytes).toBeGreaterThan(0);
     }
   });
 
