@@ -2,16 +2,23 @@
  * The evaluation context: variables in a parent chain, plus what an expression can see besides
  * them (`response`, the current record, and the recorded non-deterministic inputs).
  *
- * Invariants: `set` (a `let`) writes to this scope only, never to a parent; a variable holding
- * `undefined` counts as absent everywhere (get, has, snapshot), so lookup falls through to the
- * parent, as §D.2 specifies.
+ * Invariants: `set` writes to this scope only, never to a parent; `let` sets the nearest binding
+ * of its name, searching no further out than a concurrent loop's iteration (`isolated`), else binds
+ * here — so a sequential loop's `let total = total + x` totals, while iterations that run at once
+ * never race on an outer variable (docs/language.md, "let in a loop"). A variable holding
+ * `undefined` counts as absent everywhere (get, has, let, snapshot), so lookup falls through to
+ * the parent, as §D.2 specifies.
  */
 import type { EvalInputs } from './inputs.js';
 
 export class Scope {
   private readonly vars = new Map<string, unknown>();
 
-  constructor(private readonly parent?: Scope) {}
+  constructor(
+    private readonly parent?: Scope,
+    /** A concurrent loop's iteration: a `let` in it never sets a variable outside it. */
+    private readonly isolated = false,
+  ) {}
 
   /** The nearest binding that is not `undefined`, or `undefined`. */
   get(name: string): unknown {
@@ -30,8 +37,20 @@ export class Scope {
     this.vars.set(name, value);
   }
 
-  child(): Scope {
-    return new Scope(this);
+  /** A `let` step: sets the nearest binding of `name` (see the header), else binds it here. */
+  let(name: string, value: unknown): void {
+    for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) {
+      if (scope.vars.get(name) !== undefined) {
+        scope.vars.set(name, value);
+        return;
+      }
+      if (scope.isolated) break;
+    }
+    this.vars.set(name, value);
+  }
+
+  child(isolated = false): Scope {
+    return new Scope(this, isolated);
   }
 
   /** Every visible variable, nearest binding winning (for the inspector). */

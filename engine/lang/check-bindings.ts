@@ -1,18 +1,21 @@
 /**
- * Variable checks, in the scopes a run has (reference §C.7): each action starts with no
- * variables; `let`, `apply … as`, a taken match arm's object-pattern names and a `wait`
- * (`webhook`) bind in the current scope; a `for` body runs in a new scope per iteration, holding
- * the loop variable. Match arm blocks and validate fallbacks run in the scope around them.
+ * Variable checks, in the scopes a run has (reference §C.7, as docs/language.md amends it): each
+ * action starts with no variables; `let`, `apply … as`, a taken match arm's object-pattern names
+ * and a `wait` (`webhook`) bind in the current scope; a `for` body runs in a new scope per
+ * iteration, holding the loop variable. Match arm blocks and validate fallbacks run in the scope
+ * around them. One amendment: a `let` in a loop body naming a variable bound outside the loop
+ * sets that variable (`let count = count + 1` counts), unless a concurrent loop's iteration lies
+ * between them (Scope.let, which runs it; `loopAssignments` names those lets for the runtime).
  *
  * Two warnings, for forms upstream's examples write and running then surprises:
- * - E3040: a `let` in a loop body naming a variable bound outside the loop binds a new variable
- *   for that iteration; the outer one never changes (`let count = count + 1` counts nothing).
+ * - E3040: a `let` in a *concurrent* loop body (`concurrency N`, N > 1) naming a variable bound
+ *   outside that loop binds a new variable for that iteration; the outer one never changes.
  * - E3041: a `{NAME}` placeholder of a request path that no variable can fill: a bare name is
  *   then read from the run's `--env` settings (path-template.ts), and without one running fails
  *   there (R4010); a dotted one always fails.
  * A name bound on only some paths (a match arm's block) counts as bound: a warning must be true.
  */
-import type { ActionDecl, Name, Span, Step, SubPattern } from './ast.js';
+import type { ActionDecl, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { pathPlaceholders } from './path-placeholders.js';
 
@@ -21,12 +24,14 @@ interface Binding {
   span: Span;
 }
 
+/** What a loop body's scope is: none (the action's, a match arm's), a sequential or a concurrent iteration. */
+type ScopeKind = 'action' | 'sequential' | 'concurrent';
+
 class BindingScope {
   readonly names = new Map<string, Binding>();
   constructor(
     readonly parent: BindingScope | undefined,
-    /** A `for` body's iteration scope. */
-    readonly loop: boolean,
+    readonly kind: ScopeKind,
   ) {}
 
   lookup(name: string): Binding | undefined {
@@ -36,47 +41,85 @@ class BindingScope {
   bind(name: Name | undefined): void {
     if (name?.name && !this.names.has(name.name)) this.names.set(name.name, { span: name.span });
   }
+
+  /**
+   * Where `let name` in this scope lands: the scope of the nearest binding it sets (searching
+   * outwards, through sequential iterations only), or, when a concurrent iteration stops the
+   * search, that outer binding beyond it (`isolatedFrom`, for E3040).
+   */
+  letTarget(name: string): { scope?: BindingScope; isolatedFrom?: Binding } {
+    for (let s: BindingScope | undefined = this; s; s = s.parent) {
+      if (s.names.has(name)) return { scope: s };
+      if (s.kind === 'concurrent') {
+        const outer = s.parent?.lookup(name);
+        return outer ? { isolatedFrom: outer } : {};
+      }
+    }
+    return {};
+  }
+}
+
+/** What one walk of an action reports into: the check's findings, or only the lets that set an outer variable. */
+interface BindingSink {
+  ctx?: CheckContext;
+  file: string;
+  /** Lets in a loop body that set a variable bound outside their loop. */
+  assignments: Set<LetStep>;
 }
 
 export function checkBindings(ctx: CheckContext, action: ActionDecl): void {
-  const file = action.file || ctx.rootFile;
-  walk(ctx, file, action.steps, new BindingScope(undefined, false));
+  walk({ ctx, file: action.file || ctx.rootFile, assignments: new Set() }, action.steps, new BindingScope(undefined, 'action'));
 }
 
-function walk(ctx: CheckContext, file: string, steps: readonly Step[] | undefined, scope: BindingScope): void {
+/**
+ * The lets of `action` inside a loop body that set a variable bound outside that loop (and so
+ * leave state behind an iteration: MissionModel.iterationsSkippable). A name bound on only some
+ * paths counts, so this may name a let that binds afresh at run time, never miss one that sets.
+ */
+export function loopAssignments(action: ActionDecl): ReadonlySet<LetStep> {
+  const sink: BindingSink = { file: action.file, assignments: new Set() };
+  walk(sink, action.steps, new BindingScope(undefined, 'action'));
+  return sink.assignments;
+}
+
+function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: BindingScope): void {
   for (const step of steps ?? []) {
     if (!step || typeof step !== 'object') continue;
     switch (step.kind) {
-      case 'Let':
-        if (scope.loop && step.name?.name && !scope.names.has(step.name.name)) {
-          const outer = scope.parent?.lookup(step.name.name);
-          if (outer) warnLoopLet(ctx, file, step.name, outer);
+      case 'Let': {
+        const name = step.name?.name;
+        if (!name) break;
+        const target = scope.letTarget(name);
+        if (target.scope && target.scope !== scope) sink.assignments.add(step);
+        else {
+          if (target.isolatedFrom && sink.ctx) warnConcurrentLet(sink.ctx, sink.file, step.name, target.isolatedFrom);
+          scope.bind(step.name);
         }
-        scope.bind(step.name);
         break;
+      }
       case 'Apply':
         scope.bind(step.as);
         break;
       case 'For': {
-        const body = new BindingScope(scope, true);
+        const body = new BindingScope(scope, isConcurrent(step) ? 'concurrent' : 'sequential');
         body.bind(step.variable);
-        walk(ctx, file, step.body, body);
+        walk(sink, step.body, body);
         break;
       }
       case 'Validate':
-        walk(ctx, file, step.fallback, scope);
+        walk(sink, step.fallback, scope);
         break;
       case 'Match':
         for (const arm of step.arms ?? []) {
           if (arm?.pattern?.kind === 'ObjectPattern') bindPattern(scope, arm.pattern.fields);
-          if (arm?.body?.kind === 'Steps') walk(ctx, file, arm.body.steps, scope);
+          if (arm?.body?.kind === 'Steps') walk(sink, arm.body.steps, scope);
         }
         break;
       case 'Wait':
         scope.names.set('webhook', { span: step.span });
         break;
       case 'Fetch':
-        if (step.path?.kind === 'String') checkPlaceholders(ctx, file, step.path.value, step.path.span, scope);
+        if (step.path?.kind === 'String' && sink.ctx) checkPlaceholders(sink.ctx, sink.file, step.path.value, step.path.span, scope);
         break;
       default:
         break;
@@ -91,14 +134,19 @@ function bindPattern(scope: BindingScope, fields: readonly { value: SubPattern }
   }
 }
 
-function warnLoopLet(ctx: CheckContext, file: string, name: Name, outer: Binding): void {
+/** A loop whose iterations may run at once (`concurrency N`, N > 1): each keeps its own variables. */
+export function isConcurrent(loop: ForStep): boolean {
+  return (loop.concurrency ?? 1) > 1;
+}
+
+function warnConcurrentLet(ctx: CheckContext, file: string, name: Name, outer: Binding): void {
   const n = name.name;
   ctx.report(
     file,
     'E3040',
     name.span,
-    `\`let ${n}\` inside this loop binds a new variable for each iteration; the outer \`${n}\` (${ctx.where(file, outer.span.start, file).replace(/^at /, '')}) keeps its value`,
-    `a loop cannot change a variable outside it. To count or total over the items, compute it from the collection after (or instead of) the loop: \`let ${n} = length(xs where .failed)\`, \`let ${n} = sum(xs.amount)\`; to keep a value per item, store it (\`store { … } -> s\`) and read the store afterwards (\`length(s)\`). If a new variable per iteration is what you mean, give it a name of its own`,
+    `\`let ${n}\` inside this concurrent loop binds a new variable for each iteration; the outer \`${n}\` (${ctx.where(file, outer.span.start, file).replace(/^at /, '')}) keeps its value`,
+    `iterations that run at once cannot update a variable in order. Drop \`concurrency\` to let each iteration set \`${n}\` in turn, or compute it from the collection after the loop: \`let ${n} = length(xs where .failed)\`, \`let ${n} = sum(xs.amount)\`. If a new variable per iteration is what you mean, give it a name of its own`,
   );
 }
 

@@ -82,7 +82,7 @@ export const CODES = {
   E3037: { severity: 'warning', title: 'a schedule `at` instant already past (it fires once, as soon as a worker registers it)' },
   E3038: { severity: 'warning', title: '`delete x[key]` where `x` is no declared store: an HTTP DELETE of the path the expression gives, not a store removal' },
   E3039: { severity: 'error', title: '`delete store[key]` (a store removal) takes no request options' },
-  E3040: { severity: 'warning', title: 'a `let` in a loop body naming a variable bound outside the loop (it binds a new one per iteration; the outer keeps its value)' },
+  E3040: { severity: 'warning', title: 'a `let` in a concurrent loop body naming a variable bound outside the loop (it binds a new one per iteration; the outer keeps its value)' },
   E3041: { severity: 'warning', title: 'a request path placeholder `{NAME}` that no variable binds (running fails there, R4010)' },
 } satisfies Record<string, CodeInfo>;
 

@@ -18,7 +18,7 @@ import { queueValue } from './store-step.js';
 
 export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const value = evaluate(step.value, evalContext(rt, frame, path));
-  frame.scope.set(step.name.name, value);
+  frame.scope.let(step.name.name, value);
   return { bind: { name: step.name.name, value } };
 }
 

@@ -11,6 +11,7 @@ import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
+import { isConcurrent } from '../lang/check-bindings.js';
 import { isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
 import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
@@ -58,7 +59,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
   const runOne = (index: number): Promise<void> | undefined => {
     const iterPath = iterationPath(path, index);
     const item = items[index];
-    const child = frame.child();
+    const child = frame.child(isConcurrent(step));
     child.scope.set(step.variable.name, item);
     // A marker for the inspector, not an input: the item comes from the (recorded) collection.
     // (`record` without its closure: replayed from the log, else written.)

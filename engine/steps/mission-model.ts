@@ -12,7 +12,8 @@ import type {
   StoreDecl,
   TransformDecl,
 } from '../lang/ast.js';
-import type { Expr, ForStep, Step, StoreStep } from '../lang/ast.js';
+import type { Expr, ForStep, LetStep, Step, StoreStep } from '../lang/ast.js';
+import { loopAssignments } from '../lang/check-bindings.js';
 import { walkExpr } from '../lang/check-expressions.js';
 import { LineIndex } from '../lang/line-index.js';
 import { storeDeleteOf, type StoreDelete } from '../lang/store-delete.js';
@@ -40,6 +41,8 @@ export class MissionModel {
   /** Whether any store is `memory` (run-local state that replay rebuilds from store.write events). */
   readonly hasMemoryStores: boolean;
   private readonly skippableLoops = new WeakMap<ForStep, boolean>();
+  /** Lets in loop bodies that set a variable outside their loop (check-bindings.ts), built on first use. */
+  private outerLets: ReadonlySet<LetStep> | undefined;
   private readonly stepReads = new WeakMap<object, StepReads>();
   private readonly texts = new Map<string, string>();
   private readonly lineIndexes = new Map<string, LineIndex>();
@@ -73,11 +76,16 @@ export class MissionModel {
    * True when an iteration of `loop` leaves nothing behind for later steps but its recorded
    * events and store writes: its scope is its own (Frame.child), and no step in its body —
    * nested bodies included — does more. Not so for a fetch with `since` (it hands the action a
-   * pending checkpoint), nor for `pause`/`wait` (kept out of the shortcut: rare in long loops).
+   * pending checkpoint), nor for a `let` that sets a variable outside the loop (a total the
+   * steps after the loop read), nor for `pause`/`wait` (kept out of the shortcut: rare in long loops).
    */
   iterationsSkippable(loop: ForStep): boolean {
     let known = this.skippableLoops.get(loop);
-    if (known === undefined) this.skippableLoops.set(loop, (known = loop.body.every(leavesOnlyEvents)));
+    if (known === undefined) {
+      this.outerLets ??= new Set([...this.actions.values()].flatMap((a) => [...loopAssignments(a)]));
+      const outerLets = this.outerLets;
+      this.skippableLoops.set(loop, (known = loop.body.every((step) => leavesOnlyEvents(step, outerLets))));
+    }
     return known;
   }
 
@@ -189,7 +197,8 @@ function abortMessage(d: import('../lang/ast.js').Directive): Expr | undefined {
 }
 
 /** See MissionModel.iterationsSkippable. */
-function leavesOnlyEvents(step: Step): boolean {
+function leavesOnlyEvents(step: Step, outerLets: ReadonlySet<LetStep>): boolean {
+  const only = (steps: readonly Step[]) => steps.every((s) => leavesOnlyEvents(s, outerLets));
   switch (step.kind) {
     case 'Fetch':
     case 'Call':
@@ -198,12 +207,13 @@ function leavesOnlyEvents(step: Step): boolean {
     case 'Wait':
       return false;
     case 'For':
-      return step.body.every(leavesOnlyEvents);
+      return only(step.body);
     case 'Match':
-      return step.arms.every((arm) => arm.body.kind !== 'Steps' || arm.body.steps.every(leavesOnlyEvents));
+      return step.arms.every((arm) => arm.body.kind !== 'Steps' || only(arm.body.steps));
     case 'Validate':
-      return (step.fallback ?? []).every(leavesOnlyEvents);
+      return only(step.fallback ?? []);
     case 'Let':
+      return !outerLets.has(step);
     case 'Map':
     case 'Apply':
     case 'Store':

@@ -53,9 +53,9 @@ export class Frame {
     readonly inIteration = false,
   ) {}
 
-  /** A loop iteration: own scope, inherits `response` and the last status. */
-  child(): Frame {
-    const frame = new Frame(this.action, this.scope.child(), this.checkpoints, true);
+  /** A loop iteration: own scope (`isolated` for a concurrent loop's), inherits `response` and the last status. */
+  child(isolated = false): Frame {
+    const frame = new Frame(this.action, this.scope.child(isolated), this.checkpoints, true);
     frame.response = this.response;
     frame.lastStatus = this.lastStatus;
     return frame;

@@ -51,9 +51,10 @@ ${body}
 }
 `;
 
-  it('`let opens = opens + 1` in a for body is warned about, with the line of the outer one', () => {
-    expect(diags(counter('    for e in response.events where .type == "open" { let opens = opens + 1 }'))).toEqual([
-      'warning E3040 `let opens` inside this loop binds a new variable for each iteration; the outer `opens` (line 6) keeps its value',
+  it('`let opens = opens + 1` in a sequential for body counts (no warning); in a concurrent one it is warned about, with the line of the outer one', () => {
+    expect(diags(counter('    for e in response.events where .type == "open" { let opens = opens + 1 }'))).toEqual([]);
+    expect(diags(counter('    for e in response.events concurrency 2 { let opens = opens + 1 }'))).toEqual([
+      'warning E3040 `let opens` inside this concurrent loop binds a new variable for each iteration; the outer `opens` (line 6) keeps its value',
     ]);
   });
 
