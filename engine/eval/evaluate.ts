@@ -21,7 +21,7 @@ import type {
 } from '../lang/ast.js';
 import { callBuiltin } from './builtins.js';
 import { EvaluatorError } from './eval-errors.js';
-import { arithmetic, compareOrdering, inOperator, isOfType, toNumberFor, typeError } from './operators.js';
+import { arithmetic, compareOrdering, contentEqual, inOperator, isOfType, equals, toNumberFor, typeError } from './operators.js';
 import type { StoreView } from './inputs.js';
 import type { EvalContext } from './scope.js';
 import { fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
@@ -111,9 +111,9 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
     case '%':
       return arithmetic(operator, left, right, span);
     case '==':
-      return left === right;
+      return equals(left, right);
     case '!=':
-      return left !== right;
+      return !equals(left, right);
     case '<':
     case '>':
     case '<=':
@@ -250,17 +250,18 @@ function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
       continue;
     }
     // An object literal is a shape test, as in a match step (object-pattern.ts); its names are
-    // bound for the guard and the result.
+    // bound for the guard and the result, its computed values computed here.
     const shape = pattern?.kind === 'Object' ? objectPatternOfLiteral(pattern) : undefined;
     if (shape) {
       const bound = new Map<string, unknown>();
-      if (!matchesObjectPattern(shape, subject, bound)) continue;
+      if (!matchesObjectPattern(shape, subject, bound, (e) => evaluate(e, ctx))) continue;
       let armCtx = ctx;
       for (const [name, value] of bound) armCtx = bindSubject(armCtx, name, value);
       if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, armCtx))) continue;
       return evaluate(arm.result, armCtx);
     }
-    if (!wildcard && evaluate(pattern!, ctx) !== subject) continue;
+    // Any other pattern is a value the subject must equal by content (`[1, 2]`, `{ ...base }`).
+    if (!wildcard && !contentEqual(evaluate(pattern!, ctx), subject)) continue;
     if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, ctx))) continue;
     return evaluate(arm.result, ctx);
   }

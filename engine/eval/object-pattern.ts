@@ -3,23 +3,50 @@
  * write them: a shape test on the subject that also collects the names it binds. Pure: the
  * caller decides where bindings go (docs/language.md, "Object patterns").
  */
-import type { Expr, ObjectExpr, ObjectPattern, SubPattern } from '../lang/ast.js';
+import type { Expr, ObjectExpr, ObjectPattern, Span, SubPattern } from '../lang/ast.js';
+import { contentEqual } from './operators.js';
+
+/** A key of a match expression's object literal whose value is no sub-pattern (`{ a: .n + 1 }`): it must equal that value. */
+interface ValueSub {
+  kind: 'Value';
+  expr: Expr;
+  span: Span;
+}
+
+/** An object pattern as a match expression spells it: a match step's, plus computed values. */
+export interface ShapePattern {
+  kind: 'ObjectPattern';
+  fields: { key: string; value: Exclude<SubPattern, ObjectPattern> | ValueSub | ShapePattern }[];
+  span: Span;
+}
 
 /**
  * An object pattern: the subject is an object (not an array, not null) and each named key
  * matches — `_` and a name need the key present and not null (a name binds the value), a literal
- * needs `===` (`null` also matches an absent key), a nested pattern recurses. Keys are own keys.
+ * needs `===` (`null` also matches an absent key), a computed value (match expressions only;
+ * `evaluate` computes it, without this pattern's bindings) must equal the key's value by content
+ * (operators.ts, contentEqual), a nested pattern recurses. Keys are own keys.
  */
-export function matchesObjectPattern(pattern: ObjectPattern, subject: unknown, bound: Map<string, unknown>): boolean {
+export function matchesObjectPattern(
+  pattern: ObjectPattern | ShapePattern,
+  subject: unknown,
+  bound: Map<string, unknown>,
+  evaluate?: (expr: Expr) => unknown,
+): boolean {
   if (subject === null || typeof subject !== 'object' || Array.isArray(subject)) return false;
   for (const { key, value: sub } of pattern.fields) {
     const value = Object.hasOwn(subject, key) ? (subject as Record<string, unknown>)[key] : undefined;
-    if (!matchesSub(sub, value, bound)) return false;
+    if (!matchesSub(sub, value, bound, evaluate)) return false;
   }
   return true;
 }
 
-function matchesSub(sub: SubPattern, value: unknown, bound: Map<string, unknown>): boolean {
+function matchesSub(
+  sub: ShapePattern['fields'][number]['value'] | SubPattern,
+  value: unknown,
+  bound: Map<string, unknown>,
+  evaluate: ((expr: Expr) => unknown) | undefined,
+): boolean {
   switch (sub.kind) {
     case 'Present':
       return value !== undefined && value !== null;
@@ -29,41 +56,46 @@ function matchesSub(sub: SubPattern, value: unknown, bound: Map<string, unknown>
       return true;
     case 'Literal':
       return sub.value === null ? value === null || value === undefined : value === sub.value;
+    case 'Value':
+      if (!evaluate) throw new Error('internal: a computed object-pattern value needs an evaluator');
+      return contentEqual(value, evaluate(sub.expr));
     case 'ObjectPattern':
-      return matchesObjectPattern(sub, value, bound);
+      return matchesObjectPattern(sub, value, bound, evaluate);
   }
 }
 
-const fromLiterals = new WeakMap<ObjectExpr, ObjectPattern | null>();
+const fromLiterals = new WeakMap<ObjectExpr, ShapePattern | null>();
 
 /**
  * An object literal written as a pattern of a match *expression* (`match .x { { a: 1 } => … }`)
  * read as the object pattern it spells, so both kinds of match test shapes the same way: `_`
  * present, a bare name binds, a literal (a negative number too) compares, a nested `{ … }`
- * recurses. Undefined when an entry is none of these (a spread, `.field`, `a + 1`): that literal
- * stays a value compared with `===` (as before; docs/language.md). Read once per literal.
+ * recurses; any other value (`.field`, `a + 1`, `[1, 2]`) is computed and compared by content.
+ * Undefined for a literal with a spread (`{ ...base, a: 1 }`): that one is a value, equal by
+ * content to the subject as a whole (docs/language.md). Read once per literal.
  */
-export function objectPatternOfLiteral(expr: ObjectExpr): ObjectPattern | undefined {
+export function objectPatternOfLiteral(expr: ObjectExpr): ShapePattern | undefined {
   let pattern = fromLiterals.get(expr);
   if (pattern === undefined) fromLiterals.set(expr, (pattern = literalPattern(expr) ?? null));
   return pattern ?? undefined;
 }
 
-function literalPattern(expr: ObjectExpr): ObjectPattern | undefined {
-  const fields: ObjectPattern['fields'] = [];
+function literalPattern(expr: ObjectExpr): ShapePattern | undefined {
+  const fields: ShapePattern['fields'] = [];
   for (const entry of expr.entries) {
     if (entry.kind !== 'Property') return undefined;
-    const value = subPatternOf(entry.value);
-    if (value === undefined) return undefined;
-    fields.push({ key: entry.key.name, keySpan: entry.key.span, value });
+    // A nested literal with a spread is a value of its own, compared by content.
+    const value = (entry.value.kind === 'Object' && literalPattern(entry.value)) || subPatternOf(entry.value);
+    fields.push({ key: entry.key.name, value });
   }
   return { kind: 'ObjectPattern', fields, span: expr.span };
 }
 
-function subPatternOf(expr: Expr): SubPattern | undefined {
+function subPatternOf(expr: Expr): Exclude<SubPattern, ObjectPattern> | ValueSub {
+  // (An object literal reaching here has a spread: literalPattern declined it.)
   switch (expr.kind) {
     case 'Ref':
-      if (expr.leadingDot || expr.parts.length !== 1) return undefined;
+      if (expr.leadingDot || expr.parts.length !== 1) return { kind: 'Value', expr, span: expr.span };
       return expr.parts[0] === '_' ? { kind: 'Present', span: expr.span } : { kind: 'Bind', name: { name: expr.parts[0]!, span: expr.span }, span: expr.span };
     case 'String':
     case 'Number':
@@ -72,10 +104,9 @@ function subPatternOf(expr: Expr): SubPattern | undefined {
     case 'Null':
       return { kind: 'Literal', value: null, span: expr.span };
     case 'Unary':
-      return expr.operator === '-' && expr.operand.kind === 'Number' ? { kind: 'Literal', value: -expr.operand.value, span: expr.span } : undefined;
-    case 'Object':
-      return literalPattern(expr);
+      if (expr.operator === '-' && expr.operand.kind === 'Number') return { kind: 'Literal', value: -expr.operand.value, span: expr.span };
+      return { kind: 'Value', expr, span: expr.span };
     default:
-      return undefined;
+      return { kind: 'Value', expr, span: expr.span };
   }
 }

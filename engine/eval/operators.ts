@@ -121,6 +121,37 @@ export function compareOrdering(op: OrderingOperator, left: unknown, right: unkn
   }
 }
 
+/**
+ * `a == b`: the same value (`===`: `1 == "1"` is false, objects and arrays by identity), except
+ * that null and an absent value are equal — `.total != null` is true only when `total` has a
+ * value, as an object pattern's `null` matches an absent key (docs/language.md).
+ */
+export function equals(a: unknown, b: unknown): boolean {
+  return a === b || ((a === null || a === undefined) && (b === null || b === undefined));
+}
+
+/**
+ * A `match` expression's value arm (`match x { [1, 2] => …, { a: .n + 1 } => … }`): equal by
+ * content — arrays item by item, objects key by key (a key holding undefined counts as absent),
+ * anything else as `==` compares. JSON nests at most 256 levels, so the recursion is bounded.
+ */
+export function contentEqual(a: unknown, b: unknown): boolean {
+  if (equals(a, b)) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!contentEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = (r: Record<string, unknown>) => Object.keys(r).filter((k) => r[k] !== undefined);
+  const ka = keys(ra);
+  if (ka.length !== keys(rb).length) return false;
+  for (const k of ka) if (!Object.hasOwn(rb, k) || !contentEqual(ra[k], rb[k])) return false;
+  return true;
+}
+
 function isAbsentOrNaN(value: unknown): boolean {
   return value === null || value === undefined || (typeof value === 'number' && Number.isNaN(value));
 }

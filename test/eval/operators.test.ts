@@ -92,9 +92,14 @@ describe('equality is strict', () => {
     expect(binary('!=', l, r)).toBe(!expected);
   });
 
-  it('null == missing is false (=== semantics) but missing == missing is true', () => {
-    expect(ev(bin('==', nul(), ref('missing')))).toBe(false);
+  it('null == missing is true (an absent value is null to ==), as is missing == missing; neither equals 0, "" or false', () => {
+    expect(ev(bin('==', nul(), ref('missing')))).toBe(true);
+    expect(ev(bin('!=', ref('missing'), nul()))).toBe(false);
     expect(ev(bin('==', ref('a'), ref('b')))).toBe(true);
+    for (const falsy of [0, '', false]) {
+      expect(ev(bin('==', nul(), ref('x')), { vars: { x: falsy } })).toBe(false);
+      expect(ev(bin('!=', ref('missing'), ref('x')), { vars: { x: falsy } })).toBe(true);
+    }
   });
 
   it('the same object compares equal to itself', () => {

@@ -50,10 +50,10 @@ describe('the envelope field of a paginated fetch', () => {
   it('is no alias when the pages put their items under different fields', async () => {
     c.api.on('GET /rows?after=p2', { body: { items: [{ code: 'z', qty: 2 }], next: null } });
     const result = await c.start(files((t) => t.replace('store response.rows -> rows { key: .code }', '')));
-    // `response.rows` names nothing (absent, which `!= null` lets through), so the loop refuses it.
+    // `response.rows` names nothing: absent, so `.rows != null` is false and the mission's own abort arm says so.
     expect(result.status).toBe('failed');
     expect(await c.store(result.runId, 'summary')).toEqual({});
-    expect(result.status === 'failed' && result.error.message).toBe('For loop collection must be an array, but `response.rows` is undefined');
+    expect(result.status === 'failed' && result.error.message).toBe('the envelope field should name the items');
   });
 
   it('follows a cursor at an index counted from the end of the page (`rows[-1].code`, as Stripe pages)', async () => {

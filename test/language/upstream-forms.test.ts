@@ -164,7 +164,7 @@ describe('guard match `match { cond => value }`', () => {
     expect(ev('match { false => 1 }')).toBeUndefined();
   });
 
-  it('`match true { … }` keeps comparing with ===', () => {
+  it('`match true { … }` compares each pattern with the subject (no truthiness)', () => {
     expect(ev('match true { x => "same", _ => "differs" }', { vars: { x: 'yes' } })).toBe('differs');
   });
 });
@@ -194,8 +194,38 @@ describe('object patterns in the match expression', () => {
     expect(ev('match .r { { delta: -1 } => "down", _ => "flat" }', { current: { r: { delta: -1 } } })).toBe('down');
   });
 
-  it('a literal with a computed value is no pattern: compared with === as before, it never matches an object', () => {
-    expect(ev('match r { { a: 1 + 1 } => "two", _ => "other" }', { vars: { r: { a: 2 } } })).toBe('other');
+  it('a computed value of a key (`1 + 1`, `.n`, `[…]`, a dotted name) must equal the key\'s value by content', () => {
+    const two = (r: unknown) => ev('match r { { a: 1 + 1 } => "two", _ => "other" }', { vars: { r } });
+    expect([two({ a: 2 }), two({ a: 2, b: 1 }), two({ a: 3 }), two({ a: '2' }), two({})]).toEqual(['two', 'two', 'other', 'other', 'other']);
+    expect(ev('match r { { id: .id } => "same", _ => "other" }', { vars: { r: { id: 7 } }, current: { id: 7 } })).toBe('same');
+    expect(ev('match r { { id: .id } => "same", _ => "other" }', { vars: { r: { id: 7 } }, current: { id: 8 } })).toBe('other');
+    const tags = (r: unknown) => ev('match r { { tags: ["a", "b"] } => "ab", _ => "other" }', { vars: { r } });
+    expect([tags({ tags: ['a', 'b'] }), tags({ tags: ['b', 'a'] }), tags({ tags: ['a', 'b', 'c'] }), tags({ tags: 'ab' })]).toEqual(['ab', 'other', 'other', 'other']);
+    expect(ev('match r { { owner: want.user } => "mine", _ => "other" }', { vars: { r: { owner: { id: 1, n: [1] } }, want: { user: { n: [1], id: 1 } } } })).toBe('mine');
+  });
+
+  it('computed values see the variables around the match, not the names the same pattern binds; they mix with sub-patterns', () => {
+    const pick = (r: unknown) => ev('match r { { a: n, b: n + 1, c: _ } => "outer n", _ => "other" }', { vars: { r, n: 5 } });
+    expect(pick({ a: 1, b: 6, c: true })).toBe('outer n');
+    expect(pick({ a: 1, b: 2, c: true })).toBe('other');
+    expect(pick({ a: 1, b: 6 })).toBe('other');
+  });
+
+  it('a literal with a spread is a value: equal by content to the whole subject, extra keys included', () => {
+    const opts = (r: unknown) => ({ vars: { r, base: { kind: 'x', n: [1, { m: 2 }] } } });
+    const same = (r: unknown) => ev('match r { { ...base, ok: true } => "same", _ => "other" }', opts(r));
+    expect(same({ n: [1, { m: 2 }], ok: true, kind: 'x' })).toBe('same');
+    expect(same({ n: [1, { m: 2 }], ok: true, kind: 'x', extra: 1 })).toBe('other');
+    expect(same({ n: [1, { m: 3 }], ok: true, kind: 'x' })).toBe('other');
+    // Nested: only that key's value is compared whole.
+    expect(ev('match r { { meta: { ...base }, id: _ } => "meta", _ => "other" }', opts({ id: 1, meta: { kind: 'x', n: [1, { m: 2 }] } }))).toBe('meta');
+  });
+
+  it('a value arm compares by content too, and `null` matches an absent subject', () => {
+    expect(ev('match r { [1, 2] => "pair", _ => "other" }', { vars: { r: [1, 2] } })).toBe('pair');
+    expect(ev('match r { [1, 2] => "pair", _ => "other" }', { vars: { r: [2, 1] } })).toBe('other');
+    expect(ev('match .missing { null => "none", _ => "some" }', { current: {} })).toBe('none');
+    expect(ev('match .v { null => "none", _ => "some" }', { current: { v: 0 } })).toBe('some');
   });
 });
 
