@@ -17,26 +17,32 @@
  * to its own record, makes every earlier commit durable too. That is the output-commit rule:
  * nothing leaves the process before a durable commit, which carries the non-durable ones before it.
  * Promises settle only after COMMIT returned.
+ *
+ * Batching: a job may also be handed as data (`batch`). Consecutive such jobs run together through
+ * `runBatch` — for the log's commits, commit-batch.ts: a few statements for the whole batch
+ * instead of a few per job, which is what a group's time was made of. `runBatch` fails a job
+ * alone only when it wrote nothing of it; anything PostgreSQL throws aborts the transaction, and
+ * the group runs again with every job alone in its savepoint (`work`).
  */
 import type { PoolClient } from 'pg';
 
-interface Job {
+interface Job<B> {
   durable: boolean;
-  /** One statement (atomic by itself): it runs without a savepoint of its own (see attempt). */
-  oneStatement: boolean;
+  /** The job as data for `runBatch`; absent: the job runs alone, in its savepoint. */
+  batch: B | undefined;
   work: (client: PoolClient) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** PostgreSQL errors after which the whole transaction is rolled back and may simply be run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 5;
 
-export class PgGroupCommitter {
-  private pending: Job[] = [];
+export class PgGroupCommitter<B> {
+  private pending: Job<B>[] = [];
   private running: Promise<void> | null = null;
   transactions = 0;
   durableGroups = 0;
@@ -46,16 +52,17 @@ export class PgGroupCommitter {
     private readonly connect: () => Promise<PoolClient>,
     /** Told after any rollback: caches of schema (store tables, columns) may be stale. */
     private readonly onRollback: () => void,
+    /** Runs consecutive batchable jobs at once: an outcome per job, in order (see the header). */
+    private readonly runBatch: (client: PoolClient, batch: B[]) => Promise<Outcome[]>,
   ) {}
 
   /**
-   * Queues `work` for the next group. `oneStatement`: the job's writes are a single statement,
-   * which PostgreSQL applies whole or not at all, so it needs no savepoint — two round trips
-   * fewer per job, which is most of a group's time.
+   * Queues `work` for the next group. `batch`: the same job as data, so that it can run in one
+   * `runBatch` with its neighbours; `work` must do exactly what `runBatch([batch])` does.
    */
-  submit<T>(durable: boolean, work: (client: PoolClient) => Promise<T>, opts: { oneStatement?: boolean } = {}): Promise<T> {
+  submit<T>(durable: boolean, work: (client: PoolClient) => Promise<T>, opts: { batch?: B } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ durable, oneStatement: opts.oneStatement === true, work, resolve: resolve as (value: unknown) => void, reject });
+      this.pending.push({ durable, batch: opts.batch, work, resolve: resolve as (value: unknown) => void, reject });
       if (this.running === null) this.running = this.drain();
     });
   }
@@ -79,7 +86,7 @@ export class PgGroupCommitter {
     }
   }
 
-  private async runGroup(jobs: Job[]): Promise<void> {
+  private async runGroup(jobs: Job<B>[]): Promise<void> {
     const durable = jobs.some((job) => job.durable);
     let client: PoolClient;
     try {
@@ -104,8 +111,8 @@ export class PgGroupCommitter {
           return;
         } catch (error) {
           this.onRollback();
-          // A one-statement job failed in the database: the transaction is aborted, so the group
-          // runs again with a savepoint around every job, and only the failing one fails.
+          // A batch failed in the database: the transaction is aborted, so the group runs again
+          // with a savepoint around every job, and only the failing one fails.
           if (error instanceof NeedsSavepoints && !savepointsForAll) {
             savepointsForAll = true;
             continue;
@@ -123,20 +130,25 @@ export class PgGroupCommitter {
     }
   }
 
-  private async attempt(client: PoolClient, jobs: Job[], durable: boolean, savepointsForAll: boolean): Promise<Outcome[]> {
+  private async attempt(client: PoolClient, jobs: Job<B>[], durable: boolean, savepointsForAll: boolean): Promise<Outcome[]> {
     // One round trip: the simple-query protocol takes both statements at once.
     await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
     try {
       const outcomes: Outcome[] = [];
-      for (const job of jobs) {
-        if (job.oneStatement && !savepointsForAll) {
+      for (let j = 0; j < jobs.length; j++) {
+        const job = jobs[j]!;
+        if (job.batch !== undefined && !savepointsForAll) {
+          let end = j + 1;
+          while (end < jobs.length && jobs[end]!.batch !== undefined) end++;
           try {
-            outcomes.push({ ok: true, value: await job.work(client) });
+            outcomes.push(...(await this.runBatch(client, jobs.slice(j, end).map((b) => b.batch!))));
           } catch (error) {
-            // Thrown by our code (a lost lease: the statement wrote nothing): this job fails alone.
-            if ((error as { code?: string }).code === undefined) outcomes.push({ ok: false, error });
-            else throw RETRYABLE.has((error as { code: string }).code) ? error : new NeedsSavepoints(error);
+            // Whatever failed (a statement, a table of the wrong kind, the connection), the
+            // group runs again with savepoints, where it fails only the job it belongs to.
+            const code = (error as { code?: string }).code;
+            throw code !== undefined && RETRYABLE.has(code) ? error : new NeedsSavepoints(error);
           }
+          j = end - 1;
           continue;
         }
         await client.query('SAVEPOINT reqon_job');
@@ -167,7 +179,7 @@ export class PgGroupCommitter {
   }
 }
 
-/** A one-statement job failed inside PostgreSQL: run the group again with savepoints. */
+/** A batch failed inside PostgreSQL: run the group again with savepoints. */
 class NeedsSavepoints extends Error {
   constructor(readonly original: unknown) {
     super(`a commit failed in PostgreSQL: ${String(original)}`, { cause: original });

@@ -58,6 +58,7 @@ import {
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
+import { type BatchedCommit, commitMany } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { insertEvents, insertRun } from './run-sql.js';
@@ -122,58 +123,9 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
   return log;
 }
 
-/**
- * Invariant 1: reserves $4 seqs AND checks the lease (owner $2, epoch $3) in one UPDATE, under the
- * run row's lock, applying the commit's status and mission change with it. No row: lease lost.
- */
-const FENCE_UPDATE = `UPDATE reqon_runs SET last_seq = last_seq + $4, updated_at = greatest(updated_at, $5),
-              status = CASE WHEN $6::text IS NULL THEN status ELSE $6 END,
-              wake_at = CASE WHEN $6::text IS NULL THEN wake_at ELSE $7::bigint END,
-              waiting_on = CASE WHEN $6::text IS NULL THEN waiting_on ELSE $8::text END,
-              owner = CASE WHEN $9 THEN NULL ELSE owner END,
-              lease_expires_at = CASE WHEN $9 THEN NULL ELSE lease_expires_at END,
-              mission_hash = coalesce($10, mission_hash), mission_files = coalesce($11, mission_files)
-        WHERE run_id = $1 AND owner = $2 AND lease_epoch = $3
-       RETURNING last_seq`;
-
-/** A commit of events alone (appendEvents): the fence, and the events numbered from its row. */
-const APPEND_EVENTS = `WITH fence AS (${FENCE_UPDATE}),
-       appended AS (
-         INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
-         SELECT $1, fence.last_seq - $4 + u.ord, u.type, u.step_path, u.payload, u.recorded_at
-           FROM fence, unnest($12::text[], $13::text[], $14::text[], $15::bigint[]) WITH ORDINALITY AS u(type, step_path, payload, recorded_at, ord))
-       SELECT last_seq FROM fence`;
-
-function fenceValues(
-  lease: Lease,
-  count: number,
-  latest: number,
-  status: Required<StatusChange> | undefined,
-  mission: { hash: string; filesJson: string } | undefined,
-): unknown[] {
-  return [
-    lease.runId,
-    lease.owner,
-    lease.epoch,
-    count,
-    latest,
-    status?.status ?? null,
-    status?.wakeAt ?? null,
-    status?.waitingOn ?? null,
-    status?.releaseLease === true,
-    mission?.hash ?? null,
-    mission?.filesJson ?? null,
-  ];
-}
-
-/** Work for another worker: a timer to wait for, or a run left running without an owner. */
-function signalsWork(status: Required<StatusChange> | undefined): boolean {
-  return status?.status === 'suspended' || (status?.releaseLease === true && status.status === 'running');
-}
-
 class PostgresEventLog implements EventLog {
   private readonly tables = new PgTableStores();
-  private readonly committer: PgGroupCommitter;
+  private readonly committer: PgGroupCommitter<BatchedCommit>;
   private readonly inFlight = new Set<string>();
   private commits = 0;
   private durableCommits = 0;
@@ -188,7 +140,11 @@ class PostgresEventLog implements EventLog {
     /** For the dedicated LISTEN connection of watchWork. */
     private readonly listenConfig: pg.ClientConfig,
   ) {
-    this.committer = new PgGroupCommitter(() => this.connect(), () => this.tables.invalidate());
+    this.committer = new PgGroupCommitter(
+      () => this.connect(),
+      () => this.tables.invalidate(),
+      (client, commits) => commitMany(client, this.tables, commits, (lease, on) => this.leaseLost(lease, on)),
+    );
   }
 
   /** A pooled connection; a failure to connect is a LogConnectionError naming the server. */
@@ -313,17 +269,23 @@ class PostgresEventLog implements EventLog {
     }
     try {
       const mission = opts.mission === undefined ? undefined : { hash: opts.mission.missionHash, filesJson: JSON.stringify(opts.mission.missionFiles) };
-      const returnEvents = opts.returnEvents !== false;
-      // Events and a status change only (most commits): one statement, no savepoint (group-commit.ts).
-      const oneStatement = plan.every((entry) => entry.kind === 'event');
-      const events = await this.committer.submit(
-        opts.durable,
-        (client) =>
-          oneStatement
-            ? this.appendEvents(client, lease, plan as Extract<PlannedEntry, { kind: 'event' }>[], latest, status, mission, returnEvents)
-            : this.applyCommit(client, lease, plan, latest, status, mission, returnEvents),
-        { oneStatement },
-      );
+      const commit: BatchedCommit = {
+        lease,
+        entries: plan.filter((entry): entry is BatchedCommit['entries'][number] => entry.kind !== 'claim'),
+        latest,
+        status,
+        mission,
+        returnEvents: opts.returnEvents !== false,
+      };
+      const claims = plan.filter((entry): entry is Extract<PlannedEntry, { kind: 'claim' }> => entry.kind === 'claim');
+      const alone = async (client: pg.PoolClient): Promise<StoredEvent[]> => {
+        const [outcome] = await commitMany(client, this.tables, [commit], (lost, on) => this.leaseLost(lost, on));
+        if (!outcome!.ok) throw outcome!.error;
+        await this.claim(client, lease, claims);
+        return outcome!.value;
+      };
+      // A claim must undo the commit's other writes when it fails: only claim-free commits batch.
+      const events = await this.committer.submit(opts.durable, alone, claims.length === 0 ? { batch: commit } : {});
       this.commits++;
       if (opts.durable) this.durableCommits++;
       return events;
@@ -332,78 +294,15 @@ class PostgresEventLog implements EventLog {
     }
   }
 
-  /**
-   * A commit of events alone, as ONE statement: the fence-and-reserve UPDATE (with the status
-   * change) and the INSERT of its events, which takes its seqs from the UPDATE's row — no row
-   * (a lost lease) inserts nothing.
-   */
-  private async appendEvents(
-    client: pg.PoolClient,
-    lease: Lease,
-    entries: Extract<PlannedEntry, { kind: 'event' }>[],
-    latest: number,
-    status: Required<StatusChange> | undefined,
-    mission: { hash: string; filesJson: string } | undefined,
-    returnEvents: boolean,
-  ): Promise<StoredEvent[]> {
-    const events = entries.map((entry) => entry.event);
-    // Named: prepared once per connection, not parsed and planned on every commit.
-    const { rows } = await client.query<{ last_seq: number }>({
-      name: 'reqon-append-events',
-      text: APPEND_EVENTS,
-      values: [
-        ...fenceValues(lease, events.length, latest, status, mission),
-        events.map((e) => e.type),
-        events.map((e) => e.stepPath),
-        events.map((e) => e.payloadJson),
-        events.map((e) => e.recordedAt),
-      ],
-    });
-    if (rows[0] === undefined) throw await this.leaseLost(lease, client);
-    if (signalsWork(status)) await notifyWork(client);
-    const firstSeq = rows[0].last_seq - events.length + 1;
-    return returnEvents ? events.map((event, i) => storedFrom(lease.runId, firstSeq + i, event)) : [];
-  }
-
-  /** Inside the group's savepoint: fence + reserve seqs + status in one UPDATE, table writes, events, claims. */
-  private async applyCommit(
-    client: pg.PoolClient,
-    lease: Lease,
-    entries: PlannedEntry[],
-    latest: number,
-    status: Required<StatusChange> | undefined,
-    mission: { hash: string; filesJson: string } | undefined,
-    returnEvents: boolean,
-  ): Promise<StoredEvent[]> {
-    const appended = entries.filter((e): e is Exclude<PlannedEntry, { kind: 'claim' }> => e.kind !== 'claim');
-    const { rows } = await client.query<{ last_seq: number }>({ name: 'reqon-fence', text: FENCE_UPDATE, values: fenceValues(lease, appended.length, latest, status, mission) });
-    if (rows[0] === undefined) throw await this.leaseLost(lease, client);
-    // Work for another worker: a timer to wait for, or a run left running without an owner.
-    if (signalsWork(status)) await notifyWork(client);
-    const firstSeq = rows[0].last_seq - appended.length + 1;
-    const prepared: PreparedEvent[] = [];
-    for (const step of appended) {
-      if (step.kind === 'event') {
-        prepared.push(step.event);
-        continue;
-      }
-      const { write } = step;
-      const payloadJson =
-        write.op === 'delete'
-          ? storeWritePayloadJson(write, 'null', await this.tables.remove(client, write))
-          : storeWritePayloadJson(write, await this.tables.apply(client, write));
-      prepared.push({ type: 'store.write', stepPath: write.stepPath, payloadJson, recordedAt: write.recordedAt });
-    }
-    await insertEvents(client, lease.runId, firstSeq, prepared);
-    for (const entry of entries) {
-      if (entry.kind !== 'claim') continue;
+  /** Claims inbox deliveries for the run; the first one taken by someone else fails the whole commit. */
+  private async claim(client: pg.PoolClient, lease: Lease, claims: Extract<PlannedEntry, { kind: 'claim' }>[]): Promise<void> {
+    for (const entry of claims) {
       const claimed = await client.query(
         'UPDATE reqon_webhook_inbox SET claimed_run = $3, claimed_wait = $4 WHERE path = $1 AND event_id = $2 AND claimed_run IS NULL',
         [entry.path, entry.eventId, lease.runId, entry.waitId],
       );
       if (claimed.rowCount !== 1) throw new DeliveryClaimedError(entry.path, entry.eventId);
     }
-    return returnEvents ? prepared.map((event, i) => storedFrom(lease.runId, firstSeq + i, event)) : [];
   }
 
   async read(runId: string, opts: ReadOptions = {}): Promise<StoredEvent[]> {

@@ -20,14 +20,42 @@ export async function insertRun(client: PoolClient, run: NewRun, owner: string, 
   return rows[0].lease_expires_at;
 }
 
-/** Inserts `events` as seqs firstSeq, firstSeq+1, … in ONE statement (arrays unnested server-side). */
+/** One run's events to insert, numbered firstSeq, firstSeq+1, … */
+export interface RunAppend {
+  runId: string;
+  firstSeq: number;
+  events: readonly PreparedEvent[];
+}
+
+/** Inserts `events` as seqs firstSeq, firstSeq+1, … of one run. */
 export async function insertEvents(client: PoolClient, runId: string, firstSeq: number, events: readonly PreparedEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const seqs = events.map((_, i) => firstSeq + i);
-  await client.query(
-    `INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
-     SELECT $1, u.seq, u.type, u.step_path, u.payload, u.recorded_at
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(seq, type, step_path, payload, recorded_at)`,
-    [runId, seqs, events.map((e) => e.type), events.map((e) => e.stepPath), events.map((e) => e.payloadJson), events.map((e) => e.recordedAt)],
-  );
+  await insertEventsOfRuns(client, [{ runId, firstSeq, events }]);
+}
+
+/** Inserts the events of many runs in ONE statement (arrays unnested server-side). */
+export async function insertEventsOfRuns(client: PoolClient, appends: readonly RunAppend[]): Promise<void> {
+  const runIds: string[] = [];
+  const seqs: number[] = [];
+  const types: string[] = [];
+  const stepPaths: string[] = [];
+  const payloads: string[] = [];
+  const recordedAts: number[] = [];
+  for (const { runId, firstSeq, events } of appends) {
+    events.forEach((event, i) => {
+      runIds.push(runId);
+      seqs.push(firstSeq + i);
+      types.push(event.type);
+      stepPaths.push(event.stepPath);
+      payloads.push(event.payloadJson);
+      recordedAts.push(event.recordedAt);
+    });
+  }
+  if (seqs.length === 0) return;
+  await client.query({
+    name: 'reqon-insert-events',
+    text: `INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
+           SELECT u.run_id, u.seq, u.type, u.step_path, u.payload, u.recorded_at
+             FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(run_id, seq, type, step_path, payload, recorded_at)`,
+    values: [runIds, seqs, types, stepPaths, payloads, recordedAts],
+  });
 }

@@ -23,6 +23,12 @@ import { checkTableName, mergePatch, stripUndefined } from '../store-rules.js';
 
 type StoreKind = TableStoreWrite['storeKind'];
 
+/** What one write left: the record as stored (JSON text, 'null' for a delete); for a delete, whether a row was there. */
+export interface AppliedWrite {
+  json: string;
+  removed?: boolean;
+}
+
 const RESERVED_COLUMNS = new Set(['_seq', '_key', '_record', '_doc']);
 /** Projected columns per table (PostgreSQL allows 1600); fields past this stay in `_record` only. */
 const MAX_PROJECTED_COLUMNS = 500;
@@ -61,42 +67,78 @@ type Shape = Set<string> | null;
 export class PgTableStores {
   private readonly known = new Map<string, Shape>();
 
-  /** Applies one write on `client` (inside its transaction); returns the record as stored, as JSON text. */
-  async apply(client: PoolClient, write: TableStoreWrite): Promise<string> {
+  /**
+   * Applies `writes` in order on `client` (inside its transaction), as few statements as it can:
+   * per table one DELETE, one SELECT of the records an upsert merges into, one multi-row INSERT.
+   * A key written twice starts a new round, so a later write sees the earlier one, exactly as if
+   * they ran one by one. Returns, per write, the record as stored (JSON text; 'null' for a
+   * delete) and, for a delete, whether a row was there. Call `check` on each write first.
+   */
+  async applyWrites(client: PoolClient, writes: readonly TableStoreWrite[]): Promise<AppliedWrite[]> {
+    const applied: AppliedWrite[] = new Array(writes.length);
+    let round: number[] = [];
+    let seen = new Set<string>();
+    const flush = async (): Promise<void> => {
+      if (round.length > 0) await this.applyRound(client, writes, round, applied);
+      round = [];
+      seen = new Set();
+    };
+    for (let i = 0; i < writes.length; i++) {
+      const write = writes[i]!;
+      const id = `${write.storeKind}:${write.table}\u0000${write.key}`;
+      if (seen.has(id)) await flush();
+      seen.add(id);
+      round.push(i);
+    }
+    await flush();
+    return applied;
+  }
+
+  /** Throws, naming the store, if `write` cannot be applied (checked before any statement runs). */
+  check(write: TableStoreWrite): void {
     this.checkKey(write);
+    if (write.op === 'delete') return;
+    if (write.op !== 'set' && write.op !== 'upsert') {
+      throw new Error(`store '${write.store}': unknown op ${JSON.stringify(write.op)}; expected 'set', 'upsert' or 'delete'`);
+    }
     if (typeof write.record !== 'object' || write.record === null || Array.isArray(write.record)) {
       throw new Error(`store '${write.store}': expected an object but got: ${describe(write.record)}`);
     }
-    const shape = await this.ensureTable(client, write.storeKind, write.table);
-    const incoming = stripUndefined(write.record);
-    let stored: Record<string, unknown>;
-    switch (write.op) {
-      case 'set':
-        stored = incoming;
-        break;
-      case 'upsert':
-        stored = mergePatch(await this.get(client, write.storeKind, write.table, write.key), incoming) as Record<string, unknown>;
-        break;
-      case 'delete':
-        throw new Error(`store '${write.store}': a delete is applied with remove(), not apply()`);
-      default: {
-        const never: never = write.op;
-        throw new Error(`store '${write.store}': unknown op ${JSON.stringify(never)}; expected 'set', 'upsert' or 'delete'`);
-      }
-    }
-    return this.put(client, write, shape, stored);
   }
 
-  /**
-   * `delete S[k]`: removes the row under the key on `client` (inside its transaction); true if
-   * there was one. Its `_seq` goes with it, so the key written again lands at the end, as in the
-   * SQLite log and a JS Map. The table is made if absent, as a write would make it.
-   */
-  async remove(client: PoolClient, write: TableStoreWrite): Promise<boolean> {
-    this.checkKey(write);
-    await this.ensureTable(client, write.storeKind, write.table);
-    const { rowCount } = await client.query(`DELETE FROM ${quote(write.table)} WHERE _key = $1`, [write.key]);
-    return (rowCount ?? 0) > 0;
+  /** One round: writes whose (table, key) are all distinct, grouped per table. */
+  private async applyRound(client: PoolClient, writes: readonly TableStoreWrite[], round: number[], applied: AppliedWrite[]): Promise<void> {
+    const byTable = new Map<string, number[]>();
+    for (const i of round) {
+      const id = `${writes[i]!.storeKind}:${writes[i]!.table}`;
+      const list = byTable.get(id);
+      if (list === undefined) byTable.set(id, [i]);
+      else list.push(i);
+    }
+    for (const indexes of byTable.values()) {
+      const { storeKind, table } = writes[indexes[0]!]!;
+      const shape = await this.ensureTable(client, storeKind, table);
+      const deletes = indexes.filter((i) => writes[i]!.op === 'delete');
+      const puts = indexes.filter((i) => writes[i]!.op !== 'delete');
+      if (deletes.length > 0) {
+        // `delete S[k]`: the row's `_seq` goes with it, so the key written again lands at the
+        // end, as in the SQLite log and a JS Map. The table is made if absent, as a write would.
+        const { rows } = await client.query<{ k: string }>(`DELETE FROM ${quote(table)} WHERE _key = ANY($1::text[]) RETURNING _key AS k`, [
+          deletes.map((i) => writes[i]!.key),
+        ]);
+        const removed = new Set(rows.map((row) => row.k));
+        for (const i of deletes) applied[i] = { json: 'null', removed: removed.has(writes[i]!.key) };
+      }
+      if (puts.length === 0) continue;
+      const merged = puts.filter((i) => writes[i]!.op === 'upsert');
+      const current = merged.length === 0 ? new Map<string, unknown>() : await this.getMany(client, storeKind, table, merged.map((i) => writes[i]!.key));
+      const records = puts.map((i) => {
+        const incoming = stripUndefined(writes[i]!.record);
+        return (writes[i]!.op === 'upsert' ? mergePatch(current.get(writes[i]!.key), incoming) : incoming) as Record<string, unknown>;
+      });
+      const jsons = await this.putMany(client, table, shape, puts.map((i) => writes[i]!.key), records);
+      puts.forEach((i, n) => (applied[i] = { json: jsons[n]! }));
+    }
   }
 
   private checkKey(write: TableStoreWrite): void {
@@ -112,29 +154,47 @@ export class PgTableStores {
     }
   }
 
-  private async put(client: PoolClient, write: TableStoreWrite, shape: Shape, stored: Record<string, unknown>): Promise<string> {
-    const json = JSON.stringify(stored);
-    const table = quote(write.table);
+  /**
+   * One multi-row INSERT … ON CONFLICT (keys distinct): new keys take `_seq` in the order given
+   * (ORDER BY ord), a key already there keeps its `_seq`. Returns each stored record as JSON.
+   */
+  private async putMany(client: PoolClient, table: string, shape: Shape, keys: string[], records: Record<string, unknown>[]): Promise<string[]> {
+    const jsons = records.map((record) => JSON.stringify(record));
+    const name = quote(table);
     if (shape === null) {
-      await client.query(`INSERT INTO ${table} (_key, _doc) VALUES ($1, $2) ON CONFLICT (_key) DO UPDATE SET _doc = EXCLUDED._doc`, [write.key, json]);
-      return json;
+      await client.query(
+        `INSERT INTO ${name} (_key, _doc) SELECT u.k, u.d FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(k, d, ord) ORDER BY u.ord
+         ON CONFLICT (_key) DO UPDATE SET _doc = EXCLUDED._doc`,
+        [keys, jsons],
+      );
+      return jsons;
     }
-    const fields: string[] = [];
-    const values: (string | null)[] = [];
-    for (const [field, value] of Object.entries(stored)) {
-      if (!(await this.ensureColumn(client, write.table, shape, field))) continue;
-      fields.push(field);
-      values.push(projectValue(value));
+    const columns: string[] = [];
+    const values = new Map<string, (string | null)[]>();
+    for (let n = 0; n < records.length; n++) {
+      for (const [field, value] of Object.entries(records[n]!)) {
+        if (!(await this.ensureColumn(client, table, shape, field))) continue;
+        let column = values.get(field);
+        if (column === undefined) {
+          column = new Array<string | null>(records.length).fill(null);
+          values.set(field, column);
+          columns.push(field);
+        }
+        column[n] = projectValue(value);
+      }
     }
     // Every projected column is set: those of fields the record no longer has become NULL.
     const sets = ['_record = EXCLUDED._record', ...[...shape].map((column) => `${quote(column)} = EXCLUDED.${quote(column)}`)];
+    const aliases = columns.map((_, c) => `c${c}`);
     await client.query(
-      `INSERT INTO ${table} (_key, _record${fields.map((f) => `, ${quote(f)}`).join('')})
-       VALUES ($1, $2${fields.map((_, i) => `, $${i + 3}::jsonb`).join('')})
+      `INSERT INTO ${name} (_key, _record${columns.map((f) => `, ${quote(f)}`).join('')})
+       SELECT u.k, u.r${aliases.map((a) => `, u.${a}::jsonb`).join('')}
+         FROM unnest($1::text[], $2::text[]${aliases.map((_, c) => `, $${c + 3}::text[]`).join('')}) WITH ORDINALITY AS u(k, r${aliases.map((a) => `, ${a}`).join('')}, ord)
+        ORDER BY u.ord
        ON CONFLICT (_key) DO UPDATE SET ${sets.join(', ')}`,
-      [write.key, json, ...values],
+      [keys, jsons, ...columns.map((field) => values.get(field)!)],
     );
-    return json;
+    return jsons;
   }
 
   /** Forgets known tables and columns: a rollback may have undone a CREATE or ALTER TABLE. */
@@ -153,10 +213,10 @@ export class PgTableStores {
     return rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown> }));
   }
 
-  private async get(client: PoolClient, storeKind: StoreKind, table: string, key: string): Promise<Record<string, unknown> | undefined> {
+  private async getMany(client: PoolClient, storeKind: StoreKind, table: string, keys: string[]): Promise<Map<string, unknown>> {
     const body = storeKind === 'sql' ? '_record' : '_doc';
-    const { rows } = await client.query<{ v: string }>(`SELECT ${body} AS v FROM ${quote(table)} WHERE _key = $1`, [key]);
-    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].v) as Record<string, unknown>);
+    const { rows } = await client.query<{ k: string; v: string }>(`SELECT _key AS k, ${body} AS v FROM ${quote(table)} WHERE _key = ANY($1::text[])`, [keys]);
+    return new Map(rows.map((row) => [row.k, JSON.parse(row.v) as unknown]));
   }
 
   private async ensureTable(client: PoolClient, storeKind: StoreKind, table: string): Promise<Shape> {

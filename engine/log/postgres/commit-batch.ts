@@ -1,0 +1,147 @@
+/**
+ * Many runs' commits as a handful of statements: the group commit's fast path (group-commit.ts).
+ *
+ * A group of 100 commits run one by one costs 100–400 round trips inside its transaction, and
+ * those round trips, not the WAL flush, were what bounded concurrent runs on PostgreSQL. Here the
+ * whole batch is: one fence UPDATE over every run (seqs reserved and leases checked, the same rule
+ * as the single-run FENCE_UPDATE), the store writes per table (table-store.ts `applyWrites`), and
+ * one INSERT of every event. A commit whose lease is lost matches no row of the fence, so nothing
+ * of it is written and it fails alone; any error inside PostgreSQL aborts the transaction and the
+ * group runs again with a savepoint per commit.
+ *
+ * Not batched (they need a savepoint of their own): commits that claim a webhook delivery, whose
+ * failure must undo the commit's other writes.
+ */
+import type pg from 'pg';
+import type { StoredEvent } from '../events.js';
+import type { Lease, StatusChange } from '../log.js';
+import type { PlannedEntry } from '../checks.js';
+import { storedFrom, storeWritePayloadJson, type PreparedEvent } from '../rows.js';
+import { insertEventsOfRuns, type RunAppend } from './run-sql.js';
+import type { PgTableStores } from './table-store.js';
+import { notifyWork } from './work-signals.js';
+
+/** One run's commit, checked and serialised (no claims: see the header). */
+export interface BatchedCommit {
+  lease: Lease;
+  entries: Exclude<PlannedEntry, { kind: 'claim' }>[];
+  /** The newest recordedAt among the entries: the run's updated_at moves up to it. */
+  latest: number;
+  status: Required<StatusChange> | undefined;
+  mission: { hash: string; filesJson: string } | undefined;
+  returnEvents: boolean;
+}
+
+export type BatchOutcome = { ok: true; value: StoredEvent[] } | { ok: false; error: unknown };
+
+/**
+ * Reserves `n` seqs AND checks the lease of every listed run in one UPDATE, under each run row's
+ * lock, applying each commit's status and mission change. A run missing from RETURNING lost its lease.
+ */
+const FENCE_MANY = `UPDATE reqon_runs r SET last_seq = r.last_seq + u.n, updated_at = greatest(r.updated_at, u.latest),
+        status = CASE WHEN u.status IS NULL THEN r.status ELSE u.status END,
+        wake_at = CASE WHEN u.status IS NULL THEN r.wake_at ELSE u.wake_at END,
+        waiting_on = CASE WHEN u.status IS NULL THEN r.waiting_on ELSE u.waiting_on END,
+        owner = CASE WHEN u.release THEN NULL ELSE r.owner END,
+        lease_expires_at = CASE WHEN u.release THEN NULL ELSE r.lease_expires_at END,
+        mission_hash = coalesce(u.mission_hash, r.mission_hash), mission_files = coalesce(u.mission_files, r.mission_files)
+   FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::boolean[], $10::text[], $11::text[])
+        AS u(run_id, owner, epoch, n, latest, status, wake_at, waiting_on, release, mission_hash, mission_files)
+  WHERE r.run_id = u.run_id AND r.owner = u.owner AND r.lease_epoch = u.epoch
+ RETURNING r.run_id, r.last_seq`;
+
+/** Work for another worker: a timer to wait for, or a run left running without an owner. */
+export function signalsWork(status: Required<StatusChange> | undefined): boolean {
+  return status?.status === 'suspended' || (status?.releaseLease === true && status.status === 'running');
+}
+
+/**
+ * Applies `commits` on `client` inside its transaction, in order. Per commit: its events, or an
+ * error written by us (a lost lease, a write `check` refused) for a commit that wrote nothing.
+ * Throws what PostgreSQL throws: the transaction is then aborted as a whole.
+ */
+export async function commitMany(
+  client: pg.PoolClient,
+  tables: PgTableStores,
+  commits: readonly BatchedCommit[],
+  leaseLost: (lease: Lease, client: pg.PoolClient) => Promise<Error>,
+): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = new Array(commits.length);
+  // A run listed twice in one UPDATE … FROM would be updated once: a second commit of a run waits for the next round.
+  let round: number[] = [];
+  let runs = new Set<string>();
+  for (let i = 0; i < commits.length; i++) {
+    const commit = commits[i]!;
+    try {
+      for (const entry of commit.entries) if (entry.kind === 'store') tables.check(entry.write);
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+      continue;
+    }
+    if (runs.has(commit.lease.runId)) {
+      await commitRound(client, tables, commits, round, outcomes, leaseLost);
+      round = [];
+      runs = new Set();
+    }
+    runs.add(commit.lease.runId);
+    round.push(i);
+  }
+  if (round.length > 0) await commitRound(client, tables, commits, round, outcomes, leaseLost);
+  return outcomes;
+}
+
+async function commitRound(
+  client: pg.PoolClient,
+  tables: PgTableStores,
+  commits: readonly BatchedCommit[],
+  round: readonly number[],
+  outcomes: BatchOutcome[],
+  leaseLost: (lease: Lease, client: pg.PoolClient) => Promise<Error>,
+): Promise<void> {
+  const listed = round.map((i) => commits[i]!);
+  const { rows } = await client.query<{ run_id: string; last_seq: number }>({
+    name: 'reqon-fence-many',
+    text: FENCE_MANY,
+    values: [
+      listed.map((c) => c.lease.runId),
+      listed.map((c) => c.lease.owner),
+      listed.map((c) => c.lease.epoch),
+      listed.map((c) => c.entries.length),
+      listed.map((c) => c.latest),
+      listed.map((c) => c.status?.status ?? null),
+      listed.map((c) => c.status?.wakeAt ?? null),
+      listed.map((c) => c.status?.waitingOn ?? null),
+      listed.map((c) => c.status?.releaseLease === true),
+      listed.map((c) => c.mission?.hash ?? null),
+      listed.map((c) => c.mission?.filesJson ?? null),
+    ],
+  });
+  const lastSeqOf = new Map(rows.map((row) => [row.run_id, Number(row.last_seq)]));
+  const fenced: number[] = [];
+  for (const i of round) {
+    if (lastSeqOf.has(commits[i]!.lease.runId)) fenced.push(i);
+    else outcomes[i] = { ok: false, error: await leaseLost(commits[i]!.lease, client) };
+  }
+  if (fenced.length === 0) return;
+
+  // The store writes of every fenced commit, in commit order, then each commit's events with its
+  // store.write events in entry order.
+  const writes = fenced.flatMap((i) => commits[i]!.entries.flatMap((entry) => (entry.kind === 'store' ? [entry.write] : [])));
+  const applied = writes.length === 0 ? [] : await tables.applyWrites(client, writes);
+  let w = 0;
+  const appends: RunAppend[] = fenced.map((i) => {
+    const commit = commits[i]!;
+    const events: PreparedEvent[] = commit.entries.map((entry) => {
+      if (entry.kind === 'event') return entry.event;
+      const { json, removed } = applied[w++]!;
+      return { type: 'store.write', stepPath: entry.write.stepPath, payloadJson: storeWritePayloadJson(entry.write, json, removed), recordedAt: entry.write.recordedAt };
+    });
+    return { runId: commit.lease.runId, firstSeq: lastSeqOf.get(commit.lease.runId)! - events.length + 1, events };
+  });
+  await insertEventsOfRuns(client, appends);
+  if (fenced.some((i) => signalsWork(commits[i]!.status))) await notifyWork(client);
+  fenced.forEach((i, n) => {
+    const { runId, firstSeq, events } = appends[n]!;
+    outcomes[i] = { ok: true, value: commits[i]!.returnEvents ? events.map((event, k) => storedFrom(runId, firstSeq + k, event)) : [] };
+  });
+}
