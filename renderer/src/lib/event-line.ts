@@ -50,3 +50,9 @@ export function eventLine(event: StoredEvent): string {
       return '';
   }
 }
+
+/** `Sync/1[4]/0[2]/1` → `Sync/1[*]/0[*]/1`: the same step in every iteration (a step filter); null outside a loop. */
+export function everyIteration(stepPath: string): string | null {
+  const wild = stepPath.replace(/\[\d+\]/g, '[*]');
+  return wild === stepPath ? null : wild;
+}

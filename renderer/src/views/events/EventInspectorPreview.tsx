@@ -9,12 +9,7 @@ import { formatDateTime } from '../../lib/time-format.js';
 import { useRequest } from '../../lib/use-request.js';
 import { useStudio } from '../../store/studio-store.js';
 import { JsonBlock } from '../../components/JsonBlock.js';
-
-/** `Sync/1[4]/0[2]/1` → `Sync/1[*]/0[*]/1`: the same step in every iteration; null when not in a loop. */
-export function everyIteration(stepPath: string): string | null {
-  const wild = stepPath.replace(/\[\d+\]/g, '[*]');
-  return wild === stepPath ? null : wild;
-}
+import { everyIteration } from '../../lib/event-line.js';
 
 function headline(event: StoredEvent): { label: string; value: unknown } | null {
   const p = event.payload as Record<string, unknown>;
