@@ -4,10 +4,12 @@
  * Run 1 sends exactly four requests (no page-size parameter anywhere) and records one checkpoint,
  * under key "events" (none for /pages). Run 2 — a second run of the same mission on the same
  * database — starts from it: our `lastSync` reads the latest `checkpoint.advanced` of earlier runs
- * of the same mission, so its first request carries `updated_since=floor(T/1000)`.
+ * of the same mission, so its first request carries `updated_since=floor(T/1000)`. On every log
+ * backend (test/support/temp-log.ts): the checkpoint is read back from either.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
+import { backends } from '../support/temp-log.js';
 import { builtCli, cliStore, missionFiles, openConformance, parseRunOutput, runCli, type Conformance } from './harness.js';
 
 const RUN1 = ['GET /events?updated_since=0', 'GET /events?updated_since=0&after=c2', 'GET /pages?p=1', 'GET /pages?p=2'];
@@ -16,24 +18,24 @@ const PAGES = { '1': { id: 1 }, '2': { id: 2 }, '3': { id: 3 } };
 
 let c: Conformance;
 
-beforeEach(async () => {
-  c = await openConformance();
-  c.api
-    .on('GET /events?updated_since=0', { body: { data: [{ id: 'e1' }, { id: 'e2' }], meta: { next: 'c2' } } })
-    .on('GET /events?updated_since=0&after=c2', { body: { data: [{ id: 'e3' }], meta: { next: null } } })
-    .on('GET /pages?p=1', { body: { results: [{ id: 1 }, { id: 2 }] } })
-    .on('GET /pages?p=2', { body: { results: [{ id: 3 }] } });
-});
-
-afterEach(async () => {
-  await c.close();
-});
-
 function checkpoints(events: StoredEvent[]): { key: string; syncedAt: number }[] {
   return events.filter((e) => e.type === 'checkpoint.advanced').map((e) => e.payload as { key: string; syncedAt: number });
 }
 
-describe('H3 Incremental', () => {
+describe.each(backends)('%s: H3 Incremental', (backend) => {
+  beforeEach(async () => {
+    c = await openConformance({ backend });
+    c.api
+      .on('GET /events?updated_since=0', { body: { data: [{ id: 'e1' }, { id: 'e2' }], meta: { next: 'c2' } } })
+      .on('GET /events?updated_since=0&after=c2', { body: { data: [{ id: 'e3' }], meta: { next: null } } })
+      .on('GET /pages?p=1', { body: { results: [{ id: 1 }, { id: 2 }] } })
+      .on('GET /pages?p=2', { body: { results: [{ id: 3 }] } });
+  });
+
+  afterEach(async () => {
+    await c.close();
+  });
+
   it('run 1: four requests in order, both stores, one checkpoint "events"; run 2 starts from floor(T/1000)', async () => {
     const before = Date.now();
     const r1 = await c.start(missionFiles('h3'));

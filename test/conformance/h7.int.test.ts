@@ -7,7 +7,8 @@
  * worker finishes it. Variants: status "failed" → abort "payment failed" (hooks keeps the event,
  * payments empty); no webhook → with a FakeClock advanced past 5000 ms, a worker tick fails the
  * run with the timeout; the same delivery POSTed twice (same Idempotency-Key) is consumed once;
- * a delivery that arrives before the run reaches the wait is not lost.
+ * a delivery that arrives before the run reaches the wait is not lost. On every log backend
+ * (test/support/temp-log.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../engine/env/fake-env.js';
@@ -15,6 +16,7 @@ import type { RunResult } from '../../engine/executor/run-mission.js';
 import type { EventLog, RunStatus } from '../../engine/log/log.js';
 import { startWebhookServer, type WebhookServer } from '../../engine/worker/webhook-server.js';
 import { Worker } from '../../engine/worker/worker.js';
+import { backends, type Backend } from '../support/temp-log.js';
 import { builtCli, cliStore, missionFiles, openConformance, parseRunOutput, runCli, type Conformance } from './harness.js';
 
 const SUCCEEDED = { eventId: 'ev1', paymentId: 'pay_1', status: 'succeeded' };
@@ -24,8 +26,8 @@ let worker: Worker;
 let hooks: WebhookServer | undefined;
 let ended: RunResult[];
 
-async function setup(opts: { clock?: FakeClock; slowPayments?: Promise<void> } = {}): Promise<void> {
-  c = await openConformance(opts.clock ? { env: (real) => ({ ...real, clock: opts.clock! }) } : {});
+async function setup(backend: Backend, opts: { clock?: FakeClock; slowPayments?: Promise<void> } = {}): Promise<void> {
+  c = await openConformance({ backend, ...(opts.clock ? { env: (real) => ({ ...real, clock: opts.clock! }) } : {}) });
   const slow = opts.slowPayments;
   c.api.on('POST /payments', slow ? async () => (await slow, { body: { id: 'pay_1' } }) : { body: { id: 'pay_1' } });
   ended = [];
@@ -79,9 +81,9 @@ async function suspendedRun(): Promise<string> {
   return r.runId;
 }
 
-describe('H7 Hooks', () => {
+describe.each(backends)('%s: H7 Hooks', (backend) => {
   it('suspends on the wait; the delivered webhook completes it: hooks ev1, payments pay_1', async () => {
-    await setup();
+    await setup(backend);
     const runId = await suspendedRun();
     expectPaymentRequest();
 
@@ -99,7 +101,7 @@ describe('H7 Hooks', () => {
   });
 
   it('variant status "failed": the run fails "payment failed", hooks has the event, payments is empty', async () => {
-    await setup();
+    await setup(backend);
     const runId = await suspendedRun();
     const failed = { ...SUCCEEDED, status: 'failed' };
     expect((await deliver(failed, 'dlv-f')).status).toBe(202);
@@ -117,7 +119,7 @@ describe('H7 Hooks', () => {
 
   it('variant no webhook: past 5000 ms (FakeClock) a worker tick fails it with the webhook timeout', async () => {
     const clock = new FakeClock();
-    await setup({ clock });
+    await setup(backend, { clock });
     const runId = await suspendedRun();
     expect((await c.log.getRun(runId))!.wakeAt).toBe(clock.now() + 5000);
     await clock.advance(4999);
@@ -141,7 +143,7 @@ describe('H7 Hooks', () => {
   it('a delivery that arrives before the run reaches the wait is kept, and a second POST of it is consumed once', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    await setup({ slowPayments: gate });
+    await setup(backend, { slowPayments: gate });
     const running = c.start(missionFiles('h7'));
     // Wait until POST /payments is in flight: the run is `running`, not yet at its wait.
     for (let i = 0; i < 400 && c.api.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
@@ -170,7 +172,7 @@ describe('H7 Hooks', () => {
   it('a delivery POSTed twice while the run waits is consumed once', async () => {
     // With `expectedEvents: 1` the first delivery completes the run and its path is no longer
     // served (404), so the repeat could not reach a live wait: this copy waits for two events.
-    await setup();
+    await setup(backend);
     const files = missionFiles('h7', (t) => t.replace('expectedEvents: 1', 'expectedEvents: 2'), c.dir);
     const r = await c.start(files);
     expect(r.status).toBe('suspended');
@@ -202,7 +204,7 @@ describe('H7 Hooks', () => {
   });
 
   it('the built CLI: `reqon run` exits 10 (suspended), the webhook completes it, `reqon store` shows it', async () => {
-    await setup();
+    await setup(backend);
     const cli = await builtCli();
     const run = await runCli(cli, ['run', missionFiles('h7').entry, '--db', c.dbPath, '--source', `Api=${c.api.url}`, '--json', '--quiet'], {
       cwd: c.dir,
