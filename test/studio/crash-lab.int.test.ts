@@ -4,6 +4,8 @@
  * (assets/demo/demo-api.mjs): the armed process dies after sending its POST, the resume re-sends it
  * with the same Idempotency-Key and finishes. The proxy answers the armed run from the reference
  * run's recording and counts its writes per key.
+ * SQLite only: a simulated resume takes the lease over by passing a `now` an hour ahead, and
+ * PostgreSQL's leases expire by the server's clock, whatever a caller passes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
