@@ -163,6 +163,31 @@ describe('a run that went on after failures', () => {
     await expect.poll(() => page.getByLabel('Payload JSON').textContent()).toContain('http-status');
   });
 
+  it('State at the failed POST shows the request, the 422 body and the message; the next position does not', async () => {
+    const failure = shipEvents.find((e) => e.type === 'step.failed' && e.stepPath === 'Ship/1[0]/0')!;
+    await page.goto(`${studio.url}#run=${shipId}&tab=state`);
+    const slider = page.getByRole('slider', { name: 'Position' });
+    await slider.waitFor();
+    await slider.fill(String(failure.seq));
+    const panel = page.getByRole('region', { name: 'Failure at position' });
+    await expect.poll(() => panel.textContent()).toContain('Ship/1[0]/0');
+    const text = (await panel.textContent())!;
+    expect(text).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/shipments → 422/);
+    expect(text).toContain('http-status');
+    // The bodies, both ways: what was sent (the record's sku) and what the API answered.
+    const json = page.getByLabel('Failure JSON');
+    await expect.poll(() => json.textContent()).toContain('unknown sku');
+    expect(await json.textContent()).toContain('"a"');
+    await screenshot(page, 'failed-step-state');
+    // The failure travels up to the loop's own step.failed only if it ended the loop; the event
+    // after the failure (the loop carrying on) shows no failure.
+    await slider.fill(String(failure.seq + 1));
+    await expect.poll(() => page.locator('.scrubber-state .seq-chip').textContent()).toBe(`#${failure.seq + 1}`);
+    const next = shipEvents.find((e) => e.seq === failure.seq + 1)!;
+    expect(await panel.count()).toBe(next.type === 'step.failed' ? 1 : 0);
+    expect(errors).toEqual([]);
+  });
+
   it('the failed validation names the value and the record that failed', async () => {
     const failed = checkEvents.find((e) => e.type === 'step.failed')!;
     await page.goto(`${studio.url}#run=${checkId}&tab=events`);

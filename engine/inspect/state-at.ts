@@ -14,13 +14,15 @@
  *   taken from the loop's collection as the log holds it — the store read the loop recorded, the
  *   response or a variable of the frame (the mission outline says which, by the loop's line);
  * - checkpoints (monotonic per key), pending pauses and webhook waits;
- * - the step being executed: the last `step.started` not yet completed, with its line and file.
+ * - the step being executed: the last `step.started` not yet completed, with its line and file;
+ * - at a `step.failed`, the failure: its message, and the last request of the step (or of the
+ *   inner step the failure travelled up from) with the answer it got.
  * Invariant: the fold is a pure function of the events handled; `snapshot()` returns a copy that
  * `restore()` brings back — independent but for the store history, which only grows and is read
  * at the fold's own seq — which is what the fold cache relies on.
  */
 import type { StoredEvent } from '../log/events.js';
-import type { PendingWait, RunState, StoreSnapshot } from './state-at-data.js';
+import type { PendingWait, RunState, StepFailure, StoreSnapshot } from './state-at-data.js';
 import { StoreHistory } from './store-history.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';
@@ -75,6 +77,15 @@ export interface StateAtSnapshot {
   readonly pages: ReadonlyMap<string, readonly unknown[]>;
   readonly loops: ReadonlyMap<string, OpenLoop>;
   readonly storeReads: ReadonlyMap<string, unknown>;
+  readonly attempt: Attempt | null;
+  readonly lastFailure: StepFailure | null;
+}
+
+/** The latest HTTP attempt of the run: its step, request and answer (each recorded object, not copied). */
+interface Attempt {
+  readonly stepPath: string;
+  readonly request: StepFailure['request'];
+  readonly answer: StepFailure['answer'];
 }
 
 const NO_ACTION = '';
@@ -96,6 +107,9 @@ export class StateAtHandler implements FoldHandler<RunState> {
   private loops = new Map<string, OpenLoop>();
   /** Store contents a step recorded (`value.recorded`, source 'store-read') by step path, while it is open. */
   private storeReads = new Map<string, unknown>();
+  private attempt: Attempt | null = null;
+  /** The last `step.failed` folded; `data()` shows it only while it is the last event. */
+  private lastFailure: StepFailure | null = null;
 
   constructor(
     private readonly options: StateAtOptions = {},
@@ -118,6 +132,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.pages = new Map();
     this.loops = new Map();
     this.storeReads = new Map();
+    this.attempt = null;
+    this.lastFailure = null;
   }
 
   get seq(): number {
@@ -170,11 +186,27 @@ export class StateAtHandler implements FoldHandler<RunState> {
         this.closeStep(event.stepPath);
         break;
       }
-      case 'step.failed':
+      case 'step.failed': {
+        const { stepType, error } = event.payload;
+        // A failure travels up: each enclosing step logs its own step.failed right after the inner one's.
+        const inner = this.lastFailure !== null && within(this.lastFailure.stepPath, event.stepPath) ? this.lastFailure : null;
+        const own = this.attempt !== null && within(this.attempt.stepPath, event.stepPath) ? this.attempt : null;
+        const cause = inner ?? own;
+        this.lastFailure = { stepPath: event.stepPath, stepType, code: error.code, message: error.message, request: cause?.request ?? null, answer: cause?.answer ?? null };
         this.closeStep(event.stepPath);
+        break;
+      }
+      case 'http.request': {
+        const { method, url, body } = event.payload.request;
+        this.attempt = { stepPath: event.stepPath, request: { method, url, ...(body !== undefined ? { body } : {}) }, answer: null };
+        break;
+      }
+      case 'http.error':
+        if (this.attempt?.stepPath === event.stepPath) this.attempt = { ...this.attempt, answer: { error: event.payload.error } };
         break;
       case 'http.response': {
         const { effectId, verdict, response } = event.payload;
+        if (this.attempt?.stepPath === event.stepPath) this.attempt = { ...this.attempt, answer: { status: response.status, body: response.body } };
         if (verdict === 'success' || verdict === 'allowed') this.pages.set(effectId, [...(this.pages.get(effectId) ?? []), response.body]);
         break;
       }
@@ -250,6 +282,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
         current === null
           ? null
           : { stepPath: current.stepPath, line: current.line, file: this.fileOf(current.action) },
+      ...(this.lastEvent?.type === 'step.failed' && this.lastFailure !== null ? { failure: this.lastFailure } : {}),
     };
   }
 
@@ -268,6 +301,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
       pages: new Map(this.pages),
       loops: new Map(this.loops),
       storeReads: new Map(this.storeReads),
+      attempt: this.attempt,
+      lastFailure: this.lastFailure,
     };
   }
 
@@ -285,6 +320,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.pages = new Map([...snapshot.pages].map(([id, bodies]) => [id, bodies.slice()]));
     this.loops = new Map(snapshot.loops);
     this.storeReads = new Map(snapshot.storeReads);
+    this.attempt = snapshot.attempt;
+    this.lastFailure = snapshot.lastFailure;
   }
 
   private actionOf(stepPath: string): string | null {
@@ -373,6 +410,11 @@ export class StateAtHandler implements FoldHandler<RunState> {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((name) => ({ name, kind: kinds[name] ?? 'unknown', records: this.stores.listAt(name, this.lastSeq) }));
   }
+}
+
+/** `path` is `parent` or a step inside it (`A/1[0]/0` is inside `A/1`). */
+function within(path: string, parent: string): boolean {
+  return path === parent || path.startsWith(`${parent}/`) || path.startsWith(`${parent}[`);
 }
 
 /** The iteration of the `for` at `forPath` that holds `stepPath` (`A/1[3]/0` → 3), or null. */

@@ -1,6 +1,6 @@
 /**
  * State at a seq, cut to what a screen can show: every array longer than `limit` in the response,
- * the variables or the event's payload, and every store's record list longer than `limit`, is
+ * the variables, the event's payload or a failure's request and answer, and every store's record list longer than `limit`, is
  * sent as a window of `limit` items (the first, unless the request asks for another), and the
  * state lists each cut in `slices` (where, path, from, count, total). So a step of the scrubber
  * on a run whose `response` is 25k records ships a few hundred records, not megabytes; the studio
@@ -49,7 +49,9 @@ export function sliceState(state: RunState, windows: readonly ValueWindow[] = []
     slices.push({ where, path: '$', from, count: limit, total });
     return { ...store, records: store.records.slice(from, from + limit) };
   });
-  return { ...state, response, variables, event: event as RunState['event'], stores, slices };
+  // A failure's request and answer bodies are what the API sent: as big as any response.
+  const failure = state.failure === undefined ? undefined : (cut('failure', state.failure) as RunState['failure']);
+  return { ...state, response, variables, event: event as RunState['event'], stores, slices, ...(failure ? { failure } : {}) };
 }
 
 function sliceValue(

@@ -27,7 +27,7 @@ export type { RunStatus } from '../log/log.js';
 export type { EventFilter, EventSearchPage } from '../inspect/event-search.js';
 export type { CrashPointInfo, CrashPointName } from '../inspect/crash-points.js';
 export type { RunFailure, RunSummary } from '../inspect/run-summary.js';
-export type { PendingWait, RunState, StoreSnapshot } from '../inspect/state-at-data.js';
+export type { PendingWait, RunState, StepFailure, StoreSnapshot } from '../inspect/state-at-data.js';
 export type { StateDiffEntry } from '../inspect/state-diff.js';
 export type { ValueSlice, ValueWindow } from '../inspect/state-slice.js';
 export type { MarkerKind, TimelineBar, TimelineLane, TimelineMarker, TimelineModel } from '../inspect/timeline.js';

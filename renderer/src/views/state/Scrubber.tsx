@@ -16,6 +16,7 @@ import { ScrubberSource } from './ScrubberSource.js';
 import { ScrubberStores } from './ScrubberStores.js';
 import { ScrubberDiff } from './ScrubberDiff.js';
 import { ScrubberWaits } from './ScrubberWaits.js';
+import { ScrubberFailure } from './ScrubberFailure.js';
 import { JsonBlock } from '../../components/JsonBlock.js';
 
 /** Debounces a fast-moving value so dragging the slider does not queue a request per pixel. */
@@ -115,6 +116,7 @@ export function Scrubber({ runId }: { runId: string }) {
                   {runState.currentStep && <span className="muted">step {runState.currentStep.stepPath} · line {runState.currentStep.line}</span>}
                 </h3>
               </section>
+              {runState.failure && <ScrubberFailure failure={runState.failure} slices={slicesOf('failure')} onWindow={pageTo('failure')} />}
               {pinnedSeq !== null ? (
                 <ScrubberDiff fromSeq={pinnedSeq} toSeq={settled} entries={diff.data} error={diff.error?.message ?? null} />
               ) : (
