@@ -4,7 +4,7 @@
  * Invariant: each row's JSON columns are parsed exactly once, here.
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
-import type { RunRecord, RunStatus, TableStoreWrite } from './log.js';
+import type { PrunableRun, RunRecord, RunStatus, TableStoreWrite } from './log.js';
 
 export interface RunRow {
   run_id: string;
@@ -141,4 +141,27 @@ export function storeWritePayloadJson(write: TableStoreWrite, recordJson: string
   const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
   const gone = removed === undefined ? '' : `,"removed":${removed}`;
   return `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${recordJson},"op":${JSON.stringify(write.op)}${batch}${gone}}`;
+}
+
+/** The reqon_runs columns `prunableRuns` lists, on both backends. */
+export interface PrunableRow {
+  run_id: string;
+  mission: string;
+  status: 'completed' | 'failed';
+  updated_at: number;
+  last_seq: number;
+  lease_epoch: number;
+}
+
+/** A listed run, with its checkpoints as the backend read them: [key, syncedAt] pairs. */
+export function toPrunableRun(row: PrunableRow, checkpoints: readonly (readonly [string, number | string])[]): PrunableRun {
+  return {
+    runId: row.run_id,
+    mission: row.mission,
+    status: row.status,
+    updatedAt: row.updated_at,
+    lastSeq: row.last_seq,
+    leaseEpoch: row.lease_epoch,
+    checkpoints: checkpoints.map(([key, syncedAt]) => ({ key, syncedAt: Number(syncedAt) })),
+  };
 }

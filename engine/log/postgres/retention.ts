@@ -13,6 +13,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { CheckpointMark, DeletedEvents, PrunableRun, PruneQuery, PrunedRuns, SpaceReport } from '../log.js';
+import { toPrunableRun, type PrunableRow } from '../rows.js';
 
 /** As sqlite/retention.ts's PRUNABLE, on `reqon_runs r`: $1 finished before; leases by the database's clock. */
 const PRUNABLE = `
@@ -28,15 +29,7 @@ const PRUNABLE = `
 const QUEUE_WINDOW = 100;
 
 export async function prunableRuns(client: PoolClient, query: PruneQuery): Promise<PrunableRun[]> {
-  const { rows } = await client.query<{
-    run_id: string;
-    mission: string;
-    status: 'completed' | 'failed';
-    updated_at: number;
-    last_seq: number;
-    lease_epoch: number;
-    checkpoints: [string, string][];
-  }>(
+  const { rows } = await client.query<PrunableRow & { checkpoints: [string, string][] }>(
     `SELECT r.run_id, r.mission, r.status, r.updated_at, r.last_seq, r.lease_epoch,
             coalesce((SELECT json_agg(json_build_array(e.payload::jsonb ->> 'key', e.payload::jsonb ->> 'syncedAt'))
                         FROM reqon_events e
@@ -48,15 +41,7 @@ export async function prunableRuns(client: PoolClient, query: PruneQuery): Promi
       LIMIT $4`,
     [query.finishedBefore, query.after?.updatedAt ?? null, query.after?.runId ?? '', query.limit],
   );
-  return rows.map((r) => ({
-    runId: r.run_id,
-    mission: r.mission,
-    status: r.status,
-    updatedAt: r.updated_at,
-    lastSeq: r.last_seq,
-    leaseEpoch: r.lease_epoch,
-    checkpoints: r.checkpoints.map(([key, syncedAt]) => ({ key, syncedAt: Number(syncedAt) })),
-  }));
+  return rows.map((r) => toPrunableRun(r, r.checkpoints));
 }
 
 export async function checkpointMarks(client: PoolClient): Promise<CheckpointMark[]> {

@@ -13,6 +13,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { CheckpointMark, DeletedEvents, PrunableRun, PruneQuery, PrunedRuns, SpaceReport } from '../log.js';
+import { toPrunableRun, type PrunableRow } from '../rows.js';
 
 /**
  * The rules a run must meet to be pruned, on `reqon_runs AS r`: finished, finished before
@@ -30,15 +31,6 @@ const PRUNABLE = `
        AND NOT EXISTS (SELECT 1 FROM reqon_schedule_firings g
                         WHERE g.mission = f.mission AND g.due_at = f.due_at AND g.attempt = f.attempt + 1)))`;
 
-interface PrunableRow {
-  run_id: string;
-  mission: string;
-  status: 'completed' | 'failed';
-  updated_at: number;
-  last_seq: number;
-  lease_epoch: number;
-  checkpoints: string;
-}
 
 /** Pruned runs whose events are taken per deletePrunedEvents call, at most. */
 const QUEUE_WINDOW = 100;
@@ -47,7 +39,7 @@ const VACUUM_STEP_PAGES = 2048;
 
 function prepare(db: Database.Database) {
   return {
-    prunable: db.prepare<{ before: number; now: number; after_at: number | null; after_id: string; limit: number }, PrunableRow>(`
+    prunable: db.prepare<{ before: number; now: number; after_at: number | null; after_id: string; limit: number }, PrunableRow & { checkpoints: string }>(`
       SELECT r.run_id, r.mission, r.status, r.updated_at, r.last_seq, r.lease_epoch,
              (SELECT json_group_array(json_array(json_extract(e.payload, '$.key'), json_extract(e.payload, '$.syncedAt')))
                 FROM reqon_events e INDEXED BY reqon_events_checkpoints
@@ -100,15 +92,7 @@ export class RetentionTables {
       after_id: query.after?.runId ?? '',
       limit: query.limit,
     });
-    return rows.map((r) => ({
-      runId: r.run_id,
-      mission: r.mission,
-      status: r.status,
-      updatedAt: r.updated_at,
-      lastSeq: r.last_seq,
-      leaseEpoch: r.lease_epoch,
-      checkpoints: (JSON.parse(r.checkpoints) as [string, number][]).map(([key, syncedAt]) => ({ key, syncedAt })),
-    }));
+    return rows.map((r) => toPrunableRun(r, JSON.parse(r.checkpoints) as [string, number][]));
   }
 
   checkpointMarks(): CheckpointMark[] {
