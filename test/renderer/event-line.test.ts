@@ -13,7 +13,7 @@ const ev = (type: string, payload: unknown, stepPath = 'Sync/1[3]/0'): StoredEve
 describe('eventLine', () => {
   it('says what a request, an answer, a store write and a failure did', () => {
     expect(eventLine(ev('http.request', { effectId: 'e', attempt: 1, request: { method: 'POST', url: 'http://127.0.0.1:9/confirmations?x=1', headers: {} } }))).toBe('POST /confirmations?x=1');
-    expect(eventLine(ev('http.response', { effectId: 'e', attempt: 1, response: { status: 422, headers: {}, body: {} }, durationMs: 3, verdict: 'failure' }))).toBe('→ 422 failure');
+    expect(eventLine(ev('http.response', { effectId: 'e', attempt: 1, response: { status: 422, headers: {}, body: {} }, durationMs: 3, verdict: 'fail' }))).toBe('→ 422 fail');
     expect(eventLine(ev('store.write', { effectId: 'e', store: 'orders', key: 'o-1', record: {}, op: 'set' }))).toBe('orders ← o-1');
     expect(eventLine(ev('step.failed', { stepType: 'validate', error: { code: 'E_VALIDATE', message: 'amount must be > 0 (got -3)' } }))).toBe('amount must be > 0 (got -3)');
     expect(eventLine(ev('loop.iteration', { index: 3, key: 'o-1004', skipped: true }))).toBe('[3] o-1004 (skipped)');

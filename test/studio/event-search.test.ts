@@ -21,11 +21,11 @@ function loopRun(n: number): StoredEvent[] {
     log.add('step.started', path, { stepType: 'post', line: 9 });
     log.add('http.request', path, { effectId: `e${i}`, attempt: 1, request: { method: 'POST', url: `http://api/confirmations/${i}`, headers: {} } });
     const status = i % 7 === 3 ? 422 : 201;
-    log.add('http.response', path, { effectId: `e${i}`, attempt: 1, response: { status, headers: {}, body: { id: `Order-${i}`, note: status === 422 ? 'Amount Invalid' : 'ok' } }, durationMs: 2, verdict: status === 201 ? 'success' : 'failure' });
-    log.add('step.completed', path, { durationMs: 3 });
+    log.add('http.response', path, { effectId: `e${i}`, attempt: 1, response: { status, headers: {}, body: { id: `Order-${i}`, note: status === 422 ? 'Amount Invalid' : 'ok' } }, durationMs: 2, verdict: status === 201 ? 'success' : 'fail' });
+    log.add('step.completed', path, { stepType: 'post' });
   }
   log.add('step.started', 'Sync/10', { stepType: 'get', line: 20 });
-  log.add('step.completed', 'Sync/10', { durationMs: 1 });
+  log.add('step.completed', 'Sync/10', { stepType: 'get' });
   return log.events;
 }
 
