@@ -4,6 +4,8 @@
  * `strace -f -y -e trace=fsync,fdatasync,pwrite64,write`. A durable commit's WAL must be synced
  * before its marker; the non-durable one must write the WAL without any sync.
  * Needs strace (CI installs it: apt-get install -y strace) and ptrace permission.
+ * SQLite only, by nature: on PostgreSQL the sync is the server's, not this process's
+ * (test/log/group-commit.int.test.ts checks the synchronous_commit setting per group instead).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

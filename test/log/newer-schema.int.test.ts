@@ -1,6 +1,9 @@
 /**
  * A log database written by a newer engine (a schema version this one does not know) is refused
  * by every command in one line, exit 2 — never "internal error" with a stack — and left as it was.
+ * SQLite only: it sets SQLite's schema version (user_version) through better-sqlite3. PostgreSQL's
+ * refusal of a newer database is tested at openLog (test/log/log.int.test.ts, "migrations: …"),
+ * not command by command.
  */
 import fs from 'node:fs';
 import os from 'node:os';
