@@ -8,14 +8,4 @@ export type { StoredEvent, EventType, EventPayloads, ErrorInfo } from '../../../
 
 // The one engine module the renderer runs: the timeline's geometry, pure (it imports nothing but a
 // binary search), so the engine's window index and the renderer's lanes merge bars by one rule.
-export {
-  barEnd,
-  barStart,
-  compareBars,
-  MAX_WINDOW_PX,
-  markerPos,
-  placeLaneBars,
-  placeLaneMarkers,
-  runExtent,
-  runningMaxEnds,
-} from '../../../engine/inspect/timeline-geometry.js';
+export * from '../../../engine/inspect/timeline-geometry.js';
