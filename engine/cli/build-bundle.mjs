@@ -100,7 +100,9 @@ try {
     external: EXTERNAL,
     metafile: true,
     logLevel: 'silent',
-    banner: { js: 'const __reqonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // The directive first, or the whole bundle runs sloppy (ES modules are strict; esbuild's own
+    // "use strict" lands after a banner, where it is no directive).
+    banner: { js: '"use strict";\nconst __reqonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [markingLoader(marks)],
   });
 } catch (e) {

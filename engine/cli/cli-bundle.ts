@@ -74,25 +74,33 @@ function wrap(source: string): string {
   return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 }
 
-function runBundle(): void {
-  const source = readFileSync(BUNDLE_FILE, 'utf8');
-  let cachedData: Buffer | undefined;
+/** Runs the bundle; false when it could not be read or compiled (nothing of it has run then). */
+function runBundle(): boolean {
+  let script: vm.Script;
   try {
-    cachedData = readFileSync(CACHE_FILE);
+    const source = readFileSync(BUNDLE_FILE, 'utf8');
+    let cachedData: Buffer | undefined;
+    try {
+      cachedData = readFileSync(CACHE_FILE);
+    } catch {
+      // No cache (a build that could not make one): V8 compiles the source, as without a bundle.
+    }
+    script = new vm.Script(wrap(source), {
+      filename: BUNDLE_FILE,
+      ...(cachedData ? { cachedData } : {}),
+      // The bundle keeps `import()` for what stays outside it (undici, the Electron main module).
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
   } catch {
-    // No cache (a build that could not make one): V8 compiles the source, as without a bundle.
+    // Replaced by a build between the stamp check and this read: the compiled modules will do.
+    return false;
   }
-  const script = new vm.Script(wrap(source), {
-    filename: BUNDLE_FILE,
-    ...(cachedData ? { cachedData } : {}),
-    // The bundle keeps `import()` for what stays outside it (undici, the Electron main module).
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
   const cacheOut = process.env['REQON_CLI_BUNDLE_WRITE_CACHE'];
   if (cacheOut) process.once('exit', () => writeFileSync(cacheOut, script.createCachedData()));
   const init = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} };
   init.call(module.exports, module.exports, createRequire(BUNDLE_FILE), module, BUNDLE_FILE, BUNDLE_DIR);
+  return true;
 }
 
 /**
@@ -103,12 +111,10 @@ export function startBundle(): boolean {
   const wanted = process.env['REQON_CLI_BUNDLE'];
   if (wanted === '0') return false;
   const state = bundleState();
-  if (state.fresh) {
-    runBundle();
-    return true;
-  }
+  if (state.fresh && runBundle()) return true;
   if (wanted === '1') {
-    process.stderr.write(`reqon: REQON_CLI_BUNDLE=1 but the CLI bundle cannot run: ${state.reason}; \`npm run build\` rebuilds it\n`);
+    const reason = state.fresh ? `${BUNDLE_FILE} could not be read or compiled` : state.reason;
+    process.stderr.write(`reqon: REQON_CLI_BUNDLE=1 but the CLI bundle cannot run: ${reason}; \`npm run build\` rebuilds it\n`);
     process.exitCode = 2;
     return true;
   }

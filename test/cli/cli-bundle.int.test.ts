@@ -75,6 +75,11 @@ describe('the CLI bundle', () => {
     expect(again.stdout).toMatch(/is up to date/);
   });
 
+  it('is strict code, as the ES modules it was made from are', () => {
+    // A "use strict" anywhere but first is no directive: frozen values would be written to silently.
+    expect(fs.readFileSync(path.join(root, 'engine/cli-bundle/reqon.cjs'), 'utf8')).toMatch(/^"use strict";\n/);
+  });
+
   const cases: Array<{ what: string; args: string[]; code: number }> = [
     { what: '--version', args: ['--version'], code: 0 },
     { what: 'no arguments (usage)', args: [], code: 2 },
