@@ -109,6 +109,8 @@ export class Journal {
   private byPath: Map<string, PathQueue> | null = null;
   private unconsumed = 0;
   private pending: CommitEntry[] = [];
+  /** How many of `pending` are resume-machinery events (pendingMeta). */
+  private pendingMetaCount = 0;
   private missionChange: { missionHash: string; missionFiles: MissionFiles } | undefined;
   private closed = false;
   private chain: Promise<unknown> = Promise.resolve();
@@ -366,7 +368,9 @@ export class Journal {
 
   /** Buffer a resume-machinery event (`run.resumed`): not part of the walk, never asked for. */
   pendingMeta(event: NewEvent): void {
-    if (!this.options.verifyOnly) this.pending.push({ kind: 'event', event });
+    if (this.options.verifyOnly) return;
+    this.pending.push({ kind: 'event', event });
+    this.pendingMetaCount++;
   }
 
   /**
@@ -374,7 +378,9 @@ export class Journal {
    * steps ride on this; it never waits for the disk (a lost tail is simply redone on replay).
    */
   async maybeFlush(): Promise<void> {
-    if (this.pending.length === 0) return;
+    // A resume's marker alone waits for the walk's first event of its own: a replay that diverges
+    // before it goes live appends nothing (GUARANTEES 14), however long its walk took.
+    if (this.pending.length === this.pendingMetaCount) return;
     if (this.pending.length >= this.flushThreshold || this.clock.now() - this.lastCommitAt >= this.flushIntervalMs) {
       await this.commit({ durable: false });
     }
@@ -388,6 +394,7 @@ export class Journal {
     if (this.closed) return Promise.reject(new Error(`internal: run ${this.runId} has ended; its journal refuses a commit`));
     const entries = options.extra ? this.pending.concat(options.extra) : this.pending;
     this.pending = [];
+    this.pendingMetaCount = 0;
     this.lastCommitAt = this.clock.now();
     if (this.options.verifyOnly || !this.log || !this.lease) return Promise.resolve();
     if (entries.length === 0 && !options.status) return this.chain.then(() => undefined);
