@@ -138,7 +138,7 @@ const MISSION = `mission StartUp {
 }
 `;
 
-/** Each command runs through the bundle, extends the cache its predecessor wrote, and must succeed. */
+/** Each command runs through the bundle and extends the cache its predecessor wrote; what failed only there, or nothing. */
 function warmUp() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-bundle-warm-'));
   try {
@@ -175,15 +175,17 @@ function warmUp() {
         continue;
       }
       fs.rmSync(STAMP_FILE, { force: true });
-      fail(`${said}but exits ${viaModules.status} through the compiled modules; the bundle is disabled (its stamp removed)`);
+      // Not fail() here: process.exit would skip the finally that removes the temp dir.
+      return `${said}but exits ${viaModules.status} through the compiled modules; the bundle is disabled (its stamp removed)`;
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-warmUp();
+const warmUpFailure = warmUp();
+if (warmUpFailure) fail(warmUpFailure);
 
-const kb = (file) => Math.round(fs.statSync(file).size / 1024);
+const kb = (file) => (fs.existsSync(file) ? `${Math.round(fs.statSync(file).size / 1024)} KB` : 'none');
 process.stdout.write(
-  `build-bundle: ${BUNDLE_FILE} from ${inputs.length} files (${kb(BUNDLE_FILE)} KB, code cache ${kb(CACHE_FILE)} KB)\n`,
+  `build-bundle: ${BUNDLE_FILE} from ${inputs.length} files (${kb(BUNDLE_FILE)}, code cache ${kb(CACHE_FILE)})\n`,
 );
