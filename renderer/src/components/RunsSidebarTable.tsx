@@ -21,12 +21,14 @@ import type { RunSummary } from '../lib/protocol.js';
 import { useStudio } from '../store/studio-store.js';
 import { formatDateTime, formatDuration } from '../lib/time-format.js';
 import { useElementWidth } from '../lib/use-element-width.js';
-import { StatusBadge, statusOf, type StatusFilter } from './StatusBadge.js';
+import { badgeText, StatusBadge, statusOf, type StatusFilter } from './StatusBadge.js';
 
 const column = createColumnHelper<RunSummary>();
 const MISSION_MIN = 120;
 /** A cell's horizontal padding (styles.css: .runs-table td) plus slack for rounding and tabular digits. */
 const CELL_PADDING = 20;
+/** A status badge's padding and border (styles.css: .status-badge), with room for its bold face. */
+const BADGE_PADDING = 24;
 
 const missionOrId: FilterFn<RunSummary> = (row, _columnId, value: string) => {
   const needle = value.trim().toLowerCase();
@@ -34,11 +36,13 @@ const missionOrId: FilterFn<RunSummary> = (row, _columnId, value: string) => {
   return row.original.mission.toLowerCase().includes(needle) || row.original.runId.toLowerCase().includes(needle);
 };
 
-/** A column that shows a number, a duration or a date: never cut off, so sized to its widest value. */
+/** A column that shows a number, a duration or a date (or a count in a badge): never cut off, so sized to its widest value. */
 interface NumericMeta {
   text: (run: RunSummary) => string;
-  /** Dropped first when the sidebar is narrow: higher goes first. */
-  dropOrder: number;
+  /** Dropped first when the sidebar is narrow: higher goes first; absent: never dropped. */
+  dropOrder?: number;
+  /** Room around the text besides the cell's padding (a badge's own padding and border). */
+  extraPx?: number;
 }
 declare module '@tanstack/react-table' {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
@@ -68,6 +72,7 @@ const COLUMNS = [
     cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} compact />,
     filterFn: 'equals',
     size: 100,
+    meta: { numeric: { text: (r) => badgeText(r.status, r.failures, true), extraPx: BADGE_PADDING } },
   }),
   column.accessor('startedAt', { header: 'Started', cell: (info) => started(info.row.original), size: 60, ...numeric(started, 2) }),
   column.accessor('durationMs', { header: 'Dur.', cell: (info) => formatDuration(info.getValue()), size: 50, ...numeric((r) => formatDuration(r.durationMs), 3) }),
@@ -88,10 +93,10 @@ function layoutColumns(runs: readonly RunSummary[], available: number, measure: 
     const id = c.id ?? (c as { accessorKey?: string }).accessorKey!;
     const meta = c.meta?.numeric;
     const widest = meta ? runs.reduce((n, r) => Math.max(n, measure(meta.text(r))), 0) : 0;
-    widths[id] = Math.max(c.size ?? 0, Math.ceil(widest) + CELL_PADDING);
+    widths[id] = Math.max(c.size ?? 0, Math.ceil(widest) + CELL_PADDING + (meta?.extraPx ?? 0));
   }
   const hidden: VisibilityState = {};
-  const droppable = COLUMNS.filter((c) => c.meta?.numeric).sort((a, b) => b.meta!.numeric!.dropOrder - a.meta!.numeric!.dropOrder);
+  const droppable = COLUMNS.filter((c) => c.meta?.numeric?.dropOrder !== undefined).sort((a, b) => b.meta!.numeric!.dropOrder! - a.meta!.numeric!.dropOrder!);
   let total = Object.values(widths).reduce((a, b) => a + b, 0);
   for (const c of droppable) {
     if (total <= available) break;

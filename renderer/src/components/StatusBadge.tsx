@@ -12,13 +12,18 @@ export function statusOf(run: Pick<RunSummary, 'status' | 'failures'>): StatusFi
   return run.status === 'completed' && run.failures > 0 ? 'completed-with-failures' : run.status;
 }
 
-/** `compact` (the runs table's narrow column) says "✓ 3 failures", with the whole sentence as its title. */
+/** What the badge says; `compact` (the runs table's narrow column): "✓ 3 failures". */
+export function badgeText(status: RunStatus, failures: number, compact: boolean): string {
+  const count = `${failures} failure${failures === 1 ? '' : 's'}`;
+  return statusOf({ status, failures }) === 'completed-with-failures' ? (compact ? `✓ ${count}` : `completed with ${count}`) : status;
+}
+
+/** A compact badge has the whole sentence as its title. */
 export function StatusBadge({ status, failures = 0, compact = false }: { status: RunStatus; failures?: number; compact?: boolean }) {
   const shown = statusOf({ status, failures });
-  const count = `${failures} failure${failures === 1 ? '' : 's'}`;
-  const text = shown === 'completed-with-failures' ? (compact ? `✓ ${count}` : `completed with ${count}`) : status;
+  const text = badgeText(status, failures, compact);
   return (
-    <span className={`status-badge status-${shown}`} data-status={shown} title={shown === 'completed-with-failures' ? `completed with ${count}` : undefined}>
+    <span className={`status-badge status-${shown}`} data-status={shown} title={shown === 'completed-with-failures' ? badgeText(status, failures, false) : undefined}>
       {text}
     </span>
   );
