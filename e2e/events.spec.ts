@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './support/browser.js';
 import { startStudio, type Studio } from './support/studio.js';
-import { BASE_AT, RUN_COMPLETED, RUN_FAILED, seedStandardRuns } from './support/fixtures.js';
+import { BASE_AT, RUN_COMPLETED, RUN_FAILED, RUN_LIVE, seedStandardRuns, type StandardRuns } from './support/fixtures.js';
 import { seedDemoRun } from './support/seed-runs.js';
 import { screenshot } from './support/screenshots.js';
 
@@ -17,11 +17,12 @@ let browser: Browser;
 let page: Page;
 let errors: string[];
 let bigLastSeq = 0;
+let runs: StandardRuns;
 
 beforeAll(async () => {
   studio = await startStudio({
     seed: async (log) => {
-      await seedStandardRuns(log);
+      runs = await seedStandardRuns(log);
       await seedDemoRun(log, { runId: RUN_BIG, startAt: BASE_AT - 7200_000, outcome: 'completed', orders: 6000, stepMs: 2 });
       bigLastSeq = (await log.getRun(RUN_BIG))!.lastSeq;
     },
@@ -70,6 +71,22 @@ describe('event inspector', () => {
     await failed.first().click();
     await expect.poll(() => page.getByLabel('Event preview').textContent()).toContain('E_HTTP_503');
     expect(await page.getByLabel('Run error').textContent()).toContain('503');
+  });
+
+  it('a filtered list of a live run takes in the new matches as its log grows', async () => {
+    await page.locator(`tr[data-run-id="${RUN_LIVE}"]`).click();
+    await page.getByLabel('Search events').fill('live-extra');
+    const count = page.getByLabel('Matching events');
+    await expect.poll(() => count.textContent()).toMatch(/^0 of \d+$/);
+    const before = Number(/of (\d+)/.exec((await count.textContent())!)![1]);
+    // The run's process appends: a record stored, and an unrelated step.
+    runs.live.sqlWrite('demo_orders', 'orders', 'live-extra-1', { id: 'live-extra-1', amount: 5 }, 'Sync/1[9]/2', 'ef-store-live-extra-1');
+    runs.live.event('step.started', 'Sync/2', { stepType: 'post', line: 20 });
+    await runs.live.flush();
+    await expect.poll(() => count.textContent(), { timeout: 15_000 }).toBe(`1 of ${before + 2}`);
+    expect(await page.locator('.event-row[data-seq] .event-type').allTextContents()).toEqual(['store.write']);
+    await page.getByRole('button', { name: 'clear' }).click();
+    await expect.poll(() => count.textContent()).toBe(`${before + 2} events`);
   });
 
   it('scrolls a 100k-event log, loading only the pages it shows', async () => {
