@@ -215,19 +215,31 @@ describe.runIf(backend === 'postgres')('PostgreSQL: durability per group', () =>
   it('a group of non-durable commits runs with synchronous_commit off, a group with a durable one with it on', async () => {
     const leases = await makeRuns(3);
     const statements: string[] = [];
+    const writers = new Set<pg.Client>();
     const real = pg.Client.prototype.query;
+    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string; name?: string } | undefined)?.name;
+      if (text !== undefined) statements.push(text);
+      if (text === 'reqon-fence-and-append') writers.add(this);
+      return (real as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    // Events alone, none durable: the whole group is one statement, with no transaction around it.
+    await Promise.all(leases.map((lease) => t.log.commit(lease, [value('lazy')], { durable: false })));
+    const lazy = statements.splice(0);
+    expect(lazy).toEqual(['reqon-fence-and-append']);
+    // It ran on the writer connection, whose session default is off.
+    expect(writers.size).toBe(1);
+    const [writer] = [...writers];
+    vi.restoreAllMocks();
+    expect((await writer!.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'off' });
     vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
       if (typeof args[0] === 'string') statements.push(args[0]);
       return (real as (...a: unknown[]) => unknown).apply(this, args);
     } as never);
-    await Promise.all(leases.map((lease) => t.log.commit(lease, [value('lazy')], { durable: false })));
-    const lazy = statements.splice(0);
-    expect(lazy.filter((q) => q.startsWith('BEGIN'))).toEqual(['BEGIN; SET LOCAL synchronous_commit = off']);
     await Promise.all(leases.map((lease, i) => t.log.commit(lease, [value('mixed')], { durable: i === 1 })));
     const mixed = statements.splice(0);
-    expect(mixed.filter((q) => q.startsWith('BEGIN'))).toEqual(['BEGIN']);
-    expect(mixed.some((q) => /synchronous_commit/.test(q))).toBe(false);
-    // The server default the durable groups rely on.
+    expect(mixed.filter((q) => q.startsWith('BEGIN'))).toEqual(['BEGIN; SET LOCAL synchronous_commit = on']);
+    // Every other connection (leases, reads) keeps the server's default, on.
     const client = new pg.Client({ connectionString: t.target });
     await client.connect();
     try {
@@ -239,7 +251,7 @@ describe.runIf(backend === 'postgres')('PostgreSQL: durability per group', () =>
   });
 });
 
-describe.runIf(backend === 'postgres')('PostgreSQL: a commit of events alone is one statement without a savepoint', () => {
+describe.runIf(backend === 'postgres')('PostgreSQL: a group of commits of events alone is one statement without a savepoint', () => {
   it('a lost lease in such a group fails alone; a statement PostgreSQL refuses re-runs the group with savepoints, failing only its own commit', async () => {
     const leases = await makeRuns(3);
     const [a, b, c] = leases as [Lease, Lease, Lease];

@@ -1,5 +1,6 @@
 /**
  * Many runs' commits as a handful of statements: the group commit's fast path (group-commit.ts).
+ * Without store writes, one statement (FENCE_AND_APPEND), which then needs no transaction at all.
  *
  * A group of 100 commits run one by one costs 100–400 round trips inside its transaction, and
  * those round trips, not the WAL flush, were what bounded concurrent runs on PostgreSQL. Here the
@@ -48,11 +49,38 @@ const FENCE_MANY = `UPDATE reqon_runs r SET last_seq = r.last_seq + u.n, updated
    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::boolean[], $10::text[], $11::text[])
         AS u(run_id, owner, epoch, n, latest, status, wake_at, waiting_on, release, mission_hash, mission_files)
   WHERE r.run_id = u.run_id AND r.owner = u.owner AND r.lease_epoch = u.epoch
- RETURNING r.run_id, r.last_seq`;
+ RETURNING r.run_id, r.last_seq, u.n`;
+
+/**
+ * The fence and the events at once, for a round without store writes (whose store.write events
+ * need the writes' results first): ONE statement, atomic by itself. An event is the k-th of its
+ * run's commit, so its seq is the run's new last_seq - n + k; a run the fence missed inserts nothing.
+ */
+const FENCE_AND_APPEND = `WITH fence AS (${FENCE_MANY}),
+       appended AS (
+         INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
+         SELECT e.run_id, f.last_seq - f.n + e.k, e.type, e.step_path, e.payload, e.recorded_at
+           FROM unnest($12::text[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[])
+                AS e(run_id, k, type, step_path, payload, recorded_at)
+           JOIN fence f ON f.run_id = e.run_id)
+       SELECT run_id, last_seq FROM fence`;
 
 /** Work for another worker: a timer to wait for, or a run left running without an owner. */
 export function signalsWork(status: Required<StatusChange> | undefined): boolean {
   return status?.status === 'suspended' || (status?.releaseLease === true && status.status === 'running');
+}
+
+/**
+ * True if `commitMany` writes these commits with ONE statement (so it needs no transaction
+ * around it): one round (no run twice), no store writes, no NOTIFY.
+ */
+export function writesInOneStatement(commits: readonly BatchedCommit[]): boolean {
+  const runs = new Set<string>();
+  for (const commit of commits) {
+    if (runs.has(commit.lease.runId) || signalsWork(commit.status) || commit.entries.some((entry) => entry.kind === 'store')) return false;
+    runs.add(commit.lease.runId);
+  }
+  return true;
 }
 
 /**
@@ -99,23 +127,23 @@ async function commitRound(
   leaseLost: (lease: Lease, client: pg.PoolClient) => Promise<Error>,
 ): Promise<void> {
   const listed = round.map((i) => commits[i]!);
-  const { rows } = await client.query<{ run_id: string; last_seq: number }>({
-    name: 'reqon-fence-many',
-    text: FENCE_MANY,
-    values: [
-      listed.map((c) => c.lease.runId),
-      listed.map((c) => c.lease.owner),
-      listed.map((c) => c.lease.epoch),
-      listed.map((c) => c.entries.length),
-      listed.map((c) => c.latest),
-      listed.map((c) => c.status?.status ?? null),
-      listed.map((c) => c.status?.wakeAt ?? null),
-      listed.map((c) => c.status?.waitingOn ?? null),
-      listed.map((c) => c.status?.releaseLease === true),
-      listed.map((c) => c.mission?.hash ?? null),
-      listed.map((c) => c.mission?.filesJson ?? null),
-    ],
-  });
+  const fenceValues = [
+    listed.map((c) => c.lease.runId),
+    listed.map((c) => c.lease.owner),
+    listed.map((c) => c.lease.epoch),
+    listed.map((c) => c.entries.length),
+    listed.map((c) => c.latest),
+    listed.map((c) => c.status?.status ?? null),
+    listed.map((c) => c.status?.wakeAt ?? null),
+    listed.map((c) => c.status?.waitingOn ?? null),
+    listed.map((c) => c.status?.releaseLease === true),
+    listed.map((c) => c.mission?.hash ?? null),
+    listed.map((c) => c.mission?.filesJson ?? null),
+  ];
+  const withWrites = listed.some((c) => c.entries.some((entry) => entry.kind === 'store'));
+  const { rows } = withWrites
+    ? await client.query<{ run_id: string; last_seq: number }>({ name: 'reqon-fence-many', text: FENCE_MANY, values: fenceValues })
+    : await client.query<{ run_id: string; last_seq: number }>({ name: 'reqon-fence-and-append', text: FENCE_AND_APPEND, values: [...fenceValues, ...eventColumns(listed)] });
   const lastSeqOf = new Map(rows.map((row) => [row.run_id, Number(row.last_seq)]));
   const fenced: number[] = [];
   for (const i of round) {
@@ -138,10 +166,32 @@ async function commitRound(
     });
     return { runId: commit.lease.runId, firstSeq: lastSeqOf.get(commit.lease.runId)! - events.length + 1, events };
   });
-  await insertEventsOfRuns(client, appends);
+  if (withWrites) await insertEventsOfRuns(client, appends);
   if (fenced.some((i) => signalsWork(commits[i]!.status))) await notifyWork(client);
   fenced.forEach((i, n) => {
     const { runId, firstSeq, events } = appends[n]!;
     outcomes[i] = { ok: true, value: commits[i]!.returnEvents ? events.map((event, k) => storedFrom(runId, firstSeq + k, event)) : [] };
   });
+}
+
+/** The events of `commits` as the columns FENCE_AND_APPEND unnests: run, index within its commit (1-based), fields. */
+function eventColumns(commits: readonly BatchedCommit[]): unknown[][] {
+  const runIds: string[] = [];
+  const ks: number[] = [];
+  const types: string[] = [];
+  const stepPaths: string[] = [];
+  const payloads: string[] = [];
+  const recordedAts: number[] = [];
+  for (const commit of commits) {
+    commit.entries.forEach((entry, k) => {
+      if (entry.kind !== 'event') throw new Error('eventColumns: a commit with store writes cannot take the one-statement path');
+      runIds.push(commit.lease.runId);
+      ks.push(k + 1);
+      types.push(entry.event.type);
+      stepPaths.push(entry.event.stepPath);
+      payloads.push(entry.event.payloadJson);
+      recordedAts.push(entry.event.recordedAt);
+    });
+  }
+  return [runIds, ks, types, stepPaths, payloads, recordedAts];
 }

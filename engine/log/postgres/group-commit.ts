@@ -9,10 +9,11 @@
  * deadlock or serialization failure against ANOTHER process (40P01, 40001) rolls the whole group
  * back, and the group is run again (its jobs are pure database work, safe to repeat).
  *
- * Durability: a group with a durable job commits with `synchronous_commit = on` (the COMMIT
- * returns once its WAL is flushed). A group of non-durable jobs only runs
- * `SET LOCAL synchronous_commit = off`: PostgreSQL then writes its WAL within a few hundred ms
- * without waiting. It survives kill -9 of this process at once (the server has it), and a
+ * Durability: the writer connection's own default is `synchronous_commit = off` (set when it
+ * connects, postgres-log.ts). A group with a durable job runs `SET LOCAL synchronous_commit = on`,
+ * so its COMMIT returns once its WAL is flushed. A group of non-durable jobs keeps the default:
+ * PostgreSQL then writes its WAL within a few hundred ms without waiting, and a non-durable group
+ * that is one statement (`oneStatement`) runs without BEGIN/COMMIT — one round trip in all. It survives kill -9 of this process at once (the server has it), and a
  * server crash can lose only a suffix of the WAL — so a durable commit, which flushes the WAL up
  * to its own record, makes every earlier commit durable too. That is the output-commit rule:
  * nothing leaves the process before a durable commit, which carries the non-durable ones before it.
@@ -25,6 +26,7 @@
  * the group runs again with every job alone in its savepoint (`work`).
  */
 import type { PoolClient } from 'pg';
+import { isLogFailure, logUnreachable } from '../errors.js';
 
 interface Job<B> {
   durable: boolean;
@@ -54,6 +56,8 @@ export class PgGroupCommitter<B> {
     private readonly onRollback: () => void,
     /** Runs consecutive batchable jobs at once: an outcome per job, in order (see the header). */
     private readonly runBatch: (client: PoolClient, batch: B[]) => Promise<Outcome[]>,
+    /** True if `runBatch(batch)` writes with ONE statement, so it needs no transaction around it. */
+    private readonly oneStatement: (batch: B[]) => boolean,
   ) {}
 
   /**
@@ -120,7 +124,7 @@ export class PgGroupCommitter<B> {
           const code = (error as { code?: string }).code;
           if (code !== undefined && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) continue;
           // The connection may be gone (server restart): drop it rather than hand it back.
-          if (code === undefined) broken = error;
+          if (code === undefined || logUnreachable(error)) broken = error;
           for (const job of jobs) job.reject(error);
           return;
         }
@@ -131,8 +135,19 @@ export class PgGroupCommitter<B> {
   }
 
   private async attempt(client: PoolClient, jobs: Job<B>[], durable: boolean, savepointsForAll: boolean): Promise<Outcome[]> {
+    if (!durable && !savepointsForAll && jobs.every((job) => job.batch !== undefined)) {
+      const batch = jobs.map((job) => job.batch!);
+      if (this.oneStatement(batch)) {
+        try {
+          return await this.runBatch(client, batch);
+        } catch (error) {
+          // The one statement did nothing (it is atomic): run the group again in a transaction.
+          throw reRunnable(error) ? new NeedsSavepoints(error) : error;
+        }
+      }
+    }
     // One round trip: the simple-query protocol takes both statements at once.
-    await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
+    await client.query(durable ? 'BEGIN; SET LOCAL synchronous_commit = on' : 'BEGIN');
     try {
       const outcomes: Outcome[] = [];
       for (let j = 0; j < jobs.length; j++) {
@@ -143,10 +158,9 @@ export class PgGroupCommitter<B> {
           try {
             outcomes.push(...(await this.runBatch(client, jobs.slice(j, end).map((b) => b.batch!))));
           } catch (error) {
-            // Whatever failed (a statement, a table of the wrong kind, the connection), the
-            // group runs again with savepoints, where it fails only the job it belongs to.
-            const code = (error as { code?: string }).code;
-            throw code !== undefined && RETRYABLE.has(code) ? error : new NeedsSavepoints(error);
+            // A statement or a table of the wrong kind failed: the group runs again with
+            // savepoints, where it fails only the job it belongs to.
+            throw reRunnable(error) ? new NeedsSavepoints(error) : error;
           }
           j = end - 1;
           continue;
@@ -157,13 +171,13 @@ export class PgGroupCommitter<B> {
           await client.query('RELEASE SAVEPOINT reqon_job');
           outcomes.push({ ok: true, value });
         } catch (error) {
-          const code = (error as { code?: string }).code;
           // A deadlock or a broken connection sinks the whole transaction, not only this job.
-          if (code !== undefined && RETRYABLE.has(code)) throw error;
+          if (!reRunnable(error)) throw error;
           try {
             await client.query('ROLLBACK TO SAVEPOINT reqon_job');
             await client.query('RELEASE SAVEPOINT reqon_job');
           } catch (rollbackError) {
+            if (isLogFailure(rollbackError)) throw rollbackError;
             throw new Error(`the log transaction was aborted by PostgreSQL: ${String(error)}`, { cause: rollbackError });
           }
           this.onRollback();
@@ -177,6 +191,16 @@ export class PgGroupCommitter<B> {
       throw error;
     }
   }
+}
+
+/**
+ * True if the group may run again with savepoints after `error`: not a deadlock (the whole group
+ * is retried as it is) and not a failure of the log itself (the connection, the server, the disk),
+ * which no savepoint can help and which the caller must see as it is (errors.ts isLogFailure).
+ */
+function reRunnable(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return !(code !== undefined && RETRYABLE.has(code)) && !isLogFailure(error);
 }
 
 /** A batch failed inside PostgreSQL: run the group again with savepoints. */

@@ -58,7 +58,7 @@ import {
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
-import { type BatchedCommit, commitMany } from './commit-batch.js';
+import { type BatchedCommit, commitMany, writesInOneStatement } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { insertEvents, insertRun } from './run-sql.js';
@@ -96,15 +96,26 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
   }
   const pool = new pg.Pool({
     connectionString: url,
-    max: opts.poolSize ?? 8,
+    max: Math.max(1, (opts.poolSize ?? 8) - 1), // and one writer: poolSize connections in all (besides LISTEN)
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon',
+    types,
+  });
+  // The group commit's one connection (group-commit.ts), in a pool of its own so that its session
+  // default — synchronous_commit off (connectWriter), which durable groups turn on per
+  // transaction — never reaches the statements of the main pool (leases, reads).
+  const writer = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+    application_name: 'reqon-writer',
     types,
   });
   // An idle connection that breaks (server restart) is dropped by the pool and reported here;
   // unheard, that 'error' would kill the process. The next query opens a new connection.
   pool.on('error', () => undefined);
-  const log = new PostgresEventLog(pool, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', {
+  writer.on('error', () => undefined);
+  const log = new PostgresEventLog(pool, writer, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', {
     connectionString: url,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon-listen',
@@ -118,6 +129,7 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
+    await writer.end().catch(() => undefined);
     throw error;
   }
   return log;
@@ -132,25 +144,30 @@ class PostgresEventLog implements EventLog {
   private singleTransactions = 0;
   private closed = false;
   private readonly heard = new WeakSet<pg.PoolClient>();
+  /** Writer connections whose session default is already synchronous_commit = off. */
+  private readonly lazyWriters = new WeakSet<pg.PoolClient>();
 
   constructor(
     private readonly pool: pg.Pool,
+    /** The group commit's connection (see openPostgresLog). */
+    private readonly writer: pg.Pool,
     private readonly target: string,
     private readonly debugChecks: boolean,
     /** For the dedicated LISTEN connection of watchWork. */
     private readonly listenConfig: pg.ClientConfig,
   ) {
     this.committer = new PgGroupCommitter(
-      () => this.connect(),
+      () => this.connectWriter(),
       () => this.tables.invalidate(),
       (client, commits) => commitMany(client, this.tables, commits, (lease, on) => this.leaseLost(lease, on)),
+      writesInOneStatement,
     );
   }
 
   /** A pooled connection; a failure to connect is a LogConnectionError naming the server. */
-  async connect(): Promise<pg.PoolClient> {
+  async connect(pool: pg.Pool = this.pool): Promise<pg.PoolClient> {
     try {
-      const client = await this.pool.connect();
+      const client = await pool.connect();
       // A connection that breaks while checked out but between queries (a server restart)
       // emits 'error' on itself, which unheard would kill the process; its next query fails.
       if (!this.heard.has(client)) {
@@ -161,6 +178,21 @@ class PostgresEventLog implements EventLog {
     } catch (error) {
       throw new LogConnectionError(this.target, reasonOf(error), { cause: error });
     }
+  }
+
+  /** The group commit's connection, its session default set once per physical connection (see openPostgresLog). */
+  private async connectWriter(): Promise<pg.PoolClient> {
+    const client = await this.connect(this.writer);
+    if (!this.lazyWriters.has(client)) {
+      try {
+        await client.query('SET synchronous_commit = off');
+      } catch (error) {
+        client.release(error instanceof Error ? error : new Error(String(error)));
+        throw new LogConnectionError(this.target, reasonOf(error), { cause: error });
+      }
+      this.lazyWriters.add(client);
+    }
+    return client;
   }
 
   /** One statement on a pooled connection (autocommit). */
@@ -604,7 +636,7 @@ class PostgresEventLog implements EventLog {
     if (this.closed) return;
     this.closed = true;
     await this.committer.idle();
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.writer.end()]);
   }
 
   private async leaseLost(lease: Lease, client?: pg.PoolClient): Promise<Error> {
