@@ -28,18 +28,27 @@ interface Binding {
 type ScopeKind = 'action' | 'sequential' | 'concurrent';
 
 class BindingScope {
-  readonly names = new Map<string, Binding>();
+  /** Created on the first binding: most loop bodies and many actions bind nothing. */
+  private bound: Map<string, Binding> | undefined;
   constructor(
     readonly parent: BindingScope | undefined,
     readonly kind: ScopeKind,
   ) {}
 
+  has(name: string): boolean {
+    return this.bound?.has(name) === true;
+  }
+
   lookup(name: string): Binding | undefined {
-    return this.names.get(name) ?? this.parent?.lookup(name);
+    return this.bound?.get(name) ?? this.parent?.lookup(name);
   }
 
   bind(name: Name | undefined): void {
-    if (name?.name && !this.names.has(name.name)) this.names.set(name.name, { span: name.span });
+    if (name?.name && !this.has(name.name)) this.set(name.name, { span: name.span });
+  }
+
+  set(name: string, binding: Binding): void {
+    (this.bound ??= new Map()).set(name, binding);
   }
 
   /**
@@ -49,7 +58,7 @@ class BindingScope {
    */
   letTarget(name: string): { scope?: BindingScope; isolatedFrom?: Binding } {
     for (let s: BindingScope | undefined = this; s; s = s.parent) {
-      if (s.names.has(name)) return { scope: s };
+      if (s.has(name)) return { scope: s };
       if (s.kind === 'concurrent') {
         const outer = s.parent?.lookup(name);
         return outer ? { isolatedFrom: outer } : {};
@@ -116,7 +125,7 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
         }
         break;
       case 'Wait':
-        scope.names.set('webhook', { span: step.span });
+        scope.set('webhook', { span: step.span });
         break;
       case 'Fetch':
         if (step.path?.kind === 'String' && sink.ctx) checkPlaceholders(sink.ctx, sink.file, step.path.value, step.path.span, scope);

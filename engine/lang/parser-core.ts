@@ -65,6 +65,12 @@ export class Parser {
    * take `where` as a filter again.
    */
   noFilter = false;
+  /**
+   * One-name parts lists (`[name]`) of Ref nodes, one per distinct name, shared by every Ref of
+   * it: a big mission names a few hundred variables and fields tens of thousands of times, and
+   * the tree keeps each list. Frozen, since they are shared.
+   */
+  private readonly singleNames = new Map<string, string[]>();
   /** The list stack (see `mark`) and its height. */
   private readonly stack: unknown[] = [];
   private top = 0;
@@ -131,6 +137,13 @@ export class Parser {
 
   endAt(i: number): number {
     return this.ends[i]!;
+  }
+
+  /** The shared, frozen `[name]` (see singleNames). */
+  singleName(name: string): string[] {
+    let parts = this.singleNames.get(name);
+    if (parts === undefined) this.singleNames.set(name, (parts = Object.freeze([name]) as string[]));
+    return parts;
   }
 
   /** A new span object for token `i` (for the AST node that keeps it). */

@@ -379,7 +379,7 @@ function parseWordPrimary(p: Parser): Expr {
  * array, however many dots.
  */
 function parseRef(p: Parser, start: number, first: string, leadingDot: boolean): Expr {
-  if (!p.at('.')) return { kind: 'Ref', parts: [first], leadingDot, span: p.span(start) };
+  if (!p.at('.')) return { kind: 'Ref', parts: p.singleName(first), leadingDot, span: p.span(start) };
   const parts = p.mark();
   p.add(first);
   do {

@@ -7,8 +7,12 @@
 /** One placeholder; group 1 is its dotted name. Global: use with `matchAll`/`replace`. */
 export const PLACEHOLDER = /\{([A-Za-z_$][\w$]*(?:\.[\w$]+)*)\}/g;
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** The placeholders of a template as written (`"x"`, `"x.y.z"`), each once, in order. */
-export function pathPlaceholders(template: string): string[] {
+export function pathPlaceholders(template: string): readonly string[] {
+  // Most paths have none: no regex iterator and no set for them (`reqon check` runs this per request).
+  if (!template.includes('{')) return NONE;
   const seen = new Set<string>();
   for (const match of template.matchAll(PLACEHOLDER)) seen.add(match[1]!);
   return [...seen];
