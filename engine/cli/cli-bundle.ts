@@ -25,6 +25,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { IMPORT_HOOK } from '../env/import-esm.js';
 
 /** Where the builder writes: `dist/engine/cli-bundle/`, beside `dist/engine/cli/`. */
 export const BUNDLE_DIR = fileURLToPath(new URL('../cli-bundle/', import.meta.url));
@@ -88,8 +89,6 @@ function runBundle(): boolean {
     script = new vm.Script(wrap(source), {
       filename: BUNDLE_FILE,
       ...(cachedData ? { cachedData } : {}),
-      // The bundle keeps `import()` for what stays outside it (undici, the Electron main module).
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
   } catch {
     // Replaced by a build between the stamp check and this read: the compiled modules will do.
@@ -97,6 +96,8 @@ function runBundle(): boolean {
   }
   const cacheOut = process.env['REQON_CLI_BUNDLE_WRITE_CACHE'];
   if (cacheOut) process.once('exit', () => writeFileSync(cacheOut, script.createCachedData()));
+  // What stays outside the bundle is imported through this module's own import() (env/import-esm.ts).
+  (globalThis as Record<symbol, unknown>)[IMPORT_HOOK] = (specifier: string) => import(specifier);
   const init = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} };
   init.call(module.exports, module.exports, createRequire(BUNDLE_FILE), module, BUNDLE_FILE, BUNDLE_DIR);

@@ -22,6 +22,7 @@ import { randomFillSync } from 'node:crypto';
 import type { Agent, Dispatcher } from 'undici';
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
 import { responseTooLarge, TransportError } from './env.js';
+import { importEsm } from './import-esm.js';
 
 /** setTimeout's largest delay; larger values overflow to 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -163,7 +164,7 @@ export class UndiciTransport implements HttpTransport {
   }
 
   private loadAgent(): Promise<Agent> {
-    this.agentLoading ??= import('undici').then(({ Agent }) => {
+    this.agentLoading ??= importEsm<typeof import('undici')>('undici').then(({ Agent }) => {
       this.agent = new Agent({
         keepAliveTimeout: this.options.keepAliveTimeout ?? 10_000,
         connections: this.options.connections ?? 16,

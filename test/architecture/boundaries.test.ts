@@ -71,7 +71,11 @@ function variableImports(file: string): string[] {
  * The demo API is a plain .mjs in assets/, found from the package root at run time (dist/ and a
  * bundled CLI sit at different depths), never compiled with the engine.
  */
-const VARIABLE_IMPORTS_ALLOWED = new Set(['engine/cli/commands/studio.ts: import(pathToFileURL(modulePath…)']);
+const VARIABLE_IMPORTS_ALLOWED = new Set([
+  // The one import() of a computed specifier, for what stays outside the CLI bundle (undici, the demo API asset).
+  'engine/env/import-esm.ts: import(specifier…)',
+  'engine/cli/cli-bundle.ts: import(specifier…)',
+]);
 
 // Lower number = lower layer (ARCHITECTURE.md "Layers inside the engine"). Every folder of
 // engine/ is listed (a new one fails until it is given a layer); `index.ts` is the package entry.
@@ -171,7 +175,7 @@ describe('dependency direction', () => {
   });
 
   it('would catch what it forbids', () => {
-    expect(variableImports(join(ROOT, 'engine', 'cli', 'commands', 'studio.ts'))).toHaveLength(1);
+    expect(variableImports(join(ROOT, 'engine', 'env', 'import-esm.ts'))).toHaveLength(1);
     expect(SAME_LAYER.has('inspect → executor')).toBe(false);
     expect(SAME_LAYER.has('stores → steps')).toBe(false);
   });

@@ -9,7 +9,8 @@
  * The tree is this test's own copy of the engine built from the sources as they are (built-engine.ts)
  * with the repository's package.json above it, so the version printed is the real one.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,30 @@ function reqon(way: '0' | '1' | undefined, ...args: string[]): Outcome {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * The bin through the bundle (REQON_CLI_BUNDLE=1), asynchronously, so this process can serve it;
+ * stopped (SIGTERM) once its stdout satisfies `done` or it exits.
+ */
+function reqonAsync(args: string[], done: (stdout: string) => boolean): Promise<Outcome> {
+  const env: NodeJS.ProcessEnv = { ...process.env, REQON_CLI_BUNDLE: '1' };
+  delete env['REQON_DB'];
+  const child = spawn(process.execPath, [path.join(root, 'engine/cli/main.js'), ...args], { cwd: dir, env });
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (done(stdout)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** What may differ between two runs of the same command: the new run's id. */
 function normal(o: Outcome): Outcome {
   const ids = (s: string) => s.replace(/run_[0-9a-z]{20}/g, 'run_ID');
@@ -54,6 +79,8 @@ beforeAll(() => {
   root = path.join(dir, 'tree', 'out');
   fs.cpSync(builtEngine().root, root, { recursive: true, verbatimSymlinks: true });
   fs.copyFileSync(path.join(REPO, 'package.json'), path.join(dir, 'tree', 'package.json'));
+  // The demo mission and API (studio --demo), found beside package.json as in the repository.
+  fs.symlinkSync(path.join(REPO, 'assets'), path.join(dir, 'tree', 'assets'));
   const built = builder('--force');
   if (built.code !== 0) throw new Error(`the bundle did not build:\n${built.stdout}${built.stderr}`);
   fs.writeFileSync(
@@ -122,6 +149,28 @@ describe('the CLI bundle', () => {
       expect(viaBundle).toEqual(reqon('0', ...args, '--db', 'bundle.db'));
     }
   });
+
+  // What stays outside the bundle is imported at run time (env/import-esm.ts): undici for the first
+  // request, the demo API asset for `studio --demo`. From a code-cached vm.Script, a plain import()
+  // of them failed on Node 20 ("A dynamic import callback was not specified") — every GET of every run.
+  it('a run that makes HTTP requests, and studio --demo, import what stays outside the bundle', async () => {
+    const server = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end('[{"id":1},{"id":2}]'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      fs.writeFileSync(
+        path.join(dir, 'fetch.vague'),
+        `mission Fetch {\n  source Api { auth: none, base: "http://127.0.0.1:${port}" }\n  store items: memory("items")\n  action Get {\n    get "/items"\n    for item in response {\n      store item -> items { key: .id }\n    }\n  }\n  run Get\n}\n`,
+      );
+      const run = await reqonAsync(['run', 'fetch.vague', '--db', 'fetch.db'], (out) => /completed|failed/.test(out));
+      expect(run.stdout, run.stderr).toMatch(/completed: 1 action\(s\) run \(Get\)/);
+      expect(run.stderr).not.toMatch(/ExperimentalWarning|dynamic import/);
+    } finally {
+      server.close();
+    }
+    const studio = await reqonAsync(['studio', '--demo', '--no-open', '--db', 'studio.db'], (out) => /demo API http:\/\/127\.0\.0\.1:\d+/.test(out));
+    expect(studio.stdout, studio.stderr).toMatch(/demo API http:\/\/127\.0\.0\.1:\d+/);
+  }, 120_000);
 
   it('never runs stale: a changed compiled module runs as changed, until the builder rebuilds the bundle', () => {
     const version = path.join(root, 'engine/cli/version.js');

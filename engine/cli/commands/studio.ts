@@ -20,6 +20,7 @@ import type { CliIo, CommandModule } from '../command-module.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { dbLabel } from '../engine-context.js';
 import { isPostgresUrl } from '../../log/open-log.js';
+import { importEsm } from '../../env/import-esm.js';
 import { createStudioService, type StudioService } from '../../server/studio-service.js';
 import { startStudioServer } from '../../server/studio-server.js';
 
@@ -82,7 +83,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 async function startDemoApi(root: string, io: CliIo): Promise<DemoApi> {
   const modulePath = path.join(root, 'assets', 'demo', 'demo-api.mjs');
-  const mod = (await import(pathToFileURL(modulePath).href)) as { startDemoApi: (o?: { port?: number; latencyMs?: number }) => Promise<DemoApi> };
+  const mod = await importEsm<{ startDemoApi: (o?: { port?: number; latencyMs?: number }) => Promise<DemoApi> }>(pathToFileURL(modulePath).href);
   const api = await mod.startDemoApi({ latencyMs: DEMO_LATENCY_MS });
   io.stdout(`demo API ${api.url}\n`);
   return api;
