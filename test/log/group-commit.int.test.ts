@@ -91,6 +91,19 @@ describe('group commit', () => {
     expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'k', record: { v: 'd' } }]);
   });
 
+  it('createRun calls in one group: a taken id fails alone, the others start with their events', async () => {
+    await t.log.createRun(newRun('taken'), 'w1', 60_000, [started()]);
+    const before = t.log.stats();
+    const settled = await Promise.allSettled(['new-a', 'taken', 'new-b', 'new-b'].map((id) => t.log.createRun(newRun(id), 'w1', 60_000, [started(), started()])));
+    expect(t.log.stats().transactions - before.transactions).toBe(1);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    for (const i of [1, 3]) expect(String((settled[i] as PromiseRejectedResult).reason)).toMatch(/already exists in this log/);
+    for (const id of ['new-a', 'new-b']) expect((await t.log.read(id)).map((e) => e.seq)).toEqual([1, 2]);
+    expect((await t.log.read('taken')).map((e) => e.seq)).toEqual([1]);
+    const [a] = settled as [PromiseFulfilledResult<{ lease: Lease }>];
+    expect(await t.log.commit(a.value.lease, [value('next')], { durable: true })).toMatchObject([{ seq: 3 }]);
+  });
+
   it('close() commits what was queued instead of dropping it', async () => {
     const [lease] = (await makeRuns(1)) as [Lease];
     const pending = t.log.commit(lease, [value('last')], { durable: true });

@@ -1,6 +1,7 @@
 /**
  * Many runs' commits as a handful of statements: the group commit's fast path (group-commit.ts).
  * Without store writes, one statement (FENCE_AND_APPEND), which then needs no transaction at all.
+ * New runs (createRun) batch the same way: one INSERT of the runs, one of their first events.
  *
  * A group of 100 commits run one by one costs 100–400 round trips inside its transaction, and
  * those round trips, not the WAL flush, were what bounded concurrent runs on PostgreSQL. Here the
@@ -15,15 +16,16 @@
  */
 import type pg from 'pg';
 import type { StoredEvent } from '../events.js';
-import type { Lease, StatusChange } from '../log.js';
+import type { Lease, NewRun, StatusChange } from '../log.js';
 import type { PlannedEntry } from '../checks.js';
 import { storedFrom, storeWritePayloadJson, type PreparedEvent } from '../rows.js';
-import { insertEventsOfRuns, type RunAppend } from './run-sql.js';
+import { insertEventsOfRuns, insertRuns, runExists, type RunAppend } from './run-sql.js';
 import type { PgTableStores } from './table-store.js';
 import { notifyWork } from './work-signals.js';
 
 /** One run's commit, checked and serialised (no claims: see the header). */
 export interface BatchedCommit {
+  create?: never;
   lease: Lease;
   entries: Exclude<PlannedEntry, { kind: 'claim' }>[];
   /** The newest recordedAt among the entries: the run's updated_at moves up to it. */
@@ -33,7 +35,25 @@ export interface BatchedCommit {
   returnEvents: boolean;
 }
 
-export type BatchOutcome = { ok: true; value: StoredEvent[] } | { ok: false; error: unknown };
+/** A new run with its first events (createRun), checked and serialised. */
+export interface BatchedCreate {
+  create: true;
+  run: NewRun;
+  owner: string;
+  ttlMs: number;
+  events: PreparedEvent[];
+}
+
+/** What a batch is made of: commits to runs, and new runs. */
+export type BatchItem = BatchedCommit | BatchedCreate;
+
+export type BatchOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** What createRun answers. */
+export interface CreatedRun {
+  lease: Lease;
+  events: StoredEvent[];
+}
 
 /**
  * Reserves `n` seqs AND checks the lease of every listed run in one UPDATE, under each run row's
@@ -71,12 +91,65 @@ export function signalsWork(status: Required<StatusChange> | undefined): boolean
 }
 
 /**
- * True if `commitMany` writes these commits with ONE statement (so it needs no transaction
+ * Runs a group's batch in order: each stretch of new runs as one `createMany`, each stretch of
+ * commits as one `commitMany` (a run is created before anything can commit to it).
+ */
+export async function runBatch(
+  client: pg.PoolClient,
+  tables: PgTableStores,
+  items: readonly BatchItem[],
+  leaseLost: (lease: Lease, client: pg.PoolClient) => Promise<Error>,
+): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = [];
+  for (let i = 0; i < items.length; ) {
+    const creating = isCreate(items[i]!);
+    let end = i + 1;
+    while (end < items.length && isCreate(items[end]!) === creating) end++;
+    const stretch = items.slice(i, end);
+    outcomes.push(
+      ...(creating ? await createMany(client, stretch as BatchedCreate[]) : await commitMany(client, tables, stretch as BatchedCommit[], leaseLost)),
+    );
+    i = end;
+  }
+  return outcomes;
+}
+
+function isCreate(item: BatchItem): item is BatchedCreate {
+  return 'create' in item;
+}
+
+/** New runs: one INSERT of the runs, one of their first events, one NOTIFY. A taken id fails alone, having written nothing. */
+async function createMany(client: pg.PoolClient, creates: readonly BatchedCreate[]): Promise<BatchOutcome[]> {
+  const expiries = await insertRuns(
+    client,
+    creates.map((c) => ({ run: c.run, owner: c.owner, ttlMs: c.ttlMs, lastSeq: c.events.length })),
+  );
+  // A run listed twice got one row: the first listing is the one created.
+  const created = new Set<string>();
+  const outcomes: BatchOutcome[] = creates.map((c) => {
+    const expiresAt = expiries.get(c.run.runId);
+    if (expiresAt === undefined || created.has(c.run.runId)) return { ok: false, error: runExists(c.run.runId) };
+    created.add(c.run.runId);
+    const value: CreatedRun = {
+      lease: { runId: c.run.runId, owner: c.owner, epoch: 1, expiresAt },
+      events: c.events.map((event, i) => storedFrom(c.run.runId, i + 1, event)),
+    };
+    return { ok: true, value };
+  });
+  const appends = creates.filter((_, i) => outcomes[i]!.ok).map((c) => ({ runId: c.run.runId, firstSeq: 1, events: c.events }));
+  await insertEventsOfRuns(client, appends);
+  if (appends.length > 0) await notifyWork(client);
+  return outcomes;
+}
+
+/**
+ * True if `runBatch` writes these items with ONE statement (so it needs no transaction
  * around it): one round (no run twice), no store writes, no NOTIFY.
  */
-export function writesInOneStatement(commits: readonly BatchedCommit[]): boolean {
+export function writesInOneStatement(items: readonly BatchItem[]): boolean {
   const runs = new Set<string>();
-  for (const commit of commits) {
+  for (const commit of items) {
+    if (isCreate(commit)) return false;
     if (runs.has(commit.lease.runId) || signalsWork(commit.status) || commit.entries.some((entry) => entry.kind === 'store')) return false;
     runs.add(commit.lease.runId);
   }

@@ -58,10 +58,10 @@ import {
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
-import { type BatchedCommit, commitMany, writesInOneStatement } from './commit-batch.js';
+import { type BatchedCommit, type BatchedCreate, type BatchItem, type CreatedRun, runBatch, writesInOneStatement } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
-import { insertEvents, insertRun } from './run-sql.js';
+import { insertEvents } from './run-sql.js';
 import * as retention from './retention.js';
 import * as schedules from './schedules.js';
 import { listStoreTables } from './table-catalog.js';
@@ -137,7 +137,7 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
 
 class PostgresEventLog implements EventLog {
   private readonly tables = new PgTableStores();
-  private readonly committer: PgGroupCommitter<BatchedCommit>;
+  private readonly committer: PgGroupCommitter<BatchItem>;
   private readonly inFlight = new Set<string>();
   private commits = 0;
   private durableCommits = 0;
@@ -159,7 +159,7 @@ class PostgresEventLog implements EventLog {
     this.committer = new PgGroupCommitter(
       () => this.connectWriter(),
       () => this.tables.invalidate(),
-      (client, commits) => commitMany(client, this.tables, commits, (lease, on) => this.leaseLost(lease, on)),
+      (client, items) => runBatch(client, this.tables, items, (lease, on) => this.leaseLost(lease, on)),
       writesInOneStatement,
     );
   }
@@ -226,15 +226,15 @@ class PostgresEventLog implements EventLog {
     checkTtl(ttlMs, 'createRun');
     if (!Array.isArray(first)) throw new Error(`createRun: first events must be an array but got: ${describe(first)}`);
     const prepared = first.map((event) => prepareEvent(event, `createRun '${run.runId}'`));
-    return this.committer.submit(true, async (client) => {
-      const expiresAt = await insertRun(client, run, owner, ttlMs, prepared.length);
-      await insertEvents(client, run.runId, 1, prepared);
-      await notifyWork(client);
-      return {
-        lease: { runId: run.runId, owner, epoch: 1, expiresAt },
-        events: prepared.map((event, i) => storedFrom(run.runId, i + 1, event)),
-      };
-    });
+    const create: BatchedCreate = { create: true, run, owner, ttlMs, events: prepared };
+    return this.committer.submit(true, async (client) => this.aloneInBatch(client, create) as Promise<CreatedRun>, { batch: create });
+  }
+
+  /** One batch item alone (in its savepoint, when its group re-runs with savepoints): its value, or its error thrown. */
+  private async aloneInBatch(client: pg.PoolClient, item: BatchItem): Promise<unknown> {
+    const [outcome] = await runBatch(client, this.tables, [item], (lost, on) => this.leaseLost(lost, on));
+    if (!outcome!.ok) throw outcome!.error;
+    return outcome!.value;
   }
 
   async acquire(runId: string, owner: string, now: number, ttlMs: number, opts: { takeOverFrom?: string } = {}): Promise<AcquiredLease | LeaseHeld> {
@@ -311,10 +311,9 @@ class PostgresEventLog implements EventLog {
       };
       const claims = plan.filter((entry): entry is Extract<PlannedEntry, { kind: 'claim' }> => entry.kind === 'claim');
       const alone = async (client: pg.PoolClient): Promise<StoredEvent[]> => {
-        const [outcome] = await commitMany(client, this.tables, [commit], (lost, on) => this.leaseLost(lost, on));
-        if (!outcome!.ok) throw outcome!.error;
+        const events = (await this.aloneInBatch(client, commit)) as StoredEvent[];
         await this.claim(client, lease, claims);
-        return outcome!.value;
+        return events;
       };
       // A claim must undo the commit's other writes when it fails: only claim-free commits batch.
       const events = await this.committer.submit(opts.durable, alone, claims.length === 0 ? { batch: commit } : {});

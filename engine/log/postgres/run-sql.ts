@@ -6,18 +6,54 @@ import type { PoolClient } from 'pg';
 import type { NewRun } from '../log.js';
 import type { PreparedEvent } from '../rows.js';
 
+/** A run to create, owned by `owner` with a lease of `ttlMs`, its first `lastSeq` events to follow. */
+export interface RunInsert {
+  run: NewRun;
+  owner: string;
+  ttlMs: number;
+  lastSeq: number;
+}
+
 /** Inserts the run owned by `owner`; returns its lease's expiry by the database's clock. Throws if the id is taken. */
 export async function insertRun(client: PoolClient, run: NewRun, owner: string, ttlMs: number, lastSeq: number): Promise<number> {
-  const { rows } = await client.query<{ lease_expires_at: number }>(
-    `INSERT INTO reqon_runs (run_id, mission, mission_hash, mission_files, options, status, created_at, updated_at,
-                             last_seq, owner, lease_epoch, lease_expires_at, wake_at, waiting_on)
-     VALUES ($1, $2, $3, $4, $5, 'running', $6, $6, $7, $8, 1, reqon_now_ms() + $9, NULL, NULL)
-     ON CONFLICT (run_id) DO NOTHING
-     RETURNING lease_expires_at`,
-    [run.runId, String(run.mission), String(run.missionHash), JSON.stringify(run.missionFiles), JSON.stringify(run.options), run.createdAt, lastSeq, owner, ttlMs],
-  );
-  if (rows[0] === undefined) throw new Error(`run '${run.runId}' already exists in this log; run ids must be unique — generate a new one`);
-  return rows[0].lease_expires_at;
+  const expiry = (await insertRuns(client, [{ run, owner, ttlMs, lastSeq }])).get(run.runId);
+  if (expiry === undefined) throw runExists(run.runId);
+  return expiry;
+}
+
+/**
+ * Inserts runs in ONE statement; returns run id → its lease's expiry by the database's clock, for
+ * the runs inserted. A run whose id is taken (or listed twice) is left out: nothing of it is written.
+ */
+export async function insertRuns(client: PoolClient, inserts: readonly RunInsert[]): Promise<Map<string, number>> {
+  const { rows } = await client.query<{ run_id: string; lease_expires_at: number }>({
+    name: 'reqon-insert-runs',
+    text: `INSERT INTO reqon_runs (run_id, mission, mission_hash, mission_files, options, status, created_at, updated_at,
+                                   last_seq, owner, lease_epoch, lease_expires_at, wake_at, waiting_on)
+           SELECT u.run_id, u.mission, u.mission_hash, u.mission_files, u.options, 'running', u.created_at, u.created_at,
+                  u.last_seq, u.owner, 1, reqon_now_ms() + u.ttl, NULL, NULL
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::bigint[])
+                  WITH ORDINALITY AS u(run_id, mission, mission_hash, mission_files, options, created_at, last_seq, owner, ttl, ord)
+            ORDER BY u.ord
+           ON CONFLICT (run_id) DO NOTHING
+           RETURNING run_id, lease_expires_at`,
+    values: [
+      inserts.map((i) => i.run.runId),
+      inserts.map((i) => String(i.run.mission)),
+      inserts.map((i) => String(i.run.missionHash)),
+      inserts.map((i) => JSON.stringify(i.run.missionFiles)),
+      inserts.map((i) => JSON.stringify(i.run.options)),
+      inserts.map((i) => i.run.createdAt),
+      inserts.map((i) => i.lastSeq),
+      inserts.map((i) => i.owner),
+      inserts.map((i) => i.ttlMs),
+    ],
+  });
+  return new Map(rows.map((row) => [row.run_id, row.lease_expires_at]));
+}
+
+export function runExists(runId: string): Error {
+  return new Error(`run '${runId}' already exists in this log; run ids must be unique — generate a new one`);
 }
 
 /** One run's events to insert, numbered firstSeq, firstSeq+1, … */
