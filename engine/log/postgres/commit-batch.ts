@@ -19,7 +19,7 @@ import type { StoredEvent } from '../events.js';
 import type { Lease, NewRun, StatusChange } from '../log.js';
 import type { PlannedEntry } from '../checks.js';
 import { storedFrom, storeWritePayloadJson, type PreparedEvent } from '../rows.js';
-import { insertEventsOfRuns, insertRuns, runExists, type RunAppend } from './run-sql.js';
+import { eventColumns, insertEventsOfRuns, insertRuns, runExists, type RunAppend } from './run-sql.js';
 import type { PgTableStores } from './table-store.js';
 import { notifyWork } from './work-signals.js';
 
@@ -216,7 +216,7 @@ async function commitRound(
   const withWrites = listed.some((c) => c.entries.some((entry) => entry.kind === 'store'));
   const { rows } = withWrites
     ? await client.query<{ run_id: string; last_seq: number }>({ name: 'reqon-fence-many', text: FENCE_MANY, values: fenceValues })
-    : await client.query<{ run_id: string; last_seq: number }>({ name: 'reqon-fence-and-append', text: FENCE_AND_APPEND, values: [...fenceValues, ...eventColumns(listed)] });
+    : await client.query<{ run_id: string; last_seq: number }>({ name: 'reqon-fence-and-append', text: FENCE_AND_APPEND, values: [...fenceValues, ...eventColumnsOf(listed)] });
   const lastSeqOf = new Map(rows.map((row) => [row.run_id, Number(row.last_seq)]));
   const fenced: number[] = [];
   for (const i of round) {
@@ -247,24 +247,16 @@ async function commitRound(
   });
 }
 
-/** The events of `commits` as the columns FENCE_AND_APPEND unnests: run, index within its commit (1-based), fields. */
-function eventColumns(commits: readonly BatchedCommit[]): unknown[][] {
-  const runIds: string[] = [];
-  const ks: number[] = [];
-  const types: string[] = [];
-  const stepPaths: string[] = [];
-  const payloads: string[] = [];
-  const recordedAts: number[] = [];
-  for (const commit of commits) {
-    commit.entries.forEach((entry, k) => {
-      if (entry.kind !== 'event') throw new Error('eventColumns: a commit with store writes cannot take the one-statement path');
-      runIds.push(commit.lease.runId);
-      ks.push(k + 1);
-      types.push(entry.event.type);
-      stepPaths.push(entry.event.stepPath);
-      payloads.push(entry.event.payloadJson);
-      recordedAts.push(entry.event.recordedAt);
-    });
-  }
-  return [runIds, ks, types, stepPaths, payloads, recordedAts];
+/** The events of `commits` as the columns FENCE_AND_APPEND unnests: numbered from 1 within each commit (k). */
+function eventColumnsOf(commits: readonly BatchedCommit[]): unknown[][] {
+  return eventColumns(
+    commits.map((commit) => ({
+      runId: commit.lease.runId,
+      firstSeq: 1,
+      events: commit.entries.map((entry) => {
+        if (entry.kind !== 'event') throw new Error('eventColumnsOf: a commit with store writes cannot take the one-statement path');
+        return entry.event;
+      }),
+    })),
+  );
 }

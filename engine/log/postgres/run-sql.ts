@@ -70,28 +70,29 @@ export async function insertEvents(client: PoolClient, runId: string, firstSeq: 
 
 /** Inserts the events of many runs in ONE statement (arrays unnested server-side). */
 export async function insertEventsOfRuns(client: PoolClient, appends: readonly RunAppend[]): Promise<void> {
-  const runIds: string[] = [];
-  const seqs: number[] = [];
-  const types: string[] = [];
-  const stepPaths: string[] = [];
-  const payloads: string[] = [];
-  const recordedAts: number[] = [];
-  for (const { runId, firstSeq, events } of appends) {
-    events.forEach((event, i) => {
-      runIds.push(runId);
-      seqs.push(firstSeq + i);
-      types.push(event.type);
-      stepPaths.push(event.stepPath);
-      payloads.push(event.payloadJson);
-      recordedAts.push(event.recordedAt);
-    });
-  }
-  if (seqs.length === 0) return;
+  const columns = eventColumns(appends);
+  if (columns[0].length === 0) return;
   await client.query({
     name: 'reqon-insert-events',
     text: `INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
            SELECT u.run_id, u.seq, u.type, u.step_path, u.payload, u.recorded_at
              FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(run_id, seq, type, step_path, payload, recorded_at)`,
-    values: [runIds, seqs, types, stepPaths, payloads, recordedAts],
+    values: columns,
   });
+}
+
+/** The events of `appends` as the columns the INSERTs unnest: run, seq, type, step path, payload, recordedAt. */
+export function eventColumns(appends: readonly RunAppend[]): [string[], number[], string[], string[], string[], number[]] {
+  const columns: [string[], number[], string[], string[], string[], number[]] = [[], [], [], [], [], []];
+  for (const { runId, firstSeq, events } of appends) {
+    events.forEach((event, i) => {
+      columns[0].push(runId);
+      columns[1].push(firstSeq + i);
+      columns[2].push(event.type);
+      columns[3].push(event.stepPath);
+      columns[4].push(event.payloadJson);
+      columns[5].push(event.recordedAt);
+    });
+  }
+  return columns;
 }
