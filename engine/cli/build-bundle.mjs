@@ -113,6 +113,15 @@ if (result.warnings.length > 0) {
   fs.rmSync(tmpBundle, { force: true });
   fail(`esbuild warned (a bundle that may not behave like the modules is not written):\n${result.warnings.map((w) => `  ${w.location?.file ?? ''}: ${w.text}`).join('\n')}`);
 }
+// The bundle runs from a code cache, where import() has no loader on Node 20: what stays outside
+// it must be imported through env/import-esm.ts, which the bundle's runner hands the real one.
+const dynamicExternals = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>
+  input.imports.filter((i) => i.kind === 'dynamic-import' && i.external).map((i) => `  ${file}: import('${i.path}')`),
+);
+if (dynamicExternals.length > 0) {
+  fs.rmSync(tmpBundle, { force: true });
+  fail(`import() of a module outside the bundle fails inside it; use importEsm (engine/env/import-esm.ts):\n${dynamicExternals.join('\n')}`);
+}
 const inputs = Object.keys(result.metafile.inputs).map((file) => {
   const mark = marks.get(path.resolve(ROOT, file));
   if (!mark) fail(`esbuild read ${file} without the marking loader; its changes would not be noticed`);
