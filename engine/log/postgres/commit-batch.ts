@@ -5,11 +5,12 @@
  *
  * A group of 100 commits run one by one costs 100–400 round trips inside its transaction, and
  * those round trips, not the WAL flush, were what bounded concurrent runs on PostgreSQL. Here the
- * whole batch is: one fence UPDATE over every run (seqs reserved and leases checked, the same rule
- * as the single-run FENCE_UPDATE), the store writes per table (table-store.ts `applyWrites`), and
- * one INSERT of every event. A commit whose lease is lost matches no row of the fence, so nothing
- * of it is written and it fails alone; any error inside PostgreSQL aborts the transaction and the
- * group runs again with a savepoint per commit.
+ * whole batch is: one fence UPDATE over every run (seqs reserved and leases checked under each
+ * run row's lock, invariant 1 of postgres-log.ts), the store writes per table (table-store.ts
+ * `applyWrites`), and one INSERT of every event. A commit whose lease is lost matches no row of the
+ * fence, so nothing of it is written and it fails alone. A statement PostgreSQL refuses aborts the
+ * transaction and the group runs again with a savepoint per commit; a deadlock re-runs the group
+ * as it is, and a failure of the log itself (connection, server, disk) fails the group.
  *
  * Not batched (they need a savepoint of their own): commits that claim a webhook delivery, whose
  * failure must undo the commit's other writes.

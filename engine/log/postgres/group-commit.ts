@@ -22,8 +22,9 @@
  * Batching: a job may also be handed as data (`batch`). Consecutive such jobs run together through
  * `runBatch` — for the log's commits, commit-batch.ts: a few statements for the whole batch
  * instead of a few per job, which is what a group's time was made of. `runBatch` fails a job
- * alone only when it wrote nothing of it; anything PostgreSQL throws aborts the transaction, and
- * the group runs again with every job alone in its savepoint (`work`).
+ * alone only when it wrote nothing of it; a statement PostgreSQL refuses aborts the transaction,
+ * and the group runs again with every job alone in its savepoint (`work`) — but not after a
+ * deadlock (the group is retried as it is) or a failure of the log itself (see `reRunnable`).
  */
 import type { PoolClient } from 'pg';
 import { isLogFailure, logUnreachable } from '../errors.js';

@@ -14,8 +14,8 @@
  *   callers pass to acquire/renew/createRun is not used for leases, so a worker whose clock is
  *   wrong can neither steal a live lease nor keep a dead one. Timers (`wakeAt`) stay in the
  *   callers' time, as the worker computed them.
- * - group commit and durability: group-commit.ts (synchronous_commit on for durable groups,
- *   SET LOCAL off for the others).
+ * - group commit and durability: group-commit.ts and commit-batch.ts (the writer connection's
+ *   session default is synchronous_commit off; a durable group runs SET LOCAL … on).
  * Lease operations and reads run on the pool outside the group; writes that decide something go
  * through the group.
  */
