@@ -11,9 +11,9 @@
  * Status and waiting info come from the events too; the service overlays the run record (which
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
-import type { StoredEvent } from '../log/events.js';
-import type { RunStatus } from '../log/log.js';
-import { assertInOrder, type FoldHandler } from './fold-handler.js';
+import type { EventType, StoredEvent } from '../log/events.js';
+import type { EventCounts, EventTable, RunStatus } from '../log/log.js';
+import { assertInOrder, runFold, type FoldHandler } from './fold-handler.js';
 
 /** One row of the runs table: a fold over the run's events plus its run record. */
 export interface RunSummary {
@@ -124,8 +124,7 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         break;
       }
       case 'http.response': {
-        const status = event.payload.response.status;
-        if (status >= 200 && status < 300) this.effects += 1;
+        if (isEffectStatus(event.payload.response.status)) this.effects += 1;
         break;
       }
       case 'store.write':
@@ -209,6 +208,64 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
       firstFailure: this.firstFailure,
     };
   }
+}
+
+/** An `http.response` with this status is an effect (the API took the request). */
+function isEffectStatus(status: unknown): boolean {
+  return (status as number) >= 200 && (status as number) < 300;
+}
+
+/**
+ * The events the summary reads one by one (`readRunSummary`): those whose order or payload it
+ * needs. Everything else it counts (steps, store writes, 2xx responses), so the log counts them.
+ */
+export const SUMMARY_EVENT_TYPES: readonly EventType[] = [
+  'run.started',
+  'step.failed',
+  'run.resumed',
+  'run.suspended',
+  'pause.created',
+  'wait.registered',
+  'pause.resumed',
+  'wait.completed',
+  'run.completed',
+  'run.failed',
+];
+
+/**
+ * What RunSummaryHandler folds from every event of a run, from the log's counts and the events of
+ * SUMMARY_EVENT_TYPES up to `counts.lastSeq` (test/inspect/run-summary-counts.test.ts holds the two
+ * equal): the counted fields of the handler are the ones those events leave at zero.
+ */
+export function summaryFromCounts(runId: string, counts: EventCounts, events: Iterable<StoredEvent>): RunSummary {
+  const summary = runFold(new RunSummaryHandler(runId), events);
+  if (counts.lastSeq === 0) return summary;
+  const startedAt = counts.firstRecordedAt!;
+  // The fold's updatedAt starts at 0 (Math.max over the events from there).
+  const updatedAt = Math.max(0, counts.latestRecordedAt!);
+  const responses = counts.responseStatuses.reduce((n, r) => n + (isEffectStatus(r.status) ? r.count : 0), 0);
+  return {
+    ...summary,
+    startedAt,
+    updatedAt,
+    durationMs: Math.max(0, updatedAt - startedAt),
+    steps: counts.byType['step.completed'] ?? 0,
+    effects: responses + (counts.byType['store.write'] ?? 0),
+    lastSeq: counts.lastSeq,
+  };
+}
+
+/**
+ * A run's summary without reading its whole log: the database counts most events, and only the
+ * few of SUMMARY_EVENT_TYPES are read. Also the run's first event when it is one of those (its
+ * `run.started`: where a fork came from).
+ */
+export async function readRunSummary(log: Pick<EventTable, 'eventCounts' | 'read'>, runId: string): Promise<{ summary: RunSummary; first: StoredEvent | undefined }> {
+  const counts = await log.eventCounts(runId);
+  // Bounded by the counted seq: a run that grows meanwhile is summed over the same events (append-only).
+  const events = counts.lastSeq === 0 ? [] : await log.read(runId, { types: SUMMARY_EVENT_TYPES, toSeq: counts.lastSeq });
+  // seq starts at 1 (GUARANTEES): an event at seq 1 is the run's first.
+  return { summary: summaryFromCounts(runId, counts, events), first: events[0]?.seq === 1 ? events[0] : undefined };
 }
 
 /** Whether step path `outer` is `inner` or one of its ancestors (`A/1` encloses `A/1[2]/0`). */

@@ -176,6 +176,19 @@ export interface ReadOptions {
   types?: readonly EventType[];
 }
 
+/** See EventTable.eventCounts. */
+export interface EventCounts {
+  /** The newest event's seq; 0 without events. */
+  lastSeq: number;
+  /** recorded_at of the first event (lowest seq) and the latest recorded_at of any; null without events. */
+  firstRecordedAt: number | null;
+  latestRecordedAt: number | null;
+  /** Events of each type the run has (a type it has none of is absent). */
+  byType: Partial<Record<EventType, number>>;
+  /** `http.response` events by their `response.status` as stored (a number, as the engine writes it). */
+  responseStatuses: { status: unknown; count: number }[];
+}
+
 /** Counters for tests and benches: how many write transactions and fsyncs this connection made. */
 export interface LogStats {
   /** Write transactions committed (group commits count once). */
@@ -186,6 +199,21 @@ export interface LogStats {
   commits: number;
   /** Of those, the durable ones. */
   durableCommits: number;
+}
+
+/** Which runs `listRuns` and `countRuns` take (run-query.ts builds it into SQL); every one when empty. */
+export interface RunQuery {
+  status?: RunStatus;
+  /** Only runs that logged a `step.failed` (true) or none (false): a completed run that went on after failures. */
+  failedSteps?: boolean;
+  /** Only runs whose mission or run id contains this text, ignoring case (ASCII letters' only, on SQLite). */
+  text?: string;
+}
+
+export interface ListRunsOptions extends RunQuery {
+  limit?: number;
+  offset?: number;
+  oldestFirst?: boolean;
 }
 
 /** The run rows and their leases: who may write a run, and what each run waits on. */
@@ -204,8 +232,10 @@ export interface RunTable {
   /** Gives the run up; a no-op when the lease was already lost. */
   release(lease: Lease): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
-  /** Newest first. */
-  listRuns(opts?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
+  /** Newest first (by createdAt, then runId), or oldest first; at most `limit` after skipping `offset`. */
+  listRuns(opts?: ListRunsOptions): Promise<RunRecord[]>;
+  /** How many runs `query` takes (what `listRuns` pages through). */
+  countRuns(query?: RunQuery): Promise<number>;
   /** Suspended runs whose wakeAt <= now, and running runs whose lease expired (owner died). */
   dueRuns(now: number, limit: number): Promise<RunRecord[]>;
   /**
@@ -237,6 +267,12 @@ export interface EventTable {
   replayReader?(runId: string, toSeq: number, skip: readonly EventType[]): ReplayReader;
   /** The run's newest event whose type is one of `types`, without reading the rest of its log. */
   lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined>;
+  /**
+   * What the database counts of the run's events without handing any out, in one snapshot: a
+   * summary of a long run (`reqon show`, the studio's runs list) takes these and reads only the
+   * few events whose order matters (inspect/run-summary.ts). An unknown run counts nothing.
+   */
+  eventCounts(runId: string): Promise<EventCounts>;
   /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */
   lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
 }

@@ -4,7 +4,7 @@
  * Invariant: each row's JSON columns are parsed exactly once, here.
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
-import type { PrunableRun, RunRecord, RunStatus, TableStoreWrite } from './log.js';
+import type { EventCounts, PrunableRun, RunRecord, RunStatus, TableStoreWrite } from './log.js';
 
 export interface RunRow {
   run_id: string;
@@ -64,6 +64,23 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 /** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */
+/** One group of an `eventCounts` query: events of one type (and http.response status), its first event's recorded_at. */
+export type EventCountRow = readonly [type: string, status: unknown, count: number | string, lastSeq: number | string, latest: number | string, first: number | string];
+
+/** The groups of an `eventCounts` query (the same columns on every backend) as EventCounts. */
+export function toEventCounts(rows: readonly EventCountRow[]): EventCounts {
+  const counts: EventCounts = { lastSeq: 0, firstRecordedAt: null, latestRecordedAt: null, byType: {}, responseStatuses: [] };
+  for (const [type, status, countValue, lastSeq, latest, first] of rows) {
+    const count = Number(countValue);
+    counts.lastSeq = Math.max(counts.lastSeq, Number(lastSeq));
+    counts.latestRecordedAt = Math.max(counts.latestRecordedAt ?? -Infinity, Number(latest));
+    counts.firstRecordedAt = Number(first);
+    counts.byType[type as EventType] = (counts.byType[type as EventType] ?? 0) + count;
+    if (type === 'http.response') counts.responseStatuses.push({ status, count });
+  }
+  return counts;
+}
+
 export interface PreparedEvent {
   type: string;
   stepPath: string;

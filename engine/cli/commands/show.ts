@@ -1,7 +1,6 @@
-/** `reqon show RUN_ID [--json]` — one run's status and position (a fold over its events). */
+/** `reqon show RUN_ID [--json]` — one run's status and position (its summary, from the log's counts). */
 import type { Command } from 'commander';
-import { RunSummaryHandler, statusLabel, withRunRecord } from '../../inspect/run-summary.js';
-import { runFold } from '../../inspect/fold-handler.js';
+import { readRunSummary, statusLabel, withRunRecord } from '../../inspect/run-summary.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -21,9 +20,10 @@ export const command: CommandModule = {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
         return EXIT_FAILED;
       }
-      const events = await log.read(runId);
-      const summary = withRunRecord(runFold(new RunSummaryHandler(runId), events), record);
-      const last = events[events.length - 1];
+      // Counted by the log, not folded here: a 100k-event run reads only its few summary events.
+      const counted = (await readRunSummary(log, runId)).summary;
+      const summary = withRunRecord(counted, record);
+      const last = counted.lastSeq === 0 ? undefined : (await log.read(runId, { fromSeq: counted.lastSeq, toSeq: counted.lastSeq }))[0];
       const position = last ? { seq: last.seq, type: last.type, stepPath: last.stepPath } : null;
       if (options.json === true) {
         io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, position, options: record.options })}\n`);

@@ -14,8 +14,8 @@
  *   callers pass to acquire/renew/createRun is not used for leases, so a worker whose clock is
  *   wrong can neither steal a live lease nor keep a dead one. Timers (`wakeAt`) stay in the
  *   callers' time, as the worker computed them.
- * - group commit and durability: group-commit.ts and commit-batch.ts (the writer connection's
- *   session default is synchronous_commit off; a durable group runs SET LOCAL … on).
+ * - group commit and durability: group-commit.ts and commit-batch.ts (two writer connections,
+ *   one with synchronous_commit off for non-durable groups, one with it on for durable groups).
  * Lease operations and reads run on the pool outside the group; writes that decide something go
  * through the group.
  */
@@ -24,10 +24,10 @@ import type { EventType, NewEvent, StoredEvent } from '../events.js';
 import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
-  RUN_STATUSES,
   type AcquiredLease,
   type CommitEntry,
   type CommitOptions,
+  type EventCounts,
   type DeliveryOutcome,
   type EventLog,
   type FireOutcome,
@@ -44,6 +44,8 @@ import {
   type RetryCandidate,
   type RunRecord,
   type RunStatus,
+  type ListRunsOptions,
+  type RunQuery,
   type ScheduleFiring,
   type ScheduleRecord,
   type StatusChange,
@@ -56,12 +58,13 @@ import {
   type SpaceReport,
   type StoreTableRef,
 } from '../log.js';
-import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
 import { type BatchedCommit, type BatchedCreate, type BatchItem, type CreatedRun, runBatch, writesInOneStatement } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { insertEvents } from './run-sql.js';
+import { listRunsPage, runQuerySql } from '../run-query.js';
 import * as retention from './retention.js';
 import * as schedules from './schedules.js';
 import { listStoreTables } from './table-catalog.js';
@@ -96,26 +99,27 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
   }
   const pool = new pg.Pool({
     connectionString: url,
-    max: Math.max(1, (opts.poolSize ?? 8) - 1), // and one writer: poolSize connections in all (besides LISTEN)
+    max: Math.max(1, (opts.poolSize ?? 8) - 2), // and two writers: poolSize connections in all (besides LISTEN)
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon',
     types,
   });
-  // The group commit's one connection (group-commit.ts), in a pool of its own so that its session
-  // default — synchronous_commit off (connectWriter), which durable groups turn on per
-  // transaction — never reaches the statements of the main pool (leases, reads).
-  const writer = new pg.Pool({
-    connectionString: url,
-    max: 1,
-    connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
-    application_name: 'reqon-writer',
-    types,
-  });
+  // The group commit's two connections (group-commit.ts), each in a pool of its own so that its
+  // session setting (connectWriter) — synchronous_commit off for the lazy one, on for the durable
+  // one — never reaches the statements of the main pool (leases, reads) nor the other writer.
+  const writer = (durable: boolean) =>
+    new pg.Pool({
+      connectionString: url,
+      max: 1,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+      application_name: durable ? 'reqon-writer-durable' : 'reqon-writer',
+      types,
+    });
+  const writers = { lazy: writer(false), durable: writer(true) };
   // An idle connection that breaks (server restart) is dropped by the pool and reported here;
   // unheard, that 'error' would kill the process. The next query opens a new connection.
-  pool.on('error', () => undefined);
-  writer.on('error', () => undefined);
-  const log = new PostgresEventLog(pool, writer, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', {
+  for (const p of [pool, writers.lazy, writers.durable]) p.on('error', () => undefined);
+  const log = new PostgresEventLog(pool, writers, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', {
     connectionString: url,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon-listen',
@@ -128,8 +132,7 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
       client.release();
     }
   } catch (error) {
-    await pool.end().catch(() => undefined);
-    await writer.end().catch(() => undefined);
+    for (const p of [pool, writers.lazy, writers.durable]) await p.end().catch(() => undefined);
     throw error;
   }
   return log;
@@ -144,20 +147,20 @@ class PostgresEventLog implements EventLog {
   private singleTransactions = 0;
   private closed = false;
   private readonly heard = new WeakSet<pg.PoolClient>();
-  /** Writer connections whose session default is already synchronous_commit = off. */
-  private readonly lazyWriters = new WeakSet<pg.PoolClient>();
+  /** Writer connections whose session's synchronous_commit is already set. */
+  private readonly setWriters = new WeakSet<pg.PoolClient>();
 
   constructor(
     private readonly pool: pg.Pool,
-    /** The group commit's connection (see openPostgresLog). */
-    private readonly writer: pg.Pool,
+    /** The group commit's connections (see openPostgresLog). */
+    private readonly writers: { lazy: pg.Pool; durable: pg.Pool },
     private readonly target: string,
     private readonly debugChecks: boolean,
     /** For the dedicated LISTEN connection of watchWork. */
     private readonly listenConfig: pg.ClientConfig,
   ) {
     this.committer = new PgGroupCommitter(
-      () => this.connectWriter(),
+      (durable) => this.connectWriter(durable),
       () => this.tables.invalidate(),
       (client, items) => runBatch(client, this.tables, items, (lease, on) => this.leaseLost(lease, on)),
       writesInOneStatement,
@@ -180,17 +183,20 @@ class PostgresEventLog implements EventLog {
     }
   }
 
-  /** The group commit's connection, its session default set once per physical connection (see openPostgresLog). */
-  private async connectWriter(): Promise<pg.PoolClient> {
-    const client = await this.connect(this.writer);
-    if (!this.lazyWriters.has(client)) {
+  /**
+   * A group commit's connection, its session's synchronous_commit set once per physical
+   * connection (see openPostgresLog): `on` for the durable writer whatever the server's default.
+   */
+  private async connectWriter(durable: boolean): Promise<pg.PoolClient> {
+    const client = await this.connect(durable ? this.writers.durable : this.writers.lazy);
+    if (!this.setWriters.has(client)) {
       try {
-        await client.query('SET synchronous_commit = off');
+        await client.query(`SET synchronous_commit = ${durable ? 'on' : 'off'}`);
       } catch (error) {
         client.release(error instanceof Error ? error : new Error(String(error)));
         throw new LogConnectionError(this.target, reasonOf(error), { cause: error });
       }
-      this.lazyWriters.add(client);
+      this.setWriters.add(client);
     }
     return client;
   }
@@ -364,24 +370,44 @@ class PostgresEventLog implements EventLog {
     return rows[0] === undefined ? undefined : toStoredEvent(rows[0]);
   }
 
+  async eventCounts(runId: string): Promise<EventCounts> {
+    this.open('eventCounts');
+    // One statement (one snapshot); the status as jsonb, so the caller sees it typed as stored.
+    const { rows } = await this.query<{ type: string; status: unknown; n: string; last_seq: string; latest: string; first: string }>(
+      `SELECT type, CASE WHEN type = 'http.response' THEN payload::jsonb -> 'response' -> 'status' END AS status,
+              count(*) AS n, max(seq) AS last_seq, max(recorded_at) AS latest,
+              (SELECT recorded_at FROM reqon_events WHERE run_id = $1 ORDER BY seq LIMIT 1) AS first
+         FROM reqon_events WHERE run_id = $1 GROUP BY 1, 2`,
+      [runId],
+    );
+    return toEventCounts(rows.map((r) => [r.type, r.status, r.n, r.last_seq, r.latest, r.first] as const));
+  }
+
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.open('getRun');
     const { rows } = await this.query<RunRow>('SELECT * FROM reqon_runs WHERE run_id = $1', [runId]);
     return rows[0] === undefined ? undefined : toRunRecord(rows[0]);
   }
 
-  async listRuns(opts: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+  async listRuns(opts: ListRunsOptions = {}): Promise<RunRecord[]> {
     this.open('listRuns');
-    const limit = opts.limit === undefined || opts.limit < 0 ? null : opts.limit;
-    if (opts.status !== undefined && !RUN_STATUSES.includes(opts.status)) {
-      throw new Error(`listRuns: unknown status ${JSON.stringify(opts.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
-    }
-    const { rows } = await this.query<RunRow>(
-      'SELECT * FROM reqon_runs WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, run_id COLLATE "C" LIMIT $2',
-      [opts.status ?? null, limit],
-    );
+    const { limit, offset } = listRunsPage(opts, 'listRuns');
+    const values: unknown[] = [];
+    const where = pgRunQuery(opts, 'listRuns', values);
+    const order = opts.oldestFirst === true ? 'created_at ASC, run_id COLLATE "C" DESC' : 'created_at DESC, run_id COLLATE "C"';
+    values.push(limit < 0 ? null : limit, offset);
+    const { rows } = await this.query<RunRow>(`SELECT * FROM reqon_runs ${where} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`, values);
     return rows.map(toRunRecord);
   }
+
+  async countRuns(query: RunQuery = {}): Promise<number> {
+    this.open('countRuns');
+    const values: unknown[] = [];
+    const where = pgRunQuery(query, 'countRuns', values);
+    const { rows } = await this.query<{ n: string }>(`SELECT count(*) AS n FROM reqon_runs ${where}`, values);
+    return Number(rows[0]!.n);
+  }
+
 
   async dueRuns(now: number, limit: number): Promise<RunRecord[]> {
     this.open('dueRuns');
@@ -635,7 +661,7 @@ class PostgresEventLog implements EventLog {
     if (this.closed) return;
     this.closed = true;
     await this.committer.idle();
-    await Promise.all([this.pool.end(), this.writer.end()]);
+    await Promise.all([this.pool.end(), this.writers.lazy.end(), this.writers.durable.end()]);
   }
 
   private async leaseLost(lease: Lease, client?: pg.PoolClient): Promise<Error> {
@@ -655,4 +681,9 @@ class PostgresEventLog implements EventLog {
 function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && error.message === '') return error.errors.map((e: unknown) => (e as Error)?.message ?? String(e)).join('; ');
   return error instanceof Error && error.message !== '' ? error.message : String(error);
+}
+
+/** A RunQuery's WHERE for PostgreSQL, its values appended to `values` ($1, $2, …). */
+function pgRunQuery(query: RunQuery, where: string, values: unknown[]): string {
+  return runQuerySql(query, where, (v) => (values.push(v), `$${values.length}`), (column, needle) => `strpos(lower(${column}), lower(${needle})) > 0`);
 }

@@ -13,9 +13,9 @@ import Database from 'better-sqlite3';
 import type { EventType, NewEvent, StoredEvent } from '../events.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
 import {
-  RUN_STATUSES,
   type CommitEntry,
   type CommitOptions,
+  type EventCounts,
   type EventLog,
   type FireOutcome,
   type FireRequest,
@@ -37,6 +37,8 @@ import {
   type ReplayReader,
   type RunRecord,
   type RunStatus,
+  type ListRunsOptions,
+  type RunQuery,
   type StatusChange,
   type TableStoreWrite,
   type CheckpointMark,
@@ -51,7 +53,8 @@ import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, 
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
-import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toRunRecord, toStoredEvent, type PreparedEvent } from '../rows.js';
+import { listRunsPage, runQuerySql } from '../run-query.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredEvent, type EventCountRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { RetentionTables } from './retention.js';
 import { listStoreTables } from './table-catalog.js';
 import { ScheduleTables } from './schedule-tables.js';
@@ -103,6 +106,7 @@ class SqliteEventLog implements EventLog {
   private readonly insertRows: Database.Statement<(string | number)[]>[] = [];
   /** Runs with a commit in flight (debug check of the "await each commit" rule). */
   private readonly inFlight = new Set<string>();
+  private readonly shaped = new Map<string, Database.Statement>();
   private commits = 0;
   private durableCommits = 0;
   private closed = false;
@@ -266,20 +270,49 @@ class SqliteEventLog implements EventLog {
     return row === undefined ? undefined : toStoredEvent(row);
   }
 
+  async eventCounts(runId: string): Promise<EventCounts> {
+    this.open('eventCounts');
+    let rows: EventCountRow[];
+    try {
+      rows = this.sql.eventCounts.all({ run: runId });
+    } catch (error) {
+      // json_extract of an http.response whose payload is not JSON (a file this engine did not write).
+      throw new Error(`eventCounts '${runId}': ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return toEventCounts(rows);
+  }
+
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.open('getRun');
     const row = this.sql.getRun.get(runId);
     return row === undefined ? undefined : toRunRecord(row);
   }
 
-  async listRuns(opts: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+  async listRuns(opts: ListRunsOptions = {}): Promise<RunRecord[]> {
     this.open('listRuns');
-    const limit = opts.limit ?? -1;
-    if (opts.status === undefined) return this.sql.listRuns.all(limit).map(toRunRecord);
-    if (!RUN_STATUSES.includes(opts.status)) {
-      throw new Error(`listRuns: unknown status ${JSON.stringify(opts.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
-    }
-    return this.sql.listRunsByStatus.all(opts.status, limit).map(toRunRecord);
+    const { limit, offset } = listRunsPage(opts, 'listRuns');
+    const { where, values } = this.runQuery(opts, 'listRuns');
+    const order = opts.oldestFirst === true ? 'created_at ASC, run_id DESC' : 'created_at DESC, run_id';
+    return this.cachedStatement<RunRow>(`SELECT * FROM reqon_runs ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...values, limit, offset).map(toRunRecord);
+  }
+
+  async countRuns(query: RunQuery = {}): Promise<number> {
+    this.open('countRuns');
+    const { where, values } = this.runQuery(query, 'countRuns');
+    return (this.cachedStatement<{ n: number }>(`SELECT count(*) AS n FROM reqon_runs ${where}`).get(...values) as { n: number }).n;
+  }
+
+  private runQuery(query: RunQuery, where: string): { where: string; values: unknown[] } {
+    const values: unknown[] = [];
+    const sql = runQuerySql(query, where, (v) => (values.push(v), '?'), (column, needle) => `instr(lower(${column}), lower(${needle})) > 0`);
+    return { where: sql, values };
+  }
+
+  /** A statement of a few shapes (listRuns's filters), prepared once per shape. */
+  private cachedStatement<R>(text: string): Database.Statement<unknown[], R> {
+    let statement = this.shaped.get(text);
+    if (statement === undefined) this.shaped.set(text, (statement = this.db.prepare(text)));
+    return statement as Database.Statement<unknown[], R>;
   }
 
   async dueRuns(now: number, limit: number): Promise<RunRecord[]> {

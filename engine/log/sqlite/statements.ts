@@ -63,10 +63,6 @@ export function prepareStatements(db: Database.Database) {
     leaseOf: db.prepare<[string], Pick<RunRow, 'owner' | 'lease_epoch' | 'lease_expires_at'>>(
       'SELECT owner, lease_epoch, lease_expires_at FROM reqon_runs WHERE run_id = ?',
     ),
-    listRuns: db.prepare<[number], RunRow>('SELECT * FROM reqon_runs ORDER BY created_at DESC, run_id LIMIT ?'),
-    listRunsByStatus: db.prepare<[string, number], RunRow>(
-      'SELECT * FROM reqon_runs WHERE status = ? ORDER BY created_at DESC, run_id LIMIT ?',
-    ),
     // Two indexed halves: timers that are due (and not being handled by a live lease holder),
     // and running runs whose owner is gone or whose lease ran out.
     dueRuns: db.prepare<{ now: number; limit: number }, RunRow>(`
@@ -142,6 +138,16 @@ export function prepareStatements(db: Database.Database) {
     lastOfTypes: db.prepare<[string, string], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT 1',
     ),
+    // `eventCounts`: one scan of the run's rows, grouped by type (and an http.response's status,
+    // the one payload field a summary counts by), with the first event's recorded_at.
+    eventCounts: db
+      .prepare<{ run: string }, [string, unknown, number, number, number, number]>(
+        `SELECT type, CASE WHEN type = 'http.response' THEN json_extract(payload, '$.response.status') END,
+                count(*), max(seq), max(recorded_at),
+                (SELECT recorded_at FROM reqon_events WHERE run_id = @run ORDER BY seq LIMIT 1)
+           FROM reqon_events WHERE run_id = @run GROUP BY 1, 2`,
+      )
+      .raw(true),
     // The bulk read path (read-events.ts). Chunks are seq ranges: `seq` is contiguous per run,
     // so a range of N seqs holds N events, and a range query needs neither a sorting subquery
     // nor a LIMIT. `eventsBounds` finds the first and last seq of the requested range (two
