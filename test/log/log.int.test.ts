@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LeaseLostError, LogVersionError, RunNotFoundError, type Lease } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
-import { SCHEMA_VERSION as PG_SCHEMA_VERSION } from '../../engine/log/postgres/migrations.js';
-import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
+import { MIGRATIONS as PG_MIGRATIONS, SCHEMA_VERSION as PG_SCHEMA_VERSION } from '../../engine/log/postgres/migrations.js';
+import { backends, openTempLog, tempLogTarget, type Backend, type TempLog } from '../support/temp-log.js';
 import { newRun, started, storeWrite, value } from './helpers.js';
 
 /** Runs `sql` on the test's PostgreSQL database directly (another client, not the engine's). */
@@ -523,6 +523,71 @@ describe('PostgreSQL: concurrency and schema', () => {
     const newer = openLog(t.target);
     await expect(newer).rejects.toBeInstanceOf(LogVersionError);
     await expect(openLog(t.target)).rejects.toThrow(`schema version ${PG_SCHEMA_VERSION + 1}, newer than this engine knows (${PG_SCHEMA_VERSION}); upgrade reqon`);
+  });
+
+  it.runIf(!onSqlite)("a commit's update of its run row is HOT: no index covers a column every commit moves", async () => {
+    // Any index (partial ones too) on a column an UPDATE changes forbids a HOT update: every
+    // commit would then write an entry in every index of reqon_runs and leave it dead.
+    const indexed = await pgQuery<{ column: string }>(
+      t.target,
+      `SELECT DISTINCT a.attname AS column FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+         JOIN pg_attribute a ON a.attrelid = c.oid
+        WHERE c.relname = 'reqon_runs' AND c.relnamespace = current_schema()::regnamespace AND a.attnum > 0
+          AND (a.attnum = ANY(i.indkey) OR pg_get_expr(i.indpred, i.indrelid) ~ ('\\m' || a.attname || '\\M'))`,
+    );
+    const columns = indexed.map((r) => r.column);
+    expect(columns).toContain('finished_at');
+    for (const moved of ['last_seq', 'updated_at']) expect(columns).not.toContain(moved);
+    // And so PostgreSQL does it: commits that end nothing update the row in place.
+    const { lease } = await t.log.createRun(newRun('hot'), 'w1', 60_000, [started()]);
+    for (let i = 0; i < 20; i++) await t.log.commit(lease, [value(i, 2_000 + i)], { durable: i % 2 === 0 });
+    // A backend publishes its counters when it goes idle at least a second after it last did
+    // (else about 10 s later): a second later, one more commit on each writer.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await t.log.commit(lease, [value('last durable', 3_000)], { durable: true });
+    await t.log.commit(lease, [value('last lazy', 3_001)], { durable: false });
+    let stats: { upd: number; hot: number } | undefined;
+    for (let tries = 0; tries < 100 && !(stats && stats.upd >= 22); tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      [stats] = await pgQuery<{ upd: number; hot: number }>(
+        t.target,
+        "SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'reqon_runs' AND schemaname = current_schema()",
+      );
+    }
+    expect(stats!.upd).toBeGreaterThanOrEqual(22);
+    expect(stats!.hot).toBe(stats!.upd);
+  });
+
+  it.runIf(!onSqlite)('a log at schema version 2 upgrades: its finished runs keep their finish time for retention', async () => {
+    const fresh = await tempLogTarget('postgres');
+    const url = fresh.target;
+    try {
+      await pgQuery(url, 'CREATE TABLE reqon_schema_version (version INTEGER NOT NULL)');
+      for (const [i, sql] of PG_MIGRATIONS.slice(0, 2).entries()) {
+        await pgQuery(url, sql);
+        await pgQuery(url, 'INSERT INTO reqon_schema_version (version) VALUES ($1)', [i + 1]);
+      }
+      const row = `INSERT INTO reqon_runs (run_id, mission, mission_hash, mission_files, options, status, created_at, updated_at, last_seq, lease_epoch)
+                   VALUES ($1, 'M', 'h', '{"entry":"m.vague","files":[]}', '{"sources":{},"env":{}}', $2, 1000, $3, 0, 1)`;
+      await pgQuery(url, row, ['done', 'completed', 5_000]);
+      await pgQuery(url, row, ['broke', 'failed', 6_000]);
+      await pgQuery(url, row, ['going', 'running', 4_000]);
+      const log = await openLog(url);
+      try {
+        const prunable = await log.prunableRuns({ finishedBefore: 10_000, now: 20_000, limit: 10 });
+        expect(prunable.map((r) => [r.runId, r.updatedAt])).toEqual([['done', 5_000], ['broke', 6_000]]);
+        expect((await log.prunableRuns({ finishedBefore: 5_500, now: 20_000, limit: 10 })).map((r) => r.runId)).toEqual(['done']);
+      } finally {
+        await log.close();
+      }
+      expect(await pgQuery(url, 'SELECT run_id, finished_at::int AS finished_at FROM reqon_runs ORDER BY run_id')).toEqual([
+        { run_id: 'broke', finished_at: 6_000 },
+        { run_id: 'done', finished_at: 5_000 },
+        { run_id: 'going', finished_at: null },
+      ]);
+    } finally {
+      await fresh.drop();
+    }
   });
 
   it.runIf(!onSqlite)('connections the server drops (a restart, an admin) break nothing: the next call reconnects, the process lives', async () => {

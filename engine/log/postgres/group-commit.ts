@@ -9,14 +9,17 @@
  * deadlock or serialization failure against ANOTHER process (40P01, 40001) rolls the whole group
  * back, and the group is run again (its jobs are pure database work, safe to repeat).
  *
- * Durability: the writer connection's own default is `synchronous_commit = off` (set when it
- * connects, postgres-log.ts). A group with a durable job runs `SET LOCAL synchronous_commit = on`,
- * so its COMMIT returns once its WAL is flushed. A group of non-durable jobs keeps the default:
- * PostgreSQL then writes its WAL within a few hundred ms without waiting, and a non-durable group
- * that is one statement (`oneStatement`) runs without BEGIN/COMMIT — one round trip in all. It survives kill -9 of this process at once (the server has it), and a
- * server crash can lose only a suffix of the WAL — so a durable commit, which flushes the WAL up
- * to its own record, makes every earlier commit durable too. That is the output-commit rule:
- * nothing leaves the process before a durable commit, which carries the non-durable ones before it.
+ * Durability: two writer connections, only one of them in use at a time (one group is out at a
+ * time). The lazy one's session default is `synchronous_commit = off`: a group of non-durable jobs
+ * runs there, and PostgreSQL writes its WAL within a few hundred ms without waiting. The durable
+ * one's session is `on`: a group with a durable job runs there, and its COMMIT returns once its
+ * WAL is flushed. A group that is one statement (`oneStatement`) runs on either without
+ * BEGIN/COMMIT — one round trip in all, a durable one included. A non-durable commit survives
+ * kill -9 of this process at once (the server has it), and a server crash can lose only a suffix
+ * of the WAL — so a durable commit, which flushes the WAL up to its own record, makes every
+ * earlier commit durable too (groups run one after another, so every earlier group's record is
+ * before it, whichever connection wrote it). That is the output-commit rule: nothing leaves the
+ * process before a durable commit, which carries the non-durable ones before it.
  * Promises settle only after COMMIT returned.
  *
  * Batching: a job may also be handed as data (`batch`). Consecutive such jobs run together through
@@ -51,8 +54,8 @@ export class PgGroupCommitter<B> {
   durableGroups = 0;
 
   constructor(
-    /** The writer connection, taken for each group. */
-    private readonly connect: () => Promise<PoolClient>,
+    /** A writer connection, taken for each group: the durable one (session `on`) or the lazy one. */
+    private readonly connect: (durable: boolean) => Promise<PoolClient>,
     /** Told after any rollback: caches of schema (store tables, columns) may be stale. */
     private readonly onRollback: () => void,
     /** Runs consecutive batchable jobs at once: an outcome per job, in order (see the header). */
@@ -95,7 +98,7 @@ export class PgGroupCommitter<B> {
     const durable = jobs.some((job) => job.durable);
     let client: PoolClient;
     try {
-      client = await this.connect();
+      client = await this.connect(durable);
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
@@ -105,7 +108,7 @@ export class PgGroupCommitter<B> {
       let savepointsForAll = false;
       for (let attempt = 1; ; attempt++) {
         try {
-          const outcomes = await this.attempt(client, jobs, durable, savepointsForAll);
+          const outcomes = await this.attempt(client, jobs, savepointsForAll);
           this.transactions++;
           if (durable) this.durableGroups++;
           jobs.forEach((job, i) => {
@@ -135,8 +138,8 @@ export class PgGroupCommitter<B> {
     }
   }
 
-  private async attempt(client: PoolClient, jobs: Job<B>[], durable: boolean, savepointsForAll: boolean): Promise<Outcome[]> {
-    if (!durable && !savepointsForAll && jobs.every((job) => job.batch !== undefined)) {
+  private async attempt(client: PoolClient, jobs: Job<B>[], savepointsForAll: boolean): Promise<Outcome[]> {
+    if (!savepointsForAll && jobs.every((job) => job.batch !== undefined)) {
       const batch = jobs.map((job) => job.batch!);
       if (this.oneStatement(batch)) {
         try {
@@ -147,8 +150,7 @@ export class PgGroupCommitter<B> {
         }
       }
     }
-    // One round trip: the simple-query protocol takes both statements at once.
-    await client.query(durable ? 'BEGIN; SET LOCAL synchronous_commit = on' : 'BEGIN');
+    await client.query('BEGIN');
     try {
       const outcomes: Outcome[] = [];
       for (let j = 0; j < jobs.length; j++) {

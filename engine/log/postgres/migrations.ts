@@ -148,6 +148,22 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX reqon_runs_finished ON reqon_runs (updated_at, run_id) WHERE status IN ('completed', 'failed');
   CREATE INDEX reqon_webhook_claimed ON reqon_webhook_inbox (claimed_run) WHERE claimed_run IS NOT NULL;
   `,
+  // 3: a commit's update of its run row is HOT again (no index entry written, no dead index
+  // tuple left per commit). Version 2 indexed updated_at, which every commit moves, and any
+  // indexed column that changes — even one only in a partial index — forbids HOT. Retention
+  // orders by finished_at instead: updated_at while the run is finished, NULL (so unchanged)
+  // while it runs. The fill factor leaves the page room for the new row versions.
+  `
+  ALTER TABLE reqon_runs SET (fillfactor = 70);
+  ALTER TABLE reqon_runs ADD COLUMN finished_at BIGINT
+    GENERATED ALWAYS AS (CASE WHEN status IN ('completed', 'failed') THEN updated_at END) STORED;
+  DROP INDEX reqon_runs_finished;
+  CREATE INDEX reqon_runs_finished ON reqon_runs (finished_at, run_id) WHERE finished_at IS NOT NULL;
+  `,
+  // 4: which runs logged a failed step, as the SQLite log's version 6 (run-query.ts).
+  `
+  CREATE INDEX reqon_events_step_failed ON reqon_events (run_id) WHERE type = 'step.failed';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

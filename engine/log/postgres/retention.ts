@@ -15,9 +15,12 @@ import type { PoolClient } from 'pg';
 import type { CheckpointMark, DeletedEvents, PrunableRun, PruneQuery, PrunedRuns, SpaceReport } from '../log.js';
 import { toPrunableRun, type PrunableRow } from '../rows.js';
 
-/** As sqlite/retention.ts's PRUNABLE, on `reqon_runs r`: $1 finished before; leases by the database's clock. */
+/**
+ * As sqlite/retention.ts's PRUNABLE, on `reqon_runs r`: $1 finished before; leases by the
+ * database's clock. finished_at is updated_at of a finished run (migrations.ts, version 3).
+ */
 const PRUNABLE = `
-  r.status IN ('completed', 'failed') AND r.updated_at < $1
+  r.finished_at < $1
   AND (r.owner IS NULL OR r.lease_expires_at <= reqon_now_ms())
   AND NOT (r.status = 'failed' AND EXISTS (
     SELECT 1 FROM reqon_schedule_firings f JOIN reqon_schedules s ON s.mission = f.mission
@@ -30,14 +33,14 @@ const QUEUE_WINDOW = 100;
 
 export async function prunableRuns(client: PoolClient, query: PruneQuery): Promise<PrunableRun[]> {
   const { rows } = await client.query<PrunableRow & { checkpoints: [string, string][] }>(
-    `SELECT r.run_id, r.mission, r.status, r.updated_at, r.last_seq, r.lease_epoch,
+    `SELECT r.run_id, r.mission, r.status, r.finished_at AS updated_at, r.last_seq, r.lease_epoch,
             coalesce((SELECT json_agg(json_build_array(e.payload::jsonb ->> 'key', e.payload::jsonb ->> 'syncedAt'))
                         FROM reqon_events e
                        WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id), '[]'::json) AS checkpoints
        FROM reqon_runs r
       WHERE ${PRUNABLE}
-        AND ($2::bigint IS NULL OR (r.updated_at, r.run_id) > ($2::bigint, $3::text))
-      ORDER BY r.updated_at, r.run_id
+        AND ($2::bigint IS NULL OR (r.finished_at, r.run_id) > ($2::bigint, $3::text))
+      ORDER BY r.finished_at, r.run_id
       LIMIT $4`,
     [query.finishedBefore, query.after?.updatedAt ?? null, query.after?.runId ?? '', query.limit],
   );
