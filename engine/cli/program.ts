@@ -133,7 +133,12 @@ async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (e instanceof CommanderError) {
+      // Commander's `help` command takes its exit code from process.exitCode, which stays a
+      // failure until a command settles (below): help asked for a known command is a success.
+      const helpAsked = e.code === 'commander.help' && (invoked === undefined || COMMANDS.some((c) => c.name === invoked));
+      return e.exitCode === 0 || helpAsked ? EXIT_OK : EXIT_USAGE;
+    }
     throw e;
   }
   return exitCode;
