@@ -159,8 +159,30 @@ export interface StudioInfo {
   verifyAvailable: boolean;
 }
 
+/** The runs table's status filter: a run's status, with a completed run that went on after failures apart. */
+export type RunsStatusFilter = RunStatus | 'completed-with-failures';
+
+export interface RunsListRequest {
+  /** Runs to skip, in the order asked for (default 0), and at most how many to answer (default 200, at most 1,000). */
+  offset?: number;
+  limit?: number;
+  /** 'completed': completed without a failed step; 'completed-with-failures': completed after some. */
+  status?: RunsStatusFilter;
+  /** Only runs whose mission or run id contains this text, ignoring case. */
+  text?: string;
+  /** By start, oldest first (default: newest first). */
+  oldestFirst?: boolean;
+}
+
+export interface RunsPage {
+  runs: RunSummary[];
+  /** How many runs the filters take in all (the table's height). */
+  total: number;
+}
+
 export interface Requests {
-  'runs.list': { req: { limit?: number }; res: RunSummary[] };
+  /** A page of the runs `req` filters (the engine filters and counts: a log may hold 100k runs), and how many there are. */
+  'runs.list': { req: RunsListRequest; res: RunsPage };
   'run.get': { req: { runId: string }; res: RunSummary };
   'run.events': { req: { runId: string; fromSeq?: number; limit?: number }; res: StoredEvent[] };
   /** The events matching a filter (type, step, text), paged by match index; `locateSeq` finds a seq among them. */

@@ -90,6 +90,12 @@ export class LivePoll {
       // A run seen for the first time: its history is for requests to read; pushes carry what comes after.
       if (!this.announced.has(record.runId)) this.announced.set(record.runId, { seq: record.lastSeq, stamp: null });
       if (record.status === 'running' || record.status === 'suspended') this.watched.add(record.runId);
+      else if (this.deps.views.peek(record.runId) === undefined) {
+        // A finished run nobody opened is announced from the log's counts: its view would read its whole log.
+        this.deps.push('runs.changed', await this.deps.views.summary(record));
+        this.announced.set(record.runId, { seq: record.lastSeq, stamp: stampOf(record.status, record.updatedAt, record.lastSeq) });
+        continue;
+      }
       await this.pollRun(record.runId);
     }
   }

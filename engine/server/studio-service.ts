@@ -24,7 +24,7 @@ import { readMissionFiles } from '../executor/mission-cache.js';
 import { hostId } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
 import { sliceState } from '../inspect/state-slice.js';
-import type { MissionSource, PushChannel, Pushes, RequestChannel, Requests, RunSummary, StudioInfo } from '../protocol/protocol.js';
+import type { MissionSource, PushChannel, Pushes, RequestChannel, Requests, RunsPage, RunSummary, StudioInfo } from '../protocol/protocol.js';
 import { isRequestChannel } from '../protocol/channels.js';
 import type { CliLauncher, RunArgs } from './cli-process.js';
 import { CrashLab } from './crash-lab.js';
@@ -38,6 +38,7 @@ import { verifyInStudio } from './run-verify.js';
 import { timelineWindowQuery } from './timeline-window-query.js';
 import { eventSearchQuery, searchEvents } from './event-search-query.js';
 import { RunViews } from './run-views.js';
+import { runsListQuery } from './runs-list-query.js';
 import { StudioError } from './studio-error.js';
 import { StudioWorker } from './studio-worker.js';
 
@@ -172,7 +173,7 @@ class Service implements StudioService {
   private async dispatch(channel: RequestChannel, req: Fields): Promise<Requests[RequestChannel]['res']> {
     switch (channel) {
       case 'runs.list':
-        return this.listRuns(optInt(channel, req, 'limit', 1) ?? 200);
+        return this.listRuns(runsListQuery(channel, req));
       // A run's page asks for these first: opening starts its state fold in the background.
       case 'run.get':
         return (await this.views.open(str(channel, req, 'runId'))).summaryData();
@@ -280,11 +281,13 @@ class Service implements StudioService {
     await this.log.close();
   }
 
-  private async listRuns(limit: number): Promise<RunSummary[]> {
-    const records = await this.log.listRuns({ limit });
-    const out: RunSummary[] = [];
-    for (const record of records) out.push((await this.views.get(record.runId)).summaryData());
-    return out;
+  /** A page of the runs table: the log filters, pages and counts; each summary comes from the log's counts (RunViews.summary). */
+  private async listRuns(query: ReturnType<typeof runsListQuery>): Promise<RunsPage> {
+    const { limit: _limit, offset: _offset, oldestFirst: _oldest, ...filter } = query;
+    const records = await this.log.listRuns(query);
+    const runs: RunSummary[] = [];
+    for (const record of records) runs.push(await this.views.summary(record));
+    return { runs, total: await this.log.countRuns(filter) };
   }
 
   private info(): StudioInfo {

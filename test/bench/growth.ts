@@ -25,6 +25,7 @@ import type { RealEnv } from '../../engine/env/real-env.js';
 import { startRun, type RunResult } from '../../engine/executor/run-mission.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { createStudioService } from '../../engine/server/studio-service.js';
+import type { Requests } from '../../engine/protocol/protocol.js';
 import type { BenchResult } from './bench-types.js';
 import { missionFiles, postMission, storeMission, type BenchServer } from './engine-fixtures.js';
 
@@ -120,7 +121,7 @@ export async function growthFigures(dir: string, env: RealEnv, server: BenchServ
   }
   out.push({ name: 'engine (growth) reqon runs on an empty log (start-up)', value: median(startUps.map((t) => t.wallMs)), unit: `ms wall (median of ${startUps.length})` });
   out.push({ name: 'engine (growth) reqon runs on an empty log (start-up), CPU', value: median(startUps.map((t) => t.cpuMs)), unit: 'ms CPU (user + sys)' });
-  out.push(...(await studioRunsList(dbPath, dir)));
+  out.push(...(await studioRunsList(dbPath, dir, runs, longRun)));
   return out;
 }
 
@@ -149,15 +150,34 @@ async function postGrowth(dir: string, env: RealEnv, server: BenchServer, runs: 
   ];
 }
 
-/** The studio's runs list on that log, the way the runs table asks for it (`runs.list {}`), in a fresh service. */
-async function studioRunsList(dbPath: string, dir: string): Promise<BenchResult[]> {
+/**
+ * The studio's runs list on that log, the way the runs table asks for it, in a fresh service: the
+ * first page (`runs.list {}`), cold, then a page deep in the log and a filtered one (the engine
+ * filters, pages and counts).
+ */
+async function studioRunsList(dbPath: string, dir: string, runs: number, longRun: string): Promise<BenchResult[]> {
   const service = await createStudioService({ dbPath, cliPath: CLI, cwd: dir, worker: false, prefetchRuns: 0 });
-  try {
+  const timed = async (req: Requests['runs.list']['req']) => {
     const started = performance.now();
-    const listed = await service.handle('runs.list', {});
-    const ms = performance.now() - started;
-    if (listed.length === 0 || listed.some((r) => r.status !== 'completed')) throw new Error(`bench growth: runs.list gave ${listed.length} runs, not all completed`);
-    return [{ name: 'engine (growth) studio runs.list, cold', value: ms, unit: `${INTERACTIVE}; the ${listed.length} newest runs (the engine's default page)` }];
+    const page = await service.handle('runs.list', req);
+    return { page, ms: performance.now() - started };
+  };
+  try {
+    const first = await timed({});
+    const { runs: listed, total } = first.page;
+    if (listed.length === 0 || listed.some((r) => r.status !== 'completed') || total !== runs + 1) {
+      throw new Error(`bench growth: runs.list gave ${listed.length} runs of ${total} (expected ${runs + 1}), not all completed`);
+    }
+    const deep = await timed({ offset: runs - 100, limit: 200 });
+    if (deep.page.runs.length !== 101) throw new Error(`bench growth: runs.list at offset ${runs - 100} gave ${deep.page.runs.length} runs, expected 101`);
+    // The long run's id, upper-cased: the filter ignores case.
+    const filtered = await timed({ status: 'completed', text: longRun.toUpperCase() });
+    if (filtered.page.total !== 1 || filtered.page.runs[0]?.runId !== longRun) throw new Error(`bench growth: runs.list filtered to ${longRun} gave ${JSON.stringify(filtered.page.runs.map((r) => r.runId))} of ${filtered.page.total}`);
+    return [
+      { name: 'engine (growth) studio runs.list, cold', value: first.ms, unit: `${INTERACTIVE}; the ${listed.length} newest runs (the engine's default page) and the total` },
+      { name: 'engine (growth) studio runs.list, the oldest page', value: deep.ms, unit: `${INTERACTIVE}; offset ${runs - 100}` },
+      { name: 'engine (growth) studio runs.list, filtered (completed, text)', value: filtered.ms, unit: `${INTERACTIVE}; status 'completed' (no failed step) and one run's id, with the count` },
+    ];
   } finally {
     await service.close();
   }

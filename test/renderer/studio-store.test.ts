@@ -37,6 +37,26 @@ describe('runs slice', () => {
     expect(store.getState().runsById.a!.status).toBe('completed');
   });
 
+  it('counts the runs the list says the log holds, and asks the table to read its pages again when a run appears or moves', () => {
+    const store = createStudioStore();
+    store.getState().setRuns([summary('a', 100)], 5_000);
+    expect(store.getState().runsTotal).toBe(5_000);
+    const listed = store.getState().runsListVersion;
+    // The same run, newer but in the same place of every filter: the pages hold it already.
+    store.getState().upsertRun(summary('a', 150));
+    expect(store.getState().runsListVersion).toBe(listed);
+    // A status change may move it out of (or into) a filter; a new run shifts every page.
+    store.getState().upsertRun(summary('a', 160, { status: 'completed' }));
+    expect(store.getState().runsListVersion).toBe(listed + 1);
+    store.getState().upsertRun(summary('a', 170, { status: 'completed', failures: 2 }));
+    expect(store.getState().runsListVersion).toBe(listed + 2);
+    store.getState().upsertRun(summary('new', 1));
+    expect(store.getState().runsListVersion).toBe(listed + 3);
+    // A list without a total keeps the one it had.
+    store.getState().setRuns([summary('a', 180, { status: 'completed', failures: 2 })]);
+    expect(store.getState().runsTotal).toBe(5_000);
+  });
+
   it('tracks the highest seq appended, never below the summary', () => {
     const store = createStudioStore();
     store.getState().upsertRun(summary('a', 1, { lastSeq: 10 }));

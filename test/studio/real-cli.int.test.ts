@@ -95,7 +95,7 @@ describe('studio with the real CLI and the demo', () => {
   }, 120_000);
 
   it('offers the crash points a run of the demo reaches', async () => {
-    const runs = await service.handle('runs.list', {});
+    const { runs } = await service.handle('runs.list', {});
     const points = await service.handle('crash.points', { runId: runs[0]!.runId });
     expect(points.map((p) => p.point)).toEqual(expect.arrayContaining(['before-effect', 'after-effect', 'mid-store', 'before-wait']));
     expect(points.find((p) => p.point === 'before-wait')!.occurrences).toBe(1);

@@ -100,7 +100,7 @@ describe('run.start reads only missions inside the studio\'s folders', () => {
       expect(error.message).toMatch(/is not a mission/);
       expect(reply.body).not.toContain('TOPSECRET');
     }
-    expect(JSON.parse((await api('runs.list', {})).body)).toEqual([]);
+    expect(JSON.parse((await api('runs.list', {})).body)).toEqual({ runs: [], total: 0 });
   });
 
   it('passes a mission inside the roots on to the CLI (whose diagnostics are about that mission)', async () => {
@@ -248,6 +248,11 @@ describe('request fields out of range', () => {
     ['runs.list', '{"limit":-1}', 'limit'],
     ['runs.list', '{"limit":1.5}', 'limit'],
     ['runs.list', '{"limit":"10"}', 'limit'],
+    ['runs.list', '{"offset":-1}', 'offset'],
+    ['runs.list', '{"status":"done"}', 'status'],
+    ['runs.list', `{"text":"${'x'.repeat(201)}"}`, 'text'],
+    ['runs.list', '{"text":7}', 'text'],
+    ['runs.list', '{"oldestFirst":"yes"}', 'oldestFirst'],
     ['run.get', '{"runId":7}', 'runId'],
   ])('%s %s → 400 naming "%s"', async (channel, body, field) => {
     const reply = await api(channel, body);

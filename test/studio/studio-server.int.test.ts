@@ -69,7 +69,7 @@ describe('studio server', () => {
   it('answers a request with the right token', async () => {
     const reply = await api('runs.list', {});
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body)).toEqual([]);
+    expect(JSON.parse(reply.body)).toEqual({ runs: [], total: 0 });
     expect(reply.headers['referrer-policy']).toBe('no-referrer');
   });
 

@@ -69,7 +69,8 @@ describe('studio service', () => {
   });
 
   it('lists runs and summarises them from their events', async () => {
-    const runs = await service.handle('runs.list', {});
+    const { runs, total } = await service.handle('runs.list', {});
+    expect(total).toBe(1);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ runId: 'run-1', mission: 'Orders', status: 'running', lastSeq: 20, steps: 3, effects: 3 });
   });

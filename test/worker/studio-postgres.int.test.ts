@@ -49,7 +49,7 @@ describe.each(backends.filter((b) => b === 'postgres'))('the studio on a %s log'
     // Announced at seq 1 (before the test appended more): everything after it pushed, once, in order.
     expect(seqs).toEqual([2, 3, 4, 5, 6, 7]);
 
-    const listed = (await service.handle('runs.list', {})) as { runId: string; status: string }[];
+    const listed = (await service.handle('runs.list', {})).runs;
     expect(listed.find((r) => r.runId === 'run-elsewhere')).toMatchObject({ status: 'completed' });
     expect(forkTextDir(temp.target, temp.dir)).toBe(path.join(temp.dir, '.reqon', 'studio-missions'));
   });

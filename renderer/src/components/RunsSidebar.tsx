@@ -1,9 +1,10 @@
 /**
  * The left sidebar: the live runs table with its text and status filters, and "New run".
- * Rows come from the runs slice, which 'runs.changed' pushes keep current. Its width is dragged
+ * Rows come from the engine a page at a time, filtered there (RunsSidebarTable); 'runs.changed'
+ * pushes keep them current. Its width is dragged
  * at its right edge and it collapses to a rail; both are remembered (localStorage).
  */
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useStudio } from '../store/studio-store.js';
 import { readStored, useStoredWidth, writeStored } from '../lib/use-stored-width.js';
 import type { StatusFilter } from './StatusBadge.js';
@@ -16,12 +17,12 @@ const LABELS: Partial<Record<StatusFilter | 'all', string>> = { all: 'All status
 const COLLAPSED_KEY = 'reqon.sidebar.collapsed';
 
 export function RunsSidebar() {
-  const runsById = useStudio((s) => s.runsById);
-  const runsLoaded = useStudio((s) => s.runsLoaded);
+  const runsTotal = useStudio((s) => s.runsTotal);
+  // A run pushed since the list was read counts too.
+  const noRuns = useStudio((s) => s.runsLoaded && s.runsTotal === 0 && Object.keys(s.runsById).length === 0);
   const [text, setText] = useState('');
   const [status, setStatus] = useState<StatusFilter | 'all'>('all');
   const [starting, setStarting] = useState(false);
-  const runs = useMemo(() => Object.values(runsById), [runsById]);
   // Until the user drags it: about a third of the window, enough for the table's main columns.
   const width = useStoredWidth('reqon.sidebar.width', Math.round(Math.min(620, Math.max(300, window.innerWidth * 0.36))), 260, 1200);
   const [collapsed, setCollapsedState] = useState(() => readStored(COLLAPSED_KEY) === '1');
@@ -36,7 +37,7 @@ export function RunsSidebar() {
         <button className="ghost runs-sidebar-toggle" aria-label="Show runs" title="Show the runs" onClick={() => setCollapsed(false)}>
           »
         </button>
-        <span className="runs-sidebar-rail-label">Runs <span className="num">{runs.length}</span></span>
+        <span className="runs-sidebar-rail-label">Runs <span className="num">{runsTotal ?? 0}</span></span>
         {starting && <StartRun onClose={() => setStarting(false)} />}
       </aside>
     );
@@ -74,10 +75,10 @@ export function RunsSidebar() {
           ))}
         </select>
       </div>
-      {runsLoaded && runs.length === 0 ? (
+      {noRuns ? (
         <div className="runs-sidebar-empty">No runs yet. Start one with “New run” or `reqon run FILE`.</div>
       ) : (
-        <RunsSidebarTable runs={runs} text={text} status={status} />
+        <RunsSidebarTable text={text} status={status} />
       )}
       {starting && <StartRun onClose={() => setStarting(false)} />}
       <ResizeHandle className="runs-sidebar-resizer" label="Resize the runs sidebar" width={width} />

@@ -1,26 +1,19 @@
 /**
- * The runs table (TanStack Table): sortable columns, text + status filters, rows keyed by run id
- * and virtualised, so a studio with thousands of runs scrolls as smoothly as one with ten.
- * Columns live at module scope so the table is not rebuilt on every render.
+ * The runs table (TanStack Table for its columns and cells, TanStack Virtual for its rows): the
+ * engine filters, orders, pages and counts (lib/use-runs-pages.ts), so a log of 100k runs scrolls
+ * as one of ten and any run can be reached — by filter, or by scrolling, whose rows load a page at
+ * a time as they come into view. Sorted by Started (either way) on the engine; by another column
+ * only once every run the filters take is loaded (the table then sorts them itself). Columns live
+ * at module scope so the table is not rebuilt on every render.
  */
-import { useMemo, useState } from 'react';
-import {
-  createColumnHelper,
-  flexRender,
-  getCoreRowModel,
-  getFilteredRowModel,
-  getSortedRowModel,
-  useReactTable,
-  type ColumnFiltersState,
-  type FilterFn,
-  type SortingState,
-  type VisibilityState,
-} from '@tanstack/react-table';
+import { useEffect, useMemo, useState } from 'react';
+import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState, type VisibilityState } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { RunSummary } from '../lib/protocol.js';
 import { useStudio } from '../store/studio-store.js';
 import { formatDateTime, formatDuration } from '../lib/time-format.js';
 import { useElementWidth } from '../lib/use-element-width.js';
+import { useRunsPages, type RunsQuery } from '../lib/use-runs-pages.js';
 import { badgeText, StatusBadge, statusOf, type StatusFilter } from './StatusBadge.js';
 
 const column = createColumnHelper<RunSummary>();
@@ -29,12 +22,6 @@ const MISSION_MIN = 120;
 const CELL_PADDING = 20;
 /** A status badge's padding and border (styles.css: .status-badge), with room for its bold face. */
 const BADGE_PADDING = 24;
-
-const missionOrId: FilterFn<RunSummary> = (row, _columnId, value: string) => {
-  const needle = value.trim().toLowerCase();
-  if (!needle) return true;
-  return row.original.mission.toLowerCase().includes(needle) || row.original.runId.toLowerCase().includes(needle);
-};
 
 /** A column that shows a number, a duration or a date (or a count in a badge): never cut off, so sized to its widest value. */
 interface NumericMeta {
@@ -70,7 +57,6 @@ const COLUMNS = [
     id: 'status',
     header: 'Status',
     cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} compact />,
-    filterFn: 'equals',
     size: 100,
     meta: { numeric: { text: (r) => badgeText(r.status, r.failures, true), extraPx: BADGE_PADDING } },
   }),
@@ -109,56 +95,134 @@ function layoutColumns(runs: readonly RunSummary[], available: number, measure: 
 }
 
 const ROW_HEIGHT = 38;
+/** How long typing rests before the engine is asked: one request per word, not per key. */
+const TEXT_SETTLE_MS = 200;
+const NEWEST_FIRST = { id: 'startedAt', desc: true };
 
-export function RunsSidebarTable({ runs, text, status }: { runs: RunSummary[]; text: string; status: StatusFilter | 'all' }) {
+/** A column's value to sort by, as its accessor reads it. */
+function sortValue(run: RunSummary, id: string): string | number {
+  if (id === 'status') return statusOf(run);
+  const value = run[id as keyof RunSummary];
+  return typeof value === 'number' || typeof value === 'string' ? value : 0;
+}
+
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+export function RunsSidebarTable({ text, status }: { text: string; status: StatusFilter | 'all' }) {
   const selectedRunId = useStudio((s) => s.selectedRunId);
   const selectRun = useStudio((s) => s.selectRun);
-  const [sorting, setSorting] = useState<SortingState>([{ id: 'startedAt', desc: true }]);
-  const columnFilters = useMemo<ColumnFiltersState>(() => (status === 'all' ? [] : [{ id: 'status', value: status }]), [status]);
+  const runsById = useStudio((s) => s.runsById);
+  const version = useStudio((s) => s.runsListVersion);
+  const [sorting, setSorting] = useState<SortingState>([NEWEST_FIRST]);
+  const needle = useSettled(text.trim(), TEXT_SETTLE_MS);
+  const sortedBy = sorting[0] ?? NEWEST_FIRST;
+  const byStart = sortedBy.id === 'startedAt';
+  const query = useMemo<RunsQuery>(
+    () => ({ ...(status === 'all' ? {} : { status }), ...(needle ? { text: needle } : {}), ...(byStart && !sortedBy.desc ? { oldestFirst: true } : {}) }),
+    [status, needle, byStart, sortedBy.desc],
+  );
+  const pages = useRunsPages(query, version);
+  // Sorted by another column: every run the filters take, sorted here (offered only when all are loaded).
+  const sorted = useMemo(() => {
+    if (byStart || !pages.loadedAll) return null;
+    const all = Object.keys(pages.pages).map(Number).sort((a, b) => a - b).flatMap((p) => pages.pages[p]!);
+    const dir = sortedBy.desc ? -1 : 1;
+    return all.sort((a, b) => {
+      const x = sortValue(a, sortedBy.id);
+      const y = sortValue(b, sortedBy.id);
+      return x < y ? -dir : x > y ? dir : 0;
+    });
+  }, [byStart, pages.loadedAll, pages.pages, sortedBy.id, sortedBy.desc]);
+  // A filter that takes more runs than are loaded: back to the engine's order.
+  useEffect(() => {
+    if (!byStart && pages.total !== null && !pages.loadedAll) setSorting([NEWEST_FIRST]);
+  }, [byStart, pages.total, pages.loadedAll]);
+
+  const count = sorted ? sorted.length : (pages.total ?? 0);
+
   const [measure, available, scrollEl] = useElementWidth<HTMLDivElement>();
-  const measureText = useMemo(() => (scrollEl.current ? textMeasure(scrollEl.current) : (text: string) => text.length * 8), [available > 0]); // eslint-disable-line react-hooks/exhaustive-deps
-  const layout = useMemo(() => layoutColumns(runs, available || 600, measureText), [runs, available, measureText]);
-
-  const table = useReactTable({
-    data: runs,
-    columns: COLUMNS,
-    getRowId: (run) => run.runId,
-    state: { sorting, columnFilters, globalFilter: text, columnVisibility: layout.hidden },
-    onSortingChange: setSorting,
-    globalFilterFn: missionOrId,
-    getCoreRowModel: getCoreRowModel(),
-    getFilteredRowModel: getFilteredRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-  });
-
-  const rows = table.getRowModel().rows;
   const virtualizer = useVirtualizer({
-    count: rows.length,
+    count,
     getScrollElement: () => scrollEl.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
   });
   const items = virtualizer.getVirtualItems();
+  const firstIndex = items[0]?.index ?? 0;
+  const lastIndex = items[items.length - 1]?.index ?? 0;
+  const { ensure } = pages;
+  useEffect(() => {
+    if (!sorted) ensure(firstIndex, lastIndex);
+  }, [sorted, ensure, firstIndex, lastIndex]);
+
+  // A push newer than the page it was listed in wins: rows update live between page reads.
+  const fresh = (run: RunSummary) => {
+    const known = runsById[run.runId];
+    return known && known.updatedAt > run.updatedAt ? known : run;
+  };
+  const slots = items.map((item) => {
+    const run = sorted ? sorted[item.index] : pages.runAt(item.index);
+    return { item, run: run && fresh(run) };
+  });
+  // The table's data keeps its identity while the rows on screen stay the same: a new array each
+  // render would have TanStack Table rebuild its row model (and reset its state) on every render.
+  const windowKey = slots.map((s) => (s.run ? `${s.run.runId}@${s.run.updatedAt}` : '')).join();
+  const windowRuns = useMemo(() => slots.flatMap((s) => (s.run ? [s.run] : [])), [windowKey]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Columns fit the first page and the rows on screen (measuring every loaded run would grow with the log).
+  const measured = useMemo(() => [...(pages.pages[0] ?? []), ...windowRuns], [pages.pages[0], windowRuns]); // eslint-disable-line react-hooks/exhaustive-deps
+  const measureText = useMemo(() => (scrollEl.current ? textMeasure(scrollEl.current) : (text: string) => text.length * 8), [available > 0]); // eslint-disable-line react-hooks/exhaustive-deps
+  const layout = useMemo(() => layoutColumns(measured, available || 600, measureText), [measured, available, measureText]);
+
+  const table = useReactTable({
+    data: windowRuns,
+    columns: COLUMNS,
+    getRowId: (run) => run.runId,
+    state: { sorting, columnVisibility: layout.hidden },
+    onSortingChange: setSorting,
+    manualSorting: true,
+    manualFiltering: true,
+    manualPagination: true,
+    autoResetAll: false,
+    getCoreRowModel: getCoreRowModel(),
+  });
+  const rowsById = table.getRowModel().rowsById;
   const padTop = items[0]?.start ?? 0;
   const padBottom = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
+  const columns = table.getVisibleLeafColumns().length;
 
   return (
     <div className="runs-table-scroll" ref={measure}>
-      <table className="runs-table" aria-label="Runs table" aria-rowcount={rows.length}>
+      <table className="runs-table" aria-label="Runs table" aria-rowcount={count}>
         <thead>
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
               {group.headers.map((header) => {
-                const sorted = header.column.getIsSorted();
+                const sortedHere = header.column.getIsSorted();
+                const id = header.column.id;
+                const canSort = id === 'startedAt' || pages.loadedAll;
+                const name = String(header.column.columnDef.header);
                 return (
                   <th
                     key={header.id}
-                    style={{ width: layout.widths[header.column.id] }}
-                    aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
+                    style={{ width: layout.widths[id] }}
+                    aria-sort={sortedHere === 'asc' ? 'ascending' : sortedHere === 'desc' ? 'descending' : 'none'}
                   >
-                    <button className="th-sort" aria-label={`Sort by ${String(header.column.columnDef.header)}`} onClick={header.column.getToggleSortingHandler()}>
+                    <button
+                      className="th-sort"
+                      aria-label={`Sort by ${name}`}
+                      disabled={!canSort}
+                      title={canSort ? undefined : `Sorting by ${name} needs every run listed: filter to at most the runs loaded so far (${count} of ${pages.total ?? 0})`}
+                      onClick={header.column.getToggleSortingHandler()}
+                    >
                       {flexRender(header.column.columnDef.header, header.getContext())}
-                      <span className="sort-arrow">{sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : ''}</span>
+                      <span className="sort-arrow">{sortedHere === 'asc' ? '▲' : sortedHere === 'desc' ? '▼' : ''}</span>
                     </button>
                   </th>
                 );
@@ -169,16 +233,24 @@ export function RunsSidebarTable({ runs, text, status }: { runs: RunSummary[]; t
         <tbody>
           {padTop > 0 && (
             <tr aria-hidden="true">
-              <td style={{ height: padTop, padding: 0 }} colSpan={table.getVisibleLeafColumns().length} />
+              <td style={{ height: padTop, padding: 0 }} colSpan={columns} />
             </tr>
           )}
-          {items.map((item) => {
-            const row = rows[item.index]!;
+          {slots.map(({ item, run }) => {
+            const row = run && rowsById[run.runId];
+            if (!row) {
+              return (
+                <tr key={item.key} className="runs-row-loading" aria-busy="true" style={{ height: ROW_HEIGHT }}>
+                  <td colSpan={columns}>…</td>
+                </tr>
+              );
+            }
             const selected = row.id === selectedRunId;
             return (
               <tr
-                key={row.id}
+                key={item.key}
                 data-run-id={row.id}
+                aria-rowindex={item.index + 1}
                 aria-selected={selected}
                 className={selected ? 'selected' : ''}
                 style={{ height: ROW_HEIGHT }}
@@ -194,11 +266,17 @@ export function RunsSidebarTable({ runs, text, status }: { runs: RunSummary[]; t
           })}
           {padBottom > 0 && (
             <tr aria-hidden="true">
-              <td style={{ height: padBottom, padding: 0 }} colSpan={table.getVisibleLeafColumns().length} />
+              <td style={{ height: padBottom, padding: 0 }} colSpan={columns} />
             </tr>
           )}
         </tbody>
       </table>
+      {pages.total === 0 && <div className="runs-table-empty">No run matches these filters.</div>}
+      {pages.error && (
+        <div className="runs-table-error" role="alert">
+          Could not list runs: {pages.error}
+        </div>
+      )}
     </div>
   );
 }

@@ -3,10 +3,10 @@
  * completed run that went on after failures (a loop's `onError continue`) has its own colour and
  * says how many: success is never shown for a run whose every POST got a 422.
  */
-import type { RunStatus, RunSummary } from '../lib/protocol.js';
+import type { RunStatus, RunsStatusFilter, RunSummary } from '../lib/protocol.js';
 
-/** The statuses the runs filter offers: a run status, or a completed run with failures. */
-export type StatusFilter = RunStatus | 'completed-with-failures';
+/** The statuses the runs filter offers (the engine filters by them): a run status, or a completed run with failures. */
+export type StatusFilter = RunsStatusFilter;
 
 export function statusOf(run: Pick<RunSummary, 'status' | 'failures'>): StatusFilter {
   return run.status === 'completed' && run.failures > 0 ? 'completed-with-failures' : run.status;

@@ -9,7 +9,7 @@ import { formatDuration } from '../lib/time-format.js';
 
 export function StatusBar() {
   const connection = useStudio((s) => s.connection);
-  const runCount = useStudio((s) => Object.keys(s.runsById).length);
+  const runCount = useStudio((s) => s.runsTotal ?? Object.keys(s.runsById).length);
   let text: string;
   switch (connection.state) {
     case 'open':

@@ -50,14 +50,11 @@ export function startStudioSync(store: StoreApi): SyncHandle {
   const loadRuns = () => {
     bridge
       .invoke('runs.list', {})
-      .then((runs) => {
-        store.getState().setRuns(runs);
+      .then(({ runs, total }) => {
+        store.getState().setRuns(runs, total);
         const state = store.getState();
-        // Open the most recent run on first load so the studio never starts on an empty page.
-        if (!state.selectedRunId && runs.length > 0) {
-          const newest = [...runs].sort((a, b) => b.startedAt - a.startedAt)[0]!;
-          state.selectRun(newest.runId);
-        }
+        // Open the most recent run on first load so the studio never starts on an empty page (the page is newest first).
+        if (!state.selectedRunId && runs.length > 0) state.selectRun(runs[0]!.runId);
       })
       .catch((err: unknown) => {
         console.error(`runs.list failed: ${describeFailure(err)}`);

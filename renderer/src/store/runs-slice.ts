@@ -1,8 +1,10 @@
 /**
- * Runs slice: the latest RunSummary per run id, as listed by 'runs.list' and replaced by each
- * 'runs.changed' push. Summaries are the engine's view models and are stored as received; the
- * only thing added here is the highest seq seen in 'run.appended' pushes, so live views can
- * grow before the next summary arrives.
+ * Runs slice: the latest RunSummary per run id the studio has seen — in a 'runs.list' page, a
+ * 'run.get' answer or a 'runs.changed' push. Summaries are the engine's view models and are
+ * stored as received; added here are the highest seq seen in 'run.appended' pushes, so live views
+ * can grow before the next summary arrives, how many runs the log holds, and `runsListVersion`,
+ * bumped when a run appears or changes status: the runs table's pages (engine-side filters,
+ * lib/use-runs-pages.ts) may then hold the wrong runs and are read again.
  */
 import type { StateCreator } from 'zustand';
 import type { RunSummary } from '../lib/protocol.js';
@@ -13,7 +15,10 @@ export interface RunsSlice {
   /** Highest seq seen per run from pushes (never lower than what the summary said). */
   liveSeqByRun: Record<string, number>;
   runsLoaded: boolean;
-  setRuns: (runs: RunSummary[]) => void;
+  /** Runs in the log (the unfiltered list's total), once listed. */
+  runsTotal: number | null;
+  runsListVersion: number;
+  setRuns: (runs: RunSummary[], total?: number) => void;
   upsertRun: (run: RunSummary) => void;
   noteAppended: (runId: string, lastSeq: number) => void;
 }
@@ -22,7 +27,9 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
   runsById: {},
   liveSeqByRun: {},
   runsLoaded: false,
-  setRuns: (runs) =>
+  runsTotal: null,
+  runsListVersion: 0,
+  setRuns: (runs, total) =>
     set((state) => {
       const runsById: Record<string, RunSummary> = {};
       // A push may have arrived while the list was in flight: keep whichever is newer.
@@ -31,14 +38,15 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         runsById[run.runId] = pushed && pushed.updatedAt > run.updatedAt ? pushed : run;
       }
       for (const [id, run] of Object.entries(state.runsById)) if (!runsById[id]) runsById[id] = run;
-      return { runsById, runsLoaded: true };
+      return { runsById, runsLoaded: true, runsTotal: total ?? state.runsTotal, runsListVersion: state.runsListVersion + 1 };
     }),
   upsertRun: (run) =>
     set((state) => {
       // Pushes and run.get answers can cross: an older summary never replaces a newer one.
       const known = state.runsById[run.runId];
       if (known && known.updatedAt > run.updatedAt) return {};
-      return { runsById: { ...state.runsById, [run.runId]: run } };
+      const moved = !known || known.status !== run.status || known.failures !== run.failures;
+      return { runsById: { ...state.runsById, [run.runId]: run }, ...(moved ? { runsListVersion: state.runsListVersion + 1 } : {}) };
     }),
   noteAppended: (runId, lastSeq) =>
     set((state) => {
