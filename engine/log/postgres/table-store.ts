@@ -68,30 +68,79 @@ export class PgTableStores {
   private readonly known = new Map<string, Shape>();
 
   /**
-   * Applies `writes` in order on `client` (inside its transaction), as few statements as it can:
-   * per table one DELETE, one SELECT of the records an upsert merges into, one multi-row INSERT.
-   * A key written twice starts a new round, so a later write sees the earlier one, exactly as if
-   * they ran one by one. Returns, per write, the record as stored (JSON text; 'null' for a
+   * Applies `writes` in order on `client` (inside its transaction), leaving exactly what applying
+   * them one by one would, in at most four statements per table: one SELECT of the records an
+   * upsert merges into, one DELETE, one multi-row INSERT … ON CONFLICT (and ALTER TABLE for new
+   * fields). A key written many times (100 runs of one mission writing the same keys in one
+   * group) is worked out here first — later writes see earlier ones — and reaches the table
+   * once, as its last state. Returns, per write, the record as stored (JSON text; 'null' for a
    * delete) and, for a delete, whether a row was there. Call `check` on each write first.
    */
   async applyWrites(client: PoolClient, writes: readonly TableStoreWrite[]): Promise<AppliedWrite[]> {
     const applied: AppliedWrite[] = new Array(writes.length);
-    let round: number[] = [];
-    let seen = new Set<string>();
-    const flush = async (): Promise<void> => {
-      if (round.length > 0) await this.applyRound(client, writes, round, applied);
-      round = [];
-      seen = new Set();
-    };
+    const byTable = new Map<string, number[]>();
     for (let i = 0; i < writes.length; i++) {
-      const write = writes[i]!;
-      const id = `${write.storeKind}:${write.table}\u0000${write.key}`;
-      if (seen.has(id)) await flush();
-      seen.add(id);
-      round.push(i);
+      const id = `${writes[i]!.storeKind}:${writes[i]!.table}`;
+      const list = byTable.get(id);
+      if (list === undefined) byTable.set(id, [i]);
+      else list.push(i);
     }
-    await flush();
+    for (const indexes of byTable.values()) await this.applyToTable(client, writes, indexes, applied);
     return applied;
+  }
+
+  /** The writes `indexes` (in order, one table's) as their net effect on the table (see applyWrites). */
+  private async applyToTable(client: PoolClient, writes: readonly TableStoreWrite[], indexes: number[], applied: AppliedWrite[]): Promise<void> {
+    const { storeKind, table } = writes[indexes[0]!]!;
+    const shape = await this.ensureTable(client, storeKind, table);
+    // What the table holds before the batch matters only where a key's first write reads it:
+    // an upsert merges into the stored record, a delete reports whether there was one.
+    const firstOp = new Map<string, TableStoreWrite['op']>();
+    const deleted = new Set<string>();
+    for (const i of indexes) {
+      const { key, op } = writes[i]!;
+      if (!firstOp.has(key)) firstOp.set(key, op);
+      if (op === 'delete') deleted.add(key);
+    }
+    const mergedInto = [...firstOp].filter(([, op]) => op === 'upsert').map(([key]) => key);
+    const stored = mergedInto.length === 0 ? new Map<string, unknown>() : await this.getMany(client, storeKind, table, mergedInto);
+    let existed = new Set<string>();
+    if (deleted.size > 0) {
+      // `delete S[k]`: the row's `_seq` goes with it, so the key written again lands at the
+      // end, as in the SQLite log and a JS Map. The table is made if absent, as a write would.
+      const { rows } = await client.query<{ k: string }>(`DELETE FROM ${quote(table)} WHERE _key = ANY($1::text[]) RETURNING _key AS k`, [[...deleted]]);
+      existed = new Set(rows.map((row) => row.k));
+    }
+    /** Each key's state after the writes so far: its record, or null when removed; absent while untouched. */
+    const state = new Map<string, Record<string, unknown> | null>();
+    /** Each key whose last state is a record, by the write that (re)inserted it: new rows take `_seq` in that order. */
+    const insertedAt = new Map<string, number>();
+    const puts: Record<string, unknown>[] = [];
+    const lastJson = new Map<string, string>();
+    for (const i of indexes) {
+      const { key, op, record } = writes[i]!;
+      const before = state.has(key) ? state.get(key)! : undefined;
+      if (op === 'delete') {
+        applied[i] = { json: 'null', removed: state.has(key) ? before !== null : existed.has(key) };
+        state.set(key, null);
+        insertedAt.delete(key);
+        continue;
+      }
+      const incoming = stripUndefined(record);
+      const base = state.has(key) ? (before ?? undefined) : stored.get(key);
+      const next = (op === 'upsert' ? mergePatch(base, incoming) : incoming) as Record<string, unknown>;
+      state.set(key, next);
+      if (!insertedAt.has(key)) insertedAt.set(key, i);
+      puts.push(next);
+      const json = JSON.stringify(next);
+      lastJson.set(key, json);
+      applied[i] = { json };
+    }
+    const keys = [...insertedAt.keys()].sort((a, b) => insertedAt.get(a)! - insertedAt.get(b)!);
+    if (keys.length === 0) return;
+    // Columns for every field any of the writes had, in their order, as one by one would add them.
+    if (shape !== null) for (const record of puts) for (const field of Object.keys(record)) await this.ensureColumn(client, table, shape, field);
+    await this.putMany(client, table, shape, keys, keys.map((key) => state.get(key)!), keys.map((key) => lastJson.get(key)!));
   }
 
   /** Throws, naming the store, if `write` cannot be applied (checked before any statement runs). */
@@ -103,41 +152,6 @@ export class PgTableStores {
     }
     if (typeof write.record !== 'object' || write.record === null || Array.isArray(write.record)) {
       throw new Error(`store '${write.store}': expected an object but got: ${describe(write.record)}`);
-    }
-  }
-
-  /** One round: writes whose (table, key) are all distinct, grouped per table. */
-  private async applyRound(client: PoolClient, writes: readonly TableStoreWrite[], round: number[], applied: AppliedWrite[]): Promise<void> {
-    const byTable = new Map<string, number[]>();
-    for (const i of round) {
-      const id = `${writes[i]!.storeKind}:${writes[i]!.table}`;
-      const list = byTable.get(id);
-      if (list === undefined) byTable.set(id, [i]);
-      else list.push(i);
-    }
-    for (const indexes of byTable.values()) {
-      const { storeKind, table } = writes[indexes[0]!]!;
-      const shape = await this.ensureTable(client, storeKind, table);
-      const deletes = indexes.filter((i) => writes[i]!.op === 'delete');
-      const puts = indexes.filter((i) => writes[i]!.op !== 'delete');
-      if (deletes.length > 0) {
-        // `delete S[k]`: the row's `_seq` goes with it, so the key written again lands at the
-        // end, as in the SQLite log and a JS Map. The table is made if absent, as a write would.
-        const { rows } = await client.query<{ k: string }>(`DELETE FROM ${quote(table)} WHERE _key = ANY($1::text[]) RETURNING _key AS k`, [
-          deletes.map((i) => writes[i]!.key),
-        ]);
-        const removed = new Set(rows.map((row) => row.k));
-        for (const i of deletes) applied[i] = { json: 'null', removed: removed.has(writes[i]!.key) };
-      }
-      if (puts.length === 0) continue;
-      const merged = puts.filter((i) => writes[i]!.op === 'upsert');
-      const current = merged.length === 0 ? new Map<string, unknown>() : await this.getMany(client, storeKind, table, merged.map((i) => writes[i]!.key));
-      const records = puts.map((i) => {
-        const incoming = stripUndefined(writes[i]!.record);
-        return (writes[i]!.op === 'upsert' ? mergePatch(current.get(writes[i]!.key), incoming) : incoming) as Record<string, unknown>;
-      });
-      const jsons = await this.putMany(client, table, shape, puts.map((i) => writes[i]!.key), records);
-      puts.forEach((i, n) => (applied[i] = { json: jsons[n]! }));
     }
   }
 
@@ -156,10 +170,9 @@ export class PgTableStores {
 
   /**
    * One multi-row INSERT … ON CONFLICT (keys distinct): new keys take `_seq` in the order given
-   * (ORDER BY ord), a key already there keeps its `_seq`. Returns each stored record as JSON.
+   * (ORDER BY ord), a key already there keeps its `_seq`. `jsons`: the records as JSON text.
    */
-  private async putMany(client: PoolClient, table: string, shape: Shape, keys: string[], records: Record<string, unknown>[]): Promise<string[]> {
-    const jsons = records.map((record) => JSON.stringify(record));
+  private async putMany(client: PoolClient, table: string, shape: Shape, keys: string[], records: Record<string, unknown>[], jsons: string[]): Promise<void> {
     const name = quote(table);
     if (shape === null) {
       await client.query(
@@ -167,7 +180,7 @@ export class PgTableStores {
          ON CONFLICT (_key) DO UPDATE SET _doc = EXCLUDED._doc`,
         [keys, jsons],
       );
-      return jsons;
+      return;
     }
     const columns: string[] = [];
     const values = new Map<string, (string | null)[]>();
@@ -194,7 +207,6 @@ export class PgTableStores {
        ON CONFLICT (_key) DO UPDATE SET ${sets.join(', ')}`,
       [keys, jsons, ...columns.map((field) => values.get(field)!)],
     );
-    return jsons;
   }
 
   /** Forgets known tables and columns: a rollback may have undone a CREATE or ALTER TABLE. */
