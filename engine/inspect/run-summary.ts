@@ -11,7 +11,7 @@
  * Status and waiting info come from the events too; the service overlays the run record (which
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
-import type { EventType, StoredEvent } from '../log/events.js';
+import { SUMMARY_EVENT_TYPES, type EventType, type StoredEvent } from '../log/events.js';
 import type { EventCounts, EventTable, RunStatus } from '../log/log.js';
 import { assertInOrder, runFold, type FoldHandler } from './fold-handler.js';
 
@@ -215,26 +215,14 @@ function isEffectStatus(status: unknown): boolean {
   return (status as number) >= 200 && (status as number) < 300;
 }
 
-/**
- * The events the summary reads one by one (`readRunSummary`): those whose order or payload it
- * needs. Everything else it counts (steps, store writes, 2xx responses), so the log counts them.
- */
-export const SUMMARY_EVENT_TYPES: readonly EventType[] = [
-  'run.started',
-  'step.failed',
-  'run.resumed',
-  'run.suspended',
-  'pause.created',
-  'wait.registered',
-  'pause.resumed',
-  'wait.completed',
-  'run.completed',
-  'run.failed',
-];
+export { SUMMARY_EVENT_TYPES };
+
+/** The events the summary counts: all it needs of them is how many (and of responses, their statuses). */
+export const COUNTED_EVENT_TYPES: readonly EventType[] = ['step.completed', 'store.write', 'http.response'];
 
 /**
  * What RunSummaryHandler folds from every event of a run, from the log's counts and the events of
- * SUMMARY_EVENT_TYPES up to `counts.lastSeq` (test/inspect/run-summary-counts.test.ts holds the two
+ * SUMMARY_EVENT_TYPES up to `counts.lastSeq` (test/studio/run-summary-counts.int.test.ts holds the two
  * equal): the counted fields of the handler are the ones those events leave at zero.
  */
 export function summaryFromCounts(runId: string, counts: EventCounts, events: Iterable<StoredEvent>): RunSummary {
@@ -261,7 +249,7 @@ export function summaryFromCounts(runId: string, counts: EventCounts, events: It
  * `run.started`: where a fork came from).
  */
 export async function readRunSummary(log: Pick<EventTable, 'eventCounts' | 'read'>, runId: string): Promise<{ summary: RunSummary; first: StoredEvent | undefined }> {
-  const counts = await log.eventCounts(runId);
+  const counts = await log.eventCounts(runId, COUNTED_EVENT_TYPES);
   // Bounded by the counted seq: a run that grows meanwhile is summed over the same events (append-only).
   const events = counts.lastSeq === 0 ? [] : await log.read(runId, { types: SUMMARY_EVENT_TYPES, toSeq: counts.lastSeq });
   // seq starts at 1 (GUARANTEES): an event at seq 1 is the run's first.

@@ -145,6 +145,30 @@ export interface EventPayloads {
 
 export type EventType = keyof EventPayloads;
 
+/**
+ * The events a run's summary reads one by one (inspect/run-summary.ts: those whose order or
+ * payload it needs; it counts the rest). A few per run, so the log indexes them (SQLite migration
+ * 7, PostgreSQL 5, which name these types literally) and `read` with exactly these types reads
+ * them through that index instead of every row of a long run.
+ */
+export const SUMMARY_EVENT_TYPES: readonly EventType[] = [
+  'run.started',
+  'step.failed',
+  'run.resumed',
+  'run.suspended',
+  'pause.created',
+  'wait.registered',
+  'pause.resumed',
+  'wait.completed',
+  'run.completed',
+  'run.failed',
+];
+
+/** Whether `types` are SUMMARY_EVENT_TYPES (in any order): a read the summary index answers. */
+export function isSummaryRead(types: readonly EventType[]): boolean {
+  return types.length === SUMMARY_EVENT_TYPES.length && SUMMARY_EVENT_TYPES.every((t) => types.includes(t));
+}
+
 /** What a store write does: replace the record, merge into it, or remove it. */
 export type StoreOp = 'set' | 'upsert' | 'delete';
 

@@ -183,9 +183,9 @@ export interface EventCounts {
   /** recorded_at of the first event (lowest seq) and the latest recorded_at of any; null without events. */
   firstRecordedAt: number | null;
   latestRecordedAt: number | null;
-  /** Events of each type the run has (a type it has none of is absent). */
+  /** Events of each type asked for (0 for one the run has none of). */
   byType: Partial<Record<EventType, number>>;
-  /** `http.response` events by their `response.status` as stored (a number, as the engine writes it). */
+  /** With 'http.response' asked for: those events by their `response.status` as stored (a number, as the engine writes it). */
   responseStatuses: { status: unknown; count: number }[];
 }
 
@@ -268,11 +268,13 @@ export interface EventTable {
   /** The run's newest event whose type is one of `types`, without reading the rest of its log. */
   lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined>;
   /**
-   * What the database counts of the run's events without handing any out, in one snapshot: a
-   * summary of a long run (`reqon show`, the studio's runs list) takes these and reads only the
-   * few events whose order matters (inspect/run-summary.ts). An unknown run counts nothing.
+   * What the database counts of the run's events without handing any out: how many of each of
+   * `types`, the newest seq and the instants (one statement, one scan of the run's rows; the
+   * responses' statuses in a second one, bounded by that seq). A summary of a long run (`reqon
+   * show`, the studio's runs list) takes these and reads only the few events whose order matters
+   * (inspect/run-summary.ts). An unknown run counts nothing.
    */
-  eventCounts(runId: string): Promise<EventCounts>;
+  eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts>;
   /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */
   lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
 }

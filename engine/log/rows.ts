@@ -64,21 +64,25 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 /** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */
-/** One group of an `eventCounts` query: events of one type (and http.response status), its first event's recorded_at. */
-export type EventCountRow = readonly [type: string, status: unknown, count: number | string, lastSeq: number | string, latest: number | string, first: number | string];
+/** The `eventCounts` query's one row (the same columns on every backend): the count of each type asked for, in order, then lastSeq, latest and first recorded_at. */
+export function toEventCounts(types: readonly EventType[], row: readonly unknown[], statuses: readonly (readonly [unknown, number | string])[]): EventCounts {
+  const at = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const byType: Partial<Record<EventType, number>> = {};
+  types.forEach((type, i) => (byType[type] = Number(row[i] ?? 0)));
+  return {
+    lastSeq: Number(row[types.length] ?? 0),
+    firstRecordedAt: at(row[types.length + 2]),
+    latestRecordedAt: at(row[types.length + 1]),
+    byType,
+    responseStatuses: statuses.map(([status, count]) => ({ status, count: Number(count) })),
+  };
+}
 
-/** The groups of an `eventCounts` query (the same columns on every backend) as EventCounts. */
-export function toEventCounts(rows: readonly EventCountRow[]): EventCounts {
-  const counts: EventCounts = { lastSeq: 0, firstRecordedAt: null, latestRecordedAt: null, byType: {}, responseStatuses: [] };
-  for (const [type, status, countValue, lastSeq, latest, first] of rows) {
-    const count = Number(countValue);
-    counts.lastSeq = Math.max(counts.lastSeq, Number(lastSeq));
-    counts.latestRecordedAt = Math.max(counts.latestRecordedAt ?? -Infinity, Number(latest));
-    counts.firstRecordedAt = Number(first);
-    counts.byType[type as EventType] = (counts.byType[type as EventType] ?? 0) + count;
-    if (type === 'http.response') counts.responseStatuses.push({ status, count });
-  }
-  return counts;
+/** The SELECT list of an `eventCounts` query over `types` (`param(i)`: the placeholder of the ith type), and its run's first recorded_at: columns c0, c1, … in toEventCounts's order. */
+export function eventCountsColumns(types: readonly EventType[], param: (i: number) => string, run: string): string {
+  const counts = types.map((_, i) => `count(*) FILTER (WHERE type = ${param(i)})`);
+  const all = [...counts, 'coalesce(max(seq), 0)', 'max(recorded_at)', `(SELECT recorded_at FROM reqon_events WHERE run_id = ${run} ORDER BY seq LIMIT 1)`];
+  return all.map((column, i) => `${column} AS c${i}`).join(', ');
 }
 
 export interface PreparedEvent {

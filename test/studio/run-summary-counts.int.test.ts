@@ -12,7 +12,10 @@ import type { CommitEntry, EventLog } from '../../engine/log/log.js';
 import { runFold } from '../../engine/inspect/fold-handler.js';
 import { readRunSummary, RunSummaryHandler } from '../../engine/inspect/run-summary.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
-import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
+import Database from 'better-sqlite3';
+import { openLog } from '../../engine/log/open-log.js';
+import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
+import { backends, openTempLog, tempLogTarget, type Backend, type TempLog } from '../support/temp-log.js';
 import { newRun, started, storeWrite } from '../log/helpers.js';
 
 /** Both summaries of `runId`, and the full one as JSON (key order included). */
@@ -125,13 +128,58 @@ describe.each(backends)('%s log: the summary from counts equals the full fold', 
       event: { type: 'http.response', stepPath: 'A/0', payload: { effectId: `e${i}`, attempt: 1, response: { status, headers: {}, body: null }, durationMs: 1, verdict: 'success' }, recordedAt: 2_000 + i },
     }));
     await t.log.commit(lease, entries, { durable: false });
-    const counts = await t.log.eventCounts('codes');
-    expect(counts.byType).toEqual({ 'run.started': 1, 'http.response': STATUSES.length });
+    const counts = await t.log.eventCounts('codes', ['run.started', 'http.response', 'store.write']);
+    expect(counts.byType).toEqual({ 'run.started': 1, 'http.response': STATUSES.length, 'store.write': 0 });
+    // Without http.response asked for, no statuses; an unknown run counts nothing.
+    expect((await t.log.eventCounts('codes', ['run.started'])).responseStatuses).toEqual([]);
+    expect(await t.log.eventCounts('nope', ['run.started'])).toEqual({ lastSeq: 0, firstRecordedAt: null, latestRecordedAt: null, byType: { 'run.started': 0 }, responseStatuses: [] });
+    await expect(t.log.eventCounts('codes', 'run.started' as never)).rejects.toThrow(/types must be an array/);
     expect(counts.responseStatuses.map((r) => [r.status, r.count]).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([...STATUSES].sort((a, b) => a - b).map((s) => [s, 1]));
     expect(counts).toMatchObject({ lastSeq: STATUSES.length + 1, firstRecordedAt: 1_000, latestRecordedAt: 2_000 + STATUSES.length - 1 });
     const { full, counted } = await bothSummaries(t.log, 'codes');
     expect(counted).toEqual(full);
     expect(counted.effects).toBe(4); // 200, 201, 204, 299
+  });
+});
+
+describe('SQLite: a log from before the summary indexes', () => {
+  it('opens at version 5, gains them (migrations 6 and 7), and summarises as before', async () => {
+    const target = await tempLogTarget('sqlite', 'reqon-summary-migrate-');
+    try {
+      let log = await openLog(target.target);
+      const { lease } = await log.createRun(newRun('old', 1_000), 'w1', 30_000, [started()]);
+      await log.commit(
+        lease,
+        [
+          { kind: 'event', event: { type: 'step.failed', stepPath: 'A/0', payload: { stepType: 'post', error: { code: 'x', message: 'no' } }, recordedAt: 2_000 } },
+          { kind: 'event', event: { type: 'step.completed', stepPath: 'A/1', payload: { stepType: 'let' }, recordedAt: 3_000 } },
+        ],
+        { durable: true },
+      );
+      const before = runFold(new RunSummaryHandler('old'), await log.read('old'));
+      await log.close();
+      const raw = new Database(target.target);
+      raw.exec('DROP INDEX reqon_events_summary; DROP INDEX reqon_events_step_failed');
+      raw.pragma('user_version = 5');
+      raw.close();
+      log = await openLog(target.target);
+      try {
+        expect((await readRunSummary(log, 'old')).summary).toEqual(before);
+        expect((await log.listRuns({ status: 'running', failedSteps: true })).map((r) => r.runId)).toEqual(['old']);
+      } finally {
+        await log.close();
+      }
+      const check = new Database(target.target, { readonly: true });
+      try {
+        expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+        const names = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reqon_events'").all() as { name: string }[]).map((r) => r.name);
+        expect(names).toEqual(expect.arrayContaining(['reqon_events_summary', 'reqon_events_step_failed']));
+      } finally {
+        check.close();
+      }
+    } finally {
+      await target.drop();
+    }
   });
 });
 

@@ -164,6 +164,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX reqon_events_step_failed ON reqon_events (run_id) WHERE type = 'step.failed';
   `,
+  // 5: the events a run's summary reads one by one, as the SQLite log's version 7.
+  `
+  CREATE INDEX reqon_events_summary ON reqon_events (run_id, seq)
+    WHERE type IN ('run.started', 'step.failed', 'run.resumed', 'run.suspended', 'pause.created', 'wait.registered', 'pause.resumed', 'wait.completed', 'run.completed', 'run.failed');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

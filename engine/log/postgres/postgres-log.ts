@@ -20,7 +20,7 @@
  * through the group.
  */
 import pg from 'pg';
-import type { EventType, NewEvent, StoredEvent } from '../events.js';
+import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
 import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
@@ -58,7 +58,7 @@ import {
   type SpaceReport,
   type StoreTableRef,
 } from '../log.js';
-import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, eventCountsColumns, toEventCounts, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
 import { type BatchedCommit, type BatchedCreate, type BatchItem, type CreatedRun, runBatch, writesInOneStatement } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
@@ -351,6 +351,15 @@ class PostgresEventLog implements EventLog {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
     if (opts.types !== undefined) checkEventTypes(opts.types, `read '${runId}': types`);
+    if (opts.types !== undefined && isSummaryRead(opts.types)) {
+      // The literal list of the partial index reqon_events_summary (migration 5), which a bound array cannot use.
+      const { rows } = await this.query<EventRow>(
+        `SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = $1 AND seq >= $2 AND seq <= $3
+            AND type IN (${SUMMARY_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) ORDER BY seq LIMIT $4`,
+        [runId, from, to, limit < 0 ? null : limit],
+      );
+      return rows.map(toStoredEvent);
+    }
     const { rows } = await this.query<EventRow>(
       'SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events WHERE run_id = $1 AND seq >= $2 AND seq <= $3 AND ($5::text[] IS NULL OR type = ANY($5::text[])) ORDER BY seq LIMIT $4',
       [runId, from, to, limit < 0 ? null : limit, opts.types ?? null],
@@ -370,18 +379,25 @@ class PostgresEventLog implements EventLog {
     return rows[0] === undefined ? undefined : toStoredEvent(rows[0]);
   }
 
-  async eventCounts(runId: string): Promise<EventCounts> {
+  async eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts> {
     this.open('eventCounts');
-    // One statement (one snapshot); the status as jsonb, so the caller sees it typed as stored.
-    const { rows } = await this.query<{ type: string; status: unknown; n: string; last_seq: string; latest: string; first: string }>(
-      `SELECT type, CASE WHEN type = 'http.response' THEN payload::jsonb -> 'response' -> 'status' END AS status,
-              count(*) AS n, max(seq) AS last_seq, max(recorded_at) AS latest,
-              (SELECT recorded_at FROM reqon_events WHERE run_id = $1 ORDER BY seq LIMIT 1) AS first
-         FROM reqon_events WHERE run_id = $1 GROUP BY 1, 2`,
-      [runId],
-    );
-    return toEventCounts(rows.map((r) => [r.type, r.status, r.n, r.last_seq, r.latest, r.first] as const));
+    checkEventTypes(types, `eventCounts '${runId}': types`);
+    const { rows } = await this.query<Record<string, unknown>>(`SELECT ${eventCountsColumns(types, (i) => `$${i + 2}`, '$1')} FROM reqon_events WHERE run_id = $1`, [runId, ...types]);
+    const row = Array.from({ length: types.length + 3 }, (_, i) => rows[0]![`c${i}`]);
+    const lastSeq = Number(row[types.length] ?? 0);
+    const responses = types.includes('http.response') ? Number(row[types.indexOf('http.response')]) : 0;
+    let statuses: [unknown, string][] = [];
+    if (responses > 0) {
+      // The status as jsonb, so the caller sees it typed as stored; bounded by the seq counted.
+      const result = await this.query<{ status: unknown; n: string }>(
+        `SELECT payload::jsonb -> 'response' -> 'status' AS status, count(*) AS n FROM reqon_events WHERE run_id = $1 AND seq <= $2 AND type = 'http.response' GROUP BY 1`,
+        [runId, lastSeq],
+      );
+      statuses = result.rows.map((r) => [r.status, r.n]);
+    }
+    return toEventCounts(types, row, statuses);
   }
+
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.open('getRun');

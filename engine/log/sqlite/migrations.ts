@@ -137,6 +137,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX reqon_events_step_failed ON reqon_events (run_id) WHERE type = 'step.failed';
   `,
+  // 7: the few events of each run its summary reads one by one (events.ts SUMMARY_EVENT_TYPES):
+  // \`reqon show\` and the runs list read them through this index, not every row of a long run.
+  `
+  CREATE INDEX reqon_events_summary ON reqon_events (run_id, seq)
+    WHERE type IN ('run.started', 'step.failed', 'run.resumed', 'run.suspended', 'pause.created', 'wait.registered', 'pause.resumed', 'wait.completed', 'run.completed', 'run.failed');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

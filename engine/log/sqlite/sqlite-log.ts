@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { EventType, NewEvent, StoredEvent } from '../events.js';
+import { isSummaryRead, type EventType, type NewEvent, type StoredEvent } from '../events.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
 import {
   type CommitEntry,
@@ -54,7 +54,7 @@ import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { listRunsPage, runQuerySql } from '../run-query.js';
-import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredEvent, type EventCountRow, type PreparedEvent, type RunRow } from '../rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredEvent, eventCountsColumns, type PreparedEvent, type RunRow } from '../rows.js';
 import { RetentionTables } from './retention.js';
 import { listStoreTables } from './table-catalog.js';
 import { ScheduleTables } from './schedule-tables.js';
@@ -233,6 +233,9 @@ class SqliteEventLog implements EventLog {
     if (opts.types === undefined) return readEvents(this.db, this.sql, runId, from, to, limit);
     checkEventTypes(opts.types, `read '${runId}': types`);
     if (opts.types.length === 0) return [];
+    // Two reads of a few rows in a long run have partial indexes of their own.
+    if (isSummaryRead(opts.types)) return this.sql.summaryEvents.all(runId, from, to, limit).map(toStoredEvent);
+    if (opts.types.length === 1 && opts.types[0] === 'step.failed') return this.sql.failedSteps.all(runId, from, to, limit).map(toStoredEvent);
     return eventsOfTypes(this.db, opts.types.length).all(runId, from, to, ...opts.types, limit).map(toStoredEvent);
   }
 
@@ -270,17 +273,27 @@ class SqliteEventLog implements EventLog {
     return row === undefined ? undefined : toStoredEvent(row);
   }
 
-  async eventCounts(runId: string): Promise<EventCounts> {
+  async eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts> {
     this.open('eventCounts');
-    let rows: EventCountRow[];
-    try {
-      rows = this.sql.eventCounts.all({ run: runId });
-    } catch (error) {
-      // json_extract of an http.response whose payload is not JSON (a file this engine did not write).
-      throw new Error(`eventCounts '${runId}': ${error instanceof Error ? error.message : String(error)}`);
+    checkEventTypes(types, `eventCounts '${runId}': types`);
+    // Counted with FILTERs, not GROUP BY type: no sorter over the run's rows (half the time on a 100k-event run).
+    const row = this.cachedStatement<unknown[]>(`SELECT ${eventCountsColumns(types, () => '?', '?')} FROM reqon_events WHERE run_id = ?`)
+      .raw(true)
+      .get(...types, runId, runId) as unknown[];
+    const lastSeq = Number(row[types.length] ?? 0);
+    const responses = types.includes('http.response') ? Number(row[types.indexOf('http.response')]) : 0;
+    let statuses: [unknown, number][] = [];
+    if (responses > 0) {
+      try {
+        statuses = this.sql.responseStatuses.all(runId, lastSeq);
+      } catch (error) {
+        // json_extract of an http.response whose payload is not JSON (a file this engine did not write).
+        throw new Error(`eventCounts '${runId}': ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
-    return toEventCounts(rows);
+    return toEventCounts(types, row, statuses);
   }
+
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.open('getRun');

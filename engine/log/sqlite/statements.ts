@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { EventRow, RunRow } from '../rows.js';
+import { SUMMARY_EVENT_TYPES } from '../events.js';
 
 /**
  * Counts a run's events with seq <= ? whose type is one of `types` of them: (run_id, to_seq,
@@ -138,14 +139,22 @@ export function prepareStatements(db: Database.Database) {
     lastOfTypes: db.prepare<[string, string], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT 1',
     ),
-    // `eventCounts`: one scan of the run's rows, grouped by type (and an http.response's status,
-    // the one payload field a summary counts by), with the first event's recorded_at.
-    eventCounts: db
-      .prepare<{ run: string }, [string, unknown, number, number, number, number]>(
-        `SELECT type, CASE WHEN type = 'http.response' THEN json_extract(payload, '$.response.status') END,
-                count(*), max(seq), max(recorded_at),
-                (SELECT recorded_at FROM reqon_events WHERE run_id = @run ORDER BY seq LIMIT 1)
-           FROM reqon_events WHERE run_id = @run GROUP BY 1, 2`,
+    // `read` with exactly SUMMARY_EVENT_TYPES: through their partial index (migration 7), whose
+    // WHERE this one repeats word for word — INDEXED BY makes a list that drifted from it an error.
+    summaryEvents: db.prepare<[string, number, number, number], EventRow>(
+      `SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events INDEXED BY reqon_events_summary
+        WHERE run_id = ? AND seq >= ? AND seq <= ? AND type IN (${SUMMARY_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) ORDER BY seq LIMIT ?`,
+    ),
+    // `read` of a run's step.failed events alone (`reqon runs`' failure count of a completed run):
+    // through their partial index (migration 6), none read of a run without failures.
+    failedSteps: db.prepare<[string, number, number, number], EventRow>(
+      `SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events INDEXED BY reqon_events_step_failed
+        WHERE run_id = ? AND type = 'step.failed' AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
+    ),
+    // `eventCounts`' second statement: a run's http.response events by status, up to the seq counted.
+    responseStatuses: db
+      .prepare<[string, number], [unknown, number]>(
+        `SELECT json_extract(payload, '$.response.status'), count(*) FROM reqon_events WHERE run_id = ? AND seq <= ? AND type = 'http.response' GROUP BY 1`,
       )
       .raw(true),
     // The bulk read path (read-events.ts). Chunks are seq ranges: `seq` is contiguous per run,
