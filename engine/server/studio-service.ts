@@ -287,7 +287,9 @@ class Service implements StudioService {
     const records = await this.log.listRuns(query);
     const runs: RunSummary[] = [];
     for (const record of records) runs.push(await this.views.summary(record));
-    return { runs, total: await this.log.countRuns(filter) };
+    // A page short of its limit is the end of the list: its total needs no second scan (a text filter scans every run).
+    const ended = records.length < query.limit && (records.length > 0 || query.offset === 0);
+    return { runs, total: ended ? query.offset + records.length : await this.log.countRuns(filter) };
   }
 
   private info(): StudioInfo {
