@@ -10,21 +10,12 @@ import { RunFoldCache } from '../../engine/inspect/fold-cache.js';
 import { runFold } from '../../engine/inspect/fold-handler.js';
 import { TimelineHandler } from '../../engine/inspect/timeline.js';
 import type { BenchResult } from './bench-types.js';
+// The same positions every bench run.
+import { prng } from '../support/prng.js';
 
 const EVENTS = 100_000;
 const QUERIES = 100;
 
-/** A small deterministic PRNG (mulberry32) so every bench run asks the same positions. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function syntheticRun(total: number): StoredEvent[] {
   const events: StoredEvent[] = [];

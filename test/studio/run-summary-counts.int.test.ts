@@ -17,6 +17,7 @@ import { openLog } from '../../engine/log/open-log.js';
 import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
 import { backends, openTempLog, tempLogTarget, type Backend, type TempLog } from '../support/temp-log.js';
 import { newRun, started, storeWrite } from '../log/helpers.js';
+import { prng } from '../support/prng.js';
 
 /** Both summaries of `runId`, and the full one as JSON (key order included). */
 async function bothSummaries(log: EventLog, runId: string) {
@@ -25,17 +26,6 @@ async function bothSummaries(log: EventLog, runId: string) {
   return { full, counted: summary, first, sameJson: JSON.stringify(summary) === JSON.stringify(full) };
 }
 
-/** A small deterministic generator (mulberry32): the same seed writes the same log. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STATUSES = [200, 201, 204, 299, 300, 304, 199, 404, 422, 500, 503];
 const PATHS = ['A/0', 'A/1', 'A/1[0]/0', 'A/1[1]/0', 'A/1[1]/0>2', 'B/0', 'B/0!1', 'A/10'];
@@ -88,7 +78,7 @@ describe.each(backends)('%s log: the summary from counts equals the full fold', 
 
   it('on random logs of every event type the summary looks at', async () => {
     for (let seed = 1; seed <= 12; seed++) {
-      const next = random(seed);
+      const next = prng(seed);
       const runId = `fuzz-${seed}`;
       let at = 1_000 + seed;
       const { lease } = await t.log.createRun(newRun(runId, at), 'w1', 600_000, [started(at)]);

@@ -14,6 +14,7 @@ import { useStudio } from '../store/studio-store.js';
 import { formatDateTime, formatDuration } from '../lib/time-format.js';
 import { useElementWidth } from '../lib/use-element-width.js';
 import { useRunsPages, type RunsQuery } from '../lib/use-runs-pages.js';
+import { useSettled } from '../lib/use-settled.js';
 import { badgeText, StatusBadge, statusOf, type StatusFilter } from './StatusBadge.js';
 
 const column = createColumnHelper<RunSummary>();
@@ -104,15 +105,6 @@ function sortValue(run: RunSummary, id: string): string | number {
   if (id === 'status') return statusOf(run);
   const value = run[id as keyof RunSummary];
   return typeof value === 'number' || typeof value === 'string' ? value : 0;
-}
-
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
 }
 
 export function RunsSidebarTable({ text, status }: { text: string; status: StatusFilter | 'all' }) {

@@ -18,16 +18,8 @@ import { ScrubberDiff } from './ScrubberDiff.js';
 import { ScrubberWaits } from './ScrubberWaits.js';
 import { ScrubberFailure } from './ScrubberFailure.js';
 import { JsonBlock } from '../../components/JsonBlock.js';
+import { useSettled } from '../../lib/use-settled.js';
 
-/** Debounces a fast-moving value so dragging the slider does not queue a request per pixel. */
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const id = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(id);
-  }, [value, ms]);
-  return settled;
-}
 
 export function Scrubber({ runId }: { runId: string }) {
   const lastSeq = useStudio((s) => knownLastSeq(s, runId));
