@@ -15,7 +15,7 @@ export interface BuiltinCall {
   /** Span of the whole call. */
   span: Span;
   /** Span of each argument, for errors that point at one. */
-  argSpans: Span[];
+  argSpans: readonly Span[];
   ctx: EvalContext;
 }
 

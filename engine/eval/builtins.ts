@@ -23,6 +23,7 @@ import { TEXT_BUILTINS } from './builtins-text.js';
 import { EvaluatorError } from './eval-errors.js';
 import { parseNumericString, toNumberFor } from './operators.js';
 import { displayString, isTruthy } from './values.js';
+import { spanOf } from '../lang/ast.js';
 
 /** The largest list `range()` builds (the original's cap). */
 export const RANGE_CAP = 20_000_000;
@@ -137,17 +138,17 @@ export function callBuiltin(call: CallExpr, ctx: BuiltinCall['ctx'], evalArg: (a
   const arity = BUILTIN_ARITY[name]!;
   const n = call.args.length;
   if (n < arity.min || n > arity.max) {
-    throw new EvaluatorError('R4006', `${name}() expects ${describeArity(arity)} but got ${n}`, call.span);
+    throw new EvaluatorError('R4006', `${name}() expects ${describeArity(arity)} but got ${n}`, spanOf(call));
   }
   if (name === 'env' && call.args[0]!.kind !== 'String') {
     throw new EvaluatorError(
       'R4011',
       'env() needs a string-literal variable name, e.g. env("API_TOKEN"); a computed name is not allowed',
-      call.args[0]!.span,
+      spanOf(call.args[0]!),
     );
   }
   const args = call.args.map(evalArg);
-  return impl(args, { name, span: call.span, argSpans: call.args.map((a) => a.span), ctx });
+  return impl(args, { name, span: call, argSpans: call.args, ctx }); // nodes as spans: EvaluatorError copies them
 }
 
 function describeArity({ min, max }: { min: number; max: number }): string {
@@ -160,11 +161,11 @@ function describeArity({ min, max }: { min: number; max: number }): string {
 function unknownFunction(call: CallExpr): EvaluatorError {
   const name = call.callee.name;
   if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
-    return new EvaluatorError('R4004', `The function \`${name}\` is not supported yet`, call.callee.span);
+    return new EvaluatorError('R4004', `The function \`${name}\` is not supported yet`, spanOf(call.callee));
   }
   const suggestion = closestBuiltin(name);
   const help = suggestion === undefined ? '' : `; did you mean \`${suggestion}\`?`;
-  return new EvaluatorError('R4005', `Unknown function \`${name}\`${help}`, call.callee.span);
+  return new EvaluatorError('R4005', `Unknown function \`${name}\`${help}`, spanOf(call.callee));
 }
 
 /** The closest built-in (equal ignoring case, or within a third of the name's length in edits). */

@@ -38,13 +38,16 @@ export type EvalErrorCode = keyof typeof EVAL_CODES;
 /** A run-time failure of an expression, pointing at the expression that caused it. */
 export class EvaluatorError extends Error {
   override readonly name = 'EvaluatorError';
+  /** A copy: callers may pass the expression node itself as its span (nodes carry start/end). */
+  readonly span: Span;
 
   constructor(
     readonly code: EvalErrorCode,
     message: string,
-    readonly span: Span,
+    span: Span,
   ) {
     super(message);
+    this.span = { start: span.start, end: span.end };
   }
 }
 

@@ -25,6 +25,7 @@ import { arithmetic, compareOrdering, contentEqual, inOperator, isOfType, equals
 import type { StoreView } from './inputs.js';
 import type { EvalContext } from './scope.js';
 import { fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
+import { spanOf } from '../lang/ast.js';
 
 export { EvaluatorError } from './eval-errors.js';
 
@@ -52,7 +53,7 @@ export function evaluate(expr: Expr, ctx: EvalContext): unknown {
     case 'Binary':
       return evaluateBinary(expr, ctx);
     case 'Is':
-      return isOfType(evaluate(expr.operand, ctx), expr.type.name, expr.type.span);
+      return isOfType(evaluate(expr.operand, ctx), expr.type.name, expr.type);
     case 'Conditional':
       return isTruthy(evaluate(expr.test, ctx)) ? evaluate(expr.consequent, ctx) : evaluate(expr.alternate, ctx);
     case 'Array':
@@ -76,14 +77,15 @@ function evaluateUnary(expr: UnaryExpr, ctx: EvalContext): unknown {
     case 'not':
       return !isTruthy(operand);
     case '-':
-      return -toNumberFor('-', operand, expr.span);
+      return -toNumberFor('-', operand, expr);
     case '+':
-      return toNumberFor('+', operand, expr.span);
+      return toNumberFor('+', operand, expr);
   }
 }
 
 function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
-  const { operator, span } = expr;
+  const { operator } = expr;
+  const span = expr; // a node is its own span (EvaluatorError copies it)
   // The three lazy operators evaluate their right side only when they need it.
   switch (operator) {
     case 'and': {
@@ -288,7 +290,7 @@ function evaluateGuardMatch(expr: MatchExpr, ctx: EvalContext): unknown {
 function evaluateWhere(expr: WhereExpr, ctx: EvalContext): unknown[] {
   const collection = evaluate(expr.collection, ctx);
   if (collection === null || collection === undefined) return [];
-  if (!Array.isArray(collection)) throw typeError("'where'", 'array', collection, expr.collection.span);
+  if (!Array.isArray(collection)) throw typeError("'where'", 'array', collection, spanOf(expr.collection));
   return collection.filter((item) => isTruthy(evaluate(expr.condition, { ...ctx, current: item })));
 }
 
@@ -314,7 +316,7 @@ function bindSubject(ctx: EvalContext, name: string, subject: unknown): EvalCont
  */
 function evaluateAnyOf(expr: AnyOfExpr, ctx: EvalContext): unknown {
   const collection = evaluate(expr.collection, ctx);
-  if (!Array.isArray(collection)) throw typeError("'any of'", 'array', collection, expr.collection.span);
+  if (!Array.isArray(collection)) throw typeError("'any of'", 'array', collection, spanOf(expr.collection));
   if (expr.where !== undefined) {
     for (const item of collection) {
       if (isTruthy(evaluate(expr.where, { ...ctx, current: item }))) return item;
@@ -335,5 +337,5 @@ const UNSUPPORTED_LABELS: Record<UnsupportedExpr['construct'], string> = {
 };
 
 function unsupported(expr: UnsupportedExpr): EvaluatorError {
-  return new EvaluatorError('R4004', `${UNSUPPORTED_LABELS[expr.construct]} are not supported yet`, expr.span);
+  return new EvaluatorError('R4004', `${UNSUPPORTED_LABELS[expr.construct]} are not supported yet`, spanOf(expr));
 }

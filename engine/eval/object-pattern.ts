@@ -5,6 +5,7 @@
  */
 import type { Expr, ObjectExpr, ObjectPattern, Span, SubPattern } from '../lang/ast.js';
 import { contentEqual } from './operators.js';
+import { spanOf } from '../lang/ast.js';
 
 /** A key of a match expression's object literal whose value is no sub-pattern (`{ a: .n + 1 }`): it must equal that value. */
 interface ValueSub {
@@ -88,25 +89,25 @@ function literalPattern(expr: ObjectExpr): ShapePattern | undefined {
     const value = (entry.value.kind === 'Object' && literalPattern(entry.value)) || subPatternOf(entry.value);
     fields.push({ key: entry.key.name, value });
   }
-  return { kind: 'ObjectPattern', fields, span: expr.span };
+  return { kind: 'ObjectPattern', fields, span: spanOf(expr) };
 }
 
 function subPatternOf(expr: Expr): Exclude<SubPattern, ObjectPattern> | ValueSub {
   // (An object literal reaching here has a spread: literalPattern declined it.)
   switch (expr.kind) {
     case 'Ref':
-      if (expr.leadingDot || expr.parts.length !== 1) return { kind: 'Value', expr, span: expr.span };
-      return expr.parts[0] === '_' ? { kind: 'Present', span: expr.span } : { kind: 'Bind', name: { name: expr.parts[0]!, span: expr.span }, span: expr.span };
+      if (expr.leadingDot || expr.parts.length !== 1) return { kind: 'Value', expr, span: spanOf(expr) };
+      return expr.parts[0] === '_' ? { kind: 'Present', start: expr.start, end: expr.end } : { kind: 'Bind', name: { name: expr.parts[0]!, start: expr.start, end: expr.end }, start: expr.start, end: expr.end };
     case 'String':
     case 'Number':
     case 'Boolean':
-      return { kind: 'Literal', value: expr.value, span: expr.span };
+      return { kind: 'Literal', value: expr.value, start: expr.start, end: expr.end };
     case 'Null':
-      return { kind: 'Literal', value: null, span: expr.span };
+      return { kind: 'Literal', value: null, start: expr.start, end: expr.end };
     case 'Unary':
-      if (expr.operator === '-' && expr.operand.kind === 'Number') return { kind: 'Literal', value: -expr.operand.value, span: expr.span };
-      return { kind: 'Value', expr, span: expr.span };
+      if (expr.operator === '-' && expr.operand.kind === 'Number') return { kind: 'Literal', value: -expr.operand.value, start: expr.start, end: expr.end };
+      return { kind: 'Value', expr, span: spanOf(expr) };
     default:
-      return { kind: 'Value', expr, span: expr.span };
+      return { kind: 'Value', expr, span: spanOf(expr) };
   }
 }

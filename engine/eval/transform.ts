@@ -12,6 +12,7 @@ import { evaluate } from './evaluate.js';
 import { matchesSchema, type SchemaTable } from './schema-match.js';
 import type { EvalContext } from './scope.js';
 import { describeValue, isTruthy, setOwn, type PlainObject } from './values.js';
+import { spanOf } from '../lang/ast.js';
 
 /** Told about a variant skipped because it names a schema the mission does not declare. */
 export type TransformWarning = (message: string, span: Span) => void;
@@ -29,7 +30,7 @@ export function applyTransform(
     throw new EvaluatorError(
       'R4009',
       `No matching transform variant for \`${t.name.name}\`; the value was: ${describeValue(value)}`,
-      t.name.span,
+      spanOf(t.name),
     );
   }
   return evaluateFieldMap(variant.fields, valueCtx);
@@ -48,7 +49,7 @@ function variantApplies(
     if (schema === undefined) {
       warn?.(
         `Transform \`${t.name.name}\` skips a variant for the undeclared schema \`${variant.sourceSchema.name}\``,
-        variant.sourceSchema.span,
+        spanOf(variant.sourceSchema),
       );
       return false;
     }

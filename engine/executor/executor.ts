@@ -339,8 +339,8 @@ export class Executor implements StepRuntime {
   private async runStreamedSync(fetch: FetchStep | CallStep, store: StoreStep, fetchPath: string, storePath: string, frame: Frame): Promise<void> {
     if (this.parts.shouldStop?.()) throw new StopRequested();
     const file = this.fileOf(frame);
-    this.journal.record(fetchPath, 'step.started', () => ({ stepType: fetch.kind, line: this.model.line(file, fetch.span.start) }));
-    this.journal.record(storePath, 'step.started', () => ({ stepType: 'Store', line: this.model.line(file, store.span.start) }));
+    this.journal.record(fetchPath, 'step.started', () => ({ stepType: fetch.kind, line: this.model.line(file, fetch.start) }));
+    this.journal.record(storePath, 'step.started', () => ({ stepType: 'Store', line: this.model.line(file, store.start) }));
     let records = 0;
     let fetchDone = false;
     try {
@@ -387,7 +387,7 @@ export class Executor implements StepRuntime {
       return;
     }
     const stepType = step.kind;
-    this.journal.record(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.span.start) }));
+    this.journal.record(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.start) }));
     let outcome: StepOutcome;
     try {
       outcome = await this.thenContinue(() => this.dispatch(step, path, frame, file));

@@ -1,10 +1,13 @@
 /**
  * The typed syntax tree of a Reqon mission.
  *
- * Every node carries a `span` (UTF-16 offsets into its file's text, end exclusive). Line and
- * column are computed only when a diagnostic is printed (see `line-index.ts`). Nodes are
- * discriminated by `kind` and are plain data: the parser builds them, the checker reads them,
- * the evaluator and executor walk them. Nothing here has behaviour.
+ * Every node carries its span as two numbers, `start` and `end` (UTF-16 offsets into its file's
+ * text, end exclusive), not as a nested `Span` object: a multi-megabyte mission has over half a
+ * million nodes, and one span object each was a third of the tree's objects, all of which the
+ * young-generation collector copied (`spanOf` makes the `Span` a diagnostic or error keeps).
+ * Line and column are computed only when a diagnostic is printed (see `line-index.ts`). Nodes
+ * are discriminated by `kind` and are plain data: the parser builds them, the checker reads
+ * them, the evaluator and executor walk them. Nothing here has behaviour but `spanOf`.
  *
  * Option blocks (`{ key: value, … }`) are parsed into typed fields; each option that the checker
  * or runtime may need to point at keeps its own span in `optionSpans` under its key.
@@ -15,15 +18,22 @@ export interface Span {
   end: number;
 }
 
+/** A new `Span` object with the offsets of `node` (a node is itself never kept as a span). */
+export function spanOf(node: Span): Span {
+  return { start: node.start, end: node.end };
+}
+
 /** A name as written in the source: an identifier, or any word in a name position. */
 export interface Name {
   name: string;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface StringLiteral {
   value: string;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** Spans of the option keys present in an option block, keyed by option name. */
@@ -37,7 +47,8 @@ export interface Program {
   /** Path of the file as given to the parser (used in diagnostics). */
   file: string;
   items: TopLevelItem[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type TopLevelItem =
@@ -55,7 +66,8 @@ export interface ImportDecl {
   kind: 'Import';
   name: Name;
   from: StringLiteral;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** A top-level `let`: parsed and ignored at run time, as in the original. */
@@ -63,7 +75,8 @@ export interface TopLevelLet {
   kind: 'TopLevelLet';
   name: Name;
   value: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface MissionDecl {
@@ -77,9 +90,10 @@ export interface MissionDecl {
   /** The last `run` line wins; earlier ones are kept so the checker can warn about them. */
   pipelines: Pipeline[];
   schedules: Schedule[];
-  checkpoint?: { mode: 'after-step' | 'on-failure'; span: Span };
-  trace?: { mode: 'full' | 'minimal'; span: Span };
-  span: Span;
+  checkpoint?: { mode: 'after-step' | 'on-failure'; start: number; end: number };
+  trace?: { mode: 'full' | 'minimal'; start: number; end: number };
+  start: number;
+  end: number;
 }
 
 export type AuthKind = 'oauth2' | 'bearer' | 'basic' | 'api_key' | 'none';
@@ -89,7 +103,7 @@ export interface SourceDecl {
   name: Name;
   /** `source S from "spec.yaml"`: an OpenAPI document, relative to the mission's folder. */
   spec?: StringLiteral;
-  auth?: { kind: AuthKind; span: Span };
+  auth?: { kind: AuthKind; start: number; end: number };
   base?: StringLiteral;
   headers: HeaderEntry[];
   validateResponses?: boolean;
@@ -102,22 +116,25 @@ export interface SourceDecl {
   /** The largest response body in bytes this source may send (our extension; default 64 MiB). */
   maxResponseBytes?: number;
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface HeaderEntry {
   name: StringLiteral;
   value: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface RateLimitConfig {
   strategy?: 'pause' | 'throttle' | 'fail';
   maxWait?: number;
   fallbackRpm?: number;
-  model?: { type: 'tokenBucket'; capacity: number; refill: number; safety?: number; span: Span };
+  model?: { type: 'tokenBucket'; capacity: number; refill: number; safety?: number; start: number; end: number };
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface CircuitBreakerConfig {
@@ -128,7 +145,8 @@ export interface CircuitBreakerConfig {
   failureRate?: number;
   minimumRequests?: number;
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type StoreType = 'memory' | 'file' | 'sql' | 'nosql' | 'postgrest';
@@ -136,37 +154,41 @@ export type StoreType = 'memory' | 'file' | 'sql' | 'nosql' | 'postgrest';
 export interface StoreDecl {
   kind: 'Store';
   name: Name;
-  type: { kind: StoreType; span: Span };
+  type: { kind: StoreType; start: number; end: number };
   /** The table, collection or file name the store writes to. */
   target: StringLiteral;
-  batch?: { size: number; maxDelay?: number; durability?: 'strict' | 'relaxed'; span: Span };
-  span: Span;
+  batch?: { size: number; maxDelay?: number; durability?: 'strict' | 'relaxed'; start: number; end: number };
+  start: number;
+  end: number;
 }
 
 export interface SchemaDecl {
   kind: 'Schema';
   name: Name;
   fields: SchemaField[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface SchemaField {
   name: Name;
   type: TypeRef;
   optional: boolean;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type TypeRef =
-  | { kind: 'NamedType'; name: string; span: Span }
-  | { kind: 'ArrayType'; element: TypeRef; span: Span }
-  | { kind: 'ObjectType'; fields: SchemaField[]; span: Span };
+  | { kind: 'NamedType'; name: string; start: number; end: number }
+  | { kind: 'ArrayType'; element: TypeRef; start: number; end: number }
+  | { kind: 'ObjectType'; fields: SchemaField[]; start: number; end: number };
 
 export interface TransformDecl {
   kind: 'Transform';
   name: Name;
   variants: TransformVariant[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface TransformVariant {
@@ -175,13 +197,15 @@ export interface TransformVariant {
   guard?: Expr;
   targetSchema: Name;
   fields: FieldMapping[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface FieldMapping {
   name: Name;
   value: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface ActionDecl {
@@ -190,20 +214,23 @@ export interface ActionDecl {
   steps: Step[];
   /** The file the action was written in (differs from the mission's in folder missions). */
   file: string;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface Pipeline {
   kind: 'Pipeline';
   stages: Stage[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface Stage {
   actions: Name[];
   parallel: boolean;
   condition?: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type ScheduleUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks';
@@ -211,15 +238,16 @@ export type ScheduleUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks';
 export interface Schedule {
   kind: 'Schedule';
   trigger:
-    | { kind: 'every'; amount: number; unit: ScheduleUnit; span: Span }
-    | { kind: 'cron'; expression: StringLiteral; span: Span }
-    | { kind: 'at'; when: StringLiteral; span: Span };
+    | { kind: 'every'; amount: number; unit: ScheduleUnit; start: number; end: number }
+    | { kind: 'cron'; expression: StringLiteral; start: number; end: number }
+    | { kind: 'at'; when: StringLiteral; start: number; end: number };
   timezone?: StringLiteral;
   maxConcurrency?: number;
   skipIfRunning?: boolean;
-  retry?: { maxRetries?: number; delaySeconds?: number; span: Span };
+  retry?: { maxRetries?: number; delaySeconds?: number; start: number; end: number };
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,7 +276,7 @@ export interface FetchOptions {
   until?: Expr;
   retry?: RetryConfig;
   since?: Since;
-  allow?: { statuses: number[]; span: Span };
+  allow?: { statuses: number[]; start: number; end: number };
   backfill?: boolean;
   /** Page caps (our names for the V2 `maxPages`/`maxItems`); hitting one marks the result truncated. */
   maxPages?: number;
@@ -263,7 +291,8 @@ export interface FetchStep {
   method: HttpMethod;
   path: Expr;
   options: FetchOptions;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface CallStep {
@@ -271,7 +300,8 @@ export interface CallStep {
   source: Name;
   operation: Name;
   options: FetchOptions;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface Paginate {
@@ -283,7 +313,8 @@ export interface Paginate {
   cursorPath?: StringLiteral;
   /** Query parameter that carries the page size, when the mission names one (fixes the original's never-sent size). */
   sizeParam?: Name;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface RetryConfig {
@@ -293,7 +324,8 @@ export interface RetryConfig {
   maxDelay?: number;
   timeout?: number;
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type SinceFormat = 'iso' | 'unix' | 'unix-ms' | 'date-only';
@@ -307,9 +339,10 @@ export type Since =
       updateFrom?: string;
       header?: string;
       optionSpans: OptionSpans;
-      span: Span;
+      start: number;
+  end: number;
     }
-  | { kind: 'SinceExpr'; value: Expr; span: Span };
+  | { kind: 'SinceExpr'; value: Expr; start: number; end: number };
 
 export interface ForStep {
   kind: 'For';
@@ -317,9 +350,10 @@ export interface ForStep {
   collection: Expr;
   where?: Expr;
   concurrency?: number;
-  onError?: { mode: 'continue' | 'abort'; span: Span } | { mode: 'queue'; store: Name; span: Span };
+  onError?: { mode: 'continue' | 'abort'; start: number; end: number } | { mode: 'queue'; store: Name; start: number; end: number };
   body: Step[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface MapStep {
@@ -327,7 +361,8 @@ export interface MapStep {
   source: Expr;
   schema: Name;
   fields: FieldMapping[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface ApplyStep {
@@ -335,16 +370,18 @@ export interface ApplyStep {
   transform: Name;
   target: Expr;
   as?: Name;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface ValidateStep {
   kind: 'Validate';
   target: Expr;
-  constraints: { condition: Expr; span: Span }[];
+  constraints: { condition: Expr; start: number; end: number }[];
   /** `validate x { … } or { steps }`: run these instead of failing. */
   fallback?: Step[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface StoreStep {
@@ -356,37 +393,41 @@ export interface StoreStep {
   partial?: boolean;
   upsert?: boolean;
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface LetStep {
   kind: 'Let';
   name: Name;
   value: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface MatchStep {
   kind: 'Match';
   subject: Expr;
   arms: MatchArm[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface MatchArm {
   pattern: ArmPattern;
   guard?: Expr;
   body: { kind: 'Directive'; directive: Directive } | { kind: 'Steps'; steps: Step[] };
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type ArmPattern =
-  | { kind: 'Wildcard'; span: Span }
-  | { kind: 'SchemaPattern'; schema: Name; span: Span }
-  | { kind: 'SchemaArrayPattern'; schema: Name; span: Span }
-  | { kind: 'StatusPattern'; status: number; span: Span }
+  | { kind: 'Wildcard'; start: number; end: number }
+  | { kind: 'SchemaPattern'; schema: Name; start: number; end: number }
+  | { kind: 'SchemaArrayPattern'; schema: Name; start: number; end: number }
+  | { kind: 'StatusPattern'; status: number; start: number; end: number }
   /** `[200, 201]`: any of these statuses (upstream writes a list where one status would do). */
-  | { kind: 'StatusListPattern'; statuses: { status: number; span: Span }[]; span: Span }
+  | { kind: 'StatusListPattern'; statuses: { status: number; start: number; end: number }[]; start: number; end: number }
   | ObjectPattern;
 
 /**
@@ -396,17 +437,18 @@ export type ArmPattern =
 export interface ObjectPattern {
   kind: 'ObjectPattern';
   fields: { key: string; keySpan: Span; value: SubPattern }[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** What one key of an object pattern asks of its value. */
 export type SubPattern =
   /** `_`: present, any value other than null. */
-  | { kind: 'Present'; span: Span }
+  | { kind: 'Present'; start: number; end: number }
   /** A name (`e`): present, and the value is bound to that variable for the guard and the body. */
-  | { kind: 'Bind'; name: Name; span: Span }
+  | { kind: 'Bind'; name: Name; start: number; end: number }
   /** `401`, `"failed"`, `true`, `null`: equal (`===`; `null` also matches an absent key). */
-  | { kind: 'Literal'; value: string | number | boolean | null; span: Span }
+  | { kind: 'Literal'; value: string | number | boolean | null; start: number; end: number }
   | ObjectPattern;
 
 /**
@@ -417,17 +459,18 @@ export type SubPattern =
 export interface FlowStep {
   kind: 'Flow';
   directive: Directive;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type Directive =
-  | { kind: 'Continue'; span: Span }
-  | { kind: 'Skip'; span: Span }
+  | { kind: 'Continue'; start: number; end: number }
+  | { kind: 'Skip'; start: number; end: number }
   /** `abort "text"`, or `abort e` / `abort response.error`: a message computed when it runs. */
-  | { kind: 'Abort'; message?: StringLiteral; messageExpr?: Expr; span: Span }
-  | { kind: 'Retry'; config?: RetryConfig; span: Span }
-  | { kind: 'Queue'; store?: Name; span: Span }
-  | { kind: 'Jump'; action: Name; then?: 'retry' | 'continue'; span: Span };
+  | { kind: 'Abort'; message?: StringLiteral; messageExpr?: Expr; start: number; end: number }
+  | { kind: 'Retry'; config?: RetryConfig; start: number; end: number }
+  | { kind: 'Queue'; store?: Name; start: number; end: number }
+  | { kind: 'Jump'; action: Name; then?: 'retry' | 'continue'; start: number; end: number };
 
 export interface WaitStep {
   kind: 'Wait';
@@ -436,21 +479,23 @@ export interface WaitStep {
   expectedEvents?: number;
   eventFilter?: Expr;
   retry?: RetryConfig;
-  storage?: { target: Name; key?: Expr; span: Span };
+  storage?: { target: Name; key?: Expr; start: number; end: number };
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
-export type PauseTrigger = { kind: 'timeout'; span: Span } | { kind: 'webhook'; path: StringLiteral; span: Span };
+export type PauseTrigger = { kind: 'timeout'; start: number; end: number } | { kind: 'webhook'; path: StringLiteral; start: number; end: number };
 
 export interface PauseStep {
   kind: 'Pause';
   /** Duration in milliseconds, parsed from an integer or a string such as "7d" or "1.5h". */
-  duration?: { ms: number; span: Span };
+  duration?: { ms: number; start: number; end: number };
   persist?: Name;
   resumeOn: PauseTrigger[];
   optionSpans: OptionSpans;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,24 +524,28 @@ export type Expr =
 export interface NumberLiteral {
   kind: 'Number';
   value: number;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface StringLiteralExpr {
   kind: 'String';
   value: string;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface BooleanLiteral {
   kind: 'Boolean';
   value: boolean;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface NullLiteral {
   kind: 'Null';
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /**
@@ -508,7 +557,8 @@ export interface RefExpr {
   kind: 'Ref';
   parts: string[];
   leadingDot: boolean;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** `.name` after a call, subscript or parenthesised expression: a field read, never a name lookup. */
@@ -516,28 +566,32 @@ export interface MemberExpr {
   kind: 'Member';
   object: Expr;
   property: string;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface IndexExpr {
   kind: 'Index';
   object: Expr;
   index: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface CallExpr {
   kind: 'Call';
   callee: Name;
   args: Expr[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface UnaryExpr {
   kind: 'Unary';
   operator: '-' | '+' | 'not';
   operand: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type BinaryOperator =
@@ -562,7 +616,8 @@ export interface BinaryExpr {
   operator: BinaryOperator;
   left: Expr;
   right: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** `x is T`: a runtime type test. */
@@ -570,7 +625,8 @@ export interface IsExpr {
   kind: 'Is';
   operand: Expr;
   type: Name;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** `c ? a : b`, and `if c then a else b`. */
@@ -579,23 +635,26 @@ export interface ConditionalExpr {
   test: Expr;
   consequent: Expr;
   alternate: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface ArrayExpr {
   kind: 'Array';
   elements: Expr[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export type ObjectEntry =
-  | { kind: 'Property'; key: Name; value: Expr; span: Span }
-  | { kind: 'Spread'; value: Expr; span: Span };
+  | { kind: 'Property'; key: Name; value: Expr; start: number; end: number }
+  | { kind: 'Spread'; value: Expr; start: number; end: number };
 
 export interface ObjectExpr {
   kind: 'Object';
   entries: ObjectEntry[];
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface MatchExprArm {
@@ -603,7 +662,8 @@ export interface MatchExprArm {
   pattern: Expr | null;
   guard?: Expr;
   result: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 export interface MatchExpr {
@@ -613,7 +673,8 @@ export interface MatchExpr {
   arms: MatchExprArm[];
   /** `match { cond => value, … }`: no subject; the first arm whose condition is truthy wins. */
   guards?: true;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** `coll where cond`: the items of `coll` for which `cond` (the item as current record) is truthy. */
@@ -621,7 +682,8 @@ export interface WhereExpr {
   kind: 'Where';
   collection: Expr;
   condition: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** `any of coll` (a recorded random pick) or `any of coll where cond` (the first match). */
@@ -629,12 +691,14 @@ export interface AnyOfExpr {
   kind: 'AnyOf';
   collection: Expr;
   where?: Expr;
-  span: Span;
+  start: number;
+  end: number;
 }
 
 /** Constructs the original parses but cannot evaluate (ranges, superposition, `^parent`). */
 export interface UnsupportedExpr {
   kind: 'Unsupported';
   construct: 'range' | 'superposition' | 'parent-reference' | 'pipe';
-  span: Span;
+  start: number;
+  end: number;
 }

@@ -10,6 +10,7 @@ import type { MissionDecl, Name, Program, Schedule, SourceDecl, Span, StoreDecl,
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
 import { checkAt, checkCron, checkNumber, checkTimeZone } from './check-values.js';
+import { spanOf } from './ast.js';
 
 /** Mission count, and top-level declarations that the runtime ignores. */
 /**
@@ -35,9 +36,9 @@ export function checkProgramShape(ctx: CheckContext): MissionDecl | undefined {
     ctx.report(
       root.file,
       'E3002',
-      extra.name?.span ?? extra.span,
+      spanOf(extra.name ?? extra),
       `Only the first mission runs: \`${extra.name?.name ?? '?'}\` is ignored`,
-      `keep one mission per file (\`${first.name?.name ?? '?'}\` ${ctx.where(root.file, first.span.start, root.file)} is the one that runs)`,
+      `keep one mission per file (\`${first.name?.name ?? '?'}\` ${ctx.where(root.file, first.start, root.file)} is the one that runs)`,
     );
   }
   for (const item of items) reportIgnored(ctx, item, first);
@@ -59,7 +60,7 @@ function reportIgnored(ctx: CheckContext, item: TopLevelItem | undefined, missio
   ctx.report(
     ctx.rootFile,
     'E3032',
-    item.name.span,
+    spanOf(item.name),
     `Top-level ${word} \`${item.name.name}\` is ignored: only declarations inside the mission are used`,
     `move it into mission \`${mission.name?.name ?? '?'}\``,
   );
@@ -73,7 +74,7 @@ export function checkMissionItems(ctx: CheckContext, mission: MissionDecl): void
     ctx.report(
       file,
       'E3003',
-      mission.name?.span ?? mission.span,
+      spanOf(mission.name ?? mission),
       `Mission \`${mission.name?.name ?? '?'}\` has no \`run\` pipeline`,
       (mission.actions ?? []).length > 0
         ? `add a line such as \`run ${mission.actions[0]!.name.name}\``
@@ -81,17 +82,17 @@ export function checkMissionItems(ctx: CheckContext, mission: MissionDecl): void
     );
   }
   for (const p of pipelines.slice(0, -1)) {
-    ctx.report(file, 'E3004', ctx.findWord(file, p.span, 'run'), 'Several `run` lines: only the last one is used', 'delete this line or merge it into the last `run`');
+    ctx.report(file, 'E3004', ctx.findWord(file, spanOf(p), 'run'), 'Several `run` lines: only the last one is used', 'delete this line or merge it into the last `run`');
   }
   const schedules = mission.schedules ?? [];
   for (const s of schedules.slice(0, -1)) {
-    ctx.report(file, 'E3005', ctx.findWord(file, s.span, 'schedule'), 'Several schedules: only the last one is used', 'delete this schedule or merge it into the last one');
+    ctx.report(file, 'E3005', ctx.findWord(file, spanOf(s), 'schedule'), 'Several schedules: only the last one is used', 'delete this schedule or merge it into the last one');
   }
   for (const s of schedules) checkSchedule(ctx, file, s);
 }
 
 /** Registers each name in `into`, reporting every later declaration of a taken name. */
-export function registerNames<T extends { name: Name; span: Span }>(
+export function registerNames<T extends { name: Name; start: number; end: number }>(
   ctx: CheckContext,
   what: string,
   decls: readonly T[],
@@ -107,16 +108,16 @@ export function registerNames<T extends { name: Name; span: Span }>(
       continue;
     }
     const file = fileOf(decl);
-    const where = ctx.where(fileOf(first), first.name.span.start, file);
+    const where = ctx.where(fileOf(first), first.name.start, file);
     if (what === 'store' || what === 'source') {
       // Upstream accepts these; the run uses the first (mission-model.ts), as the checks do.
-      ctx.report(file, 'E3035', decl.name.span, `Duplicate ${what} \`${name}\`: this declaration is ignored, the one ${where} is used`, 'rename or remove one of them');
+      ctx.report(file, 'E3035', spanOf(decl.name), `Duplicate ${what} \`${name}\`: this declaration is ignored, the one ${where} is used`, 'rename or remove one of them');
       continue;
     }
     ctx.report(
       file,
       'E3006',
-      decl.name.span,
+      spanOf(decl.name),
       `Duplicate ${what} \`${name}\``,
       `\`${name}\` is already declared ${where}; rename or remove one of them`,
     );
@@ -126,7 +127,7 @@ export function registerNames<T extends { name: Name; span: Span }>(
 export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
   const file = ctx.rootFile;
   const name = source.name?.name ?? '?';
-  const span = source.name?.span ?? source.span;
+  const span = spanOf(source.name ?? source);
   if (!source.auth) {
     ctx.report(file, 'E3015', span, `Source \`${name}\` has no \`auth\``, 'add `auth: none` (or bearer, oauth2, basic, api_key)');
   }
@@ -143,7 +144,7 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
     ctx.report(
       file,
       'E3017',
-      source.base.span,
+      spanOf(source.base),
       `Expected an http(s) URL but got: "${source.base.value}"`,
       'write the base as "https://host/path"',
     );
@@ -156,19 +157,19 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
 
   const rl = source.rateLimit;
   if (rl) {
-    const rat = (key: string) => ctx.optionValue(file, rl.optionSpans, key, rl.span);
+    const rat = (key: string) => ctx.optionValue(file, rl.optionSpans, key, spanOf(rl));
     checkNumber(ctx, file, 'maxWait', rl.maxWait, 'positive', rat('maxWait'));
     checkNumber(ctx, file, 'fallbackRpm', rl.fallbackRpm, 'positive', rat('fallbackRpm'));
     if (rl.model) {
       const m = rl.model;
       for (const key of ['capacity', 'refill', 'safety'] as const) {
-        checkNumber(ctx, file, key, m[key], 'positive', ctx.valueOf(file, m.span, key));
+        checkNumber(ctx, file, key, m[key], 'positive', ctx.valueOf(file, spanOf(m), key));
       }
     }
   }
   const cb = source.circuitBreaker;
   if (cb) {
-    const cat = (key: string) => ctx.optionValue(file, cb.optionSpans, key, cb.span);
+    const cat = (key: string) => ctx.optionValue(file, cb.optionSpans, key, spanOf(cb));
     for (const key of ['failureThreshold', 'resetTimeout', 'successThreshold', 'failureWindow', 'minimumRequests'] as const) {
       checkNumber(ctx, file, key, cb[key], 'positive', cat(key));
     }
@@ -192,8 +193,8 @@ export function checkStoreDecl(ctx: CheckContext, store: StoreDecl): void {
   const b = store.batch;
   if (!b) return;
   const file = ctx.rootFile;
-  checkNumber(ctx, file, 'size', b.size, 'atLeastOne', ctx.valueOf(file, b.span, 'size'));
-  checkNumber(ctx, file, 'maxDelay', b.maxDelay, 'nonNegative', ctx.valueOf(file, b.span, 'maxDelay'));
+  checkNumber(ctx, file, 'size', b.size, 'atLeastOne', ctx.valueOf(file, spanOf(b), 'size'));
+  checkNumber(ctx, file, 'maxDelay', b.maxDelay, 'nonNegative', ctx.valueOf(file, spanOf(b), 'maxDelay'));
 }
 
 function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
@@ -201,7 +202,7 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
   if (t) {
     switch (t.kind) {
       case 'every':
-        checkNumber(ctx, file, 'every', t.amount, 'atLeastOne', ctx.valueOf(file, t.span, 'every'));
+        checkNumber(ctx, file, 'every', t.amount, 'atLeastOne', ctx.valueOf(file, spanOf(t), 'every'));
         break;
       case 'cron':
         if (t.expression) checkCron(ctx, file, t.expression);
@@ -216,11 +217,11 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
     }
   }
   if (s.timezone) checkTimeZone(ctx, file, s.timezone);
-  const at = (key: string) => ctx.optionValue(file, s.optionSpans, key, s.span);
+  const at = (key: string) => ctx.optionValue(file, s.optionSpans, key, spanOf(s));
   checkNumber(ctx, file, 'maxConcurrency', s.maxConcurrency, 'atLeastOne', at('maxConcurrency'));
   if (s.retry) {
     const r = s.retry;
-    checkNumber(ctx, file, 'maxRetries', r.maxRetries, 'nonNegative', ctx.valueOf(file, r.span, 'maxRetries'));
-    checkNumber(ctx, file, 'delaySeconds', r.delaySeconds, 'nonNegative', ctx.valueOf(file, r.span, 'delaySeconds'));
+    checkNumber(ctx, file, 'maxRetries', r.maxRetries, 'nonNegative', ctx.valueOf(file, spanOf(r), 'maxRetries'));
+    checkNumber(ctx, file, 'delaySeconds', r.delaySeconds, 'nonNegative', ctx.valueOf(file, spanOf(r), 'delaySeconds'));
   }
 }

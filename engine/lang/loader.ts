@@ -21,6 +21,7 @@ import { DiagnosticBag } from './diagnostics.js';
 import { MissionLoadError } from './mission-load-error.js';
 import type { MissionUnit, SourceFile } from './mission-unit.js';
 import { parseProgram } from './parser.js';
+import { spanOf } from './ast.js';
 
 export type { MissionUnit, SourceFile } from './mission-unit.js';
 export { MissionLoadError } from './mission-load-error.js';
@@ -178,7 +179,7 @@ function describeItem(kind: Program['items'][number]['kind']): string {
 /** The declared name's span where there is one (a short caret), else the whole item. */
 function itemSpan(item: Program['items'][number]): { start: number; end: number } {
   const name = 'name' in item ? item.name : undefined;
-  return name?.span ?? item.span;
+  return spanOf(name ?? item);
 }
 
 /**

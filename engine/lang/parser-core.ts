@@ -170,8 +170,13 @@ export class Parser {
   }
 
   span(start: number): Span {
+    return { start, end: this.endFrom(start) };
+  }
+
+  /** The end of a node that began at `start`: the last consumed token's end, never before `start`. */
+  endFrom(start: number): number {
     const end = this.prevEnd;
-    return { start, end: end > start ? end : start };
+    return end > start ? end : start;
   }
 
   /** Consumes the current token and returns its index. */
@@ -215,7 +220,7 @@ export class Parser {
   /** Any word is a name here (contextual keywords). */
   expectName(what: string): Name {
     const t = this.expectNameToken(what);
-    return { name: this.tokens.textOf(t), span: this.spanAt(t) };
+    return { name: this.tokens.textOf(t), start: this.startAt(t), end: this.endAt(t) };
   }
 
   /** `expectName` for a caller that needs only the token (its index). */
@@ -229,7 +234,7 @@ export class Parser {
     const t = this.pos;
     if (this.kinds[t] !== STRING) this.fail('E2001', what);
     this.advance();
-    return { value: this.tokens.valueOf(t), span: this.spanAt(t) };
+    return { value: this.tokens.valueOf(t), start: this.startAt(t), end: this.endAt(t) };
   }
 
   /** How token `i` is named in messages (`describeToken`). */

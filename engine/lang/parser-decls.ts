@@ -12,6 +12,7 @@ import { parseExpr } from './parser-expr.js';
 import { enumValue } from './parser-options.js';
 import { parseSchedule, parseSource, parseStoreDecl } from './parser-resources.js';
 import { fieldBlockRules, parseActionBody, parseFieldBlock } from './parser-steps.js';
+import { spanOf } from './ast.js';
 
 const TOP_LEVEL = ['mission', 'source', 'store', 'schema', 'transform', 'action', 'import', 'let'];
 const TOP_LEVEL_WORDS: ReadonlySet<string> = new Set(TOP_LEVEL);
@@ -63,10 +64,10 @@ function parseMission(p: Parser): MissionDecl {
   const name = p.expectName('a mission name');
   const m: MissionDecl = {
     kind: 'Mission', name, sources: [], stores: [], schemas: [], transforms: [], actions: [], pipelines: [],
-    schedules: [], span: p.span(start),
+    schedules: [], start, end: p.endFrom(start),
   };
   p.parseBlock(MISSION_BLOCK, m);
-  m.span = p.span(start);
+  m.end = p.endFrom(start);
   return m;
 }
 
@@ -98,14 +99,14 @@ function parseMissionItem(p: Parser, m: MissionDecl): void {
         p.advance();
         p.expect(':', 'write `checkpoint: afterStep`');
         const mode = enumValue(p, ['afterStep', 'onFailure'] as const, 'a checkpoint mode');
-        m.checkpoint = { mode: mode.value === 'afterStep' ? 'after-step' : 'on-failure', span: p.span(p.startAt(t)) };
+        m.checkpoint = { mode: mode.value === 'afterStep' ? 'after-step' : 'on-failure', start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
         return;
       }
       case 'trace': {
         p.advance();
         p.expect(':', 'write `trace: full`');
         const mode = enumValue(p, ['full', 'minimal'] as const, 'a trace mode');
-        m.trace = { mode: mode.value, span: p.span(p.startAt(t)) };
+        m.trace = { mode: mode.value, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
         return;
       }
     }
@@ -118,7 +119,7 @@ function parseAction(p: Parser): ActionDecl {
   const start = p.startAt(p.advance());
   const name = p.expectName('an action name');
   const steps = parseActionBody(p, name);
-  return { kind: 'Action', name, steps, file: p.file, span: p.span(start) };
+  return { kind: 'Action', name, steps, file: p.file, start, end: p.endFrom(start) };
 }
 
 /** `run A then [B, C] then D if cond` */
@@ -133,22 +134,22 @@ function parsePipeline(p: Parser): Pipeline {
       p.add(p.expectName('an action name'));
       while (p.eat(',')) p.add(p.expectName('an action name'));
       p.expect(']', 'parallel stage names are separated by commas: `[A, B]`');
-      stage = { actions: p.take<Name>(actions), parallel: true, span: p.span(stageStart) };
+      stage = { actions: p.take<Name>(actions), parallel: true, start: stageStart, end: p.endFrom(stageStart) };
     } else {
-      stage = { actions: [p.expectName('an action name or "[" after `run`')], parallel: false, span: p.span(stageStart) };
+      stage = { actions: [p.expectName('an action name or "[" after `run`')], parallel: false, start: stageStart, end: p.endFrom(stageStart) };
     }
     if (p.eatWord('if')) stage.condition = parseExpr(p);
-    stage.span = p.span(stageStart);
+    stage.end = p.endFrom(stageStart);
     p.add(stage);
   } while (p.eatWord('then'));
-  return { kind: 'Pipeline', stages: p.take<Stage>(stages), span: p.span(start) };
+  return { kind: 'Pipeline', stages: p.take<Stage>(stages), start, end: p.endFrom(start) };
 }
 
 function parseSchema(p: Parser): SchemaDecl {
   const start = p.startAt(p.advance());
   const name = p.expectName('a schema name');
   const fields = parseSchemaFields(p, `schema \`${name.name}\``);
-  return { kind: 'Schema', name, fields, span: p.span(start) };
+  return { kind: 'Schema', name, fields, start, end: p.endFrom(start) };
 }
 
 /** `{ name: Type, name?: Type, name: Type? … }` */
@@ -169,7 +170,7 @@ const SCHEMA_FIELDS: BlockRules<string> = {
     if (!p.eat(':')) p.expect(':', `write \`${p.valueAt(t)}: string\``); // help built on failure only
     const type = parseTypeRef(p);
     if (p.eat('?')) optional = true;
-    const field: SchemaField = { name: { name: p.valueAt(t), span: p.spanAt(t) }, type, optional, span: p.span(p.startAt(t)) };
+    const field: SchemaField = { name: { name: p.valueAt(t), start: p.startAt(t), end: p.endAt(t) }, type, optional, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
     p.add(field);
   },
   isItemStart: (p, i) => p.isKeyAt(i) || (p.kindAt(i) === 'Word' && i < p.last && p.kindAt(i + 1) === '?'),
@@ -184,22 +185,22 @@ function parseTypeRef(p: Parser): TypeRef {
   let type: TypeRef;
   if (kind === 'Word') {
     p.advance();
-    type = { kind: 'NamedType', name: p.textAt(t), span: p.spanAt(t) };
+    type = { kind: 'NamedType', name: p.textAt(t), start: p.startAt(t), end: p.endAt(t) };
   } else if (kind === '[') {
     p.advance();
     const element = parseTypeRef(p);
     p.expect(']');
-    type = { kind: 'ArrayType', element, span: p.span(start) };
+    type = { kind: 'ArrayType', element, start, end: p.endFrom(start) };
   } else if (kind === '{') {
     const fields = parseSchemaFields(p, 'the nested object type');
-    type = { kind: 'ObjectType', fields, span: p.span(start) };
+    type = { kind: 'ObjectType', fields, start, end: p.endFrom(start) };
   } else {
     p.fail('E2001', 'a type (a name, `[Type]` or `{ … }`)');
   }
   while (p.at('[') && p.peekKind() === ']') {
     p.advance();
     p.advance();
-    type = { kind: 'ArrayType', element: type, span: p.span(start) };
+    type = { kind: 'ArrayType', element: type, start, end: p.endFrom(start) };
   }
   p.depth--;
   return type;
@@ -220,11 +221,11 @@ function parseTransform(p: Parser): TransformDecl {
     p.expect('->', `write \`transform ${name.name}: Source -> Target { … }\``);
     const targetSchema = p.expectName('a target schema name');
     const fields = parseFieldBlock(p, TRANSFORM_FIELDS, name);
-    variants.push({ sourceSchema, targetSchema, fields, span: p.span(variantStart) });
+    variants.push({ sourceSchema, targetSchema, fields, start: variantStart, end: p.endFrom(variantStart) });
   } else {
     p.parseBlock(VARIANTS, { name, variants });
   }
-  return { kind: 'Transform', name, variants, span: p.span(start) };
+  return { kind: 'Transform', name, variants, start, end: p.endFrom(start) };
 }
 
 const TRANSFORM_FIELDS = fieldBlockRules((transform: Name) => `transform \`${transform.name}\``);
@@ -246,7 +247,7 @@ function parseVariant(p: Parser, transform: Name, firstTarget: Name | undefined)
     sourceSchema: source.name === '_' ? null : source,
     targetSchema: source,
     fields: [],
-    span: p.span(start),
+    start, end: p.endFrom(start),
   };
   if (p.eatWord('where')) variant.guard = parseExpr(p);
   p.expect('->', 'write `(Schema) -> Target { … }`');
@@ -254,13 +255,13 @@ function parseVariant(p: Parser, transform: Name, firstTarget: Name | undefined)
   if (firstTarget !== undefined && firstTarget.name !== variant.targetSchema.name) {
     p.error(
       'E2015',
-      variant.targetSchema.span,
+      spanOf(variant.targetSchema),
       `Every variant of transform \`${transform.name}\` must produce \`${firstTarget.name}\`, but this one produces \`${variant.targetSchema.name}\``,
       'split it into two transforms',
     );
   }
   variant.fields = parseFieldBlock(p, VARIANT_FIELDS, transform);
-  variant.span = p.span(start);
+  variant.end = p.endFrom(start);
   return variant;
 }
 
@@ -269,7 +270,7 @@ function parseImport(p: Parser): ImportDecl {
   const name = p.expectName('a name to import');
   p.expectWord('from', `write \`import ${name.name} from "./file.vague"\``);
   const from = p.expectString('a file path string');
-  return { kind: 'Import', name, from, span: p.span(start) };
+  return { kind: 'Import', name, from, start, end: p.endFrom(start) };
 }
 
 function parseTopLevelLet(p: Parser): TopLevelLet {
@@ -277,5 +278,5 @@ function parseTopLevelLet(p: Parser): TopLevelLet {
   const name = p.expectName('a variable name');
   p.expect('=', `write \`let ${name.name} = expression\``);
   const value = parseExpr(p);
-  return { kind: 'TopLevelLet', name, value, span: p.span(start) };
+  return { kind: 'TopLevelLet', name, value, start, end: p.endFrom(start) };
 }

@@ -16,6 +16,7 @@
  */
 import type { BinaryOperator, Expr, MatchExprArm, Name, ObjectEntry } from './ast.js';
 import { type Parser } from './parser-core.js';
+import { spanOf } from './ast.js';
 
 export function parseExpr(p: Parser): Expr {
   const depth = p.depth;
@@ -29,14 +30,14 @@ export function parseExpr(p: Parser): Expr {
     p.expect(':', 'a conditional is written `test ? then : else`');
     p.noFilter = !filters;
     const alternate = parseExpr(p);
-    expr = { kind: 'Conditional', test: expr, consequent, alternate, span: p.span(expr.span.start) };
+    expr = { kind: 'Conditional', test: expr, consequent, alternate, start: expr.start, end: p.endFrom(expr.start) };
   }
   // `coll where cond` (a filter, lowest precedence): `let vips = customers where .tier == "vip"`.
   while (filters && atWordOp(p, 'where')) {
     link(p);
     p.advance();
     const condition = parseExpr(p);
-    expr = { kind: 'Where', collection: expr, condition, span: p.span(expr.span.start) };
+    expr = { kind: 'Where', collection: expr, condition, start: expr.start, end: p.endFrom(expr.start) };
   }
   p.depth = depth;
   return expr;
@@ -54,7 +55,7 @@ export function parseExprBeforeWhere(p: Parser): Expr {
 }
 
 function binary(p: Parser, operator: BinaryOperator, left: Expr, right: Expr): Expr {
-  return { kind: 'Binary', operator, left, right, span: p.span(left.span.start) };
+  return { kind: 'Binary', operator, left, right, start: left.start, end: p.endFrom(left.start) };
 }
 
 /** A word operator, unless it is really the key of the next `key: value` entry. */
@@ -131,7 +132,7 @@ function parseNot(p: Parser, first?: Expr): Expr {
   p.enter();
   const operand = parseNot(p);
   p.depth--;
-  return { kind: 'Unary', operator: 'not', operand, span: p.span(start) };
+  return { kind: 'Unary', operator: 'not', operand, start, end: p.endFrom(start) };
 }
 
 /** `a | b` (superposition) and `x | f(…)` (pipe): parsed, reported, not evaluable. */
@@ -144,13 +145,13 @@ function parseBar(p: Parser, first?: Expr): Expr {
     const right = parseComparison(p);
     if (right.kind === 'Call') pipe = true;
   }
-  const span = p.span(left.span.start);
+  const span = p.span(left.start);
   if (pipe) {
     p.error('E2011', bar, 'Pipes (`x | f(…)`) are not supported yet', 'call the function directly: `f(x, …)`');
   } else {
     p.error('E2011', bar, 'Superposition (`a | b`) is not supported yet', 'use `any of [a, b]` for a random pick');
   }
-  return { kind: 'Unsupported', construct: pipe ? 'pipe' : 'superposition', span };
+  return { kind: 'Unsupported', construct: pipe ? 'pipe' : 'superposition', start: span.start, end: span.end };
 }
 
 function comparison(kind: string): BinaryOperator | undefined {
@@ -177,7 +178,7 @@ function parseComparison(p: Parser, first?: Expr): Expr {
   if (atWordOp(p, 'is')) {
     p.advance();
     const type = p.expectName('a type name after `is`');
-    return { kind: 'Is', operand: left, type, span: p.span(left.span.start) };
+    return { kind: 'Is', operand: left, type, start: left.start, end: p.endFrom(left.start) };
   }
   if (atWordOp(p, 'in')) {
     p.advance();
@@ -187,8 +188,8 @@ function parseComparison(p: Parser, first?: Expr): Expr {
     // `a contains b` is the built-in `contains(a, b)`: a substring, an array element or a key.
     const op = p.advance();
     const right = parseRange(p);
-    const callee: Name = { name: 'contains', span: p.spanAt(op) };
-    return { kind: 'Call', callee, args: [left, right], span: p.span(left.span.start) };
+    const callee: Name = { name: 'contains', start: p.startAt(op), end: p.endAt(op) };
+    return { kind: 'Call', callee, args: [left, right], start: left.start, end: p.endFrom(left.start) };
   }
   return left;
 }
@@ -199,7 +200,7 @@ function parseRange(p: Parser, first?: Expr): Expr {
   const dots = p.spanAt(p.advance());
   if (startsOperand(p)) parseAdditive(p);
   p.error('E2011', dots, 'Ranges (`a..b`) are not supported yet', 'use `range(a, b)` for a list of numbers');
-  return { kind: 'Unsupported', construct: 'range', span: p.span(left.span.start) };
+  return { kind: 'Unsupported', construct: 'range', start: left.start, end: p.endFrom(left.start) };
 }
 
 function startsOperand(p: Parser): boolean {
@@ -243,7 +244,7 @@ function parseUnary(p: Parser): Expr {
   if (kind === '-' || kind === '+') {
     p.advance();
     const operand = parseUnary(p);
-    result = { kind: 'Unary', operator: kind, operand, span: p.span(p.startAt(t)) };
+    result = { kind: 'Unary', operator: kind, operand, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
   } else if (kind === '^') {
     p.advance();
     p.expectNameToken('a name after `^`');
@@ -252,7 +253,7 @@ function parseUnary(p: Parser): Expr {
       p.advance();
     }
     p.error('E2011', p.spanAt(t), 'Parent references (`^x`) are not supported yet', 'bind the outer value with `let` before the loop');
-    result = { kind: 'Unsupported', construct: 'parent-reference', span: p.span(p.startAt(t)) };
+    result = { kind: 'Unsupported', construct: 'parent-reference', start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
   } else {
     result = parsePostfix(p);
   }
@@ -276,19 +277,19 @@ function parsePostfix(p: Parser): Expr {
       // follows a call, subscript or parentheses.
       p.advance();
       const prop = p.textAt(p.expectNameToken('a property name after "."'));
-      expr = { kind: 'Member', object: expr, property: prop, span: p.span(start) };
+      expr = { kind: 'Member', object: expr, property: prop, start, end: p.endFrom(start) };
     } else if (k === '[') {
       p.advance();
       const index = parseExpr(p);
       p.expect(']');
-      expr = { kind: 'Index', object: expr, index, span: p.span(start) };
+      expr = { kind: 'Index', object: expr, index, start, end: p.endFrom(start) };
       named = false;
     } else if (k === '(') {
       const open = p.spanAt(p.pos);
       const args = parseArgs(p);
       if (named && expr.kind === 'Ref') {
-        const callee: Name = { name: expr.parts.join('.'), span: expr.span };
-        expr = { kind: 'Call', callee, args, span: p.span(start) };
+        const callee: Name = { name: expr.parts.join('.'), start: expr.start, end: expr.end };
+        expr = { kind: 'Call', callee, args, start, end: p.endFrom(start) };
       } else {
         p.error('E2016', open, 'Only a function name can be called', 'call a built-in by name, e.g. `length(x)`');
       }
@@ -317,10 +318,10 @@ function parsePrimary(p: Parser): Expr {
   switch (p.kind) {
     case 'Number':
       p.advance();
-      return { kind: 'Number', value: p.numberAt(t), span: p.spanAt(t) };
+      return { kind: 'Number', value: p.numberAt(t), start: p.startAt(t), end: p.endAt(t) };
     case 'String':
       p.advance();
-      return { kind: 'String', value: p.valueAt(t), span: p.spanAt(t) };
+      return { kind: 'String', value: p.valueAt(t), start: p.startAt(t), end: p.endAt(t) };
     case '(': {
       p.advance();
       const inner = parseExpr(p);
@@ -356,10 +357,10 @@ function parseWordPrimary(p: Parser): Expr {
     case 'true':
     case 'false':
       p.advance();
-      return { kind: 'Boolean', value: text === 'true', span: p.spanAt(t) };
+      return { kind: 'Boolean', value: text === 'true', start: p.startAt(t), end: p.endAt(t) };
     case 'null':
       p.advance();
-      return { kind: 'Null', span: p.spanAt(t) };
+      return { kind: 'Null', start: p.startAt(t), end: p.endAt(t) };
     case 'match':
       if (!nameFollows(p)) return parseMatchExpr(p);
       break;
@@ -379,14 +380,14 @@ function parseWordPrimary(p: Parser): Expr {
  * array, however many dots.
  */
 function parseRef(p: Parser, start: number, first: string, leadingDot: boolean): Expr {
-  if (!p.at('.')) return { kind: 'Ref', parts: p.singleName(first), leadingDot, span: p.span(start) };
+  if (!p.at('.')) return { kind: 'Ref', parts: p.singleName(first), leadingDot, start, end: p.endFrom(start) };
   const parts = p.mark();
   p.add(first);
   do {
     p.advance();
     p.add(p.textAt(p.expectNameToken('a property name after "."')));
   } while (p.at('.'));
-  return { kind: 'Ref', parts: p.take<string>(parts), leadingDot, span: p.span(start) };
+  return { kind: 'Ref', parts: p.take<string>(parts), leadingDot, start, end: p.endFrom(start) };
 }
 
 function parseArray(p: Parser): Expr {
@@ -399,7 +400,7 @@ function parseArray(p: Parser): Expr {
     p.advance();
   }
   p.advance();
-  return { kind: 'Array', elements: p.take<Expr>(elements), span: p.span(start) };
+  return { kind: 'Array', elements: p.take<Expr>(elements), start, end: p.endFrom(start) };
 }
 
 function parseObject(p: Parser): Expr {
@@ -409,7 +410,7 @@ function parseObject(p: Parser): Expr {
     const entryStart = p.start;
     if (p.eat('...')) {
       const value = parseExpr(p);
-      const entry: ObjectEntry = { kind: 'Spread', value, span: p.span(entryStart) };
+      const entry: ObjectEntry = { kind: 'Spread', value, start: entryStart, end: p.endFrom(entryStart) };
       p.add(entry);
     } else {
       const k = p.pos;
@@ -418,7 +419,7 @@ function parseObject(p: Parser): Expr {
       p.advance();
       p.expect(':');
       const value = parseExpr(p);
-      const entry: ObjectEntry = { kind: 'Property', key: { name: p.valueAt(k), span: p.spanAt(k) }, value, span: p.span(entryStart) };
+      const entry: ObjectEntry = { kind: 'Property', key: { name: p.valueAt(k), start: p.startAt(k), end: p.endAt(k) }, value, start: entryStart, end: p.endFrom(entryStart) };
       p.add(entry);
     }
     if (p.at('}')) break;
@@ -426,7 +427,7 @@ function parseObject(p: Parser): Expr {
     p.advance();
   }
   p.advance();
-  return { kind: 'Object', entries: p.take<ObjectEntry>(entries), span: p.span(start) };
+  return { kind: 'Object', entries: p.take<ObjectEntry>(entries), start, end: p.endFrom(start) };
 }
 
 /**
@@ -437,7 +438,7 @@ function parseMatchExpr(p: Parser): Expr {
   const keyword = p.advance();
   const start = p.startAt(keyword);
   const guards = p.at('{');
-  const subject: Expr = guards ? { kind: 'Boolean', value: true, span: p.spanAt(keyword) } : parseExpr(p);
+  const subject: Expr = guards ? { kind: 'Boolean', value: true, start: p.startAt(keyword), end: p.endAt(keyword) } : parseExpr(p);
   p.expect('{', 'a match expression lists its arms in braces');
   const arms = p.mark();
   while (!p.at('}')) {
@@ -453,12 +454,12 @@ function parseMatchExpr(p: Parser): Expr {
     const guard = p.eatWord('where') ? parseExpr(p) : undefined;
     p.expect('=>', 'expression match arms use `=>` (step match arms use `->`)');
     const result = parseExpr(p);
-    const arm: MatchExprArm = { pattern, result, span: p.span(armStart) };
+    const arm: MatchExprArm = { pattern, result, start: armStart, end: p.endFrom(armStart) };
     if (guard !== undefined) arm.guard = guard;
     p.add(arm);
   }
   p.advance();
-  const match: Expr = { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), span: p.span(start) };
+  const match: Expr = { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), start, end: p.endFrom(start) };
   if (guards) match.guards = true;
   return match;
 }
@@ -467,9 +468,9 @@ function parseAnyOf(p: Parser): Expr {
   const start = p.startAt(p.advance());
   p.advance(); // `of`
   const collection = parseExprBeforeWhere(p);
-  const expr: Expr = { kind: 'AnyOf', collection, span: { start, end: start } };
+  const expr: Expr = { kind: 'AnyOf', collection, start, end: start };
   if (p.eatWord('where')) expr.where = parseExpr(p);
-  expr.span = p.span(start);
+  expr.end = p.endFrom(start);
   return expr;
 }
 
@@ -480,5 +481,5 @@ function parseIfThenElse(p: Parser): Expr {
   const consequent = parseExpr(p);
   p.expectWord('else', '`if … then …` needs an `else` branch');
   const alternate = parseExpr(p);
-  return { kind: 'Conditional', test, consequent, alternate, span: p.span(start) };
+  return { kind: 'Conditional', test, consequent, alternate, start, end: p.endFrom(start) };
 }

@@ -9,6 +9,7 @@
 import type { FetchOptions, Name, OptionSpans, Paginate, RetryConfig, Since, SinceFormat, Span, StringLiteral } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
+import { spanOf } from './ast.js';
 
 /**
  * The options one kind of block accepts: its `keys` (in the order messages list them) and
@@ -134,8 +135,10 @@ const RETRY_OPTIONS: OptionSet<RetryConfig, 'maxAttempts' | 'backoff' | 'initial
 };
 
 export function parseRetryBlock(p: Parser): RetryConfig {
-  const cfg: RetryConfig = { optionSpans: {}, span: p.spanAt(p.pos) };
-  cfg.span = parseOptionBlock(p, RETRY_OPTIONS, cfg, cfg.optionSpans);
+  const cfg: RetryConfig = { optionSpans: {}, start: p.startAt(p.pos), end: p.endAt(p.pos) };
+  const block = parseOptionBlock(p, RETRY_OPTIONS, cfg, cfg.optionSpans);
+  cfg.start = block.start;
+  cfg.end = block.end;
   return cfg;
 }
 
@@ -236,7 +239,7 @@ function parsePaginate(p: Parser): Paginate {
   p.advance();
   const size = p.pos;
   const pageSize = pageSizeValue(p, example);
-  const result: Paginate = { strategy, param, pageSize, span: p.spanAt(size) };
+  const result: Paginate = { strategy, param, pageSize, start: p.startAt(size), end: p.endAt(size) };
   if (strategy === 'cursor') {
     if (!p.eat(',')) p.fail('E2008', '"," and the path of the next cursor', example);
     result.cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"');
@@ -249,7 +252,8 @@ function parsePaginate(p: Parser): Paginate {
     result.sizeParam = p.expectName('the name of the page-size query parameter');
   }
   p.expect(')', example);
-  result.span = p.span(start);
+  result.start = start;
+  result.end = p.endFrom(start);
   return result;
 }
 
@@ -285,7 +289,7 @@ const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' |
 function nameOrString(p: Parser, what: string): Name {
   if (p.at('String')) {
     const s = p.expectString(what);
-    return { name: s.value, span: s.span };
+    return { name: s.value, start: s.start, end: s.end };
   }
   return p.expectName(`${what} (a word or a string)`);
 }
@@ -322,12 +326,12 @@ function parsePaginateObject(p: Parser): Paginate {
   const example = `write \`paginate: { type: ${type.value}, param: "${type.value === 'cursor' ? 'after' : type.value}", pageSize: 100${type.value === 'cursor' ? ', cursorPath: "meta.next"' : ''} }\``;
   if (param === undefined) return missing('param', example);
   if (pageSize === undefined) return missing('pageSize', example);
-  const result: Paginate = { strategy: type.value, param, pageSize: pageSize.value, span };
+  const result: Paginate = { strategy: type.value, param, pageSize: pageSize.value, start: span.start, end: span.end };
   if (type.value === 'cursor') {
     if (b.cursorPath === undefined) return missing('cursorPath', example);
     result.cursorPath = b.cursorPath;
   } else if (b.cursorPath !== undefined) {
-    p.error('E2008', b.cursorPath.span, `Only \`type: cursor\` takes a \`cursorPath\` (this is \`type: ${type.value}\`)`, 'remove `cursorPath`, or write `type: cursor`');
+    p.error('E2008', spanOf(b.cursorPath), `Only \`type: cursor\` takes a \`cursorPath\` (this is \`type: ${type.value}\`)`, 'remove `cursorPath`, or write `type: cursor`');
   }
   if (b.sizeParam !== undefined) result.sizeParam = b.sizeParam;
   return result;
@@ -340,16 +344,16 @@ function parseSince(p: Parser): Since {
   const start = p.start;
   if (!p.atWord('lastSync') || p.peekKind() === '.') {
     const value = parseExpr(p);
-    return { kind: 'SinceExpr', value, span: value.span };
+    return { kind: 'SinceExpr', value, start: value.start, end: value.end };
   }
   p.advance();
-  const since: LastSync = { kind: 'LastSync', optionSpans: {}, span: p.span(start) };
+  const since: LastSync = { kind: 'LastSync', optionSpans: {}, start, end: p.endFrom(start) };
   if (p.eat('(')) {
     since.key = p.expectString('the checkpoint key as a string');
     p.expect(')');
   }
   if (p.at('{')) parseOptionBlock(p, LAST_SYNC_OPTIONS, since, since.optionSpans);
-  since.span = p.span(start);
+  since.end = p.endFrom(start);
   return since;
 }
 
@@ -396,7 +400,7 @@ function parseFormat(p: Parser): SinceFormat {
 }
 
 /** `[404, 410]`: statuses returned as data instead of failing the fetch. */
-function parseAllow(p: Parser): { statuses: number[]; span: Span } {
+function parseAllow(p: Parser): { statuses: number[]; start: number; end: number } {
   const start = p.startAt(p.expect('[', 'write `allow: [404]`'));
   const statuses = p.mark();
   while (!p.at(']')) {
@@ -406,5 +410,5 @@ function parseAllow(p: Parser): { statuses: number[]; span: Span } {
     p.advance();
   }
   p.advance();
-  return { statuses: p.take<number>(statuses), span: p.span(start) };
+  return { statuses: p.take<number>(statuses), start, end: p.endFrom(start) };
 }

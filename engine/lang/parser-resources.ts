@@ -12,6 +12,7 @@ import { parseExpr } from './parser-expr.js';
 import {
   boolValue, enumValue, intValue, numberValue, parseOptionBlock, unknownKey, type OptionSet,
 } from './parser-options.js';
+import { spanOf } from './ast.js';
 
 const AUTH_KINDS: readonly AuthKind[] = ['oauth2', 'bearer', 'basic', 'api_key', 'none'];
 
@@ -19,10 +20,10 @@ const AUTH_KINDS: readonly AuthKind[] = ['oauth2', 'bearer', 'basic', 'api_key',
 export function parseSource(p: Parser): SourceDecl {
   const start = p.startAt(p.advance());
   const name = p.expectName('a source name');
-  const source: SourceDecl = { kind: 'Source', name, headers: [], optionSpans: {}, span: p.span(start) };
+  const source: SourceDecl = { kind: 'Source', name, headers: [], optionSpans: {}, start, end: p.endFrom(start) };
   if (p.eatWord('from')) source.spec = p.expectString('the path of an OpenAPI document as a string');
   parseOptionBlock(p, SOURCE_OPTIONS, source, source.optionSpans);
-  source.span = p.span(start);
+  source.end = p.endFrom(start);
   return source;
 }
 
@@ -35,7 +36,7 @@ const SOURCE_OPTIONS: OptionSet<SourceDecl, SourceKey> = {
     switch (key) {
       case 'auth': {
         const auth = enumValue(p, AUTH_KINDS, 'an auth kind');
-        source.auth = { kind: auth.value, span: auth.span };
+        source.auth = { kind: auth.value, start: auth.span.start, end: auth.span.end };
         return;
       }
       case 'base': source.base = p.expectString('a base URL string such as "https://api.example.com"'); return;
@@ -70,7 +71,7 @@ const HEADERS: BlockRules<undefined> = {
     const name = p.expectString('a header name as a string or "}"');
     p.expect(':');
     const value = parseExpr(p);
-    const header: HeaderEntry = { name, value, span: p.span(p.startAt(t)) };
+    const header: HeaderEntry = { name, value, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
     p.add(header);
   },
   isItemStart: (p, i) => p.isKeyAt(i),
@@ -108,8 +109,10 @@ const RATE_LIMIT_OPTIONS: OptionSet<RateLimitConfig, 'strategy' | 'maxWait' | 'f
 };
 
 function parseRateLimit(p: Parser): RateLimitConfig {
-  const cfg: RateLimitConfig = { optionSpans: {}, span: p.spanAt(p.pos) };
-  cfg.span = parseOptionBlock(p, RATE_LIMIT_OPTIONS, cfg, cfg.optionSpans);
+  const cfg: RateLimitConfig = { optionSpans: {}, start: p.startAt(p.pos), end: p.endAt(p.pos) };
+  const block = parseOptionBlock(p, RATE_LIMIT_OPTIONS, cfg, cfg.optionSpans);
+  cfg.start = block.start;
+  cfg.end = block.end;
   return cfg;
 }
 
@@ -139,7 +142,7 @@ function parseModel(p: Parser): NonNullable<RateLimitConfig['model']> {
       throw ABORT;
     }
   }
-  const model: NonNullable<RateLimitConfig['model']> = { type: 'tokenBucket', capacity: got.capacity!, refill: got.refill!, span };
+  const model: NonNullable<RateLimitConfig['model']> = { type: 'tokenBucket', capacity: got.capacity!, refill: got.refill!, start: span.start, end: span.end };
   if (got.safety !== undefined) model.safety = got.safety;
   return model;
 }
@@ -163,8 +166,10 @@ const BREAKER_OPTIONS: OptionSet<CircuitBreakerConfig, BreakerKey> = {
 };
 
 function parseCircuitBreaker(p: Parser): CircuitBreakerConfig {
-  const cfg: CircuitBreakerConfig = { optionSpans: {}, span: p.spanAt(p.pos) };
-  cfg.span = parseOptionBlock(p, BREAKER_OPTIONS, cfg, cfg.optionSpans);
+  const cfg: CircuitBreakerConfig = { optionSpans: {}, start: p.startAt(p.pos), end: p.endAt(p.pos) };
+  const block = parseOptionBlock(p, BREAKER_OPTIONS, cfg, cfg.optionSpans);
+  cfg.start = block.start;
+  cfg.end = block.end;
   return cfg;
 }
 
@@ -179,9 +184,9 @@ export function parseStoreDecl(p: Parser): StoreDecl {
   p.expect('(', `write \`${type.value}("${name.name}")\``);
   const target = p.expectString('the table, collection or file name as a string');
   p.expect(')');
-  const store: StoreDecl = { kind: 'Store', name, type: { kind: type.value, span: type.span }, target, span: p.span(start) };
+  const store: StoreDecl = { kind: 'Store', name, type: { kind: type.value, start: type.span.start, end: type.span.end }, target, start, end: p.endFrom(start) };
   if (p.at('{')) parseOptionBlock(p, STORE_DECL_OPTIONS, store, {});
-  store.span = p.span(start);
+  store.end = p.endFrom(start);
   return store;
 }
 
@@ -213,14 +218,14 @@ const BATCH_OPTIONS: OptionSet<BatchOptions, 'size' | 'maxDelay' | 'durability'>
 
 function parseBatch(p: Parser): NonNullable<StoreDecl['batch']> {
   const t = p.pos;
-  if (p.kind === 'Number') return { size: intValue(p, 'a batch size'), span: p.spanAt(t) };
+  if (p.kind === 'Number') return { size: intValue(p, 'a batch size'), start: p.startAt(t), end: p.endAt(t) };
   const got: BatchOptions = {};
   const span = parseOptionBlock(p, BATCH_OPTIONS, got, {});
   if (got.size === undefined) {
     p.error('E2017', p.spanAt(t), 'Missing option `size` in `batch`', 'write `batch: { size: 100 }`');
     throw ABORT;
   }
-  const batch: NonNullable<StoreDecl['batch']> = { size: got.size, span };
+  const batch: NonNullable<StoreDecl['batch']> = { size: got.size, start: span.start, end: span.end };
   if (got.maxDelay !== undefined) batch.maxDelay = got.maxDelay;
   if (got.durability !== undefined) batch.durability = got.durability;
   return batch;
@@ -239,21 +244,21 @@ export function parseSchedule(p: Parser): Schedule {
     const amountTok = p.pos;
     const amount = intValue(p, 'a whole number of time units');
     if (amount < 1) p.error('E2013', p.spanAt(amountTok), 'Expected a positive interval but found "0"');
-    trigger = { kind: 'every', amount, unit: parseUnit(p), span: p.span(tStart) };
+    trigger = { kind: 'every', amount, unit: parseUnit(p), start: tStart, end: p.endFrom(tStart) };
   } else if (p.eatWord('cron')) {
-    trigger = { kind: 'cron', expression: p.expectString('a cron expression string such as "0 * * * *"'), span: p.span(tStart) };
+    trigger = { kind: 'cron', expression: p.expectString('a cron expression string such as "0 * * * *"'), start: tStart, end: p.endFrom(tStart) };
   } else if (p.eatWord('at')) {
-    trigger = { kind: 'at', when: utcSuffix(p.expectString('a date-time string')), span: p.span(tStart) };
+    trigger = { kind: 'at', when: utcSuffix(p.expectString('a date-time string')), start: tStart, end: p.endFrom(tStart) };
   } else {
     const help = p.kindAt(t) === 'Word' ? didYouMeanWord(p.textAt(t), ['every', 'cron', 'at']) : undefined;
     p.error('E2007', p.spanAt(t), `Expected a schedule (\`every N unit\`, \`cron "…"\`, \`at "…"\`) but found ${p.describe(t)}`, help);
     throw ABORT;
   }
-  const schedule: Schedule = { kind: 'Schedule', trigger, optionSpans: {}, span: p.span(start) };
+  const schedule: Schedule = { kind: 'Schedule', trigger, optionSpans: {}, start, end: p.endFrom(start) };
   if (p.at('{')) {
     parseOptionBlock(p, SCHEDULE_OPTIONS, schedule, schedule.optionSpans);
   }
-  schedule.span = p.span(start);
+  schedule.end = p.endFrom(start);
   return schedule;
 }
 
@@ -277,8 +282,10 @@ function parseUnit(p: Parser): ScheduleUnit {
 }
 
 function parseScheduleRetry(p: Parser): NonNullable<Schedule['retry']> {
-  const retry: NonNullable<Schedule['retry']> = { span: p.spanAt(p.pos) };
-  retry.span = parseOptionBlock(p, SCHEDULE_RETRY_OPTIONS, retry, {});
+  const retry: NonNullable<Schedule['retry']> = { start: p.startAt(p.pos), end: p.endAt(p.pos) };
+  const block = parseOptionBlock(p, SCHEDULE_RETRY_OPTIONS, retry, {});
+  retry.start = block.start;
+  retry.end = block.end;
   return retry;
 }
 
@@ -314,5 +321,5 @@ const SCHEDULE_RETRY_OPTIONS: OptionSet<NonNullable<Schedule['retry']>, 'maxRetr
  */
 function utcSuffix(when: StringLiteral): StringLiteral {
   const m = /^(.*\d)\s+UTC$/.exec(when.value);
-  return m ? { value: `${m[1]}Z`, span: when.span } : when;
+  return m ? { value: `${m[1]}Z`, start: when.start, end: when.end } : when;
 }

@@ -7,12 +7,13 @@ import type { Expr, Name, PauseStep, PauseTrigger, Span, WaitStep } from './ast.
 import { ABORT, didYouMeanWord, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import { intValue, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet } from './parser-options.js';
+import { spanOf } from './ast.js';
 
 export function parseWait(p: Parser): WaitStep {
   const start = p.startAt(p.advance());
-  const step: WaitStep = { kind: 'Wait', optionSpans: {}, span: p.span(start) };
+  const step: WaitStep = { kind: 'Wait', optionSpans: {}, start, end: p.endFrom(start) };
   parseOptionBlock(p, WAIT_OPTIONS, step, step.optionSpans);
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 
@@ -46,7 +47,7 @@ const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
 /** `storage: events` (upstream's shorthand) is `storage: { target: events }`: keyed by event id. */
 function storageShorthand(p: Parser): NonNullable<WaitStep['storage']> {
   const target = p.expectName('a store name or `{ target: store, key: … }`');
-  return { target, span: target.span };
+  return { target, start: target.start, end: target.end };
 }
 
 type StorageOptions = { target?: Name; key?: Expr };
@@ -72,16 +73,16 @@ function parseStorage(p: Parser): NonNullable<WaitStep['storage']> {
     p.error('E2017', { start, end: start + 1 }, 'Missing option `target` in `storage`', 'write `storage: { target: storeName }`');
     throw ABORT;
   }
-  const storage: NonNullable<WaitStep['storage']> = { target, span: blockSpan };
+  const storage: NonNullable<WaitStep['storage']> = { target, start: blockSpan.start, end: blockSpan.end };
   if (key !== undefined) storage.key = key;
   return storage;
 }
 
 export function parsePause(p: Parser): PauseStep {
   const start = p.startAt(p.advance());
-  const step: PauseStep = { kind: 'Pause', resumeOn: [], optionSpans: {}, span: p.span(start) };
+  const step: PauseStep = { kind: 'Pause', resumeOn: [], optionSpans: {}, start, end: p.endFrom(start) };
   parseOptionBlock(p, PAUSE_OPTIONS, step, step.optionSpans);
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 
@@ -98,12 +99,12 @@ const PAUSE_OPTIONS: OptionSet<PauseStep, 'duration' | 'persist' | 'resumeOn'> =
   },
 };
 
-function parseDuration(p: Parser): { ms: number; span: Span } {
+function parseDuration(p: Parser): { ms: number; start: number; end: number } {
   const t = p.pos;
   const kind = p.kind;
   if (kind === 'Number' && Number.isInteger(p.numberAt(t)) && !p.hasDot(t)) {
     p.advance();
-    return { ms: p.numberAt(t), span: p.spanAt(t) };
+    return { ms: p.numberAt(t), start: p.startAt(t), end: p.endAt(t) };
   }
   if (kind === 'String') {
     p.advance();
@@ -112,7 +113,7 @@ function parseDuration(p: Parser): { ms: number; span: Span } {
       p.error('E2010', p.spanAt(t), `Invalid duration ${p.textAt(t)}`, 'write milliseconds (`5000`) or a number with a unit ms, s, m, h or d: "30s", "12h", "1.5h", "7d"');
       throw ABORT;
     }
-    return { ms, span: p.spanAt(t) };
+    return { ms, start: p.startAt(t), end: p.endAt(t) };
   }
   return p.fail('E2010', 'a duration (milliseconds or a string such as "7d")');
 }
@@ -124,12 +125,12 @@ function parseTriggers(p: Parser): PauseTrigger[] {
     const t = p.pos;
     if (p.atWord('timeout')) {
       p.advance();
-      const trigger: PauseTrigger = { kind: 'timeout', span: p.spanAt(t) };
+      const trigger: PauseTrigger = { kind: 'timeout', start: p.startAt(t), end: p.endAt(t) };
       p.add(trigger);
     } else if (p.atWord('webhook')) {
       p.advance();
       const path = p.expectString('a webhook path string such as "/approved"');
-      const trigger: PauseTrigger = { kind: 'webhook', path, span: p.span(p.startAt(t)) };
+      const trigger: PauseTrigger = { kind: 'webhook', path, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
       p.add(trigger);
     } else {
       const help = p.kind === 'Word' ? didYouMeanWord(p.textAt(t), ['timeout', 'webhook']) : undefined;

@@ -14,6 +14,7 @@ import {
   boolValue, intValue, parseFetchOptions, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet,
 } from './parser-options.js';
 import { parsePause, parseWait } from './parser-steps-suspend.js';
+import { spanOf } from './ast.js';
 
 const METHODS: Readonly<Record<string, HttpMethod>> = {
   get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE',
@@ -84,7 +85,7 @@ export function parseStep(p: Parser): Step {
     }
     if (DIRECTIVES.has(text)) {
       const directive = parseDirective(p);
-      return { kind: 'Flow', directive, span: directive.span };
+      return { kind: 'Flow', directive, start: directive.start, end: directive.end };
     }
   }
   const help = (isWord ? didYouMeanWord(p.textAt(p.pos), STEP_LIST) : undefined) ?? `a step starts with ${listWords(STEP_LIST)}`;
@@ -95,7 +96,7 @@ function parseFetch(p: Parser, method: HttpMethod): Step {
   const start = p.startAt(p.advance());
   const path = parseExpr(p);
   const options = parseFetchOptions(p);
-  return { kind: 'Fetch', method, path, options, span: p.span(start) };
+  return { kind: 'Fetch', method, path, options, start, end: p.endFrom(start) };
 }
 
 function parseCall(p: Parser): Step {
@@ -104,7 +105,7 @@ function parseCall(p: Parser): Step {
   p.expect('.', 'write `call Source.operationId`');
   const operation = p.expectName('an operation id');
   const options = parseFetchOptions(p);
-  return { kind: 'Call', source, operation, options, span: p.span(start) };
+  return { kind: 'Call', source, operation, options, start, end: p.endFrom(start) };
 }
 
 function parseFor(p: Parser): ForStep {
@@ -112,7 +113,7 @@ function parseFor(p: Parser): ForStep {
   const variable = p.expectName('a loop variable name');
   p.expectWord('in', 'write `for item in collection { … }`');
   const collection = parseExprBeforeWhere(p);
-  const step: ForStep = { kind: 'For', variable, collection, body: [], span: p.span(start) };
+  const step: ForStep = { kind: 'For', variable, collection, body: [], start, end: p.endFrom(start) };
   if (p.eatWord('where')) step.where = parseExpr(p);
   if (p.eatWord('concurrency')) {
     const t = p.pos;
@@ -126,11 +127,11 @@ function parseFor(p: Parser): ForStep {
     const text = p.textAt(mode);
     if (isWord && (text === 'continue' || text === 'abort')) {
       p.advance();
-      step.onError = { mode: text, span: p.span(onErrorStart) };
+      step.onError = { mode: text, start: onErrorStart, end: p.endFrom(onErrorStart) };
     } else if (isWord && text === 'queue') {
       p.advance();
       const store = p.expectName('a store name after `queue`');
-      step.onError = { mode: 'queue', store, span: p.span(onErrorStart) };
+      step.onError = { mode: 'queue', store, start: onErrorStart, end: p.endFrom(onErrorStart) };
     } else {
       const modes = ['continue', 'abort', 'queue'];
       const help = isWord ? didYouMeanWord(text, modes) : undefined;
@@ -139,7 +140,7 @@ function parseFor(p: Parser): ForStep {
     }
   }
   step.body = parseStepBlock(p, 'the `for` body');
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 
@@ -154,7 +155,7 @@ export function fieldBlockRules<S>(describe: (owner: S) => string): BlockRules<S
       p.advance();
       if (!p.eat(':')) p.expect(':', `write \`${p.valueAt(key)}: expression\``); // help built on failure only
       const value = parseExpr(p);
-      const field: FieldMapping = { name: { name: p.valueAt(key), span: p.spanAt(key) }, value, span: p.span(p.startAt(key)) };
+      const field: FieldMapping = { name: { name: p.valueAt(key), start: p.startAt(key), end: p.endAt(key) }, value, start: p.startAt(key), end: p.endFrom(p.startAt(key)) };
       p.add(field);
     },
     isItemStart: (p, i) => p.isKeyAt(i),
@@ -176,7 +177,7 @@ function parseMap(p: Parser): Step {
   p.expect('->', 'write `map source -> Schema { field: expr }`');
   const schema = p.expectName('a schema name');
   const fields = parseFieldBlock(p, MAP_FIELDS, schema);
-  return { kind: 'Map', source, schema, fields, span: p.span(start) };
+  return { kind: 'Map', source, schema, fields, start, end: p.endFrom(start) };
 }
 
 function parseApply(p: Parser): ApplyStep {
@@ -184,16 +185,16 @@ function parseApply(p: Parser): ApplyStep {
   const transform = p.expectName('a transform name');
   p.expectWord('to', 'write `apply Transform to value`');
   const target = parseExpr(p);
-  const step: ApplyStep = { kind: 'Apply', transform, target, span: p.span(start) };
+  const step: ApplyStep = { kind: 'Apply', transform, target, start, end: p.endFrom(start) };
   if (p.eatWord('as')) step.as = p.expectName('a variable name after `as`');
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 
 function parseValidate(p: Parser): ValidateStep {
   const start = p.startAt(p.advance());
   const target = parseExpr(p);
-  const step: ValidateStep = { kind: 'Validate', target, constraints: [], span: p.span(start) };
+  const step: ValidateStep = { kind: 'Validate', target, constraints: [], start, end: p.endFrom(start) };
   const constraints = p.mark();
   p.parseBlock(CONSTRAINTS, undefined);
   step.constraints = p.take(constraints);
@@ -201,7 +202,7 @@ function parseValidate(p: Parser): ValidateStep {
     p.advance();
     step.fallback = parseStepBlock(p, 'the `validate … or` block');
   }
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 const ASSUME: ReadonlySet<string> = new Set(['assume']);
@@ -211,7 +212,7 @@ const CONSTRAINTS: BlockRules<undefined> = {
   item: (p) => {
     const at = p.startAt(p.expectWord('assume', 'each constraint is written `assume condition`'));
     const condition = parseExpr(p);
-    const constraint: ValidateStep['constraints'][number] = { condition, span: p.span(at) };
+    const constraint: ValidateStep['constraints'][number] = { condition, start: at, end: p.endFrom(at) };
     p.add(constraint);
   },
   isItemStart: (p, i) => p.isWordAt(i, ASSUME),
@@ -224,9 +225,9 @@ function parseStoreStep(p: Parser): StoreStep {
   const source = parseExpr(p);
   p.expect('->', 'write `store value -> storeName`');
   const store = p.expectName('a store name');
-  const step: StoreStep = { kind: 'Store', each, source, store, optionSpans: {}, span: p.span(start) };
+  const step: StoreStep = { kind: 'Store', each, source, store, optionSpans: {}, start, end: p.endFrom(start) };
   if (p.at('{')) parseOptionBlock(p, STORE_OPTIONS, step, step.optionSpans);
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 
@@ -248,17 +249,17 @@ function parseLet(p: Parser): Step {
   const name = p.expectName('a variable name');
   if (!p.eat('=')) p.expect('=', `write \`let ${name.name} = expression\``); // help built on failure only
   const value = parseExpr(p);
-  return { kind: 'Let', name, value, span: p.span(start) };
+  return { kind: 'Let', name, value, start, end: p.endFrom(start) };
 }
 
 function parseMatchStep(p: Parser): MatchStep {
   const start = p.startAt(p.advance());
   const subject = parseExpr(p);
-  const step: MatchStep = { kind: 'Match', subject, arms: [], span: p.span(start) };
+  const step: MatchStep = { kind: 'Match', subject, arms: [], start, end: p.endFrom(start) };
   const arms = p.mark();
   p.parseBlock(MATCH_ARMS, undefined);
   step.arms = p.take(arms);
-  step.span = p.span(start);
+  step.end = p.endFrom(start);
   return step;
 }
 
@@ -272,7 +273,7 @@ const MATCH_ARMS: BlockRules<undefined> = {
 function parseArm(p: Parser): MatchArm {
   const start = p.start;
   const pattern = parsePattern(p);
-  const arm: MatchArm = { pattern, body: { kind: 'Steps', steps: [] }, span: pattern.span };
+  const arm: MatchArm = { pattern, body: { kind: 'Steps', steps: [] }, start: pattern.start, end: pattern.end };
   if (p.eatWord('where')) arm.guard = parseExpr(p);
   p.expect('->', 'a match arm is written `Pattern -> directive`, `Pattern -> { steps }` or `Pattern -> step`');
   if (p.at('{')) {
@@ -284,7 +285,8 @@ function parseArm(p: Parser): MatchArm {
     arm.body = { kind: 'Steps', steps: [parseStep(p)] };
     p.depth--;
   }
-  arm.span = p.span(start);
+  arm.start = start;
+  arm.end = p.endFrom(start);
   return arm;
 }
 
@@ -295,19 +297,19 @@ function parsePattern(p: Parser): ArmPattern {
     p.advance();
     const text = p.textAt(t);
     const span = p.spanAt(t);
-    if (text === '_') return { kind: 'Wildcard', span };
-    return { kind: 'SchemaPattern', schema: { name: text, span }, span };
+    if (text === '_') return { kind: 'Wildcard', start: span.start, end: span.end };
+    return { kind: 'SchemaPattern', schema: { name: text, start: span.start, end: span.end }, start: span.start, end: span.end };
   }
   if (kind === '[') {
     p.advance();
     if (p.at('Number')) return parseStatusList(p, t);
     const schema = p.expectName('a schema name inside "[ ]"');
     p.expect(']');
-    return { kind: 'SchemaArrayPattern', schema, span: p.span(p.startAt(t)) };
+    return { kind: 'SchemaArrayPattern', schema, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
   }
   if (kind === 'Number') {
     const status = intValue(p, 'an HTTP status code');
-    return { kind: 'StatusPattern', status, span: p.spanAt(t) };
+    return { kind: 'StatusPattern', status, start: p.startAt(t), end: p.endAt(t) };
   }
   if (kind === '{') return parseObjectPattern(p);
   return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]`, a status code or `{ key: pattern }`)');
@@ -318,11 +320,11 @@ function parseStatusList(p: Parser, open: number): ArmPattern {
   const statuses = p.mark();
   for (;;) {
     const t = p.pos;
-    p.add({ status: intValue(p, 'an HTTP status code'), span: p.spanAt(t) });
+    p.add({ status: intValue(p, 'an HTTP status code'), start: p.startAt(t), end: p.endAt(t) });
     if (p.eat(']')) break;
     if (!p.eat(',')) p.fail('E2001', '"," or "]"', 'statuses are separated by commas: `[200, 201]`');
   }
-  return { kind: 'StatusListPattern', statuses: p.take(statuses), span: p.span(p.startAt(open)) };
+  return { kind: 'StatusListPattern', statuses: p.take(statuses), start: p.startAt(open), end: p.endFrom(p.startAt(open)) };
 }
 
 const SUB_PATTERN = 'a sub-pattern (`_`, a literal, a variable name or `{ key: pattern }`)';
@@ -346,7 +348,7 @@ function parseObjectPattern(p: Parser): ObjectPattern {
     if (!p.eat(',')) p.fail('E2001', '"," or "}"', 'keys of an object pattern are separated by commas');
   }
   p.advance();
-  return { kind: 'ObjectPattern', fields: p.take(fields), span: p.span(start) };
+  return { kind: 'ObjectPattern', fields: p.take(fields), start, end: p.endFrom(start) };
 }
 
 function parseSubPattern(p: Parser): SubPattern {
@@ -357,23 +359,23 @@ function parseSubPattern(p: Parser): SubPattern {
       return parseObjectPattern(p);
     case 'String':
       p.advance();
-      return { kind: 'Literal', value: p.valueAt(t), span };
+      return { kind: 'Literal', value: p.valueAt(t), start: span.start, end: span.end };
     case 'Number':
       p.advance();
-      return { kind: 'Literal', value: p.numberAt(t), span };
+      return { kind: 'Literal', value: p.numberAt(t), start: span.start, end: span.end };
     case '-': {
       p.advance();
       if (!p.at('Number')) p.fail('E2001', 'a number after "-"');
       const n = p.advance();
-      return { kind: 'Literal', value: -p.numberAt(n), span: p.span(span.start) };
+      return { kind: 'Literal', value: -p.numberAt(n), start: span.start, end: p.endFrom(span.start) };
     }
     case 'Word': {
       p.advance();
       const text = p.textAt(t);
-      if (text === '_') return { kind: 'Present', span };
-      if (text === 'true' || text === 'false') return { kind: 'Literal', value: text === 'true', span };
-      if (text === 'null') return { kind: 'Literal', value: null, span };
-      return { kind: 'Bind', name: { name: text, span }, span };
+      if (text === '_') return { kind: 'Present', start: span.start, end: span.end };
+      if (text === 'true' || text === 'false') return { kind: 'Literal', value: text === 'true', start: span.start, end: span.end };
+      if (text === 'null') return { kind: 'Literal', value: null, start: span.start, end: span.end };
+      return { kind: 'Bind', name: { name: text, start: span.start, end: span.end }, start: span.start, end: span.end };
     }
     default:
       return p.fail('E2001', SUB_PATTERN);
@@ -398,36 +400,36 @@ function parseDirective(p: Parser): Directive {
   const span = p.spanAt(t);
   switch (p.textAt(t)) {
     case 'continue':
-      return { kind: 'Continue', span };
+      return { kind: 'Continue', start: span.start, end: span.end };
     case 'skip':
-      return { kind: 'Skip', span };
+      return { kind: 'Skip', start: span.start, end: span.end };
     case 'abort': {
-      const d: Directive = { kind: 'Abort', span };
+      const d: Directive = { kind: 'Abort', start: span.start, end: span.end };
       if (p.at('String') && !startsOperator(p.peekKind())) d.message = p.expectString('a message');
       // `abort e`, `abort response.error` (upstream's docs): an expression on the same line; a
       // word on the next line is the next step, as after a bare `abort` before.
       else if (abortMessageFollows(p)) d.messageExpr = parseExpr(p);
-      d.span = p.span(span.start);
+      d.end = p.endFrom(span.start);
       return d;
     }
     case 'retry': {
-      const d: Directive = { kind: 'Retry', span };
+      const d: Directive = { kind: 'Retry', start: span.start, end: span.end };
       if (p.at('{')) d.config = parseRetryBlock(p);
-      d.span = p.span(span.start);
+      d.end = p.endFrom(span.start);
       return d;
     }
     case 'queue': {
-      const d: Directive = { kind: 'Queue', span };
+      const d: Directive = { kind: 'Queue', start: span.start, end: span.end };
       // `queue dlq` names a store; a word followed by `->` or `where` is the next arm's pattern.
       if (p.at('Word') && p.peekKind() !== '->' && !p.isWord(p.peekIndex(), 'where')) {
         d.store = p.expectName('a store name');
       }
-      d.span = p.span(span.start);
+      d.end = p.endFrom(span.start);
       return d;
     }
     default: { // jump
       const action = p.expectName('an action name after `jump`');
-      const d: Directive = { kind: 'Jump', action, span };
+      const d: Directive = { kind: 'Jump', action, start: span.start, end: span.end };
       if (p.eatWord('then')) {
         const then = p.pos;
         const text = p.textAt(then);
@@ -438,7 +440,7 @@ function parseDirective(p: Parser): Directive {
         p.advance();
         d.then = text;
       }
-      d.span = p.span(span.start);
+      d.end = p.endFrom(span.start);
       return d;
     }
   }

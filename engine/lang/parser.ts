@@ -24,7 +24,7 @@ export function parseProgram(text: string, file: string): ParseResult {
   const parser = new Parser(lexTokens(text, bag), bag, file);
   const items = parseTopLevel(parser);
   return {
-    program: { kind: 'Program', file, items, span: { start: 0, end: text.length } },
+    program: { kind: 'Program', file, items, start: 0, end: text.length },
     diagnostics: sortByOffset(bag.items),
   };
 }
@@ -43,7 +43,7 @@ export function parseExpression(text: string, file = '<expression>'): { expr: Ex
   } catch (e) {
     if (e !== ABORT) throw e;
     // The diagnostic is already recorded; stand in a null literal so callers always get a node.
-    expr = { kind: 'Null', span: { start: 0, end: text.length } };
+    expr = { kind: 'Null', start: 0, end: text.length };
   }
   return { expr, diagnostics: sortByOffset(bag.items) };
 }

@@ -14,6 +14,7 @@ import { armPath, fallbackPath } from '../journal/step-path.js';
 import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
 import { queueValue } from './store-step.js';
+import { spanOf } from '../lang/ast.js';
 
 
 export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
@@ -58,7 +59,7 @@ export function runValidateWithoutFallback(step: ValidateStep, path: string, fra
     const { constraint, target, checked } = failed;
     throw new StepError(
       'validation-failed',
-      `Validation failed: \`${rt.model.text(file, constraint.condition.span)}\` (line ${rt.model.line(file, constraint.span.start)}) is false` +
+      `Validation failed: \`${rt.model.text(file, spanOf(constraint.condition))}\` (line ${rt.model.line(file, constraint.start)}) is false` +
         operandValues(constraint.condition, checked, rt, file) +
         ` for ${recordText(target)}`,
     );
@@ -95,7 +96,7 @@ function operandValues(condition: Expr, checked: FailedConstraint['checked'], rt
     } catch {
       continue; // the condition itself evaluated, so a side that throws alone is not worth naming
     }
-    parts.push(`\`${rt.model.text(file, side.span)}\` is ${describeValue(value)}`);
+    parts.push(`\`${rt.model.text(file, spanOf(side))}\` is ${describeValue(value)}`);
   }
   return parts.length === 0 ? '' : `: ${parts.join(', ')}`;
 }

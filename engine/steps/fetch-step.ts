@@ -32,6 +32,7 @@ import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, since
 import { StepError } from './signals.js';
 import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
+import { spanOf } from '../lang/ast.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -73,14 +74,14 @@ export async function runFetch(
     const operation = resolveOperation(rt.http.spec(source), step.operation.name);
     method = operation.method;
     operationId = operation.operationId;
-    requestPath = interpolatePath(operation.pathTemplate, frame.scope, { span: step.operation.span, env: (name) => ctx.inputs.env(name) });
+    requestPath = interpolatePath(operation.pathTemplate, frame.scope, { span: spanOf(step.operation), env: (name) => ctx.inputs.env(name) });
   } else {
     method = step.method;
     requestPath =
       step.path.kind === 'String'
         ? interpolatePath(step.path.value, frame.scope, {
-            span: step.path.span,
-            line: () => rt.model.stepLine(frame.action, step.span.start),
+            span: spanOf(step.path),
+            line: () => rt.model.stepLine(frame.action, step.start),
             env: (name) => ctx.inputs.env(name),
           })
         : String(evaluate(step.path, ctx));
@@ -116,7 +117,7 @@ export async function runFetch(
       rateLimit: source.rateLimit,
       circuitBreaker: source.circuitBreaker,
     };
-    return answerPage(spec, id, path, mutating, rt, () => rt.model.stepLine(frame.action, step.span.start));
+    return answerPage(spec, id, path, mutating, rt, () => rt.model.stepLine(frame.action, step.start));
   };
 
   let status = 0;

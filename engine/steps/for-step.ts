@@ -19,6 +19,7 @@ import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { queueValue } from './store-step.js';
 import { holdCheckpoints } from './checkpoints.js';
+import { spanOf } from '../lang/ast.js';
 
 /** How long a loop may hold the event loop before it yields a turn (checked every 1024 iterations). */
 const YIELD_EVERY_MS = 50;
@@ -164,7 +165,7 @@ async function collection(step: ForStep, path: string, frame: Frame, rt: StepRun
   }
   const value = evaluate(expr, evalContext(rt, frame, path));
   if (!Array.isArray(value)) {
-    throw new StepError('not-an-array', `For loop collection must be an array, but \`${rt.model.text(actionFile(rt, frame), expr.span)}\` is ${value === null ? 'null' : typeof value}`);
+    throw new StepError('not-an-array', `For loop collection must be an array, but \`${rt.model.text(actionFile(rt, frame), spanOf(expr))}\` is ${value === null ? 'null' : typeof value}`);
   }
   return value;
 }

@@ -9,30 +9,30 @@ import { Scope, type EvalContext } from '../../engine/eval/scope.js';
 
 export const S: Span = { start: 0, end: 0 };
 
-export const num = (value: number): Expr => ({ kind: 'Number', value, span: S });
-export const str = (value: string): Expr => ({ kind: 'String', value, span: S });
-export const bool = (value: boolean): Expr => ({ kind: 'Boolean', value, span: S });
-export const nul = (): Expr => ({ kind: 'Null', span: S });
+export const num = (value: number): Expr => ({ kind: 'Number', value, ...S });
+export const str = (value: string): Expr => ({ kind: 'String', value, ...S });
+export const bool = (value: boolean): Expr => ({ kind: 'Boolean', value, ...S });
+export const nul = (): Expr => ({ kind: 'Null', ...S });
 /** `ref("a.b.c")`, or `ref(".a")` for the leading-dot form. */
 export const ref = (dotted: string): Expr => {
   const leadingDot = dotted.startsWith('.');
-  return { kind: 'Ref', parts: (leadingDot ? dotted.slice(1) : dotted).split('.'), leadingDot, span: S };
+  return { kind: 'Ref', parts: (leadingDot ? dotted.slice(1) : dotted).split('.'), leadingDot, ...S };
 };
-export const member = (object: Expr, property: string): Expr => ({ kind: 'Member', object, property, span: S });
-export const index = (object: Expr, i: Expr): Expr => ({ kind: 'Index', object, index: i, span: S });
-export const call = (name: string, ...args: Expr[]): Expr => ({ kind: 'Call', callee: { name, span: S }, args, span: S });
-export const unary = (operator: '-' | '+' | 'not', operand: Expr): Expr => ({ kind: 'Unary', operator, operand, span: S });
-export const bin = (operator: BinaryOperator, left: Expr, right: Expr): Expr => ({ kind: 'Binary', operator, left, right, span: S });
-export const is = (operand: Expr, type: string): Expr => ({ kind: 'Is', operand, type: { name: type, span: S }, span: S });
-export const cond = (test: Expr, consequent: Expr, alternate: Expr): Expr => ({ kind: 'Conditional', test, consequent, alternate, span: S });
-export const arr = (...elements: Expr[]): Expr => ({ kind: 'Array', elements, span: S });
-export const prop = (key: string, value: Expr): ObjectEntry => ({ kind: 'Property', key: { name: key, span: S }, value, span: S });
-export const spread = (value: Expr): ObjectEntry => ({ kind: 'Spread', value, span: S });
-export const obj = (...entries: ObjectEntry[]): Expr => ({ kind: 'Object', entries, span: S });
-export const arm = (pattern: Expr | null, result: Expr, guard?: Expr): MatchExprArm => ({ pattern, guard, result, span: S });
-export const match = (subject: Expr, ...arms: MatchExprArm[]): Expr => ({ kind: 'MatchExpr', subject, arms, span: S });
-export const anyOf = (collection: Expr, where?: Expr): Expr => ({ kind: 'AnyOf', collection, where, span: S });
-export const unsupported = (construct: 'range' | 'superposition' | 'parent-reference' | 'pipe'): Expr => ({ kind: 'Unsupported', construct, span: S });
+export const member = (object: Expr, property: string): Expr => ({ kind: 'Member', object, property, ...S });
+export const index = (object: Expr, i: Expr): Expr => ({ kind: 'Index', object, index: i, ...S });
+export const call = (name: string, ...args: Expr[]): Expr => ({ kind: 'Call', callee: { name, ...S }, args, ...S });
+export const unary = (operator: '-' | '+' | 'not', operand: Expr): Expr => ({ kind: 'Unary', operator, operand, ...S });
+export const bin = (operator: BinaryOperator, left: Expr, right: Expr): Expr => ({ kind: 'Binary', operator, left, right, ...S });
+export const is = (operand: Expr, type: string): Expr => ({ kind: 'Is', operand, type: { name: type, ...S }, ...S });
+export const cond = (test: Expr, consequent: Expr, alternate: Expr): Expr => ({ kind: 'Conditional', test, consequent, alternate, ...S });
+export const arr = (...elements: Expr[]): Expr => ({ kind: 'Array', elements, ...S });
+export const prop = (key: string, value: Expr): ObjectEntry => ({ kind: 'Property', key: { name: key, ...S }, value, ...S });
+export const spread = (value: Expr): ObjectEntry => ({ kind: 'Spread', value, ...S });
+export const obj = (...entries: ObjectEntry[]): Expr => ({ kind: 'Object', entries, ...S });
+export const arm = (pattern: Expr | null, result: Expr, guard?: Expr): MatchExprArm => ({ pattern, guard, result, ...S });
+export const match = (subject: Expr, ...arms: MatchExprArm[]): Expr => ({ kind: 'MatchExpr', subject, arms, ...S });
+export const anyOf = (collection: Expr, where?: Expr): Expr => ({ kind: 'AnyOf', collection, where, ...S });
+export const unsupported = (construct: 'range' | 'superposition' | 'parent-reference' | 'pipe'): Expr => ({ kind: 'Unsupported', construct, ...S });
 /** An expression that fails if it is ever evaluated: proves short-circuiting. */
 export const boom = (): Expr => unsupported('range');
 
@@ -69,22 +69,22 @@ export function ev(expr: Expr, options: EvOptions = {}): unknown {
 
 // --- declarations -------------------------------------------------------------------------------
 
-export const named = (name: string): TypeRef => ({ kind: 'NamedType', name, span: S });
-export const arrayOf = (element: TypeRef): TypeRef => ({ kind: 'ArrayType', element, span: S });
-export const objectOf = (fields: SchemaField[]): TypeRef => ({ kind: 'ObjectType', fields, span: S });
+export const named = (name: string): TypeRef => ({ kind: 'NamedType', name, ...S });
+export const arrayOf = (element: TypeRef): TypeRef => ({ kind: 'ArrayType', element, ...S });
+export const objectOf = (fields: SchemaField[]): TypeRef => ({ kind: 'ObjectType', fields, ...S });
 export const field = (name: string, type: TypeRef | string, optional = false): SchemaField => ({
-  name: { name, span: S },
+  name: { name, ...S },
   type: typeof type === 'string' ? named(type) : type,
   optional,
-  span: S,
+  ...S,
 });
-export const schema = (name: string, ...fields: SchemaField[]): SchemaDecl => ({ kind: 'Schema', name: { name, span: S }, fields, span: S });
-export const mapping = (name: string, value: Expr): FieldMapping => ({ name: { name, span: S }, value, span: S });
+export const schema = (name: string, ...fields: SchemaField[]): SchemaDecl => ({ kind: 'Schema', name: { name, ...S }, fields, ...S });
+export const mapping = (name: string, value: Expr): FieldMapping => ({ name: { name, ...S }, value, ...S });
 export const variant = (source: string | null, target: string, fields: FieldMapping[], guard?: Expr): TransformVariant => ({
-  sourceSchema: source === null ? null : { name: source, span: S },
+  sourceSchema: source === null ? null : { name: source, ...S },
   guard,
-  targetSchema: { name: target, span: S },
+  targetSchema: { name: target, ...S },
   fields,
-  span: S,
+  ...S,
 });
-export const transform = (name: string, ...variants: TransformVariant[]): TransformDecl => ({ kind: 'Transform', name: { name, span: S }, variants, span: S });
+export const transform = (name: string, ...variants: TransformVariant[]): TransformDecl => ({ kind: 'Transform', name: { name, ...S }, variants, ...S });

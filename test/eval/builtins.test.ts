@@ -240,7 +240,7 @@ describe('built-in errors', () => {
   });
 
   it('checks arity before evaluating arguments', () => {
-    const e = errorOf(() => ev(call('length', ref('a'), { kind: 'Unsupported', construct: 'range', span: { start: 0, end: 0 } })));
+    const e = errorOf(() => ev(call('length', ref('a'), { kind: 'Unsupported', construct: 'range', start: 0, end: 0 })));
     expect(e.code).toBe('R4006');
   });
 

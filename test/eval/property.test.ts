@@ -31,42 +31,42 @@ const smallNumber = fc.oneof(fc.integer({ min: -50, max: 50 }), fc.double({ min:
 const expr = fc.letrec<{ e: Expr }>((tie) => ({
   e: fc.oneof(
     { depthSize: 'small', withCrossShrink: true, maxDepth: 5 },
-    smallNumber.map((value): Expr => ({ kind: 'Number', value, span: S })),
-    fc.constantFrom('', 'a', 'vip', '2024-03-01T00:00:00Z', '7.5', 'TOKEN').map((value): Expr => ({ kind: 'String', value, span: S })),
-    fc.boolean().map((value): Expr => ({ kind: 'Boolean', value, span: S })),
-    fc.constant<Expr>({ kind: 'Null', span: S }),
+    smallNumber.map((value): Expr => ({ kind: 'Number', value, ...S })),
+    fc.constantFrom('', 'a', 'vip', '2024-03-01T00:00:00Z', '7.5', 'TOKEN').map((value): Expr => ({ kind: 'String', value, ...S })),
+    fc.boolean().map((value): Expr => ({ kind: 'Boolean', value, ...S })),
+    fc.constant<Expr>({ kind: 'Null', ...S }),
     fc.tuple(fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 }), fc.boolean()).map(
-      ([parts, leadingDot]): Expr => ({ kind: 'Ref', parts, leadingDot, span: S }),
+      ([parts, leadingDot]): Expr => ({ kind: 'Ref', parts, leadingDot, ...S }),
     ),
-    fc.tuple(tie('e'), fc.constantFrom(...NAMES)).map(([object, property]): Expr => ({ kind: 'Member', object, property, span: S })),
-    fc.tuple(tie('e'), tie('e')).map(([object, index]): Expr => ({ kind: 'Index', object, index, span: S })),
+    fc.tuple(tie('e'), fc.constantFrom(...NAMES)).map(([object, property]): Expr => ({ kind: 'Member', object, property, ...S })),
+    fc.tuple(tie('e'), tie('e')).map(([object, index]): Expr => ({ kind: 'Index', object, index, ...S })),
     fc.tuple(fc.constantFrom(...FUNCS), fc.array(tie('e'), { maxLength: 3 })).map(
-      ([name, args]): Expr => ({ kind: 'Call', callee: { name, span: S }, args, span: S }),
+      ([name, args]): Expr => ({ kind: 'Call', callee: { name, ...S }, args, ...S }),
     ),
-    fc.tuple(fc.constantFrom<'-' | '+' | 'not'>('-', '+', 'not'), tie('e')).map(([operator, operand]): Expr => ({ kind: 'Unary', operator, operand, span: S })),
-    fc.tuple(fc.constantFrom(...OPS), tie('e'), tie('e')).map(([operator, left, right]): Expr => ({ kind: 'Binary', operator, left, right, span: S })),
-    fc.tuple(tie('e'), fc.constantFrom(...TYPES)).map(([operand, name]): Expr => ({ kind: 'Is', operand, type: { name, span: S }, span: S })),
-    fc.tuple(tie('e'), tie('e'), tie('e')).map(([test, consequent, alternate]): Expr => ({ kind: 'Conditional', test, consequent, alternate, span: S })),
-    fc.array(tie('e'), { maxLength: 3 }).map((elements): Expr => ({ kind: 'Array', elements, span: S })),
+    fc.tuple(fc.constantFrom<'-' | '+' | 'not'>('-', '+', 'not'), tie('e')).map(([operator, operand]): Expr => ({ kind: 'Unary', operator, operand, ...S })),
+    fc.tuple(fc.constantFrom(...OPS), tie('e'), tie('e')).map(([operator, left, right]): Expr => ({ kind: 'Binary', operator, left, right, ...S })),
+    fc.tuple(tie('e'), fc.constantFrom(...TYPES)).map(([operand, name]): Expr => ({ kind: 'Is', operand, type: { name, ...S }, ...S })),
+    fc.tuple(tie('e'), tie('e'), tie('e')).map(([test, consequent, alternate]): Expr => ({ kind: 'Conditional', test, consequent, alternate, ...S })),
+    fc.array(tie('e'), { maxLength: 3 }).map((elements): Expr => ({ kind: 'Array', elements, ...S })),
     fc.array(fc.tuple(fc.boolean(), fc.constantFrom(...NAMES), tie('e')), { maxLength: 3 }).map(
       (entries): Expr => ({
         kind: 'Object',
         entries: entries.map(([isSpread, key, value]) =>
-          isSpread ? { kind: 'Spread' as const, value, span: S } : { kind: 'Property' as const, key: { name: key, span: S }, value, span: S },
+          isSpread ? { kind: 'Spread' as const, value, ...S } : { kind: 'Property' as const, key: { name: key, ...S }, value, ...S },
         ),
-        span: S,
+        ...S,
       }),
     ),
     fc.tuple(tie('e'), fc.array(fc.tuple(fc.option(tie('e')), fc.option(tie('e')), tie('e')), { minLength: 1, maxLength: 3 })).map(
       ([subject, arms]): Expr => ({
         kind: 'MatchExpr',
         subject,
-        arms: arms.map(([pattern, guard, result]) => ({ pattern, guard: guard ?? undefined, result, span: S })),
-        span: S,
+        arms: arms.map(([pattern, guard, result]) => ({ pattern, guard: guard ?? undefined, result, ...S })),
+        ...S,
       }),
     ),
-    fc.tuple(tie('e'), fc.option(tie('e'))).map(([collection, where]): Expr => ({ kind: 'AnyOf', collection, where: where ?? undefined, span: S })),
-    fc.constantFrom<Expr['kind']>('Unsupported').map((): Expr => ({ kind: 'Unsupported', construct: 'range', span: S })),
+    fc.tuple(tie('e'), fc.option(tie('e'))).map(([collection, where]): Expr => ({ kind: 'AnyOf', collection, where: where ?? undefined, ...S })),
+    fc.constantFrom<Expr['kind']>('Unsupported').map((): Expr => ({ kind: 'Unsupported', construct: 'range', ...S })),
   ),
 })).e;
 

@@ -77,7 +77,7 @@ describe('matchesSchema (§B.5)', () => {
     const person = schema(
       'Person',
       field('home', 'Address'),
-      field('tags', arrayOf({ kind: 'NamedType', name: 'string', span: { start: 0, end: 0 } })),
+      field('tags', arrayOf({ kind: 'NamedType', name: 'string', start: 0, end: 0 })),
       field('meta', objectOf([field('v', 'int')])),
     );
     const schemas = table(address, person);
@@ -90,7 +90,7 @@ describe('matchesSchema (§B.5)', () => {
   });
 
   it('a recursive schema matches finite trees', () => {
-    const node = schema('Node', field('name', 'string'), field('children', arrayOf({ kind: 'NamedType', name: 'Node', span: { start: 0, end: 0 } }), true));
+    const node = schema('Node', field('name', 'string'), field('children', arrayOf({ kind: 'NamedType', name: 'Node', start: 0, end: 0 }), true));
     const schemas = table(node);
     expect(matchesSchema({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }, node, schemas)).toBe(true);
     expect(matchesSchema({ name: 'a', children: [{ name: 'b', children: [{ name: 3 }] }] }, node, schemas)).toBe(false);

@@ -403,7 +403,7 @@ describe('variables in their scopes (E3040, E3041)', () => {
     const action = (program.items.find((i) => i.kind === 'Mission') as MissionDecl).actions[0]!;
     // By line: the loop's count (12) and the inner loop's x (15); not the rebinding of label (14),
     // nor found (20), which the arm block bound in this same iteration, nor the concurrent loop's count.
-    const lines = [...loopAssignments(action)].map((l) => `${src.slice(0, l.span.start).split('\n').length} ${src.slice(l.span.start, l.span.end)}`);
+    const lines = [...loopAssignments(action)].map((l) => `${src.slice(0, l.start).split('\n').length} ${src.slice(l.start, l.end)}`);
     expect(lines).toEqual(['12 let count = count + 1', '15 let x = y']);
   });
 

@@ -12,7 +12,7 @@ const dir = new URL('./golden/constructs/', import.meta.url);
 const update = process.env['UPDATE_GOLDEN'] === '1';
 
 function withoutSpans(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'optionSpans' ? undefined : v)));
+  return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'start' || k === 'end' || k === 'optionSpans' ? undefined : v)));
 }
 
 /** JSON with every object or array that fits in 100 columns kept on one line. */

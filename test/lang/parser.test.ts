@@ -5,9 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionDecl, Expr, MissionDecl, Step } from '../../engine/lang/ast.js';
 import { parseExpression, parseProgram } from '../../engine/lang/parser.js';
+import { spanOf } from '../../engine/lang/ast.js';
 
 function strip<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'optionSpans' ? undefined : v))) as T;
+  return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'start' || k === 'end' || k === 'optionSpans' ? undefined : v))) as T;
 }
 
 function mission(body: string): MissionDecl {
@@ -325,10 +326,10 @@ describe('expressions', () => {
 
   it('records exact spans', () => {
     const r = parseExpression('a.b + f(1)');
-    expect(r.expr.span).toEqual({ start: 0, end: 10 });
+    expect(spanOf(r.expr)).toEqual({ start: 0, end: 10 });
     if (r.expr.kind !== 'Binary') throw new Error('not binary');
-    expect(r.expr.left.span).toEqual({ start: 0, end: 3 });
-    expect(r.expr.right.span).toEqual({ start: 6, end: 10 });
+    expect(spanOf(r.expr.left)).toEqual({ start: 0, end: 3 });
+    expect(spanOf(r.expr.right)).toEqual({ start: 6, end: 10 });
   });
 });
 
@@ -343,8 +344,8 @@ describe('spans of declarations', () => {
     if (fetch.kind !== 'Fetch') throw new Error('not a fetch');
     const key = fetch.options.optionSpans['paginate']!;
     expect(text.slice(key.start, key.end)).toBe('paginate');
-    expect(text.slice(fetch.span.start, fetch.span.end)).toBe('get "/x" { paginate: offset(o, 5) }');
-    expect(text.slice(action.span.start, action.span.end)).toBe('action A { get "/x" { paginate: offset(o, 5) } }');
-    expect(m.span).toEqual({ start: 0, end: text.length });
+    expect(text.slice(fetch.start, fetch.end)).toBe('get "/x" { paginate: offset(o, 5) }');
+    expect(text.slice(action.start, action.end)).toBe('action A { get "/x" { paginate: offset(o, 5) } }');
+    expect(spanOf(m)).toEqual({ start: 0, end: text.length });
   });
 });

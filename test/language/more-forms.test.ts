@@ -41,7 +41,7 @@ function steps(text: string): Step[] {
 
 /** The tree without spans, to compare two spellings of one meaning. */
 function shape(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'keySpan' || k === 'optionSpans' ? undefined : v)));
+  return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'start' || k === 'end' || k === 'keySpan' || k === 'optionSpans' ? undefined : v)));
 }
 
 describe('the more-forms mission', () => {

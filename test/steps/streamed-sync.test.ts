@@ -27,7 +27,7 @@ ${body}
   const mission = program.items.find((i): i is MissionDecl => i.kind === 'Mission')!;
   const stores = new Map<string, StoreDecl>(mission.stores.map((s) => [s.name.name, s]));
   const pairs = findStreamedSyncs(mission.actions, stores);
-  return [...pairs].map(([fetch, store]) => `${text.slice(fetch.span.start, fetch.span.start + 3)}→${store.store.name}`);
+  return [...pairs].map(([fetch, store]) => `${text.slice(fetch.start, fetch.start + 3)}→${store.store.name}`);
 }
 
 const GET = 'get "/r" { paginate: offset(o, 10) }';

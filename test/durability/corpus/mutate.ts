@@ -21,6 +21,7 @@
 import type { ActionDecl, CallStep, FetchStep, MissionDecl, Span, Step, StoreDecl, StoreStep } from '../../../engine/lang/ast.js';
 import { parseProgram } from '../../../engine/lang/parser.js';
 import type { StoredEvent } from '../../../engine/log/events.js';
+import { spanOf } from '../../../engine/lang/ast.js';
 
 export type MutationKind = 'url' | 'method' | 'body' | 'store' | 'order' | 'remove';
 
@@ -149,7 +150,7 @@ export function mutationsOf(text: string, file: string, events: readonly StoredE
   for (const node of effectSteps) {
     const at = locatedBy.get(node)!;
     const first = firstAt.get(node)!;
-    const base = { stepPath: first.stepPath, stepType: node.kind, line: lineOf(text, node.span.start) };
+    const base = { stepPath: first.stepPath, stepType: node.kind, line: lineOf(text, node.start) };
     const atSelf: { expectedAt: string; expectedSeq: number; orAt?: string } = { expectedAt: first.stepPath, expectedSeq: first.seq };
     const add = (kind: MutationKind, edit: string, mutated: string | undefined, expected = atSelf): void => {
       if (mutated === undefined || mutated === text) return;
@@ -158,14 +159,14 @@ export function mutationsOf(text: string, file: string, events: readonly StoredE
     if (node.kind === 'Fetch') {
       add('url', 'the request path gets "-mutated"', fetchPathEdit(text, node));
       const verb = NEXT_METHOD[node.method]!;
-      add('method', `${node.method} became ${verb.toUpperCase()}`, replace(text, { start: node.span.start, end: node.span.start + node.method.length }, verb));
+      add('method', `${node.method} became ${verb.toUpperCase()}`, replace(text, { start: node.start, end: node.start + node.method.length }, verb));
       if (node.options.body?.kind === 'Object') {
-        const brace = node.options.body.span.start;
+        const brace = node.options.body.start;
         add('body', 'the body gets a field', `${text.slice(0, brace + 1)} mutatedByCorpus: 1,${text.slice(brace + 1)}`);
       }
     } else if (node.kind === 'Call') {
       const other = otherOperation(text, node);
-      if (other) add('url', `call ${node.source.name}.${node.operation.name} became ${other}`, replace(text, node.operation.span, other));
+      if (other) add('url', `call ${node.source.name}.${node.operation.name} became ${other}`, replace(text, spanOf(node.operation), other));
     } else if (node.kind === 'Store') {
       add('store', `-> ${node.store.name} became -> ${node.store.name}Mutated`, storeEdit(text, mission, node));
     }
@@ -180,15 +181,15 @@ export function mutationsOf(text: string, file: string, events: readonly StoredE
       const first = at.block[a]!;
       const second = at.block[b]!;
       const swapped =
-        text.slice(0, first.span.start) +
-        text.slice(second.span.start, second.span.end) +
-        text.slice(first.span.end, second.span.start) +
-        text.slice(first.span.start, first.span.end) +
-        text.slice(second.span.end);
+        text.slice(0, first.start) +
+        text.slice(second.start, second.end) +
+        text.slice(first.end, second.start) +
+        text.slice(first.start, first.end) +
+        text.slice(second.end);
       const expected = positionAt(a);
       if (expected) add('order', `swapped with its ${other > at.index ? 'next' : 'previous'} sibling`, swapped, expected);
       const last = at.index === at.block.length - 1;
-      add('remove', 'removed', replace(text, node.span, ''), last ? { ...atSelf, orAt: atSelf.expectedAt.replace(/\/\d+$/, '') } : atSelf);
+      add('remove', 'removed', replace(text, spanOf(node), ''), last ? { ...atSelf, orAt: atSelf.expectedAt.replace(/\/\d+$/, '') } : atSelf);
     }
   }
   return out;
@@ -196,7 +197,7 @@ export function mutationsOf(text: string, file: string, events: readonly StoredE
 
 function fetchPathEdit(text: string, node: FetchStep): string | undefined {
   if (node.path.kind !== 'String') return undefined;
-  const closing = node.path.span.end - 1;
+  const closing = node.path.end - 1;
   if (text[closing] !== '"') return undefined;
   return `${text.slice(0, closing)}-mutated${text.slice(closing)}`;
 }
@@ -211,16 +212,16 @@ function otherOperation(text: string, node: CallStep): string | undefined {
 function storeEdit(text: string, mission: MissionDecl, node: StoreStep): string | undefined {
   const decl: StoreDecl | undefined = mission.stores.find((s) => s.name.name === node.store.name);
   if (!decl) return undefined;
-  const declText = text.slice(decl.span.start, decl.span.end);
+  const declText = text.slice(decl.start, decl.end);
   const copy =
-    declText.slice(0, decl.name.span.start - decl.span.start) +
+    declText.slice(0, decl.name.start - decl.start) +
     `${decl.name.name}Mutated` +
-    declText.slice(decl.name.span.end - decl.span.start, decl.target.span.start - decl.span.start) +
+    declText.slice(decl.name.end - decl.start, decl.target.start - decl.start) +
     JSON.stringify(`${decl.target.value}_mutated`) +
-    declText.slice(decl.target.span.end - decl.span.start);
+    declText.slice(decl.target.end - decl.start);
   // The step comes after the declarations: edit it first, so the declaration's offsets still hold.
-  const retargeted = replace(text, node.store.span, `${node.store.name}Mutated`);
-  return `${retargeted.slice(0, decl.span.end)}\n  ${copy}${retargeted.slice(decl.span.end)}`;
+  const retargeted = replace(text, spanOf(node.store), `${node.store.name}Mutated`);
+  return `${retargeted.slice(0, decl.end)}\n  ${copy}${retargeted.slice(decl.end)}`;
 }
 
 /**
@@ -255,7 +256,7 @@ export function appendAfterLastRecorded(
   // The log went past the step (its action's end, a checkpoint there): no place in this action is unreached.
   const tail = walked[walked.length - 1]!;
   if (tail.stepPath !== anchorPath && !tail.stepPath.startsWith(anchorPath)) return undefined;
-  const end = anchor.node.span.end;
+  const end = anchor.node.end;
   const inserted = `${text.slice(0, end)}\n    let appendedByCorpus = 1${text.slice(end)}`;
   return { text: inserted, line: lineOf(text, end) + 1, after: anchorPath, breaksStreamedSync: endsStreamedSync(anchor) };
 }
