@@ -148,7 +148,7 @@ export type EventType = keyof EventPayloads;
 /**
  * The events a run's summary reads one by one (inspect/run-summary.ts: those whose order or
  * payload it needs; it counts the rest). A few per run, so the log indexes them (SQLite migration
- * 7, PostgreSQL 5, which name these types literally) and `read` with exactly these types reads
+ * 8, PostgreSQL 5, which name these types literally) and `read` with exactly these types reads
  * them through that index instead of every row of a long run.
  */
 export const SUMMARY_EVENT_TYPES: readonly EventType[] = [

@@ -143,6 +143,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX reqon_events_summary ON reqon_events (run_id, seq)
     WHERE type IN ('run.started', 'step.failed', 'run.resumed', 'run.suspended', 'pause.created', 'wait.registered', 'pause.resumed', 'wait.completed', 'run.completed', 'run.failed');
   `,
+  // 8: the same index with its WHERE as ORed comparisons. SQLite evaluates a partial index's WHERE
+  // on every insert, and 7's IN list cost the store-step write rate a sixth (medians of 4 passes of
+  // 100 runs × 10 at a time: 14.2k effects/s with it, 17.4k without the two partial indexes, 16.8k
+  // with this form, on a shared machine); why IN costs that much more was not traced.
+  `
+  DROP INDEX reqon_events_summary;
+  CREATE INDEX reqon_events_summary ON reqon_events (run_id, seq)
+    WHERE type = 'run.started'
+       OR type = 'step.failed'
+       OR type = 'run.resumed'
+       OR type = 'run.suspended'
+       OR type = 'pause.created'
+       OR type = 'wait.registered'
+       OR type = 'pause.resumed'
+       OR type = 'wait.completed'
+       OR type = 'run.completed'
+       OR type = 'run.failed';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

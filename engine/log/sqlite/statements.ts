@@ -139,11 +139,11 @@ export function prepareStatements(db: Database.Database) {
     lastOfTypes: db.prepare<[string, string], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT 1',
     ),
-    // `read` with exactly SUMMARY_EVENT_TYPES: through their partial index (migration 7), whose
-    // WHERE this one repeats word for word — INDEXED BY makes a list that drifted from it an error.
+    // `read` with exactly SUMMARY_EVENT_TYPES: through their partial index (migration 8), whose
+    // WHERE this one repeats term for term — INDEXED BY makes a list that drifted from it an error.
     summaryEvents: db.prepare<[string, number, number, number], EventRow>(
       `SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events INDEXED BY reqon_events_summary
-        WHERE run_id = ? AND seq >= ? AND seq <= ? AND type IN (${SUMMARY_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) ORDER BY seq LIMIT ?`,
+        WHERE run_id = ? AND seq >= ? AND seq <= ? AND (${SUMMARY_EVENT_TYPES.map((t) => `type = '${t}'`).join(' OR ')}) ORDER BY seq LIMIT ?`,
     ),
     // `read` of a run's step.failed events alone (`reqon runs`' failure count of a completed run):
     // through their partial index (migration 6), none read of a run without failures.
