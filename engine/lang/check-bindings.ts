@@ -18,7 +18,6 @@
 import type { ActionDecl, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { pathPlaceholders } from './path-placeholders.js';
-import { spanOf } from './ast.js';
 
 interface Binding {
   /** Where it was bound, for "the outer `count` (line N)". */
@@ -45,7 +44,7 @@ class BindingScope {
   }
 
   bind(name: Name | undefined): void {
-    if (name?.name && !this.has(name.name)) this.set(name.name, { span: spanOf(name) });
+    if (name?.name && !this.has(name.name)) this.set(name.name, { span: name });
   }
 
   set(name: string, binding: Binding): void {
@@ -126,10 +125,10 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
         }
         break;
       case 'Wait':
-        scope.set('webhook', { span: spanOf(step) });
+        scope.set('webhook', { span: step });
         break;
       case 'Fetch':
-        if (step.path?.kind === 'String' && sink.ctx) checkPlaceholders(sink.ctx, sink.file, step.path.value, spanOf(step.path), scope);
+        if (step.path?.kind === 'String' && sink.ctx) checkPlaceholders(sink.ctx, sink.file, step.path.value, step.path, scope);
         break;
       default:
         break;
@@ -154,7 +153,7 @@ function warnConcurrentLet(ctx: CheckContext, file: string, name: Name, outer: B
   ctx.report(
     file,
     'E3040',
-    spanOf(name),
+    name,
     `\`let ${n}\` inside this concurrent loop binds a new variable for each iteration; the outer \`${n}\` (${ctx.where(file, outer.span.start, file).replace(/^at /, '')}) keeps its value`,
     `iterations that run at once cannot update a variable in order. Drop \`concurrency\` to let each iteration set \`${n}\` in turn, or compute it from the collection after the loop: \`let ${n} = length(xs where .failed)\`, \`let ${n} = sum(xs.amount)\`. If a new variable per iteration is what you mean, give it a name of its own`,
   );

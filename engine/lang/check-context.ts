@@ -9,7 +9,6 @@ import { DiagnosticBag, type Diagnostic } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
 import type { MissionUnit } from './mission-unit.js';
 import { didYouMean } from './suggest.js';
-import { spanOf } from './ast.js';
 
 export type NamedDecl = { name: Name; start: number; end: number };
 
@@ -50,7 +49,7 @@ export class CheckContext {
   /** Reports `name` as unknown among `candidates`, with a suggestion when one is close. */
   unknown(file: string, code: DiagnosticCode, what: string, name: Name, candidates: Iterable<string>): void {
     if (this.part) return;
-    this.report(file, code, spanOf(name), `Unknown ${what} \`${name.name}\``, this.nameHelp(what, name, candidates));
+    this.report(file, code, name, `Unknown ${what} \`${name.name}\``, this.nameHelp(what, name, candidates));
   }
 
   /** "did you mean …?" when a candidate is close, else what is declared. */

@@ -10,7 +10,6 @@ import type { MissionDecl, Name, Program, Schedule, SourceDecl, Span, StoreDecl,
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
 import { checkAt, checkCron, checkNumber, checkTimeZone } from './check-values.js';
-import { spanOf } from './ast.js';
 
 /** Mission count, and top-level declarations that the runtime ignores. */
 /**
@@ -36,7 +35,7 @@ export function checkProgramShape(ctx: CheckContext): MissionDecl | undefined {
     ctx.report(
       root.file,
       'E3002',
-      spanOf(extra.name ?? extra),
+      extra.name ?? extra,
       `Only the first mission runs: \`${extra.name?.name ?? '?'}\` is ignored`,
       `keep one mission per file (\`${first.name?.name ?? '?'}\` ${ctx.where(root.file, first.start, root.file)} is the one that runs)`,
     );
@@ -60,7 +59,7 @@ function reportIgnored(ctx: CheckContext, item: TopLevelItem | undefined, missio
   ctx.report(
     ctx.rootFile,
     'E3032',
-    spanOf(item.name),
+    item.name,
     `Top-level ${word} \`${item.name.name}\` is ignored: only declarations inside the mission are used`,
     `move it into mission \`${mission.name?.name ?? '?'}\``,
   );
@@ -74,7 +73,7 @@ export function checkMissionItems(ctx: CheckContext, mission: MissionDecl): void
     ctx.report(
       file,
       'E3003',
-      spanOf(mission.name ?? mission),
+      mission.name ?? mission,
       `Mission \`${mission.name?.name ?? '?'}\` has no \`run\` pipeline`,
       (mission.actions ?? []).length > 0
         ? `add a line such as \`run ${mission.actions[0]!.name.name}\``
@@ -82,11 +81,11 @@ export function checkMissionItems(ctx: CheckContext, mission: MissionDecl): void
     );
   }
   for (const p of pipelines.slice(0, -1)) {
-    ctx.report(file, 'E3004', ctx.findWord(file, spanOf(p), 'run'), 'Several `run` lines: only the last one is used', 'delete this line or merge it into the last `run`');
+    ctx.report(file, 'E3004', ctx.findWord(file, p, 'run'), 'Several `run` lines: only the last one is used', 'delete this line or merge it into the last `run`');
   }
   const schedules = mission.schedules ?? [];
   for (const s of schedules.slice(0, -1)) {
-    ctx.report(file, 'E3005', ctx.findWord(file, spanOf(s), 'schedule'), 'Several schedules: only the last one is used', 'delete this schedule or merge it into the last one');
+    ctx.report(file, 'E3005', ctx.findWord(file, s, 'schedule'), 'Several schedules: only the last one is used', 'delete this schedule or merge it into the last one');
   }
   for (const s of schedules) checkSchedule(ctx, file, s);
 }
@@ -111,13 +110,13 @@ export function registerNames<T extends { name: Name; start: number; end: number
     const where = ctx.where(fileOf(first), first.name.start, file);
     if (what === 'store' || what === 'source') {
       // Upstream accepts these; the run uses the first (mission-model.ts), as the checks do.
-      ctx.report(file, 'E3035', spanOf(decl.name), `Duplicate ${what} \`${name}\`: this declaration is ignored, the one ${where} is used`, 'rename or remove one of them');
+      ctx.report(file, 'E3035', decl.name, `Duplicate ${what} \`${name}\`: this declaration is ignored, the one ${where} is used`, 'rename or remove one of them');
       continue;
     }
     ctx.report(
       file,
       'E3006',
-      spanOf(decl.name),
+      decl.name,
       `Duplicate ${what} \`${name}\``,
       `\`${name}\` is already declared ${where}; rename or remove one of them`,
     );
@@ -127,7 +126,7 @@ export function registerNames<T extends { name: Name; start: number; end: number
 export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
   const file = ctx.rootFile;
   const name = source.name?.name ?? '?';
-  const span = spanOf(source.name ?? source);
+  const span: Span = source.name ?? source;
   if (!source.auth) {
     ctx.report(file, 'E3015', span, `Source \`${name}\` has no \`auth\``, 'add `auth: none` (or bearer, oauth2, basic, api_key)');
   }
@@ -144,7 +143,7 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
     ctx.report(
       file,
       'E3017',
-      spanOf(source.base),
+      source.base,
       `Expected an http(s) URL but got: "${source.base.value}"`,
       'write the base as "https://host/path"',
     );
@@ -157,19 +156,19 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
 
   const rl = source.rateLimit;
   if (rl) {
-    const rat = (key: string) => ctx.optionValue(file, rl.optionSpans, key, spanOf(rl));
+    const rat = (key: string) => ctx.optionValue(file, rl.optionSpans, key, rl);
     checkNumber(ctx, file, 'maxWait', rl.maxWait, 'positive', rat('maxWait'));
     checkNumber(ctx, file, 'fallbackRpm', rl.fallbackRpm, 'positive', rat('fallbackRpm'));
     if (rl.model) {
       const m = rl.model;
       for (const key of ['capacity', 'refill', 'safety'] as const) {
-        checkNumber(ctx, file, key, m[key], 'positive', ctx.valueOf(file, spanOf(m), key));
+        checkNumber(ctx, file, key, m[key], 'positive', ctx.valueOf(file, m, key));
       }
     }
   }
   const cb = source.circuitBreaker;
   if (cb) {
-    const cat = (key: string) => ctx.optionValue(file, cb.optionSpans, key, spanOf(cb));
+    const cat = (key: string) => ctx.optionValue(file, cb.optionSpans, key, cb);
     for (const key of ['failureThreshold', 'resetTimeout', 'successThreshold', 'failureWindow', 'minimumRequests'] as const) {
       checkNumber(ctx, file, key, cb[key], 'positive', cat(key));
     }
@@ -193,8 +192,8 @@ export function checkStoreDecl(ctx: CheckContext, store: StoreDecl): void {
   const b = store.batch;
   if (!b) return;
   const file = ctx.rootFile;
-  checkNumber(ctx, file, 'size', b.size, 'atLeastOne', ctx.valueOf(file, spanOf(b), 'size'));
-  checkNumber(ctx, file, 'maxDelay', b.maxDelay, 'nonNegative', ctx.valueOf(file, spanOf(b), 'maxDelay'));
+  checkNumber(ctx, file, 'size', b.size, 'atLeastOne', ctx.valueOf(file, b, 'size'));
+  checkNumber(ctx, file, 'maxDelay', b.maxDelay, 'nonNegative', ctx.valueOf(file, b, 'maxDelay'));
 }
 
 function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
@@ -202,7 +201,7 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
   if (t) {
     switch (t.kind) {
       case 'every':
-        checkNumber(ctx, file, 'every', t.amount, 'atLeastOne', ctx.valueOf(file, spanOf(t), 'every'));
+        checkNumber(ctx, file, 'every', t.amount, 'atLeastOne', ctx.valueOf(file, t, 'every'));
         break;
       case 'cron':
         if (t.expression) checkCron(ctx, file, t.expression);
@@ -217,11 +216,11 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
     }
   }
   if (s.timezone) checkTimeZone(ctx, file, s.timezone);
-  const at = (key: string) => ctx.optionValue(file, s.optionSpans, key, spanOf(s));
+  const at = (key: string) => ctx.optionValue(file, s.optionSpans, key, s);
   checkNumber(ctx, file, 'maxConcurrency', s.maxConcurrency, 'atLeastOne', at('maxConcurrency'));
   if (s.retry) {
     const r = s.retry;
-    checkNumber(ctx, file, 'maxRetries', r.maxRetries, 'nonNegative', ctx.valueOf(file, spanOf(r), 'maxRetries'));
-    checkNumber(ctx, file, 'delaySeconds', r.delaySeconds, 'nonNegative', ctx.valueOf(file, spanOf(r), 'delaySeconds'));
+    checkNumber(ctx, file, 'maxRetries', r.maxRetries, 'nonNegative', ctx.valueOf(file, r, 'maxRetries'));
+    checkNumber(ctx, file, 'delaySeconds', r.delaySeconds, 'nonNegative', ctx.valueOf(file, r, 'delaySeconds'));
   }
 }

@@ -10,7 +10,6 @@ import type { Expr } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
 import { didYouMean } from './suggest.js';
-import { spanOf } from './ast.js';
 
 /** Calls `visit` on `expr` and every expression inside it, parents first. */
 export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void): void {
@@ -156,10 +155,10 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
   if (!BUILTIN_NAMES.has(name)) {
     // §D.6's documented-but-unimplemented helpers (the implemented ones are in BUILTIN_NAMES).
     if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
-      ctx.report(file, 'E3019', spanOf(call.callee), `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
+      ctx.report(file, 'E3019', call.callee, `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
     } else {
       const help = didYouMean(name, BUILTIN_NAMES);
-      ctx.report(file, 'E3018', spanOf(call.callee), `Unknown function \`${name}\``, help);
+      ctx.report(file, 'E3018', call.callee, `Unknown function \`${name}\``, help);
     }
     return;
   }
@@ -168,7 +167,7 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
     ctx.report(
       file,
       'E3020',
-      spanOf(call),
+      call,
       `\`${name}\` expected ${describeArity(arity)} but got: ${args.length}`,
     );
     return;
@@ -177,7 +176,7 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
     ctx.report(
       file,
       'E3021',
-      spanOf(args[0]),
+      args[0],
       '`sync_state.get` expected a string literal but got: an expression',
       'write the checkpoint key in quotes, e.g. sync_state.get("orders_last_sync"); a run reads its checkpoints before the step',
     );
@@ -188,7 +187,7 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
       ctx.report(
         file,
         'E3021',
-        spanOf(arg),
+        arg,
         '`env` expected a string literal but got: an expression',
         'write the variable name in quotes, e.g. env("API_TOKEN"); a run must know its inputs before it starts',
       );
@@ -211,7 +210,7 @@ function checkMatchExprArms(ctx: CheckContext, file: string, m: Extract<Expr, { 
     ctx.report(
       file,
       'E3030',
-      spanOf(dead),
+      dead,
       'This arm can never be chosen: the `_` arm before it matches everything',
       'move the `_` arm last',
     );

@@ -10,7 +10,6 @@ import type { MissionDecl, Pipeline } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
 import type { JumpRef } from './check-steps.js';
-import { spanOf } from './ast.js';
 
 export function checkPipelines(ctx: CheckContext, mission: MissionDecl): void {
   const file = ctx.rootFile;
@@ -23,7 +22,7 @@ export function checkPipelines(ctx: CheckContext, mission: MissionDecl): void {
         } else {
           // A single file: upstream accepts it (reference §B.2); the run fails at this stage.
           const help = ctx.nameHelp('action', name, ctx.actions.keys());
-          ctx.report(file, 'E3036', spanOf(name), `Unknown action \`${name.name}\`: running the mission fails at this stage`, help);
+          ctx.report(file, 'E3036', name, `Unknown action \`${name.name}\`: running the mission fails at this stage`, help);
         }
       }
       checkExpr(ctx, file, stage?.condition);
@@ -52,7 +51,7 @@ export function checkJumps(ctx: CheckContext, mission: MissionDecl, jumps: reado
       ctx.report(
         file,
         'E3011',
-        spanOf(action),
+        action,
         `Cannot jump to \`${target}\`: it runs only in a parallel stage`,
         `give \`${target}\` a stage of its own in the \`run\` line (parallel stages are not jump targets)`,
       );
@@ -60,7 +59,7 @@ export function checkJumps(ctx: CheckContext, mission: MissionDecl, jumps: reado
       ctx.report(
         file,
         'E3012',
-        spanOf(action),
+        action,
         `Cannot jump to \`${target}\`: it is not a stage of the \`run\` pipeline`,
         `add \`${target}\` to the \`run\` line, or come back after it: \`jump ${target} then retry\``,
       );

@@ -14,7 +14,6 @@ import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkBindings } from './check-bindings.js';
 import { checkExpr } from './check-expressions.js';
 import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
-import { spanOf } from './ast.js';
 
 export interface JumpRef {
   action: Name;
@@ -39,7 +38,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     case 'Fetch':
       if (step.method === 'DELETE' && checkDelete(ctx, file, step)) return;
       checkExpr(ctx, file, step.path);
-      checkFetchOptions(ctx, file, step.options, spanOf(step), false);
+      checkFetchOptions(ctx, file, step.options, step, false);
       return;
     case 'Call': {
       const source = step.source?.name ? ctx.sources.get(step.source.name) : undefined;
@@ -49,19 +48,19 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
         ctx.report(
           file,
           'E3009',
-          spanOf(step.source),
+          step.source,
           `\`call ${step.source.name}.${step.operation?.name ?? '…'}\` needs an OpenAPI spec, but source \`${step.source.name}\` has none`,
           `declare it \`source ${step.source.name} from "openapi.yaml" { … }\`, or use get/post with a path`,
         );
       }
-      checkFetchOptions(ctx, file, step.options, spanOf(step), true);
+      checkFetchOptions(ctx, file, step.options, step, true);
       return;
     }
     case 'For': {
       checkExpr(ctx, file, step.collection);
       checkExpr(ctx, file, step.where);
       if (step.concurrency !== undefined) {
-        const span = ctx.valueOf(file, spanOf(step), 'concurrency');
+        const span = ctx.valueOf(file, step, 'concurrency');
         checkNumber(ctx, file, 'concurrency', step.concurrency, 'atLeastOne', span);
       }
       if (step.onError?.mode === 'queue') checkStoreName(ctx, file, step.onError.store);
@@ -95,8 +94,8 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     case 'Wait': {
       checkExpr(ctx, file, step.eventFilter);
       checkRetry(ctx, file, step.retry);
-      checkOption(ctx, file, step.optionSpans, 'timeout', step.timeout, 'duration', spanOf(step));
-      checkOption(ctx, file, step.optionSpans, 'expectedEvents', step.expectedEvents, 'atLeastOne', spanOf(step));
+      checkOption(ctx, file, step.optionSpans, 'timeout', step.timeout, 'duration', step);
+      checkOption(ctx, file, step.optionSpans, 'expectedEvents', step.expectedEvents, 'atLeastOne', step);
       checkWebhookPath(ctx, file, step.path);
       if (step.storage) {
         checkStoreName(ctx, file, step.storage.target);
@@ -108,7 +107,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       checkStoreName(ctx, file, step.persist);
       for (const t of step.resumeOn ?? []) if (t?.kind === 'webhook') checkWebhookPath(ctx, file, t.path);
       if (step.duration) {
-        checkNumber(ctx, file, 'duration', step.duration.ms, 'duration', spanOf(step.duration));
+        checkNumber(ctx, file, 'duration', step.duration.ms, 'duration', step.duration);
       }
       return;
     case 'Flow':
@@ -137,7 +136,7 @@ function checkDelete(ctx: CheckContext, file: string, step: Extract<Step, { kind
       ctx.report(
         file,
         'E3039',
-        first !== undefined ? step.options.optionSpans[first]! : spanOf(step),
+        first !== undefined ? step.options.optionSpans[first]! : step,
         `\`delete ${removal.store}[…]\` removes a record from the store \`${removal.store}\` and takes no request options${first !== undefined ? ` (found \`${first}\`)` : ''}`,
         `to send an HTTP DELETE with options, write the path as a string: \`delete "/${removal.store}/{…}" { … }\``,
       );
@@ -151,7 +150,7 @@ function checkDelete(ctx: CheckContext, file: string, step: Extract<Step, { kind
   ctx.report(
     file,
     'E3038',
-    spanOf(target),
+    target,
     `\`delete ${name}[…]\` sends an HTTP DELETE of the path \`${name}[…]\` evaluates to: \`${name}\` is not a declared store`,
     `to remove a record from a store, name a declared store${close ? ` (did you mean \`${close}\`?)` : ''}: \`delete ${close ?? 'S'}[key]\`; to send the DELETE without this warning, bind the path first (\`let path = ${name}[…]\`, then \`delete path\`) or write it as a string: \`delete "/${name}/{…}"\``,
   );
@@ -188,7 +187,7 @@ function checkFetchOptions(
   if (options.since?.kind === 'SinceExpr') checkExpr(ctx, file, options.since.value);
   if (options.allow) {
     for (const status of options.allow.statuses ?? []) {
-      const span = ctx.findWord(file, spanOf(options.allow), String(status));
+      const span = ctx.findWord(file, options.allow, String(status));
       if (!checkStatus(ctx, file, status, span)) break;
     }
   }
@@ -208,7 +207,7 @@ function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void 
   ctx.report(
     file,
     'E3022',
-    spanOf(src),
+    src,
     `Cannot compute a stable key for records stored in \`${step.store?.name ?? '?'}\`: the object has no \`id\``,
     `add an \`id\` property, or a key: \`-> ${step.store?.name ?? 'store'} { key: .field }\``,
   );
@@ -242,7 +241,7 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
       ctx.report(
         file,
         'E3030',
-        spanOf(arm),
+        arm,
         'This arm can never run: the `_` arm before it matches everything',
         `move the \`_\` arm (${ctx.where(file, catchAll, file)}) last`,
       );
@@ -260,10 +259,10 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
         }
         break;
       case 'StatusPattern':
-        checkArmStatus(p.status, spanOf(p), !arm.guard);
+        checkArmStatus(p.status, p, !arm.guard);
         break;
       case 'StatusListPattern':
-        for (const s of p.statuses) checkArmStatus(s.status, spanOf(s), !arm.guard);
+        for (const s of p.statuses) checkArmStatus(s.status, s, !arm.guard);
         break;
       case 'ObjectPattern': // its keys and literals are all it names: nothing to look up
       case undefined:

@@ -8,7 +8,6 @@
 import { Cron } from 'croner';
 import type { RetryConfig, Span, StringLiteral } from './ast.js';
 import type { CheckContext } from './check-context.js';
-import { spanOf } from './ast.js';
 
 export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration';
 
@@ -72,10 +71,10 @@ export function checkOption(
 
 export function checkRetry(ctx: CheckContext, file: string, retry: RetryConfig | undefined): void {
   if (!retry) return;
-  checkOption(ctx, file, retry.optionSpans, 'maxAttempts', retry.maxAttempts, 'atLeastOne', spanOf(retry));
-  checkOption(ctx, file, retry.optionSpans, 'initialDelay', retry.initialDelay, 'nonNegative', spanOf(retry));
-  checkOption(ctx, file, retry.optionSpans, 'maxDelay', retry.maxDelay, 'nonNegative', spanOf(retry));
-  checkOption(ctx, file, retry.optionSpans, 'timeout', retry.timeout, 'nonNegative', spanOf(retry));
+  checkOption(ctx, file, retry.optionSpans, 'maxAttempts', retry.maxAttempts, 'atLeastOne', retry);
+  checkOption(ctx, file, retry.optionSpans, 'initialDelay', retry.initialDelay, 'nonNegative', retry);
+  checkOption(ctx, file, retry.optionSpans, 'maxDelay', retry.maxDelay, 'nonNegative', retry);
+  checkOption(ctx, file, retry.optionSpans, 'timeout', retry.timeout, 'nonNegative', retry);
 }
 
 export function isHttpStatus(n: number): boolean {
@@ -96,7 +95,7 @@ export function checkCron(ctx: CheckContext, file: string, expression: StringLit
     ctx.report(
       file,
       'E3026',
-      spanOf(expression),
+      expression,
       `Invalid cron expression "${expression.value}"`,
       `${reason}; a cron expression has five fields: minute hour day-of-month month day-of-week`,
     );
@@ -143,7 +142,7 @@ export function checkAt(ctx: CheckContext, file: string, when: StringLiteral, ti
       ctx.report(
         file,
         'E3037',
-        spanOf(when),
+        when,
         `The schedule time "${when.value}"${timezone ? ` (${timezone})` : ''} is already past: a worker fires it once, as soon as it registers the schedule`,
         'write a future date-time, or run the mission by hand (`reqon run`)',
       );
@@ -153,7 +152,7 @@ export function checkAt(ctx: CheckContext, file: string, when: StringLiteral, ti
   ctx.report(
     file,
     'E3027',
-    spanOf(when),
+    when,
     `Expected a date-time but got: "${when.value}"`,
     'write an ISO-8601 date-time such as "2025-06-01T09:00:00Z"',
   );
@@ -174,7 +173,7 @@ export function checkTimeZone(ctx: CheckContext, file: string, zone: StringLiter
   ctx.report(
     file,
     'E3028',
-    spanOf(zone),
+    zone,
     `Unknown time zone "${zone.value}"`,
     'use an IANA time zone name such as "UTC" or "Europe/London"',
   );
@@ -185,7 +184,7 @@ export function checkWebhookPath(ctx: CheckContext, file: string, path: StringLi
   ctx.report(
     file,
     'E3029',
-    spanOf(path),
+    path,
     `Expected a webhook path starting with "/" but got: "${path.value}"`,
     `write "/${path.value}"`,
   );

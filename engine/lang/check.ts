@@ -22,7 +22,6 @@ import { checkAction, type JumpRef } from './check-steps.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { MissionUnit } from './mission-unit.js';
 import type { ActionDecl, MissionDecl, TransformDecl } from './ast.js';
-import { spanOf } from './ast.js';
 
 export function checkMission(unit: MissionUnit): Diagnostic[] {
   const ctx = new CheckContext(unit);
@@ -53,7 +52,7 @@ function checkPart(ctx: Ctx): void {
   // As in the folder (loader.ts): a part holds actions only; a transform belongs in the mission.
   for (const item of items) {
     if (item?.kind !== 'Transform') continue;
-    ctx.report(root.file, 'E3031', spanOf(item.name ?? item), `A folder mission's part may contain only \`action\` declarations, found a transform`, 'move it into the mission in mission.vague');
+    ctx.report(root.file, 'E3031', item.name ?? item, `A folder mission's part may contain only \`action\` declarations, found a transform`, 'move it into the mission in mission.vague');
   }
   registerNames(ctx, 'action', actions, ctx.actions, (a) => a.file || root.file);
   for (const action of actions) checkAction(ctx, action, []);

@@ -25,10 +25,11 @@ export class DiagnosticBag {
 
   constructor(readonly file: string) {}
 
+  /** `span` may be a syntax-tree node (nodes carry start/end): the diagnostic keeps a copy. */
   error(code: DiagnosticCode, span: Span, message: string, help?: string): void {
     if (this.errorOffsets.has(span.start)) return;
     this.errorOffsets.add(span.start);
-    this.items.push({ code, severity: CODES[code].severity, message, file: this.file, span, help });
+    this.items.push({ code, severity: CODES[code].severity, message, file: this.file, span: { start: span.start, end: span.end }, help });
   }
 
   get hasErrors(): boolean {
