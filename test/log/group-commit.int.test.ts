@@ -100,7 +100,7 @@ describe('group commit', () => {
     for (const i of [1, 3]) expect(String((settled[i] as PromiseRejectedResult).reason)).toMatch(/already exists in this log/);
     for (const id of ['new-a', 'new-b']) expect((await t.log.read(id)).map((e) => e.seq)).toEqual([1, 2]);
     expect((await t.log.read('taken')).map((e) => e.seq)).toEqual([1]);
-    const [a] = settled as [PromiseFulfilledResult<{ lease: Lease }>];
+    const a = settled[0] as PromiseFulfilledResult<{ lease: Lease }>;
     expect(await t.log.commit(a.value.lease, [value('next')], { durable: true })).toMatchObject([{ seq: 3 }]);
   });
 
