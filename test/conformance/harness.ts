@@ -58,6 +58,8 @@ export interface Conformance {
   api: FakeApi;
   deps(extra?: Partial<EngineDeps>): EngineDeps;
   /** Starts the mission with every source named in `sources` (default: Api) pointed at the fake API. */
+  /** Writes `text` as `NAME.vague` in `dir`: a one-file mission to start. */
+  mission(name: string, text: string): MissionFiles;
   start(files: MissionFiles, options?: Partial<RunOptions>, extra?: Partial<EngineDeps>): Promise<RunResult>;
   resume(runId: string, opts: ResumeOptions, extra?: Partial<EngineDeps>): Promise<RunResult>;
   /** A store's records as `{key: record}` (memory stores: the fold of the run's store.write events). */
@@ -87,6 +89,11 @@ export async function openConformance(options: ConformanceOptions = {}): Promise
     env,
     api,
     deps,
+    mission: (name, text) => {
+      const entry = path.join(dir, `${name}.vague`);
+      fs.writeFileSync(entry, text);
+      return { entry, files: [{ path: entry, text }] };
+    },
     start: (files, opts = {}, extra) =>
       startRun(files, { sources: opts.sources ?? { Api: api.url }, env: opts.env ?? {}, ...(opts.authFile ? { authFile: opts.authFile } : {}) }, deps(extra)),
     resume: (runId, opts, extra) => resumeRun(runId, opts, deps(extra)),

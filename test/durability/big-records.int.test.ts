@@ -6,8 +6,6 @@
  * complete, the table hold exactly the records sent, and each run's log replay without
  * divergence.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
@@ -37,11 +35,6 @@ describe.each(backends)('%s log', (backend) => {
     await h.close();
   });
 
-  function files(name: string, text: string) {
-    const entry = path.join(h.dir, `${name}.vague`);
-    fs.writeFileSync(entry, text);
-    return { entry, files: [{ path: entry, text }] };
-  }
 
   it('runs committing at once store a 2 MB record and thousands of others, and POST it back, exactly as answered', async () => {
     const body = records();
@@ -60,7 +53,7 @@ describe.each(backends)('%s log', (backend) => {
 }
 `;
     const before = h.log.stats();
-    const runs = await Promise.all(Array.from({ length: 3 }, (_, i) => h.start(files(`big${i}`, mission))));
+    const runs = await Promise.all(Array.from({ length: 3 }, (_, i) => h.start(h.mission(`big${i}`, mission))));
     // The runs' commits did share transactions (the batched path is the one under test).
     const after = h.log.stats();
     expect(after.transactions - before.transactions).toBeLessThan(after.commits - before.commits);

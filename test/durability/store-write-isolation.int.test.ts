@@ -6,8 +6,6 @@
  * and POST answers vanished although they had reported `step.completed`, and the run ended
  * "completed" with records missing — or, with the bad record last, stuck `running`.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
@@ -24,11 +22,6 @@ afterEach(async () => {
   await h.close();
 });
 
-function files(name: string, text: string) {
-  const entry = path.join(h.dir, `${name}.vague`);
-  fs.writeFileSync(entry, text);
-  return { entry, files: [{ path: entry, text }] };
-}
 
 /** Each item: a POST (its answer must stay in the log), then a store of the item into `out`. */
 function loopMission(name: string, store: string, onError = ''): string {
@@ -68,7 +61,7 @@ describe('a record whose field name holds a NUL', () => {
     it(`is stored as it is when it comes ${where}; every earlier write and POST answer stays`, async () => {
       h.api.on('GET /items', { body: items(badAt) });
       for (const store of ['sql("out_sql")', 'nosql("out_nosql")']) {
-        const result = await h.start(files(`nul${badAt}`, loopMission(`Nul${badAt}`, store)));
+        const result = await h.start(h.mission(`nul${badAt}`, loopMission(`Nul${badAt}`, store)));
         expect(result.status, JSON.stringify(result)).toBe('completed');
         expect(result.tolerated).toEqual([]);
         const table = store.startsWith('sql') ? 'sql' : 'nosql';
@@ -87,9 +80,9 @@ describe('a table of the other store kind', () => {
   it('fails every write of the clashing store in its own step; the POSTs before them keep their answers; onError continue reports each', async () => {
     h.api.on('GET /items', { body: items(-1) });
     // Another mission made `out` a sql table in this log.
-    const first = await h.start(files('sqlside', loopMission('SqlSide', 'sql("out")')));
+    const first = await h.start(h.mission('sqlside', loopMission('SqlSide', 'sql("out")')));
     expect(first.status).toBe('completed');
-    const second = await h.start(files('nosqlside', loopMission('NosqlSide', 'nosql("out")', ' onError continue')));
+    const second = await h.start(h.mission('nosqlside', loopMission('NosqlSide', 'nosql("out")', ' onError continue')));
     // Not a silent "completed": every refused write is a tolerated failure of its own iteration.
     expect(second.tolerated.map((t) => t.stepPath)).toHaveLength(5);
     for (const t of second.tolerated) expect(t.message).toMatch(/sql store table/);
@@ -121,7 +114,7 @@ describe('a table of the other store kind', () => {
   run Push
 }
 `;
-    const result = await h.start(files('clash', text));
+    const result = await h.start(h.mission('clash', text));
     expect(result.tolerated.map((t) => t.stepPath)).toEqual(['Push/2[0]', 'Push/2[1]', 'Push/2[2]', 'Push/2[3]', 'Push/2[4]']);
     expect(Object.keys(recordsOf(await h.log.readTable('sql', 'shared'))).sort()).toEqual(['0', '1', '2', '3', '4']);
     expect(await postAnswers(result.runId)).toBe(5);

@@ -52,11 +52,6 @@ function servePages(failFrom = Infinity): void {
   }
 }
 
-function files(name: string, text: string) {
-  const entry = path.join(h.dir, `${name}.vague`);
-  fs.writeFileSync(entry, text);
-  return { entry, files: [{ path: entry, text }] };
-}
 
 /** Payload fields that differ between two runs of one mission: ids, timings, the server's clock. */
 const MASKED = new Set(['effectId', 'durationMs', 'syncedAt', 'date']);
@@ -85,8 +80,8 @@ describe.each(backends)('%s: streamed sync', (backend) => {
 
   it('stores what the gathered pair stores, with the same events at every step path', async () => {
     servePages();
-    const streamed = await h.start(files('streamed', mission(true)));
-    const gathered = await h.start(files('gathered', mission(false)));
+    const streamed = await h.start(h.mission('streamed', mission(true)));
+    const gathered = await h.start(h.mission('gathered', mission(false)));
     expect(streamed.status).toBe('completed');
     expect(gathered.status).toBe('completed');
     const table = await h.log.readTable('sql', 'synced');
@@ -111,7 +106,7 @@ describe.each(backends)('%s: streamed sync', (backend) => {
 
   it('interleaves pages and their writes, and commits them page by page', async () => {
     servePages();
-    const run = await h.start(files('streamed', mission(true, 'memory("synced")')));
+    const run = await h.start(h.mission('streamed', mission(true, 'memory("synced")')));
     expect(run.status).toBe('completed');
     const events = await h.events(run.runId);
     const order = events.filter((e) => e.type === 'http.response' || e.type === 'store.write').map((e) => (e.type === 'http.response' ? 'P' : 'w'));
@@ -160,7 +155,7 @@ describe.each(backends)('%s: streamed sync', (backend) => {
   run Sync
 }
 `;
-    const run = await h.start(files('fanned', text));
+    const run = await h.start(h.mission('fanned', text));
     expect(run.status, run.status === 'failed' ? run.error.message : '').toBe('completed');
     expect((await h.log.readTable('sql', 'fanned')).length).toBe(30);
     const report = await verifyRun(h.log, run.runId, { env: h.env });
@@ -170,7 +165,7 @@ describe.each(backends)('%s: streamed sync', (backend) => {
 
   it('a failing page fails both steps, keeps the pages before it, and does not advance the checkpoint', async () => {
     servePages(2 * PAGE);
-    const run = await h.start(files('failing', mission(true)));
+    const run = await h.start(h.mission('failing', mission(true)));
     expect(run.status).toBe('failed');
     const events = await h.events(run.runId);
     expect(events.filter((e) => e.type === 'step.failed').map((e) => e.stepPath)).toEqual(['Sync/0', 'Sync/1']);
