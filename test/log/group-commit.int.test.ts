@@ -225,6 +225,40 @@ describe.runIf(backend === 'sqlite')('SQLite: durable run commits sync the WAL o
 });
 
 describe.runIf(backend === 'postgres')('PostgreSQL: durability per group', () => {
+  it('a durable group flushes even where the server (or the URL) makes synchronous_commit off the default', async () => {
+    // Every connection of this log starts with off: only the durable writer's own SET turns it on.
+    const url = t.target.includes('options=') ? `${t.target}${encodeURIComponent(' -c synchronous_commit=off')}` : `${t.target}?options=${encodeURIComponent('-c synchronous_commit=off')}`;
+    const lazyDefault = await (await import('../../engine/log/open-log.js')).openLog(url);
+    try {
+      const { lease } = await lazyDefault.createRun(newRun('off-default'), 'w1', 60_000, [started()]);
+      const real = pg.Client.prototype.query;
+      const used = new Set<pg.Client>();
+      vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+        const name = (args[0] as { name?: string } | undefined)?.name;
+        if (name === 'reqon-fence-and-append') used.add(this);
+        return (real as (...a: unknown[]) => unknown).apply(this, args);
+      } as never);
+      try {
+        await lazyDefault.commit(lease, [value('durable')], { durable: true });
+      } finally {
+        vi.restoreAllMocks();
+      }
+      expect(used.size).toBe(1);
+      const [writer] = [...used];
+      expect((await writer!.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'on' });
+      // The URL's default did reach the connections: a plain one of the same URL is off.
+      const plain = new pg.Client({ connectionString: url });
+      await plain.connect();
+      try {
+        expect((await plain.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'off' });
+      } finally {
+        await plain.end();
+      }
+    } finally {
+      await lazyDefault.close();
+    }
+  });
+
   it('a group of non-durable commits runs with synchronous_commit off, a group with a durable one with it on', async () => {
     const leases = await makeRuns(3);
     const real = pg.Client.prototype.query;

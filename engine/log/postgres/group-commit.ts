@@ -1,11 +1,11 @@
 /**
- * Group commit on PostgreSQL: write jobs share ONE transaction on ONE connection, each inside its
+ * Group commit on PostgreSQL: write jobs share ONE transaction on one writer connection, each inside its
  * own SAVEPOINT, so a job that fails (a lost lease, a claimed delivery) is undone alone while the
  * others commit — the same rule as sqlite/group-commit.ts.
  *
  * One group is out at a time: jobs submitted while a group's COMMIT waits for the disk queue up
  * and form the next group, so the more runs commit at once, the more share each WAL flush.
- * One writer connection also means the process's own groups never deadlock one another; a
+ * One group at a time also means the process's own groups never deadlock one another; a
  * deadlock or serialization failure against ANOTHER process (40P01, 40001) rolls the whole group
  * back, and the group is run again (its jobs are pure database work, safe to repeat).
  *

@@ -3,7 +3,7 @@
  * `deletePrunedEvents` and `reclaimSpace`, the same two steps as sqlite/retention.ts (read its
  * header): a run's row goes under a compare-and-set that re-checks every rule, queued in
  * `reqon_pruned_runs`; its events follow a chunk at a time. Each write runs in a transaction of
- * its own on its own pooled connection — never in the group commit, whose one writer connection
+ * its own on its own pooled connection — never in the group commit, whose writer connections
  * the runs' commits share.
  *
  * Races: the row DELETE and a concurrent `acquire` or commit of the same run take the row's lock
