@@ -75,8 +75,13 @@ describe('event inspector', () => {
 
   it('a filtered list of a live run takes in the new matches as its log grows', async () => {
     await page.locator(`tr[data-run-id="${RUN_LIVE}"]`).click();
-    await page.getByLabel('Search events').fill('live-extra');
     const count = page.getByLabel('Matching events');
+    // Every text the count shows, however briefly: before the engine answers, it knows no count.
+    await count.evaluate((el) => {
+      const seen: string[] = ((window as unknown as { countTexts: string[] }).countTexts = [el.textContent ?? '']);
+      new MutationObserver(() => seen.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+    await page.getByLabel('Search events').fill('live-extra');
     await expect.poll(() => count.textContent()).toMatch(/^0 of \d+$/);
     const before = Number(/of (\d+)/.exec((await count.textContent())!)![1]);
     // The run's process appends: a record stored, and an unrelated step.
@@ -87,6 +92,9 @@ describe('event inspector', () => {
     expect(await page.locator('.event-row[data-seq] .event-type').allTextContents()).toEqual(['store.write']);
     await page.getByRole('button', { name: 'clear' }).click();
     await expect.poll(() => count.textContent()).toBe(`${before + 2} events`);
+    const shown = await page.evaluate(() => (window as unknown as { countTexts: string[] }).countTexts);
+    expect(shown).toContain('searching…');
+    expect(shown.filter((t) => !/^(searching…|loading…|[1-9]\d* events|\d+ of [1-9]\d*)$/.test(t))).toEqual([]);
   });
 
   it('scrolls a 100k-event log, loading only the pages it shows', async () => {

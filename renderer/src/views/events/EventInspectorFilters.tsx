@@ -107,8 +107,9 @@ export function EventInspectorFilters({ filter, types, total, lastSeq, onJump, n
         <input aria-label="Jump to seq" type="number" min={1} placeholder="seq" value={jumpTo} onChange={(e) => setJumpTo(e.target.value)} />
         <button type="submit" disabled={jumpTo === ''}>Go</button>
       </form>
-      <span className="event-filters-count" aria-label="Matching events">
-        {filtered ? `${total} of ${lastSeq}` : `${lastSeq} events`}
+      {/* lastSeq is 0 until the engine answered this filter's first page: no count is known yet. */}
+      <span className="event-filters-count" aria-label="Matching events" aria-busy={lastSeq === 0}>
+        {lastSeq === 0 ? (filtered ? 'searching…' : 'loading…') : filtered ? `${total} of ${lastSeq}` : `${lastSeq} events`}
       </span>
       {filtered && (
         <button className="link" onClick={() => setFilter({})}>
