@@ -85,15 +85,19 @@ export async function verifyRun(
     }
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
-  return { runId, ok: divergence === null, original, replayed, divergence, unchecked: uncheckedBy(format) };
+  return { runId, ok: divergence === null, original, replayed, divergence, unchecked: uncheckedBy(format, events) };
 }
 
-/** What a log of `format` does not let a replay check. */
-function uncheckedBy(format: number): string[] {
-  if (format >= 2) return [];
-  return [
-    `requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`,
-  ];
+/** What a log of `format` (and its requests' recorded identities) does not let a replay check. */
+function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
+  if (format < 2) {
+    return [
+      `requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`,
+    ];
+  }
+  const headerless = events.filter((e) => e.type === 'http.request' && (e as StoredEvent<'http.request'>).payload.identity?.headersSha256 === undefined).length;
+  if (headerless === 0) return [];
+  return [`requests' headers: ${headerless} request(s) were recorded by an engine before header identities; their URLs and bodies were compared, their headers not`];
 }
 
 function entryOf(e: StoredEvent): VerifyEntry {

@@ -1,19 +1,26 @@
 /**
  * A request's identity: what an effect asked of the world, recorded with its intent and compared
  * when a replay reaches that effect again. Method, URL (secrets redacted, auth query parameters
- * left out) and a sha256 of the body's canonical JSON — never auth headers, which may rotate
- * between the original run and its resume without the request being any different.
+ * left out), a sha256 of the body's canonical JSON and one of the headers the mission gives it
+ * (source `headers`, a `since` header) — never auth headers, which may rotate between the
+ * original run and its resume without the request being any different.
  *
  * A replay whose mission now asks for a different request at a recorded effect (an edited URL,
- * method or body) has diverged: answering it with the recorded response, or sending it under the
+ * method, body or header) has diverged: answering it with the recorded response, or sending it under the
  * recorded request's Idempotency-Key, would both be lies.
  */
 import type { RequestIdentity } from '../log/events.js';
 
 export type { RequestIdentity };
 
-export function sameRequest(a: RequestIdentity, b: RequestIdentity): boolean {
-  return a.method === b.method && a.url === b.url && a.bodySha256 === b.bodySha256;
+/** `recorded` by an engine before header identities has no `headersSha256`: its headers are not compared. */
+export function sameRequest(recorded: RequestIdentity, asked: RequestIdentity): boolean {
+  return (
+    recorded.method === asked.method &&
+    recorded.url === asked.url &&
+    recorded.bodySha256 === asked.bodySha256 &&
+    (recorded.headersSha256 === undefined || recorded.headersSha256 === asked.headersSha256)
+  );
 }
 
 /** `POST /events` (origin left out when both share it), for messages that compare two requests. */
@@ -21,6 +28,9 @@ export function describeRequestChange(recorded: RequestIdentity, asked: RequestI
   const sameOrigin = originOf(recorded.url) === originOf(asked.url);
   const shown = (r: RequestIdentity): string => `${r.method} ${sameOrigin ? pathOf(r.url) : r.url}`;
   if (recorded.method === asked.method && recorded.url === asked.url) {
+    if (recorded.bodySha256 === asked.bodySha256) {
+      return `the headers of ${shown(recorded)} changed (source headers or a since header: sha256 ${short(recorded.headersSha256)} became ${short(asked.headersSha256)})`;
+    }
     return `the body of ${shown(recorded)} changed (sha256 ${short(recorded.bodySha256)} became ${short(asked.bodySha256)})`;
   }
   const bodyNote = recorded.bodySha256 === asked.bodySha256 ? '' : ', and its body changed';

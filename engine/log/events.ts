@@ -53,15 +53,23 @@ export interface RecordedRequest {
 }
 
 /**
- * A request's identity: method, URL (secrets redacted, auth query parameters left out) and the
- * sha256 of its body's canonical JSON. Never auth headers: they may rotate between the original
- * run and a resume without the request being any different.
+ * A request's identity: method, URL (secrets redacted, auth query parameters left out), the
+ * sha256 of its body's canonical JSON and that of the mission's headers. Never auth headers:
+ * they may rotate between the original run and a resume without the request being any different.
  */
 export interface RequestIdentity {
   method: string;
   url: string;
   /** sha256 (hex) of the body's canonical JSON; absent when the request has no body. */
   bodySha256?: string;
+  /**
+   * sha256 (hex) of the canonical JSON of the headers the mission gives the request (its source's
+   * `headers` and a `since` header, names lower-cased, values redacted), `{}` when none: never
+   * the JSON defaults, auth or Idempotency-Key. Absent in requests recorded before it existed,
+   * whose headers a replay then cannot compare (`reqon verify` says so). An optional field, so no
+   * new log format.
+   */
+  headersSha256?: string;
 }
 
 export interface RecordedResponse {

@@ -26,7 +26,7 @@ import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
 import { DEFAULT_MAX_PAGES, itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
-import { buildUrl, type QueryParams } from '../http/request-builder.js';
+import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
 import { StepError } from './signals.js';
@@ -215,14 +215,24 @@ export async function runFetch(
 
 /**
  * The request's identity (journal/request-identity.ts): the URL as sent without auth query
- * parameters, redacted; the body hashed after redaction, so no secret's hash reaches the log.
+ * parameters, redacted; the body and the mission's headers hashed after redaction, so no secret's
+ * hash reaches the log (and a rotated credential in a header changes nothing).
  */
 function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
   const query = [...(spec.sinceQuery ?? []), ...(spec.pageQuery ?? [])];
   const url = rt.http.redactor.url(buildUrl(spec.base, spec.path, query));
   const method = spec.method.toUpperCase();
-  if (spec.body === undefined) return { method, url };
-  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex') };
+  const headersSha256 = hash('sha256', canonicalJson(missionHeaders(spec, rt)), 'hex');
+  if (spec.body === undefined) return { method, url, headersSha256 };
+  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256 };
+}
+
+/** The headers the mission sets (source, then since, as the request builder merges them), redacted, names lower-cased. */
+function missionHeaders(spec: RequestSpec, rt: StepRuntime): Record<string, string> {
+  const redacted = rt.http.redactor.headers(mergeHeaders(spec.sourceHeaders, spec.sinceHeaders));
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const name of Object.keys(redacted)) out[name.toLowerCase()] = redacted[name]!;
+  return out;
 }
 
 /**

@@ -87,7 +87,8 @@ describe.each(backends)('%s: every stored log replays clean with its mission', (
       const walked = stored.events.filter((e) => !META.has(e.type)).map((e) => e.seq);
       expect(report.original.map((e) => e.seq)).toEqual(walked);
       expect([...report.replayed.map((e) => e.seq)].sort((a, b) => a - b)).toEqual(walked);
-      if (rec.format >= 2) expect(report.unchecked).toEqual([]);
+      // Recorded before header identities: everything but the requests' headers was compared, and the report says so.
+      if (rec.format >= 2) expect(report.unchecked).toEqual([expect.stringMatching(/^requests' headers: \d+ request\(s\) were recorded by an engine before header identities/)]);
     });
   }
 });

@@ -122,6 +122,58 @@ describe.each(backends)('%s: an edited request is a divergence', (backend) => {
   });
 });
 
+
+describe.each(backends)('%s: an edited source header is a divergence', (backend) => {
+  // Before, a request's identity left headers out: a run recorded with X-Tenant: acme verified
+  // clean against a mission sending X-Tenant: globex, and a resume sent the in-flight POST for the
+  // other tenant under the key of the first.
+  it('a changed header value: verify names the line and the change; resume refuses and sends nothing', async () => {
+    await setup(backend);
+    const run = await reqon(['run', mission('headers'), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:3', '--quiet']);
+    expect(run.signal, describeResult(run)).toBe('SIGKILL');
+    const runId = runIdOf(run);
+    expect(api.requests.every((r) => r.headers['x-tenant'] === 'acme')).toBe(true);
+    const requestsBefore = api.requests.length;
+    const eventsBefore = (await readRunFacts(db, runId, [])).events.length;
+
+    const verify = await reqon(['verify', runId, '--mission', mission('edited-header')]);
+    expect(verify.code, describeResult(verify)).toBe(1);
+    expect(verify.stdout).toMatch(/DIVERGED at step Notify\/0 /);
+    expect(verify.stdout).toMatch(/line 6: the headers of GET \/items changed/);
+
+    const resume = await reqon(['resume', runId, '--mission', mission('edited-header'), '--quiet']);
+    expect(resume.code, describeResult(resume)).toBe(1);
+    expect(resume.stderr).toMatch(/the headers of GET \/items changed/);
+    expect(api.requests.length).toBe(requestsBefore);
+    expect((await readRunFacts(db, runId, [])).events.length).toBe(eventsBefore);
+
+    // The mission that recorded it verifies clean, with nothing left unchecked, and finishes.
+    const clean = await reqon(['verify', runId, '--json']);
+    expect(clean.code, describeResult(clean)).toBe(0);
+    expect((JSON.parse(clean.stdout) as { unchecked: string[] }).unchecked).toEqual([]);
+    const finish = await reqon(['resume', runId, '--quiet']);
+    expect(finish.code, describeResult(finish)).toBe(0);
+    expect(api.requests.every((r) => r.headers['x-tenant'] === 'acme')).toBe(true);
+    expect([...api.applied.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('a header added to a source that had none diverges; the same header in other letter case does not', async () => {
+    await setup(backend);
+    const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(run.code, describeResult(run)).toBe(0);
+    const runId = runIdOf(run);
+    const added = await reqon(['verify', runId, '--mission', mission('headers')]);
+    expect(added.code, describeResult(added)).toBe(1);
+    expect(added.stdout).toMatch(/line 6: the headers of GET \/items changed/);
+
+    const tenant = await reqon(['run', mission('headers'), '--source', `Api=${api.url}`, '--quiet']);
+    expect(tenant.code, describeResult(tenant)).toBe(0);
+    const lowerCased = path.join(dir, 'lower-cased.vague');
+    fs.writeFileSync(lowerCased, fs.readFileSync(mission('headers'), 'utf8').replace('"X-Tenant"', '"x-tenant"'));
+    const same = await reqon(['verify', runIdOf(tenant), '--mission', lowerCased]);
+    expect(same.code, describeResult(same)).toBe(0);
+  });
+});
 describe.each(backends)('%s: a run that can never replay its log', (backend) => {
   it('is failed once with the divergence, and a worker does not retry it', async () => {
     await setup(backend);

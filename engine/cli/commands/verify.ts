@@ -24,6 +24,8 @@ export const command: CommandModule = {
         io.stdout(`${JSON.stringify(report)}\n`);
       } else if (report.ok) {
         io.stdout(`verified: replaying run ${runId} matches its log (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`);
+        // What the log did not let the replay compare is said with the verdict, never left to --json.
+        for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else {
         const d = report.divergence!;
         io.stdout(`DIVERGED at step ${d.stepPath || '(run)'} (seq ${d.seq}, entry ${d.index}):\n  recorded: ${d.recorded}\n  replay asked for: ${d.asked}\n  ${d.explanation}\n`);
