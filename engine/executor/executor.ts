@@ -155,23 +155,23 @@ export class Executor implements StepRuntime {
         const holds = isTruthy(evaluate(stage.condition, ctx));
         this.storeReads.delete(path);
         if (!holds) {
-          this.journal.record(path, 'stage.skipped', () => ({ index, actions: names }));
+          this.journal.mark(path, 'stage.skipped', () => ({ index, actions: names }));
           this.progress(`stage ${index + 1} (${names.join(', ')}) skipped: its condition is false`);
           index++;
           continue;
         }
       }
-      this.journal.record(path, 'stage.started', () => ({ index, actions: names }));
+      this.journal.mark(path, 'stage.started', () => ({ index, actions: names }));
       let end: ActionEnd;
       try {
         end = stage.parallel ? await this.runParallel(names) : await this.runAction(names[0]!);
       } catch (error) {
         if (!(error instanceof SuspendSignal) && !isFlowSignal(error) && !isEngineError(error)) {
-          this.journal.record(path, 'stage.failed', () => ({ index, error: errorInfo(error) }));
+          this.journal.mark(path, 'stage.failed', () => ({ index, error: errorInfo(error) }));
         }
         throw error;
       }
-      this.journal.record(path, 'stage.completed', () => ({ index }));
+      this.journal.mark(path, 'stage.completed', () => ({ index }));
       await this.journal.maybeFlush();
       if (end.jumpTo !== undefined) {
         index = this.jumpTarget(end.jumpTo);
@@ -224,7 +224,7 @@ export class Executor implements StepRuntime {
     this.visits.set(name, visit);
     for (let attempt = 1; ; attempt++) {
       const path = actionPath(name, visit, attempt);
-      this.journal.record(path, 'action.started', () => ({ action: name, attempt }));
+      this.journal.mark(path, 'action.started', () => ({ action: name, attempt }));
       if (attempt === 1) this.progress(`▸ ${name}`);
       const frame = new Frame(name, new Scope(), []);
       try {
@@ -240,7 +240,7 @@ export class Executor implements StepRuntime {
         }
         if (signal instanceof JumpSignal) {
           if (signal.then === undefined) {
-            this.journal.record(path, 'action.completed', () => ({ action: name, outcome: 'jumped', jumpTo: signal.action }));
+            this.journal.mark(path, 'action.completed', () => ({ action: name, outcome: 'jumped', jumpTo: signal.action }));
             return { jumpTo: signal.action };
           }
           // `jump A then …`: a detour through A, then retry this action or carry on after it.
@@ -263,7 +263,7 @@ export class Executor implements StepRuntime {
           continue;
         }
         if (!(signal instanceof SuspendSignal) && !isEngineError(signal)) {
-          this.journal.record(path, 'action.failed', () => ({ action: name, error: errorInfo(signal) }));
+          this.journal.mark(path, 'action.failed', () => ({ action: name, error: errorInfo(signal) }));
         }
         throw signal;
       }
@@ -271,7 +271,7 @@ export class Executor implements StepRuntime {
   }
 
   private finishAction(path: string, name: string, outcome: 'done' | 'skipped' | 'queued'): void {
-    this.journal.record(path, 'action.completed', () => ({ action: name, outcome }));
+    this.journal.mark(path, 'action.completed', () => ({ action: name, outcome }));
     this.actionsRun.push(name);
   }
 
@@ -339,8 +339,8 @@ export class Executor implements StepRuntime {
   private async runStreamedSync(fetch: FetchStep | CallStep, store: StoreStep, fetchPath: string, storePath: string, frame: Frame): Promise<void> {
     if (this.parts.shouldStop?.()) throw new StopRequested();
     const file = this.fileOf(frame);
-    this.journal.record(fetchPath, 'step.started', () => ({ stepType: fetch.kind, line: this.model.line(file, fetch.start) }));
-    this.journal.record(storePath, 'step.started', () => ({ stepType: 'Store', line: this.model.line(file, store.start) }));
+    this.journal.mark(fetchPath, 'step.started', () => ({ stepType: fetch.kind, line: this.model.line(file, fetch.start) }));
+    this.journal.mark(storePath, 'step.started', () => ({ stepType: 'Store', line: this.model.line(file, store.start) }));
     let records = 0;
     let fetchDone = false;
     try {
@@ -355,20 +355,20 @@ export class Executor implements StepRuntime {
         path: storePath,
         tableWrites: kind === 'sql' || kind === 'nosql',
       });
-      this.journal.record(fetchPath, 'step.completed', () => ({ stepType: fetch.kind }));
+      this.journal.mark(fetchPath, 'step.completed', () => ({ stepType: fetch.kind }));
       fetchDone = true;
       await finishStreamedStore(records, storePath, frame, this);
     } catch (error) {
       if (error instanceof SuspendSignal || isEngineError(error) || isFlowSignal(error)) throw error;
       const failed = errorInfo(error);
-      if (!fetchDone) this.journal.record(fetchPath, 'step.failed', () => ({ stepType: fetch.kind, error: failed }));
-      this.journal.record(storePath, 'step.failed', () => ({ stepType: 'Store', error: failed }));
+      if (!fetchDone) this.journal.mark(fetchPath, 'step.failed', () => ({ stepType: fetch.kind, error: failed }));
+      this.journal.mark(storePath, 'step.failed', () => ({ stepType: 'Store', error: failed }));
       throw error;
     } finally {
       this.storeReads.delete(fetchPath);
       this.storeReads.delete(storePath);
     }
-    this.journal.record(storePath, 'step.completed', () => ({ stepType: 'Store' }));
+    this.journal.mark(storePath, 'step.completed', () => ({ stepType: 'Store' }));
     await this.journal.maybeFlush();
   }
 
@@ -387,20 +387,20 @@ export class Executor implements StepRuntime {
       return;
     }
     const stepType = step.kind;
-    this.journal.record(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.start) }));
+    this.journal.mark(path, 'step.started', () => ({ stepType, line: this.model.line(file, step.start) }));
     let outcome: StepOutcome;
     try {
       outcome = await this.thenContinue(() => this.dispatch(step, path, frame, file));
     } catch (error) {
       if (error instanceof SuspendSignal || isEngineError(error)) throw error;
       if (isFlowSignal(error)) {
-        this.journal.record(path, 'step.completed', () => ({ stepType }));
+        this.journal.mark(path, 'step.completed', () => ({ stepType }));
         throw error;
       }
-      this.journal.record(path, 'step.failed', () => ({ stepType, error: errorInfo(error) }));
+      this.journal.mark(path, 'step.failed', () => ({ stepType, error: errorInfo(error) }));
       throw error;
     }
-    this.journal.record(path, 'step.completed', () => ({ stepType, ...outcome }));
+    this.journal.mark(path, 'step.completed', () => ({ stepType, ...outcome }));
     await this.journal.maybeFlush();
   }
 

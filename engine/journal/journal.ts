@@ -240,6 +240,15 @@ export class Journal {
   }
 
   /**
+   * `record` for a marker (step.started, action.completed, …) whose payload the walk never reads
+   * back: replayed, it is taken and checked exactly as `record` takes it (path and type), and its
+   * recorded payload stays unread — a resume's reader reads a payload only when it is used.
+   */
+  mark<T extends Exclude<EventType, 'value.recorded'>>(stepPath: string, type: T, compute: () => EventPayloads[T]): void {
+    if (!this.take(stepPath, type)) this.emit(type, stepPath, compute());
+  }
+
+  /**
    * Consumes the recorded events of the loop iteration at `iterationPath` without the walk, when
    * the log shows that it finished: its events (its `loop.iteration` first, then everything at
    * paths below it) are next in the log and are followed by the `loop.iteration` of

@@ -165,7 +165,7 @@ export async function runFetch(
         const field = envelopeField(page.body, plan.itemsPath);
         itemsField = itemsField === undefined || itemsField === field ? field : null;
         if (options.backfill) {
-          rt.journal.record(path, 'page.completed', () => ({
+          rt.journal.mark(path, 'page.completed', () => ({
             effectId: effectId(rt.journal.identityRunId(), path, 'http', page.index),
             page: page.index + 1,
             ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
@@ -198,7 +198,7 @@ export async function runFetch(
   frame.response = value;
   frame.lastStatus = status;
   const firstEffect = effectId(rt.journal.identityRunId(), path, 'http', 0);
-  rt.journal.record(path, 'fetch.completed', () => ({
+  rt.journal.mark(path, 'fetch.completed', () => ({
     effectId: firstEffect,
     pages,
     ...(itemCount !== undefined ? { items: itemCount } : {}),

@@ -261,4 +261,29 @@ describe('the replay reader (payloads parsed on first use) equals row-by-row dec
     expect(bad!.type).toBe('step.started');
     expect(() => bad!.payload).toThrow(/event 2 \(step\.started\) of run 'bad': its stored payload is not JSON/);
   });
+
+  it("reads a type's payloads without another's: a marker's broken payload never read does not fail a write's", async () => {
+    insertRows([
+      ['types', 1, 'step.started', 'A/0', '{"stepType":', 10],
+      ['types', 2, 'store.write', 'A/0', '{"key":"k1"}', 11],
+      ['types', 3, 'step.completed', 'A/0', 'not json either', 12],
+      ['types', 4, 'store.write', 'A/1', '{"key":"k2"}', 13],
+    ]);
+    const events = replayRead('types', 4);
+    expect(events.filter((e) => e.type === 'store.write').map((e) => e.payload)).toEqual([{ key: 'k1' }, { key: 'k2' }]);
+    expect(() => events[2]!.payload).toThrow(/event 3 \(step\.completed\) of run 'types': its stored payload is not JSON/);
+  });
+
+  it('with payloads too big for one chunk string: each type read whole when it fits, else row by row', async () => {
+    const big = 'é'.repeat(3 * 1024 * 1024); // 6 MB of UTF-8 per payload: the chunk passes 16 MB, a type of them may not
+    const smallPayloads = Array.from({ length: 10 }, (_, i) => (i % 3 === 0 ? undefined : { stepType: 'Store', line: i }));
+    const entries = smallPayloads.map((small, i) =>
+      small === undefined ? event('response.received', `Sync/0~${i}`, { page: i, body: big }, 1_000 + i) : event('step.started', `Sync/${i}`, small, 1_000 + i),
+    );
+    await writeRun('bigLazy', entries, 1);
+    const replayed = replayRead('bigLazy', entries.length);
+    // The small type first (its own size asked, then read whole), then the big one (row by row).
+    expect(replayed.filter((e) => e.type === 'step.started').map((e) => e.payload)).toEqual(smallPayloads.filter((p) => p !== undefined));
+    expectSame(replayed.map(fields), plainRead('bigLazy'));
+  });
 });

@@ -10,7 +10,8 @@
  * the result is one consistent snapshot, exactly as a single SELECT would give.
  *
  * A resume's reader (`lazyPayloads`) reads each chunk without its payloads, in one statement;
- * an event reads its chunk's payloads when its own is first used (ChunkPayloads).
+ * an event reads the payloads of its chunk's events of its type when its own is first used
+ * (ChunkPayloads).
  *
  * Invariant: the result equals, event for event and field for field (same key order), what
  * `toStoredEvent` gives for `SELECT * … ORDER BY seq` — each payload is its stored JSON text,
@@ -29,31 +30,41 @@ const CHUNK_BYTES = 16 * 1024 * 1024;
 const NUL = '\u0000';
 
 /**
- * The payloads of one chunk, read from the log when the first of them is used: a resume reads
- * every event, but consumes most by type and path alone (finished loop iterations are taken as
- * recorded), so reading and parsing every payload up front was most of its read. A walk that does
- * use them gets the whole chunk's at once, parsed by one JSON.parse as the eager read does (row by
- * row when they are too big for one string, or one is not JSON). Events are never updated, so
- * read later, the range holds the same payloads.
+ * The payloads of one chunk, read from the log type by type, when the first of a type is used: a
+ * resume reads every event, but consumes most by type and path alone (finished loop iterations
+ * are taken as recorded; a marker such as step.started is taken by its type), so reading and
+ * parsing every payload up front was most of its read. A walk that does use a type's payloads (a
+ * store's writes, checked against the log) gets all of that type in the chunk at once, parsed by
+ * one JSON.parse as the eager read does (row by row when they are too big for one string, or one
+ * is not JSON). Events are never updated, so read later, the range holds the same payloads.
  */
 class ChunkPayloads {
-  /** Per event: its parsed payload, or its text when it must be parsed alone; undefined once taken. */
-  private values: unknown[] | null = null;
-  private parsed = false;
+  /** Per event: its parsed payload, or its text when it must be parsed alone; undefined until read, and once taken. */
+  private readonly values: unknown[];
+  /** Per event: 0 not read yet, 1 parsed, 2 text to parse, 3 taken. */
+  private readonly state: Uint8Array;
 
   constructor(
     private readonly sql: Statements,
     private readonly runId: string,
     private readonly seqs: readonly number[],
-  ) {}
+    private readonly types: readonly EventType[],
+    /** The size of all the chunk's payloads; null when unknown. */
+    private readonly bytes: number | null,
+  ) {
+    this.values = new Array<unknown>(seqs.length);
+    this.state = new Uint8Array(seqs.length);
+  }
 
   /** The parsed payload of the chunk's `index`th event (of `type`); each is taken once (LazyPayloadEvent keeps it). */
   take(index: number, type: EventType): StoredEvent['payload'] {
-    if (this.values === null) this.load();
-    const value = this.values![index];
-    if (value === undefined) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was taken already`);
-    const payload = this.parsed ? (value as StoredEvent['payload']) : this.parseOne(index, type, value as string);
-    this.values![index] = undefined;
+    if (this.state[index] === 0) this.load(type);
+    const state = this.state[index];
+    if (state === 3) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was taken already`);
+    const value = this.values[index];
+    const payload = state === 1 ? (value as StoredEvent['payload']) : this.parseOne(index, type, value as string);
+    this.values[index] = undefined;
+    this.state[index] = 3;
     return payload;
   }
 
@@ -65,17 +76,21 @@ class ChunkPayloads {
     }
   }
 
-  private load(): void {
-    const range = { run: this.runId, from: this.seqs[0]!, to: this.seqs[this.seqs.length - 1]! };
-    const [bytes] = this.sql.eventsChunkPayloadBytes.get(range)!;
-    if ((bytes ?? 0) <= CHUNK_BYTES) {
+  /** Reads the payloads of the chunk's events of `type` (none of them read yet: a type is read whole, once). */
+  private load(type: EventType): void {
+    const at: number[] = [];
+    for (let i = 0; i < this.types.length; i++) if (this.types[i] === type) at.push(i);
+    const seqs = at.map((i) => this.seqs[i]!);
+    const range = { run: this.runId, from: seqs[0]!, to: seqs[seqs.length - 1]!, type };
+    const small = this.bytes !== null && this.bytes <= CHUNK_BYTES;
+    if (small || (this.sql.eventsChunkPayloadBytes.get(range)![0] ?? 0) <= CHUNK_BYTES) {
       const [seqList, payloadList] = this.sql.eventsChunkPayloadList.get(range)!;
-      if (seqList !== null && payloadList !== null && seqList === this.seqs.join(',')) {
+      if (seqList !== null && payloadList !== null && seqList === seqs.join(',')) {
         try {
           const values = JSON.parse(`[${payloadList}]`) as unknown[];
-          if (values.length === this.seqs.length) {
-            this.values = values;
-            this.parsed = true;
+          if (values.length === at.length) {
+            for (let k = 0; k < at.length; k++) this.values[at[k]!] = values[k];
+            for (const i of at) this.state[i] = 1;
             return;
           }
         } catch {
@@ -84,10 +99,13 @@ class ChunkPayloads {
       }
     }
     const rows = this.sql.eventsChunkPayloads.all(range);
-    if (rows.length !== this.seqs.length || rows.some(([seq], i) => seq !== this.seqs[i])) {
+    if (rows.length !== at.length || rows.some(([seq], k) => seq !== seqs[k])) {
       throw new Error(`run '${this.runId}': events ${range.from}–${range.to} changed since they were read (the log is append-only; is another program writing to it?)`);
     }
-    this.values = rows.map(([, payload]) => payload);
+    for (let k = 0; k < at.length; k++) {
+      this.values[at[k]!] = rows[k]![1];
+      this.state[at[k]!] = 2;
+    }
   }
 }
 
@@ -209,13 +227,13 @@ function decodeChunk(
  * cannot build, is read row by row.
  */
 function readChunkWithoutPayloads(sql: Statements, runId: string, from: number, to: number, typeStrings: Map<string, EventType>, out: StoredEvent[]): number {
-  let row: [number, number | null, string | null, string | null, string | null, string | null];
+  let row: [number, number | null, string | null, string | null, string | null, string | null, number | null];
   try {
     row = sql.eventsChunkWithoutPayloads.get({ run: runId, from, to })!;
   } catch {
     return readRows(sql, runId, from, to, out); // lists too long for one string: only a foreign file could hold such paths
   }
-  const [count, firstAt, seqList, typeList, pathList, atList] = row;
+  const [count, firstAt, seqList, typeList, pathList, atList, payloadBytes] = row;
   if (count === 0) return 0;
   const base = firstAt ?? NaN;
   const columns =
@@ -224,9 +242,10 @@ function readChunkWithoutPayloads(sql: Statements, runId: string, from: number, 
       : checkedColumns(seqList, typeList, pathList, atList, from, to, count, base);
   if (!columns) return readRows(sql, runId, from, to, out);
   const { seqs, types, paths, ats } = columns;
-  const payloads = new ChunkPayloads(sql, runId, seqs);
+  const shared = types.map((t) => sharedType(t, typeStrings));
+  const payloads = new ChunkPayloads(sql, runId, seqs, shared, payloadBytes);
   for (let i = 0; i < count; i++) {
-    out.push(new LazyPayloadEvent(runId, seqs[i]!, sharedType(types[i]!, typeStrings), paths[i]!, base + ats[i]!, payloads, i) as unknown as StoredEvent);
+    out.push(new LazyPayloadEvent(runId, seqs[i]!, shared[i]!, paths[i]!, base + ats[i]!, payloads, i) as unknown as StoredEvent);
   }
   return count;
 }

@@ -244,9 +244,10 @@ class SqliteEventLog implements EventLog {
     if (!Number.isSafeInteger(toSeq)) throw new Error(`replayReader '${runId}': toSeq must be an integer but got: ${describe(toSeq)}`);
     const skipped = new Set<string>(skip);
     // seq is contiguous from 1 (GUARANTEES 1), so what is not skipped is toSeq minus what is —
-    // counting the few skipped events is the cheaper scan. (A log with gaps, which this engine
+    // counting the few skipped events is the cheaper read (through the summary index when every
+    // skipped type is a summary type, as a resume's are). (A log with gaps, which this engine
     // never writes, makes the journal stop with "the log ended after N of M" instead.)
-    const skippedCount = countEventsOfTypes(this.db, skip.length).get(runId, toSeq, ...skip)!;
+    const skippedCount = countEventsOfTypes(this.db, skip).get(runId, toSeq, ...skip)!;
     const total = Math.max(0, toSeq - skippedCount);
     let from = 1;
     const next = (max: number): StoredEvent[] => {

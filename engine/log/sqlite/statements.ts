@@ -11,13 +11,22 @@ import type Database from 'better-sqlite3';
 import type { EventRow, RunRow } from '../rows.js';
 import { SUMMARY_EVENT_TYPES } from '../events.js';
 
+/** The summary index's WHERE (migration 8), term for term: a statement that repeats it may say INDEXED BY reqon_events_summary. */
+const SUMMARY_INDEX_WHERE = `(${SUMMARY_EVENT_TYPES.map((t) => `type = '${t}'`).join(' OR ')})`;
+
 /**
- * Counts a run's events with seq <= ? whose type is one of `types` of them: (run_id, to_seq,
- * ...types). Bound types, not json_each: this scans every row of the run, twice as fast so.
+ * Counts a run's events with seq <= ? whose type is one of `types`: (run_id, to_seq, ...types).
+ * When every type is a summary type (a resume skips run.started and run.resumed), through the
+ * summary index: a few rows, not the run's. Otherwise bound types, not json_each: this scans
+ * every row of the run, twice as fast so.
  */
-export function countEventsOfTypes(db: Database.Database, types: number): Database.Statement<(string | number)[], number> {
-  const list = types === 0 ? 'NULL' : Array(types).fill('?').join(', ');
-  return db.prepare<(string | number)[], number>(`SELECT count(*) FROM reqon_events WHERE run_id = ? AND seq <= ? AND type IN (${list})`).pluck(true);
+export function countEventsOfTypes(db: Database.Database, types: readonly string[]): Database.Statement<(string | number)[], number> {
+  const list = types.length === 0 ? 'NULL' : Array(types.length).fill('?').join(', ');
+  const summary = types.length > 0 && types.every((t) => (SUMMARY_EVENT_TYPES as readonly string[]).includes(t));
+  const from = summary ? `reqon_events INDEXED BY reqon_events_summary` : 'reqon_events';
+  return db
+    .prepare<(string | number)[], number>(`SELECT count(*) FROM ${from} WHERE run_id = ? AND seq <= ? AND ${summary ? `${SUMMARY_INDEX_WHERE} AND ` : ''}type IN (${list})`)
+    .pluck(true);
 }
 
 /**
@@ -143,7 +152,7 @@ export function prepareStatements(db: Database.Database) {
     // WHERE this one repeats term for term — INDEXED BY makes a list that drifted from it an error.
     summaryEvents: db.prepare<[string, number, number, number], EventRow>(
       `SELECT run_id, seq, type, step_path, payload, recorded_at FROM reqon_events INDEXED BY reqon_events_summary
-        WHERE run_id = ? AND seq >= ? AND seq <= ? AND (${SUMMARY_EVENT_TYPES.map((t) => `type = '${t}'`).join(' OR ')}) ORDER BY seq LIMIT ?`,
+        WHERE run_id = ? AND seq >= ? AND seq <= ? AND ${SUMMARY_INDEX_WHERE} ORDER BY seq LIMIT ?`,
     ),
     // `read` of a run's step.failed events alone (`reqon runs`' failure count of a completed run):
     // through their partial index (migration 6), none read of a run without failures.
@@ -191,32 +200,37 @@ export function prepareStatements(db: Database.Database) {
       .raw(true),
     // For a reader that reads payloads only when they are used (read-events.ts ChunkPayloads): the
     // chunk without them, in ONE statement — its count, the base of its recorded_at values (the
-    // first event's: @from is always the seq of an event) and the other columns as lists.
-    // Without payloads the lists stay small, so no size check comes first.
+    // first event's: @from is always the seq of an event) and the other columns as lists, and the
+    // size of its payloads (octet_length reads no text): when they are small enough, those of one
+    // type are read later with no size check of their own. Without payloads the lists stay
+    // small, so no size check comes first.
     eventsChunkWithoutPayloads: db
-      .prepare<{ run: string; from: number; to: number }, [number, number | null, string | null, string | null, string | null, string | null]>(
+      .prepare<{ run: string; from: number; to: number }, [number, number | null, string | null, string | null, string | null, string | null, number | null]>(
         `SELECT count(*), (SELECT recorded_at FROM reqon_events WHERE run_id = @run AND seq = @from),
                 group_concat(seq), group_concat(type, char(0)), group_concat(step_path, char(0)),
-                group_concat(recorded_at - (SELECT recorded_at FROM reqon_events WHERE run_id = @run AND seq = @from))
+                group_concat(recorded_at - (SELECT recorded_at FROM reqon_events WHERE run_id = @run AND seq = @from)),
+                sum(octet_length(payload))
            FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
       )
       .raw(true),
-    // A chunk's payloads, when one of them is first used: their size, then — when small enough —
-    // all of them as one JSON array body with the seqs to check its order against (as
-    // eventsChunkColumns), else row by row.
+    // The payloads of a chunk's events of one type, when the first of them is used (read-events.ts
+    // ChunkPayloads: a walk reads back a few types' payloads, a store's writes, never its markers):
+    // their size, then — when small enough — all of them as one JSON array body with the seqs to
+    // check its order against (as eventsChunkColumns), else row by row. (The size is asked only
+    // when the whole chunk's payloads are too big for one string.)
     eventsChunkPayloadBytes: db
-      .prepare<{ run: string; from: number; to: number }, [number | null]>(
-        `SELECT sum(octet_length(payload)) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
+      .prepare<{ run: string; from: number; to: number; type: string }, [number | null]>(
+        `SELECT sum(octet_length(payload)) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to AND type = @type`,
       )
       .raw(true),
     eventsChunkPayloadList: db
-      .prepare<{ run: string; from: number; to: number }, [string | null, string | null]>(
-        `SELECT group_concat(seq), group_concat(payload) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to`,
+      .prepare<{ run: string; from: number; to: number; type: string }, [string | null, string | null]>(
+        `SELECT group_concat(seq), group_concat(payload) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to AND type = @type`,
       )
       .raw(true),
     eventsChunkPayloads: db
-      .prepare<{ run: string; from: number; to: number }, [number, string]>(
-        `SELECT seq, payload FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to ORDER BY seq`,
+      .prepare<{ run: string; from: number; to: number; type: string }, [number, string]>(
+        `SELECT seq, payload FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to AND type = @type ORDER BY seq`,
       )
       .raw(true),
     // The first seq after a gap (never seen in a log written by this engine; keeps reads exact
