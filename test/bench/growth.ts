@@ -27,6 +27,7 @@ import { openLog } from '../../engine/log/open-log.js';
 import { createStudioService } from '../../engine/server/studio-service.js';
 import type { Requests } from '../../engine/protocol/protocol.js';
 import type { BenchResult } from './bench-types.js';
+import { median } from './stats.js';
 import { missionFiles, postMission, storeMission, type BenchServer } from './engine-fixtures.js';
 
 const CLI = fileURLToPath(new URL('../../engine/cli/main.js', import.meta.url));
@@ -224,10 +225,6 @@ async function timedCli(args: string[], head: number | undefined, check: (stdout
   const [, um, us, sm, ss] = children.map(Number) as [number, number, number, number, number];
   check(stdout);
   return { wallMs, cpuMs: (um * 60 + us + sm * 60 + ss) * 1000 };
-}
-
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[values.length >> 1]!;
 }
 
 function expectLines(stdout: string, count: number, pattern: RegExp, what: string): void {

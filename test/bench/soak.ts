@@ -20,6 +20,7 @@ import { startRun, type RunResult } from '../../engine/executor/run-mission.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { Worker } from '../../engine/worker/worker.js';
 import type { BenchResult } from './bench-types.js';
+import { median } from './stats.js';
 import { missionFiles, type BenchServer } from './engine-fixtures.js';
 
 const MINUTES = Number(process.env['REQON_BENCH_SOAK_MINUTES'] ?? '10');
@@ -178,10 +179,6 @@ function fileMb(file: string): number {
   } catch {
     return 0;
   }
-}
-
-function median(values: number[]): number {
-  return values.length === 0 ? NaN : [...values].sort((a, b) => a - b)[values.length >> 1]!;
 }
 
 function describeMinute(m: Minute): string {

@@ -24,6 +24,7 @@ import { openLog } from '../../engine/log/open-log.js';
 import { createStudioService, type StudioService } from '../../engine/server/studio-service.js';
 import { startStudioServer, type StudioServer } from '../../engine/server/studio-server.js';
 import type { BenchResult } from './bench-types.js';
+import { median } from './stats.js';
 import { syntheticRun } from './studio.bench.js';
 import { CHROMIUM_ARGS, locateChromium } from '../support/chromium.js';
 
@@ -149,12 +150,6 @@ async function measureLoad(browser: Browser, url: string): Promise<LoadTiming> {
   } finally {
     await context.close();
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export async function benchmarks(): Promise<BenchResult[]> {
