@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MissionLoadError } from '../lang/loader.js';
-import { readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
+import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogConnectionError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
@@ -75,6 +75,20 @@ export function collectSources(value: string, previous: Record<string, string> =
     throw new CliError(`--source ${name}: the URL carries a user name or password, which would be stored with the run; give the URL without them and put the credentials in an --auth file (e.g. {"${name}": {"type": "basic", "username": "…", "password": "…"}})`);
   }
   return pairs;
+}
+
+/**
+ * Every `--source NAME=URL` must name a source the mission declares (names are case-sensitive):
+ * an override that matches none would be ignored, and the run would go to the mission's own base
+ * URL — the real API a user meant to point elsewhere. Refused before a run exists.
+ */
+export function checkSourceOverrides(files: MissionFiles, sources: Record<string, string>): void {
+  const declared = [...modelFor(files).sources.keys()];
+  for (const name of Object.keys(sources)) {
+    if (declared.includes(name)) continue;
+    const its = declared.length > 0 ? `its sources: ${declared.join(', ')}` : 'it declares none';
+    throw new CliError(`--source ${name}: the mission declares no source named "${name}" (${its})`);
+  }
 }
 
 /**

@@ -1,10 +1,13 @@
 /**
  * What the CLI takes from the user before a run exists: a malformed `--auth` file is refused
  * (exit 2) without printing a character of its secrets and without leaving a run behind; a
- * `--source` URL with a password is refused with a pointer to `--auth`; a `--payload` nested too
+ * `--source` URL with a password is refused with a pointer to `--auth`, one naming no source of the
+ * mission is refused with the names it declares; a `--payload` nested too
  * deep is a usage error, not an internal one.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +50,34 @@ describe('inputs checked before a run exists', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--auth');
     expect(result.stderr).not.toContain(SECRET);
+  });
+
+  it('a --source naming no source of the mission: exit 2, naming the declared ones, no run, nothing sent', async () => {
+    // Before, a misspelt override (`api=` for `Api`) was ignored and the run went to the
+    // mission's own base URL: the production API a user meant to keep out of a test.
+    let hits = 0;
+    const server = http.createServer((_req, res) => {
+      hits++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    fs.writeFileSync(path.join(dir, 'base.vague'), MISSION.replace('auth: bearer, base: "http://127.0.0.1:9"', `auth: none, base: "http://127.0.0.1:${port}"`));
+    try {
+      const result = await reqon('run', 'base.vague', '--source', 'api=http://127.0.0.1:9', '--quiet');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--source api: the mission declares no source named "api" \(its sources: Api\)/);
+      expect(result.stdout).not.toMatch(/^run /m);
+      expect(hits).toBe(0);
+      const runs = await reqon('runs', '--json');
+      expect(JSON.parse(runs.stdout || '[]')).toEqual([]);
+      // The declared name is taken as before.
+      const right = await reqon('run', 'base.vague', '--source', `Api=http://127.0.0.1:${port}`, '--quiet');
+      expect(right.code).toBe(0);
+      expect(hits).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a --payload nested too deep: a usage error without a stack trace', async () => {

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startRun } from '../../executor/run-mission.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { CRASH_AT_HELP, checkAuthFile, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { CRASH_AT_HELP, checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportRunError } from '../run-output.js';
 
@@ -29,6 +29,7 @@ export const command: CommandModule = {
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const log = await openCliLog(options.db);
     try {
+      checkSourceOverrides(files, options.source as Record<string, string>);
       const result = await startRun(
         files,
         {
