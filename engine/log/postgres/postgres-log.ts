@@ -398,7 +398,6 @@ class PostgresEventLog implements EventLog {
     return toEventCounts(types, row, statuses);
   }
 
-
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.open('getRun');
     const { rows } = await this.query<RunRow>('SELECT * FROM reqon_runs WHERE run_id = $1', [runId]);
@@ -423,7 +422,6 @@ class PostgresEventLog implements EventLog {
     const { rows } = await this.query<{ n: string }>(`SELECT count(*) AS n FROM reqon_runs ${where}`, values);
     return Number(rows[0]!.n);
   }
-
 
   async dueRuns(now: number, limit: number): Promise<RunRecord[]> {
     this.open('dueRuns');
