@@ -104,6 +104,9 @@ describe('event inspector', () => {
       if (r.url().endsWith('/api/run.eventSearch')) requests.push(1);
     });
     await page.locator(`tr[data-run-id="${RUN_BIG}"]`).click();
+    // Unfiltered whatever the test before left behind (a failure there must not fail this one too).
+    await page.getByLabel('Search events').fill('');
+    await expect.poll(() => page.getByLabel('Matching events').textContent(), { timeout: 20_000 }).toBe(`${bigLastSeq} events`);
     await rowOf(1).locator('.event-type').waitFor();
     await page.locator('.event-list-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
     const middle = Math.round(bigLastSeq / 2);
