@@ -59,6 +59,8 @@ export interface Execution {
   resumed?: { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string };
   /** An edited mission that replays the log: it becomes the run's mission with the first commit. */
   adoptMission?: { missionHash: string; missionFiles: MissionFiles };
+  /** An edited mission walks the log: the model of the mission that recorded it (StoreRuntime.redeclared). */
+  recordedModel?: MissionModel;
   /**
    * The walk uses the mission that recorded the log: a divergence can never go away by trying
    * again, so it fails the run (once) instead of leaving it to be retried for ever.
@@ -102,6 +104,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     dataDir: deps.dataDir,
     authJson: options.authFile ? readJson(options.authFile) : undefined,
     httpTimeoutMs: 30_000,
+    ...(run.recordedModel ? { recordedBy: run.recordedModel } : {}),
   });
   const executor = new Executor({
     runId,

@@ -20,7 +20,7 @@ import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log
 import type { MissionFiles } from '../log/log.js';
 import { forkIdentities } from '../journal/fork-identity.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
-import { missionHash, modelFor } from './mission-cache.js';
+import { missionHash, modelFor, recordedModelOf } from './mission-cache.js';
 import { defaultOwner } from './owner.js';
 import { prepareNewRun } from './run-start.js';
 
@@ -91,6 +91,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
       recorded,
       // Marks where live execution begins, as after any replay.
       resumed: { reason: 'manual', owner },
+      ...(edited ? { recordedModel: recordedModelOf(parent.missionFiles) } : {}),
       // The fork's mission is its own: a divergence from the copied prefix is deterministic, so it
       // fails the fork once rather than leaving it to be retried.
       ownMission: true,

@@ -27,6 +27,20 @@ export function missionHash(files: MissionFiles): string {
 const models = new Map<string, MissionModel>();
 const MAX_CACHED_MODELS = 64;
 
+/**
+ * The model of the mission that recorded a run's log, to compare an edited mission's declarations
+ * with (StoreRuntime.redeclared); undefined when this engine refuses that mission, and nothing
+ * can be compared.
+ */
+export function recordedModelOf(files: MissionFiles): MissionModel | undefined {
+  try {
+    return modelFor(files);
+  } catch (error) {
+    if (error instanceof MissionInvalidError) return undefined;
+    throw error;
+  }
+}
+
 /** Parses and checks a run's mission files; throws MissionInvalidError with rendered diagnostics. */
 export function modelFor(files: MissionFiles, hash: string = missionHash(files)): MissionModel {
   const key = `${files.entry}\u0000${hash}`;

@@ -17,7 +17,7 @@ import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
-import { MissionInvalidError, missionHash, modelFor } from './mission-cache.js';
+import { MissionInvalidError, missionHash, modelFor, recordedModelOf } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { verifyRun } from './verify.js';
 
@@ -190,7 +190,7 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
       ...(marked ? {} : { resumed: { reason, owner } }),
       // An edit that replays the log carries on and becomes the run's mission (recorded with the
       // first commit), so a later crash resumes with it rather than with the original.
-      ...(edited ? { adoptMission: { missionHash: missionHash(files), missionFiles: files } } : {}),
+      ...(edited ? { adoptMission: { missionHash: missionHash(files), missionFiles: files }, recordedModel: recordedModelOf(run.missionFiles) } : {}),
       ownMission: !edited,
       // The mission that recorded the log replays it exactly: finished loop iterations and
       // finished pages of a streamed sync may be taken as recorded rather than walked again. An

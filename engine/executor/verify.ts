@@ -15,7 +15,7 @@ import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
 import { RunUnavailableError } from './execute.js';
-import { modelFor } from './mission-cache.js';
+import { modelFor, recordedModelOf } from './mission-cache.js';
 
 const META = new Set(['run.started', 'run.resumed']);
 
@@ -49,7 +49,12 @@ export async function verifyRun(
     journal,
     env,
     crash: new CrashInjector(null),
-    stores: new StoreRuntime(model, null, env, { dataDir: '.', authJson: undefined, httpTimeoutMs: 1 }),
+    stores: new StoreRuntime(model, null, env, {
+      dataDir: '.',
+      authJson: undefined,
+      httpTimeoutMs: 1,
+      ...(opts.missionFiles ? { recordedBy: recordedModelOf(run.missionFiles) } : {}),
+    }),
     http: new HttpRuntime(model, env, { sources: run.options.sources, progress: () => {} }),
     runEnv: run.options.env,
     lastSync: async () => undefined,
@@ -109,8 +114,12 @@ function explain(error: NondeterminismError, edited: boolean): string {
   const where = error.stepPath ? `at step ${error.stepPath}` : 'at the run level';
   if (error.detail) {
     const line = error.detail.line !== undefined ? `line ${error.detail.line}: ` : '';
+    // What resuming would do wrong depends on what was recorded: a request's answer and key, or a store's records.
+    const harm = error.recorded.startsWith('the request')
+      ? "answer the new request with the old one's recorded response, or send it under the old one's Idempotency-Key"
+      : "take what the run recorded there for the edited step's work";
     return edited
-      ? `The edit changes what the run already did — ${line}${error.detail.change} (${where}). Resuming with it would answer the new request with the old one's recorded response, or send it under the old one's Idempotency-Key; it is refused.`
+      ? `The edit changes what the run already did — ${line}${error.detail.change} (${where}). Resuming with it would ${harm}; it is refused.`
       : `The run's own mission asked for a different request ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file); please report it if they did not.`;
   }
   return (

@@ -5,7 +5,7 @@
  * `postgrest` stores are external adapters, opened lazily, written idempotently by key.
  */
 import type { Env } from '../env/env.js';
-import type { StoreType } from '../lang/ast.js';
+import type { StoreDecl, StoreType } from '../lang/ast.js';
 import type { EventLog } from '../log/log.js';
 import type { Journal } from '../journal/journal.js';
 import { openFileStore } from '../stores/file-store.js';
@@ -19,6 +19,8 @@ export interface StoreRuntimeOptions {
   /** The parsed `--auth` file (postgrest endpoints live under its "stores" key). */
   authJson: unknown;
   httpTimeoutMs: number;
+  /** When an edited mission replays a log: the model of the mission that recorded it. */
+  recordedBy?: MissionModel;
 }
 
 export class StoreRuntime {
@@ -41,6 +43,20 @@ export class StoreRuntime {
 
   target(store: string): string {
     return this.model.stores.get(store)!.target.value;
+  }
+
+  /**
+   * How `store` is declared differently (kind or target) from the mission that recorded the log
+   * an edited mission replays, or undefined. Writes are recorded under the store's name only, so
+   * without this an edit from memory("o") to sql("o"), or to another table or file, replayed as a
+   * match while the recorded records stayed where they were written.
+   */
+  redeclared(store: string): string | undefined {
+    const was = this.options.recordedBy?.stores.get(store);
+    const now = this.model.stores.get(store);
+    if (!was || !now) return undefined;
+    const declared = (d: StoreDecl): string => `${d.type.kind}(${JSON.stringify(d.target.value)})`;
+    return declared(was) === declared(now) ? undefined : `the store \`${store}\` was ${declared(was)} when the run wrote to it and is ${declared(now)} now`;
   }
 
   /**

@@ -111,6 +111,7 @@ export async function writeRecords(
   rt: StepRuntime,
 ): Promise<void> {
   const kind = rt.stores.kind(store);
+  assertSameDeclaration(store, path, rt);
   const batchId = writes[0]?.effectId ?? effectId(rt.journal.identityRunId(), path, 'store', 'empty');
   // A checkpoint advances at the end of its action, never with one store (steps/checkpoints.ts);
   // only a replay of an older log, which recorded it with the store, takes it here.
@@ -230,6 +231,16 @@ export async function writeRecords(
     rt.journal.buffer(extra);
   }
   for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', true);
+}
+
+/** A write recorded at this step went to the store as the recording mission declared it: an edit must not move it. */
+function assertSameDeclaration(store: string, path: string, rt: StepRuntime): void {
+  const change = rt.stores.redeclared(store);
+  if (change === undefined) return;
+  const recorded = rt.journal.peek(path);
+  if (recorded?.type !== 'store.write' && recorded?.type !== 'store.intent') return;
+  const payload = recorded.payload as { store: string };
+  throw new NondeterminismError(rt.runId, path, recorded.seq, `a write to \`${payload.store}\` as the run declared it`, `a write to \`${store}\` declared anew`, { change });
 }
 
 /** A recorded file/postgrest batch intent must name the same store and keys as the batch asked for. */

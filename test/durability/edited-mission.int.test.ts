@@ -25,6 +25,8 @@ const INSERTED = path.join(FIXTURES, 'edit-inserted.vague');
 const REORDERED = path.join(FIXTURES, 'edit-reordered.vague');
 const INSERTED_POST = path.join(FIXTURES, 'edit-inserted-post.vague');
 const COMPATIBLE = path.join(FIXTURES, 'edit-compatible.vague');
+const STORE_TABLE = path.join(FIXTURES, 'edit-store-table.vague');
+const STORE_KIND = path.join(FIXTURES, 'edit-store-kind.vague');
 const TABLES = ['edit_out', 'edit_summary'];
 
 let cli: string;
@@ -178,6 +180,53 @@ describe.each(backends)('%s: resume and verify against an edited mission', (back
     expect(done.tables.edit_out!.map((r) => r.key)).toEqual(ITEMS.map((i) => i.id));
     expectEffectsOnce();
     expect((await reqon('verify', runId)).code).toBe(0);
+  });
+
+  // Writes are recorded under the store's name: before, an edit of its declaration (another
+  // table, another kind) replayed as a match, and the resumed run put the rest of the records in
+  // the new place while those written before stayed in the old one.
+  for (const [label, edited] of [
+    ['a store moved to another table', STORE_TABLE],
+    ['a store of another kind', STORE_KIND],
+  ] as const) {
+    it(`refuses ${label} where the run wrote to it, changes nothing, and resumes with the original`, async () => {
+      await setup(backend);
+      const runId = await suspendedRun();
+      const before = await readRunFacts(db, runId, TABLES);
+      const requests = api.requests.length;
+
+      const verified = await reqon('verify', runId, '--mission', edited);
+      expect(verified.code, describeResult(verified)).toBe(1);
+      expect(verified.stdout).toMatch(/DIVERGED at step Sync\/1\[0\]\/1 /);
+      expect(verified.stdout).toMatch(/the store `out` was sql\("edit_out"\) when the run wrote to it and is \w+\("edit_out\w*"\) now/);
+      expect(verified.stdout).not.toMatch(/Idempotency-Key/);
+
+      const refused = await reqon('resume', runId, '--mission', edited, '--quiet');
+      expect(refused.code, describeResult(refused)).toBe(1);
+      expect(refused.stderr).toMatch(/Non-determinism in run \S+ at step Sync\/1\[0\]\/1 .*the store `out` was sql\("edit_out"\)/);
+      expect(api.lines().slice(requests)).toEqual([]);
+      const after = await readRunFacts(db, runId, TABLES);
+      expect(after.events).toEqual(before.events);
+      expect(after.run.status).toBe('suspended');
+
+      await finish(runId);
+      const done = await readRunFacts(db, runId, TABLES);
+      expect(done.tables.edit_out!.map((r) => r.key)).toEqual(ITEMS.map((i) => i.id));
+      expectEffectsOnce();
+    });
+  }
+
+  it('carries on when a store is declared anew that the run has not written yet', async () => {
+    await setup(backend);
+    const runId = await suspendedRun();
+    const moved = path.join(dir, 'summary-moved.vague');
+    fs.writeFileSync(moved, fs.readFileSync(BASE, 'utf8').replace('sql("edit_summary")', 'sql("edit_summary_moved")'));
+    const verified = await reqon('verify', runId, '--mission', moved);
+    expect(verified.code, describeResult(verified)).toBe(0);
+    const resumed = await reqon('resume', runId, '--mission', moved, '--quiet');
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    const done = await readRunFacts(db, runId, ['edit_summary_moved']);
+    expect(done.tables.edit_summary_moved).toEqual([{ key: 'summary', record: { id: 'summary', extras: 2 } }]);
   });
 
   it('carries on with an edit after the last recorded step, with the edited behaviour', async () => {
