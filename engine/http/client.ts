@@ -13,7 +13,7 @@
  * `null`, not a failure; a 2xx body that is not JSON is a `FetchError`.
  */
 
-import type { Env } from '../env/env.js';
+import type { Env, HttpRequest, HttpResponse, HttpTransport } from '../env/env.js';
 import { TransportError } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
 import { UnloggableValueError } from '../log/loggable.js';
@@ -219,16 +219,24 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
     let outcome: AttemptOutcome;
     let recorded: RecordedResponse | undefined;
     let parsed: Parsed | undefined;
+    let redirectNote: string | undefined;
     try {
-      const res = await http.send({
-        method: built.method,
-        url: built.url,
-        headers: built.headers,
-        ...(built.body !== undefined ? { body: built.body } : {}),
-        timeoutMs,
-        maxResponseBytes,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-      });
+      const sent = await sendFollowingRedirects(
+        http,
+        {
+          method: built.method,
+          url: built.url,
+          headers: built.headers,
+          ...(built.body !== undefined ? { body: built.body } : {}),
+          timeoutMs,
+          maxResponseBytes,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        },
+        Object.keys(material?.headers ?? {}),
+        allow,
+      );
+      const res = sent.response;
+      if (sent.note !== undefined) redirectNote = redactor.text(sent.note);
       const headers = lowerCased(res.headers);
       parsed = parseBody(res.status, res.body);
       recorded = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
@@ -328,7 +336,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       case 'fail': {
         const reason = outcome.kind === 'transport' ? transportReason(outcome) : decision.reason;
         const error = new FetchError({
-          message: failureMessage(built.method, shownUrl, reason, attempt, decision.note),
+          message: failureMessage(built.method, shownUrl, reason, attempt, decision.note ?? redirectNote),
           code: decision.code,
           retryable: decision.retryable,
           attempts: attempt,
@@ -348,6 +356,48 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
         throw new Error(`unhandled decision ${JSON.stringify(never)}`);
       }
     }
+  }
+}
+
+/** Redirects a GET or HEAD follows, as fetch() does; one more is taken for a loop. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Sends one attempt. A GET or HEAD answered by a redirect (one the request does not `allow`) goes
+ * on to its Location, up to MAX_REDIRECTS hops, as upstream Reqon's fetch() does — without the
+ * auth headers once the Location is on another origin. Other methods are not redirected: their
+ * body and Idempotency-Key would go to a URL the mission never named. The answer is the last
+ * hop's (recorded under the request as the mission made it); `note` says why a redirect was not
+ * followed, for the failure message.
+ */
+async function sendFollowingRedirects(
+  http: HttpTransport,
+  request: HttpRequest,
+  authHeaderNames: readonly string[],
+  allow: readonly number[],
+): Promise<{ response: HttpResponse; note?: string }> {
+  let current = request;
+  for (let hops = 0; ; hops++) {
+    const response = await http.send(current);
+    if (!REDIRECT_STATUSES.has(response.status) || allow.includes(response.status)) return { response };
+    const location = headerValue(response.headers, 'location');
+    if (location === undefined) return { response };
+    let next: URL;
+    try {
+      next = new URL(location, current.url);
+    } catch {
+      return { response, note: `redirected to ${JSON.stringify(location)}, which is no URL` };
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') return { response, note: `redirected to ${location}, which is not http(s)` };
+    if (current.method !== 'GET' && current.method !== 'HEAD') {
+      return { response, note: `redirected to ${location}, which Reqon follows for GET and HEAD only (a ${current.method}'s body and Idempotency-Key go only where the mission says): point the source or path at the final URL` };
+    }
+    if (hops >= MAX_REDIRECTS) return { response, note: `more than ${MAX_REDIRECTS} redirects (the last to ${location})` };
+    const crossOrigin = next.origin !== new URL(current.url).origin;
+    const dropped = new Set(authHeaderNames.map((n) => n.toLowerCase()));
+    const headers = crossOrigin ? Object.fromEntries(Object.entries(current.headers).filter(([name]) => !dropped.has(name.toLowerCase()))) : current.headers;
+    current = { ...current, url: next.href, headers };
   }
 }
 

@@ -173,16 +173,33 @@ export class AnswerProxy {
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined && !DROP_HEADERS.has(key)) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const response = await fetch(upstream.replace(/\/$/, '') + rest, {
+    const url = upstream.replace(/\/$/, '') + rest;
+    const response = await fetch(url, {
       method,
       headers,
       ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body: new Uint8Array(body) } : {}),
       redirect: 'manual',
     });
     const answer: Answer = { status: response.status, headers: keepHeaders(response.headers), body: Buffer.from(await response.arrayBuffer()) };
+    // A run follows a GET's redirect (http/client.ts): one into the source must come back through
+    // here, under the source's prefix, or a root-relative Location would miss it.
+    if (answer.headers.location !== undefined) answer.headers.location = this.throughProxy(answer.headers.location, url, name, upstream);
     const identity = identityOf(method, target, await this.runIds.record);
     this.recorded.push({ identity, method, answer, usedBy: null });
     return answer;
+  }
+
+  /** `location` (relative to `url`) as an address through this proxy when it is under `upstream`, else made absolute. */
+  private throughProxy(location: string, url: string, name: string, upstream: string): string {
+    let resolved: string;
+    try {
+      resolved = new URL(location, url).href;
+    } catch {
+      return location;
+    }
+    const root = upstream.replace(/\/$/, '');
+    if (resolved !== root && !resolved.startsWith(`${root}/`) && !resolved.startsWith(`${root}?`)) return resolved;
+    return `${this.base}/${encodeURIComponent(name)}${resolved.slice(root.length)}`;
   }
 
   private async answer(method: string, target: string, req: IncomingMessage, body: Buffer): Promise<Answer> {

@@ -264,3 +264,65 @@ describe('retries and bodies over the real transport', () => {
     expect(err.message).toBe(`GET ${server.base}/html returned 200: expected a JSON body but got: text/html; charset=utf-8 "<!doctype html><title>Login</title>"`);
   });
 });
+
+describe('redirects', () => {
+  // Before, any 3xx failed the request ("failed with 302 after 1 attempt"), where upstream Reqon
+  // (fetch) follows them: a renamed resource (301), a trailing-slash or load-balancer redirect.
+  const redirect = (res: import('node:http').ServerResponse, status: number, location: string) => {
+    res.writeHead(status, { location });
+    res.end();
+  };
+
+  it('a GET follows 301, 302, 303, 307 and 308 within the source, auth and source headers kept', async () => {
+    use((req, res) => {
+      const hops: Record<string, [number, string]> = { '/a': [301, '/b'], '/b': [302, 'c'], '/c': [303, `${server.base}/d?x=1`], '/d?x=1': [307, '/e'], '/e': [308, '/final'] };
+      const hop = hops[req.url];
+      return hop ? redirect(res, hop[0], hop[1]) : req.url === '/final' ? json(res, 200, { id: 'final' }) : json(res, 404, {});
+    });
+    const d = deps({ auth: new AuthSession('Api', { type: 'bearer', token: 't0k' }) });
+    const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/a', sourceHeaders: { 'X-Client': 'c' } }, d);
+    expect(r).toMatchObject({ status: 200, body: { id: 'final' }, attempts: 1 });
+    expect(urls()).toEqual(['GET /a', 'GET /b', 'GET /c', 'GET /d?x=1', 'GET /e', 'GET /final']);
+    for (const seen of server.requests) {
+      expect(seen.headers['authorization']).toBe('Bearer t0k');
+      expect(seen.headers['x-client']).toBe('c');
+    }
+  });
+
+  it('a redirect to another origin does not carry the credentials there', async () => {
+    const other = await startServer((_req, res) => json(res, 200, { id: 'elsewhere' }));
+    try {
+      use((_req, res) => redirect(res, 302, `${other.base}/moved`));
+      const d = deps({ auth: new AuthSession('Api', { type: 'api_key', key: 'k3y-secret-value', header: 'X-Api-Key' }) });
+      const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/x', sourceHeaders: { 'X-Client': 'c' } }, d);
+      expect(r).toMatchObject({ status: 200, body: { id: 'elsewhere' } });
+      expect(server.requests[0]!.headers['x-api-key']).toBe('k3y-secret-value');
+      expect(other.requests.map((q) => q.url)).toEqual(['/moved']);
+      expect(other.requests[0]!.headers['x-api-key']).toBeUndefined();
+      expect(other.requests[0]!.headers['x-client']).toBe('c');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a redirect loop fails after 5 hops, naming them; a 3xx without Location fails as before', async () => {
+    use((req, res) => (req.url === '/bare' ? json(res, 302, {}) : redirect(res, 302, req.url === '/p' ? '/q' : '/p')));
+    await expect(executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/p' }, deps())).rejects.toThrow(/more than 5 redirects/);
+    expect(server.requests).toHaveLength(6);
+    await expect(executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/bare' }, deps())).rejects.toThrow(/failed with 302/);
+  });
+
+  it('a POST is not redirected: its Idempotency-Key would go elsewhere; the failure names the Location', async () => {
+    use((_req, res) => redirect(res, 307, '/elsewhere'));
+    const post = executeRequest({ source: 'Api', method: 'POST', base: server.base, path: '/orders', body: { q: 1 }, idempotencyKey: 'idem-r' }, deps());
+    await expect(post).rejects.toThrow(/failed with 307 .*redirected to \/elsewhere, which Reqon follows for GET and HEAD only/);
+    expect(urls()).toEqual(['POST /orders']);
+  });
+
+  it('a 3xx the request allows is its answer, not followed', async () => {
+    use((_req, res) => redirect(res, 302, '/next'));
+    const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/x', allow: [302] }, deps());
+    expect(r).toMatchObject({ status: 302, allowed: true });
+    expect(urls()).toEqual(['GET /x']);
+  });
+});

@@ -17,6 +17,8 @@ beforeAll(async () => {
   api = await new FakeApi()
     .on('GET /clock', () => ({ body: { tick: ++serial } }))
     .on('POST /marks', () => ({ status: 201, body: { mark: ++serial } }))
+    .on('GET /old', () => ({ status: 302, headers: { location: '/clock' }, body: {} }))
+    .on('GET /away', () => ({ status: 301, headers: { location: 'http://127.0.0.1:9/gone' }, body: {} }))
     .start();
 });
 
@@ -86,6 +88,24 @@ describe('crash lab answer proxy', () => {
       expect(second.proxy.report().lost).toEqual(['POST /Api/marks']);
     } finally {
       await second.proxy.close();
+    }
+  });
+
+  it('sends a redirect into the source back through the proxy, and one elsewhere as it is', async () => {
+    // A run follows a GET's redirect: a root-relative Location passed on unchanged resolved to
+    // the proxy's root, outside the source's prefix, and the lab answered it 502.
+    const proxy = await AnswerProxy.start({ Api: api.url });
+    try {
+      const base = proxy.sources().Api!;
+      proxy.recording('ref-run');
+      const moved = await fetch(`${base}/old`, { redirect: 'manual' });
+      expect(moved.status).toBe(302);
+      expect(moved.headers.get('location')).toBe(`${base}/clock`);
+      expect(await get(base, '/old')).toEqual({ tick: expect.any(Number) as number });
+      const away = await fetch(`${base}/away`, { redirect: 'manual' });
+      expect(away.headers.get('location')).toBe('http://127.0.0.1:9/gone');
+    } finally {
+      await proxy.close();
     }
   });
 
