@@ -24,7 +24,7 @@ import { AuthRefreshError } from './auth.js';
 import type { BreakerOptions, CircuitBreaker } from './circuit-breaker.js';
 import type { RateLimitOptions, RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
-import { createRedactor, RedactionError } from './redact.js';
+import { createRedactor, isSensitiveName, RedactionError } from './redact.js';
 import type { QueryParams } from './request-builder.js';
 import { buildRequest, headerValue } from './request-builder.js';
 import type { AttemptOutcome, Decision, RetryPolicy } from './retry-policy.js';
@@ -366,7 +366,7 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 /**
  * Sends one attempt. A GET or HEAD answered by a redirect (one the request does not `allow`) goes
  * on to its Location, up to MAX_REDIRECTS hops, as upstream Reqon's fetch() does — without the
- * auth headers once the Location is on another origin. Other methods are not redirected: their
+ * auth headers, or any header whose name marks a credential, once the Location is on another origin. Other methods are not redirected: their
  * body and Idempotency-Key would go to a URL the mission never named. The answer is the last
  * hop's (recorded under the request as the mission made it); `note` says why a redirect was not
  * followed, for the failure message.
@@ -396,7 +396,8 @@ async function sendFollowingRedirects(
     if (hops >= MAX_REDIRECTS) return { response, note: `more than ${MAX_REDIRECTS} redirects (the last to ${location})` };
     const crossOrigin = next.origin !== new URL(current.url).origin;
     const dropped = new Set(authHeaderNames.map((n) => n.toLowerCase()));
-    const headers = crossOrigin ? Object.fromEntries(Object.entries(current.headers).filter(([name]) => !dropped.has(name.toLowerCase()))) : current.headers;
+    const kept = ([name]: [string, string]): boolean => !dropped.has(name.toLowerCase()) && !isSensitiveName(name);
+    const headers = crossOrigin ? Object.fromEntries(Object.entries(current.headers).filter(kept)) : current.headers;
     current = { ...current, url: next.href, headers };
   }
 }

@@ -294,11 +294,14 @@ describe('redirects', () => {
     try {
       use((_req, res) => redirect(res, 302, `${other.base}/moved`));
       const d = deps({ auth: new AuthSession('Api', { type: 'api_key', key: 'k3y-secret-value', header: 'X-Api-Key' }) });
-      const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/x', sourceHeaders: { 'X-Client': 'c' } }, d);
+      const sourceHeaders = { 'X-Client': 'c', 'X-Auth-Token': 'tok-in-a-source-header' };
+      const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/x', sourceHeaders }, d);
       expect(r).toMatchObject({ status: 200, body: { id: 'elsewhere' } });
       expect(server.requests[0]!.headers['x-api-key']).toBe('k3y-secret-value');
+      expect(server.requests[0]!.headers['x-auth-token']).toBe('tok-in-a-source-header');
       expect(other.requests.map((q) => q.url)).toEqual(['/moved']);
       expect(other.requests[0]!.headers['x-api-key']).toBeUndefined();
+      expect(other.requests[0]!.headers['x-auth-token']).toBeUndefined();
       expect(other.requests[0]!.headers['x-client']).toBe('c');
     } finally {
       await other.close();
