@@ -50,9 +50,18 @@ export async function openCliLog(option: unknown): Promise<EventLog> {
     if (error instanceof LogConnectionError || (isPostgresUrl(path) && error instanceof Error && /not a valid PostgreSQL URL/.test(error.message))) {
       throw new CliError(error.message, EXIT_USAGE);
     }
+    // A --db that is no SQLite log (a text file, a folder, a truncated or damaged file): the path
+    // and what SQLite said, in one line, exit 2 — nothing was written to it.
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string' && SQLITE_OPEN_FAILURES.has(code)) {
+      throw new CliError(`${path}: cannot be opened as a Reqon log: ${error.message} (${code})`, EXIT_USAGE);
+    }
     throw error;
   }
 }
+
+/** SQLite's answers to opening a file that is not a (whole) SQLite database. */
+const SQLITE_OPEN_FAILURES: ReadonlySet<string> = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CANTOPEN']);
 
 export function cliEnv(): Env {
   return createRealEnv(process.env);
