@@ -28,9 +28,9 @@ const models = new Map<string, MissionModel>();
 const MAX_CACHED_MODELS = 64;
 
 /**
- * The model of the mission that recorded a run's log, to compare an edited mission's declarations
- * with (StoreRuntime.redeclared); undefined when this engine refuses that mission, and nothing
- * can be compared.
+ * The model of the mission that recorded a run's log — to compare an edited mission's
+ * declarations with (StoreRuntime.redeclared), to name its stores — or undefined when this engine
+ * refuses that mission, and there is nothing to compare or name.
  */
 export function recordedModelOf(files: MissionFiles): MissionModel | undefined {
   try {

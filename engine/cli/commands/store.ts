@@ -8,6 +8,14 @@ import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { CliError } from '../cli-error.js';
+import { recordedModelOf } from '../../executor/mission-cache.js';
+import type { MissionFiles } from '../../log/log.js';
+
+/** The store names of a run's mission, or undefined when this engine cannot load it. */
+function declaredStores(files: MissionFiles): string[] | undefined {
+  const model = recordedModelOf(files);
+  return model ? [...model.stores.keys()] : undefined;
+}
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -23,12 +31,20 @@ export const command: CommandModule = {
     }
     const log = await openCliLog(options.db);
     try {
-      if (!(await log.getRun(runId))) {
+      const run = await log.getRun(runId);
+      if (!run) {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
         return EXIT_FAILED;
       }
       const events = await log.read(runId, Number.isFinite(at) ? { toSeq: at } : {});
       const records = MemoryStoreState.fromEvents(events).list(store);
+      // A misspelt store (or its table's name for the store's) is no empty store: say so.
+      if (records.length === 0) {
+        const declared = declaredStores(run.missionFiles);
+        if (declared && !declared.includes(store)) {
+          throw new CliError(`run ${runId}'s mission declares no store named "${store}" (${declared.length > 0 ? `its stores: ${declared.join(', ')}` : 'it declares none'})`);
+        }
+      }
       if (options.json === true) io.stdout(`${JSON.stringify(records)}\n`);
       else if (records.length === 0) io.stdout(`(store ${store} has no records${Number.isFinite(at) ? ` at seq ${at}` : ''})\n`);
       else for (const r of records) io.stdout(`${r.key}\t${JSON.stringify(r.record)}\n`);

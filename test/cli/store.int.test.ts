@@ -1,0 +1,52 @@
+/**
+ * `reqon store RUN STORE`: a store the run's mission does not declare (a typo, or the table's
+ * name for the store's) is a usage error naming the declared stores — before, it printed
+ * "(store X has no records)" and exit 0, as if the store were empty. A declared store with no
+ * records still says so, exit 0.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, runCli, runIdOf } from '../durability/support/cli-build.js';
+
+let cli: string;
+let dir: string;
+let runId: string;
+const db = () => path.join(dir, 'log.db');
+const reqon = (...args: string[]) => runCli(cli, [...args, '--db', db()], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-store-cmd-'));
+  fs.writeFileSync(
+    path.join(dir, 'm.vague'),
+    'mission M {\n  store orders: sql("shop_orders")\n  store later: memory("later")\n  action A {\n    store { id: "o1", n: 1 } -> orders { key: .id }\n  }\n  run A\n}\n',
+  );
+  const run = await reqon('run', 'm.vague', '--quiet');
+  expect(run.code, run.stderr).toBe(0);
+  runId = runIdOf(run);
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('reqon store', () => {
+  it('lists a declared store; an empty declared one says it has no records', async () => {
+    const orders = await reqon('store', runId, 'orders', '--json');
+    expect(orders.code, orders.stderr).toBe(0);
+    expect(JSON.parse(orders.stdout)).toEqual([{ key: 'o1', record: { id: 'o1', n: 1 } }]);
+    const later = await reqon('store', runId, 'later');
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toBe('(store later has no records)\n');
+  });
+
+  it('a store the mission does not declare, or its table name: exit 2, naming the declared stores', async () => {
+    for (const name of ['order', 'shop_orders']) {
+      for (const json of [[], ['--json']]) {
+        const result = await reqon('store', runId, name, ...json);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toContain(`declares no store named "${name}" (its stores: orders, later)`);
+      }
+    }
+  });
+});
