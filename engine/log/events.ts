@@ -40,6 +40,19 @@ export type StoredEvent<T extends EventType = EventType> = {
   };
 }[T];
 
+/** The method by which a read event hands out its payload's stored text (see storedPayloadJson). */
+export const STORED_PAYLOAD_JSON: unique symbol = Symbol('storedPayloadJson');
+
+/**
+ * The stored JSON text of a read event's payload while its reader still holds it unparsed (a
+ * resume's reader, sqlite/read-events.ts); undefined for any other event, and once the payload
+ * was used. A replayed step may compare it with the very text it would record, and parse (and
+ * compare field by field) only when the two differ.
+ */
+export function storedPayloadJson(event: StoredEvent): string | undefined {
+  return (event as { [STORED_PAYLOAD_JSON]?: () => string | undefined })[STORED_PAYLOAD_JSON]?.();
+}
+
 export type NewEvent<T extends EventType = EventType> = {
   [K in T]: { type: K; stepPath: string; payload: EventPayloads[K]; recordedAt: number };
 }[T];

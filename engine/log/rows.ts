@@ -156,7 +156,9 @@ export function describe(value: unknown): string {
 /**
  * The JSON of a table write's `store.write` payload {effectId, store, key, record, op, batch?,
  * removed?}, spliced around the record's own text (what the table now holds, `null` for a delete)
- * instead of parsing it back and serialising it again. Both logs record this same text.
+ * instead of parsing it back and serialising it again. Both logs record this same text — that of
+ * JSON.stringify of the payload object, as a memory store's write event has it; a replayed write
+ * compares against it (store-step.ts recordedAsPlanned).
  */
 export function storeWritePayloadJson(write: TableStoreWrite, recordJson: string, removed?: boolean): string {
   const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;

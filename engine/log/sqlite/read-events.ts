@@ -20,13 +20,13 @@
  * read row by row.
  */
 import type Database from 'better-sqlite3';
-import type { EventType, StoredEvent } from '../events.js';
+import { STORED_PAYLOAD_JSON, type EventType, type StoredEvent } from '../events.js';
 import { toStoredEvent } from '../rows.js';
 import type { Statements } from './statements.js';
 
 const CHUNK_EVENTS = 4096;
 const CHUNK_BYTES = 16 * 1024 * 1024;
-/** The separator of the type and step_path lists (group_concat(…, char(0))). */
+/** The separator of the type, step_path and payload text lists (group_concat(…, char(0))). */
 const NUL = '\u0000';
 
 /**
@@ -34,14 +34,16 @@ const NUL = '\u0000';
  * resume reads every event, but consumes most by type and path alone (finished loop iterations
  * are taken as recorded; a marker such as step.started is taken by its type), so reading and
  * parsing every payload up front was most of its read. A walk that does use a type's payloads (a
- * store's writes, checked against the log) gets all of that type in the chunk at once, parsed by
- * one JSON.parse as the eager read does (row by row when they are too big for one string, or one
- * is not JSON). Events are never updated, so read later, the range holds the same payloads.
+ * store's writes, checked against the log) gets the texts of all of that type in the chunk at
+ * once, in one statement (row by row when they are too big for one string, or one holds a NUL),
+ * and parses each when it is used — a write whose text is the one the step would record is
+ * never parsed (storedPayloadJson). Events are never updated, so read later, the range holds the
+ * same payloads.
  */
 class ChunkPayloads {
-  /** Per event: its parsed payload, or its text when it must be parsed alone; undefined until read, and once taken. */
-  private readonly values: unknown[];
-  /** Per event: 0 not read yet, 1 parsed, 2 text to parse, 3 taken. */
+  /** Per event: its payload's stored text once its type is read; undefined before, and once taken. */
+  private readonly texts: (string | undefined)[];
+  /** Per event: 0 not read yet, 1 read (its text held), 2 taken. */
   private readonly state: Uint8Array;
 
   constructor(
@@ -52,23 +54,23 @@ class ChunkPayloads {
     /** The size of all the chunk's payloads; null when unknown. */
     private readonly bytes: number | null,
   ) {
-    this.values = new Array<unknown>(seqs.length);
+    this.texts = new Array<string | undefined>(seqs.length);
     this.state = new Uint8Array(seqs.length);
+  }
+
+  /** The stored text of the chunk's `index`th event's payload (of `type`), while it is not taken. */
+  text(index: number, type: EventType): string | undefined {
+    if (this.state[index] === 0) this.load(type);
+    return this.texts[index];
   }
 
   /** The parsed payload of the chunk's `index`th event (of `type`); each is taken once (LazyPayloadEvent keeps it). */
   take(index: number, type: EventType): StoredEvent['payload'] {
     if (this.state[index] === 0) this.load(type);
-    const state = this.state[index];
-    if (state === 3) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was taken already`);
-    const value = this.values[index];
-    const payload = state === 1 ? (value as StoredEvent['payload']) : this.parseOne(index, type, value as string);
-    this.values[index] = undefined;
-    this.state[index] = 3;
-    return payload;
-  }
-
-  private parseOne(index: number, type: EventType, text: string): StoredEvent['payload'] {
+    if (this.state[index] === 2) throw new Error(`internal: the payload of event ${this.seqs[index]} of run '${this.runId}' was taken already`);
+    const text = this.texts[index]!;
+    this.texts[index] = undefined;
+    this.state[index] = 2;
     try {
       return JSON.parse(text) as StoredEvent['payload'];
     } catch (error) {
@@ -76,7 +78,7 @@ class ChunkPayloads {
     }
   }
 
-  /** Reads the payloads of the chunk's events of `type` (none of them read yet: a type is read whole, once). */
+  /** Reads the payload texts of the chunk's events of `type` (none of them read yet: a type is read whole, once). */
   private load(type: EventType): void {
     const at: number[] = [];
     for (let i = 0; i < this.types.length; i++) if (this.types[i] === type) at.push(i);
@@ -85,26 +87,27 @@ class ChunkPayloads {
     const small = this.bytes !== null && this.bytes <= CHUNK_BYTES;
     if (small || (this.sql.eventsChunkPayloadBytes.get(range)![0] ?? 0) <= CHUNK_BYTES) {
       const [seqList, payloadList] = this.sql.eventsChunkPayloadList.get(range)!;
-      if (seqList !== null && payloadList !== null && seqList === seqs.join(',')) {
-        try {
-          const values = JSON.parse(`[${payloadList}]`) as unknown[];
-          if (values.length === at.length) {
-            for (let k = 0; k < at.length; k++) this.values[at[k]!] = values[k];
-            for (const i of at) this.state[i] = 1;
-            return;
-          }
-        } catch {
-          // One of them is not JSON: parsed one by one, the error names it.
-        }
+      // A NUL inside a payload (only a foreign file holds one: JSON text escapes it) adds a piece.
+      const texts = seqList !== null && payloadList !== null && seqList === seqs.join(',') ? payloadList.split(NUL) : [];
+      if (texts.length === at.length) {
+        this.hold(at, texts);
+        return;
       }
     }
     const rows = this.sql.eventsChunkPayloads.all(range);
     if (rows.length !== at.length || rows.some(([seq], k) => seq !== seqs[k])) {
       throw new Error(`run '${this.runId}': events ${range.from}–${range.to} changed since they were read (the log is append-only; is another program writing to it?)`);
     }
+    this.hold(
+      at,
+      rows.map(([, payload]) => payload),
+    );
+  }
+
+  private hold(at: readonly number[], texts: readonly string[]): void {
     for (let k = 0; k < at.length; k++) {
-      this.values[at[k]!] = rows[k]![1];
-      this.state[at[k]!] = 2;
+      this.texts[at[k]!] = texts[k];
+      this.state[at[k]!] = 1;
     }
   }
 }
@@ -132,6 +135,11 @@ class LazyPayloadEvent {
       this.chunk = undefined;
     }
     return this.parsed!;
+  }
+
+  /** See storedPayloadJson: the text, until the payload is used. */
+  [STORED_PAYLOAD_JSON](): string | undefined {
+    return this.chunk?.text(this.index, this.type);
   }
 
   toJSON(): StoredEvent {

@@ -215,8 +215,8 @@ export function prepareStatements(db: Database.Database) {
       .raw(true),
     // The payloads of a chunk's events of one type, when the first of them is used (read-events.ts
     // ChunkPayloads: a walk reads back a few types' payloads, a store's writes, never its markers):
-    // their size, then — when small enough — all of them as one JSON array body with the seqs to
-    // check its order against (as eventsChunkColumns), else row by row. (The size is asked only
+    // their size, then — when small enough — all of their texts joined by NUL with the seqs to
+    // check their order against (as eventsChunkColumns), else row by row. (The size is asked only
     // when the whole chunk's payloads are too big for one string.)
     eventsChunkPayloadBytes: db
       .prepare<{ run: string; from: number; to: number; type: string }, [number | null]>(
@@ -225,7 +225,7 @@ export function prepareStatements(db: Database.Database) {
       .raw(true),
     eventsChunkPayloadList: db
       .prepare<{ run: string; from: number; to: number; type: string }, [string | null, string | null]>(
-        `SELECT group_concat(seq), group_concat(payload) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to AND type = @type`,
+        `SELECT group_concat(seq), group_concat(payload, char(0)) FROM reqon_events WHERE run_id = @run AND seq >= @from AND seq <= @to AND type = @type`,
       )
       .raw(true),
     eventsChunkPayloads: db
