@@ -9,6 +9,8 @@
  * No process holds a timer: a 30-day pause is a row in the database, not a `setTimeout`.
  */
 import { DeliveryClaimedError } from '../log/errors.js';
+import type { StoredEvent } from '../log/events.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import type { PauseStep } from '../lang/ast.js';
 import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
@@ -30,11 +32,13 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
 
   // The pause is an external effect: its timer must be on disk before the run says it suspended.
   const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: pauseId, path, external: true });
-  if (!effect.takeIntent('pause.created')) {
+  const webhookPath = webhook?.kind === 'webhook' ? webhook.path.value : undefined;
+  const asked = { dueAt, webhookPath };
+  if (!effect.takeIntent('pause.created', () => true, (recorded) => assertSamePause(recorded, asked, path, rt, () => rt.model.stepLine(frame.action, step.start)))) {
     await effect.recordIntent('pause.created', {
       pauseId,
       ...(dueAt === undefined ? {} : { dueAt }),
-      ...(webhook?.kind === 'webhook' ? { webhookPath: webhook.path.value } : {}),
+      ...(webhookPath === undefined ? {} : { webhookPath }),
     });
   }
   effect.pass('before-wait');
@@ -65,6 +69,23 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   const hook = webhook?.kind === 'webhook' ? `on webhook ${webhook.path.value}` : undefined;
   rt.progress(`paused at ${path}: ${wakes !== undefined && hook !== undefined ? `${wakes} or ${hook}` : (wakes ?? `waiting ${hook ?? ''}`.trim())}`);
   throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null);
+}
+
+/**
+ * Replay reached a recorded pause: the mission must still ask for the same one — the same due
+ * instant (its `now` is replayed, so a changed duration moves it) and the same webhook. Before,
+ * an edit from `duration: "1h"` to `"5s"`, or from a timer to a webhook, replayed as a match
+ * while the run stayed suspended on what it recorded.
+ */
+function assertSamePause(recorded: StoredEvent<'pause.created'>, asked: { dueAt: number | undefined; webhookPath: string | undefined }, path: string, rt: StepRuntime, line: () => number): void {
+  const was = recorded.payload;
+  if (was.dueAt === asked.dueAt && was.webhookPath === asked.webhookPath) return;
+  const describe = (p: { dueAt?: number | undefined; webhookPath?: string | undefined }): string =>
+    [p.dueAt !== undefined ? `due at ${instantText(p.dueAt)}` : undefined, p.webhookPath !== undefined ? `on webhook ${p.webhookPath}` : undefined].filter((s) => s !== undefined).join(' or ') || 'with no timer or webhook';
+  throw new NondeterminismError(rt.runId, path, recorded.seq, `a pause ${describe(was)}`, `a pause ${describe(asked)}`, {
+    line: line(),
+    change: `the pause ${describe(was)} became a pause ${describe(asked)}`,
+  });
 }
 
 /**

@@ -15,6 +15,8 @@ import type { WaitStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
 import { Effect } from '../journal/effect.js';
+import type { StoredEvent } from '../log/events.js';
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { effectId } from '../journal/effect-id.js';
 import { RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
@@ -28,6 +30,18 @@ export function waitWaitingOn(path: string): string {
   return `wait:${path}`;
 }
 
+/**
+ * Replay reached a recorded wait: the mission must still ask for the same one — path, expiry (its
+ * `now` is replayed, so a changed timeout moves it) and the number of events. Before, such an
+ * edit replayed as a match while the run stayed suspended on what it recorded.
+ */
+function assertSameWait(recorded: StoredEvent<'wait.registered'>, asked: { path: string; expiresAt: number; expectedEvents: number }, path: string, rt: StepRuntime, line: () => number): void {
+  const was = recorded.payload;
+  if (was.path === asked.path && was.expiresAt === asked.expiresAt && was.expectedEvents === asked.expectedEvents) return;
+  const describe = (w: { path: string; expiresAt: number; expectedEvents: number }): string => `a wait for ${w.expectedEvents} event(s) on ${w.path} until ${instantText(w.expiresAt)}`;
+  throw new NondeterminismError(rt.runId, path, recorded.seq, describe(was), describe(asked), { line: line(), change: `${describe(was)} became ${describe(asked)}` });
+}
+
 export async function runWait(step: WaitStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts).
   const namedBy = rt.journal.identityRunId();
@@ -39,7 +53,8 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   const expiresAt = registeredAt + timeout;
 
   const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: waitId, path, external: true });
-  if (!effect.takeIntent('wait.registered')) {
+  const asked = { path: hookPath, expiresAt, expectedEvents: expected };
+  if (!effect.takeIntent('wait.registered', () => true, (recorded) => assertSameWait(recorded, asked, path, rt, () => rt.model.stepLine(frame.action, step.start)))) {
     await effect.recordIntent('wait.registered', { waitId, path: hookPath, expiresAt, expectedEvents: expected });
     rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${instantText(expiresAt)})`);
   }

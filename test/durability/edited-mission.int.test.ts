@@ -216,6 +216,47 @@ describe.each(backends)('%s: resume and verify against an edited mission', (back
     });
   }
 
+  // A suspension's recorded intent was taken as it stood: before, an edited duration, a timer
+  // turned into a webhook, or a wait's path, timeout or count replayed as a match while the run
+  // stayed suspended on what it had recorded.
+  it('refuses an edited pause or wait the run is suspended on, and changes nothing', async () => {
+    await setup(backend);
+    const runId = await suspendedRun();
+    const before = await readRunFacts(db, runId, TABLES);
+    const edits = [
+      ['pause { duration: "1h" }', 'pause { duration: "2h" }', /line \d+: the pause due at \S+ became a pause due at \S+/],
+      ['pause { duration: "1h" }', 'pause { resumeOn: webhook "/hold" }', /the pause due at \S+ became a pause on webhook \/hold/],
+    ] as const;
+    for (const [from, to, change] of edits) {
+      const edited = path.join(dir, 'edited-pause.vague');
+      fs.writeFileSync(edited, fs.readFileSync(BASE, 'utf8').replace(from, to));
+      const verified = await reqon('verify', runId, '--mission', edited);
+      expect(verified.code, describeResult(verified)).toBe(1);
+      expect(verified.stdout).toMatch(/DIVERGED at step Hold\/0 /);
+      expect(verified.stdout).toMatch(change);
+      const refused = await reqon('resume', runId, '--mission', edited, '--quiet');
+      expect(refused.code, describeResult(refused)).toBe(1);
+      expect(refused.stderr).toMatch(change);
+    }
+    const after = await readRunFacts(db, runId, TABLES);
+    expect(after.events).toEqual(before.events);
+    expect(after.run.status).toBe('suspended');
+    expect(after.run.waitingOn).toBe(before.run.waitingOn);
+    expect((await reqon('verify', runId, '--mission', BASE)).code).toBe(0);
+
+    const waiting = path.join(dir, 'waiting.vague');
+    const wait = (spec: string) => `mission W {\n  store seen: memory("seen")\n  action Hold {\n    wait { ${spec} }\n    store { id: "w" } -> seen { key: .id }\n  }\n  run Hold\n}\n`;
+    fs.writeFileSync(waiting, wait('path: "/hooks/w", timeout: 600000, expectedEvents: 1'));
+    const started = await reqon('run', waiting, '--quiet');
+    expect(started.code, describeResult(started)).toBe(10);
+    for (const spec of ['path: "/hooks/other", timeout: 600000, expectedEvents: 1', 'path: "/hooks/w", timeout: 900000, expectedEvents: 1', 'path: "/hooks/w", timeout: 600000, expectedEvents: 2']) {
+      fs.writeFileSync(waiting, wait(spec));
+      const verified = await reqon('verify', runIdOf(started), '--mission', waiting);
+      expect(verified.code, `${spec}: ${describeResult(verified)}`).toBe(1);
+      expect(verified.stdout).toMatch(/line 4: a wait for 1 event\(s\) on \/hooks\/w until \S+ became a wait for \d event\(s\) on \/hooks\/\w+ until \S+/);
+    }
+  });
+
   it('carries on when a store is declared anew that the run has not written yet', async () => {
     await setup(backend);
     const runId = await suspendedRun();
