@@ -61,10 +61,10 @@ function hits(route: string): number {
   return api.requests.filter((r) => `${r.method} ${r.url.split('?')[0]}` === route).length;
 }
 
-/** The Notify run, killed right after its second POST /events was sent (answer not recorded). */
-async function crashedWithOneInFlight(): Promise<string> {
+/** The Notify run (of `events.vague`, or a copy of it), killed right after its second POST /events was sent (answer not recorded). */
+async function crashedWithOneInFlight(name = 'events'): Promise<string> {
   // Points counted over the run: the GET is effect 1, the POSTs 2, 3, 4.
-  const run = await reqon(['run', mission('events'), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:3', '--quiet']);
+  const run = await reqon(['run', mission(name), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:3', '--quiet']);
   expect(run.signal, describeResult(run)).toBe('SIGKILL');
   expect(hits('POST /events')).toBe(2);
   return runIdOf(run);
@@ -129,9 +129,7 @@ describe.each(backends)('%s: an edited source header is a divergence', (backend)
   // other tenant under the key of the first.
   it('a changed header value: verify names the line and the change; resume refuses and sends nothing', async () => {
     await setup(backend);
-    const run = await reqon(['run', mission('headers'), '--source', `Api=${api.url}`, '--crash-at', 'after-effect:3', '--quiet']);
-    expect(run.signal, describeResult(run)).toBe('SIGKILL');
-    const runId = runIdOf(run);
+    const runId = await crashedWithOneInFlight('headers');
     expect(api.requests.every((r) => r.headers['x-tenant'] === 'acme')).toBe(true);
     const requestsBefore = api.requests.length;
     const eventsBefore = (await readRunFacts(db, runId, [])).events.length;
