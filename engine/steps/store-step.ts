@@ -12,6 +12,7 @@ import { evaluate } from '../eval/evaluate.js';
 import type { EvalContext } from '../eval/scope.js';
 import type { CommitEntry } from '../log/log.js';
 import { storedPayloadJson, type StoredEvent } from '../log/events.js';
+import { isStoreWritePayloadJson } from '../log/rows.js';
 import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
@@ -322,21 +323,22 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
 /**
  * Whether the recorded write's stored text is, byte for byte, the text this write records: a
  * `set` into a store of the log's own database records exactly the JSON of {effectId, store, key,
- * record, op, batch} (as a memory store's write event is serialised; a table's is spliced to the
- * same text, rows.ts storeWritePayloadJson), so then every check of takeRecordedWrites holds and
- * the payload need not be parsed. Any other text — an older log's, another write's, a payload
- * already parsed — goes through those checks.
+ * record, op, batch} (rows.ts storeWritePayloadJson; a memory store's write event serialises to
+ * the same), so then every check of takeRecordedWrites holds and the payload need not be parsed.
+ * Any other text — an older log's, another write's, a payload already parsed — goes through
+ * those checks.
  */
 function recordedAsPlanned(event: StoredEvent<'store.write'>, w: PlannedWrite, batch: string | undefined, store: string, kind: string): boolean {
   if (w.op !== 'set' || (kind !== 'memory' && kind !== 'sql' && kind !== 'nosql')) return false;
   const text = storedPayloadJson(event);
   if (text === undefined) return false;
+  let recordJson: string;
   try {
-    // One JSON.stringify of the payload (an undefined `batch` is left out, as the log leaves it).
-    return text === JSON.stringify({ effectId: w.effectId, store, key: w.key, record: w.record, op: w.op, batch });
+    recordJson = JSON.stringify(w.record);
   } catch {
     return false; // not JSON: the checks say what the record is
   }
+  return isStoreWritePayloadJson(text, { effectId: w.effectId, store, key: w.key, op: w.op, batch }, recordJson);
 }
 
 /**
