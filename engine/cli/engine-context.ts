@@ -87,16 +87,23 @@ export function collectSources(value: string, previous: Record<string, string> =
 }
 
 /**
- * Every `--source NAME=URL` must name a source the mission declares (names are case-sensitive):
- * an override that matches none would be ignored, and the run would go to the mission's own base
- * URL — the real API a user meant to point elsewhere. Refused before a run exists.
+ * Every `--source NAME=URL` must name a source one of the missions declares (names are
+ * case-sensitive): an override that matches none would be ignored, and the runs would go to the
+ * mission's own base URL — the real API a user meant to point elsewhere. Refused before a run
+ * exists. (A worker given no mission has no run to apply one to: a run it resumes or takes over
+ * uses the sources it was started with.)
  */
-export function checkSourceOverrides(files: MissionFiles, sources: Record<string, string>): void {
-  const declared = [...modelFor(files).sources.keys()];
-  for (const name of Object.keys(sources)) {
+export function checkSourceOverrides(missions: readonly MissionFiles[], sources: Record<string, string>): void {
+  const names = Object.keys(sources);
+  if (names.length === 0) return;
+  if (missions.length === 0) {
+    throw new CliError(`--source ${names[0]}: no mission is given to use it (a run that is resumed or taken over uses the sources it was started with)`);
+  }
+  const declared = [...new Set(missions.flatMap((files) => [...modelFor(files).sources.keys()]))];
+  for (const name of names) {
     if (declared.includes(name)) continue;
     const its = declared.length > 0 ? `its sources: ${declared.join(', ')}` : 'it declares none';
-    throw new CliError(`--source ${name}: the mission declares no source named "${name}" (${its})`);
+    throw new CliError(`--source ${name}: the mission${missions.length > 1 ? 's declare' : ' declares'} no source named "${name}" (${its})`);
   }
 }
 

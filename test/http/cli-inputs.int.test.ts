@@ -71,6 +71,14 @@ describe('inputs checked before a run exists', () => {
       expect(hits).toBe(0);
       const runs = await reqon('runs', '--json');
       expect(JSON.parse(runs.stdout || '[]')).toEqual([]);
+      // A worker scheduling the mission refuses it the same way, and one given no mission at all.
+      const worker = await reqon('worker', '--once', 'base.vague', '--source', 'api=http://127.0.0.1:9', '--quiet');
+      expect(worker.code).toBe(2);
+      expect(worker.stderr).toMatch(/--source api: the mission declares no source named "api" \(its sources: Api\)/);
+      const idle = await reqon('worker', '--once', '--source', 'Api=http://127.0.0.1:9', '--quiet');
+      expect(idle.code).toBe(2);
+      expect(idle.stderr).toMatch(/--source Api: no mission is given to use it/);
+      expect(hits).toBe(0);
       // The declared name is taken as before.
       const right = await reqon('run', 'base.vague', '--source', `Api=http://127.0.0.1:${port}`, '--quiet');
       expect(right.code).toBe(0);

@@ -29,7 +29,7 @@ export const command: CommandModule = {
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const log = await openCliLog(options.db);
     try {
-      checkSourceOverrides(files, options.source as Record<string, string>);
+      checkSourceOverrides([files], options.source as Record<string, string>);
       const result = await startRun(
         files,
         {

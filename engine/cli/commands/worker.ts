@@ -19,7 +19,7 @@ import {
 import { Worker } from '../../worker/worker.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { checkAuthFile, cliEnv, collectPairs, collectSources, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { parseHorizon } from '../prune-horizon.js';
 import { progressTo, reportRunError } from '../run-output.js';
@@ -54,6 +54,7 @@ export const command: CommandModule = {
     const log = await openCliLog(options.db);
     const progress = progressTo(io, options.quiet === true);
     try {
+      checkSourceOverrides(missions, options.source as Record<string, string>);
       for (const files of missions) {
         const registered = await registerSchedule(
           log,
