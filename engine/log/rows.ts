@@ -157,43 +157,21 @@ export function describe(value: unknown): string {
  * The JSON of a table write's `store.write` payload {effectId, store, key, record, op, batch?,
  * removed?}, spliced around the record's own text (what the table now holds, `null` for a delete)
  * instead of parsing it back and serialising it again. Both logs record this same text — that of
- * JSON.stringify of the payload object, as a memory store's write event has it.
+ * JSON.stringify of the payload object, as a memory store's write event has it — and a replayed
+ * write compares its recorded text with it (store-step.ts recordedAsPlanned).
  */
-export function storeWritePayloadJson(write: TableStoreWrite, recordJson: string, removed?: boolean): string {
-  const batch = write.batch === undefined ? '' : `,"batch":${JSON.stringify(write.batch)}`;
+export function storeWritePayloadJson(write: Pick<TableStoreWrite, 'effectId' | 'store' | 'key' | 'op' | 'batch'>, recordJson: string, removed?: boolean): string {
+  const batch = write.batch === undefined ? '' : `,"batch":${jsonString(write.batch)}`;
   const gone = removed === undefined ? '' : `,"removed":${removed}`;
-  return `{"effectId":${JSON.stringify(write.effectId)},"store":${JSON.stringify(write.store)},"key":${JSON.stringify(write.key)},"record":${recordJson},"op":${JSON.stringify(write.op)}${batch}${gone}}`;
-}
-
-/**
- * Whether `text` is exactly storeWritePayloadJson(write, recordJson) of a write that removed
- * nothing, compared piece by piece in place — no text built, as a replay checks one per recorded
- * write (store-step.ts recordedAsPlanned).
- */
-export function isStoreWritePayloadJson(text: string, write: Pick<TableStoreWrite, 'effectId' | 'store' | 'key' | 'op' | 'batch'>, recordJson: string): boolean {
-  let at = after(text, 0, '{"effectId":');
-  at = afterString(text, at, write.effectId);
-  at = afterString(text, after(text, at, ',"store":'), write.store);
-  at = afterString(text, after(text, at, ',"key":'), write.key);
-  at = after(text, after(text, at, ',"record":'), recordJson);
-  at = afterString(text, after(text, at, ',"op":'), write.op);
-  if (write.batch !== undefined) at = afterString(text, after(text, at, ',"batch":'), write.batch);
-  return after(text, at, '}') === text.length;
+  return `{"effectId":${jsonString(write.effectId)},"store":${jsonString(write.store)},"key":${jsonString(write.key)},"record":${recordJson},"op":${jsonString(write.op)}${batch}${gone}}`;
 }
 
 /** Printable ASCII but `"` and `\`: JSON.stringify of such a string only adds its quotes. */
 const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/** The position after `piece` if `text` holds it at `at` (-1 stays -1), else -1. */
-function after(text: string, at: number, piece: string): number {
-  return at >= 0 && text.startsWith(piece, at) ? at + piece.length : -1;
-}
-
-/** The position after the JSON of `value` if `text` holds it at `at`, else -1. */
-function afterString(text: string, at: number, value: string): number {
-  if (at < 0) return -1;
-  if (!PLAIN_JSON_STRING.test(value)) return after(text, at, JSON.stringify(value));
-  return after(text, after(text, after(text, at, '"'), value), '"');
+/** JSON.stringify of a string, without the call for the usual one (an effect id, a store name, most keys). */
+function jsonString(value: string): string {
+  return typeof value === 'string' && PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
 /** The reqon_runs columns `prunableRuns` lists, on both backends. */

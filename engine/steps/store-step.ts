@@ -12,7 +12,7 @@ import { evaluate } from '../eval/evaluate.js';
 import type { EvalContext } from '../eval/scope.js';
 import type { CommitEntry } from '../log/log.js';
 import { storedPayloadJson, type StoredEvent } from '../log/events.js';
-import { isStoreWritePayloadJson } from '../log/rows.js';
+import { storeWritePayloadJson } from '../log/rows.js';
 import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
@@ -338,7 +338,7 @@ function recordedAsPlanned(event: StoredEvent<'store.write'>, w: PlannedWrite, b
   } catch {
     return false; // not JSON: the checks say what the record is
   }
-  return isStoreWritePayloadJson(text, { effectId: w.effectId, store, key: w.key, op: w.op, batch }, recordJson);
+  return text === storeWritePayloadJson({ effectId: w.effectId, store, key: w.key, op: w.op, batch }, recordJson);
 }
 
 /**
