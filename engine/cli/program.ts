@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.js';
+import { terminalSafe } from './terminal-text.js';
 import type { CliIo, CommandModule } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { MissionLoadError } from '../lang/mission-load-error.js';
@@ -170,8 +171,8 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
 }
 
 const processIo: CliIo = {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stdout: (text) => void process.stdout.write(process.stdout.isTTY ? terminalSafe(text) : text),
+  stderr: (text) => void process.stderr.write(process.stderr.isTTY ? terminalSafe(text) : text),
 };
 
 // Exit 0 means the command finished and said so. Until it has, the process would exit with a
