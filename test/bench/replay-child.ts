@@ -2,7 +2,7 @@
  * Child process of the engine bench's replay figure (4): resumes suspended runs of the mission of
  * engine-fixtures.ts `replayMission` (built by the parent in the SQLite log at argv[2]) the way a
  * fresh process does after a crash, or a worker does when a pause is resumed, and prints one JSON
- * line: how each timed resume ended and how long `resumeRun` took.
+ * line: how each timed resume ended and how long `resumeRun` took (wall and CPU).
  *
  * Only `resumeRun` is timed: loading modules and opening the log happen before the clock starts
  * (a worker has done both long before it resumes anything). With `--warm-up RUN_ID`, that run is
@@ -23,6 +23,8 @@ export interface ReplayChildReport {
   events: number;
   /** Wall time of the timed `resumeRun`, ms. */
   ms: number;
+  /** CPU time (user + system) of this process during the timed `resumeRun`, ms: less moved by other work on the machine. */
+  cpuMs: number;
 }
 
 /**
@@ -59,10 +61,12 @@ async function main(): Promise<void> {
     }
     const run = await log.getRun(runId);
     if (!run) throw new Error(`no run ${runId} in ${dbPath}`);
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const result = await resume(log, env, dataDir, runId, walkAll);
     const ms = performance.now() - started;
-    const report: ReplayChildReport = { status: describe(result), events: run.lastSeq, ms };
+    const cpu = process.cpuUsage(cpuBefore);
+    const report: ReplayChildReport = { status: describe(result), events: run.lastSeq, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } finally {
     await log.close();
