@@ -245,3 +245,17 @@ export async function paginate(
     if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
   }
 }
+
+/**
+ * Why a paginated fetch stopped with pages left, for its progress line: a limit the mission set,
+ * or the default page limit it never asked for — which must not pass for a finished sync.
+ */
+export function describeTruncation(stoppedBy: StopReason, limits: { maxPages?: number; maxItems?: number }, hasSince: boolean): string {
+  const limit =
+    stoppedBy === 'max-items'
+      ? `truncated at maxItems ${limits.maxItems}`
+      : limits.maxPages === undefined
+        ? `truncated: stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left — set maxPages to fetch further`
+        : `truncated at maxPages ${limits.maxPages}`;
+  return hasSince ? `${limit}; the since checkpoint does not advance` : limit;
+}

@@ -25,7 +25,7 @@ import { canonicalJson, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
-import { DEFAULT_MAX_PAGES, itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
+import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
@@ -186,7 +186,7 @@ export async function runFetch(
     itemCount = finished.items + result.count;
     // Streamed: the pages are stored already, and nothing after the store reads `response`.
     value = sink ? undefined : typeof itemsField === 'string' ? withItemsField(result.items, itemsField) : result.items;
-    rt.progress(`${path}: ${pages} page(s), ${itemCount} record(s)${result.truncated ? ' (truncated)' : ''}`);
+    rt.progress(`${path}: ${pages} page(s), ${itemCount} record(s)${result.truncated ? ` (${describeTruncation(result.stoppedBy, options, since !== undefined)})` : ''}`);
   } else {
     if (sink) throw new Error(`internal: only a paginated fetch streams (${path})`);
     const answer = await fetchPage([], 0);

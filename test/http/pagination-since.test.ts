@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasMore, itemsOf, pageQuery, paginate, PaginationError, type PaginationPlan } from '../../engine/http/pagination.js';
+import { DEFAULT_MAX_PAGES, describeTruncation, hasMore, itemsOf, pageQuery, paginate, PaginationError, type PaginationPlan } from '../../engine/http/pagination.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/http/since.js';
 
 describe('pagination pure rules', () => {
@@ -57,6 +57,11 @@ describe('paginate loop', () => {
     expect(byPages.items).toHaveLength(6);
     const byItems = await paginate({ strategy: 'page', param: 'p', pageSize: 2, maxItems: 3 }, { fetchPage: full });
     expect(byItems).toMatchObject({ items: [1, 2, 1], pages: 2, truncated: true, stoppedBy: 'max-items' });
+  });
+  it('says which limit truncated a fetch, and whether it was one the mission set', () => {
+    expect(describeTruncation('max-pages', {}, false)).toBe(`truncated: stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left — set maxPages to fetch further`);
+    expect(describeTruncation('max-pages', { maxPages: 3 }, true)).toBe('truncated at maxPages 3; the since checkpoint does not advance');
+    expect(describeTruncation('max-items', { maxItems: 7 }, false)).toBe('truncated at maxItems 7');
   });
   it('reports each kept page and stops on a repeated cursor', async () => {
     const seen: number[] = [];
