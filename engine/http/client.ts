@@ -247,7 +247,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       // Transports phrase errors as "METHOD URL failed: detail"; keep the detail only.
       const prefix = `${built.method} ${built.url} `;
       const detail = err.message.startsWith(prefix) ? err.message.slice(prefix.length).replace(/^failed: /, '') : err.message;
-      const shown = err.code === 'too-large' ? tooLargeDetail(detail, spec.source, maxResponseBytes) : detail;
+      const shown = err.code === 'too-large' ? `${detail} (maxResponseBytes of source "${spec.source}" is ${maxResponseBytes})` : detail;
       outcome = { kind: 'transport', code: err.code, message: redactor.text(shown) };
     }
     const finished = clock.now();
@@ -336,7 +336,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       case 'fail': {
         const reason = outcome.kind === 'transport' ? transportReason(outcome) : decision.reason;
         const error = new FetchError({
-          message: failureMessage(built.method, shownUrl, reason, attempt, decision.note ?? redirectNote),
+          message: failureMessage(built.method, shownUrl, reason, attempt, outcome.kind === 'transport' && outcome.code === 'too-large' ? raiseLimitHint(spec.source) : (decision.note ?? redirectNote)),
           code: decision.code,
           retryable: decision.retryable,
           attempts: attempt,
@@ -402,9 +402,9 @@ async function sendFollowingRedirects(
   }
 }
 
-/** What a body over the limit says: which limit, and where to raise it. */
-function tooLargeDetail(detail: string, source: string, limit: number): string {
-  return `${detail} (maxResponseBytes of source "${source}" is ${limit}); raise it with \`maxResponseBytes: N\` in \`source ${source} { … }\` if such bodies are expected`;
+/** Where to raise the limit a body went over (its message names the limit itself). */
+function raiseLimitHint(source: string): string {
+  return `raise it with \`maxResponseBytes: N\` in \`source ${source} { … }\` if such bodies are expected`;
 }
 
 function transportReason(outcome: Extract<AttemptOutcome, { kind: 'transport' }>): string {

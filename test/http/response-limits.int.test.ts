@@ -97,7 +97,7 @@ describe('executeRequest and maxResponseBytes', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect((error as FetchError).code).toBe('too-large');
-    expect((error as FetchError).message).toMatch(/larger than 100 bytes.*maxResponseBytes of source "Api" is 100.*raise it with `maxResponseBytes: N`/);
+    expect((error as FetchError).message).toMatch(/larger than 100 bytes.*\(maxResponseBytes of source "Api" is 100\) after 1 attempt; raise it with `maxResponseBytes: N`/);
     expect(env.http.requests).toHaveLength(1);
     expect(after.map((a) => [a.verdict, a.error?.code])).toEqual([['fail', 'too-large']]);
   });
