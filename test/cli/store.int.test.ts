@@ -2,7 +2,8 @@
  * `reqon store RUN STORE`: a store the run's mission does not declare (a typo, or the table's
  * name for the store's) is a usage error naming the declared stores — before, it printed
  * "(store X has no records)" and exit 0, as if the store were empty. A declared store with no
- * records still says so, exit 0.
+ * records still says so, exit 0. An `--at` past the run's last seq is a usage error too, not the
+ * end state shown as if it were that position.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,5 +49,18 @@ describe('reqon store', () => {
         expect(result.stderr).toContain(`declares no store named "${name}" (its stores: orders, later)`);
       }
     }
+  });
+
+  it('--at past the run\'s last seq: exit 2, saying how far the run goes; at the last seq itself, the end state', async () => {
+    const end = await reqon('store', runId, 'orders', '--json');
+    const show = JSON.parse((await reqon('show', runId, '--json')).stdout) as { lastSeq: number };
+    const last = show.lastSeq;
+    const atLast = await reqon('store', runId, 'orders', '--json', '--at', String(last));
+    expect(atLast.code, atLast.stderr).toBe(0);
+    expect(atLast.stdout).toBe(end.stdout);
+    const past = await reqon('store', runId, 'orders', '--at', String(last + 1));
+    expect(past.code).toBe(2);
+    expect(past.stdout).toBe('');
+    expect(past.stderr).toContain(`--at ${last + 1}: run ${runId} has ${last} events so far`);
   });
 });

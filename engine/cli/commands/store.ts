@@ -36,6 +36,8 @@ export const command: CommandModule = {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
         return EXIT_FAILED;
       }
+      // Past the end is no position of the run (it would silently show the end state).
+      if (Number.isFinite(at) && at > run.lastSeq) throw new CliError(`--at ${at}: run ${runId} has ${run.lastSeq} events so far (seq 1 to ${run.lastSeq})`);
       const events = await log.read(runId, Number.isFinite(at) ? { toSeq: at } : {});
       const records = MemoryStoreState.fromEvents(events).list(store);
       // A misspelt store (or its table's name for the store's) is no empty store: say so.
