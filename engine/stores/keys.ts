@@ -30,6 +30,8 @@ export interface StoreKeyValue {
  * - else `record.id` when it is a string or a number (stringified: `1` and `"1"` are one key).
  * - else the record's content key (`contentKey`): the same record gets the same key in every run,
  *   and two records with the same content are one record.
+ * A number key must be a safe integer or a fraction: an integer beyond 2^53 is refused (it has
+ * lost digits, so it could be another record's key too).
  * `index` is the record's 0-based position in the step's source array and `effectId` the write's
  * effect id: both only name the record in error messages.
  */
@@ -72,6 +74,14 @@ function keyToString(value: unknown, where: string, what: 'key' | 'id'): string 
     case 'number':
       if (!Number.isFinite(value)) {
         throw new StoreError('store.bad-key', `${label} evaluated to ${value} for ${where}; use a finite number or a string`);
+      }
+      // JSON numbers past 2^53 come out of parsing with their last digits changed: neighbouring
+      // ids (database sequences, snowflakes) become one number, and their records one record.
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+        throw new StoreError(
+          'store.bad-key',
+          `${label} ${value} for ${where} is an integer beyond 2^53 (${Number.MAX_SAFE_INTEGER}): a JSON number that large has lost its last digits, so different records could share this key; key by the id as a string (e.g. \`key: .id_str\`, if the API sends one)`,
+        );
       }
       return String(value);
     case 'bigint':

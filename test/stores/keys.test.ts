@@ -16,6 +16,8 @@ describe('storeKey', () => {
     { name: 'record.id string', record: { id: 'inv-1' }, index: 3, expected: 'inv-1' },
     { name: 'record.id number', record: { id: 17 }, index: 3, expected: '17' },
     { name: 'record.id zero is a key', record: { id: 0 }, index: 3, expected: '0' },
+    { name: 'record.id at 2^53 - 1, the last safe integer', record: { id: Number.MAX_SAFE_INTEGER }, index: 0, expected: '9007199254740991' },
+    { name: 'record.id a large fraction is no integer', record: { id: 1.5 }, index: 0, expected: '1.5' },
     { name: 'no key, no id → hash of the content', record: { name: 'x' }, index: 0, expected: hashKey('{"name":"x"}') },
     { name: 'id null counts as absent', record: { id: null }, index: 5, expected: hashKey('{"id":null}') },
     { name: 'the content is canonical: keys sorted at every level', record: { b: { y: 1, x: [2, { d: 1, c: 0 }] }, a: 1 }, index: 0, expected: hashKey('{"a":1,"b":{"x":[2,{"c":0,"d":1}],"y":1}}') },
@@ -47,6 +49,9 @@ describe('storeKey', () => {
     { name: 'key is NaN', record: {}, key: Number.NaN, message: /store key evaluated to NaN/ },
     { name: 'key is empty', record: {}, key: '', message: /store key evaluated to an empty string/ },
     { name: 'record id is an object', record: { id: { nested: true } }, message: /record id must be a string or a number/ },
+    { name: 'key is an integer beyond 2^53', record: {}, key: 2 ** 53, message: /store key 9007199254740992 for record #3 of step sync\.1 is an integer beyond 2\^53/ },
+    { name: 'record id is an integer beyond 2^53', record: { id: JSON.parse('9007199254740993') as number }, message: /record id 9007199254740992 .* is an integer beyond 2\^53 .* key by the id as a string/ },
+    { name: 'record id is a negative integer beyond 2^53', record: { id: -(2 ** 60) }, message: /record id -1152921504606847000 .* beyond 2\^53/ },
   ];
   for (const f of failures) {
     it(`rejects: ${f.name}`, () => {
