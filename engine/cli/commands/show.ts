@@ -5,6 +5,7 @@ import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
+import { ownerIsDead } from '../../executor/owner.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -25,8 +26,9 @@ export const command: CommandModule = {
       const summary = withRunRecord(counted, record);
       const last = counted.lastSeq === 0 ? undefined : (await log.read(runId, { fromSeq: counted.lastSeq, toSeq: counted.lastSeq }))[0];
       const position = last ? { seq: last.seq, type: last.type, stepPath: last.stepPath } : null;
+      const carrier = carrierOf(record.status, record.owner, record.leaseExpiresAt);
       if (options.json === true) {
-        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, position, options: record.options })}\n`);
+        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: carrier !== 'live', position, options: record.options })}\n`);
         return EXIT_OK;
       }
       const lines = [
@@ -44,7 +46,11 @@ export const command: CommandModule = {
       if (summary.waitingOn) {
         lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${instantText(summary.wakeAt)}` : ''));
       }
-      if (record.owner) lines.push(`owner     ${record.owner} (lease until ${instantText(record.leaseExpiresAt ?? 0)})`);
+      const takeOver = `\`reqon resume ${runId}\` or a worker carries it on`;
+      if (carrier === 'none') lines.push(`owner     none: no process is running it; ${takeOver}`);
+      else if (carrier === 'gone') lines.push(`owner     ${record.owner} — that process is gone; ${takeOver}`);
+      else if (carrier === 'lapsed') lines.push(`owner     ${record.owner} (its lease ran out at ${instantText(record.leaseExpiresAt ?? 0)}: the owner stopped renewing it; a worker takes it over)`);
+      else if (record.owner) lines.push(`owner     ${record.owner} (lease until ${instantText(record.leaseExpiresAt ?? 0)})`);
       io.stdout(`${lines.join('\n')}\n`);
       return EXIT_OK;
     } finally {
@@ -52,3 +58,16 @@ export const command: CommandModule = {
     }
   },
 };
+
+/**
+ * Who carries a `running` run on: its live owner, or nobody — no owner, an owner process on this
+ * host that is gone (a crash, a kill), or a lease nobody renewed (an owner elsewhere that stopped).
+ * Any other status is 'live': nothing has to carry it on.
+ */
+function carrierOf(status: string, owner: string | null, leaseExpiresAt: number | null): 'live' | 'none' | 'gone' | 'lapsed' {
+  if (status !== 'running') return 'live';
+  if (owner === null) return 'none';
+  if (ownerIsDead(owner)) return 'gone';
+  if (leaseExpiresAt !== null && leaseExpiresAt < Date.now()) return 'lapsed';
+  return 'live';
+}
