@@ -72,6 +72,8 @@ import { PgTableStores } from './table-store.js';
 import { listenForWork, notifyWork, WORK_CHANNEL } from './work-signals.js';
 
 const INT8_OID = 20;
+/** How many times `acquire` asks again when another acquire changed the run under its statement. */
+const ACQUIRE_ATTEMPTS = 5;
 
 /** BIGINT columns (instants, seqs, epochs) come back as numbers: every value the engine writes is a safe integer. */
 const types = {
@@ -250,21 +252,29 @@ class PostgresEventLog implements EventLog {
     checkInstant(now, 'acquire: now');
     checkTtl(ttlMs, 'acquire');
     const previous = opts.takeOverFrom ?? null;
-    this.singleTransactions++;
-    const { rows } = await this.query<RunRow & { held_by: string | null; held_until: number | null; taken: boolean }>(
-      `WITH taken AS (
-         UPDATE reqon_runs SET owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = reqon_now_ms() + $3
-          WHERE run_id = $1 AND (owner IS NULL OR lease_expires_at <= reqon_now_ms() OR ($4::text IS NOT NULL AND owner = $4))
-         RETURNING *)
-       SELECT taken.*, true AS taken, NULL AS held_by, NULL AS held_until FROM taken
-       UNION ALL
-       SELECT r.*, false, r.owner, r.lease_expires_at FROM reqon_runs r WHERE r.run_id = $1 AND NOT EXISTS (SELECT 1 FROM taken)`,
-      [runId, owner, ttlMs, previous],
-    );
-    const row = rows[0];
-    if (row === undefined) throw new RunNotFoundError(runId);
-    if (row.taken) return { runId, owner, epoch: row.lease_epoch, expiresAt: row.lease_expires_at!, run: toRunRecord(row) };
-    return { heldBy: row.held_by ?? '', expiresAt: row.held_until ?? now };
+    // The UPDATE re-checks a row another acquire just took (and skips it), but the SELECT beside it
+    // reads the statement's snapshot: the row as it was, takeable — no owner, or an expired or
+    // dead one. Such an answer means the run changed hands meanwhile: ask again, and the new
+    // statement sees who holds it now (or takes it, if that holder has let go already).
+    for (let attempt = 1; ; attempt++) {
+      this.singleTransactions++;
+      const { rows } = await this.query<RunRow & { held_by: string | null; held_until: number | null; taken: boolean; takeable: boolean }>(
+        `WITH taken AS (
+           UPDATE reqon_runs SET owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = reqon_now_ms() + $3
+            WHERE run_id = $1 AND (owner IS NULL OR lease_expires_at <= reqon_now_ms() OR ($4::text IS NOT NULL AND owner = $4))
+           RETURNING *)
+         SELECT taken.*, true AS taken, NULL AS held_by, NULL AS held_until, false AS takeable FROM taken
+         UNION ALL
+         SELECT r.*, false, r.owner, r.lease_expires_at,
+                (r.owner IS NULL OR r.lease_expires_at <= reqon_now_ms() OR ($4::text IS NOT NULL AND r.owner = $4))
+           FROM reqon_runs r WHERE r.run_id = $1 AND NOT EXISTS (SELECT 1 FROM taken)`,
+        [runId, owner, ttlMs, previous],
+      );
+      const row = rows[0];
+      if (row === undefined) throw new RunNotFoundError(runId);
+      if (row.taken) return { runId, owner, epoch: row.lease_epoch, expiresAt: row.lease_expires_at!, run: toRunRecord(row) };
+      if (!row.takeable || attempt === ACQUIRE_ATTEMPTS) return { heldBy: row.held_by ?? '', expiresAt: row.held_until ?? now };
+    }
   }
 
   async renew(lease: Lease, now: number, ttlMs: number): Promise<Lease> {
