@@ -45,3 +45,22 @@ export function ownerIsDead(owner: string): boolean {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
+
+/**
+ * Who carries a `running` run on: its live owner ('live'), or nobody — no owner ('none'), an owner
+ * process on this host that is gone ('gone'), or a lease nobody renewed ('lapsed': an owner,
+ * perhaps elsewhere, that stopped; a worker takes it over). A run in any other status is 'live':
+ * nothing has to carry it on. 'none' and 'gone' are what the studio and `show` call orphaned.
+ */
+export function runCarrier(status: string, owner: string | null, leaseExpiresAt: number | null, now: number): 'live' | 'none' | 'gone' | 'lapsed' {
+  if (status !== 'running') return 'live';
+  if (owner === null) return 'none';
+  if (ownerIsDead(owner)) return 'gone';
+  if (leaseExpiresAt !== null && leaseExpiresAt < now) return 'lapsed';
+  return 'live';
+}
+
+/** A `running` run no process carries on: no owner, or an owner process on this host that is gone. */
+export function isOrphaned(status: string, owner: string | null): boolean {
+  return status === 'running' && (owner === null || ownerIsDead(owner));
+}

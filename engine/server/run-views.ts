@@ -20,7 +20,7 @@ import { readRunSummary, RunSummaryHandler, withRunRecord } from '../inspect/run
 import { TimelineHandler } from '../inspect/timeline.js';
 import { TimelineWindowIndex, type WindowQuery } from '../inspect/timeline-window.js';
 import type { CrashPointInfo } from '../protocol/protocol.js';
-import { ownerIsDead } from '../executor/owner.js';
+import { isOrphaned } from '../executor/owner.js';
 import { isImported } from '../executor/run-bundle.js';
 import { StudioError } from './studio-error.js';
 
@@ -188,7 +188,7 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
     ...(forkedFrom ? { forkedFrom: { runId: forkedFrom.runId, atSeq: forkedFrom.atSeq } } : {}),
     ...(isImported(record) ? { imported: true } : {}),
   };
-  return status === 'running' && (owner === null || ownerIsDead(owner)) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
+  return isOrphaned(status, owner) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
 }
 
 export class RunViews {

@@ -5,7 +5,7 @@ import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
-import { ownerIsDead } from '../../executor/owner.js';
+import { isOrphaned, runCarrier } from '../../executor/owner.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -26,9 +26,9 @@ export const command: CommandModule = {
       const summary = withRunRecord(counted, record);
       const last = counted.lastSeq === 0 ? undefined : (await log.read(runId, { fromSeq: counted.lastSeq, toSeq: counted.lastSeq }))[0];
       const position = last ? { seq: last.seq, type: last.type, stepPath: last.stepPath } : null;
-      const carrier = carrierOf(record.status, record.owner, record.leaseExpiresAt, cliEnv().clock.now());
+      const carrier = runCarrier(record.status, record.owner, record.leaseExpiresAt, cliEnv().clock.now());
       if (options.json === true) {
-        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: carrier !== 'live', position, options: record.options })}\n`);
+        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: record.options })}\n`);
         return EXIT_OK;
       }
       const lines = [
@@ -58,16 +58,3 @@ export const command: CommandModule = {
     }
   },
 };
-
-/**
- * Who carries a `running` run on: its live owner, or nobody — no owner, an owner process on this
- * host that is gone (a crash, a kill), or a lease nobody renewed (an owner elsewhere that stopped).
- * Any other status is 'live': nothing has to carry it on.
- */
-function carrierOf(status: string, owner: string | null, leaseExpiresAt: number | null, now: number): 'live' | 'none' | 'gone' | 'lapsed' {
-  if (status !== 'running') return 'live';
-  if (owner === null) return 'none';
-  if (ownerIsDead(owner)) return 'gone';
-  if (leaseExpiresAt !== null && leaseExpiresAt < now) return 'lapsed';
-  return 'live';
-}
