@@ -171,6 +171,24 @@ describe.each(backends)('%s: an edited source header is a divergence', (backend)
     const same = await reqon(['verify', runIdOf(tenant), '--mission', lowerCased]);
     expect(same.code, describeResult(same)).toBe(0);
   });
+
+  it('a credential in a header, rotated between the crash and the resume, changes nothing: the resume carries on with the new one', async () => {
+    await setup(backend);
+    const keyed = path.join(dir, 'keyed.vague');
+    fs.writeFileSync(keyed, fs.readFileSync(mission('headers'), 'utf8').replace('"X-Tenant": "acme"', '"X-Api-Key": env("REQON_API_KEY")'));
+    const run = await reqon(['run', keyed, '--source', `Api=${api.url}`, '--crash-at', 'after-effect:3', '--quiet'], { REQON_API_KEY: 'old-credential-0001' });
+    expect(run.signal, describeResult(run)).toBe('SIGKILL');
+    const runId = runIdOf(run);
+    const resume = await reqon(['resume', runId, '--quiet'], { REQON_API_KEY: 'new-credential-0002' });
+    expect(resume.code, describeResult(resume)).toBe(0);
+    const keys = api.requests.map((r) => r.headers['x-api-key']);
+    expect(keys.slice(0, 3)).toEqual(['old-credential-0001', 'old-credential-0001', 'old-credential-0001']);
+    expect(keys.slice(3).every((k) => k === 'new-credential-0002')).toBe(true);
+    expect([...api.applied.values()].every((n) => n === 1)).toBe(true);
+    // A header whose value is no credential does change the request (the test above): this one is redacted before it is hashed.
+    const verify = await reqon(['verify', runId], { REQON_API_KEY: 'new-credential-0002' });
+    expect(verify.code, describeResult(verify)).toBe(0);
+  });
 });
 describe.each(backends)('%s: a run that can never replay its log', (backend) => {
   it('is failed once with the divergence, and a worker does not retry it', async () => {
