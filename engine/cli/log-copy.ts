@@ -3,11 +3,13 @@
  * the log contract alone, so it works between any two backends.
  *
  * What is copied, in this order: the webhook inbox (every delivery, claimed or not); the
- * schedules; each run (oldest first) with its events and their seqs — created through `createRun`
- * with its `run.started`, the rest appended under a lease with the status it had, and the lease
- * then dropped (a running run is left for a worker to take over); sql/nosql store tables, rebuilt
- * by re-applying each `store.write` as the commit entry that wrote it (same record, same order,
- * so the same rows); each run's inbox claims, in its last commit; the schedules' firings.
+ * schedules; every sql/nosql store table, row by row in its order (`restoreTable`), rows written
+ * by runs since pruned included — tables before runs, so that a run a worker on the target takes
+ * over as soon as its copy ends writes on top of them; each run (oldest first) with its events and
+ * their seqs — created through `createRun` with its `run.started`, the rest appended (its
+ * `store.write` events as the events they are: their rows came with the tables) under a lease with
+ * the status it had, and the lease then dropped (a running run is left for a worker to take over);
+ * each run's inbox claims, in its last commit; the schedules' firings.
  *
  * Then verified, never assumed: run count, every run's row (status, wait, mission, last seq) and
  * every event (seq, type, step path, instant, payload) compared one by one, delivery, schedule
@@ -19,9 +21,8 @@
  * written for that run).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { modelFor } from '../executor/mission-cache.js';
 import type { NewEvent, StoredEvent } from '../log/events.js';
-import type { CommitEntry, EventLog, RunRecord, StoredDelivery } from '../log/log.js';
+import type { CommitEntry, EventLog, RunRecord, StoreTableRef, StoredDelivery } from '../log/log.js';
 
 /** The copier's lease owner: not `host:pid:nonce`, so no worker ever presumes it dead. */
 export const COPY_OWNER = 'reqon-log-copy';
@@ -29,6 +30,8 @@ export const COPY_OWNER = 'reqon-log-copy';
 const COPY_TTL_MS = 7 * 86_400_000;
 /** Events per commit while a run is copied (the last commit carries its status and drops the lease). */
 const CHUNK = 2000;
+/** Rows per transaction while a table is copied. */
+const TABLE_CHUNK = 2000;
 
 export class LogCopyError extends Error {
   override readonly name = 'LogCopyError';
@@ -40,7 +43,7 @@ export interface CopyReport {
   deliveries: number;
   schedules: number;
   firings: number;
-  tables: { storeKind: 'sql' | 'nosql'; table: string; rows: number }[];
+  tables: (StoreTableRef & { rows: number })[];
 }
 
 export interface CopyOptions {
@@ -49,8 +52,6 @@ export interface CopyOptions {
   now: number;
   progress?: (line: string) => void;
 }
-
-type TableRef = { storeKind: 'sql' | 'nosql'; table: string };
 
 export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): Promise<CopyReport> {
   const progress = opts.progress ?? (() => {});
@@ -61,7 +62,6 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
       `run ${live.runId} is owned by ${live.owner} until ${new Date(live.leaseExpiresAt!).toISOString()}: stop the workers on the source log before copying it (a copy would race them)`,
     );
   }
-  await refuseUnreachableTables(from, runs);
   const deliveries = await from.allDeliveries();
   const schedules = await from.listSchedules();
   if (!opts.append) {
@@ -86,12 +86,18 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   }
   progress(`copied ${schedules.length} schedules`);
 
+  const tables = await from.listTables();
+  for (const t of tables) {
+    const rows = await from.readTable(t.storeKind, t.table);
+    for (let at = 0; at < rows.length; at += TABLE_CHUNK) await to.restoreTable(t.storeKind, t.table, rows.slice(at, at + TABLE_CHUNK));
+    progress(`copied ${t.storeKind} table ${t.table} (${rows.length} rows)`);
+  }
+
   const claims = new Map<string, StoredDelivery[]>();
   for (const d of deliveries) if (d.claimedRun !== null) claims.set(d.claimedRun, [...(claims.get(d.claimedRun) ?? []), d]);
-  const tables = new Map<string, TableRef>();
   let events = 0;
   for (const [i, run] of runs.entries()) {
-    events += await copyRun(from, to, run, claims.get(run.runId) ?? [], tables);
+    events += await copyRun(from, to, run, claims.get(run.runId) ?? []);
     if ((i + 1) % 50 === 0 || i === runs.length - 1) progress(`copied ${i + 1}/${runs.length} runs (${events} events)`);
   }
 
@@ -103,39 +109,10 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   }
   progress(`copied ${firings} schedule firings; verifying`);
 
-  return verifyCopy(from, to, { runs, deliveries: deliveries.length, schedules: schedules.length, firings, tables: [...tables.values()], append: opts.append === true });
+  return verifyCopy(from, to, { runs, deliveries: deliveries.length, schedules: schedules.length, firings, tables, append: opts.append === true });
 }
 
-/**
- * Tables are rebuilt from the runs' store writes, so a table no copied run's mission declares
- * (its runs were pruned: sql/nosql tables outlive them) would be left behind without a word.
- * Refused before anything is written. (A declared table that also holds pruned runs' rows is
- * caught by the verification.)
- */
-async function refuseUnreachableTables(from: EventLog, runs: readonly RunRecord[]): Promise<void> {
-  const declared = new Set<string>();
-  const seen = new Set<string>();
-  for (const run of runs) {
-    if (seen.has(run.missionHash)) continue;
-    seen.add(run.missionHash);
-    try {
-      for (const decl of modelFor(run.missionFiles).stores.values()) declared.add(`${decl.type.kind}:${decl.target.value}`);
-    } catch {
-      // A mission that does not load: copyRun says so if that run has store writes.
-    }
-  }
-  for (const t of await from.listTables()) {
-    if (declared.has(`${t.storeKind}:${t.table}`)) continue;
-    const rows = (await from.readTable(t.storeKind, t.table)).length;
-    if (rows === 0) continue;
-    throw new LogCopyError(
-      `${t.storeKind} table ${t.table} holds ${rows} rows that no run in the source log writes (the runs that wrote them were pruned): ` +
-        'a copy rebuilds store tables from the runs\' store writes and would leave them behind; nothing was copied',
-    );
-  }
-}
-
-async function copyRun(from: EventLog, to: EventLog, run: RunRecord, claimed: StoredDelivery[], tables: Map<string, TableRef>): Promise<number> {
+async function copyRun(from: EventLog, to: EventLog, run: RunRecord, claimed: StoredDelivery[]): Promise<number> {
   if (await to.getRun(run.runId)) throw new LogCopyError(`run ${run.runId} is already in the target log`);
   const all = await from.read(run.runId);
   const [first, ...rest] = all;
@@ -143,33 +120,13 @@ async function copyRun(from: EventLog, to: EventLog, run: RunRecord, claimed: St
   if (all.length !== run.lastSeq || all.some((e, i) => e.seq !== i + 1)) {
     throw new LogCopyError(`run ${run.runId}: the source log's seqs are not 1..${run.lastSeq} (read ${all.length} events); not copied`);
   }
-  const storeOf = storeKinds(run, rest);
   const { lease } = await to.createRun(
     { runId: run.runId, mission: run.mission, missionHash: run.missionHash, missionFiles: run.missionFiles, options: run.options, createdAt: run.createdAt },
     COPY_OWNER,
     COPY_TTL_MS,
     [asNew(first)],
   );
-  const entries: CommitEntry[] = rest.map((event) => {
-    const target = event.type === 'store.write' ? storeOf(event) : undefined;
-    if (!target || event.type !== 'store.write') return { kind: 'event', event: asNew(event) };
-    tables.set(`${target.storeKind}:${target.table}`, target);
-    const p = event.payload;
-    return {
-      kind: 'store',
-      write: {
-        ...target,
-        store: p.store,
-        key: p.key,
-        record: p.record as Record<string, unknown>,
-        op: p.op,
-        stepPath: event.stepPath,
-        effectId: p.effectId,
-        recordedAt: event.recordedAt,
-        ...(p.batch !== undefined ? { batch: p.batch } : {}),
-      },
-    };
-  });
+  const entries: CommitEntry[] = rest.map((event) => ({ kind: 'event', event: asNew(event) }));
   for (const d of claimed) entries.push({ kind: 'claim-webhook', path: d.path, eventId: d.eventId, waitId: d.claimedWait ?? '' });
   for (let at = 0; ; at += CHUNK) {
     const last = at + CHUNK >= entries.length;
@@ -183,23 +140,6 @@ async function copyRun(from: EventLog, to: EventLog, run: RunRecord, claimed: St
   return all.length;
 }
 
-/** Which table a run's `store.write` went to (undefined: a memory store, whose writes are events only). */
-function storeKinds(run: RunRecord, events: readonly StoredEvent[]): (e: StoredEvent<'store.write'>) => TableRef | undefined {
-  if (!events.some((e) => e.type === 'store.write')) return () => undefined;
-  let model;
-  try {
-    model = modelFor(run.missionFiles);
-  } catch (error) {
-    throw new LogCopyError(`run ${run.runId}: its mission does not load (${error instanceof Error ? error.message : String(error)}), so its store writes cannot be placed in their tables; not copied`);
-  }
-  return (e) => {
-    const decl = model.stores.get(e.payload.store);
-    if (!decl) throw new LogCopyError(`run ${run.runId}, seq ${e.seq}: store \`${e.payload.store}\` is not declared in the run's mission; not copied`);
-    const kind = decl.type.kind;
-    return kind === 'sql' || kind === 'nosql' ? { storeKind: kind, table: decl.target.value } : undefined;
-  };
-}
-
 function asNew(event: StoredEvent): NewEvent {
   return { type: event.type, stepPath: event.stepPath, payload: event.payload, recordedAt: event.recordedAt } as NewEvent;
 }
@@ -208,7 +148,7 @@ function asNew(event: StoredEvent): NewEvent {
 async function verifyCopy(
   from: EventLog,
   to: EventLog,
-  copied: { runs: RunRecord[]; deliveries: number; schedules: number; firings: number; tables: TableRef[]; append: boolean },
+  copied: { runs: RunRecord[]; deliveries: number; schedules: number; firings: number; tables: StoreTableRef[]; append: boolean },
 ): Promise<CopyReport> {
   const fail = (what: string) => {
     throw new LogCopyError(`verification failed: ${what}`);

@@ -4,7 +4,7 @@
  * for the SQL).
  */
 import type { EventType, NewEvent } from './events.js';
-import { RUN_STATUSES, type CommitEntry, type PrunableRun, type PruneQuery, type StatusChange, type TableStoreWrite } from './log.js';
+import { RUN_STATUSES, type CommitEntry, type PrunableRun, type PruneQuery, type StatusChange, type TableRow, type TableStoreWrite } from './log.js';
 import { checkInstant, describe, prepareEvent, type PreparedEvent } from './rows.js';
 
 export type PlannedEntry =
@@ -34,6 +34,24 @@ export function planEntry(entry: CommitEntry, where: string, checkTable: (table:
     default:
       throw new Error(`${where}: an entry must be {kind: 'event'} or {kind: 'store'} but got: ${describe((entry as { kind?: unknown })?.kind)}`);
   }
+}
+
+/**
+ * `restoreTable`'s arguments, checked, as the 'set' writes that put each row in place (they carry
+ * no event: the effect id, step path and instant are left empty; the store is named by its table).
+ */
+export function planRestoredRows(storeKind: unknown, table: unknown, rows: readonly TableRow[], checkTable: (table: unknown, storeKind: string) => void): TableStoreWrite[] {
+  if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`restoreTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
+  checkTable(table, storeKind);
+  if (!Array.isArray(rows)) throw new Error(`restoreTable: rows must be an array of {key, record} but got: ${describe(rows)}`);
+  return rows.map((row, i) => {
+    if (typeof row?.key !== 'string' || row.key === '') throw new Error(`restoreTable ${String(table)}: row ${i}'s key must be a non-empty string but got: ${describe(row?.key)}`);
+    const record = row.record;
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      throw new Error(`restoreTable ${String(table)}: the record under key ${JSON.stringify(row.key)} must be an object but got: ${describe(record)}`);
+    }
+    return { storeKind, table: table as string, store: table as string, key: row.key, record, op: 'set', stepPath: '', effectId: '', recordedAt: 0 };
+  });
 }
 
 export function checkStatus(change: StatusChange, where: string): Required<StatusChange> {

@@ -327,12 +327,24 @@ export interface ScheduleTable {
   restoreFirings(firings: ScheduleFiring[]): Promise<void>;
 }
 
-/** sql/nosql store tables: written only by `commit` ('store' entries), read here. */
+/** sql/nosql store tables: written by `commit` ('store' entries), read here. */
 export interface StoreTables {
   /** A sql/nosql store table's records in insertion order (a rewritten key keeps its place); empty if nothing was written yet. */
-  readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]>;
+  readTable(storeKind: 'sql' | 'nosql', table: string): Promise<TableRow[]>;
   /** Every sql/nosql store table in the log's database, by name — also those no run left in the log names. */
   listTables(): Promise<StoreTableRef[]>;
+  /**
+   * Writes `rows` into the table as they were read elsewhere (`reqon log copy`), in order, each as
+   * a 'set' write would (the table made if absent, a key already there overwritten in its place),
+   * with no event: the copy of a table's rows whose runs may have been pruned. One durable
+   * transaction; a row the table cannot take fails it, nothing written.
+   */
+  restoreTable(storeKind: 'sql' | 'nosql', table: string, rows: readonly TableRow[]): Promise<void>;
+}
+
+export interface TableRow {
+  key: string;
+  record: Record<string, unknown>;
 }
 
 export interface StoreTableRef {

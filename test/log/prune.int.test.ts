@@ -281,27 +281,39 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     await left('kept', 'completed');
   });
 
-  it('reqon log copy after a prune: copies and verifies what is left, and refuses (writing nothing) when pruned runs wrote rows it cannot rebuild', async () => {
+  it('reqon log copy after a prune: copies what is left, with every table row, the pruned runs\' rows included, verified', async () => {
     await runOf('old-plain', { end: 'completed' });
     await runOf('kept', { end: 'completed', at: 9_000 });
     expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(1);
     const target = await openTempLog(backend);
     try {
       const report = await copyLog(log, target.log, { now: NOW });
-      expect(report).toMatchObject({ runs: 1, events: 5 });
+      expect(report).toMatchObject({ runs: 1, events: 5, tables: [] });
       expect(await target.log.getRun('old-plain')).toBeUndefined();
       expect((await target.log.read('kept')).length).toBe(5);
     } finally {
       await target.close();
     }
-    // A pruned run that wrote a shared sql table: its row stays in the source, where no run left accounts for it.
-    await runOf('old-writer', { end: 'completed', entries: [storeWrite({ key: 'k9', record: { id: 'k9' } })] });
-    expect(await log.listTables()).toEqual([{ storeKind: 'sql', table: 'orders' }]);
+    // A pruned run wrote rows of a shared sql table (sql tables outlive their runs) that a run still
+    // in the log partly rewrote: no run left accounts for k9, and k1's row is the kept run's.
+    await runOf('old-writer', {
+      end: 'completed',
+      entries: [storeWrite({ key: 'k9', record: { id: 'k9', n: 9 } }), storeWrite({ key: 'k1', record: { id: 'k1', n: 1 } })],
+    });
+    await runOf('new-writer', { end: 'completed', at: 9_000, entries: [storeWrite({ key: 'k1', record: { id: 'k1', n: 2 } }), storeWrite({ key: 'k2', record: { id: 'k2' } })] });
     expect((await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).runs).toBe(1);
+    const rows = await log.readTable('sql', 'orders');
+    expect(rows.map((r) => r.key)).toEqual(['k9', 'k1', 'k2']);
     const second = await openTempLog(backend);
     try {
-      await expect(copyLog(log, second.log, { now: NOW })).rejects.toThrow(/sql table orders holds 1 rows that no run in the source log writes \(the runs that wrote them were pruned\)/);
-      expect(await second.log.listRuns()).toEqual([]);
+      const report = await copyLog(log, second.log, { now: NOW });
+      expect(report).toMatchObject({ runs: 2, tables: [{ storeKind: 'sql', table: 'orders', rows: 3 }] });
+      expect(await second.log.readTable('sql', 'orders')).toEqual(rows);
+      expect(rows[1]!.record).toEqual({ id: 'k1', n: 2 });
+      expect(await second.log.getRun('old-writer')).toBeUndefined();
+      // The kept writer's store.write events are copied as they are (their rows came with the table).
+      const written = (await second.log.read('new-writer')).filter((e) => e.type === 'store.write');
+      expect(written.map((e) => (e.payload as { key: string }).key)).toEqual(['k1', 'k2']);
     } finally {
       await second.close();
     }

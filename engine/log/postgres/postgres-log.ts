@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
-import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
+import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
   type AcquiredLease,
@@ -57,6 +57,7 @@ import {
   type PrunedRuns,
   type SpaceReport,
   type StoreTableRef,
+  type TableRow,
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, eventCountsColumns, toEventCounts, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
@@ -493,7 +494,7 @@ class PostgresEventLog implements EventLog {
       });
   }
 
-  async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]> {
+  async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<TableRow[]> {
     this.open('readTable');
     if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
     checkTableName(table, storeKind);
@@ -503,6 +504,15 @@ class PostgresEventLog implements EventLog {
   async listTables(): Promise<StoreTableRef[]> {
     this.open('listTables');
     return this.withClient((client) => listStoreTables(client));
+  }
+
+  async restoreTable(storeKind: 'sql' | 'nosql', table: string, rows: readonly TableRow[]): Promise<void> {
+    this.open('restoreTable');
+    const writes = planRestoredRows(storeKind, table, rows, checkTableName);
+    for (const write of writes) this.tables.check(write);
+    await this.committer.submit(true, async (client) => {
+      await this.tables.applyWrites(client, writes);
+    });
   }
 
   async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {

@@ -48,8 +48,9 @@ import {
   type PrunedRuns,
   type SpaceReport,
   type StoreTableRef,
+  type TableRow,
 } from '../log.js';
-import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planResume } from '../checks.js';
+import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
@@ -366,7 +367,7 @@ class SqliteEventLog implements EventLog {
       });
   }
 
-  async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<{ key: string; record: Record<string, unknown> }[]> {
+  async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<TableRow[]> {
     this.open('readTable');
     if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
     checkTableName(table, storeKind);
@@ -376,6 +377,14 @@ class SqliteEventLog implements EventLog {
   async listTables(): Promise<StoreTableRef[]> {
     this.open('listTables');
     return listStoreTables(this.db);
+  }
+
+  async restoreTable(storeKind: 'sql' | 'nosql', table: string, rows: readonly TableRow[]): Promise<void> {
+    this.open('restoreTable');
+    const writes = planRestoredRows(storeKind, table, rows, checkTableName);
+    await this.committer.submit(true, () => {
+      for (const write of writes) this.tables.apply(write);
+    });
   }
 
   async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {
