@@ -78,6 +78,11 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       'already-resumed',
     );
   }
+  // A crashed run too: an edit must replay everything the run did before it is adopted and the
+  // walk goes live. The walk itself catches a divergence before it goes live only where it follows
+  // the log in order; in a concurrent loop one iteration goes live (sends its in-flight request,
+  // commits the edit as the run's mission) while a later recorded iteration is still unchecked.
+  if (opts.missionFiles) await assertReplays(runId, opts.missionFiles, deps);
   return continueRun(runId, opts, deps);
 }
 

@@ -64,6 +64,7 @@ export async function verifyRun(
 
   const original: VerifyEntry[] = events.filter((e) => !META.has(e.type)).map(entryOf);
   let divergence: VerifyReport['divergence'] = null;
+  let logEnd: ReplayExhausted | undefined;
   try {
     const end = await executor.run();
     // The run's closing event is written by the caller of the walk, not by a step: ask for it here.
@@ -85,12 +86,24 @@ export async function verifyRun(
         ...(error.detail?.line !== undefined ? { line: error.detail.line } : {}),
         ...(error.detail ? { change: error.detail.change } : {}),
       };
-    } else if (!(error instanceof ReplayExhausted)) {
+    } else if (error instanceof ReplayExhausted) {
+      logEnd = error;
+    } else {
       throw error;
     }
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
-  return { runId, ok: divergence === null, original, replayed, divergence, unchecked: uncheckedBy(format, events) };
+  const unchecked = uncheckedBy(format, events);
+  // The walk stopped at the log's end with recorded events it never asked for: they were not
+  // compared with anything, so they are said to be unchecked rather than passed as matching.
+  const unreached = logEnd ? journal.unreached() : undefined;
+  if (logEnd && unreached) {
+    unchecked.push(
+      `${unreached.count} recorded event(s) from seq ${unreached.first.seq} (${unreached.first.type} at ${unreached.first.stepPath || '(run)'}): ` +
+        `the replay reached the end of the log at ${logEnd.stepPath || '(run)'} before it asked for them`,
+    );
+  }
+  return { runId, ok: divergence === null, original, replayed, divergence, unchecked };
 }
 
 /** What a log of `format` (and its requests' recorded identities) does not let a replay check. */

@@ -434,6 +434,12 @@ export class Journal {
     await this.chain;
   }
 
+  /** The first recorded event the walk has not asked for, and how many such are left. */
+  unreached(): { count: number; first: StoredEvent } | undefined {
+    const first = this.unconsumed > 0 ? this.firstUnconsumed() : undefined;
+    return first ? { count: this.unconsumed, first } : undefined;
+  }
+
   /** After the walk: recorded events nobody asked for mean the mission no longer reaches them. */
   assertFullyConsumed(): void {
     if (this.unconsumed === 0) return;

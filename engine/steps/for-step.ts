@@ -14,6 +14,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { isConcurrent } from '../lang/check-bindings.js';
 import { isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
+import { ReplayExhausted } from '../journal/journal.js';
 import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
@@ -183,20 +184,31 @@ function iterationKey(item: unknown, index: number): string {
  * Runs `fn` over `items` with at most `limit` in flight. After a rejection (a failure the loop does
  * not tolerate, a flow signal, a stop) no further item starts; those in flight settle, and the
  * first rejection wins.
+ *
+ * A verify that reaches the log's end in one item (ReplayExhausted) is not such a rejection: the
+ * log ends there because that item was still in flight when the run stopped, and the items after
+ * it were started meanwhile and left their events in the log too. So the pool goes on starting
+ * items, each replayed until it ends or reaches the log's end as well, and the end of the log is
+ * thrown once every recorded iteration has been compared — before, the items after the first to
+ * reach it were never walked, and verify called a log "matched" whose later iterations it had not
+ * compared (a `resume --mission` that verify let through then diverged live, its edit adopted).
  */
 async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void> | undefined): Promise<void> {
   let next = 0;
   let failure: unknown;
+  let logEnd: ReplayExhausted | undefined;
   const worker = async () => {
     while (next < items.length && failure === undefined) {
       const item = items[next++]!;
       try {
         await fn(item);
       } catch (error) {
-        failure ??= error;
+        if (error instanceof ReplayExhausted) logEnd ??= error;
+        else failure ??= error;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (failure !== undefined) throw failure;
+  if (logEnd !== undefined) throw logEnd;
 }

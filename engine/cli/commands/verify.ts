@@ -22,6 +22,10 @@ export const command: CommandModule = {
       const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
       if (options.json === true) {
         io.stdout(`${JSON.stringify(report)}\n`);
+      } else if (report.ok && report.replayed.length < report.original.length) {
+        // Events the replay never reached were compared with nothing: no "verified" for them.
+        io.stdout(`not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`);
+        for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else if (report.ok) {
         io.stdout(`verified: replaying run ${runId} matches its log (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`);
         // What the log did not let the replay compare is said with the verdict, never left to --json.

@@ -1,0 +1,118 @@
+/**
+ * Verify (and `resume --mission`, which verifies first) of a run killed while a concurrent loop's
+ * first iteration was still in flight and later iterations had finished: the log ends inside
+ * iteration 0, yet holds iterations 1–4 whole. The replay must compare every one of them.
+ *
+ * Before: the loop's pool stopped starting iterations once iteration 0 reached the end of the log,
+ * so verify said "verified … (31 of 44 events re-derived, no divergence)" and exit 0 — even
+ * against a mission whose edit changed iteration 3's POST — and `resume --mission` with that edit
+ * passed its check, adopted the edited mission, re-sent requests and then diverged live, leaving a
+ * run that its (now edited) mission could never resume.
+ */
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
+import { builtCli, describeResult, REPO, runCli, type CliResult } from './support/cli-build.js';
+import { readRunFacts } from './support/run-facts.js';
+
+const FIXTURES = path.join(REPO, 'test/durability/fixtures');
+const MISSION = path.join(FIXTURES, 'concurrent-inflight.vague');
+const EDITED = path.join(FIXTURES, 'concurrent-inflight-edited.vague');
+const ORDERS = Array.from({ length: 5 }, (_, i) => ({ id: `o-${i + 1}` }));
+const TABLES = ['inflight_acks'];
+
+let cli: string;
+let target: TempLogTarget | undefined;
+let api: FakeApi | undefined;
+
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
+afterEach(async () => {
+  await api?.stop();
+  api = undefined;
+  await target?.drop();
+  target = undefined;
+});
+
+/**
+ * The API: o-1's confirmation is answered only after the four others were (and their acks had a
+ * moment to be stored), so it is the last answer — the 6th request answered, after the GET.
+ */
+async function startApi(): Promise<FakeApi> {
+  let othersAnswered = 0;
+  let releaseFirst!: () => void;
+  const othersDone = new Promise<void>((resolve) => (releaseFirst = resolve));
+  const server = new FakeApi();
+  server.on('GET /orders', { body: ORDERS });
+  server.on('POST /confirmations', async (req) => {
+    const id = (req.body as { id: string }).id;
+    if (id === 'o-1') {
+      await othersDone;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } else if (++othersAnswered === ORDERS.length - 1) {
+      releaseFirst();
+    }
+    return { status: 201, body: { receipt: `r-${id}` } };
+  });
+  return server.start();
+}
+
+interface VerifyJson {
+  ok: boolean;
+  original: unknown[];
+  replayed: unknown[];
+  unchecked: string[];
+  divergence: { stepPath: string } | null;
+}
+
+describe.each(backends)('%s: a run killed with a concurrent iteration in flight', (backend: Backend) => {
+  it('verifies every recorded iteration, and an edit to a later one is refused before anything is sent', async () => {
+    target = await tempLogTarget(backend, 'reqon-inflight-');
+    api = await startApi();
+    const reqon = (...args: string[]): Promise<CliResult> => runCli(cli, [...args, '--db', target!.target], { cwd: target!.dir });
+
+    // Killed as o-1's answer arrives: the GET and the four other POSTs were answered before it.
+    const killed = await reqon('run', MISSION, '--source', `Api=${api.url}`, '--crash-at', 'after-effect:6', '--quiet');
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = /^run (\S+)$/m.exec(killed.stdout)![1]!;
+    const before = await readRunFacts(target.target, runId, TABLES);
+    // Iteration 0's request has no outcome in the log; iteration 3's was answered and stored.
+    const at = (stepPath: string) => before.events.filter((e) => e.stepPath === stepPath).map((e) => e.type);
+    expect(at('Confirm/1[0]/0')).toEqual(['step.started', 'http.request']);
+    expect(at('Confirm/1[3]/0')).toContain('http.response');
+
+    // Its own mission: every recorded event re-derived, nothing left unchecked.
+    const clean = await reqon('verify', runId, '--json');
+    expect(clean.code, describeResult(clean)).toBe(0);
+    const cleanReport = JSON.parse(clean.stdout) as VerifyJson;
+    expect(cleanReport.ok).toBe(true);
+    expect(cleanReport.replayed.length).toBe(cleanReport.original.length);
+    expect(cleanReport.unchecked).toEqual([]);
+    const text = await reqon('verify', runId);
+    expect(text.stdout).toMatch(/^verified: .*\((\d+) of \1 events re-derived, no divergence\)/);
+
+    // The edited mission parts from the run at iteration 3's POST.
+    const edited = await reqon('verify', runId, '--mission', EDITED, '--json');
+    expect(edited.code, describeResult(edited)).toBe(1);
+    expect((JSON.parse(edited.stdout) as VerifyJson).divergence?.stepPath).toBe('Confirm/1[3]/0');
+
+    // resume --mission with it is refused before anything leaves: no request, the log unchanged.
+    const requests = api.requests.length;
+    const refused = await reqon('resume', runId, '--mission', EDITED, '--quiet');
+    expect(refused.code, describeResult(refused)).toBe(1);
+    expect(refused.stderr).toMatch(/Non-determinism in run \S+ at step Confirm\/1\[3\]\/0/);
+    expect(api.lines().slice(requests)).toEqual([]);
+    const after = await readRunFacts(target.target, runId, TABLES);
+    expect(after.events).toEqual(before.events);
+    expect(after.run.missionHash).toBe(before.run.missionHash);
+
+    // The run is still its own: resumed with its mission, it completes, each confirmation applied once.
+    const resumed = await reqon('resume', runId, '--quiet');
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    expect([...api.applied.values()]).toEqual([1, 1, 1, 1, 1]);
+    expect((await readRunFacts(target.target, runId, TABLES)).tables.inflight_acks).toHaveLength(ORDERS.length);
+  }, 120_000);
+});
