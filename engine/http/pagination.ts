@@ -10,7 +10,9 @@
  * (`items.length >= N`); cursor while the next cursor is present and non-empty.
  *
  * Invariants: `until` (evaluated by the caller, who has the evaluator) sees each page's raw body
- * before its items are kept, and a page that satisfies it is discarded; hitting `maxPages`
+ * before its items are kept; a page that satisfies it is the last one: its items are kept (it is
+ * the last page, as `until: response.has_more == false` says, not a page past the end) and no
+ * further page is asked for. Hitting `maxPages`
  * (default 10 000) or `maxItems` (default unlimited) while more pages exist marks the result
  * `truncated` (a truncated sync must not advance its checkpoint); a cursor that repeats is an
  * error, not an endless loop.
@@ -125,6 +127,15 @@ export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
   return [];
 }
 
+function itemsOfLastPage(body: unknown, itemsPath?: string): unknown[] {
+  try {
+    return itemsOf(body, itemsPath);
+  } catch (e) {
+    if (e instanceof PaginationError) return [];
+    throw e;
+  }
+}
+
 /** The next cursor as a string, or undefined when absent, null or empty. */
 export function nextCursor(plan: PaginationPlan, body: unknown): string | undefined {
   const v = getPath(body, plan.cursorPath ?? '');
@@ -157,6 +168,8 @@ export interface PageInfo {
   cursor?: string;
   /** True when this is the last page that will be fetched. */
   done: boolean;
+  /** True when the mission's `until` held on this page (so it is the last). */
+  until?: boolean;
 }
 
 export interface PaginationCallbacks {
@@ -217,11 +230,10 @@ export async function paginate(
     const query = pageQuery(plan, index, cursor);
     const body = await callbacks.fetchPage(query, index);
     pages += 1;
-    if (callbacks.until && (await callbacks.until(body, index))) {
-      return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index: index + 1 } };
-    }
-    const pageItems = itemsOf(body, plan.itemsPath);
-    const more = hasMore(plan, body, pageItems);
+    const stop = callbacks.until ? await callbacks.until(body, index) : false;
+    // The page `until` stops on may be an end marker holding no list where itemsPath points.
+    const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
+    const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (next !== undefined) {
       if (seenCursors.has(next)) {
@@ -236,12 +248,13 @@ export async function paginate(
     count += kept.length;
     const hitItems = count >= maxItems && (more || kept.length < pageItems.length);
     const done = !more || hitItems || pages >= maxPages;
-    await callbacks.onPage?.({ index, query, body, items: kept, ...(next !== undefined ? { cursor: next } : {}), done });
+    await callbacks.onPage?.({ index, query, body, items: kept, ...(next !== undefined ? { cursor: next } : {}), done, ...(stop ? { until: true } : {}) });
     index += 1;
     cursor = next;
     if (hitItems) {
       return { items, count, pages, truncated: true, stoppedBy: 'max-items', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
     }
+    if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index } };
     if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
   }
 }

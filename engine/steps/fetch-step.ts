@@ -162,8 +162,12 @@ export async function runFetch(
       },
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
-        const field = envelopeField(page.body, plan.itemsPath);
-        itemsField = itemsField === undefined || itemsField === field ? field : null;
+        // The page `until` stopped on names no envelope when it holds no items (`[]`, `{}`, an
+        // end marker): the pages before it decide what `response.<field>` is.
+        if (!page.until || page.items.length > 0) {
+          const field = envelopeField(page.body, plan.itemsPath);
+          itemsField = itemsField === undefined || itemsField === field ? field : null;
+        }
         if (options.backfill) {
           rt.journal.mark(path, 'page.completed', () => ({
             effectId: effectId(rt.journal.identityRunId(), path, 'http', page.index),

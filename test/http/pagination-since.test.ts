@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_PAGES, describeTruncation, hasMore, itemsOf, pageQuery, paginate, PaginationError, type PaginationPlan } from '../../engine/http/pagination.js';
+import { DEFAULT_MAX_PAGES, describeTruncation, hasMore, itemsOf, pageQuery, paginate, PaginationError, type PageInfo, type PaginationPlan } from '../../engine/http/pagination.js';
 import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/http/since.js';
 
 describe('pagination pure rules', () => {
@@ -34,7 +34,23 @@ describe('pagination pure rules', () => {
 });
 
 describe('paginate loop', () => {
-  it('discards the page that satisfies until and stops', async () => {
+  it('keeps the items of the page that satisfies until, and stops there', async () => {
+    const pages = [{ data: [1, 2], has_more: true }, { data: [3], has_more: false }, { data: [4], has_more: false }];
+    const seen: PageInfo[] = [];
+    const r = await paginate(
+      { strategy: 'cursor', param: 'after', pageSize: 2, cursorPath: 'data[-1]' },
+      {
+        fetchPage: async (_q, i) => pages[i],
+        until: (body) => (body as { has_more: boolean }).has_more === false,
+        onPage: (p) => {
+          seen.push(p);
+        },
+      },
+    );
+    expect(r).toMatchObject({ items: [1, 2, 3], pages: 2, truncated: false, stoppedBy: 'until' });
+    expect(seen.map((p) => [p.items, p.done, p.until ?? false])).toEqual([[[1, 2], false, false], [[3], true, true]]);
+  });
+  it('stops at an empty until page, keeping nothing from it', async () => {
     const pages = [{ items: [1, 2] }, { items: [] }];
     const queries: string[] = [];
     const r = await paginate(
