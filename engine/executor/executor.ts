@@ -22,7 +22,7 @@ import { runFor } from '../steps/for-step.js';
 import type { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { runPause } from '../steps/pause-step.js';
-import { isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
+import { endOfWalk, isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
 import { Frame, journaledInputs, prefetchReads, type PrefetchedReads, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
 
 import type { StoreRuntime } from '../steps/store-runtime.js';
@@ -209,8 +209,11 @@ export class Executor implements StepRuntime {
     } finally {
       this.journal.leaveConcurrent();
     }
-    const fatal = results.find((r) => r.status === 'rejected' && (isEngineError(r.reason) || r.reason instanceof SuspendSignal));
-    if (fatal?.status === 'rejected') throw fatal.reason;
+    const fatal = results.reduce<unknown>(
+      (end, r) => (r.status === 'rejected' && (isEngineError(r.reason) || r.reason instanceof SuspendSignal) ? endOfWalk(end, r.reason) : end),
+      undefined,
+    );
+    if (fatal !== undefined) throw fatal;
     const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorInfo(r.reason).message}`] : []));
     if (failures.length > 0) throw new StepError('parallel-failed', `Parallel stage failed: ${failures.join('; ')}`);
     const jump = results.find((r) => r.status === 'fulfilled' && r.value.jumpTo !== undefined);

@@ -15,7 +15,7 @@ import { isConcurrent } from '../lang/check-bindings.js';
 import { isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
 import { ReplayExhausted } from '../journal/journal.js';
-import { isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
+import { endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { queueValue } from './store-step.js';
@@ -204,7 +204,7 @@ async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<vo
         await fn(item);
       } catch (error) {
         if (error instanceof ReplayExhausted) logEnd ??= error;
-        else failure ??= error;
+        else failure = endOfWalk(failure, error);
       }
     }
   };

@@ -70,6 +70,20 @@ export function isEngineError(error: unknown): boolean {
   );
 }
 
+/**
+ * Of two errors of branches that ran side by side (a parallel stage's actions, a concurrent loop's
+ * iterations), the one that ends the walk: the first, except that a branch's suspension wins over a
+ * sibling's LeaseLostError. A suspension commits the run `suspended` and releases its lease on
+ * purpose, so a sibling still working loses the lease at its next commit because of it — that
+ * commit wrote nothing, and the run is suspended, not lost. (A lease really lost to another owner
+ * fails the suspension's own commit too: then there is no SuspendSignal to prefer.)
+ */
+export function endOfWalk(first: unknown, next: unknown): unknown {
+  if (first === undefined) return next;
+  const leaseLost = first instanceof Error && first.name === 'LeaseLostError';
+  return leaseLost && next instanceof SuspendSignal ? next : first;
+}
+
 /** The worker is shutting down: the run stops before its next step and gives up its lease. */
 export class StopRequested extends Error {
   constructor() {
