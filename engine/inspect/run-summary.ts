@@ -72,6 +72,12 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
   private crashes = 0;
   private lastSeq = 0;
   private waiting: Waiting | null = null;
+  /**
+   * Pauses and waits registered and not yet resumed, by step path: the branches of a parallel
+   * stage (or a concurrent loop) may each hold one, and the run suspends on the one whose step
+   * path its `run.suspended` carries — not on whichever was registered last.
+   */
+  private readonly open = new Map<string, Waiting>();
   private error: string | null = null;
   private failures = 0;
   private firstFailure: RunFailure | null = null;
@@ -139,8 +145,11 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
       case 'run.suspended': {
         const { reason, dueAt } = event.payload;
         this.status = 'suspended';
+        const own = this.open.get(event.stepPath);
         // A pause or wait registered just before names the trigger more precisely; keep it.
-        if (this.waiting === null) {
+        if (own !== undefined) {
+          this.waiting = own.until === null && dueAt !== undefined ? { ...own, until: dueAt } : own;
+        } else if (this.waiting === null) {
           this.waiting = { on: reason, since: event.recordedAt, until: dueAt ?? null, id: null };
         } else if (dueAt !== undefined && this.waiting.until === null) {
           this.waiting = { ...this.waiting, until: dueAt };
@@ -151,21 +160,25 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         const p = event.payload;
         const on = p.webhookPath !== undefined ? `webhook:${p.webhookPath}` : 'timer';
         this.waiting = { on, since: event.recordedAt, until: p.dueAt ?? null, id: p.pauseId };
+        this.open.set(event.stepPath, this.waiting);
         break;
       }
       case 'wait.registered': {
         const w = event.payload;
         this.waiting = { on: `webhook:${w.path}`, since: event.recordedAt, until: w.expiresAt, id: w.waitId };
+        this.open.set(event.stepPath, this.waiting);
         break;
       }
       case 'pause.resumed': {
         const id = event.payload.pauseId;
+        this.open.delete(event.stepPath);
         if (this.waiting !== null && (this.waiting.id === null || this.waiting.id === id)) this.waiting = null;
         this.status = 'running';
         break;
       }
       case 'wait.completed': {
         const id = event.payload.waitId;
+        this.open.delete(event.stepPath);
         if (this.waiting !== null && (this.waiting.id === null || this.waiting.id === id)) this.waiting = null;
         break;
       }

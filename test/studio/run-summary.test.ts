@@ -43,6 +43,22 @@ describe('RunSummaryHandler', () => {
     expect(failed).toMatchObject({ status: 'failed', error: 'boom', waitingOn: null });
   });
 
+  it('names the pause the run suspended on when parallel branches each registered one', () => {
+    // run [Timed, Approved]: Timed's timer, then Approved's webhook pause; the run suspends on the timer.
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    log.add('pause.created', 'Timed/0', { pauseId: 'p-timer', dueAt: 1_700_000_009_000 });
+    log.add('pause.created', 'Approved/0', { pauseId: 'p-hook', webhookPath: '/approve' });
+    log.add('run.suspended', 'Timed/0', { reason: 'timer', dueAt: 1_700_000_009_000 });
+    // Before: 'webhook:/approve' (the last registered) until the timer's instant — neither is true.
+    expect(runFold(new RunSummaryHandler(), log.events)).toMatchObject({ waitingOn: 'timer', wakeAt: 1_700_000_009_000 });
+    // Resumed at the timer, the run suspends again on the webhook pause, with no instant.
+    log.add('pause.resumed', 'Timed/0', { pauseId: 'p-timer', by: 'timer' });
+    log.add('run.resumed', '', { reason: 'pause', owner: 'o', replayFromSeq: 5 });
+    log.add('run.suspended', 'Approved/0', { reason: 'webhook' });
+    expect(runFold(new RunSummaryHandler(), log.events)).toMatchObject({ waitingOn: 'webhook:/approve', wakeAt: null });
+  });
+
   it('rejects events out of order', () => {
     const log = sampleRun();
     const handler = new RunSummaryHandler();
