@@ -2,7 +2,7 @@
  * Builds the HTTP request of one fetch attempt from already-evaluated parts (§C.1.2).
  *
  * Invariants: URL = base with ONE trailing `/` removed + path (a leading `/` added when missing) +
- * query; query order is since parameters, then pagination parameters, then auth parameters;
+ * query, where a base's own query (`…/v1?api-version=1`) stays a query, first, and its fragment goes; query order is since parameters, then pagination parameters, then auth parameters;
  * headers are the JSON defaults, then source headers, then `since` headers, then auth, then the
  * Idempotency-Key (names compared case-insensitively, later wins); a body is sent whenever the
  * value is not `undefined` — `0`, `false`, `""` and `null` are sent (the original dropped falsy
@@ -50,12 +50,23 @@ export function buildUrl(base: string, path: string, query: QueryParams = []): s
   if (!/^https?:\/\/[^/]/i.test(base)) {
     throw new RequestBuildError(`base URL "${base}" is not an absolute http(s) URL; fix the source's base or --source override`);
   }
-  const trimmed = base.endsWith('/') ? base.slice(0, -1) : base;
+  // A base may carry a query (`https://api.example.com/v1?api-version=2024-01-01`, as Azure's
+  // APIs want on every request) or a fragment: the path goes before them — appended after the
+  // query, `/items` had become part of the query's last value and every request went to `/v1`.
+  // The base's parameters come first, then the path's own; a fragment never reaches a server.
+  const end = base.search(/[?#]/);
+  const basePath = end < 0 ? base : base.slice(0, end);
+  const baseQuery = end >= 0 && base[end] === '?' ? base.slice(end + 1).split('#')[0]! : '';
+  const trimmed = basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
   const p = path.startsWith('/') ? path : `/${path}`;
   let url = trimmed + p;
+  if (baseQuery !== '') {
+    const own = p.indexOf('?');
+    url = own < 0 ? `${url}?${baseQuery}` : `${trimmed}${p.slice(0, own)}?${baseQuery}&${p.slice(own + 1)}`;
+  }
   if (query.length > 0) {
     const qs = new URLSearchParams(query).toString();
-    url += (p.includes('?') ? '&' : '?') + qs;
+    url += (url.includes('?') ? '&' : '?') + qs;
   }
   return url;
 }

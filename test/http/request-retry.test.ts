@@ -9,6 +9,15 @@ describe('request builder', () => {
     // Only ONE trailing slash is removed, as in the original.
     expect(buildUrl('http://a.test/api//', '/items')).toBe('http://a.test/api//items');
   });
+  it("keeps a base URL's query a query: the path goes before it, its parameters first", () => {
+    // Before: 'http://a.test/v1?api-version=2024-01-01/items' — every path a request to /v1.
+    expect(buildUrl('http://a.test/v1?api-version=2024-01-01', '/items')).toBe('http://a.test/v1/items?api-version=2024-01-01');
+    expect(buildUrl('http://a.test/v1/?api-version=1', '/items?state=open', [['page', '2']])).toBe('http://a.test/v1/items?api-version=1&state=open&page=2');
+    expect(buildUrl('http://a.test/v1?', '/items')).toBe('http://a.test/v1/items');
+    // A fragment is never sent to a server.
+    expect(buildUrl('http://a.test/v1#docs', '/items', [['page', '2']])).toBe('http://a.test/v1/items?page=2');
+    expect(buildUrl('http://a.test/v1?k=v#docs', '/items')).toBe('http://a.test/v1/items?k=v');
+  });
   it('orders the query: since, then pagination, then auth; encodes with URLSearchParams', () => {
     const r = buildRequest({
       method: 'get',
