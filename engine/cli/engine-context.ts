@@ -78,9 +78,12 @@ export function collectSources(value: string, previous: Record<string, string> =
   try {
     url = new URL(pairs[name]!);
   } catch {
-    // Not a URL at all: the run says so when it uses the source.
+    // Not a URL at all: refused below, before a run exists (as a run would fail at its first request).
   }
-  if (url && (url.username !== '' || url.password !== '')) {
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new CliError(`--source ${name}: ${JSON.stringify(pairs[name])} is not an absolute http(s) URL; give one such as ${name}=http://127.0.0.1:8080/api`);
+  }
+  if (url.username !== '' || url.password !== '') {
     throw new CliError(`--source ${name}: the URL carries a user name or password, which would be stored with the run; give the URL without them and put the credentials in an --auth file (e.g. {"${name}": {"type": "basic", "username": "…", "password": "…"}})`);
   }
   return pairs;

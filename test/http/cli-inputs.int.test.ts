@@ -1,7 +1,8 @@
 /**
  * What the CLI takes from the user before a run exists: a malformed `--auth` file is refused
  * (exit 2) without printing a character of its secrets and without leaving a run behind; a
- * `--source` URL with a password is refused with a pointer to `--auth`, one naming no source of the
+ * `--source` URL with a password is refused with a pointer to `--auth`, one that is no http(s) URL is
+ * refused, one naming no source of the
  * mission is refused with the names it declares; a `--payload` nested too
  * deep is a usage error, not an internal one.
  */
@@ -50,6 +51,18 @@ describe('inputs checked before a run exists', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--auth');
     expect(result.stderr).not.toContain(SECRET);
+  });
+
+  it('a --source value that is no http(s) URL: exit 2, no run', async () => {
+    // Before, the run was created and failed at its first request (exit 1, a failed run in the log).
+    for (const value of ['notaurl', 'ftp://127.0.0.1/x', '127.0.0.1:8080']) {
+      const result = await reqon('run', 'm.vague', '--source', `Api=${value}`);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`--source Api: "${value}" is not an absolute http(s) URL`);
+      expect(result.stdout).not.toMatch(/^run /m);
+    }
+    const runs = await reqon('runs', '--json');
+    expect(JSON.parse(runs.stdout || '[]')).toEqual([]);
   });
 
   it('a --source naming no source of the mission: exit 2, naming the declared ones, no run, nothing sent', async () => {
