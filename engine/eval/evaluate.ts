@@ -127,7 +127,9 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
 }
 
 /**
- * §D.2. A single name: a field of the current record (even if null), then the nearest variable,
+ * §D.2, amended (docs/language.md): a name without a leading dot that a variable is bound to is
+ * that variable, walked for a dotted name. Otherwise a single name: a field of the current record
+ * (even if null), then the nearest variable,
  * then a declared store (its records, in insertion order; not for `.name`, which is a field),
  * then `response` itself, then a field of `response`. A dotted name: from `response` if it starts
  * with `response`; else the whole path walked from the current record (or `response` when there
@@ -138,7 +140,12 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
 export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   const { parts } = expr;
   const head = parts[0]!;
+  // A bare name the mission bound (`let`, a loop variable, a pattern name) is that variable even
+  // where the current record has a field of the same name: in `for p in products where .category
+  // == category`, `category` is the outer loop's; `.category` is always the record's field first.
+  const bound = expr.leadingDot || head === 'response' ? undefined : ctx.scope.get(head);
   if (parts.length === 1) {
+    if (bound !== undefined) return bound;
     if (ctx.current !== undefined && hasField(ctx.current, head)) return fieldOf(ctx.current, head);
     const variable = ctx.scope.get(head);
     if (variable !== undefined) return variable;
@@ -151,6 +158,7 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   }
   const rest = parts.slice(1);
   if (head === 'response') return walk(ctx.response, rest);
+  if (bound !== undefined) return walk(bound, rest);
   const fromRecord = walkStrict(ctx.current !== undefined ? ctx.current : ctx.response, parts);
   if (fromRecord !== undefined) return fromRecord;
   const variable = ctx.scope.get(head);

@@ -4,13 +4,23 @@ import { call, ev, index, lit, member, num, ref, str } from './ast-builders.js';
 
 describe('single names (§D.2)', () => {
   it('a field of the current record comes first, even when it holds null', () => {
-    expect(ev(ref('id'), { current: { id: 'cur' }, vars: { id: 'var' }, response: { id: 'resp' } })).toBe('cur');
-    expect(ev(ref('id'), { current: { id: null }, vars: { id: 'var' } })).toBeNull();
+    expect(ev(ref('id'), { current: { id: 'cur' }, response: { id: 'resp' } })).toBe('cur');
+    expect(ev(ref('.id'), { current: { id: 'cur' }, vars: { id: 'var' }, response: { id: 'resp' } })).toBe('cur');
+    expect(ev(ref('id'), { current: { id: null }, response: { id: 'resp' } })).toBeNull();
+    expect(ev(ref('.id'), { current: { id: null }, vars: { id: 'var' } })).toBeNull();
   });
 
-  it('.x and x mean the same', () => {
+  it('a bare name the mission bound is that variable, even where the record has that field (docs/language.md)', () => {
+    // `for p in products where .category == category`: `category` is the outer loop's variable.
+    expect(ev(ref('id'), { current: { id: 'cur' }, vars: { id: 'var' }, response: { id: 'resp' } })).toBe('var');
+    expect(ev(ref('id'), { current: { id: null }, vars: { id: 'var' } })).toBe('var');
+  });
+
+  it('.x and x mean the same unless x is a bound variable: then .x is the field, x the variable', () => {
+    expect(ev(ref('.x'), { current: { x: 1 } })).toBe(ev(ref('x'), { current: { x: 1 } }));
     const options = { current: { x: 1 }, vars: { x: 2 } };
-    expect(ev(ref('.x'), options)).toBe(ev(ref('x'), options));
+    expect(ev(ref('.x'), options)).toBe(1);
+    expect(ev(ref('x'), options)).toBe(2);
     expect(ev(ref('.x'), { vars: { x: 2 } })).toBe(2);
   });
 
@@ -69,8 +79,10 @@ describe('dotted names (§D.2)', () => {
 
   it('the whole path is walked from the current record first', () => {
     const current = { address: { city: 'Oslo' } };
-    expect(ev(ref('address.city'), { current, vars: { address: { city: 'var' } } })).toBe('Oslo');
-    expect(ev(ref('.address.city'), { current })).toBe('Oslo');
+    expect(ev(ref('address.city'), { current })).toBe('Oslo');
+    expect(ev(ref('.address.city'), { current, vars: { address: { city: 'var' } } })).toBe('Oslo');
+    // A bound head is the variable, walked: the record's field is `.address.city`.
+    expect(ev(ref('address.city'), { current, vars: { address: { city: 'var' } } })).toBe('var');
   });
 
   it('inside `map p -> X { v: p.id }` with current p, p.id falls back to the variable p', () => {
@@ -79,11 +91,13 @@ describe('dotted names (§D.2)', () => {
   });
 
   it('without a current record the walk starts at the response', () => {
-    expect(ev(ref('page.next'), { response: { page: { next: 'c2' } }, vars: { page: { next: 'var' } } })).toBe('c2');
+    expect(ev(ref('page.next'), { response: { page: { next: 'c2' } } })).toBe('c2');
+    expect(ev(ref('.page.next'), { response: { page: { next: 'c2' } }, vars: { page: { next: 'var' } } })).toBe('c2');
+    expect(ev(ref('page.next'), { response: { page: { next: 'c2' } }, vars: { page: { next: 'var' } } })).toBe('var');
   });
 
   it('a walk ending in null from the record wins; one ending in undefined falls back', () => {
-    expect(ev(ref('a.b'), { current: { a: { b: null } }, vars: { a: { b: 'var' } } })).toBeNull();
+    expect(ev(ref('.a.b'), { current: { a: { b: null } }, vars: { a: { b: 'var' } } })).toBeNull();
     expect(ev(ref('a.b'), { current: { a: { c: 1 } }, vars: { a: { b: 'var' } } })).toBe('var');
   });
 
