@@ -23,6 +23,7 @@ import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, ty
 import { missionHash, modelFor, recordedModelOf } from './mission-cache.js';
 import { defaultOwner } from './owner.js';
 import { prepareNewRun } from './run-start.js';
+import { assertReplays } from './verify.js';
 
 /** The fork point is not a seq of the parent's log. */
 export class ForkPointError extends Error {
@@ -71,6 +72,10 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   const atSeq = prefix[prefix.length - 1]?.seq ?? 1;
   const files = opts.missionFiles ?? parent.missionFiles;
   const edited = missionHash(files) !== parent.missionHash;
+  // An edit must replay the whole prefix before the fork exists: its walk would otherwise go live
+  // in one branch of a concurrent loop (re-sending a request the prefix left in flight, under the
+  // parent's key) while a later recorded iteration is still to be compared, and diverge after.
+  if (edited) await assertReplays(deps.log, parentRunId, { missionFiles: files, env: deps.env, events: prefix });
   const prepared = prepareNewRun(files, parent.options, deps);
   const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq) };
   const started = prepared.first[0] as NewEvent<'run.started'>;

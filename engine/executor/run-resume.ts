@@ -14,12 +14,11 @@ import { hash } from 'node:crypto';
 import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunRecord } from '../log/log.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
-import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
-import { verifyRun } from './verify.js';
+import { assertReplays } from './verify.js';
 
 export interface ResumeOptions {
   /** Replay against an edited mission instead of the one the run started with. */
@@ -49,7 +48,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw notWaitingOn(run, opts);
     // An edited mission must replay what the run already did before the pause is spent on it: a
     // divergent one leaves the run exactly as it was, still waiting on its pause.
-    if (opts.missionFiles) await assertReplays(runId, opts.missionFiles, deps);
+    if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
     await resumeSuspendedRun(run, opts, deps);
     return continueRun(runId, opts, deps);
   }
@@ -82,7 +81,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   // walk goes live. The walk itself catches a divergence before it goes live only where it follows
   // the log in order; in a concurrent loop one iteration goes live (sends its in-flight request,
   // commits the edit as the run's mission) while a later recorded iteration is still unchecked.
-  if (opts.missionFiles) await assertReplays(runId, opts.missionFiles, deps);
+  if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
   return continueRun(runId, opts, deps);
 }
 
@@ -113,12 +112,6 @@ async function resumedPause(log: EventLog, run: RunRecord): Promise<{ by: string
   const e = await log.lastOfTypes(run.runId, ['pause.created', 'pause.resumed']);
   if (e?.type !== 'pause.resumed') return undefined;
   return { by: (e.payload as { by: string }).by, at: e.recordedAt, last: e.seq === run.lastSeq };
-}
-
-/** Throws the NondeterminismError of a replay of `runId` against `missionFiles`, if it diverges. */
-async function assertReplays(runId: string, missionFiles: MissionFiles, deps: EngineDeps): Promise<void> {
-  const d = (await verifyRun(deps.log, runId, { env: deps.env, missionFiles })).divergence;
-  if (d) throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined);
 }
 
 /** Refuses a run recorded by a newer engine, whose events this one may misread. */

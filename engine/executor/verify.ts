@@ -27,13 +27,18 @@ const NO_NETWORK: HttpTransport = {
 export async function verifyRun(
   log: EventLog,
   runId: string,
-  opts: { missionFiles?: MissionFiles; env: Env },
+  opts: {
+    missionFiles?: MissionFiles;
+    env: Env;
+    /** Replay this prefix of the run's log instead of all of it (what a fork copies). */
+    events?: readonly StoredEvent[];
+  },
 ): Promise<VerifyReport> {
   const run = await log.getRun(runId);
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
   const files = opts.missionFiles ?? run.missionFiles;
   const model = modelFor(files);
-  const events = await log.read(runId);
+  const events = opts.events ?? (await log.read(runId));
   const format = logFormatOf(events);
   if (format > LOG_FORMAT) {
     throw new RunUnavailableError(
@@ -104,6 +109,16 @@ export async function verifyRun(
     );
   }
   return { runId, ok: divergence === null, original, replayed, divergence, unchecked };
+}
+
+/**
+ * Throws the NondeterminismError of a replay of `runId`'s log (or of `events`, a prefix of it)
+ * against `missionFiles`, if they part: what an edited mission must pass before a run carries on
+ * with it (resume --mission) or a fork is made with it — before anything is sent or adopted.
+ */
+export async function assertReplays(log: EventLog, runId: string, opts: { missionFiles: MissionFiles; env: Env; events?: readonly StoredEvent[] }): Promise<void> {
+  const d = (await verifyRun(log, runId, opts)).divergence;
+  if (d) throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined);
 }
 
 /** What a log of `format` (and its requests' recorded identities) does not let a replay check. */

@@ -7,7 +7,8 @@
  * so verify said "verified … (31 of 44 events re-derived, no divergence)" and exit 0 — even
  * against a mission whose edit changed iteration 3's POST — and `resume --mission` with that edit
  * passed its check, adopted the edited mission, re-sent requests and then diverged live, leaving a
- * run that its (now edited) mission could never resume.
+ * run that its (now edited) mission could never resume. A fork with the edit re-sent the requests
+ * left in flight, under the parent's Idempotency-Keys, before it diverged.
  */
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +70,7 @@ interface VerifyJson {
 }
 
 describe.each(backends)('%s: a run killed with a concurrent iteration in flight', (backend: Backend) => {
-  it('verifies every recorded iteration, and an edit to a later one is refused before anything is sent', async () => {
+  it('verifies every recorded iteration, and an edit to a later one is refused by resume and fork before anything is sent', async () => {
     target = await tempLogTarget(backend, 'reqon-inflight-');
     api = await startApi();
     const reqon = (...args: string[]): Promise<CliResult> => runCli(cli, [...args, '--db', target!.target], { cwd: target!.dir });
@@ -108,6 +109,16 @@ describe.each(backends)('%s: a run killed with a concurrent iteration in flight'
     const after = await readRunFacts(target.target, runId, TABLES);
     expect(after.events).toEqual(before.events);
     expect(after.run.missionHash).toBe(before.run.missionHash);
+
+    // A fork at the run's end with the edit is refused the same way: no fork, no request. Before,
+    // the fork re-sent the POSTs left in flight under the parent's keys, then diverged and failed.
+    const forked = await reqon('fork', runId, '--at', String(before.run.lastSeq), '--mission', EDITED, '--quiet');
+    expect(forked.code, describeResult(forked)).toBe(1);
+    expect(forked.stderr).toMatch(/Non-determinism in run \S+ at step Confirm\/1\[3\]\/0/);
+    expect(forked.stdout).not.toMatch(/^run /m);
+    expect(api.lines().slice(requests)).toEqual([]);
+    const runs = JSON.parse((await reqon('runs', '--json')).stdout) as unknown[];
+    expect(runs).toHaveLength(1);
 
     // The run is still its own: resumed with its mission, it completes, each confirmation applied once.
     const resumed = await reqon('resume', runId, '--quiet');
