@@ -9,8 +9,8 @@
  * are discriminated by `kind` and are plain data: the parser builds them, the checker reads
  * them, the evaluator and executor walk them. Nothing here has behaviour but `spanOf`.
  *
- * Option blocks (`{ key: value, … }`) are parsed into typed fields; each option that the checker
- * or runtime may need to point at keeps its own span in `optionSpans` under its key.
+ * Option blocks (`{ key: value, … }`) are parsed into typed fields; `optionSpans` keeps where each
+ * key given was written (see `OptionSpans`), so the checker and the runtime can point at it.
  */
 
 export interface Span {
@@ -36,8 +36,18 @@ export interface StringLiteral {
   end: number;
 }
 
-/** Spans of the option keys present in an option block, keyed by option name. */
-export type OptionSpans = Record<string, Span>;
+/**
+ * Where each option key present in an option block starts, keyed by option name. A key is one
+ * word, so it ends at `start + key.length` (`optionSpan`). Offsets rather than span objects: a
+ * big mission has tens of thousands of option keys, and a number costs the tree no object.
+ */
+export type OptionSpans = Record<string, number>;
+
+/** The span of option key `key` in `spans`, when the block gave it. */
+export function optionSpan(spans: Readonly<OptionSpans> | undefined, key: string): Span | undefined {
+  const start = spans !== undefined && Object.hasOwn(spans, key) ? spans[key] : undefined;
+  return start === undefined ? undefined : { start, end: start + key.length };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Files and top-level declarations

@@ -3,7 +3,8 @@
  * collector that keeps one DiagnosticBag per file (a folder mission's actions report into their
  * own files), so no two diagnostics land at the same offset of the same file.
  */
-import type { ActionDecl, MissionDecl, Name, Span } from './ast.js';
+import type { ActionDecl, MissionDecl, Name, OptionSpans, Span } from './ast.js';
+import { optionSpan } from './ast.js';
 import type { DiagnosticCode } from './codes.js';
 import { DiagnosticBag, type Diagnostic } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
@@ -102,8 +103,8 @@ export class CheckContext {
   }
 
   /** Where the value of option `key` is written, when the block recorded the key; else `fallback`. */
-  optionValue(file: string, spans: Readonly<Record<string, Span>> | undefined, key: string, fallback: Span): Span {
-    const keySpan = spans?.[key];
+  optionValue(file: string, spans: Readonly<OptionSpans> | undefined, key: string, fallback: Span): Span {
+    const keySpan = optionSpan(spans, key);
     return keySpan ? this.valueAfter(file, keySpan) : fallback;
   }
 

@@ -7,6 +7,7 @@
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
 import type { ActionDecl, Directive, Expr, FetchOptions, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
+import { optionSpan } from './ast.js';
 import { indexedName, storeDeleteOf } from './store-delete.js';
 import { suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
@@ -136,7 +137,7 @@ function checkDelete(ctx: CheckContext, file: string, step: Extract<Step, { kind
       ctx.report(
         file,
         'E3039',
-        first !== undefined ? step.options.optionSpans[first]! : step,
+        first !== undefined ? optionSpan(step.options.optionSpans, first)! : step,
         `\`delete ${removal.store}[…]\` removes a record from the store \`${removal.store}\` and takes no request options${first !== undefined ? ` (found \`${first}\`)` : ''}`,
         `to send an HTTP DELETE with options, write the path as a string: \`delete "/${removal.store}/{…}" { … }\``,
       );

@@ -6,7 +6,7 @@
  * Message shape for values (codes.ts): "`maxAttempts` expected an integer ≥ 1 but got: 0".
  */
 import { Cron } from 'croner';
-import type { RetryConfig, Span, StringLiteral } from './ast.js';
+import type { OptionSpans, RetryConfig, Span, StringLiteral } from './ast.js';
 import type { CheckContext } from './check-context.js';
 
 export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration';
@@ -59,7 +59,7 @@ export function checkNumber(
 export function checkOption(
   ctx: CheckContext,
   file: string,
-  spans: Readonly<Record<string, Span>> | undefined,
+  spans: Readonly<OptionSpans> | undefined,
   key: string,
   value: number | undefined,
   bound: Bound,

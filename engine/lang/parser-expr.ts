@@ -264,11 +264,9 @@ function parseUnary(p: Parser): Expr {
 function parsePostfix(p: Parser): Expr {
   const depth = p.depth;
   const start = p.start;
-  const parenthesised = p.at('(');
   let expr = parsePrimary(p);
-  // Only a name written as a name extends into a dotted name or becomes a callee; after a call,
-  // subscript or parentheses `.x` is a field read (MemberExpr).
-  let named = expr.kind === 'Ref' && !parenthesised;
+  // Only a name written as a name extends into a dotted name or becomes a callee (`parseRef`
+  // makes the call); after a call, subscript or parentheses `.x` is a field read (MemberExpr).
   for (;;) {
     const k = p.kind;
     if (k === '.' || k === '[' || k === '(') link(p);
@@ -283,17 +281,10 @@ function parsePostfix(p: Parser): Expr {
       const index = parseExpr(p);
       p.expect(']');
       expr = { kind: 'Index', object: expr, index, start, end: p.endFrom(start) };
-      named = false;
     } else if (k === '(') {
-      const open = p.spanAt(p.pos);
-      const args = parseArgs(p);
-      if (named && expr.kind === 'Ref') {
-        const callee: Name = { name: expr.parts.join('.'), start: expr.start, end: expr.end };
-        expr = { kind: 'Call', callee, args, start, end: p.endFrom(start) };
-      } else {
-        p.error('E2016', open, 'Only a function name can be called', 'call a built-in by name, e.g. `length(x)`');
-      }
-      named = false;
+      const open = p.pos;
+      parseArgs(p);
+      p.error('E2016', p.spanAt(open), 'Only a function name can be called', 'call a built-in by name, e.g. `length(x)`');
     } else {
       p.depth = depth;
       return expr;
@@ -377,17 +368,31 @@ function parseWordPrimary(p: Parser): Expr {
 
 /**
  * A name (`a`, `.a`) with the dotted parts that follow it (`a.b.c`): one Ref and one parts
- * array, however many dots.
+ * array, however many dots. A name followed by `(` is the callee of a call, made here: a Ref
+ * made first and dropped for the call would be the one short-lived object among the tree's, and
+ * V8 then stops creating Refs in the old generation (see Parser.take).
  */
 function parseRef(p: Parser, start: number, first: string, leadingDot: boolean): Expr {
-  if (!p.at('.')) return { kind: 'Ref', parts: p.singleName(first), leadingDot, start, end: p.endFrom(start) };
+  if (!p.at('.')) {
+    if (p.at('(')) return parseCall(p, start, first);
+    return { kind: 'Ref', parts: p.singleName(first), leadingDot, start, end: p.endFrom(start) };
+  }
   const parts = p.mark();
   p.add(first);
   do {
     p.advance();
     p.add(p.textAt(p.expectNameToken('a property name after "."')));
   } while (p.at('.'));
+  if (p.at('(')) return parseCall(p, start, p.take<string>(parts).join('.'));
   return { kind: 'Ref', parts: p.take<string>(parts), leadingDot, start, end: p.endFrom(start) };
+}
+
+/** `name(args)` at the `(` after the callee `name`, which began at `start`. */
+function parseCall(p: Parser, start: number, name: string): Expr {
+  const callee: Name = { name, start, end: p.endFrom(start) };
+  link(p); // a postfix link, as `parsePostfix` counts them (it restores the depth)
+  const args = parseArgs(p);
+  return { kind: 'Call', callee, args, start, end: p.endFrom(start) };
 }
 
 function parseArray(p: Parser): Expr {

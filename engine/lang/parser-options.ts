@@ -39,17 +39,16 @@ const OPTION_BLOCK: BlockRules<OptionBlock> = {
     p.advance();
     const text = p.textAt(key);
     if (!p.eat(':')) p.expect(':', `write \`${text}: value\``); // help built on failure only
-    const span = p.spanAt(key);
     if (!keys.includes(text)) {
       const help = didYouMeanWord(text, keys) ?? `${context} options: ${listWords(keys)}`;
-      p.error('E2006', span, `Unknown ${context} option \`${text}\``, help);
+      p.error('E2006', p.spanAt(key), `Unknown ${context} option \`${text}\``, help);
       p.skipValue();
       return;
     }
     if (Object.hasOwn(spans, text)) {
-      p.error('E2014', span, `Option \`${text}\` is given twice`, 'remove one of them');
+      p.error('E2014', p.spanAt(key), `Option \`${text}\` is given twice`, 'remove one of them');
     }
-    spans[text] = span;
+    spans[text] = p.startAt(key);
     set.parse(p, text, target);
   },
   isItemStart: (p, i) => p.isKeyAt(i),

@@ -7,7 +7,7 @@ import type { Expr, Name, PauseStep, PauseTrigger, Span, WaitStep } from './ast.
 import { ABORT, didYouMeanWord, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import { intValue, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet } from './parser-options.js';
-import { spanOf } from './ast.js';
+import { optionSpan, spanOf } from './ast.js';
 
 export function parseWait(p: Parser): WaitStep {
   const start = p.startAt(p.advance());
@@ -32,9 +32,8 @@ const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
       // with no event retries the action), so one of the two only.
       case 'retry':
       case 'retryOnTimeout': {
-        const span = step.optionSpans[key]!;
         const other = key === 'retry' ? 'retryOnTimeout' : 'retry';
-        if (Object.hasOwn(step.optionSpans, other)) p.error('E2014', span, `\`${key}\` and \`${other}\` are the same option, given twice`, 'keep one of them');
+        if (Object.hasOwn(step.optionSpans, other)) p.error('E2014', optionSpan(step.optionSpans, key)!, `\`${key}\` and \`${other}\` are the same option, given twice`, 'keep one of them');
         step.retry = parseRetryBlock(p);
         return;
       }

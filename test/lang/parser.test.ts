@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionDecl, Expr, MissionDecl, Step } from '../../engine/lang/ast.js';
 import { parseExpression, parseProgram } from '../../engine/lang/parser.js';
-import { spanOf } from '../../engine/lang/ast.js';
+import { optionSpan, spanOf } from '../../engine/lang/ast.js';
 
 function strip<T>(value: T): T {
   return JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'span' || k === 'start' || k === 'end' || k === 'optionSpans' ? undefined : v))) as T;
@@ -342,7 +342,7 @@ describe('spans of declarations', () => {
     const action = m.actions[0] as ActionDecl;
     const fetch = action.steps[0]!;
     if (fetch.kind !== 'Fetch') throw new Error('not a fetch');
-    const key = fetch.options.optionSpans['paginate']!;
+    const key = optionSpan(fetch.options.optionSpans, 'paginate')!;
     expect(text.slice(key.start, key.end)).toBe('paginate');
     expect(text.slice(fetch.start, fetch.end)).toBe('get "/x" { paginate: offset(o, 5) }');
     expect(text.slice(action.start, action.end)).toBe('action A { get "/x" { paginate: offset(o, 5) } }');
