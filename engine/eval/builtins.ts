@@ -88,8 +88,21 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
     if (typeof x === 'string') return parseNumericString(x) ?? null;
     return null;
   },
-  /** The checkpoint store's record under a key; null when there is none (or no store to ask). */
-  'sync_state.get': (args, call) => call.ctx.inputs.syncState?.(String(args[0])) ?? null,
+  /**
+   * Checkpoint `key` (an ISO instant); null when there is none (or no store to ask). A mission that
+   * declares a store named `sync_state` writes its checkpoints there as ordinary records
+   * (`store { "k": now() } -> sync_state { key: "k" }`): then this reads that store, giving the
+   * record's one value (the record itself when it has several), null when there is no record.
+   */
+  'sync_state.get': (args, call) => {
+    const declared = call.ctx.inputs.store?.('sync_state');
+    if (declared === undefined) return call.ctx.inputs.syncState?.(String(args[0])) ?? null;
+    const record = declared.get(String(args[0]));
+    if (record === null || record === undefined) return null;
+    if (typeof record !== 'object' || Array.isArray(record)) return record;
+    const values = Object.values(record as Record<string, unknown>);
+    return values.length === 1 ? values[0] : record;
+  },
   /** `generateId()` / `generateId("inv")`: a deterministic id from the recorded inputs (inputs.ts), with an optional prefix. */
   generateId: (args, call) => {
     const id = call.ctx.inputs.generateId?.();

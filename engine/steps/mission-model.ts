@@ -119,7 +119,12 @@ export class MissionModel {
     const syncKeys = new Set<string>();
     for (const expr of exprs) {
       walkExpr(expr, (e) => {
-        if (e.kind === 'Call' && e.callee.name === 'sync_state.get' && e.args[0]?.kind === 'String') syncKeys.add(e.args[0].value);
+        if (e.kind === 'Call' && e.callee.name === 'sync_state.get' && e.args[0]?.kind === 'String') {
+          // A declared `sync_state` is an ordinary store, and its `get` reads it (eval/builtins.ts).
+          const declared = this.stores.get('sync_state');
+          if (!declared) syncKeys.add(e.args[0].value);
+          else if (declared.type.kind !== 'memory') stores.add('sync_state');
+        }
         if (e.kind !== 'Ref' || e.leadingDot) return; // `orders` and `orders.total` both read the store
         const decl = this.stores.get(e.parts[0]!);
         if (decl && decl.type.kind !== 'memory') stores.add(e.parts[0]!);
