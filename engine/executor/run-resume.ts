@@ -50,7 +50,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
     await resumeSuspendedRun(run, opts, deps);
-    return continueRun(runId, opts, deps);
+    return continueRun(runId, opts, deps, { editChecked: true });
   }
   if (opts.expectWaitingOn !== undefined) throw notWaitingOn(run, opts);
   // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
@@ -77,11 +77,6 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       'already-resumed',
     );
   }
-  // A crashed run too: an edit must replay everything the run did before it is adopted and the
-  // walk goes live. The walk itself catches a divergence before it goes live only where it follows
-  // the log in order; in a concurrent loop one iteration goes live (sends its in-flight request,
-  // commits the edit as the run's mission) while a later recorded iteration is still unchecked.
-  if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
   return continueRun(runId, opts, deps);
 }
 
@@ -126,7 +121,7 @@ export async function assertReadableFormat(log: EventLog, runId: string): Promis
 }
 
 /** Takes over a run that is `running` in the log (its process died or released it) and runs it on. */
-export async function continueRun(runId: string, opts: ResumeOptions, deps: EngineDeps): Promise<RunResult> {
+export async function continueRun(runId: string, opts: ResumeOptions, deps: EngineDeps, { editChecked = false } = {}): Promise<RunResult> {
   const owner = deps.owner ?? defaultOwner(deps.env);
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const before = await deps.log.getRun(runId);
@@ -160,6 +155,11 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
   let model;
   try {
     model = modelFor(files);
+    // An edit must replay everything the run did before it is adopted and the walk goes live. The
+    // walk catches a divergence before it goes live only where it follows the log in order; in a
+    // concurrent loop one iteration goes live (re-sends its in-flight request, commits the edit as
+    // the run's mission) while a later recorded iteration is still to be compared.
+    if (edited && !editChecked) await assertReplays(deps.log, runId, { missionFiles: files, env: deps.env });
   } catch (error) {
     if (error instanceof MissionInvalidError && !edited) return failInvalidMission(run, lease, error, deps);
     await deps.log.release(lease);
