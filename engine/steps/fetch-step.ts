@@ -91,7 +91,10 @@ export async function runFetch(
   // Source headers are evaluated in the mission's root scope, once per request.
   const rootCtx = { scope: new Scope(), response: undefined, inputs: journaledInputs(rt, path) };
   const sourceHeaders: Record<string, string> = {};
-  for (const h of source.headers) sourceHeaders[h.name.value] = String(evaluate(h.value, rootCtx) ?? '');
+  for (const h of source.headers) {
+    const value = String(evaluate(h.value, rootCtx) ?? '');
+    sourceHeaders[h.name.value] = h.value.kind === 'String' && value.includes('${') ? headerVariables(value, h.name.value, source.name.name, rt) : value;
+  }
 
   const since = await sinceParts(options, sourceName, requestPath, operationId, path, frame, rt);
   const base = rt.http.base(source);
@@ -222,6 +225,27 @@ export async function runFetch(
  * parameters, redacted; the body and the mission's headers hashed after redaction, so no secret's
  * hash reaches the log (and a rotated credential in a header changes nothing).
  */
+const HEADER_VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * `headers: { "X-Shopify-Access-Token": "${SHOPIFY_TOKEN}" }` (upstream's reconciliation example):
+ * each `${NAME}` in a source header's string is the run's setting NAME (`reqon run … --env
+ * NAME=…`), as `env("NAME")` would read it. A name the run does not set fails the request, naming
+ * the header and the setting; before, the text was sent as it stood.
+ */
+function headerVariables(text: string, header: string, source: string, rt: StepRuntime): string {
+  return text.replace(HEADER_VARIABLE, (_match, name: string) => {
+    const value = rt.envVar(name);
+    if (value === undefined) {
+      throw new StepError(
+        'header-variable',
+        `header "${header}" of source "${source}" reads \${${name}}, which this run does not set: run with \`--env ${name}=…\` (or write env("${name}") in the mission)`,
+      );
+    }
+    return value;
+  });
+}
+
 function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
   const query = [...(spec.sinceQuery ?? []), ...(spec.pageQuery ?? [])];
   const url = rt.http.redactor.url(buildUrl(spec.base, spec.path, query));
