@@ -222,6 +222,8 @@ export async function paginate(
   let cursor = start.cursor;
   let pages = 0;
   if (cursor !== undefined) seenCursors.add(cursor);
+  /** The previous full page of an offset or page pagination, to tell an API that ignores `param`. */
+  let previous: PageShape | undefined;
 
   for (;;) {
     if (pages >= maxPages) {
@@ -241,6 +243,19 @@ export async function paginate(
       }
       seenCursors.add(next);
     }
+    if (plan.strategy !== 'cursor' && more) {
+      // An API that does not read the page's parameter (misspelt in the mission, or not one the
+      // API knows) answers every page with the first: the fetch went on to the page limit —
+      // 10,000 requests by default — and ended "completed" with one page's records.
+      const shape = pageShape(pageItems);
+      if (previous !== undefined && sameShape(previous, shape)) {
+        throw new PaginationError(
+          `the API answered page ${index + 1} (${plan.param}=${pageQuery(plan, index, undefined).find(([k]) => k === plan.param)?.[1]}) with the same ${pageItems.length} items as page ${index}; ` +
+            `it does not seem to read "${plan.param}" — check the parameter name the API pages by; stopping instead of asking for the same page again`,
+        );
+      }
+      previous = shape;
+    }
     const room = maxItems - count;
     const kept = pageItems.length > room ? pageItems.slice(0, room) : pageItems;
     // A loop, not push(...kept): spreading a huge page would overflow the call stack.
@@ -257,6 +272,21 @@ export async function paginate(
     if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index } };
     if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
   }
+}
+
+/** What tells two full pages apart cheaply: their length and their first and last items' JSON. */
+interface PageShape {
+  length: number;
+  first: string;
+  last: string;
+}
+
+function pageShape(items: readonly unknown[]): PageShape {
+  return { length: items.length, first: JSON.stringify(items[0]) ?? '', last: JSON.stringify(items[items.length - 1]) ?? '' };
+}
+
+function sameShape(a: PageShape, b: PageShape): boolean {
+  return a.length === b.length && a.length > 0 && a.first === b.first && a.last === b.last;
 }
 
 /**

@@ -67,12 +67,26 @@ describe('paginate loop', () => {
     expect(r).toMatchObject({ items: [1, 2], pages: 2, truncated: false, stoppedBy: 'until' });
   });
   it('marks truncation at maxPages and maxItems', async () => {
-    const full = async () => ({ items: [1, 2] });
+    const full = async (_q: unknown, index: number) => ({ items: [2 * index + 1, 2 * index + 2] });
     const byPages = await paginate({ strategy: 'page', param: 'p', pageSize: 2, maxPages: 3 }, { fetchPage: full });
     expect(byPages).toMatchObject({ pages: 3, truncated: true, stoppedBy: 'max-pages' });
     expect(byPages.items).toHaveLength(6);
     const byItems = await paginate({ strategy: 'page', param: 'p', pageSize: 2, maxItems: 3 }, { fetchPage: full });
-    expect(byItems).toMatchObject({ items: [1, 2, 1], pages: 2, truncated: true, stoppedBy: 'max-items' });
+    expect(byItems).toMatchObject({ items: [1, 2, 3], pages: 2, truncated: true, stoppedBy: 'max-items' });
+  });
+  it('stops on a full page equal to the one before: an API that does not read the page parameter', async () => {
+    // Before: every page answered with the first, up to the default 10,000 pages, then "completed".
+    const seen: number[] = [];
+    const same = async () => [{ id: 1 }, { id: 2 }];
+    await expect(paginate({ strategy: 'page', param: 'pg', pageSize: 2 }, { fetchPage: same, onPage: (p) => void seen.push(p.index) })).rejects.toThrow(
+      /the API answered page 2 \(pg=2\) with the same 2 items as page 1; it does not seem to read "pg"/,
+    );
+    expect(seen).toEqual([0]);
+    await expect(paginate({ strategy: 'offset', param: 'skip', pageSize: 2 }, { fetchPage: same })).rejects.toThrow(/page 2 \(skip=2\) with the same 2 items/);
+    // Pages that differ, and a short last page equal in its items to nothing before, go on as ever.
+    const pages = [[{ id: 1 }, { id: 2 }], [{ id: 3 }, { id: 2 }], [{ id: 3 }]];
+    const r = await paginate({ strategy: 'page', param: 'pg', pageSize: 2 }, { fetchPage: async (_q, i) => pages[i] });
+    expect(r).toMatchObject({ count: 5, pages: 3, stoppedBy: 'exhausted' });
   });
   it('says which limit truncated a fetch, and whether it was one the mission set', () => {
     expect(describeTruncation('max-pages', {}, false)).toBe(`truncated: stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left — set maxPages to fetch further`);
