@@ -13,9 +13,14 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
   } else {
     for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${t.message}\n`);
     switch (result.status) {
-      case 'completed':
-        io.stdout(`completed: ${result.actionsRun.length} action(s) run (${result.actionsRun.join(', ') || 'none'})\n`);
+      case 'completed': {
+        // Failures a loop tolerated (onError continue, queue) are part of the end, as `reqon runs`
+        // and `reqon show` say: "completed with N failures", not a bare "completed".
+        const failures = result.tolerated.length;
+        const end = failures === 0 ? 'completed' : `completed with ${failures} failure${failures === 1 ? '' : 's'} (tolerated, listed above)`;
+        io.stdout(`${end}: ${result.actionsRun.length} action(s) run (${result.actionsRun.join(', ') || 'none'})\n`);
         break;
+      }
       case 'failed':
         io.stdout(`failed: ${result.error.message}\n`);
         break;
