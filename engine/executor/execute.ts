@@ -115,7 +115,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     stores,
     http,
     runEnv: options.env,
-    lastSync: (key) => deps.log.lastCheckpoint(model.mission.name.name, key),
+    lastSync: (key, api) => deps.log.lastCheckpoint(model.mission.name.name, key, api),
     inbox: (path) => deps.log.webhookInbox(path),
     progress,
     ...(deps.shouldStop ? { shouldStop: deps.shouldStop } : {}),

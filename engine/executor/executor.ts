@@ -75,7 +75,7 @@ export interface ExecutorParts {
   stores: StoreRuntime;
   http: HttpRuntime;
   runEnv: Record<string, string>;
-  lastSync: (key: string) => Promise<number | undefined>;
+  lastSync: (key: string, api?: string) => Promise<number | undefined>;
   inbox: (path: string) => Promise<{ eventId: string; payload: unknown }[]>;
   progress: (line: string) => void;
   /** Checked before every step: true makes the walk stop there (worker shutdown). */
@@ -112,8 +112,8 @@ export class Executor implements StepRuntime {
     return missionEnvVar(name, this.parts.runEnv, this.env.vars);
   }
 
-  lastSync(key: string): Promise<number | undefined> {
-    return this.parts.lastSync(key);
+  lastSync(key: string, api?: string): Promise<number | undefined> {
+    return this.parts.lastSync(key, api);
   }
 
   inbox(path: string): Promise<{ eventId: string; payload: unknown }[]> {

@@ -153,7 +153,16 @@ export interface EventPayloads {
   /** Intent before an external store write (file, postgrest), committed durably first. */
   'store.intent': { effectId: string; store: string; keys: string[] };
 
-  'checkpoint.advanced': { key: string; syncedAt: number; records?: number };
+  'checkpoint.advanced': {
+    key: string;
+    syncedAt: number;
+    records?: number;
+    /**
+     * The base URL the run's `--source` gave the fetch's source, when not the mission's own: a
+     * checkpoint is of the API it was fetched from (lastCheckpoint reads only the same API's).
+     */
+    api?: string;
+  };
   'page.completed': { effectId: string; page: number; cursor?: unknown; records: number; done: boolean };
 
   'pause.created': { pauseId: string; dueAt?: number; webhookPath?: string };

@@ -275,8 +275,11 @@ export interface EventTable {
    * (inspect/run-summary.ts). An unknown run counts nothing.
    */
   eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts>;
-  /** The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`. */
-  lastCheckpoint(mission: string, key: string): Promise<number | undefined>;
+  /**
+   * The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`, of `api`
+   * (its payload's `api`; undefined: the checkpoints that name none, the mission's own base URL).
+   */
+  lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined>;
 }
 
 /** The webhook inbox: deliveries committed before their sender hears 2xx, claimed once by a run. */

@@ -68,7 +68,7 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   for (const c of checkpoints) {
     if (rt.journal.take(path, 'checkpoint.advanced')) continue;
     const records = covered.get(c);
-    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}) });
+    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}), ...(c.api !== undefined ? { api: c.api } : {}) });
     live = true;
   }
   // The commit carries every write still buffered: the checkpoint never lands before them.

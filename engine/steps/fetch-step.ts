@@ -96,7 +96,7 @@ export async function runFetch(
     sourceHeaders[h.name.value] = h.value.kind === 'String' && value.includes('${') ? headerVariables(value, h.name.value, source.name.name, rt) : value;
   }
 
-  const since = await sinceParts(options, sourceName, requestPath, operationId, path, frame, rt);
+  const since = await sinceParts(options, sourceName, rt.http.checkpointApi(source), requestPath, operationId, path, frame, rt);
   const base = rt.http.base(source);
   const mutating = MUTATING.has(method);
 
@@ -215,7 +215,7 @@ export async function runFetch(
   }));
   if (since && !truncated && status >= 200 && status < 300) {
     const syncedAt = (since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined) ?? since.startedAt;
-    frame.checkpoints.push({ key: since.key, syncedAt });
+    frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}) });
   }
   return {};
 }
@@ -348,6 +348,8 @@ function replayedFailure(spec: RequestSpec, reason: string, attempts: number): S
 
 interface SinceParts {
   key: string;
+  /** The API the checkpoint belongs to (HttpRuntime.checkpointApi). */
+  api?: string;
   query: QueryParams;
   headers: Record<string, string>;
   startedAt: number;
@@ -358,6 +360,7 @@ interface SinceParts {
 async function sinceParts(
   options: FetchOptions,
   source: string,
+  api: string | undefined,
   requestPath: string,
   operationId: string | undefined,
   path: string,
@@ -369,19 +372,20 @@ async function sinceParts(
   const startedAt = journaledInputs(rt, path).now();
   if (since.kind === 'SinceExpr') {
     const value = sinceExprValue(evaluate(since.value, evalContext(rt, frame, path)));
-    return { key: checkpointKey({ source, operationId, path: requestPath }), ...sincePlacement({}, value), startedAt };
+    return { key: checkpointKey({ source, operationId, path: requestPath }), ...(api !== undefined ? { api } : {}), ...sincePlacement({}, value), startedAt };
   }
   const key = checkpointKey({ explicitKey: since.key?.value, source, operationId, path: requestPath });
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');
   if (recorded) last = recorded.payload.value as number;
   else {
-    last = (await rt.lastSync(key)) ?? 0;
+    last = (await rt.lastSync(key, api)) ?? 0;
     rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
   }
   const formatted = formatLastSync(last, since.format ?? 'iso');
   return {
     key,
+    ...(api !== undefined ? { api } : {}),
     ...sincePlacement({ ...(since.param ? { param: since.param } : {}), ...(since.header ? { header: since.header } : {}) }, formatted),
     startedAt,
     ...(since.updateFrom ? { updateFrom: since.updateFrom } : {}),

@@ -86,6 +86,19 @@ export class HttpRuntime {
     return spec;
   }
 
+  /**
+   * The API a sync checkpoint of `source` belongs to: undefined for the mission's own base URL, or
+   * the URL this run's `--source` points it at instead (a test server, staging), so a run never
+   * starts from a checkpoint a run against another API left. (Before, a first production sync
+   * after a trial against a test server asked only for records changed since the trial.)
+   */
+  checkpointApi(source: SourceDecl): string | undefined {
+    const override = this.options.sources[source.name.name];
+    if (override === undefined) return undefined;
+    const url = override.replace(/\/$/, '');
+    return source.base !== undefined && source.base.value.replace(/\/$/, '') === url ? undefined : url;
+  }
+
   /** The base URL requests to `source` go to. */
   base(source: SourceDecl): string {
     const name = source.name.name;

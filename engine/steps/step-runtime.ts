@@ -30,6 +30,8 @@ export interface StepOutcome {
 export interface PendingCheckpoint {
   key: string;
   syncedAt: number;
+  /** The API it belongs to, when a --source points the fetch's source away from its base (HttpRuntime.checkpointApi). */
+  api?: string;
 }
 
 /** The mutable state of one action attempt or loop iteration. */
@@ -95,8 +97,8 @@ export interface StepRuntime {
   readonly storeReads: Map<string, PrefetchedReads>;
   /** Environment as the mission's `env("NAME")` sees it: the run's `--env` over the process's. */
   envVar(name: string): string | undefined;
-  /** The latest sync checkpoint under `key` from earlier runs of this mission (ms), if any. */
-  lastSync(key: string): Promise<number | undefined>;
+  /** The latest sync checkpoint under `key` of `api` (PendingCheckpoint.api) from earlier runs of this mission (ms), if any. */
+  lastSync(key: string, api?: string): Promise<number | undefined>;
   /** Unclaimed webhook deliveries on `path`, oldest first. */
   inbox(path: string): Promise<{ eventId: string; payload: unknown }[]>;
   /** Progress for people (stderr); never part of the log. */

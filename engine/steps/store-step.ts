@@ -213,7 +213,7 @@ export async function writeRecords(
   for (const c of checkpoints) {
     extra.push({
       kind: 'event',
-      event: { type: 'checkpoint.advanced', stepPath: path, payload: { key: c.key, syncedAt: c.syncedAt, records: writes.length }, recordedAt: rt.env.clock.now() },
+      event: { type: 'checkpoint.advanced', stepPath: path, payload: { key: c.key, syncedAt: c.syncedAt, records: writes.length, ...(c.api !== undefined ? { api: c.api } : {}) }, recordedAt: rt.env.clock.now() },
     });
   }
   // The outcome of a kill here equals one inside the transaction before COMMIT: nothing lands.
@@ -356,11 +356,11 @@ function sameRecord(w: PlannedWrite, recorded: unknown, kind: string): boolean {
 }
 
 /** Checkpoints that ride with a batch: replayed from the log, or committed with it. */
-async function advanceCheckpoints(checkpoints: { key: string; syncedAt: number }[], path: string, rt: StepRuntime, records?: number): Promise<void> {
+async function advanceCheckpoints(checkpoints: PendingCheckpoint[], path: string, rt: StepRuntime, records?: number): Promise<void> {
   let live = 0;
   for (const c of checkpoints) {
     if (rt.journal.take(path, 'checkpoint.advanced')) continue;
-    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}) });
+    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}), ...(c.api !== undefined ? { api: c.api } : {}) });
     live++;
   }
   if (live > 0 || !rt.journal.replaying) await rt.journal.commit({ durable: false });

@@ -515,13 +515,14 @@ class PostgresEventLog implements EventLog {
     });
   }
 
-  async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {
+  async lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined> {
     this.open('lastCheckpoint');
     const { rows } = await this.query<{ synced: string | null }>(
       `SELECT max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
          FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
-        WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2`,
-      [mission, key],
+        WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
+          AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3`,
+      [mission, key, api ?? null],
     );
     const synced = rows[0]?.synced;
     return synced === null || synced === undefined ? undefined : Number(synced);

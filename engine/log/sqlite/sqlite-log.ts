@@ -387,9 +387,9 @@ class SqliteEventLog implements EventLog {
     });
   }
 
-  async lastCheckpoint(mission: string, key: string): Promise<number | undefined> {
+  async lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined> {
     this.open('lastCheckpoint');
-    const row = this.sql.lastCheckpoint.get({ mission, key });
+    const row = this.sql.lastCheckpoint.get({ mission, key, api: api ?? null });
     return row?.synced ?? undefined;
   }
 

@@ -119,10 +119,11 @@ export function prepareStatements(db: Database.Database) {
       UPDATE reqon_runs SET owner = @owner, lease_epoch = lease_epoch + 1, lease_expires_at = @expires_at
        WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now OR owner = @previous)
       RETURNING *`),
-    lastCheckpoint: db.prepare<{ mission: string; key: string }, { synced: number | null }>(`
+    lastCheckpoint: db.prepare<{ mission: string; key: string; api: string | null }, { synced: number | null }>(`
       SELECT max(json_extract(e.payload, '$.syncedAt')) AS synced
         FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
-       WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key`),
+       WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key
+         AND json_extract(e.payload, '$.api') IS @api`),
     deliverWebhook: db.prepare<{ path: string; event_id: string; payload: string; received_at: number }>(`
       INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES (@path, @event_id, @payload, @received_at)
       ON CONFLICT (path, event_id) DO NOTHING`),

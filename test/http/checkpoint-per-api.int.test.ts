@@ -1,0 +1,71 @@
+/**
+^ * A sync checkpoint belongs to the API the run fetched from. A run whose source `--source` points
+ * at another URL (a test server, staging) keeps its checkpoint apart from the mission's own base
+ * URL's, so the first production sync after a trial asks for everything.
+ *
+ * Before: a checkpoint (`Api:/items`) named only the mission and the source, so a trial run against
+ * a test server set the checkpoint the production run then started from — it asked only for records
+ * changed since the trial, and every older production record was skipped, the run "completed".
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, runCli } from '../durability/support/cli-build.js';
+import { json, startServer, type LocalServer } from './local-server.js';
+
+let cli: string;
+let dir: string;
+let production: LocalServer;
+let trial: LocalServer;
+
+const mission = (base: string) => `mission Orders {
+  source Api { auth: none, base: "${base}" }
+  store items: sql("checkpoint_per_api_items")
+  action Sync {
+    get "/items" { since: lastSync { param: "since" } }
+    store response -> items { key: .id }
+  }
+  run Sync
+}
+`;
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-checkpoint-api-'));
+  production = await startServer((_req, res) => json(res, 200, [{ id: 'p-1' }]));
+  trial = await startServer((_req, res) => json(res, 200, [{ id: 't-1' }]));
+  fs.writeFileSync(path.join(dir, 'm.vague'), mission(production.base));
+}, 180_000);
+
+afterAll(async () => {
+  await production?.close();
+  await trial?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+const since = (server: LocalServer, i: number) => new URL(server.requests[i]!.url, 'http://x').searchParams.get('since');
+
+describe('a sync checkpoint per API', () => {
+  it('a trial against --source does not move the checkpoint of the mission base URL, and each carries on from its own', async () => {
+    expect((await reqon('run', 'm.vague', '--source', `Api=${trial.base}`)).code).toBe(0);
+    const never = since(trial, 0); // what a run with no checkpoint sends
+    expect(never).toBe('1970-01-01T00:00:00.000Z');
+
+    // The first run against the mission's own API starts from nothing, not from the trial.
+    expect((await reqon('run', 'm.vague')).code).toBe(0);
+    expect(since(production, 0)).toBe(never);
+
+    // Each API carries on from its own checkpoint (a trailing slash is the same URL).
+    expect((await reqon('run', 'm.vague', '--source', `Api=${trial.base}/`)).code).toBe(0);
+    expect(since(trial, 1)).not.toBe(never);
+    expect((await reqon('run', 'm.vague')).code).toBe(0);
+    expect(since(production, 1)).not.toBe(never);
+    // The trial's second run went on from the trial's first, production's from production's first.
+    expect(Date.parse(since(trial, 1)!)).toBeLessThan(Date.parse(since(production, 1)!));
+    // --source naming the mission's own base URL is that API: it goes on from production's last run.
+    expect((await reqon('run', 'm.vague', '--source', `Api=${production.base}`)).code).toBe(0);
+    expect(Date.parse(since(production, 2)!)).toBeGreaterThan(Date.parse(since(production, 1)!));
+  });
+});
