@@ -1,5 +1,5 @@
 /**
-^ * A sync checkpoint belongs to the API the run fetched from. A run whose source `--source` points
+ * A sync checkpoint belongs to the API the run fetched from. A run whose `--source` points its source
  * at another URL (a test server, staging) keeps its checkpoint apart from the mission's own base
  * URL's, so the first production sync after a trial asks for everything.
  *
