@@ -13,6 +13,17 @@
  * closing brace — up to the next token that can start an item. So an error never escapes its
  * block, one typo gives one error, and every loop consumes at least one token per iteration (no
  * hangs).
+ *
+ * One literal per node: the tree outlives the parse, so V8 learns (allocation-site pretenuring)
+ * to create each node-making literal's objects in the old generation, where no scavenge copies
+ * them. That holds only while (1) a literal makes only objects the tree keeps — a temporary made
+ * by the same literal as kept nodes (a span for an error and for the tree, a Ref later dropped)
+ * stops it for all of them — and (2) a node gets no property after its literal: one added later
+ * goes into a separate young property array that every scavenge copies. So nodes with optional
+ * fields are made once their parts are parsed, optional fields in the literal as `undefined`
+ * when absent (JSON, and so the goldens, leave them out), and option blocks fill targets whose
+ * literal lists every option. Measured on the 4.2 MB bench mission: the scavenges of one load
+ * copied 23 MB before these rules, 10 MB after the first two fixes.
  */
 import type { Name, Span, StringLiteral } from './ast.js';
 import type { DiagnosticBag } from './diagnostics.js';
@@ -328,9 +339,9 @@ export class Parser {
     const s = this.stack;
     const n = this.top - mark;
     this.top = mark;
-    // Short lists (nearly all of them) come from array literals: V8 learns that what these
-    // literals allocate lives on and creates it in the old generation directly, so the young
-    // generation's collector never copies it. Arrays made by `slice` do not get that.
+    // Short lists (nearly all of them: up to eight elements) come from array literals: V8 learns
+    // that what these literals allocate lives on and creates it in the old generation directly,
+    // so the young generation's collector never copies it. Arrays made by `slice` do not get that.
     switch (n) {
       case 0:
         return [];
@@ -342,6 +353,14 @@ export class Parser {
         return [s[mark], s[mark + 1], s[mark + 2]] as T[];
       case 4:
         return [s[mark], s[mark + 1], s[mark + 2], s[mark + 3]] as T[];
+      case 5:
+        return [s[mark], s[mark + 1], s[mark + 2], s[mark + 3], s[mark + 4]] as T[];
+      case 6:
+        return [s[mark], s[mark + 1], s[mark + 2], s[mark + 3], s[mark + 4], s[mark + 5]] as T[];
+      case 7:
+        return [s[mark], s[mark + 1], s[mark + 2], s[mark + 3], s[mark + 4], s[mark + 5], s[mark + 6]] as T[];
+      case 8:
+        return [s[mark], s[mark + 1], s[mark + 2], s[mark + 3], s[mark + 4], s[mark + 5], s[mark + 6], s[mark + 7]] as T[];
       default:
         return s.slice(mark, mark + n) as T[];
     }

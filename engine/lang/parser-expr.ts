@@ -459,24 +459,19 @@ function parseMatchExpr(p: Parser): Expr {
     const guard = p.eatWord('where') ? parseExpr(p) : undefined;
     p.expect('=>', 'expression match arms use `=>` (step match arms use `->`)');
     const result = parseExpr(p);
-    const arm: MatchExprArm = { pattern, result, start: armStart, end: p.endFrom(armStart) };
-    if (guard !== undefined) arm.guard = guard;
+    const arm: MatchExprArm = { pattern, result, start: armStart, end: p.endFrom(armStart), guard };
     p.add(arm);
   }
   p.advance();
-  const match: Expr = { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), start, end: p.endFrom(start) };
-  if (guards) match.guards = true;
-  return match;
+  return { kind: 'MatchExpr', subject, arms: p.take<MatchExprArm>(arms), start, end: p.endFrom(start), guards: guards ? true : undefined };
 }
 
 function parseAnyOf(p: Parser): Expr {
   const start = p.startAt(p.advance());
   p.advance(); // `of`
   const collection = parseExprBeforeWhere(p);
-  const expr: Expr = { kind: 'AnyOf', collection, start, end: start };
-  if (p.eatWord('where')) expr.where = parseExpr(p);
-  expr.end = p.endFrom(start);
-  return expr;
+  const where = p.eatWord('where') ? parseExpr(p) : undefined;
+  return { kind: 'AnyOf', collection, start, end: p.endFrom(start), where };
 }
 
 function parseIfThenElse(p: Parser): Expr {

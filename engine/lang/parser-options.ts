@@ -134,7 +134,10 @@ const RETRY_OPTIONS: OptionSet<RetryConfig, 'maxAttempts' | 'backoff' | 'initial
 };
 
 export function parseRetryBlock(p: Parser): RetryConfig {
-  const cfg: RetryConfig = { optionSpans: {}, start: p.startAt(p.pos), end: p.endAt(p.pos) };
+  const cfg: RetryConfig = {
+    optionSpans: {}, start: p.startAt(p.pos), end: p.endAt(p.pos),
+    maxAttempts: undefined, backoff: undefined, initialDelay: undefined, maxDelay: undefined, timeout: undefined,
+  };
   const block = parseOptionBlock(p, RETRY_OPTIONS, cfg, cfg.optionSpans);
   cfg.start = block.start;
   cfg.end = block.end;
@@ -146,24 +149,30 @@ type FetchKey =
   | 'itemsPath' | 'sinceParam' | 'sinceFormat';
 
 /**
- * While a fetch block parses: upstream's flat `sinceParam: "…"` / `sinceFormat: "…"`, which
- * `parseFetchOptions` folds into `since: lastSync { param, format }` once the block is read.
+ * While a fetch block parses: the options, and upstream's flat `sinceParam: "…"` /
+ * `sinceFormat: "…"`, which `parseFetchOptions` folds into `since: lastSync { param, format }`
+ * once the block is read.
  */
-type FetchBlock = FetchOptions & { sinceParam?: { value: string; span: Span }; sinceFormat?: { value: SinceFormat; span: Span } };
+interface FetchBlock {
+  options: FetchOptions;
+  sinceParam?: { value: string; span: Span };
+  sinceFormat?: { value: SinceFormat; span: Span };
+}
 
 const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
   context: 'fetch',
   keys: ['source', 'body', 'paginate', 'until', 'retry', 'since', 'allow', 'backfill', 'maxPages', 'maxItems', 'itemsPath', 'sinceParam', 'sinceFormat'],
-  parse(p, key, o) {
+  parse(p, key, b) {
+    const o = b.options;
     switch (key) {
       case 'sinceParam': {
         const t = p.pos;
-        o.sinceParam = { value: p.expectString('a query parameter name as a string').value, span: p.spanAt(t) };
+        b.sinceParam = { value: p.expectString('a query parameter name as a string').value, span: p.spanAt(t) };
         return;
       }
       case 'sinceFormat': {
         const t = p.pos;
-        o.sinceFormat = { value: parseFormat(p), span: p.spanAt(t) };
+        b.sinceFormat = { value: parseFormat(p), span: p.spanAt(t) };
         return;
       }
       case 'source': o.source = p.expectName('a source name'); return;
@@ -184,19 +193,22 @@ const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
 
 /** `{ source, body, paginate, until, retry, since, allow, backfill, maxPages, maxItems, itemsPath }`, if present. */
 export function parseFetchOptions(p: Parser): FetchOptions {
-  const o: FetchBlock = { optionSpans: {} };
+  // Every option in the literal, undefined until given: see "One literal per node" (parser-core.ts).
+  const o: FetchOptions = {
+    optionSpans: {}, source: undefined, body: undefined, paginate: undefined, until: undefined, retry: undefined, since: undefined,
+    allow: undefined, backfill: undefined, maxPages: undefined, maxItems: undefined, itemsPath: undefined,
+  };
   if (!p.at('{')) return o;
-  parseOptionBlock(p, FETCH_OPTIONS, o, o.optionSpans);
-  if (o.sinceParam || o.sinceFormat) foldSinceOptions(p, o);
+  const b: FetchBlock = { options: o };
+  parseOptionBlock(p, FETCH_OPTIONS, b, o.optionSpans);
+  if (b.sinceParam || b.sinceFormat) foldSinceOptions(p, b);
   return o;
 }
 
 /** `since: lastSync, sinceParam: "x", sinceFormat: unix` means `since: lastSync { param: "x", format: unix }`. */
-function foldSinceOptions(p: Parser, o: FetchBlock): void {
-  const { sinceParam, sinceFormat } = o;
-  delete o.sinceParam;
-  delete o.sinceFormat;
-  const since = o.since;
+function foldSinceOptions(p: Parser, b: FetchBlock): void {
+  const { sinceParam, sinceFormat } = b;
+  const since = b.options.since;
   if (since?.kind !== 'LastSync') {
     const first = (sinceParam ?? sinceFormat)!;
     const key = sinceParam ? 'sinceParam' : 'sinceFormat';
@@ -236,24 +248,22 @@ function parsePaginate(p: Parser): Paginate {
     p.fail('E2001', '","', example);
   }
   p.advance();
-  const size = p.pos;
   const pageSize = pageSizeValue(p, example);
-  const result: Paginate = { strategy, param, pageSize, start: p.startAt(size), end: p.endAt(size) };
+  let cursorPath: StringLiteral | undefined;
   if (strategy === 'cursor') {
     if (!p.eat(',')) p.fail('E2008', '"," and the path of the next cursor', example);
-    result.cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"');
+    cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"');
   }
+  let sizeParam: Name | undefined;
   if (p.eat(',')) {
     if (p.at('String')) {
       p.error('E2008', p.spanAt(p.pos), 'Only `cursor(…)` takes a cursor path', example);
       throw ABORT;
     }
-    result.sizeParam = p.expectName('the name of the page-size query parameter');
+    sizeParam = p.expectName('the name of the page-size query parameter');
   }
   p.expect(')', example);
-  result.start = start;
-  result.end = p.endFrom(start);
-  return result;
+  return { strategy, param, pageSize, start, end: p.endFrom(start), cursorPath, sizeParam };
 }
 
 /** While `paginate: { … }` parses: each key as written, checked together once the block is read. */
@@ -346,7 +356,10 @@ function parseSince(p: Parser): Since {
     return { kind: 'SinceExpr', value, start: value.start, end: value.end };
   }
   p.advance();
-  const since: LastSync = { kind: 'LastSync', optionSpans: {}, start, end: p.endFrom(start) };
+  const since: LastSync = {
+    kind: 'LastSync', optionSpans: {}, start, end: p.endFrom(start),
+    key: undefined, param: undefined, format: undefined, updateFrom: undefined, header: undefined,
+  };
   if (p.eat('(')) {
     since.key = p.expectString('the checkpoint key as a string');
     p.expect(')');

@@ -5,8 +5,8 @@
  * step gives one error and the steps after it still parse.
  */
 import type {
-  ApplyStep, ArmPattern, Directive, FieldMapping, ForStep, HttpMethod, MatchArm, MatchStep, Name, ObjectPattern, Step,
-  StoreStep, SubPattern, ValidateStep,
+  ApplyStep, ArmPattern, Directive, Expr, FieldMapping, ForStep, HttpMethod, MatchArm, MatchStep, Name, ObjectPattern, Step,
+  StoreStep, StringLiteral, SubPattern, ValidateStep,
 } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr, parseExprBeforeWhere } from './parser-expr.js';
@@ -113,13 +113,14 @@ function parseFor(p: Parser): ForStep {
   const variable = p.expectName('a loop variable name');
   p.expectWord('in', 'write `for item in collection { … }`');
   const collection = parseExprBeforeWhere(p);
-  const step: ForStep = { kind: 'For', variable, collection, body: [], start, end: p.endFrom(start) };
-  if (p.eatWord('where')) step.where = parseExpr(p);
+  const where = p.eatWord('where') ? parseExpr(p) : undefined;
+  let concurrency: number | undefined;
   if (p.eatWord('concurrency')) {
     const t = p.pos;
-    step.concurrency = intValue(p, 'a concurrency limit');
-    if (step.concurrency < 1) p.error('E2013', p.spanAt(t), 'Expected a concurrency of at least 1 but found "0"');
+    concurrency = intValue(p, 'a concurrency limit');
+    if (concurrency < 1) p.error('E2013', p.spanAt(t), 'Expected a concurrency of at least 1 but found "0"');
   }
+  let onError: ForStep['onError'];
   if (p.atWord('onError')) {
     const onErrorStart = p.startAt(p.advance());
     const mode = p.pos;
@@ -127,11 +128,11 @@ function parseFor(p: Parser): ForStep {
     const text = p.textAt(mode);
     if (isWord && (text === 'continue' || text === 'abort')) {
       p.advance();
-      step.onError = { mode: text, start: onErrorStart, end: p.endFrom(onErrorStart) };
+      onError = { mode: text, start: onErrorStart, end: p.endFrom(onErrorStart) };
     } else if (isWord && text === 'queue') {
       p.advance();
       const store = p.expectName('a store name after `queue`');
-      step.onError = { mode: 'queue', store, start: onErrorStart, end: p.endFrom(onErrorStart) };
+      onError = { mode: 'queue', store, start: onErrorStart, end: p.endFrom(onErrorStart) };
     } else {
       const modes = ['continue', 'abort', 'queue'];
       const help = isWord ? didYouMeanWord(text, modes) : undefined;
@@ -139,9 +140,10 @@ function parseFor(p: Parser): ForStep {
       throw ABORT;
     }
   }
-  step.body = parseStepBlock(p, 'the `for` body');
-  step.end = p.endFrom(start);
-  return step;
+  const body = parseStepBlock(p, 'the `for` body');
+  // Optional fields are in the literal (undefined when absent; JSON and the goldens omit them):
+  // see "One literal per node" in parser-core.ts.
+  return { kind: 'For', variable, collection, body, start, end: p.endFrom(start), where, concurrency, onError };
 }
 
 /** The rules of a field block whose owner (named in messages) is described from `S`. */
@@ -185,25 +187,22 @@ function parseApply(p: Parser): ApplyStep {
   const transform = p.expectName('a transform name');
   p.expectWord('to', 'write `apply Transform to value`');
   const target = parseExpr(p);
-  const step: ApplyStep = { kind: 'Apply', transform, target, start, end: p.endFrom(start) };
-  if (p.eatWord('as')) step.as = p.expectName('a variable name after `as`');
-  step.end = p.endFrom(start);
-  return step;
+  const as = p.eatWord('as') ? p.expectName('a variable name after `as`') : undefined;
+  return { kind: 'Apply', transform, target, start, end: p.endFrom(start), as };
 }
 
 function parseValidate(p: Parser): ValidateStep {
   const start = p.startAt(p.advance());
   const target = parseExpr(p);
-  const step: ValidateStep = { kind: 'Validate', target, constraints: [], start, end: p.endFrom(start) };
-  const constraints = p.mark();
+  const list = p.mark();
   p.parseBlock(CONSTRAINTS, undefined);
-  step.constraints = p.take(constraints);
+  const constraints = p.take<ValidateStep['constraints'][number]>(list);
+  let fallback: Step[] | undefined;
   if (p.atWord('or') && p.peekKind() === '{') {
     p.advance();
-    step.fallback = parseStepBlock(p, 'the `validate … or` block');
+    fallback = parseStepBlock(p, 'the `validate … or` block');
   }
-  step.end = p.endFrom(start);
-  return step;
+  return { kind: 'Validate', target, constraints, start, end: p.endFrom(start), fallback };
 }
 const ASSUME: ReadonlySet<string> = new Set(['assume']);
 
@@ -225,7 +224,9 @@ function parseStoreStep(p: Parser): StoreStep {
   const source = parseExpr(p);
   p.expect('->', 'write `store value -> storeName`');
   const store = p.expectName('a store name');
-  const step: StoreStep = { kind: 'Store', each, source, store, optionSpans: {}, start, end: p.endFrom(start) };
+  const step: StoreStep = {
+    kind: 'Store', each, source, store, optionSpans: {}, start, end: p.endFrom(start), key: undefined, partial: undefined, upsert: undefined,
+  };
   if (p.at('{')) parseOptionBlock(p, STORE_OPTIONS, step, step.optionSpans);
   step.end = p.endFrom(start);
   return step;
@@ -255,12 +256,9 @@ function parseLet(p: Parser): Step {
 function parseMatchStep(p: Parser): MatchStep {
   const start = p.startAt(p.advance());
   const subject = parseExpr(p);
-  const step: MatchStep = { kind: 'Match', subject, arms: [], start, end: p.endFrom(start) };
-  const arms = p.mark();
+  const list = p.mark();
   p.parseBlock(MATCH_ARMS, undefined);
-  step.arms = p.take(arms);
-  step.end = p.endFrom(start);
-  return step;
+  return { kind: 'Match', subject, arms: p.take<MatchArm>(list), start, end: p.endFrom(start) };
 }
 
 const MATCH_ARMS: BlockRules<undefined> = {
@@ -273,21 +271,19 @@ const MATCH_ARMS: BlockRules<undefined> = {
 function parseArm(p: Parser): MatchArm {
   const start = p.start;
   const pattern = parsePattern(p);
-  const arm: MatchArm = { pattern, body: { kind: 'Steps', steps: [] }, start: pattern.start, end: pattern.end };
-  if (p.eatWord('where')) arm.guard = parseExpr(p);
+  const guard = p.eatWord('where') ? parseExpr(p) : undefined;
   p.expect('->', 'a match arm is written `Pattern -> directive`, `Pattern -> { steps }` or `Pattern -> step`');
+  let body: MatchArm['body'];
   if (p.at('{')) {
-    arm.body = { kind: 'Steps', steps: parseStepBlock(p, 'the match arm') };
+    body = { kind: 'Steps', steps: parseStepBlock(p, 'the match arm') };
   } else if (p.isWordAt(p.pos, DIRECTIVES)) {
-    arm.body = { kind: 'Directive', directive: parseDirective(p) };
+    body = { kind: 'Directive', directive: parseDirective(p) };
   } else {
     p.enter();
-    arm.body = { kind: 'Steps', steps: [parseStep(p)] };
+    body = { kind: 'Steps', steps: [parseStep(p)] };
     p.depth--;
   }
-  arm.start = start;
-  arm.end = p.endFrom(start);
-  return arm;
+  return { pattern, body, start, end: p.endFrom(start), guard };
 }
 
 function parsePattern(p: Parser): ArmPattern {
@@ -296,9 +292,10 @@ function parsePattern(p: Parser): ArmPattern {
   if (kind === 'Word') {
     p.advance();
     const text = p.textAt(t);
-    const span = p.spanAt(t);
-    if (text === '_') return { kind: 'Wildcard', start: span.start, end: span.end };
-    return { kind: 'SchemaPattern', schema: { name: text, start: span.start, end: span.end }, start: span.start, end: span.end };
+    const start = p.startAt(t);
+    const end = p.endAt(t);
+    if (text === '_') return { kind: 'Wildcard', start, end };
+    return { kind: 'SchemaPattern', schema: { name: text, start, end }, start, end };
   }
   if (kind === '[') {
     p.advance();
@@ -353,7 +350,7 @@ function parseObjectPattern(p: Parser): ObjectPattern {
 
 function parseSubPattern(p: Parser): SubPattern {
   const t = p.pos;
-  const span = p.spanAt(t);
+  const span = { start: p.startAt(t), end: p.endAt(t) }; // object patterns are rare: a temporary here costs nothing
   switch (p.kind) {
     case '{':
       return parseObjectPattern(p);
@@ -397,51 +394,45 @@ function startsOperator(kind: string): boolean {
 
 function parseDirective(p: Parser): Directive {
   const t = p.advance();
-  const span = p.spanAt(t);
+  const start = p.startAt(t);
   switch (p.textAt(t)) {
     case 'continue':
-      return { kind: 'Continue', start: span.start, end: span.end };
+      return { kind: 'Continue', start, end: p.endAt(t) };
     case 'skip':
-      return { kind: 'Skip', start: span.start, end: span.end };
+      return { kind: 'Skip', start, end: p.endAt(t) };
     case 'abort': {
-      const d: Directive = { kind: 'Abort', start: span.start, end: span.end };
-      if (p.at('String') && !startsOperator(p.peekKind())) d.message = p.expectString('a message');
+      let message: StringLiteral | undefined;
+      let messageExpr: Expr | undefined;
+      if (p.at('String') && !startsOperator(p.peekKind())) message = p.expectString('a message');
       // `abort e`, `abort response.error` (upstream's docs): an expression on the same line; a
       // word on the next line is the next step, as after a bare `abort` before.
-      else if (abortMessageFollows(p)) d.messageExpr = parseExpr(p);
-      d.end = p.endFrom(span.start);
-      return d;
+      else if (abortMessageFollows(p)) messageExpr = parseExpr(p);
+      return { kind: 'Abort', start, end: p.endFrom(start), message, messageExpr };
     }
     case 'retry': {
-      const d: Directive = { kind: 'Retry', start: span.start, end: span.end };
-      if (p.at('{')) d.config = parseRetryBlock(p);
-      d.end = p.endFrom(span.start);
-      return d;
+      const config = p.at('{') ? parseRetryBlock(p) : undefined;
+      return { kind: 'Retry', start, end: p.endFrom(start), config };
     }
     case 'queue': {
-      const d: Directive = { kind: 'Queue', start: span.start, end: span.end };
       // `queue dlq` names a store; a word followed by `->` or `where` is the next arm's pattern.
-      if (p.at('Word') && p.peekKind() !== '->' && !p.isWord(p.peekIndex(), 'where')) {
-        d.store = p.expectName('a store name');
-      }
-      d.end = p.endFrom(span.start);
-      return d;
+      const named = p.at('Word') && p.peekKind() !== '->' && !p.isWord(p.peekIndex(), 'where');
+      const store = named ? p.expectName('a store name') : undefined;
+      return { kind: 'Queue', start, end: p.endFrom(start), store };
     }
     default: { // jump
       const action = p.expectName('an action name after `jump`');
-      const d: Directive = { kind: 'Jump', action, start: span.start, end: span.end };
+      let then: 'retry' | 'continue' | undefined;
       if (p.eatWord('then')) {
-        const then = p.pos;
-        const text = p.textAt(then);
+        const at = p.pos;
+        const text = p.textAt(at);
         if (p.kind !== 'Word' || (text !== 'retry' && text !== 'continue')) {
-          p.error('E2007', p.spanAt(then), `Expected \`retry\` or \`continue\` after \`jump … then\` but found ${p.describe(then)}`);
+          p.error('E2007', p.spanAt(at), `Expected \`retry\` or \`continue\` after \`jump … then\` but found ${p.describe(at)}`);
           throw ABORT;
         }
         p.advance();
-        d.then = text;
+        then = text;
       }
-      d.end = p.endFrom(span.start);
-      return d;
+      return { kind: 'Jump', action, start, end: p.endFrom(start), then };
     }
   }
 }
