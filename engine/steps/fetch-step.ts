@@ -10,10 +10,10 @@
  * attempts answer; a page whose last recorded attempt had no outcome, or was to be retried, goes
  * on live with the same key.
  */
-import type { CallStep, FetchStep, FetchOptions } from '../lang/ast.js';
+import type { CallStep, Expr, FetchStep, FetchOptions } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { interpolatePath } from '../eval/path-template.js';
-import { Scope } from '../eval/scope.js';
+import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
@@ -95,6 +95,8 @@ export async function runFetch(
     const value = String(evaluate(h.value, rootCtx) ?? '');
     sourceHeaders[h.name.value] = h.value.kind === 'String' && value.includes('${') ? headerVariables(value, h.name.value, source.name.name, rt) : value;
   }
+
+  refuseProxies(source, rootCtx);
 
   const since = await sinceParts(options, sourceName, rt.http.checkpointApi(source), requestPath, operationId, path, frame, rt);
   const base = rt.http.base(source);
@@ -225,6 +227,27 @@ export async function runFetch(
  * parameters, redacted; the body and the mission's headers hashed after redaction, so no secret's
  * hash reaches the log (and a rotated credential in a header changes nothing).
  */
+/**
+ * A source's `proxy: [env("P1"), …]` (upstream's fpl-sharded example): requests are not sent
+ * through proxies yet. With every entry unset the source sends directly, as upstream's example
+ * says it may; with any set, the request fails rather than leave from this host's own address,
+ * which is what a proxy pool is there to avoid. The message names no proxy URL (it may hold a
+ * password).
+ */
+function refuseProxies(source: { name: { name: string }; proxy?: readonly Expr[] }, ctx: EvalContext): void {
+  const pool = source.proxy ?? [];
+  if (pool.length === 0) return;
+  const set = pool.filter((e) => {
+    const v = evaluate(e, ctx);
+    return v !== null && v !== undefined && v !== '';
+  }).length;
+  if (set === 0) return;
+  throw new StepError(
+    'proxy-unsupported',
+    `source "${source.name.name}" sets ${set} of its ${pool.length} proxies: sending through proxies is not supported yet, and sending directly instead would leave from this host's own address; unset them to send directly`,
+  );
+}
+
 const HEADER_VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
