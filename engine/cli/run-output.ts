@@ -51,6 +51,10 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       io.stderr(`reqon: ${e.message}\n`);
       return EXIT_USAGE;
     case 'RunUnavailableError':
+      io.stderr(`reqon: ${e.message}\n`);
+      // A run id that names no run is a bad argument, like an unknown flag; the others (owned,
+      // waiting, already resumed…) are about the run as it stands.
+      return (e as { reason?: string }).reason === 'not-found' ? EXIT_USAGE : EXIT_FAILED;
     case 'NondeterminismError':
     case 'LeaseLostError':
       io.stderr(`reqon: ${e.message}\n`);

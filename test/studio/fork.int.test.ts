@@ -205,7 +205,7 @@ describe('reqon fork', () => {
     expect(beyond.stderr).toMatch(/has events 1–\d+; the fork point must be one of them/);
     expect((await reqon('fork', parentId, '--at', 'x')).stderr).toMatch(/--at must be a seq/);
     const unknown = await reqon('fork', 'run-nope', '--at', '3');
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no run run-nope/);
   }, 60_000);
 });

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
-import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 
 /** Pages grow from FIRST_PAGE to PAGE: `| head` wants the first lines soon, a full dump wants few reads. */
@@ -20,7 +20,7 @@ export const command: CommandModule = {
     try {
       if (!(await log.getRun(runId))) {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
-        return EXIT_FAILED;
+        return EXIT_USAGE;
       }
       // Paged so that a long run streams instead of sitting in memory.
       for (let from = Number(options.from) || 1, page = FIRST_PAGE; ; page = Math.min(PAGE, page * 4)) {

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { BundleError, exportRun } from '../../executor/run-bundle.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
-import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -24,7 +24,7 @@ export const command: CommandModule = {
     } catch (e) {
       if (!(e instanceof BundleError)) throw e;
       io.stderr(`reqon: ${e.message}; list runs with \`reqon runs\`\n`);
-      return EXIT_FAILED;
+      return EXIT_USAGE; // the one BundleError of an export: the id names no run
     } finally {
       await log.close();
     }

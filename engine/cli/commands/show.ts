@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { readRunSummary, statusLabel, withRunRecord } from '../../inspect/run-summary.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog } from '../engine-context.js';
-import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
 
@@ -19,7 +19,7 @@ export const command: CommandModule = {
       const record = await log.getRun(runId);
       if (!record) {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
-        return EXIT_FAILED;
+        return EXIT_USAGE;
       }
       // Counted by the log, not folded here: a 100k-event run reads only its few summary events.
       const counted = (await readRunSummary(log, runId)).summary;

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { MemoryStoreState } from '../../stores/memory-fold.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
-import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { CliError } from '../cli-error.js';
 import { recordedModelOf } from '../../executor/mission-cache.js';
 import type { MissionFiles } from '../../log/log.js';
@@ -34,7 +34,7 @@ export const command: CommandModule = {
       const run = await log.getRun(runId);
       if (!run) {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
-        return EXIT_FAILED;
+        return EXIT_USAGE;
       }
       // Past the end is no position of the run (it would silently show the end state).
       if (Number.isFinite(at) && at > run.lastSeq) throw new CliError(`--at ${at}: run ${runId} has ${run.lastSeq} events so far (seq 1 to ${run.lastSeq})`);
