@@ -13,6 +13,7 @@
 import { hash } from 'node:crypto';
 import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunRecord } from '../log/log.js';
+import { readRunFailures } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
@@ -89,14 +90,22 @@ function notWaitingOn(run: RunRecord, opts: ResumeOptions): RunUnavailableError 
   );
 }
 
-/** What a resume of a finished run answers: the end it already had. */
+/**
+ * What a resume of a finished run answers: the end it already had, with the failures it went on
+ * after (a loop's `onError continue`/`queue`), as its log tells them — where each began, as
+ * `reqon runs` counts them — so the end line says "completed with N failures" as it did when the
+ * run finished. Of a failed run, the failure that ended it is its error, not one it went on after.
+ */
 async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
   const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
+  const failures = (await readRunFailures(log, run.runId)).map(({ stepPath, code, message }) => ({ stepPath, code, message }));
   if (last?.type === 'run.completed') {
-    return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: [] };
+    return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: failures };
   }
   const error = last?.type === 'run.failed' ? last.payload.error : { code: 'failed', message: `run ${run.runId} failed` };
-  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: [] };
+  const final = failures.at(-1);
+  if (final !== undefined && final.code === error.code && final.message === error.message) failures.pop();
+  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: failures };
 }
 
 /**

@@ -5,15 +5,19 @@
  * `store.write`, resumes = `run.resumed`, crashes survived = `run.resumed` with reason 'crash'.
  * failures = the `step.failed` events where a failure began: a failure travels up through every
  * enclosing step (each logs `step.failed`), so a `step.failed` whose path encloses the previous
- * one's is the same failure. In a completed run they are the failures a loop tolerated
- * (`onError continue`/`queue`), which the run status alone does not show. (Under `trace: minimal`
+ * one's is the same failure (log/run-failures.ts; a resume of a finished run lists them with it).
+ * In a completed run they are the failures a loop tolerated (`onError continue`/`queue`), which
+ * the run status alone does not show. (Under `trace: minimal`
  * a pure step such as `validate` logs nothing, so its tolerated failures are not counted.)
  * Status and waiting info come from the events too; the service overlays the run record (which
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
 import { SUMMARY_EVENT_TYPES, type EventType, type StoredEvent } from '../log/events.js';
 import type { EventCounts, EventTable, RunStatus } from '../log/log.js';
+import { FailureStarts, type RunFailure } from '../log/run-failures.js';
 import { assertInOrder, runFold, type FoldHandler } from './fold-handler.js';
+
+export type { RunFailure };
 
 /** One row of the runs table: a fold over the run's events plus its run record. */
 export interface RunSummary {
@@ -44,13 +48,6 @@ export interface RunSummary {
   imported?: boolean;
 }
 
-/** Where a failure began (its `step.failed` event) and what it said. */
-export interface RunFailure {
-  seq: number;
-  stepPath: string;
-  code: string;
-  message: string;
-}
 
 interface Waiting {
   on: string;
@@ -81,8 +78,7 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
   private error: string | null = null;
   private failures = 0;
   private firstFailure: RunFailure | null = null;
-  /** Path of the last `step.failed`, to tell a failure travelling up from a new one. */
-  private lastFailedPath: string | null = null;
+  private readonly failureStarts = new FailureStarts();
 
   constructor(private readonly fallbackRunId = '') {
     this.reset();
@@ -103,7 +99,7 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
     this.error = null;
     this.failures = 0;
     this.firstFailure = null;
-    this.lastFailedPath = null;
+    this.failureStarts.reset();
   }
 
   handleEvent(event: StoredEvent): void {
@@ -122,11 +118,10 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         this.steps += 1;
         break;
       case 'step.failed': {
-        const previous = this.lastFailedPath;
-        this.lastFailedPath = event.stepPath;
-        if (previous !== null && encloses(event.stepPath, previous)) break;
+        const failure = this.failureStarts.next(event);
+        if (failure === undefined) break;
         this.failures += 1;
-        this.firstFailure ??= { seq: event.seq, stepPath: event.stepPath, code: event.payload.error.code, message: event.payload.error.message };
+        this.firstFailure ??= failure;
         break;
       }
       case 'http.response': {
@@ -267,14 +262,6 @@ export async function readRunSummary(log: Pick<EventTable, 'eventCounts' | 'read
   const events = counts.lastSeq === 0 ? [] : await log.read(runId, { types: SUMMARY_EVENT_TYPES, toSeq: counts.lastSeq });
   // seq starts at 1 (GUARANTEES): an event at seq 1 is the run's first.
   return { summary: summaryFromCounts(runId, counts, events), first: events[0]?.seq === 1 ? events[0] : undefined };
-}
-
-/** Whether step path `outer` is `inner` or one of its ancestors (`A/1` encloses `A/1[2]/0`). */
-function encloses(outer: string, inner: string): boolean {
-  if (inner === outer) return true;
-  if (!inner.startsWith(outer)) return false;
-  const next = inner[outer.length];
-  return next === '/' || next === '[' || next === '>' || next === '!';
 }
 
 /** How a run's status reads with its failures: "completed with 3 failures". */

@@ -10,6 +10,7 @@ import { runFold } from '../../engine/inspect/fold-handler.js';
 import { outlineMission } from '../../engine/inspect/mission-outline.js';
 import { RunSummaryHandler, statusLabel } from '../../engine/inspect/run-summary.js';
 import { StateAtHandler } from '../../engine/inspect/state-at.js';
+import { reportRun } from '../../engine/cli/run-output.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 
 const ITEMS = [
@@ -101,6 +102,32 @@ describe('tolerated failures in the run summary', () => {
       expect(runFold(new RunSummaryHandler(result.runId), failedOnly).failures).toBe(expected);
       expect(runFold(new RunSummaryHandler(), events).failures).toBe(expected);
     }
+  });
+
+  it('a resume of the finished run reports its failures as the run did: "completed with 3 failures"', async () => {
+    const { result } = await run('ship', SHIP);
+    const again = await h.resume(result.runId, {});
+    expect(again.status).toBe('completed');
+    // Where each failure began (the POST), as `reqon runs` counts them; the run named its iteration.
+    expect(again.tolerated).toEqual(
+      [0, 1, 2].map((i) => ({ stepPath: `Ship/1[${i}]/0`, code: 'http-status', message: expect.stringContaining('failed with 422') })),
+    );
+    const out: string[] = [];
+    const err: string[] = [];
+    expect(reportRun(again, false, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) })).toBe(0);
+    expect(out.join('')).toBe('completed with 3 failures (tolerated, listed above): 1 action(s) run (Ship)\n');
+    expect(err.join('')).toContain('tolerated failure at Ship/1[2]/0: POST');
+  });
+
+  it('a resume of a failed run lists the failures it went on after, not the one that failed it', async () => {
+    h.api.on('POST /done', { status: 409, body: { error: 'conflict' } });
+    const { result } = await run('ship-then-fail', SHIP.replace('    }\n  }\n  run Ship', '    }\n    post "/done" { body: { all: true } }\n  }\n  run Ship'));
+    expect(result.status).toBe('failed');
+    expect(result.tolerated).toHaveLength(3);
+    const again = await h.resume(result.runId, {});
+    expect(again.status).toBe('failed');
+    expect(again.status === 'failed' && again.error.message).toMatch(/POST .*\/done failed with 409/);
+    expect(again.tolerated.map((t) => t.stepPath)).toEqual(['Ship/1[0]/0', 'Ship/1[1]/0', 'Ship/1[2]/0']);
   });
 
   it('a run without failures reads as its status alone', () => {
