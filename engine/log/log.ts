@@ -365,10 +365,14 @@ export interface RunRetention {
    * Runs that may be pruned now, oldest finish first (by updatedAt, then runId), after `after`:
    * completed or failed, last updated before `finishedBefore`, under no live lease (judged at
    * `now`; PostgreSQL by its own clock), and not a scheduled run whose failure a retry still waits
-   * on. Each with its checkpoints, which prune.ts keeps when they are a mission's latest.
+   * on. Each with its checkpoints, which prune.ts keeps when they are a mission's latest (of
+   * their key and API).
    */
   prunableRuns(query: PruneQuery): Promise<PrunableRun[]>;
-  /** The newest checkpoint (`checkpoint.advanced` syncedAt) of each mission and key: what `lastCheckpoint` answers. */
+  /**
+   * The newest checkpoint (`checkpoint.advanced` syncedAt) of each mission, key and API (its
+   * payload's `api`, none for the mission's own base URL): what `lastCheckpoint` answers for each.
+   */
   checkpointMarks(): Promise<CheckpointMark[]>;
   /**
    * In ONE durable transaction, deletes the row and the claimed inbox deliveries of each of `runs`
@@ -398,12 +402,15 @@ export interface PrunableRun {
   /** The compare-and-set token with leaseEpoch: a run written or taken since it was listed is not pruned. */
   lastSeq: number;
   leaseEpoch: number;
-  checkpoints: { key: string; syncedAt: number }[];
+  /** `api`: the URL the checkpoint was fetched from when not the mission's base (checkpoint.advanced's). */
+  checkpoints: { key: string; syncedAt: number; api?: string }[];
 }
 
 export interface CheckpointMark {
   mission: string;
   key: string;
+  /** The checkpoints of this API (checkpoint.advanced's `api`); none: of the mission's own base URL. */
+  api?: string;
   syncedAt: number;
 }
 

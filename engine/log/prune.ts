@@ -12,8 +12,9 @@
  * mission's latest checkpoint.
  *
  * Checkpoints: `since: lastSync` reads the newest checkpoint of a mission and key across its
- * runs (EventTable.lastCheckpoint). A run holding that newest one is kept, so the next sync
- * carries on where the last one ended instead of starting over. The marks are read once, before
+ * runs, of the API the run fetches from (EventTable.lastCheckpoint: a run whose --source points
+ * elsewhere reads that URL's). A run holding the newest one of a mission, key and API is kept, so
+ * the next sync from that API carries on where its last one ended instead of starting over. The marks are read once, before
  * the first batch: a later checkpoint can only raise a mark, and its run is then kept for it.
  *
  * Work is in short transactions: a batch of run rows, then their events `batchEvents` at a time,
@@ -52,7 +53,7 @@ export interface PruneTotals {
   deliveries: number;
   /** Bytes of the deleted rows' text. */
   bytes: number;
-  /** Finished runs kept because they hold their mission's latest checkpoint under a key. */
+  /** Finished runs kept because they hold their mission's latest checkpoint under a key (of an API). */
   keptForCheckpoint: number;
   /** Listed runs that changed before their row could go (taken, written or resumed meanwhile): kept. */
   changedMeanwhile: number;
@@ -100,11 +101,13 @@ export async function pruneLog(log: RunRetention, opts: PruneOptions): Promise<P
   // Events a previous prune queued and did not get to (it was stopped, or died) go first.
   if (!dryRun && !(await deleteQueued())) return { ...totals, dryRun, stopped: true };
 
+  // One mark per mission, key and API, as lastCheckpoint reads them.
+  const markOf = (mission: string, key: string, api: string | undefined) => JSON.stringify([mission, key, api ?? null]);
   const marks = new Map<string, number>();
-  for (const m of await log.checkpointMarks()) marks.set(`${m.mission}\u0000${m.key}`, m.syncedAt);
+  for (const m of await log.checkpointMarks()) marks.set(markOf(m.mission, m.key, m.api), m.syncedAt);
   const holdsLatest = (run: PrunableRun) =>
     run.checkpoints.some((c) => {
-      const mark = marks.get(`${run.mission}\u0000${c.key}`);
+      const mark = marks.get(markOf(run.mission, c.key, c.api));
       return mark === undefined || c.syncedAt >= mark;
     });
 

@@ -185,7 +185,8 @@ export interface PrunableRow {
 }
 
 /** A listed run, with its checkpoints as the backend read them: [key, syncedAt] pairs. */
-export function toPrunableRun(row: PrunableRow, checkpoints: readonly (readonly [string, number | string])[]): PrunableRun {
+/** `checkpoints`: [key, syncedAt, api (null: the mission's base URL)] of each of the run's checkpoint.advanced. */
+export function toPrunableRun(row: PrunableRow, checkpoints: readonly (readonly [string, number | string, (string | null)?])[]): PrunableRun {
   return {
     runId: row.run_id,
     mission: row.mission,
@@ -193,6 +194,6 @@ export function toPrunableRun(row: PrunableRow, checkpoints: readonly (readonly 
     updatedAt: row.updated_at,
     lastSeq: row.last_seq,
     leaseEpoch: row.lease_epoch,
-    checkpoints: checkpoints.map(([key, syncedAt]) => ({ key, syncedAt: Number(syncedAt) })),
+    checkpoints: checkpoints.map(([key, syncedAt, api]) => ({ key, syncedAt: Number(syncedAt), ...(api == null ? {} : { api }) })),
   };
 }

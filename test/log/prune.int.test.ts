@@ -19,8 +19,9 @@ const TTL = 600_000;
 /** Lease judgement on SQLite (PostgreSQL uses its own clock): leases taken at createdAt 1000 are live. */
 const NOW = 2_000;
 
-function checkpoint(key: string, syncedAt: number, recordedAt: number): CommitEntry {
-  return { kind: 'event', event: { type: 'checkpoint.advanced', stepPath: 'main/2', payload: { key, syncedAt }, recordedAt } };
+/** `api`: the URL a run's --source fetched it from, when not the mission's base (286268e). */
+function checkpoint(key: string, syncedAt: number, recordedAt: number, api?: string): CommitEntry {
+  return { kind: 'event', event: { type: 'checkpoint.advanced', stepPath: 'main/2', payload: { key, syncedAt, ...(api ? { api } : {}) }, recordedAt } };
 }
 
 function ended(status: 'completed' | 'failed', at: number): CommitEntry {
@@ -193,6 +194,34 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     expect(await log.getRun('sync1')).toBeUndefined();
     expect(await log.lastCheckpoint('demo.vague', 'orders')).toBe(300);
     expect(await log.lastCheckpoint('demo.vague', 'users')).toBe(70);
+  });
+
+  it("keeps the newest checkpoint of each API a key was fetched from, so no API's next sync starts over", async () => {
+    const staging = 'http://127.0.0.1:4010';
+    // The mission's own API (no api recorded) and a staging URL given with --source, one key.
+    await runOf('prod1', { end: 'completed', entries: [checkpoint('Api:/orders', 100, 1_200)] });
+    await runOf('prod2', { end: 'completed', entries: [checkpoint('Api:/orders', 200, 1_200)] });
+    await runOf('stage1', { end: 'completed', entries: [checkpoint('Api:/orders', 300, 1_200, staging)] });
+    await runOf('stage2', { end: 'completed', entries: [checkpoint('Api:/orders', 250, 1_200, staging)] });
+    expect(await log.checkpointMarks()).toEqual(
+      expect.arrayContaining([
+        { mission: 'demo.vague', key: 'Api:/orders', syncedAt: 200 },
+        { mission: 'demo.vague', key: 'Api:/orders', api: staging, syncedAt: 300 },
+      ]),
+    );
+    const dry: string[] = [];
+    const preview = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, dryRun: true, onRun: (r) => dry.push(r.runId) });
+    expect(dry.sort()).toEqual(['prod1', 'stage2']);
+    expect(preview).toMatchObject({ runs: 2, keptForCheckpoint: 2 });
+    const summary = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
+    // prod2 holds the base URL's newest (200), stage1 staging's (300): both kept, whatever the other API's is.
+    expect(summary).toMatchObject({ runs: 2, keptForCheckpoint: 2 });
+    expect(await log.getRun('prod1')).toBeUndefined();
+    expect(await log.getRun('stage2')).toBeUndefined();
+    expect(await log.getRun('prod2')).toBeDefined();
+    expect(await log.getRun('stage1')).toBeDefined();
+    expect(await log.lastCheckpoint('demo.vague', 'Api:/orders')).toBe(200);
+    expect(await log.lastCheckpoint('demo.vague', 'Api:/orders', staging)).toBe(300);
   });
 
   it('keeps a failed scheduled run while a retry of it is due, and prunes it once the retry exists', async () => {

@@ -32,9 +32,9 @@ const PRUNABLE = `
 const QUEUE_WINDOW = 100;
 
 export async function prunableRuns(client: PoolClient, query: PruneQuery): Promise<PrunableRun[]> {
-  const { rows } = await client.query<PrunableRow & { checkpoints: [string, string][] }>(
+  const { rows } = await client.query<PrunableRow & { checkpoints: [string, string, string | null][] }>(
     `SELECT r.run_id, r.mission, r.status, r.finished_at AS updated_at, r.last_seq, r.lease_epoch,
-            coalesce((SELECT json_agg(json_build_array(e.payload::jsonb ->> 'key', e.payload::jsonb ->> 'syncedAt'))
+            coalesce((SELECT json_agg(json_build_array(e.payload::jsonb ->> 'key', e.payload::jsonb ->> 'syncedAt', e.payload::jsonb ->> 'api'))
                         FROM reqon_events e
                        WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id), '[]'::json) AS checkpoints
        FROM reqon_runs r
@@ -47,14 +47,16 @@ export async function prunableRuns(client: PoolClient, query: PruneQuery): Promi
   return rows.map((r) => toPrunableRun(r, r.checkpoints));
 }
 
+/** Per API as well as key: lastCheckpoint reads only the checkpoints of the API a run fetches from. */
 export async function checkpointMarks(client: PoolClient): Promise<CheckpointMark[]> {
-  const { rows } = await client.query<{ mission: string; key: string; synced: string }>(
-    `SELECT r.mission, e.payload::jsonb ->> 'key' AS key, max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
+  const { rows } = await client.query<{ mission: string; key: string; api: string | null; synced: string }>(
+    `SELECT r.mission, e.payload::jsonb ->> 'key' AS key, e.payload::jsonb ->> 'api' AS api,
+            max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
        FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
       WHERE e.type = 'checkpoint.advanced'
-      GROUP BY r.mission, key`,
+      GROUP BY r.mission, key, api`,
   );
-  return rows.map((r) => ({ mission: r.mission, key: r.key, syncedAt: Number(r.synced) }));
+  return rows.map((r) => ({ mission: r.mission, key: r.key, ...(r.api === null ? {} : { api: r.api }), syncedAt: Number(r.synced) }));
 }
 
 /** Inside the caller's transaction. */

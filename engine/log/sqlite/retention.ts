@@ -41,7 +41,7 @@ function prepare(db: Database.Database) {
   return {
     prunable: db.prepare<{ before: number; now: number; after_at: number | null; after_id: string; limit: number }, PrunableRow & { checkpoints: string }>(`
       SELECT r.run_id, r.mission, r.status, r.updated_at, r.last_seq, r.lease_epoch,
-             (SELECT json_group_array(json_array(json_extract(e.payload, '$.key'), json_extract(e.payload, '$.syncedAt')))
+             (SELECT json_group_array(json_array(json_extract(e.payload, '$.key'), json_extract(e.payload, '$.syncedAt'), json_extract(e.payload, '$.api')))
                 FROM reqon_events e INDEXED BY reqon_events_checkpoints
                WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id) AS checkpoints
         FROM reqon_runs r INDEXED BY reqon_runs_finished
@@ -49,11 +49,13 @@ function prepare(db: Database.Database) {
          AND (@after_at IS NULL OR r.updated_at > @after_at OR (r.updated_at = @after_at AND r.run_id > @after_id))
        ORDER BY r.updated_at, r.run_id
        LIMIT @limit`),
-    checkpointMarks: db.prepare<[], { mission: string; key: string; synced: number }>(`
-      SELECT r.mission, json_extract(e.payload, '$.key') AS key, max(json_extract(e.payload, '$.syncedAt')) AS synced
+    // Per API as well as key: lastCheckpoint reads only the checkpoints of the API a run fetches from.
+    checkpointMarks: db.prepare<[], { mission: string; key: string; api: string | null; synced: number }>(`
+      SELECT r.mission, json_extract(e.payload, '$.key') AS key, json_extract(e.payload, '$.api') AS api,
+             max(json_extract(e.payload, '$.syncedAt')) AS synced
         FROM reqon_events e INDEXED BY reqon_events_checkpoints JOIN reqon_runs r ON r.run_id = e.run_id
        WHERE e.type = 'checkpoint.advanced'
-       GROUP BY r.mission, key`),
+       GROUP BY r.mission, key, api`),
     deleteRun: db.prepare<{ run_id: string; last_seq: number; epoch: number; before: number; now: number }, { bytes: number }>(`
       DELETE FROM reqon_runs AS r
        WHERE r.run_id = @run_id AND r.last_seq = @last_seq AND r.lease_epoch = @epoch AND ${PRUNABLE}
@@ -92,11 +94,11 @@ export class RetentionTables {
       after_id: query.after?.runId ?? '',
       limit: query.limit,
     });
-    return rows.map((r) => toPrunableRun(r, JSON.parse(r.checkpoints) as [string, number][]));
+    return rows.map((r) => toPrunableRun(r, JSON.parse(r.checkpoints) as [string, number, string | null][]));
   }
 
   checkpointMarks(): CheckpointMark[] {
-    return this.sql.checkpointMarks.all().map((r) => ({ mission: r.mission, key: r.key, syncedAt: r.synced }));
+    return this.sql.checkpointMarks.all().map((r) => ({ mission: r.mission, key: r.key, ...(r.api === null ? {} : { api: r.api }), syncedAt: r.synced }));
   }
 
   /** Inside the caller's write transaction. */
