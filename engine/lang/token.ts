@@ -89,8 +89,6 @@ export class TokenStream {
   readonly strings: string[] = [];
   /** Values of Number tokens. */
   readonly numbers: number[] = [];
-  /** String values handed out by `valueOf`, by value. */
-  private readonly values = new Map<string, string>();
 
   constructor(
     readonly text: string,
@@ -144,19 +142,11 @@ export class TokenStream {
     return KIND_NAMES[k]!;
   }
 
-  /**
-   * The decoded value of a String token; the text of any other token. A value is sliced on
-   * demand and handed out as one internalized string per distinct value (see `internalized`):
-   * the tree keeps it, and a mission repeats most of its strings.
-   */
+  /** The decoded value of a String token; the text of any other token. */
   valueOf(i: number): string {
     if (this.kinds[i] !== STRING) return this.textOf(i);
     const a = this.aux[i]!;
-    if (a >= 0) return this.strings[a]!;
-    const sliced = this.text.slice(this.starts[i]! + 1, this.ends[i]! - 1);
-    let value = this.values.get(sliced);
-    if (value === undefined) this.values.set(sliced, (value = internalized(sliced)));
-    return value;
+    return a < 0 ? this.text.slice(this.starts[i]! + 1, this.ends[i]! - 1) : this.strings[a]!;
   }
 
   /** The value of a Number token; NaN for any other token. */
@@ -227,7 +217,7 @@ export class WordTable {
 
   private add(slot: number, word: string, hash: number): number {
     const id = this.words.length;
-    this.words.push(internalized(word));
+    this.words.push(word);
     this.hashes.push(hash);
     this.slots[slot] = id + 1;
     if (this.words.length * 2 > this.slots.length) this.rehash();
@@ -244,22 +234,6 @@ export class WordTable {
     }
     this.slots = slots;
   }
-}
-
-/**
- * `word` as V8's internalized copy: the one string of these characters that property keys and
- * string literals in code also use. It lives in the old generation, so the many tree nodes that
- * name it (created in the old generation themselves, see parser-core.ts) hold no pointer into
- * the young generation that every scavenge would have to visit and update; and comparing it
- * with a keyword literal (`text === 'where'`) is one pointer comparison. Costs one small
- * dictionary per distinct word, never per occurrence. A dictionary-mode object (null
- * prototype) makes no hidden class per key.
- */
-function internalized(word: string): string {
-  const box: Record<string, number> = Object.create(null) as Record<string, number>;
-  box[word] = 0;
-  for (const key in box) return key;
-  return word;
 }
 
 /** One step of the word hash the lexer computes while it scans a word (`h` starts at 0). */
