@@ -175,7 +175,7 @@ const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
         b.sinceFormat = { value: parseFormat(p), span: p.spanAt(t) };
         return;
       }
-      case 'source': o.source = p.expectName('a source name'); return;
+      case 'source': o.source = sourceName(p); return;
       case 'body': o.body = parseExpr(p); return;
       case 'paginate': o.paginate = parsePaginate(p); return;
       case 'until': o.until = parseExpr(p); return;
@@ -190,6 +190,18 @@ const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
     }
   },
 };
+
+/**
+ * `source: Api`, or quoted, `source: "Api"` (upstream's examples quote it, as they quote option
+ * words): the same name, so the checks resolve it as a declared source either way.
+ */
+function sourceName(p: Parser): Name {
+  if (p.at('String')) {
+    const s = p.expectString('a source name');
+    return { name: s.value, start: s.start, end: s.end };
+  }
+  return p.expectName('a source name');
+}
 
 /** `{ source, body, paginate, until, retry, since, allow, backfill, maxPages, maxItems, itemsPath }`, if present. */
 export function parseFetchOptions(p: Parser): FetchOptions {

@@ -94,8 +94,22 @@ export function parseStep(p: Parser): Step {
 
 function parseFetch(p: Parser, method: HttpMethod): Step {
   const start = p.startAt(p.advance());
+  // `get Primary "/users"` (upstream's docs, "Named Source"): a name right before the path string
+  // is the request's source. No path expression is a name followed by a string, so this reads
+  // nothing else differently.
+  const named = p.kind === 'Word' && p.peekKind() === 'String' ? p.expectName('a source name') : undefined;
   const path = parseExpr(p);
+  // `get "/Invoices" from Xero { … }` (upstream's multi-source example): `source: Xero`.
+  const from = p.eatWord('from') ? p.expectName('a source name (`get "/path" from Source`)') : undefined;
   const options = parseFetchOptions(p);
+  for (const [given, how] of [[named, 'before the path'], [from, 'after `from`']] as const) {
+    if (!given) continue;
+    if (options.source) {
+      p.error('E2014', given, `The source is given twice (\`${given.name}\` ${how} and \`${options.source.name}\`)`, 'remove one of them');
+    } else {
+      options.source = given;
+    }
+  }
   return { kind: 'Fetch', method, path, options, start, end: p.endFrom(start) };
 }
 
