@@ -54,6 +54,23 @@ export function forkPrefix(events: readonly StoredEvent[], atSeq: number): Store
   return events.slice(0, cut);
 }
 
+/**
+ * What to do when an edit parts from the prefix a fork would copy: not "resume with the original
+ * mission" (a fork resumes nothing), but fork without the edit, or fork before where they part so
+ * the edit takes over from there.
+ */
+function forkAdvice(parentRunId: string, atSeq: number, divergedAt: number | null): string {
+  const earlier =
+    divergedAt !== null && divergedAt > 1
+      ? `or fork at an earlier seq, before seq ${divergedAt} where they part (\`reqon fork ${parentRunId} --at ${divergedAt - 1} --mission FILE\`), so the edit carries on from there`
+      : 'or fork at an earlier seq, before the step where they part, so the edit carries on from there';
+  return (
+    `The edited mission does not replay what run ${parentRunId} did up to the fork point (seq ${atSeq}), so no fork was made. ` +
+    `Fork without --mission to carry on with the run's own mission, ${earlier}; ` +
+    `\`reqon verify ${parentRunId} --mission FILE\` shows where they part.`
+  );
+}
+
 export async function forkRun(parentRunId: string, opts: ForkOptions, deps: EngineDeps): Promise<RunResult & { parentRunId: string; forkedAtSeq: number }> {
   const parent = await deps.log.getRun(parentRunId);
   if (!parent) throw new RunUnavailableError(`no run ${parentRunId} in this log`, 'not-found');
@@ -75,7 +92,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   // An edit must replay the whole prefix before the fork exists: its walk would otherwise go live
   // in one branch of a concurrent loop (re-sending a request the prefix left in flight, under the
   // parent's key) while a later recorded iteration is still to be compared, and diverge after.
-  if (edited) await assertReplays(deps.log, parentRunId, { missionFiles: files, env: deps.env, events: prefix });
+  if (edited) await assertReplays(deps.log, parentRunId, { missionFiles: files, env: deps.env, events: prefix, advise: (divergedAt) => forkAdvice(parentRunId, atSeq, divergedAt) });
   const prepared = prepareNewRun(files, parent.options, deps);
   const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq) };
   const started = prepared.first[0] as NewEvent<'run.started'>;

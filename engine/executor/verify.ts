@@ -115,10 +115,17 @@ export async function verifyRun(
  * Throws the NondeterminismError of a replay of `runId`'s log (or of `events`, a prefix of it)
  * against `missionFiles`, if they part: what an edited mission must pass before a run carries on
  * with it (resume --mission) or a fork is made with it — before anything is sent or adopted.
+ * `advise` words what to do about it, given the seq where they part (resuming's advice otherwise).
  */
-export async function assertReplays(log: EventLog, runId: string, opts: { missionFiles: MissionFiles; env: Env; events?: readonly StoredEvent[] }): Promise<void> {
+export async function assertReplays(
+  log: EventLog,
+  runId: string,
+  opts: { missionFiles: MissionFiles; env: Env; events?: readonly StoredEvent[]; advise?: (divergedAt: number | null) => string },
+): Promise<void> {
   const d = (await verifyRun(log, runId, opts)).divergence;
-  if (d) throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined);
+  if (!d) return;
+  const detail = d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined;
+  throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, detail, ...(opts.advise ? [opts.advise(d.seq)] : []));
 }
 
 /** What a log of `format` (and its requests' recorded identities) does not let a replay check. */

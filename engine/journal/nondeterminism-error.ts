@@ -12,6 +12,11 @@ export interface DivergenceDetail {
   change: string;
 }
 
+/** What to do about a divergence found resuming a run (the message's last sentence by default). */
+export const RESUME_ADVICE =
+  'The mission no longer matches the run it started. Resume with the original mission ' +
+  '(omit --mission), or run `reqon verify RUN_ID --mission FILE` to see where they part.';
+
 export class NondeterminismError extends Error {
   readonly code = 'NONDETERMINISM';
 
@@ -22,6 +27,8 @@ export class NondeterminismError extends Error {
     readonly recorded: string,
     readonly asked: string,
     readonly detail?: DivergenceDetail,
+    /** What to do about it, where it was found other than resuming the run (a fork: fork-run.ts). */
+    advice: string = RESUME_ADVICE,
   ) {
     super(
       `Non-determinism in run ${runId} at step ${stepPath || '(run)'}` +
@@ -29,8 +36,7 @@ export class NondeterminismError extends Error {
         (detail
           ? `, ${detail.line !== undefined ? `line ${detail.line}: ` : ''}${detail.change}. `
           : `: the log recorded ${recorded}, but the mission asked for ${asked}. `) +
-        'The mission no longer matches the run it started. Resume with the original mission ' +
-        '(omit --mission), or run `reqon verify RUN_ID --mission FILE` to see where they part.',
+        advice,
     );
     this.name = 'NondeterminismError';
   }

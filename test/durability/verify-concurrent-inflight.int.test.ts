@@ -115,6 +115,14 @@ describe.each(backends)('%s: a run killed with a concurrent iteration in flight'
     const forked = await reqon('fork', runId, '--at', String(before.run.lastSeq), '--mission', EDITED, '--quiet');
     expect(forked.code, describeResult(forked)).toBe(1);
     expect(forked.stderr).toMatch(/Non-determinism in run \S+ at step Confirm\/1\[3\]\/0/);
+    // Its advice is a fork's (before: "Resume with the original mission", which forks nothing).
+    expect(forked.stderr).not.toMatch(/Resume with/);
+    const advice = /no fork was made\. Fork without --mission to carry on with the run's own mission, or fork at an earlier seq, before seq (\d+) where they part \(`reqon fork (\S+) --at (\d+) --mission FILE`\)/.exec(forked.stderr);
+    expect(advice, forked.stderr).not.toBeNull();
+    const divergedAt = Number(advice![1]);
+    expect(advice![2]).toBe(runId);
+    expect(Number(advice![3])).toBe(divergedAt - 1);
+    expect(before.events.find((e) => e.seq === divergedAt)?.stepPath).toBe('Confirm/1[3]/0');
     expect(forked.stdout).not.toMatch(/^run /m);
     expect(api.lines().slice(requests)).toEqual([]);
     const runs = JSON.parse((await reqon('runs', '--json')).stdout) as unknown[];
@@ -125,5 +133,13 @@ describe.each(backends)('%s: a run killed with a concurrent iteration in flight'
     expect(resumed.code, describeResult(resumed)).toBe(0);
     expect([...api.applied.values()]).toEqual([1, 1, 1, 1, 1]);
     expect((await readRunFacts(target.target, runId, TABLES)).tables.inflight_acks).toHaveLength(ORDERS.length);
+
+    // The advice works: a fork with the edit just before where it parts is made, and completes
+    // with the edit (o-4's confirmation sent with the edited body).
+    const sent = api.requests.length;
+    const advised = await reqon('fork', runId, '--at', String(divergedAt - 1), '--mission', EDITED, '--quiet');
+    expect(advised.code, describeResult(advised)).toBe(0);
+    expect(advised.stdout).toMatch(/^run /m);
+    expect(api.requests.slice(sent).map((r) => r.body)).toContainEqual({ id: 'o-4 (edited)' });
   }, 120_000);
 });

@@ -3,7 +3,8 @@
  * log is RUN_ID's up to SEQ, replayed, then carried on live (engine/executor/fork-run.ts). Its first
  * line is `run <NEW_ID>`, as for `reqon run`; RUN_ID itself is only read. With `--mission` the fork
  * carries on with the edited mission: a compatible edit replays the prefix and goes on, a divergent
- * one fails the fork with the non-determinism error.
+ * one is refused with the non-determinism error before the fork exists (its advice: fork without
+ * --mission, or at a seq before the one where they part).
  */
 import type { Command } from 'commander';
 import { forkRun, ForkPointError } from '../../executor/fork-run.js';
