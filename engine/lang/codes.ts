@@ -32,7 +32,7 @@ export const CODES = {
   E2006: { severity: 'error', title: 'an unknown option key in an option block' },
   E2007: { severity: 'error', title: 'a value outside the fixed set an option or keyword accepts' },
   E2008: { severity: 'error', title: 'malformed `paginate:` arguments' },
-  E2009: { severity: 'error', title: 'a schedule unit that is singular or unknown' },
+  E2009: { severity: 'error', title: 'an unknown schedule unit' },
   E2010: { severity: 'error', title: 'a pause `duration` that is not a number with a unit' },
   E2011: { severity: 'error', title: 'an expression form that parses but is not supported yet' },
   E2012: { severity: 'error', title: 'nesting deeper than 200 levels' },

@@ -270,10 +270,11 @@ function parseUnit(p: Parser): ScheduleUnit {
       p.advance();
       return text as ScheduleUnit;
     }
+    // `every 1 hour` (upstream's docs): a singular unit is its plural, so the tree is the same.
     const plural = `${text}s`;
     if ((UNITS as readonly string[]).includes(plural)) {
-      p.error('E2009', p.spanAt(t), `Expected a plural time unit but found "${text}"`, `write \`${plural}\``);
-      throw ABORT;
+      p.advance();
+      return plural as ScheduleUnit;
     }
     p.error('E2009', p.spanAt(t), `Unknown schedule unit \`${text}\``, didYouMeanWord(text, UNITS) ?? `units: ${listWords(UNITS)}`);
     throw ABORT;

@@ -66,8 +66,8 @@ const cases: [string, string, Expected[]][] = [
   ['an unknown pagination strategy', inAction('get "/x" { paginate: offst(o, 5) }'), [
     { code: 'E2007', line: 5, column: 26, message: 'Expected a pagination strategy (`offset`, `page`, `cursor`) but found "offst"', help: 'did you mean `offset`?' },
   ]],
-  ['a singular schedule unit', 'mission M {\n  schedule: every 1 hour\n  action A { get "/x" }\n  run A\n}\n', [
-    { code: 'E2009', line: 2, column: 21, message: 'Expected a plural time unit but found "hour"', help: 'write `hours`' },
+  ['an unknown schedule unit', 'mission M {\n  schedule: every 1 hourz\n  action A { get "/x" }\n  run A\n}\n', [
+    { code: 'E2009', line: 2, column: 21, message: 'Unknown schedule unit `hourz`', help: 'did you mean `hours`?' },
   ]],
   ['a bad pause duration', inAction('pause { duration: "7 weeks" }'), [
     { code: 'E2010', line: 5, column: 23, message: 'Invalid duration "7 weeks"', help: 'write milliseconds (`5000`) or a number with a unit ms, s, m, h or d: "30s", "12h", "1.5h", "7d"' },
