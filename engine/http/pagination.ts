@@ -25,7 +25,8 @@ export type PageStrategy = 'offset' | 'page' | 'cursor';
 export interface PaginationPlan {
   strategy: PageStrategy;
   param: string;
-  pageSize: number;
+  /** Absent only for a cursor pagination that sends no size (no sizeParam). */
+  pageSize?: number;
   /** cursor only: dotted path of the next cursor in each page. */
   cursorPath?: string;
   sizeParam?: string;
@@ -46,11 +47,13 @@ export class PaginationError extends Error {
 
 /** Rejects plans that would misbehave at run time (a page size of 0 re-fetches page 1 forever). */
 export function validatePlan(plan: PaginationPlan): void {
-  if (!Number.isInteger(plan.pageSize) || plan.pageSize <= 0) {
+  // A cursor's next cursor says whether more pages follow: it needs a size only to send one.
+  const needsSize = plan.strategy !== 'cursor' || plan.sizeParam !== undefined;
+  if ((needsSize || plan.pageSize !== undefined) && (!Number.isInteger(plan.pageSize) || plan.pageSize! <= 0)) {
     throw new PaginationError(`page size must be a positive integer, got ${plan.pageSize}`);
   }
   if (plan.strategy === 'cursor' && !plan.cursorPath) {
-    throw new PaginationError(`cursor pagination needs the path of the next cursor: cursor(${plan.param}, ${plan.pageSize}, "meta.next")`);
+    throw new PaginationError(`cursor pagination needs the path of the next cursor: cursor(${plan.param}, ${plan.pageSize ?? 100}, "meta.next")`);
   }
   if (plan.maxPages !== undefined && (!Number.isInteger(plan.maxPages) || plan.maxPages < 1)) {
     throw new PaginationError(`maxPages must be an integer >= 1, got ${plan.maxPages}`);
@@ -65,7 +68,7 @@ export function pageQuery(plan: PaginationPlan, index: number, cursor?: string):
   const out: QueryParams = [];
   switch (plan.strategy) {
     case 'offset':
-      out.push([plan.param, String(index * plan.pageSize)]);
+      out.push([plan.param, String(index * plan.pageSize!)]);
       break;
     case 'page':
       out.push([plan.param, String(index + 1)]);
@@ -81,7 +84,7 @@ export function pageQuery(plan: PaginationPlan, index: number, cursor?: string):
       throw new PaginationError(`unknown pagination strategy ${String(never)}`);
     }
   }
-  if (plan.sizeParam) out.push([plan.sizeParam, String(plan.pageSize)]);
+  if (plan.sizeParam && plan.pageSize !== undefined) out.push([plan.sizeParam, String(plan.pageSize)]);
   return out;
 }
 
@@ -149,7 +152,7 @@ export function hasMore(plan: PaginationPlan, body: unknown, items: unknown[]): 
   switch (plan.strategy) {
     case 'offset':
     case 'page':
-      return items.length >= plan.pageSize;
+      return items.length >= plan.pageSize!;
     case 'cursor':
       return nextCursor(plan, body) !== undefined;
     default: {

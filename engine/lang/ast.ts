@@ -318,7 +318,8 @@ export interface Paginate {
   strategy: 'offset' | 'page' | 'cursor';
   /** The query parameter that carries the offset, page number or cursor. */
   param: Name;
-  pageSize: number;
+  /** Absent only for a cursor pagination given none (no `sizeParam`): its next cursor says whether more pages follow. */
+  pageSize: number | undefined;
   /** `cursor` only: dotted path of the next cursor in each page. */
   cursorPath?: StringLiteral;
   /** Query parameter that carries the page size, when the mission names one (fixes the original's never-sent size). */

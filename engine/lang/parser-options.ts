@@ -329,7 +329,8 @@ function pageSizeValue(p: Parser, example: string): number {
 
 /**
  * `paginate: { type, param, pageSize, cursorPath?, sizeParam? }`: the call form's arguments by
- * name. `type`, `param` and `pageSize` are required, `cursorPath` with `type: cursor` only.
+ * name. `type`, `param` and `pageSize` are required, `cursorPath` with `type: cursor` only;
+ * `type: cursor` may leave out `pageSize` unless it names a `sizeParam` to send it in.
  */
 function parsePaginateObject(p: Parser): Paginate {
   const start = p.start;
@@ -346,8 +347,9 @@ function parsePaginateObject(p: Parser): Paginate {
   if (type === undefined) return missing('type', 'write `paginate: { type: page, param: "page", pageSize: 100 }` (type: offset, page or cursor)');
   const example = `write \`paginate: { type: ${type.value}, param: "${type.value === 'cursor' ? 'after' : type.value}", pageSize: 100${type.value === 'cursor' ? ', cursorPath: "meta.next"' : ''} }\``;
   if (param === undefined) return missing('param', example);
-  if (pageSize === undefined) return missing('pageSize', example);
-  const result: Paginate = { strategy: type.value, param, pageSize: pageSize.value, start: span.start, end: span.end };
+  // A cursor's next cursor says whether more pages follow: its page size is needed only to send.
+  if (pageSize === undefined && (type.value !== 'cursor' || b.sizeParam !== undefined)) return missing('pageSize', example);
+  const result: Paginate = { strategy: type.value, param, pageSize: pageSize?.value, start: span.start, end: span.end };
   if (type.value === 'cursor') {
     if (b.cursorPath === undefined) return missing('cursorPath', example);
     result.cursorPath = b.cursorPath;

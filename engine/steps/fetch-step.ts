@@ -135,7 +135,7 @@ export async function runFetch(
     const plan: PaginationPlan = {
       strategy: p.strategy,
       param: p.param.name,
-      pageSize: p.pageSize,
+      ...(p.pageSize !== undefined ? { pageSize: p.pageSize } : {}),
       ...(p.cursorPath ? { cursorPath: p.cursorPath.value } : {}),
       ...(p.sizeParam ? { sizeParam: p.sizeParam.name } : {}),
       ...(options.itemsPath ? { itemsPath: options.itemsPath.value } : {}),
@@ -149,7 +149,7 @@ export async function runFetch(
     // `until`, no backfill record of its own).
     const finished =
       sink?.tableWrites && plan.strategy !== 'cursor' && !until && !options.backfill && rt.journal.replaying
-        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize)
+        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!)
         : { pages: 0, items: 0 };
     if (finished.pages > 0) {
       rt.progress(`${path}: ${finished.pages} finished page(s), ${finished.items} record(s), taken as recorded`);
