@@ -7,7 +7,7 @@ import type {
   ActionDecl, ImportDecl, MissionDecl, Name, Pipeline, SchemaDecl, SchemaField, Stage, TopLevelItem,
   TopLevelLet, TransformDecl, TransformVariant, TypeRef,
 } from './ast.js';
-import { didYouMeanWord, listWords, type BlockRules, type ItemRules, type Parser } from './parser-core.js';
+import { ABORT, didYouMeanWord, listWords, type BlockRules, type ItemRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import { enumValue } from './parser-options.js';
 import { parseSchedule, parseSource, parseStoreDecl } from './parser-resources.js';
@@ -53,6 +53,10 @@ function parseDeclaration(p: Parser): TopLevelItem {
       case 'action': return parseAction(p);
       case 'import': return parseImport(p);
       case 'let': return parseTopLevelLet(p);
+      case 'dataset':
+        // Vague's data-generator declaration (upstream's mock-data file): named, not a bare "expected".
+        p.error('E2002', p.spanAt(p.pos), '`dataset` is not supported: it is Vague\'s data-generator declaration, not a Reqon one', 'a file of `import`, `schema … from` and `dataset` is run by Vague (`npx vague FILE`), not by reqon; a mission fetches with `get "/path"` and writes with `store … -> name`');
+        throw ABORT;
     }
   }
   const help = (isWord ? didYouMeanWord(p.textAt(p.pos), TOP_LEVEL) : undefined) ?? `a file holds ${listWords(TOP_LEVEL)}`;
@@ -148,6 +152,24 @@ function parsePipeline(p: Parser): Pipeline {
 function parseSchema(p: Parser): SchemaDecl {
   const start = p.startAt(p.advance());
   const name = p.expectName('a schema name');
+  if (p.atWord('from')) {
+    // Vague's `schema Product from ecommerce.Product {}` (upstream's mock-data file): a schema
+    // taken from an imported OpenAPI document. Named, then read past, so the file's other
+    // declarations are still checked.
+    const from = p.advance();
+    let end = p.endAt(from);
+    if (p.kind === 'Word') end = p.endAt(p.advance());
+    while (p.at('.') && p.peekKind() === 'Word') {
+      p.advance();
+      end = p.endAt(p.advance());
+    }
+    p.error(
+      'E2001',
+      { start: p.startAt(from), end },
+      `\`schema ${name.name} from …\` is not supported: it is Vague's form (a schema taken from an imported document), not a Reqon one`,
+      `declare the fields the mission needs: \`schema ${name.name} { id: string, … }\`; a file of \`import\`, \`schema … from\` and \`dataset\` is run by Vague (\`npx vague FILE\`)`,
+    );
+  }
   const fields = parseSchemaFields(p, `schema \`${name.name}\``);
   return { kind: 'Schema', name, fields, start, end: p.endFrom(start) };
 }

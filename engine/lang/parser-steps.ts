@@ -71,6 +71,10 @@ export function parseStep(p: Parser): Step {
     // Own keys only: a step word like `constructor` must not find Object.prototype's.
     const method = Object.hasOwn(METHODS, text) ? METHODS[text] : undefined;
     if (method !== undefined) return parseFetch(p, method);
+    if (text === 'fetch') {
+      const early = parseEarlyFetch(p);
+      if (early) return early;
+    }
     switch (text) {
       case 'call': return parseCall(p);
       case 'for': return parseFor(p);
@@ -113,8 +117,40 @@ function parseFetch(p: Parser, method: HttpMethod): Step {
   return { kind: 'Fetch', method, path, options, start, end: p.endFrom(start) };
 }
 
+/**
+ * `fetch GET "/path" { … }` and `fetch Source.operationId { … }`: upstream's early request syntax
+ * (reference, "very early history"), still in its docs and older examples. Not supported: E2004
+ * names it and gives the form to write, and the step is read as that form so the rest is checked.
+ * Anything else after `fetch` is left to the usual "expected a step".
+ */
+function parseEarlyFetch(p: Parser): Step | undefined {
+  if (p.peekKind() !== 'Word') return undefined;
+  const t = p.pos;
+  const next = p.textAt(t + 1);
+  const method = Object.hasOwn(METHODS, next) ? METHODS[next] : undefined;
+  if (method !== undefined) {
+    p.advance();
+    const step = parseFetch(p, method);
+    const path = step.kind === 'Fetch' && step.path.kind === 'String' ? JSON.stringify(step.path.value) : '"/path"';
+    p.error('E2004', { start: p.startAt(t), end: p.endAt(t + 1) }, `\`fetch ${next} …\` is upstream's early request syntax and is not supported`, `write \`${method.toLowerCase()} ${path}\``);
+    return step;
+  }
+  if (p.peekKind(2) === '.') {
+    p.advance();
+    const step = parseCallRest(p, p.startAt(t));
+    const op = step.kind === 'Call' ? `${step.source.name}.${step.operation.name}` : 'Source.operationId';
+    p.error('E2004', { start: p.startAt(t), end: step.kind === 'Call' ? step.operation.end : step.end }, `\`fetch ${op}\` is upstream's early request syntax and is not supported`, `write \`call ${op}\``);
+    return step;
+  }
+  return undefined;
+}
+
 function parseCall(p: Parser): Step {
-  const start = p.startAt(p.advance());
+  return parseCallRest(p, p.startAt(p.advance()));
+}
+
+/** `Source.operationId { … }` after `call` (or the early `fetch`), from `start`. */
+function parseCallRest(p: Parser, start: number): Step {
   const source = p.expectName('a source name (`call Source.operation`)');
   p.expect('.', 'write `call Source.operationId`');
   const operation = p.expectName('an operation id');
@@ -192,6 +228,20 @@ function parseMap(p: Parser): Step {
   const source = parseExpr(p);
   p.expect('->', 'write `map source -> Schema { field: expr }`');
   const schema = p.expectName('a schema name');
+  if (!p.at('{')) {
+    // `map { … } -> report` then `validate report` (upstream's payment example): a map names no
+    // variable, and without fields it computes nothing. Say so, with the forms that do.
+    const what = source.kind === 'Object' ? `\`map { … } -> ${schema.name}\`` : `\`map … -> ${schema.name}\``;
+    p.error(
+      'E2001',
+      { start, end: schema.end },
+      `${what} with no field block is not supported: a map builds the record its \`{ field: expr }\` block lists, and names no variable`,
+      source.kind === 'Object'
+        ? `to name the object, write \`let ${schema.name} = { … }\`; to build a record, write \`map source -> ${schema.name} { field: expr }\``
+        : `write \`map source -> ${schema.name} { field: expr }\``,
+    );
+    return { kind: 'Map', source, schema, fields: [], start, end: p.endFrom(start) };
+  }
   const fields = parseFieldBlock(p, MAP_FIELDS, schema);
   return { kind: 'Map', source, schema, fields, start, end: p.endFrom(start) };
 }
