@@ -72,12 +72,12 @@ class BindingScope {
 interface BindingSink {
   ctx?: CheckContext;
   file: string;
-  /** Lets in a loop body that set a variable bound outside their loop. */
-  assignments: Set<LetStep>;
+  /** Lets in a loop body that set a variable bound outside their loop (collected for `loopAssignments` only). */
+  assignments?: Set<LetStep>;
 }
 
 export function checkBindings(ctx: CheckContext, action: ActionDecl): void {
-  walk({ ctx, file: action.file || ctx.rootFile, assignments: new Set() }, action.steps, new BindingScope(undefined, 'action'));
+  walk({ ctx, file: action.file || ctx.rootFile }, action.steps, new BindingScope(undefined, 'action'));
 }
 
 /**
@@ -86,9 +86,9 @@ export function checkBindings(ctx: CheckContext, action: ActionDecl): void {
  * paths counts, so this may name a let that binds afresh at run time, never miss one that sets.
  */
 export function loopAssignments(action: ActionDecl): ReadonlySet<LetStep> {
-  const sink: BindingSink = { file: action.file, assignments: new Set() };
-  walk(sink, action.steps, new BindingScope(undefined, 'action'));
-  return sink.assignments;
+  const assignments = new Set<LetStep>();
+  walk({ file: action.file, assignments }, action.steps, new BindingScope(undefined, 'action'));
+  return assignments;
 }
 
 function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: BindingScope): void {
@@ -99,7 +99,7 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
         const name = step.name?.name;
         if (!name) break;
         const target = scope.letTarget(name);
-        if (target.scope && target.scope !== scope) sink.assignments.add(step);
+        if (target.scope && target.scope !== scope) sink.assignments?.add(step);
         else {
           if (target.isolatedFrom && sink.ctx) warnConcurrentLet(sink.ctx, sink.file, step.name, target.isolatedFrom);
           scope.bind(step.name);
@@ -161,7 +161,8 @@ function warnConcurrentLet(ctx: CheckContext, file: string, name: Name, outer: B
 
 function checkPlaceholders(ctx: CheckContext, file: string, template: string, span: Span, scope: BindingScope): void {
   for (const placeholder of pathPlaceholders(template)) {
-    const head = placeholder.split('.')[0]!;
+    const dot = placeholder.indexOf('.');
+    const head = dot < 0 ? placeholder : placeholder.slice(0, dot);
     if (scope.lookup(head)) continue;
     const where = ctx.findWord(file, span, `{${placeholder}}`);
     const bare = placeholder === head;

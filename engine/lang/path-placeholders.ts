@@ -9,11 +9,41 @@ export const PLACEHOLDER = /\{([A-Za-z_$][\w$]*(?:\.[\w$]+)*)\}/g;
 
 const NONE: readonly string[] = Object.freeze([]);
 
-/** The placeholders of a template as written (`"x"`, `"x.y.z"`), each once, in order. */
+/**
+ * The placeholders of a template as written (`"x"`, `"x.y.z"`), each once, in order: what
+ * `matchAll(PLACEHOLDER)` finds, scanned by hand because `reqon check` runs this per request and
+ * the regex iterator's match objects were most of what the checker allocated.
+ */
 export function pathPlaceholders(template: string): readonly string[] {
-  // Most paths have none: no regex iterator and no set for them (`reqon check` runs this per request).
-  if (!template.includes('{')) return NONE;
-  const seen = new Set<string>();
-  for (const match of template.matchAll(PLACEHOLDER)) seen.add(match[1]!);
-  return [...seen];
+  let open = template.indexOf('{');
+  if (open < 0) return NONE;
+  let found: string[] | undefined;
+  while (open >= 0) {
+    const close = placeholderEnd(template, open);
+    if (close < 0) {
+      open = template.indexOf('{', open + 1);
+      continue;
+    }
+    const name = template.slice(open + 1, close);
+    if (found === undefined) found = [name];
+    else if (!found.includes(name)) found.push(name);
+    open = template.indexOf('{', close + 1);
+  }
+  return found ?? NONE;
+}
+
+const isNameStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36; // A-Z a-z _ $
+const isNamePart = (c: number): boolean => isNameStart(c) || (c >= 48 && c <= 57); // \w and $
+
+/** Index of the `}` of the placeholder whose `{` is at `open`, or -1 when none is written there. */
+function placeholderEnd(t: string, open: number): number {
+  let i = open + 1;
+  if (!isNameStart(t.charCodeAt(i))) return -1;
+  i++;
+  while (isNamePart(t.charCodeAt(i))) i++;
+  while (t.charCodeAt(i) === 46 && isNamePart(t.charCodeAt(i + 1))) { // .part
+    i += 2;
+    while (isNamePart(t.charCodeAt(i))) i++;
+  }
+  return t.charCodeAt(i) === 125 ? i : -1; // }
 }
