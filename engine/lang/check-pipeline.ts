@@ -13,9 +13,15 @@ import type { JumpRef } from './check-steps.js';
 
 export function checkPipelines(ctx: CheckContext, mission: MissionDecl): void {
   const file = ctx.rootFile;
+  // Indexed loops: a `run` line may list thousands of stages, and this runs once per check, mostly
+  // before V8 optimises it, where each step of a for-of iterator allocates its result object.
   for (const pipeline of mission.pipelines ?? []) {
-    for (const stage of pipeline?.stages ?? []) {
-      for (const name of stage?.actions ?? []) {
+    const stages = pipeline?.stages ?? [];
+    for (let s = 0; s < stages.length; s++) {
+      const stage = stages[s];
+      const actions = stage?.actions ?? [];
+      for (let a = 0; a < actions.length; a++) {
+        const name = actions[a];
         if (!name?.name || ctx.actions.has(name.name) || ctx.part) continue;
         if (ctx.unit.folder) {
           ctx.unknown(file, 'E3010', 'action', name, ctx.actions.keys()); // upstream's folder loader refuses it too
@@ -35,8 +41,12 @@ export function checkJumps(ctx: CheckContext, mission: MissionDecl, jumps: reado
   const running: Pipeline | undefined = pipelines[pipelines.length - 1];
   const sequential = new Set<string>();
   const parallel = new Set<string>();
-  for (const stage of running?.stages ?? []) {
-    for (const name of stage?.actions ?? []) {
+  const stages = running?.stages ?? [];
+  for (let s = 0; s < stages.length; s++) {
+    const stage = stages[s]!;
+    const actions = stage?.actions ?? [];
+    for (let a = 0; a < actions.length; a++) {
+      const name = actions[a];
       if (name?.name) (stage.parallel ? parallel : sequential).add(name.name);
     }
   }
