@@ -25,12 +25,14 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, backoff: 'exponential', initialDelay: 1000, maxDelay: 30_000 };
 
-export function resolveRetryPolicy(config?: Partial<Pick<RetryConfig, 'maxAttempts' | 'backoff' | 'initialDelay' | 'maxDelay' | 'timeout'>>): RetryPolicy {
+export function resolveRetryPolicy(config?: Partial<Pick<RetryConfig, 'maxAttempts' | 'backoff' | 'initialDelay' | 'maxDelay' | 'delay' | 'timeout'>>): RetryPolicy {
+  // `delay: N` (a fixed delay): constant backoff of N ms, which the default maxDelay does not cap.
+  const delay = config?.delay;
   const p: RetryPolicy = {
     maxAttempts: config?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
-    backoff: config?.backoff ?? DEFAULT_RETRY.backoff,
-    initialDelay: config?.initialDelay ?? DEFAULT_RETRY.initialDelay,
-    maxDelay: config?.maxDelay ?? DEFAULT_RETRY.maxDelay,
+    backoff: delay !== undefined ? 'constant' : (config?.backoff ?? DEFAULT_RETRY.backoff),
+    initialDelay: delay ?? config?.initialDelay ?? DEFAULT_RETRY.initialDelay,
+    maxDelay: config?.maxDelay ?? (delay !== undefined ? Math.max(delay, DEFAULT_RETRY.maxDelay) : DEFAULT_RETRY.maxDelay),
   };
   if (config?.timeout !== undefined) p.timeout = config.timeout;
   if (!Number.isInteger(p.maxAttempts) || p.maxAttempts < 1) throw new RangeError(`retry maxAttempts must be an integer >= 1, got ${p.maxAttempts}`);

@@ -333,6 +333,8 @@ export interface RetryConfig {
   backoff?: 'exponential' | 'linear' | 'constant';
   initialDelay?: number;
   maxDelay?: number;
+  /** `delay: 60000` (upstream's docs): a fixed delay in ms, i.e. constant backoff of that many ms, not capped by the default maxDelay. */
+  delay?: number;
   timeout?: number;
   optionSpans: OptionSpans;
   start: number;
@@ -480,7 +482,8 @@ export type Directive =
   /** `abort "text"`, or `abort e` / `abort response.error`: a message computed when it runs. */
   | { kind: 'Abort'; message?: StringLiteral; messageExpr?: Expr; start: number; end: number }
   | { kind: 'Retry'; config?: RetryConfig; start: number; end: number }
-  | { kind: 'Queue'; store?: Name; start: number; end: number }
+  /** `queue S`, or `queue S { item: expr, key: expr }`: the record to queue (default: the matched value) and its key. */
+  | { kind: 'Queue'; store?: Name; item?: Expr; key?: Expr; start: number; end: number }
   | { kind: 'Jump'; action: Name; then?: 'retry' | 'continue'; start: number; end: number };
 
 export interface WaitStep {

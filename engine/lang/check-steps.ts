@@ -294,6 +294,8 @@ function checkDirective(ctx: CheckContext, file: string, d: Directive | undefine
       return;
     case 'Queue':
       checkStoreName(ctx, file, d.store);
+      checkExpr(ctx, file, d.item);
+      checkExpr(ctx, file, d.key);
       return;
     case 'Jump':
       if (d.action?.name) jumps.push({ action: d.action, file, detour: d.then !== undefined });

@@ -9,7 +9,7 @@
 import type { FetchOptions, Name, OptionSpans, Paginate, RetryConfig, Since, SinceFormat, Span, StringLiteral } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
-import { spanOf } from './ast.js';
+import { optionSpan, spanOf } from './ast.js';
 
 /**
  * The options one kind of block accepts: its `keys` (in the order messages list them) and
@@ -118,15 +118,16 @@ export function enumValue<T extends string>(p: Parser, allowed: readonly T[], wh
 
 const BACKOFFS = ['exponential', 'linear', 'constant'] as const;
 
-const RETRY_OPTIONS: OptionSet<RetryConfig, 'maxAttempts' | 'backoff' | 'initialDelay' | 'maxDelay' | 'timeout'> = {
+const RETRY_OPTIONS: OptionSet<RetryConfig, 'maxAttempts' | 'backoff' | 'initialDelay' | 'maxDelay' | 'delay' | 'timeout'> = {
   context: 'retry',
-  keys: ['maxAttempts', 'backoff', 'initialDelay', 'maxDelay', 'timeout'],
+  keys: ['maxAttempts', 'backoff', 'initialDelay', 'maxDelay', 'delay', 'timeout'],
   parse(p, key, cfg) {
     switch (key) {
       case 'maxAttempts': cfg.maxAttempts = intValue(p); return;
       case 'backoff': cfg.backoff = enumValue(p, BACKOFFS, 'a backoff').value; return;
       case 'initialDelay': cfg.initialDelay = intValue(p, 'a delay in milliseconds'); return;
       case 'maxDelay': cfg.maxDelay = intValue(p, 'a delay in milliseconds'); return;
+      case 'delay': cfg.delay = fixedDelay(p); return;
       case 'timeout': cfg.timeout = intValue(p, 'a timeout in milliseconds'); return;
       default: unknownKey(key);
     }
@@ -136,12 +137,31 @@ const RETRY_OPTIONS: OptionSet<RetryConfig, 'maxAttempts' | 'backoff' | 'initial
 export function parseRetryBlock(p: Parser): RetryConfig {
   const cfg: RetryConfig = {
     optionSpans: {}, start: p.startAt(p.pos), end: p.endAt(p.pos),
-    maxAttempts: undefined, backoff: undefined, initialDelay: undefined, maxDelay: undefined, timeout: undefined,
+    maxAttempts: undefined, backoff: undefined, initialDelay: undefined, maxDelay: undefined, delay: undefined, timeout: undefined,
   };
   const block = parseOptionBlock(p, RETRY_OPTIONS, cfg, cfg.optionSpans);
   cfg.start = block.start;
   cfg.end = block.end;
+  if (cfg.delay !== undefined) {
+    // A fixed delay is its own backoff: one given with it would say two things.
+    for (const key of ['backoff', 'initialDelay'] as const) {
+      const span = optionSpan(cfg.optionSpans, key);
+      if (span) p.error('E2014', span, `\`${key}\` given with \`delay\` (a fixed delay is a constant backoff of that many ms)`, `remove \`${key}\`, or \`delay\``);
+    }
+  }
   return cfg;
+}
+
+/**
+ * `delay: 60000`: milliseconds. A computed delay (upstream's docs show `delay: h["Retry-After"] * 1000`)
+ * is not supported: a retry's policy is fixed when the mission is read. Named, then read past.
+ */
+function fixedDelay(p: Parser): number | undefined {
+  if (p.kind === 'Number') return intValue(p, 'a delay in milliseconds');
+  const start = p.start;
+  const expr = parseExpr(p);
+  p.error('E2013', { start, end: spanOf(expr).end }, 'A computed `delay` is not supported: a retry\'s delay is a number of milliseconds fixed in the mission', 'write `delay: 60000`');
+  return undefined;
 }
 
 type FetchKey =

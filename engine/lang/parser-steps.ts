@@ -456,6 +456,23 @@ function startsOperator(kind: string): boolean {
   return kind === '+' || kind === '?' || kind === '??' || kind === '==' || kind === '!=';
 }
 
+interface QueueBlock {
+  item: Expr | undefined;
+  key: Expr | undefined;
+}
+
+const QUEUE_OPTIONS: OptionSet<QueueBlock, 'item' | 'key'> = {
+  context: 'queue',
+  keys: ['item', 'key'],
+  parse(p, key, q) {
+    switch (key) {
+      case 'item': q.item = parseExpr(p); return;
+      case 'key': q.key = parseExpr(p); return;
+      default: unknownKey(key);
+    }
+  },
+};
+
 function parseDirective(p: Parser): Directive {
   const t = p.advance();
   const start = p.startAt(t);
@@ -481,7 +498,13 @@ function parseDirective(p: Parser): Directive {
       // `queue dlq` names a store; a word followed by `->` or `where` is the next arm's pattern.
       const named = p.at('Word') && p.peekKind() !== '->' && !p.isWord(p.peekIndex(), 'where');
       const store = named ? p.expectName('a store name') : undefined;
-      return { kind: 'Queue', start, end: p.endFrom(start), store };
+      // `queue dlq { item: { … }, key: … }` (upstream's docs): the record and its key. Only a `{`
+      // on the store's line: one on the next line is the next arm's object pattern.
+      const q: QueueBlock = { item: undefined, key: undefined };
+      if (store && p.at('{') && !p.tokens.text.slice(p.prevEnd, p.start).includes('\n')) {
+        parseOptionBlock(p, QUEUE_OPTIONS, q, {});
+      }
+      return { kind: 'Queue', start, end: p.endFrom(start), store, item: q.item, key: q.key };
     }
     default: { // jump
       const action = p.expectName('an action name after `jump`');

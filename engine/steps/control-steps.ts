@@ -186,8 +186,13 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
     case 'Retry':
       throw new RetrySignal(d.config);
     case 'Queue':
-      if (d.store) await queueValue(d.store.name, subject, path, frame, rt);
-      else rt.progress(`queue without a target: the matched value was discarded (${path})`);
+      if (d.store) {
+        // `queue S { item: …, key: … }`: the record (default: the matched value), evaluated with the
+        // matched value as the current record; the key with the queued record as it.
+        const ctx = d.item || d.key ? evalContext(rt, frame, path) : undefined;
+        const item = d.item ? evaluate(d.item, { ...ctx!, current: subject }) : subject;
+        await queueValue(d.store.name, item, path, frame, rt, d.key ? (record) => evaluate(d.key!, { ...ctx!, current: record }) : undefined);
+      } else rt.progress(`queue without a target: the matched value was discarded (${path})`);
       throw new SkipSignal('queued');
     case 'Jump':
       throw new JumpSignal(d.action.name, d.then);

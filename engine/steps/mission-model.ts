@@ -187,18 +187,21 @@ function stepExpressions(step: Step, transforms: ReadonlyMap<string, import('../
     case 'Let':
       return [step.value];
     case 'Match':
-      return [step.subject, ...step.arms.flatMap((a) => [a.guard, a.body.kind === 'Directive' ? abortMessage(a.body.directive) : undefined])];
+      return [step.subject, ...step.arms.flatMap((a) => [a.guard, ...(a.body.kind === 'Directive' ? directiveExpressions(a.body.directive) : [])])];
     case 'Wait':
       return [step.eventFilter, step.storage?.key];
     case 'Flow':
-      return [abortMessage(step.directive)];
+      return directiveExpressions(step.directive);
     case 'Pause':
       return [];
   }
 }
 
-function abortMessage(d: import('../lang/ast.js').Directive): Expr | undefined {
-  return d.kind === 'Abort' ? d.messageExpr : undefined;
+/** An `abort`'s message, a `queue S { item, key }`'s record and key. */
+function directiveExpressions(d: import('../lang/ast.js').Directive): (Expr | undefined)[] {
+  if (d.kind === 'Abort') return [d.messageExpr];
+  if (d.kind === 'Queue') return [d.item, d.key];
+  return [];
 }
 
 /** See MissionModel.iterationsSkippable. */

@@ -95,11 +95,19 @@ function planWrites(
 }
 
 /** `queue S` / `onError queue S`: the value goes to S under its `id`, else a stable derived key. */
-export async function queueValue(store: string, value: unknown, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
+export async function queueValue(
+  store: string,
+  value: unknown,
+  path: string,
+  frame: Frame,
+  rt: StepRuntime,
+  /** `queue S { key: … }`: the key computed from the queued record. */
+  keyOf?: (record: Record<string, unknown>) => unknown,
+): Promise<void> {
   const record =
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
   const id = effectId(rt.journal.identityRunId(), path, 'store', 'queue');
-  const key = storeKey(record, 0, id);
+  const key = storeKey(record, 0, id, keyOf ? { value: keyOf(record), step: path } : undefined);
   await writeRecords(store, [{ effectId: id, key, record, op: 'set' }], path, frame, rt);
 }
 
