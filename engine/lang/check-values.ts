@@ -75,6 +75,7 @@ export function checkRetry(ctx: CheckContext, file: string, retry: RetryConfig |
   checkOption(ctx, file, retry.optionSpans, 'maxAttempts', retry.maxAttempts, 'atLeastOne', retry);
   checkOption(ctx, file, retry.optionSpans, 'initialDelay', retry.initialDelay, 'nonNegative', retry);
   checkOption(ctx, file, retry.optionSpans, 'maxDelay', retry.maxDelay, 'nonNegative', retry);
+  checkOption(ctx, file, retry.optionSpans, 'delay', retry.delay, 'nonNegative', retry);
   checkOption(ctx, file, retry.optionSpans, 'timeout', retry.timeout, 'nonNegative', retry);
 }
 
