@@ -131,11 +131,25 @@ export class Executor implements StepRuntime {
       return { status: 'completed', actionsRun: this.actionsRun };
     } catch (error) {
       if (error instanceof SuspendSignal) {
+        if (error.deferredAt !== undefined) await this.commitSuspension(error, error.deferredAt);
         return { status: 'suspended', waitingOn: error.waitingOn, wakeAt: error.wakeAt, actionsRun: this.actionsRun };
       }
       if (isEngineError(error) || !(error instanceof Error)) throw error;
       return { status: 'failed', error: errorInfo(error), actionsRun: this.actionsRun };
     }
+  }
+
+  /**
+   * The suspension a pause or wait inside concurrent branches left to the walk's end (signals.ts):
+   * every branch has ended or suspended by now, so no sibling works under the lease it releases.
+   * On disk before the run is reported suspended (the output-commit rule), as the step's own is.
+   */
+  private async commitSuspension(signal: SuspendSignal, path: string): Promise<void> {
+    this.journal.emit('run.suspended', path, { reason: signal.reason, ...(signal.wakeAt === null ? {} : { dueAt: signal.wakeAt }) });
+    await this.journal.commit({
+      durable: true,
+      status: { status: 'suspended', wakeAt: signal.wakeAt, waitingOn: signal.waitingOn, releaseLease: true },
+    });
   }
 
   private async runPipeline(): Promise<void> {

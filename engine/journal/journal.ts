@@ -190,6 +190,15 @@ export class Journal {
   }
 
   /**
+   * Whether the walk is inside concurrent branches (a parallel stage, a concurrent loop): a pause
+   * or wait reached there leaves the run's suspension to the executor, once every branch has
+   * ended or suspended (steps/signals.ts SuspendSignal.deferredAt).
+   */
+  get inConcurrent(): boolean {
+    return this.concurrentDepth > 0;
+  }
+
+  /**
    * The run id that names an effect (and a derived id) asked for now: this run's, except in a
    * fork while the walk is still in the stretch copied from another run (fork-identity.ts).
    */

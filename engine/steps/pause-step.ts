@@ -58,7 +58,10 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
       return { response: frame.response };
     }
   }
-  if (!suspendedBefore) {
+  // Inside concurrent branches, siblings may still be working: the executor commits the run's
+  // suspension once every branch has ended or suspended (signals.ts), not this step.
+  const deferred = !suspendedBefore && rt.journal.inConcurrent;
+  if (!suspendedBefore && !deferred) {
     rt.journal.emit('run.suspended', path, { reason: byTimer ? 'timer' : 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
     await rt.journal.commit({
       durable: true,
@@ -68,7 +71,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   const wakes = dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : undefined;
   const hook = webhook?.kind === 'webhook' ? `on webhook ${webhook.path.value}` : undefined;
   rt.progress(`paused at ${path}: ${wakes !== undefined && hook !== undefined ? `${wakes} or ${hook}` : (wakes ?? `waiting ${hook ?? ''}`.trim())}`);
-  throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null);
+  throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null, deferred ? path : undefined);
 }
 
 /**

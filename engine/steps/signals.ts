@@ -24,12 +24,24 @@ export class JumpSignal {
   ) {}
 }
 
-/** The run waits (a pause or a webhook wait); the process may exit and the engine wakes it later. */
+/**
+ * The run waits (a pause or a webhook wait); the process may exit and the engine wakes it later.
+ *
+ * Its step commits the run `suspended` (releasing the lease) before throwing this — except inside
+ * concurrent branches (a parallel stage's actions, a concurrent loop's iterations), where a
+ * sibling may still be working: committing there would release the lease under it, so a branch
+ * resumed at its pause lost its work to the first sibling that paused again, and a run of N paused
+ * branches took N resumes before any branch went on. There the step throws with `deferredAt`, the
+ * path of the pause or wait: the branch stops, its siblings run on until they end or suspend too,
+ * and the executor then commits the suspension the walk ends with (`run.suspended` at that path).
+ */
 export class SuspendSignal {
   constructor(
     readonly reason: 'timer' | 'webhook' | 'wait',
     readonly waitingOn: string,
     readonly wakeAt: number | null,
+    /** The step path whose `run.suspended` is still to be committed (by the executor); none: committed already. */
+    readonly deferredAt?: string,
   ) {}
 }
 
@@ -72,16 +84,31 @@ export function isEngineError(error: unknown): boolean {
 
 /**
  * Of two errors of branches that ran side by side (a parallel stage's actions, a concurrent loop's
- * iterations), the one that ends the walk: the first, except that a branch's suspension wins over a
- * sibling's LeaseLostError. A suspension commits the run `suspended` and releases its lease on
- * purpose, so a sibling still working loses the lease at its next commit because of it — that
- * commit wrote nothing, and the run is suspended, not lost. (A lease really lost to another owner
- * fails the suspension's own commit too: then there is no SuspendSignal to prefer.)
+ * iterations), the one that ends the walk: the first, except
+ * - of two suspensions, one already committed (the log says the run waits on it) wins; of two still
+ *   to commit (deferredAt), the one that wakes first (a timer's due instant, a wait's expiry; none
+ *   last): the run can wait on one thing, and a timer it did not wait on would never wake it. A
+ *   webhook delivery for a pause it does not wait on is kept in the inbox and claimed when the run
+ *   reaches that pause again.
+ * - a suspension still to commit loses to an engine error (a divergence, a log failure, a stop, a
+ *   lost lease): the run is not suspended then, and whoever carries it on reaches the pause again.
+ * - a committed suspension wins over a sibling's LeaseLostError: such a suspension released the
+ *   lease on purpose, so the sibling's commit wrote nothing and the run is suspended, not lost.
  */
 export function endOfWalk(first: unknown, next: unknown): unknown {
   if (first === undefined) return next;
-  const leaseLost = first instanceof Error && first.name === 'LeaseLostError';
-  return leaseLost && next instanceof SuspendSignal ? next : first;
+  const a = first instanceof SuspendSignal ? first : undefined;
+  const b = next instanceof SuspendSignal ? next : undefined;
+  if (a && b) {
+    if (a.deferredAt === undefined) return a;
+    if (b.deferredAt === undefined) return b;
+    return (b.wakeAt ?? Infinity) < (a.wakeAt ?? Infinity) ? b : a;
+  }
+  const suspension = a ?? b;
+  if (!suspension) return first;
+  const other = suspension === a ? next : first;
+  if (suspension.deferredAt !== undefined) return isEngineError(other) ? other : first;
+  return other instanceof Error && other.name === 'LeaseLostError' ? suspension : first;
 }
 
 /** The worker is shutting down: the run stops before its next step and gives up its lease. */

@@ -94,6 +94,9 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
       await rt.journal.commit({ durable: false });
       return finish(step, path, frame, rt, received, true, timeout);
     }
+    // Inside concurrent branches the executor commits the suspension once every branch has ended
+    // or suspended (signals.ts): a sibling may still be working under the lease.
+    if (rt.journal.inConcurrent) throw new SuspendSignal('wait', waitWaitingOn(hookPath), expiresAt, path);
     rt.journal.emit('run.suspended', path, { reason: 'wait', dueAt: expiresAt });
     await rt.journal.commit({
       durable: true,

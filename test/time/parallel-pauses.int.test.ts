@@ -1,11 +1,14 @@
 /**
  * A parallel stage whose two actions both pause: one on a timer, one on a webhook. Resumed when the
- * timer is due, the timer's action goes on while the webhook's pauses again and suspends the run,
- * releasing its lease on purpose; the timer's action then loses the lease at its next commit.
+ * timer is due, the timer's action goes on to its end (GET /slow, POST /done) while the webhook's
+ * pauses again; the run suspends on the webhook only once the timer's action has ended (exit 10).
  *
- * Before: that LeaseLostError ended the stage (the first branch's error won), so `reqon resume`
- * printed "lease on run … lost … stop working on this run" and exited 1 — the code of a failed run —
- * while the run was suspended on the webhook and fine. Now the suspension ends the walk: exit 10.
+ * Before (1): the webhook's pause suspended the run at once, releasing its lease under the timer's
+ * action, which lost the lease at its next commit: `reqon resume` exited 1 ("lease … lost").
+ * Before (2), once that exited 10: the timer's action still did not go on — its GET was sent and
+ * its answer dropped, its POST never sent — until the webhook's pause was resumed too, however
+ * long after: a branch's pause suspended the run while a sibling's continuation was runnable.
+ * Now a pause or wait in concurrent branches leaves the suspension to the end of the walk.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,6 +34,23 @@ const MISSION = `mission TwoPauses {
   }
 
   run [Timed, Approved]
+}
+`;
+
+/** One action waits for a webhook at once, the other works: the wait must not cut the work short. */
+const WAIT_AND_WORK = `mission WaitAndWork {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+
+  action Waits {
+    wait { path: "/go", timeout: 86400000 }
+  }
+
+  action Works {
+    get "/slow"
+    post "/done" { body: { by: "worker" } }
+  }
+
+  run [Waits, Works]
 }
 `;
 
@@ -67,21 +87,69 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     expect(started.code, describeResult(started)).toBe(10);
     const runId = runIdOf(started);
 
+    // Both branches paused: the run waits on the timer (the one that wakes it), not on the webhook.
+    const first = await readRunFacts(target.target, runId, []);
+    expect(first.events.filter((e) => e.type === 'pause.created').map((e) => e.stepPath).sort()).toEqual(['Approved/0', 'Timed/0']);
+    expect(first.events.filter((e) => e.type === 'run.suspended').map((e) => e.stepPath)).toEqual(['Timed/0']);
+    expect(api.lines()).toEqual([]);
+
     await new Promise((resolve) => setTimeout(resolve, 1200));
     const atTimer = await reqon('resume', runId);
     expect(atTimer.code, describeResult(atTimer)).toBe(10);
     expect(atTimer.stderr).not.toMatch(/lease/);
-    expect(atTimer.stdout).toMatch(/^suspended: waiting on pause:/m);
     const facts = await readRunFacts(target.target, runId, []);
+    const approvalPause = first.events.find((e) => e.type === 'pause.created' && e.stepPath === 'Approved/0')!.payload as { pauseId: string };
+    expect(atTimer.stdout).toMatch(new RegExp(`^suspended: waiting on pause:${approvalPause.pauseId};`, 'm'));
     expect(facts.run.status).toBe('suspended');
+    expect(facts.run.waitingOn).toBe(`pause:${approvalPause.pauseId}`);
     expect(facts.events.at(-1)).toMatchObject({ type: 'run.suspended', stepPath: 'Approved/0' });
+    // The timer's action ran to its end before the run suspended on the webhook: each request once,
+    // answered and logged, the action completed.
+    expect(api.lines()).toEqual(['GET /slow', 'POST /done']);
+    const after = facts.events.slice(first.events.length);
+    expect(after.filter((e) => e.type === 'http.response').map((e) => e.stepPath)).toEqual(['Timed/1', 'Timed/2']);
+    expect(after.find((e) => e.type === 'action.completed')).toMatchObject({ stepPath: 'Timed' });
 
     const approved = await reqon('resume', runId, '--payload', '{"ok":true}');
     expect(approved.code, describeResult(approved)).toBe(0);
     expect([...api.applied.values()]).toEqual([1]);
+    expect(api.lines()).toEqual(['GET /slow', 'POST /done']);
     expect((await readRunFacts(target.target, runId, ['two_pauses_out'])).tables.two_pauses_out).toEqual([
       { key: 'approval', record: { id: 'approval', got: { ok: true } } },
     ]);
+    const verified = await reqon('verify', runId);
+    expect(verified.code, describeResult(verified)).toBe(0);
+  }, 120_000);
+
+  it('a branch that waits does not suspend the run while its sibling still works: the sibling ends first', async () => {
+    target = await tempLogTarget(backend, 'reqon-parallel-wait-');
+    api = new FakeApi();
+    api.on('GET /slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { body: { slow: true } };
+    });
+    api.on('POST /done', (req) => ({ status: 201, body: { got: req.body } }));
+    await api.start();
+    const file = path.join(target.dir, 'wait-and-work.vague');
+    fs.writeFileSync(file, WAIT_AND_WORK);
+    const reqon = (...args: string[]): Promise<CliResult> => runCli(cli, [...args, '--db', target!.target], { cwd: target!.dir });
+
+    const started = await reqon('run', file, '--source', `Api=${api.url}`);
+    expect(started.code, describeResult(started)).toBe(10);
+    expect(started.stderr).not.toMatch(/lease/);
+    expect(started.stdout).toMatch(/^suspended: waiting on wait:\/go until /m);
+    // Before: the wait suspended the run at once and Works lost the lease: its GET's answer was
+    // dropped and its POST waited for the webhook. Now Works ends, then the run suspends.
+    expect(api.lines()).toEqual(['GET /slow', 'POST /done']);
+    const runId = runIdOf(started);
+    const facts = await readRunFacts(target.target, runId, []);
+    expect(facts.run).toMatchObject({ status: 'suspended', waitingOn: 'wait:/go' });
+    expect(facts.events.find((e) => e.type === 'action.completed')).toMatchObject({ stepPath: 'Works' });
+    expect(facts.events.at(-1)).toMatchObject({ type: 'run.suspended', stepPath: 'Waits/0' });
+
+    const go = await reqon('resume', runId, '--payload', '{"go":true}');
+    expect(go.code, describeResult(go)).toBe(0);
+    expect(api.lines()).toEqual(['GET /slow', 'POST /done']);
     const verified = await reqon('verify', runId);
     expect(verified.code, describeResult(verified)).toBe(0);
   }, 120_000);
