@@ -282,6 +282,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface FetchOptions {
   source?: Name;
   body?: Expr;
+  /** `params: { limit: 100, status: "active" }`: query parameters, in the URL after the path's own. */
+  params?: Expr;
   paginate?: Paginate;
   until?: Expr;
   retry?: RetryConfig;

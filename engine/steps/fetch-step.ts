@@ -21,7 +21,7 @@ import { Effect } from '../journal/effect.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { describeRequest, describeRequestChange, sameRequest } from '../journal/request-identity.js';
 import type { RequestIdentity } from '../log/events.js';
-import { canonicalJson, withItemsField } from '../eval/values.js';
+import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
@@ -86,6 +86,8 @@ export async function runFetch(
           })
         : String(evaluate(step.path, ctx));
   }
+  // `params: { … }` (upstream's docs): the URL's query, so the request's identity (its URL) covers them.
+  if (options.params) requestPath = withParams(requestPath, evaluate(options.params, ctx));
   const body = options.body ? evaluate(options.body, ctx) : undefined;
 
   // Source headers are evaluated in the mission's root scope, once per request.
@@ -246,6 +248,28 @@ function refuseProxies(source: { name: { name: string }; proxy?: readonly Expr[]
     'proxy-unsupported',
     `source "${source.name.name}" sets ${set} of its ${pool.length} proxies: sending through proxies is not supported yet, and sending directly instead would leave from this host's own address; unset them to send directly`,
   );
+}
+
+/**
+ * `params: { limit: 100, status: "active" }` appended to the path's query, in the object's order:
+ * a null or absent value sends nothing, an array repeats the parameter, an object is refused.
+ */
+function withParams(requestPath: string, params: unknown): string {
+  if (params === null || params === undefined) return requestPath;
+  if (typeof params !== 'object' || Array.isArray(params)) {
+    throw new StepError('params', `\`params\` must be an object of query parameters, got ${describeValue(params)}`);
+  }
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params as Record<string, unknown>)) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (v === null || v === undefined) continue;
+      if (typeof v === 'object') throw new StepError('params', `query parameter "${name}" must be a string, number or boolean, got ${describeValue(v)}`);
+      query.append(name, String(v));
+    }
+  }
+  const qs = query.toString();
+  if (qs === '') return requestPath;
+  return requestPath + (requestPath.includes('?') ? '&' : '?') + qs;
 }
 
 const HEADER_VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
