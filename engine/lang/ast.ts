@@ -284,6 +284,8 @@ export interface FetchOptions {
   body?: Expr;
   /** `params: { limit: 100, status: "active" }`: query parameters, in the URL after the path's own. */
   params?: Expr;
+  /** `headers: { "Accept": "…" }`: this request's headers, over the source's (names case-insensitive). */
+  headers?: Expr;
   paginate?: Paginate;
   until?: Expr;
   retry?: RetryConfig;

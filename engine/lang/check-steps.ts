@@ -184,6 +184,7 @@ function checkFetchOptions(
   }
   checkExpr(ctx, file, options.body);
   checkExpr(ctx, file, options.params);
+  checkExpr(ctx, file, options.headers);
   checkExpr(ctx, file, options.until);
   checkRetry(ctx, file, options.retry);
   if (options.since?.kind === 'SinceExpr') checkExpr(ctx, file, options.since.value);

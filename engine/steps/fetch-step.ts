@@ -99,6 +99,8 @@ export async function runFetch(
   }
 
   refuseProxies(source, rootCtx);
+  // `headers: { … }` on the request (upstream's docs): over the source's, in the request's identity as they are.
+  const requestHeaders = options.headers ? mergeHeaders(sourceHeaders, headersOf(evaluate(options.headers, ctx))) : sourceHeaders;
 
   const since = await sinceParts(options, sourceName, rt.http.checkpointApi(source), requestPath, operationId, path, frame, rt);
   const base = rt.http.base(source);
@@ -113,7 +115,7 @@ export async function runFetch(
       path: requestPath,
       sinceQuery: since?.query,
       pageQuery,
-      sourceHeaders,
+      sourceHeaders: requestHeaders,
       sinceHeaders: since?.headers,
       body,
       ...(mutating ? { idempotencyKey: id } : {}),
@@ -270,6 +272,21 @@ function withParams(requestPath: string, params: unknown): string {
   const qs = query.toString();
   if (qs === '') return requestPath;
   return requestPath + (requestPath.includes('?') ? '&' : '?') + qs;
+}
+
+/** A request's `headers: { … }`: an object of strings, numbers or booleans; a null value sends none. */
+function headersOf(value: unknown): Record<string, string> {
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new StepError('headers', `\`headers\` must be an object of header values, got ${describeValue(value)}`);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'object') throw new StepError('headers', `header "${name}" must be a string, number or boolean, got ${describeValue(v)}`);
+    out[name] = String(v);
+  }
+  return out;
 }
 
 const HEADER_VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
