@@ -286,6 +286,8 @@ export interface FetchOptions {
   params?: Expr;
   /** `headers: { "Accept": "…" }`: this request's headers, over the source's (names case-insensitive). */
   headers?: Expr;
+  /** `timeout: 120000`: this request's timeout in ms, over the source's `timeout`. */
+  timeout?: number;
   paginate?: Paginate;
   until?: Expr;
   retry?: RetryConfig;

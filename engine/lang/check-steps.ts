@@ -196,6 +196,7 @@ function checkFetchOptions(
   }
   checkOption(ctx, file, options.optionSpans, 'maxPages', options.maxPages, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'maxItems', options.maxItems, 'atLeastOne', stepSpan);
+  checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'atLeastOne', stepSpan);
 }
 
 function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void {

@@ -165,7 +165,7 @@ function fixedDelay(p: Parser): number | undefined {
 }
 
 type FetchKey =
-  | 'source' | 'body' | 'params' | 'headers' | 'paginate' | 'until' | 'retry' | 'since' | 'allow' | 'backfill' | 'maxPages' | 'maxItems'
+  | 'source' | 'body' | 'params' | 'headers' | 'timeout' | 'paginate' | 'until' | 'retry' | 'since' | 'allow' | 'backfill' | 'maxPages' | 'maxItems'
   | 'itemsPath' | 'sinceParam' | 'sinceFormat';
 
 /**
@@ -181,7 +181,7 @@ interface FetchBlock {
 
 const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
   context: 'fetch',
-  keys: ['source', 'body', 'params', 'headers', 'paginate', 'until', 'retry', 'since', 'allow', 'backfill', 'maxPages', 'maxItems', 'itemsPath', 'sinceParam', 'sinceFormat'],
+  keys: ['source', 'body', 'params', 'headers', 'timeout', 'paginate', 'until', 'retry', 'since', 'allow', 'backfill', 'maxPages', 'maxItems', 'itemsPath', 'sinceParam', 'sinceFormat'],
   parse(p, key, b) {
     const o = b.options;
     switch (key) {
@@ -199,6 +199,7 @@ const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
       case 'body': o.body = parseExpr(p); return;
       case 'params': o.params = parseExpr(p); return;
       case 'headers': o.headers = parseExpr(p); return;
+      case 'timeout': o.timeout = intValue(p, 'a timeout in milliseconds'); return;
       case 'paginate': o.paginate = parsePaginate(p); return;
       case 'until': o.until = parseExpr(p); return;
       case 'retry': o.retry = parseRetryBlock(p); return;
@@ -229,7 +230,7 @@ function sourceName(p: Parser): Name {
 export function parseFetchOptions(p: Parser): FetchOptions {
   // Every option in the literal, undefined until given: see "One literal per node" (parser-core.ts).
   const o: FetchOptions = {
-    optionSpans: {}, source: undefined, body: undefined, params: undefined, headers: undefined, paginate: undefined, until: undefined, retry: undefined, since: undefined,
+    optionSpans: {}, source: undefined, body: undefined, params: undefined, headers: undefined, timeout: undefined, paginate: undefined, until: undefined, retry: undefined, since: undefined,
     allow: undefined, backfill: undefined, maxPages: undefined, maxItems: undefined, itemsPath: undefined,
   };
   if (!p.at('{')) return o;

@@ -121,7 +121,7 @@ export async function runFetch(
       ...(mutating ? { idempotencyKey: id } : {}),
       allow: options.allow?.statuses,
       retry: options.retry,
-      sourceTimeout: source.timeout,
+      sourceTimeout: options.timeout ?? source.timeout,
       ...(source.maxResponseBytes !== undefined ? { maxResponseBytes: source.maxResponseBytes } : {}),
       rateLimit: source.rateLimit,
       circuitBreaker: source.circuitBreaker,
