@@ -123,6 +123,8 @@ export interface SourceDecl {
   proxy?: Expr[];
   /** Per-request timeout in ms for this source (our extension; default 30 000). */
   timeout?: number;
+  /** `retry: { … }` (upstream's docs): the retry of its requests that give none of their own. */
+  retry?: RetryConfig;
   /** The largest response body in bytes this source may send (our extension; default 64 MiB). */
   maxResponseBytes?: number;
   optionSpans: OptionSpans;

@@ -9,7 +9,7 @@
 import type { MissionDecl, Name, Program, Schedule, SourceDecl, Span, StoreDecl, TopLevelItem } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
-import { checkAt, checkCron, checkNumber, checkTimeZone } from './check-values.js';
+import { checkAt, checkCron, checkNumber, checkRetry, checkTimeZone } from './check-values.js';
 
 /** Mission count, and top-level declarations that the runtime ignores. */
 /**
@@ -150,6 +150,7 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
   }
   const at = (key: string) => ctx.optionValue(file, source.optionSpans, key, span);
   checkNumber(ctx, file, 'timeout', source.timeout, 'nonNegative', at('timeout'));
+  checkRetry(ctx, file, source.retry);
   checkNumber(ctx, file, 'maxResponseBytes', source.maxResponseBytes, 'positive', at('maxResponseBytes'));
   for (const h of source.headers ?? []) checkExpr(ctx, file, h?.value);
   for (const p of source.proxy ?? []) checkExpr(ctx, file, p);

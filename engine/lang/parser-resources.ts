@@ -10,7 +10,7 @@ import type {
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import {
-  boolValue, enumValue, intValue, numberValue, parseOptionBlock, unknownKey, type OptionSet,
+  boolValue, enumValue, intValue, numberValue, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet,
 } from './parser-options.js';
 import { spanOf } from './ast.js';
 
@@ -27,11 +27,11 @@ export function parseSource(p: Parser): SourceDecl {
   return source;
 }
 
-type SourceKey = 'auth' | 'base' | 'headers' | 'validateResponses' | 'rateLimit' | 'circuitBreaker' | 'proxy' | 'timeout' | 'maxResponseBytes';
+type SourceKey = 'auth' | 'base' | 'headers' | 'validateResponses' | 'rateLimit' | 'circuitBreaker' | 'proxy' | 'timeout' | 'retry' | 'maxResponseBytes';
 
 const SOURCE_OPTIONS: OptionSet<SourceDecl, SourceKey> = {
   context: 'source',
-  keys: ['auth', 'base', 'headers', 'validateResponses', 'rateLimit', 'circuitBreaker', 'proxy', 'timeout', 'maxResponseBytes'],
+  keys: ['auth', 'base', 'headers', 'validateResponses', 'rateLimit', 'circuitBreaker', 'proxy', 'timeout', 'retry', 'maxResponseBytes'],
   parse(p, key, source) {
     switch (key) {
       case 'auth': {
@@ -46,6 +46,7 @@ const SOURCE_OPTIONS: OptionSet<SourceDecl, SourceKey> = {
       case 'circuitBreaker': source.circuitBreaker = parseCircuitBreaker(p); return;
       case 'proxy': source.proxy = parseProxy(p); return;
       case 'timeout': source.timeout = intValue(p, 'a timeout in milliseconds'); return;
+      case 'retry': source.retry = parseRetryBlock(p); return;
       case 'maxResponseBytes': source.maxResponseBytes = intValue(p, 'the largest response body in bytes'); return;
       default: unknownKey(key);
     }

@@ -120,7 +120,7 @@ export async function runFetch(
       body,
       ...(mutating ? { idempotencyKey: id } : {}),
       allow: options.allow?.statuses,
-      retry: options.retry,
+      retry: options.retry ?? source.retry,
       sourceTimeout: options.timeout ?? source.timeout,
       ...(source.maxResponseBytes !== undefined ? { maxResponseBytes: source.maxResponseBytes } : {}),
       rateLimit: source.rateLimit,
