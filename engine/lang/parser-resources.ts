@@ -291,9 +291,12 @@ function parseScheduleRetry(p: Parser): NonNullable<Schedule['retry']> {
   return retry;
 }
 
-const SCHEDULE_OPTIONS: OptionSet<Schedule, 'timezone' | 'maxConcurrency' | 'skipIfRunning' | 'retry'> = {
+/** The options a `schedule:` takes in its `{ … }` (a mission item that is one of these is a misplaced schedule option). */
+export const SCHEDULE_OPTION_KEYS = ['timezone', 'maxConcurrency', 'skipIfRunning', 'retry'] as const;
+
+const SCHEDULE_OPTIONS: OptionSet<Schedule, (typeof SCHEDULE_OPTION_KEYS)[number]> = {
   context: 'schedule',
-  keys: ['timezone', 'maxConcurrency', 'skipIfRunning', 'retry'],
+  keys: SCHEDULE_OPTION_KEYS,
   parse(p, key, schedule) {
     switch (key) {
       case 'timezone': schedule.timezone = p.expectString('a time zone string such as "UTC"'); return;
