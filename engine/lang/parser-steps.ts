@@ -92,6 +92,17 @@ export function parseStep(p: Parser): Step {
       return { kind: 'Flow', directive, start: directive.start, end: directive.end };
     }
   }
+  if (isWord && p.textAt(p.pos) === 'if') {
+    // `if … then … else` is an expression here; a conditional block of steps is written with match.
+    const t = p.pos;
+    p.error(
+      'E2004',
+      p.spanAt(t),
+      '`if` as a step (a conditional block of steps) is not supported',
+      'branch with `match { COND => … }` in a `let`, or with `match x { _ where COND -> skip, _ -> continue }`; filter a loop with `for x in xs where COND`',
+    );
+    throw ABORT;
+  }
   const help = (isWord ? didYouMeanWord(p.textAt(p.pos), STEP_LIST) : undefined) ?? `a step starts with ${listWords(STEP_LIST)}`;
   return p.fail('E2004', 'a step', help);
 }
