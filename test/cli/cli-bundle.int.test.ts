@@ -120,7 +120,7 @@ describe('the CLI bundle', () => {
     { what: 'check of a file with errors', args: ['check', 'bad.vague'], code: 1 },
     { what: 'check of a missing file', args: ['check', 'missing.vague'], code: 2 },
     { what: 'run of a mission that does not check', args: ['run', 'bad.vague', '--db', 'bad.db'], code: 2 },
-    { what: 'show of a run the log does not hold', args: ['show', 'run_nope', '--db', 'empty.db'], code: 1 },
+    { what: 'show of a run the log does not hold', args: ['show', 'run_nope', '--db', 'empty.db'], code: 2 },
   ];
   for (const c of cases) {
     it(`${c.what}: the same exit code (${c.code}), stdout and stderr`, () => {
