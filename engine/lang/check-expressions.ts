@@ -154,7 +154,10 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
   const args = call.args ?? [];
   if (!BUILTIN_NAMES.has(name)) {
     // §D.6's documented-but-unimplemented helpers (the implemented ones are in BUILTIN_NAMES).
-    if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
+    const method = methodCallHelp(name);
+    if (method !== undefined) {
+      ctx.report(file, 'E3019', call.callee, `Method calls (\`${method.receiver}.${method.method}(…)\`) are not supported`, method.help);
+    } else if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
       ctx.report(file, 'E3019', call.callee, `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
     } else {
       const help = didYouMean(name, BUILTIN_NAMES);
@@ -216,3 +219,37 @@ function checkMatchExprArms(ctx: CheckContext, file: string, m: Extract<Expr, { 
     );
   }
 }
+
+/**
+ * `xs.map(.id)`, `name.toLowerCase()`: upstream's docs write JavaScript-style method calls, which
+ * Reqon does not have (a dotted callee is one name). When the last part is a method a user means
+ * on a value, say so and give the form that does it here, rather than "unknown function".
+ */
+function methodCallHelp(callee: string): { receiver: string; method: string; help: string } | undefined {
+  const dot = callee.lastIndexOf('.');
+  if (dot <= 0) return undefined;
+  const receiver = callee.slice(0, dot);
+  const method = callee.slice(dot + 1);
+  const form = METHOD_FORMS[method];
+  if (form !== undefined) return { receiver, method, help: form(receiver) };
+  if (BUILTIN_NAMES.has(method)) return { receiver, method, help: `call the built-in with the value first: \`${method}(${receiver}, …)\`` };
+  return undefined;
+}
+
+/** What to write instead of a method called on `x`. */
+const METHOD_FORMS: Readonly<Record<string, (x: string) => string>> = {
+  map: (x) => `loop over it: \`for e in ${x} { … }\` and use \`e.field\` in the steps (a \`map e -> Schema { … }\` step reshapes each one)`,
+  forEach: (x) => `loop over it: \`for e in ${x} { … }\``,
+  flatMap: (x) => `loop over it: \`for e in ${x} { … }\`; \`flatten(${x})\` joins nested lists`,
+  filter: (x) => `filter with \`where\`: \`${x} where .field == value\``,
+  find: (x) => `take the first match: \`first(${x} where .field == value)\``,
+  some: (x) => `test with \`any of ${x} where .field == value\``,
+  every: (x) => `test that none fails: \`length(${x} where not (.field == value)) == 0\``,
+  reduce: (x) => `use \`sum(${x})\`, \`count(${x})\`, \`min(${x})\` or \`max(${x})\`, or a \`for\` loop that stores a running value`,
+  length: (x) => `use \`length(${x})\``,
+  size: (x) => `use \`length(${x})\``,
+  count: (x) => `use \`count(${x})\``,
+  toLowerCase: (x) => `use \`lowercase(${x})\``,
+  toUpperCase: (x) => `use \`uppercase(${x})\``,
+  indexOf: (x) => `test membership with \`includes(${x}, value)\` or \`value in ${x}\``,
+};
