@@ -135,9 +135,14 @@ function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
       `requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`,
     ];
   }
-  const headerless = events.filter((e) => e.type === 'http.request' && (e as StoredEvent<'http.request'>).payload.identity?.headersSha256 === undefined).length;
-  if (headerless === 0) return [];
-  return [`requests' headers: ${headerless} request(s) were recorded by an engine before header identities; their URLs and bodies were compared, their headers not`];
+  const identities = events.filter((e) => e.type === 'http.request').map((e) => (e as StoredEvent<'http.request'>).payload.identity);
+  const headerless = identities.filter((i) => i?.headersSha256 === undefined).length;
+  const sourceless = identities.filter((i) => i?.source === undefined).length;
+  const out: string[] = [];
+  if (headerless > 0) out.push(`requests' headers: ${headerless} request(s) were recorded by an engine before header identities; their URLs and bodies were compared, their headers not`);
+  // Two sources may share a base URL under different credentials: without the name, a request moved to the other source was not caught.
+  if (sourceless > 0) out.push(`requests' sources: ${sourceless} request(s) were recorded by an engine before source identities; which source each went through was not compared`);
+  return out;
 }
 
 function entryOf(e: StoredEvent): VerifyEntry {

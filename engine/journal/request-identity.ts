@@ -3,7 +3,8 @@
  * when a replay reaches that effect again. Method, URL (secrets redacted, auth query parameters
  * left out), a sha256 of the body's canonical JSON and one of the headers the mission gives it
  * (source `headers`, a `since` header) — never auth headers, which may rotate between the
- * original run and its resume without the request being any different.
+ * original run and its resume without the request being any different — and the name of the
+ * source it goes through, since two sources of one base URL differ by those credentials.
  *
  * A replay whose mission now asks for a different request at a recorded effect (an edited URL,
  * method, body or header) has diverged: answering it with the recorded response, or sending it under the
@@ -19,7 +20,8 @@ export function sameRequest(recorded: RequestIdentity, asked: RequestIdentity): 
     recorded.method === asked.method &&
     recorded.url === asked.url &&
     recorded.bodySha256 === asked.bodySha256 &&
-    (recorded.headersSha256 === undefined || recorded.headersSha256 === asked.headersSha256)
+    (recorded.headersSha256 === undefined || recorded.headersSha256 === asked.headersSha256) &&
+    (recorded.source === undefined || recorded.source === asked.source)
   );
 }
 
@@ -28,6 +30,10 @@ export function describeRequestChange(recorded: RequestIdentity, asked: RequestI
   const sameOrigin = originOf(recorded.url) === originOf(asked.url);
   const shown = (r: RequestIdentity): string => `${r.method} ${sameOrigin ? pathOf(r.url) : r.url}`;
   if (recorded.method === asked.method && recorded.url === asked.url) {
+    if (recorded.source !== undefined && recorded.source !== asked.source && recorded.bodySha256 === asked.bodySha256) {
+      // Sources of one base URL differ by their credentials: another source is another account.
+      return `the source of ${shown(recorded)} changed (${recorded.source} became ${asked.source ?? 'none'}: the same URL under another source's credentials)`;
+    }
     if (recorded.bodySha256 === asked.bodySha256) {
       return `the headers of ${shown(recorded)} changed (source headers or a since header: sha256 ${short(recorded.headersSha256)} became ${short(asked.headersSha256)})`;
     }

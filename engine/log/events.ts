@@ -83,6 +83,14 @@ export interface RequestIdentity {
    * new log format.
    */
   headersSha256?: string;
+  /**
+   * The name of the source the request went through. Two sources may share a base URL (two
+   * accounts of one API under different credentials), and auth is never in the identity, so an
+   * edit that moves a request to another source would otherwise replay as the same request.
+   * Absent in requests recorded before it existed, whose source a replay then cannot compare
+   * (`reqon verify` says so). An optional field, so no new log format.
+   */
+  source?: string;
 }
 
 export interface RecordedResponse {

@@ -315,8 +315,9 @@ function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
   const url = rt.http.redactor.url(buildUrl(spec.base, spec.path, query));
   const method = spec.method.toUpperCase();
   const headersSha256 = hash('sha256', canonicalJson(missionHeaders(spec, rt)), 'hex');
-  if (spec.body === undefined) return { method, url, headersSha256 };
-  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256 };
+  const source = spec.source;
+  if (spec.body === undefined) return { method, url, headersSha256, source };
+  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256, source };
 }
 
 /** The headers the mission sets (source, then since, as the request builder merges them), redacted, names lower-cased. */
