@@ -32,4 +32,9 @@ export interface VerifyReport {
   };
   /** What this verify could not check (said, never passed over): e.g. an older log format's limits. */
   unchecked: string[];
+  /**
+   * The run's status when verified: a run still `running` (or crashed with no owner) or
+   * `suspended` has a log that ends where it stopped, so only what it has done so far was checked.
+   */
+  runStatus: 'running' | 'suspended' | 'completed' | 'failed';
 }

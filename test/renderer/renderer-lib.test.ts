@@ -39,12 +39,13 @@ describe('alignVerifyRows', () => {
       replayed: [e(1, 'A/0'), e(2, 'A/9')],
       divergence: { index: 1, seq: 2, stepPath: 'A/1', recorded: 'A/1', asked: 'A/9', explanation: 'edited', cause: 'edit' },
       unchecked: [],
+      runStatus: 'completed',
     });
     expect(rows.map((r) => r.state)).toEqual(['same', 'divergent', 'after-divergence']);
     expect(rows[2]!.replayed).toBeNull();
   });
   it('flags rows present on one side only when nothing diverged', () => {
-    const rows = alignVerifyRows({ runId: 'r', ok: true, original: [e(1, 'A/0')], replayed: [e(1, 'A/0'), e(2, 'A/1')], divergence: null, unchecked: [] });
+    const rows = alignVerifyRows({ runId: 'r', ok: true, original: [e(1, 'A/0')], replayed: [e(1, 'A/0'), e(2, 'A/1')], divergence: null, unchecked: [], runStatus: 'completed' });
     expect(rows.map((r) => r.state)).toEqual(['same', 'only-replayed']);
   });
 });

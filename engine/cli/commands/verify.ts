@@ -27,7 +27,11 @@ export const command: CommandModule = {
         io.stdout(`not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`);
         for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else if (report.ok) {
-        io.stdout(`verified: replaying run ${runId} matches its log (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`);
+        // A run that has not finished is verified only as far as its log goes: say so with the verdict.
+        const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
+        const sofar = finished ? '' : ' so far';
+        io.stdout(`verified: replaying run ${runId} matches its log${sofar} (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`);
+        if (!finished) io.stdout(`  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished; verify it again once it has\n`);
         // What the log did not let the replay compare is said with the verdict, never left to --json.
         for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else {

@@ -69,9 +69,9 @@ export function ReplayDiff({ runId }: { runId: string }) {
         )}
         <span className="toolbar-spacer" />
         {report && (
-          <span className={`verdict-chip ${report.ok ? 'ok' : 'bad'}`} data-testid="verify-verdict">
+          <span className={`verdict-chip ${verdictClass(report)}`} data-testid="verify-verdict">
             {report.ok
-              ? `✓ replay matches (${report.original.length} entries${report.unchecked.length > 0 ? ', some not checked' : ''})`
+              ? matchVerdict(report)
               : report.divergence?.cause === 'edit'
                 ? `✕ the edit diverges at entry ${report.divergence.index}`
                 : `✕ diverges at entry ${report.divergence?.index ?? '?'}`}
@@ -110,9 +110,9 @@ export function ReplayDiff({ runId }: { runId: string }) {
           <p className="explanation">{report.divergence.explanation}</p>
         </div>
       )}
-      {report && report.unchecked.length > 0 && (
+      {report && notChecked(report).length > 0 && (
         <div className="banner" role="note" aria-label="Not checked">
-          Not checked: {report.unchecked.join('; ')}
+          Not checked: {notChecked(report).join('; ')}
         </div>
       )}
       {report ? (
@@ -127,4 +127,30 @@ export function ReplayDiff({ runId }: { runId: string }) {
       )}
     </div>
   );
+}
+
+/** A ✓ only for what was checked whole: anything left unchecked makes it a partial verdict. */
+function fullyChecked(report: VerifyReport): boolean {
+  return report.unchecked.length === 0 && report.replayed.length >= report.original.length;
+}
+
+function unfinished(report: VerifyReport): boolean {
+  return report.runStatus === 'running' || report.runStatus === 'suspended';
+}
+
+function verdictClass(report: VerifyReport): string {
+  if (!report.ok) return 'bad';
+  return fullyChecked(report) ? 'ok' : 'partial';
+}
+
+function matchVerdict(report: VerifyReport): string {
+  if (!fullyChecked(report)) return `◐ not fully verified: ${report.replayed.length} of ${report.original.length} entries re-derived, no divergence among them`;
+  return `✓ replay matches${unfinished(report) ? ' so far' : ''} (${report.original.length} entries)`;
+}
+
+/** What the verdict did not cover: the report's own gaps, and what an unfinished run has yet to do. */
+function notChecked(report: VerifyReport): string[] {
+  const gaps = [...report.unchecked];
+  if (report.ok && unfinished(report)) gaps.push(`what the run has yet to do — it is ${report.runStatus} and has not finished`);
+  return gaps;
 }

@@ -1,0 +1,102 @@
+/**
+ * `reqon verify` of a run that has not finished (killed mid-run, or paused) checks its log as far
+ * as it goes, and says that is all it checked: "matches its log so far" with a "not checked" line
+ * naming the run's status. Before, it printed the same "verified: … matches its log" as for a
+ * finished run, which a user reads as "the run is verified".
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
+import { builtCli, describeResult, runCli, runIdOf, type CliResult } from './support/cli-build.js';
+
+const CRASHING = `mission Notify {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store sent: memory("sent")
+  action Send {
+    get "/orders"
+    for o in response {
+      post "/notices" { body: { id: o.id } }
+      store { id: o.id } -> sent { key: .id }
+    }
+  }
+  run Send
+}
+`;
+
+const PAUSING = `mission Approve {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store approvals: memory("approvals")
+  action Ask {
+    post "/approvals" { body: { doc: "D1" } }
+    pause { duration: "2d", resumeOn: timeout }
+    store { id: "D1", state: "final" } -> approvals { key: .id }
+  }
+  run Ask
+}
+`;
+
+let cli: string;
+let target: TempLogTarget | undefined;
+let api: FakeApi | undefined;
+
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
+afterEach(async () => {
+  await api?.stop();
+  api = undefined;
+  await target?.drop();
+  target = undefined;
+});
+
+describe.each(backends)('%s: verify of a run that has not finished', (backend: Backend) => {
+  async function setup(text: string): Promise<{ reqon: (...args: string[]) => Promise<CliResult>; mission: string }> {
+    target = await tempLogTarget(backend, 'reqon-verify-unfinished-');
+    api = new FakeApi();
+    api.on('GET /orders', { body: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
+    api.on('POST /notices', { status: 201, body: { ok: true } });
+    api.on('POST /approvals', { status: 201, body: { ticket: 't-1' } });
+    await api.start();
+    const mission = path.join(target.dir, 'mission.vague');
+    fs.writeFileSync(mission, text);
+    // A run takes the API's address; resume and verify read it from the run.
+    const reqon = (...args: string[]) =>
+      runCli(cli, [...args, '--db', target!.target, ...(args[0] === 'run' ? ['--source', `Api=${api!.url}`] : [])], { cwd: target!.dir });
+    return { reqon, mission };
+  }
+
+  it('a killed run verifies "so far", naming what is not checked; once finished, in full', async () => {
+    const { reqon, mission } = await setup(CRASHING);
+    const killed = await reqon('run', mission, '--crash-at', 'before-effect:3', '--quiet');
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    const verifyCli = (...args: string[]) => runCli(cli, ['verify', runId, '--db', target!.target, ...args], { cwd: target!.dir });
+
+    const partial = await verifyCli();
+    expect(partial.code, describeResult(partial)).toBe(0);
+    expect(partial.stdout).toMatch(/^verified: replaying run \S+ matches its log so far \(/);
+    expect(partial.stdout).toMatch(/not checked: what the run has yet to do — it is running and has not finished/);
+    const json = JSON.parse((await verifyCli('--json')).stdout) as { ok: boolean; runStatus: string };
+    expect(json).toMatchObject({ ok: true, runStatus: 'running' });
+
+    const finish = await reqon('resume', runId, '--quiet');
+    expect(finish.code, describeResult(finish)).toBe(0);
+    const full = await verifyCli();
+    expect(full.code, describeResult(full)).toBe(0);
+    expect(full.stdout).toMatch(/^verified: replaying run \S+ matches its log \(/);
+    expect(full.stdout).not.toMatch(/so far|not checked/);
+  });
+
+  it('a paused run verifies "so far" and says it is suspended', async () => {
+    const { reqon, mission } = await setup(PAUSING);
+    const paused = await reqon('run', mission, '--quiet');
+    const runId = runIdOf(paused);
+    const verify = await runCli(cli, ['verify', runId, '--db', target!.target], { cwd: target!.dir });
+    expect(verify.code, describeResult(verify)).toBe(0);
+    expect(verify.stdout).toMatch(/matches its log so far/);
+    expect(verify.stdout).toMatch(/it is suspended and has not finished/);
+  });
+});
