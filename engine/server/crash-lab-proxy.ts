@@ -14,6 +14,12 @@
  * saw and the reference writes each key was matched to (1 is exactly-once), and names every
  * request the reference run never made. After a crash, `rewind` puts back the reads whose answer
  * the dead process received but never logged, so its resume is served what the reference saw.
+ *
+ * The armed run reaches each source under a prefix of its own (`/~armed/<source>/…`, stripped
+ * before its identity): a run's sync checkpoints are kept per API URL, so through the reference's
+ * URLs the armed run read the checkpoint the reference had just advanced and asked for
+ * `?since=<then>` — a request the reference never made — where the reference, a first run of
+ * that URL, had fetched from the start. Through its own URLs it starts from the same nothing.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +61,8 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Hop-by-hop and length headers are the proxy's own business, not part of an answer. */
 const DROP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'content-encoding']);
 const RUN_PLACEHOLDER = '<run>';
+/** Where the armed run reaches the sources (`~` is in no source name). */
+const ARMED_PREFIX = '/~armed';
 
 export class AnswerProxy {
   private mode: 'record' | 'replay' = 'record';
@@ -89,9 +97,13 @@ export class AnswerProxy {
     return proxy;
   }
 
-  /** The `--source` overrides that send each source through the proxy. */
-  sources(): Record<string, string> {
-    return Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${this.base}/${encodeURIComponent(name)}`]));
+  /**
+   * The `--source` overrides that send each source through the proxy: the reference run's, or the
+   * armed run's (other URLs, so none of the reference's checkpoints, which are per API URL).
+   */
+  sources(run: 'reference' | 'armed' = 'reference'): Record<string, string> {
+    const root = run === 'armed' ? `${this.base}${ARMED_PREFIX}` : this.base;
+    return Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${root}/${encodeURIComponent(name)}`]));
   }
 
   /** True when a logged request URL went through this proxy. */
@@ -126,7 +138,7 @@ export class AnswerProxy {
       if (event.type !== 'http.response' && event.type !== 'http.error') continue;
       const request = requests.get(`${event.payload.effectId}#${event.payload.attempt}`);
       if (request === undefined || !SAFE.has(request.method.toUpperCase()) || !this.carried(request.url)) continue;
-      const identity = identityOf(request.method, request.url.slice(this.base.length), runId);
+      const identity = identityOf(request.method, unprefixed(request.url.slice(this.base.length)), runId);
       logged.set(identity, (logged.get(identity) ?? 0) + 1);
     }
     const seen = new Map<string, number>();
@@ -153,7 +165,8 @@ export class AnswerProxy {
     try {
       const body = await readBody(req);
       const method = (req.method ?? 'GET').toUpperCase();
-      const target = req.url ?? '/';
+      // The armed run's prefix is where it came from, not part of what it asked.
+      const target = this.mode === 'record' ? (req.url ?? '/') : unprefixed(req.url ?? '/');
       const answer = this.mode === 'record' ? await this.record(method, target, req, body) : await this.answer(method, target, req, body);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
@@ -231,6 +244,11 @@ const NEVER_MADE: Answer = {
   headers: { 'content-type': 'application/json' },
   body: Buffer.from(JSON.stringify({ error: 'crash lab proxy: the crash-free reference run never made this request' })),
 };
+
+/** A target without the armed run's prefix. */
+function unprefixed(target: string): string {
+  return target.startsWith(`${ARMED_PREFIX}/`) ? target.slice(ARMED_PREFIX.length) : target;
+}
 
 function identityOf(method: string, target: string, runId: string): string {
   return `${method.toUpperCase()} ${target}`.split(runId).join(RUN_PLACEHOLDER);

@@ -116,7 +116,7 @@ export class CrashLab {
   }
 
   private async runLab(lab: CrashLabStatus, plan: LabPlan, proxy: AnswerProxy): Promise<void> {
-    const sources = { ...plan.run.sources, ...proxy.sources() };
+    const sources = { ...plan.run.sources, ...proxy.sources('reference') };
     this.emit(lab);
     const reference = await this.deps.spawnRun({ ...plan.run, sources, crashAt: undefined });
     proxy.recording(reference.runId);
@@ -136,7 +136,8 @@ export class CrashLab {
     proxy.replay();
     const picks = [...lab.picks];
     const first = picks.shift()!;
-    const armed = await this.deps.spawnRun({ ...plan.run, sources, crashAt: first });
+    // Through URLs of its own: it must not start from the checkpoints the reference advanced.
+    const armed = await this.deps.spawnRun({ ...plan.run, sources: { ...plan.run.sources, ...proxy.sources('armed') }, crashAt: first });
     proxy.replaying(armed.runId);
     lab.runId = armed.runId;
     this.emit(lab);

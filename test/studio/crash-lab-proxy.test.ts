@@ -109,6 +109,28 @@ describe('crash lab answer proxy', () => {
     }
   });
 
+  it('serves the armed run, through URLs of its own, what the reference saw, and rewinds its reads', async () => {
+    // Its own URLs: a run's checkpoints are per API URL, so it must not share the reference's.
+    const { proxy, base, answers } = await recorded();
+    try {
+      const armed = proxy.sources('armed').Api!;
+      expect(armed).not.toBe(base);
+      expect(await get(armed, '/clock')).toEqual(answers[0]);
+      expect(await get(armed, '/clock')).toEqual(answers[1]);
+      const url = `${armed}/clock`;
+      const logged = [
+        { type: 'http.request', payload: { effectId: 'e1', attempt: 1, request: { method: 'GET', url, headers: {} } } },
+        { type: 'http.response', payload: { effectId: 'e1', attempt: 1, response: { status: 200, headers: {}, body: answers[0] } } },
+      ] as unknown as StoredEvent[];
+      await proxy.rewind(logged);
+      expect(await get(armed, '/clock')).toEqual(answers[1]);
+      expect((await post(armed, '/marks', 'armed-run:k1')).body).toEqual(answers[2]);
+      expect(proxy.report()).toMatchObject({ unexpected: [], answered: 4 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('rewinds a read the crashed process was answered but never logged', async () => {
     const { proxy, base, answers } = await recorded();
     try {
