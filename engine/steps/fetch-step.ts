@@ -421,6 +421,38 @@ interface SinceParts {
   updateFrom?: string;
 }
 
+/** Per walk of a run: each bare lastSync's checkpoint key → the fetch (step, no iterations) and query that first used it. */
+const checkpointUsers = new WeakMap<object, Map<string, { step: string; query: string }>>();
+
+/**
+ * A bare `lastSync` keys its checkpoint by source and path, without the query: two fetches of one
+ * path with different queries (`params: { status: "open" }` and `{ status: "closed" }`) fetch
+ * different records but shared one checkpoint, so the second read the one the first had just
+ * advanced and never fetched its older records — a run that completed with them missing. Such a
+ * second fetch fails instead, before it is sent, saying how to key each. Decided from the walk
+ * alone (the same on replay); the same fetch in a loop with another query each time is left as it was.
+ */
+function refuseSharedCheckpoint(key: string, requestPath: string, path: string, rt: StepRuntime): void {
+  const cut = requestPath.search(/[?#]/);
+  const query = cut >= 0 ? requestPath.slice(cut) : '';
+  const step = path.replace(/\[[^\]]*\]/g, '');
+  let users = checkpointUsers.get(rt.journal);
+  if (users === undefined) checkpointUsers.set(rt.journal, (users = new Map()));
+  const first = users.get(key);
+  if (first === undefined) {
+    users.set(key, { step, query });
+    return;
+  }
+  if (first.step === step || first.query === query) return;
+  const shown = (q: string) => `${requestPath.slice(0, cut >= 0 ? cut : undefined)}${q}`;
+  throw new StepError(
+    'checkpoint-shared',
+    `checkpoint "${key}" of since: lastSync is shared by ${shown(first.query)} (step ${first.step}) and ${shown(query)} (step ${step}): ` +
+      `they fetch different records, and this one would start from the checkpoint the other advanced, skipping its own older records. ` +
+      `Give each its own key: since: lastSync("…")`,
+  );
+}
+
 /** `since: lastSync(…) {…}` or `since: expr` (§C.1.6): the request parts and the checkpoint key. */
 async function sinceParts(
   options: FetchOptions,
@@ -440,6 +472,7 @@ async function sinceParts(
     return { key: checkpointKey({ source, operationId, path: requestPath }), ...(api !== undefined ? { api } : {}), ...sincePlacement({}, value), startedAt };
   }
   const key = checkpointKey({ explicitKey: since.key?.value, source, operationId, path: requestPath });
+  if (since.key === undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');
   if (recorded) last = recorded.payload.value as number;
