@@ -117,6 +117,20 @@ export function checkEventTypes(types: unknown, what: string): asserts types is 
   if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new Error(`${what} must be an array of event types but got: ${describe(types)}`);
 }
 
+export function checkStoreKind(storeKind: unknown, operation: string): asserts storeKind is 'sql' | 'nosql' {
+  if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`${operation}: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
+}
+
+/** A keyset page's `after` on a schedule's firings, checked. */
+export function checkFiringsPage(page: { after?: { dueAt: number; attempt: number }; limit?: number } | undefined): void {
+  if (page === undefined) return;
+  if (typeof page !== 'object' || page === null) throw new Error(`scheduleFirings: page must be an object but got: ${describe(page)}`);
+  if (page.limit !== undefined) checkLimit(page.limit, 'scheduleFirings: limit');
+  if (page.after !== undefined && (!Number.isSafeInteger(page.after?.dueAt) || !Number.isSafeInteger(page.after?.attempt))) {
+    throw new Error(`scheduleFirings: after must be a firing's { dueAt, attempt } but got: ${describe(page.after)}`);
+  }
+}
+
 export function checkLimit(limit: unknown, what: string): asserts limit is number {
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0) throw new Error(`${what} must be a positive whole number but got: ${describe(limit)}`);
 }

@@ -214,6 +214,8 @@ export interface ListRunsOptions extends RunQuery {
   limit?: number;
   offset?: number;
   oldestFirst?: boolean;
+  /** Keyset cursor: the runs after this one in the listing's order (pages of a long listing without OFFSET's rescans). */
+  after?: { createdAt: number; runId: string };
 }
 
 /** The run rows and their leases: who may write a run, and what each run waits on. */
@@ -302,6 +304,13 @@ export interface WebhookInbox {
    * claimed one is restored by its run's commit, with a 'claim-webhook' entry).
    */
   allDeliveries(): Promise<StoredDelivery[]>;
+  /**
+   * At most `limit` deliveries, claimed or not, after `after` in (path, eventId) order: the inbox a
+   * page at a time, each page a seek on its primary key (`reqon log copy`, in bounded memory).
+   */
+  deliveryPage(page: { after?: { path: string; eventId: string }; limit: number }): Promise<StoredDelivery[]>;
+  /** The deliveries `runId` claimed, by path then receipt (a few: one per wait it resumed on). */
+  claimedDeliveries(runId: string): Promise<StoredDelivery[]>;
 }
 
 /** A delivery as the inbox holds it, with the run and wait that claimed it (null: unclaimed). */
@@ -319,8 +328,8 @@ export interface ScheduleTable {
   getSchedule(mission: string): Promise<ScheduleRecord | undefined>;
   /** Claims one firing and creates its run (with `first` events) in ONE durable transaction. */
   fireSchedule(request: FireRequest): Promise<FireOutcome>;
-  /** Every firing of the mission's schedule, by due instant then attempt. */
-  scheduleFirings(mission: string): Promise<ScheduleFiring[]>;
+  /** Every firing of the mission's schedule, by due instant then attempt; with `page`, at most `limit` after `after`. */
+  scheduleFirings(mission: string, page?: { after?: { dueAt: number; attempt: number }; limit?: number }): Promise<ScheduleFiring[]>;
   /** Started firings whose run failed and that have no later attempt, attempt < maxRetries. */
   retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]>;
   /**
@@ -334,6 +343,14 @@ export interface ScheduleTable {
 export interface StoreTables {
   /** A sql/nosql store table's records in insertion order (a rewritten key keeps its place); empty if nothing was written yet. */
   readTable(storeKind: 'sql' | 'nosql', table: string): Promise<TableRow[]>;
+  /**
+   * A reader of the table's rows in insertion order, `max` at a time, that never holds the table
+   * whole (`reqon log copy`); empty for a table never written. Close it when done: on PostgreSQL
+   * it holds a connection.
+   */
+  tableReader(storeKind: 'sql' | 'nosql', table: string): Promise<TableReader>;
+  /** The rows the table holds under `keys` (a key it lacks has none), each with its place in the table's order. */
+  tableRows(storeKind: 'sql' | 'nosql', table: string, keys: readonly string[]): Promise<PlacedRow[]>;
   /** Every sql/nosql store table in the log's database, by name — also those no run left in the log names. */
   listTables(): Promise<StoreTableRef[]>;
   /**
@@ -348,6 +365,18 @@ export interface StoreTables {
 export interface TableRow {
   key: string;
   record: Record<string, unknown>;
+}
+
+/** See StoreTables.tableReader. */
+export interface TableReader {
+  /** The next rows in insertion order, at most `max` ([] once all are read). */
+  next(max: number): Promise<TableRow[]>;
+  close(): Promise<void>;
+}
+
+export interface PlacedRow extends TableRow {
+  /** Where the row stands in the table's insertion order (`_seq`): a later row's is larger. Comparable within one table only. */
+  place: number;
 }
 
 export interface StoreTableRef {

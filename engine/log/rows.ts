@@ -1,10 +1,10 @@
 /**
- * Row shapes of reqon_runs / reqon_events (the same columns on every backend) and their mapping
+ * Row shapes of reqon_runs / reqon_events / reqon_webhook_inbox (the same columns on every backend) and their mapping
  * to the log's records, with the checks every backend makes before a value reaches SQL.
  * Invariant: each row's JSON columns are parsed exactly once, here.
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
-import type { EventCounts, PrunableRun, RunRecord, RunStatus, TableStoreWrite } from './log.js';
+import type { EventCounts, PrunableRun, RunRecord, RunStatus, StoredDelivery, TableStoreWrite } from './log.js';
 
 export interface RunRow {
   run_id: string;
@@ -21,6 +21,29 @@ export interface RunRow {
   lease_expires_at: number | null;
   wake_at: number | null;
   waiting_on: string | null;
+}
+
+/** A reqon_webhook_inbox row as DELIVERY_COLUMNS selects it. */
+export interface DeliveryRow {
+  path: string;
+  event_id: string;
+  payload: string;
+  received_at: number;
+  claimed_run: string | null;
+  claimed_wait: string | null;
+}
+
+export const DELIVERY_COLUMNS = 'path, event_id, payload, received_at, claimed_run, claimed_wait';
+
+export function toStoredDelivery(r: DeliveryRow): StoredDelivery {
+  return {
+    path: r.path,
+    eventId: r.event_id,
+    payload: JSON.parse(r.payload) as unknown,
+    receivedAt: r.received_at,
+    claimedRun: r.claimed_run,
+    claimedWait: r.claimed_wait,
+  };
 }
 
 export interface EventRow {

@@ -54,3 +54,19 @@ export function listRunsPage(opts: ListRunsOptions, where: string): { limit: num
   if (!Number.isSafeInteger(offset) || offset < 0) throw new Error(`${where}: offset must be a whole number ≥ 0 but got: ${describe(opts.offset)}`);
   return { limit: limit < 0 ? -1 : limit, offset };
 }
+
+/**
+ * listRuns's keyset clause (without WHERE): the runs after `opts.after` in the listing's order
+ * (newest first: created_at DESC, run_id; oldest first: the reverse), or '' without one. `runId`
+ * is the run_id column as the listing orders it (PostgreSQL: COLLATE "C", SQLite's own order).
+ */
+export function runsAfterSql(opts: ListRunsOptions, where: string, param: (value: unknown) => string, runId: string): string {
+  const after = opts.after;
+  if (after === undefined) return '';
+  if (typeof after !== 'object' || after === null || !Number.isSafeInteger(after.createdAt) || typeof after.runId !== 'string') {
+    throw new Error(`${where}: after must be a run's { createdAt, runId } but got: ${describe(after)}`);
+  }
+  const [time, id] = opts.oldestFirst === true ? ['>', '<'] : ['<', '>'];
+  // Bound once per use: SQLite's placeholders are positional.
+  return `(created_at ${time} ${param(after.createdAt)} OR (created_at = ${param(after.createdAt)} AND ${runId} ${id} ${param(after.runId)}))`;
+}

@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
-import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
+import { checkEventTypes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
 import {
   type AcquiredLease,
@@ -58,17 +58,20 @@ import {
   type SpaceReport,
   type StoreTableRef,
   type TableRow,
+  type PlacedRow,
+  type TableReader,
 } from '../log.js';
-import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, eventCountsColumns, toEventCounts, toRunRecord, toStoredEvent, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, eventCountsColumns, toEventCounts, toRunRecord, toStoredDelivery, toStoredEvent, DELIVERY_COLUMNS, type DeliveryRow, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
 import { type BatchedCommit, type BatchedCreate, type BatchItem, type CreatedRun, runBatch, writesInOneStatement } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { insertEvents } from './run-sql.js';
-import { listRunsPage, runQuerySql } from '../run-query.js';
+import { listRunsPage, runQuerySql, runsAfterSql } from '../run-query.js';
 import * as retention from './retention.js';
 import * as schedules from './schedules.js';
 import { listStoreTables } from './table-catalog.js';
+import { openTableReader } from './table-reader.js';
 import { PgTableStores } from './table-store.js';
 import { listenForWork, notifyWork, WORK_CHANNEL } from './work-signals.js';
 
@@ -420,9 +423,11 @@ class PostgresEventLog implements EventLog {
     const { limit, offset } = listRunsPage(opts, 'listRuns');
     const values: unknown[] = [];
     const where = pgRunQuery(opts, 'listRuns', values);
+    const after = runsAfterSql(opts, 'listRuns', (v) => (values.push(v), `$${values.length}`), 'run_id COLLATE "C"');
+    const filter = after === '' ? where : where === '' ? `WHERE ${after}` : `${where} AND ${after}`;
     const order = opts.oldestFirst === true ? 'created_at ASC, run_id COLLATE "C" DESC' : 'created_at DESC, run_id COLLATE "C"';
     values.push(limit < 0 ? null : limit, offset);
-    const { rows } = await this.query<RunRow>(`SELECT * FROM reqon_runs ${where} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`, values);
+    const { rows } = await this.query<RunRow>(`SELECT * FROM reqon_runs ${filter} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`, values);
     return rows.map(toRunRecord);
   }
 
@@ -496,9 +501,24 @@ class PostgresEventLog implements EventLog {
 
   async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<TableRow[]> {
     this.open('readTable');
-    if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
+    checkStoreKind(storeKind, 'readTable');
     checkTableName(table, storeKind);
     return this.withClient((client) => this.tables.list(client, storeKind, table));
+  }
+
+  async tableReader(storeKind: 'sql' | 'nosql', table: string): Promise<TableReader> {
+    this.open('tableReader');
+    checkStoreKind(storeKind, 'tableReader');
+    checkTableName(table, storeKind);
+    return openTableReader(await this.connect(), this.tables, storeKind, table);
+  }
+
+  async tableRows(storeKind: 'sql' | 'nosql', table: string, keys: readonly string[]): Promise<PlacedRow[]> {
+    this.open('tableRows');
+    checkStoreKind(storeKind, 'tableRows');
+    checkTableName(table, storeKind);
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw new Error(`tableRows: keys must be an array of strings but got: ${describe(keys)}`);
+    return this.withClient((client) => this.tables.rowsOf(client, storeKind, table, keys));
   }
 
   async listTables(): Promise<StoreTableRef[]> {
@@ -585,17 +605,37 @@ class PostgresEventLog implements EventLog {
 
   async allDeliveries(): Promise<StoredDelivery[]> {
     this.open('allDeliveries');
-    const { rows } = await this.query<{ path: string; event_id: string; payload: string; received_at: number; claimed_run: string | null; claimed_wait: string | null }>(
-      'SELECT path, event_id, payload, received_at, claimed_run, claimed_wait FROM reqon_webhook_inbox ORDER BY path COLLATE "C", received_at, event_id COLLATE "C"',
+    const { rows } = await this.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox ORDER BY path COLLATE "C", received_at, event_id COLLATE "C"`);
+    return rows.map(toStoredDelivery);
+  }
+
+  async deliveryPage(page: { after?: { path: string; eventId: string }; limit: number }): Promise<StoredDelivery[]> {
+    this.open('deliveryPage');
+    checkLimit(page?.limit, 'deliveryPage: limit');
+    if (page.after !== undefined) {
+      checkId(page.after.path, 'deliveryPage: after.path');
+      checkId(page.after.eventId, 'deliveryPage: after.eventId');
+    }
+    // The primary key's own collation (not "C"), so each page is a seek on it; a page only has to follow the one before.
+    const { rows } =
+      page.after === undefined
+        ? await this.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox ORDER BY path, event_id LIMIT $1`, [page.limit])
+        : await this.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox WHERE (path, event_id) > ($1, $2) ORDER BY path, event_id LIMIT $3`, [
+            page.after.path,
+            page.after.eventId,
+            page.limit,
+          ]);
+    return rows.map(toStoredDelivery);
+  }
+
+  async claimedDeliveries(runId: string): Promise<StoredDelivery[]> {
+    this.open('claimedDeliveries');
+    checkId(runId, 'claimedDeliveries: runId');
+    const { rows } = await this.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox WHERE claimed_run = $1 ORDER BY path COLLATE "C", received_at, event_id COLLATE "C"`,
+      [runId],
     );
-    return rows.map((r) => ({
-      path: r.path,
-      eventId: r.event_id,
-      payload: JSON.parse(r.payload) as unknown,
-      receivedAt: r.received_at,
-      claimedRun: r.claimed_run,
-      claimedWait: r.claimed_wait,
-    }));
+    return rows.map(toStoredDelivery);
   }
 
   async upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord> {
@@ -627,9 +667,10 @@ class PostgresEventLog implements EventLog {
     return this.committer.submit(true, (client) => schedules.fireSchedule(client, request, events));
   }
 
-  async scheduleFirings(mission: string): Promise<ScheduleFiring[]> {
+  async scheduleFirings(mission: string, page?: { after?: { dueAt: number; attempt: number }; limit?: number }): Promise<ScheduleFiring[]> {
     this.open('scheduleFirings');
-    return this.withClient((client) => schedules.scheduleFirings(client, mission));
+    checkFiringsPage(page);
+    return this.withClient((client) => schedules.scheduleFirings(client, mission, page));
   }
 
   async retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]> {

@@ -62,10 +62,16 @@ export async function listSchedules(client: PoolClient): Promise<ScheduleRecord[
   return rows.map(toSchedule);
 }
 
-export async function scheduleFirings(client: PoolClient, mission: string): Promise<ScheduleFiring[]> {
+export async function scheduleFirings(client: PoolClient, mission: string, page?: { after?: { dueAt: number; attempt: number }; limit?: number }): Promise<ScheduleFiring[]> {
+  // A page is a seek on the primary key (mission, due_at, attempt).
   const { rows } = await client.query<{
     mission: string; due_at: number; attempt: number; fired_at: number; outcome: 'started' | 'skipped'; run_id: string | null; reason: string | null; missed: number;
-  }>('SELECT * FROM reqon_schedule_firings WHERE mission = $1 ORDER BY due_at, attempt', [mission]);
+  }>(
+    page === undefined
+      ? 'SELECT * FROM reqon_schedule_firings WHERE mission = $1 ORDER BY due_at, attempt'
+      : 'SELECT * FROM reqon_schedule_firings WHERE mission = $1 AND (due_at, attempt) > ($2, $3) ORDER BY due_at, attempt LIMIT $4',
+    page === undefined ? [mission] : [mission, page.after?.dueAt ?? Number.MIN_SAFE_INTEGER, page.after?.attempt ?? -1, page.limit ?? null],
+  );
   return rows.map((r) => ({
     mission: r.mission,
     dueAt: r.due_at,

@@ -17,7 +17,7 @@
  * ones, which could make two fields share a column, so those stay in `_record` only).
  */
 import type { PoolClient } from 'pg';
-import type { TableStoreWrite } from '../log.js';
+import type { PlacedRow, TableStoreWrite } from '../log.js';
 import { describe } from '../rows.js';
 import { checkTableName, mergePatch, stripUndefined } from '../store-rules.js';
 
@@ -223,6 +223,23 @@ export class PgTableStores {
     const body = storeKind === 'sql' ? '_record' : '_doc';
     const { rows } = await client.query<{ k: string; v: string }>(`SELECT _key AS k, ${body} AS v FROM ${quote(table)} ORDER BY _seq`);
     return rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown> }));
+  }
+
+  /** The SELECT of a table's rows with their places (columns p, k, v; no ORDER BY), or null for a table never written. */
+  async placedSelect(client: PoolClient, storeKind: StoreKind, table: string): Promise<string | null> {
+    checkTableName(table, storeKind);
+    const columns = await this.columnsOf(client, table);
+    if (columns.size === 0) return null;
+    this.checkShape(storeKind, table, columns);
+    return `SELECT _seq AS p, _key AS k, ${storeKind === 'sql' ? '_record' : '_doc'} AS v FROM ${quote(table)}`;
+  }
+
+  /** The records under `keys` that the table holds, with their places (in no particular order). */
+  async rowsOf(client: PoolClient, storeKind: StoreKind, table: string, keys: readonly string[]): Promise<PlacedRow[]> {
+    const select = keys.length === 0 ? null : await this.placedSelect(client, storeKind, table);
+    if (select === null) return [];
+    const { rows } = await client.query<{ p: number; k: string; v: string }>(`${select} WHERE _key = ANY($1::text[])`, [keys]);
+    return rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown>, place: row.p }));
   }
 
   private async getMany(client: PoolClient, storeKind: StoreKind, table: string, keys: string[]): Promise<Map<string, unknown>> {

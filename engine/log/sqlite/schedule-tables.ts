@@ -12,6 +12,7 @@
 import type Database from 'better-sqlite3';
 import type { StoredEvent } from '../events.js';
 import type { FireOutcome, FireRequest, NewSchedule, RetryCandidate, ScheduleFiring, ScheduleRecord, ScheduleSpec } from '../log.js';
+import { checkFiringsPage } from '../checks.js';
 import { checkInstant, describe, prepareEvent, storedFrom } from '../rows.js';
 import type { Statements } from './statements.js';
 
@@ -64,6 +65,11 @@ function prepare(db: Database.Database) {
       SELECT count(*) AS n FROM reqon_schedule_firings f JOIN reqon_runs r ON r.run_id = f.run_id
        WHERE f.mission = ? AND r.status IN ('running', 'suspended')`),
     firings: db.prepare<[string], FiringRow>('SELECT * FROM reqon_schedule_firings WHERE mission = ? ORDER BY due_at, attempt'),
+    // A keyset page: a seek on the primary key (mission, due_at, attempt).
+    firingsPage: db.prepare<{ mission: string; due_at: number; attempt: number; limit: number }, FiringRow>(`
+      SELECT * FROM reqon_schedule_firings
+       WHERE mission = @mission AND (due_at, attempt) > (@due_at, @attempt)
+       ORDER BY due_at, attempt LIMIT @limit`),
     retryCandidates: db.prepare<{ mission: string; max: number }, { due_at: number; attempt: number; run_id: string; failed_at: number }>(`
       SELECT f.due_at, f.attempt, f.run_id, r.updated_at AS failed_at
         FROM reqon_schedule_firings f JOIN reqon_runs r ON r.run_id = f.run_id
@@ -109,8 +115,13 @@ export class ScheduleTables {
     return this.sql.list.all().map(toSchedule);
   }
 
-  firings(mission: string): ScheduleFiring[] {
-    return this.sql.firings.all(mission).map((r) => ({
+  firings(mission: string, page?: { after?: { dueAt: number; attempt: number }; limit?: number }): ScheduleFiring[] {
+    checkFiringsPage(page);
+    const rows =
+      page === undefined
+        ? this.sql.firings.all(mission)
+        : this.sql.firingsPage.all({ mission, due_at: page.after?.dueAt ?? Number.MIN_SAFE_INTEGER, attempt: page.after?.attempt ?? -1, limit: page.limit ?? -1 });
+    return rows.map((r) => ({
       mission: r.mission,
       dueAt: r.due_at,
       attempt: r.attempt,

@@ -49,13 +49,15 @@ import {
   type SpaceReport,
   type StoreTableRef,
   type TableRow,
+  type PlacedRow,
+  type TableReader,
 } from '../log.js';
-import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
+import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
-import { listRunsPage, runQuerySql } from '../run-query.js';
-import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredEvent, eventCountsColumns, type PreparedEvent, type RunRow } from '../rows.js';
+import { listRunsPage, runQuerySql, runsAfterSql } from '../run-query.js';
+import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredDelivery, toStoredEvent, eventCountsColumns, DELIVERY_COLUMNS, type DeliveryRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { RetentionTables } from './retention.js';
 import { listStoreTables } from './table-catalog.js';
 import { ScheduleTables } from './schedule-tables.js';
@@ -307,8 +309,10 @@ class SqliteEventLog implements EventLog {
     this.open('listRuns');
     const { limit, offset } = listRunsPage(opts, 'listRuns');
     const { where, values } = this.runQuery(opts, 'listRuns');
+    const after = runsAfterSql(opts, 'listRuns', (v) => (values.push(v), '?'), 'run_id');
+    const filter = after === '' ? where : where === '' ? `WHERE ${after}` : `${where} AND ${after}`;
     const order = opts.oldestFirst === true ? 'created_at ASC, run_id DESC' : 'created_at DESC, run_id';
-    return this.cachedStatement<RunRow>(`SELECT * FROM reqon_runs ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...values, limit, offset).map(toRunRecord);
+    return this.cachedStatement<RunRow>(`SELECT * FROM reqon_runs ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...values, limit, offset).map(toRunRecord);
   }
 
   async countRuns(query: RunQuery = {}): Promise<number> {
@@ -369,9 +373,40 @@ class SqliteEventLog implements EventLog {
 
   async readTable(storeKind: 'sql' | 'nosql', table: string): Promise<TableRow[]> {
     this.open('readTable');
-    if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`readTable: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
+    checkStoreKind(storeKind, 'readTable');
     checkTableName(table, storeKind);
     return this.tables.list(storeKind, table);
+  }
+
+  async tableReader(storeKind: 'sql' | 'nosql', table: string): Promise<TableReader> {
+    this.open('tableReader');
+    checkStoreKind(storeKind, 'tableReader');
+    checkTableName(table, storeKind);
+    this.tables.checkReadable(storeKind, table);
+    // A seek from the last row's place each time: no statement stays open between pages.
+    let after = Number.MIN_SAFE_INTEGER;
+    let open = true;
+    return {
+      next: async (max) => {
+        this.open('tableReader.next');
+        checkLimit(max, 'tableReader.next: max');
+        if (!open) throw new Error(`tableReader of '${table}': next() after close()`);
+        const rows = this.tables.page(storeKind, table, after, max);
+        if (rows.length > 0) after = rows[rows.length - 1]!.place;
+        return rows.map(({ key, record }) => ({ key, record }));
+      },
+      close: async () => {
+        open = false;
+      },
+    };
+  }
+
+  async tableRows(storeKind: 'sql' | 'nosql', table: string, keys: readonly string[]): Promise<PlacedRow[]> {
+    this.open('tableRows');
+    checkStoreKind(storeKind, 'tableRows');
+    checkTableName(table, storeKind);
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw new Error(`tableRows: keys must be an array of strings but got: ${describe(keys)}`);
+    return this.tables.rowsOf(storeKind, table, keys);
   }
 
   async listTables(): Promise<StoreTableRef[]> {
@@ -429,19 +464,26 @@ class SqliteEventLog implements EventLog {
 
   async allDeliveries(): Promise<StoredDelivery[]> {
     this.open('allDeliveries');
-    const rows = this.db
-      .prepare<[], { path: string; event_id: string; payload: string; received_at: number; claimed_run: string | null; claimed_wait: string | null }>(
-        'SELECT path, event_id, payload, received_at, claimed_run, claimed_wait FROM reqon_webhook_inbox ORDER BY path, received_at, event_id',
-      )
-      .all();
-    return rows.map((r) => ({
-      path: r.path,
-      eventId: r.event_id,
-      payload: JSON.parse(r.payload) as unknown,
-      receivedAt: r.received_at,
-      claimedRun: r.claimed_run,
-      claimedWait: r.claimed_wait,
-    }));
+    return this.cachedStatement<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox ORDER BY path, received_at, event_id`).all().map(toStoredDelivery);
+  }
+
+  async deliveryPage(page: { after?: { path: string; eventId: string }; limit: number }): Promise<StoredDelivery[]> {
+    this.open('deliveryPage');
+    checkLimit(page?.limit, 'deliveryPage: limit');
+    if (page.after === undefined) {
+      return this.cachedStatement<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox ORDER BY path, event_id LIMIT ?`).all(page.limit).map(toStoredDelivery);
+    }
+    checkId(page.after.path, 'deliveryPage: after.path');
+    checkId(page.after.eventId, 'deliveryPage: after.eventId');
+    return this.cachedStatement<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox WHERE (path, event_id) > (?, ?) ORDER BY path, event_id LIMIT ?`)
+      .all(page.after.path, page.after.eventId, page.limit)
+      .map(toStoredDelivery);
+  }
+
+  async claimedDeliveries(runId: string): Promise<StoredDelivery[]> {
+    this.open('claimedDeliveries');
+    checkId(runId, 'claimedDeliveries: runId');
+    return this.cachedStatement<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM reqon_webhook_inbox WHERE claimed_run = ? ORDER BY path, received_at, event_id`).all(runId).map(toStoredDelivery);
   }
 
   async upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord> {
@@ -469,9 +511,9 @@ class SqliteEventLog implements EventLog {
     return this.committer.submit(true, () => this.schedules.fire(this.sql, request, events));
   }
 
-  async scheduleFirings(mission: string): Promise<ScheduleFiring[]> {
+  async scheduleFirings(mission: string, page?: { after?: { dueAt: number; attempt: number }; limit?: number }): Promise<ScheduleFiring[]> {
     this.open('scheduleFirings');
-    return this.schedules.firings(mission);
+    return this.schedules.firings(mission, page);
   }
 
   async retryCandidates(mission: string, maxRetries: number): Promise<RetryCandidate[]> {

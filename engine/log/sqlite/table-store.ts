@@ -23,7 +23,7 @@
  * names follow store-rules.ts (plain identifiers, never `reqon_*`, `sqlite_*` or `pg_*`).
  */
 import type Database from 'better-sqlite3';
-import type { TableStoreWrite } from '../log.js';
+import type { PlacedRow, TableStoreWrite } from '../log.js';
 import { describe } from '../rows.js';
 import { checkTableName, mergePatch, stripUndefined } from '../store-rules.js';
 
@@ -164,6 +164,31 @@ export class TableStores {
     const sql = `SELECT _key AS k, ${body} AS v FROM ${quote(table)} ORDER BY ${this.rowidOf(table)}`;
     const rows = this.statement(`list:${storeKind}:${table}`, sql).all() as { k: string; v: string }[];
     return rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown> }));
+  }
+
+  /** Throws, as a read would, if the table exists but is not a store table of this kind. */
+  checkReadable(storeKind: StoreKind, table: string): void {
+    if (this.tableExists(table)) this.checkShape(storeKind, table);
+  }
+
+  /** Up to `limit` records after the one at `after` in insertion order, with their places: a seek on the rowid. */
+  page(storeKind: StoreKind, table: string, after: number, limit: number): PlacedRow[] {
+    if (!this.tableExists(table)) return [];
+    this.checkShape(storeKind, table);
+    const body = storeKind === 'sql' ? '_record' : '_doc';
+    const order = this.rowidOf(table);
+    const sql = `SELECT ${order} AS p, _key AS k, ${body} AS v FROM ${quote(table)} WHERE ${order} > ? ORDER BY ${order} LIMIT ?`;
+    return placed(this.statement(`page:${storeKind}:${table}`, sql).all(after, limit) as PlacedJson[]);
+  }
+
+  /** The records under `keys` that the table holds, with their places (in no particular order). */
+  rowsOf(storeKind: StoreKind, table: string, keys: readonly string[]): PlacedRow[] {
+    if (keys.length === 0 || !this.tableExists(table)) return [];
+    this.checkShape(storeKind, table);
+    const body = storeKind === 'sql' ? '_record' : '_doc';
+    // One JSON array bound, not a placeholder per key: any number of keys, one cached statement.
+    const sql = `SELECT ${this.rowidOf(table)} AS p, _key AS k, ${body} AS v FROM ${quote(table)} WHERE _key IN (SELECT value FROM json_each(?))`;
+    return placed(this.statement(`rows-of:${storeKind}:${table}`, sql).all(JSON.stringify(keys)) as PlacedJson[]);
   }
 
   private get(storeKind: StoreKind, table: string, key: string): Record<string, unknown> | undefined {
@@ -308,6 +333,16 @@ export function projectable(field: string): boolean {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+interface PlacedJson {
+  p: number;
+  k: string;
+  v: string;
+}
+
+function placed(rows: PlacedJson[]): PlacedRow[] {
+  return rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown>, place: row.p }));
+}
 
 function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
