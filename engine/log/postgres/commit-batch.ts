@@ -20,7 +20,7 @@ import type { StoredEvent } from '../events.js';
 import type { Lease, NewRun, StatusChange } from '../log.js';
 import type { PlannedEntry } from '../checks.js';
 import { storedFrom, storeWritePayloadJson, type PreparedEvent } from '../rows.js';
-import { eventColumns, insertEventsOfRuns, insertRuns, runExists, type RunAppend } from './run-sql.js';
+import { eventColumns, eventParams, eventRowsFrom, insertEventsOfRuns, insertRuns, runExists, type RunAppend } from './run-sql.js';
 import type { PgTableStores } from './table-store.js';
 import { notifyWork } from './work-signals.js';
 
@@ -81,8 +81,7 @@ const FENCE_AND_APPEND = `WITH fence AS (${FENCE_MANY}),
        appended AS (
          INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
          SELECT e.run_id, f.last_seq - f.n + e.k, e.type, e.step_path, e.payload, e.recorded_at
-           FROM unnest($12::text[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[])
-                AS e(run_id, k, type, step_path, payload, recorded_at)
+           FROM ${eventRowsFrom(12)} AS e(run_id, k, type, step_path, payload, recorded_at)
            JOIN fence f ON f.run_id = e.run_id)
        SELECT run_id, last_seq FROM fence`;
 
@@ -248,9 +247,9 @@ async function commitRound(
   });
 }
 
-/** The events of `commits` as the columns FENCE_AND_APPEND unnests: numbered from 1 within each commit (k). */
-function eventColumnsOf(commits: readonly BatchedCommit[]): unknown[][] {
-  return eventColumns(
+/** The events of `commits` as the parameters FENCE_AND_APPEND reads: numbered from 1 within each commit (k). */
+function eventColumnsOf(commits: readonly BatchedCommit[]): unknown[] {
+  return eventParams(eventColumns(
     commits.map((commit) => ({
       runId: commit.lease.runId,
       firstSeq: 1,
@@ -259,5 +258,5 @@ function eventColumnsOf(commits: readonly BatchedCommit[]): unknown[][] {
         return entry.event;
       }),
     })),
-  );
+  ));
 }

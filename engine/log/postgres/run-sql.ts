@@ -68,22 +68,34 @@ export async function insertEvents(client: PoolClient, runId: string, firstSeq: 
   await insertEventsOfRuns(client, [{ runId, firstSeq, events }]);
 }
 
-/** Inserts the events of many runs in ONE statement (arrays unnested server-side). */
+/**
+ * Events per INSERT. A commit of a whole response's store writes can hold hundreds of thousands of
+ * events: in slices of this size (one round trip each, in the same transaction) no statement's
+ * parameters hold more than a slice of the batch.
+ */
+export const EVENTS_PER_INSERT = 2_000;
+
+/** Inserts the events of many runs, one statement per EVENTS_PER_INSERT events. */
 export async function insertEventsOfRuns(client: PoolClient, appends: readonly RunAppend[]): Promise<void> {
   const columns = eventColumns(appends);
-  if (columns[0].length === 0) return;
-  await client.query({
-    name: 'reqon-insert-events',
-    text: `INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
-           SELECT u.run_id, u.seq, u.type, u.step_path, u.payload, u.recorded_at
-             FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(run_id, seq, type, step_path, payload, recorded_at)`,
-    values: columns,
-  });
+  const total = columns[0].length;
+  for (let from = 0; from < total; from += EVENTS_PER_INSERT) {
+    const slice = total <= EVENTS_PER_INSERT ? columns : sliceColumns(columns, from, from + EVENTS_PER_INSERT);
+    await client.query({
+      name: 'reqon-insert-events',
+      text: `INSERT INTO reqon_events (run_id, seq, type, step_path, payload, recorded_at)
+             SELECT u.run_id, u.seq, u.type, u.step_path, u.payload, u.recorded_at
+               FROM ${eventRowsFrom(1)} AS u(run_id, seq, type, step_path, payload, recorded_at)`,
+      values: eventParams(slice),
+    });
+  }
 }
 
-/** The events of `appends` as the columns the INSERTs unnest: run, seq, type, step path, payload, recordedAt. */
-export function eventColumns(appends: readonly RunAppend[]): [string[], number[], string[], string[], string[], number[]] {
-  const columns: [string[], number[], string[], string[], string[], number[]] = [[], [], [], [], [], []];
+type EventColumns = [string[], number[], string[], string[], string[], number[]];
+
+/** The events of `appends` as columns: run, seq, type, step path, payload, recordedAt. */
+export function eventColumns(appends: readonly RunAppend[]): EventColumns {
+  const columns: EventColumns = [[], [], [], [], [], []];
   for (const { runId, firstSeq, events } of appends) {
     events.forEach((event, i) => {
       columns[0].push(runId);
@@ -95,4 +107,25 @@ export function eventColumns(appends: readonly RunAppend[]): [string[], number[]
     });
   }
   return columns;
+}
+
+function sliceColumns(columns: EventColumns, from: number, to: number): EventColumns {
+  return columns.map((c) => c.slice(from, to)) as EventColumns;
+}
+
+/**
+ * Event columns as the parameters `eventRowsFrom` reads. The payloads go as ONE JSON array of
+ * strings, not as a text[]: the driver writes a text[] out as an array literal by escaping every
+ * element in JavaScript (two regex replaces and a concatenation per payload — seconds of CPU and
+ * several copies of a big batch in memory), while JSON.stringify writes the array natively and
+ * PostgreSQL reads each string back exactly (a payload is itself JSON text, so it holds no NUL
+ * and no lone surrogate that JSON could not carry).
+ */
+export function eventParams(columns: EventColumns): unknown[] {
+  return [columns[0], columns[1], columns[2], columns[3], JSON.stringify(columns[4]), columns[5]];
+}
+
+/** The rows of `eventParams` placed at $n…$n+5: (run_id, seq, type, step_path, payload, recorded_at). */
+export function eventRowsFrom(n: number): string {
+  return `ROWS FROM (unnest($${n}::text[]), unnest($${n + 1}::bigint[]), unnest($${n + 2}::text[]), unnest($${n + 3}::text[]), json_array_elements_text($${n + 4}::json), unnest($${n + 5}::bigint[]))`;
 }

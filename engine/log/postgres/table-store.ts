@@ -61,6 +61,20 @@ function projectValue(value: unknown): string | null {
 
 const UNSTORABLE_IN_JSONB = /\\u0000|\\ud[89a-f]/i;
 
+/**
+ * Records and column values (JSON texts) go to PostgreSQL as one JSON array of strings per column,
+ * read back by this function, rather than as text[]: see `eventParams` in run-sql.ts for why. A
+ * JSON null in a column's array is SQL NULL.
+ */
+const JSON_TEXTS = 'json_array_elements_text';
+
+/**
+ * Rows per INSERT. A store step writes a whole response in one commit (hundreds of thousands of
+ * records); the driver writes each array parameter out as one text literal, every element escaped
+ * again, so one statement for all of them held several copies of the batch in memory at once.
+ */
+const ROWS_PER_INSERT = 2_000;
+
 /** Table → its projected columns (exact names), or null for a nosql table. */
 type Shape = Set<string> | null;
 
@@ -139,7 +153,9 @@ export class PgTableStores {
     const keys = [...insertedAt.keys()].sort((a, b) => insertedAt.get(a)! - insertedAt.get(b)!);
     if (keys.length === 0) return;
     // Columns for every field any of the writes had, in their order, as one by one would add them.
-    if (shape !== null) for (const record of puts) for (const field of Object.keys(record)) await this.ensureColumn(client, table, shape, field);
+    if (shape !== null) {
+      for (const record of puts) for (const field of Object.keys(record)) if (!shape.has(field)) await this.ensureColumn(client, table, shape, field);
+    }
     await this.putMany(client, table, shape, keys, keys.map((key) => state.get(key)!), keys.map((key) => lastJson.get(key)!));
   }
 
@@ -173,12 +189,21 @@ export class PgTableStores {
    * (ORDER BY ord), a key already there keeps its `_seq`. `jsons`: the records as JSON text.
    */
   private async putMany(client: PoolClient, table: string, shape: Shape, keys: string[], records: Record<string, unknown>[], jsons: string[]): Promise<void> {
+    // In slices, in order (so `_seq` follows it): see ROWS_PER_INSERT.
+    for (let from = 0; from < keys.length; from += ROWS_PER_INSERT) {
+      const to = from + ROWS_PER_INSERT;
+      if (from === 0 && to >= keys.length) await this.putSlice(client, table, shape, keys, records, jsons);
+      else await this.putSlice(client, table, shape, keys.slice(from, to), records.slice(from, to), jsons.slice(from, to));
+    }
+  }
+
+  private async putSlice(client: PoolClient, table: string, shape: Shape, keys: string[], records: Record<string, unknown>[], jsons: string[]): Promise<void> {
     const name = quote(table);
     if (shape === null) {
       await client.query(
-        `INSERT INTO ${name} (_key, _doc) SELECT u.k, u.d FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(k, d, ord) ORDER BY u.ord
+        `INSERT INTO ${name} (_key, _doc) SELECT u.k, u.d FROM ROWS FROM (unnest($1::text[]), ${JSON_TEXTS}($2::json)) WITH ORDINALITY AS u(k, d, ord) ORDER BY u.ord
          ON CONFLICT (_key) DO UPDATE SET _doc = EXCLUDED._doc`,
-        [keys, jsons],
+        [keys, JSON.stringify(jsons)],
       );
       return;
     }
@@ -186,7 +211,9 @@ export class PgTableStores {
     const values = new Map<string, (string | null)[]>();
     for (let n = 0; n < records.length; n++) {
       for (const [field, value] of Object.entries(records[n]!)) {
-        if (!(await this.ensureColumn(client, table, shape, field))) continue;
+        // Columns were added before the slices (applyToTable); one still missing has none (a field
+        // that cannot be a column, or past the cap).
+        if (!shape.has(field)) continue;
         let column = values.get(field);
         if (column === undefined) {
           column = new Array<string | null>(records.length).fill(null);
@@ -202,10 +229,10 @@ export class PgTableStores {
     await client.query(
       `INSERT INTO ${name} (_key, _record${columns.map((f) => `, ${quote(f)}`).join('')})
        SELECT u.k, u.r${aliases.map((a) => `, u.${a}::jsonb`).join('')}
-         FROM unnest($1::text[], $2::text[]${aliases.map((_, c) => `, $${c + 3}::text[]`).join('')}) WITH ORDINALITY AS u(k, r${aliases.map((a) => `, ${a}`).join('')}, ord)
+         FROM ROWS FROM (unnest($1::text[]), ${JSON_TEXTS}($2::json)${aliases.map((_, c) => `, ${JSON_TEXTS}($${c + 3}::json)`).join('')}) WITH ORDINALITY AS u(k, r${aliases.map((a) => `, ${a}`).join('')}, ord)
         ORDER BY u.ord
        ON CONFLICT (_key) DO UPDATE SET ${sets.join(', ')}`,
-      [keys, jsons, ...columns.map((field) => values.get(field)!)],
+      [keys, JSON.stringify(jsons), ...columns.map((field) => JSON.stringify(values.get(field)!))],
     );
   }
 
