@@ -6,6 +6,7 @@
  * (`2026-01-31`, `2026-01-31T12:00:00Z`): runs that finished before it. Months and years are
  * refused: their length depends on the calendar, so the horizon would be a guess.
  */
+import { MAX_DURATION_MS } from '../lang/check-values.js';
 import { parseDurationText } from '../lang/parser-steps-suspend.js';
 import { CliError } from './cli-error.js';
 
@@ -19,7 +20,7 @@ const EXAMPLES = 'e.g. 30d, 12h, 90m, P30D, PT12H, or an instant such as 2026-01
 export function parseHorizon(value: unknown, flag: string): Horizon {
   const text = typeof value === 'string' ? value.trim() : '';
   if (text === '') throw new CliError(`${flag} expects a duration or an instant (${EXAMPLES})`);
-  if (/^P/i.test(text)) return { kind: 'age', ms: isoDuration(text, flag) };
+  if (/^P/i.test(text)) return age(isoDuration(text, flag), text, flag);
   if (ISO_INSTANT.test(text)) {
     const at = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
     // Date.parse rolls 2026-02-30 over into March: a day that does not exist is a typo.
@@ -40,6 +41,15 @@ export function parseHorizon(value: unknown, flag: string): Horizon {
         : `${flag}: "${text}" is not a duration; expected a number with a unit ms, s, m, h or d (${EXAMPLES})`,
     );
   }
+  return age(ms, text, flag);
+}
+
+/**
+ * An age is at most 36500d, the longest duration a mission may give (GUARANTEES 17): a longer
+ * one put the horizon before the date range and the log refused it as an internal error.
+ */
+function age(ms: number, text: string, flag: string): Horizon {
+  if (!(ms <= MAX_DURATION_MS)) throw new CliError(`${flag}: "${text}" is longer than 36500d (about 100 years), the longest age a prune takes`);
   return { kind: 'age', ms };
 }
 

@@ -103,6 +103,9 @@ describe.each(backends)('%s: reqon prune', (backend) => {
       ['soon', /"soon" is not a duration; expected a number with a unit ms, s, m, h or d/],
       ['2026-02-30', /is not a date that exists/],
       ['PT', /is not an ISO 8601 duration/],
+      // Beyond the date range: was an internal error with a stack trace.
+      ['99999999999d', /"99999999999d" is longer than 36500d \(about 100 years\)/],
+      ['P99999999999D', /"P99999999999D" is longer than 36500d/],
     ] as const) {
       const r = await reqon('prune', '--completed-before', value);
       expect(r.code, `${value}: ${describeResult(r)}`).toBe(2);
