@@ -182,12 +182,39 @@ export function checkTimeZone(ctx: CheckContext, file: string, zone: StringLiter
 }
 
 export function checkWebhookPath(ctx: CheckContext, file: string, path: StringLiteral | undefined): void {
-  if (!path || typeof path.value !== 'string' || path.value.startsWith('/')) return;
+  if (!path || typeof path.value !== 'string') return;
+  const text = path.value;
+  if (!text.startsWith('/')) {
+    ctx.report(file, 'E3029', path, `Expected a webhook path starting with "/" but got: "${text}"`, `write "/${text}"`);
+    return;
+  }
+  // The worker matches a delivery by its request's path as it arrives (URL.pathname): without
+  // the query and fragment, percent-encoded, dot segments resolved. A path that is not already in
+  // that form can never be delivered to; the run would wait until its timeout, or for ever.
+  let arrives: string;
+  try {
+    arrives = new URL(text, 'http://127.0.0.1').pathname;
+  } catch {
+    return;
+  }
+  if (arrives === text) return;
+  const cut = /[?#]/.exec(text);
+  if (cut) {
+    const what = cut[0] === '?' ? 'a query' : 'a fragment';
+    ctx.report(
+      file,
+      'E3029',
+      path,
+      `A webhook is matched by its path alone, and "${text}" holds ${what}: a delivery to it arrives at "${arrives}", so this never receives it`,
+      `write "${arrives}"; a delivery's ${cut[0] === '?' ? 'query' : 'fragment'} is not looked at`,
+    );
+    return;
+  }
   ctx.report(
     file,
     'E3029',
     path,
-    `Expected a webhook path starting with "/" but got: "${path.value}"`,
-    `write "/${path.value}"`,
+    `"${text}" is no path as a request sends it: a delivery to it arrives at "${arrives}", so this never receives it`,
+    `write "${arrives}"`,
   );
 }

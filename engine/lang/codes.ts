@@ -71,7 +71,7 @@ export const CODES = {
   E3026: { severity: 'error', title: 'an invalid cron expression' },
   E3027: { severity: 'error', title: 'a schedule `at` that is not a date-time' },
   E3028: { severity: 'error', title: 'an unknown time zone' },
-  E3029: { severity: 'error', title: 'a webhook path that does not start with "/"' },
+  E3029: { severity: 'error', title: 'a webhook path no delivery can arrive at (no leading "/", a query or fragment, or characters a request sends percent-encoded)' },
   E3030: { severity: 'warning', title: 'match arms after a bare `_` arm can never run' },
   E3031: { severity: 'error', title: 'an action file holds something other than `action`s' },
   E3032: { severity: 'warning', title: 'a top-level declaration outside the mission is ignored' },
