@@ -11,10 +11,11 @@
  * left in flight, under the parent's Idempotency-Keys, before it diverged.
  */
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
-import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
-import { builtCli, describeResult, REPO, runCli, type CliResult } from './support/cli-build.js';
+import { backends, type Backend } from '../support/temp-log.js';
+import { describeResult, REPO } from './support/cli-build.js';
+import { useCliMissions } from './support/cli-missions.js';
 import { readRunFacts } from './support/run-facts.js';
 
 const FIXTURES = path.join(REPO, 'test/durability/fixtures');
@@ -23,26 +24,13 @@ const EDITED = path.join(FIXTURES, 'concurrent-inflight-edited.vague');
 const ORDERS = Array.from({ length: 5 }, (_, i) => ({ id: `o-${i + 1}` }));
 const TABLES = ['inflight_acks'];
 
-let cli: string;
-let target: TempLogTarget | undefined;
-let api: FakeApi | undefined;
-
-beforeAll(() => {
-  cli = builtCli();
-}, 180_000);
-
-afterEach(async () => {
-  await api?.stop();
-  api = undefined;
-  await target?.drop();
-  target = undefined;
-});
+const missions = useCliMissions();
 
 /**
  * The API: o-1's confirmation is answered only after the four others were (and their acks had a
  * moment to be stored), so it is the last answer — the 6th request answered, after the GET.
  */
-async function startApi(): Promise<FakeApi> {
+function inflightApi(): FakeApi {
   let othersAnswered = 0;
   let releaseFirst!: () => void;
   const othersDone = new Promise<void>((resolve) => (releaseFirst = resolve));
@@ -58,7 +46,7 @@ async function startApi(): Promise<FakeApi> {
     }
     return { status: 201, body: { receipt: `r-${id}` } };
   });
-  return server.start();
+  return server;
 }
 
 interface VerifyJson {
@@ -71,9 +59,7 @@ interface VerifyJson {
 
 describe.each(backends)('%s: a run killed with a concurrent iteration in flight', (backend: Backend) => {
   it('verifies every recorded iteration, and an edit to a later one is refused by resume and fork before anything is sent', async () => {
-    target = await tempLogTarget(backend, 'reqon-inflight-');
-    api = await startApi();
-    const reqon = (...args: string[]): Promise<CliResult> => runCli(cli, [...args, '--db', target!.target], { cwd: target!.dir });
+    const { target, api, reqon } = await missions.start(backend, 'reqon-inflight-', inflightApi());
 
     // Killed as o-1's answer arrives: the GET and the four other POSTs were answered before it.
     const killed = await reqon('run', MISSION, '--source', `Api=${api.url}`, '--crash-at', 'after-effect:6', '--quiet');

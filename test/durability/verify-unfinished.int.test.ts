@@ -6,10 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
-import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
-import { builtCli, describeResult, runCli, runIdOf, type CliResult } from './support/cli-build.js';
+import { backends, type Backend } from '../support/temp-log.js';
+import { describeResult, runIdOf } from './support/cli-build.js';
+import { useCliMissions } from './support/cli-missions.js';
 
 const CRASHING = `mission Notify {
   source Api { auth: none, base: "http://127.0.0.1:1" }
@@ -37,43 +38,27 @@ const PAUSING = `mission Approve {
 }
 `;
 
-let cli: string;
-let target: TempLogTarget | undefined;
-let api: FakeApi | undefined;
-
-beforeAll(() => {
-  cli = builtCli();
-}, 180_000);
-
-afterEach(async () => {
-  await api?.stop();
-  api = undefined;
-  await target?.drop();
-  target = undefined;
-});
+const missions = useCliMissions();
 
 describe.each(backends)('%s: verify of a run that has not finished', (backend: Backend) => {
-  async function setup(text: string): Promise<{ reqon: (...args: string[]) => Promise<CliResult>; mission: string }> {
-    target = await tempLogTarget(backend, 'reqon-verify-unfinished-');
-    api = new FakeApi();
+  /** The mission in the log's folder, and the API both missions call. */
+  async function setup(text: string) {
+    const api = new FakeApi();
     api.on('GET /orders', { body: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
     api.on('POST /notices', { status: 201, body: { ok: true } });
     api.on('POST /approvals', { status: 201, body: { ticket: 't-1' } });
-    await api.start();
-    const mission = path.join(target.dir, 'mission.vague');
+    const started = await missions.start(backend, 'reqon-verify-unfinished-', api);
+    const mission = path.join(started.target.dir, 'mission.vague');
     fs.writeFileSync(mission, text);
-    // A run takes the API's address; resume and verify read it from the run.
-    const reqon = (...args: string[]) =>
-      runCli(cli, [...args, '--db', target!.target, ...(args[0] === 'run' ? ['--source', `Api=${api!.url}`] : [])], { cwd: target!.dir });
-    return { reqon, mission };
+    return { ...started, mission };
   }
 
   it('a killed run verifies "so far", naming what is not checked; once finished, in full', async () => {
-    const { reqon, mission } = await setup(CRASHING);
-    const killed = await reqon('run', mission, '--crash-at', 'before-effect:3', '--quiet');
+    const { reqon, mission, api } = await setup(CRASHING);
+    const killed = await reqon('run', mission, '--source', `Api=${api.url}`, '--crash-at', 'before-effect:3', '--quiet');
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     const runId = runIdOf(killed);
-    const verifyCli = (...args: string[]) => runCli(cli, ['verify', runId, '--db', target!.target, ...args], { cwd: target!.dir });
+    const verifyCli = (...args: string[]) => reqon('verify', runId, ...args);
 
     const partial = await verifyCli();
     expect(partial.code, describeResult(partial)).toBe(0);
@@ -91,10 +76,10 @@ describe.each(backends)('%s: verify of a run that has not finished', (backend: B
   });
 
   it('a paused run verifies "so far" and says it is suspended', async () => {
-    const { reqon, mission } = await setup(PAUSING);
-    const paused = await reqon('run', mission, '--quiet');
+    const { reqon, mission, api } = await setup(PAUSING);
+    const paused = await reqon('run', mission, '--source', `Api=${api.url}`, '--quiet');
     const runId = runIdOf(paused);
-    const verify = await runCli(cli, ['verify', runId, '--db', target!.target], { cwd: target!.dir });
+    const verify = await reqon('verify', runId);
     expect(verify.code, describeResult(verify)).toBe(0);
     expect(verify.stdout).toMatch(/matches its log so far/);
     expect(verify.stdout).toMatch(/it is suspended and has not finished/);

@@ -12,10 +12,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
-import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
-import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
+import { backends, type Backend } from '../support/temp-log.js';
+import { describeResult, runIdOf } from '../durability/support/cli-build.js';
+import { useCliMissions } from '../durability/support/cli-missions.js';
 import { readRunFacts } from '../durability/support/run-facts.js';
 
 const MISSION = `mission TwoPauses {
@@ -54,34 +55,24 @@ const WAIT_AND_WORK = `mission WaitAndWork {
 }
 `;
 
-let cli: string;
-let target: TempLogTarget | undefined;
-let api: FakeApi | undefined;
+const missions = useCliMissions();
 
-beforeAll(() => {
-  cli = builtCli();
-}, 180_000);
-
-afterEach(async () => {
-  await api?.stop();
-  api = undefined;
-  await target?.drop();
-  target = undefined;
-});
+/** GET /slow answers after 300 ms (the branch that works while the other waits); POST /done is counted. */
+function slowApi(): FakeApi {
+  const api = new FakeApi();
+  api.on('GET /slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return { body: { slow: true } };
+  });
+  api.on('POST /done', (req) => ({ status: 201, body: { got: req.body } }));
+  return api;
+}
 
 describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', (backend: Backend) => {
   it('resumed at the timer, suspends on the webhook (exit 10), then completes with each effect once', async () => {
-    target = await tempLogTarget(backend, 'reqon-parallel-pauses-');
-    api = new FakeApi();
-    api.on('GET /slow', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return { body: { slow: true } };
-    });
-    api.on('POST /done', (req) => ({ status: 201, body: { got: req.body } }));
-    await api.start();
+    const { target, api, reqon } = await missions.start(backend, 'reqon-parallel-pauses-', slowApi());
     const file = path.join(target.dir, 'two-pauses.vague');
     fs.writeFileSync(file, MISSION);
-    const reqon = (...args: string[]): Promise<CliResult> => runCli(cli, [...args, '--db', target!.target], { cwd: target!.dir });
 
     const started = await reqon('run', file, '--source', `Api=${api.url}`);
     expect(started.code, describeResult(started)).toBe(10);
@@ -122,17 +113,9 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
   }, 120_000);
 
   it('a branch that waits does not suspend the run while its sibling still works: the sibling ends first', async () => {
-    target = await tempLogTarget(backend, 'reqon-parallel-wait-');
-    api = new FakeApi();
-    api.on('GET /slow', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return { body: { slow: true } };
-    });
-    api.on('POST /done', (req) => ({ status: 201, body: { got: req.body } }));
-    await api.start();
+    const { target, api, reqon } = await missions.start(backend, 'reqon-parallel-wait-', slowApi());
     const file = path.join(target.dir, 'wait-and-work.vague');
     fs.writeFileSync(file, WAIT_AND_WORK);
-    const reqon = (...args: string[]): Promise<CliResult> => runCli(cli, [...args, '--db', target!.target], { cwd: target!.dir });
 
     const started = await reqon('run', file, '--source', `Api=${api.url}`);
     expect(started.code, describeResult(started)).toBe(10);
