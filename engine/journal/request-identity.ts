@@ -2,9 +2,10 @@
  * A request's identity: what an effect asked of the world, recorded with its intent and compared
  * when a replay reaches that effect again. Method, URL (secrets redacted, auth query parameters
  * left out), a sha256 of the body's canonical JSON and one of the headers the mission gives it
- * (source `headers`, a `since` header) — never auth headers, which may rotate between the
- * original run and its resume without the request being any different — and the name of the
- * source it goes through, since two sources of one base URL differ by those credentials.
+ * (source `headers`, the request's own `headers:`, a `since` header) — never auth headers, which
+ * may rotate between the original run and its resume without the request being any different —
+ * and the name of the source it goes through, since two sources of one base URL differ by those
+ * credentials.
  *
  * A replay whose mission now asks for a different request at a recorded effect (an edited URL,
  * method, body or header) has diverged: answering it with the recorded response, or sending it under the
@@ -35,7 +36,7 @@ export function describeRequestChange(recorded: RequestIdentity, asked: RequestI
       return `the source of ${shown(recorded)} changed (${recorded.source} became ${asked.source ?? 'none'}: the same URL under another source's credentials)`;
     }
     if (recorded.bodySha256 === asked.bodySha256) {
-      return `the headers of ${shown(recorded)} changed (source headers or a since header: sha256 ${short(recorded.headersSha256)} became ${short(asked.headersSha256)})`;
+      return `the headers of ${shown(recorded)} changed (its source, request or since headers: sha256 ${short(recorded.headersSha256)} became ${short(asked.headersSha256)})`;
     }
     return `the body of ${shown(recorded)} changed (sha256 ${short(recorded.bodySha256)} became ${short(asked.bodySha256)})`;
   }
