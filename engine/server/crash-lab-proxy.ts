@@ -4,13 +4,19 @@
  *
  * One loopback HTTP server; each source is a path prefix (`/<source>/…`) forwarded to its real
  * base URL. In `record` mode (the crash-free reference run) every request goes upstream and its
- * answer is kept under the request's identity (method and path with query, the run id replaced by
- * a placeholder), in arrival order. Bodies are not part of it: a body may legitimately differ
- * between the two runs (`now()` in it), so the Nth `POST /x` of the armed run is matched to the
- * Nth of the reference. In `replay` mode (the armed run) nothing
- * goes upstream: a request is answered with the next unused recorded answer of its identity, and
- * a request carrying an Idempotency-Key already answered gets that key's answer again — the
- * behaviour of an API that honours idempotency keys. The proxy counts, per key, the requests it
+ * answer is kept under the request's identity — what a replay compares (journal/request-identity.ts):
+ * method, path with query, the headers the mission sets (every header but the transport's, the
+ * Idempotency-Key and credentials) and the body — with the run id and the values `now()`/`random()`
+ * returned to the run taken out (lab-inputs.ts), as those legitimately differ between the runs.
+ * In `replay` mode (the armed run) nothing goes upstream: a request is answered with the first
+ * unused recorded answer of its identity — so requests of a concurrent loop, which reach the
+ * proxy in another order than the reference's did, each get their own answer, and identical
+ * requests go in order among themselves — and a request carrying an Idempotency-Key already
+ * answered gets that key's answer again — the behaviour of an API that honours idempotency keys.
+ * A request whose method, URL and headers the reference sent but none with its body (a value
+ * computed from `now()`, a formatted date, is not taken out) gets the first such answer and is
+ * counted as matched without its body: which answer it was owed is not known, and the verdict
+ * says so. The proxy counts, per key, the requests it
  * saw and the reference writes each key was matched to (1 is exactly-once), and names every
  * request the reference run never made. After a crash, `rewind` puts back the reads whose answer
  * the dead process received but never logged, so its resume is served what the reference saw.
@@ -23,7 +29,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hash } from 'node:crypto';
 import type { StoredEvent } from '../log/events.js';
+import { canonicalJson } from '../eval/values.js';
+import { varyingInputs, withoutRunSpecifics } from './lab-inputs.js';
 
 interface Answer {
   status: number;
@@ -32,12 +41,23 @@ interface Answer {
 }
 
 interface Recorded {
+  /** `METHOD /source/path?query`, the run id taken out: what a report names. */
   identity: string;
   method: string;
+  /** sha256 of the mission's headers as sent, the run id taken out. */
+  headers: string;
+  /** The body as sent, and its key once known (the reference's inputs taken out). */
+  body: Buffer;
+  bodyKey?: string;
   answer: Answer;
   /** Replay: the idempotency key that consumed it, or '' for a keyless request. */
   usedBy: string | null;
+  /** Replay: when it was consumed (rewind keeps the earliest a dead process logged). */
+  usedAt: number;
 }
+
+/** Reads a run's log as it stands (the lab's views): its recorded now()/random() values. */
+export type RunEvents = (runId: string) => Promise<readonly StoredEvent[]>;
 
 export interface KeyCount {
   idempotencyKey: string;
@@ -53,11 +73,22 @@ export interface ProxyReport {
   lost: string[];
   /** Requests the reference never made (answered 502), or a keyless write sent once more. */
   unexpected: string[];
+  /** Requests answered by method, URL and headers only: the reference sent none with their body. */
+  bodyUnmatched: string[];
   /** Reads and writes answered from the recording. */
   answered: number;
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * Headers that are no part of what the mission asked: the transport's (fetch adds some), the
+ * engine's Idempotency-Key (it names the run's effect) and credentials, which may be refreshed
+ * between the runs.
+ */
+const NOT_IDENTITY = new Set([
+  'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'user-agent', 'accept-encoding', 'accept-language',
+  'idempotency-key', 'authorization', 'proxy-authorization', 'cookie',
+]);
 /** Hop-by-hop and length headers are the proxy's own business, not part of an answer. */
 const DROP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'content-encoding']);
 const RUN_PLACEHOLDER = '<run>';
@@ -71,12 +102,16 @@ export class AnswerProxy {
   private readonly recorded: Recorded[] = [];
   private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number }>();
   private readonly unexpected: string[] = [];
+  private readonly bodyUnmatched: string[] = [];
+  private readonly inputs = new Map<string, Map<string, string>>();
   private answered = 0;
+  private uses = 0;
   private base = '';
 
   private constructor(
     private readonly server: Server,
     private readonly upstreams: Record<string, string>,
+    private readonly events: RunEvents | undefined,
   ) {
     let record!: (id: string) => void;
     let replay!: (id: string) => void;
@@ -84,11 +119,15 @@ export class AnswerProxy {
     this.setRunId = { record, replay };
   }
 
-  /** Starts the proxy for `upstreams` (source name → real base URL). */
-  static async start(upstreams: Record<string, string>): Promise<AnswerProxy> {
+  /**
+   * Starts the proxy for `upstreams` (source name → real base URL). `events` reads a run's log, so
+   * that the values `now()`/`random()` returned to it are taken out of its bodies; without it a
+   * body is compared with only the run id taken out.
+   */
+  static async start(upstreams: Record<string, string>, events?: RunEvents): Promise<AnswerProxy> {
     let proxy: AnswerProxy | undefined;
     const server = createServer((req, res) => void proxy!.handle(req, res));
-    proxy = new AnswerProxy(server, upstreams);
+    proxy = new AnswerProxy(server, upstreams, events);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
@@ -141,9 +180,11 @@ export class AnswerProxy {
       const identity = identityOf(request.method, unprefixed(request.url.slice(this.base.length)), runId);
       logged.set(identity, (logged.get(identity) ?? 0) + 1);
     }
+    // The reads the dead process logged are the ones it was answered first (those in flight when
+    // it died are the latest): of each method and URL, the earliest answered stay used.
     const seen = new Map<string, number>();
-    for (const entry of this.recorded) {
-      if (entry.usedBy !== '' || !SAFE.has(entry.method)) continue;
+    const reads = this.recorded.filter((e) => e.usedBy === '' && SAFE.has(e.method)).sort((a, b) => a.usedAt - b.usedAt);
+    for (const entry of reads) {
       const n = (seen.get(entry.identity) ?? 0) + 1;
       seen.set(entry.identity, n);
       if (n > (logged.get(entry.identity) ?? 0)) entry.usedBy = null;
@@ -153,7 +194,13 @@ export class AnswerProxy {
   report(): ProxyReport {
     const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity);
     const keys = [...this.byKey].map(([idempotencyKey, k]) => ({ idempotencyKey, requests: k.requests, effects: k.effects }));
-    return { keys: keys.sort((a, b) => a.idempotencyKey.localeCompare(b.idempotencyKey)), lost, unexpected: [...this.unexpected], answered: this.answered };
+    return {
+      keys: keys.sort((a, b) => a.idempotencyKey.localeCompare(b.idempotencyKey)),
+      lost,
+      unexpected: [...this.unexpected],
+      bodyUnmatched: [...this.bodyUnmatched],
+      answered: this.answered,
+    };
   }
 
   async close(): Promise<void> {
@@ -197,8 +244,8 @@ export class AnswerProxy {
     // A run follows a GET's redirect (http/client.ts): one into the source must come back through
     // here, under the source's prefix, or a root-relative Location would miss it.
     if (answer.headers.location !== undefined) answer.headers.location = this.throughProxy(answer.headers.location, url, name, upstream);
-    const identity = identityOf(method, target, await this.runIds.record);
-    this.recorded.push({ identity, method, answer, usedBy: null });
+    const runId = await this.runIds.record;
+    this.recorded.push({ identity: identityOf(method, target, runId), method, headers: headersKey(req, runId), body, answer, usedBy: null, usedAt: 0 });
     return answer;
   }
 
@@ -225,17 +272,60 @@ export class AnswerProxy {
         return known.answer;
       }
     }
-    const identity = identityOf(method, target, await this.runIds.replay);
-    const entry = this.recorded.find((r) => r.usedBy === null && r.identity === identity);
+    const runId = await this.runIds.replay;
+    const identity = identityOf(method, target, runId);
+    const headers = headersKey(req, runId);
+    const candidates = this.recorded.filter((r) => r.usedBy === null && r.identity === identity && r.headers === headers);
+    let entry: Recorded | undefined;
+    if (candidates.length > 0) {
+      const bodyKey = await this.bodyKey(body, runId, true);
+      const referenceId = await this.runIds.record;
+      for (const candidate of candidates) {
+        candidate.bodyKey ??= await this.bodyKey(candidate.body, referenceId, false);
+        if (candidate.bodyKey === bodyKey) {
+          entry = candidate;
+          break;
+        }
+      }
+      if (entry === undefined) {
+        // Same method, URL and headers, another body: the first such, not known to be the one owed.
+        entry = candidates[0]!;
+        this.bodyUnmatched.push(`${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`);
+      }
+    }
     if (entry === undefined) {
       this.unexpected.push(`${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`);
       if (key !== undefined) this.byKey.set(key, { answer: NEVER_MADE, requests: 1, effects: 0 });
       return NEVER_MADE;
     }
     entry.usedBy = key ?? '';
+    entry.usedAt = ++this.uses;
     this.answered += 1;
     if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1 });
     return entry.answer;
+  }
+
+  /**
+   * A body as compared: its JSON with the run id and the run's now()/random() values taken out,
+   * canonical (keys sorted); text that is no JSON with the run id taken out. `live`: the run is
+   * still going, so its log is read again (a write's log is on disk before it is sent, with the
+   * values it carries); a finished run's is read once.
+   */
+  private async bodyKey(body: Buffer, runId: string, live: boolean): Promise<string> {
+    if (body.length === 0) return '';
+    const text = body.toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text) as unknown;
+    } catch {
+      return `text:${text.split(runId).join(RUN_PLACEHOLDER)}`;
+    }
+    let inputs = live ? undefined : this.inputs.get(runId);
+    if (inputs === undefined) {
+      inputs = this.events ? varyingInputs(await this.events(runId)) : new Map<string, string>();
+      if (!live) this.inputs.set(runId, inputs);
+    }
+    return `json:${canonicalJson(withoutRunSpecifics(value, runId, inputs))}`;
   }
 }
 
@@ -252,6 +342,16 @@ function unprefixed(target: string): string {
 
 function identityOf(method: string, target: string, runId: string): string {
   return `${method.toUpperCase()} ${target}`.split(runId).join(RUN_PLACEHOLDER);
+}
+
+/** The headers the mission set (names lower-cased, sorted), the run id taken out, as a sha256. */
+function headersKey(req: IncomingMessage, runId: string): string {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || NOT_IDENTITY.has(name) || name.startsWith('sec-')) continue;
+    kept[name] = (Array.isArray(value) ? value.join(', ') : value).split(runId).join(RUN_PLACEHOLDER);
+  }
+  return hash('sha256', canonicalJson(kept), 'hex');
 }
 
 function keepHeaders(headers: Headers): Record<string, string> {

@@ -61,8 +61,48 @@ describe('crash lab answer proxy', () => {
         ],
         lost: [],
         unexpected: [],
+        bodyUnmatched: [],
         answered: 4,
       });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('answers requests told apart by a header or a body each with its own answer, whatever their order', async () => {
+    const proxy = await AnswerProxy.start({ Api: api.url });
+    const base = proxy.sources().Api!;
+    const ask = async (path: string, headers: Record<string, string>, body?: string) =>
+      (await (await fetch(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body }) })).json()) as unknown;
+    try {
+      proxy.recording('ref-run');
+      const eur = await ask('/clock', { 'x-currency': 'EUR' });
+      const usd = await ask('/clock', { 'x-currency': 'USD' });
+      const a = await ask('/marks', { 'content-type': 'application/json' }, '{"code":"A"}');
+      const b = await ask('/marks', { 'content-type': 'application/json' }, '{"code":"B"}');
+      proxy.replay();
+      proxy.replaying('armed-run');
+      expect(await ask('/clock', { 'x-currency': 'USD' })).toEqual(usd);
+      expect(await ask('/clock', { 'x-currency': 'EUR' })).toEqual(eur);
+      expect(await ask('/marks', { 'content-type': 'application/json' }, '{"code":"B"}')).toEqual(b);
+      expect(await ask('/marks', { 'content-type': 'application/json' }, '{"code":"A"}')).toEqual(a);
+      expect(proxy.report()).toMatchObject({ unexpected: [], bodyUnmatched: [], answered: 4 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('says which requests it matched without their body, rather than answer them as if it knew', async () => {
+    const proxy = await AnswerProxy.start({ Api: api.url });
+    const base = proxy.sources().Api!;
+    const send = async (body: string) => (await (await fetch(`${base}/marks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as unknown;
+    try {
+      proxy.recording('ref-run');
+      const first = await send('{"at":"Mon 1"}');
+      proxy.replay();
+      proxy.replaying('armed-run');
+      expect(await send('{"at":"Tue 2"}')).toEqual(first);
+      expect(proxy.report()).toMatchObject({ unexpected: [], bodyUnmatched: ['POST /Api/marks'], answered: 1 });
     } finally {
       await proxy.close();
     }

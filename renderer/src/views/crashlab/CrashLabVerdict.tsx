@@ -12,12 +12,13 @@ function show(value: unknown): string {
 }
 
 export function CrashLabVerdict({ verdict }: { verdict: Verdict }) {
-  const kind = !verdict.tested ? 'untested' : verdict.ok ? 'ok' : 'bad';
+  // A check that could not be made (and none failed) is "not fully checked", neither ✓ nor ✕.
+  const kind = !verdict.tested ? 'untested' : verdict.ok ? 'ok' : verdict.checks.some((c) => c.ok === false) ? 'bad' : 'partial';
   return (
     <section className={`panel verdict verdict-${kind}`} aria-label="Verdict">
       <h3>
         <span className={`verdict-chip ${kind === 'ok' ? 'ok' : kind === 'bad' ? 'bad' : 'unknown'}`} data-testid="lab-verdict">
-          {kind === 'untested' ? 'not tested: no crash happened' : kind === 'ok' ? '✓ survived' : '✕ did not survive'}
+          {kind === 'untested' ? 'not tested: no crash happened' : kind === 'ok' ? '✓ survived' : kind === 'partial' ? '◐ not fully checked' : '✕ did not survive'}
         </span>
         <span>{verdict.crashes} crash{verdict.crashes === 1 ? '' : 'es'} · final status {verdict.finalStatus}</span>
       </h3>
