@@ -284,6 +284,24 @@ export class CrashLab {
         ? { name: 'replay', ok: null, label: `replay of the log not checked: ${verify}` }
         : { name: 'replay', ok: verify.ok, label: verify.ok ? `its log replays to the same step paths and effect ids (${verify.original.length} events)` : `its log does not replay: ${verify.divergence?.explanation ?? 'diverged'}` },
     ];
+    // Tables and checkpoints live in the log's database, shared by the two runs: when the armed run
+    // read other store state than the reference did, what they stored, wrote and asked differ for
+    // that reason alone, and comparing them would judge the lab's set-up, not the mission.
+    const startDiffs = readsDiffer(reference.all(), referenceRunId, run.all(), runId);
+    if (startDiffs.length > 0) {
+      for (const check of checks) {
+        if (check.name === 'stores' || check.name === 'writes' || check.name === 'requests') {
+          check.ok = null;
+          check.label = `not compared (${check.label})`;
+        }
+      }
+      checks.push({
+        name: 'same-start',
+        ok: null,
+        label: `not checked: the armed run did not start from the store state the reference did — ${startDiffs.slice(0, 3).join('; ')}` +
+          ` — sql/nosql tables and sync_state checkpoints are shared by the runs of one log, so it read what the reference had just written`,
+      });
+    }
     if (elsewhere > 0) checks.push({ name: 'elsewhere', ok: null, label: `${elsewhere} request(s) went to URLs outside the mission's sources, not through the proxy: not compared` });
 
     const failed = checks.filter((c) => c.ok === false);
@@ -301,6 +319,39 @@ export class CrashLab {
           : `survived ${crashes} crash(es): ${passed}`;
     return { ok, tested, storesEqual: storeDiff.length === 0, storeDiff, effects: report.keys, duplicateEffects, crashes, finalStatus, checks, explanation };
   }
+}
+
+/**
+ * Where the armed run read other persistent store state (a sql/nosql/file store, a sync_state
+ * checkpoint) than the reference at the same step, each named; run ids and now()/random() values
+ * taken out of both. Empty when every such read saw the same.
+ */
+function readsDiffer(referenceEvents: readonly StoredEvent[], referenceRunId: string, runEvents: readonly StoredEvent[], runId: string): string[] {
+  const reads = (events: readonly StoredEvent[], id: string): Map<string, unknown> => {
+    const inputs = varyingInputs(events);
+    const out = new Map<string, unknown>();
+    const seen = new Map<string, number>();
+    for (const event of events) {
+      if (event.type !== 'value.recorded' || (event.payload.source !== 'store-read' && event.payload.source !== 'last-sync')) continue;
+      const n = (seen.get(event.stepPath) ?? 0) + 1;
+      seen.set(event.stepPath, n);
+      out.set(`${event.stepPath}#${n}`, withoutRunSpecifics(event.payload.value, id, inputs));
+    }
+    return out;
+  };
+  const before = reads(referenceEvents, referenceRunId);
+  const after = reads(runEvents, runId);
+  const out: string[] = [];
+  for (const [place, value] of after) {
+    const was = before.get(place);
+    if (JSON.stringify(was) === JSON.stringify(value)) continue;
+    const at = place.replace(/#1$/, '');
+    const v = value as { store?: unknown; key?: unknown; keys?: unknown[]; at?: unknown } | unknown[];
+    if (Array.isArray(v)) out.push(`a store read at ${at}: ${v.length} record(s), the reference read ${Array.isArray(was) ? was.length : 'none'}`);
+    else if (typeof v?.store === 'string') out.push(`store \`${v.store}\` at ${at}: ${v.keys?.length ?? 0} record(s), the reference read ${(was as { keys?: unknown[] } | undefined)?.keys?.length ?? 'none'}`);
+    else out.push(`checkpoint "${String((v as { key?: unknown }).key)}" at ${at}: ${JSON.stringify((v as { at?: unknown }).at)}, the reference read ${JSON.stringify((was as { at?: unknown } | undefined)?.at ?? null)}`);
+  }
+  return out;
 }
 
 /**
