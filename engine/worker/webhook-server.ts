@@ -22,8 +22,9 @@ import type { Env } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
 import { UnloggableValueError } from '../log/loggable.js';
 import { modelFor, pendingPause, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
-import type { EventLog } from '../log/log.js';
+import type { EventLog, RunRecord } from '../log/log.js';
 import type { Step } from '../lang/ast.js';
+import { runPages } from './run-pages.js';
 import { isLoopback, refuseRequest, verifySignature, webhookKey, type RequestGate } from './webhook-security.js';
 import type { Worker } from './worker.js';
 
@@ -161,8 +162,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
   }
   const path = url.pathname;
   eventId ??= deliveryId(req, path, raw);
-  const known = await knownPaths(o.log);
-  if (!known.has(path)) {
+  if (!(await isKnownPath(o.log, path))) {
     // A sender retrying a delivery we already took gets the same answer, even after its run ended.
     if (await o.log.webhookDelivered(path, eventId)) return reply(res, 202, { accepted: true, eventId, duplicate: true });
     return reply(res, 404, { error: `no run waits on ${path}` });
@@ -194,43 +194,54 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
 
 /** Wake the runs this delivery concerns: waits on `path`, and pauses resumed by it. */
 async function wake(path: string, eventId: string, payload: unknown, o: WebhookServerOptions): Promise<void> {
-  const suspended = await o.log.listRuns({ status: 'suspended', limit: 1000 });
-  for (const run of suspended) {
-    if (run.waitingOn === `wait:${path}`) {
-      await o.worker.start(run);
-      continue;
+  // Every suspended run, a page at a time: not only the newest page (runs waiting on people pile up).
+  for await (const suspended of runPages(o.log, { status: 'suspended' })) {
+    for (const run of suspended) {
+      if (run.waitingOn === `wait:${path}`) {
+        await o.worker.start(run);
+        continue;
+      }
+      if (!run.waitingOn?.startsWith('pause:')) continue;
+      const created = await pendingPause(o.log, run);
+      if (created?.payload.webhookPath !== path) continue;
+      try {
+        // The delivery is claimed with the resume: one delivery resumes one pause, once.
+        await resumeSuspendedRun(run, { by: 'webhook', payload, claim: { path, eventId } }, { log: o.log, env: o.env, dataDir: o.dataDir });
+      } catch (error) {
+        if (error instanceof RunUnavailableError) continue;
+        throw error;
+      }
+      const current = await o.log.getRun(run.runId);
+      if (current) await o.worker.start(current);
+      return;
     }
-    const created = await pendingPause(o.log, run);
-    if (created?.payload.webhookPath !== path) continue;
-    try {
-      // The delivery is claimed with the resume: one delivery resumes one pause, once.
-      await resumeSuspendedRun(run, { by: 'webhook', payload, claim: { path, eventId } }, { log: o.log, env: o.env, dataDir: o.dataDir });
-    } catch (error) {
-      if (error instanceof RunUnavailableError) continue;
-      throw error;
-    }
-    const current = await o.log.getRun(run.runId);
-    if (current) await o.worker.start(current);
-    return;
   }
 }
 
-/** Webhook paths that runs which have not finished can wait on. */
-async function knownPaths(log: EventLog): Promise<Set<string>> {
-  const paths = new Set<string>();
-  const live = [...(await log.listRuns({ status: 'running', limit: 1000 })), ...(await log.listRuns({ status: 'suspended', limit: 1000 }))];
+/** Whether a run that has not finished can wait on `path`: every such run is looked at, a page at a time, until one can. */
+async function isKnownPath(log: EventLog, path: string): Promise<boolean> {
   const seen = new Set<string>();
-  for (const run of live) {
-    if (run.waitingOn?.startsWith('wait:')) paths.add(run.waitingOn.slice('wait:'.length));
-    if (seen.has(run.missionHash)) continue;
-    seen.add(run.missionHash);
-    try {
-      for (const p of missionWebhookPaths(run.missionHash, () => modelFor(run.missionFiles).mission.actions.flatMap((a) => a.steps))) paths.add(p);
-    } catch {
-      // A run whose mission no longer parses cannot wait on anything new.
+  for (const status of ['running', 'suspended'] as const) {
+    for await (const live of runPages(log, { status })) {
+      for (const run of live) {
+        if (run.waitingOn === `wait:${path}`) return true;
+        if (seen.has(run.missionHash)) continue;
+        seen.add(run.missionHash);
+        if (canWaitOn(run, path)) return true;
+      }
     }
   }
-  return paths;
+  return false;
+}
+
+/** Whether the run's mission has a wait or pause on `path`. */
+function canWaitOn(run: RunRecord, path: string): boolean {
+  try {
+    return missionWebhookPaths(run.missionHash, () => modelFor(run.missionFiles).mission.actions.flatMap((a) => a.steps)).includes(path);
+  } catch {
+    // A run whose mission no longer parses cannot wait on anything new.
+    return false;
+  }
 }
 
 const pathCache = new Map<string, string[]>();

@@ -61,6 +61,9 @@ export interface WorkerOptions {
   prune?: { olderThanMs: number; everyMs: number };
 }
 
+/** How many suspended runs one tick looks at (see Worker.suspendedAfter). */
+const SUSPENDED_WINDOW = 500;
+
 export class Worker {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Inbox deliveries already offered to each suspended wait by this worker. */
@@ -80,6 +83,18 @@ export class Worker {
   private wake: (() => void) | undefined;
   /** The earliest instant the last tick saw something come due later (env clock), if any. */
   private nextDueAt: number | undefined;
+  /**
+   * Suspended runs are looked at a window at a time (SUSPENDED_WINDOW, newest first): each tick
+   * the window after the last one, back to the newest once it reaches the oldest. Every suspended
+   * run is looked at within a pass, however many there are (the newest window alone left older
+   * waits and webhook pauses deaf to their deliveries); `passWaits` are the waits a pass saw, and
+   * `passQuiet` whether the pass so far started nothing (a `--once` worker stops only after a
+   * whole quiet pass).
+   */
+  private suspendedAfter: { createdAt: number; runId: string } | undefined;
+  private passWaits = new Set<string>();
+  private passQuiet = true;
+  private lastPassQuiet = false;
   /** The prune in progress (options.prune), and when the next one is due (env clock). */
   private pruning: Promise<void> | undefined;
   private nextPruneAt = Number.NEGATIVE_INFINITY;
@@ -144,13 +159,22 @@ export class Worker {
       if (ownerIsDead(run.owner)) due.push(run);
       else later(run.leaseExpiresAt);
     }
-    const suspended = await log.listRuns({ status: 'suspended', limit: 500 });
+    const from = this.suspendedAfter;
+    const suspended = await log.listRuns({ status: 'suspended', limit: SUSPENDED_WINDOW, ...(from ? { after: from } : {}) });
+    const last = suspended[suspended.length - 1];
+    const wrapped = suspended.length < SUSPENDED_WINDOW || last === undefined;
+    this.suspendedAfter = wrapped ? undefined : { createdAt: last.createdAt, runId: last.runId };
     for (const run of suspended) later(run.wakeAt);
     if (this.options.schedules !== false && log.watchWork) for (const s of await log.listSchedules()) later(s.nextFireAt);
     this.nextDueAt = nextDueAt;
     const waits = suspended.filter((r) => r.waitingOn?.startsWith('wait:'));
-    for (const runId of this.offered.keys()) {
-      if (!this.inFlight.has(runId) && !waits.some((r) => r.runId === runId)) this.offered.delete(runId);
+    for (const run of waits) this.passWaits.add(run.runId);
+    if (wrapped) {
+      // A whole pass is done: forget what was offered to waits it no longer saw.
+      for (const runId of this.offered.keys()) {
+        if (!this.inFlight.has(runId) && !this.passWaits.has(runId)) this.offered.delete(runId);
+      }
+      this.passWaits = new Set();
     }
     for (const run of waits) {
       if (due.some((d) => d.runId === run.runId)) continue;
@@ -189,7 +213,17 @@ export class Worker {
       if (erred && (env.clock.now() < erred.until || (this.once && erred.count >= 2))) continue;
       if (await this.start(run)) started++;
     }
+    if (started > 0) this.passQuiet = false;
+    if (wrapped) {
+      this.lastPassQuiet = this.passQuiet;
+      this.passQuiet = true;
+    }
     return started;
+  }
+
+  /** Whether the last tick ended a pass over the suspended runs in which nothing was started. */
+  private get passIdle(): boolean {
+    return this.suspendedAfter === undefined && this.lastPassQuiet;
   }
 
   /** The webhook path that resumes the pause `run` is suspended on (null for a timer-only pause), read once per suspension. */
@@ -309,7 +343,11 @@ export class Worker {
           continue;
         }
         if (this.stopping) break;
-        if (once && started === 0 && this.inFlight.size === 0) break;
+        if (once && started === 0 && this.inFlight.size === 0) {
+          if (this.passIdle) break;
+          // More suspended runs to look at before this pass is whole: the next window at once.
+          continue;
+        }
         if (once && started === 0) await Promise.race([...this.inFlight.values()]);
         else await this.idle(unwatch !== undefined);
       }
