@@ -89,9 +89,20 @@ export function checkStatus(ctx: CheckContext, file: string, status: number, spa
   return false;
 }
 
-export function checkCron(ctx: CheckContext, file: string, expression: StringLiteral): void {
+export function checkCron(ctx: CheckContext, file: string, expression: StringLiteral, timezone?: string): void {
   try {
-    new Cron(expression.value, { paused: true });
+    const cron = new Cron(expression.value, { paused: true, timezone: timezone !== undefined && isTimeZone(timezone) ? timezone : 'UTC' });
+    // Valid syntax that no date matches (the 30th of February) never fires: the worker would
+    // register it and do nothing, for ever.
+    if (cron.nextRun() === null) {
+      ctx.report(
+        file,
+        'E3026',
+        expression,
+        `The cron expression "${expression.value}" never fires: no date matches it`,
+        'check the day of the month against the month (February has at most 29 days; April, June, September and November 30)',
+      );
+    }
   } catch (e) {
     const reason = (e instanceof Error ? e.message : String(e)).replace(/^CronPattern:\s*/, '');
     ctx.report(

@@ -68,7 +68,7 @@ export const CODES = {
   E3023: { severity: 'error', title: 'a number outside its allowed range' },
   E3024: { severity: 'error', title: 'an HTTP status outside 100–599' },
   E3025: { severity: 'error', title: 'the same status handled by two match arms' },
-  E3026: { severity: 'error', title: 'an invalid cron expression' },
+  E3026: { severity: 'error', title: 'an invalid cron expression, or one no date matches (it never fires)' },
   E3027: { severity: 'error', title: 'a schedule `at` that is not a date-time' },
   E3028: { severity: 'error', title: 'an unknown time zone' },
   E3029: { severity: 'error', title: 'a webhook path no delivery can arrive at (no leading "/", a query or fragment, or characters a request sends percent-encoded)' },
