@@ -137,7 +137,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
   const refused = refuseRequest(req.headers, o.gate);
   if (refused) return reply(res, refused.status, { error: refused.error });
   const url = new URL(req.url ?? '/', 'http://localhost');
-  if (url.pathname === '/health') return reply(res, 200, { ok: true });
+  // A health check reads; a POST or PUT to /health is a delivery like any other (a run may wait
+  // there), never acknowledged with a 200 and dropped.
+  if (url.pathname === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return reply(res, 200, { ok: true });
   if (req.method !== 'POST' && req.method !== 'PUT') return reply(res, 405, { error: 'webhooks are delivered with POST or PUT' });
 
   const limit = o.maxBodyBytes ?? DEFAULT_MAX_BODY;

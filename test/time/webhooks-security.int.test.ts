@@ -175,3 +175,21 @@ describe('bodies and the inbox', () => {
     expect(await ids('/cap')).toEqual(['c3']);
   });
 });
+
+describe('the health path', () => {
+  it('answers GET /health, and takes a POST to /health as a delivery when a run can wait there', async () => {
+    // Before, any request to /health got 200 {"ok":true}: a delivery there was acknowledged and lost.
+    const text = PARKED.replace('mission Parked', 'mission ParkedHealth').replace('wait { path: "/pay" }', 'wait { path: "/health" }');
+    const file = path.join(dir, 'parked-health.vague');
+    fs.writeFileSync(file, text);
+    const result = await startRun({ entry: file, files: [{ path: file, text }] }, { sources: {}, env: {} }, { log, env, dataDir: path.join(dir, 'data') });
+    expect(result.status).toBe('suspended');
+    const url = await serve();
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true });
+    const delivered = await post(url, '/health', '{"n":1}', { 'idempotency-key': 'health-1' });
+    expect(delivered).toEqual({ status: 202, body: { accepted: true, eventId: 'health-1', duplicate: false } });
+    expect(await ids('/health')).toEqual(['health-1']);
+  });
+});
