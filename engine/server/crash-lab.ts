@@ -261,7 +261,7 @@ export class CrashLab {
         name: 'stores',
         ok: storeDiff.length === 0,
         label: storeDiff.length === 0
-          ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids and now()/random() values compared by where they came from)`
+          ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids and the values now()/random() returned taken out)`
           : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
       },
       {
