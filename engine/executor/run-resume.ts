@@ -19,6 +19,7 @@ import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
+import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
 
 export interface ResumeOptions {
@@ -45,6 +46,15 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log; list runs with \`reqon runs\``, 'not-found');
   // Before anything is spent on it (a pause's compare-and-set): this engine may misread the log.
   await assertReadableFormat(deps.log, runId);
+  if (isImported(run) && run.status !== 'completed' && run.status !== 'failed') {
+    // Its never-expiring lease keeps it from being carried on; say why, not "owned until 2126".
+    throw new RunUnavailableError(
+      `run ${runId} was imported from a bundle and is read-only: nothing continues it` +
+        (opts.payload !== undefined ? ', and your payload was not used' : '') +
+        ` (every view and \`reqon verify\` work on it); \`reqon fork ${runId} --at SEQ\` starts a new run from its log up to SEQ`,
+      'owned',
+    );
+  }
   if (run.status === 'suspended') {
     if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw notWaitingOn(run, opts);
     // An edited mission must replay what the run already did before the pause is spent on it: a

@@ -119,6 +119,18 @@ describe('reqon export / reqon import', () => {
     const posts = api.requests.length;
     const resumed = await reqon(dbB(), 'resume', runId, '--quiet');
     expect(resumed.code).not.toBe(0);
+    // Said as it is, in one line: not "owned by imported:bundle until 2126 …; it is still running
+    // there", nor (with a payload) "it was already resumed".
+    const readOnly = new RegExp(`^reqon: run ${runId} was imported from a bundle and is read-only: nothing continues it.*reqon fork ${runId} --at SEQ`);
+    expect(resumed.stderr.trim().split('\n')).toHaveLength(1);
+    expect(resumed.stderr).toMatch(readOnly);
+    const withPayload = await reqon(dbB(), 'resume', runId, '--payload', '{"ok":true}', '--quiet');
+    expect(withPayload.code).not.toBe(0);
+    expect(withPayload.stderr).toMatch(readOnly);
+    expect(withPayload.stderr).toMatch(/your payload was not used/);
+    const shown = await reqon(dbB(), 'show', runId);
+    expect(shown.stdout).toMatch(/^status +suspended \(imported from a bundle: read-only\)$/m);
+    expect((await reqon(dbB(), 'runs')).stdout).toMatch(new RegExp(`^${runId}  imported `, 'm'));
     const worker = await reqon(dbB(), 'worker', '--once');
     expect(worker.code, describeResult(worker)).toBe(0);
     expect(api.requests.length).toBe(posts);

@@ -6,6 +6,7 @@ import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { runFold } from '../../inspect/fold-handler.js';
 import { RunSummaryHandler, statusLabel } from '../../inspect/run-summary.js';
+import { isImported } from '../../executor/run-bundle.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -33,7 +34,8 @@ export const command: CommandModule = {
       if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');
       for (const r of runs) {
         const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${instantText(r.wakeAt)}` : ''})` : '';
-        const status = statusLabel({ status: r.status, failures: failures.get(r.runId) ?? 0 });
+        // An unfinished imported run is 'running' only to keep workers off it: it is read-only.
+        const status = isImported(r) && r.status === 'running' ? 'imported' : statusLabel({ status: r.status, failures: failures.get(r.runId) ?? 0 });
         io.stdout(`${r.runId}  ${status.padEnd(9)}  ${instantText(r.createdAt)}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
       }
       return EXIT_OK;

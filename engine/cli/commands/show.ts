@@ -6,6 +6,7 @@ import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
+import { isImported } from '../../executor/run-bundle.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -31,10 +32,16 @@ export const command: CommandModule = {
         io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: record.options })}\n`);
         return EXIT_OK;
       }
+      // An imported run that had not finished is 'running' under a lease that never runs out, which
+      // keeps everything from carrying it on: say where its log ends, and that it is read-only.
+      const importedOpen = isImported(record) && record.status === 'running';
+      const status = importedOpen
+        ? `${position?.type === 'run.suspended' ? 'suspended' : 'stopped before its end'} (imported from a bundle: read-only)`
+        : `${statusLabel(summary)}${summary.error ? `: ${summary.error}` : ''}`;
       const lines = [
         `run       ${summary.runId}`,
         `mission   ${summary.mission} (${record.missionFiles.entry})`,
-        `status    ${statusLabel(summary)}${summary.error ? `: ${summary.error}` : ''}`,
+        `status    ${status}`,
         `started   ${instantText(summary.startedAt)}  (${summary.durationMs} ms)`,
         `progress  ${summary.steps} steps, ${summary.effects} effects, ${summary.resumes} resumes (${summary.crashesSurvived} after a crash)`,
         `position  seq ${position?.seq ?? 0}${position ? ` ${position.type} ${position.stepPath}` : ''}`,
@@ -47,7 +54,8 @@ export const command: CommandModule = {
         lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${instantText(summary.wakeAt)}` : ''));
       }
       const takeOver = `\`reqon resume ${runId}\` or a worker carries it on`;
-      if (carrier === 'none') lines.push(`owner     none: no process is running it; ${takeOver}`);
+      if (importedOpen) lines.push(`owner     ${record.owner}: nothing continues it; \`reqon fork ${runId} --at SEQ\` starts a new run from its log`);
+      else if (carrier === 'none') lines.push(`owner     none: no process is running it; ${takeOver}`);
       else if (carrier === 'gone') lines.push(`owner     ${record.owner} — that process is gone; ${takeOver}`);
       else if (carrier === 'lapsed') lines.push(`owner     ${record.owner} (its lease ran out at ${instantText(record.leaseExpiresAt ?? 0)}: the owner stopped renewing it; a worker takes it over)`);
       else if (record.owner) lines.push(`owner     ${record.owner} (lease until ${instantText(record.leaseExpiresAt ?? 0)})`);
