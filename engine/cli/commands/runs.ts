@@ -7,6 +7,10 @@ import { instantText } from '../../env/instant-text.js';
 import { runFold } from '../../inspect/fold-handler.js';
 import { RunSummaryHandler, statusLabel } from '../../inspect/run-summary.js';
 import { isImported } from '../../executor/run-bundle.js';
+import type { RunStatus } from '../../log/log.js';
+import { CliError } from '../cli-error.js';
+
+const STATUSES: readonly RunStatus[] = ['running', 'suspended', 'completed', 'failed'];
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -14,11 +18,17 @@ export const command: CommandModule = {
   },
 
   async run(_args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const status = options.status;
+    if (status !== undefined && !(STATUSES as readonly unknown[]).includes(status)) {
+      throw new CliError(`--status expects one of ${STATUSES.join(', ')}; got "${String(status)}"`);
+    }
+    const limit = Number(options.limit);
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw new CliError(`--limit expects a positive whole number, got "${String(options.limit)}"`);
     const log = await openCliLog(options.db);
     try {
       const runs = await log.listRuns({
-        ...(typeof options.status === 'string' ? { status: options.status as 'running' } : {}),
-        limit: Number(options.limit) || 100,
+        ...(status !== undefined ? { status: status as RunStatus } : {}),
+        limit,
       });
       // A completed run may have gone on after failures (a loop's `onError continue`): only its
       // `step.failed` events say so, so those are folded (all the failure count reads: not the
