@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { CliError } from '../cli-error.js';
 import { instantText } from '../../env/instant-text.js';
 
 /** Pages grow from FIRST_PAGE to PAGE: `| head` wants the first lines soon, a full dump wants few reads. */
@@ -16,6 +17,10 @@ export const command: CommandModule = {
 
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const runId = args[0] as string;
+    const fromSeq = Number(options.from);
+    if (!/^\s*\d+\s*$/.test(String(options.from)) || !Number.isSafeInteger(fromSeq) || fromSeq < 1) {
+      throw new CliError(`--from expects a seq (a whole number ≥ 1), got "${String(options.from)}"`);
+    }
     const log = await openCliLog(options.db);
     try {
       if (!(await log.getRun(runId))) {
@@ -23,7 +28,7 @@ export const command: CommandModule = {
         return EXIT_USAGE;
       }
       // Paged so that a long run streams instead of sitting in memory.
-      for (let from = Number(options.from) || 1, page = FIRST_PAGE; ; page = Math.min(PAGE, page * 4)) {
+      for (let from = fromSeq, page = FIRST_PAGE; ; page = Math.min(PAGE, page * 4)) {
         const events = await log.read(runId, { fromSeq: from, limit: page });
         for (const e of events) {
           if (options.json === true) io.stdout(`${JSON.stringify(e)}\n`);

@@ -8,6 +8,7 @@ import { BundleError, exportRun } from '../../executor/run-bundle.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { CliError } from '../cli-error.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -18,7 +19,7 @@ export const command: CommandModule = {
     const log = await openCliLog(options.db);
     try {
       const text = `${JSON.stringify(await exportRun(log, args[0] as string))}\n`;
-      if (typeof options.out === 'string') fs.writeFileSync(options.out, text);
+      if (typeof options.out === 'string') writeBundle(options.out, text);
       else io.stdout(text);
       return EXIT_OK;
     } catch (e) {
@@ -30,3 +31,15 @@ export const command: CommandModule = {
     }
   },
 };
+
+/** `--out FILE`: a path it cannot write is one line (exit 2), not a stack trace. */
+function writeBundle(file: string, text: string): void {
+  try {
+    fs.writeFileSync(file, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such folder' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'the disk is full' : (error as Error).message;
+    throw new CliError(`cannot write the bundle to ${file}: ${why}`);
+  }
+}

@@ -4,9 +4,11 @@
  * database to another, e.g. an embedded SQLite file to the PostgreSQL log many workers share,
  * and verifies the copy (log-copy.ts). Leases are dropped: stop the source's workers first.
  */
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import { copyLog, LogCopyError } from '../log-copy.js';
 import { CliError } from '../cli-error.js';
+import { isPostgresUrl } from '../../log/open-log.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -27,6 +29,8 @@ export const command: CommandModule = {
     if (typeof fromName !== 'string' || fromName === '') throw new CliError('reqon log copy needs --from LOG (a SQLite file or a postgres:// URL)');
     if (typeof toName !== 'string' || toName === '') throw new CliError('reqon log copy needs --to LOG (a SQLite file or a postgres:// URL)');
     if (fromName === toName) throw new CliError('reqon log copy: --from and --to name the same log');
+    // Opening a SQLite file that is not there creates an empty log: a typo would be "copied".
+    if (!isPostgresUrl(fromName) && !fs.existsSync(fromName)) throw new CliError(`log copy --from ${fromName}: no such log file`);
     const from = await openCliLog(fromName);
     try {
       const to = await openCliLog(toName);

@@ -1,0 +1,60 @@
+/**
+ * Bad arguments to commands that read or write files and seqs are one line and exit 2, and change
+ * nothing. Before: `reqon export ID --out missing/dir/x` (or a folder) was an internal error with a
+ * stack trace; `reqon log copy --from typo.db` created an empty log at typo.db, "copied" it and
+ * exited 0; `reqon events ID --from -5` (or `abc`) printed the log from seq 1 as if it were given.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+
+let cli: string;
+let dir: string;
+let runId: string;
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-bad-arguments-'));
+  fs.writeFileSync(path.join(dir, 'm.vague'), 'mission M {\n  store s: memory("s")\n  action A {\n    store { id: 1 } -> s { key: .id }\n  }\n  run A\n}\n');
+  const made = await reqon('run', 'm.vague', '--quiet');
+  expect(made.code, describeResult(made)).toBe(0);
+  runId = runIdOf(made);
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function reqon(...args: string[]) {
+  const db = args.includes('copy') ? [] : ['--db', path.join(dir, 'log.db')];
+  return runCli(cli, [...args, ...db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+}
+
+function oneLine(r: { code: number | null; stderr: string }, message: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+}
+
+describe('bad arguments', () => {
+  it('reqon export --out a path it cannot write', async () => {
+    oneLine(await reqon('export', runId, '--out', path.join(dir, 'no', 'such', 'x.reqonrun')), /^reqon: cannot write the bundle to .*x\.reqonrun: no such folder/);
+    oneLine(await reqon('export', runId, '--out', dir), /^reqon: cannot write the bundle to .*: it is a folder/);
+    const good = await reqon('export', runId, '--out', path.join(dir, 'x.reqonrun'));
+    expect(good.code, describeResult(good)).toBe(0);
+  });
+
+  it('reqon log copy --from a SQLite file that does not exist', async () => {
+    const missing = path.join(dir, 'typo.db');
+    oneLine(await reqon('log', 'copy', '--from', missing, '--to', path.join(dir, 'copy.db')), /^reqon: log copy --from .*typo\.db: no such log file/);
+    expect(fs.existsSync(missing)).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'copy.db'))).toBe(false);
+  });
+
+  it('reqon events --from something that is no seq', async () => {
+    for (const from of ['-5', 'abc', '0', '1.5']) oneLine(await reqon('events', runId, '--from', from), new RegExp(`^reqon: --from expects a seq \\(a whole number ≥ 1\\), got "${from.replace('.', '\\.')}"`));
+    const good = await reqon('events', runId, '--from', '2', '--json');
+    expect(good.code, describeResult(good)).toBe(0);
+    expect(JSON.parse(good.stdout.split('\n')[0]!).seq).toBe(2);
+  });
+});
