@@ -154,7 +154,9 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
       if (store) return store.records;
     }
     if (head === 'response') return ctx.response;
-    return fieldOf(ctx.response, head);
+    // Only a field `response` itself has: an array response's `length`, index or items field, never
+    // its items' values (`.id` on a record without one is absent, not every item's id).
+    return Array.isArray(ctx.response) && !hasField(ctx.response, head) ? undefined : fieldOf(ctx.response, head);
   }
   const rest = parts.slice(1);
   if (head === 'response') return walk(ctx.response, rest);

@@ -80,6 +80,25 @@ describe('a field of an array of records', () => {
     expect(run('items.id', { response: { items: [{ id: 'a' }] } })).toEqual(['a']);
   });
 
+  it('a record without the field does not borrow it from response: `.id` is absent, not every item’s id', () => {
+    // `for x in response where exists(.id)` / `response where .deleted_at == null`: a name the
+    // current record lacks falls back to a field of `response` (§D.2 step 4); an array response has
+    // no such field, so the name is absent. It is never the items' values (which made a record with
+    // no id pass `exists(.id)` and one with no deleted_at fail `.deleted_at == null`).
+    const response = [{ id: 1, deleted_at: null }, { name: 'no id' }, { id: 3, deleted_at: '2024-01-01' }];
+    expect(run('.id', { current: response[1], response })).toBeUndefined();
+    expect(run('id', { current: response[1], response })).toBeUndefined();
+    expect(run('exists(.id)', { current: response[1], response })).toBe(false);
+    expect(run('length(response where .id != null)', { response })).toBe(2);
+    expect(run('length(response where .deleted_at == null)', { response })).toBe(2);
+    expect(run('.id', { response })).toBeUndefined();
+    // Explicit paths still map over the items, and an array's own names keep their meaning.
+    expect(run('response.id', { response })).toEqual([1, 3]);
+    expect(run('length', { current: {}, response })).toBe(3);
+    const rows = withItemsField([{ code: 'a' }], 'rows');
+    expect(run('rows', { current: {}, response: rows })).toBe(rows);
+  });
+
   it('after a paginated fetch: the items field names all items, their fields map, other envelope fields stay absent', () => {
     const rows = withItemsField([{ code: 'a', qty: 1 }, { code: 'b', qty: 2 }], 'rows');
     expect(run('response.rows', { response: rows })).toBe(rows);
