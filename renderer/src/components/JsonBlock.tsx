@@ -11,6 +11,7 @@ import { useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { JsonRows, preview, type ArrayWindow, type JsonRow } from '../lib/json-rows.js';
 import type { ValueSlice } from '../lib/protocol.js';
+import { jsonText, visibleControls } from '../lib/visible-text.js';
 
 const ROW = 18;
 const INDENT = 14;
@@ -61,7 +62,7 @@ function RowView({ row, onToggle, onWindow }: { row: JsonRow; onToggle: (row: Js
       title={row.path}
     >
       {container && <span className="json-caret" aria-hidden="true">{row.open ? '▾' : '▸'}</span>}
-      {row.label !== null && <span className="json-key">{row.label}:</span>}
+      {row.label !== null && <span className="json-key">{visibleControls(row.label)}:</span>}
       {!container ? (
         <span className={valueClass(row.value)}>{preview(row.value)}</span>
       ) : row.open ? (
@@ -101,7 +102,7 @@ export function JsonBlock({ value, label, expandAll = false, maxHeight = 320, sl
   if (value === null || typeof value !== 'object') {
     return (
       <pre className="json-primitive" aria-label={label}>
-        {JSON.stringify(value)}
+        {jsonText(value)}
       </pre>
     );
   }

@@ -5,8 +5,14 @@
  */
 import type { StoredEvent } from './protocol.js';
 import { pathOf } from './step-summary.js';
+import { visibleControls } from './visible-text.js';
 
+/** Bidi controls in the run's data (a store key, an error message) are shown escaped (visible-text.ts). */
 export function eventLine(event: StoredEvent): string {
+  return visibleControls(rawEventLine(event));
+}
+
+function rawEventLine(event: StoredEvent): string {
   switch (event.type) {
     case 'run.started':
       return event.payload.forkedFrom ? `${event.payload.mission}, forked from ${event.payload.forkedFrom.runId} at #${event.payload.forkedFrom.atSeq}` : event.payload.mission;

@@ -8,6 +8,7 @@
  * A node is named by its path from the root (`$`, `$.items`, `$[3]`); `expanded` overrides the
  * default (`defaultOpen`) per path, so a user's clicks survive a scrub to the next seq.
  */
+import { jsonText, visibleControls } from './visible-text.js';
 
 export interface JsonRow {
   path: string;
@@ -154,7 +155,7 @@ export class JsonRows {
 /** One line for a value: primitives as JSON, containers as a bounded preview (`{id: "a", qty: 2}`). */
 export function preview(value: unknown, budget = 120): string {
   if (value === undefined) return 'undefined';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
+  if (value === null || typeof value !== 'object') return jsonText(value) ?? String(value);
   const isArray = Array.isArray(value);
   const close = isArray ? ']' : '}';
   let out = isArray ? '[' : '{';
@@ -162,8 +163,8 @@ export function preview(value: unknown, budget = 120): string {
   const length = isArray ? value.length : keys!.length;
   for (let i = 0; i < length; i += 1) {
     const child = isArray ? value[i] : (value as Record<string, unknown>)[keys![i]!];
-    const shown = child !== null && typeof child === 'object' ? (Array.isArray(child) ? `[…${child.length}]` : '{…}') : (JSON.stringify(child) ?? String(child));
-    const part = (i > 0 ? ', ' : '') + (isArray ? shown : `${keys![i]}: ${shown}`);
+    const shown = child !== null && typeof child === 'object' ? (Array.isArray(child) ? `[…${child.length}]` : '{…}') : (jsonText(child) ?? String(child));
+    const part = (i > 0 ? ', ' : '') + (isArray ? shown : `${visibleControls(keys![i]!)}: ${shown}`);
     if (out.length + part.length > budget) return `${out}${i > 0 ? ', ' : ''}…${close}`;
     out += part;
   }

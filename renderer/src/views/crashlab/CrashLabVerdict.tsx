@@ -5,9 +5,10 @@
  * happened is "not tested", whatever else held.
  */
 import type { CrashLabVerdict as Verdict } from '../../lib/protocol.js';
+import { jsonText } from '../../lib/visible-text.js';
 
 function show(value: unknown): string {
-  const s = JSON.stringify(value);
+  const s = jsonText(value);
   return s === undefined ? '' : s.length > 200 ? `${s.slice(0, 197)}…` : s;
 }
 

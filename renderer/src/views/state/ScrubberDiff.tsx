@@ -3,10 +3,11 @@
  * per changed path with before and after.
  */
 import type { StateDiffEntry } from '../../lib/protocol.js';
+import { jsonText, visibleControls } from '../../lib/visible-text.js';
 
 function show(value: unknown): string {
   if (value === undefined) return '';
-  const s = JSON.stringify(value);
+  const s = jsonText(value) ?? '';
   return s.length > 300 ? `${s.slice(0, 297)}…` : s;
 }
 
@@ -40,7 +41,7 @@ export function ScrubberDiff({ fromSeq, toSeq, entries, error }: Props) {
             {entries.map((e) => (
               <tr key={e.path} className={`diff-${e.change}`}>
                 <td><span className={`change-chip change-${e.change}`}>{e.change}</span></td>
-                <td><code>{e.path}</code></td>
+                <td><code>{visibleControls(e.path)}</code></td>
                 <td className="diff-before"><code>{show(e.before)}</code></td>
                 <td className="diff-after"><code>{show(e.after)}</code></td>
               </tr>

@@ -7,11 +7,12 @@ import { useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { StoreSnapshot, ValueSlice } from '../../lib/protocol.js';
 import { JsonBlock } from '../../components/JsonBlock.js';
+import { jsonText, visibleControls } from '../../lib/visible-text.js';
 
 const ROW = 24;
 
 function preview(value: unknown): string {
-  const s = JSON.stringify(value);
+  const s = jsonText(value);
   return s === undefined ? 'undefined' : s.length > 160 ? `${s.slice(0, 157)}…` : s;
 }
 
@@ -70,7 +71,7 @@ export function ScrubberStores({ stores, slices, onWindow }: Props) {
                   style={{ transform: `translateY(${item.start}px)`, height: ROW }}
                   onClick={() => setOpenKey(r.key === openKey ? null : r.key)}
                 >
-                  <span role="cell" className="record-key">{r.key}</span>
+                  <span role="cell" className="record-key">{visibleControls(r.key)}</span>
                   <span role="cell" className="record-preview">{preview(r.record)}</span>
                 </div>
               );
@@ -87,7 +88,7 @@ export function ScrubberStores({ stores, slices, onWindow }: Props) {
           <button aria-label="Next records" disabled={window.from + window.count >= window.total} onClick={() => go(window.from + window.count)}>▶</button>
         </div>
       )}
-      {open && <JsonBlock value={open.record} label={`Record ${open.key}`} expandAll />}
+      {open && <JsonBlock value={open.record} label={`Record ${visibleControls(open.key)}`} expandAll />}
     </section>
   );
 }

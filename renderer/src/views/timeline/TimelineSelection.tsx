@@ -12,6 +12,7 @@ import { useRequest } from '../../lib/use-request.js';
 import { formatClock, formatDuration } from '../../lib/time-format.js';
 import { summariseStep } from '../../lib/step-summary.js';
 import { useStudio } from '../../store/studio-store.js';
+import { jsonText, visibleControls } from '../../lib/visible-text.js';
 
 /** The innermost of the bars whose [startSeq, endSeq] contains the seq: the latest start, then the deepest. */
 export function innermostBar(bars: readonly TimelineWindowBar[]): TimelineWindowBar | null {
@@ -78,9 +79,9 @@ export function TimelineSelection({ runId, lastSeq, seq }: { runId: string; last
             <code key={r}>{r}</code>
           ))}
           {summary.stored > 0 && <span>{summary.stored} record{summary.stored === 1 ? '' : 's'} stored</span>}
-          {summary.failure && <span className="error-text" title={summary.failure.message}>{summary.failure.message}</span>}
+          {summary.failure && <span className="error-text" title={summary.failure.message}>{visibleControls(summary.failure.message)}</span>}
           {summary.failure && summary.failedBody !== undefined && (
-            <code className="muted" title="The API's answer">{JSON.stringify(summary.failedBody)?.slice(0, 200)}</code>
+            <code className="muted" title="The API's answer">{jsonText(summary.failedBody)?.slice(0, 200)}</code>
           )}
         </span>
       )}
