@@ -98,4 +98,23 @@ describe('schedules: the CLI edges', () => {
     expect(refused.stderr).toContain('mission "Tick"');
     expect(refused.stderr).toContain('has no `schedule:`');
   });
+
+  it('two different missions of one name given to one worker are refused, registering neither', async () => {
+    // A schedule is registered by mission name: the second silently replaced the first, which never fired.
+    const a = write('tick-a.vague', TICK);
+    const b = write('tick-b.vague', TICK.replace('n: 1', 'n: 2'));
+    const db = path.join(dir, 'same-name.db');
+    const worker = await runNode(build.cli, ['worker', a, b, '--once', '--db', db], { cwd: dir });
+    expect(worker.code, worker.stderr).toBe(2);
+    expect(worker.stderr).toBe(`reqon: ${a} and ${b} both hold mission "Tick": a worker registers a schedule by mission name, so one would replace the other; rename one of them\n`);
+    const log = await openLog(db);
+    try {
+      expect(await log.listSchedules()).toEqual([]);
+    } finally {
+      await log.close();
+    }
+    // The same file twice is one mission.
+    const twice = await runNode(build.cli, ['worker', a, a, '--once', '--db', db], { cwd: dir });
+    expect(twice.code, twice.stderr).toBe(0);
+  });
 });

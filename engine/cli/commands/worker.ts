@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { defaultOwner } from '../../executor/run-mission.js';
+import { defaultOwner, missionHash, modelFor } from '../../executor/run-mission.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
 import {
   DEFAULT_INBOX_MAX_AGE_MS,
@@ -55,6 +55,18 @@ export const command: CommandModule = {
     const progress = progressTo(io, options.quiet === true);
     try {
       checkSourceOverrides(missions, options.source as Record<string, string>);
+      // A schedule is registered by mission name: two different missions of one name would
+      // replace each other, and one would never fire. Refused before either is registered.
+      const named = new Map<string, { entry: string; hash: string }>();
+      for (const files of missions) {
+        const name = modelFor(files).mission.name.name;
+        const hash = missionHash(files);
+        const other = named.get(name);
+        if (other && other.hash !== hash) {
+          throw new CliError(`${other.entry} and ${files.entry} both hold mission "${name}": a worker registers a schedule by mission name, so one would replace the other; rename one of them`);
+        }
+        named.set(name, { entry: files.entry, hash });
+      }
       for (const files of missions) {
         const registered = await registerSchedule(
           log,
