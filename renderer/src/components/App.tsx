@@ -35,11 +35,17 @@ function renderView(tab: StudioTab, runId: string) {
 export function App() {
   const runId = useStudio((s) => s.selectedRunId);
   const tab = useStudio((s) => s.tab);
+  const missing = useStudio((s) => (runId === null ? undefined : s.missingRuns[runId]));
   return (
     <div className="app">
       <RunsSidebar />
       <main className="app-main" aria-label="Run details">
-        {runId ? (
+        {runId && missing !== undefined ? (
+          <div className="app-empty" role="alert" data-testid="run-missing">
+            <h1>{runId}</h1>
+            <p title={missing}>No run with this id in this database: the link may name a run since pruned, or one in another database. Pick a run on the left.</p>
+          </div>
+        ) : runId ? (
           <>
             <RunHeader runId={runId} />
             <DemoHint runId={runId} />

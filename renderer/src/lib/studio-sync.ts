@@ -6,7 +6,7 @@
  * can be linked to and survives a reload.
  */
 import { createBridge, setBridge, type Bridge } from './bridge.js';
-import { describeFailure } from './protocol-failure.js';
+import { describeFailure, toProtocolFailure } from './protocol-failure.js';
 import type { StudioState } from '../store/studio-store.js';
 import { STUDIO_TABS, type StudioTab } from '../store/selection-slice.js';
 
@@ -96,6 +96,9 @@ export function startStudioSync(store: StoreApi): SyncHandle {
   ];
 
   readHash(store);
+  // A link's seq is checked against the run once its summary arrives (below): past its end, the
+  // selection is its last seq, not a seq no view can show.
+  let linkSeq = store.getState().selectedRunId === null ? null : store.getState().selectedSeq;
   // The socket may take a moment; the list does not need to wait for it.
   loadRuns();
   // The server pushes 'run.appended' only for watched runs: watch whichever run is open.
@@ -104,8 +107,16 @@ export function startStudioSync(store: StoreApi): SyncHandle {
     bridge.invoke('run.watch', { runId }).catch((err: unknown) => console.warn(`run.watch ${runId}: ${describeFailure(err)}`));
     // A run opened from the URL or just started may not be in the list yet.
     bridge.invoke('run.get', { runId }).then(
-      (run) => store.getState().upsertRun(run),
-      (err: unknown) => console.warn(`run.get ${runId}: ${describeFailure(err)}`),
+      (run) => {
+        store.getState().upsertRun(run);
+        if (linkSeq !== null && store.getState().selectedSeq === linkSeq) store.getState().clampSelectedSeq(run.runId, run.lastSeq);
+        linkSeq = null;
+      },
+      (err: unknown) => {
+        const failure = toProtocolFailure(err);
+        if (failure.code === 'not-found') store.getState().noteRunMissing(runId, failure.message);
+        else console.warn(`run.get ${runId}: ${describeFailure(err)}`);
+      },
     );
   }
   watch(store.getState().selectedRunId);

@@ -18,9 +18,19 @@ export interface RunsSlice {
   /** Runs in the log (the unfiltered list's total), once listed. */
   runsTotal: number | null;
   runsListVersion: number;
+  /** Run ids the engine said it does not hold (run.get: not-found), with its message. */
+  missingRuns: Record<string, string>;
   setRuns: (runs: RunSummary[], total?: number) => void;
   upsertRun: (run: RunSummary) => void;
   noteAppended: (runId: string, lastSeq: number) => void;
+  noteRunMissing: (runId: string, message: string) => void;
+}
+
+function without(missing: Record<string, string>, runIds: string[]): Record<string, string> {
+  if (!runIds.some((id) => id in missing)) return missing;
+  const next = { ...missing };
+  for (const id of runIds) delete next[id];
+  return next;
 }
 
 export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (set) => ({
@@ -29,6 +39,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
   runsLoaded: false,
   runsTotal: null,
   runsListVersion: 0,
+  missingRuns: {},
   setRuns: (runs, total) =>
     set((state) => {
       const runsById: Record<string, RunSummary> = {};
@@ -38,7 +49,13 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         runsById[run.runId] = pushed && pushed.updatedAt > run.updatedAt ? pushed : run;
       }
       for (const [id, run] of Object.entries(state.runsById)) if (!runsById[id]) runsById[id] = run;
-      return { runsById, runsLoaded: true, runsTotal: total ?? state.runsTotal, runsListVersion: state.runsListVersion + 1 };
+      return {
+        runsById,
+        runsLoaded: true,
+        runsTotal: total ?? state.runsTotal,
+        runsListVersion: state.runsListVersion + 1,
+        missingRuns: without(state.missingRuns, runs.map((r) => r.runId)),
+      };
     }),
   upsertRun: (run) =>
     set((state) => {
@@ -46,8 +63,13 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       const known = state.runsById[run.runId];
       if (known && known.updatedAt > run.updatedAt) return {};
       const moved = !known || known.status !== run.status || known.failures !== run.failures;
-      return { runsById: { ...state.runsById, [run.runId]: run }, ...(moved ? { runsListVersion: state.runsListVersion + 1 } : {}) };
+      return {
+        runsById: { ...state.runsById, [run.runId]: run },
+        missingRuns: without(state.missingRuns, [run.runId]),
+        ...(moved ? { runsListVersion: state.runsListVersion + 1 } : {}),
+      };
     }),
+  noteRunMissing: (runId, message) => set((state) => (state.runsById[runId] ? {} : { missingRuns: { ...state.missingRuns, [runId]: message } })),
   noteAppended: (runId, lastSeq) =>
     set((state) => {
       const max = Math.max(state.liveSeqByRun[runId] ?? 0, lastSeq);

@@ -25,6 +25,8 @@ export interface SelectionSlice {
   eventFilter: EventFilter;
   selectRun: (runId: string | null) => void;
   selectSeq: (seq: number | null) => void;
+  /** A selected seq of `runId` past `lastSeq` (a link's #seq beyond the run's end) becomes `lastSeq`. */
+  clampSelectedSeq: (runId: string, lastSeq: number) => void;
   setTab: (tab: StudioTab) => void;
   setEventFilter: (filter: EventFilter) => void;
 }
@@ -39,6 +41,12 @@ export const createSelectionSlice: StateCreator<StudioState, [], [], SelectionSl
       state.selectedRunId === runId ? {} : { selectedRunId: runId, selectedSeq: null, scrubSeq: null, pinnedSeq: null },
     ),
   selectSeq: (seq) => set(seq === null ? { selectedSeq: null } : { selectedSeq: seq, scrubSeq: seq }),
+  clampSelectedSeq: (runId, lastSeq) =>
+    set((state) =>
+      state.selectedRunId === runId && state.selectedSeq !== null && lastSeq >= 1 && state.selectedSeq > lastSeq
+        ? { selectedSeq: lastSeq, scrubSeq: lastSeq }
+        : {},
+    ),
   setTab: (tab) => set({ tab }),
   setEventFilter: (filter) => set({ eventFilter: withoutEmpty(filter) }),
 });
