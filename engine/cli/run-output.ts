@@ -11,7 +11,7 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
   if (json) {
     io.stdout(`${JSON.stringify(result)}\n`);
   } else {
-    for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${t.message}\n`);
+    for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${t.at !== undefined ? `${t.at}: ` : ''}${t.message}\n`);
     switch (result.status) {
       case 'completed': {
         // Failures a loop tolerated (onError continue, queue) are part of the end, as `reqon runs`
@@ -22,7 +22,7 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
         break;
       }
       case 'failed':
-        io.stdout(`failed: ${result.error.message}\n`);
+        io.stdout(`failed: ${result.error.at !== undefined ? `${result.error.at}: ` : ''}${result.error.message}\n`);
         break;
       case 'suspended':
         io.stdout(

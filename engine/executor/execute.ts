@@ -35,7 +35,7 @@ export interface EngineDeps {
   shouldStop?: () => boolean;
 }
 
-export type RunResult = RunEnd & { runId: string; tolerated: { stepPath: string; code: string; message: string }[] };
+export type RunResult = RunEnd & { runId: string; tolerated: { stepPath: string; code: string; message: string; at?: string }[] };
 
 /** The run cannot be taken now (owned by a live process, finished, or not found). */
 export class RunUnavailableError extends Error {

@@ -9,6 +9,7 @@
  */
 import { missionEnvVar } from '../env/mission-env.js';
 import type { Env } from '../env/env.js';
+import { EvaluatorError } from '../eval/eval-errors.js';
 import { evaluate } from '../eval/evaluate.js';
 import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
@@ -336,10 +337,14 @@ export class Executor implements StepRuntime {
         // trace: minimal — a synchronous pure step: no events, no promise per step.
         if (this.parts.shouldStop?.()) throw new StopRequested();
         const path = stepPath(parentPath, i);
-        if (step.kind === 'Let') runLet(step, path, frame, this);
-        else if (step.kind === 'Map') runMap(step, path, frame, this);
-        else if (step.kind === 'Apply') runApply(step, path, frame, this);
-        else runValidateWithoutFallback(step, path, frame, this, this.fileOf(frame));
+        try {
+          if (step.kind === 'Let') runLet(step, path, frame, this);
+          else if (step.kind === 'Map') runMap(step, path, frame, this);
+          else if (step.kind === 'Apply') runApply(step, path, frame, this);
+          else runValidateWithoutFallback(step, path, frame, this, this.fileOf(frame));
+        } catch (error) {
+          throw this.locate(error, step, this.fileOf(frame));
+        }
         if (this.journal.hasPending) return this.journal.maybeFlush().then(() => this.runStepsFrom(steps, next, parentPath, frame));
         continue;
       }
@@ -377,6 +382,7 @@ export class Executor implements StepRuntime {
       await finishStreamedStore(records, storePath, frame, this);
     } catch (error) {
       if (error instanceof SuspendSignal || isEngineError(error) || isFlowSignal(error)) throw error;
+      this.locate(error, fetchDone ? store : fetch, file);
       const failed = errorInfo(error);
       if (!fetchDone) this.journal.mark(fetchPath, 'step.failed', () => ({ stepType: fetch.kind, error: failed }));
       this.journal.mark(storePath, 'step.failed', () => ({ stepType: 'Store', error: failed }));
@@ -389,6 +395,24 @@ export class Executor implements StepRuntime {
     await this.journal.maybeFlush();
   }
 
+  /**
+   * Gives a step's failure its place, once (the innermost step that sees it): `file:line:column`
+   * of the expression that failed when it lies within the step, else of the step. Signals (flow,
+   * suspension) and engine errors are not failures of the mission and pass unchanged.
+   */
+  private locate(error: unknown, step: Step, file: string): unknown {
+    if (!(error instanceof Error) || isFlowSignal(error) || isEngineError(error) || (error as Located).at !== undefined) return error;
+    const span = error instanceof EvaluatorError ? error.span : undefined;
+    const inStep = span !== undefined && span.end > span.start && span.start >= step.start && span.end <= step.end;
+    const { line, column } = this.model.position(file, inStep ? span.start : step.start);
+    try {
+      (error as Located).at = `${file}:${line}:${column}`;
+    } catch {
+      // A frozen error keeps no place; its message is still reported.
+    }
+    return error;
+  }
+
   /** The mission file that holds the action `frame` runs (for line numbers and source text). */
   private fileOf(frame: Frame): string {
     return this.model.actions.get(frame.action)?.file ?? this.model.unit.root.file;
@@ -398,8 +422,12 @@ export class Executor implements StepRuntime {
     if (this.parts.shouldStop?.()) throw new StopRequested();
     const file = this.fileOf(frame);
     if (!this.fullTrace && PURE_STEPS.has(step.kind)) {
-      // trace: minimal — no events of its own; failures and flow signals travel up unchanged.
-      await this.thenContinue(() => this.dispatch(step, path, frame, file));
+      // trace: minimal — no events of its own; failures (with their place) and flow signals travel up.
+      try {
+        await this.thenContinue(() => this.dispatch(step, path, frame, file));
+      } catch (error) {
+        throw this.locate(error, step, file);
+      }
       if (this.journal.hasPending) await this.journal.maybeFlush();
       return;
     }
@@ -414,6 +442,7 @@ export class Executor implements StepRuntime {
         this.journal.mark(path, 'step.completed', () => ({ stepType }));
         throw error;
       }
+      this.locate(error, step, file);
       this.journal.mark(path, 'step.failed', () => ({ stepType, error: errorInfo(error) }));
       throw error;
     }
@@ -485,14 +514,21 @@ function isSynchronousPureStep(step: Step): step is LetStep | MapStep | ApplySte
   return step.kind === 'Let' || step.kind === 'Map' || step.kind === 'Apply' || (step.kind === 'Validate' && !step.fallback);
 }
 
+/** A step failure that knows where it happened (`Executor.locate`). */
+interface Located {
+  at?: string;
+}
+
 export function errorInfo(error: unknown): ErrorInfo {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     const retryable = (error as { retryable?: unknown }).retryable;
+    const at = (error as Located).at;
     return {
       code: typeof code === 'string' ? code : error.name,
       message: error.message,
       ...(typeof retryable === 'boolean' ? { retryable } : {}),
+      ...(typeof at === 'string' ? { at } : {}),
     };
   }
   return { code: 'error', message: String(error) };

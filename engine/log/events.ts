@@ -229,4 +229,6 @@ export interface ErrorInfo {
   code: string;
   message: string;
   retryable?: boolean;
+  /** Where a step's failure happened, `file:line:column` (of the failing expression, else the step). */
+  at?: string;
 }

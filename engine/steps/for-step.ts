@@ -85,7 +85,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     const mode = step.onError?.mode ?? 'continue';
     if (mode === 'abort') throw error;
     const message = error instanceof Error ? error.message : String(error);
-    rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message });
+    const at = (error as { at?: unknown }).at;
+    rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message, ...(typeof at === 'string' ? { at } : {}) });
     holdCheckpoints(child.checkpoints);
     rt.progress(`iteration ${index} of ${path} failed and was skipped: ${message}`);
     if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);

@@ -152,12 +152,17 @@ export class MissionModel {
   }
 
   line(file: string, offset: number): number {
+    return this.position(file, offset).line;
+  }
+
+  /** Line and column (1-based, as `reqon check` gives them) of `offset` in `file`. */
+  position(file: string, offset: number): { line: number; column: number } {
     let index = this.lineIndexes.get(file);
     if (!index) {
       index = new LineIndex(this.texts.get(file) ?? '');
       this.lineIndexes.set(file, index);
     }
-    return index.position(offset).line;
+    return index.position(offset);
   }
 }
 

@@ -1,0 +1,79 @@
+/**
+ * A run-time failure names where it happened, as `reqon check` names a finding: the file, line and
+ * column of the expression that failed (else of the step), in the run's error (`at`), the failed
+ * and tolerated lines `reqon run` prints, and the step's `step.failed` event. Before, a run said
+ * only "failed: Cannot perform 'toNumber' on string (\"\")" — no file, no line, nothing to find it by
+ * in a mission of many actions.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtCli, openConformance, REPO, runCli, type Conformance } from '../conformance/harness.js';
+
+const SOURCE = path.join(REPO, 'assets/language/error-location.vague');
+const text = fs.readFileSync(SOURCE, 'utf8');
+/** The mission with `run <action>` as its pipeline, written beside the test's log. */
+function withRun(c: Conformance, action: string): { entry: string; files: { path: string; text: string }[] } {
+  const entry = path.join(c.dir, 'error-location.vague');
+  const edited = text.replace('run LetFails', `run ${action}`);
+  fs.writeFileSync(entry, edited);
+  return { entry, files: [{ path: entry, text: edited }] };
+}
+/** 1-based line and column of the first `needle` in the mission text. */
+function where(needle: string): string {
+  const offset = text.indexOf(needle);
+  expect(offset).toBeGreaterThan(-1);
+  const before = text.slice(0, offset).split('\n');
+  return `${before.length}:${before[before.length - 1]!.length + 1}`;
+}
+
+let c: Conformance;
+beforeEach(async () => {
+  c = await openConformance();
+  c.api.on('GET /items', { body: [{ id: 'a', price: 2 }, { id: 'b', price: null }, { id: 'c', price: '3' }] });
+  c.api.on('GET /missing', { status: 404, body: { error: 'nope' } });
+});
+afterEach(async () => {
+  await c.close();
+});
+
+describe('a run-time failure names its file, line and column', () => {
+  it('a let: the argument that failed, in the result, the step.failed event and the CLI line', async () => {
+    const files = withRun(c, 'LetFails');
+    const result = await c.start(files);
+    expect(result.status).toBe('failed');
+    if (result.status !== 'failed') return;
+    expect(result.error.at).toBe(`${files.entry}:${where('"")')}`);
+    expect(result.error.message).toBe('Cannot perform \'toNumber\' on string ("")');
+    const failed = (await c.log.read(result.runId)).filter((e) => e.type === 'step.failed');
+    expect(failed.map((e) => (e.payload as { error: { at?: string } }).error.at)).toEqual([`${files.entry}:${where('"")')}`]);
+    await c.expectVerified(result.runId);
+
+    const cli = await builtCli();
+    const out = await runCli(cli, ['run', files.entry, '--db', path.join(c.dir, 'cli.db'), '--quiet'], { cwd: c.dir });
+    expect(out.stdout).toContain(`failed: ${files.entry}:${where('"")')}: Cannot perform 'toNumber' on string ("")`);
+    expect(out.stdout + out.stderr).not.toMatch(/\n\s+at |undefined/);
+  });
+
+  it('inside a loop: the innermost expression, not the loop', async () => {
+    const files = withRun(c, 'LoopFails');
+    const result = await c.start(files);
+    expect(result.status === 'failed' && result.error.at).toBe(`${files.entry}:${where('x.price * 2')}`);
+    await c.expectVerified(result.runId);
+  });
+
+  it('a tolerated iteration failure says where too', async () => {
+    const files = withRun(c, 'Tolerated');
+    const result = await c.start(files);
+    expect(result.status).toBe('completed');
+    expect(result.tolerated.map((t) => t.at)).toEqual([`${files.entry}:${where('x.price - 1')}`]);
+    await c.expectVerified(result.runId);
+  });
+
+  it('a request that fails: the request step', async () => {
+    const files = withRun(c, 'RequestFails');
+    const result = await c.start(files);
+    expect(result.status === 'failed' && result.error.at).toBe(`${files.entry}:${where('get "/missing"')}`);
+    await c.expectVerified(result.runId);
+  });
+});
