@@ -31,3 +31,31 @@ export function alignVerifyRows(report: VerifyReport): VerifyRow[] {
   }
   return rows;
 }
+
+/** A ✓ only for what was checked whole: anything left unchecked makes it a partial verdict. */
+function fullyChecked(report: VerifyReport): boolean {
+  return report.unchecked.length === 0 && report.replayed.length >= report.original.length;
+}
+
+export function unfinished(report: VerifyReport): boolean {
+  return report.runStatus === 'running' || report.runStatus === 'suspended';
+}
+
+/**
+ * The verdict chip: ✕ at a divergence; ✓ only when at least one entry was compared and every
+ * entry was re-derived; otherwise partial — a run that has logged no step yet has nothing to
+ * compare, and that is no ✓.
+ */
+export function verifyVerdict(report: VerifyReport): { kind: 'ok' | 'partial' | 'bad'; text: string } {
+  if (!report.ok) {
+    const text = report.divergence?.cause === 'edit' ? `✕ the edit diverges at entry ${report.divergence.index}` : `✕ diverges at entry ${report.divergence?.index ?? '?'}`;
+    return { kind: 'bad', text };
+  }
+  if (report.original.length === 0) {
+    return { kind: 'partial', text: `◐ nothing to compare: the run has logged no step${unfinished(report) ? ' yet' : ''}` };
+  }
+  if (!fullyChecked(report)) {
+    return { kind: 'partial', text: `◐ not fully verified: ${report.replayed.length} of ${report.original.length} entries re-derived, no divergence among them` };
+  }
+  return { kind: 'ok', text: `✓ replay matches${unfinished(report) ? ' so far' : ''} (${report.original.length} entries)` };
+}

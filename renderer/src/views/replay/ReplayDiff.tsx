@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import { invoke } from '../../lib/bridge.js';
 import type { VerifyReport } from '../../lib/protocol.js';
 import { describeFailure } from '../../lib/protocol-failure.js';
-import { alignVerifyRows } from '../../lib/verify-rows.js';
+import { alignVerifyRows, unfinished, verifyVerdict } from '../../lib/verify-rows.js';
 import { ReplayDiffTable } from './ReplayDiffTable.js';
 
 export function ReplayDiff({ runId }: { runId: string }) {
@@ -69,12 +69,8 @@ export function ReplayDiff({ runId }: { runId: string }) {
         )}
         <span className="toolbar-spacer" />
         {report && (
-          <span className={`verdict-chip ${verdictClass(report)}`} data-testid="verify-verdict">
-            {report.ok
-              ? matchVerdict(report)
-              : report.divergence?.cause === 'edit'
-                ? `✕ the edit diverges at entry ${report.divergence.index}`
-                : `✕ diverges at entry ${report.divergence?.index ?? '?'}`}
+          <span className={`verdict-chip ${verifyVerdict(report).kind}`} data-testid="verify-verdict">
+            {verifyVerdict(report).text}
           </span>
         )}
       </div>
@@ -127,25 +123,6 @@ export function ReplayDiff({ runId }: { runId: string }) {
       )}
     </div>
   );
-}
-
-/** A ✓ only for what was checked whole: anything left unchecked makes it a partial verdict. */
-function fullyChecked(report: VerifyReport): boolean {
-  return report.unchecked.length === 0 && report.replayed.length >= report.original.length;
-}
-
-function unfinished(report: VerifyReport): boolean {
-  return report.runStatus === 'running' || report.runStatus === 'suspended';
-}
-
-function verdictClass(report: VerifyReport): string {
-  if (!report.ok) return 'bad';
-  return fullyChecked(report) ? 'ok' : 'partial';
-}
-
-function matchVerdict(report: VerifyReport): string {
-  if (!fullyChecked(report)) return `◐ not fully verified: ${report.replayed.length} of ${report.original.length} entries re-derived, no divergence among them`;
-  return `✓ replay matches${unfinished(report) ? ' so far' : ''} (${report.original.length} entries)`;
 }
 
 /** What the verdict did not cover: the report's own gaps, and what an unfinished run has yet to do. */

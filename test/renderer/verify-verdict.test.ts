@@ -1,0 +1,33 @@
+/**
+ * The Replay diff's verdict chip. "Verify replay" on a run that has logged no step yet (killed
+ * right after run.started, or opened while starting) compared 0 entries and said "✓ replay
+ * matches so far (0 entries)": a ✓ for a check that compared nothing. It now says there was
+ * nothing to compare, in the partial colour; a ✓ needs at least one entry re-derived.
+ */
+import { describe, expect, it } from 'vitest';
+import type { VerifyReport } from '../../renderer/src/lib/protocol.js';
+import { verifyVerdict } from '../../renderer/src/lib/verify-rows.js';
+
+const entry = (seq: number) => ({ seq, stepPath: 'A/0', type: 'step.started', effectId: null });
+const report = (over: Partial<VerifyReport>): VerifyReport =>
+  ({ runId: 'r', ok: true, original: [], replayed: [], divergence: null, unchecked: [], runStatus: 'completed', ...over }) as VerifyReport;
+
+describe('the replay verdict', () => {
+  it('is no ✓ when nothing was compared', () => {
+    const v = verifyVerdict(report({ runStatus: 'running' }));
+    expect(v.kind).toBe('partial');
+    expect(v.text).not.toContain('✓');
+    expect(v.text).toMatch(/nothing to compare/);
+  });
+
+  it('is ✓ for entries all re-derived, "so far" for an unfinished run', () => {
+    expect(verifyVerdict(report({ original: [entry(2)], replayed: [entry(2)] }))).toEqual({ kind: 'ok', text: '✓ replay matches (1 entries)' });
+    expect(verifyVerdict(report({ original: [entry(2)], replayed: [entry(2)], runStatus: 'suspended' })).text).toBe('✓ replay matches so far (1 entries)');
+  });
+
+  it('is partial when some were not re-derived, and ✕ at a divergence', () => {
+    expect(verifyVerdict(report({ original: [entry(2), entry(3)], replayed: [entry(2)] })).kind).toBe('partial');
+    const bad = verifyVerdict(report({ ok: false, original: [entry(2)], replayed: [entry(2)], divergence: { index: 0, cause: 'edit' } as VerifyReport['divergence'] }));
+    expect(bad).toEqual({ kind: 'bad', text: '✕ the edit diverges at entry 0' });
+  });
+});
