@@ -46,3 +46,12 @@ export function formatRelative(at: number, now: number): string {
   if (Math.abs(delta) < 1000) return 'now';
   return delta > 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
 }
+
+/**
+ * A timeline bar's duration: a bar ends at its step's last logged event, so a step not finished
+ * (a pause still waited on, a step its process was killed in) lasted at least that — "≥ 15 ms".
+ */
+export function barDuration(bar: { startAt: number; endAt: number; status: string }): string {
+  const d = formatDuration(bar.endAt - bar.startAt);
+  return bar.status === 'running' ? `≥ ${d}` : d;
+}

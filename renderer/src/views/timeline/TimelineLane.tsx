@@ -4,7 +4,7 @@
  */
 import { memo } from 'react';
 import { placeBars, placeMarkers, type LaneIndex, type TimelineAxis } from '../../lib/timeline-index.js';
-import { formatDuration } from '../../lib/time-format.js';
+import { barDuration } from '../../lib/time-format.js';
 import { MARKER_GLYPHS } from './TimelineLegend.js';
 
 interface Props {
@@ -38,7 +38,7 @@ export const TimelineLane = memo(function TimelineLane({ lane, axis, t0, from, t
           const title =
             merged > 1
               ? `${merged} steps (zoom in to separate)`
-              : `${bar.stepType} ${bar.stepPath} (line ${bar.line}) · #${bar.startSeq}–#${bar.endSeq} · ${formatDuration(bar.endAt - bar.startAt)} · ${bar.status}`;
+              : `${bar.stepType} ${bar.stepPath} (line ${bar.line}) · #${bar.startSeq}–#${bar.endSeq} · ${barDuration(bar)} · ${bar.status}`;
           return (
             <button
               key={`${bar.startSeq}:${depth}`}
@@ -49,7 +49,7 @@ export const TimelineLane = memo(function TimelineLane({ lane, axis, t0, from, t
               data-seq={bar.startSeq}
               onClick={() => onSelect(bar.startSeq)}
             >
-              {merged === 1 && <BarText stepType={bar.stepType} duration={formatDuration(bar.endAt - bar.startAt)} width={w} />}
+              {merged === 1 && <BarText stepType={bar.stepType} duration={barDuration(bar)} width={w} />}
             </button>
           );
         })}

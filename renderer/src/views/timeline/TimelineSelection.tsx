@@ -9,7 +9,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import type { TimelineWindowBar } from '../../lib/protocol.js';
 import { useRequest } from '../../lib/use-request.js';
-import { formatClock, formatDuration } from '../../lib/time-format.js';
+import { barDuration, formatClock } from '../../lib/time-format.js';
 import { summariseStep } from '../../lib/step-summary.js';
 import { useStudio } from '../../store/studio-store.js';
 import { jsonText, visibleControls } from '../../lib/visible-text.js';
@@ -69,7 +69,7 @@ export function TimelineSelection({ runId, lastSeq, seq }: { runId: string; last
       )}
       {bar && (
         <span className="timeline-selection-step">
-          in <strong>{bar.stepType}</strong> <code>{bar.stepPath}</code> · line {bar.line} · {formatDuration(bar.endAt - bar.startAt)} ·{' '}
+          in <strong>{bar.stepType}</strong> <code>{bar.stepPath}</code> · line {bar.line} · {barDuration(bar)} ·{' '}
           <span className={`bar-status-${bar.status}`}>{bar.status}</span>
         </span>
       )}
