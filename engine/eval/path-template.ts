@@ -4,7 +4,8 @@
  * the rest is walked as fields.
  *
  * Invariants: an unresolved or null placeholder is an error, never an empty segment; every value
- * is `encodeURIComponent`-encoded, so data can never change the shape of the path.
+ * is `encodeURIComponent`-encoded, and a segment it fills never comes out empty, `.` or `..`, so
+ * data can never change the shape of the path.
  */
 import type { Span } from '../lang/ast.js';
 import { PLACEHOLDER } from '../lang/path-placeholders.js';
@@ -26,8 +27,36 @@ export interface PathContext {
   env?: (name: string) => string | undefined;
 }
 
-/** Fills every placeholder from `scope` (and a bare unbound name from `at.env`). */
+/**
+ * Fills every placeholder from `scope` (and a bare unbound name from `at.env`). A path segment
+ * that a placeholder fills must not come out empty, `.` or `..`: the URL (and any server) would
+ * drop or resolve it — `/items/{id}/detail` with id ".." is `/detail`, `/items/{id}` with id ""
+ * is the collection `/items/` — so data would change the path after all. That is an R4010 error;
+ * the same values inside a segment (`v{id}`) or after the `?` are plain data.
+ */
 export function interpolatePath(template: string, scope: Scope, at: PathContext = {}): string {
+  const end = template.search(/[?#]/);
+  const pathPart = end < 0 ? template : template.slice(0, end);
+  const rest = end < 0 ? '' : template.slice(end);
+  const segments = pathPart.split('/').map((segment) => {
+    const filled = fill(segment, scope, at);
+    if (filled !== segment && (filled === '' || filled === '.' || filled === '..')) {
+      const names = [...segment.matchAll(PLACEHOLDER)].map((m) => `{${m[1]}}`).join('');
+      const lineNo = at.line?.();
+      throw new EvaluatorError(
+        'R4010',
+        `Path parameter ${names}${lineNo === undefined ? '' : ` (line ${lineNo})`} is ${filled === '' ? 'empty' : `\`${filled}\``}: as a whole path segment it would change the request's path ` +
+          `(\`${pathPart}\` would become \`${pathPart.replace(segment, filled)}\`${filled === '' ? '' : ', which the URL resolves to another path'}); skip such records (\`where\`), or put the value in the query (\`?id={…}\`)`,
+        at.span ?? NO_SPAN,
+      );
+    }
+    return filled;
+  });
+  return segments.join('/') + fill(rest, scope, at);
+}
+
+function fill(template: string, scope: Scope, at: PathContext): string {
+  if (!template.includes('{')) return template;
   const span = at.span ?? NO_SPAN;
   return template.replace(PLACEHOLDER, (_whole, path: string) => {
     const [head, ...rest] = path.split('.');

@@ -112,3 +112,37 @@ describe('pathPlaceholders', () => {
     }
   });
 });
+
+describe('a value that would change the path', () => {
+  // `new URL` (and every server) resolves `.` and `..` segments, also written %2E: `/items/{id}/detail`
+  // with id ".." was sent as GET /detail, with "." as /items/detail; an empty id turned
+  // `/items/{id}` into `/items/` — the collection, not one item. Such a segment is an error now.
+  it.each<[string, unknown]>([
+    ['/items/{id}/detail', '..'],
+    ['/items/{id}/detail', '.'],
+    ['/items/{id}', '..'],
+    ['/items/{id}', ''],
+    ['/items/{id}/detail', ''],
+    ['{id}/x', '..'],
+    ['/items/{a}{b}', '.'],
+  ])('%s with %j is refused', (template, id) => {
+    let error: unknown;
+    try {
+      interpolatePath(template, scopeWith({ id, a: id, b: id }), { span: { start: 3, end: 9 }, line: () => 7 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EvaluatorError);
+    expect((error as EvaluatorError).code).toBe('R4010');
+    expect((error as EvaluatorError).message).toMatch(/\(line 7\).*would change the request's path/);
+  });
+
+  it('inside a segment, in the query or with other text, the same values are data', () => {
+    const scope = scopeWith({ id: '..', e: '' });
+    expect(interpolatePath('/items/v{id}', scope)).toBe('/items/v..');
+    expect(interpolatePath('/items/{id}.json', scope)).toBe('/items/...json');
+    expect(interpolatePath('/items?q={id}&e={e}', scope)).toBe('/items?q=..&e=');
+    expect(interpolatePath('/items/x#{id}', scope)).toBe('/items/x#..');
+    expect(interpolatePath('/items/{e}x', scope)).toBe('/items/x');
+  });
+});
