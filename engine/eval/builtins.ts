@@ -25,6 +25,9 @@ import { parseNumericString, toNumberFor } from './operators.js';
 import { displayString, isTruthy } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
+/** A decimal number as text: sign, digits with an optional fraction, an optional exponent; blanks around. */
+const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
 /** The largest list `range()` builds (the original's cap). */
 export const RANGE_CAP = 20_000_000;
 
@@ -85,7 +88,8 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   /** A decimal string such as "19.99" (or a number) as a number; null for anything else (as parseNumber). */
   parseDecimal: ([x]) => {
     if (typeof x === 'number') return Number.isFinite(x) ? x : null;
-    if (typeof x === 'string') return parseNumericString(x) ?? null;
+    // Decimal digits only: Number() would also read "0x10" as 16, "0b101" as 5 and "Infinity".
+    if (typeof x === 'string' && DECIMAL.test(x)) return parseNumericString(x) ?? null;
     return null;
   },
   /**
