@@ -59,6 +59,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     }
     case 'For': {
       checkExpr(ctx, file, step.collection);
+      checkLoopLiteral(ctx, file, step.collection);
       checkExpr(ctx, file, step.where);
       if (step.concurrency !== undefined) {
         const span = ctx.valueOf(file, step, 'concurrency');
@@ -199,10 +200,55 @@ function checkFetchOptions(
   checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'atLeastOne', stepSpan);
 }
 
+/** The kind of value a literal expression always gives, or undefined when it is no literal. */
+function literalKind(expr: Expr | undefined): string | undefined {
+  switch (expr?.kind) {
+    case 'Number':
+      return 'a number';
+    case 'String':
+      return 'a string';
+    case 'Boolean':
+      return 'a boolean';
+    case 'Null':
+      return 'null';
+    case 'Object':
+      return 'an object';
+    case 'Array':
+      return 'an array';
+    default:
+      return undefined;
+  }
+}
+
+/** `for x in 5`, `for c in "abc"`, `for k in { … }`, `for y in null`: running fails with "must be an array". */
+function checkLoopLiteral(ctx: CheckContext, file: string, collection: Expr | undefined): void {
+  const kind = literalKind(collection);
+  if (!collection || kind === undefined || kind === 'an array') return;
+  ctx.report(
+    file,
+    'E3042',
+    collection,
+    `A \`for\` loop needs an array, but this is always ${kind}: running fails here`,
+    kind === 'an object' ? 'loop over an array of records (`for x in [{ … }, { … }]`), or `keys(obj)` / `values(obj)`' : 'loop over an array: a list (`[1, 2]`), a response field, a store or a variable holding one',
+  );
+}
+
 function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void {
   checkExpr(ctx, file, step.source);
   checkExpr(ctx, file, step.key);
   checkStoreName(ctx, file, step.store);
+  const never = (at: Expr, kind: string): void =>
+    ctx.report(file, 'E3042', at, `A store writes records (objects), but this is always ${kind}: running fails here`, 'store an object: `{ value: … }` with the fields to keep');
+  const source = step.source;
+  const sourceKind = literalKind(source);
+  if (source && sourceKind !== undefined && sourceKind !== 'an object' && sourceKind !== 'an array') never(source, sourceKind);
+  if (source?.kind === 'Array') {
+    const odd = (source.elements ?? []).find((e) => literalKind(e) !== undefined && literalKind(e) !== 'an object');
+    if (odd) never(odd, `${literalKind(odd)} (an item of the stored array)`);
+  }
+  if (step.key?.kind === 'Null') {
+    ctx.report(file, 'E3042', step.key, 'A store key is never null: running fails here', 'key by a field of each record (`key: .id`), or leave `key:` out to use `id` (else a hash of the record)');
+  }
   const src = step.source;
   if (step.key || !src || src.kind !== 'Object') return;
   const entries = src.entries ?? [];

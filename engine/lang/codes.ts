@@ -84,6 +84,7 @@ export const CODES = {
   E3039: { severity: 'error', title: '`delete store[key]` (a store removal) takes no request options' },
   E3040: { severity: 'warning', title: 'a `let` in a concurrent loop body naming a variable bound outside the loop (it binds a new one per iteration; the outer keeps its value)' },
   E3041: { severity: 'warning', title: 'a request path placeholder `{NAME}` that no variable binds (running fails there, R4010)' },
+  E3042: { severity: 'error', title: 'a literal the step can never use: a `for` over a literal that is no array, a `store` of a literal that is no record, a `key:` that is null (running fails at the step)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
