@@ -42,6 +42,8 @@ export class RunView {
   private readonly events: StoredEvent[] = [];
   private readonly summary: RunSummaryHandler;
   private foldCache: RunFoldCache | null = null;
+  /** Set when the state fold threw on an event: the cache's state past it is not the run's, so it is never answered. */
+  private foldFailure: StudioError | null = null;
   private warming = false;
   private timeline: TimelineHandler | null = null;
   private timelineMemo: TimelineMemo | null = null;
@@ -60,8 +62,29 @@ export class RunView {
    */
   get cache(): RunFoldCache {
     const cache = this.startedCache();
-    if (cache.size < this.events.length) cache.append(this.events.slice(cache.size));
+    if (cache.size < this.events.length) this.feed(cache, this.events.slice(cache.size));
+    if (this.foldFailure !== null) throw this.foldFailure;
     return cache;
+  }
+
+  /**
+   * Folds `events` into the state cache. An event the fold cannot read (a payload not of its
+   * type's shape: an imported bundle's payloads are checked as loggable, not field by field)
+   * stops the fold for good, with an error naming the event: a throw in the background warm-up
+   * must not end the studio's process, and the half-folded state must never be answered.
+   */
+  private feed(cache: RunFoldCache, events: readonly StoredEvent[]): void {
+    if (this.foldFailure !== null) return;
+    try {
+      cache.append(events);
+    } catch (error) {
+      const at = this.events[cache.size - 1];
+      const message = error instanceof Error ? error.message : String(error);
+      this.foldFailure = new StudioError(
+        'internal',
+        `run ${this.record.runId}: the studio cannot fold event ${at ? `#${at.seq} (${at.type})` : `after #${cache.lastSeq}`}: ${message} — its payload is not the shape this engine writes (an edited or foreign bundle?), so no state is shown from there on`,
+      );
+    }
   }
 
   /**
@@ -70,13 +93,13 @@ export class RunView {
    * big store the first fold is most of a second) and other requests are served between slices.
    */
   warmState(): void {
-    if (this.warming || (this.foldCache !== null && this.foldCache.size === this.events.length)) return;
+    if (this.warming || this.foldFailure !== null || (this.foldCache !== null && this.foldCache.size === this.events.length)) return;
     this.warming = true;
     const step = () => {
       const cache = this.startedCache();
-      if (cache.size < this.events.length) cache.append(this.events.slice(cache.size, cache.size + WARM_SLICE));
+      if (cache.size < this.events.length) this.feed(cache, this.events.slice(cache.size, cache.size + WARM_SLICE));
       // Not unref'd: an unref'd immediate waits for the loop's next I/O or timer to run at all.
-      if (cache.size < this.events.length) setImmediate(step);
+      if (cache.size < this.events.length && this.foldFailure === null) setImmediate(step);
       else this.warming = false;
     };
     setImmediate(step);
