@@ -9,7 +9,12 @@ import { visibleControls } from './visible-text.js';
 
 /** Bidi controls in the run's data (a store key, an error message) are shown escaped (visible-text.ts). */
 export function eventLine(event: StoredEvent): string {
-  return visibleControls(rawEventLine(event));
+  try {
+    return visibleControls(rawEventLine(event));
+  } catch {
+    // An imported bundle's payload need not have its type's shape (run-bundle.ts checks types, not fields).
+    return '(payload not as expected for this event type)';
+  }
 }
 
 function rawEventLine(event: StoredEvent): string {

@@ -7,6 +7,8 @@
 const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 export function visibleControls(text: string): string {
+  // An imported bundle's payloads are not checked field by field: what should be text may not be.
+  if (typeof text !== 'string') return '';
   return text.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
