@@ -3,10 +3,12 @@
  * isEmpty, keys, values, flatten, unique, sort.
  *
  * Invariants: inputs are never mutated (sort returns a new array); results are deterministic
- * (sort compares strings by code units, not by locale; unique keeps first occurrences in order).
+ * (sort compares strings by code units, not by locale — ISO instants by instant, as `<` does;
+ * unique keeps first occurrences in order).
  */
 import { argArray, argObject, argString, type BuiltinImpl } from './builtin-support.js';
 import { EvaluatorError } from './eval-errors.js';
+import { parseIsoInstant } from './iso-dates.js';
 import { describeValue, canonicalJson, hasOwnField, isPlainObject } from './values.js';
 
 const includes: BuiltinImpl = (args, call) => {
@@ -59,7 +61,7 @@ export const COLLECTION_BUILTINS: Record<string, BuiltinImpl> = {
     }
     return out;
   },
-  /** Ascending, stable; all numbers or all strings (code-unit order); anything else is an error. */
+  /** Ascending, stable; all numbers or all strings (code-unit order; ISO instants by instant); anything else is an error. */
   sort: (args, call) => {
     const items = argArray(call, 0, args[0]);
     if (items.length === 0) return [];
@@ -75,6 +77,16 @@ export const COLLECTION_BUILTINS: Record<string, BuiltinImpl> = {
     }
     const sortable = items as (number | string)[];
     // Array.prototype.sort is stable; `<` on two strings compares code units, never the locale.
-    return [...sortable].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const byUnits = (a: number | string, b: number | string): number => (a < b ? -1 : a > b ? 1 : 0);
+    if (kind === 'string') {
+      // ISO-8601 instants in several offsets sort as instants, as `<` compares them
+      // ("2024-03-10T01:30:00-08:00" is after "2024-03-10T05:00:00Z"); only when every item is one.
+      const instants = sortable.map((item) => parseIsoInstant(item as string)?.ms);
+      if (instants.every((ms) => ms !== undefined)) {
+        const order = sortable.map((_, i) => i).sort((i, j) => instants[i]! - instants[j]! || byUnits(sortable[i]!, sortable[j]!));
+        return order.map((i) => sortable[i]);
+      }
+    }
+    return [...sortable].sort(byUnits);
   },
 };

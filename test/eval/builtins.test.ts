@@ -130,6 +130,12 @@ const cases: Case[] = [
   ['sort', [[3, 1, 2, 10]], [1, 2, 3, 10]],
   ['sort', [['b', 'a', 'B', 'aa']], ['B', 'a', 'aa', 'b']],
   ['sort', [[]], []],
+  // ISO instants sort as instants, as `<` compares them: 01:30-08:00 is 09:30Z, after 05:00Z; a
+  // date-only string is its UTC midnight; equal instants keep code-unit order.
+  ['sort', [['2024-03-10T01:30:00-08:00', '2024-03-10T05:00:00Z', '2024-03-10']], ['2024-03-10', '2024-03-10T05:00:00Z', '2024-03-10T01:30:00-08:00']],
+  ['sort', [['2024-03-10T10:00:00+01:00', '2024-03-10T09:00:00Z']], ['2024-03-10T09:00:00Z', '2024-03-10T10:00:00+01:00']],
+  // One string that is no instant: code units for all, as before.
+  ['sort', [['2024-03-10T01:30:00-08:00', '2024-03-10T05:00:00Z', 'soon']], ['2024-03-10T01:30:00-08:00', '2024-03-10T05:00:00Z', 'soon']],
   ['pow', [2, 10], 1024],
   ['pow', ['3', 2], 9],
   ['sqrt', [16], 4],
