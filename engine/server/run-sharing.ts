@@ -4,7 +4,9 @@
  * engine/executor/run-bundle.ts — reading and writing the log only, nothing is executed).
  */
 import path from 'node:path';
-import { BundleError, exportRun, importBundle, parseBundle } from '../executor/run-bundle.js';
+import { BundleError, exportRun, importBundle, parseBundle, type RunBundle } from '../executor/run-bundle.js';
+import { firstUnreadableEvent } from '../inspect/readable-events.js';
+import type { StoredEvent } from '../log/events.js';
 import type { EventLog } from '../log/log.js';
 import { isPostgresUrl } from '../log/open-log.js';
 import type { CliLauncher, CliProcess } from './cli-process.js';
@@ -52,7 +54,10 @@ export class RunSharing {
   async import(channel: string, req: Fields): Promise<{ runId: string }> {
     const text = str(channel, req, 'text');
     try {
-      const run = await importBundle(this.deps.log, parseBundle(text));
+      const bundle = parseBundle(text);
+      const unreadable = unreadableIn(bundle);
+      if (unreadable !== null) throw new StudioError('bad-request', `this file is not a run bundle the studio can open: ${unreadable}`);
+      const run = await importBundle(this.deps.log, bundle);
       return { runId: run.runId };
     } catch (e) {
       if (e instanceof BundleError) {
@@ -70,4 +75,14 @@ export class RunSharing {
  */
 export function forkTextDir(dbPath: string, cwd: string): string {
   return isPostgresUrl(dbPath) ? path.join(cwd, '.reqon', 'studio-missions') : path.join(path.dirname(dbPath), 'studio-missions');
+}
+
+/**
+ * The first event of a bundle the studio's folds cannot read, as "events[i].payload: …", or
+ * null: such a bundle is refused rather than imported to break every view of it.
+ */
+export function unreadableIn(bundle: RunBundle): string | null {
+  const { runId, missionFiles } = bundle.run;
+  const found = firstUnreadableEvent(runId, missionFiles, bundle.events.map((e) => ({ ...e, runId }) as StoredEvent));
+  return found === null ? null : `events[${found.index}].payload: this ${found.type} (seq ${found.seq}) is not what this engine writes: ${found.message}`;
 }
