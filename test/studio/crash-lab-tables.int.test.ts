@@ -7,43 +7,23 @@
  * that the two runs read different store state and says the comparison was not made, and why,
  * instead of ✓ or ✗.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStudioService, type StudioService } from '../../engine/server/studio-service.js';
-import { builtEngine } from '../support/built-engine.js';
+import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
+import { useLabStudio } from './support/lab-studio.js';
 
-const REPO = path.resolve(new URL('../..', import.meta.url).pathname);
-const MISSION = path.join(REPO, 'assets/language/crash-lab-table.vague');
 
 describe('crash lab on a mission that reads shared store state', () => {
-  let dir: string;
-  let api: FakeApi;
-  let service: StudioService;
-
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-lab-tables-'));
-    fs.copyFileSync(MISSION, path.join(dir, 'table.vague'));
+  const lab = useLabStudio('crash-lab-table.vague', () => {
     let serial = 0;
-    api = await new FakeApi()
+    return new FakeApi()
       .on('GET /orders', { body: [{ id: 'o1' }, { id: 'o2' }] })
       .on('POST /ship/o1', () => ({ status: 201, body: { shipment: `s${++serial}` } }))
-      .on('POST /ship/o2', () => ({ status: 201, body: { shipment: `s${++serial}` } }))
-      .start();
-    service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: builtEngine().cli, cwd: dir, pollIntervalMs: 50, worker: false });
-  }, 180_000);
-
-  afterAll(async () => {
-    await service?.close();
-    await api?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+      .on('POST /ship/o2', () => ({ status: 201, body: { shipment: `s${++serial}` } }));
   });
 
   it('says the runs were not compared, and why, rather than ✗', async () => {
-    const started = await service.handle('crashlab.start', { missionPath: path.join(dir, 'table.vague'), sources: { Api: api.url }, crashAt: 'after-effect:1' });
-    const done = await service.labSettled(started.labId);
+    const started = await lab.service.handle('crashlab.start', { missionPath: lab.missionPath, sources: { Api: lab.api.url }, crashAt: 'after-effect:1' });
+    const done = await lab.service.labSettled(started.labId);
     expect(done.error).toBeNull();
     const verdict = done.verdict!;
     expect(verdict.checks.filter((c) => c.ok === false).map((c) => c.label)).toEqual([]);
