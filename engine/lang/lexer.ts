@@ -278,7 +278,11 @@ function lexNumber(text: string, start: number, out: TokenStream, bag: Diagnosti
   return i;
 }
 
-/** A double-quoted string: `\n \t \\ \"` are escapes, any other escaped character stands for itself. */
+/**
+ * A double-quoted string: `\n \t \\ \"` (reference §A.5) and JSON's `\r \b \f \/ \uXXXX`, plus
+ * `\u{X…}` (a code point); any other escaped character stands for itself (`\{` is `{`). A `\u`
+ * without its digits is E1005 — before, `\u00e9` silently became the text `u00e9`.
+ */
 function lexString(text: string, start: number, out: TokenStream, bag: DiagnosticBag): number {
   const n = text.length;
   let i = start + 1;
@@ -292,8 +296,14 @@ function lexString(text: string, start: number, out: TokenStream, bag: Diagnosti
       parts.push(text.slice(segment, i));
       if (i + 1 < n) {
         const e = text.charCodeAt(i + 1);
-        parts.push(e === 110 ? '\n' : e === 116 ? '\t' : text[i + 1]!);
-        i += 2;
+        if (e === 117) {
+          const [value, after] = unicodeEscape(text, i, bag);
+          parts.push(value);
+          i = after;
+        } else {
+          parts.push(e === 110 ? '\n' : e === 116 ? '\t' : e === 114 ? '\r' : e === 98 ? '\b' : e === 102 ? '\f' : text[i + 1]!);
+          i += 2;
+        }
       } else i++;
       segment = i;
       continue;
@@ -317,6 +327,22 @@ function lexString(text: string, start: number, out: TokenStream, bag: Diagnosti
     out.push(STRING, start, end, out.strings.push(parts.join('')) - 1);
   }
   return end;
+}
+
+/** `\uXXXX` or `\u{X…}` at `at` (the backslash): the text it stands for and the offset after it. */
+function unicodeEscape(text: string, at: number, bag: DiagnosticBag): [string, number] {
+  const four = /^[0-9a-fA-F]{4}/.exec(text.slice(at + 2, at + 6));
+  if (four) return [String.fromCharCode(parseInt(four[0], 16)), at + 6];
+  const braced = /^\{([0-9a-fA-F]{1,6})\}/.exec(text.slice(at + 2, at + 12));
+  if (braced && parseInt(braced[1]!, 16) <= 0x10ffff) return [String.fromCodePoint(parseInt(braced[1]!, 16)), at + 2 + braced[0].length];
+  const shown = braced ? braced[0] : (/^\{[^}"\n]*\}?/.exec(text.slice(at + 2))?.[0] ?? /^[0-9a-fA-F]{0,4}/.exec(text.slice(at + 2))![0]);
+  bag.error(
+    'E1005',
+    { start: at, end: at + 2 + shown.length },
+    braced ? `Invalid escape \`\\u${shown}\`: beyond the last code point (10FFFF)` : `Invalid escape \`\\u${shown}\`: expected four hex digits or a code point in braces`,
+    'write a character as `\\u00e9` (four hex digits) or `\\u{1F600}`; for a backslash followed by u, write `\\\\u`',
+  );
+  return ['u' + shown, at + 2 + shown.length];
 }
 
 /** `'text'`: reported, then kept as a string (up to the closing quote on the same line). */
