@@ -24,6 +24,7 @@ import { registerSchedule } from '../../engine/worker/schedules.js';
 import { Worker } from '../../engine/worker/worker.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
 import { timeWorld, type TimeWorld } from '../time/support/time-fixtures.js';
+import { OPTIONS, SCHEDULED, waitOn } from './support/copy-missions.js';
 
 const ITEMS = [
   { id: 'a', n: 1 },
@@ -45,27 +46,6 @@ const STORES = `mission Stores {
   run A
 }
 `;
-const waitOn = (name: string, hook: string) => `mission ${name} {
-  source Api { auth: none, base: "http://api.test" }
-  store got: sql("copy_got")
-  action A {
-    wait { path: "${hook}", timeout: 864000000 }
-    store response -> got { key: .id }
-    post "/done" { body: { mission: "${name}" } }
-  }
-  run A
-}
-`;
-const SCHEDULED = `mission Hourly {
-  schedule: every 1 hours
-  source Api { auth: none, base: "http://api.test" }
-  action A {
-    post "/done" { body: { mission: "hourly" } }
-  }
-  run A
-}
-`;
-const OPTIONS = { sources: { Api: 'http://api.test' }, env: {} };
 const PAGE = 2;
 
 let world: TimeWorld | undefined;
