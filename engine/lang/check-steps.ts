@@ -60,6 +60,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     case 'For': {
       checkExpr(ctx, file, step.collection);
       checkLoopLiteral(ctx, file, step.collection);
+      checkResponseName(ctx, file, step.variable, 'loop variable');
       checkExpr(ctx, file, step.where);
       if (step.concurrency !== undefined) {
         const span = ctx.valueOf(file, step, 'concurrency');
@@ -74,6 +75,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       for (const f of step.fields ?? []) checkExpr(ctx, file, f?.value);
       return;
     case 'Apply':
+      checkResponseName(ctx, file, step.as, '`apply … as`');
       if (step.transform?.name && !ctx.transforms.has(step.transform.name)) {
         ctx.unknown(file, 'E3013', 'transform', step.transform, ctx.transforms.keys());
       }
@@ -89,6 +91,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       return;
     case 'Let':
       checkExpr(ctx, file, step.value);
+      checkResponseName(ctx, file, step.name, '`let`');
       return;
     case 'Match':
       checkMatchStep(ctx, file, step, jumps);
@@ -198,6 +201,23 @@ function checkFetchOptions(
   checkOption(ctx, file, options.optionSpans, 'maxPages', options.maxPages, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'maxItems', options.maxItems, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'atLeastOne', stepSpan);
+}
+
+/**
+ * `let response = …` (or `apply … as response`, `for response in …`): §D.2 reads a bare name as a
+ * variable before `response`, but `response.x` from the response itself — so after it, bare
+ * `response` is the variable for the rest of the scope (also after later requests) while
+ * `response.id` is the last request's. Running keeps that rule; the warning names the trap.
+ */
+function checkResponseName(ctx: CheckContext, file: string, name: Name | undefined, how: string): void {
+  if (name?.name !== 'response') return;
+  ctx.report(
+    file,
+    'E3043',
+    name,
+    `This ${how} binds a variable named \`response\`: from here on a bare \`response\` is this variable, even after later requests, while \`response.field\` still reads the last request's answer`,
+    'give the variable another name (`let result = …`); `store`, `for` and `map` take any expression, so no step needs it to be called `response`',
+  );
 }
 
 /** The kind of value a literal expression always gives, or undefined when it is no literal. */
