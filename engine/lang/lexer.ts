@@ -274,6 +274,16 @@ function lexNumber(text: string, start: number, out: TokenStream, bag: Diagnosti
     return i;
   }
   const value = digits <= 15 ? (fraction === 0 ? mantissa : mantissa / POW10[fraction]!) : parseFloat(text.slice(start, i));
+  if (fraction === 0 && digits > 15 && !Number.isSafeInteger(value) && (!Number.isFinite(value) || BigInt(text.slice(start, i)) !== BigInt(value))) {
+    // 12345678901234567890 runs as 12345678901234567000: an id written in the mission would change.
+    const shown = text.slice(start, i).length > 40 ? `${text.slice(start, start + 20)}… (${digits} digits)` : text.slice(start, i);
+    bag.error(
+      'E1006',
+      { start, end: i },
+      `The integer ${shown} is beyond 2^53: as a number it would be ${Number.isFinite(value) ? BigInt(value) : 'Infinity'}`,
+      `write it as a string (\`"${text.slice(start, i)}"\`), as APIs send such ids`,
+    );
+  }
   out.push(NUMBER, start, i, out.numbers.push(value) - 1);
   return i;
 }
