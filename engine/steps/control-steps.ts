@@ -3,6 +3,7 @@
  * They compute from recorded inputs only, so on replay they simply run again; what they produce
  * for the inspector (`response`, a binding) travels in `step.completed`.
  */
+import { EvaluatorError } from '../eval/eval-errors.js';
 import type { ApplyStep, Directive, Expr, FlowStep, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
@@ -26,6 +27,14 @@ export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntim
 export function runMap(step: MapStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const ctx = evalContext(rt, frame, path);
   const source = evaluate(step.source, ctx);
+  if (source === null || source === undefined) {
+    // With no record, a field's name would fall through to a variable or the last response's
+    // field (§D.2): a missing customer mapped to the order's id. Nothing to map is an error.
+    const ref = step.source.kind === 'Ref' ? step.source : undefined;
+    const named = ref ? `\`${ref.leadingDot ? '.' : ''}${ref.parts.join('.')}\`` : 'its source';
+    const skip = ref ? ` (\`where .${ref.parts[ref.parts.length - 1]} != null\`)` : '';
+    throw new EvaluatorError('R4001', `map expected a record to map but ${named} is ${source === null ? 'null' : 'absent'}; skip such items${skip} or map a record`, step.source);
+  }
   frame.response = evaluateFieldMap(step.fields, { ...ctx, current: source });
   return { response: frame.response };
 }
