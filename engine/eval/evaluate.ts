@@ -140,6 +140,9 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
 export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   const { parts } = expr;
   const head = parts[0]!;
+  // A null record (an item of `[null, …]`, `validate c` with c null) has no fields: `.x` is absent,
+  // never a variable's or the response's `x` (which made `where .x != null` keep null items).
+  if (expr.leadingDot && ctx.current === null) return undefined;
   // A bare name the mission bound (`let`, a loop variable, a pattern name) is that variable even
   // where the current record has a field of the same name: in `for p in products where .category
   // == category`, `category` is the outer loop's; `.category` is always the record's field first.

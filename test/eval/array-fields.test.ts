@@ -99,6 +99,18 @@ describe('a field of an array of records', () => {
     expect(run('rows', { current: {}, response: rows })).toBe(rows);
   });
 
+  it('a null record has no fields: `.x` on it is absent, never a variable’s or the response’s x', () => {
+    // `validate c { assume .raw != null }` with c null passed on the response's `raw`, and
+    // `[null, { raw: 1 }] where .raw != null` kept the null item for the same reason.
+    const response = { raw: 'the response', items: [null, { raw: 'own' }] };
+    expect(run('.raw', { current: null, response })).toBeUndefined();
+    expect(run('.raw.x', { current: null, response: { raw: { x: 1 } } })).toBeUndefined();
+    expect(run('.raw', { current: null, vars: { raw: 'var' }, response })).toBeUndefined();
+    expect(run('length(response.items where .raw != null)', { response })).toBe(1);
+    // A bare name still reads a bound variable (`where .id == id`), as before.
+    expect(run('raw', { current: null, vars: { raw: 'var' }, response })).toBe('var');
+  });
+
   it('after a paginated fetch: the items field names all items, their fields map, other envelope fields stay absent', () => {
     const rows = withItemsField([{ code: 'a', qty: 1 }, { code: 'b', qty: 2 }], 'rows');
     expect(run('response.rows', { response: rows })).toBe(rows);
