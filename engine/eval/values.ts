@@ -46,13 +46,17 @@ function truncate(text: string): string {
   return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
 }
 
-/** "number (128)", "string ("abc")", "null", "array ([1,2])" — the value part of error messages. */
+/**
+ * "number (128)", "string ("abc")", "null", "array ([1,2])" — the value part of error messages. A
+ * missing value is "absent (no value)": the language has no `undefined`, so no message names it.
+ */
 export function describeValue(value: unknown): string {
   const type = typeName(value);
   switch (type) {
     case 'null':
-    case 'undefined':
       return type;
+    case 'undefined':
+      return 'absent (no value)';
     case 'string':
       return `string (${truncate(JSON.stringify(value))})`;
     case 'number':

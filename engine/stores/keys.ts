@@ -116,7 +116,7 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `array (${value.length} item${value.length === 1 ? '' : 's'})`;
   switch (typeof value) {
     case 'undefined':
-      return 'undefined';
+      return 'absent (no value)';
     case 'string':
       return `string (${excerpt(JSON.stringify(value))})`;
     case 'number':

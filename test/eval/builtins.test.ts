@@ -317,12 +317,22 @@ describe('non-deterministic built-ins read only the recorded inputs', () => {
 });
 
 describe('sort with a missing element', () => {
-  it('is an error naming undefined', () => {
+  it('is an error naming the missing value as absent (never the word undefined)', () => {
     expect(() => ev(call('sort', ref('xs')), { vars: { xs: ['a', undefined] } })).toThrow(
-      'sort() expected all numbers or all strings but got: undefined',
+      'sort() expected all numbers or all strings but got: absent (no value)',
     );
     expect(() => ev(call('sort', ref('xs')), { vars: { xs: [undefined, 1] } })).toThrow(
-      'sort() expected all numbers or all strings but got: undefined',
+      'sort() expected all numbers or all strings but got: absent (no value)',
     );
+  });
+});
+
+describe('a missing value in messages', () => {
+  // A user never wrote `undefined` (the language has no such value): a missing field or an unbound
+  // name is "absent", in every message that describes a value.
+  it('is described as absent', async () => {
+    const { describeValue } = await import('../../engine/eval/values.js');
+    expect(describeValue(undefined)).toBe('absent (no value)');
+    expect(() => ev(call('keys', ref('nothing')))).toThrow(/keys\(\) expected an object but got: absent \(no value\)$/);
   });
 });

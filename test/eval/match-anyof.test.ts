@@ -109,6 +109,6 @@ describe('any of', () => {
 
   it('a non-array collection is an error', () => {
     expect(() => ev(anyOf(num(128)))).toThrow(new EvaluatorError('R4001', "'any of' expected an array but got: number (128)", { start: 0, end: 0 }));
-    expect(() => ev(anyOf(ref('missing')))).toThrow(/expected an array but got: undefined/);
+    expect(() => ev(anyOf(ref('missing')))).toThrow(/expected an array but got: absent \(no value\)$/);
   });
 });

@@ -73,7 +73,7 @@ describe('values', () => {
     [128, 'number (128)'],
     ['abc', 'string ("abc")'],
     [null, 'null'],
-    [undefined, 'undefined'],
+    [undefined, 'absent (no value)'],
     [true, 'boolean (true)'],
     [[1, 2], 'array ([1,2])'],
     [{ a: 1 }, 'object ({"a":1})'],

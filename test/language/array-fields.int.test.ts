@@ -74,7 +74,7 @@ describe('a field of an array of records, in a run', () => {
     c.api.on('GET /orders', { body: { orders: [{ id: 1, region: 'eu', amount: 5, lines: [] }, { id: 2, region: 'us', amount: 6, lines: [] }] } });
     const result = await c.start(files());
     expect(result.status).toBe('failed');
-    expect(result.status === 'failed' && result.error.message).toMatch(/sum\(\).*array.*undefined/);
+    expect(result.status === 'failed' && result.error.message).toMatch(/sum\(\).*array.*absent \(no value\)/);
     await c.expectVerified(result.runId);
   });
 

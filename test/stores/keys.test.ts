@@ -78,7 +78,7 @@ describe('assertRecord', () => {
     [128, 'expected an object but got: number (128)'],
     ['abc', 'expected an object but got: string ("abc")'],
     [null, 'expected an object but got: null'],
-    [undefined, 'expected an object but got: undefined'],
+    [undefined, 'expected an object but got: absent (no value)'],
     [true, 'expected an object but got: boolean (true)'],
     [[1, 2, 3], 'expected an object but got: array (3 items)'],
   ];
