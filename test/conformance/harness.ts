@@ -29,14 +29,27 @@ import { FakeApi } from '../support/fake-api.js';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CONFORMANCE_DIR = path.join(REPO, 'assets/conformance');
 
+export const LANGUAGE_DIR = path.join(REPO, 'assets/language');
+
 /** The mission file `name` (e.g. 'h1') as a run remembers it; `edit` rewrites its text (variants). */
 export function missionFiles(name: string, edit?: (text: string) => string, dir: string = CONFORMANCE_DIR): MissionFiles {
-  const source = path.join(CONFORMANCE_DIR, `${name}.vague`);
+  const entry = path.join(dir, `${name}.vague`);
+  const files = editedFiles(path.join(CONFORMANCE_DIR, `${name}.vague`), entry, edit);
+  if (dir !== CONFORMANCE_DIR) fs.writeFileSync(entry, files.files[0]!.text);
+  return files;
+}
+
+/** The mission assets/language/`name`.vague as a run remembers it, edited by `edit` when given. */
+export function languageMissionFiles(name: string, edit?: (text: string) => string): MissionFiles {
+  const entry = path.join(LANGUAGE_DIR, `${name}.vague`);
+  return editedFiles(entry, entry, edit);
+}
+
+/** `source`'s text, rewritten by `edit` (which must change it: a no-op variant would test the original), as the file `entry`. */
+function editedFiles(source: string, entry: string, edit: ((text: string) => string) | undefined): MissionFiles {
   const original = fs.readFileSync(source, 'utf8');
   const text = edit ? edit(original) : original;
-  if (edit && text === original) throw new Error(`missionFiles(${name}): the edit changed nothing; the variant would test the original`);
-  const entry = path.join(dir, `${name}.vague`);
-  if (dir !== CONFORMANCE_DIR) fs.writeFileSync(entry, text);
+  if (edit && text === original) throw new Error(`${path.basename(source)}: the edit changed nothing; the variant would test the original`);
   return { entry, files: [{ path: entry, text }] };
 }
 

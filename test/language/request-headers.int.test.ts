@@ -4,18 +4,12 @@
  * name (case-insensitive) and keeping the others; a null value sends none. They are part of the
  * request's replay identity, as the source's are.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
+import { languageMissionFiles, openConformance, type Conformance } from '../conformance/harness.js';
 import { verifyRun } from '../../engine/executor/verify.js';
 import { createFakeEnv } from '../../engine/env/fake-env.js';
 
-const ENTRY = path.join(REPO, 'assets/language/request-headers.vague');
-const files = (edit: (text: string) => string = (t) => t) => ({
-  entry: ENTRY,
-  files: [{ path: ENTRY, text: edit(fs.readFileSync(ENTRY, 'utf8')) }],
-});
+const files = (edit?: (text: string) => string) => languageMissionFiles('request-headers', edit);
 
 let c: Conformance;
 

@@ -4,18 +4,12 @@
  * page's; a null value sends nothing, an array repeats the parameter. The URL is the request's
  * replay identity, so a mission that changes a parameter diverges on replay (issue 15).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
+import { languageMissionFiles, openConformance, type Conformance } from '../conformance/harness.js';
 import { verifyRun } from '../../engine/executor/verify.js';
 import { createFakeEnv } from '../../engine/env/fake-env.js';
 
-const ENTRY = path.join(REPO, 'assets/language/request-params.vague');
-const files = (edit: (text: string) => string = (t) => t) => ({
-  entry: ENTRY,
-  files: [{ path: ENTRY, text: edit(fs.readFileSync(ENTRY, 'utf8')) }],
-});
+const files = (edit?: (text: string) => string) => languageMissionFiles('request-params', edit);
 
 let c: Conformance;
 
