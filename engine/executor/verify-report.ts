@@ -38,3 +38,11 @@ export interface VerifyReport {
    */
   runStatus: 'running' | 'suspended' | 'completed' | 'failed';
 }
+
+/**
+ * Whether a verify that found no divergence compared everything: nothing it says it could not
+ * check, and every recorded entry re-derived. Anything short of it is no ✓ (crash lab, CLI).
+ */
+export function fullyVerified(report: VerifyReport): boolean {
+  return report.ok && report.unchecked.length === 0 && report.replayed.length >= report.original.length;
+}
