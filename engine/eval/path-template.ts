@@ -35,10 +35,12 @@ export interface PathContext {
  * the same values inside a segment (`v{id}`) or after the `?` are plain data.
  */
 export function interpolatePath(template: string, scope: Scope, at: PathContext = {}): string {
+  if (!template.includes('{')) return template;
   const end = template.search(/[?#]/);
   const pathPart = end < 0 ? template : template.slice(0, end);
   const rest = end < 0 ? '' : template.slice(end);
-  const segments = pathPart.split('/').map((segment) => {
+  const parts = pathPart.split('/');
+  const segments = parts.map((segment, i) => {
     const filled = fill(segment, scope, at);
     if (filled !== segment && (filled === '' || filled === '.' || filled === '..')) {
       const names = [...segment.matchAll(PLACEHOLDER)].map((m) => `{${m[1]}}`).join('');
@@ -46,7 +48,7 @@ export function interpolatePath(template: string, scope: Scope, at: PathContext 
       throw new EvaluatorError(
         'R4010',
         `Path parameter ${names}${lineNo === undefined ? '' : ` (line ${lineNo})`} is ${filled === '' ? 'empty' : `\`${filled}\``}: as a whole path segment it would change the request's path ` +
-          `(\`${pathPart}\` would become \`${pathPart.replace(segment, filled)}\`${filled === '' ? '' : ', which the URL resolves to another path'}); skip such records (\`where\`), or put the value in the query (\`?id={…}\`)`,
+          `(\`${pathPart}\` would become \`${parts.map((p, j) => (j === i ? filled : p)).join('/')}\`${filled === '' ? '' : ', which the URL resolves to another path'}); skip such records (\`where\`), or put the value in the query (\`?id={…}\`)`,
         at.span ?? NO_SPAN,
       );
     }

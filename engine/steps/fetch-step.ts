@@ -435,7 +435,8 @@ const checkpointUsers = new WeakMap<object, Map<string, { step: string; query: s
 function refuseSharedCheckpoint(key: string, requestPath: string, path: string, rt: StepRuntime): void {
   const cut = requestPath.search(/[?#]/);
   const query = cut >= 0 ? requestPath.slice(cut) : '';
-  const step = path.replace(/\[[^\]]*\]/g, '');
+  // The step, whatever iteration, visit (`#n`, a jump back) or attempt (`~n`, a retry) runs it.
+  const step = path.replace(/\[[^\]]*\]|#\d+|~\d+/g, '');
   let users = checkpointUsers.get(rt.journal);
   if (users === undefined) checkpointUsers.set(rt.journal, (users = new Map()));
   const first = users.get(key);
