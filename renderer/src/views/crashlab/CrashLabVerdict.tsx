@@ -18,7 +18,7 @@ export function CrashLabVerdict({ verdict }: { verdict: Verdict }) {
   return (
     <section className={`panel verdict verdict-${kind}`} aria-label="Verdict">
       <h3>
-        <span className={`verdict-chip ${kind === 'ok' ? 'ok' : kind === 'bad' ? 'bad' : 'unknown'}`} data-testid="lab-verdict">
+        <span className={`verdict-chip ${kind}`} data-testid="lab-verdict">
           {kind === 'untested' ? 'not tested: no crash happened' : kind === 'ok' ? '✓ survived' : kind === 'partial' ? '◐ not fully checked' : '✕ did not survive'}
         </span>
         <span>{verdict.crashes} crash{verdict.crashes === 1 ? '' : 'es'} · final status {verdict.finalStatus}</span>
