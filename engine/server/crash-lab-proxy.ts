@@ -16,7 +16,11 @@
  * A request whose method, URL and headers the reference sent but none with its body (a value
  * computed from `now()`, a formatted date, is not taken out) gets the first such answer and is
  * counted as matched without its body: which answer it was owed is not known, and the verdict
- * says so. The proxy counts, per key, the requests it
+ * says so. A path segment, query value or header that held one of the reference's `now()` or
+ * `timestamp()` values matches the armed run's value of the same form, no earlier, at that place
+ * (a read goes out before its events are durable, so the armed run's log cannot be asked then);
+ * `report` confirms each such value against the armed run's finished log, and one it does not
+ * hold makes the request one the reference never made. The proxy counts, per key, the requests it
  * saw and the reference writes each key was matched to (1 is exactly-once), and names every
  * request the reference run never made. After a crash, `rewind` puts back the reads whose answer
  * the dead process received but never logged, so its resume is served what the reference saw.
@@ -44,8 +48,13 @@ interface Recorded {
   /** `METHOD /source/path?query`, the run id taken out: what a report names. */
   identity: string;
   method: string;
-  /** sha256 of the mission's headers as sent, the run id taken out. */
+  /** The request target (`/source/path?query`) as sent. */
+  target: string;
+  /** The mission's headers as sent, the run id taken out, and their sha256. */
+  missionHeaders: Record<string, string>;
   headers: string;
+  /** Its path, query and headers with the places that held one of the reference's now()/timestamp() values, once known. */
+  template?: RequestTemplate;
   /** The body as sent, and its key once known (the reference's inputs taken out). */
   body: Buffer;
   bodyKey?: string;
@@ -54,6 +63,8 @@ interface Recorded {
   usedBy: string | null;
   /** Replay: when it was consumed (rewind keeps the earliest a dead process logged). */
   usedAt: number;
+  /** Replay: the identity of the armed run's request that consumed it (its URL may differ by a now()). */
+  usedAs?: string;
 }
 
 /** Reads a run's log as it stands (the lab's views): its recorded now()/random() values. */
@@ -75,6 +86,12 @@ export interface ProxyReport {
   unexpected: string[];
   /** Requests answered by method, URL and headers only: the reference sent none with their body. */
   bodyUnmatched: string[];
+  /**
+   * Requests matched to one of the reference's with a now()/timestamp() value of their own where
+   * the reference's held one of its own (in a path segment, query value or header), confirmed
+   * against the armed run's log.
+   */
+  matchedByInput: string[];
   /** Reads and writes answered from the recording. */
   answered: number;
 }
@@ -103,6 +120,8 @@ export class AnswerProxy {
   private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number }>();
   private readonly unexpected: string[] = [];
   private readonly bodyUnmatched: string[] = [];
+  /** Requests matched to the reference's with a now()/timestamp() value of theirs at its place. */
+  private readonly matchedByInput: { request: string; values: string[] }[] = [];
   private readonly inputs = new Map<string, Map<string, string>>();
   private answered = 0;
   private uses = 0;
@@ -185,20 +204,35 @@ export class AnswerProxy {
     const seen = new Map<string, number>();
     const reads = this.recorded.filter((e) => e.usedBy === '' && SAFE.has(e.method)).sort((a, b) => a.usedAt - b.usedAt);
     for (const entry of reads) {
-      const n = (seen.get(entry.identity) ?? 0) + 1;
-      seen.set(entry.identity, n);
-      if (n > (logged.get(entry.identity) ?? 0)) entry.usedBy = null;
+      const asked = entry.usedAs ?? entry.identity;
+      const n = (seen.get(asked) ?? 0) + 1;
+      seen.set(asked, n);
+      if (n > (logged.get(asked) ?? 0)) {
+        entry.usedBy = null;
+        delete entry.usedAs;
+      }
     }
   }
 
-  report(): ProxyReport {
+  /**
+   * What the proxy saw. `armedEvents`, the armed run's log once it is complete, confirms each
+   * request matched by a now()/timestamp() value at a place of the reference's: a value the armed
+   * run's log does not hold as one of its own makes the request one the reference never made.
+   */
+  report(armedEvents: readonly StoredEvent[] = []): ProxyReport {
     const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity);
     const keys = [...this.byKey].map(([idempotencyKey, k]) => ({ idempotencyKey, requests: k.requests, effects: k.effects }));
+    const armedInputs = this.matchedByInput.length > 0 ? varyingInputs(armedEvents) : new Map<string, string>();
+    const explained = (m: { values: string[] }) => m.values.every((v) => isInput(v, armedInputs));
+    const unexplained = this.matchedByInput
+      .filter((m) => !explained(m))
+      .map((m) => `${m.request}, whose ${m.values.join(', ')} matched a now()/timestamp() of the reference's but is none the run recorded`);
     return {
       keys: keys.sort((a, b) => a.idempotencyKey.localeCompare(b.idempotencyKey)),
       lost,
-      unexpected: [...this.unexpected],
+      unexpected: [...this.unexpected, ...unexplained],
       bodyUnmatched: [...this.bodyUnmatched],
+      matchedByInput: this.matchedByInput.filter(explained).map((m) => m.request),
       answered: this.answered,
     };
   }
@@ -245,7 +279,8 @@ export class AnswerProxy {
     // here, under the source's prefix, or a root-relative Location would miss it.
     if (answer.headers.location !== undefined) answer.headers.location = this.throughProxy(answer.headers.location, url, name, upstream);
     const runId = await this.runIds.record;
-    this.recorded.push({ identity: identityOf(method, target, runId), method, headers: headersKey(req, runId), body, answer, usedBy: null, usedAt: 0 });
+    const sent = missionHeaders(req, runId);
+    this.recorded.push({ identity: identityOf(method, target, runId), method, target, missionHeaders: sent, headers: headersKey(sent), body, answer, usedBy: null, usedAt: 0 });
     return answer;
   }
 
@@ -274,12 +309,30 @@ export class AnswerProxy {
     }
     const runId = await this.runIds.replay;
     const identity = identityOf(method, target, runId);
-    const headers = headersKey(req, runId);
-    const candidates = this.recorded.filter((r) => r.usedBy === null && r.identity === identity && r.headers === headers);
+    const sent = missionHeaders(req, runId);
+    const headers = headersKey(sent);
+    const referenceId = await this.runIds.record;
+    let candidates = this.recorded.filter((r) => r.usedBy === null && r.identity === identity && r.headers === headers);
+    let varying: string[] = [];
+    if (candidates.length === 0) {
+      // A query value, path segment or header that is a value now()/timestamp() returned differs
+      // between the runs as it does in a body. The armed run's value is not in its log yet (a read
+      // is sent before its events are durable), so it matches a place where the reference's
+      // request held one of its own such values by form; report() confirms it against the armed
+      // run's log once that is complete.
+      const parts = requestParts(target, sent);
+      for (const r of this.recorded) {
+        if (r.usedBy !== null || r.method !== method) continue;
+        r.template ??= templateOf(requestParts(r.target, r.missionHeaders), await this.inputsOf(referenceId, false));
+        const values = matchTemplate(r.template, parts);
+        if (values === null) continue;
+        if (candidates.length === 0) varying = values;
+        if (values.join('\n') === varying.join('\n')) candidates.push(r);
+      }
+    }
     let entry: Recorded | undefined;
     if (candidates.length > 0) {
       const bodyKey = await this.bodyKey(body, runId, true);
-      const referenceId = await this.runIds.record;
       for (const candidate of candidates) {
         candidate.bodyKey ??= await this.bodyKey(candidate.body, referenceId, false);
         if (candidate.bodyKey === bodyKey) {
@@ -300,6 +353,8 @@ export class AnswerProxy {
     }
     entry.usedBy = key ?? '';
     entry.usedAt = ++this.uses;
+    entry.usedAs = identity;
+    if (varying.length > 0) this.matchedByInput.push({ request: `${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`, values: varying });
     this.answered += 1;
     if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1 });
     return entry.answer;
@@ -320,12 +375,17 @@ export class AnswerProxy {
     } catch {
       return `text:${text.split(runId).join(RUN_PLACEHOLDER)}`;
     }
+    return `json:${canonicalJson(withoutRunSpecifics(value, runId, await this.inputsOf(runId, live)))}`;
+  }
+
+  /** A run's now()/timestamp() values (lab-inputs.ts): read again while it runs, once when finished. */
+  private async inputsOf(runId: string, live: boolean): Promise<ReadonlyMap<string, string>> {
     let inputs = live ? undefined : this.inputs.get(runId);
     if (inputs === undefined) {
       inputs = this.events ? varyingInputs(await this.events(runId)) : new Map<string, string>();
       if (!live) this.inputs.set(runId, inputs);
     }
-    return `json:${canonicalJson(withoutRunSpecifics(value, runId, inputs))}`;
+    return inputs;
   }
 }
 
@@ -344,14 +404,90 @@ function identityOf(method: string, target: string, runId: string): string {
   return `${method.toUpperCase()} ${target}`.split(runId).join(RUN_PLACEHOLDER);
 }
 
-/** The headers the mission set (names lower-cased, sorted), the run id taken out, as a sha256. */
-function headersKey(req: IncomingMessage, runId: string): string {
+/** The headers the mission set (names lower-cased), the run id taken out. */
+function missionHeaders(req: IncomingMessage, runId: string): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || NOT_IDENTITY.has(name) || name.startsWith('sec-')) continue;
     kept[name] = (Array.isArray(value) ? value.join(', ') : value).split(runId).join(RUN_PLACEHOLDER);
   }
-  return hash('sha256', canonicalJson(kept), 'hex');
+  return kept;
+}
+
+/** Mission headers as one sha256, names sorted. */
+function headersKey(headers: Readonly<Record<string, string>>): string {
+  return hash('sha256', canonicalJson(headers), 'hex');
+}
+
+/** A request's comparable places: path segments (decoded), query values in order, header values. */
+interface RequestParts {
+  path: string[];
+  query: [string, string][];
+  headers: [string, string][];
+}
+
+function requestParts(target: string, headers: Readonly<Record<string, string>>): RequestParts {
+  const url = new URL(target, 'http://proxy.invalid');
+  return {
+    path: url.pathname.split('/').map(decodedSegment),
+    query: [...url.searchParams],
+    headers: Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  };
+}
+
+/** A place: its exact text, or a now()/timestamp() value of the reference's (`value`, its form). */
+type Place = { exact: string } | { input: 'iso' | 'epoch'; value: string };
+/** The places of a reference request in order: path segments, then query, then headers (names fixed). */
+interface RequestTemplate {
+  names: string;
+  places: Place[];
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const EPOCH_MS = /^\d{12,14}$/;
+
+function templateOf(parts: RequestParts, inputs: ReadonlyMap<string, string>): RequestTemplate {
+  const place = (text: string): Place => (!isInput(text, inputs) ? { exact: text } : ISO_INSTANT.test(text) ? { input: 'iso', value: text } : EPOCH_MS.test(text) ? { input: 'epoch', value: text } : { exact: text });
+  return {
+    names: JSON.stringify([parts.path.length, parts.query.map(([n]) => n), parts.headers.map(([n]) => n)]),
+    places: [...parts.path, ...parts.query.map(([, v]) => v), ...parts.headers.map(([, v]) => v)].map(place),
+  };
+}
+
+/**
+ * The armed request's values at the template's input places when it matches (every exact place
+ * equal; at an input place a value of the same form, no earlier than the reference's — the armed
+ * run starts after the reference ended), else null.
+ */
+function matchTemplate(template: RequestTemplate, parts: RequestParts): string[] | null {
+  if (JSON.stringify([parts.path.length, parts.query.map(([n]) => n), parts.headers.map(([n]) => n)]) !== template.names) return null;
+  const texts = [...parts.path, ...parts.query.map(([, v]) => v), ...parts.headers.map(([, v]) => v)];
+  const values: string[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const place = template.places[i]!;
+    const text = texts[i]!;
+    if ('exact' in place) {
+      if (place.exact !== text) return null;
+      continue;
+    }
+    const later = place.input === 'iso' ? ISO_INSTANT.test(text) && Date.parse(text) >= Date.parse(place.value) : EPOCH_MS.test(text) && Number(text) >= Number(place.value);
+    if (!later) return null;
+    values.push(text);
+  }
+  return values.length > 0 ? values : null;
+}
+
+/** Whether `text` is one of a run's now()/timestamp() values (as its JSON or as the number's digits). */
+function isInput(text: string, inputs: ReadonlyMap<string, string>): boolean {
+  return inputs.has(JSON.stringify(text)) || inputs.has(text);
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function keepHeaders(headers: Headers): Record<string, string> {

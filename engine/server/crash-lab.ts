@@ -22,7 +22,7 @@ import { fullyVerified } from '../executor/verify-report.js';
 import { diffStoreContents } from '../inspect/state-diff.js';
 import { parseOwner } from '../executor/owner.js';
 import { outcomeOf, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
-import { AnswerProxy } from './crash-lab-proxy.js';
+import { AnswerProxy, type ProxyReport } from './crash-lab-proxy.js';
 import { varyingInputs, withoutRunSpecifics } from './lab-inputs.js';
 import type { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
@@ -244,92 +244,123 @@ export class CrashLab {
   private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy): Promise<CrashLabVerdict> {
     const run = await this.deps.views.getAll(runId);
     const reference = await this.deps.views.getAll(referenceRunId);
-    const crashes = lab.processes.filter((p) => p.signal === 'SIGKILL').length;
     const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId, run.cache.all());
     const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, referenceRunId, reference.cache.all());
-    const storeDiff = diffStoreContents(referenceStores, stores);
-    const report = proxy.report();
-    const elsewhere = run.cache.all().filter((e) => e.type === 'http.request' && !proxy.carried(e.payload.request.url)).length;
-    const duplicateEffects = report.keys.filter((k) => k.effects > 1).length;
     const verify = await this.deps.verify(runId).then(
       (r) => r,
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
     );
-
-    const checks: CrashLabCheck[] = [
-      { name: 'completed', ok: finalStatus === 'completed', label: `the run ended "${finalStatus}"` },
-      {
-        name: 'stores',
-        ok: storeDiff.length === 0,
-        label: storeDiff.length === 0
-          ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids and the values now()/random() returned taken out)`
-          : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
-      },
-      {
-        name: 'writes',
-        ok: duplicateEffects === 0 && report.lost.length === 0,
-        label: `${report.keys.length} write(s) by Idempotency-Key at the lab's proxy: ` +
-          `${report.keys.filter((k) => k.effects === 1).length} matched one write of the reference run` +
-          (report.lost.length > 0 ? `; ${report.lost.length} write(s) of the reference never made: ${report.lost.slice(0, 3).join(', ')}` : ''),
-      },
-      {
-        name: 'requests',
-        ok: report.unexpected.length > 0 ? false : report.bodyUnmatched.length > 0 ? null : true,
-        label: report.unexpected.length > 0
-          ? `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again): ${report.unexpected.slice(0, 3).join(', ')}`
-          : report.bodyUnmatched.length > 0
-            ? `not checked: ${report.bodyUnmatched.length} request(s) matched the reference's by method, URL and headers but none of its bodies (a value computed from now() or random() differs between the runs), so whether each got the answer it was owed is unknown: ${report.bodyUnmatched.slice(0, 3).join(', ')}`
-            : `every request matched one the reference run made, by method, URL, headers and body, identical ones in order (${report.answered} answered from its recording)`,
-      },
-      typeof verify === 'string'
-        ? { name: 'replay', ok: null, label: `replay of the log not checked: ${verify}` }
-        : !verify.ok
-          ? { name: 'replay', ok: false, label: `its log does not replay: ${verify.divergence?.explanation ?? 'diverged'}` }
-          : fullyVerified(verify)
-            ? { name: 'replay', ok: true, label: `its log replays to the same step paths and effect ids (${verify.original.length} events)` }
-            : {
-                name: 'replay',
-                ok: null,
-                label: `its log replays without a divergence, but not all of it was checked: ${verify.replayed.length} of ${verify.original.length} events re-derived${verify.unchecked.length > 0 ? `; not checked: ${verify.unchecked.join('; ')}` : ''}`,
-              },
-    ];
-    // Tables and checkpoints live in the log's database, shared by the two runs: when the armed run
-    // read other store state than the reference did, what they stored, wrote and asked differ for
-    // that reason alone, and comparing them would judge the lab's set-up, not the mission.
-    const startDiffs = readsDiffer(reference.all(), referenceRunId, run.all(), runId);
-    if (startDiffs.length > 0) {
-      for (const check of checks) {
-        // A write applied twice at the proxy is a failure whatever either run read first.
-        if (check.name === 'writes' && duplicateEffects > 0) continue;
-        if (check.name === 'stores' || check.name === 'writes' || check.name === 'requests') {
-          check.ok = null;
-          check.label = `not compared (${check.label})`;
-        }
-      }
-      checks.push({
-        name: 'same-start',
-        ok: null,
-        label: `not checked: the armed run did not start from the store state the reference did — ${startDiffs.slice(0, 3).join('; ')}` +
-          ` — sql/nosql tables and sync_state checkpoints are shared by the runs of one log, so it read what the reference had just written`,
-      });
-    }
-    if (elsewhere > 0) checks.push({ name: 'elsewhere', ok: null, label: `${elsewhere} request(s) went to URLs outside the mission's sources, not through the proxy: not compared` });
-
-    const failed = checks.filter((c) => c.ok === false);
-    const unchecked = checks.filter((c) => c.ok === null);
-    const tested = crashes > 0;
-    // Never a ✓ for what was not checked: a check that could not be made leaves it "not fully checked".
-    const ok = tested && failed.length === 0 && unchecked.length === 0;
-    const passed = checks.filter((c) => c.ok === true).map((c) => c.label).join('; ');
-    const explanation = !tested
-      ? `not tested: no crash happened (${lab.picks.join(', ') || 'no point'} was never reached by the run)`
-      : failed.length > 0
-        ? `not exactly-once after ${crashes} crash(es): ${failed.map((c) => c.label).join('; ')}`
-        : unchecked.length > 0
-          ? `not fully checked after ${crashes} crash(es): ${unchecked.map((c) => c.label).join('; ')}; what was checked held: ${passed}`
-          : `survived ${crashes} crash(es): ${passed}`;
-    return { ok, tested, storesEqual: storeDiff.length === 0, storeDiff, effects: report.keys, duplicateEffects, crashes, finalStatus, checks, explanation };
+    return judgeLab({
+      referenceRunId,
+      finalStatus,
+      crashes: lab.processes.filter((p) => p.signal === 'SIGKILL').length,
+      picks: lab.picks,
+      storeDiff: diffStoreContents(referenceStores, stores),
+      proxy: proxy.report(run.all()),
+      verify,
+      startDiffs: readsDiffer(reference.all(), referenceRunId, run.all(), runId),
+      elsewhere: run.cache.all().filter((e) => e.type === 'http.request' && !proxy.carried(e.payload.request.url)).length,
+    });
   }
+}
+
+/** What a lab observed, gathered from the two runs' logs, the proxy and a verify of the armed run. */
+export interface LabObservations {
+  referenceRunId: string;
+  finalStatus: RunStatus;
+  /** Processes of the armed run killed by the lab. */
+  crashes: number;
+  picks: readonly string[];
+  storeDiff: CrashLabVerdict['storeDiff'];
+  proxy: ProxyReport;
+  /** The verify of the armed run, or why it could not be made. */
+  verify: VerifyReport | string;
+  /** Where the armed run read other persistent store state than the reference (readsDiffer). */
+  startDiffs: readonly string[];
+  /** Requests of the armed run that did not go through the proxy. */
+  elsewhere: number;
+}
+
+/**
+ * The lab's verdict from what it observed: ✓ only when a crash happened and every check was made
+ * and held; a check that could not be made is "not checked", never a pass.
+ */
+export function judgeLab(o: LabObservations): CrashLabVerdict {
+  const { referenceRunId, finalStatus, crashes, storeDiff, proxy: report, verify, startDiffs, elsewhere } = o;
+  const duplicateEffects = report.keys.filter((k) => k.effects > 1).length;
+  const checks: CrashLabCheck[] = [
+    { name: 'completed', ok: finalStatus === 'completed', label: `the run ended "${finalStatus}"` },
+    {
+      name: 'stores',
+      ok: storeDiff.length === 0,
+      label: storeDiff.length === 0
+        ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids and the values now()/random() returned taken out)`
+        : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
+    },
+    {
+      name: 'writes',
+      ok: duplicateEffects === 0 && report.lost.length === 0,
+      label: `${report.keys.length} write(s) by Idempotency-Key at the lab's proxy: ` +
+        `${report.keys.filter((k) => k.effects === 1).length} matched one write of the reference run` +
+        (report.lost.length > 0 ? `; ${report.lost.length} write(s) of the reference never made: ${report.lost.slice(0, 3).join(', ')}` : ''),
+    },
+    {
+      name: 'requests',
+      ok: report.unexpected.length > 0 ? false : report.bodyUnmatched.length > 0 ? null : true,
+      label: report.unexpected.length > 0
+        ? `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again): ${report.unexpected.slice(0, 3).join(', ')}`
+        : report.bodyUnmatched.length > 0
+          ? `not checked: ${report.bodyUnmatched.length} request(s) matched the reference's by method, URL and headers but none of its bodies (a value computed from now() or random() differs between the runs), so whether each got the answer it was owed is unknown: ${report.bodyUnmatched.slice(0, 3).join(', ')}`
+          : `every request matched one the reference run made, by method, URL, headers and body, identical ones in order (${report.answered} answered from its recording` +
+            `${report.matchedByInput.length > 0 ? `; ${report.matchedByInput.length} with a now()/timestamp() value of its own, recorded in its log, where the reference's had one` : ''})`,
+    },
+    typeof verify === 'string'
+      ? { name: 'replay', ok: null, label: `replay of the log not checked: ${verify}` }
+      : !verify.ok
+        ? { name: 'replay', ok: false, label: `its log does not replay: ${verify.divergence?.explanation ?? 'diverged'}` }
+        : fullyVerified(verify)
+          ? { name: 'replay', ok: true, label: `its log replays to the same step paths and effect ids (${verify.original.length} events)` }
+          : {
+              name: 'replay',
+              ok: null,
+              label: `its log replays without a divergence, but not all of it was checked: ${verify.replayed.length} of ${verify.original.length} events re-derived${verify.unchecked.length > 0 ? `; not checked: ${verify.unchecked.join('; ')}` : ''}`,
+            },
+  ];
+  // Tables and checkpoints live in the log's database, shared by the two runs: when the armed run
+  // read other store state than the reference did, what they stored, wrote and asked differ for
+  // that reason alone, and comparing them would judge the lab's set-up, not the mission.
+  if (startDiffs.length > 0) {
+    for (const check of checks) {
+      // A write applied twice at the proxy is a failure whatever either run read first.
+      if (check.name === 'writes' && duplicateEffects > 0) continue;
+      if (check.name === 'stores' || check.name === 'writes' || check.name === 'requests') {
+        check.ok = null;
+        check.label = `not compared (${check.label})`;
+      }
+    }
+    checks.push({
+      name: 'same-start',
+      ok: null,
+      label: `not checked: the armed run did not start from the store state the reference did — ${startDiffs.slice(0, 3).join('; ')}` +
+        ` — sql/nosql tables and sync_state checkpoints are shared by the runs of one log, so it read what the reference had just written`,
+    });
+  }
+  if (elsewhere > 0) checks.push({ name: 'elsewhere', ok: null, label: `${elsewhere} request(s) went to URLs outside the mission's sources, not through the proxy: not compared` });
+
+  const failed = checks.filter((c) => c.ok === false);
+  const unchecked = checks.filter((c) => c.ok === null);
+  const tested = crashes > 0;
+  // Never a ✓ for what was not checked: a check that could not be made leaves it "not fully checked".
+  const ok = tested && failed.length === 0 && unchecked.length === 0;
+  const passed = checks.filter((c) => c.ok === true).map((c) => c.label).join('; ');
+  const explanation = !tested
+    ? `not tested: no crash happened (${o.picks.join(', ') || 'no point'} was never reached by the run)`
+    : failed.length > 0
+      ? `not exactly-once after ${crashes} crash(es): ${failed.map((c) => c.label).join('; ')}`
+      : unchecked.length > 0
+        ? `not fully checked after ${crashes} crash(es): ${unchecked.map((c) => c.label).join('; ')}; what was checked held: ${passed}`
+        : `survived ${crashes} crash(es): ${passed}`;
+  return { ok, tested, storesEqual: storeDiff.length === 0, storeDiff, effects: report.keys, duplicateEffects, crashes, finalStatus, checks, explanation };
 }
 
 /**

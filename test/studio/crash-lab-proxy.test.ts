@@ -16,6 +16,7 @@ let serial = 0;
 beforeAll(async () => {
   api = await new FakeApi()
     .on('GET /clock', () => ({ body: { tick: ++serial } }))
+    .on('GET /clock?*', () => ({ body: { tick: ++serial } }))
     .on('POST /marks', () => ({ status: 201, body: { mark: ++serial } }))
     .on('GET /old', () => ({ status: 302, headers: { location: '/clock' }, body: {} }))
     .on('GET /away', () => ({ status: 301, headers: { location: 'http://127.0.0.1:9/gone' }, body: {} }))
@@ -62,6 +63,7 @@ describe('crash lab answer proxy', () => {
         lost: [],
         unexpected: [],
         bodyUnmatched: [],
+        matchedByInput: [],
         answered: 4,
       });
     } finally {
@@ -128,6 +130,45 @@ describe('crash lab answer proxy', () => {
       expect(second.proxy.report().lost).toEqual(['POST /Api/marks']);
     } finally {
       await second.proxy.close();
+    }
+  });
+
+  it('matches a request carrying a now()/timestamp() value where the reference\'s carried its own, and confirms it in the armed log', async () => {
+    const T1 = Date.parse('2026-12-02T07:00:00.000Z');
+    const T2 = T1 + 60_000;
+    const clockOf = (t: number) => [{ type: 'value.recorded', payload: { source: 'now', value: t } }] as unknown as StoredEvent[];
+    const logs = new Map<string, StoredEvent[]>([['ref-run', clockOf(T1)], ['armed-run', []]]);
+    const proxy = await AnswerProxy.start({ Api: api.url }, async (runId) => logs.get(runId) ?? []);
+    const base = proxy.sources().Api!;
+    const read = async (at: number) => {
+      const res = await fetch(`${base}/clock?at=${encodeURIComponent(new Date(at).toISOString())}&n=1`, { headers: { 'x-sent': String(at) } });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    try {
+      proxy.recording('ref-run');
+      const first = await read(T1);
+      const second = await read(T1);
+      proxy.replay();
+      proxy.replaying('armed-run');
+      // Its own clock value at the reference's places: the reference's answers, in order. The armed
+      // run's log does not hold the value yet when the read arrives.
+      expect(await read(T2)).toEqual(first);
+      // An earlier time than the reference's is no value of a run that started after it.
+      expect((await read(T1 - 1)).status).toBe(502);
+      // A value at another place than the reference's is no match.
+      expect((await fetch(`${base}/clock?at=x&n=${T2}`, { headers: { 'x-sent': String(T2) } })).status).toBe(502);
+      expect(await read(T2)).toEqual(second);
+      logs.set('armed-run', clockOf(T2));
+      const confirmed = proxy.report(logs.get('armed-run'));
+      expect(confirmed.matchedByInput).toHaveLength(2);
+      expect(confirmed.unexpected).toHaveLength(2);
+      // Without the value in the armed run's log, the match is not confirmed: a request the reference never made.
+      const unconfirmed = proxy.report(clockOf(T2 + 5));
+      expect(unconfirmed.matchedByInput).toEqual([]);
+      expect(unconfirmed.unexpected).toHaveLength(4);
+      expect(unconfirmed.unexpected[2]).toContain('matched a now()/timestamp() of the reference');
+    } finally {
+      await proxy.close();
     }
   });
 

@@ -33,7 +33,10 @@ export class FakeApi {
   private server: Server | undefined;
   url = '';
 
-  /** Answer `METHOD /path?query` with a handler or a sequence of replies (the last repeats). */
+  /**
+   * Answer `METHOD /path?query` with a handler or a sequence of replies (the last repeats);
+   * `METHOD /path?*` answers that path with any query no exact route names.
+   */
   on(key: string, answer: Handler | FakeReply | FakeReply[]): this {
     this.routes.set(key, typeof answer === 'function' || Array.isArray(answer) ? answer : [answer]);
     return this;
@@ -79,7 +82,7 @@ export class FakeApi {
   private async answer(req: RecordedRequest): Promise<FakeReply> {
     const key = req.headers['idempotency-key'];
     if (typeof key === 'string' && this.answered.has(key)) return this.answered.get(key)!;
-    const route = this.routes.get(`${req.method} ${req.url}`);
+    const route = this.routes.get(`${req.method} ${req.url}`) ?? this.routes.get(`${req.method} ${req.url.split('?')[0]}?*`);
     let reply: FakeReply;
     if (!route) reply = { status: 404, body: { error: `no fake route for ${req.method} ${req.url}` } };
     else if (typeof route === 'function') reply = await route(req);
