@@ -6,12 +6,13 @@ import type { RunResult } from '../executor/run-mission.js';
 import type { CliIo } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { instantText } from '../env/instant-text.js';
+import { failureText } from '../log/events.js';
 
 export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode {
   if (json) {
     io.stdout(`${JSON.stringify(result)}\n`);
   } else {
-    for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${t.at !== undefined ? `${t.at}: ` : ''}${t.message}\n`);
+    for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${failureText(t)}\n`);
     switch (result.status) {
       case 'completed': {
         // Failures a loop tolerated (onError continue, queue) are part of the end, as `reqon runs`
@@ -22,7 +23,7 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
         break;
       }
       case 'failed':
-        io.stdout(`failed: ${result.error.at !== undefined ? `${result.error.at}: ` : ''}${result.error.message}\n`);
+        io.stdout(`failed: ${failureText(result.error)}\n`);
         break;
       case 'suspended':
         io.stdout(

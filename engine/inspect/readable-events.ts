@@ -61,8 +61,8 @@ const WITH_ERROR = new Set(['run.failed', 'stage.failed', 'action.failed', 'step
 function checkError(event: StoredEvent): void {
   if (!WITH_ERROR.has(event.type)) return;
   const error = (event.payload as { error?: unknown }).error;
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (typeof e !== 'object' || e === null || typeof e.code !== 'string' || typeof e.message !== 'string') {
-    throw new Error(`its error must be { code, message } (strings), got ${JSON.stringify(error)?.slice(0, 80) ?? 'nothing'}`);
+  const e = error as { code?: unknown; message?: unknown; at?: unknown } | null;
+  if (typeof e !== 'object' || e === null || typeof e.code !== 'string' || typeof e.message !== 'string' || (e.at !== undefined && typeof e.at !== 'string')) {
+    throw new Error(`its error must be { code, message, at? } (strings), got ${JSON.stringify(error)?.slice(0, 80) ?? 'nothing'}`);
   }
 }

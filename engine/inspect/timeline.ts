@@ -9,7 +9,7 @@
  * is still open (the process died inside it and a resume re-ran it) closes the earlier bar as
  * 'failed' at the restart.
  */
-import type { StoredEvent } from '../log/events.js';
+import { failureText, type StoredEvent } from '../log/events.js';
 import { assertInOrder, type FoldHandler } from './fold-handler.js';
 import { ownerAction } from './step-owner.js';
 import { instantText } from '../env/instant-text.js';
@@ -141,7 +141,7 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         break;
       case 'step.failed':
         this.closeOpen(event, 'failed');
-        this.mark(event, 'error', `${event.payload.error.message}`);
+        this.mark(event, 'error', failureText(event.payload.error));
         break;
       case 'http.request': {
         const { request, attempt } = event.payload;
@@ -198,7 +198,7 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         break;
       }
       case 'run.failed':
-        this.mark(event, 'error', `run failed: ${event.payload.error.message}`, this.failedLane);
+        this.mark(event, 'error', `run failed: ${failureText(event.payload.error)}`, this.failedLane);
         break;
       case 'stage.failed':
         this.mark(event, 'error', `stage failed: ${event.payload.error.message}`, this.failedLane);

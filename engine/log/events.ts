@@ -232,3 +232,8 @@ export interface ErrorInfo {
   /** Where a step's failure happened, `file:line:column` (of the failing expression, else the step). */
   at?: string;
 }
+
+/** A failure as every surface says it: `FILE:LINE:COL: message` when it is known where it happened. */
+export function failureText(error: Pick<ErrorInfo, 'message' | 'at'>): string {
+  return error.at !== undefined ? `${error.at}: ${error.message}` : error.message;
+}

@@ -14,6 +14,8 @@ export interface RunFailure {
   stepPath: string;
   code: string;
   message: string;
+  /** Where it happened, `file:line:column`, when the event says. */
+  at?: string;
 }
 
 /** Tells, of a run's `step.failed` events given in seq order, which begin a failure. */
@@ -30,7 +32,8 @@ export class FailureStarts {
     const previous = this.lastFailedPath;
     this.lastFailedPath = event.stepPath;
     if (previous !== null && encloses(event.stepPath, previous)) return undefined;
-    return { seq: event.seq, stepPath: event.stepPath, code: event.payload.error.code, message: event.payload.error.message };
+    const { code, message, at } = event.payload.error;
+    return { seq: event.seq, stepPath: event.stepPath, code, message, ...(at !== undefined ? { at } : {}) };
   }
 }
 

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtCli, openConformance, REPO, runCli, type Conformance } from '../conformance/harness.js';
+import { readRunSummary } from '../../engine/inspect/run-summary.js';
 
 const SOURCE = path.join(REPO, 'assets/language/error-location.vague');
 const text = fs.readFileSync(SOURCE, 'utf8');
@@ -53,6 +54,11 @@ describe('a run-time failure names its file, line and column', () => {
     const out = await runCli(cli, ['run', files.entry, '--db', path.join(c.dir, 'cli.db'), '--quiet'], { cwd: c.dir });
     expect(out.stdout).toContain(`failed: ${files.entry}:${where('"")')}: Cannot perform 'toNumber' on string ("")`);
     expect(out.stdout + out.stderr).not.toMatch(/\n\s+at |undefined/);
+    // `reqon show` (and the studio's run header, from the same summary) says where, as `run` did.
+    const runId = /run (run_\w+)/.exec(out.stdout + out.stderr)?.[1];
+    expect(runId).toBeDefined();
+    const shown = await runCli(cli, ['show', runId!, '--db', path.join(c.dir, 'cli.db')], { cwd: c.dir });
+    expect(shown.stdout).toContain(`status    failed: ${files.entry}:${where('"")')}: Cannot perform 'toNumber' on string ("")`);
   });
 
   it('inside a loop: the innermost expression, not the loop', async () => {
@@ -68,6 +74,8 @@ describe('a run-time failure names its file, line and column', () => {
     expect(result.status).toBe('completed');
     expect(result.tolerated.map((t) => t.at)).toEqual([`${files.entry}:${where('x.price - 1')}`]);
     await c.expectVerified(result.runId);
+    const { summary } = await readRunSummary(c.log, result.runId);
+    expect(summary.firstFailure).toMatchObject({ at: `${files.entry}:${where('x.price - 1')}` });
   });
 
   it('a request that fails: the request step', async () => {

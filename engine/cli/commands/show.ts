@@ -7,6 +7,7 @@ import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
 import { isImported } from '../../executor/run-bundle.js';
+import { failureText } from '../../log/events.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -48,7 +49,7 @@ export const command: CommandModule = {
       ];
       const first = summary.firstFailure;
       if (first && summary.status !== 'failed') {
-        lines.push(`failure   ${first.stepPath} (seq ${first.seq}): ${first.message}` + (summary.failures > 1 ? ` (first of ${summary.failures})` : ''));
+        lines.push(`failure   ${first.stepPath} (seq ${first.seq}): ${failureText(first)}` + (summary.failures > 1 ? ` (first of ${summary.failures})` : ''));
       }
       if (summary.waitingOn) {
         lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${instantText(summary.wakeAt)}` : ''));
