@@ -85,7 +85,7 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
     if (typeof x === 'string') return parseNumericString(x) ?? null;
     return null;
   },
-  /** A decimal string such as "19.99" (or a number) as a number; null for anything else (as parseNumber). */
+  /** A decimal string such as "19.99" (or a finite number) as a number; null for anything else — stricter than parseNumber's Number(x). */
   parseDecimal: ([x]) => {
     if (typeof x === 'number') return Number.isFinite(x) ? x : null;
     // Decimal digits only: Number() would also read "0x10" as 16, "0b101" as 5 and "Infinity".
