@@ -54,10 +54,7 @@ export class RunSharing {
   async import(channel: string, req: Fields): Promise<{ runId: string }> {
     const text = str(channel, req, 'text');
     try {
-      const bundle = parseBundle(text);
-      const unreadable = unreadableIn(bundle);
-      if (unreadable !== null) throw new StudioError('bad-request', `this file is not a run bundle the studio can open: ${unreadable}`);
-      const run = await importBundle(this.deps.log, bundle);
+      const run = await importBundle(this.deps.log, parseReadableBundle(text));
       return { runId: run.runId };
     } catch (e) {
       if (e instanceof BundleError) {
@@ -78,11 +75,14 @@ export function forkTextDir(dbPath: string, cwd: string): string {
 }
 
 /**
- * The first event of a bundle the studio's folds cannot read, as "events[i].payload: …", or
- * null: such a bundle is refused rather than imported to break every view of it.
+ * A bundle's text as a bundle every view can read (`reqon import` and the studio's import): its
+ * shape checked by parseBundle, then its events by the studio's folds — one they cannot read is
+ * refused as "events[i].payload: …" (a BundleError) rather than imported to break every view of it.
  */
-export function unreadableIn(bundle: RunBundle): string | null {
+export function parseReadableBundle(text: string): RunBundle {
+  const bundle = parseBundle(text);
   const { runId, missionFiles } = bundle.run;
   const found = firstUnreadableEvent(runId, missionFiles, bundle.events.map((e) => ({ ...e, runId }) as StoredEvent));
-  return found === null ? null : `events[${found.index}].payload: this ${found.type} (seq ${found.seq}) is not what this engine writes: ${found.message}`;
+  if (found !== null) throw new BundleError(`events[${found.index}].payload`, `this ${found.type} (seq ${found.seq}) is not what this engine writes: ${found.message}`);
+  return bundle;
 }

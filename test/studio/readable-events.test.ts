@@ -32,4 +32,12 @@ describe('firstUnreadableEvent', () => {
     log.add('step.failed', 'Sync/0', { stepType: 'Fetch', error: 'not an object' } as never);
     expect(firstUnreadableEvent('run-1', files, log.events)).toMatchObject({ seq: 3, type: 'step.failed' });
   });
+
+  it('names a step.failed whose place (error.at) is not a string: every surface prints it', () => {
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'Orders', missionHash: 'h1' });
+    log.add('step.started', 'Sync/0', { stepType: 'Fetch', line: 5 });
+    log.add('step.failed', 'Sync/0', { stepType: 'Fetch', error: { code: 'E', message: 'm', at: { line: 1 } } } as never);
+    expect(firstUnreadableEvent('run-1', files, log.events)).toMatchObject({ seq: 3, type: 'step.failed' });
+  });
 });

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { BundleError, importBundle, MAX_BUNDLE_BYTES, parseBundle } from '../../executor/run-bundle.js';
-import { unreadableIn } from '../../server/run-sharing.js';
+import { BundleError, importBundle, MAX_BUNDLE_BYTES } from '../../executor/run-bundle.js';
+import { parseReadableBundle } from '../../server/run-sharing.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
@@ -30,11 +30,8 @@ export const command: CommandModule = {
     }
     let bundle;
     try {
-      bundle = parseBundle(text);
-      const unreadable = unreadableIn(bundle);
-      if (unreadable !== null) throw new CliError(`${file}: ${unreadable}`);
+      bundle = parseReadableBundle(text);
     } catch (e) {
-      if (e instanceof CliError) throw e;
       if (e instanceof BundleError) throw new CliError(`${file}: ${e.message}`);
       throw e;
     }

@@ -12,7 +12,7 @@ export function eventLine(event: StoredEvent): string {
   try {
     return visibleControls(rawEventLine(event));
   } catch {
-    // An imported bundle's payload need not have its type's shape (run-bundle.ts checks types, not fields).
+    // Import refuses events the views cannot read (parseReadableBundle), but a log may hold runs imported before it did.
     return '(payload not as expected for this event type)';
   }
 }
