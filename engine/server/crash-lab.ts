@@ -413,9 +413,10 @@ export function pickCrashes(events: readonly StoredEvent[], max: number, random:
 /**
  * Two runs of one mission legitimately differ where a value embeds the run id (ids derived from
  * it) and where a value is what `now()`/`random()` returned to that run: the id is replaced with a
- * placeholder, and a stored value equal to one of the run's recorded inputs with the place the
- * input was asked for (step path and occurrence) — so what is compared is what the mission stored,
- * not when or by whom. A value computed from such an input (a formatted date) is still compared.
+ * placeholder, and a stored value equal to one of the run's recorded inputs with `<now()>` or
+ * `<random()>` (lab-inputs.ts: not the place it was asked for, which one value cannot tell) — so
+ * what is compared is what the mission stored, not when or by whom. A value computed from such an
+ * input (a formatted date) is still compared.
  */
 function normaliseStores(stores: StoreSnapshot[], runId: string, events: readonly StoredEvent[]): StoreSnapshot[] {
   return withoutRunSpecifics(stores, runId, varyingInputs(events)) as StoreSnapshot[];
