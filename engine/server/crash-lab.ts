@@ -366,7 +366,9 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
 /**
  * Where the armed run read other persistent store state (a sql/nosql/file store, a sync_state
  * checkpoint) than the reference at the same step, each named; run ids and now()/random() values
- * taken out of both. Empty when every such read saw the same.
+ * taken out of both. Empty when every such read saw the same. A read only the reference made is
+ * not counted: it excuses nothing (the armed run saw no other state), and what the armed run then
+ * did differently stays for the other checks to judge.
  */
 function readsDiffer(referenceEvents: readonly StoredEvent[], referenceRunId: string, runEvents: readonly StoredEvent[], runId: string): string[] {
   const reads = (events: readonly StoredEvent[], id: string): Map<string, unknown> => {
