@@ -23,6 +23,7 @@ export const CODES = {
   E1004: { severity: 'error', title: 'a block comment `/* … */` (only `//` comments exist)' },
   E1005: { severity: 'error', title: 'a `\\u` escape without four hex digits (`\\u00e9`) or a code point in braces (`\\u{1F600}`)' },
   E1006: { severity: 'error', title: 'an integer literal beyond 2^53 that a number cannot hold exactly (it would run as another number)' },
+  E1007: { severity: 'warning', title: 'a bidirectional control character (U+202E and kin) that makes a line display otherwise than it runs ("Trojan Source")' },
 
   // --- E2xxx: parser ----------------------------------------------------------------------
   // (parser codes go here)

@@ -12,6 +12,9 @@
  */
 import { codePointCount, LineIndex } from './line-index.js';
 import type { Diagnostic } from './diagnostics.js';
+import { BIDI_CONTROL } from './lexer.js';
+
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, 'g');
 
 /** Texts of the files diagnostics point into, keyed by the `file` they carry. */
 export type TextsByFile = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
@@ -26,7 +29,8 @@ export function formatDiagnostic(d: Diagnostic, text: string | undefined, index?
 
   const lineStart = lines.lineStart(line);
   const lineEnd = lines.lineEnd(line);
-  const source = lines.lineText(line);
+  // A bidi control would reorder the excerpt on screen: one visible character in its column instead.
+  const source = lines.lineText(line).replace(BIDI_CONTROLS, '\uFFFD');
   const start = Math.min(Math.max(d.span.start, lineStart), lineEnd);
   const end = Math.min(Math.max(d.span.end, start), lineEnd);
   const width = Math.max(1, codePointCount(text, start, end));

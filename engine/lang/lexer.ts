@@ -221,7 +221,32 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
     }
   }
   out.push(KIND.EOF, n, n, 0);
+  if (BIDI_CONTROL.test(text)) warnBidiControls(text, bag);
   return out;
+}
+
+/**
+ * Unicode's bidirectional controls: in a string or a comment they make a line display otherwise
+ * than it lexes ("Trojan Source", CVE-2021-42574) — `"admin" // ‮ ⁦` hides code from a reviewer.
+ */
+export const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, 'g');
+const BIDI_NAMES: Record<number, string> = {
+  0x061c: 'ARABIC LETTER MARK', 0x200e: 'LEFT-TO-RIGHT MARK', 0x200f: 'RIGHT-TO-LEFT MARK',
+  0x202a: 'LEFT-TO-RIGHT EMBEDDING', 0x202b: 'RIGHT-TO-LEFT EMBEDDING', 0x202c: 'POP DIRECTIONAL FORMATTING',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE', 0x202e: 'RIGHT-TO-LEFT OVERRIDE', 0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE', 0x2068: 'FIRST STRONG ISOLATE', 0x2069: 'POP DIRECTIONAL ISOLATE',
+};
+
+/** E1007 (a warning: upstream accepts them) at each bidi control, the first 20 of a file. */
+function warnBidiControls(text: string, bag: DiagnosticBag): void {
+  let count = 0;
+  for (const m of text.matchAll(BIDI_CONTROLS)) {
+    if (++count > 20) break;
+    const c = m[0].charCodeAt(0);
+    const name = `U+${c.toString(16).toUpperCase().padStart(4, '0')} ${BIDI_NAMES[c] ?? 'BIDI CONTROL'}`;
+    bag.error('E1007', { start: m.index, end: m.index + 1 }, `A bidirectional control character (${name}): the line displays otherwise than it runs`, `remove it, or write it as an escape in a string (\`"\\u${c.toString(16).padStart(4, '0')}"\`)`);
+  }
 }
 
 /** 10^k for k ≤ 22: exactly representable, so `digits / 10^k` is correctly rounded (see below). */

@@ -1,9 +1,11 @@
 /**
  * The mission source beside the state: line numbers, the current step's line highlighted and
- * scrolled into view, and a file switcher when the mission has imports.
+ * scrolled into view, and a file switcher when the mission has imports. Bidi controls are shown
+ * escaped, so a line cannot read otherwise than it runs ("Trojan Source").
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { MissionSource, RunState } from '../../lib/protocol.js';
+import { visibleControls } from '../../lib/visible-text.js';
 
 interface Props {
   source: MissionSource | null;
@@ -15,7 +17,7 @@ export function ScrubberSource({ source, error, currentStep }: Props) {
   const [chosen, setChosen] = useState<string | null>(null);
   const file = currentStep?.file ?? chosen ?? source?.entry ?? null;
   const text = source?.files.find((f) => f.path === file)?.text ?? source?.files[0]?.text ?? '';
-  const lines = useMemo(() => text.split('\n'), [text]);
+  const lines = useMemo(() => visibleControls(text).split('\n'), [text]);
   const currentRef = useRef<HTMLDivElement>(null);
   const line = currentStep && (currentStep.file === file || !source?.files.some((f) => f.path === currentStep.file)) ? currentStep.line : null;
 
