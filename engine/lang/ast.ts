@@ -246,6 +246,8 @@ export interface Stage {
 }
 
 export type ScheduleUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks';
+/** Milliseconds per schedule unit: what `every N unit` means, to the checker and the worker alike. */
+export const SCHEDULE_UNIT_MS: Readonly<Record<ScheduleUnit, number>> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 7 * 86_400_000 };
 
 export interface Schedule {
   kind: 'Schedule';

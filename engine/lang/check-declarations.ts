@@ -6,7 +6,7 @@
  * Also fills the context's name tables (first declaration wins) that the step checks resolve
  * names against.
  */
-import type { MissionDecl, Name, Program, Schedule, ScheduleUnit, SourceDecl, Span, StoreDecl, TopLevelItem } from './ast.js';
+import { SCHEDULE_UNIT_MS, type MissionDecl, type Name, type Program, type Schedule, type SourceDecl, type Span, type StoreDecl, type TopLevelItem } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
 import { checkAt, checkCron, checkNumber, checkRetry, checkTimeZone, MAX_DURATION_MS } from './check-values.js';
@@ -197,7 +197,6 @@ export function checkStoreDecl(ctx: CheckContext, store: StoreDecl): void {
   checkNumber(ctx, file, 'maxDelay', b.maxDelay, 'nonNegative', ctx.valueOf(file, b, 'maxDelay'));
 }
 
-const UNIT_MS: Record<ScheduleUnit, number> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 7 * 86_400_000 };
 
 function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
   const t = s.trigger;
@@ -206,7 +205,7 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
       case 'every':
         checkNumber(ctx, file, 'every', t.amount, 'atLeastOne', ctx.valueOf(file, t, 'every'));
         // Its firings are instants the log must hold: at most 36500d apart, as a pause's duration.
-        if (typeof t.amount === 'number' && t.amount >= 1 && t.unit && t.amount * UNIT_MS[t.unit] > MAX_DURATION_MS) {
+        if (typeof t.amount === 'number' && t.amount >= 1 && t.unit && t.amount * SCHEDULE_UNIT_MS[t.unit] > MAX_DURATION_MS) {
           ctx.report(file, 'E3023', ctx.valueOf(file, t, 'every') ?? t, `\`every\` expected an interval of at most 36500 days (about 100 years) but got: ${String(t.amount)} ${t.unit}`);
         }
         break;

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
-import type { Schedule, ScheduleUnit } from '../lang/ast.js';
+import { SCHEDULE_UNIT_MS, type Schedule } from '../lang/ast.js';
 import { prepareNewRun, modelFor, missionHash, type EngineDeps } from '../executor/run-mission.js';
 import type { EventLog, Lease, MissionFiles, RunOptions, ScheduleRecord, ScheduleSpec } from '../log/log.js';
 
@@ -25,14 +25,6 @@ export const DEFAULT_SCHEDULE_RETRY_DELAY_S = 60;
 
 /** Past this many missed cron ticks we stop counting one by one and jump to now. */
 const MAX_COUNTED_MISSES = 10_000;
-
-const UNIT_MS: Record<ScheduleUnit, number> = {
-  seconds: 1000,
-  minutes: 60_000,
-  hours: 3_600_000,
-  days: 86_400_000,
-  weeks: 7 * 86_400_000,
-};
 
 /** A mission has no schedule, or a schedule the worker cannot use. */
 export class ScheduleError extends Error {
@@ -49,7 +41,7 @@ export function scheduleSpecOf(schedule: Schedule): ScheduleSpec {
   let trigger: ScheduleSpec['trigger'];
   switch (t.kind) {
     case 'every':
-      trigger = { kind: 'every', everyMs: t.amount * UNIT_MS[t.unit] };
+      trigger = { kind: 'every', everyMs: t.amount * SCHEDULE_UNIT_MS[t.unit] };
       break;
     case 'cron':
       trigger = { kind: 'cron', expression: t.expression.value };
