@@ -81,7 +81,7 @@ describe('tolerated failures in the run summary', () => {
     expect(summary.failures).toBe(3);
     expect(statusLabel(summary)).toBe('completed with 3 failures');
     const firstFailed = events.find((e) => e.type === 'step.failed')!;
-    expect(summary.firstFailure).toEqual({ seq: firstFailed.seq, stepPath: 'Ship/1[0]/0', code: 'http-status', message: expect.stringContaining('422') });
+    expect(summary.firstFailure).toEqual({ seq: firstFailed.seq, stepPath: 'Ship/1[0]/0', code: 'http-status', message: expect.stringContaining('422'), at: expect.stringMatching(/ship\.vague:7:7$/) });
   });
 
   it('names the value and the record a validation failed on, and counts it once', async () => {
