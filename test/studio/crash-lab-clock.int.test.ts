@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
-import { useLabStudio } from './support/lab-studio.js';
+import { expectSurvivesOneCrash, useLabStudio } from './support/lab-studio.js';
 
 describe('crash lab on a read that carries now() and timestamp()', () => {
   const lab = useLabStudio('crash-lab-clock.vague', () => {
@@ -19,12 +19,7 @@ describe('crash lab on a read that carries now() and timestamp()', () => {
   });
 
   it('answers the armed run\'s read with the reference\'s answer and says ✓', async () => {
-    const started = await lab.service.handle('crashlab.start', { missionPath: lab.missionPath, sources: { Api: lab.api.url }, crashAt: 'after-effect:2' });
-    const done = await lab.service.labSettled(started.labId);
-    expect(done.error).toBeNull();
-    expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:0']);
-    expect(Object.fromEntries(done.verdict!.checks.map((c) => [c.name, c.ok]))).toEqual({ completed: true, stores: true, writes: true, requests: true, replay: true });
-    expect(done.verdict).toMatchObject({ ok: true, tested: true, crashes: 1, finalStatus: 'completed' });
+    const done = await expectSurvivesOneCrash(lab, 'after-effect:2');
     expect(done.verdict!.checks.find((c) => c.name === 'requests')!.label).toContain('1 with a now()/timestamp() value of its own');
     // Only the reference reached the API: one read and three writes.
     expect(lab.api.requests.length).toBe(4);

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
-import { useLabStudio } from './support/lab-studio.js';
+import { expectSurvivesOneCrash, useLabStudio } from './support/lab-studio.js';
 
 const PRICES: Record<string, number> = { EUR: 1.1, USD: 1 };
 const slow = (code: unknown) => new Promise((r) => setTimeout(r, code === 'EUR' ? 400 : 0));
@@ -33,13 +33,7 @@ describe('crash lab on requests told apart by a header or a body', () => {
   });
 
   it('answers each request with what the reference got for that request', async () => {
-    const started = await lab.service.handle('crashlab.start', { missionPath: lab.missionPath, sources: { Api: lab.api.url }, crashAt: 'after-effect:4' });
-    const done = await lab.service.labSettled(started.labId);
-    expect(done.error).toBeNull();
-    expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:0']);
-    expect(done.verdict!.storeDiff).toEqual([]);
-    expect(Object.fromEntries(done.verdict!.checks.map((c) => [c.name, c.ok]))).toEqual({ completed: true, stores: true, writes: true, requests: true, replay: true });
-    expect(done.verdict).toMatchObject({ ok: true, tested: true, crashes: 1, finalStatus: 'completed' });
+    await expectSurvivesOneCrash(lab, 'after-effect:4');
     // Only the reference reached the API.
     expect(lab.api.requests.length).toBe(5);
   }, 180_000);

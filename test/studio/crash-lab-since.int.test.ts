@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
-import { useLabStudio } from './support/lab-studio.js';
+import { expectSurvivesOneCrash, useLabStudio } from './support/lab-studio.js';
 
 const ORDERS = [
   { id: 'o1', updatedAt: '2020-01-01T00:00:00.000Z' },
@@ -26,12 +26,7 @@ describe('crash lab on an incremental sync', () => {
   );
 
   it('serves the armed run what the reference saw, from no checkpoint', async () => {
-    const started = await lab.service.handle('crashlab.start', { missionPath: lab.missionPath, sources: { Api: lab.api.url }, crashAt: 'after-effect:2' });
-    const done = await lab.service.labSettled(started.labId);
-    expect(done.error).toBeNull();
-    expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:0']);
-    expect(Object.fromEntries(done.verdict!.checks.map((c) => [c.name, c.ok]))).toEqual({ completed: true, stores: true, writes: true, requests: true, replay: true });
-    expect(done.verdict).toMatchObject({ ok: true, tested: true, crashes: 1, finalStatus: 'completed' });
+    await expectSurvivesOneCrash(lab, 'after-effect:2');
     // Only the reference reached the API: one sync from the start, each order acked once.
     expect(lab.api.lines()).toEqual([`GET ${FIRST_SYNC}`, 'POST /ack/o1', 'POST /ack/o2']);
   }, 180_000);

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { CrashLabStatus } from '../../../engine/protocol/protocol.js';
 import { createStudioService, type StudioService } from '../../../engine/server/studio-service.js';
 import { builtEngine } from '../../support/built-engine.js';
 import type { FakeApi } from '../../support/fake-api.js';
@@ -42,4 +43,19 @@ export function useLabStudio(missionFile: string, makeApi: () => FakeApi): LabSt
   });
 
   return lab;
+}
+
+/**
+ * Runs a single-crash lab of the file's mission against its API (source `Api`) and asserts the
+ * verdict every mission that survives gets: killed once at `crashAt`, resumed to exit 0, every
+ * check made and held. Returns the settled lab for what a test asserts beyond that.
+ */
+export async function expectSurvivesOneCrash(lab: LabStudio, crashAt: string): Promise<CrashLabStatus> {
+  const started = await lab.service.handle('crashlab.start', { missionPath: lab.missionPath, sources: { Api: lab.api.url }, crashAt });
+  const done = await lab.service.labSettled(started.labId);
+  expect(done.error).toBeNull();
+  expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:0']);
+  expect(Object.fromEntries(done.verdict!.checks.map((c) => [c.name, c.ok]))).toEqual({ completed: true, stores: true, writes: true, requests: true, replay: true });
+  expect(done.verdict).toMatchObject({ ok: true, tested: true, crashes: 1, finalStatus: 'completed' });
+  return done;
 }
