@@ -9,7 +9,7 @@ import { MissionLoadError } from '../lang/loader.js';
 import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
-import { LogConnectionError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
+import { LogConnectionError, LogSetupError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
 import { isPostgresUrl, openLog } from '../log/open-log.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
@@ -46,8 +46,8 @@ export async function openCliLog(option: unknown): Promise<EventLog> {
   } catch (error) {
     // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
     if (error instanceof LogVersionError) throw new CliError(`${dbLabel(path)}: ${error.message}`, EXIT_USAGE);
-    // A PostgreSQL log that cannot be reached, or a malformed URL: one line (no password), exit 2.
-    if (error instanceof LogConnectionError || (isPostgresUrl(path) && error instanceof Error && /not a valid PostgreSQL URL/.test(error.message))) {
+    // A PostgreSQL log that cannot be reached or set up, or a malformed URL: one line (no password), exit 2.
+    if (error instanceof LogConnectionError || error instanceof LogSetupError || (isPostgresUrl(path) && error instanceof Error && /not a valid PostgreSQL URL/.test(error.message))) {
       throw new CliError(error.message, EXIT_USAGE);
     }
     // A --db that is no SQLite log (a text file, a folder, a truncated or damaged file): the path

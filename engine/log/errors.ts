@@ -79,6 +79,26 @@ export class LogConnectionError extends Error {
 }
 
 /**
+ * The log database answered but refused to set up or open the run log's tables (a role without
+ * CREATE on the schema, a search_path naming no schema): a problem of the deployment, said in one
+ * line, not an internal error.
+ */
+export class LogSetupError extends Error {
+  override readonly name = 'LogSetupError';
+  constructor(
+    /** Where, without a password. */
+    readonly target: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `cannot set up the run log in ${target}: ${reason}; the role --db (or $REQON_DB) connects as needs CREATE on the schema its search_path names (the engine creates its tables there on first use)`,
+      options,
+    );
+  }
+}
+
+/**
  * True for an error that says the log database cannot be reached (refused, broken connection,
  * server shutting down or starting up), not that something is wrong with what was asked.
  */

@@ -1,13 +1,16 @@
 /**
  * `--db postgres://…` (and `$REQON_DB`) on the CLI: a reachable PostgreSQL log is used by every
  * log command like a SQLite file; an unreachable one is one clear line and exit 2 — no stack,
- * no password echoed, nothing created in the working directory. (`reqon studio --db postgres://`
- * is tested with the studio.)
+ * no password echoed, nothing created in the working directory; so is one the engine may not set
+ * up (a role without CREATE on the schema, a search_path naming no schema). (`reqon studio --db
+ * postgres://` is tested with the studio.)
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, runCli, runIdOf } from '../durability/support/cli-build.js';
 import { backends, tempLogTarget } from '../support/temp-log.js';
@@ -82,6 +85,48 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// on a running ser
       expect(fs.readdirSync(dir).sort()).toEqual(['m.vague']);
     } finally {
       await db.drop();
+    }
+  });
+});
+
+describe.runIf(backends.includes('postgres'))('--db postgres:// the engine may not set up', () => {
+  async function admin(url: string, statements: string[]): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('a role without CREATE on the schema, a search_path naming no schema: one line naming the database, exit 2, no stack', async () => {
+    const db = await tempLogTarget('postgres');
+    const schema = /search_path=(\w+)/.exec(decodeURIComponent(db.target))![1]!;
+    const role = `no_create_${randomBytes(4).toString('hex')}`;
+    await admin(db.target, [`CREATE ROLE ${role} LOGIN PASSWORD 's3cret'`, `GRANT USAGE ON SCHEMA ${schema} TO ${role}`]);
+    try {
+      const asRole = new URL(db.target);
+      asRole.username = role;
+      asRole.password = 's3cret';
+      const noSchema = `${db.target.slice(0, db.target.indexOf('?'))}?options=${encodeURIComponent('-c search_path=no_such_schema')}`;
+      for (const [url, reason] of [
+        [asRole.toString(), /permission denied for schema/],
+        [noSchema, /no schema has been selected to create in/],
+      ] as const) {
+        for (const args of [['runs'], ['run', 'm.vague']]) {
+          const result = await runCli(builtCli(), [...args, '--db', url], { cwd: dir });
+          expect(result.code, result.stderr).toBe(2);
+          expect(result.stderr).toMatch(/^reqon: cannot set up the run log in postgres:\/\/\S+: /);
+          expect(result.stderr).toMatch(reason);
+          expect(result.stderr.trim().split('\n')).toHaveLength(1);
+          expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+          expect(result.stderr + result.stdout).not.toContain('s3cret');
+        }
+      }
+    } finally {
+      await db.drop();
+      await admin(db.target.slice(0, db.target.indexOf('?')), [`DROP ROLE ${role}`]);
     }
   });
 });

@@ -8,7 +8,7 @@
  * against it. The command stays up until SIGINT/SIGTERM and then stops everything it started
  * (runs it spawned keep going: they are durable and independent of their viewer).
  */
-import { LogConnectionError, LogVersionError } from '../../log/errors.js';
+import { LogConnectionError, LogSetupError, LogVersionError } from '../../log/errors.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -135,7 +135,7 @@ export const command: CommandModule = {
     } catch (e) {
       await demo?.close();
       if (e instanceof LogVersionError) throw new CliError(`${dbLabel(dbPath)}: ${e.message}`, EXIT_USAGE);
-      if (e instanceof LogConnectionError) throw new CliError(e.message, EXIT_USAGE);
+      if (e instanceof LogConnectionError || e instanceof LogSetupError) throw new CliError(e.message, EXIT_USAGE);
       throw e;
     }
     try {

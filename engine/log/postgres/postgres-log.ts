@@ -22,7 +22,7 @@
 import pg from 'pg';
 import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
 import { checkEventTypes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
-import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, RunNotFoundError } from '../errors.js';
+import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, LogSetupError, logUnreachable, RunNotFoundError } from '../errors.js';
 import {
   type AcquiredLease,
   type CommitEntry,
@@ -139,6 +139,10 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
     }
   } catch (error) {
     for (const p of [pool, writers.lazy, writers.durable]) await p.end().catch(() => undefined);
+    // The server refused the migration itself (no CREATE on the schema, no schema on the
+    // search_path): one line naming the database, as for one that cannot be reached.
+    const code = (error as { code?: unknown } | null)?.code;
+    if (!logUnreachable(error) && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) throw new LogSetupError(target, reasonOf(error), { cause: error });
     throw error;
   }
   return log;
