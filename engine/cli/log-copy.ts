@@ -25,8 +25,8 @@
  *
  * Refused before anything is written: a source with a run under a live lease (a worker is running
  * it: stop the workers first, or the copy would race them), and a target that already holds runs,
- * schedules or deliveries unless `append` (a run id already there is then an error, before
- * anything is written for that run; a schedule already there, before anything at all).
+ * schedules or deliveries unless `append` (a run id or a schedule already there is then an
+ * error, before anything at all is written).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { NewEvent, StoredEvent } from '../log/events.js';
@@ -68,7 +68,12 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   const pageSize = opts.pageSize ?? COPY_PAGE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new Error(`copyLog: pageSize must be a positive whole number but got: ${String(pageSize)}`);
 
-  for await (const run of runsOf(from, pageSize)) refuseLive(run, opts.now);
+  for await (const run of runsOf(from, pageSize)) {
+    refuseLive(run, opts.now);
+    // Checked before the tables are copied: a second --append of the same log would otherwise
+    // overwrite rows the target's runs rewrote since with the source's, then refuse.
+    if (opts.append && (await to.getRun(run.runId))) throw new LogCopyError(`run ${run.runId} is already in the target log`);
+  }
   const schedules = await from.listSchedules();
   if (!opts.append) {
     const [run] = await to.listRuns({ limit: 1 });

@@ -145,6 +145,22 @@ describe('reqon log copy', () => {
     expect(await empty.listRuns()).toEqual([]);
   });
 
+  it('--append of a log already copied is refused before anything is written: rows the target rewrote since are kept', async () => {
+    let lists = 0;
+    // The second listing (a run on the target after the first copy) rewrites row a.
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? (++lists === 1 ? ITEMS : [{ id: 'a', n: 99 }]) : { ok: true }) });
+    const w = world;
+    const deps = { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') };
+    await startRun(w.mission('stores.vague', STORES), OPTIONS, deps);
+    const to = await target(w, 'copy.db');
+    await copyLog(w.log, to, { now: w.env.clock.now() });
+    expect((await startRun(w.mission('own.vague', STORES), OPTIONS, { ...deps, log: to })).status).toBe('completed');
+    const before = await to.readTable('sql', 'copy_rows');
+    expect(before.find((r) => r.key === 'a')?.record).toEqual({ id: 'a', n: 99 });
+    await expect(copyLog(w.log, to, { now: w.env.clock.now(), append: true })).rejects.toThrow(/^run run_\S+ is already in the target log$/);
+    expect(await to.readTable('sql', 'copy_rows')).toEqual(before);
+  });
+
   it('--append into a log with runs and table rows of its own: both kept, the copy verified', async () => {
     let lists = 0;
     // The second listing (the target's own run) answers another item: a row the source lacks.
