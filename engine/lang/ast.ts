@@ -356,7 +356,8 @@ export type SinceFormat = 'iso' | 'unix' | 'unix-ms' | 'date-only';
 export type Since =
   | {
       kind: 'LastSync';
-      key?: StringLiteral;
+      /** The checkpoint key: a string literal, or an expression evaluated per request (`lastSync(concat("orders:", a.id))`). */
+      key?: Expr;
       param?: string;
       format?: SinceFormat;
       updateFrom?: string;

@@ -192,6 +192,7 @@ function checkFetchOptions(
   checkExpr(ctx, file, options.until);
   checkRetry(ctx, file, options.retry);
   if (options.since?.kind === 'SinceExpr') checkExpr(ctx, file, options.since.value);
+  else if (options.since?.key) checkExpr(ctx, file, options.since.key);
   if (options.allow) {
     for (const status of options.allow.statuses ?? []) {
       const span = ctx.findWord(file, options.allow, String(status));

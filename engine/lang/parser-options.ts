@@ -398,7 +398,8 @@ function parseSince(p: Parser): Since {
     key: undefined, param: undefined, format: undefined, updateFrom: undefined, header: undefined,
   };
   if (p.eat('(')) {
-    since.key = p.expectString('the checkpoint key as a string');
+    // A string, or an expression evaluated per request: one checkpoint per tenant of a loop.
+    since.key = parseExpr(p);
     p.expect(')');
   }
   if (p.at('{')) parseOptionBlock(p, LAST_SYNC_OPTIONS, since, since.optionSpans);

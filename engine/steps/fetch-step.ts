@@ -429,8 +429,11 @@ const checkpointUsers = new WeakMap<object, Map<string, { step: string; query: s
  * path with different queries (`params: { status: "open" }` and `{ status: "closed" }`) fetch
  * different records but shared one checkpoint, so the second read the one the first had just
  * advanced and never fetched its older records — a run that completed with them missing. Such a
- * second fetch fails instead, before it is sent, saying how to key each. Decided from the walk
- * alone (the same on replay); the same fetch in a loop with another query each time is left as it was.
+ * second fetch fails instead, before it is sent, saying how to key each. So does the same fetch in
+ * a loop asking with another query each time: a tenant the loop gains later, or one whose fetch
+ * failed while the others advanced the shared checkpoint, would never get its older records; a key
+ * per value (`lastSync(concat("orders:", a.id))`) or the value in the path keeps each its own.
+ * Decided from the walk alone (the same on replay).
  */
 function refuseSharedCheckpoint(key: string, requestPath: string, path: string, rt: StepRuntime): void {
   const cut = requestPath.search(/[?#]/);
@@ -444,14 +447,32 @@ function refuseSharedCheckpoint(key: string, requestPath: string, path: string, 
     users.set(key, { step, query });
     return;
   }
-  if (first.step === step || first.query === query) return;
+  if (first.query === query) return;
   const shown = (q: string) => `${requestPath.slice(0, cut >= 0 ? cut : undefined)}${q}`;
+  // One step asking for other records each time (a loop over accounts): a value added to the loop
+  // later, or one whose fetch fails while the others advance the checkpoint, would start from it.
+  if (first.step === step) {
+    throw new StepError(
+      'checkpoint-shared',
+      `checkpoint "${key}" of since: lastSync is shared by every request of step ${step}, which asks for other records each time (${shown(first.query)}, then ${shown(query)}): ` +
+        `a value the loop gains later, or one whose fetch fails while the others advance the checkpoint, would start from it and skip its own older records. ` +
+        `Give each its own key, as lastSync(concat("${key}:", …the value that varies…)), or put the value in the path ("/accounts/{a.id}/orders" is one checkpoint per account)`,
+    );
+  }
   throw new StepError(
     'checkpoint-shared',
     `checkpoint "${key}" of since: lastSync is shared by ${shown(first.query)} (step ${first.step}) and ${shown(query)} (step ${step}): ` +
       `they fetch different records, and this one would start from the checkpoint the other advanced, skipping its own older records. ` +
       `Give each its own key: since: lastSync("…")`,
   );
+}
+
+/** `lastSync(KEY)`: a string literal as written; an expression's value, which must be a non-empty string or a number. */
+function explicitCheckpointKey(key: Expr, path: string, frame: Frame, rt: StepRuntime): string {
+  if (key.kind === 'String') return key.value;
+  const value = evaluate(key, evalContext(rt, frame, path));
+  if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  throw new StepError('since', `the checkpoint key of lastSync(…) must be a non-empty string, got ${describeValue(value)}`);
 }
 
 /** `since: lastSync(…) {…}` or `since: expr` (§C.1.6): the request parts and the checkpoint key. */
@@ -472,7 +493,7 @@ async function sinceParts(
     const value = sinceExprValue(evaluate(since.value, evalContext(rt, frame, path)));
     return { key: checkpointKey({ source, operationId, path: requestPath }), ...(api !== undefined ? { api } : {}), ...sincePlacement({}, value), startedAt };
   }
-  const key = checkpointKey({ explicitKey: since.key?.value, source, operationId, path: requestPath });
+  const key = checkpointKey({ explicitKey: since.key && explicitCheckpointKey(since.key, path, frame, rt), source, operationId, path: requestPath });
   if (since.key === undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');

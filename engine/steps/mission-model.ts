@@ -172,7 +172,7 @@ function stepExpressions(step: Step, transforms: ReadonlyMap<string, import('../
     case 'Fetch':
     case 'Call': {
       const o = step.options;
-      return [step.kind === 'Fetch' ? step.path : undefined, o.body, o.params, o.headers, o.until, o.since?.kind === 'SinceExpr' ? o.since.value : undefined];
+      return [step.kind === 'Fetch' ? step.path : undefined, o.body, o.params, o.headers, o.until, o.since?.kind === 'SinceExpr' ? o.since.value : o.since?.key];
     }
     case 'For': {
       const c = step.collection;

@@ -166,7 +166,7 @@ describe('steps', () => {
       get "/f" { since: "2024-01-01" }`).map((s) => (s.kind === 'Fetch' ? s.options.since : undefined));
     expect(since).toEqual([
       { kind: 'LastSync' },
-      { kind: 'LastSync', key: { value: 'k' }, param: 'updated_since', format: 'unix', updateFrom: 'meta.at', header: 'If-Modified-Since' },
+      { kind: 'LastSync', key: { kind: 'String', value: 'k' }, param: 'updated_since', format: 'unix', updateFrom: 'meta.at', header: 'If-Modified-Since' },
       { kind: 'LastSync', format: 'unix-ms' },
       { kind: 'LastSync', format: 'date-only' },
       { kind: 'LastSync', format: 'iso' },
