@@ -6,8 +6,9 @@
  * only when the mission names its parameter (`sizeParam`).
  *
  * A page's items: `itemsPath` when given, else the response itself when it is an array, else the
- * first array-valued top-level property. More pages: offset/page while a page is full
- * (`items.length >= N`); cursor while the next cursor is present and non-empty.
+ * first array-valued top-level property (refused when it is empty and a later one is not). More
+ * pages: offset/page while a page is full (`items.length >= N`); cursor while the next cursor is
+ * present and non-empty.
  *
  * Invariants: `until` (evaluated by the caller, who has the evaluator) sees each page's raw body
  * before its items are kept; a page that satisfies it is the last one: its items are kept (it is
@@ -124,13 +125,28 @@ export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
     return v;
   }
   if (Array.isArray(body)) return body;
-  if (body !== null && typeof body === 'object') {
-    for (const v of Object.values(body)) if (Array.isArray(v)) return v;
+  if (body === null || typeof body !== 'object') return [];
+  let first: [string, unknown[]] | undefined;
+  for (const [field, v] of Object.entries(body)) {
+    if (!Array.isArray(v)) continue;
+    if (first === undefined) {
+      if (v.length > 0) return v;
+      first = [field, v];
+    } else if (v.length > 0) {
+      // `{ warnings: [], data: [...] }`: taking the empty list ended the fetch as if no records
+      // were left, and a since checkpoint advanced past the ones under the other field.
+      throw new PaginationError(
+        `the page's first list "${first[0]}" is empty but "${field}" holds ${v.length} item${v.length === 1 ? '' : 's'}: ` +
+          `say which list holds the records with itemsPath: "${field}"`,
+      );
+    }
   }
-  return [];
+  return first?.[1] ?? [];
 }
 
 function itemsOfLastPage(body: unknown, itemsPath?: string): unknown[] {
+  // Only a list missing where itemsPath points is forgiven: an ambiguous page is still refused.
+  if (itemsPath === undefined) return itemsOf(body);
   try {
     return itemsOf(body, itemsPath);
   } catch (e) {

@@ -22,6 +22,14 @@ describe('pagination pure rules', () => {
     expect(itemsOf(null)).toEqual([]);
     expect(() => itemsOf({ a: 1 }, 'a')).toThrow(PaginationError);
   });
+  it('refuses a page whose first list is empty while a later one holds items, instead of taking no records', () => {
+    // `{ warnings: [], data: [...] }`: the first list is empty, so the fetch ended with 0 records
+    // as if none were left, and a since checkpoint advanced past the ones under `data`.
+    expect(() => itemsOf({ warnings: [], data: [{ id: 1 }, { id: 2 }] })).toThrow(/"warnings" is empty but "data" holds 2 items.*itemsPath: "data"/);
+    expect(itemsOf({ warnings: [], data: [{ id: 1 }] }, 'data')).toEqual([{ id: 1 }]);
+    expect(itemsOf({ data: [], included: [] })).toEqual([]);
+    expect(itemsOf({ data: [1], errors: [] })).toEqual([1]);
+  });
   it('has-more rules', () => {
     const offset: PaginationPlan = { strategy: 'offset', param: 'o', pageSize: 2 };
     expect(hasMore(offset, {}, [1, 2])).toBe(true);
@@ -49,6 +57,14 @@ describe('paginate loop', () => {
     );
     expect(r).toMatchObject({ items: [1, 2, 3], pages: 2, truncated: false, stoppedBy: 'until' });
     expect(seen.map((p) => [p.items, p.done, p.until ?? false])).toEqual([[[1, 2], false, false], [[3], true, true]]);
+  });
+  it('refuses the page until stops on when its first list is empty and a later one holds items', async () => {
+    const pages = [{ items: [1, 2] }, { warnings: [], items: [3], has_more: false }];
+    const run = paginate(
+      { strategy: 'offset', param: 'offset', pageSize: 2 },
+      { fetchPage: async (_q, i) => pages[i], until: (body) => (body as { has_more?: boolean }).has_more === false },
+    );
+    await expect(run).rejects.toThrow(/"warnings" is empty but "items" holds 1 item/);
   });
   it('stops at an empty until page, keeping nothing from it', async () => {
     const pages = [{ items: [1, 2] }, { items: [] }];
