@@ -22,6 +22,29 @@ export function checkTableName(table: unknown, storeKind: string): asserts table
   }
 }
 
+/** PostgreSQL text holds neither a NUL nor a lone UTF-16 surrogate. */
+const NOT_POSTGRES_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Key bytes past which PostgreSQL's primary-key btree (at most 2704 bytes an entry) may refuse it, depending on how it compresses. */
+const KEY_BYTES_ALWAYS_INDEXED = 2048;
+/** Fields past which a projected sql row may not fit PostgreSQL's 8 kB page (each toasted column still takes 18 bytes). */
+const FIELDS_ALWAYS_FIT = 256;
+
+/**
+ * Whether a well-formed sql/nosql write may still be refused by the log's database: a key
+ * PostgreSQL's text cannot hold or its index may not, a record too wide for its row. Such a write
+ * must not be buffered to ride on a later step's commit (which it would fail in its place): it
+ * commits on its own, so a refusal fails its own step (GUARANTEES 5).
+ */
+export function mayBeRefused(key: string, record: unknown): boolean {
+  if (NOT_POSTGRES_TEXT.test(key)) return true;
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a long key is measured.
+  if (key.length * 3 > KEY_BYTES_ALWAYS_INDEXED && Buffer.byteLength(key, 'utf8') > KEY_BYTES_ALWAYS_INDEXED) return true;
+  if (typeof record !== 'object' || record === null) return false;
+  let fields = 0;
+  for (const field in record) if (Object.hasOwn(record, field) && ++fields > FIELDS_ALWAYS_FIT) return true;
+  return false;
+}
+
 /** A record without its undefined fields ("not given"); the record itself when it has none. */
 export function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
   for (const key in record) {

@@ -64,7 +64,9 @@ export class StoreRuntime {
    * so a table the log cannot write (absent, or of the other store kind: `sql("x")` and
    * `nosql("x")` on one log) fails THAT step. After one committed, the table exists with the
    * right shape, and a write of a valid record cannot fail (table-store.ts never fails on a
-   * field's name), so later writes may be buffered without risking the commit they ride on.
+   * field's name) unless its key or width is one the database may refuse (store-rules.ts
+   * `mayBeRefused`, committed at once too), so later writes may be buffered without risking the
+   * commit they ride on.
    */
   firstWrite(store: string): boolean {
     return !this.written.has(store);

@@ -11,6 +11,7 @@ import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import type { EvalContext } from '../eval/scope.js';
 import type { CommitEntry } from '../log/log.js';
+import { mayBeRefused } from '../log/store-rules.js';
 import { storedPayloadJson, type StoredEvent } from '../log/events.js';
 import { storeWritePayloadJson } from '../log/rows.js';
 import { Effect } from '../journal/effect.js';
@@ -226,11 +227,14 @@ export async function writeRecords(
   }
   // The outcome of a kill here equals one inside the transaction before COMMIT: nothing lands.
   effect.pass('mid-store', true);
-  if (checkpoints.length > 0 || rt.stores.firstWrite(store)) {
-    // A checkpoint must have landed when `after-checkpoint` is reached; a store's first write
-    // commits at once (until one has committed) so that a table the log cannot write fails THIS step,
-    // in a commit of its own: what earlier steps buffered must not go down with it.
-    if (rt.stores.firstWrite(store) && rt.journal.hasPending) await rt.journal.commit({ durable: false });
+  // A store's first write (until one has committed), and a write the log's database may refuse
+  // however its table is (a key PostgreSQL cannot hold, a record too wide), commit at once so that
+  // a refusal fails THIS step, in a commit of its own: what earlier steps buffered must not go down
+  // with it, nor a later step's commit it would otherwise ride on.
+  const alone = rt.stores.firstWrite(store) || extra.some((e) => e.kind === 'store' && mayBeRefused(e.write.key, e.write.record));
+  if (checkpoints.length > 0 || alone) {
+    // A checkpoint must have landed when `after-checkpoint` is reached.
+    if (alone && rt.journal.hasPending) await rt.journal.commit({ durable: false });
     await rt.journal.commit({ durable: false, extra });
     rt.stores.committed(store);
   } else {

@@ -6,6 +6,7 @@
  * and POST answers vanished although they had reported `step.completed`, and the run ended
  * "completed" with records missing — or, with the bad record last, stuck `running`.
  */
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
@@ -68,6 +69,37 @@ describe('a record whose field name holds a NUL', () => {
         const stored = recordsOf(await h.log.readTable(table, table === 'sql' ? 'out_sql' : 'out_nosql'));
         expect(Object.keys(stored).sort()).toEqual(['0', '1', '2', '3', '4']);
         expect(stored[String(badAt)]).toEqual({ id: badAt, [NUL_FIELD]: 'x', n: badAt });
+        expect(await postAnswers(result.runId)).toBe(5);
+        expect((await h.log.getRun(result.runId))?.status).toBe('completed');
+        await h.expectVerified(result.runId);
+      }
+    });
+  }
+});
+
+describe('a key the PostgreSQL log cannot hold, after the store\'s first write (a buffered write)', () => {
+  const KEYS: [string, string, RegExp][] = [
+    ['a NUL', 'c\u0000d', /holds a NUL character or a lone UTF-16 surrogate/],
+    ['a lone surrogate', 'c\ud800d', /holds a NUL character or a lone UTF-16 surrogate/],
+    // Random, so it does not compress: past what the primary key's btree index holds (2704 bytes).
+    ['4,000 random characters', randomBytes(3000).toString('base64'), /index row size \d+ exceeds/],
+  ];
+  for (const [what, key, refusal] of KEYS) {
+    it(`${what}: on PostgreSQL that write fails its own iteration, every other write and POST answer stays; on SQLite it is stored`, async () => {
+      h.api.on('GET /items', { body: [0, 1, 2, 3, 4].map((i) => ({ id: i === 2 ? key : String(i), n: i })) });
+      for (const store of ['sql("key_sql")', 'nosql("key_nosql")']) {
+        const result = await h.start(h.mission('badkey', loopMission('BadKey', store)));
+        const table = store.startsWith('sql') ? 'sql' : 'nosql';
+        const stored = Object.keys(recordsOf(await h.log.readTable(table, table === 'sql' ? 'key_sql' : 'key_nosql'))).sort();
+        expect(result.status, JSON.stringify(result)).toBe('completed');
+        if (backend === 'postgres') {
+          expect(result.tolerated.map((t) => t.stepPath)).toEqual(['Push/2[2]']);
+          expect(result.tolerated[0]!.message).toMatch(refusal);
+          expect(stored).toEqual(['0', '1', '3', '4']);
+        } else {
+          expect(result.tolerated).toEqual([]);
+          expect(stored).toHaveLength(5);
+        }
         expect(await postAnswers(result.runId)).toBe(5);
         expect((await h.log.getRun(result.runId))?.status).toBe('completed');
         await h.expectVerified(result.runId);
