@@ -13,6 +13,7 @@
  */
 
 import type { Clock } from '../env/env.js';
+import { parseRetryAfter } from './retry-policy.js';
 
 export type RateLimitStrategy = 'pause' | 'throttle' | 'fail';
 
@@ -157,11 +158,9 @@ export class RateLimiter {
       st.resetAt = resetAt;
       st.headersSeen = true;
     }
-    const retryAfter = headers['retry-after'];
-    if (retryAfter !== undefined && (status === 429 || status === 503)) {
-      const v = retryAfter.trim();
-      const ms = /^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : Date.parse(v) - now;
-      if (Number.isFinite(ms) && ms > 0) st.blockedUntil = Math.max(st.blockedUntil ?? 0, now + ms);
+    if (status === 429 || status === 503) {
+      const ms = parseRetryAfter(headers['retry-after'], now);
+      if (ms !== undefined && ms > 0) st.blockedUntil = Math.max(st.blockedUntil ?? 0, now + ms);
     }
     if (options.model) {
       if (status === 429) {

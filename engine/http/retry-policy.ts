@@ -70,13 +70,21 @@ export function backoffDelay(policy: RetryPolicy, n: number, random01: number): 
   return Math.max(0, Math.round(Math.min(jittered, policy.maxDelay)));
 }
 
-/** `Retry-After` as ms from `now`: delta seconds or an HTTP-date; undefined when absent or unreadable. */
+/**
+ * `Retry-After` as ms from `now`: delta seconds or an HTTP-date; undefined when absent or
+ * unreadable. Sent twice (a gateway's and the API's), it arrives joined (`5, 5`): the first counts.
+ * The one reading for the retry's delay and the rate limiter's block.
+ */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
-  if (v === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const at = Date.parse(v);
+  const seconds = /^(\d+(?:\.\d+)?)\s*(?:,|$)/.exec(v);
+  if (seconds) return Math.round(Number(seconds[1]) * 1000);
+  // Every HTTP-date form starts with a day name. Date.parse guesses at any other text ("-5" and
+  // "1, 1" are dates in 2001, long past), which made the retry go at once.
+  if (!/^(mon|tue|wed|thu|fri|sat|sun)/i.test(v)) return undefined;
+  const gmt = v.indexOf('GMT');
+  const at = Date.parse(gmt >= 0 ? v.slice(0, gmt + 3) : v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
 }

@@ -35,6 +35,14 @@ describe('rate limiter', () => {
     expect(clock.sleeps).toEqual([5000]);
   });
 
+  it('reads Retry-After as the retry does: a value sent twice is its first', async () => {
+    const clock = new FakeClock(0);
+    const rl = new RateLimiter(clock);
+    rl.observe('k', 429, { 'retry-after': '10, 10' });
+    const err = await rl.acquire('k', { strategy: 'fail' }).catch((e: unknown) => e);
+    expect((err as RateLimitError).waitMs).toBe(10_000);
+  });
+
   it('fail: throws RateLimitError instead of waiting', async () => {
     const clock = new FakeClock(0);
     const rl = new RateLimiter(clock);

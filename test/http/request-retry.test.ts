@@ -93,6 +93,18 @@ describe('retry policy', () => {
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
+  it('reads a Retry-After sent twice as its first value, and takes no other text for a date', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    // Two Retry-After headers (a gateway's and the API's) arrive joined: Date.parse read "5, 5"
+    // as 1 May 2001, in the past, so the retry went at once instead of in 5 s.
+    expect(parseRetryAfter('5, 5', now)).toBe(5000);
+    expect(parseRetryAfter('10,20', now)).toBe(10_000);
+    // Text that is no HTTP-date is unreadable (the backoff applies), never a date Date.parse guesses.
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter('1, 1', now)).toBe(1000);
+    expect(parseRetryAfter('2025-01-01T00:00:09Z', now)).toBeUndefined();
+    expect(parseRetryAfter('Wednesday, 01-Jan-25 00:00:03 GMT', now)).toBe(3000);
+  });
 
   const base: ClassifyInput = {
     method: 'GET',
