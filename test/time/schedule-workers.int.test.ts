@@ -117,4 +117,20 @@ describe('schedules: the CLI edges', () => {
     const twice = await runNode(build.cli, ['worker', a, a, '--once', '--db', db], { cwd: dir });
     expect(twice.code, twice.stderr).toBe(0);
   });
+
+  it('a worker that registers another text of a mission another worker registered says whose schedule it replaces', async () => {
+    // Two workers on one log, each with its own file of mission "Tick": the last registration wins.
+    // Before, the second replaced the first's schedule without a word, and the first's never fired again.
+    const a = write('tick-one.vague', TICK);
+    const b = write('tick-two.vague', TICK.replace('n: 1', 'n: 2'));
+    const db = path.join(dir, 'two-workers.db');
+    const first = await runNode(build.cli, ['worker', a, '--once', '--db', db], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('replaces');
+    const again = await runNode(build.cli, ['worker', a, '--once', '--db', db], { cwd: dir });
+    expect(again.stderr).not.toContain('replaces');
+    const second = await runNode(build.cli, ['worker', b, '--once', '--db', db], { cwd: dir });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(new RegExp(`schedule Tick: replaces the one registered from ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at \\S+Z \\(another text of mission "Tick"\\): its firings now start ${b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
 });

@@ -68,6 +68,9 @@ export const command: CommandModule = {
         named.set(name, { entry: files.entry, hash });
       }
       for (const files of missions) {
+        // Another worker on this log may have registered another text of this mission (another
+        // file, an older version): the last registration wins, so say whose it replaces.
+        const before = await log.getSchedule(modelFor(files).mission.name.name);
         const registered = await registerSchedule(
           log,
           files,
@@ -80,6 +83,9 @@ export const command: CommandModule = {
         );
         const next = registered.nextFireAt === null ? 'nothing left to fire' : `next ${new Date(registered.nextFireAt).toISOString()}`;
         io.stdout(`schedule ${registered.mission}: ${describeSchedule(registered.spec)}; ${next}\n`);
+        if (before !== undefined && before.missionHash !== registered.missionHash) {
+          io.stderr(`schedule ${registered.mission}: replaces the one registered from ${before.missionFiles.entry} at ${new Date(before.updatedAt).toISOString()} (another text of mission "${registered.mission}"): its firings now start ${files.entry}\n`);
+        }
       }
     } catch (e) {
       await log.close();
