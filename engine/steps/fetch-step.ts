@@ -167,7 +167,10 @@ export async function runFetch(
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
         status = answer.status;
-        return answer.body;
+        // A page answered with a status the mission allows but that is not 2xx (`allow: [404]`)
+        // holds no records: its error body's list (`{ errors: [...] }`) was stored as records.
+        // As an empty page, it ends the pagination; `match` sees its status.
+        return status >= 200 && status < 300 ? answer.body : null;
       },
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
