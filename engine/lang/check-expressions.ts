@@ -109,6 +109,10 @@ export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefine
     case 'Binary':
       checkExpr(ctx, file, expr.left);
       checkExpr(ctx, file, expr.right);
+      // Dividing by a literal zero fails whenever it runs (R4003): say so now.
+      if ((expr.operator === '/' || expr.operator === '%') && isLiteralZero(expr.right)) {
+        ctx.report(file, 'E3044', expr, `\`${expr.operator} 0\` fails whenever it is evaluated (division by zero)`, 'divide by a value that cannot be zero, or guard it: `if d == 0 then null else x / d`');
+      }
       return;
     case 'Is':
       checkExpr(ctx, file, expr.operand);
@@ -253,3 +257,7 @@ const METHOD_FORMS: Readonly<Record<string, (x: string) => string>> = {
   toUpperCase: (x) => `use \`uppercase(${x})\``,
   indexOf: (x) => `test membership with \`includes(${x}, value)\` or \`value in ${x}\``,
 };
+
+function isLiteralZero(e: Expr): boolean {
+  return (e.kind === 'Number' && e.value === 0) || (e.kind === 'Unary' && (e.operator === '-' || e.operator === '+') && isLiteralZero(e.operand));
+}

@@ -89,6 +89,7 @@ export const CODES = {
   E3041: { severity: 'warning', title: 'a request path placeholder `{NAME}` that no variable binds (running fails there, R4010)' },
   E3042: { severity: 'error', title: 'a literal the step can never use: a `for` over a literal that is no array, a `store` of a literal that is no record, a `key:` that is null (running fails at the step)' },
   E3043: { severity: 'warning', title: 'a variable named `response` (`let`, `apply … as`, a loop variable): bare `response` reads it, `response.x` and later requests still the response' },
+  E3044: { severity: 'warning', title: 'a division or remainder by a literal zero (it fails wherever it is evaluated, R4003)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
