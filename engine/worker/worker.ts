@@ -139,7 +139,12 @@ export class Worker {
     if (this.stopping) return 0;
     const { log, env } = this.options;
     const room = (this.options.concurrency ?? 8) - this.inFlight.size;
-    if (room <= 0) return 0;
+    if (room <= 0) {
+      // Nothing can start before a run ends, which signals: an instant an earlier tick saw come
+      // due must not make idle() sleep 0 ms, again and again without yielding (every run starved).
+      this.nextDueAt = undefined;
+      return 0;
+    }
     let started = 0;
     if (this.options.schedules !== false) {
       for (const fired of await fireDueSchedules(log, this.deps(), room)) {

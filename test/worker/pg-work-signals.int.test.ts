@@ -2,12 +2,17 @@
  * LISTEN/NOTIFY on the PostgreSQL log (engine/log/postgres/work-signals.ts): a commit on one
  * connection (another process's, as far as the database knows) signals a worker listening on
  * another — a delivered webhook, a released run, a registered schedule — and a worker with a fake
- * clock that never moves and an idle poll of an hour wakes a waiting run from the signal alone.
+ * clock that never moves and an idle poll of an hour wakes a waiting run from the signal alone; a
+ * worker whose every slot is busy when a timer it knew of comes due waits for a slot (it had spun
+ * without yielding, starving its own runs).
  * Skipped, with the reason printed, where no PostgreSQL cluster could be started.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeEnv } from '../../engine/env/fake-env.js';
+import { createRealEnv } from '../../engine/env/real-env.js';
 import { startRun } from '../../engine/executor/run-mission.js';
 import { prepareNewRun } from '../../engine/executor/run-start.js';
 import { Worker } from '../../engine/worker/worker.js';
@@ -84,6 +89,48 @@ describe.each(pgOnly)('work signals on %s', (backend) => {
     } finally {
       worker.stop();
       await loop;
+    }
+  });
+
+  it('every slot busy when a timer it knew of comes due: the worker waits for a slot, its runs go on (it spun, starving them)', async () => {
+    temp = await openTempLog(backend);
+    // POST /slow answers after 2.5 s: the first run holds the worker's one slot past the second's timer.
+    const server = http.createServer((req, res) => {
+      req.resume();
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 2500);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const env = createRealEnv({});
+    const mission = (name: string, pause: string) => {
+      const file = path.join(temp!.dir, `${name}.vague`);
+      const text = `mission ${name} {\n  source Api { auth: none, base: "${base}" }\n  action A {\n    pause { duration: "${pause}" }\n    post "/slow" { body: {} }\n  }\n  run A\n}\n`;
+      return { entry: file, files: [{ path: file, text }] };
+    };
+    const deps = { log: temp.log, env, dataDir: path.join(temp.dir, 'data') };
+    const first = await startRun(mission('First', '1s'), { sources: {}, env: {} }, deps);
+    const second = await startRun(mission('Second', '2s'), { sources: {}, env: {} }, deps);
+    expect([first.status, second.status]).toEqual(['suspended', 'suspended']);
+    const worker = new Worker({ ...deps, owner: 'one-slot', concurrency: 1, pollMs: 50, idlePollMs: 60_000 });
+    let ticks = 0;
+    let spun = false;
+    const tick = worker.tick.bind(worker);
+    // A spinning loop never yields to this test's timers: stop it from inside, and say so.
+    worker.tick = async () => {
+      if (++ticks > 500) {
+        spun = true;
+        worker.stop();
+      }
+      return tick();
+    };
+    const loop = worker.loop(false);
+    try {
+      await until('both runs completed', async () => spun || ((await temp!.log.getRun(first.runId))?.status === 'completed' && (await temp!.log.getRun(second.runId))?.status === 'completed'));
+      expect(spun, `${ticks} ticks`).toBe(false);
+    } finally {
+      worker.stop();
+      await loop;
+      await new Promise((r) => server.close(r));
     }
   });
 });
