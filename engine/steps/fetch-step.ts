@@ -174,9 +174,10 @@ export async function runFetch(
       },
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
-        // The page `until` stopped on names no envelope when it holds no items (`[]`, `{}`, an
-        // end marker): the pages before it decide what `response.<field>` is.
-        if (!page.until || page.items.length > 0) {
+        // A page holding no items (`[]`, `{}`, the end marker `until` stops on, an allowed 404
+        // past the last page) does not overrule the field the pages before it named: they decide
+        // what `response.<field>` is.
+        if (page.items.length > 0 || itemsField === undefined) {
           const field = envelopeField(page.body, plan.itemsPath);
           itemsField = itemsField === undefined || itemsField === field ? field : null;
         }
