@@ -23,7 +23,7 @@ import { runFor } from '../steps/for-step.js';
 import type { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { runPause } from '../steps/pause-step.js';
-import { endOfWalk, isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
+import { commitSuspension, endOfWalk, isEngineError, isFlowSignal, JumpSignal, RetrySignal, SkipSignal, StepError, StopRequested, SuspendSignal } from '../steps/signals.js';
 import { Frame, journaledInputs, prefetchReads, type PrefetchedReads, type StepRuntime, type ToleratedError } from '../steps/step-runtime.js';
 
 import type { StoreRuntime } from '../steps/store-runtime.js';
@@ -132,25 +132,12 @@ export class Executor implements StepRuntime {
       return { status: 'completed', actionsRun: this.actionsRun };
     } catch (error) {
       if (error instanceof SuspendSignal) {
-        if (error.deferredAt !== undefined) await this.commitSuspension(error, error.deferredAt);
+        if (error.deferredAt !== undefined) await commitSuspension(this.journal, error.deferredAt, error);
         return { status: 'suspended', waitingOn: error.waitingOn, wakeAt: error.wakeAt, actionsRun: this.actionsRun };
       }
       if (isEngineError(error) || !(error instanceof Error)) throw error;
       return { status: 'failed', error: errorInfo(error), actionsRun: this.actionsRun };
     }
-  }
-
-  /**
-   * The suspension a pause or wait inside concurrent branches left to the walk's end (signals.ts):
-   * every branch has ended or suspended by now, so no sibling works under the lease it releases.
-   * On disk before the run is reported suspended (the output-commit rule), as the step's own is.
-   */
-  private async commitSuspension(signal: SuspendSignal, path: string): Promise<void> {
-    this.journal.emit('run.suspended', path, { reason: signal.reason, ...(signal.wakeAt === null ? {} : { dueAt: signal.wakeAt }) });
-    await this.journal.commit({
-      durable: true,
-      status: { status: 'suspended', wakeAt: signal.wakeAt, waitingOn: signal.waitingOn, releaseLease: true },
-    });
   }
 
   private async runPipeline(): Promise<void> {

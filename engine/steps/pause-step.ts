@@ -14,7 +14,7 @@ import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import type { PauseStep } from '../lang/ast.js';
 import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
-import { SuspendSignal } from './signals.js';
+import { commitSuspension, SuspendSignal } from './signals.js';
 import type { Frame, StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { instantText } from '../env/instant-text.js';
@@ -61,13 +61,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   // Inside concurrent branches, siblings may still be working: the executor commits the run's
   // suspension once every branch has ended or suspended (signals.ts), not this step.
   const deferred = !suspendedBefore && rt.journal.inConcurrent;
-  if (!suspendedBefore && !deferred) {
-    rt.journal.emit('run.suspended', path, { reason: byTimer ? 'timer' : 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
-    await rt.journal.commit({
-      durable: true,
-      status: { status: 'suspended', wakeAt: dueAt ?? null, waitingOn, releaseLease: true },
-    });
-  }
+  if (!suspendedBefore && !deferred) await commitSuspension(rt.journal, path, { reason: byTimer ? 'timer' : 'webhook', waitingOn, wakeAt: dueAt ?? null });
   const wakes = dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : undefined;
   const hook = webhook?.kind === 'webhook' ? `on webhook ${webhook.path.value}` : undefined;
   rt.progress(`paused at ${path}: ${wakes !== undefined && hook !== undefined ? `${wakes} or ${hook}` : (wakes ?? `waiting ${hook ?? ''}`.trim())}`);

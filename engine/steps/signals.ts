@@ -5,6 +5,7 @@
  */
 import { isLogFailure } from '../log/errors.js';
 import type { RetryConfig } from '../lang/ast.js';
+import type { Journal } from '../journal/journal.js';
 
 /** `skip`, and `queue` once the value is queued: end the action (or the current iteration). */
 export class SkipSignal {
@@ -43,6 +44,16 @@ export class SuspendSignal {
     /** The step path whose `run.suspended` is still to be committed (by the executor); none: committed already. */
     readonly deferredAt?: string,
   ) {}
+}
+
+/**
+ * Commits the run suspended at `path`: its `run.suspended` and the status that releases the lease,
+ * durable — on disk before the run is reported suspended (the output-commit rule). By the pause or
+ * wait step itself, or by the executor for one inside concurrent branches (`deferredAt`).
+ */
+export async function commitSuspension(journal: Journal, path: string, s: Pick<SuspendSignal, 'reason' | 'waitingOn' | 'wakeAt'>): Promise<void> {
+  journal.emit('run.suspended', path, { reason: s.reason, ...(s.wakeAt === null ? {} : { dueAt: s.wakeAt }) });
+  await journal.commit({ durable: true, status: { status: 'suspended', wakeAt: s.wakeAt, waitingOn: s.waitingOn, releaseLease: true } });
 }
 
 export type FlowSignal = SkipSignal | RetrySignal | JumpSignal | SuspendSignal;

@@ -18,7 +18,7 @@ import { Effect } from '../journal/effect.js';
 import type { StoredEvent } from '../log/events.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { effectId } from '../journal/effect-id.js';
-import { RetrySignal, StepError, SuspendSignal } from './signals.js';
+import { commitSuspension, RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { writeRecords, type PlannedWrite } from './store-step.js';
@@ -97,11 +97,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
     // Inside concurrent branches the executor commits the suspension once every branch has ended
     // or suspended (signals.ts): a sibling may still be working under the lease.
     if (rt.journal.inConcurrent) throw new SuspendSignal('wait', waitWaitingOn(hookPath), expiresAt, path);
-    rt.journal.emit('run.suspended', path, { reason: 'wait', dueAt: expiresAt });
-    await rt.journal.commit({
-      durable: true,
-      status: { status: 'suspended', wakeAt: expiresAt, waitingOn: waitWaitingOn(hookPath), releaseLease: true },
-    });
+    await commitSuspension(rt.journal, path, { reason: 'wait', waitingOn: waitWaitingOn(hookPath), wakeAt: expiresAt });
     throw new SuspendSignal('wait', waitWaitingOn(hookPath), expiresAt);
   }
 }
