@@ -16,6 +16,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
 import { Effect } from '../journal/effect.js';
 import type { StoredEvent } from '../log/events.js';
+import { DeliveryClaimedError } from '../log/errors.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { effectId } from '../journal/effect-id.js';
 import { commitSuspension, RetrySignal, StepError, SuspendSignal } from './signals.js';
@@ -102,7 +103,11 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   }
 }
 
-/** Claims up to `wanted` unclaimed deliveries on `hookPath` that pass the filter, with their events. */
+/**
+ * Claims up to `wanted` unclaimed deliveries on `hookPath` that pass the filter, with their events.
+ * Another run waiting on the path may claim one first (its commit wins, this one writes nothing):
+ * then the inbox is read again, without it — a lost race is no failure of this wait.
+ */
 async function claimDeliveries(
   step: WaitStep,
   hookPath: string,
@@ -112,29 +117,38 @@ async function claimDeliveries(
   frame: Frame,
   rt: StepRuntime,
 ): Promise<{ eventId: string; payload: unknown }[]> {
-  const inbox = await rt.inbox(hookPath);
   const ctx = evalContext(rt, frame, path);
-  const taken: { eventId: string; payload: unknown }[] = [];
-  for (const delivery of inbox) {
-    if (taken.length >= wanted) break;
-    if (step.eventFilter) {
-      let pass = false;
-      try {
-        pass = isTruthy(evaluate(step.eventFilter, { ...ctx, response: delivery.payload }));
-      } catch {
-        pass = false;
+  for (;;) {
+    const inbox = await rt.inbox(hookPath);
+    const taken: { eventId: string; payload: unknown }[] = [];
+    for (const delivery of inbox) {
+      if (taken.length >= wanted) break;
+      if (step.eventFilter) {
+        let pass = false;
+        try {
+          pass = isTruthy(evaluate(step.eventFilter, { ...ctx, response: delivery.payload }));
+        } catch {
+          pass = false;
+        }
+        if (!pass) continue;
       }
-      if (!pass) continue;
+      taken.push(delivery);
     }
-    taken.push(delivery);
+    if (taken.length === 0) return [];
+    // What the walk buffered commits on its own first: a claim that loses writes nothing, and must
+    // not take earlier events (or the resume's marker) down with it.
+    if (rt.journal.hasPending) await rt.journal.commit({ durable: false });
+    for (const t of taken) rt.journal.emit('webhook.received', path, { waitId, eventId: t.eventId, payload: t.payload });
+    try {
+      await rt.journal.commit({
+        durable: false,
+        extra: taken.map((t) => ({ kind: 'claim-webhook' as const, path: hookPath, eventId: t.eventId, waitId })),
+      });
+      return taken;
+    } catch (error) {
+      if (!(error instanceof DeliveryClaimedError)) throw error;
+    }
   }
-  if (taken.length === 0) return [];
-  for (const t of taken) rt.journal.emit('webhook.received', path, { waitId, eventId: t.eventId, payload: t.payload });
-  await rt.journal.commit({
-    durable: false,
-    extra: taken.map((t) => ({ kind: 'claim-webhook' as const, path: hookPath, eventId: t.eventId, waitId })),
-  });
-  return taken;
 }
 
 async function finish(
