@@ -10,7 +10,8 @@
  *   otherwise fire immediately) and is abortable.
  * - `id()` is time-sortable: ids made later sort after ids made earlier, also within one millisecond.
  * - the transport never throws anything but `TransportError` for failures below HTTP, reads the
- *   whole body as text or fails (`too-large` past `maxResponseBytes`, checked as bytes arrive, or
+ *   whole body as text, its content codings (gzip, deflate, br) undone, or fails (`too-large` past
+ *   `maxResponseBytes`, checked as bytes arrive and again once decoded, or
  *   when the body cannot be decoded into one string), and reports response header names in lower
  *   case. Every request ends in exactly one outcome: a decode failure is a rejection, never lost. A request's timeout
  *   counts from `send`, time queued for a connection included; a request that timed out (or was
@@ -19,6 +20,7 @@
  */
 
 import { randomFillSync } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
 import { responseTooLarge, TransportError } from './env.js';
@@ -287,9 +289,19 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.settled) return;
     this.finish();
+    let bytes: Buffer | undefined;
+    try {
+      bytes = withoutContentCodings(this.chunks, this.headers['content-encoding'], this.req.maxResponseBytes);
+    } catch (err) {
+      this.chunks.length = 0;
+      const e = err as { code?: string; message?: string };
+      if (e.code === 'ERR_BUFFER_TOO_LARGE') this.reject(responseTooLarge(this.req, this.req.maxResponseBytes!));
+      else this.reject(new TransportError(`${this.req.method} ${this.req.url} failed: its ${this.headers['content-encoding']} body cannot be decoded (${e.message})`, 'network'));
+      return;
+    }
     let body: string;
     try {
-      body = decodeBody(this.chunks);
+      body = decodeBody(bytes === undefined ? this.chunks : [bytes]);
     } catch (err) {
       // Past V8's longest string (~512 MiB): the one outcome is this failure, not silence.
       const detail = (err as Error).message;
@@ -324,6 +336,31 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.onAbort) this.req.signal?.removeEventListener('abort', this.onAbort);
   }
 }
+
+/**
+ * The body with its content codings undone (`Content-Encoding: gzip`, `deflate` with or without its
+ * zlib wrapper, `br`; several in the order applied), or undefined when it has none. A request that
+ * names no Accept-Encoding accepts any coding (RFC 9110 §12.5.3), and upstream Reqon's fetch()
+ * decodes them; undone, the compressed bytes failed as "not JSON". The decoded size is held to
+ * `maxResponseBytes` too (zlib's ERR_BUFFER_TOO_LARGE), so a small body cannot expand past it.
+ * A coding it does not know is left as it is.
+ */
+function withoutContentCodings(chunks: Buffer[], encoding: string | undefined, limit: number | undefined): Buffer | undefined {
+  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0 || chunks.length === 0 || !codings.every((c) => Object.hasOwn(DECODERS, c))) return undefined;
+  const options = limit !== undefined ? { maxOutputLength: Math.max(1, limit) } : {};
+  let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  for (const coding of codings.reverse()) bytes = DECODERS[coding]!(bytes, options);
+  return bytes;
+}
+
+const DECODERS: Record<string, (bytes: Buffer, options: { maxOutputLength?: number }) => Buffer> = {
+  gzip: (b, o) => gunzipSync(b, o),
+  'x-gzip': (b, o) => gunzipSync(b, o),
+  br: (b, o) => brotliDecompressSync(b, o),
+  // HTTP's deflate is zlib-wrapped; some servers send the raw stream.
+  deflate: (b, o) => (b.length > 0 && (b[0]! & 0x0f) === 8 && ((b[0]! << 8) | b[1]!) % 31 === 0 ? inflateSync(b, o) : inflateRawSync(b, o)),
+};
 
 /** The whole body as UTF-8 text, without a leading byte order mark ('' for no body). */
 function decodeBody(chunks: Buffer[]): string {

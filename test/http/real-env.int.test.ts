@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../../engine/env/env.js';
 import { createRealEnv, CryptoRandom, RealClock, UndiciTransport } from '../../engine/env/real-env.js';
@@ -21,9 +22,29 @@ beforeAll(async () => {
       json(res, 201, { method: req.method, body: req.body, h: req.headers['x-test'] }, { 'X-Mixed-Case': 'yes' });
       return;
     }
+    const coded = CODED[req.url];
+    if (coded) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coded[0] });
+      res.end(coded[1]);
+      return;
+    }
     json(res, 200, { ok: true });
   });
 });
+
+const ITEMS = JSON.stringify([{ id: 1 }, { id: 2 }]);
+/** Bodies a server may compress when the request names no Accept-Encoding (RFC 9110 §12.5.3). */
+const CODED: Record<string, [string, Buffer]> = {
+  '/gzip': ['gzip', gzipSync(ITEMS)],
+  '/deflate': ['deflate', deflateSync(ITEMS)],
+  '/raw-deflate': ['deflate', deflateRawSync(ITEMS)],
+  '/br': ['br', brotliCompressSync(ITEMS)],
+  '/twice': ['deflate, gzip', gzipSync(deflateSync(ITEMS))],
+  // 64 kB of spaces inside a JSON string: 100 bytes compressed, over the 10 kB limit decoded.
+  '/bomb': ['gzip', gzipSync(`["${' '.repeat(64 * 1024)}"]`)],
+  '/corrupt': ['gzip', Buffer.from('not gzip at all')],
+  '/unknown': ['x-custom', Buffer.from(ITEMS)],
+};
 
 afterAll(async () => {
   await transport.close();
@@ -48,6 +69,24 @@ describe('UndiciTransport against a real server', () => {
   it('returns an empty string body for a 204', async () => {
     const res = await transport.send({ method: 'GET', url: `${server.base}/empty`, headers: {}, timeoutMs: 5000 });
     expect(res).toMatchObject({ status: 204, body: '' });
+  });
+
+  it('decodes a body the server compressed (gzip, deflate with or without its zlib wrapper, br, several codings)', async () => {
+    // Reqon sends no Accept-Encoding, so a server may compress: the body reached JSON.parse as
+    // gzip bytes and the fetch failed "expected a JSON body" (upstream's fetch() decodes it).
+    for (const path of ['/gzip', '/deflate', '/raw-deflate', '/br', '/twice']) {
+      const res = await transport.send({ method: 'GET', url: `${server.base}${path}`, headers: {}, timeoutMs: 5000, maxResponseBytes: 10_000 });
+      expect([path, res.body]).toEqual([path, ITEMS]);
+    }
+  });
+
+  it('holds the decoded body to maxResponseBytes; a body that does not decode is a network failure; an unknown coding is left', async () => {
+    const bomb = await transport.send({ method: 'GET', url: `${server.base}/bomb`, headers: {}, timeoutMs: 5000, maxResponseBytes: 10_000 }).catch((e: unknown) => e);
+    expect(bomb).toMatchObject({ name: 'TransportError', code: 'too-large' });
+    const corrupt = await transport.send({ method: 'GET', url: `${server.base}/corrupt`, headers: {}, timeoutMs: 5000 }).catch((e: unknown) => e);
+    expect(corrupt).toMatchObject({ name: 'TransportError', code: 'network', message: expect.stringMatching(/gzip/) });
+    const unknown = await transport.send({ method: 'GET', url: `${server.base}/unknown`, headers: {}, timeoutMs: 5000 });
+    expect(unknown.body).toBe(ITEMS);
   });
 
   it('keeps connections alive across requests', async () => {
