@@ -1,7 +1,7 @@
 /**
  * What `verifyRun` (verify.ts) reports: the run's effect sequence as recorded and as replayed, and
- * the first divergence. Its own file, types only, so the renderer's typecheck (it reads these
- * types through engine/protocol) does not pull in the executor.
+ * the first divergence, and when a report is a ✓. Its own file, importing nothing, so the renderer
+ * (it reads these types through engine/protocol, and runs fullyVerified) does not pull in the executor.
  */
 
 export interface VerifyEntry {
@@ -40,9 +40,11 @@ export interface VerifyReport {
 }
 
 /**
- * Whether a verify that found no divergence compared everything: nothing it says it could not
- * check, and every recorded entry re-derived. Anything short of it is no ✓ (crash lab, CLI).
+ * Whether a verify that found no divergence compared everything: at least one entry, nothing it
+ * says it could not check, and every recorded entry re-derived. Anything short of it is no ✓ —
+ * the one rule of `reqon verify`, the crash lab and the studio's chip (the renderer runs this file:
+ * it imports nothing).
  */
 export function fullyVerified(report: VerifyReport): boolean {
-  return report.ok && report.unchecked.length === 0 && report.replayed.length >= report.original.length;
+  return report.ok && report.original.length > 0 && report.unchecked.length === 0 && report.replayed.length >= report.original.length;
 }

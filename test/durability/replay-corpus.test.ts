@@ -23,6 +23,7 @@ import { backends, type Backend } from '../support/temp-log.js';
 import { loadRecording, readManifest, type LoadedRecording } from './corpus/corpus.js';
 import { CORPUS_DIR, CORPUS_MISSIONS } from './corpus/missions.js';
 import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
+import { builtCli, runCli } from './support/cli-build.js';
 
 const manifest = readManifest();
 const META = new Set(['run.started', 'run.resumed']);
@@ -119,6 +120,10 @@ describe.each(backends)('%s: log format versions', (backend) => {
     expect(report.unchecked[0]).toMatch(/URLs and bodies/);
     expect(report.unchecked[0]).toMatch(/log format 1/);
     expect(report.unchecked[0]).toMatch(/only their methods were compared/);
+    // \`reqon verify\` gives it no "verified": it says what it could not compare.
+    const cli = await runCli(builtCli(), ['verify', runId, '--db', temp.dbPath], { cwd: temp.dir });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/^not fully verified: replaying run \S+ re-derived (\d+) of its \1 events, with no divergence among them\n  not checked: .*log format 1/);
   });
 
   /** The log as it stood right after its first crash (the resume's events left out), made format 99. */

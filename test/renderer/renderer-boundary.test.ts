@@ -31,7 +31,7 @@ function imports(text: string): { statement: string; specifier: string }[] {
 
 const ALLOWED_ENGINE = new Set(['engine/protocol/protocol.ts', 'engine/log/events.ts']);
 /** Engine modules the renderer may run (value imports), and the pure modules they may import. */
-const RENDERER_RUNS = new Set(['engine/inspect/timeline-geometry.ts']);
+const RENDERER_RUNS = new Set(['engine/inspect/timeline-geometry.ts', 'engine/executor/verify-report.ts']);
 const PURE_ENGINE = new Set([...RENDERER_RUNS, 'engine/inspect/sorted-search.ts']);
 
 const isTypeOnly = (statement: string) => /^(import|export)\s+type\b/.test(statement);

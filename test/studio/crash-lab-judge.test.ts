@@ -38,11 +38,13 @@ function observed(over: Partial<LabObservations> = {}): LabObservations {
 const check = (verdict: ReturnType<typeof judgeLab>, name: string) => verdict.checks.find((c) => c.name === name);
 
 describe('fullyVerified', () => {
-  it('is true only for a report with no divergence, nothing unchecked and every entry re-derived', () => {
+  it('is true only for a report with no divergence, something compared, nothing unchecked and every entry re-derived', () => {
     expect(fullyVerified(verifyReport())).toBe(true);
     expect(fullyVerified(verifyReport({ ok: false }))).toBe(false);
     expect(fullyVerified(verifyReport({ unchecked: ['an older log format'] }))).toBe(false);
     expect(fullyVerified(verifyReport({ replayed: entries(3) }))).toBe(false);
+    // Nothing compared is no ✓.
+    expect(fullyVerified(verifyReport({ original: [], replayed: [] }))).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { verifyRun } from '../../executor/verify.js';
+import { fullyVerified } from '../../executor/verify-report.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -22,15 +23,18 @@ export const command: CommandModule = {
       const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
       if (options.json === true) {
         io.stdout(`${JSON.stringify(report)}\n`);
-      } else if (report.ok && report.replayed.length < report.original.length) {
-        // Events the replay never reached were compared with nothing: no "verified" for them.
-        io.stdout(`not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`);
-        for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else if (report.ok) {
-        // A run that has not finished is verified only as far as its log goes: say so with the verdict.
+        // "verified" only for a report checked whole (fullyVerified, as the studio's ✓ and the
+        // crash lab's): events the replay never reached, or that the log's format does not let it
+        // compare, were compared with nothing.
         const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
         const sofar = finished ? '' : ' so far';
-        io.stdout(`verified: replaying run ${runId} matches its log${sofar} (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`);
+        io.stdout(
+          fullyVerified(report)
+            ? `verified: replaying run ${runId} matches its log${sofar} (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`
+            : `not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`,
+        );
+        // A run that has not finished is verified only as far as its log goes: say so with the verdict.
         if (!finished) io.stdout(`  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished; verify it again once it has\n`);
         // What the log did not let the replay compare is said with the verdict, never left to --json.
         for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);

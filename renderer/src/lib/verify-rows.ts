@@ -3,7 +3,7 @@
  * diff. The engine decides where they diverge (and why); this only lays the two lists out so the
  * divergent row, and the rows after it, can be marked.
  */
-import type { VerifyEntry, VerifyReport } from './protocol.js';
+import { fullyVerified, type VerifyEntry, type VerifyReport } from './protocol.js';
 
 export type VerifyRowState = 'same' | 'divergent' | 'after-divergence' | 'only-original' | 'only-replayed';
 
@@ -32,11 +32,6 @@ export function alignVerifyRows(report: VerifyReport): VerifyRow[] {
   return rows;
 }
 
-/** A ✓ only for what was checked whole: anything left unchecked makes it a partial verdict. */
-function fullyChecked(report: VerifyReport): boolean {
-  return report.unchecked.length === 0 && report.replayed.length >= report.original.length;
-}
-
 export function unfinished(report: VerifyReport): boolean {
   return report.runStatus === 'running' || report.runStatus === 'suspended';
 }
@@ -54,7 +49,7 @@ export function verifyVerdict(report: VerifyReport): { kind: 'ok' | 'partial' | 
   if (report.original.length === 0) {
     return { kind: 'partial', text: `◐ nothing to compare: the run has logged no step${unfinished(report) ? ' yet' : ''}` };
   }
-  if (!fullyChecked(report)) {
+  if (!fullyVerified(report)) {
     return { kind: 'partial', text: `◐ not fully verified: ${report.replayed.length} of ${report.original.length} entries re-derived, no divergence among them` };
   }
   return { kind: 'ok', text: `✓ replay matches${unfinished(report) ? ' so far' : ''} (${report.original.length} entries)` };
