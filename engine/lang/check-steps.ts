@@ -6,7 +6,7 @@
  * Steps are walked recursively (loop bodies, validate fallbacks, match arm blocks). Jumps are
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
-import type { ActionDecl, Directive, Expr, FetchOptions, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
+import type { ActionDecl, CallStep, Directive, Expr, FetchOptions, FetchStep, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
 import { optionSpan } from './ast.js';
 import { indexedName, storeDeleteOf } from './store-delete.js';
 import { suggest } from './suggest.js';
@@ -25,15 +25,19 @@ export interface JumpRef {
 
 export function checkAction(ctx: CheckContext, action: ActionDecl, jumps: JumpRef[]): void {
   const file = action.file || ctx.rootFile;
-  for (const step of action.steps ?? []) checkStep(ctx, file, step, jumps);
+  checkSteps(ctx, file, action.steps, jumps);
   checkBindings(ctx, action);
 }
 
 function checkSteps(ctx: CheckContext, file: string, steps: readonly Step[] | undefined, jumps: JumpRef[]): void {
-  for (const step of steps ?? []) checkStep(ctx, file, step, jumps);
+  let previous: Step | undefined;
+  for (const step of steps ?? []) {
+    checkStep(ctx, file, step, jumps, previous);
+    previous = step;
+  }
 }
 
-function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jumps: JumpRef[]): void {
+function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jumps: JumpRef[], previous?: Step): void {
   if (!step || typeof step !== 'object') return;
   switch (step.kind) {
     case 'Fetch':
@@ -94,7 +98,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       checkResponseName(ctx, file, step.name, '`let`');
       return;
     case 'Match':
-      checkMatchStep(ctx, file, step, jumps);
+      checkMatchStep(ctx, file, step, jumps, previous && requestOf(ctx, previous));
       return;
     case 'Wait': {
       checkExpr(ctx, file, step.eventFilter);
@@ -284,15 +288,33 @@ function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void 
   );
 }
 
-function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps: JumpRef[]): void {
+/** The step as an HTTP request (a fetch that is no store removal, a `call`), else undefined. */
+function requestOf(ctx: CheckContext, step: Step): FetchStep | CallStep | undefined {
+  if (step.kind === 'Call') return step;
+  return step.kind === 'Fetch' && !storeDeleteOf(step, (name) => ctx.stores.has(name)) ? step : undefined;
+}
+
+/** `request`: the request right before the match, whose last answer its status arms dispatch on. */
+function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps: JumpRef[], request?: FetchStep | CallStep): void {
   checkExpr(ctx, file, step.subject);
   const arms = step.arms ?? [];
   /** Statuses already handled by an arm without a guard, with that arm's offset. */
   const handled = new Map<number, number>();
   let catchAll: number | undefined;
   let deadReported = false;
+  const allowed = request?.options?.allow?.statuses ?? [];
   const checkArmStatus = (status: number, span: Span, unguarded: boolean): void => {
     if (!checkStatus(ctx, file, status, span)) return;
+    if (request && (status < 200 || status > 299) && !allowed.includes(status)) {
+      // A final status the request does not allow fails it before the match runs.
+      ctx.report(
+        file,
+        'E3045',
+        span,
+        `A ${status} never reaches this arm: it fails the request ${ctx.where(file, request.start, file)}, which does not allow it, before the match`,
+        `add \`allow: [${[...allowed, status].join(', ')}]\` to the request, so a ${status} is its answer and this arm takes it`,
+      );
+    }
     const earlier = handled.get(status);
     if (earlier !== undefined) {
       ctx.report(

@@ -90,6 +90,7 @@ export const CODES = {
   E3042: { severity: 'error', title: 'a literal the step can never use: a `for` over a literal that is no array, a `store` of a literal that is no record, a `key:` that is null (running fails at the step)' },
   E3043: { severity: 'warning', title: 'a variable named `response` (`let`, `apply … as`, a loop variable): bare `response` reads it, `response.x` and later requests still the response' },
   E3044: { severity: 'warning', title: 'a division or remainder by a literal zero (it fails wherever it is evaluated, R4003)' },
+  E3045: { severity: 'warning', title: 'a match status arm for a non-2xx status the request before it does not `allow` (the request fails on it first: the arm never takes it)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
