@@ -313,6 +313,8 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
           durationMs,
           ...(recorded ? { response: recorded } : { error: transportInfo(outcome, built.method, shownUrl) }),
         });
+        // A Retry-After the limiter will refuse once the delay is slept fails now.
+        deps.limiter?.refuseAt(limiterKey, spec.rateLimit, clock.now() + decision.delayMs);
         await sleepOrAbort(clock, decision.delayMs, deps.signal, attempt, `${built.method} ${shownUrl}`);
         continue;
       case 'refresh-auth': {

@@ -83,6 +83,16 @@ function parseCount(value: string | undefined): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/** The error refusing a `wait` (`fail`: any; else past maxWait), said as `totalMs` from now; undefined when it may be waited. */
+function refusal(key: string, options: RateLimitOptions, wait: { ms: number; why: string }, totalMs: number): RateLimitError | undefined {
+  if ((options.strategy ?? 'pause') === 'fail') {
+    return new RateLimitError(key, totalMs, `rate limit for "${key}" ${wait.why}; next request allowed in ${Math.ceil(totalMs / 1000)} s (strategy: fail)`);
+  }
+  const maxWaitMs = (options.maxWait ?? 300) * 1000;
+  if (wait.ms <= maxWaitMs) return undefined;
+  return new RateLimitError(key, totalMs, `rate limit for "${key}" ${wait.why}; waiting ${Math.ceil(totalMs / 1000)} s would exceed maxWait ${maxWaitMs / 1000} s`);
+}
+
 /** `waitFor`'s answer when a request may go now (shared: asked on every request). */
 const NO_WAIT: { readonly ms: number; readonly why: string } = Object.freeze({ ms: 0, why: '' });
 
@@ -122,26 +132,29 @@ export class RateLimiter {
   /** Waits (or throws `RateLimitError`) until a request under `key` may be sent, and counts it. */
   async acquire(key: string, options: RateLimitOptions = {}, signal?: AbortSignal): Promise<void> {
     const strategy = options.strategy ?? 'pause';
-    const maxWaitMs = (options.maxWait ?? 300) * 1000;
     let now = this.clock.now();
     const st = this.state(key, now);
     // Re-evaluate after every sleep: other requests may have been admitted meanwhile.
     for (;; now = this.clock.now()) {
       const wait = this.waitFor(st, options, now);
       if (wait.ms <= 0) break;
-      if (strategy === 'fail') {
-        throw new RateLimitError(key, wait.ms, `rate limit for "${key}" ${wait.why}; next request allowed in ${Math.ceil(wait.ms / 1000)} s (strategy: fail)`);
-      }
-      if (wait.ms > maxWaitMs) {
-        throw new RateLimitError(
-          key,
-          wait.ms,
-          `rate limit for "${key}" ${wait.why}; waiting ${Math.ceil(wait.ms / 1000)} s would exceed maxWait ${maxWaitMs / 1000} s`,
-        );
-      }
+      const refused = refusal(key, options, wait, wait.ms);
+      if (refused) throw refused;
       await this.clock.sleep(wait.ms, signal);
     }
     this.admit(st, options, strategy, now);
+  }
+
+  /**
+   * Throws what `acquire` would for a request due at `at` (a retry after its delay): a
+   * Retry-After past maxWait fails now, not after the retry slept its capped delay for nothing.
+   */
+  refuseAt(key: string, options: RateLimitOptions = {}, at: number): void {
+    const st = this.keys.get(key);
+    if (st === undefined) return;
+    const wait = this.waitFor(st, options, at);
+    const refused = wait.ms > 0 ? refusal(key, options, wait, wait.ms + Math.max(0, at - this.clock.now())) : undefined;
+    if (refused) throw refused;
   }
 
   /** Learns from a response's status and headers (lower-cased names). */

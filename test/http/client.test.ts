@@ -5,6 +5,7 @@ import { AuthSession } from '../../engine/http/auth.js';
 import { CircuitBreaker, CircuitOpenError } from '../../engine/http/circuit-breaker.js';
 import { executeRequest, type AfterAttempt, type BeforeAttempt, type RequestSpec } from '../../engine/http/client.js';
 import { FetchError } from '../../engine/http/retry-policy.js';
+import { RateLimiter, RateLimitError } from '../../engine/http/rate-limiter.js';
 
 function script(...responses: (HttpResponse | TransportError)[]) {
   let i = 0;
@@ -69,6 +70,22 @@ describe('executeRequest retries (fake clock)', () => {
     env.http.handler = script(jsonResponse(429, {}, { 'Retry-After': '3' }), jsonResponse(503, {}, { 'Retry-After': date }), jsonResponse(200, []));
     await executeRequest(spec(), { env });
     expect(env.clock.sleeps).toEqual([3000, 4000]);
+  });
+
+  it('a Retry-After the rate limiter will refuse (past maxWait) fails at once, not after sleeping the capped delay', async () => {
+    // Retry-After: 3600 was capped to maxDelay (30 s), slept, and only then did the limiter
+    // refuse the retry ("waiting 3570 s would exceed maxWait 300 s"); with a larger maxDelay the
+    // run slept that long for nothing.
+    const env = createFakeEnv({ autoAdvance: true, handler: script(jsonResponse(429, {}, { 'Retry-After': '3600' }), jsonResponse(200, [])) });
+    const limiter = new RateLimiter(env.clock);
+    const err = await executeRequest(spec({ retry: { maxDelay: 600_000 } }), { env, limiter }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(String(err)).toMatch(/waiting 3600 s would exceed maxWait 300 s/);
+    expect(env.clock.sleeps).toEqual([]);
+    // Within maxWait the retry waits the whole Retry-After, part as its delay, the rest in the limiter.
+    const env2 = createFakeEnv({ autoAdvance: true, handler: script(jsonResponse(429, {}, { 'Retry-After': '40' }), jsonResponse(200, [])) });
+    await executeRequest(spec(), { env: env2, limiter: new RateLimiter(env2.clock) });
+    expect(env2.clock.sleeps).toEqual([30_000, 10_000]);
   });
 
   it('retries timeouts and network errors, then reports the last one', async () => {
