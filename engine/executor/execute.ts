@@ -10,7 +10,7 @@ import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
 import { identitiesOf } from '../journal/fork-identity.js';
 import { Journal, type JournalOptions, type StreamedRecord } from '../journal/journal.js';
-import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { NondeterminismError, OWN_MISSION_ADVICE } from '../journal/nondeterminism-error.js';
 import { loadCredentialsFile, type CredentialsMap } from '../http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
@@ -143,7 +143,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     if (error instanceof NondeterminismError && run.ownMission) {
       // Deterministic: every later resume would stop at the same place. Fail the run with it.
       await journal.settle().catch(() => undefined);
-      const failure = errorInfo(error);
+      const failure = errorInfo(error.withAdvice(OWN_MISSION_ADVICE));
       journal.pendingMeta({ type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() });
       await journal.commit({ durable: true, status: { status: 'failed', releaseLease: true } });
       journal.close();

@@ -160,12 +160,12 @@ function explain(error: NondeterminismError, edited: boolean): string {
       : "take what the run recorded there for the edited step's work";
     return edited
       ? `The edit changes what the run already did — ${line}${error.detail.change} (${where}). Resuming with it would ${harm}; it is refused.`
-      : `The run's own mission asked for a different request ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file); please report it if they did not.`;
+      : `The run's own mission asked for a different request ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file), or the run was recorded by an engine release that evaluates this step otherwise (GUARANTEES.md 13); please report it if neither.`;
   }
   return (
     `Replay diverged ${where}: the log recorded ${error.recorded}, but the ${edited ? 'edited ' : ''}mission asked for ${error.asked}. ` +
     (edited
       ? 'The edit moved or changed a step before the end of what the run had already done; resuming with it would not be safe.'
-      : 'The mission is the one the run started with, so the divergence comes from data read outside the log — please report it.')
+      : 'The mission is the one the run started with, so the divergence comes from data read outside the log, or from an engine release that evaluates this step otherwise (GUARANTEES.md 13) — please report it if neither.')
   );
 }

@@ -17,6 +17,12 @@ export const RESUME_ADVICE =
   'The mission no longer matches the run it started. Resume with the original mission ' +
   '(omit --mission), or run `reqon verify RUN_ID --mission FILE` to see where they part.';
 
+/** The same, for a run resumed with the very mission it started with: nothing was edited. */
+export const OWN_MISSION_ADVICE =
+  'The mission is the one the run started with: what this step asks for came from outside the log ' +
+  '(an env value, a file it reads), or the run was recorded by an engine release that evaluates it ' +
+  'otherwise (GUARANTEES.md 13). Every resume would stop here, so the run is failed.';
+
 export class NondeterminismError extends Error {
   readonly code = 'NONDETERMINISM';
 
@@ -28,7 +34,7 @@ export class NondeterminismError extends Error {
     readonly asked: string,
     readonly detail?: DivergenceDetail,
     /** What to do about it, where it was found other than resuming the run (a fork: fork-run.ts). */
-    advice: string = RESUME_ADVICE,
+    readonly advice: string = RESUME_ADVICE,
   ) {
     super(
       `Non-determinism in run ${runId} at step ${stepPath || '(run)'}` +
@@ -39,5 +45,10 @@ export class NondeterminismError extends Error {
         advice,
     );
     this.name = 'NondeterminismError';
+  }
+
+  /** This divergence, its message ending with other advice. */
+  withAdvice(advice: string): NondeterminismError {
+    return new NondeterminismError(this.runId, this.stepPath, this.seq, this.recorded, this.asked, this.detail, advice);
   }
 }
