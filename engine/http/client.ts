@@ -369,7 +369,8 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
  * Sends one attempt. A GET or HEAD answered by a redirect (one the request does not `allow`) goes
  * on to its Location, up to MAX_REDIRECTS hops, as upstream Reqon's fetch() does — without the
  * auth headers, or any header whose name marks a credential, once the Location is on another origin. Other methods are not redirected: their
- * body and Idempotency-Key would go to a URL the mission never named. The answer is the last
+ * body and Idempotency-Key would go to a URL the mission never named — except by a 303, which
+ * asks for a GET of its Location (no body, no key). The answer is the last
  * hop's (recorded under the request as the mission made it); `note` says why a redirect was not
  * followed, for the failure message.
  */
@@ -392,6 +393,14 @@ async function sendFollowingRedirects(
       return { response, note: `redirected to ${JSON.stringify(location)}, which is no URL` };
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:') return { response, note: `redirected to ${location}, which is not http(s)` };
+    // 303 See Other: the request was taken, its result is read with a GET of the Location (RFC 9110
+    // §15.4.4, as fetch() does) — a new request, so without the body and what described it.
+    const seeOther = response.status === 303 && current.method !== 'GET' && current.method !== 'HEAD';
+    if (seeOther) {
+      const { body: _body, ...rest } = current;
+      const dropped = new Set(['content-type', 'content-length', 'idempotency-key']);
+      current = { ...rest, method: 'GET', headers: Object.fromEntries(Object.entries(current.headers).filter(([name]) => !dropped.has(name.toLowerCase()))) };
+    }
     if (current.method !== 'GET' && current.method !== 'HEAD') {
       return { response, note: `redirected to ${location}, which Reqon follows for GET and HEAD only (a ${current.method}'s body and Idempotency-Key go only where the mission says): point the source or path at the final URL` };
     }

@@ -322,6 +322,18 @@ describe('redirects', () => {
     expect(urls()).toEqual(['POST /orders']);
   });
 
+  it('a POST answered 303 See Other goes on with a GET of its Location, without the body or the Idempotency-Key', async () => {
+    // 303 says the POST was taken and its result is to be read with a GET (RFC 9110 §15.4.4), as
+    // fetch() does; the request failed "failed with 303" after the POST had been applied.
+    use((req, res) => (req.url === '/jobs' ? redirect(res, 303, '/jobs/7') : json(res, 200, { id: 7, status: 'done', method: req.method, body: req.body })));
+    const r = await executeRequest({ source: 'Api', method: 'POST', base: server.base, path: '/jobs', body: { q: 1 }, idempotencyKey: 'idem-303' }, deps());
+    expect(r).toMatchObject({ status: 200, body: { id: 7, status: 'done', method: 'GET', body: '' }, attempts: 1 });
+    expect(urls()).toEqual(['POST /jobs', 'GET /jobs/7']);
+    expect(server.requests[0]!.headers['idempotency-key']).toBe('idem-303');
+    expect(server.requests[1]!.headers['idempotency-key']).toBeUndefined();
+    expect(server.requests[1]!.headers['content-type']).toBeUndefined();
+  });
+
   it('a 3xx the request allows is its answer, not followed', async () => {
     use((_req, res) => redirect(res, 302, '/next'));
     const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/x', allow: [302] }, deps());
