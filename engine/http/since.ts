@@ -14,8 +14,12 @@ import { getPath } from './pagination.js';
 
 export const DEFAULT_SINCE_PARAM = 'since';
 
+/** The largest distance from the epoch a Date holds (ms). */
+const MAX_INSTANT_MS = 8.64e15;
+
 export function formatLastSync(ms: number, format: SinceFormat = 'iso'): string {
   if (!Number.isFinite(ms)) throw new RangeError(`lastSync instant must be a finite number of ms, got ${ms}`);
+  if (Math.abs(ms) > MAX_INSTANT_MS) throw new RangeError(`lastSync checkpoint ${ms} is no instant a date can hold (at most ±${MAX_INSTANT_MS} ms from 1970)`);
   switch (format) {
     case 'iso':
       return new Date(ms).toISOString();
@@ -78,11 +82,16 @@ export function sinceExprValue(value: unknown): string {
 
 /**
  * The instant at `updateFrom` (dotted path) in a response body, in ms: ISO/RFC date strings,
- * numbers as epoch seconds (below 1e11) or epoch ms. Undefined when absent or not a date.
+ * numbers as epoch seconds (below 1e11), ms (below 1e14, the year 5138), µs (below 1e17), else ns.
+ * Undefined when absent or not a date a Date can hold. Read as ms, a µs value was the year 55,000:
+ * every later sync asked for changes since then and got none; a larger one failed every later run.
  */
 export function extractUpdateFrom(body: unknown, path: string): number | undefined {
   const v = getPath(body, path);
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v < 1e11 ? v * 1000 : v;
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) {
+    const ms = v < 1e11 ? v * 1000 : v < 1e14 ? v : Math.floor(v < 1e17 ? v / 1e3 : v / 1e6);
+    return ms <= MAX_INSTANT_MS ? ms : undefined;
+  }
   if (typeof v === 'string' && v.trim() !== '') {
     const trimmed = v.trim();
     if (/^\d+(\.\d+)?$/.test(trimmed)) return extractUpdateFrom({ v: Number(trimmed) }, 'v');

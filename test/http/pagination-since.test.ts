@@ -153,4 +153,13 @@ describe('since', () => {
     expect(extractUpdateFrom({ at: 'yesterday-ish' }, 'at')).toBeUndefined();
     expect(extractUpdateFrom({}, 'at')).toBeUndefined();
   });
+  it('reads updateFrom in micro- and nanoseconds, and takes no instant a date cannot hold', () => {
+    // 1.7e15 µs was read as ms, year 55,000: every later sync asked for changes since then and got
+    // none, in runs that completed. 1e17 became the checkpoint, and every later run failed "Invalid time value".
+    expect(extractUpdateFrom({ at: 1_700_000_000_123_456 }, 'at')).toBe(1_700_000_000_123);
+    expect(extractUpdateFrom({ at: '1700000000123456789' }, 'at')).toBe(1_700_000_000_123);
+    expect(extractUpdateFrom({ at: 1e22 }, 'at')).toBeUndefined();
+    expect(extractUpdateFrom({ at: '+275760-09-13T00:00:00.001Z' }, 'at')).toBeUndefined();
+    expect(() => formatLastSync(1e17)).toThrow(/100000000000000000 is no instant a date can hold/);
+  });
 });
