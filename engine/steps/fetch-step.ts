@@ -224,7 +224,10 @@ export async function runFetch(
     ...(options.paginate ? {} : { value }),
   }));
   if (since && !truncated && status >= 200 && status < 300) {
-    const syncedAt = (since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined) ?? since.startedAt;
+    // The server's instant, but never later than the fetch's start: a record dated in the future
+    // (a local time labelled UTC, a 9999-12-31 placeholder) skipped every change before it.
+    const served = since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined;
+    const syncedAt = served === undefined ? since.startedAt : Math.min(served, since.startedAt);
     frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}) });
   }
   return {};
