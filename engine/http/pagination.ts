@@ -6,9 +6,9 @@
  * only when the mission names its parameter (`sizeParam`).
  *
  * A page's items: `itemsPath` when given, else the response itself when it is an array, else the
- * first array-valued top-level property (refused when it is empty and a later one is not). More
- * pages: offset/page while a page is full (`items.length >= N`); cursor while the next cursor is
- * present and non-empty.
+ * first array-valued top-level property (refused when it is empty and a later one is not, and a
+ * page whose list field holds a non-empty object is refused). More pages: offset/page while a page
+ * is full (`items.length >= N`); cursor while the next cursor is present and non-empty.
  *
  * Invariants: `until` (evaluated by the caller, who has the evaluator) sees each page's raw body
  * before its items are kept; a page that satisfies it is the last one: its items are kept (it is
@@ -243,6 +243,8 @@ export async function paginate(
   if (cursor !== undefined) seenCursors.add(cursor);
   /** The previous full page of an offset or page pagination, to tell an API that ignores `param`. */
   let previous: PageShape | undefined;
+  /** The top-level field the first page with items had them under (without itemsPath). */
+  let listField: string | undefined;
 
   for (;;) {
     if (pages >= maxPages) {
@@ -254,6 +256,7 @@ export async function paginate(
     const stop = callbacks.until ? await callbacks.until(body, index) : false;
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
+    listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (next !== undefined) {
@@ -291,6 +294,29 @@ export async function paginate(
     if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index } };
     if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
   }
+}
+
+/**
+ * The list field so far (see `listField` in paginate), after checking this page against it: a page
+ * whose field holds a non-empty object instead of a list is refused. PHP sends a list
+ * with gaps as an object (`{ "2": {…}, "5": {…} }`): such a page had no list, so pagination ended
+ * there as at the last page, and the pages after it were never asked for.
+ */
+function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
+  if (itemsPath !== undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return field;
+  const page = body as Record<string, unknown>;
+  if (field === undefined) {
+    if (items.length === 0) return undefined;
+    for (const [name, value] of Object.entries(page)) if (value === items) return name;
+    return undefined;
+  }
+  const value = Object.prototype.hasOwnProperty.call(page, field) ? page[field] : undefined;
+  // Nothing, null, an empty object or a scalar holds no records: that page ends the pagination as before.
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) return field;
+  throw new PaginationError(
+    `page ${index + 1} has an object under "${field}", where the pages before it had their list: ` +
+      `stopping instead of taking it for the last page (an object keyed "0", "1", … is how PHP sends a list with gaps)`,
+  );
 }
 
 /** What tells two full pages apart cheaply: their length and their first and last items' JSON. */

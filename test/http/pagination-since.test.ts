@@ -66,6 +66,19 @@ describe('paginate loop', () => {
     );
     await expect(run).rejects.toThrow(/"warnings" is empty but "items" holds 1 item/);
   });
+  it('refuses a page whose list field, a list on the pages before, holds something else', async () => {
+    // PHP encodes a list with gaps (after array_filter) as an object keyed "2", "5": the page had
+    // no list, so pagination ended there as at the last page, and the pages after were never asked for.
+    const pages = [{ items: [{ id: 1 }, { id: 2 }] }, { items: { '2': { id: 3 }, '5': { id: 4 } } }, { items: [{ id: 5 }] }];
+    const run = paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => pages[i] });
+    await expect(run).rejects.toThrow(/page 2 has an object under "items", where the pages before it had their list/);
+    // Absent, null, {} or a scalar there is still the end (an error envelope, an API that leaves
+    // out empty lists or sends an empty one as {}).
+    for (const last of [{ items: null }, { done: true }, { items: {} }, { items: 'none' }]) {
+      const r = await paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => [pages[0], last][i] });
+      expect(r).toMatchObject({ count: 2, stoppedBy: 'exhausted' });
+    }
+  });
   it('stops at an empty until page, keeping nothing from it', async () => {
     const pages = [{ items: [1, 2] }, { items: [] }];
     const queries: string[] = [];
