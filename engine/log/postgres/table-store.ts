@@ -30,8 +30,12 @@ export interface AppliedWrite {
 }
 
 const RESERVED_COLUMNS = new Set(['_seq', '_key', '_record', '_doc']);
-/** Projected columns per table (PostgreSQL allows 1600); fields past this stay in `_record` only. */
-const MAX_PROJECTED_COLUMNS = 500;
+/**
+ * Projected columns per table (PostgreSQL allows 1600); fields past this stay in `_record` only.
+ * A row must fit one 8 kB page, and a toasted value still takes 18 bytes of it: 500 columns of
+ * longer values made a valid record fail ("row is too big"); 400 always fit.
+ */
+const MAX_PROJECTED_COLUMNS = 400;
 /** PostgreSQL's identifier limit (NAMEDATALEN - 1) in bytes. */
 const MAX_COLUMN_BYTES = 63;
 
