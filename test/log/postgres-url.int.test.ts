@@ -61,6 +61,13 @@ describe('--db postgres:// that cannot be reached', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['m.vague']);
   });
 
+  it('a password with @ : / # left raw: one line saying to percent-encode it, exit 2, the password not echoed', async () => {
+    const result = await runCli(builtCli(), ['runs', '--db', 'postgres://user:p@ss:w/rd#x@127.0.0.1:5432/reqon'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^reqon: --db: 'postgres:\/\/…' is not a valid PostgreSQL URL; expected postgres:\/\/USER@HOST:PORT\/DB, with @ : \/ \? # % in a user name or password percent-encoded \(%40 %3A %2F %3F %23 %25\)\n$/);
+    expect(result.stderr).not.toContain('ss:w');
+  });
+
   it('--help offers PostgreSQL', async () => {
     const help = await runCli(builtCli(), ['runs', '--help'], { cwd: dir });
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/a SQLite file, or postgres:\/\/USER@HOST:PORT\/DB for a log shared by many workers/);

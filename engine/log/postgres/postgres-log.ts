@@ -101,7 +101,10 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
   try {
     new URL(url);
   } catch {
-    throw new Error(`--db: '${target}' is not a valid PostgreSQL URL; expected postgres://USER@HOST:PORT/DB`);
+    // Most often a password with a raw @ or / in it: say how to write one.
+    throw new Error(
+      `--db: '${target}' is not a valid PostgreSQL URL; expected postgres://USER@HOST:PORT/DB, with @ : / ? # % in a user name or password percent-encoded (%40 %3A %2F %3F %23 %25)`,
+    );
   }
   const pool = new pg.Pool({
     connectionString: url,
