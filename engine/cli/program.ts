@@ -14,7 +14,7 @@ import { terminalSafe } from './terminal-text.js';
 import type { CliIo, CommandModule } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { MissionLoadError } from '../lang/mission-load-error.js';
-import { logUnreachable } from '../log/errors.js';
+import { isLogFailure, logUnreachable } from '../log/errors.js';
 import { versionLine } from './version.js';
 
 interface CommandEntry {
@@ -154,12 +154,13 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
     io.stderr(`reqon: ${e.message}\n`);
     return EXIT_USAGE;
   }
-  if (logUnreachable(e)) {
-    // The database went away mid-command (a restart, a network cut): not our bug, and nothing
-    // was lost — what was not committed was never acknowledged, and a run stays resumable.
+  if (isLogFailure(e)) {
+    // The database went away mid-command (a restart, a network cut), or failed (a full disk, a
+    // statement or lock timeout its administrator set): not our bug, and nothing was lost — what
+    // was not committed was never acknowledged, and a run stays resumable.
     const reason = e instanceof Error ? e.message : String(e);
     io.stderr(
-      `reqon: lost the log database mid-command: ${reason}\n` +
+      `reqon: ${logUnreachable(e) ? 'lost the log database' : 'the log database failed'} mid-command: ${reason}\n` +
         'reqon: nothing after the last commit was written; a run this command was carrying stays resumable — ' +
         '`reqon resume RUN_ID` (or a worker, once its lease expires) carries it on when the database is back\n',
     );

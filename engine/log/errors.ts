@@ -91,10 +91,13 @@ export class LogSetupError extends Error {
     reason: string,
     options?: { cause?: unknown },
   ) {
-    super(
-      `cannot set up the run log in ${target}: ${reason}; the role --db (or $REQON_DB) connects as needs CREATE on the schema its search_path names (the engine creates its tables there on first use)`,
-      options,
-    );
+    // The hint only where it helps: no privilege (42501), no schema to create in (3F000).
+    const code = (options?.cause as { code?: unknown } | undefined)?.code;
+    const hint =
+      code === '42501' || code === '3F000'
+        ? '; the role --db (or $REQON_DB) connects as needs CREATE on the schema its search_path names (the engine creates its tables there on first use)'
+        : '';
+    super(`cannot set up the run log in ${target}: ${reason}${hint}`, options);
   }
 }
 
@@ -112,8 +115,13 @@ export function logUnreachable(error: unknown): boolean {
 
 /** SQLite result codes that say the database itself failed (disk, file, lock), not the write asked of it. */
 const SQLITE_INFRASTRUCTURE = /^SQLITE_(IOERR|FULL|CORRUPT|NOTADB|READONLY|CANTOPEN|BUSY|LOCKED|NOMEM|PROTOCOL)/;
-/** PostgreSQL SQLSTATE classes of the same: insufficient resources (a full disk), system errors. */
-const PG_INFRASTRUCTURE = /^(53|58)/;
+/**
+ * PostgreSQL SQLSTATEs of the same: insufficient resources (a full disk), system errors, operator
+ * intervention (a statement_timeout or a cancel, 57014), a lock_timeout (55P03) and an
+ * idle-in-transaction timeout (25P03) — limits on the log's statements, which a step's onError
+ * tolerated before, skipping every iteration whose commit they cut.
+ */
+const PG_INFRASTRUCTURE = /^(53|58|57|55P03|25P03)/;
 
 /**
  * True for an error of the log itself — unreachable, closed, out of disk, failing I/O — rather than

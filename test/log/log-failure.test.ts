@@ -21,6 +21,10 @@ describe('a failure of the log itself', () => {
     ['a PostgreSQL connection failure (08006)', coded('error', '08006')],
     ['a full disk on PostgreSQL (53100)', coded('error', '53100', 'could not extend file')],
     ['a PostgreSQL I/O error (58030)', coded('error', '58030')],
+    // Limits an administrator set on the role or database, or a cancel: the statement, not the step, failed.
+    ['a PostgreSQL statement_timeout or pg_cancel_backend (57014)', coded('error', '57014', 'canceling statement due to statement timeout')],
+    ['a PostgreSQL lock_timeout (55P03)', coded('error', '55P03', 'canceling statement due to lock timeout')],
+    ['a PostgreSQL idle_in_transaction_session_timeout (25P03)', coded('error', '25P03')],
     ['a full disk on SQLite', coded('SqliteError', 'SQLITE_FULL', 'database or disk is full')],
     ['a SQLite I/O error', coded('SqliteError', 'SQLITE_IOERR_WRITE')],
     ['a read-only SQLite file', coded('SqliteError', 'SQLITE_READONLY')],

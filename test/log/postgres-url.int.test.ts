@@ -137,3 +137,25 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// the engine may n
     }
   });
 });
+
+describe.runIf(backends.includes('postgres'))('--db postgres:// whose statements hit a limit the server sets', () => {
+  it('a lock_timeout mid-command: one line saying the log failed and the run stays resumable, exit 1, no stack', async () => {
+    const db = await tempLogTarget('postgres');
+    const schema = /search_path=(\w+)/.exec(decodeURIComponent(db.target))![1]!;
+    const holder = new pg.Client({ connectionString: db.target });
+    try {
+      expect((await runCli(builtCli(), ['runs', '--db', db.target], { cwd: dir })).code).toBe(0); // migrated
+      await holder.connect();
+      // Another session (an administrator's, a migration) holds the runs table: every statement on it waits.
+      await holder.query(`BEGIN; LOCK TABLE ${schema}.reqon_runs IN ACCESS EXCLUSIVE MODE`);
+      const limited = `${db.target.slice(0, db.target.indexOf('?'))}?options=${encodeURIComponent(`-c search_path=${schema} -c lock_timeout=300`)}`;
+      const result = await runCli(builtCli(), ['run', 'm.vague', '--db', limited], { cwd: dir });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/^reqon: the log database failed mid-command: canceling statement due to lock timeout\nreqon: nothing after the last commit was written; a run this command was carrying stays resumable/);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    } finally {
+      await holder.end().catch(() => undefined);
+      await db.drop();
+    }
+  });
+});
