@@ -130,6 +130,9 @@ const PG_INFRASTRUCTURE = /^(53|58|57|55P03|25P03)/;
  * stops, nothing after the last commit counts, and the run stays resumable once the log is back.
  */
 export function isLogFailure(error: unknown): boolean {
+  // A step's failure, maybe replayed from the log with the code it was recorded with (an older
+  // engine recorded some log failures so): it is the step's, or that run could never resume.
+  if (error instanceof Error && error.name === 'StepError') return false;
   if (logUnreachable(error)) return true;
   if (!(error instanceof Error)) return false;
   if (error.name === 'LogClosedError') return true;

@@ -41,6 +41,11 @@ describe('a failure of the log itself', () => {
     ['a generic SQLite error (too many columns)', coded('SqliteError', 'SQLITE_ERROR')],
     ['a value PostgreSQL cannot hold (22P05)', coded('error', '22P05', 'unsupported Unicode escape sequence')],
     ['a step error', coded('StepError', 'R4010')],
+    // A step's failure as the log recorded it, replayed on resume: what counted then stands, so a
+    // run an older engine recorded so still resumes (it was stopped here for ever).
+    ['a recorded statement timeout, replayed', coded('StepError', '57014', 'canceling statement due to statement timeout')],
+    ['a recorded full disk, replayed', coded('StepError', '53100', 'could not extend file')],
+    ['a recorded broken connection, replayed', coded('StepError', '08006', 'Connection terminated unexpectedly')],
     ['not an error at all', 'a string'],
   ])('%s is not: it is the step\'s failure', (_what, error) => {
     expect(isLogFailure(error)).toBe(false);
