@@ -41,7 +41,7 @@ export interface RunArgs {
 }
 
 export function runArgs(launcher: CliLauncher, run: RunArgs): string[] {
-  const args = ['run', run.missionPath, '--db', launcher.dbPath];
+  const args = ['run', run.missionPath];
   for (const [name, url] of Object.entries(run.sources ?? {})) args.push('--source', `${name}=${url}`);
   for (const [key, value] of Object.entries(run.env ?? {})) args.push('--env', `${key}=${value}`);
   if (run.crashAt !== undefined) args.push('--crash-at', run.crashAt);
@@ -50,7 +50,7 @@ export function runArgs(launcher: CliLauncher, run: RunArgs): string[] {
 }
 
 export function resumeArgs(launcher: CliLauncher, runId: string, opts: { payload?: unknown; crashAt?: string }): string[] {
-  const args = ['resume', runId, '--db', launcher.dbPath];
+  const args = ['resume', runId];
   if (opts.payload !== undefined) args.push('--payload', JSON.stringify(opts.payload));
   if (opts.crashAt !== undefined) args.push('--crash-at', opts.crashAt);
   args.push('--json');
@@ -62,9 +62,12 @@ const TAIL_BYTES = 8192;
 /**
  * The environment of a CLI child. Inside Electron, execPath is the Electron binary: run it as
  * plain Node, with the same native-module ABI as the app (better-sqlite3 is rebuilt once, for Electron).
+ * The log goes by $REQON_DB, never `--db`: a command line is readable by every user of the
+ * machine (ps), and a PostgreSQL URL may hold a password.
  */
-export function cliEnv(): NodeJS.ProcessEnv {
-  return process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env;
+export function cliEnv(launcher: CliLauncher): NodeJS.ProcessEnv {
+  const env = { ...process.env, REQON_DB: launcher.dbPath };
+  return process.versions.electron ? { ...env, ELECTRON_RUN_AS_NODE: '1' } : env;
 }
 const RUN_LINE = /^run\s+([A-Za-z0-9][A-Za-z0-9_.:-]*)\s*$/;
 
@@ -97,7 +100,7 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
     child = spawn(launcher.nodePath ?? process.execPath, [launcher.cliPath, ...args], {
       cwd: launcher.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: extraEnv === undefined ? cliEnv() : { ...cliEnv(), ...extraEnv },
+      env: extraEnv === undefined ? cliEnv(launcher) : { ...cliEnv(launcher), ...extraEnv },
     });
   } catch (e) {
     return Promise.reject(new StudioError('spawn-failed', `could not start the reqon CLI (${launcher.cliPath}): ${(e as Error).message}`));

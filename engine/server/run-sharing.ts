@@ -33,7 +33,7 @@ export class RunSharing {
     if (!run) throw new StudioError('not-found', `${channel}: no run ${runId}`);
     if (atSeq > run.lastSeq) throw new StudioError('bad-request', `${channel}: run ${runId} has events 1–${run.lastSeq}; "atSeq" must be one of them`);
     const missionText = optStr(channel, req, 'missionText');
-    const args = ['fork', runId, '--at', String(atSeq), '--db', this.deps.launcher.dbPath];
+    const args = ['fork', runId, '--at', String(atSeq)];
     if (missionText !== undefined) args.push('--mission', missionFileFor(channel, { missionText }, { roots: [], cwd: this.deps.launcher.cwd, textDir: this.deps.textDir }));
     args.push('--json');
     const proc = await this.deps.spawn(args);

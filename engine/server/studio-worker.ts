@@ -49,8 +49,8 @@ export class StudioWorker {
   start(): void {
     if (this.stopped || this.child !== null) return;
     const { launcher } = this.options;
-    const args = [launcher.cliPath, 'worker', '--db', launcher.dbPath, '--poll', String(this.options.pollMs ?? 200)];
-    const child = spawn(launcher.nodePath ?? process.execPath, args, { cwd: launcher.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv() });
+    const args = [launcher.cliPath, 'worker', '--poll', String(this.options.pollMs ?? 200)];
+    const child = spawn(launcher.nodePath ?? process.execPath, args, { cwd: launcher.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv(launcher) });
     this.child = child;
     const keep = (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
