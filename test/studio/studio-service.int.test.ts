@@ -171,9 +171,10 @@ describe('studio service', () => {
       await service.handle('run.crash', { runId: 'run-1', crashAt: 'after-effect:2' });
       const killed = await waitForPush('process.exited', (p) => p.runId === 'run-1' && p.signal === 'SIGKILL');
       expect(killed.code).toBeNull();
-      const calls = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
-      expect(calls[0]).toEqual(['resume', 'run-1', '--db', path.join(dir, 'reqon.db'), '--payload', '"stay"', '--json']);
-      expect(calls[2]).toEqual(['resume', 'run-1', '--db', path.join(dir, 'reqon.db'), '--crash-at', 'after-effect:2', '--json']);
+      const calls = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; db: string | null });
+      // The log goes by $REQON_DB, never on the command line (a PostgreSQL URL may hold a password).
+      expect(calls[0]).toEqual({ args: ['resume', 'run-1', '--payload', '"stay"', '--json'], db: path.join(dir, 'reqon.db') });
+      expect(calls[2]).toEqual({ args: ['resume', 'run-1', '--crash-at', 'after-effect:2', '--json'], db: path.join(dir, 'reqon.db') });
     } finally {
       delete process.env['FAKE_CLI_LOG'];
     }
