@@ -446,12 +446,19 @@ interface RequestTemplate {
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const EPOCH_MS = /^\d{12,14}$/;
 
+/** What must be equal for two requests to be compared place by place: the path's length, the query's and headers' names. */
+function namesOf(parts: RequestParts): string {
+  return JSON.stringify([parts.path.length, parts.query.map(([n]) => n), parts.headers.map(([n]) => n)]);
+}
+
+/** The texts at a request's places, in a template's order. */
+function textsOf(parts: RequestParts): string[] {
+  return [...parts.path, ...parts.query.map(([, v]) => v), ...parts.headers.map(([, v]) => v)];
+}
+
 function templateOf(parts: RequestParts, inputs: ReadonlyMap<string, string>): RequestTemplate {
   const place = (text: string): Place => (!isInput(text, inputs) ? { exact: text } : ISO_INSTANT.test(text) ? { input: 'iso', value: text } : EPOCH_MS.test(text) ? { input: 'epoch', value: text } : { exact: text });
-  return {
-    names: JSON.stringify([parts.path.length, parts.query.map(([n]) => n), parts.headers.map(([n]) => n)]),
-    places: [...parts.path, ...parts.query.map(([, v]) => v), ...parts.headers.map(([, v]) => v)].map(place),
-  };
+  return { names: namesOf(parts), places: textsOf(parts).map(place) };
 }
 
 /**
@@ -460,8 +467,8 @@ function templateOf(parts: RequestParts, inputs: ReadonlyMap<string, string>): R
  * run starts after the reference ended), else null.
  */
 function matchTemplate(template: RequestTemplate, parts: RequestParts): string[] | null {
-  if (JSON.stringify([parts.path.length, parts.query.map(([n]) => n), parts.headers.map(([n]) => n)]) !== template.names) return null;
-  const texts = [...parts.path, ...parts.query.map(([, v]) => v), ...parts.headers.map(([, v]) => v)];
+  if (namesOf(parts) !== template.names) return null;
+  const texts = textsOf(parts);
   const values: string[] = [];
   for (let i = 0; i < texts.length; i++) {
     const place = template.places[i]!;
