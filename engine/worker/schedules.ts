@@ -179,15 +179,17 @@ export interface FiredRun {
 
 /**
  * One pass over the registered schedules: retries whose delay is up, then firings that are due.
- * Creates at most `room` runs and returns them for the caller to execute.
+ * Creates at most `room` runs and returns them for the caller to execute. With `dueBy`, only
+ * what was due by that instant fires (a `--once` pass: what was due when it started), so a
+ * schedule that comes due again while its run goes on cannot keep the pass alive.
  */
-export async function fireDueSchedules(log: EventLog, deps: EngineDeps, room: number): Promise<FiredRun[]> {
+export async function fireDueSchedules(log: EventLog, deps: EngineDeps, room: number, dueBy?: number): Promise<FiredRun[]> {
   const fired: FiredRun[] = [];
   const progress = deps.progress ?? (() => {});
   for (const schedule of await log.listSchedules()) {
     if (fired.length >= room) break;
     try {
-      await fireOne(log, deps, schedule, room, fired);
+      await fireOne(log, deps, schedule, room, fired, dueBy);
     } catch (error) {
       // One broken schedule (a mission this engine no longer accepts) must not starve the others.
       progress(`schedule ${schedule.mission}: cannot fire: ${error instanceof Error ? error.message : String(error)}`);
@@ -196,13 +198,15 @@ export async function fireDueSchedules(log: EventLog, deps: EngineDeps, room: nu
   return fired;
 }
 
-async function fireOne(log: EventLog, deps: EngineDeps, schedule: ScheduleRecord, room: number, fired: FiredRun[]): Promise<void> {
+async function fireOne(log: EventLog, deps: EngineDeps, schedule: ScheduleRecord, room: number, fired: FiredRun[], dueBy: number | undefined): Promise<void> {
   const progress = deps.progress ?? (() => {});
   const { spec, mission } = schedule;
   const now = deps.env.clock.now();
+  // What may fire: due by now, and by `dueBy` when given. Missed ticks are still counted to now.
+  const cutoff = dueBy === undefined ? now : Math.min(now, dueBy);
   if (spec.retry) {
     for (const failed of await log.retryCandidates(mission, spec.retry.maxRetries)) {
-      if (fired.length >= room || failed.failedAt + spec.retry.delaySeconds * 1000 > now) continue;
+      if (fired.length >= room || failed.failedAt + spec.retry.delaySeconds * 1000 > cutoff) continue;
       const run = await fire(log, deps, schedule, failed.dueAt, failed.attempt + 1, null, 0);
       if (run) {
         progress(`schedule ${mission}: run ${failed.runId} failed; retry ${run.attempt} of ${spec.retry.maxRetries} → run ${run.runId}`);
@@ -211,7 +215,7 @@ async function fireOne(log: EventLog, deps: EngineDeps, schedule: ScheduleRecord
     }
   }
   const due = schedule.nextFireAt;
-  if (fired.length >= room || due === null || due > now) return;
+  if (fired.length >= room || due === null || due > cutoff) return;
   const { next, missed } = coalesce(spec, due, now);
   const run = await fire(log, deps, schedule, due, 0, next, missed);
   if (!run) return;

@@ -75,6 +75,11 @@ export class Worker {
    */
   private readonly erred = new Map<string, { count: number; until: number }>();
   private once = false;
+  /**
+   * A `--once` pass fires only the schedule firings (and retries) due when it started: a schedule
+   * due every second comes due again while its run goes on, and the pass would never be idle.
+   */
+  private onceDueBy: number | undefined;
   /** `runId@lastSeq` of a suspended pause → the webhook path that resumes it (null: none). */
   private readonly pausePaths = new Map<string, string | null>();
   private stopping = false;
@@ -147,7 +152,7 @@ export class Worker {
     }
     let started = 0;
     if (this.options.schedules !== false) {
-      for (const fired of await fireDueSchedules(log, this.deps(), room)) {
+      for (const fired of await fireDueSchedules(log, this.deps(), room, this.once ? this.onceDueBy : undefined)) {
         this.track(fired.runId, startRunFromSchedule(fired.runId, fired.lease, this.deps()));
         started++;
       }
@@ -322,9 +327,14 @@ export class Worker {
       });
   }
 
-  /** Poll until stopped; with `once`, until a tick finds nothing and nothing is in flight. */
+  /**
+   * Poll until stopped; with `once`, until a tick finds nothing and nothing is in flight — what
+   * was due when the pass started and the runs it leads to. A schedule's firings due after the
+   * start are left to the next pass (or a long-running worker).
+   */
   async loop(once: boolean): Promise<void> {
     this.once = once;
+    this.onceDueBy = once ? this.options.env.clock.now() : undefined;
     const { log } = this.options;
     const unwatch = log.watchWork ? await this.watch(log.watchWork.bind(log)) : undefined;
     try {

@@ -3,7 +3,8 @@
  * died (lease expired), fire schedules, and serve webhooks on 127.0.0.1:PORT. Missions given here
  * register their `schedule:` in the log (with `--source`/`--env` for the runs it starts); every
  * worker on the database then fires them. `--once` stops when nothing is due and nothing is
- * running. SIGTERM/SIGINT: finish each run's current step, release, exit 0.
+ * running; of a schedule it fires only what was due when it started (one due every second would
+ * otherwise come due again during each run, and the pass never end). SIGTERM/SIGINT: finish each run's current step, release, exit 0.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -31,7 +32,7 @@ export const command: CommandModule = {
       .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectSources, {})
       .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectPairs, {})
       .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
-      .option('--once', 'stop when idle (nothing due, nothing running)')
+      .option('--once', 'stop when idle: do what is due now (schedule firings due at the start included), finish those runs, then exit')
       .option('--listen <port>', 'serve webhooks on 127.0.0.1:PORT (0 picks a free port)')
       .option('--host <address>', 'address to serve webhooks on (any but loopback needs REQON_WEBHOOK_SECRET)', '127.0.0.1')
       .option('--allow-browsers', 'accept webhooks from web pages (Origin / Sec-Fetch-Site headers, non-JSON content types)')
