@@ -9,6 +9,17 @@ import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
 
 export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode {
+  // An armed crash point the run never reached killed nothing: say so, or a crash test that
+  // exits 0 reads as a crash survived.
+  const missed = result.crashNotReached;
+  if (missed) {
+    const end = result.status === 'suspended' ? 'before the run suspended' : `before the run ${result.status === 'completed' ? 'completed' : 'failed'}`;
+    const why =
+      missed.passed >= missed.occurrence
+        ? `its occurrence ${missed.occurrence} lies in what the log already held, which is replayed and never killed`
+        : `the run passed ${missed.point} ${missed.passed} time${missed.passed === 1 ? '' : 's'}`;
+    io.stderr(`crash point ${missed.point}:${missed.occurrence} was not reached ${end} — nothing was killed (${why})\n`);
+  }
   if (json) {
     io.stdout(`${JSON.stringify(result)}\n`);
   } else {

@@ -35,7 +35,12 @@ export interface EngineDeps {
   shouldStop?: () => boolean;
 }
 
-export type RunResult = RunEnd & { runId: string; tolerated: { stepPath: string; code: string; message: string; at?: string }[] };
+export type RunResult = RunEnd & {
+  runId: string;
+  tolerated: { stepPath: string; code: string; message: string; at?: string }[];
+  /** `--crash-at` was armed and the execution ended without reaching it: nothing was killed. */
+  crashNotReached?: CrashPlan & { passed: number };
+};
 
 /** The run cannot be taken now (owned by a live process, finished, or not found). */
 export class RunUnavailableError extends Error {
@@ -106,12 +111,17 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     httpTimeoutMs: 30_000,
     ...(run.recordedModel ? { recordedBy: run.recordedModel } : {}),
   });
+  const crash = new CrashInjector(deps.crash ?? null);
+  const unreached = () => {
+    const plan = crash.unreached();
+    return plan ? { crashNotReached: plan } : {};
+  };
   const executor = new Executor({
     runId,
     model,
     journal,
     env: deps.env,
-    crash: new CrashInjector(deps.crash ?? null),
+    crash,
     stores,
     http,
     runEnv: options.env,
@@ -127,7 +137,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     if (end.status === 'suspended') {
       await journal.settle();
       journal.close();
-      return { ...end, runId, tolerated: executor.tolerated };
+      return { ...end, runId, tolerated: executor.tolerated, ...unreached() };
     }
     journal.assertFullyConsumed();
     if (end.status === 'completed') {
@@ -138,7 +148,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     // Telling anyone the run finished is an output: durable.
     await journal.commit({ durable: true, status: { status: end.status, releaseLease: true } });
     journal.close();
-    return { ...end, runId, tolerated: executor.tolerated };
+    return { ...end, runId, tolerated: executor.tolerated, ...unreached() };
   } catch (error) {
     if (error instanceof NondeterminismError && run.ownMission) {
       // Deterministic: every later resume would stop at the same place. Fail the run with it.
@@ -147,7 +157,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
       journal.pendingMeta({ type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() });
       await journal.commit({ durable: true, status: { status: 'failed', releaseLease: true } });
       journal.close();
-      return { status: 'failed', error: failure, actionsRun: [], runId, tolerated: executor.tolerated };
+      return { status: 'failed', error: failure, actionsRun: [], runId, tolerated: executor.tolerated, ...unreached() };
     }
     // A graceful stop keeps what the walk buffered (redone on resume otherwise, but why redo it).
     if (error instanceof StopRequested && journal.hasPending) await journal.commit({ durable: false }).catch(() => undefined);

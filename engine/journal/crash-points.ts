@@ -61,4 +61,13 @@ export class CrashInjector {
     if (ordinal === undefined) keys.set(key, (ordinal = keys.size + 1));
     if (live && ordinal === this.plan.occurrence) this.kill();
   }
+
+  /**
+   * The armed plan and how many occurrences of its point the run passed, when it is still alive
+   * at the end of an execution: the point was never reached live, so nothing was killed.
+   */
+  unreached(): (CrashPlan & { passed: number }) | undefined {
+    if (!this.plan) return undefined;
+    return { ...this.plan, passed: this.seen.get(this.plan.point)?.size ?? 0 };
+  }
 }
