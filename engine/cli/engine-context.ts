@@ -11,6 +11,7 @@ import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogConnectionError, LogSetupError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
 import { isPostgresUrl, openLog } from '../log/open-log.js';
+import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
 import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../http/credentials.js';
@@ -27,14 +28,7 @@ export function dbPath(option: unknown): string {
 
 /** `--db` as it may be printed: a postgres:// URL without its password. */
 export function dbLabel(path: string): string {
-  if (!isPostgresUrl(path)) return path;
-  try {
-    const url = new URL(path);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return 'postgres://…';
-  }
+  return isPostgresUrl(path) ? redactPgUrl(path) : path;
 }
 
 /** The log `--db` names: a SQLite file path (created if absent) or a postgres:// URL (see log/open-log.ts). */

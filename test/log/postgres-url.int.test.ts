@@ -2,8 +2,9 @@
  * `--db postgres://…` (and `$REQON_DB`) on the CLI: a reachable PostgreSQL log is used by every
  * log command like a SQLite file; an unreachable one is one clear line and exit 2 — no stack,
  * no password echoed, nothing created in the working directory; so is one the engine may not set
- * up (a role without CREATE on the schema, a search_path naming no schema). (`reqon studio --db
- * postgres://` is tested with the studio.)
+ * up (a role without CREATE on the schema, a search_path naming no schema). The URL is read as
+ * libpq reads it: a database name with %2F is decoded, a socket folder given as ?host= after a
+ * user and no host is taken. (`reqon studio --db postgres://` is tested with the studio.)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -155,6 +156,61 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// whose statements
       expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
     } finally {
       await holder.end().catch(() => undefined);
+      await db.drop();
+    }
+  });
+});
+
+describe.runIf(backends.includes('postgres'))('--db postgres:// in the forms libpq takes', () => {
+  async function query<R extends pg.QueryResultRow>(config: pg.ClientConfig, sql: string): Promise<R[]> {
+    const client = new pg.Client(config);
+    await client.connect();
+    try {
+      return (await client.query<R>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('a database name with a percent-encoded / (%2F) names that database, decoded', async () => {
+    const db = await tempLogTarget('postgres');
+    const base = new URL(db.target);
+    const name = `reqon/enc_${randomBytes(4).toString('hex')}`;
+    const admin = { host: base.hostname, port: Number(base.port), user: base.username, database: 'postgres' };
+    await query(admin, `CREATE DATABASE "${name}"`);
+    try {
+      const url = `postgres://${base.username}@${base.host}/${encodeURIComponent(name)}`;
+      expect(url).toContain('%2F');
+      const run = await runCli(builtCli(), ['run', 'm.vague', '--db', url], { cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
+      const runs = await query<{ run_id: string }>({ ...admin, database: name }, 'SELECT run_id FROM reqon_runs');
+      expect(runs.map((r) => r.run_id)).toEqual([runIdOf(run)]);
+    } finally {
+      await query(admin, `DROP DATABASE "${name}" WITH (FORCE)`);
+      await db.drop();
+    }
+  });
+
+  it('a Unix-socket URL (postgres://USER@/DB?host=/socket/dir) is taken, and printed without a password', async () => {
+    const db = await tempLogTarget('postgres');
+    try {
+      const tcp = new URL(db.target);
+      const [{ unix_socket_directories: dirs }] = await query<{ unix_socket_directories: string }>({ connectionString: db.target }, 'SHOW unix_socket_directories');
+      const socketDir = dirs.split(',')[0]!.trim();
+      const options = tcp.searchParams.get('options')!;
+      const url = `postgres://${tcp.username}@${tcp.pathname}?host=${encodeURIComponent(socketDir)}&port=${tcp.port}&options=${encodeURIComponent(options)}`;
+      const run = await runCli(builtCli(), ['run', 'm.vague', '--db', url], { cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
+      // The same log over TCP holds the run.
+      const runs = await runCli(builtCli(), ['runs', '--db', db.target], { cwd: dir });
+      expect(runs.stdout).toContain(runIdOf(run));
+      // Unreachable in that form: the one line names it (not 'postgres://…'), without the password.
+      const dead = `postgres://${tcp.username}:s3cret@/nowhere?host=${encodeURIComponent(path.join(dir, 'no-socket'))}`;
+      const refused = await runCli(builtCli(), ['runs', '--db', dead], { cwd: dir });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/^reqon: cannot reach the log database postgres:\/\/reqon:\*\*\*@\/nowhere\?host=/);
+      expect(refused.stderr).not.toContain('s3cret');
+    } finally {
       await db.drop();
     }
   });

@@ -66,6 +66,7 @@ import { checkTableName } from '../store-rules.js';
 import { type BatchedCommit, type BatchedCreate, type BatchItem, type CreatedRun, runBatch, writesInOneStatement } from './commit-batch.js';
 import { PgGroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
+import { pgConfigOf, PgUrlError, redactPgUrl } from './pg-url.js';
 import { insertEvents } from './run-sql.js';
 import { listRunsPage, runQuerySql, runsAfterSql } from '../run-query.js';
 import * as retention from './retention.js';
@@ -86,52 +87,45 @@ const types = {
 };
 
 /** The URL as it may be printed: without its password. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://…';
-  }
-}
+export const redactUrl = redactPgUrl;
 
 export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): Promise<EventLog> {
   const target = redactUrl(url);
+  // Read as libpq reads it (pg-url.ts): a %2F in the database name, a socket folder as ?host=.
+  let connection: pg.ClientConfig;
   try {
-    new URL(url);
-  } catch {
-    // Most often a password with a raw @ or / in it: say how to write one.
-    throw new Error(
-      `--db: '${target}' is not a valid PostgreSQL URL; expected postgres://USER@HOST:PORT/DB, with @ : / ? # % in a user name or password percent-encoded (%40 %3A %2F %3F %23 %25)`,
-    );
+    connection = pgConfigOf(url);
+  } catch (error) {
+    if (error instanceof PgUrlError) throw new Error(error.message);
+    throw error;
   }
+  // The URL's own settings last: they win, as they did given as `connectionString`.
   const pool = new pg.Pool({
-    connectionString: url,
     max: Math.max(1, (opts.poolSize ?? 8) - 2), // and two writers: poolSize connections in all (besides LISTEN)
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon',
     types,
+    ...connection,
   });
   // The group commit's two connections (group-commit.ts), each in a pool of its own so that its
   // session setting (connectWriter) — synchronous_commit off for the lazy one, on for the durable
   // one — never reaches the statements of the main pool (leases, reads) nor the other writer.
   const writer = (durable: boolean) =>
     new pg.Pool({
-      connectionString: url,
       max: 1,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
       application_name: durable ? 'reqon-writer-durable' : 'reqon-writer',
       types,
+      ...connection,
     });
   const writers = { lazy: writer(false), durable: writer(true) };
   // An idle connection that breaks (server restart) is dropped by the pool and reported here;
   // unheard, that 'error' would kill the process. The next query opens a new connection.
   for (const p of [pool, writers.lazy, writers.durable]) p.on('error', () => undefined);
   const log = new PostgresEventLog(pool, writers, target, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', {
-    connectionString: url,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon-listen',
+    ...connection,
   });
   try {
     const client = await log.connect();
