@@ -16,7 +16,10 @@
  * further page is asked for. Hitting `maxPages`
  * (default 10 000) or `maxItems` (default unlimited) while more pages exist marks the result
  * `truncated` (a truncated sync must not advance its checkpoint); a cursor that repeats is an
- * error, not an endless loop.
+ * error, not an endless loop. A page asked for because the one before said more were left must
+ * hold the list the pages before it held: an empty list, `null` or an empty body ends the
+ * pagination, an absent one (an in-band error, `{ "error": "rate limited" }`) is an error, never
+ * taken for the last page (see `refuseListless`).
  */
 
 import type { QueryParams } from './request-builder.js';
@@ -194,6 +197,11 @@ export interface PageInfo {
 export interface PaginationCallbacks {
   /** Fetches one page; `query` holds only the pagination parameters. Returns the parsed body. */
   fetchPage(query: QueryParams, index: number): Promise<unknown>;
+  /**
+   * How a page is named in errors, e.g. `GET https://api.example.com/items?page=3` (the caller
+   * knows the URL); `query` holds only the pagination parameters.
+   */
+  describe?(query: QueryParams, index: number): string;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
   /** Called after each kept page (for `page.completed` journaling, backfill, streaming). */
@@ -245,6 +253,8 @@ export async function paginate(
   let previous: PageShape | undefined;
   /** The top-level field the first page with items had them under (without itemsPath). */
   let listField: string | undefined;
+  /** Where the previous page of this walk held its list (undefined on the first page). */
+  let listedAt: ListPlace | undefined;
 
   for (;;) {
     if (pages >= maxPages) {
@@ -254,6 +264,8 @@ export async function paginate(
     const body = await callbacks.fetchPage(query, index);
     pages += 1;
     const stop = callbacks.until ? await callbacks.until(body, index) : false;
+    if (!stop && listedAt !== undefined) refuseListless(body, listedAt, index, () => callbacks.describe?.(query, index));
+    listedAt = listPlace(body, plan.itemsPath) ?? listedAt;
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
@@ -317,6 +329,69 @@ function checkListField(body: unknown, items: unknown[], field: string | undefin
     `page ${index + 1} has an object under "${field}", where the pages before it had their list: ` +
       `stopping instead of taking it for the last page (an object keyed "0", "1", … is how PHP sends a list with gaps)`,
   );
+}
+
+/** Where a page held its list: at itemsPath, as the body itself, or under a top-level field. */
+type ListPlace = { kind: 'path'; path: string } | { kind: 'body' } | { kind: 'field'; name: string };
+
+function listPlace(body: unknown, itemsPath: string | undefined): ListPlace | undefined {
+  if (itemsPath !== undefined) return { kind: 'path', path: itemsPath };
+  if (Array.isArray(body)) return { kind: 'body' };
+  if (body === null || typeof body !== 'object') return undefined;
+  for (const [name, value] of Object.entries(body)) if (Array.isArray(value)) return { kind: 'field', name };
+  return undefined;
+}
+
+/**
+ * A page asked for because the one before it said more were left, whose list is absent where
+ * that page had it: `{ "error": "rate limited" }` answered with 200, or an envelope without its
+ * list. It held no items, so pagination ended there as at the last page, and the run completed
+ * with the pages before it only. An empty body (204), `null` or an empty list there is still the
+ * end; so is a page `until` holds on (the caller does not ask).
+ */
+function refuseListless(body: unknown, expected: ListPlace, index: number, describe: () => string | undefined): void {
+  if (body === null || body === undefined) return;
+  let missing: string;
+  let hint = 'until: …';
+  switch (expected.kind) {
+    case 'path':
+      if (getPath(body, expected.path) !== undefined) return;
+      missing = `has no list at itemsPath "${expected.path}"`;
+      hint = `until: not exists(response.${expected.path})`;
+      break;
+    case 'body':
+      if (Array.isArray(body)) return;
+      missing = 'is not a list, as the pages before it were';
+      break;
+    case 'field':
+      // A list under another field is still a list (its items are taken, as before): only a page with none is refused.
+      if (typeof body === 'object' && (Object.prototype.hasOwnProperty.call(body, expected.name) || listPlace(body, undefined) !== undefined)) return;
+      missing = `has no "${expected.name}" list, which the pages before it had`;
+      hint = `until: not exists(response.${expected.name})`;
+      break;
+    default: {
+      const never: never = expected;
+      throw new PaginationError(`unknown list place ${JSON.stringify(never)}`);
+    }
+  }
+  const where = describe();
+  const fields = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+  throw new PaginationError(
+    `page ${index + 1}${where ? ` (${where})` : ''} ${missing}; it has: ${fields.length > 0 ? fields.slice(0, 12).join(', ') + (fields.length > 12 ? ', …' : '') : describeBody(body)} (${excerpt(body)}). ` +
+      `An in-band error, or an envelope without its list, is not taken for the last page: the pages after it would be missing from a run that completed. ` +
+      `Run the mission again once the API answers; if this is how the API marks its last page, say so with \`${hint}\``,
+  );
+}
+
+function describeBody(body: unknown): string {
+  if (Array.isArray(body)) return 'a list';
+  return typeof body === 'object' ? 'no fields' : `a ${typeof body}`;
+}
+
+/** The page's JSON, cut to 200 characters (the client redacted its secret values already). */
+function excerpt(body: unknown): string {
+  const text = JSON.stringify(body) ?? String(body);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** What tells two full pages apart cheaply: their length and their first and last items' JSON. */

@@ -172,6 +172,7 @@ export async function runFetch(
         // As an empty page, it ends the pagination; `match` sees its status.
         return status >= 200 && status < 300 ? answer.body : null;
       },
+      describe: (query) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`,
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
         // A page holding no items (`[]`, `{}`, the end marker `until` stops on, an allowed 404

@@ -72,12 +72,33 @@ describe('paginate loop', () => {
     const pages = [{ items: [{ id: 1 }, { id: 2 }] }, { items: { '2': { id: 3 }, '5': { id: 4 } } }, { items: [{ id: 5 }] }];
     const run = paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => pages[i] });
     await expect(run).rejects.toThrow(/page 2 has an object under "items", where the pages before it had their list/);
-    // Absent, null, {} or a scalar there is still the end (an error envelope, an API that leaves
-    // out empty lists or sends an empty one as {}).
-    for (const last of [{ items: null }, { done: true }, { items: {} }, { items: 'none' }]) {
+    // null, {} or a scalar there is still the end (an API that sends an empty list as null or {}).
+    for (const last of [{ items: null }, { items: {} }, { items: 'none' }, null]) {
       const r = await paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => [pages[0], last][i] });
       expect(r).toMatchObject({ count: 2, stoppedBy: 'exhausted' });
     }
+  });
+  it('refuses a page after a full one whose list is absent (an in-band error), unless until names it the end', async () => {
+    // `{ "error": "rate limited" }` with 200 on page 3 of 5 held no items: the pagination ended
+    // there as at the last page, and the run completed without pages 3 to 5.
+    const full = { items: [{ id: 1 }, { id: 2 }] };
+    const next = { items: [{ id: 3 }, { id: 4 }] };
+    const plan: PaginationPlan = { strategy: 'page', param: 'page', pageSize: 2 };
+    for (const [last, has] of [
+      [{ error: 'rate limited' }, 'error'],
+      [{ done: true }, 'done'],
+      [{}, 'no fields'],
+    ] as const) {
+      const run = paginate(plan, { fetchPage: async (_q, i) => [full, next, last][i], describe: (q) => `GET /items?${new URLSearchParams(q)}` });
+      await expect(run).rejects.toThrow(`page 3 (GET /items?page=3) has no "items" list, which the pages before it had; it has: ${has}`);
+    }
+    const ended = await paginate(plan, { fetchPage: async (_q, i) => [full, { done: true }][i], until: (body) => (body as { done?: boolean }).done === true });
+    expect(ended).toMatchObject({ count: 2, stoppedBy: 'until' });
+    // The same at itemsPath, and where the pages were the list itself.
+    const wrapped = paginate({ ...plan, itemsPath: 'data.rows' }, { fetchPage: async (_q, i) => [{ data: { rows: [1, 2] } }, { data: { message: 'down' } }][i] });
+    await expect(wrapped).rejects.toThrow(/page 2 has no list at itemsPath "data\.rows"; it has: data \(\{"data":\{"message":"down"\}\}\)/);
+    const bare = paginate(plan, { fetchPage: async (_q, i) => [[1, 2], { error: 'rate limited' }][i] });
+    await expect(bare).rejects.toThrow('page 2 is not a list, as the pages before it were; it has: error');
   });
   it('stops at an empty until page, keeping nothing from it', async () => {
     const pages = [{ items: [1, 2] }, { items: [] }];

@@ -1,0 +1,112 @@
+/**
+ * A page in the middle of a paginated fetch that answers 200 with an in-band error
+ * (`{ "error": "rate limited" }`) or an envelope whose list is missing held no items, so the
+ * pagination ended there as at the last page: the run completed (exit 0) with the records of the
+ * pages before it, and those after it were never asked for. A page asked for because the one
+ * before said more were left must hold the list the earlier pages held (empty is the end; absent
+ * is not): the fetch fails naming the page, its URL, the list it expected and the fields the page
+ * had. An empty list, a 204 or an `until` that names the end still end it — the contrast that
+ * shows the test tells them apart.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { json, startServer, type LocalServer } from './local-server.js';
+
+let cli: string;
+let dir: string;
+let server: LocalServer;
+/** What page 3 of /items answers. */
+let third: { status: number; body: unknown } = { status: 200, body: { error: 'rate limited' } };
+
+const mission = (name: string, fetch: string) => `mission ${name} {
+  source Api { auth: none, base: "${server.base}" }
+  store items: sql("items")
+  action Sync {
+    ${fetch}
+    store response -> items { key: .id }
+  }
+  run Sync
+}
+`;
+
+const rows = (from: number) => [{ id: from }, { id: from + 1 }];
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-in-band-'));
+  server = await startServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 0);
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    switch (url.pathname) {
+      case '/items':
+        if (page === 3) return json(res, third.status, third.body);
+        return json(res, 200, { items: page <= 5 ? rows(page * 10) : [] });
+      case '/wrapped':
+        if (offset === 2) return json(res, 200, { data: { message: 'temporarily unavailable' } });
+        return json(res, 200, { data: { rows: offset < 6 ? rows(offset + 100) : [] } });
+      case '/cursored': {
+        const after = url.searchParams.get('after');
+        if (after === null) return json(res, 200, { items: rows(200), next: 'c2' });
+        if (after === 'c2') return json(res, 200, { error: { code: 429, message: 'rate limited' } });
+        return json(res, 200, { items: rows(300), next: null });
+      }
+      case '/ended':
+        if (page === 2) return json(res, 200, { done: true });
+        return json(res, 200, { items: rows(400) });
+    }
+    json(res, 404, { error: 'no route' });
+  });
+  const write = (file: string, name: string, fetch: string) => fs.writeFileSync(path.join(dir, file), mission(name, fetch));
+  write('pages.vague', 'Pages', 'get "/items" { paginate: page(page, 2) }');
+  write('wrapped.vague', 'Wrapped', 'get "/wrapped" { paginate: offset(offset, 2), itemsPath: "data.rows" }');
+  write('cursored.vague', 'Cursored', 'get "/cursored" { paginate: cursor(after, 2, "next") }');
+  write('ended.vague', 'Ended', 'get "/ended" { paginate: page(page, 2), until: response.done == true }');
+}, 180_000);
+
+afterAll(async () => {
+  await server?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
+const since = (from: number) => server.requests.slice(from).map((r) => r.url);
+const stored = async (run: { stdout: string }) =>
+  JSON.parse((await reqon('store', runIdOf(run), 'items', '--json')).stdout).map((r: { record: { id: number } }) => r.record.id);
+
+describe('an in-band error page in the middle of a paginated fetch', () => {
+  it('fails the run, naming the page, its URL, the list expected and the fields the page had', async () => {
+    const from = server.requests.length;
+    const run = await reqon('run', 'pages.vague');
+    expect(run.code, describeResult(run)).toBe(1);
+    const said = run.stdout + run.stderr;
+    expect(said).toContain(`page 3 (GET ${server.base}/items?page=3) has no "items" list, which the pages before it had`);
+    expect(said).toContain('it has: error');
+    expect(since(from)).toEqual(['/items?page=1', '/items?page=2', '/items?page=3']);
+  });
+
+  it('fails the same way where itemsPath points, and in a cursor pagination', async () => {
+    const wrapped = await reqon('run', 'wrapped.vague');
+    expect(wrapped.code, describeResult(wrapped)).toBe(1);
+    expect(wrapped.stdout + wrapped.stderr).toContain(`page 2 (GET ${server.base}/wrapped?offset=2) has no list at itemsPath "data.rows"`);
+    expect(wrapped.stdout + wrapped.stderr).toContain('it has: data');
+    const cursored = await reqon('run', 'cursored.vague');
+    expect(cursored.code, describeResult(cursored)).toBe(1);
+    expect(cursored.stdout + cursored.stderr).toContain(`page 2 (GET ${server.base}/cursored?after=c2) has no "items" list, which the pages before it had`);
+  });
+
+  it('still ends at an empty list, a 204 with no body, or the page until names the end', async () => {
+    for (const end of [{ status: 200, body: { items: [] } }, { status: 204, body: undefined }]) {
+      third = end;
+      const run = await reqon('run', 'pages.vague');
+      expect(run.code, describeResult(run)).toBe(0);
+      expect(await stored(run)).toEqual([10, 11, 20, 21]);
+    }
+    const ended = await reqon('run', 'ended.vague');
+    expect(ended.code, describeResult(ended)).toBe(0);
+    expect(await stored(ended)).toEqual([400, 401]);
+  });
+});
