@@ -9,7 +9,12 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 /** Usage error (unknown command, bad flag, missing argument) or an unreadable/invalid mission path. */
 export const EXIT_USAGE = 2;
+/**
+ * `verify` found no divergence but could not compare everything (an older log format's limits,
+ * recorded events the replay never reached): no ✓, so a script gating on `reqon verify` stops.
+ */
+export const EXIT_NOT_FULLY_VERIFIED = 3;
 /** The run is suspended: waiting on a timer, a webhook or a pause. */
 export const EXIT_SUSPENDED = 10;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_FAILED | typeof EXIT_USAGE | typeof EXIT_SUSPENDED;
+export type ExitCode = typeof EXIT_OK | typeof EXIT_FAILED | typeof EXIT_USAGE | typeof EXIT_NOT_FULLY_VERIFIED | typeof EXIT_SUSPENDED;

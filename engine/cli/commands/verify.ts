@@ -1,13 +1,15 @@
 /**
  * `reqon verify RUN_ID [--mission FILE] [--json]` — replay the run against its log without any
- * effect and report the first divergence of step paths or effect ids. Exit 0 when none, 1 when one.
+ * effect and report the first divergence of step paths or effect ids. Exit 0 when none and
+ * everything was compared, 1 on a divergence, 3 when none was found but something could not be
+ * compared (the report says what): only a full check is a ✓, for a script as for a reader.
  */
 import type { Command } from 'commander';
 import { verifyRun } from '../../executor/verify.js';
 import { fullyVerified } from '../../executor/verify-report.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog, readMissionFiles } from '../engine-context.js';
-import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_FAILED, EXIT_NOT_FULLY_VERIFIED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { reportRunError } from '../run-output.js';
 
 export const command: CommandModule = {
@@ -42,7 +44,7 @@ export const command: CommandModule = {
         const d = report.divergence!;
         io.stdout(`DIVERGED at step ${d.stepPath || '(run)'} (seq ${d.seq}, entry ${d.index}):\n  recorded: ${d.recorded}\n  replay asked for: ${d.asked}\n  ${d.explanation}\n`);
       }
-      return report.ok ? EXIT_OK : EXIT_FAILED;
+      return !report.ok ? EXIT_FAILED : fullyVerified(report) ? EXIT_OK : EXIT_NOT_FULLY_VERIFIED;
     } catch (e) {
       const code = reportRunError(e, io);
       if (code === undefined) throw e;
