@@ -10,13 +10,14 @@ import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogConnectionError, LogSetupError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
+import { logUnreachable } from '../log/errors.js';
 import { isPostgresUrl, openLog } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
 import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../http/credentials.js';
 import { CliError } from './cli-error.js';
-import { EXIT_USAGE } from './exit-codes.js';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.js';
 import type { CliIo } from './command-module.js';
 
 export const DEFAULT_DB = join('.reqon', 'reqon.db');
@@ -33,25 +34,84 @@ export function dbLabel(path: string): string {
 
 /** The log `--db` names: a SQLite file path (created if absent) or a postgres:// URL (see log/open-log.ts). */
 export async function openCliLog(option: unknown): Promise<EventLog> {
-  const path = dbPath(option);
-  if (!isPostgresUrl(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const path = logTarget(option);
   try {
     return await openLog(path);
   } catch (error) {
-    // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
-    if (error instanceof LogVersionError) throw new CliError(`${dbLabel(path)}: ${error.message}`, EXIT_USAGE);
-    // A PostgreSQL log that cannot be reached or set up, or a malformed URL: one line (no password), exit 2.
-    if (error instanceof LogConnectionError || error instanceof LogSetupError || (isPostgresUrl(path) && error instanceof Error && /not a valid PostgreSQL URL/.test(error.message))) {
-      throw new CliError(error.message, EXIT_USAGE);
-    }
-    // A --db that is no SQLite log (a text file, a folder, a truncated or damaged file): the path
-    // and what SQLite said, in one line, exit 2 — nothing was written to it.
-    const code = (error as { code?: unknown }).code;
-    if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string' && SQLITE_OPEN_FAILURES.has(code)) {
-      throw new CliError(`${path}: cannot be opened as a Reqon log: ${error.message} (${code})`, EXIT_USAGE);
-    }
-    throw error;
+    throw openFailure(path, error);
   }
+}
+
+/** How a command that serves (the worker) waits for a log database that is not up yet. */
+export interface WaitForLog {
+  progress: (line: string) => void;
+  /** Looks before giving up, with exit 1 (undefined: until the database answers or `sleep` says stop). */
+  maxLooks?: number;
+  /** The delay after the `looks`-th look failed, in ms. */
+  delayMs: (looks: number) => number;
+  /** Sleeps `ms`; true when the command was asked to stop meanwhile. */
+  sleep: (ms: number) => Promise<boolean>;
+}
+
+/**
+ * openCliLog for a service: while the database cannot be reached (down, restarting, not yet up),
+ * says so and looks again after `delayMs`, rather than failing at once. A database that answers
+ * no (a password, a database or schema that does not exist, a newer log) fails as openCliLog
+ * does. Undefined when asked to stop while waiting.
+ */
+export async function openCliLogWaiting(option: unknown, wait: WaitForLog): Promise<EventLog | undefined> {
+  const path = logTarget(option);
+  for (let looks = 1; ; looks++) {
+    try {
+      const log = await openLog(path);
+      if (looks > 1) wait.progress('the log database is reachable: starting');
+      return log;
+    } catch (error) {
+      if (!mayComeUp(error)) throw openFailure(path, error);
+      const said = error instanceof Error ? error.message : String(error);
+      if (wait.maxLooks !== undefined && looks >= wait.maxLooks) {
+        throw new CliError(`${said} (gave up after ${looks} looks)`, EXIT_FAILED);
+      }
+      const ms = wait.delayMs(looks);
+      wait.progress(`${said} (looking again in ${ms / 1000} s)`);
+      if (await wait.sleep(ms)) return undefined;
+    }
+  }
+}
+
+/**
+ * A log database that may yet come up: not reached at all (refused, no socket, timed out), or
+ * answering that it is starting or shutting down (SQLSTATE 08xxx, 57P0x) — not one whose server
+ * answered no (28xxx a password, 3D000 no such database).
+ */
+function mayComeUp(error: unknown): boolean {
+  if (!logUnreachable(error)) return false;
+  const cause = error instanceof LogConnectionError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null | undefined)?.code;
+  return !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57P0)/.test(code));
+}
+
+function logTarget(option: unknown): string {
+  const path = dbPath(option);
+  if (!isPostgresUrl(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
+  return path;
+}
+
+/** What failing to open `path` says: one line (exit 2) for what the user can fix; anything else as it is. */
+function openFailure(path: string, error: unknown): unknown {
+  // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
+  if (error instanceof LogVersionError) return new CliError(`${dbLabel(path)}: ${error.message}`, EXIT_USAGE);
+  // A PostgreSQL log that cannot be reached or set up, or a malformed URL: one line (no password), exit 2.
+  if (error instanceof LogConnectionError || error instanceof LogSetupError || (isPostgresUrl(path) && error instanceof Error && /not a valid PostgreSQL URL/.test(error.message))) {
+    return new CliError(error.message, EXIT_USAGE);
+  }
+  // A --db that is no SQLite log (a text file, a folder, a truncated or damaged file): the path
+  // and what SQLite said, in one line, exit 2 — nothing was written to it.
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string' && SQLITE_OPEN_FAILURES.has(code)) {
+    return new CliError(`${path}: cannot be opened as a Reqon log: ${error.message} (${code})`, EXIT_USAGE);
+  }
+  return error;
 }
 
 /** SQLite's answers to opening a file that is not a (whole) SQLite database. */

@@ -1,6 +1,7 @@
 /**
  * `--db postgres://…` (and `$REQON_DB`) on the CLI: a reachable PostgreSQL log is used by every
- * log command like a SQLite file; an unreachable one is one clear line and exit 2 — no stack,
+ * log command like a SQLite file; an unreachable one is one clear line and exit 2 (a worker --once
+ * looks 5 times first, then exit 1) — no stack,
  * no password echoed, nothing created in the working directory; so is one the engine may not set
  * up (a role without CREATE on the schema, a search_path naming no schema). The URL is read as
  * libpq reads it: a database name with %2F is decoded, a socket folder given as ?host= after a
@@ -51,11 +52,24 @@ describe('--db postgres:// that cannot be reached', () => {
     expect(result.stderr + result.stdout).not.toContain('s3cret');
   }
 
-  for (const args of [['runs'], ['show', 'r1'], ['events', 'r1'], ['run', 'm.vague'], ['worker', '--once']]) {
+  for (const args of [['runs'], ['show', 'r1'], ['events', 'r1'], ['run', 'm.vague']]) {
     it(`reqon ${args.join(' ')}: one line, exit 2`, async () => {
       expectUnreachable(await runCli(builtCli(), [...args, '--db', url], { cwd: dir }));
     });
   }
+
+  // A worker waits for its database (test/worker/worker-db-down.int.test.ts); a --once pass looks
+  // 5 times, saying each, then gives up: exit 1 (the log failed), not 2 (nothing was misused).
+  it('reqon worker --once: looks again a few times, saying so, then one line and exit 1', async () => {
+    const result = await runCli(builtCli(), ['worker', '--once', '--poll', '20', '--db', url], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    for (const line of lines.slice(0, 4)) expect(line).toMatch(/^cannot reach the log database postgres:\/\/user:\*\*\*@127\.0\.0\.1:\d+\/reqon: .*ECONNREFUSED.* \(looking again in [\d.]+ s\)$/);
+    expect(lines[4]).toMatch(/^reqon: cannot reach the log database postgres:\/\/user:\*\*\*@127\.0\.0\.1:\d+\/reqon: .*ECONNREFUSED.*; check that the server is running.* \(gave up after 5 looks\)$/);
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(result.stderr + result.stdout).not.toContain('s3cret');
+  });
 
   it('from $REQON_DB too, and nothing is created in the working directory', async () => {
     expectUnreachable(await runCli(builtCli(), ['runs'], { cwd: dir, env: { REQON_DB: url } }));

@@ -4,7 +4,9 @@
  * register their `schedule:` in the log (with `--source`/`--env` for the runs it starts); every
  * worker on the database then fires them. `--once` stops when nothing is due and nothing is
  * running; of a schedule it fires only what was due when it started (one due every second would
- * otherwise come due again during each run, and the pass never end). SIGTERM/SIGINT: finish each run's current step, release, exit 0.
+ * otherwise come due again during each run, and the pass never end). A log database that cannot
+ * be reached yet is waited for (`--once`: 5 looks, then exit 1). SIGTERM/SIGINT: finish each run's
+ * current step, release, exit 0.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -18,9 +20,10 @@ import {
   type WebhookServer,
 } from '../../worker/webhook-server.js';
 import { Worker } from '../../worker/worker.js';
+import type { EventLog } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, dataDir, openCliLogWaiting, readMissionFiles } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { parseHorizon } from '../prune-horizon.js';
 import { progressTo, reportRunError } from '../run-output.js';
@@ -52,8 +55,35 @@ export const command: CommandModule = {
     const env = cliEnv();
     const missions = ((args[0] as string[] | undefined) ?? []).map((path) => readMissionFiles(path));
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
-    const log = await openCliLog(options.db);
     const progress = progressTo(io, options.quiet === true);
+    const pollMs = positive(options.poll, '--poll');
+    const once = options.once === true;
+    // A worker is a service: a log database not up yet (a restart, a machine booting) is waited
+    // for, each look said, with the delay the loop uses when it goes away later. A --once pass
+    // gives up as that loop does (exit 1); SIGTERM while waiting stops it (exit 0).
+    const stopWaiting = new AbortController();
+    const stopWhileWaiting = () => stopWaiting.abort();
+    process.once('SIGTERM', stopWhileWaiting);
+    process.once('SIGINT', stopWhileWaiting);
+    let log: EventLog | undefined;
+    try {
+      log = await openCliLogWaiting(options.db, {
+        progress,
+        ...(once ? { maxLooks: ONCE_LOOKS } : {}),
+        delayMs: (looks) => Math.min(30_000, pollMs * 2 ** looks),
+        sleep: (ms) => env.clock.sleep(ms, stopWaiting.signal).then(
+          () => false,
+          () => true,
+        ),
+      });
+    } finally {
+      process.off('SIGTERM', stopWhileWaiting);
+      process.off('SIGINT', stopWhileWaiting);
+    }
+    if (log === undefined) {
+      progress('stopping: the log database was never reached; nothing to release');
+      return EXIT_OK;
+    }
     try {
       checkSourceOverrides(missions, options.source as Record<string, string>);
       // A schedule is registered by mission name: two different missions of one name would
@@ -101,7 +131,7 @@ export const command: CommandModule = {
       dataDir: dataDir(),
       owner: defaultOwner(env),
       concurrency: positive(options.concurrency, '--concurrency'),
-      pollMs: positive(options.poll, '--poll'),
+      pollMs,
       idlePollMs: positive(options.idlePoll, '--idle-poll'),
       leaseTtlMs: positive(options.leaseTtl, '--lease-ttl'),
       progress,
@@ -137,7 +167,7 @@ export const command: CommandModule = {
         });
         io.stdout(`webhooks on ${server.url}\n`);
       }
-      await worker.loop(options.once === true);
+      await worker.loop(once);
       return EXIT_OK;
     } finally {
       process.off('SIGTERM', stop);
@@ -147,6 +177,9 @@ export const command: CommandModule = {
     }
   },
 };
+
+/** Looks at an unreachable log database before a --once pass gives up (as Worker.loop does mid-pass). */
+const ONCE_LOOKS = 5;
 
 function positive(value: unknown, flag: string): number {
   const n = Number(value);
