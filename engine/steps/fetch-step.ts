@@ -35,6 +35,7 @@ import type { StepOutcome } from './step-runtime.js';
 import { spanOf } from '../lang/ast.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const NOT_MODIFIED = 304;
 
 interface PageAnswer {
   status: number;
@@ -119,7 +120,8 @@ export async function runFetch(
       sinceHeaders: since?.headers,
       body,
       ...(mutating ? { idempotencyKey: id } : {}),
-      allow: options.allow?.statuses,
+      // 304 to a since fetch (If-Modified-Since) is "nothing changed since": an empty result, not a failure.
+      allow: since ? [...(options.allow?.statuses ?? []), NOT_MODIFIED] : options.allow?.statuses,
       retry: options.retry ?? source.retry,
       sourceTimeout: options.timeout ?? source.timeout,
       ...(source.maxResponseBytes !== undefined ? { maxResponseBytes: source.maxResponseBytes } : {}),
@@ -209,7 +211,8 @@ export async function runFetch(
     if (sink) throw new Error(`internal: only a paginated fetch streams (${path})`);
     const answer = await fetchPage([], 0);
     status = answer.status;
-    value = answer.body;
+    // Nothing changed since the checkpoint: no records (`store response -> S` stores none).
+    value = since && status === NOT_MODIFIED ? [] : answer.body;
     if (Array.isArray(value)) itemCount = value.length;
   }
 
