@@ -111,6 +111,23 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// on a running ser
   });
 });
 
+describe.runIf(backends.includes('postgres'))('reqon worker on a server that answers no', () => {
+  it('no such database: one line and exit 2 at once — not waited for as a server that is down is', async () => {
+    const db = await tempLogTarget('postgres');
+    try {
+      const missing = new URL(db.target);
+      missing.pathname = `/no_such_db_${randomBytes(4).toString('hex')}`;
+      const result = await runCli(builtCli(), ['worker', '--db', missing.toString()], { cwd: dir, timeoutMs: 20_000 });
+      expect(result.signal, result.stderr).toBeNull();
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^reqon: cannot reach the log database postgres:\/\/\S+: database "no_such_db_\w+" does not exist; /);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
 describe.runIf(backends.includes('postgres'))('--db postgres:// the engine may not set up', () => {
   async function admin(url: string, statements: string[]): Promise<void> {
     const client = new pg.Client({ connectionString: url });
