@@ -31,6 +31,7 @@ import {
   type RunResult,
 } from '../executor/run-mission.js';
 import { logUnreachable } from '../log/errors.js';
+import { failureText } from '../log/events.js';
 import type { EventLog, RunRecord } from '../log/log.js';
 import { describeTotals, pruneLog } from '../log/prune.js';
 import { fireDueSchedules } from './schedules.js';
@@ -267,7 +268,7 @@ export class Worker {
   private track(runId: string, execution: Promise<RunResult>): void {
     const task = execution.then(
       (result) => {
-        this.options.progress?.(`${runId}: ${result.status}`);
+        this.options.progress?.(`${runId}: ${endText(result)}`);
         this.options.onRunEnd?.(result);
       },
       (error: unknown) => {
@@ -402,3 +403,16 @@ export class Worker {
   }
 }
 
+/** How a run this worker carried on ended, as its log says it (the failure with its place, not only "failed"). */
+function endText(result: RunResult): string {
+  switch (result.status) {
+    case 'failed':
+      return `failed: ${failureText(result.error)}`;
+    case 'suspended':
+      return `suspended, waiting on ${result.waitingOn}` + (result.wakeAt !== null ? ` until ${new Date(result.wakeAt).toISOString()}` : '');
+    case 'completed': {
+      const failures = result.tolerated.length;
+      return failures === 0 ? 'completed' : `completed with ${failures} tolerated failure${failures === 1 ? '' : 's'} (reqon show ${result.runId})`;
+    }
+  }
+}
