@@ -169,6 +169,31 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX reqon_events_summary ON reqon_events (run_id, seq)
     WHERE type IN ('run.started', 'step.failed', 'run.resumed', 'run.suspended', 'pause.created', 'wait.registered', 'pause.resumed', 'wait.completed', 'run.completed', 'run.failed');
   `,
+  // 6: a store's table is named in lower case (table-store.ts, pgTableName): one table whatever
+  // the case of the mission's name, as on SQLite. Store tables written before under a name with
+  // capitals ("Orders") take their lower-case name; where that name is taken too ("Orders" and
+  // "orders", two tables before, one now), nothing is renamed and the log is not opened: which
+  // rows win is for the user to say.
+  `
+  DO $$
+  DECLARE
+    t record;
+  BEGIN
+    FOR t IN
+      SELECT c.relname AS name FROM pg_class c
+       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+         AND c.relname <> lower(c.relname) AND lower(c.relname) NOT LIKE 'reqon\\_%'
+         AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname IN ('_record', '_doc') AND NOT a.attisdropped)
+       ORDER BY c.relname
+    LOOP
+      IF EXISTS (SELECT 1 FROM pg_class o WHERE o.relnamespace = current_schema()::regnamespace AND o.relname = lower(t.name)) THEN
+        RAISE EXCEPTION 'store tables % and % are one table to this engine (a store''s table name is matched whatever its case, as on SQLite); merge the rows you want into % and drop %, or rename % (ALTER TABLE % RENAME TO …) and its store, then open the log again',
+          quote_ident(t.name), quote_ident(lower(t.name)), quote_ident(lower(t.name)), quote_ident(t.name), quote_ident(t.name), quote_ident(t.name);
+      END IF;
+      EXECUTE format('ALTER TABLE %I RENAME TO %I', t.name, lower(t.name));
+    END LOOP;
+  END $$;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

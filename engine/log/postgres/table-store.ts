@@ -12,7 +12,8 @@
  * - order: `_seq` is the insertion order (what `list` returns); a write of an existing key keeps
  *   its `_seq` (INSERT … ON CONFLICT DO UPDATE), as the SQLite log keeps the key's rowid.
  *
- * Invariant: every method runs on the caller's connection inside its transaction. Column names
+ * Invariant: every method runs on the caller's connection inside its transaction. A table's name
+ * is the store's in lower case (pgTableName: one table whatever the case, as on SQLite). Column names
  * are case-sensitive here (quoted identifiers), at most 63 bytes (PostgreSQL truncates longer
  * ones, which could make two fields share a column, so those stay in `_record` only).
  */
@@ -41,6 +42,20 @@ const MAX_COLUMN_BYTES = 63;
 
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The table a store's table name names: its name in lower case. SQLite matches (ASCII)
+ * identifiers without regard to case — `sql("Orders")` and `sql("orders")` are one table there —
+ * so they are one table here too, and a log copied either way keeps its tables as they were.
+ * Lower case, as PostgreSQL folds an unquoted name: `SELECT … FROM Orders` finds it.
+ */
+export function pgTableName(table: string): string {
+  return table.toLowerCase();
+}
+
+function quoteTable(table: string): string {
+  return quote(pgTableName(table));
 }
 
 /** True if `field` can name a projected column as it is (no NUL, well-formed UTF-16, ≤ 63 bytes). */
@@ -98,7 +113,7 @@ export class PgTableStores {
     const applied: AppliedWrite[] = new Array(writes.length);
     const byTable = new Map<string, number[]>();
     for (let i = 0; i < writes.length; i++) {
-      const id = `${writes[i]!.storeKind}:${writes[i]!.table}`;
+      const id = `${writes[i]!.storeKind}:${pgTableName(writes[i]!.table)}`;
       const list = byTable.get(id);
       if (list === undefined) byTable.set(id, [i]);
       else list.push(i);
@@ -126,7 +141,7 @@ export class PgTableStores {
     if (deleted.size > 0) {
       // `delete S[k]`: the row's `_seq` goes with it, so the key written again lands at the
       // end, as in the SQLite log and a JS Map. The table is made if absent, as a write would.
-      const { rows } = await client.query<{ k: string }>(`DELETE FROM ${quote(table)} WHERE _key = ANY($1::text[]) RETURNING _key AS k`, [[...deleted]]);
+      const { rows } = await client.query<{ k: string }>(`DELETE FROM ${quoteTable(table)} WHERE _key = ANY($1::text[]) RETURNING _key AS k`, [[...deleted]]);
       existed = new Set(rows.map((row) => row.k));
     }
     /** Each key's state after the writes so far: its record, or null when removed; absent while untouched. */
@@ -202,7 +217,7 @@ export class PgTableStores {
   }
 
   private async putSlice(client: PoolClient, table: string, shape: Shape, keys: string[], records: Record<string, unknown>[], jsons: string[]): Promise<void> {
-    const name = quote(table);
+    const name = quoteTable(table);
     if (shape === null) {
       await client.query(
         `INSERT INTO ${name} (_key, _doc) SELECT u.k, u.d FROM ROWS FROM (unnest($1::text[]), ${JSON_TEXTS}($2::json)) WITH ORDINALITY AS u(k, d, ord) ORDER BY u.ord
@@ -252,7 +267,7 @@ export class PgTableStores {
     if (columns.size === 0) return [];
     this.checkShape(storeKind, table, columns);
     const body = storeKind === 'sql' ? '_record' : '_doc';
-    const { rows } = await client.query<{ k: string; v: string }>(`SELECT _key AS k, ${body} AS v FROM ${quote(table)} ORDER BY _seq`);
+    const { rows } = await client.query<{ k: string; v: string }>(`SELECT _key AS k, ${body} AS v FROM ${quoteTable(table)} ORDER BY _seq`);
     return rows.map((row) => ({ key: row.k, record: JSON.parse(row.v) as Record<string, unknown> }));
   }
 
@@ -262,7 +277,7 @@ export class PgTableStores {
     const columns = await this.columnsOf(client, table);
     if (columns.size === 0) return null;
     this.checkShape(storeKind, table, columns);
-    return `SELECT _seq AS p, _key AS k, ${storeKind === 'sql' ? '_record' : '_doc'} AS v FROM ${quote(table)}`;
+    return `SELECT _seq AS p, _key AS k, ${storeKind === 'sql' ? '_record' : '_doc'} AS v FROM ${quoteTable(table)}`;
   }
 
   /** The records under `keys` that the table holds, with their places (in no particular order). */
@@ -275,20 +290,20 @@ export class PgTableStores {
 
   private async getMany(client: PoolClient, storeKind: StoreKind, table: string, keys: string[]): Promise<Map<string, unknown>> {
     const body = storeKind === 'sql' ? '_record' : '_doc';
-    const { rows } = await client.query<{ k: string; v: string }>(`SELECT _key AS k, ${body} AS v FROM ${quote(table)} WHERE _key = ANY($1::text[])`, [keys]);
+    const { rows } = await client.query<{ k: string; v: string }>(`SELECT _key AS k, ${body} AS v FROM ${quoteTable(table)} WHERE _key = ANY($1::text[])`, [keys]);
     return new Map(rows.map((row) => [row.k, JSON.parse(row.v) as unknown]));
   }
 
   private async ensureTable(client: PoolClient, storeKind: StoreKind, table: string): Promise<Shape> {
-    const id = `${storeKind}:${table}`;
+    const id = `${storeKind}:${pgTableName(table)}`;
     const cached = this.known.get(id);
     if (cached !== undefined) return cached;
     checkTableName(table, storeKind);
     const body = storeKind === 'sql' ? '_record' : '_doc';
     // Two processes creating the same table at once: the loser's CREATE waits, then finds it.
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reqon-table:${table}`]);
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reqon-table:${pgTableName(table)}`]);
     await client.query(
-      `CREATE TABLE IF NOT EXISTS ${quote(table)} (_seq BIGINT GENERATED ALWAYS AS IDENTITY, _key TEXT PRIMARY KEY, ${body} TEXT NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (_seq BIGINT GENERATED ALWAYS AS IDENTITY, _key TEXT PRIMARY KEY, ${body} TEXT NOT NULL)`,
     );
     const columns = await this.columnsOf(client, table);
     this.checkShape(storeKind, table, columns);
@@ -312,7 +327,7 @@ export class PgTableStores {
     if (!projectable(field) || RESERVED_COLUMNS.has(field)) return false;
     if (shape.has(field)) return true;
     if (shape.size >= MAX_PROJECTED_COLUMNS) return false;
-    await client.query(`ALTER TABLE ${quote(table)} ADD COLUMN IF NOT EXISTS ${quote(field)} jsonb`);
+    await client.query(`ALTER TABLE ${quoteTable(table)} ADD COLUMN IF NOT EXISTS ${quote(field)} jsonb`);
     shape.add(field);
     return true;
   }
@@ -320,7 +335,7 @@ export class PgTableStores {
   private async columnsOf(client: PoolClient, table: string): Promise<Set<string>> {
     const { rows } = await client.query<{ name: string }>(
       `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
-      [quote(table)],
+      [quoteTable(table)],
     );
     return new Set(rows.map((r) => r.name));
   }
