@@ -300,17 +300,21 @@ export class Journal {
    * one) `store.write` events at `storePath` — a table batch commits with its events, so all of
    * them mean all of its rows — and then the NEXT page's `http.request` (the pagination went on).
    * Anything else — a retry with no outcome, a failure, a `page.completed`, the log's end —
-   * stops the skip there: that page and the rest are walked. Their payloads are never read.
+   * stops the skip there: that page and the rest are walked. Of their payloads only the first
+   * page's status is read (the fetch's status, fetch-step.ts).
    */
-  skipFinishedPages(fetchPath: string, storePath: string, minItems: number): { pages: number; items: number } {
+  skipFinishedPages(fetchPath: string, storePath: string, minItems: number): { pages: number; items: number; firstStatus?: number } {
     if (!this.followingLog()) return { pages: 0, items: 0 };
     let pages = 0;
     let items = 0;
+    let firstStatus: number | undefined;
     for (;;) {
       const page = this.finishedPageAt(this.cursor, fetchPath, storePath, Math.max(1, minItems));
-      if (page === undefined) return { pages, items };
+      if (page === undefined) return { pages, items, ...(firstStatus !== undefined ? { firstStatus } : {}) };
       pages++;
       items += page.writes;
+      // The fetch's status is its first page's (fetch-step.ts): the one payload field read.
+      firstStatus ??= page.status;
       // Without a path index, everything from the cursor on is unconsumed: mark the page's
       // events, and let the window go past them before reading the next page.
       this.consumed.fill(1, this.cursor, page.end);
@@ -320,19 +324,20 @@ export class Journal {
   }
 
   /** The finished page whose events start at `start` (see skipFinishedPages): where they end and its writes. */
-  private finishedPageAt(start: number, fetchPath: string, storePath: string, minItems: number): { end: number; writes: number } | undefined {
+  private finishedPageAt(start: number, fetchPath: string, storePath: string, minItems: number): { end: number; writes: number; status: number } | undefined {
     const at = (i: number): StoredEvent | undefined => (i < this.total ? this.eventAt(i) : undefined);
     let i = start;
-    let answered = false;
+    let answer: StoredEvent<'http.response'> | undefined;
     for (;;) {
       const request = at(i);
       if (request?.type !== 'http.request' || request.stepPath !== fetchPath) break;
       const outcome = at(i + 1);
       if (outcome?.stepPath !== fetchPath || (outcome.type !== 'http.response' && outcome.type !== 'http.error')) return undefined;
-      answered = outcome.type === 'http.response';
+      answer = outcome.type === 'http.response' ? (outcome as StoredEvent<'http.response'>) : undefined;
       i += 2;
     }
-    if (!answered) return undefined;
+    if (answer === undefined) return undefined;
+    const status = answer.payload.response.status;
     let writes = 0;
     for (let e = at(i); e?.type === 'store.write' && e.stepPath === storePath; e = at(i)) {
       writes++;
@@ -340,7 +345,7 @@ export class Journal {
     }
     const next = at(i);
     if (writes < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
-    return { end: i, writes };
+    return { end: i, writes, status };
   }
 
   /** The walk simply follows the log and may take finished work as recorded (JournalOptions.skipFinished). */

@@ -156,7 +156,9 @@ export async function runFetch(
     const finished =
       sink?.tableWrites && plan.strategy !== 'cursor' && !until && !options.backfill && rt.journal.replaying
         ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!)
-        : { pages: 0, items: 0 };
+        : { pages: 0, items: 0, firstStatus: undefined };
+    // The fetch's status is its first page's (below); a finished page taken as recorded was that page.
+    let firstStatus = finished.firstStatus;
     if (finished.pages > 0) {
       rt.progress(`${path}: ${finished.pages} finished page(s), ${finished.items} record(s), taken as recorded`);
       plan.maxPages = (plan.maxPages ?? DEFAULT_MAX_PAGES) - finished.pages;
@@ -168,11 +170,15 @@ export async function runFetch(
     const result = await paginate(plan, {
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
-        status = answer.status;
+        // The fetch's status (what `match` sees, what lets its checkpoint advance) is its first
+        // page's: whether the resource answered. It was the last page's, so pages of records
+        // ending in an allowed 404 or a 204 past the end (Django's "Invalid page.") took a
+        // `404 -> skip` arm and never advanced their checkpoint.
+        firstStatus ??= answer.status;
         // A page answered with a status the mission allows but that is not 2xx (`allow: [404]`)
         // holds no records: its error body's list (`{ errors: [...] }`) was stored as records.
-        // As an empty page, it ends the pagination; `match` sees its status.
-        return status >= 200 && status < 300 ? answer.body : null;
+        // As an empty page, it ends the pagination.
+        return answer.status >= 200 && answer.status < 300 ? answer.body : null;
       },
       describe: (query) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`,
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
@@ -201,6 +207,7 @@ export async function runFetch(
       },
       collect: sink === undefined,
     }, { index: finished.pages });
+    status = firstStatus ?? status;
     pages = finished.pages + result.pages;
     truncated = result.truncated;
     itemCount = finished.items + result.count;

@@ -8,12 +8,14 @@ import { FakeClock } from '../../engine/env/fake-env.js';
 import { Journal, type JournalOptions } from '../../engine/journal/journal.js';
 import type { EventType, StoredEvent } from '../../engine/log/events.js';
 
-type Entry = [type: EventType, stepPath: string];
+/** `status`: an `http.response`'s (default 200). */
+type Entry = [type: EventType, stepPath: string, status?: number];
 const FETCH = 'S/0';
 const STORE = 'S/1';
 
 /** One attempt answered (`http.response`), else failed in flight (`http.error`). */
 const answered: Entry[] = [['http.request', FETCH], ['http.response', FETCH]];
+const answeredWith = (status: number): Entry[] => [['http.request', FETCH], ['http.response', FETCH, status]];
 const erred: Entry[] = [['http.request', FETCH], ['http.error', FETCH]];
 const writes = (n: number): Entry[] => Array.from({ length: n }, (): Entry => ['store.write', STORE]);
 const page = (n: number, attempts: Entry[] = answered): Entry[] => [...attempts, ...writes(n)];
@@ -22,9 +24,10 @@ const page = (n: number, attempts: Entry[] = answered): Entry[] => [...attempts,
 function syncLog(pages: Entry[][], after: Entry[] = [['step.completed', FETCH], ['step.completed', STORE]]): StoredEvent[] {
   const entries: Entry[] = [['step.started', FETCH], ['step.started', STORE], ...pages.flat(), ...after];
   // Payloads that throw when read: a skipped page must never look at them.
-  return entries.map(([type, stepPath], i) => {
+  return entries.map(([type, stepPath, status], i) => {
     const event = { runId: 'r', seq: i + 1, type, stepPath, recordedAt: i };
-    Object.defineProperty(event, 'payload', { get: () => (type === 'store.write' ? unread(i + 1) : { effectId: `e${i}` }), enumerable: true });
+    const payload = () => (type === 'http.response' ? { effectId: `e${i}`, response: { status: status ?? 200 } } : { effectId: `e${i}` });
+    Object.defineProperty(event, 'payload', { get: () => (type === 'store.write' ? unread(i + 1) : payload()), enumerable: true });
     return event as unknown as StoredEvent;
   });
 }
@@ -42,8 +45,9 @@ function journal(events: StoredEvent[], options: JournalOptions = { skipFinished
 
 describe('Journal.skipFinishedPages', () => {
   it('takes every page followed by the next page’s request, and leaves the last one to the walk', () => {
-    const j = journal(syncLog([page(3), page(3), page(2)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 3)).toEqual({ pages: 2, items: 6 });
+    // The first page's status is the fetch's (fetch-step.ts): it is said.
+    const j = journal(syncLog([page(3, answeredWith(206)), page(3), page(2)]));
+    expect(j.skipFinishedPages(FETCH, STORE, 3)).toEqual({ pages: 2, items: 6, firstStatus: 206 });
     // The walk goes on at the third page's request.
     expect(j.take(FETCH, 'http.request')?.seq).toBe(2 + 2 * 5 + 1);
     expect(j.take(FETCH, 'http.response')).toBeDefined();
@@ -51,9 +55,10 @@ describe('Journal.skipFinishedPages', () => {
   });
 
   it('takes a page answered after retries (errors and retried responses before its answer)', () => {
-    const retried: Entry[] = [...erred, ...answered, ...answered];
+    // The status said is the page's answer, not a retried attempt's.
+    const retried: Entry[] = [...erred, ...answeredWith(503), ...answered];
     const j = journal(syncLog([page(2, retried), page(2), page(1)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4 });
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200 });
   });
 
   it('stops at a page the log cannot vouch for', () => {
@@ -65,12 +70,12 @@ describe('Journal.skipFinishedPages', () => {
     expect(journal(syncLog([[['http.request', FETCH], ...page(2)], page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
     // A page recorded something besides its writes (a backfill `page.completed`): walked from there.
     const withRecord: Entry[] = [...answered, ['page.completed', FETCH], ...writes(2)];
-    expect(journal(syncLog([page(2), withRecord, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2 });
+    expect(journal(syncLog([page(2), withRecord, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200 });
     // The log ends after a page's writes (killed there): that page is walked.
-    expect(journal(syncLog([page(2), page(2)], [])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2 });
+    expect(journal(syncLog([page(2), page(2)], [])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200 });
     // A failure recorded after a page: the failed page is walked, and fails again.
     const failed = syncLog([page(2), page(2), answered], [['step.failed', FETCH], ['step.failed', STORE]]);
-    expect(journal(failed).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4 });
+    expect(journal(failed).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200 });
     // Writes at another path are another step's.
     const elsewhere: Entry[] = [...answered, ['store.write', 'S/2'], ['store.write', 'S/2']];
     expect(journal(syncLog([elsewhere, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
@@ -101,7 +106,7 @@ describe('Journal.skipFinishedPages', () => {
 
   it('leaves the journal consistent: the walk of the rest consumes the log exactly', () => {
     const j = journal(syncLog([page(2), page(2), page(1)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4 });
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200 });
     expect(j.take(FETCH, 'http.request')).toBeDefined();
     expect(j.take(FETCH, 'http.response')).toBeDefined();
     expect(j.take(STORE, 'store.write')).toBeDefined();
