@@ -202,6 +202,8 @@ export interface PaginationCallbacks {
    * knows the URL); `query` holds only the pagination parameters.
    */
   describe?(query: QueryParams, index: number): string;
+  /** A doubt worth a line on the run's output that does not stop the pagination. */
+  warn?(message: string): void;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
   /** Called after each kept page (for `page.completed` journaling, backfill, streaming). */
@@ -249,6 +251,8 @@ export async function paginate(
   let cursor = start.cursor;
   let pages = 0;
   if (cursor !== undefined) seenCursors.add(cursor);
+  /** Whether any page of this walk (or the one it resumes after) had a cursor at cursorPath. */
+  let cursorFound = cursor !== undefined;
   /** The previous full page of an offset or page pagination, to tell an API that ignores `param`. */
   let previous: PageShape | undefined;
   /** The top-level field the first page with items had them under (without itemsPath). */
@@ -271,7 +275,9 @@ export async function paginate(
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
+    if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, () => callbacks.describe?.(query, index), callbacks.warn);
     if (next !== undefined) {
+      cursorFound = true;
       if (seenCursors.has(next)) {
         throw new PaginationError(`the API returned cursor ${JSON.stringify(next)} again on page ${index + 1}; stopping instead of looping`);
       }
@@ -329,6 +335,37 @@ function checkListField(body: unknown, items: unknown[], field: string | undefin
     `page ${index + 1} has an object under "${field}", where the pages before it had their list: ` +
       `stopping instead of taking it for the last page (an object keyed "0", "1", … is how PHP sends a list with gaps)`,
   );
+}
+
+/**
+ * A full page of a cursor pagination no page of which had anything at cursorPath: a misspelt
+ * path (`"meta.nxt"` for `meta.next`) ended the fetch after one page, in a run that completed
+ * without a word. Said, not refused: an API may leave the cursor out of a last page that happens
+ * to be full (Google's nextPageToken). A cursor present but null or empty is a clear end: silent.
+ */
+function warnNoCursor(plan: PaginationPlan, body: unknown, items: unknown[], index: number, describe: () => string | undefined, warn?: (message: string) => void): void {
+  if (warn === undefined || plan.pageSize === undefined || items.length < plan.pageSize) return;
+  const path = plan.cursorPath!;
+  if (getPath(body, path) !== undefined) return;
+  const where = describe();
+  warn(
+    `page ${index + 1}${where ? ` (${where})` : ''} is full (${items.length} items) but has nothing at the cursor path "${path}", so it was taken for the last page; ` +
+      `${fieldsNear(body, path)}. If the path is misspelt, correct it in cursor(${plan.param}, ${plan.pageSize}, "…"); if the API leaves the cursor out of a full last page, nothing is wrong`,
+  );
+}
+
+/** The fields of the deepest object on `path` that the body has: `"meta" has: next, count`. */
+function fieldsNear(body: unknown, path: string): string {
+  const parts = path.split('.');
+  for (let k = parts.length - 1; k >= 0; k--) {
+    const prefix = parts.slice(0, k).join('.');
+    const v = k === 0 ? body : getPath(body, prefix);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    const keys = Object.keys(v);
+    const listed = keys.length === 0 ? 'no fields' : keys.slice(0, 12).join(', ') + (keys.length > 12 ? ', …' : '');
+    return k === 0 ? `the page has: ${listed}` : `"${prefix}" has: ${listed}`;
+  }
+  return `the page is ${describeBody(body)}`;
 }
 
 /** Where a page held its list: at itemsPath, as the body itself, or under a top-level field. */

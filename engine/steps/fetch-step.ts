@@ -180,6 +180,7 @@ export async function runFetch(
         // As an empty page, it ends the pagination.
         return answer.status >= 200 && answer.status < 300 ? answer.body : null;
       },
+      warn: (message) => rt.progress(`warning: ${path}: ${message}`),
       describe: (query) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`,
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {

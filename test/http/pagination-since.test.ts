@@ -78,6 +78,27 @@ describe('paginate loop', () => {
       expect(r).toMatchObject({ count: 2, stoppedBy: 'exhausted' });
     }
   });
+  it('warns when a full first page of a cursor pagination has nothing at the cursor path (misspelt), and only then', async () => {
+    const plan: PaginationPlan = { strategy: 'cursor', param: 'after', pageSize: 2, cursorPath: 'meta.nxt' };
+    const warnings = async (pages: unknown[], p: PaginationPlan = plan) => {
+      const said: string[] = [];
+      await paginate(p, { fetchPage: async (_q, i) => pages[i], warn: (m) => said.push(m), describe: () => 'GET /items' });
+      return said;
+    };
+    const full = { items: [1, 2], meta: { next: 'c2', count: 9 } };
+    expect(await warnings([full])).toEqual([
+      'page 1 (GET /items) is full (2 items) but has nothing at the cursor path "meta.nxt", so it was taken for the last page; "meta" has: next, count. ' +
+        'If the path is misspelt, correct it in cursor(after, 2, "…"); if the API leaves the cursor out of a full last page, nothing is wrong',
+    ]);
+    expect((await warnings([{ items: [1, 2] }]))[0]).toContain('the page has: items.');
+    // Present but null or empty: a clear end. A short page: the end. A cursor seen on an earlier page: the path is right.
+    expect(await warnings([{ items: [1, 2], meta: { nxt: null } }])).toEqual([]);
+    expect(await warnings([{ items: [1, 2], meta: { nxt: '' } }])).toEqual([]);
+    expect(await warnings([{ items: [1], meta: {} }])).toEqual([]);
+    expect(await warnings([{ items: [1, 2], meta: { nxt: 'c2' } }, { items: [3, 4], meta: {} }])).toEqual([]);
+    // No size, no "full".
+    expect(await warnings([{ items: [1, 2] }], { strategy: 'cursor', param: 'after', cursorPath: 'meta.nxt' })).toEqual([]);
+  });
   it('refuses a page after a full one whose list is absent (an in-band error), unless until names it the end', async () => {
     // `{ "error": "rate limited" }` with 200 on page 3 of 5 held no items: the pagination ended
     // there as at the last page, and the run completed without pages 3 to 5.
