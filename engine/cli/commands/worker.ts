@@ -71,17 +71,16 @@ export const command: CommandModule = {
         progress,
         ...(once ? { maxLooks: ONCE_LOOKS } : {}),
         delayMs: (looks) => Math.min(30_000, pollMs * 2 ** looks),
-        sleep: (ms) => env.clock.sleep(ms, stopWaiting.signal).then(
-          () => false,
-          () => true,
-        ),
+        sleep: (ms) => env.clock.sleep(ms, stopWaiting.signal).then(() => false, () => true),
       });
     } finally {
       process.off('SIGTERM', stopWhileWaiting);
       process.off('SIGINT', stopWhileWaiting);
     }
-    if (log === undefined) {
-      progress('stopping: the log database was never reached; nothing to release');
+    if (log === undefined || stopWaiting.signal.aborted) {
+      // Asked to stop while waiting (or while the look that reached it was under way).
+      await log?.close();
+      progress('stopping: asked to stop while waiting for the log database; no run was taken');
       return EXIT_OK;
     }
     try {
