@@ -80,16 +80,21 @@ export async function openCliLogWaiting(option: unknown, wait: WaitForLog): Prom
 }
 
 /**
- * A log database that may yet come up: not reached at all (refused, no socket, timed out), or
- * answering that it is starting or shutting down (SQLSTATE 08xxx, 57P0x) — not one whose server
- * answered no (28xxx a password, 3D000 no such database).
+ * A log database that may yet come up: not reached at all (refused, no socket, no route, a name
+ * not resolved yet, timed out, cut), or answering that it is starting or shutting down (SQLSTATE
+ * 08xxx, 57P0x) — not one whose server answered no (28xxx a password, 3D000 no such database) nor
+ * one refused on our side (a TLS certificate): those are said at once.
  */
 function mayComeUp(error: unknown): boolean {
   if (!logUnreachable(error)) return false;
-  const cause = error instanceof LogConnectionError ? error.cause : error;
-  const code = (cause as { code?: unknown } | null | undefined)?.code;
-  return !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57P0)/.test(code));
+  const cause = (error instanceof LogConnectionError ? error.cause : error) as { code?: unknown; message?: unknown } | null | undefined;
+  const code = cause?.code;
+  if (typeof code === 'string') return /^(08|57P0)/.test(code) || NOT_REACHED.has(code);
+  return typeof cause?.message === 'string' && /timeout|timed out|terminated|closed/i.test(cause.message);
 }
+
+/** Network errors of a server that is down, restarting or not reachable yet. */
+const NOT_REACHED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ENOENT', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
 
 function logTarget(option: unknown): string {
   const path = dbPath(option);
