@@ -16,13 +16,18 @@
  * further page is asked for. Hitting `maxPages`
  * (default 10 000) or `maxItems` (default unlimited) while more pages exist marks the result
  * `truncated` (a truncated sync must not advance its checkpoint); a cursor that repeats is an
- * error, not an endless loop. A page asked for because the one before said more were left must
- * hold the list the pages before it held: an empty list, `null` or an empty body ends the
- * pagination, an absent one (an in-band error, `{ "error": "rate limited" }`) is an error, never
- * taken for the last page (see `refuseListless`).
+ * error, not an endless loop. What a page must look like before its items are taken — no in-band
+ * error, its list where the page before had one, no object for a list — and the warning for a
+ * cursor path no page has, are `page-checks.ts`: a page that fails them is never taken for the last.
  */
 
+import { getPath } from './json-path.js';
+import { checkListField, listPlace, refuseErrorPage, refuseListless, warnNoCursor, type ListPlace } from './page-checks.js';
+import { PaginationError } from './pagination-error.js';
 import type { QueryParams } from './request-builder.js';
+
+export { getPath } from './json-path.js';
+export { PaginationError } from './pagination-error.js';
 
 export type PageStrategy = 'offset' | 'page' | 'cursor';
 
@@ -40,14 +45,6 @@ export interface PaginationPlan {
 }
 
 export const DEFAULT_MAX_PAGES = 10_000;
-
-export class PaginationError extends Error {
-  readonly code = 'pagination';
-  constructor(message: string) {
-    super(message);
-    this.name = 'PaginationError';
-  }
-}
 
 /** Rejects plans that would misbehave at run time (a page size of 0 re-fetches page 1 forever). */
 export function validatePlan(plan: PaginationPlan): void {
@@ -91,34 +88,6 @@ export function pageQuery(plan: PaginationPlan, index: number, cursor?: string):
   if (plan.sizeParam && plan.pageSize !== undefined) out.push([plan.sizeParam, String(plan.pageSize)]);
   return out;
 }
-
-/**
- * Value at a dotted path (`a.b.0.c`), where a segment may end in array indexes, `[-1]` counting
- * from the end (`data[-1].id`: the last item's id, Stripe's cursor); undefined when any step is missing.
- */
-export function getPath(value: unknown, path: string): unknown {
-  let cur: unknown = value;
-  for (const part of path.split('.')) {
-    if (part === '') continue;
-    const indexed = INDEXED_SEGMENT.exec(part);
-    const name = indexed ? indexed[1]! : part;
-    if (name !== '') {
-      if (cur === null || typeof cur !== 'object') return undefined;
-      cur = Object.prototype.hasOwnProperty.call(cur, name) ? (cur as Record<string, unknown>)[name] : undefined;
-    }
-    if (indexed) {
-      for (const [, digits] of indexed[2]!.matchAll(/\[(-?\d+)\]/g)) {
-        if (!Array.isArray(cur)) return undefined;
-        const index = Number(digits);
-        cur = cur[index < 0 ? cur.length + index : index];
-      }
-    }
-  }
-  return cur;
-}
-
-/** `name[0]`, `name[-1][2]`, `[3]`: a field name followed by one or more array indexes. */
-const INDEXED_SEGMENT = /^([^[\]]*)((?:\[-?\d+\])+)$/;
 
 export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
   if (itemsPath) {
@@ -268,7 +237,9 @@ export async function paginate(
     const body = await callbacks.fetchPage(query, index);
     pages += 1;
     const stop = callbacks.until ? await callbacks.until(body, index) : false;
-    if (!stop && listedAt !== undefined) refuseListless(body, listedAt, index, () => callbacks.describe?.(query, index));
+    const describe = () => callbacks.describe?.(query, index);
+    if (!stop && listedAt !== undefined) refuseListless(body, listedAt, index, describe);
+    refuseErrorPage(body, plan.itemsPath, index, describe);
     listedAt = listPlace(body, plan.itemsPath) ?? listedAt;
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
@@ -312,123 +283,6 @@ export async function paginate(
     if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index } };
     if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
   }
-}
-
-/**
- * The list field so far (see `listField` in paginate), after checking this page against it: a page
- * whose field holds a non-empty object instead of a list is refused. PHP sends a list
- * with gaps as an object (`{ "2": {…}, "5": {…} }`): such a page had no list, so pagination ended
- * there as at the last page, and the pages after it were never asked for.
- */
-function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
-  if (itemsPath !== undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return field;
-  const page = body as Record<string, unknown>;
-  if (field === undefined) {
-    if (items.length === 0) return undefined;
-    for (const [name, value] of Object.entries(page)) if (value === items) return name;
-    return undefined;
-  }
-  const value = Object.prototype.hasOwnProperty.call(page, field) ? page[field] : undefined;
-  // Nothing, null, an empty object or a scalar holds no records: that page ends the pagination as before.
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) return field;
-  throw new PaginationError(
-    `page ${index + 1} has an object under "${field}", where the pages before it had their list: ` +
-      `stopping instead of taking it for the last page (an object keyed "0", "1", … is how PHP sends a list with gaps)`,
-  );
-}
-
-/**
- * A full page of a cursor pagination no page of which had anything at cursorPath: a misspelt
- * path (`"meta.nxt"` for `meta.next`) ended the fetch after one page, in a run that completed
- * without a word. Said, not refused: an API may leave the cursor out of a last page that happens
- * to be full (Google's nextPageToken). A cursor present but null or empty is a clear end: silent.
- */
-function warnNoCursor(plan: PaginationPlan, body: unknown, items: unknown[], index: number, describe: () => string | undefined, warn?: (message: string) => void): void {
-  if (warn === undefined || plan.pageSize === undefined || items.length < plan.pageSize) return;
-  const path = plan.cursorPath!;
-  if (getPath(body, path) !== undefined) return;
-  const where = describe();
-  warn(
-    `page ${index + 1}${where ? ` (${where})` : ''} is full (${items.length} items) but has nothing at the cursor path "${path}", so it was taken for the last page; ` +
-      `${fieldsNear(body, path)}. If the path is misspelt, correct it in cursor(${plan.param}, ${plan.pageSize}, "…"); if the API leaves the cursor out of a full last page, nothing is wrong`,
-  );
-}
-
-/** The fields of the deepest object on `path` that the body has: `"meta" has: next, count`. */
-function fieldsNear(body: unknown, path: string): string {
-  const parts = path.split('.');
-  for (let k = parts.length - 1; k >= 0; k--) {
-    const prefix = parts.slice(0, k).join('.');
-    const v = k === 0 ? body : getPath(body, prefix);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
-    const keys = Object.keys(v);
-    const listed = keys.length === 0 ? 'no fields' : keys.slice(0, 12).join(', ') + (keys.length > 12 ? ', …' : '');
-    return k === 0 ? `the page has: ${listed}` : `"${prefix}" has: ${listed}`;
-  }
-  return `the page is ${describeBody(body)}`;
-}
-
-/** Where a page held its list: at itemsPath, as the body itself, or under a top-level field. */
-type ListPlace = { kind: 'path'; path: string } | { kind: 'body' } | { kind: 'field'; name: string };
-
-function listPlace(body: unknown, itemsPath: string | undefined): ListPlace | undefined {
-  if (itemsPath !== undefined) return { kind: 'path', path: itemsPath };
-  if (Array.isArray(body)) return { kind: 'body' };
-  if (body === null || typeof body !== 'object') return undefined;
-  for (const [name, value] of Object.entries(body)) if (Array.isArray(value)) return { kind: 'field', name };
-  return undefined;
-}
-
-/**
- * A page asked for because the one before it said more were left, whose list is absent where
- * that page had it: `{ "error": "rate limited" }` answered with 200, or an envelope without its
- * list. It held no items, so pagination ended there as at the last page, and the run completed
- * with the pages before it only. An empty body (204), `null` or an empty list there is still the
- * end; so is a page `until` holds on (the caller does not ask).
- */
-function refuseListless(body: unknown, expected: ListPlace, index: number, describe: () => string | undefined): void {
-  if (body === null || body === undefined) return;
-  let missing: string;
-  let hint = 'until: …';
-  switch (expected.kind) {
-    case 'path':
-      if (getPath(body, expected.path) !== undefined) return;
-      missing = `has no list at itemsPath "${expected.path}"`;
-      hint = `until: not exists(response.${expected.path})`;
-      break;
-    case 'body':
-      if (Array.isArray(body)) return;
-      missing = 'is not a list, as the pages before it were';
-      break;
-    case 'field':
-      // A list under another field is still a list (its items are taken, as before): only a page with none is refused.
-      if (typeof body === 'object' && (Object.prototype.hasOwnProperty.call(body, expected.name) || listPlace(body, undefined) !== undefined)) return;
-      missing = `has no "${expected.name}" list, which the pages before it had`;
-      hint = `until: not exists(response.${expected.name})`;
-      break;
-    default: {
-      const never: never = expected;
-      throw new PaginationError(`unknown list place ${JSON.stringify(never)}`);
-    }
-  }
-  const where = describe();
-  const fields = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
-  throw new PaginationError(
-    `page ${index + 1}${where ? ` (${where})` : ''} ${missing}; it has: ${fields.length > 0 ? fields.slice(0, 12).join(', ') + (fields.length > 12 ? ', …' : '') : describeBody(body)} (${excerpt(body)}). ` +
-      `An in-band error, or an envelope without its list, is not taken for the last page: the pages after it would be missing from a run that completed. ` +
-      `Run the mission again once the API answers; if this is how the API marks its last page, say so with \`${hint}\``,
-  );
-}
-
-function describeBody(body: unknown): string {
-  if (Array.isArray(body)) return 'a list';
-  return typeof body === 'object' ? 'no fields' : `a ${typeof body}`;
-}
-
-/** The page's JSON, cut to 200 characters (the client redacted its secret values already). */
-function excerpt(body: unknown): string {
-  const text = JSON.stringify(body) ?? String(body);
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** What tells two full pages apart cheaply: their length and their first and last items' JSON. */

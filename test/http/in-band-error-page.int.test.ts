@@ -5,8 +5,9 @@
  * pages before it, and those after it were never asked for. A page asked for because the one
  * before said more were left must hold the list the earlier pages held (empty is the end; absent
  * is not): the fetch fails naming the page, its URL, the list it expected and the fields the page
- * had. An empty list, a 204 or an `until` that names the end still end it — the contrast that
- * shows the test tells them apart.
+ * had. A page answered 2xx with an error and no other list fails it on any page, the first too
+ * (its errors were stored as records). An empty list, a 204 or an `until` that names the end
+ * still end it — the contrast that shows the test tells them apart.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,6 +55,8 @@ beforeAll(async () => {
         if (after === 'c2') return json(res, 200, { error: { code: 429, message: 'rate limited' } });
         return json(res, 200, { items: rows(300), next: null });
       }
+      case '/first':
+        return json(res, 200, { errors: [{ code: 'throttled', message: 'rate limited' }] });
       case '/ended':
         if (page === 2) return json(res, 200, { done: true });
         return json(res, 200, { items: rows(400) });
@@ -64,6 +67,7 @@ beforeAll(async () => {
   write('pages.vague', 'Pages', 'get "/items" { paginate: page(page, 2) }');
   write('wrapped.vague', 'Wrapped', 'get "/wrapped" { paginate: offset(offset, 2), itemsPath: "data.rows" }');
   write('cursored.vague', 'Cursored', 'get "/cursored" { paginate: cursor(after, 2, "next") }');
+  write('first.vague', 'First', 'get "/first" { paginate: page(page, 2), since: lastSync("first") }');
   write('ended.vague', 'Ended', 'get "/ended" { paginate: page(page, 2), until: response.done == true }');
 }, 180_000);
 
@@ -96,6 +100,14 @@ describe('an in-band error page in the middle of a paginated fetch', () => {
     const cursored = await reqon('run', 'cursored.vague');
     expect(cursored.code, describeResult(cursored)).toBe(1);
     expect(cursored.stdout + cursored.stderr).toContain(`page 2 (GET ${server.base}/cursored?after=c2) has no "items" list, which the pages before it had`);
+  });
+
+  it('fails on an in-band error on the first page too, rather than storing its errors as records', async () => {
+    const run = await reqon('run', 'first.vague');
+    expect(run.code, describeResult(run)).toBe(1);
+    expect(run.stdout + run.stderr).toContain(
+      `page 1 (GET ${server.base}/first?since=1970-01-01T00%3A00%3A00.000Z&page=1) answered with an error under "errors" and no list: {"errors":[{"code":"throttled","message":"rate limited"}]}`,
+    );
   });
 
   it('still ends at an empty list, a 204 with no body, or the page until names the end', async () => {

@@ -99,6 +99,22 @@ describe('paginate loop', () => {
     // No size, no "full".
     expect(await warnings([{ items: [1, 2] }], { strategy: 'cursor', param: 'after', cursorPath: 'meta.nxt' })).toEqual([]);
   });
+  it('refuses any page answered with an in-band error and no list but the error\'s, the first and an until page too', async () => {
+    const plan: PaginationPlan = { strategy: 'page', param: 'page', pageSize: 2 };
+    const first = (body: unknown, more: Partial<PaginationPlan> = {}, until?: () => boolean) =>
+      paginate({ ...plan, ...more }, { fetchPage: async () => body, describe: () => 'GET /items?page=1', ...(until ? { until } : {}) });
+    await expect(first({ error: 'rate limited' })).rejects.toThrow('page 1 (GET /items?page=1) answered with an error under "error" and no list: {"error":"rate limited"}');
+    // Its errors were taken for the page's records.
+    await expect(first({ errors: [{ message: 'throttled' }] })).rejects.toThrow('under "errors" and no list');
+    await expect(first({ data: null, errors: [{ message: 'x' }] }, { itemsPath: 'data' })).rejects.toThrow('under "errors"');
+    // `until: length(response.items) == 0` holds on it: still refused.
+    await expect(first({ fault: { faultstring: 'quota' } }, {}, () => true)).rejects.toThrow('under "fault"');
+    // A list beside the error (GraphQL's partial data), or an error that is empty, is a page.
+    expect(await first({ data: [1], errors: [{ message: 'partial' }] })).toMatchObject({ items: [1] });
+    expect(await first({ items: [], errors: [] })).toMatchObject({ items: [] });
+    expect(await first({ items: [1], error: null })).toMatchObject({ items: [1] });
+    expect(await first({ total: 0 })).toMatchObject({ items: [] });
+  });
   it('refuses a page after a full one whose list is absent (an in-band error), unless until names it the end', async () => {
     // `{ "error": "rate limited" }` with 200 on page 3 of 5 held no items: the pagination ended
     // there as at the last page, and the run completed without pages 3 to 5.

@@ -1,0 +1,164 @@
+/**
+ * What a page of a paginated fetch must look like before its items are taken (pagination.ts), each
+ * rule written after a run that completed with records missing and not a word:
+ *
+ * - `refuseErrorPage`: any page answered 2xx with an in-band error and no list but the error's
+ *   (`{ "error": "rate limited" }`) fails the fetch — it was an empty last page, or its errors records.
+ * - `refuseListless`: a page asked for because the one before it said more were left must hold a
+ *   list where that page did; `null`, `[]` and an empty body still end the pagination.
+ * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused.
+ * - `warnNoCursor`: a full first page with nothing at the cursor path is said (a misspelt path),
+ *   not refused (an API may leave the cursor out of a full last page).
+ *
+ * Messages name the page, its URL (the caller's `describe`), what was expected and what the page had.
+ */
+import { getPath } from './json-path.js';
+import { PaginationError } from './pagination-error.js';
+import type { PaginationPlan } from './pagination.js';
+
+/**
+ * The list field so far (see `listField` in paginate), after checking this page against it: a page
+ * whose field holds a non-empty object instead of a list is refused. PHP sends a list
+ * with gaps as an object (`{ "2": {…}, "5": {…} }`): such a page had no list, so pagination ended
+ * there as at the last page, and the pages after it were never asked for.
+ */
+export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
+  if (itemsPath !== undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return field;
+  const page = body as Record<string, unknown>;
+  if (field === undefined) {
+    if (items.length === 0) return undefined;
+    for (const [name, value] of Object.entries(page)) if (value === items) return name;
+    return undefined;
+  }
+  const value = Object.prototype.hasOwnProperty.call(page, field) ? page[field] : undefined;
+  // Nothing, null, an empty object or a scalar holds no records: that page ends the pagination as before.
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) return field;
+  throw new PaginationError(
+    `page ${index + 1} has an object under "${field}", where the pages before it had their list: ` +
+      `stopping instead of taking it for the last page (an object keyed "0", "1", … is how PHP sends a list with gaps)`,
+  );
+}
+
+/**
+ * A full page of a cursor pagination no page of which had anything at cursorPath: a misspelt
+ * path (`"meta.nxt"` for `meta.next`) ended the fetch after one page, in a run that completed
+ * without a word. Said, not refused: an API may leave the cursor out of a last page that happens
+ * to be full (Google's nextPageToken). A cursor present but null or empty is a clear end: silent.
+ */
+export function warnNoCursor(plan: PaginationPlan, body: unknown, items: unknown[], index: number, describe: () => string | undefined, warn?: (message: string) => void): void {
+  if (warn === undefined || plan.pageSize === undefined || items.length < plan.pageSize) return;
+  const path = plan.cursorPath!;
+  if (getPath(body, path) !== undefined) return;
+  const where = describe();
+  warn(
+    `page ${index + 1}${where ? ` (${where})` : ''} is full (${items.length} items) but has nothing at the cursor path "${path}", so it was taken for the last page; ` +
+      `${fieldsNear(body, path)}. If the path is misspelt, correct it in cursor(${plan.param}, ${plan.pageSize}, "…"); if the API leaves the cursor out of a full last page, nothing is wrong`,
+  );
+}
+
+/** The fields of the deepest object on `path` that the body has: `"meta" has: next, count`. */
+function fieldsNear(body: unknown, path: string): string {
+  const parts = path.split('.');
+  for (let k = parts.length - 1; k >= 0; k--) {
+    const prefix = parts.slice(0, k).join('.');
+    const v = k === 0 ? body : getPath(body, prefix);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    const keys = Object.keys(v);
+    const listed = keys.length === 0 ? 'no fields' : keys.slice(0, 12).join(', ') + (keys.length > 12 ? ', …' : '');
+    return k === 0 ? `the page has: ${listed}` : `"${prefix}" has: ${listed}`;
+  }
+  return `the page is ${describeBody(body)}`;
+}
+
+/** Top-level fields an API answers an error in, when it answers one with a 2xx status. */
+const ERROR_FIELDS = ['error', 'errors', 'fault'] as const;
+
+/**
+ * Any page (the first too, and one `until` holds on) answered with an in-band error and no list
+ * but the error's: `{ "error": "rate limited" }`, `{ "errors": [{ … }] }` with 200. The first was
+ * taken for an empty last page — on page 1 a run that completed with no records and advanced its
+ * since checkpoint past them; the second had its errors stored as records. A page that holds a
+ * list beside the error (GraphQL's partial data) is a page; an empty or null error is no error.
+ */
+export function refuseErrorPage(body: unknown, itemsPath: string | undefined, index: number, describe: () => string | undefined): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const page = body as Record<string, unknown>;
+  const field = ERROR_FIELDS.find((name) => Object.prototype.hasOwnProperty.call(page, name) && holdsSomething(page[name]));
+  if (field === undefined) return;
+  const listed = itemsPath !== undefined ? Array.isArray(getPath(body, itemsPath)) : Object.entries(page).some(([name, v]) => name !== field && Array.isArray(v));
+  if (listed) return;
+  const where = describe();
+  throw new PaginationError(
+    `page ${index + 1}${where ? ` (${where})` : ''} answered with an error under "${field}" and no list: ${excerpt(body)}. ` +
+      `Not taken for the last page (nor its error for records): run the mission again once the API answers`,
+  );
+}
+
+function holdsSomething(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === '' || value === 0) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  return typeof value !== 'object' || Object.keys(value).length > 0;
+}
+
+/** Where a page held its list: at itemsPath, as the body itself, or under a top-level field. */
+export type ListPlace = { kind: 'path'; path: string } | { kind: 'body' } | { kind: 'field'; name: string };
+
+export function listPlace(body: unknown, itemsPath: string | undefined): ListPlace | undefined {
+  if (itemsPath !== undefined) return { kind: 'path', path: itemsPath };
+  if (Array.isArray(body)) return { kind: 'body' };
+  if (body === null || typeof body !== 'object') return undefined;
+  for (const [name, value] of Object.entries(body)) if (Array.isArray(value)) return { kind: 'field', name };
+  return undefined;
+}
+
+/**
+ * A page asked for because the one before it said more were left, whose list is absent where
+ * that page had it: `{ "error": "rate limited" }` answered with 200, or an envelope without its
+ * list. It held no items, so pagination ended there as at the last page, and the run completed
+ * with the pages before it only. An empty body (204), `null` or an empty list there is still the
+ * end; so is a page `until` holds on (the caller does not ask).
+ */
+export function refuseListless(body: unknown, expected: ListPlace, index: number, describe: () => string | undefined): void {
+  if (body === null || body === undefined) return;
+  let missing: string;
+  let hint = 'until: …';
+  switch (expected.kind) {
+    case 'path':
+      if (getPath(body, expected.path) !== undefined) return;
+      missing = `has no list at itemsPath "${expected.path}"`;
+      hint = `until: not exists(response.${expected.path})`;
+      break;
+    case 'body':
+      if (Array.isArray(body)) return;
+      missing = 'is not a list, as the pages before it were';
+      break;
+    case 'field':
+      // A list under another field is still a list (its items are taken, as before): only a page with none is refused.
+      if (typeof body === 'object' && (Object.prototype.hasOwnProperty.call(body, expected.name) || listPlace(body, undefined) !== undefined)) return;
+      missing = `has no "${expected.name}" list, which the pages before it had`;
+      hint = `until: not exists(response.${expected.name})`;
+      break;
+    default: {
+      const never: never = expected;
+      throw new PaginationError(`unknown list place ${JSON.stringify(never)}`);
+    }
+  }
+  const where = describe();
+  const fields = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+  throw new PaginationError(
+    `page ${index + 1}${where ? ` (${where})` : ''} ${missing}; it has: ${fields.length > 0 ? fields.slice(0, 12).join(', ') + (fields.length > 12 ? ', …' : '') : describeBody(body)} (${excerpt(body)}). ` +
+      `An in-band error, or an envelope without its list, is not taken for the last page: the pages after it would be missing from a run that completed. ` +
+      `Run the mission again once the API answers; if this is how the API marks its last page, say so with \`${hint}\``,
+  );
+}
+
+function describeBody(body: unknown): string {
+  if (Array.isArray(body)) return 'a list';
+  return typeof body === 'object' ? 'no fields' : `a ${typeof body}`;
+}
+
+/** The page's JSON, cut to 200 characters (the client redacted its secret values already). */
+function excerpt(body: unknown): string {
+  const text = JSON.stringify(body) ?? String(body);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
