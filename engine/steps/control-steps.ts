@@ -55,7 +55,8 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
 
 export async function runValidate(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): Promise<StepOutcome> {
   if (step.fallback) {
-    if (firstFailedConstraint(step, path, frame, rt)) await rt.runSteps(step.fallback, fallbackPath(path), frame);
+    const failed = firstFailedConstraint(step, path, frame, rt);
+    if (failed) await withFlowSubject(frame, failed.target, () => rt.runSteps(step.fallback!, fallbackPath(path), frame));
     return {};
   }
   return runValidateWithoutFallback(step, path, frame, rt, file);
@@ -134,7 +135,8 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
     }
     if (bound) withBindings(frame.scope, bound);
     if (arm.body.kind === 'Steps') {
-      await rt.runSteps(arm.body.steps, armPath(path, i), frame);
+      const steps = arm.body.steps;
+      await withFlowSubject(frame, subject, () => rt.runSteps(steps, armPath(path, i), frame));
       return {};
     }
     await directive(arm.body.directive, subject, armPath(path, i), frame, rt);
@@ -174,12 +176,26 @@ function withBindings(scope: Scope, bound: ReadonlyMap<string, unknown>): Scope 
 
 /**
  * A directive written as a step (`skip` in a loop body, `abort "…"` after a store in an arm
- * block): the same meaning as the directive as an arm body; `queue` queues the current
- * `response`. `continue` carries on with the next step.
+ * block): the same meaning as the directive as an arm body. `queue` queues the value the block
+ * is about — in a `validate x { … } or { … }` block the validated `x`, in a match arm's block
+ * the matched value — unless a step of the block has set `response` since (`map`, a request):
+ * then, as everywhere else, the current `response`. `continue` carries on with the next step.
  */
 export async function runFlow(step: FlowStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
-  await directive(step.directive, frame.response, path, frame, rt);
+  const about = frame.flowSubject;
+  await directive(step.directive, about && frame.response === about.responseAtEntry ? about.value : frame.response, path, frame, rt);
   return {};
+}
+
+/** Runs a validate fallback or an arm block with `subject` as its directives' value (Frame.flowSubject). */
+async function withFlowSubject(frame: Frame, subject: unknown, run: () => Promise<void> | undefined): Promise<void> {
+  const outer = frame.flowSubject;
+  frame.flowSubject = { value: subject, responseAtEntry: frame.response };
+  try {
+    await run();
+  } finally {
+    frame.flowSubject = outer;
+  }
 }
 
 async function directive(d: Directive, subject: unknown, path: string, frame: Frame, rt: StepRuntime): Promise<void> {

@@ -41,6 +41,13 @@ export class Frame {
   lastStatus: number | undefined = undefined;
   /** How many `generateId()`s each step path of this frame asked for (journaledInputs). */
   idCounts: Map<string, number> | undefined = undefined;
+  /**
+   * What a directive written as a step (`queue bad`, `abort e`) acts on inside a `validate … or`
+   * block (the validated value) or a `match` arm's block (the matched value), until a step of
+   * the block sets `response` (`responseAtEntry` is what it was when the block began): then, as
+   * elsewhere, the current `response`. Not inherited by a loop iteration.
+   */
+  flowSubject: { value: unknown; responseAtEntry: unknown } | undefined = undefined;
 
   constructor(
     readonly action: string,
