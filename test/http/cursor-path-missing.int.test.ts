@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
 let cli: string;
@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
-const ids = async (run: { stdout: string }) =>
+const ids = async (run: CliResult) =>
   JSON.parse((await reqon('store', runIdOf(run), 'items', '--json')).stdout).map((r: { record: { id: number } }) => r.record.id);
 
 describe('a cursor path that no page has', () => {

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
 let cli: string;
@@ -78,7 +78,7 @@ afterAll(async () => {
 
 const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
 const since = (from: number) => server.requests.slice(from).map((r) => r.url);
-const stored = async (run: { stdout: string }) =>
+const stored = async (run: CliResult) =>
   JSON.parse((await reqon('store', runIdOf(run), 'items', '--json')).stdout).map((r: { record: { id: number } }) => r.record.id);
 
 describe('an in-band error page in the middle of a paginated fetch', () => {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
 let cli: string;
@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
-const keys = async (run: { stdout: string }, store: string) =>
+const keys = async (run: CliResult, store: string) =>
   JSON.parse((await reqon('store', runIdOf(run), store, '--json')).stdout).map((r: { record: { id: string } }) => r.record.id);
 const sinceOf = (url: string) => new URL(url, 'http://x').searchParams.get('since');
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
 let cli: string;
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
 const ims = (from: number) => server.requests.slice(from).map((r) => `${new URL(r.url, 'http://x').pathname} ${r.headers['if-modified-since']}`);
-const records = async (run: { stdout: string }, store: string) => JSON.parse((await reqon('store', runIdOf(run), store, '--json')).stdout).map((r: { record: unknown }) => r.record);
+const records = async (run: CliResult, store: string) => JSON.parse((await reqon('store', runIdOf(run), store, '--json')).stdout).map((r: { record: unknown }) => r.record);
 
 describe('304 Not Modified to a since fetch', () => {
   it('is an empty result: the run completes, match sees 304, the checkpoint stays, and verify replays it', async () => {
