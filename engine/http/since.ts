@@ -16,6 +16,17 @@ export const DEFAULT_SINCE_PARAM = 'since';
 
 /** The largest distance from the epoch a Date holds (ms). */
 const MAX_INSTANT_MS = 8.64e15;
+/** 10000-01-01T00:00:00Z: the first instant an HTTP date's four-digit year cannot write. */
+const HTTP_DATE_END_MS = 253402300800000;
+
+/**
+ * The format a `lastSync` value takes when the mission names none: an HTTP date in a conditional
+ * request header (RFC 9110 §13.1.3: a server ignores If-Modified-Since unless it is one, so an
+ * ISO instant there made every run fetch everything), else ISO-8601.
+ */
+export function defaultSinceFormat(header: string | undefined): SinceFormat {
+  return header !== undefined && /^if-(un)?modified-since$/i.test(header) ? 'http-date' : 'iso';
+}
 
 export function formatLastSync(ms: number, format: SinceFormat = 'iso'): string {
   if (!Number.isFinite(ms)) throw new RangeError(`lastSync instant must be a finite number of ms, got ${ms}`);
@@ -29,6 +40,10 @@ export function formatLastSync(ms: number, format: SinceFormat = 'iso'): string 
       return String(Math.floor(ms));
     case 'date-only':
       return new Date(ms).toISOString().slice(0, 10);
+    case 'http-date':
+      // IMF-fixdate, e.g. `Thu, 01 Jan 1970 00:00:00 GMT` (a four-digit year: Date's range past 9999 is no HTTP date).
+      if (ms < 0 || ms >= HTTP_DATE_END_MS) throw new RangeError(`lastSync checkpoint ${new Date(ms).toISOString()} has no HTTP date (years 1970 to 9999)`);
+      return new Date(ms).toUTCString();
     default: {
       const never: never = format;
       throw new RangeError(`unknown lastSync format ${String(never)}`);

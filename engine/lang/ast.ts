@@ -351,7 +351,8 @@ export interface RetryConfig {
   end: number;
 }
 
-export type SinceFormat = 'iso' | 'unix' | 'unix-ms' | 'date-only';
+/** `http-date`: RFC 9110's IMF-fixdate (`Wed, 02 Dec 2026 12:00:00 GMT`), what `If-Modified-Since` takes. */
+export type SinceFormat = 'iso' | 'unix' | 'unix-ms' | 'date-only' | 'http-date';
 
 export type Since =
   | {

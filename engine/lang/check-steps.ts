@@ -302,7 +302,9 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
   const handled = new Map<number, number>();
   let catchAll: number | undefined;
   let deadReported = false;
-  const allowed = request?.options?.allow?.statuses ?? [];
+  const explicit = request?.options?.allow?.statuses ?? [];
+  // A since fetch takes a 304 (Not Modified) as its empty answer (fetch-step.ts), as if allowed.
+  const allowed = request?.options?.since ? [...explicit, 304] : explicit;
   const checkArmStatus = (status: number, span: Span, unguarded: boolean): void => {
     if (!checkStatus(ctx, file, status, span)) return;
     if (request && (status < 200 || status > 299) && !allowed.includes(status)) {
@@ -312,7 +314,7 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
         'E3045',
         span,
         `A ${status} never reaches this arm: it fails the request ${ctx.where(file, request.start, file)}, which does not allow it, before the match`,
-        `add \`allow: [${[...allowed, status].join(', ')}]\` to the request, so a ${status} is its answer and this arm takes it`,
+        `add \`allow: [${[...explicit, status].join(', ')}]\` to the request, so a ${status} is its answer and this arm takes it`,
       );
     }
     const earlier = handled.get(status);

@@ -383,7 +383,7 @@ function parsePaginateObject(p: Parser): Paginate {
   return result;
 }
 
-const FORMATS: readonly SinceFormat[] = ['iso', 'unix', 'unix-ms', 'date-only'];
+const FORMATS: readonly SinceFormat[] = ['iso', 'unix', 'unix-ms', 'date-only', 'http-date'];
 
 /** `lastSync("key")? { param, format, updateFrom, header }?`, or any expression. */
 function parseSince(p: Parser): Since {

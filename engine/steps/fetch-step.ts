@@ -28,7 +28,7 @@ import { resolveOperation } from '../http/openapi.js';
 import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
-import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
+import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
 import { StepError } from './signals.js';
 import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
@@ -521,7 +521,7 @@ async function sinceParts(
     last = (await rt.lastSync(key, api)) ?? 0;
     rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
   }
-  const formatted = formatLastSync(last, since.format ?? 'iso');
+  const formatted = formatLastSync(last, since.format ?? defaultSinceFormat(since.header));
   return {
     key,
     ...(api !== undefined ? { api } : {}),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_PAGES, describeTruncation, hasMore, itemsOf, pageQuery, paginate, PaginationError, type PageInfo, type PaginationPlan } from '../../engine/http/pagination.js';
-import { checkpointKey, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/http/since.js';
+import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/http/since.js';
 
 describe('pagination pure rules', () => {
   it('builds the query of page k for each strategy; size only when named', () => {
@@ -204,6 +204,16 @@ describe('since', () => {
     expect(formatLastSync(t, 'unix-ms')).toBe(String(t));
     expect(formatLastSync(t, 'date-only')).toBe('2025-03-04');
     expect(formatLastSync(0, 'unix')).toBe('0');
+    expect(formatLastSync(t, 'http-date')).toBe('Tue, 04 Mar 2025 05:06:07 GMT');
+    expect(formatLastSync(0, 'http-date')).toBe('Thu, 01 Jan 1970 00:00:00 GMT');
+    expect(() => formatLastSync(-1, 'http-date')).toThrow(/has no HTTP date/);
+    expect(() => formatLastSync(Date.UTC(10000, 0, 1), 'http-date')).toThrow(/has no HTTP date/);
+  });
+  it('sends an HTTP date in a conditional header unless the mission names a format, ISO elsewhere', () => {
+    expect(defaultSinceFormat('If-Modified-Since')).toBe('http-date');
+    expect(defaultSinceFormat('if-unmodified-since')).toBe('http-date');
+    expect(defaultSinceFormat('X-Updated-Since')).toBe('iso');
+    expect(defaultSinceFormat(undefined)).toBe('iso');
   });
   it('derives checkpoint keys', () => {
     expect(checkpointKey({ explicitKey: 'events', source: 'Api', path: '/e' })).toBe('events');

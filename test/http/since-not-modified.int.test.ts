@@ -18,7 +18,9 @@ let cli: string;
 let dir: string;
 let server: LocalServer;
 
-const EPOCH = new Date(0).toISOString();
+/** What a first run sends: the epoch as an HTTP date (RFC 9110 IMF-fixdate), the only form the header takes. */
+const EPOCH = new Date(0).toUTCString();
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 const mission = (base: string) => `mission NotModified {
   source Api { auth: none, base: "${base}" }
@@ -81,6 +83,8 @@ describe('304 Not Modified to a since fetch', () => {
     const asked = ims(from);
     expect(asked).toHaveLength(2);
     expect(asked.every((line) => !line.endsWith(EPOCH))).toBe(true);
+    // An HTTP date, never an ISO instant, which a server must ignore in If-Modified-Since.
+    for (const line of asked) expect(line.slice(line.indexOf(' ') + 1)).toMatch(HTTP_DATE);
     expect(await records(second, 'seen')).toEqual([{ id: 'orders', status: 304, n: 0 }]);
     const verify = await reqon('verify', runIdOf(second));
     expect(verify.code, describeResult(verify)).toBe(0);

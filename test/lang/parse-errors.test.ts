@@ -114,7 +114,7 @@ const cases: [string, string, Expected[]][] = [
     { code: 'E2016', line: 5, column: 16, message: 'Only a function name can be called', help: 'call a built-in by name, e.g. `length(x)`' },
   ]],
   ['a bad sync format', inAction('get "/x" { since: lastSync { format: date } }'), [
-    { code: 'E2007', line: 5, column: 42, message: 'Expected a sync format (`iso`, `unix`, `unix-ms`, `date-only`) but found "date"', help: 'did you mean `date-only`?' },
+    { code: 'E2007', line: 5, column: 42, message: 'Expected a sync format (`iso`, `unix`, `unix-ms`, `date-only`, `http-date`) but found "date"', help: 'did you mean `date-only`?' },
   ]],
   ['a pipe, which is not supported yet', inAction('let t = items | sum(.a)'), [
     { code: 'E2011', line: 5, column: 19, message: 'Pipes (`x | f(…)`) are not supported yet', help: 'call the function directly: `f(x, …)`' },
