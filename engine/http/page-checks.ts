@@ -3,9 +3,13 @@
  * rule written after a run that completed with records missing and not a word:
  *
  * - `refuseErrorPage`: any page answered 2xx with an in-band error and no list but the error's
- *   (`{ "error": "rate limited" }`) fails the fetch — it was an empty last page, or its errors records.
- * - `refuseListless`: a page asked for because the one before it said more were left must hold a
- *   list where that page did; `null`, `[]` and an empty body still end the pagination.
+ *   (`{ "error": "rate limited" }`) fails the fetch — it was an empty last page, or its errors
+ *   records — unless the mission's `until` names it as the end (`until: exists(response.error)`).
+ *
+ * A page holding no list and no error (`{}`, `{ "data": null }`, an envelope that leaves an empty
+ * list out — proto3, Spring's HAL — `{ "message": "page out of range" }`) is an empty page: it ends
+ * a walk whose next page it does not name, as `[]` does. Refusing such pages (briefly, on
+ * 2026-12-02) failed a mission on the night its row count landed on a multiple of the page size.
  * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused.
  * - `warnNoCursor`: a full first page with nothing at the cursor path is said (a misspelt path),
  *   not refused (an API may leave the cursor out of a full last page).
@@ -74,23 +78,40 @@ function fieldsNear(body: unknown, path: string): string {
 const ERROR_FIELDS = ['error', 'errors', 'fault'] as const;
 
 /**
- * Any page (the first too, and one `until` holds on) answered with an in-band error and no list
- * but the error's: `{ "error": "rate limited" }`, `{ "errors": [{ … }] }` with 200. The first was
- * taken for an empty last page — on page 1 a run that completed with no records and advanced its
- * since checkpoint past them; the second had its errors stored as records. A page that holds a
- * list beside the error (GraphQL's partial data) is a page; an empty or null error is no error.
+ * The field of a page answered with an in-band error and no list but the error's — `{ "error":
+ * "rate limited" }`, Slack's `{ "ok": false, "error": "ratelimited" }`, `{ "errors": [{ … }] }`
+ * with 200 — else undefined. Such a page was taken for an empty last page (on page 1, a run that
+ * completed with no records and advanced its since checkpoint past them), or its errors were stored
+ * as records. A page that holds a list beside the error (GraphQL's partial data) is a page; an
+ * empty or null error is no error.
  */
-export function refuseErrorPage(body: unknown, itemsPath: string | undefined, index: number, describe: () => string | undefined): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+export function errorFieldOf(body: unknown, itemsPath: string | undefined): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const page = body as Record<string, unknown>;
   const field = ERROR_FIELDS.find((name) => Object.prototype.hasOwnProperty.call(page, name) && holdsSomething(page[name]));
-  if (field === undefined) return;
+  if (field === undefined) return undefined;
   const listed = itemsPath !== undefined ? Array.isArray(getPath(body, itemsPath)) : Object.entries(page).some(([name, v]) => name !== field && Array.isArray(v));
-  if (listed) return;
+  return listed ? undefined : field;
+}
+
+/** The page without its error fields: what `until` is asked again, to tell whether the error is what makes it the end. */
+export function withoutErrorFields(body: Record<string, unknown>): Record<string, unknown> {
+  const rest: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) if (!(ERROR_FIELDS as readonly string[]).includes(name)) rest[name] = value;
+  return rest;
+}
+
+/** Fails the fetch at a page `errorFieldOf` found an error in (the caller has let an end the mission names through). */
+export function refuseErrorPage(body: unknown, field: string, index: number, describe: () => string | undefined): never {
   const where = describe();
+  const value = (body as Record<string, unknown>)[field];
+  // A resource named `errors` (an error tracker's) is records, not an error: say how to take it so.
+  const records = Array.isArray(value) && value.length > 0 && value.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
   throw new PaginationError(
     `page ${index + 1}${where ? ` (${where})` : ''} answered with an error under "${field}" and no list: ${excerpt(body)}. ` +
-      `Not taken for the last page (nor its error for records): run the mission again once the API answers`,
+      `Not taken for the last page (nor its error for records): run the mission again once the API answers. ` +
+      `If the API marks its last page this way, say so with \`until: exists(response.${field})\`` +
+      (records ? `; if these are the records (a resource named ${field}), with \`itemsPath: "${field}"\`` : ''),
   );
 }
 
@@ -98,58 +119,6 @@ function holdsSomething(value: unknown): boolean {
   if (value === null || value === undefined || value === false || value === '' || value === 0) return false;
   if (Array.isArray(value)) return value.length > 0;
   return typeof value !== 'object' || Object.keys(value).length > 0;
-}
-
-/** Where a page held its list: at itemsPath, as the body itself, or under a top-level field. */
-export type ListPlace = { kind: 'path'; path: string } | { kind: 'body' } | { kind: 'field'; name: string };
-
-export function listPlace(body: unknown, itemsPath: string | undefined): ListPlace | undefined {
-  if (itemsPath !== undefined) return { kind: 'path', path: itemsPath };
-  if (Array.isArray(body)) return { kind: 'body' };
-  if (body === null || typeof body !== 'object') return undefined;
-  for (const [name, value] of Object.entries(body)) if (Array.isArray(value)) return { kind: 'field', name };
-  return undefined;
-}
-
-/**
- * A page asked for because the one before it said more were left, whose list is absent where
- * that page had it: `{ "error": "rate limited" }` answered with 200, or an envelope without its
- * list. It held no items, so pagination ended there as at the last page, and the run completed
- * with the pages before it only. An empty body (204), `null` or an empty list there is still the
- * end; so is a page `until` holds on (the caller does not ask).
- */
-export function refuseListless(body: unknown, expected: ListPlace, index: number, describe: () => string | undefined): void {
-  if (body === null || body === undefined) return;
-  let missing: string;
-  let hint = 'until: …';
-  switch (expected.kind) {
-    case 'path':
-      if (getPath(body, expected.path) !== undefined) return;
-      missing = `has no list at itemsPath "${expected.path}"`;
-      hint = `until: not exists(response.${expected.path})`;
-      break;
-    case 'body':
-      if (Array.isArray(body)) return;
-      missing = 'is not a list, as the pages before it were';
-      break;
-    case 'field':
-      // A list under another field is still a list (its items are taken, as before): only a page with none is refused.
-      if (typeof body === 'object' && (Object.prototype.hasOwnProperty.call(body, expected.name) || listPlace(body, undefined) !== undefined)) return;
-      missing = `has no "${expected.name}" list, which the pages before it had`;
-      hint = `until: not exists(response.${expected.name})`;
-      break;
-    default: {
-      const never: never = expected;
-      throw new PaginationError(`unknown list place ${JSON.stringify(never)}`);
-    }
-  }
-  const where = describe();
-  const fields = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
-  throw new PaginationError(
-    `page ${index + 1}${where ? ` (${where})` : ''} ${missing}; it has: ${fields.length > 0 ? fields.slice(0, 12).join(', ') + (fields.length > 12 ? ', …' : '') : describeBody(body)} (${excerpt(body)}). ` +
-      `An in-band error, or an envelope without its list, is not taken for the last page: the pages after it would be missing from a run that completed. ` +
-      `Run the mission again once the API answers; if this is how the API marks its last page, say so with \`${hint}\``,
-  );
 }
 
 function describeBody(body: unknown): string {

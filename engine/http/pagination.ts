@@ -22,7 +22,7 @@
  */
 
 import { getPath } from './json-path.js';
-import { checkListField, listPlace, refuseErrorPage, refuseListless, warnNoCursor, type ListPlace } from './page-checks.js';
+import { checkListField, errorFieldOf, refuseErrorPage, warnNoCursor, withoutErrorFields } from './page-checks.js';
 import { PaginationError } from './pagination-error.js';
 import type { QueryParams } from './request-builder.js';
 
@@ -226,8 +226,6 @@ export async function paginate(
   let previous: PageShape | undefined;
   /** The top-level field the first page with items had them under (without itemsPath). */
   let listField: string | undefined;
-  /** Where the previous page of this walk held its list (undefined on the first page). */
-  let listedAt: ListPlace | undefined;
 
   for (;;) {
     if (pages >= maxPages) {
@@ -238,9 +236,13 @@ export async function paginate(
     pages += 1;
     const stop = callbacks.until ? await callbacks.until(body, index) : false;
     const describe = () => callbacks.describe?.(query, index);
-    if (!stop && listedAt !== undefined) refuseListless(body, listedAt, index, describe);
-    refuseErrorPage(body, plan.itemsPath, index, describe);
-    listedAt = listPlace(body, plan.itemsPath) ?? listedAt;
+    const errorField = errorFieldOf(body, plan.itemsPath);
+    // An error page is the end only where the mission's `until` says so by the error itself
+    // (`until: exists(response.error)`): one that holds for any empty page (`length(response.items)
+    // == 0`) also holds for a rate-limit answer, which must not end a walk short.
+    if (errorField !== undefined && !(stop && !(await callbacks.until!(withoutErrorFields(body as Record<string, unknown>), index)))) {
+      refuseErrorPage(body, errorField, index, describe);
+    }
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);

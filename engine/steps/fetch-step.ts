@@ -25,7 +25,7 @@ import { canonicalJson, describeValue, withItemsField } from '../eval/values.js'
 import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
-import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, type PaginationPlan } from '../http/pagination.js';
+import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
@@ -175,10 +175,12 @@ export async function runFetch(
         // ending in an allowed 404 or a 204 past the end (Django's "Invalid page.") took a
         // `404 -> skip` arm and never advanced their checkpoint.
         firstStatus ??= answer.status;
+        if (answer.status >= 200 && answer.status < 300) return answer.body;
+        if (index > 0) refuseEndAfterFirst(answer.status, index, plan, since !== undefined, () => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`);
         // A page answered with a status the mission allows but that is not 2xx (`allow: [404]`)
         // holds no records: its error body's list (`{ errors: [...] }`) was stored as records.
         // As an empty page, it ends the pagination.
-        return answer.status >= 200 && answer.status < 300 ? answer.body : null;
+        return null;
       },
       warn: (message) => rt.progress(`warning: ${path}: ${message}`),
       describe: (query) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`,
@@ -529,6 +531,25 @@ async function sinceParts(
     startedAt,
     ...(since.updateFrom ? { updateFrom: since.updateFrom } : {}),
   };
+}
+
+/**
+ * A page after the first answered with a non-2xx status the fetch lets through, where that is no
+ * end of the walk: a 304 to a since fetch said only that this page's URL is unchanged (a server
+ * answers If-Modified-Since per URL: the pages after it may hold changes), and a status answered to
+ * a page that a cursor named (`allow: [404]`) came after the API said more pages follow. Either
+ * ended the walk as an empty page did, in a run that completed with the rest missing and its
+ * checkpoint advanced past them. (An allowed 404 or 400 to a page number or offset past a full
+ * page is how Django and others end a walk: still the end.)
+ */
+function refuseEndAfterFirst(status: number, index: number, plan: PaginationPlan, since: boolean, describe: () => string): void {
+  const notModified = since && status === NOT_MODIFIED;
+  if (!notModified && plan.strategy !== 'cursor') return;
+  throw new PaginationError(
+    notModified
+      ? `page ${index + 1} (${describe()}) answered 304 Not Modified after the pages before it answered with records: a 304 says this page is unchanged, not the pages after it, so the walk cannot end here. Stopping without advancing the checkpoint; run the mission again (a first page answered 304 is "nothing changed since", the whole fetch's empty answer)`
+      : `page ${index + 1} (${describe()}) answered ${status}, which the request allows, although the page before it gave a cursor to it: the API said more pages follow, so this is no end of the walk. Stopping without advancing the checkpoint; run the mission again once the API answers`,
+  );
 }
 
 /**

@@ -8,7 +8,7 @@
  *   Stripe's `starting_after` = `data[-1].id` without `until`, Slack's page that holds no members
  *   but still a next cursor (the list is there, empty), Zendesk's `end_of_stream` with `until`;
  * - on a resume after a crash in the middle of a streamed sync, the first page asked for live is
- *   checked as in a fresh run: an in-band answer there (`{ "message": "upstream timeout" }` with
+ *   checked as in a fresh run: an in-band answer there (`{ "error": "upstream timeout" }` with
  *   200) fails the run instead of being taken for the last page (the run completing with the
  *   records of the pages before it only).
  */
@@ -71,7 +71,7 @@ beforeAll(async () => {
         return json(res, 200, { tickets: rows(2, 3), after_cursor: 'z3', end_of_stream: true });
       }
       case '/flaky':
-        if (flakyFrom !== undefined && page >= flakyFrom) return json(res, 200, { message: 'upstream timeout, try again' });
+        if (flakyFrom !== undefined && page >= flakyFrom) return json(res, 200, { error: 'upstream timeout, try again' });
         return json(res, 200, { data: page <= 6 ? rows(2, page * 10) : [] });
     }
     json(res, 404, { error: 'no route' });
@@ -126,7 +126,7 @@ describe('a resume after a crash in the middle of a streamed paginated sync', ()
     try {
       const resumed = await reqon('resume.db', 'resume', id);
       expect(resumed.code, describeResult(resumed)).toBe(1);
-      expect(resumed.stdout + resumed.stderr).toMatch(/page \d+ \(GET \S+\/flaky\?page=\d+\) has no "data" list, which the pages before it had; it has: message/);
+      expect(resumed.stdout + resumed.stderr).toMatch(/page \d+ \(GET \S+\/flaky\?page=\d+\) answered with an error under "error" and no list/);
       expect(((await stored('resume.db', id)) as unknown[]).length).toBeLessThan(12);
     } finally {
       flakyFrom = undefined;

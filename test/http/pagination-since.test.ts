@@ -107,35 +107,52 @@ describe('paginate loop', () => {
     // Its errors were taken for the page's records.
     await expect(first({ errors: [{ message: 'throttled' }] })).rejects.toThrow('under "errors" and no list');
     await expect(first({ data: null, errors: [{ message: 'x' }] }, { itemsPath: 'data' })).rejects.toThrow('under "errors"');
-    // `until: length(response.items) == 0` holds on it: still refused.
+    // `until: length(response.items) == 0` holds on it, and would without the error: still refused
+    // (a rate-limit answer is no end). An until that holds only by the error names it the end.
     await expect(first({ fault: { faultstring: 'quota' } }, {}, () => true)).rejects.toThrow('under "fault"');
+    const byError = (body: unknown) => (body as { error?: unknown }).error !== undefined;
+    expect(await paginate(plan, { fetchPage: async (_q, i) => [{ items: [1, 2] }, { error: 'invalid page' }][i], until: byError })).toMatchObject({ items: [1, 2], stoppedBy: 'until' });
+    // The message says how to name such an end, and how to take a resource named errors as records.
+    await expect(first({ error: 'invalid page' })).rejects.toThrow('say so with `until: exists(response.error)`');
+    await expect(first({ errors: [{ id: 1, title: 'TypeError' }] })).rejects.toThrow('with `itemsPath: "errors"`');
+    expect(await first({ errors: [{ id: 1 }] }, { itemsPath: 'errors' })).toMatchObject({ items: [{ id: 1 }] });
     // A list beside the error (GraphQL's partial data), or an error that is empty, is a page.
     expect(await first({ data: [1], errors: [{ message: 'partial' }] })).toMatchObject({ items: [1] });
     expect(await first({ items: [], errors: [] })).toMatchObject({ items: [] });
     expect(await first({ items: [1], error: null })).toMatchObject({ items: [1] });
     expect(await first({ total: 0 })).toMatchObject({ items: [] });
   });
-  it('refuses a page after a full one whose list is absent (an in-band error), unless until names it the end', async () => {
+  it('refuses an in-band error after full pages; a page with no list and no error is an empty page, the end', async () => {
     // `{ "error": "rate limited" }` with 200 on page 3 of 5 held no items: the pagination ended
     // there as at the last page, and the run completed without pages 3 to 5.
     const full = { items: [{ id: 1 }, { id: 2 }] };
     const next = { items: [{ id: 3 }, { id: 4 }] };
     const plan: PaginationPlan = { strategy: 'page', param: 'page', pageSize: 2 };
-    for (const [last, has] of [
-      [{ error: 'rate limited' }, 'error'],
-      [{ done: true }, 'done'],
-      [{}, 'no fields'],
+    const walk = (last: unknown, more: Partial<PaginationPlan> = {}, pages: unknown[] = [full, next]) =>
+      paginate({ ...plan, ...more }, { fetchPage: async (_q, i) => [...pages, last][i], describe: (q) => `GET /items?${new URLSearchParams(q)}` });
+    await expect(walk({ error: 'rate limited' })).rejects.toThrow('page 3 (GET /items?page=3) answered with an error under "error" and no list');
+    await expect(walk({ ok: false, error: 'ratelimited' })).rejects.toThrow('under "error"'); // Slack
+    await expect(walk({ error: 'rate limited' }, {}, [[1, 2]])).rejects.toThrow('page 2 (GET /items?page=2) answered with an error');
+    // The empty shapes real APIs answer past an exactly full last page (their row count a
+    // multiple of the page size): `{}`, proto3 and Spring HAL leaving the empty list out, a null
+    // list, PHP's empty map as `[]`, a message. Refused for a while on 2026-12-02; the end again.
+    for (const [last, more] of [
+      [{}, {}],
+      [{ kind: 'drive#fileList' }, {}],
+      [{ _links: { self: {} }, page: { totalElements: 4 } }, { itemsPath: '_embedded.orders' }],
+      [{ data: null }, { itemsPath: 'data.items' }],
+      [{ data: [] }, { itemsPath: 'data.items' }],
+      [{ message: 'page out of range' }, {}],
+      [{ done: true }, {}],
     ] as const) {
-      const run = paginate(plan, { fetchPage: async (_q, i) => [full, next, last][i], describe: (q) => `GET /items?${new URLSearchParams(q)}` });
-      await expect(run).rejects.toThrow(`page 3 (GET /items?page=3) has no "items" list, which the pages before it had; it has: ${has}`);
+      const pages = more.itemsPath === '_embedded.orders' ? [{ _embedded: { orders: [1, 2] } }, { _embedded: { orders: [3, 4] } }] : more.itemsPath === 'data.items' ? [{ data: { items: [1, 2] } }, { data: { items: [3, 4] } }] : [full, next];
+      expect(await walk(last, more, pages), JSON.stringify(last)).toMatchObject({ count: 4, pages: 3, stoppedBy: 'exhausted' });
     }
-    const ended = await paginate(plan, { fetchPage: async (_q, i) => [full, { done: true }][i], until: (body) => (body as { done?: boolean }).done === true });
-    expect(ended).toMatchObject({ count: 2, stoppedBy: 'until' });
-    // The same at itemsPath, and where the pages were the list itself.
-    const wrapped = paginate({ ...plan, itemsPath: 'data.rows' }, { fetchPage: async (_q, i) => [{ data: { rows: [1, 2] } }, { data: { message: 'down' } }][i] });
-    await expect(wrapped).rejects.toThrow(/page 2 has no list at itemsPath "data\.rows"; it has: data \(\{"data":\{"message":"down"\}\}\)/);
-    const bare = paginate(plan, { fetchPage: async (_q, i) => [[1, 2], { error: 'rate limited' }][i] });
-    await expect(bare).rejects.toThrow('page 2 is not a list, as the pages before it were; it has: error');
+  });
+  it('walks on past a page with no items that names the next one (proto3 leaves an empty list out)', async () => {
+    const pages = [{ files: [1, 2], nextPageToken: 't2' }, { kind: 'drive#fileList', nextPageToken: 't3' }, { files: [3, 4] }];
+    const r = await paginate({ strategy: 'cursor', param: 'pageToken', pageSize: 2, cursorPath: 'nextPageToken' }, { fetchPage: async (_q, i) => pages[i] });
+    expect(r).toMatchObject({ items: [1, 2, 3, 4], pages: 3 });
   });
   it('stops at an empty until page, keeping nothing from it', async () => {
     const pages = [{ items: [1, 2] }, { items: [] }];
