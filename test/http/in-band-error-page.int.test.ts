@@ -8,35 +8,21 @@
  * what APIs answer past an exactly full last page) or an `until` that names the end still end it —
  * the contrast that shows the test tells them apart.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
+import { describeResult, type CliResult } from '../durability/support/cli-build.js';
+import { openCliDir, syncMission, type CliDir } from './cli-sync.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
-let cli: string;
-let dir: string;
+let cli: CliDir;
 let server: LocalServer;
 /** What page 3 of /items answers. */
 let third: { status: number; body: unknown } = { status: 200, body: { error: 'rate limited' } };
 
-const mission = (name: string, fetch: string) => `mission ${name} {
-  source Api { auth: none, base: "${server.base}" }
-  store items: sql("items")
-  action Sync {
-    ${fetch}
-    store response -> items { key: .id }
-  }
-  run Sync
-}
-`;
 
 const rows = (from: number) => [{ id: from }, { id: from + 1 }];
 
 beforeAll(async () => {
-  cli = builtCli();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-in-band-'));
+  cli = openCliDir('reqon-in-band-');
   server = await startServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const page = Number(url.searchParams.get('page') ?? 0);
@@ -62,7 +48,7 @@ beforeAll(async () => {
     }
     json(res, 404, { error: 'no route' });
   });
-  const write = (file: string, name: string, fetch: string) => fs.writeFileSync(path.join(dir, file), mission(name, fetch));
+  const write = (file: string, name: string, fetch: string) => cli.write(file, syncMission(name, server.base, fetch));
   write('pages.vague', 'Pages', 'get "/items" { paginate: page(page, 2) }');
   write('wrapped.vague', 'Wrapped', 'get "/wrapped" { paginate: offset(offset, 2), itemsPath: "data.rows" }');
   write('cursored.vague', 'Cursored', 'get "/cursored" { paginate: cursor(after, 2, "next") }');
@@ -72,13 +58,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  cli?.close();
 });
 
-const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
+const reqon = (...args: string[]) => cli.reqon(args);
 const since = (from: number) => server.requests.slice(from).map((r) => r.url);
-const stored = async (run: CliResult) =>
-  JSON.parse((await reqon('store', runIdOf(run), 'items', '--json')).stdout).map((r: { record: { id: number } }) => r.record.id);
+const stored = (run: CliResult) => cli.storedIds(run);
 
 describe('an in-band error page in the middle of a paginated fetch', () => {
   it('fails the run, naming the page, its URL, the list expected and the fields the page had', async () => {

@@ -12,35 +12,20 @@
  * first page is the whole fetch's "nothing changed", and an allowed 404 past a full page of a
  * page-number walk (Django's "Invalid page.") is the end, as before.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
+import { describeResult } from '../durability/support/cli-build.js';
+import { openCliDir, syncMission, type CliDir } from './cli-sync.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
-let cli: string;
-let dir: string;
+let cli: CliDir;
 let server: LocalServer;
 /** The If-Modified-Since of a first run: everything has changed since the epoch. */
 const EPOCH = new Date(0).toUTCString();
 /** Whether page 1 of /orders is unchanged too on a later run (then the whole fetch is a 304). */
 let firstPageUnchanged = false;
 
-const mission = (name: string, fetch: string) => `mission ${name} {
-  source Api { auth: none, base: "${server.base}" }
-  store items: sql("items_${name.toLowerCase()}")
-  action Sync {
-    ${fetch}
-    store response -> items { key: .id }
-  }
-  run Sync
-}
-`;
-
 beforeAll(async () => {
-  cli = builtCli();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-non-2xx-mid-walk-'));
+  cli = openCliDir('reqon-non-2xx-mid-walk-');
   server = await startServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const page = Number(url.searchParams.get('page') ?? 0);
@@ -63,19 +48,19 @@ beforeAll(async () => {
     }
     json(res, 404, { error: 'no route' });
   });
-  fs.writeFileSync(path.join(dir, 'orders.vague'), mission('Orders', 'get "/orders" { paginate: page(page, 2), since: lastSync("orders") { header: "If-Modified-Since" } }'));
-  fs.writeFileSync(path.join(dir, 'events.vague'), mission('Events', 'get "/events" { paginate: cursor(after, 2, "next"), allow: [404], since: lastSync("events") }'));
-  fs.writeFileSync(path.join(dir, 'django.vague'), mission('Django', 'get "/django" { paginate: page(page, 2), allow: [404] }'));
+  const write = (name: string, fetch: string) => cli.write(`${name.toLowerCase()}.vague`, syncMission(name, server.base, fetch, `items_${name.toLowerCase()}`));
+  write('Orders', 'get "/orders" { paginate: page(page, 2), since: lastSync("orders") { header: "If-Modified-Since" } }');
+  write('Events', 'get "/events" { paginate: cursor(after, 2, "next"), allow: [404], since: lastSync("events") }');
+  write('Django', 'get "/django" { paginate: page(page, 2), allow: [404] }');
 }, 180_000);
 
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  cli?.close();
 });
 
-const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
-const stored = async (run: CliResult, store = 'items') =>
-  JSON.parse((await reqon('store', runIdOf(run), store, '--json')).stdout).map((r: { record: { id: number } }) => r.record.id);
+const reqon = (...args: string[]) => cli.reqon(args);
+const stored = (run: Parameters<CliDir['storedIds']>[0]) => cli.storedIds(run);
 const askedSince = (from: number) => [...new Set(server.requests.slice(from).map((r) => r.headers['if-modified-since']))];
 
 describe('a non-2xx page after the first', () => {

@@ -12,15 +12,12 @@
  *   200) fails the run instead of being taken for the last page (the run completing with the
  *   records of the pages before it only).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, describeResult, runCli, runIdOf, type CliResult } from '../durability/support/cli-build.js';
+import { describeResult, runIdOf, type CliResult } from '../durability/support/cli-build.js';
+import { openCliDir, syncMission, type CliDir } from './cli-sync.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
-let cli: string;
-let dir: string;
+let cli: CliDir;
 let server: LocalServer;
 /** While set, /flaky answers every page from this one on with an in-band message (200). */
 let flakyFrom: number | undefined;
@@ -28,20 +25,9 @@ let flakyFrom: number | undefined;
 const rows = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ id: from + i }));
 const STRIPE = rows(4, 1).map((r) => ({ id: `cus_${r.id}` }));
 
-const mission = (name: string, fetch: string) => `mission ${name} {
-  source Api { auth: none, base: "${server.base}" }
-  store items: sql("items")
-  action Sync {
-    ${fetch}
-    store response -> items { key: .id }
-  }
-  run Sync
-}
-`;
 
 beforeAll(async () => {
-  cli = builtCli();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-shapes-review-'));
+  cli = openCliDir('reqon-shapes-review-');
   server = await startServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const q = url.searchParams;
@@ -76,7 +62,7 @@ beforeAll(async () => {
     }
     json(res, 404, { error: 'no route' });
   });
-  const write = (file: string, name: string, fetch: string) => fs.writeFileSync(path.join(dir, file), mission(name, fetch));
+  const write = (file: string, name: string, fetch: string) => cli.write(file, syncMission(name, server.base, fetch));
   write('null-data.vague', 'NullData', 'get "/null-data" { paginate: page(page, 2) }');
   write('meta.vague', 'Meta', 'get "/meta" { paginate: page(page, 2) }');
   write('github.vague', 'GitHub', 'get "/github" { paginate: page(page, 2, per_page) }');
@@ -88,12 +74,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  cli?.close();
 });
 
-const reqon = (db: string, ...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, db)], { cwd: dir });
-const stored = async (db: string, run: string) =>
-  JSON.parse((await reqon(db, 'store', run, 'items', '--json')).stdout).map((r: { record: { id: unknown } }) => r.record.id);
+const reqon = (db: string, ...args: string[]) => cli.reqon(args, db);
+const stored = (db: string, run: string) => cli.storedIds(run, 'items', db);
 
 describe('a page past an exactly full last page, as real APIs answer it', () => {
   it.each([
