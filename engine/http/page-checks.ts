@@ -13,6 +13,9 @@
  * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused.
  * - `warnNoCursor`: a full first page with nothing at the cursor path is said (a misspelt path),
  *   not refused (an API may leave the cursor out of a full last page).
+ * - `refuseShortPageWithMore`: a page of an offset or page walk shorter than the page size the
+ *   mission gave, that says itself more pages follow, is no last page: the API pages by a size of
+ *   its own (one it caps the asked size at, or its default where the mission sends none).
  *
  * Messages name the page, its URL (the caller's `describe`), what was expected and what the page had.
  */
@@ -119,6 +122,40 @@ function holdsSomething(value: unknown): boolean {
   if (value === null || value === undefined || value === false || value === '' || value === 0) return false;
   if (Array.isArray(value)) return value.length > 0;
   return typeof value !== 'object' || Object.keys(value).length > 0;
+}
+
+/** Where APIs say in a page's body that more pages follow: a flag, or the next page's link or number. */
+const MORE_FLAGS = ['has_more', 'hasMore', 'more', 'has_next', 'hasNext', 'hasNextPage', 'meta.has_more', 'pagination.has_more', 'pageInfo.hasNextPage'] as const;
+const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page'] as const;
+
+/**
+ * A page of an offset or page walk with fewer items than the page size the mission gave was taken
+ * for the last page — and where the API's own size is smaller (it caps what is asked at 50, or
+ * uses its default of 20 or 30 where the mission sends no size, as reference §C.1.5 never sends
+ * one), the walk ended after one page of records in a run that completed. Where the page itself
+ * says more follow (`has_more: true`, a `next` link or page number), the fetch fails saying so.
+ */
+export function refuseShortPageWithMore(plan: PaginationPlan, body: unknown, items: unknown[], index: number, describe: () => string | undefined): void {
+  if (plan.strategy === 'cursor' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const flag = MORE_FLAGS.find((path) => getPath(body, path) === true);
+  const link = flag === undefined ? NEXT_LINKS.find((path) => isNextPage(getPath(body, path))) : undefined;
+  const said = flag ?? link;
+  if (said === undefined) return;
+  const where = describe();
+  const shown = flag !== undefined ? `${flag}: true` : `${link}: ${JSON.stringify(getPath(body, link!)).slice(0, 120)}`;
+  const sized = plan.sizeParam !== undefined ? `it was sent as ${plan.sizeParam}=${plan.pageSize} and` : 'the mission sends no size, so';
+  throw new PaginationError(
+    `page ${index + 1}${where ? ` (${where})` : ''} holds ${items.length} items, fewer than the page size ${plan.pageSize}, yet says more pages follow (${shown}): ` +
+      `the API pages by a size of its own (${sized} the API answered ${items.length}), and taking this page for the last would end the walk with the rest missing. ` +
+      (plan.sizeParam !== undefined
+        ? `Set the page size to what the API allows: ${plan.strategy}(${plan.param}, ${items.length}, ${plan.sizeParam})`
+        : `Send the size with the name the API reads it by — ${plan.strategy}(${plan.param}, ${plan.pageSize}, per_page) or limit, page_size… — or set the page size to the API's: ${plan.strategy}(${plan.param}, ${items.length})`),
+  );
+}
+
+/** A next page's link or number: a non-empty string, or a number. `false`, null and "" say there is none. */
+function isNextPage(value: unknown): boolean {
+  return (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
 }
 
 function describeBody(body: unknown): string {

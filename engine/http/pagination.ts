@@ -22,7 +22,7 @@
  */
 
 import { getPath } from './json-path.js';
-import { checkListField, errorFieldOf, refuseErrorPage, warnNoCursor, withoutErrorFields } from './page-checks.js';
+import { checkListField, errorFieldOf, refuseErrorPage, refuseShortPageWithMore, warnNoCursor, withoutErrorFields } from './page-checks.js';
 import { PaginationError } from './pagination-error.js';
 import type { QueryParams } from './request-builder.js';
 
@@ -249,6 +249,7 @@ export async function paginate(
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, () => callbacks.describe?.(query, index), callbacks.warn);
+    if (!stop && !more) refuseShortPageWithMore(plan, body, pageItems, index, describe);
     if (next !== undefined) {
       cursorFound = true;
       if (seenCursors.has(next)) {

@@ -149,6 +149,31 @@ describe('paginate loop', () => {
       expect(await walk(last, more, pages), JSON.stringify(last)).toMatchObject({ count: 4, pages: 3, stoppedBy: 'exhausted' });
     }
   });
+  it('refuses a short page that says more follow: the API pages by a size of its own', async () => {
+    // DRF's default page size of 20 where the mission says 100 and sends none: page 1 held 20
+    // records, was taken for the last page, and the run completed with them alone.
+    const drf = { count: 120, next: 'https://api.test/items?page=2', previous: null, results: [1, 2, 3] };
+    const plan: PaginationPlan = { strategy: 'page', param: 'page', pageSize: 100 };
+    const walk = (pages: unknown[], more: Partial<PaginationPlan> = {}) =>
+      paginate({ ...plan, ...more }, { fetchPage: async (_q, i) => pages[i], describe: (q) => `GET /items?${new URLSearchParams(q)}` });
+    await expect(walk([drf])).rejects.toThrow(
+      'page 1 (GET /items?page=1) holds 3 items, fewer than the page size 100, yet says more pages follow (next: "https://api.test/items?page=2")',
+    );
+    await expect(walk([drf])).rejects.toThrow('page(page, 100, per_page) or limit, page_size… — or set the page size to the API\'s: page(page, 3)');
+    // Jira caps maxResults at 50 where 100 is asked: the size was sent, the API answered fewer.
+    await expect(walk([{ issues: [1, 2], isLast: false, has_more: true }], { strategy: 'offset', param: 'startAt', sizeParam: 'maxResults' })).rejects.toThrow(
+      /holds 2 items, fewer than the page size 100, yet says more pages follow \(has_more: true\): the API pages by a size of its own \(it was sent as maxResults=100 and the API answered 2\).*offset\(startAt, 2, maxResults\)/,
+    );
+    await expect(walk([{ data: [1], links: { next: '/items?page[number]=2' } }])).rejects.toThrow('(links.next: "/items?page[number]=2")');
+    await expect(walk([{ data: [1], meta: { has_more: true } }])).rejects.toThrow('(meta.has_more: true)');
+    // A short last page that says no more follow — or says nothing — ends the walk, as ever.
+    for (const last of [{ ...drf, next: null }, { data: [1], has_more: false }, { data: [1], next_page: '' }, { data: [1], links: { next: null } }, { data: [1] }, [1, 2]]) {
+      expect(await walk([last]), JSON.stringify(last)).toMatchObject({ pages: 1, stoppedBy: 'exhausted' });
+    }
+    // A cursor walk follows its cursor; `until` ends a walk where it holds.
+    expect(await walk([{ data: [1], has_more: true }], { strategy: 'cursor', param: 'after', cursorPath: 'nope' })).toMatchObject({ pages: 1 });
+    expect(await paginate(plan, { fetchPage: async () => drf, until: () => true })).toMatchObject({ stoppedBy: 'until' });
+  });
   it('walks on past a page with no items that names the next one (proto3 leaves an empty list out)', async () => {
     const pages = [{ files: [1, 2], nextPageToken: 't2' }, { kind: 'drive#fileList', nextPageToken: 't3' }, { files: [3, 4] }];
     const r = await paginate({ strategy: 'cursor', param: 'pageToken', pageSize: 2, cursorPath: 'nextPageToken' }, { fetchPage: async (_q, i) => pages[i] });

@@ -1,0 +1,56 @@
+/**
+ * A page walk told a page size the API does not page by. Reference §C.1.5 never sends the size
+ * (`page(page, 100)` only tests `items.length >= 100`), so against Django REST framework's default
+ * of 20 the first page held 20 records, was taken for the last, and the run completed with them
+ * alone — while the page said `"next": "…?page=2"`. Such a page now fails the fetch, saying what
+ * the API answered and how to send the size; the contrasts: the size sent by name, or the API's
+ * own size, walk every page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeResult } from '../durability/support/cli-build.js';
+import { openCliDir, syncMission, type CliDir } from './cli-sync.js';
+import { json, startServer, type LocalServer } from './local-server.js';
+
+let cli: CliDir;
+let server: LocalServer;
+const RECORDS = 45;
+
+beforeAll(async () => {
+  cli = openCliDir('reqon-api-page-size-');
+  server = await startServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const size = Math.min(Number(url.searchParams.get('page_size') ?? 20), 50); // DRF: a default, and a cap
+    const from = (page - 1) * size;
+    if (from >= RECORDS) return json(res, 404, { detail: 'Invalid page.' });
+    const results = Array.from({ length: Math.min(size, RECORDS - from) }, (_, i) => ({ id: from + i + 1 }));
+    json(res, 200, { count: RECORDS, next: from + size < RECORDS ? `${server.base}/items?page=${page + 1}` : null, previous: null, results });
+  });
+  cli.write('unsent.vague', syncMission('Unsent', server.base, 'get "/items" { paginate: page(page, 100) }'));
+  cli.write('sent.vague', syncMission('Sent', server.base, 'get "/items" { paginate: page(page, 25, page_size), allow: [404] }', 'items_sent'));
+  cli.write('own.vague', syncMission('Own', server.base, 'get "/items" { paginate: page(page, 20), allow: [404] }', 'items_own'));
+}, 180_000);
+
+afterAll(async () => {
+  await server?.close();
+  cli?.close();
+});
+
+describe('a page size the API does not page by', () => {
+  it('fails the fetch at the short page that says more follow, saying how to send the size', async () => {
+    const run = await cli.reqon(['run', 'unsent.vague']);
+    expect(run.code, describeResult(run)).toBe(1);
+    const said = run.stdout + run.stderr;
+    expect(said).toContain(`page 1 (GET ${server.base}/items?page=1) holds 20 items, fewer than the page size 100, yet says more pages follow (next: "${server.base}/items?page=2")`);
+    expect(said).toContain('page(page, 100, per_page)');
+  });
+
+  it('walks every page where the size is sent by name, or is the API\'s own', async () => {
+    for (const file of ['sent.vague', 'own.vague']) {
+      const run = await cli.reqon(['run', file]);
+      expect(run.code, describeResult(run)).toBe(0);
+      const ids = (await cli.storedIds(run)) as number[];
+      expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: RECORDS }, (_, i) => i + 1));
+    }
+  });
+});
