@@ -133,16 +133,27 @@ const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.nex
  * for the last page — and where the API's own size is smaller (it caps what is asked at 50, or
  * uses its default of 20 or 30 where the mission sends no size, as reference §C.1.5 never sends
  * one), the walk ended after one page of records in a run that completed. Where the page itself
- * says more follow (`has_more: true`, a `next` link or page number), the fetch fails saying so.
+ * says more follow (`has_more: true`, a `next` link or page number, GitHub's `Link: <…>; rel="next"`
+ * header: `linkedNext`), the fetch fails saying so.
  */
-export function refuseShortPageWithMore(plan: PaginationPlan, body: unknown, items: unknown[], index: number, describe: () => string | undefined): void {
-  if (plan.strategy === 'cursor' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const flag = MORE_FLAGS.find((path) => getPath(body, path) === true);
-  const link = flag === undefined ? NEXT_LINKS.find((path) => isNextPage(getPath(body, path))) : undefined;
-  const said = flag ?? link;
-  if (said === undefined) return;
+export function refuseShortPageWithMore(
+  plan: PaginationPlan,
+  body: unknown,
+  items: unknown[],
+  index: number,
+  describe: () => string | undefined,
+  linkedNext?: string,
+): void {
+  if (plan.strategy === 'cursor') return;
+  const record = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const flag = record ? MORE_FLAGS.find((path) => getPath(body, path) === true) : undefined;
+  const link = record && flag === undefined ? NEXT_LINKS.find((path) => isNextPage(getPath(body, path))) : undefined;
+  let shown: string;
+  if (flag !== undefined) shown = `${flag}: true`;
+  else if (link !== undefined) shown = `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
+  else if (linkedNext !== undefined) shown = `its Link header: <${linkedNext.slice(0, 120)}>; rel="next"`;
+  else return;
   const where = describe();
-  const shown = flag !== undefined ? `${flag}: true` : `${link}: ${JSON.stringify(getPath(body, link!)).slice(0, 120)}`;
   const sized = plan.sizeParam !== undefined ? `it was sent as ${plan.sizeParam}=${plan.pageSize} and` : 'the mission sends no size, so';
   throw new PaginationError(
     `page ${index + 1}${where ? ` (${where})` : ''} holds ${items.length} items, fewer than the page size ${plan.pageSize}, yet says more pages follow (${shown}): ` +

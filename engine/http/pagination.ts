@@ -173,6 +173,8 @@ export interface PaginationCallbacks {
   describe?(query: QueryParams, index: number): string;
   /** A doubt worth a line on the run's output that does not stop the pagination. */
   warn?(message: string): void;
+  /** The next page a page's answer names outside its body (its Link header's rel="next"), if any. */
+  linkedNext?(index: number): string | undefined;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
   /** Called after each kept page (for `page.completed` journaling, backfill, streaming). */
@@ -249,7 +251,7 @@ export async function paginate(
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, () => callbacks.describe?.(query, index), callbacks.warn);
-    if (!stop && !more) refuseShortPageWithMore(plan, body, pageItems, index, describe);
+    if (!stop && !more) refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
     if (next !== undefined) {
       cursorFound = true;
       if (seenCursors.has(next)) {

@@ -25,6 +25,7 @@ import { canonicalJson, describeValue, withItemsField } from '../eval/values.js'
 import { hash } from 'node:crypto';
 import { executeRequest, type RequestSpec } from '../http/client.js';
 import { resolveOperation } from '../http/openapi.js';
+import { linkHeaderNext } from '../http/link-header.js';
 import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
@@ -40,6 +41,8 @@ const NOT_MODIFIED = 304;
 interface PageAnswer {
   status: number;
   body: unknown;
+  /** Lower-cased names, as recorded. */
+  headers: Record<string, string>;
 }
 
 /** Where a streamed paginated fetch hands each page's items (see MissionModel.streamedStore). */
@@ -167,9 +170,13 @@ export async function runFetch(
     let streamed = finished.items;
     // The envelope field every page's items sat under, if one did (null: pages disagreed).
     let itemsField: string | null | undefined;
+    /** Each page's next page as its Link header names it (GitHub's way of saying more follow). */
+    const linkedNext = new Map<number, string>();
     const result = await paginate(plan, {
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
+        const next = linkHeaderNext(answer.headers['link']);
+        if (next !== undefined) linkedNext.set(index, next);
         // The fetch's status (what `match` sees, what lets its checkpoint advance) is its first
         // page's: whether the resource answered. It was the last page's, so pages of records
         // ending in an allowed 404 or a 204 past the end (Django's "Invalid page.") took a
@@ -183,6 +190,7 @@ export async function runFetch(
         return null;
       },
       warn: (message) => rt.progress(`warning: ${path}: ${message}`),
+      linkedNext: (index) => linkedNext.get(index),
       describe: (query) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`,
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
@@ -385,7 +393,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     effect.pass('after-effect', false);
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
-      if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body };
+      if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {} };
       if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
     } else if (outcome.type === 'http.error' && outcome.payload.verdict === 'fail') {
       throw replayedFailure(spec, outcome.payload.error.message, attempts);
@@ -425,7 +433,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });
-  return { status: result.status, body: result.body };
+  return { status: result.status, body: result.body, headers: result.headers };
 }
 
 function replayedFailure(spec: RequestSpec, reason: string, attempts: number): StepError {

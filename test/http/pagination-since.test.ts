@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_PAGES, describeTruncation, hasMore, itemsOf, pageQuery, paginate, PaginationError, type PageInfo, type PaginationPlan } from '../../engine/http/pagination.js';
+import { linkHeaderNext } from '../../engine/http/link-header.js';
 import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../../engine/http/since.js';
 
 describe('pagination pure rules', () => {
@@ -170,9 +171,18 @@ describe('paginate loop', () => {
     for (const last of [{ ...drf, next: null }, { data: [1], has_more: false }, { data: [1], next_page: '' }, { data: [1], links: { next: null } }, { data: [1] }, [1, 2]]) {
       expect(await walk([last]), JSON.stringify(last)).toMatchObject({ pages: 1, stoppedBy: 'exhausted' });
     }
+    // GitHub says it in a Link header (the caller reads it: linkedNext).
+    const linked = paginate(plan, { fetchPage: async () => [1, 2], linkedNext: () => 'https://api.github.com/x?page=2' });
+    await expect(linked).rejects.toThrow('holds 2 items, fewer than the page size 100, yet says more pages follow (its Link header: <https://api.github.com/x?page=2>; rel="next")');
     // A cursor walk follows its cursor; `until` ends a walk where it holds.
     expect(await walk([{ data: [1], has_more: true }], { strategy: 'cursor', param: 'after', cursorPath: 'nope' })).toMatchObject({ pages: 1 });
     expect(await paginate(plan, { fetchPage: async () => drf, until: () => true })).toMatchObject({ stoppedBy: 'until' });
+  });
+  it('reads the next page of a Link header (RFC 8288)', () => {
+    expect(linkHeaderNext('<https://a.test/x?page=2>; rel="next", <https://a.test/x?page=9>; rel="last"')).toBe('https://a.test/x?page=2');
+    expect(linkHeaderNext('<https://a.test/x?page=1>; rel="prev first", <https://a.test/x?a=1,2&page=3>; rel=next')).toBe('https://a.test/x?a=1,2&page=3');
+    expect(linkHeaderNext('<https://a.test/x?page=1>; rel="prev"')).toBeUndefined();
+    expect(linkHeaderNext(undefined)).toBeUndefined();
   });
   it('walks on past a page with no items that names the next one (proto3 leaves an empty list out)', async () => {
     const pages = [{ files: [1, 2], nextPageToken: 't2' }, { kind: 'drive#fileList', nextPageToken: 't3' }, { files: [3, 4] }];
