@@ -17,8 +17,8 @@
  * (default 10 000) or `maxItems` (default unlimited) while more pages exist marks the result
  * `truncated` (a truncated sync must not advance its checkpoint); a cursor that repeats is an
  * error, not an endless loop. What a page must look like before its items are taken — no in-band
- * error, its list where the page before had one, no object for a list — and the warning for a
- * cursor path no page has, are `page-checks.ts`: a page that fails them is never taken for the last.
+ * error, no object for a list, no short page that says more follow — and the warning for a cursor
+ * path no page has, are `page-checks.ts`: a page that fails them is never taken for the last.
  */
 
 import { getPath } from './json-path.js';
@@ -242,7 +242,7 @@ export async function paginate(
     // An error page is the end only where the mission's `until` says so by the error itself
     // (`until: exists(response.error)`): one that holds for any empty page (`length(response.items)
     // == 0`) also holds for a rate-limit answer, which must not end a walk short.
-    if (errorField !== undefined && !(stop && !(await callbacks.until!(withoutErrorFields(body as Record<string, unknown>), index)))) {
+    if (errorField !== undefined && !(stop && !(await holdsWithoutError(callbacks.until!, body as Record<string, unknown>, index)))) {
       refuseErrorPage(body, errorField, index, describe);
     }
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
@@ -250,7 +250,7 @@ export async function paginate(
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
-    if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, () => callbacks.describe?.(query, index), callbacks.warn);
+    if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
     if (next !== undefined) {
       cursorFound = true;
@@ -287,6 +287,18 @@ export async function paginate(
     }
     if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index } };
     if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
+  }
+}
+
+/**
+ * Whether `until` still holds on an error page with its error fields taken out. An `until` that
+ * fails to evaluate without them (`response.error.code == 5`) reads the error: it does not hold.
+ */
+async function holdsWithoutError(until: NonNullable<PaginationCallbacks['until']>, body: Record<string, unknown>, index: number): Promise<boolean> {
+  try {
+    return await until(withoutErrorFields(body), index);
+  } catch {
+    return false;
   }
 }
 

@@ -172,6 +172,7 @@ export async function runFetch(
     let itemsField: string | null | undefined;
     /** Each page's next page as its Link header names it (GitHub's way of saying more follow). */
     const linkedNext = new Map<number, string>();
+    const pageUrl = (query: QueryParams) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`;
     const result = await paginate(plan, {
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
@@ -183,7 +184,7 @@ export async function runFetch(
         // `404 -> skip` arm and never advanced their checkpoint.
         firstStatus ??= answer.status;
         if (answer.status >= 200 && answer.status < 300) return answer.body;
-        if (index > 0) refuseEndAfterFirst(answer.status, index, plan, since !== undefined, () => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`);
+        if (index > 0) refuseEndAfterFirst(answer.status, index, plan, since !== undefined, () => pageUrl(query));
         // A page answered with a status the mission allows but that is not 2xx (`allow: [404]`)
         // holds no records: its error body's list (`{ errors: [...] }`) was stored as records.
         // As an empty page, it ends the pagination.
@@ -191,7 +192,7 @@ export async function runFetch(
       },
       warn: (message) => rt.progress(`warning: ${path}: ${message}`),
       linkedNext: (index) => linkedNext.get(index),
-      describe: (query) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`,
+      describe: pageUrl,
       ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
       onPage: async (page) => {
         // A page holding no items (`[]`, `{}`, the end marker `until` stops on, an allowed 404

@@ -31,6 +31,7 @@ import {
   type RunResult,
 } from '../executor/run-mission.js';
 import { logUnreachable } from '../log/errors.js';
+import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
 import type { EventLog, RunRecord } from '../log/log.js';
 import { describeTotals, pruneLog } from '../log/prune.js';
@@ -409,7 +410,7 @@ function endText(result: RunResult): string {
     case 'failed':
       return `failed: ${failureText(result.error)}`;
     case 'suspended':
-      return `suspended, waiting on ${result.waitingOn}` + (result.wakeAt !== null ? ` until ${new Date(result.wakeAt).toISOString()}` : '');
+      return `suspended, waiting on ${result.waitingOn}` + (result.wakeAt !== null ? ` until ${instantText(result.wakeAt)}` : '');
     case 'completed': {
       const failures = result.tolerated.length;
       return failures === 0 ? 'completed' : `completed with ${failures} tolerated failure${failures === 1 ? '' : 's'} (reqon show ${result.runId})`;

@@ -13,7 +13,7 @@
  * page-number walk (Django's "Invalid page.") is the end, as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeResult } from '../durability/support/cli-build.js';
+import { describeResult, runIdOf } from '../durability/support/cli-build.js';
 import { openCliDir, syncMission, type CliDir } from './cli-sync.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
@@ -93,6 +93,10 @@ describe('a non-2xx page after the first', () => {
     expect(events.code, describeResult(events)).toBe(1);
     expect(events.stdout + events.stderr).toContain(`page 2 (GET ${server.base}/events?since=`);
     expect(events.stdout + events.stderr).toContain('answered 404, which the request allows, although the page before it gave a cursor to it');
+    // Its checkpoint did not move past the pages never read.
+    const log = (await reqon('events', runIdOf(events), '--json')).stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(log).toContain('step.failed');
+    expect(log).not.toContain('checkpoint.advanced');
     const django = await reqon('run', 'django.vague');
     expect(django.code, describeResult(django)).toBe(0);
     expect(await stored(django)).toEqual([10, 11, 20, 21]);
