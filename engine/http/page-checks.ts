@@ -148,10 +148,14 @@ export function refuseShortPageWithMore(
   const record = body !== null && typeof body === 'object' && !Array.isArray(body);
   const flag = record ? MORE_FLAGS.find((path) => getPath(body, path) === true) : undefined;
   const link = record && flag === undefined ? NEXT_LINKS.find((path) => isNextPage(getPath(body, path))) : undefined;
+  // A total is read on the walk's first page only: there it and the page come from one answer, where
+  // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
+  const counted = record && flag === undefined && link === undefined && index === 0 ? countedMore(body, items.length) : undefined;
   let shown: string;
   if (flag !== undefined) shown = `${flag}: true`;
   else if (link !== undefined) shown = `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
   else if (linkedNext !== undefined) shown = `its Link header: <${linkedNext.slice(0, 120)}>; rel="next"`;
+  else if (counted !== undefined) shown = counted;
   else return;
   const where = describe();
   const sized = plan.sizeParam !== undefined ? `it was sent as ${plan.sizeParam}=${plan.pageSize} and` : 'the mission sends no size, so';
@@ -162,6 +166,25 @@ export function refuseShortPageWithMore(
         ? `Set the page size to what the API allows: ${plan.strategy}(${plan.param}, ${items.length}, ${plan.sizeParam})`
         : `Send the size with the name the API reads it by — ${plan.strategy}(${plan.param}, ${plan.pageSize}, per_page) or limit, page_size… — or set the page size to the API's: ${plan.strategy}(${plan.param}, ${items.length})`),
   );
+}
+
+/**
+ * Totals that say how many records (or pages) the whole walk holds. Only names that mean nothing
+ * else: a bare `total` or `count` is as often a sum of money or the page's own count.
+ */
+const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
+const PAGE_TOTALS = ['total_pages', 'totalPages', 'page_count', 'pageCount', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
+
+/** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
+function countedMore(body: unknown, held: number): string | undefined {
+  const records = RECORD_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > held);
+  if (records !== undefined) return `${records}: ${getPath(body, records) as number}`;
+  const pages = PAGE_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 1);
+  return pages !== undefined ? `${pages}: ${getPath(body, pages) as number}` : undefined;
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
 /** A next page's link or number: a non-empty string, or a number. `false`, null and "" say there is none. */

@@ -167,6 +167,17 @@ describe('paginate loop', () => {
     );
     await expect(walk([{ data: [1], links: { next: '/items?page[number]=2' } }])).rejects.toThrow('(links.next: "/items?page[number]=2")');
     await expect(walk([{ data: [1], meta: { has_more: true } }])).rejects.toThrow('(meta.has_more: true)');
+    // A first page that says how many records (or pages) there are in all, and holds fewer.
+    await expect(walk([{ items: [1, 2], total_count: 95 }])).rejects.toThrow('holds 2 items, fewer than the page size 100, yet says more pages follow (total_count: 95)');
+    await expect(walk([{ data: [1], meta: { total_pages: 4 } }])).rejects.toThrow('(meta.total_pages: 4)');
+    await expect(walk([{ data: [1], pagination: { total: 3 } }])).rejects.toThrow('(pagination.total: 3)');
+    // A later short page below a total read on page 1 (a record deleted meanwhile) is the end, as
+    // is a first page that holds its total; a bare total or count may be a sum, and is not read.
+    const fullPage = { items: Array.from({ length: 100 }, (_, i) => i), total_count: 150 };
+    expect(await walk([fullPage, { items: [100, 101], total_count: 150 }])).toMatchObject({ count: 102, stoppedBy: 'exhausted' });
+    for (const last of [{ items: [1, 2], total_count: 2 }, { items: [1], total_pages: 1 }, { items: [1, 2], total: 1520 }, { items: [1], count: 7 }, { items: [1], total_count: '95' }]) {
+      expect(await walk([last]), JSON.stringify(last)).toMatchObject({ pages: 1, stoppedBy: 'exhausted' });
+    }
     // A short last page that says no more follow — or says nothing — ends the walk, as ever.
     for (const last of [{ ...drf, next: null }, { data: [1], has_more: false }, { data: [1], next_page: '' }, { data: [1], links: { next: null } }, { data: [1] }, [1, 2]]) {
       expect(await walk([last]), JSON.stringify(last)).toMatchObject({ pages: 1, stoppedBy: 'exhausted' });
