@@ -120,3 +120,53 @@ describe.each(backends)('%s: a run recorded before a correction of how an expres
     }
   });
 });
+
+describe.each(backends)('%s: a page an older engine took for the last page', (backend) => {
+  // Before 2026-12-02 a short page that said more follow ended the walk; this engine fails the
+  // fetch there. The older engine's log is this engine's run with that page's answer in its place.
+  const PAGED = `mission Paged {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    get "/items" { paginate: page(page, 10) }
+    for r in response { store r -> out { key: .id } }
+  }
+  run A
+}
+`;
+  const saysMore = { items: [{ id: 1 }, { id: 2 }], has_more: true };
+  const olderPage = (e: StoredEvent): StoredEvent | undefined =>
+    e.type === 'http.response' ? ({ ...e, payload: { ...e.payload, response: { ...(e.payload as { response: object }).response, body: saysMore } } } as StoredEvent) : undefined;
+
+  it('diverges at the fetch on verify, and a resume from its answer fails the fetch rather than complete short', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /items?page=1', { status: 200, body: { items: [{ id: 1 }, { id: 2 }], has_more: false } });
+    const files = c.mission('paged', PAGED);
+    const result = await c.start(files);
+    expect(result.status).toBe('completed');
+    const options = (await c.log.getRun(result.runId))!.options;
+    const old = asOlderEngine(await c.events(result.runId), olderPage);
+
+    older = await openTempLog(backend, {}, 'reqon-older-');
+    const report = await verifyRun(older.log, await insertStoredRun(older.log, { events: old, missionFiles: files, options }), { env: c.env });
+    expect(report.ok).toBe(false);
+    expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'nondeterminism' });
+    expect(report.divergence!.explanation).toContain('engine release');
+
+    // Left by the older engine just after the page's answer: the walk's end is this engine's, and
+    // it refuses the page instead of completing with two records.
+    const cut = old.findIndex((e) => e.type === 'http.response') + 1;
+    const inFlight = await openTempLog(backend, {}, 'reqon-older-');
+    try {
+      const id = await insertStoredRun(inFlight.log, { events: old.slice(0, cut), missionFiles: files, options, crashed: true });
+      const gets = c.api.requests.length;
+      const resumed = await continueRun(id, {}, c.deps({ log: inFlight.log }));
+      expect(resumed.status).toBe('failed');
+      expect(resumed.status === 'failed' && resumed.error).toMatchObject({ code: 'pagination', message: expect.stringContaining('yet says more pages follow (has_more: true)') });
+      expect(c.api.requests.length).toBe(gets);
+      expect((await inFlight.log.read(id)).filter((e) => e.type === 'store.write')).toEqual([]);
+    } finally {
+      await inFlight.close();
+    }
+  });
+});
