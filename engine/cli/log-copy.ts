@@ -16,7 +16,7 @@
  * copied).
  *
  * Bounded memory: everything is read a page at a time (`pageSize` runs, events, rows, deliveries
- * or firings), by keyset or cursor, and written a page per transaction; only the schedules (one
+ * or firings; a page of events also by its bytes), by keyset or cursor, and written a page per transaction; only the schedules (one
  * per mission) and the table names are held whole.
  *
  * Then verified, never assumed: every run's row (status, wait, mission, last seq) and every event
@@ -38,6 +38,8 @@ export const COPY_OWNER = 'reqon-log-copy';
 const COPY_TTL_MS = 7 * 86_400_000;
 /** Runs, events, rows, deliveries or firings read (and written) at a time, unless the caller says. */
 export const COPY_PAGE = 2000;
+/** About the most payload text one page of a run's events holds (one event may be larger alone). */
+export const COPY_PAGE_BYTES = 32 * 1024 * 1024;
 /** A progress line every this many runs, or pages of one table or one run. */
 const PROGRESS_EVERY = 50;
 
@@ -61,12 +63,17 @@ export interface CopyOptions {
   progress?: (line: string) => void;
   /** What is read and written at a time (default COPY_PAGE): the copy holds about two pages of each log. */
   pageSize?: number;
+  /** About the most payload a page of a run's events holds (default COPY_PAGE_BYTES). */
+  pageBytes?: number;
 }
 
 export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): Promise<CopyReport> {
   const progress = opts.progress ?? (() => {});
   const pageSize = opts.pageSize ?? COPY_PAGE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new Error(`copyLog: pageSize must be a positive whole number but got: ${String(pageSize)}`);
+  const pageBytes = opts.pageBytes ?? COPY_PAGE_BYTES;
+  if (!Number.isSafeInteger(pageBytes) || pageBytes < 1) throw new Error(`copyLog: pageBytes must be a positive whole number but got: ${String(pageBytes)}`);
+  const paging: Paging = { size: pageSize, bytes: pageBytes };
 
   for await (const run of runsOf(from, pageSize)) {
     refuseLive(run, opts.now);
@@ -114,7 +121,7 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   for await (const run of runsOf(from, pageSize)) {
     // A worker that started on the source since the check above: stop here rather than race it.
     refuseLive(run, opts.now);
-    events += await copyRun(from, to, run, opts.now, pageSize, progress);
+    events += await copyRun(from, to, run, opts.now, paging, progress);
     if (++runs % PROGRESS_EVERY === 0) progress(`copied ${runs}/${total} runs (${events} events)`);
   }
   if (runs > 0 && runs % PROGRESS_EVERY !== 0) progress(`copied ${runs}/${total} runs (${events} events)`);
@@ -133,7 +140,7 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   }
   progress(`copied ${schedules.length} schedules; verifying`);
 
-  return verifyCopy(from, to, { runs, deliveries, schedules: schedules.length, firings, tables, append: opts.append === true }, pageSize, progress);
+  return verifyCopy(from, to, { runs, deliveries, schedules: schedules.length, firings, tables, append: opts.append === true }, paging, progress);
 }
 
 function refuseLive(run: RunRecord, now: number): void {
@@ -149,9 +156,9 @@ function refuseLive(run: RunRecord, now: number): void {
  * carries the status, the claims and drops the lease) is known; a run that fits in one page is
  * checked whole before anything of it is written.
  */
-async function copyRun(from: EventLog, to: EventLog, run: RunRecord, now: number, pageSize: number, progress: (line: string) => void): Promise<number> {
+async function copyRun(from: EventLog, to: EventLog, run: RunRecord, now: number, paging: Paging, progress: (line: string) => void): Promise<number> {
   if (await to.getRun(run.runId)) throw new LogCopyError(`run ${run.runId} is already in the target log`);
-  const pages: AsyncIterator<StoredEvent[]> = eventPages(from, run.runId, pageSize);
+  const pages: AsyncIterator<StoredEvent[]> = eventPages(from, run.runId, paging, run.lastSeq);
   let read = 0;
   let lease: Lease | undefined;
   const broken = (detail: string) => {
@@ -211,9 +218,10 @@ async function verifyCopy(
   from: EventLog,
   to: EventLog,
   copied: { runs: number; deliveries: number; schedules: number; firings: number; tables: StoreTableRef[]; append: boolean },
-  pageSize: number,
+  paging: Paging,
   progress: (line: string) => void,
 ): Promise<CopyReport> {
+  const pageSize = paging.size;
   const fail = (what: string): never => {
     throw new LogCopyError(`verification failed: ${what}`);
   };
@@ -226,7 +234,7 @@ async function verifyCopy(
       if (!isDeepStrictEqual(target[field], source[field])) fail(`run ${source.runId}: ${field} is ${JSON.stringify(target[field])} in the target, ${JSON.stringify(source[field])} in the source`);
     }
     if (target.owner !== null) fail(`run ${source.runId} is still owned by ${target.owner} in the target`);
-    const walked = await walkSideBySide(eventPages(from, source.runId, pageSize), eventPages(to, source.runId, pageSize), (x, y) =>
+    const walked = await walkSideBySide(eventPages(from, source.runId, paging, source.lastSeq), eventPages(to, source.runId, paging, source.lastSeq), (x, y) =>
       x.seq === y.seq && x.type === y.type && x.stepPath === y.stepPath && x.recordedAt === y.recordedAt && isDeepStrictEqual(y.payload, x.payload),
     );
     if (walked.a !== walked.b) fail(`run ${source.runId} has ${walked.b} events in the target, ${walked.a} in the source`);
@@ -380,12 +388,25 @@ async function* runsOf(log: EventLog, pageSize: number): AsyncGenerator<RunRecor
   }
 }
 
-async function* eventPages(log: EventLog, runId: string, pageSize: number): AsyncGenerator<StoredEvent[]> {
+/** How much one page of a run's events holds: `size` events, about `bytes` of their payloads. */
+interface Paging {
+  size: number;
+  bytes: number;
+}
+
+/**
+ * A run's events, `pages.size` at a time and at most about `pages.bytes` of payload a page: 2,000
+ * answers of a few megabytes each would not fit in memory. A page cut short by its bytes is told
+ * from the run's last page by `lastSeq`.
+ */
+async function* eventPages(log: EventLog, runId: string, pages: Paging, lastSeq: number): AsyncGenerator<StoredEvent[]> {
   for (let fromSeq = 1; ; ) {
-    const page = await log.read(runId, { fromSeq, limit: pageSize });
-    if (page.length > 0) yield page;
-    if (page.length < pageSize) return;
-    fromSeq = page[page.length - 1]!.seq + 1;
+    const page = await log.read(runId, { fromSeq, limit: pages.size, maxBytes: pages.bytes });
+    if (page.length === 0) return;
+    yield page;
+    const last = page[page.length - 1]!.seq;
+    if (page.length < pages.size && last >= lastSeq) return;
+    fromSeq = last + 1;
   }
 }
 

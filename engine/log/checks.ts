@@ -117,6 +117,12 @@ export function checkEventTypes(types: unknown, what: string): asserts types is 
   if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new Error(`${what} must be an array of event types but got: ${describe(types)}`);
 }
 
+/** `read`'s `maxBytes`: a positive whole number, not with `types`. */
+export function checkMaxBytes(runId: string, opts: { maxBytes?: number; types?: unknown }): void {
+  if (!Number.isSafeInteger(opts.maxBytes) || opts.maxBytes! < 1) throw new Error(`read '${runId}': maxBytes must be a positive whole number but got: ${describe(opts.maxBytes)}`);
+  if (opts.types !== undefined) throw new Error(`read '${runId}': maxBytes cannot be combined with types`);
+}
+
 export function checkStoreKind(storeKind: unknown, operation: string): asserts storeKind is 'sql' | 'nosql' {
   if (storeKind !== 'sql' && storeKind !== 'nosql') throw new Error(`${operation}: store kind must be 'sql' or 'nosql' but got: ${describe(storeKind)}`);
 }

@@ -174,6 +174,13 @@ export interface ReadOptions {
    * that needs a few types of a long run reads those rows, not every one.
    */
   types?: readonly EventType[];
+  /**
+   * Stops once the events read hold this many bytes of stored payload text, about (the event that
+   * crosses it included, so a read from a seq that holds an event returns at least that one): a
+   * page of a run whose answers are tens of megabytes is bounded by what it holds, not only by
+   * `limit`. Not combined with `types`.
+   */
+  maxBytes?: number;
 }
 
 /** See EventTable.eventCounts. */

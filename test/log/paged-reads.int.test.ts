@@ -10,7 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventLog, RunRecord, ScheduleFiring, TableReader, TableRow } from '../../engine/log/log.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
-import { newRun, started, storeWrite } from './helpers.js';
+import { newRun, started, storeWrite, value } from './helpers.js';
 
 const TTL = 60_000;
 
@@ -73,6 +73,35 @@ describe.each(backends)('%s: paged reads', (backend: Backend) => {
       expect((await drain(await log.tableReader('sql', 'orders'), 2)).flat()).toEqual(whole);
     }
     expect(await log.readTable('sql', 'orders')).toEqual(whole);
+  });
+
+  it("read's maxBytes ends a page once its payloads hold that much, the crossing event included", async () => {
+    const { lease } = await log.createRun(newRun('r1'), 'w1', TTL, [started()]);
+    const big = 'x'.repeat(10_000);
+    await log.commit(lease, [value(big), value(big), value('small'), value(big), value(big)], { durable: true });
+    const whole = await log.read('r1');
+    expect(whole).toHaveLength(6);
+    const pages = async (maxBytes: number, limit = 100) => {
+      const out: number[][] = [];
+      for (let fromSeq = 1; fromSeq <= 6; ) {
+        const page = await log.read('r1', { fromSeq, limit, maxBytes });
+        expect(page.length).toBeGreaterThan(0);
+        out.push(page.map((e) => e.seq));
+        fromSeq = page[page.length - 1]!.seq + 1;
+      }
+      return out;
+    };
+    // Seq 1 is run.started and 4 the small one, of a few dozen bytes; the others a few dozen over
+    // 10,000 each, so each of them fills a budget of 10,000 alone and ends its page.
+    expect(await pages(10_000)).toEqual([[1, 2], [3], [4, 5], [6]]);
+    expect(await pages(25_000)).toEqual([[1, 2, 3, 4, 5], [6]]);
+    expect(await pages(1)).toEqual([[1], [2], [3], [4], [5], [6]]);
+    expect(await pages(1_000_000)).toEqual([[1, 2, 3, 4, 5, 6]]);
+    expect(await pages(1_000_000, 4)).toEqual([[1, 2, 3, 4], [5, 6]]);
+    expect((await Promise.all([1, 4].map((fromSeq) => log.read('r1', { fromSeq, maxBytes: 1_000_000 })))).flat()).toEqual([...whole, ...whole.slice(3)]);
+    expect(await log.read('r1', { fromSeq: 7, maxBytes: 10 })).toEqual([]);
+    await expect(log.read('r1', { maxBytes: 0 })).rejects.toThrow("read 'r1': maxBytes must be a positive whole number but got: number (0)");
+    await expect(log.read('r1', { maxBytes: 10, types: ['value.recorded'] })).rejects.toThrow('maxBytes cannot be combined with types');
   });
 
   it("listRuns's after pages the listing in either order, through runs created at the same instant, with a filter too", async () => {

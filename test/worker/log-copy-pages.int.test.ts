@@ -183,6 +183,30 @@ describe.each(backends)('reqon log copy in pages on %s', (backend) => {
     expect(await copyLog(w.log, whole.log, { now: w.env.clock.now() })).toEqual(report);
   });
 
+  it("pages a run's events by their bytes too: a page of events never holds much more than pageBytes", async () => {
+    const w = await source(backend);
+    await fillSource(w);
+    const to = await emptyLog(backend);
+    const reads: { limit?: number; maxBytes?: number; got: number }[] = [];
+    const recording = (log: EventLog) =>
+      overriding(log, {
+        read: async (runId, opts) => {
+          const got = await log.read(runId, opts);
+          reads.push({ ...(opts?.limit !== undefined ? { limit: opts.limit } : {}), ...(opts?.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}), got: got.length });
+          return got;
+        },
+      });
+    // Every payload is more than a byte: a budget of 1 makes each page of events one event, from
+    // either log, while pages of runs, rows and deliveries stay 1,000 long.
+    const report = await copyLog(recording(w.log), recording(to.log), { now: w.env.clock.now(), pageSize: 1000, pageBytes: 1 });
+    expect(reads.length).toBeGreaterThan(2 * report.events);
+    expect(reads.every((r) => r.limit === 1000 && r.maxBytes === 1 && r.got <= 1)).toBe(true);
+    await sameContents(w.log, to.log);
+    const whole = await emptyLog(backend);
+    expect(await copyLog(w.log, whole.log, { now: w.env.clock.now() })).toEqual(report);
+    await expect(copyLog(w.log, (await emptyLog(backend)).log, { now: w.env.clock.now(), pageBytes: 0 })).rejects.toThrow('copyLog: pageBytes must be a positive whole number but got: 0');
+  });
+
   it('a long copy says how far it is, every 50 pages of a table, copying and verifying', async () => {
     const from = await emptyLog(backend);
     const rows = Array.from({ length: 101 }, (_, i) => ({ key: `k${i}`, record: { n: i } }));

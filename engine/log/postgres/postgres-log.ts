@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
-import { checkEventTypes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
+import { checkEventTypes, checkMaxBytes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, LogSetupError, logUnreachable, RunNotFoundError } from '../errors.js';
 import {
   type AcquiredLease,
@@ -366,6 +366,20 @@ class PostgresEventLog implements EventLog {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
     }
     if (opts.types !== undefined) checkEventTypes(opts.types, `read '${runId}': types`);
+    if (opts.maxBytes !== undefined) {
+      checkMaxBytes(runId, opts);
+      // The running size is counted by the server (octet_length reads a stored value's size without
+      // its text), so no payload past the budget is sent.
+      const { rows } = await this.query<EventRow>(
+        `SELECT run_id, seq, type, step_path, payload, recorded_at FROM (
+           SELECT run_id, seq, type, step_path, payload, recorded_at,
+                  sum(octet_length(payload)) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - octet_length(payload) AS before
+             FROM reqon_events WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4
+         ) page WHERE before < $5 ORDER BY seq`,
+        [runId, from, to, limit < 0 ? null : limit, opts.maxBytes],
+      );
+      return rows.map(toStoredEvent);
+    }
     if (opts.types !== undefined && isSummaryRead(opts.types)) {
       // The literal list of the partial index reqon_events_summary (migration 5), which a bound array cannot use.
       const { rows } = await this.query<EventRow>(

@@ -52,7 +52,7 @@ import {
   type PlacedRow,
   type TableReader,
 } from '../log.js';
-import { checkEventTypes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
+import { checkEventTypes, checkMaxBytes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { readEvents } from './read-events.js';
@@ -232,6 +232,20 @@ class SqliteEventLog implements EventLog {
     const limit = opts.limit ?? -1; // SQLite: a negative LIMIT means none
     for (const [name, value] of [['fromSeq', from], ['toSeq', to], ['limit', limit]] as const) {
       if (!Number.isSafeInteger(value)) throw new Error(`read '${runId}': ${name} must be an integer but got: ${describe(value)}`);
+    }
+    if (opts.maxBytes !== undefined) {
+      checkMaxBytes(runId, opts);
+      return this.db.transaction(() => {
+        const out: StoredEvent[] = [];
+        let bytes = 0;
+        // Row by row, so that no more than the budget (and one event) is ever read into memory.
+        for (const row of this.sql.readEvents.iterate(runId, from, to, limit)) {
+          out.push(toStoredEvent(row));
+          bytes += row.payload.length;
+          if (bytes >= opts.maxBytes!) break;
+        }
+        return out;
+      })();
     }
     if (opts.types === undefined) return readEvents(this.db, this.sql, runId, from, to, limit);
     checkEventTypes(opts.types, `read '${runId}': types`);
