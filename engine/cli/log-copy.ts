@@ -30,6 +30,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { NewEvent, StoredEvent } from '../log/events.js';
+import { eventPages, PAGE_BYTES } from '../log/event-pages.js';
 import type { CommitEntry, EventLog, Lease, RunRecord, ScheduleFiring, StoreTableRef, StoredDelivery, TableRow } from '../log/log.js';
 
 /** The copier's lease owner: not `host:pid:nonce`, so no worker ever presumes it dead. */
@@ -38,8 +39,6 @@ export const COPY_OWNER = 'reqon-log-copy';
 const COPY_TTL_MS = 7 * 86_400_000;
 /** Runs, events, rows, deliveries or firings read (and written) at a time, unless the caller says. */
 export const COPY_PAGE = 2000;
-/** About the most payload text one page of a run's events holds (one event may be larger alone). */
-export const COPY_PAGE_BYTES = 32 * 1024 * 1024;
 /** A progress line every this many runs, or pages of one table or one run. */
 const PROGRESS_EVERY = 50;
 
@@ -63,7 +62,7 @@ export interface CopyOptions {
   progress?: (line: string) => void;
   /** What is read and written at a time (default COPY_PAGE): the copy holds about two pages of each log. */
   pageSize?: number;
-  /** About the most payload a page of a run's events holds (default COPY_PAGE_BYTES). */
+  /** About the most payload a page of a run's events holds (default PAGE_BYTES, event-pages.ts). */
   pageBytes?: number;
 }
 
@@ -71,9 +70,9 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   const progress = opts.progress ?? (() => {});
   const pageSize = opts.pageSize ?? COPY_PAGE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new Error(`copyLog: pageSize must be a positive whole number but got: ${String(pageSize)}`);
-  const pageBytes = opts.pageBytes ?? COPY_PAGE_BYTES;
+  const pageBytes = opts.pageBytes ?? PAGE_BYTES;
   if (!Number.isSafeInteger(pageBytes) || pageBytes < 1) throw new Error(`copyLog: pageBytes must be a positive whole number but got: ${String(pageBytes)}`);
-  const paging: Paging = { size: pageSize, bytes: pageBytes };
+  const paging = { size: pageSize, bytes: pageBytes };
 
   for await (const run of runsOf(from, pageSize)) {
     refuseLive(run, opts.now);
@@ -156,9 +155,9 @@ function refuseLive(run: RunRecord, now: number): void {
  * carries the status, the claims and drops the lease) is known; a run that fits in one page is
  * checked whole before anything of it is written.
  */
-async function copyRun(from: EventLog, to: EventLog, run: RunRecord, now: number, paging: Paging, progress: (line: string) => void): Promise<number> {
+async function copyRun(from: EventLog, to: EventLog, run: RunRecord, now: number, paging: { size: number; bytes: number }, progress: (line: string) => void): Promise<number> {
   if (await to.getRun(run.runId)) throw new LogCopyError(`run ${run.runId} is already in the target log`);
-  const pages: AsyncIterator<StoredEvent[]> = eventPages(from, run.runId, paging, run.lastSeq);
+  const pages: AsyncIterator<StoredEvent[]> = eventPages(from, run.runId, { ...paging, lastSeq: run.lastSeq });
   let read = 0;
   let lease: Lease | undefined;
   const broken = (detail: string) => {
@@ -218,7 +217,7 @@ async function verifyCopy(
   from: EventLog,
   to: EventLog,
   copied: { runs: number; deliveries: number; schedules: number; firings: number; tables: StoreTableRef[]; append: boolean },
-  paging: Paging,
+  paging: { size: number; bytes: number },
   progress: (line: string) => void,
 ): Promise<CopyReport> {
   const pageSize = paging.size;
@@ -234,7 +233,7 @@ async function verifyCopy(
       if (!isDeepStrictEqual(target[field], source[field])) fail(`run ${source.runId}: ${field} is ${JSON.stringify(target[field])} in the target, ${JSON.stringify(source[field])} in the source`);
     }
     if (target.owner !== null) fail(`run ${source.runId} is still owned by ${target.owner} in the target`);
-    const walked = await walkSideBySide(eventPages(from, source.runId, paging, source.lastSeq), eventPages(to, source.runId, paging, source.lastSeq), (x, y) =>
+    const walked = await walkSideBySide(eventPages(from, source.runId, { ...paging, lastSeq: source.lastSeq }), eventPages(to, source.runId, { ...paging, lastSeq: source.lastSeq }), (x, y) =>
       x.seq === y.seq && x.type === y.type && x.stepPath === y.stepPath && x.recordedAt === y.recordedAt && isDeepStrictEqual(y.payload, x.payload),
     );
     if (walked.a !== walked.b) fail(`run ${source.runId} has ${walked.b} events in the target, ${walked.a} in the source`);
@@ -385,28 +384,6 @@ async function* runsOf(log: EventLog, pageSize: number): AsyncGenerator<RunRecor
     const last = page[page.length - 1];
     if (page.length < pageSize || last === undefined) return;
     after = { createdAt: last.createdAt, runId: last.runId };
-  }
-}
-
-/** How much one page of a run's events holds: `size` events, about `bytes` of their payloads. */
-interface Paging {
-  size: number;
-  bytes: number;
-}
-
-/**
- * A run's events, `pages.size` at a time and at most about `pages.bytes` of payload a page: 2,000
- * answers of a few megabytes each would not fit in memory. A page cut short by its bytes is told
- * from the run's last page by `lastSeq`.
- */
-async function* eventPages(log: EventLog, runId: string, pages: Paging, lastSeq: number): AsyncGenerator<StoredEvent[]> {
-  for (let fromSeq = 1; ; ) {
-    const page = await log.read(runId, { fromSeq, limit: pages.size, maxBytes: pages.bytes });
-    if (page.length === 0) return;
-    yield page;
-    const last = page[page.length - 1]!.seq;
-    if (page.length < pages.size && last >= lastSeq) return;
-    fromSeq = last + 1;
   }
 }
 

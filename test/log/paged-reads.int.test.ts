@@ -9,6 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventLog, RunRecord, ScheduleFiring, TableReader, TableRow } from '../../engine/log/log.js';
+import { eventPages, type EventPaging } from '../../engine/log/event-pages.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
 import { newRun, started, storeWrite, value } from './helpers.js';
 
@@ -102,6 +103,23 @@ describe.each(backends)('%s: paged reads', (backend: Backend) => {
     expect(await log.read('r1', { fromSeq: 7, maxBytes: 10 })).toEqual([]);
     await expect(log.read('r1', { maxBytes: 0 })).rejects.toThrow("read 'r1': maxBytes must be a positive whole number but got: number (0)");
     await expect(log.read('r1', { maxBytes: 10, types: ['value.recorded'] })).rejects.toThrow('maxBytes cannot be combined with types');
+  });
+
+  it('eventPages: pages grow from the first size, end at the last seq, and a page cut short by its bytes is not the last', async () => {
+    const { lease } = await log.createRun(newRun('r1'), 'w1', TTL, [started()]);
+    await log.commit(lease, Array.from({ length: 20 }, (_, i) => value(i === 7 ? 'y'.repeat(10_000) : i)), { durable: true });
+    const seqs = async (paging: EventPaging) => {
+      const out: number[][] = [];
+      for await (const page of eventPages(log, 'r1', paging)) out.push(page.map((e) => e.seq));
+      return out;
+    };
+    const run = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    expect(await seqs({ size: 16, first: 1, lastSeq: 21 })).toEqual([[1], run(2, 5), run(6, 21)]);
+    // Seq 9 holds 10 KB: a page of 1 KB ends with it, short of its count.
+    expect(await seqs({ size: 100, bytes: 1000, lastSeq: 21 })).toEqual([run(1, 9), run(10, 21)]);
+    expect(await seqs({ size: 100, bytes: 1000 })).toEqual([run(1, 9), run(10, 21)]);
+    expect(await seqs({ size: 5, fromSeq: 19, lastSeq: 21 })).toEqual([[19, 20, 21]]);
+    expect(await seqs({ size: 5, fromSeq: 22, lastSeq: 21 })).toEqual([]);
   });
 
   it("listRuns's after pages the listing in either order, through runs created at the same instant, with a filter too", async () => {

@@ -5,6 +5,7 @@ import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { CliError } from '../cli-error.js';
 import { instantText } from '../../env/instant-text.js';
+import { eventPages } from '../../log/event-pages.js';
 
 /** Pages grow from FIRST_PAGE to PAGE: `| head` wants the first lines soon, a full dump wants few reads. */
 const FIRST_PAGE = 100;
@@ -23,19 +24,17 @@ export const command: CommandModule = {
     }
     const log = await openCliLog(options.db);
     try {
-      if (!(await log.getRun(runId))) {
+      const run = await log.getRun(runId);
+      if (!run) {
         io.stderr(`reqon: no run ${runId} in this log; list runs with \`reqon runs\`\n`);
         return EXIT_USAGE;
       }
-      // Paged so that a long run streams instead of sitting in memory.
-      for (let from = fromSeq, page = FIRST_PAGE; ; page = Math.min(PAGE, page * 4)) {
-        const events = await log.read(runId, { fromSeq: from, limit: page });
+      // Paged (by count and by bytes) so that a long run streams instead of sitting in memory.
+      for await (const events of eventPages(log, runId, { fromSeq, first: FIRST_PAGE, size: PAGE, lastSeq: run.lastSeq })) {
         for (const e of events) {
           if (options.json === true) io.stdout(`${JSON.stringify(e)}\n`);
           else io.stdout(`${String(e.seq).padStart(6)}  ${instantText(e.recordedAt)}  ${e.type.padEnd(18)} ${e.stepPath || '-'}  ${summarize(e.payload)}\n`);
         }
-        if (events.length < page) break;
-        from = events[events.length - 1]!.seq + 1;
         // A turn of the event loop between pages: a reader that went away (`| head`) is an EPIPE
         // the program ends on, before the rest of the log is read into a closed pipe (SQLite's
         // reads resolve at once, so without it no error event is handled until the last page).
