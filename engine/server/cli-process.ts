@@ -91,8 +91,9 @@ export function parseRunLine(line: string): string | null {
 
 /**
  * Starts the CLI. With `runId` unknown (a `run`), resolves once the first stdout line names the
- * run; rejects with 'spawn-failed' (and the process's output) if it exits or prints something
- * else first. With `runId` given (a `resume`), resolves as soon as the process is spawned.
+ * run; rejects with a CliRefusedError (a 'bad-request' with the CLI's message) if it exits 2 (a
+ * usage error) first, and with 'spawn-failed' (and the process's output) if it cannot be started,
+ * exits otherwise or prints something else first. With `runId` given (a `resume`), resolves as soon as the process is spawned.
  */
 export function startCli(launcher: CliLauncher, args: string[], knownRunId?: string, extraEnv?: Record<string, string>): Promise<CliProcess> {
   let child: ChildProcess;
@@ -156,10 +157,28 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
     void exited.then(({ code, signal }) => {
       if (settled) return;
       settled = true;
+      if (signal === null && code === 2) {
+        // Exit 2 is the CLI's usage error: the request asked for something it refuses (its own
+        // message says what), not a failure to start it.
+        reject(new CliRefusedError(`reqon ${args[0] ?? ''} refused the request: ${tail.trim().slice(-800) || '(no output)'}`));
+        return;
+      }
       const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
       reject(new StudioError('spawn-failed', `${describeCommand} ${how} before naming its run: ${tail.trim().slice(-800) || '(no output)'}`));
     });
   });
+}
+
+/**
+ * The CLI exited 2 (a usage error, ARCHITECTURE.md's exit codes) before naming its run: the
+ * arguments the request gave were refused — a 400 with the CLI's own message. Exit 2 also says a
+ * log could not be opened; the service tells that apart by asking its own log (studio-service.ts).
+ */
+export class CliRefusedError extends StudioError {
+  constructor(message: string) {
+    super('bad-request', message);
+    this.name = 'CliRefusedError';
+  }
 }
 
 /** What an exit means for a run, in the CLI's exit-code contract. */

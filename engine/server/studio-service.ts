@@ -20,17 +20,17 @@ import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
 import type { EventLog } from '../log/log.js';
 import { isPostgresUrl, openLog } from '../log/open-log.js';
-import { readMissionFiles } from '../executor/mission-cache.js';
 import { hostId } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
 import { sliceState } from '../inspect/state-slice.js';
 import type { MissionSource, PushChannel, Pushes, RequestChannel, Requests, RunsPage, RunSummary, StudioInfo } from '../protocol/protocol.js';
 import { isRequestChannel } from '../protocol/channels.js';
-import type { CliLauncher, RunArgs } from './cli-process.js';
+import { CliRefusedError, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import { CrashLab } from './crash-lab.js';
 import { declaredSources, labUpstreams } from './lab-upstreams.js';
 import { LivePoll } from './live-poll.js';
 import { missionFileFor } from './mission-request.js';
+import { checkCrashAt, checkRunArgs } from './run-request-check.js';
 import { asFields, int, optInt, optStr, optStringMap, str, valueWindows, type Fields } from './request-fields.js';
 import { RunProcesses } from './run-processes.js';
 import { forkTextDir, RunSharing } from './run-sharing.js';
@@ -141,7 +141,7 @@ class Service implements StudioService {
     // (which takes over dead owners of its own host at once) leaves a crashed lab run to the lab
     // and takes it over only if its lease expires — the studio died mid-lab.
     const labEnv = { REQON_HOST_ID: LAB_HOST };
-    this.sharing = new RunSharing({ log, launcher, textDir: forkTextDir(options.dbPath, options.cwd), spawn: (args) => this.processes.spawnCommand(args) });
+    this.sharing = new RunSharing({ log, launcher, textDir: forkTextDir(options.dbPath, options.cwd), spawn: (args) => this.refusedOrUnreachable(this.processes.spawnCommand(args)) });
     this.lab = new CrashLab({
       labHost: LAB_HOST,
       scheduler: this.worker !== null,
@@ -220,7 +220,9 @@ class Service implements StudioService {
         return verifyInStudio(this.log, runId, missionText === undefined ? undefined : { recorded: view.record.missionFiles, missionText });
       }
       case 'run.start': {
-        const proc = await this.processes.spawnRun(this.runRequest(channel, req, optStr(channel, req, 'crashAt')));
+        const run = this.runRequest(channel, req, optStr(channel, req, 'crashAt'));
+        checkRunArgs(channel, run);
+        const proc = await this.refusedOrUnreachable(this.processes.spawnRun(run));
         return { runId: proc.runId };
       }
       case 'run.fork':
@@ -231,8 +233,11 @@ class Service implements StudioService {
         return this.sharing.import(channel, req);
       case 'run.resume':
         return this.processes.resume(str(channel, req, 'runId'), req['payload']);
-      case 'run.crash':
-        return this.processes.crash(str(channel, req, 'runId'), optStr(channel, req, 'crashAt'));
+      case 'run.crash': {
+        const crashAt = optStr(channel, req, 'crashAt');
+        checkCrashAt(channel, crashAt);
+        return this.processes.crash(str(channel, req, 'runId'), crashAt);
+      }
       case 'run.watch': {
         const view = await this.views.get(str(channel, req, 'runId'));
         // The caller has every event up to lastSeq from this answer; pushes carry on from there.
@@ -242,8 +247,10 @@ class Service implements StudioService {
       case 'crash.points':
         return (await this.views.get(str(channel, req, 'runId'))).crashPoints();
       case 'crashlab.start': {
+        const crashAt = str(channel, req, 'crashAt');
+        checkCrashAt(channel, crashAt);
         const { run, upstreams } = await this.labRunRequest(channel, req);
-        return this.lab.start({ mode: 'single', run, upstreams, crashAt: str(channel, req, 'crashAt'), maxCrashes: 1 });
+        return this.lab.start({ mode: 'single', run, upstreams, crashAt, maxCrashes: 1 });
       }
       case 'crashlab.chaos': {
         const { run, upstreams } = await this.labRunRequest(channel, req);
@@ -330,14 +337,23 @@ class Service implements StudioService {
       run.sources = { ...reference.options.sources, ...run.sources };
       run.env = { ...reference.options.env, ...run.env };
     }
-    let files;
-    try {
-      files = readMissionFiles(run.missionPath);
-    } catch (error) {
-      throw new StudioError('bad-request', `${channel}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const files = checkRunArgs(channel, run);
     const upstreams = labUpstreams(files, run.sources ?? {});
     return { run, upstreams };
+  }
+
+  /**
+   * A CLI child that exited 2 before naming its run refused what the request asked (a 400 with
+   * its message) — unless it could not open the log: exit 2 says that too, and then this
+   * service's own log cannot be reached either, which asking it shows (a 503 'unavailable').
+   */
+  private async refusedOrUnreachable(spawning: Promise<CliProcess>): Promise<CliProcess> {
+    try {
+      return await spawning;
+    } catch (error) {
+      if (error instanceof CliRefusedError) await this.log.listRuns({ limit: 1 });
+      throw error;
+    }
   }
 
   /** Loads the newest runs and their timelines while nobody waits; a failure only means no head start. */

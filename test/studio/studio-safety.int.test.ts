@@ -65,6 +65,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(outside, 'other.vague'), `mission Other { ${SECRET} }`);
   fs.writeFileSync(path.join(work, 'notes.txt'), SECRET);
   fs.symlinkSync(path.join(outside, 'other.vague'), path.join(work, 'link.vague'));
+  fs.writeFileSync(path.join(work, 'good.vague'), 'mission Good { source Api { auth: none, base: "http://127.0.0.1:1" } action A { get "/x" } run A }\n');
   fs.writeFileSync(path.join(work, 'broken.vague'), 'mission Broken {\n  action A {\n    get "/x" (\n  }\n}\n');
   service = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(import.meta.dirname, 'fixtures', 'fake-cli.mjs'), cwd: work });
   server = await startStudioServer({ service, staticDir });
@@ -103,11 +104,15 @@ describe('run.start reads only missions inside the studio\'s folders', () => {
     expect(JSON.parse((await api('runs.list', {})).body)).toEqual({ runs: [], total: 0 });
   });
 
-  it('passes a mission inside the roots on to the CLI (whose diagnostics are about that mission)', async () => {
-    const reply = await api('run.start', { missionPath: 'broken.vague' });
+  it('passes a mission inside the roots on to the CLI; a broken one is a 400 with its own diagnostics', async () => {
+    const reply = await api('run.start', { missionPath: 'good.vague' });
     // The fake CLI names a run for any mission file it is given; what matters is that the studio let it through.
     expect(reply.status, reply.body).toBe(200);
     expect(JSON.parse(reply.body)).toMatchObject({ runId: expect.any(String) });
+    // A mission the user opened may be quoted: its diagnostics say where it is wrong, as `reqon run` does.
+    const broken = await api('run.start', { missionPath: 'broken.vague' });
+    expect(broken.status, broken.body).toBe(400);
+    expect(JSON.parse(broken.body)).toMatchObject({ code: 'bad-request', message: expect.stringMatching(/broken\.vague:4:3: error\[E2005\]/) });
   });
 });
 

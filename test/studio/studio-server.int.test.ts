@@ -137,7 +137,7 @@ describe('studio server', () => {
         if (parsed.channel === 'process.exited') resolve(parsed);
       });
     });
-    fs.writeFileSync(path.join(dir, 'm.vague'), 'mission M {}');
+    fs.writeFileSync(path.join(dir, 'm.vague'), 'mission M { source Api { auth: none, base: "http://127.0.0.1:1" } action A { get "/x" } run A }');
     const started = await api('run.start', { missionPath: 'm.vague', crashAt: 'before-effect' });
     expect(started.status).toBe(200);
     const { runId } = JSON.parse(started.body) as { runId: string };

@@ -151,7 +151,7 @@ describe('studio service', () => {
   });
 
   it('starts runs as CLI processes and reports how they exit', async () => {
-    const { runId } = await service.handle('run.start', { missionText: 'mission SLOW {}' });
+    const { runId } = await service.handle('run.start', { missionText: 'mission SLOW { source Api { auth: none, base: "http://127.0.0.1:1" } action A { get "/x" } run A }' });
     expect(runId).toMatch(/^fake-\d+$/);
     const saved = fs.readdirSync(path.join(dir, 'studio-missions'));
     expect(saved).toHaveLength(1);
