@@ -36,6 +36,12 @@ export interface CrashLabDeps {
   clock: Clock;
   /** A scheduler (the studio's worker) wakes due timers: the lab then leaves timers to it and follows. */
   scheduler: boolean;
+  /**
+   * Keeps the scheduler from waking a suspended run's timer until `untilMs` (a lease on the run,
+   * which the compare-and-set of the run's next resume clears); false when the run is no longer
+   * suspended or another process holds it. Without it, the scheduler wakes every timer.
+   */
+  holdTimer?(runId: string, untilMs: number): Promise<boolean>;
   /** Replays a run against its own log without effects (engine/executor/verify.ts). */
   verify(runId: string): Promise<VerifyReport>;
   changed(status: CrashLabStatus): void;
@@ -62,6 +68,12 @@ const MAX_RESUMES = 25;
 const FOLLOW_MS = 100;
 /** How long the lab follows a run it does not drive (past a timer's due instant) before giving up. */
 const FOLLOW_LIMIT_MS = 10 * 60_000;
+/**
+ * How long past its timer's due instant the lab holds an armed run it wakes itself (holdTimer):
+ * time for its `resume` process to start; should the studio die meanwhile, the worker wakes the
+ * run once the hold has run out.
+ */
+const TIMER_HOLD_MARGIN_MS = 60_000;
 
 export class CrashLab {
   private readonly labs = new Map<string, CrashLabStatus>();
@@ -125,7 +137,7 @@ export class CrashLab {
     proxy.recording(reference.runId);
     lab.referenceRunId = reference.runId;
     this.emit(lab);
-    const referenceStatus = await this.finish(reference.runId, await reference.exited, reference, null);
+    const { status: referenceStatus } = await this.finish(reference.runId, await reference.exited, reference, null);
     if (referenceStatus !== 'completed') {
       throw new StudioError('conflict', `the crash-free reference run ${reference.runId} ended "${referenceStatus}", so there is nothing to compare with; fix the mission or its API first`);
     }
@@ -148,11 +160,11 @@ export class CrashLab {
 
     lab.phase = 'resuming';
     this.emit(lab);
-    const finalStatus = await this.finish(armed.runId, exit, armed, lab, picks, proxy);
+    const { status: finalStatus, untested } = await this.finish(armed.runId, exit, armed, lab, picks, proxy, first);
 
     lab.phase = 'verifying';
     this.emit(lab);
-    lab.verdict = await this.verdict(armed.runId, reference.runId, finalStatus, lab, proxy);
+    lab.verdict = await this.verdict(armed.runId, reference.runId, finalStatus, lab, proxy, untested);
     lab.phase = 'done';
     this.emit(lab);
   }
@@ -176,6 +188,13 @@ export class CrashLab {
    * Takes a run from its last exit to an end, judged by the log rather than exit codes: waits out
    * timers, resumes pauses and crashes (armed with the next pick), and follows the run while
    * another process — the studio's worker, which takes over dead owners too — is executing it.
+   *
+   * A crash point stays armed until it fires: a process armed with `armedWith` that suspends the
+   * run (a pause, a timer, a wait) before reaching it passes it on to the resume that carries the
+   * run past its suspension, as the reference run was carried past it. With a scheduler, such a
+   * timer is held (holdTimer) so the studio's worker does not wake it unarmed, and the lab resumes
+   * it once due. Should another process carry the run on all the same (the worker woke the timer
+   * before it could be held), `untested` says so.
    */
   private async finish(
     runId: string,
@@ -184,10 +203,15 @@ export class CrashLab {
     lab: CrashLabStatus | null,
     picks: string[] = [],
     proxy?: AnswerProxy,
-  ): Promise<RunStatus> {
+    armedWith?: string,
+  ): Promise<{ status: RunStatus; untested?: string }> {
     let exit: ExitInfo | null = firstExit;
     let proc = firstProc;
     let followingSince: number | null = null;
+    // The crash point armed on a process that has not fired it yet; what the run waited on when such a process suspended it.
+    let pending = armedWith;
+    let suspendedOn: string | null = null;
+    let carriedOnBy: string | null = null;
     const follow = async (what: string) => {
       followingSince ??= this.deps.clock.now();
       if (this.deps.clock.now() - followingSince > FOLLOW_LIMIT_MS) {
@@ -202,31 +226,75 @@ export class CrashLab {
         if (outcome === 'usage-error' || outcome === 'exited') {
           throw new StudioError('conflict', `run ${runId}: the CLI ${outcome === 'usage-error' ? 'rejected the request' : `exited with code ${exit.code}`}: ${proc.output().trim().slice(-600)}`);
         }
-        if (outcome === 'crashed' && proxy) await proxy.rewind((await this.deps.views.getAll(runId)).cache.all());
+        if (outcome === 'crashed') {
+          pending = undefined;
+          suspendedOn = null;
+          if (proxy) await proxy.rewind((await this.deps.views.getAll(runId)).cache.all());
+        }
       }
       const view = await this.deps.views.getAll(runId);
-      const { status, owner, wakeAt } = view.record;
-      if (status === 'completed' || status === 'failed') return status;
+      const { status, owner, wakeAt, waitingOn } = view.record;
+      if (exit !== null && outcomeOf(exit) === 'suspended' && pending !== undefined) {
+        if (status === 'suspended' && waitingOn !== null) suspendedOn = `${waitingOn}${wakeAt !== null ? `, due ${new Date(wakeAt).toISOString()}` : ''}`;
+      }
+      if (status === 'completed' || status === 'failed') {
+        // Who else carried it on is the log's to say as well: a run woken and finished between two looks was never seen running.
+        const elsewhere = pending !== undefined ? this.resumedElsewhere(view.all()) : null;
+        carriedOnBy ??= elsewhere?.owner ?? null;
+        suspendedOn ??= elsewhere?.suspended ?? null;
+        if (pending === undefined || carriedOnBy === null) return { status };
+        return {
+          status,
+          untested: `${suspendedOn !== null ? `the run suspended (waiting on ${suspendedOn}) before reaching ${pending}, and` : `before the run reached ${pending},`} ` +
+            `another process (${carriedOnBy}) carried it on without the crash point armed`,
+        };
+      }
       if (status === 'running' && owner !== null && this.ownerAlive(owner)) {
         // Someone else executes it (the worker woke its timer, or took it over when the lab's lease expired): follow it in the log.
+        if (pending !== undefined) carriedOnBy ??= owner;
         await follow('another process executed it');
         continue;
       }
+      let held = false;
       if (status === 'suspended' && wakeAt !== null && this.deps.scheduler) {
-        // One scheduler: the worker wakes due timers, the lab does not race it.
-        await follow(`its timer (due ${new Date(wakeAt).toISOString()}) was not woken`);
-        continue;
+        // A crash point still to fire: the lab wakes this timer itself, armed, and holds it so the worker does not wake it unarmed.
+        held = pending !== undefined && this.deps.holdTimer !== undefined && (await this.deps.holdTimer(runId, wakeAt + TIMER_HOLD_MARGIN_MS));
+        if (!held) {
+          // One scheduler: the worker wakes due timers, the lab does not race it.
+          await follow(`its timer (due ${new Date(wakeAt).toISOString()}) was not woken`);
+          continue;
+        }
       }
       followingSince = null;
       if (resumes >= MAX_RESUMES) {
         throw new StudioError('conflict', `run ${runId} did not finish after ${MAX_RESUMES} resumes; look at its timeline`);
       }
-      if (status === 'suspended' && wakeAt !== null) await this.deps.clock.sleep(Math.max(0, wakeAt - this.deps.clock.now()) + 20);
-      const crashAt = status === 'running' ? picks.shift() : undefined;
+      if (status === 'suspended' && wakeAt !== null && (held || !this.deps.scheduler)) await this.deps.clock.sleep(Math.max(0, wakeAt - this.deps.clock.now()) + 20);
+      const crashAt = pending ?? (status === 'running' ? picks.shift() : undefined);
+      pending = crashAt;
       proc = await this.deps.spawnResume(runId, crashAt);
       resumes += 1;
       exit = lab === null ? await proc.exited : await this.record(lab, proc, crashAt ?? null);
     }
+  }
+
+  /**
+   * The last resume of a run by a process that was not one of the lab's (the studio's worker): its
+   * owner, and the suspension it carried the run on from as the log tells it. Null when none.
+   */
+  private resumedElsewhere(events: readonly StoredEvent[]): { owner: string; suspended: string | null } | null {
+    let found: { owner: string; suspended: string | null } | null = null;
+    let suspended: string | null = null;
+    for (const event of events) {
+      if (event.type === 'run.suspended') {
+        const { reason, dueAt } = event.payload;
+        suspended = `a ${reason}${dueAt !== undefined ? ` due ${new Date(dueAt).toISOString()}` : ''}`;
+      } else if (event.type === 'run.resumed') {
+        const parsed = parseOwner(event.payload.owner);
+        if (parsed !== null && parsed.host !== this.deps.labHost) found = { owner: event.payload.owner, suspended };
+      }
+    }
+    return found;
   }
 
   /** Whether a run's owner still executes it: the lab's own processes are checked by pid. */
@@ -241,7 +309,7 @@ export class CrashLab {
     }
   }
 
-  private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy): Promise<CrashLabVerdict> {
+  private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy, untested?: string): Promise<CrashLabVerdict> {
     const run = await this.deps.views.getAll(runId);
     const reference = await this.deps.views.getAll(referenceRunId);
     const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId, run.cache.all());
@@ -260,6 +328,7 @@ export class CrashLab {
       verify,
       startDiffs: readsDiffer(reference.all(), referenceRunId, run.all(), runId),
       elsewhere: run.cache.all().filter((e) => e.type === 'http.request' && !proxy.carried(e.payload.request.url)).length,
+      ...(untested !== undefined ? { untested } : {}),
     });
   }
 }
@@ -279,6 +348,8 @@ export interface LabObservations {
   startDiffs: readonly string[];
   /** Requests of the armed run that did not go through the proxy. */
   elsewhere: number;
+  /** Why an armed crash point never fired, when it is not that the run never reached it. */
+  untested?: string;
 }
 
 /**
@@ -354,7 +425,7 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
   const ok = tested && failed.length === 0 && unchecked.length === 0;
   const passed = checks.filter((c) => c.ok === true).map((c) => c.label).join('; ');
   const explanation = !tested
-    ? `not tested: no crash happened (${o.picks.join(', ') || 'no point'} was never reached by the run)`
+    ? `not tested: ${o.untested ?? `no crash happened (${o.picks.join(', ') || 'no point'} was never reached by the run)`}`
     : failed.length > 0
       ? `not exactly-once after ${crashes} crash(es): ${failed.map((c) => c.label).join('; ')}`
       : unchecked.length > 0

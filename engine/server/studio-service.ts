@@ -145,6 +145,7 @@ class Service implements StudioService {
     this.lab = new CrashLab({
       labHost: LAB_HOST,
       scheduler: this.worker !== null,
+      holdTimer: (runId, untilMs) => this.holdTimer(runId, untilMs),
       spawnRun: (run) => this.processes.spawnRun(run, labEnv),
       spawnResume: (runId, crashAt) => this.processes.spawnResume(runId, crashAt === undefined ? {} : { crashAt }, labEnv),
       views: this.views,
@@ -340,6 +341,20 @@ class Service implements StudioService {
     const files = checkRunArgs(channel, run);
     const upstreams = labUpstreams(files, run.sources ?? {});
     return { run, upstreams };
+  }
+
+  /**
+   * A lease on a suspended run of the lab, so the worker (which wakes only timers nobody holds)
+   * leaves its timer to the lab; the compare-and-set of the run's next resume clears it. Not held
+   * (false) when the run is no longer suspended or another process holds it.
+   */
+  private async holdTimer(runId: string, untilMs: number): Promise<boolean> {
+    const now = this.clock.now();
+    const got = await this.log.acquire(runId, `${LAB_HOST}:${process.pid}:labhold`, now, Math.max(1, Math.ceil(untilMs - now)));
+    if (!('epoch' in got)) return false;
+    if (got.run.status === 'suspended') return true;
+    await this.log.release(got);
+    return false;
   }
 
   /**
