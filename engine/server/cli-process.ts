@@ -93,7 +93,8 @@ export function parseRunLine(line: string): string | null {
  * Starts the CLI. With `runId` unknown (a `run`), resolves once the first stdout line names the
  * run; rejects with a CliRefusedError (a 'bad-request' with the CLI's message) if it exits 2 (a
  * usage error) first, and with 'spawn-failed' (and the process's output) if it cannot be started,
- * exits otherwise or prints something else first. With `runId` given (a `resume`), resolves as soon as the process is spawned.
+ * exits otherwise or prints something else first. With `runId` given (a `resume`), resolves as
+ * soon as the process is spawned.
  */
 export function startCli(launcher: CliLauncher, args: string[], knownRunId?: string, extraEnv?: Record<string, string>): Promise<CliProcess> {
   let child: ChildProcess;
