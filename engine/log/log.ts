@@ -285,8 +285,12 @@ export interface EventTable {
    */
   eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts>;
   /**
-   * The latest `checkpoint.advanced` syncedAt under `key` across the runs of `mission`, of `api`
-   * (its payload's `api`; undefined: the checkpoints that name none, the mission's own base URL).
+   * The latest `checkpoint.advanced` syncedAt under `key` across the completed runs of `mission`,
+   * of `api` (its payload's `api`; undefined: the checkpoints that name none, the mission's own
+   * base URL), and of those only checkpoints no `step.failed` of their run follows. A run that
+   * failed, or has not finished, advanced nothing for the runs after it, nor one whose loop
+   * tolerated a failure after the checkpoint: the records it covers may have reached only the
+   * run's memory stores, on their way to an action after the fetch's that failed on them.
    */
   lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined>;
 }

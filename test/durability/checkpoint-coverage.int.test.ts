@@ -132,5 +132,46 @@ describe('a tolerated failure holds the checkpoint back', () => {
       expect((await h.events(second.runId)).filter((e) => e.type === 'checkpoint.advanced')).toHaveLength(1);
     });
   }
+
+  // The checkpoint of a fetch whose records go on to another action through a memory store: they
+  // live only in the run, so a failure in that action (the run failed, or a loop tolerated it)
+  // must leave the next run asking from where it was. It advanced at the end of the fetch's action.
+  const STAGED = (onError: string) => `mission Staged {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store staging: memory("staging")
+  store out: sql("out")
+  action Fetch {
+    get "/records" { since: lastSync("records") { param: "since", format: unix } }
+    store response -> staging { key: .id }
+  }
+  action Load {
+    for r in staging${onError} {
+      post "/push" { body: { id: r.id } }
+      store r -> out { key: .id }
+    }
+  }
+  run Fetch then Load
+}
+`;
+  for (const [onError, status] of [[' onError abort', 'failed'], ['', 'completed']] as const) {
+    it(`a checkpoint before a later action's ${status === 'failed' ? 'failure' : 'tolerated failure'} (records staged in a memory store) counts for no later run`, async () => {
+      let failNext = true;
+      h.api.on('POST /push', (req) => {
+        if ((req.body as { id: string }).id === 'r2' && failNext) return { status: 400, body: { error: 'refused' } };
+        return { body: { ok: true } };
+      });
+      const first = await h.start(files('staged', STAGED(onError)));
+      expect(first.status).toBe(status);
+      expect((await h.events(first.runId)).some((e) => e.type === 'checkpoint.advanced')).toBe(true);
+      failNext = false;
+      const second = await h.start(files('staged', STAGED(onError)));
+      expect(second.status).toBe('completed');
+      expect(sinceSent()).toEqual(['/records?since=0', '/records?since=0']);
+      expect(Object.keys(recordsOf(await h.log.readTable('sql', 'out'))).sort()).toEqual(RECORDS.map((r) => r.id));
+      // That run completed whole: the one after it asks from its checkpoint.
+      await h.start(files('staged', STAGED(onError)));
+      expect(sinceSent()[2]).toMatch(/^\/records\?since=[1-9]\d*$/);
+    });
+  }
 });
 });

@@ -556,7 +556,8 @@ class PostgresEventLog implements EventLog {
       `SELECT max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
          FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
         WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
-          AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3`,
+          AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed'
+          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)`,
       [mission, key, api ?? null],
     );
     const synced = rows[0]?.synced;

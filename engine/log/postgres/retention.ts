@@ -53,7 +53,8 @@ export async function checkpointMarks(client: PoolClient): Promise<CheckpointMar
     `SELECT r.mission, e.payload::jsonb ->> 'key' AS key, e.payload::jsonb ->> 'api' AS api,
             max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
        FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
-      WHERE e.type = 'checkpoint.advanced'
+      WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed'
+        AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
       GROUP BY r.mission, key, api`,
   );
   return rows.map((r) => ({ mission: r.mission, key: r.key, ...(r.api === null ? {} : { api: r.api }), syncedAt: Number(r.synced) }));

@@ -54,7 +54,8 @@ function prepare(db: Database.Database) {
       SELECT r.mission, json_extract(e.payload, '$.key') AS key, json_extract(e.payload, '$.api') AS api,
              max(json_extract(e.payload, '$.syncedAt')) AS synced
         FROM reqon_events e INDEXED BY reqon_events_checkpoints JOIN reqon_runs r ON r.run_id = e.run_id
-       WHERE e.type = 'checkpoint.advanced'
+       WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed'
+         AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
        GROUP BY r.mission, key, api`),
     deleteRun: db.prepare<{ run_id: string; last_seq: number; epoch: number; before: number; now: number }, { bytes: number }>(`
       DELETE FROM reqon_runs AS r
