@@ -15,6 +15,14 @@ export function missionEnvVar(name: string, runEnv: Vars, processVars: Vars): st
   return name.startsWith(VISIBLE_PREFIX) ? processVars[name] : undefined;
 }
 
+/** Every value `env()` could return (the run's settings, and `REQON_*` variables), non-empty. */
+export function missionEnvValues(runEnv: Vars, processVars: Vars): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(processVars)) if (value && name.startsWith(VISIBLE_PREFIX)) out.push(value);
+  for (const value of Object.values(runEnv)) if (value) out.push(value);
+  return out;
+}
+
 /** The values `env()` could return that are credentials, for the redactor. */
 export function credentialEnvValues(runEnv: Vars, processVars: Vars): string[] {
   const out: string[] = [];

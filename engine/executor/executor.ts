@@ -7,7 +7,7 @@
  * Flow directives are signals caught where their meaning ends (steps/signals.ts); suspension
  * (a pause) unwinds the whole walk and leaves the run `suspended` in the log.
  */
-import { missionEnvVar } from '../env/mission-env.js';
+import { missionEnvValues, missionEnvVar } from '../env/mission-env.js';
 import type { Env } from '../env/env.js';
 import { EvaluatorError } from '../eval/eval-errors.js';
 import { evaluate } from '../eval/evaluate.js';
@@ -111,6 +111,12 @@ export class Executor implements StepRuntime {
 
   envVar(name: string): string | undefined {
     return missionEnvVar(name, this.parts.runEnv, this.env.vars);
+  }
+
+  private settingValues: readonly string[] | undefined;
+
+  envValues(): readonly string[] {
+    return (this.settingValues ??= missionEnvValues(this.parts.runEnv, this.env.vars));
   }
 
   lastSync(key: string, api?: string): Promise<number | undefined> {

@@ -10,6 +10,8 @@ import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
+import { createHash } from 'node:crypto';
+import { REDACTED } from '../http/redact.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
@@ -128,6 +130,9 @@ export async function assertReplays(
   throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, detail, ...(opts.advise ? [opts.advise(d.seq)] : []));
 }
 
+/** headersSha256 of a request the mission gives no headers. */
+const NO_HEADERS_SHA256 = createHash('sha256').update('{}').digest('hex');
+
 /** What a log of `format` (and its requests' recorded identities) does not let a replay check. */
 function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
   if (format < 2) {
@@ -141,6 +146,15 @@ function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
   const out: string[] = [];
   if (headerless > 0) out.push(`requests' headers: ${headerless} request(s) were recorded by an engine before header identities; their URLs and bodies were compared, their headers not`);
   // Two sources may share a base URL under different credentials: without the name, a request moved to the other source was not caught.
+  // Values of credential-named parameters and headers (redacted by name in the URL and headers)
+  // entered identities later; a request that may have had some, recorded before, was not compared
+  // on them: one whose identity URL shows a redaction, or that had mission headers at all.
+  const unnamed = identities.filter((i) => i !== undefined && i.namedValuesSha256 === undefined && (i.url.includes(REDACTED) || (i.headersSha256 !== undefined && i.headersSha256 !== NO_HEADERS_SHA256))).length;
+  if (unnamed > 0) {
+    out.push(
+      `credential-named parameters and headers: ${unnamed} request(s) were recorded by an engine before their values entered identities; an edit of a \`*_token\` parameter or a \`*Token\` header of theirs was not caught`,
+    );
+  }
   if (sourceless > 0) out.push(`requests' sources: ${sourceless} request(s) were recorded by an engine before source identities; which source each went through was not compared`);
   return out;
 }

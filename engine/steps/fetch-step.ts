@@ -19,7 +19,8 @@ import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { describeRequest, describeRequestChange, sameRequest } from '../journal/request-identity.js';
+import { describeRequest, describeRequestChange, namedValuesSha256, sameRequest } from '../journal/request-identity.js';
+import { createRedactor, MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
@@ -342,12 +343,44 @@ function headerVariables(text: string, header: string, source: string, rt: StepR
 
 function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
   const query = [...(spec.sinceQuery ?? []), ...(spec.pageQuery ?? [])];
-  const url = rt.http.redactor.url(buildUrl(spec.base, spec.path, query));
+  const unredacted = buildUrl(spec.base, spec.path, query);
+  const url = rt.http.redactor.url(unredacted);
   const method = spec.method.toUpperCase();
   const headersSha256 = hash('sha256', canonicalJson(missionHeaders(spec, rt)), 'hex');
+  const namedValues = namedValuesSha256(unredacted, mergeHeaders(spec.sourceHeaders, spec.sinceHeaders), settingsHider(rt));
   const source = spec.source;
-  if (spec.body === undefined) return { method, url, headersSha256, source };
-  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256, source };
+  if (spec.body === undefined) return { method, url, headersSha256, source, namedValuesSha256: namedValues };
+  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256, source, namedValuesSha256: namedValues };
+}
+
+const hiders = new WeakMap<StepRuntime, (value: string) => string>();
+
+/**
+ * Takes the run's settings (every `env()` value) and known secrets out of a credential-named
+ * value before it is hashed into the identity: long ones wherever they appear, short ones as the
+ * whole value (as the redactor does), so a rotated key hashes the same.
+ */
+function settingsHider(rt: StepRuntime): (value: string) => string {
+  let hide = hiders.get(rt);
+  if (hide === undefined) {
+    const settings = rt.envValues();
+    const long = createRedactor(settings.filter((v) => v.length >= MIN_SECRET_LENGTH));
+    const short = new Set(settings.filter((v) => v.length < MIN_SECRET_LENGTH));
+    hide = (value) => {
+      const text = rt.http.redactor.text(long.text(value));
+      return short.has(text) || short.has(decodedOrSelf(text)) ? REDACTED : text;
+    };
+    hiders.set(rt, hide);
+  }
+  return hide;
+}
+
+function decodedOrSelf(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }
 
 /** The headers the mission sets (source, then since, as the request builder merges them), redacted, names lower-cased. */

@@ -104,6 +104,8 @@ export interface StepRuntime {
   readonly storeReads: Map<string, PrefetchedReads>;
   /** Environment as the mission's `env("NAME")` sees it: the run's `--env` over the process's. */
   envVar(name: string): string | undefined;
+  /** Every value `env("…")` could return in this run (missionEnvValues). */
+  envValues(): readonly string[];
   /** The latest sync checkpoint under `key` of `api` (PendingCheckpoint.api) from earlier runs of this mission (ms), if any. */
   lastSync(key: string, api?: string): Promise<number | undefined>;
   /** Unclaimed webhook deliveries on `path`, oldest first. */
