@@ -5,7 +5,8 @@
  *
  * Invariants: an unresolved or null placeholder is an error, never an empty segment; every value
  * is `encodeURIComponent`-encoded, and a segment it fills never comes out empty, `.` or `..`, so
- * data can never change the shape of the path.
+ * data can never change the shape of the path; an integer beyond 2^53 (its digits lost in JSON
+ * parsing, `lostDigits`) is an error, never sent as the other number it became.
  */
 import type { Span } from '../lang/ast.js';
 import { PLACEHOLDER } from '../lang/path-placeholders.js';
@@ -13,6 +14,22 @@ import { EvaluatorError, NO_SPAN } from './eval-errors.js';
 import type { Scope } from './scope.js';
 import { describeValue, fieldOf } from './values.js';
 
+
+/**
+ * A number that is an integer beyond 2^53 (Number.isSafeInteger fails): a JSON number that large
+ * came out of parsing with its last digits changed — Twitter's cursor 1489467234237774933 is
+ * 1489467234237774800 — so neighbouring ids are one number, and sent on, it names another record
+ * or page. What a request path and a next cursor (http/pagination.ts) refuse, as store keys do
+ * (stores/keys.ts, whose wording `lostDigitsText` keeps).
+ */
+export function lostDigits(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
+}
+
+/** `1489467234237774800 is an integer beyond 2^53 (9007199254740991): a JSON number that large has lost its last digits`. */
+export function lostDigitsText(value: number): string {
+  return `${value} is an integer beyond 2^53 (${Number.MAX_SAFE_INTEGER}): a JSON number that large has lost its last digits`;
+}
 
 export interface PathContext {
   /** The path literal's span: where errors point. */
@@ -67,7 +84,11 @@ function fill(template: string, scope: Scope, at: PathContext): string {
       const fromEnv = at.env(head!);
       if (fromEnv !== undefined && fromEnv !== '') value = fromEnv;
     }
-    for (const part of rest) value = fieldOf(value, part);
+    let parent: unknown;
+    for (const part of rest) {
+      parent = value;
+      value = fieldOf(value, part);
+    }
     if (value === undefined || value === null) {
       const why =
         scope.get(head!) === undefined
@@ -75,6 +96,21 @@ function fill(template: string, scope: Scope, at: PathContext): string {
           : `\`${path}\` is ${value === null ? 'null' : 'absent'}`;
       const lineNo = at.line?.();
       throw new EvaluatorError('R4010', `Path parameter {${path}}${lineNo === undefined ? '' : ` (line ${lineNo})`} did not resolve: ${why}`, span);
+    }
+    if (lostDigits(value)) {
+      // Two message ids 1489467234237774933 and …935 both filled the path as …800: a wrong URL, sent.
+      const lineNo = at.line?.();
+      const last = rest[rest.length - 1];
+      const sibling = last !== undefined ? fieldOf(parent, `${last}_str`) : undefined;
+      const fix =
+        typeof sibling === 'string'
+          ? `fill it from the string the API sends beside it: {${path}_str}`
+          : `fill it from the API's string form of the value (as Twitter sends \`id_str\` beside \`id\`), if it sends one`;
+      throw new EvaluatorError(
+        'R4001',
+        `Path parameter {${path}}${lineNo === undefined ? '' : ` (line ${lineNo})`} was not sent: ${lostDigitsText(value)}, so the request would name another resource (two ids could become one URL) — ${fix}`,
+        span,
+      );
     }
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       return encodeURIComponent(String(value));

@@ -13,12 +13,16 @@
  * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused.
  * - `warnNoCursor`: a full first page with nothing at the cursor path is said (a misspelt path),
  *   not refused (an API may leave the cursor out of a full last page).
+ * - `refuseLostDigitsCursor`: a next cursor that is a JSON integer beyond 2^53 (Twitter's
+ *   `next_cursor`) has lost its last digits in parsing: sent, it names another page (or none, and
+ *   the walk ended with records missing), so the fetch fails instead, naming its string form.
  * - `refuseShortPageWithMore`: a page of an offset or page walk shorter than the page size the
  *   mission gave, that says itself more pages follow, is no last page: the API pages by a size of
  *   its own (one it caps the asked size at, or its default where the mission sends none).
  *
  * Messages name the page, its URL (the caller's `describe`), what was expected and what the page had.
  */
+import { lostDigits, lostDigitsText } from '../eval/path-template.js';
 import { getPath } from './json-path.js';
 import { PaginationError } from './pagination-error.js';
 import type { PaginationPlan } from './pagination.js';
@@ -50,7 +54,7 @@ export function checkListField(body: unknown, items: unknown[], field: string | 
  * A full page of a cursor pagination no page of which had anything at cursorPath: a misspelt
  * path (`"meta.nxt"` for `meta.next`) ended the fetch after one page, in a run that completed
  * without a word. Said, not refused: an API may leave the cursor out of a last page that happens
- * to be full (Google's nextPageToken). A cursor present but null or empty is a clear end: silent.
+ * to be full (Google's nextPageToken). A cursor present but null, false or empty is a clear end: silent.
  */
 export function warnNoCursor(plan: PaginationPlan, body: unknown, items: unknown[], index: number, describe: () => string | undefined, warn?: (message: string) => void): void {
   if (warn === undefined || plan.pageSize === undefined || items.length < plan.pageSize) return;
@@ -60,6 +64,31 @@ export function warnNoCursor(plan: PaginationPlan, body: unknown, items: unknown
   warn(
     `page ${index + 1}${where ? ` (${where})` : ''} is full (${items.length} items) but has nothing at the cursor path "${path}", so it was taken for the last page; ` +
       `${fieldsNear(body, path)}. If the path is misspelt, correct it in cursor(${plan.param}, ${plan.pageSize}, "…"); if the API leaves the cursor out of a full last page, nothing is wrong`,
+  );
+}
+
+/**
+ * Fails the fetch where a page's next cursor is an integer beyond 2^53 (`lostDigits`):
+ * `"next_cursor": 1489467234237774933` parses as 1489467234237774800, and `?cursor=1489467234237774800`
+ * is a cursor the API never gave — Twitter answers an unknown cursor with an empty list, so the
+ * walk ended there and the run completed with the rest missing. Never sent: the message names
+ * the page, the cursor path and the string form beside it (`next_cursor_str`) when the page has one.
+ * `index` undefined: the page is not known to the caller (`nextCursor` on its own).
+ */
+export function refuseLostDigitsCursor(plan: PaginationPlan, body: unknown, index: number | undefined, describe: () => string | undefined): void {
+  const path = plan.cursorPath ?? '';
+  const value = getPath(body, path);
+  if (!lostDigits(value)) return;
+  const where = index === undefined ? undefined : describe();
+  const sibling = `${path}_str`;
+  const size = plan.pageSize !== undefined ? `${plan.pageSize}, ` : '';
+  const fix =
+    typeof getPath(body, sibling) === 'string'
+      ? `page by the string the API sends beside it: cursor(${plan.param}, ${size}"${sibling}")`
+      : `page by the API's string form of the cursor (as Twitter sends next_cursor_str beside next_cursor), if it sends one`;
+  throw new PaginationError(
+    `${index === undefined ? 'the page' : `page ${index + 1}${where ? ` (${where})` : ''}`} names its next cursor at "${path}" as a number: ${lostDigitsText(value)}, ` +
+      `so ${plan.param}=${value} would ask for a page the API never named (an unknown cursor may be answered with an empty list, ending the walk with records missing); not sent — ${fix}`,
   );
 }
 

@@ -8,7 +8,8 @@
  * A page's items: `itemsPath` when given, else the response itself when it is an array, else the
  * first array-valued top-level property (refused when it is empty and a later one is not, and a
  * page whose list field holds a non-empty object is refused). More pages: offset/page while a page
- * is full (`items.length >= N`); cursor while the next cursor is present and non-empty.
+ * is full (`items.length >= N`); cursor while the next cursor is present and neither null, `false`
+ * nor "" (an integer beyond 2^53 — its digits lost in parsing — fails the fetch, never sent).
  *
  * Invariants: `until` (evaluated by the caller, who has the evaluator) sees each page's raw body
  * before its items are kept; a page that satisfies it is the last one: its items are kept (it is
@@ -22,7 +23,7 @@
  */
 
 import { getPath } from './json-path.js';
-import { checkListField, errorFieldOf, refuseErrorPage, refuseShortPageWithMore, warnNoCursor, withoutErrorFields } from './page-checks.js';
+import { checkListField, errorFieldOf, refuseErrorPage, refuseLostDigitsCursor, refuseShortPageWithMore, warnNoCursor, withoutErrorFields } from './page-checks.js';
 import { PaginationError } from './pagination-error.js';
 import type { QueryParams } from './request-builder.js';
 
@@ -127,11 +128,16 @@ function itemsOfLastPage(body: unknown, itemsPath?: string): unknown[] {
   }
 }
 
-/** The next cursor as a string, or undefined when absent, null or empty. */
+/**
+ * The next cursor as a string, or undefined when absent, null, `false` or empty — `"next": false`
+ * says there is none, as it does for a page walk's next link (page-checks.ts); it was sent as
+ * `?cursor=false`. A number that is an integer beyond 2^53 is refused (refuseLostDigitsCursor).
+ */
 export function nextCursor(plan: PaginationPlan, body: unknown): string | undefined {
   const v = getPath(body, plan.cursorPath ?? '');
-  if (v === undefined || v === null) return undefined;
+  if (v === undefined || v === null || v === false) return undefined;
   if (typeof v === 'object') throw new PaginationError(`cursor at "${plan.cursorPath}" is an ${Array.isArray(v) ? 'array' : 'object'}, expected a string or number`);
+  refuseLostDigitsCursor(plan, body, undefined, () => undefined);
   const s = String(v);
   return s === '' ? undefined : s;
 }
@@ -248,6 +254,7 @@ export async function paginate(
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
+    if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
