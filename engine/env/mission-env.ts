@@ -6,7 +6,7 @@
  * secret: the run's redactor must know it (`credentialEnvValues`).
  */
 const VISIBLE_PREFIX = 'REQON_';
-const CREDENTIAL_NAME = /token|secret|passw(or)?d|api[-_]?key|apikey/i;
+const CREDENTIAL_NAME = /token|secret|passw(or)?d|api[-_]?key|apikey|access[-_]?key|private[-_]?key|(^|[-_.])auth([-_.]|$)/i;
 
 type Vars = Readonly<Record<string, string | undefined>>;
 

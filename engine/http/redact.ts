@@ -3,7 +3,8 @@
  *
  * Three rules, applied everywhere a recording is made:
  * 1. by name: headers Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-API-Key, and any
- *    header or query parameter whose name contains token, secret, password, api_key/apikey;
+ *    header or query parameter whose name contains token, secret, password, api_key/apikey,
+ *    access_key, private_key, or `auth` as a word (Cloudflare's X-Auth-Key);
  * 2. by value: every known secret of at least MIN_SECRET_LENGTH characters (and its URL-encoded
  *    forms) wherever it appears — URL, header values, body strings, nested JSON;
  * 3. by position: a shorter secret only where credentials go — a whole header value or a whole
@@ -35,7 +36,8 @@ export class RedactionError extends Error {
 }
 
 const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
-const SENSITIVE_PART = /token|secret|passw(or)?d|api[-_]?key|apikey/i;
+// `auth` only as a word of its own (`X-Auth-Key`, `auth_code`), never inside `author`.
+const SENSITIVE_PART = /token|secret|passw(or)?d|api[-_]?key|apikey|access[-_]?key|private[-_]?key|(^|[-_.])auth([-_.]|$)/i;
 
 /** Names already judged: the same few header names come back on every request. */
 const sensitiveCache = new Map<string, boolean>();

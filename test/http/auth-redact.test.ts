@@ -57,9 +57,10 @@ describe('AuthSession.refresh', () => {
 
 describe('redaction', () => {
   it('knows sensitive names', () => {
-    for (const n of ['Authorization', 'proxy-authorization', 'Cookie', 'Set-Cookie', 'X-API-Key', 'x-auth-token', 'client_secret', 'Password', 'api_key', 'apikey', 'api-key'])
+    for (const n of ['Authorization', 'proxy-authorization', 'Cookie', 'Set-Cookie', 'X-API-Key', 'x-auth-token', 'client_secret', 'Password', 'api_key', 'apikey', 'api-key', 'X-Auth-Key', 'auth', 'x-auth-email', 'aws_access_key_id', 'AccessKey', 'private_key'])
       expect(isSensitiveName(n), n).toBe(true);
-    for (const n of ['Accept', 'offset', 'cursor', 'X-Client']) expect(isSensitiveName(n), n).toBe(false);
+    for (const n of ['Accept', 'offset', 'cursor', 'X-Client', 'author', 'author_id', 'authored_since', 'oauth_version'])
+      expect(isSensitiveName(n), n).toBe(false);
   });
 
   it('redacts by name in headers and query, and by value everywhere', () => {
