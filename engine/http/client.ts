@@ -135,7 +135,8 @@ function isBlank(text: string): boolean {
 const policies = new WeakMap<object, RetryPolicy>();
 let defaultPolicy: RetryPolicy | undefined;
 
-function policyOf(retry: RequestSpec['retry']): RetryPolicy {
+/** The retry policy a request spec's `retry` resolves to (shared: one object per spec value). */
+export function policyOf(retry: RequestSpec['retry']): RetryPolicy {
   if (retry === undefined) return (defaultPolicy ??= Object.freeze(resolveRetryPolicy()));
   let policy = policies.get(retry);
   if (!policy) {

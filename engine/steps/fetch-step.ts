@@ -24,7 +24,8 @@ import { createRedactor, MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
-import { executeRequest, type RequestSpec } from '../http/client.js';
+import { executeRequest, policyOf, type RequestSpec } from '../http/client.js';
+import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
 import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
@@ -409,6 +410,70 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
   );
 }
 
+/**
+ * Replay reached a recorded answer: the mission's retry and `allow` settings must still take it as
+ * they did (an answer, a retry, a failure). An edit to `maxAttempts` or `allow` that would have
+ * failed on an answer the run retried, or taken one it retried as final, changes what the run did
+ * after it: answering with the recorded outcome would be a lie. Left alone: a refresh of
+ * credentials (it depends on the session, not the mission) and a 2xx recorded as failed (its body
+ * was not JSON, which no setting changes).
+ */
+function assertSameVerdict(
+  spec: RequestSpec,
+  intent: StoredEvent<'http.request'>,
+  outcome: StoredEvent<'http.response' | 'http.error'>,
+  attempt: number,
+  refreshed: boolean,
+  path: string,
+  rt: StepRuntime,
+  line: () => number,
+): void {
+  const recorded = outcome.payload.verdict;
+  if (recorded === 'refresh-auth') return;
+  let attemptOutcome: AttemptOutcome;
+  if (outcome.type === 'http.response') {
+    const response = (outcome as StoredEvent<'http.response'>).payload.response;
+    attemptOutcome = { kind: 'response', status: response.status, headers: response.headers ?? {} };
+  } else {
+    const code = (outcome as StoredEvent<'http.error'>).payload.error.code;
+    if (code !== 'timeout' && code !== 'network') return;
+    attemptOutcome = { kind: 'transport', code, message: '' };
+  }
+  const policy = policyOf(spec.retry);
+  const now = classifyAttempt({
+    method: spec.method,
+    outcome: attemptOutcome,
+    attempt,
+    policy: refreshed ? { ...policy, maxAttempts: policy.maxAttempts + 1 } : policy,
+    allow: spec.allow ?? [],
+    hasIdempotencyKey: intent.payload.idempotencyKey !== undefined || Object.keys(intent.payload.request.headers).some((h) => h.toLowerCase() === 'idempotency-key'),
+    canRefresh: false,
+    now: outcome.recordedAt,
+    random01: 0,
+  }).kind;
+  if (now === recorded) return;
+  if (recorded === 'fail' && now === 'success') return; // a 2xx whose body was refused
+  if (now === 'fail' && attemptOutcome.kind === 'response' && attemptOutcome.status === 401) return; // a refresh the session could make
+  const what = attemptOutcome.kind === 'response' ? `${attemptOutcome.status}` : `a ${attemptOutcome.code === 'timeout' ? 'timeout' : 'network error'}`;
+  const taken = (v: string) => (v === 'retry' ? 'retried' : v === 'fail' ? 'a failure' : v === 'allowed' ? 'an allowed answer' : 'its answer');
+  throw new NondeterminismError(
+    rt.runId,
+    path,
+    outcome.seq,
+    `attempt ${attempt}'s ${what}, taken as ${taken(recorded)}`,
+    `the same ${what} taken as ${taken(now)}`,
+    {
+      line: line(),
+      change: `the retry or allow settings of ${spec.method.toUpperCase()} ${pathOfUrl(intent.payload.request.url)} changed: attempt ${attempt}'s ${what} was taken as ${taken(recorded)}, and would now be ${taken(now)}`,
+    },
+  );
+}
+
+function pathOfUrl(url: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  return match ? url.slice(match[0].length) || '/' : url;
+}
+
 /** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
 async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime, line: () => number): Promise<PageAnswer> {
   const identity = identityOf(spec, rt);
@@ -416,6 +481,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   const effect = new Effect(rt.journal, rt.crash, { kind: 'request', key: id, path, external: mutating });
   const ofThisPage = (e: StoredEvent<'http.request' | 'http.response' | 'http.error'>): boolean => e.payload.effectId === id;
   let attempts = 0;
+  let refreshed = false;
   for (;;) {
     const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, identity, path, rt, line));
     if (!intent) break;
@@ -425,6 +491,8 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     const outcome = effect.takeOutcome(['http.response', 'http.error'], ofThisPage);
     if (!outcome) continue; // the process died in flight: carry on live with the same key
     effect.pass('after-effect', false);
+    assertSameVerdict(spec, intent, outcome, attempts, refreshed, path, rt, line);
+    if (outcome.payload.verdict === 'refresh-auth') refreshed = true;
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
       if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {} };

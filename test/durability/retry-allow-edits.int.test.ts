@@ -1,0 +1,56 @@
+/**
+ * GUARANTEES 14: replay takes a recorded answer as the mission's retry and `allow` settings take
+ * it now. A run whose POST was answered 500 and retried to a 201 diverges against an edit that
+ * would not have retried (`maxAttempts: 1`) or would have kept the 500 (`allow: [500]`), where it
+ * had verified clean, answering the edit with the recorded 201; the mission as it was verifies
+ * whole. On both backends.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const mission = (options: string) => `mission Acks {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    post "/acks" { body: { v: 1 }, ${options} }
+    store { id: "one", ok: response.ok ?? "no" } -> out { key: .id }
+  }
+  run A
+}
+`;
+const ORIGINAL = 'retry: { maxAttempts: 3, initialDelay: 10 }';
+
+let c: Conformance | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+describe.each(backends)('%s: edits of retry and allow settings', (backend) => {
+  it('diverge where they take a recorded answer otherwise; the settings as they were verify whole', async () => {
+    c = await openConformance({ backend });
+    let calls = 0;
+    c.api.on('POST /acks', () => (++calls === 1 ? { status: 500, body: { error: 'flaky' } } : { status: 201, body: { ok: true } }));
+    const result = await c.start(c.mission('acks', mission(ORIGINAL)));
+    expect(result.status).toBe('completed');
+    expect(calls).toBe(2);
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env }))).toBe(true);
+    // A longer delay or more attempts take every recorded answer as before.
+    for (const same of ['retry: { maxAttempts: 5, initialDelay: 50 }', 'retry: { maxAttempts: 2, initialDelay: 10 }, allow: [404]']) {
+      const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', mission(same)) });
+      expect(report.divergence, same).toBeNull();
+    }
+    for (const [edit, now] of [
+      ['retry: { maxAttempts: 1 }', 'a failure'],
+      ['allow: [500], retry: { maxAttempts: 3, initialDelay: 10 }', 'an allowed answer'],
+    ] as const) {
+      const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', mission(edit)) });
+      expect(report.ok, edit).toBe(false);
+      expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });
+      expect(report.divergence!.change).toBe(`the retry or allow settings of POST /acks changed: attempt 1's 500 was taken as retried, and would now be ${now}`);
+    }
+  });
+});
