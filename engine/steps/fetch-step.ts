@@ -28,6 +28,7 @@ import { executeRequest, policyOf, type RequestSpec } from '../http/client.js';
 import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
+import { errorFieldOf } from '../http/page-checks.js';
 import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
@@ -232,6 +233,17 @@ export async function runFetch(
     if (sink) throw new Error(`internal: only a paginated fetch streams (${path})`);
     const answer = await fetchPage([], 0);
     status = answer.status;
+    // A since fetch answered 2xx with an in-band error and no list (`{ "ok": false, "error":
+    // "ratelimited" }`) read as no records: a mission filtering it (`response.items where …`) or
+    // skipping it completed, and its checkpoint advanced past records never read.
+    const errorField = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
+    if (errorField !== undefined) {
+      throw new StepError(
+        'in-band-error',
+        `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, since?.query ?? []))} answered ${status} with an error under "${errorField}" and no list: ${JSON.stringify(answer.body).slice(0, 200)}. ` +
+          `Not taken for an empty answer, which would advance the since checkpoint past records never read: run the mission again once the API answers`,
+      );
+    }
     // Nothing changed since the checkpoint: no records (`store response -> S` stores none).
     value = since && status === NOT_MODIFIED ? [] : answer.body;
     if (Array.isArray(value)) itemCount = value.length;
