@@ -84,13 +84,29 @@ function planWrites(
   // `partial: true` is a partial update: merged into the stored record like an upsert (merge.ts).
   const op = step.upsert || step.partial === true ? 'upsert' : 'set';
   const writes: PlannedWrite[] = new Array<PlannedWrite>(items.length);
+  /** Keys of records keyed by their content (no `key:`, no id), to tell identical ones apart. */
+  let byContent: Set<string> | undefined;
+  let merged = 0;
   for (let offset = 0; offset < items.length; offset++) {
     const item: unknown = items[offset];
     const index = firstIndex + offset;
     assertRecord(item, `record #${index} of the store step at ${path}`);
     const id = effectId(rt.journal.identityRunId(), path, 'store', index);
     const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
-    writes[offset] = { effectId: id, key: storeKey(item, index, id, keyValue), record: prepareRecord(item, step.partial), op };
+    const key = storeKey(item, index, id, keyValue);
+    if (keyValue === undefined && (item['id'] === undefined || item['id'] === null)) {
+      byContent ??= new Set();
+      if (byContent.has(key)) merged++;
+      else byContent.add(key);
+    }
+    writes[offset] = { effectId: id, key, record: prepareRecord(item, step.partial), op };
+  }
+  // Keyed by content, identical records are one record (a second run of a sync overwrites the
+  // first's, never doubles it): two identical rows of one answer (two coffees of one day) keep one.
+  if (merged > 0) {
+    rt.progress(
+      `warning: ${path}: ${merged} record(s) identical to another of the same write, with no id and no key:, were stored as one — records without a key are keyed by their content; give the store step a key: to keep each`,
+    );
   }
   return writes;
 }
