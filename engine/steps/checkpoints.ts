@@ -12,6 +12,7 @@
  * the ones already stored are overwritten, not doubled). Being held back is decided from the walk
  * (the same on replay), never from the world.
  */
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { checkpointEffect } from './step-runtime.js';
 import type { Frame, PendingCheckpoint, StepRuntime } from './step-runtime.js';
 
@@ -66,7 +67,7 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   if (checkpoints.length === 0) return;
   let live = false;
   for (const c of checkpoints) {
-    if (rt.journal.take(path, 'checkpoint.advanced')) continue;
+    if (takeCheckpoint(c, path, rt)) continue;
     const records = covered.get(c);
     rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}), ...(c.api !== undefined ? { api: c.api } : {}) });
     live = true;
@@ -74,4 +75,23 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   // The commit carries every write still buffered: the checkpoint never lands before them.
   if (live) await rt.journal.commit({ durable: false });
   for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', live);
+}
+
+/**
+ * The recorded `checkpoint.advanced` at `path`, taken when replay reaches it; it must be of the
+ * checkpoint the mission advances now: an edit of its key (`lastSync("orders-main")` became
+ * `lastSync("orders-other")`) or of the API it is of reads and advances another checkpoint, and
+ * passed as the same, the edited run would resume having advanced the old one.
+ */
+export function takeCheckpoint(c: PendingCheckpoint, path: string, rt: StepRuntime): boolean {
+  const recorded = rt.journal.take(path, 'checkpoint.advanced');
+  if (!recorded) return false;
+  const { key, api } = recorded.payload;
+  if (key !== c.key || (api ?? undefined) !== (c.api ?? undefined)) {
+    const shown = (k: string, a: string | undefined) => `checkpoint "${k}"${a !== undefined ? ` of ${a}` : ''}`;
+    throw new NondeterminismError(rt.runId, path, recorded.seq, `advancing ${shown(key, api)}`, `advancing ${shown(c.key, c.api)}`, {
+      change: `the checkpoint of this fetch changed: ${shown(key, api)} became ${shown(c.key, c.api)}`,
+    });
+  }
+  return true;
 }

@@ -21,7 +21,7 @@ import { assertRecord, storeKey } from '../stores/keys.js';
 import { mergeUpsert, prepareRecord, resolveStoredRecord } from '../stores/merge.js';
 import { canonicalJson, describeValue } from '../eval/values.js';
 import { evalContext, type Frame, type PendingCheckpoint, type StepRuntime } from './step-runtime.js';
-import { noteStored, recordedWithStore } from './checkpoints.js';
+import { noteStored, recordedWithStore, takeCheckpoint } from './checkpoints.js';
 import { replayRecordedFailure } from './store-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { CHECKPOINT_STORE } from '../lang/builtin-names.js';
@@ -387,7 +387,7 @@ function sameRecord(w: PlannedWrite, recorded: unknown, kind: string): boolean {
 async function advanceCheckpoints(checkpoints: PendingCheckpoint[], path: string, rt: StepRuntime, records?: number): Promise<void> {
   let live = 0;
   for (const c of checkpoints) {
-    if (rt.journal.take(path, 'checkpoint.advanced')) continue;
+    if (takeCheckpoint(c, path, rt)) continue;
     rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}), ...(c.api !== undefined ? { api: c.api } : {}) });
     live++;
   }

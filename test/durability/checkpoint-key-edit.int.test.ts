@@ -1,0 +1,44 @@
+/**
+ * GUARANTEES 14: replay compares the checkpoint an action advances with the one it recorded. An
+ * edit of a `since` fetch's checkpoint key (`lastSync("orders-main")` to `lastSync("orders-other")`)
+ * reads and advances another checkpoint; it verified clean, and a resume with it would have gone
+ * on as if it had advanced the old one. On both backends, for a gathered and a streamed sync.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const mission = (key: string, streamed: boolean) => `mission Sync {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: sql("out")
+  action A {
+    get "/recs" { since: lastSync("${key}") { param: "since", format: unix } }
+    ${streamed ? 'store response -> out { key: .id }' : 'for r in response { store r -> out { key: .id } }'}
+  }
+  run A
+}
+`;
+
+let c: Conformance | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+describe.each(backends)('%s: an edited checkpoint key', (backend) => {
+  for (const streamed of [false, true]) {
+    it(`diverges at the checkpoint it advanced (${streamed ? 'streamed' : 'gathered'})`, async () => {
+      c = await openConformance({ backend });
+      c.api.on('GET /recs?since=0', { body: [{ id: 1 }, { id: 2 }] });
+      const result = await c.start(c.mission('sync', mission('orders-main', streamed)));
+      expect(result.status).toBe('completed');
+      expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env }))).toBe(true);
+      const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', mission('orders-other', streamed)) });
+      expect(report.ok).toBe(false);
+      expect(report.divergence).toMatchObject({ cause: 'edit' });
+      expect(report.divergence!.change).toMatch(/^the checkpoint of this fetch changed: checkpoint "orders-main" .*became checkpoint "orders-other"/);
+    });
+  }
+});
