@@ -316,7 +316,7 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         { change: `the write of key "${event.payload.key}" to \`${event.payload.store}\` became a write of key "${w.key}" to \`${store}\`` },
       );
     }
-    // A removal is no write (set and upsert may be told apart by the record alone: sameRecord).
+    // A removal is no write.
     if ((event.payload.op === 'delete') !== (w.op === 'delete')) {
       const was = event.payload.op === 'delete' ? 'a delete' : 'a write';
       const now = w.op === 'delete' ? 'a delete' : 'a write';
@@ -332,6 +332,20 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
     if (w.op === 'delete') {
       out.push(event);
       continue;
+    }
+    // A set made an upsert (or back) stores another record whenever the store held one under the
+    // key: the record alone does not tell (a set of {id, a: 3} is recorded as such, and the
+    // upsert's fields are all in it), so the kind of write is compared.
+    if (event.payload.op !== undefined && event.payload.op !== w.op) {
+      const kindOf = (op: string) => (op === 'upsert' ? 'an upsert (merged into the stored record)' : 'a set (replacing the stored record)');
+      throw new NondeterminismError(
+        rt.runId,
+        path,
+        event.seq,
+        `${kindOf(event.payload.op)} of key "${event.payload.key}" in \`${store}\``,
+        `${kindOf(w.op)} of key "${w.key}" in \`${store}\``,
+        { change: `the write of key "${w.key}" to \`${store}\` was ${kindOf(event.payload.op)} and became ${kindOf(w.op)}` },
+      );
     }
     if (!sameRecord(w, event.payload.record, kind)) {
       throw new NondeterminismError(
