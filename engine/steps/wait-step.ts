@@ -21,6 +21,7 @@ import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { effectId } from '../journal/effect-id.js';
 import { commitSuspension, RetrySignal, StepError, SuspendSignal } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import type { EvalContext } from '../eval/scope.js';
 import type { StepOutcome } from './step-runtime.js';
 import { writeRecords, type PlannedWrite } from './store-step.js';
 import { instantText } from '../env/instant-text.js';
@@ -67,7 +68,17 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   for (;;) {
     // Replay what the log holds for this wait.
     while (rt.journal.peek(path)?.type === 'webhook.received') {
-      const { eventId, payload } = rt.journal.take(path, 'webhook.received')!.payload;
+      const event = rt.journal.take(path, 'webhook.received')!;
+      const { eventId, payload } = event.payload;
+      // A delivery the wait took must still pass its filter: an edited eventFilter that would
+      // have left it unclaimed leaves the run waiting, not carrying on with it.
+      if (!passesFilter(step, evalContext(rt, frame, path), payload)) {
+        const line = rt.model.stepLine(frame.action, step.start);
+        throw new NondeterminismError(rt.runId, path, event.seq, `the delivery ${eventId} on ${hookPath}, taken by the wait`, `a delivery that passes the wait's eventFilter`, {
+          line,
+          change: `the wait's eventFilter no longer passes the delivery ${eventId} it took, which would have left it unclaimed`,
+        });
+      }
       received.push({ eventId, payload });
     }
     const next = rt.journal.peek(path);
@@ -103,6 +114,16 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   }
 }
 
+/** Whether a delivery passes the wait's eventFilter (every one does without one); a filter that throws does not pass. */
+function passesFilter(step: WaitStep, ctx: EvalContext, payload: unknown): boolean {
+  if (!step.eventFilter) return true;
+  try {
+    return isTruthy(evaluate(step.eventFilter, { ...ctx, response: payload }));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Claims up to `wanted` unclaimed deliveries on `hookPath` that pass the filter, with their events.
  * Another run waiting on the path may claim one first (its commit wins, this one writes nothing):
@@ -123,15 +144,7 @@ async function claimDeliveries(
     const taken: { eventId: string; payload: unknown }[] = [];
     for (const delivery of inbox) {
       if (taken.length >= wanted) break;
-      if (step.eventFilter) {
-        let pass = false;
-        try {
-          pass = isTruthy(evaluate(step.eventFilter, { ...ctx, response: delivery.payload }));
-        } catch {
-          pass = false;
-        }
-        if (!pass) continue;
-      }
+      if (!passesFilter(step, ctx, delivery.payload)) continue;
       taken.push(delivery);
     }
     if (taken.length === 0) return [];

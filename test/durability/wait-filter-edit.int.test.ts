@@ -1,0 +1,44 @@
+/**
+ * GUARANTEES 14: replay checks each delivery a wait took against the wait's eventFilter as the
+ * mission has it now. An edit of the filter that would have left the delivery unclaimed verified
+ * clean, though the edited mission stays waiting and never runs the steps after the wait.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const mission = (filter: string) => `mission Waits {
+  store got: memory("got")
+  action A {
+    wait { path: "/hooks/pay", timeout: 60000, eventFilter: ${filter} }
+    store response -> got { key: .kind }
+  }
+  run A
+}
+`;
+
+let c: Conformance | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+describe.each(backends)('%s: an edited wait eventFilter', (backend) => {
+  it('diverges at a delivery the wait took that the edited filter would have left; one it still passes verifies', async () => {
+    c = await openConformance({ backend });
+    const files = c.mission('waits', mission('response.kind == "paid"'));
+    const started = await c.start(files);
+    expect(started.status).toBe('suspended');
+    const resumed = await c.resume(started.runId, { payload: { kind: 'paid' } });
+    expect(resumed.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, started.runId, { env: c.env }))).toBe(true);
+    const still = await verifyRun(c.log, started.runId, { env: c.env, missionFiles: c.mission('still', mission('response.kind != "refund"')) });
+    expect(still.divergence).toBeNull();
+    const report = await verifyRun(c.log, started.runId, { env: c.env, missionFiles: c.mission('edited', mission('response.kind == "refund"')) });
+    expect(report.ok).toBe(false);
+    expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });
+    expect(report.divergence!.change).toMatch(/^the wait's eventFilter no longer passes the delivery \S+ it took/);
+  });
+});
