@@ -439,7 +439,7 @@ export class Executor implements StepRuntime {
       this.journal.mark(path, 'step.failed', () => ({ stepType, error: errorInfo(error) }));
       throw error;
     }
-    this.journal.mark(path, 'step.completed', () => ({ stepType, ...outcome }));
+    this.journal.markDerived(path, 'step.completed', () => ({ stepType, ...outcome }));
     await this.journal.maybeFlush();
   }
 

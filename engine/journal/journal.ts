@@ -32,6 +32,7 @@ import type { Clock } from '../env/env.js';
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
 import type { CommitEntry, EventLog, Lease, MissionFiles, ReplayReader, StatusChange } from '../log/log.js';
 import { asLogged } from '../log/loggable.js';
+import { canonicalJson } from '../eval/values.js';
 import { identityAt, type IdentitySegments } from './fork-identity.js';
 import { NondeterminismError } from './nondeterminism-error.js';
 
@@ -255,6 +256,34 @@ export class Journal {
    */
   mark<T extends Exclude<EventType, 'value.recorded'>>(stepPath: string, type: T, compute: () => EventPayloads[T]): void {
     if (!this.take(stepPath, type)) this.emit(type, stepPath, compute());
+  }
+
+  /**
+   * `mark` for a step's end, whose payload holds what a pure step produced (a `let`'s binding, a
+   * `map`'s record): under verify (`recordAsked`) the recorded payload must be the one the walk
+   * derives now — an edited `let doubled = x * 3` re-derived its event while its value differed,
+   * and verify said every event matched. A resume reads no such payload (its values are derived
+   * again, and what reaches an effect is compared there).
+   */
+  markDerived<T extends Exclude<EventType, 'value.recorded'>>(stepPath: string, type: T, compute: () => EventPayloads[T]): void {
+    const recorded = this.take(stepPath, type);
+    if (!recorded) {
+      this.emit(type, stepPath, compute());
+      return;
+    }
+    if (!this.recordAsked) return;
+    let now: string;
+    try {
+      now = canonicalJson(asLogged(compute(), `the payload of ${type} at ${stepPath}`));
+    } catch {
+      return; // a value the log could not hold was no value the run recorded either: compared nowhere
+    }
+    const was = canonicalJson(recorded.payload);
+    if (now === was) return;
+    const excerpt = (text: string) => (text.length > 160 ? `${text.slice(0, 160)}…` : text);
+    throw new NondeterminismError(this.runId, stepPath, recorded.seq, `the step's result ${excerpt(was)}`, `the result ${excerpt(now)}`, {
+      change: `the step's result changed: ${excerpt(was)} became ${excerpt(now)}`,
+    });
   }
 
   /**
