@@ -32,7 +32,7 @@ import type { Clock } from '../env/env.js';
 import type { EventPayloads, EventType, NewEvent, StoredEvent } from '../log/events.js';
 import type { CommitEntry, EventLog, Lease, MissionFiles, ReplayReader, StatusChange } from '../log/log.js';
 import { asLogged } from '../log/loggable.js';
-import { canonicalJson } from '../eval/values.js';
+import { isDeepStrictEqual } from 'node:util';
 import { identityAt, type IdentitySegments } from './fork-identity.js';
 import { NondeterminismError } from './nondeterminism-error.js';
 
@@ -272,17 +272,21 @@ export class Journal {
       return;
     }
     if (!this.recordAsked) return;
-    let now: string;
+    let now: unknown;
     try {
-      now = canonicalJson(asLogged(compute(), `the payload of ${type} at ${stepPath}`));
+      // As the log would hold it (a JSON round trip): what the recorded payload was read back from.
+      now = JSON.parse(JSON.stringify(asLogged(compute(), `the payload of ${type} at ${stepPath}`)));
     } catch {
       return; // a value the log could not hold was no value the run recorded either: compared nowhere
     }
-    const was = canonicalJson(recorded.payload);
-    if (now === was) return;
-    const excerpt = (text: string) => (text.length > 160 ? `${text.slice(0, 160)}…` : text);
-    throw new NondeterminismError(this.runId, stepPath, recorded.seq, `the step's result ${excerpt(was)}`, `the result ${excerpt(now)}`, {
-      change: `the step's result changed: ${excerpt(was)} became ${excerpt(now)}`,
+    // Deep equality, key order aside (an object's keys may be written in another order).
+    if (isDeepStrictEqual(now, recorded.payload)) return;
+    const excerpt = (value: unknown) => {
+      const text = JSON.stringify(value);
+      return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+    };
+    throw new NondeterminismError(this.runId, stepPath, recorded.seq, `the step's result ${excerpt(recorded.payload)}`, `the result ${excerpt(now)}`, {
+      change: `the step's result changed: ${excerpt(recorded.payload)} became ${excerpt(now)}`,
     });
   }
 

@@ -94,7 +94,7 @@ export interface RequestIdentity {
   /**
    * sha256 (hex) of the values of the query parameters and mission headers whose names mark a
    * credential, which the URL and headersSha256 show only as `[REDACTED]`, with the run's settings
-   * taken out (namedValuesSha256 in journal/request-identity.ts): an edited `page_token` or
+   * taken out (namedValuesSha256 in http/named-values.ts): an edited `page_token` or
    * `X-Customer-Token` is another request, a rotated key is not. Absent in requests recorded
    * before it existed (`reqon verify` says what it could then not compare). An optional field, so
    * no new log format.
