@@ -141,6 +141,8 @@ export async function runFetch(
   let status = 0;
   let pages = 1;
   let truncated = false;
+  /** The field of an in-band error a since fetch was answered with (no list beside it): no checkpoint advances. */
+  let inBandError: string | undefined;
   let value: unknown;
   let itemCount: number | undefined;
   if (options.paginate) {
@@ -235,16 +237,10 @@ export async function runFetch(
     const answer = await fetchPage([], 0);
     status = answer.status;
     // A since fetch answered 2xx with an in-band error and no list (`{ "ok": false, "error":
-    // "ratelimited" }`) read as no records: a mission filtering it (`response.items where …`) or
-    // skipping it completed, and its checkpoint advanced past records never read.
-    const errorField = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
-    if (errorField !== undefined) {
-      throw new StepError(
-        'in-band-error',
-        `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, since?.query ?? []))} answered ${status} with an error under "${errorField}" and no list: ${JSON.stringify(answer.body).slice(0, 200)}. ` +
-          `Not taken for an empty answer, which would advance the since checkpoint past records never read: run the mission again once the API answers`,
-      );
-    }
+    // "ratelimited" }`) holds no records: the mission may handle it (`match response { { error: _ }
+    // -> jump Refresh then retry }`), but its checkpoint must not advance — a mission filtering it
+    // (`response.items where …`) or skipping it completed, its checkpoint past records never read.
+    inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
     // Nothing changed since the checkpoint: no records (`store response -> S` stores none).
     value = since && status === NOT_MODIFIED ? [] : answer.body;
     if (Array.isArray(value)) itemCount = value.length;
@@ -261,7 +257,9 @@ export async function runFetch(
     status,
     ...(options.paginate ? {} : { value }),
   }));
-  if (since && !truncated && status >= 200 && status < 300) {
+  if (inBandError !== undefined) {
+    rt.progress(`${path}: the answer holds an error under "${inBandError}" and no list: its since checkpoint does not advance, so the next run asks from where it was`);
+  } else if (since && !truncated && status >= 200 && status < 300) {
     // The server's instant, but never later than the fetch's start: a record dated in the future
     // (a local time labelled UTC, a 9999-12-31 placeholder) skipped every change before it.
     const served = since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined;

@@ -35,9 +35,15 @@ describe('params on a request', () => {
     expect(Object.keys(await c.store(result.runId, 'users')).sort()).toEqual(['1', '2', '3']);
     await c.expectVerified(result.runId);
 
-    const edited = files((t) => t.replace('let status = "active"', 'let status = "archived"'));
+    // A param edited in the request is another request; one edited through a `let` diverges
+    // already at the let, whose recorded value verify compares.
+    const edited = files((t) => t.replace('params: { status: status,', 'params: { status: "archived",'));
     const report = await verifyRun(c.log, result.runId, { missionFiles: edited, env: createFakeEnv() });
     expect(report.ok).toBe(false);
     expect(JSON.stringify(report.divergence)).toContain('status=archived');
+    const viaLet = files((t) => t.replace('let status = "active"', 'let status = "archived"'));
+    const atLet = await verifyRun(c.log, result.runId, { missionFiles: viaLet, env: createFakeEnv() });
+    expect(atLet.divergence).toMatchObject({ stepPath: 'Fetch/0', cause: 'edit' });
+    expect(atLet.divergence!.change).toContain('"value":"archived"');
   });
 });
