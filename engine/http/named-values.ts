@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../eval/values.js';
-import { isSensitiveName } from './redact.js';
+import { isSensitiveName, queryName } from './redact.js';
 
 /**
  * The sha256 of what redaction by name hides from an identity's URL and headers: the values of
@@ -22,14 +22,9 @@ export function namedValuesSha256(url: string, headers: Readonly<Record<string, 
     const hashAt = url.indexOf('#', q);
     for (const pair of url.slice(q + 1, hashAt >= 0 ? hashAt : undefined).split('&')) {
       const eq = pair.indexOf('=');
-      const rawName = eq >= 0 ? pair.slice(0, eq) : pair;
-      let name = rawName;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        // a malformed escape: the name as written
-      }
-      if (eq >= 0 && isSensitiveName(name)) named.push(['query', name, hide(pair.slice(eq + 1))]);
+      if (eq < 0) continue;
+      const name = queryName(pair, eq);
+      if (isSensitiveName(name)) named.push(['query', name, hide(pair.slice(eq + 1))]);
     }
   }
   for (const name of Object.keys(headers).sort()) if (isSensitiveName(name)) named.push(['header', name.toLowerCase(), hide(headers[name]!)]);

@@ -55,6 +55,16 @@ export function isSensitiveName(name: string): boolean {
   return sensitive;
 }
 
+/** The decoded name of query pair `pair` whose `=` is at `eq` (as written when its escape is malformed). */
+export function queryName(pair: string, eq: number): string {
+  const raw = eq >= 0 ? pair.slice(0, eq) : pair;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
 export interface Redactor {
   /** Replaces known secret values inside a string. */
   text(value: string): string;
@@ -133,14 +143,7 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
       const rest = hashAt >= 0 ? out.slice(hashAt) : '';
       const pairs = query.split('&').map((pair) => {
         const eq = pair.indexOf('=');
-        const rawName = eq >= 0 ? pair.slice(0, eq) : pair;
-        let name = rawName;
-        try {
-          name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-        } catch {
-          // keep the raw name: a malformed escape is still checked as written
-        }
-        return eq >= 0 && (isSensitiveName(name) || isShortSecret(pair.slice(eq + 1))) ? `${rawName}=${REDACTED}` : pair;
+        return eq >= 0 && (isSensitiveName(queryName(pair, eq)) || isShortSecret(pair.slice(eq + 1))) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
       });
       out = `${out.slice(0, q)}?${pairs.join('&')}${rest}`;
     }

@@ -61,6 +61,7 @@ function originOf(url: string): string {
   return match ? match[0] : '';
 }
 
-function pathOf(url: string): string {
+/** The path and query of `url`, its origin left out (`/` for none). */
+export function pathOf(url: string): string {
   return url.slice(originOf(url).length) || '/';
 }

@@ -19,7 +19,7 @@ import type { StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { describeRequest, describeRequestChange, sameRequest } from '../journal/request-identity.js';
+import { describeRequest, describeRequestChange, pathOf, sameRequest } from '../journal/request-identity.js';
 import { namedValuesSha256 } from '../http/named-values.js';
 import { createRedactor, MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
 import type { RequestIdentity } from '../log/events.js';
@@ -475,14 +475,9 @@ function assertSameVerdict(
     `the same ${what} taken as ${taken(now)}`,
     {
       line: line(),
-      change: `the retry or allow settings of ${spec.method.toUpperCase()} ${pathOfUrl(intent.payload.request.url)} changed: attempt ${attempt}'s ${what} was taken as ${taken(recorded)}, and would now be ${taken(now)}`,
+      change: `the retry or allow settings of ${spec.method.toUpperCase()} ${pathOf(intent.payload.request.url)} changed: attempt ${attempt}'s ${what} was taken as ${taken(recorded)}, and would now be ${taken(now)}`,
     },
   );
-}
-
-function pathOfUrl(url: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
-  return match ? url.slice(match[0].length) || '/' : url;
 }
 
 /** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
