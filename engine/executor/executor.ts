@@ -31,11 +31,13 @@ import { advanceActionCheckpoints } from '../steps/checkpoints.js';
 import { finishStreamedStore, runStore, storeStreamedPage } from '../steps/store-step.js';
 import { runStoreDelete } from '../steps/store-delete-step.js';
 import { runWait } from '../steps/wait-step.js';
-import { backoffDelay, resolveRetryPolicy } from '../http/retry-policy.js';
+import { backoffDelay, DEFAULT_RETRY, resolveRetryPolicy } from '../http/retry-policy.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import { actionPath, stagePath, stepPath } from '../journal/step-path.js';
 
 const PARALLEL_LIMIT = 8;
+/** Attempts of an action that `jump A then retry`s, as many as a bare `retry`'s default. */
+const JUMP_RETRY_ATTEMPTS = DEFAULT_RETRY.maxAttempts;
 
 /**
  * Trace modes (`trace: full | minimal` in the mission; full by default).
@@ -233,6 +235,7 @@ export class Executor implements StepRuntime {
     if (!action) throw new StepError('unknown-action', `Action \`${name}\` is not declared in this mission`);
     const visit = (this.visits.get(name) ?? 0) + 1;
     this.visits.set(name, visit);
+    let detours = 0;
     for (let attempt = 1; ; attempt++) {
       const path = actionPath(name, visit, attempt);
       this.journal.mark(path, 'action.started', () => ({ action: name, attempt }));
@@ -255,6 +258,14 @@ export class Executor implements StepRuntime {
             return { jumpTo: signal.action };
           }
           // `jump A then …`: a detour through A, then retry this action or carry on after it.
+          // Bounded as a bare `retry` is: a detour that does not change the answer (a refresh the
+          // API still refuses) would otherwise loop, sending the same requests, for ever.
+          if (signal.then === 'retry' && ++detours >= JUMP_RETRY_ATTEMPTS) {
+            throw new StepError(
+              'retries-exhausted',
+              `Action ${name} exhausted ${JUMP_RETRY_ATTEMPTS} attempt(s) of \`jump ${signal.action} then retry\`: it jumped again after each detour through ${signal.action}`,
+            );
+          }
           await this.runAction(signal.action);
           if (signal.then === 'continue') {
             this.finishAction(path, name, 'done');
@@ -265,7 +276,7 @@ export class Executor implements StepRuntime {
         }
         if (signal instanceof RetrySignal) {
           const policy = resolveRetryPolicy(signal.config);
-          const maxAttempts = signal.config?.maxAttempts ?? 3;
+          const maxAttempts = signal.config?.maxAttempts ?? DEFAULT_RETRY.maxAttempts;
           if (attempt >= maxAttempts) {
             throw new StepError('retries-exhausted', `Action ${name} exhausted ${maxAttempts} retry attempt(s)`);
           }
