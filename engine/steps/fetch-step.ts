@@ -425,9 +425,10 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
  * Replay reached a recorded answer: the mission's retry and `allow` settings must still take it as
  * they did (an answer, a retry, a failure). An edit to `maxAttempts` or `allow` that would have
  * failed on an answer the run retried, or taken one it retried as final, changes what the run did
- * after it: answering with the recorded outcome would be a lie. Left alone: a refresh of
- * credentials (it depends on the session, not the mission) and a 2xx recorded as failed (its body
- * was not JSON, which no setting changes).
+ * after it: answering with the recorded outcome would be a lie. A 401 answered by a refresh of
+ * credentials is classified as one the session could refresh (whether it can is the session's, not
+ * the mission's); a 2xx recorded as failed had a body that was not JSON, which no setting changes.
+ * Transport failures no setting retries (too large, aborted) are taken as they were.
  */
 function assertSameVerdict(
   spec: RequestSpec,
@@ -440,7 +441,6 @@ function assertSameVerdict(
   line: () => number,
 ): void {
   const recorded = outcome.payload.verdict;
-  if (recorded === 'refresh-auth') return;
   let attemptOutcome: AttemptOutcome;
   if (outcome.type === 'http.response') {
     const response = (outcome as StoredEvent<'http.response'>).payload.response;
@@ -458,15 +458,15 @@ function assertSameVerdict(
     policy: refreshed ? { ...policy, maxAttempts: policy.maxAttempts + 1 } : policy,
     allow: spec.allow ?? [],
     hasIdempotencyKey: intent.payload.idempotencyKey !== undefined || Object.keys(intent.payload.request.headers).some((h) => h.toLowerCase() === 'idempotency-key'),
-    canRefresh: false,
+    canRefresh: recorded === 'refresh-auth',
     now: outcome.recordedAt,
     random01: 0,
   }).kind;
   if (now === recorded) return;
   if (recorded === 'fail' && now === 'success') return; // a 2xx whose body was refused
-  if (now === 'fail' && attemptOutcome.kind === 'response' && attemptOutcome.status === 401) return; // a refresh the session could make
   const what = attemptOutcome.kind === 'response' ? `${attemptOutcome.status}` : `a ${attemptOutcome.code === 'timeout' ? 'timeout' : 'network error'}`;
-  const taken = (v: string) => (v === 'retry' ? 'retried' : v === 'fail' ? 'a failure' : v === 'allowed' ? 'an allowed answer' : 'its answer');
+  const taken = (v: string) =>
+    v === 'retry' ? 'retried' : v === 'fail' ? 'a failure' : v === 'allowed' ? 'an allowed answer' : v === 'refresh-auth' ? 'a credential refresh' : 'its answer';
   throw new NondeterminismError(
     rt.runId,
     path,

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
 import { fullyVerified } from '../../engine/executor/verify-report.js';
-import { openConformance, type Conformance } from '../conformance/harness.js';
+import { openConformance, writeAuthFile, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
 
 const mission = (options: string) => `mission Acks {
@@ -52,5 +52,44 @@ describe.each(backends)('%s: edits of retry and allow settings', (backend) => {
       expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });
       expect(report.divergence!.change).toBe(`the retry or allow settings of POST /acks changed: attempt 1's 500 was taken as retried, and would now be ${now}`);
     }
+  });
+});
+
+describe.each(backends)('%s: edits of allow on a 401', (backend) => {
+  const get = (options: string, auth = 'none') => `mission Guard {
+  source Api { auth: ${auth}, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    get "/me" { ${options} }
+    store { id: "me", status: response.error ?? response.name } -> out { key: .id }
+  }
+  run A
+}
+`;
+
+  it('a 401 the run allowed diverges against a mission that no longer allows it', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /me', { status: 401, body: { error: 'expired' } });
+    const result = await c.start(c.mission('guard', get('allow: [401]')));
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'out')).toEqual({ me: { id: 'me', status: 'expired' } });
+    const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', get('allow: [404]')) });
+    expect(report.ok).toBe(false);
+    expect(report.divergence!.change).toBe("the retry or allow settings of GET /me changed: attempt 1's 401 was taken as an allowed answer, and would now be a failure");
+  });
+
+  it('a 401 the run answered with a credential refresh diverges against a mission that allows it', async () => {
+    c = await openConformance({ backend });
+    c.api
+      .on('POST /oauth/token', { status: 200, body: { access_token: 'A2', refresh_token: 'R2' } })
+      .on('GET /me', (req) => (req.headers.authorization === 'Bearer A2' ? { status: 200, body: { name: 'ada' } } : { status: 401, body: { error: 'expired' } }));
+    const authFile = writeAuthFile(c.dir, { Api: { type: 'oauth2', accessToken: 'A1', refreshToken: 'R1', tokenEndpoint: `${c.api.url}/oauth/token` } });
+    const result = await c.start(c.mission('guard', get('', 'oauth2')), { authFile });
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'out')).toEqual({ me: { id: 'me', status: 'ada' } });
+    expect((await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', get('allow: [404]', 'oauth2')) })).divergence).toBeNull();
+    const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', get('allow: [401]', 'oauth2')) });
+    expect(report.ok).toBe(false);
+    expect(report.divergence!.change).toBe("the retry or allow settings of GET /me changed: attempt 1's 401 was taken as a credential refresh, and would now be an allowed answer");
   });
 });
