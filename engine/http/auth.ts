@@ -2,15 +2,28 @@
  * Turns a source's credentials into what a request carries (headers or query parameters) and
  * refreshes OAuth2 access tokens on a 401.
  *
- * Invariants: one `AuthSession` per source per run holds the current tokens in memory only (never
- * written anywhere); concurrent 401s share one refresh; a refresh is accepted only on a 2xx with an
- * `access_token`; error messages never include a token, a secret or the token endpoint's body.
+ * Invariants: one `AuthSession` per source per run holds the current tokens; they are never
+ * logged, and are written only back where they came from, by its `TokenKeeper` (the `--auth`
+ * file: providers that rotate refresh tokens refuse the old one once they issued a new one);
+ * concurrent 401s share one refresh; a refresh is accepted only on a 2xx with an `access_token`;
+ * error messages never include a token, a secret or the token endpoint's body.
  */
 
 import type { HttpTransport } from '../env/env.js';
 import { TransportError } from '../env/env.js';
 import type { Credentials } from './credentials.js';
 import { secretsOf } from './credentials.js';
+
+export type OAuth2Credentials = Extract<Credentials, { type: 'oauth2' }>;
+
+/** Where a source's oauth2 tokens are kept between runs (steps/token-keeper.ts). */
+export interface TokenKeeper {
+  /**
+   * One refresh: `exchange` is called with the newest tokens kept (another run may have rotated
+   * them since this session read them), and the tokens it returns are kept for the next run.
+   */
+  refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>, timeoutMs: number): Promise<OAuth2Credentials>;
+}
 
 export interface AuthMaterial {
   headers: Record<string, string>;
@@ -41,6 +54,7 @@ export class AuthSession {
   constructor(
     readonly source: string,
     credentials: Credentials | undefined,
+    private readonly keeper?: TokenKeeper,
   ) {
     this.credentials = credentials ? { ...credentials } : undefined;
     for (const s of secretsOf(this.credentials)) this.known.add(s);
@@ -116,6 +130,25 @@ export class AuthSession {
     if (c?.type !== 'oauth2' || !c.refreshToken || !c.tokenEndpoint) {
       throw new AuthRefreshError(`source "${this.source}" has no refresh token and token endpoint; cannot refresh`);
     }
+    const exchange = (from: OAuth2Credentials) => this.exchange(from, transport, timeoutMs, signal);
+    const next = this.keeper ? await this.keeper.refresh(c, exchange, timeoutMs) : await exchange(c);
+    this.credentials = next;
+    this.materialCache = undefined;
+    this.learn(next);
+  }
+
+  private learn(credentials: Credentials): void {
+    for (const s of secretsOf(credentials)) this.known.add(s);
+    this.secretsCache = undefined;
+  }
+
+  /** Trades `c`'s refresh token at its token endpoint for new tokens. */
+  private async exchange(c: OAuth2Credentials, transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<OAuth2Credentials> {
+    // Tokens another run kept since this session read its own are secrets of this run too.
+    this.learn(c);
+    if (!c.refreshToken || !c.tokenEndpoint) {
+      throw new AuthRefreshError(`source "${this.source}" has no refresh token and token endpoint; cannot refresh`);
+    }
     const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: c.refreshToken });
     if (c.clientId) form.set('client_id', c.clientId);
     if (c.clientSecret) form.set('client_secret', c.clientSecret);
@@ -151,11 +184,8 @@ export class AuthSession {
     if (typeof b['access_token'] !== 'string' || b['access_token'] === '') {
       throw new AuthRefreshError(`token refresh for source "${this.source}" returned no access_token`);
     }
-    const next = { ...c, accessToken: b['access_token'] };
+    const next: OAuth2Credentials = { ...c, accessToken: b['access_token'] };
     if (typeof b['refresh_token'] === 'string' && b['refresh_token'] !== '') next.refreshToken = b['refresh_token'];
-    this.credentials = next;
-    this.materialCache = undefined;
-    for (const s of secretsOf(next)) this.known.add(s);
-    this.secretsCache = undefined;
+    return next;
   }
 }

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import type { Env } from '../env/env.js';
 import type { SourceDecl } from '../lang/ast.js';
-import { AuthSession } from '../http/auth.js';
+import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
 import { resolveCredentials, type CredentialsMap } from '../http/credentials.js';
 import { loadOpenApi, type OpenApiSpec } from '../http/openapi.js';
@@ -15,6 +15,7 @@ import { RateLimiter } from '../http/rate-limiter.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import type { MissionModel } from './mission-model.js';
 import { StepError } from './signals.js';
+import { TokenKeeperOfFile, TokenKeeperOfVariables } from './token-keeper.js';
 
 export interface HttpRuntimeOptions {
   /** `--source NAME=URL` overrides. */
@@ -70,9 +71,17 @@ export class HttpRuntime {
     if (!credentials && declared !== 'none') {
       this.options.progress(`warning: source "${name}" declares auth: ${declared} but no credentials were found; requests go out without them`);
     }
-    session = new AuthSession(name, credentials);
+    session = new AuthSession(name, credentials, credentials?.type === 'oauth2' ? this.tokenKeeper(name) : undefined);
     this.sessions.set(name, session);
     return session;
+  }
+
+  /** Where a refresh keeps the source's new tokens: the --auth file they came from, else nowhere (said). */
+  private tokenKeeper(source: string): TokenKeeper {
+    const { credentials, credentialsFile } = this.options;
+    return credentials && credentialsFile && Object.hasOwn(credentials, source)
+      ? new TokenKeeperOfFile(source, credentialsFile, this.env.vars, this.options.progress)
+      : new TokenKeeperOfVariables(source, this.options.progress);
   }
 
   spec(source: SourceDecl): OpenApiSpec {

@@ -13,13 +13,15 @@ import { StoreError } from './store-error.js';
 
 let tempCounter = 0;
 
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+/** `mode`: the new file's exact permissions (a secrets file keeps its 0600); else 0644 less the umask. */
+export async function writeFileAtomic(path: string, text: string, mode?: number): Promise<void> {
   const dir = dirname(path);
   tempCounter += 1;
   const temp = join(dir, `${tempPrefix(path)}${process.pid}.${tempCounter}.tmp`);
   try {
-    const handle = await open(temp, 'wx', 0o644);
+    const handle = await open(temp, 'wx', mode ?? 0o644);
     try {
+      if (mode !== undefined) await handle.chmod(mode);
       await handle.writeFile(text, 'utf8');
       await handle.sync();
     } finally {
