@@ -5,9 +5,10 @@
  * once they have issued a new one: a token kept in memory only was lost with the process, and the
  * next run failed its refresh with "invalid_grant".
  *
- * Credentials from the `--auth` file: a refresh runs under a lock beside the file, starts from the
- * newest refresh token the file holds (another run may have rotated it), and writes the new tokens
- * back (atomically, the file's permissions kept). A field the file takes from a variable
+ * Credentials from the `--auth` file: a refresh runs under a lock beside the file. When another
+ * run has refreshed since this one read the file, its tokens are taken as they are; otherwise the
+ * file's refresh token is exchanged and the new tokens are written back (atomically, the file's
+ * permissions kept). A field the file takes from a variable
  * (`${XERO_REFRESH}`) is not overwritten, and neither is anything of credentials from
  * `REQON_<SOURCE>_*` variables: when the refresh token of such a source rotates, the run says that
  * the next run will present the old one. Nothing here is ever logged.
@@ -44,7 +45,11 @@ export class TokenKeeperOfFile implements TokenKeeper {
       // Held for one token exchange: stale once it has outlived one by far (a killed holder on another host).
       const lock = { timeoutMs: 2 * timeoutMs + 60_000, staleMs: timeoutMs + 30_000 };
       return await withFileLock(`${target}.lock`, lock, async () => {
-        const from = await this.newest(target, held);
+        const kept = await this.kept(target);
+        // Another run refreshed since this one read the file: its access token is fresh, and
+        // taking it spares an exchange that would revoke it at a provider that revokes the last.
+        if (kept && kept.accessToken !== held.accessToken) return { ...held, accessToken: kept.accessToken, refreshToken: kept.refreshToken ?? held.refreshToken };
+        const from = kept?.refreshToken ? { ...held, refreshToken: kept.refreshToken } : held;
         exchanged = true;
         const next = await exchange(from);
         await this.keep(target, from, next);
@@ -58,16 +63,14 @@ export class TokenKeeperOfFile implements TokenKeeper {
     }
   }
 
-  /** `held`, with the tokens the file holds now if another run rotated them since it was read. */
-  private async newest(target: string, held: OAuth2Credentials): Promise<OAuth2Credentials> {
-    let kept;
+  /** The source's tokens as the file holds them now (another run may have refreshed them). */
+  private async kept(target: string): Promise<OAuth2Credentials | undefined> {
     try {
-      kept = parseCredentialsFile(await readFile(target, 'utf8'), this.file, this.vars)[this.source];
+      const kept = parseCredentialsFile(await readFile(target, 'utf8'), this.file, this.vars)[this.source];
+      return kept?.type === 'oauth2' ? kept : undefined;
     } catch {
-      return held; // an unreadable or broken file is reported by the write that follows, if any
+      return undefined; // an unreadable or broken file is reported by the write that follows, if any
     }
-    if (kept?.type !== 'oauth2' || !kept.refreshToken || kept.refreshToken === held.refreshToken) return held;
-    return { ...held, accessToken: kept.accessToken, refreshToken: kept.refreshToken };
   }
 
   private async keep(target: string, from: OAuth2Credentials, next: OAuth2Credentials): Promise<void> {
