@@ -20,6 +20,7 @@
  */
 
 import { randomFillSync } from 'node:crypto';
+import { TextDecoder } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
 import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport, Random } from './env.js';
@@ -301,7 +302,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     let body: string;
     try {
-      body = decodeBody(bytes === undefined ? this.chunks : [bytes]);
+      body = decodeBody(bytes === undefined ? this.chunks : [bytes], this.headers['content-type']);
     } catch (err) {
       // Past V8's longest string (~512 MiB): the one outcome is this failure, not silence.
       const detail = (err as Error).message;
@@ -362,12 +363,37 @@ const DECODERS: Record<string, (bytes: Buffer, options: { maxOutputLength?: numb
   deflate: (b, o) => (b.length > 0 && (b[0]! & 0x0f) === 8 && ((b[0]! << 8) | b[1]!) % 31 === 0 ? inflateSync(b, o) : inflateRawSync(b, o)),
 };
 
-/** The whole body as UTF-8 text, without a leading byte order mark ('' for no body). */
-function decodeBody(chunks: Buffer[]): string {
+/**
+ * The whole body as text ('' for no body), without a leading byte order mark: UTF-8 unless a
+ * UTF-16 byte order mark or the Content-Type's charset names another encoding. JSON on the wire
+ * should be UTF-8 (RFC 8259), but older APIs answer `charset=iso-8859-1` or `Shift_JIS`: read as
+ * UTF-8, each of their accented letters became U+FFFD in the stored records. A charset no decoder
+ * knows is read as UTF-8.
+ */
+function decodeBody(chunks: Buffer[], contentType: string | undefined): string {
   if (chunks.length === 0) return '';
   const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  const start = all.length >= 3 && all[0] === BOM[0] && all[1] === BOM[1] && all[2] === BOM[2] ? 3 : 0;
-  return all.toString('utf8', start);
+  if (all.length >= 3 && all[0] === BOM[0] && all[1] === BOM[1] && all[2] === BOM[2]) return all.toString('utf8', 3);
+  const utf16 = all.length >= 2 && all[0] === 0xff && all[1] === 0xfe ? 'utf-16le' : all.length >= 2 && all[0] === 0xfe && all[1] === 0xff ? 'utf-16be' : undefined;
+  const decoder = textDecoderFor(utf16 ?? charsetOf(contentType));
+  return decoder ? decoder.decode(all) : all.toString('utf8');
+}
+
+/** The `charset` parameter of a Content-Type, unquoted, or undefined. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+/** A decoder for an encoding other than UTF-8 (which Buffer decodes faster), or undefined. */
+function textDecoderFor(label: string | undefined): TextDecoder | undefined {
+  if (label === undefined) return undefined;
+  try {
+    const decoder = new TextDecoder(label);
+    return decoder.encoding === 'utf-8' ? undefined : decoder;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface RealEnv extends Env {

@@ -34,6 +34,22 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]));
         return;
+      case '/latin1':
+        res.writeHead(200, { 'content-type': 'application/json; charset="ISO-8859-1"' });
+        res.end(Buffer.from([...Buffer.from('{"name":"Caf'), 0xe9, 0x20, 0xfc, ...Buffer.from('"}')]));
+        return;
+      case '/sjis':
+        res.writeHead(200, { 'content-type': 'application/json;charset=Shift_JIS' });
+        res.end(Buffer.from([...Buffer.from('{"city":"'), 0x93, 0x8c, 0x8b, 0x9e, ...Buffer.from('"}')]));
+        return;
+      case '/utf16':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"a":"é"}', 'utf16le')]));
+        return;
+      case '/unknown-charset':
+        res.writeHead(200, { 'content-type': 'application/json; charset=x-made-up' });
+        res.end(Buffer.from('{"a":"é"}', 'utf8'));
+        return;
       case '/euro': {
         // Written in slices that cut three-byte characters apart: decoding must happen once, at the end.
         const bytes = Buffer.from(EURO_BODY, 'utf8');
@@ -80,6 +96,14 @@ describe('UndiciTransport reads responses as request() + body.text() did', () =>
   it('drops a UTF-8 byte order mark at the start of the body', async () => {
     const res = await transport.send(get('/bom'));
     expect(res.body).toBe('{"a":1}');
+  });
+
+  it("decodes a body in the charset its Content-Type names, or a UTF-16 byte order mark's; UTF-8 otherwise", async () => {
+    // Read as UTF-8, each of these letters was U+FFFD in the stored records.
+    expect((await transport.send(get('/latin1'))).body).toBe('{"name":"Café ü"}');
+    expect((await transport.send(get('/sjis'))).body).toBe('{"city":"東京"}');
+    expect((await transport.send(get('/utf16'))).body).toBe('{"a":"é"}');
+    expect((await transport.send(get('/unknown-charset'))).body).toBe('{"a":"é"}');
   });
 
   it('decodes a multi-chunk body whose chunks split multi-byte characters', async () => {
