@@ -3,7 +3,8 @@
  * name for the store's) is a usage error naming the declared stores — before, it printed
  * "(store X has no records)" and exit 0, as if the store were empty. A declared store with no
  * records still says so, exit 0. An `--at` past the run's last seq is a usage error too, not the
- * end state shown as if it were that position.
+ * end state shown as if it were that position. Of a store kept across runs (sql), a note on stderr
+ * says the list is the run's part only.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,9 +36,12 @@ describe('reqon store', () => {
     const orders = await reqon('store', runId, 'orders', '--json');
     expect(orders.code, orders.stderr).toBe(0);
     expect(JSON.parse(orders.stdout)).toEqual([{ key: 'o1', record: { id: 'o1', n: 1 } }]);
+    // A sql store is kept across runs: what this run wrote is not all it holds.
+    expect(orders.stderr).toBe(`note: orders is a sql store, kept across runs: this is what run ${runId} wrote to it, not everything it holds\n`);
     const later = await reqon('store', runId, 'later');
     expect(later.code, later.stderr).toBe(0);
     expect(later.stdout).toBe('(store later has no records)\n');
+    expect(later.stderr).toBe('');
   });
 
   it('a store the mission does not declare, or its table name: exit 2, naming the declared stores', async () => {

@@ -1,6 +1,8 @@
 /**
  * `reqon store RUN_ID STORE [--at SEQ] [--json]` — a store's records as the run wrote them, at the
  * end of the run or just after `seq` (a fold of the run's own `store.write` events), sorted by key.
+ * Of a store kept across runs (sql, nosql, file, postgrest) that is the run's part only: a note
+ * on stderr says so.
  */
 import type { Command } from 'commander';
 import { MemoryStoreState } from '../../stores/memory-fold.js';
@@ -10,11 +12,12 @@ import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { CliError } from '../cli-error.js';
 import { recordedModelOf } from '../../executor/mission-cache.js';
 import type { MissionFiles } from '../../log/log.js';
+import type { StoreType } from '../../lang/ast.js';
 
-/** The store names of a run's mission, or undefined when this engine cannot load it. */
-function declaredStores(files: MissionFiles): string[] | undefined {
+/** The stores of a run's mission, name → type, or undefined when this engine cannot load it. */
+function declaredStores(files: MissionFiles): Map<string, StoreType> | undefined {
   const model = recordedModelOf(files);
-  return model ? [...model.stores.keys()] : undefined;
+  return model ? new Map([...model.stores].map(([name, decl]) => [name, decl.type.kind])) : undefined;
 }
 
 export const command: CommandModule = {
@@ -40,12 +43,16 @@ export const command: CommandModule = {
       if (Number.isFinite(at) && at > run.lastSeq) throw new CliError(`--at ${at}: run ${runId} has ${run.lastSeq} events so far (seq 1 to ${run.lastSeq})`);
       const events = await log.read(runId, Number.isFinite(at) ? { toSeq: at } : {});
       const records = MemoryStoreState.fromEvents(events).list(store);
+      const declared = declaredStores(run.missionFiles);
       // A misspelt store (or its table's name for the store's) is no empty store: say so.
-      if (records.length === 0) {
-        const declared = declaredStores(run.missionFiles);
-        if (declared && !declared.includes(store)) {
-          throw new CliError(`run ${runId}'s mission declares no store named "${store}" (${declared.length > 0 ? `its stores: ${declared.join(', ')}` : 'it declares none'})`);
-        }
+      if (records.length === 0 && declared && !declared.has(store)) {
+        const names = [...declared.keys()];
+        throw new CliError(`run ${runId}'s mission declares no store named "${store}" (${names.length > 0 ? `its stores: ${names.join(', ')}` : 'it declares none'})`);
+      }
+      // A store that outlives its run holds other runs' records too: this is not all it holds.
+      const type = declared?.get(store);
+      if (type !== undefined && type !== 'memory') {
+        io.stderr(`note: ${store} is a ${type} store, kept across runs: this is what run ${runId} wrote to it, not everything it holds\n`);
       }
       if (options.json === true) io.stdout(`${JSON.stringify(records)}\n`);
       else if (records.length === 0) io.stdout(`(store ${store} has no records${Number.isFinite(at) ? ` at seq ${at}` : ''})\n`);
