@@ -11,6 +11,8 @@
  * a walk whose next page it does not name, as `[]` does. Refusing such pages (briefly, on
  * 2026-12-02) failed a mission on the night its row count landed on a multiple of the page size.
  * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused.
+ * - `warnRecordsElsewhere`: records taken from a first list with an unusual name (`facets`) while
+ *   a later one has a usual one (`results`) are said, not refused (itemsPath settles it).
  * - `warnNoCursor`: a full first page with nothing at the cursor path is said (a misspelt path),
  *   not refused (an API may leave the cursor out of a full last page).
  * - `refuseLostDigitsCursor`: a next cursor that is a JSON integer beyond 2^53 (Twitter's
@@ -47,6 +49,26 @@ export function checkListField(body: unknown, items: unknown[], field: string | 
   throw new PaginationError(
     `page ${index + 1} has an object under "${field}", where the pages before it had their list: ` +
       `stopping instead of taking it for the last page (an object keyed "0", "1", … is how PHP sends a list with gaps)`,
+  );
+}
+
+/** Field names APIs put their records under. */
+const RECORD_LISTS = new Set(['data', 'items', 'results', 'records', 'entries', 'rows', 'hits', 'nodes', 'values', 'objects', 'elements', 'list', 'content']);
+
+/**
+ * The first page's records were taken from its first list (as upstream does without itemsPath),
+ * but that list's name is no usual name for records while a later list's is: `{ "facets": […],
+ * "results": […] }` stored the facets as records, silently. Said, not refused: the first list may
+ * well be the records (`{ "users": […], "data": […] }`); itemsPath settles it either way.
+ */
+export function warnRecordsElsewhere(body: unknown, taken: string, index: number, describe: () => string | undefined, warn?: (message: string) => void): void {
+  if (warn === undefined || RECORD_LISTS.has(taken.toLowerCase()) || body === null || typeof body !== 'object') return;
+  const other = Object.entries(body as Record<string, unknown>).find(([name, v]) => name !== taken && RECORD_LISTS.has(name.toLowerCase()) && Array.isArray(v) && v.length > 0);
+  if (!other) return;
+  const where = describe();
+  warn(
+    `page ${index + 1}${where ? ` (${where})` : ''} holds several lists: its records were taken from "${taken}", the first, ` +
+      `but "${other[0]}" (${(other[1] as unknown[]).length} items) looks like where they are; say which with itemsPath: "${other[0]}" (itemsPath: "${taken}" silences this)`,
   );
 }
 

@@ -23,7 +23,16 @@
  */
 
 import { getPath } from './json-path.js';
-import { checkListField, errorFieldOf, refuseErrorPage, refuseLostDigitsCursor, refuseShortPageWithMore, warnNoCursor, withoutErrorFields } from './page-checks.js';
+import {
+  checkListField,
+  errorFieldOf,
+  refuseErrorPage,
+  refuseLostDigitsCursor,
+  refuseShortPageWithMore,
+  warnNoCursor,
+  warnRecordsElsewhere,
+  withoutErrorFields,
+} from './page-checks.js';
 import { PaginationError } from './pagination-error.js';
 import type { QueryParams } from './request-builder.js';
 
@@ -253,7 +262,9 @@ export async function paginate(
     }
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
+    const firstListField = listField === undefined;
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
+    if (firstListField && listField !== undefined) warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;

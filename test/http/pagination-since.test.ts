@@ -67,6 +67,23 @@ describe('paginate loop', () => {
     );
     await expect(run).rejects.toThrow(/"warnings" is empty but "items" holds 1 item/);
   });
+  it('says where a later list has a usual name for records and the first does not (facets before results)', async () => {
+    const warned: string[] = [];
+    const facets = [{ name: 'color', count: 3 }];
+    const pages = [{ facets, results: [{ id: 1 }, { id: 2 }] }, { facets, results: [{ id: 3 }] }];
+    const r = await paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => pages[i], warn: (m) => warned.push(m), describe: (q) => `page=${q[0]![1]}` });
+    // Taken as upstream takes it (the first list), but said once, with the way to say otherwise.
+    expect(r.items).toEqual([facets[0]]);
+    expect(warned).toEqual([
+      'page 1 (page=1) holds several lists: its records were taken from "facets", the first, but "results" (2 items) looks like where they are; say which with itemsPath: "results" (itemsPath: "facets" silences this)',
+    ]);
+    // A first list with a usual name, an unusual name alone, or itemsPath: nothing to say.
+    for (const [page, itemsPath] of [[{ data: [{ id: 1 }], included: [{ id: 'x' }] }], [{ users: [{ id: 1 }], tags: ['a'] }], [{ facets, results: [{ id: 1 }] }, 'facets']] as const) {
+      const quiet: string[] = [];
+      await paginate({ strategy: 'page', param: 'page', pageSize: 2, ...(itemsPath ? { itemsPath } : {}) }, { fetchPage: async () => page, warn: (m) => quiet.push(m) });
+      expect(quiet, JSON.stringify(page)).toEqual([]);
+    }
+  });
   it('refuses a page whose list field, a list on the pages before, holds something else', async () => {
     // PHP encodes a list with gaps (after array_filter) as an object keyed "2", "5": the page had
     // no list, so pagination ended there as at the last page, and the pages after were never asked for.
