@@ -12,6 +12,10 @@
  * (`${XERO_REFRESH}`) is not overwritten, and neither is anything of credentials from
  * `REQON_<SOURCE>_*` variables: when the refresh token of such a source rotates, the run says that
  * the next run will present the old one. Nothing here is ever logged.
+ *
+ * Not covered: a process killed between the provider's answer and the write leaves the file with
+ * the token the provider has just retired (the exchange and the write cannot be one step); the
+ * next refresh then fails with the provider's refusal, and the file needs a new token.
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import type { OAuth2Credentials, TokenKeeper } from '../http/auth.js';
