@@ -81,7 +81,10 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
  * The recorded `checkpoint.advanced` at `path`, taken when replay reaches it; it must be of the
  * checkpoint the mission advances now: an edit of its key (`lastSync("orders-main")` became
  * `lastSync("orders-other")`) or of the API it is of reads and advances another checkpoint, and
- * passed as the same, the edited run would resume having advanced the old one.
+ * passed as the same, the edited run would resume having advanced the old one. It must advance
+ * to the same instant too: an edit of `updateFrom` (or its removal) moves the next run's start,
+ * past records it would then never ask for. The instant is the replayed start of the fetch or a
+ * value of its replayed answer, so an unedited mission always matches it.
  */
 export function takeCheckpoint(c: PendingCheckpoint, path: string, rt: StepRuntime): boolean {
   const recorded = rt.journal.take(path, 'checkpoint.advanced');
@@ -92,6 +95,13 @@ export function takeCheckpoint(c: PendingCheckpoint, path: string, rt: StepRunti
     const shown = (k: string, a: string | undefined) => `checkpoint "${k}"${a !== undefined ? ` of ${a}` : ''}`;
     throw new NondeterminismError(rt.runId, path, recorded.seq, `advancing ${shown(key, api)}`, `advancing ${shown(c.key, c.api)}`, {
       change: `the checkpoint of this fetch changed: ${shown(key, api)} became ${shown(c.key, c.api)}`,
+    });
+  }
+  const { syncedAt } = recorded.payload;
+  if (syncedAt !== c.syncedAt) {
+    const at = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms));
+    throw new NondeterminismError(rt.runId, path, recorded.seq, `advancing checkpoint "${key}" to ${at(syncedAt)}`, `advancing it to ${at(c.syncedAt)}`, {
+      change: `the instant checkpoint "${key}" advances to changed (its updateFrom, or the fetch's start, was edited): ${at(syncedAt)} became ${at(c.syncedAt)}, where the next run asks from`,
     });
   }
   return true;

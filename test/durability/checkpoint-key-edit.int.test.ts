@@ -42,3 +42,31 @@ describe.each(backends)('%s: an edited checkpoint key', (backend) => {
     });
   }
 });
+
+const fromAnswer = (updateFrom: string | undefined) => `mission Orders {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: sql("out")
+  action A {
+    get "/orders" { since: lastSync("orders") { param: "since", format: unix${updateFrom ? `, updateFrom: "${updateFrom}"` : ''} } }
+    for o in response.items { store o -> out { key: .id } }
+  }
+  run A
+}
+`;
+
+describe.each(backends)('%s: an edited updateFrom', (backend) => {
+  it('diverges where the checkpoint would advance to another instant; the mission as it was verifies whole', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /orders?since=0', { body: { items: [{ id: 1 }], meta: { latest: '2026-11-01T00:00:00Z', other: '2026-12-01T00:00:00Z' } } });
+    const result = await c.start(c.mission('orders', fromAnswer('meta.latest')));
+    expect(result.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env }))).toBe(true);
+    // Another field, or none (the fetch's start): the next run would ask from another instant,
+    // past records it never read; both verified clean.
+    for (const edit of ['meta.other', undefined]) {
+      const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', fromAnswer(edit)) });
+      expect(report.ok, String(edit)).toBe(false);
+      expect(report.divergence!.change).toMatch(/^the instant checkpoint "orders" advances to changed \(its updateFrom, or the fetch's start, was edited\): 2026-11-01T00:00:00.000Z became /);
+    }
+  });
+});
