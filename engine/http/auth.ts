@@ -20,10 +20,20 @@ export type OAuth2Credentials = Extract<Credentials, { type: 'oauth2' }>;
 export interface TokenKeeper {
   /**
    * One refresh: `exchange` is called with the newest tokens kept (another run may have rotated
-   * them since this session read them), and the tokens it returns are kept for the next run.
+   * them since this session read them), and the tokens it returns are kept for the next run — or,
+   * when another run has refreshed since, its tokens are taken as they are (`adopted`).
    */
-  refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>, timeoutMs: number): Promise<OAuth2Credentials>;
+  refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>, timeoutMs: number): Promise<KeptTokens>;
 }
+
+export interface KeptTokens {
+  credentials: OAuth2Credentials;
+  /** Taken from where they are kept, not exchanged: they may be stale too, so a 401 may refresh again. */
+  adopted: boolean;
+}
+
+/** What a refresh did: exchanged the refresh token, or adopted tokens another run had just refreshed. */
+export type RefreshOutcome = 'exchanged' | 'adopted';
 
 export interface AuthMaterial {
   headers: Record<string, string>;
@@ -43,7 +53,7 @@ const NO_MATERIAL: AuthMaterial = Object.freeze({ headers: Object.freeze({}), qu
 
 export class AuthSession {
   private credentials: Credentials | undefined;
-  private refreshing: Promise<void> | undefined;
+  private refreshing: Promise<RefreshOutcome> | undefined;
   /** Secrets seen during the run, including tokens that have since been replaced. */
   private readonly known = new Set<string>();
   /** `material()` for the current credentials; dropped whenever they change (a refresh). */
@@ -116,7 +126,7 @@ export class AuthSession {
    * Exchanges the refresh token for a new access token through `transport`. Callers that arrive
    * while a refresh is in flight wait for the same one instead of starting another.
    */
-  refresh(transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  refresh(transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<RefreshOutcome> {
     if (!this.refreshing) {
       this.refreshing = this.doRefresh(transport, timeoutMs, signal).finally(() => {
         this.refreshing = undefined;
@@ -125,16 +135,17 @@ export class AuthSession {
     return this.refreshing;
   }
 
-  private async doRefresh(transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  private async doRefresh(transport: HttpTransport, timeoutMs: number, signal?: AbortSignal): Promise<RefreshOutcome> {
     const c = this.credentials;
     if (c?.type !== 'oauth2' || !c.refreshToken || !c.tokenEndpoint) {
       throw new AuthRefreshError(`source "${this.source}" has no refresh token and token endpoint; cannot refresh`);
     }
     const exchange = (from: OAuth2Credentials) => this.exchange(from, transport, timeoutMs, signal);
-    const next = this.keeper ? await this.keeper.refresh(c, exchange, timeoutMs) : await exchange(c);
-    this.credentials = next;
+    const next = this.keeper ? await this.keeper.refresh(c, exchange, timeoutMs) : { credentials: await exchange(c), adopted: false };
+    this.credentials = next.credentials;
     this.materialCache = undefined;
-    this.learn(next);
+    this.learn(next.credentials);
+    return next.adopted ? 'adopted' : 'exchanged';
   }
 
   private learn(credentials: Credentials): void {

@@ -33,6 +33,8 @@ import { classifyAttempt, failureMessage, FetchError, resolveRetryPolicy } from 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** A source's `maxResponseBytes` unless it says otherwise: far above real pages, far below memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Refreshes of one request: an adoption of another run's tokens, then one exchange of its own. */
+const MAX_REFRESHES = 2;
 
 export interface RequestSpec {
   /** Source name: keys the breaker and limiter, and appears in errors. */
@@ -187,7 +189,10 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
   const endpoint = endpointOf(spec.path);
   const limiterKey = `${spec.source}:${endpoint}`;
   const allow = spec.allow ?? [];
-  let refreshed = false;
+  /** Credential refreshes this request made: each adds an attempt, as the 401 it answered was no failure. */
+  let refreshes = 0;
+  /** Whether one of them exchanged the refresh token (one that adopted another run's tokens leaves room for one that does). */
+  let exchanged = false;
   // Whether the request carries an Idempotency-Key cannot change between attempts (only auth
   // values are re-read), so it is looked up once.
   let hasIdempotencyKey: boolean | undefined;
@@ -258,10 +263,10 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       method: built.method,
       outcome,
       attempt,
-      policy: refreshed ? { ...policy, maxAttempts: policy.maxAttempts + 1 } : policy,
+      policy: refreshes > 0 ? { ...policy, maxAttempts: policy.maxAttempts + refreshes } : policy,
       allow,
       hasIdempotencyKey: (hasIdempotencyKey ??= headerValue(built.headers, 'Idempotency-Key') !== undefined),
-      canRefresh: !refreshed && (deps.auth?.canRefresh() ?? false),
+      canRefresh: !exchanged && refreshes < MAX_REFRESHES && (deps.auth?.canRefresh() ?? false),
       now: finished,
       random01: random.next(),
     });
@@ -321,7 +326,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       case 'refresh-auth': {
         await hooks.afterAttempt?.({ attempt, response: recorded, verdict: 'refresh-auth', retryInMs: 0, durationMs });
         try {
-          await deps.auth!.refresh(http, timeoutMs, deps.signal);
+          if ((await deps.auth!.refresh(http, timeoutMs, deps.signal)) === 'exchanged') exchanged = true;
         } catch (err) {
           if (!(err instanceof AuthRefreshError)) throw err;
           throw new FetchError({
@@ -333,7 +338,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
             ...(recorded ? { response: recorded } : {}),
           });
         }
-        refreshed = true;
+        refreshes++;
         continue;
       }
       case 'fail': {

@@ -435,7 +435,7 @@ function assertSameVerdict(
   intent: StoredEvent<'http.request'>,
   outcome: StoredEvent<'http.response' | 'http.error'>,
   attempt: number,
-  refreshed: boolean,
+  refreshes: number,
   path: string,
   rt: StepRuntime,
   line: () => number,
@@ -455,7 +455,7 @@ function assertSameVerdict(
     method: spec.method,
     outcome: attemptOutcome,
     attempt,
-    policy: refreshed ? { ...policy, maxAttempts: policy.maxAttempts + 1 } : policy,
+    policy: refreshes > 0 ? { ...policy, maxAttempts: policy.maxAttempts + refreshes } : policy,
     allow: spec.allow ?? [],
     hasIdempotencyKey: intent.payload.idempotencyKey !== undefined || Object.keys(intent.payload.request.headers).some((h) => h.toLowerCase() === 'idempotency-key'),
     canRefresh: recorded === 'refresh-auth',
@@ -487,7 +487,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   const effect = new Effect(rt.journal, rt.crash, { kind: 'request', key: id, path, external: mutating });
   const ofThisPage = (e: StoredEvent<'http.request' | 'http.response' | 'http.error'>): boolean => e.payload.effectId === id;
   let attempts = 0;
-  let refreshed = false;
+  let refreshes = 0;
   for (;;) {
     const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, identity, path, rt, line));
     if (!intent) break;
@@ -497,8 +497,8 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     const outcome = effect.takeOutcome(['http.response', 'http.error'], ofThisPage);
     if (!outcome) continue; // the process died in flight: carry on live with the same key
     effect.pass('after-effect', false);
-    assertSameVerdict(spec, intent, outcome, attempts, refreshed, path, rt, line);
-    if (outcome.payload.verdict === 'refresh-auth') refreshed = true;
+    assertSameVerdict(spec, intent, outcome, attempts, refreshes, path, rt, line);
+    if (outcome.payload.verdict === 'refresh-auth') refreshes++;
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
       if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {} };

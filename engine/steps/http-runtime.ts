@@ -71,16 +71,16 @@ export class HttpRuntime {
     if (!credentials && declared !== 'none') {
       this.options.progress(`warning: source "${name}" declares auth: ${declared} but no credentials were found; requests go out without them`);
     }
-    session = new AuthSession(name, credentials, credentials?.type === 'oauth2' ? this.tokenKeeper(name) : undefined);
+    session = new AuthSession(name, credentials, credentials?.type === 'oauth2' ? this.tokenKeeper(name, credentials.accessToken) : undefined);
     this.sessions.set(name, session);
     return session;
   }
 
   /** Where a refresh keeps the source's new tokens: the --auth file they came from, else nowhere (said). */
-  private tokenKeeper(source: string): TokenKeeper {
+  private tokenKeeper(source: string, accessToken: string): TokenKeeper {
     const { credentials, credentialsFile } = this.options;
     return credentials && credentialsFile && Object.hasOwn(credentials, source)
-      ? new TokenKeeperOfFile(source, credentialsFile, this.env.vars, this.options.progress)
+      ? new TokenKeeperOfFile(source, credentialsFile, this.env.vars, this.options.progress, accessToken)
       : new TokenKeeperOfVariables(source, this.options.progress);
   }
 

@@ -18,7 +18,7 @@
  * next refresh then fails with the provider's refusal, and the file needs a new token.
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
-import type { OAuth2Credentials, TokenKeeper } from '../http/auth.js';
+import type { KeptTokens, OAuth2Credentials, TokenKeeper } from '../http/auth.js';
 import { envPrefix, parseCredentialsFile } from '../http/credentials.js';
 import { writeFileAtomic } from '../stores/atomic-file.js';
 import { withFileLock } from '../stores/file-lock.js';
@@ -34,36 +34,49 @@ export class TokenKeeperOfFile implements TokenKeeper {
     private readonly file: string,
     private readonly vars: Vars,
     private readonly progress: (line: string) => void,
-  ) {}
+    /** The access token the file held when the run read its credentials. */
+    readAtStart: string,
+  ) {
+    this.lastSeen = readAtStart;
+  }
 
-  async refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>, timeoutMs: number): Promise<OAuth2Credentials> {
+  /** The access token the file held when this keeper last read it: one it still holds is no other run's refresh. */
+  private lastSeen: string | undefined;
+
+  async refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>, timeoutMs: number): Promise<KeptTokens> {
+    const exchanged = async (from: OAuth2Credentials) => ({ credentials: await exchange(from), adopted: false });
     let target: string;
     try {
       target = await realpath(this.file);
     } catch (error) {
       this.warn(`cannot read ${this.file} (${codeOf(error)})`);
-      return exchange(held);
+      return exchanged(held);
     }
-    let exchanged = false;
+    let locked = false;
     try {
       // Held for one token exchange: stale once it has outlived one by far (a killed holder on another host).
       const lock = { timeoutMs: 2 * timeoutMs + 60_000, staleMs: timeoutMs + 30_000 };
       return await withFileLock(`${target}.lock`, lock, async () => {
+        locked = true;
         const kept = await this.kept(target);
-        // Another run refreshed since this one read the file: its access token is fresh, and
+        const seen = this.lastSeen;
+        this.lastSeen = kept?.accessToken;
+        // Another run refreshed since this one last read the file: its access token is fresh, and
         // taking it spares an exchange that would revoke it at a provider that revokes the last.
-        if (kept && kept.accessToken !== held.accessToken) return { ...held, accessToken: kept.accessToken, refreshToken: kept.refreshToken ?? held.refreshToken };
+        // (A token the file held before — one from a variable, or one a failed write left — is not.)
+        if (kept && kept.accessToken !== held.accessToken && kept.accessToken !== seen) {
+          return { credentials: { ...held, accessToken: kept.accessToken, refreshToken: kept.refreshToken ?? held.refreshToken }, adopted: true };
+        }
         const from = kept?.refreshToken ? { ...held, refreshToken: kept.refreshToken } : held;
-        exchanged = true;
         const next = await exchange(from);
         await this.keep(target, from, next);
-        return next;
+        return { credentials: next, adopted: false };
       });
     } catch (error) {
-      if (exchanged) throw error;
+      if (locked) throw error;
       // The folder is read-only (a mounted secret): refresh all the same, and say what is lost.
       this.warn(`cannot lock ${this.file} (${codeOf(error)})`);
-      return exchange(held);
+      return exchanged(held);
     }
   }
 
@@ -146,7 +159,7 @@ export class TokenKeeperOfVariables implements TokenKeeper {
     private readonly progress: (line: string) => void,
   ) {}
 
-  async refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>): Promise<OAuth2Credentials> {
+  async refresh(held: OAuth2Credentials, exchange: (from: OAuth2Credentials) => Promise<OAuth2Credentials>): Promise<KeptTokens> {
     const next = await exchange(held);
     if (next.refreshToken !== held.refreshToken && !this.warned) {
       this.warned = true;
@@ -155,7 +168,7 @@ export class TokenKeeperOfVariables implements TokenKeeper {
           'still holds the old one, which a provider that rotates refresh tokens refuses on the next run: keep oauth2 credentials in an --auth file to have them kept',
       );
     }
-    return next;
+    return { credentials: next, adopted: false };
   }
 }
 

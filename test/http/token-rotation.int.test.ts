@@ -84,6 +84,62 @@ describe('rotated oauth2 tokens', () => {
     expect(JSON.parse(fs.readFileSync(authFile, 'utf8')).Api.refreshToken).toBe(provider.refresh);
   });
 
+  it('takes tokens another run kept, and exchanges its own when they are stale too', async () => {
+    c = await openConformance();
+    const provider = rotatingProvider(c);
+    const endpoint = `${c.api.url}/oauth/token`;
+    const authFile = writeAuthFile(c.dir, { Api: { type: 'oauth2', accessToken: 'access-0-xxxxxxxx', refreshToken: 'refresh-0-xxxxxxxx', tokenEndpoint: endpoint } });
+    const served = c.api;
+    let first = true;
+    served.on('GET /invoices', (req) => {
+      if (first) {
+        // Meanwhile another run refreshed (refresh-0 → refresh-1) and kept its tokens, whose access token has since expired.
+        first = false;
+        provider.issued = 1;
+        provider.refresh = 'refresh-1-xxxxxxxx';
+        provider.access = 'access-2-never-issued';
+        fs.writeFileSync(authFile, JSON.stringify({ Api: { type: 'oauth2', accessToken: 'access-1-xxxxxxxx', refreshToken: 'refresh-1-xxxxxxxx', tokenEndpoint: endpoint } }));
+        return { status: 401, body: { error: 'expired' } };
+      }
+      return req.headers.authorization === `Bearer ${provider.access}` ? { body: { items: [{ id: 'inv-1' }] } } : { status: 401, body: { error: 'expired' } };
+    });
+    const result = await c.start(c.mission('ledger', MISSION), { authFile });
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    // Its own token (401), the kept one (401, no exchange), then an exchange of the kept refresh token.
+    expect(c.api.requests.filter((r) => r.url === '/invoices').map((r) => r.headers.authorization)).toEqual([
+      'Bearer access-0-xxxxxxxx',
+      'Bearer access-1-xxxxxxxx',
+      'Bearer access-2-$xxxxxxx',
+    ]);
+    expect(provider).toMatchObject({ issued: 2, refused: 0 });
+  });
+
+  it('refreshes again in one run when the file holds an access token from a variable (a provider that does not rotate)', async () => {
+    c = await openConformance({ vars: { LEDGER_ACCESS: 'access-0-xxxxxxxx' } });
+    let issued = 0;
+    let valid = 'none-yet'; // the file's token has expired
+    c.api
+      .on('POST /oauth/token', (req) => {
+        expect(new URLSearchParams(String(req.body ?? '')).get('refresh_token')).toBe('fixed-refresh-xxxxxxxx');
+        valid = `access-${++issued}-xxxxxxxx`;
+        return { body: { access_token: valid } };
+      })
+      .on('GET /one', (req) => {
+        const ok = req.headers.authorization === `Bearer ${valid}`;
+        if (ok) valid = 'expired-meanwhile'; // the token expires between the two fetches
+        return ok ? { body: { items: [{ id: 'a' }] } } : { status: 401, body: { error: 'expired' } };
+      })
+      .on('GET /two', (req) => (req.headers.authorization === `Bearer ${valid}` ? { body: { items: [{ id: 'b' }] } } : { status: 401, body: { error: 'expired' } }));
+    const authFile = writeAuthFile(c.dir, { Api: { type: 'oauth2', accessToken: '$LEDGER_ACCESS', refreshToken: 'fixed-refresh-xxxxxxxx', tokenEndpoint: `${c.api.url}/oauth/token` } });
+    const twice = MISSION.replace('get "/invoices"\n    for x in response.items { store x -> out { key: .id } }', 'get "/one"\n    for x in response.items { store x -> out { key: .id } }\n    get "/two"\n    for x in response.items { store x -> out { key: .id } }');
+    expect(twice).toContain('/two');
+    const result = await c.start(c.mission('ledger', twice), { authFile });
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    // One refresh per fetch: the second exchanges again, where it had sent the file's stale token and failed.
+    expect(issued).toBe(2);
+    expect(await c.store(result.runId, 'out')).toEqual({ a: { id: 'a' }, b: { id: 'b' } });
+  });
+
   it('says so when the refresh token comes from a variable, and leaves the file as it was', async () => {
     c = await openConformance({ vars: { LEDGER_REFRESH: 'refresh-0-xxxxxxxx' } });
     const provider = rotatingProvider(c);
