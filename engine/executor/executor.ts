@@ -36,6 +36,8 @@ import type { CrashInjector } from '../journal/crash-points.js';
 import { actionPath, stagePath, stepPath } from '../journal/step-path.js';
 
 const PARALLEL_LIMIT = 8;
+/** Runs of one action in one run (each after the first through a jump) before the run fails as a jump loop. */
+export const MAX_ACTION_VISITS = 10_000;
 /** Attempts of an action that `jump A then retry`s, as many as a bare `retry`'s default. */
 const JUMP_RETRY_ATTEMPTS = DEFAULT_RETRY.maxAttempts;
 
@@ -234,6 +236,16 @@ export class Executor implements StepRuntime {
     const action = this.model.actions.get(name);
     if (!action) throw new StepError('unknown-action', `Action \`${name}\` is not declared in this mission`);
     const visit = (this.visits.get(name) ?? 0) + 1;
+    // Only jumps run an action again: backwards (`run A then B`, B jumps to A), or through a
+    // detour that jumps back (A: `jump B then retry`, B: `jump A then retry`). Unbounded, such a
+    // loop sent requests and grew the log for ever, and a worker resumed it after a kill.
+    if (visit > MAX_ACTION_VISITS) {
+      throw new StepError(
+        'jump-loop',
+        `Action ${name} was to run for the ${visit}th time in this run: its jumps loop without end (a jump back, or a detour that jumps back); ` +
+          `a loop of jumps must reach an action that does not jump, and waits between its turns where it polls`,
+      );
+    }
     this.visits.set(name, visit);
     let detours = 0;
     for (let attempt = 1; ; attempt++) {

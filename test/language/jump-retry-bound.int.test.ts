@@ -2,8 +2,11 @@
  * `jump A then retry` is bounded as a bare `retry` is (3 attempts): a detour that does not change
  * the answer (a token refresh the API still refuses) fails the action instead of sending the same
  * requests for ever. A detour that does change it is taken, as often as an attempt needs it.
+ * Loops of jumps no attempt count sees — a jump back in the pipeline, detours that jump back to
+ * each other or to themselves — fail the run once an action is to run MAX_ACTION_VISITS times.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_ACTION_VISITS } from '../../engine/executor/executor.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 
 const MISSION = `mission Guarded {
@@ -52,4 +55,21 @@ describe('jump … then retry', () => {
     expect(await c.store(result.runId, 'out')).toEqual({ a: { id: 'a' } });
     await c.expectVerified(result.runId);
   });
+});
+
+describe('loops of jumps', () => {
+  const loops: Record<string, string> = {
+    'a jump back in the pipeline': `action X { let n = 1 }\n  action Y { jump X }\n  run X then Y`,
+    'two detours that jump back to each other': `action X { jump Y then retry }\n  action Y { jump X then retry }\n  run X`,
+    'a detour to itself': `action X { jump X then continue }\n  run X`,
+  };
+  for (const [name, body] of Object.entries(loops)) {
+    it(`fail the run, where they ran for ever: ${name}`, async () => {
+      c = await openConformance();
+      const result = await c.start(c.mission('loop', `mission Loop {\n  ${body}\n}\n`));
+      expect(result.status).toBe('failed');
+      expect(result.status === 'failed' && result.error).toMatchObject({ code: 'jump-loop' });
+      expect(result.status === 'failed' && result.error.message).toMatch(new RegExp(`^Action X was to run for the ${MAX_ACTION_VISITS + 1}th time in this run: its jumps loop without end`));
+    }, 120_000);
+  }
 });
