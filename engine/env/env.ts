@@ -39,6 +39,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** The raw body text ('' for an empty body). */
   body: string;
+  /** How decoding the body's bytes lost characters (bytes that are not valid UTF-8, an unknown charset), if it did. */
+  decodeWarning?: string;
 }
 
 /**

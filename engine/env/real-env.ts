@@ -300,7 +300,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       else this.reject(new TransportError(`${this.req.method} ${this.req.url} failed: its ${this.headers['content-encoding']} body cannot be decoded (${e.message})`, 'network'));
       return;
     }
-    let body: string;
+    let body: DecodedBody;
     try {
       body = decodeBody(bytes === undefined ? this.chunks : [bytes], this.headers['content-type']);
     } catch (err) {
@@ -311,7 +311,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     } finally {
       this.chunks.length = 0;
     }
-    this.resolve({ status: this.status, headers: this.headers, body });
+    this.resolve({ status: this.status, headers: this.headers, body: body.text, ...(body.warning !== undefined ? { decodeWarning: body.warning } : {}) });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
@@ -370,13 +370,57 @@ const DECODERS: Record<string, (bytes: Buffer, options: { maxOutputLength?: numb
  * UTF-8, each of their accented letters became U+FFFD in the stored records. A charset no decoder
  * knows is read as UTF-8.
  */
-function decodeBody(chunks: Buffer[], contentType: string | undefined): string {
-  if (chunks.length === 0) return '';
+function decodeBody(chunks: Buffer[], contentType: string | undefined): DecodedBody {
+  if (chunks.length === 0) return { text: '' };
   const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  if (all.length >= 3 && all[0] === BOM[0] && all[1] === BOM[1] && all[2] === BOM[2]) return all.toString('utf8', 3);
+  const bom = all.length >= 3 && all[0] === BOM[0] && all[1] === BOM[1] && all[2] === BOM[2] ? 3 : 0;
   const utf16 = all.length >= 2 && all[0] === 0xff && all[1] === 0xfe ? 'utf-16le' : all.length >= 2 && all[0] === 0xfe && all[1] === 0xff ? 'utf-16be' : undefined;
-  const decoder = textDecoderFor(utf16 ?? charsetOf(contentType));
-  return decoder ? decoder.decode(all) : all.toString('utf8');
+  const label = bom > 0 ? undefined : (utf16 ?? charsetOf(contentType));
+  const decoder = textDecoderFor(label);
+  if (decoder) return { text: decoder.decode(all) };
+  const text = all.toString('utf8', bom);
+  const lost = text.includes(REPLACEMENT) ? replacementsOf(text) - sequencesOf(all, UTF8_REPLACEMENT) : 0;
+  const unknown = label !== undefined && !decodable(label) ? `its Content-Type names charset=${label}, which this engine cannot decode, so it was read as UTF-8` : undefined;
+  if (lost > 0) {
+    return {
+      text,
+      warning:
+        `${lost} byte sequence(s) of the body are not valid UTF-8 (${unknown ?? (label === undefined ? 'its Content-Type names no charset' : `its Content-Type says charset=${label}`)}): ` +
+        'each became U+FFFD (�) in place of the character the API sent; an API that answers in another encoding should name it in its Content-Type',
+    };
+  }
+  // Pure ASCII reads the same in any charset a server would name: nothing was misread then.
+  return unknown !== undefined && text.length !== all.length - bom ? { text, warning: `${unknown}; characters outside ASCII may be misread` } : { text };
+}
+
+interface DecodedBody {
+  text: string;
+  warning?: string;
+}
+
+const REPLACEMENT = '\uFFFD';
+const UTF8_REPLACEMENT = Buffer.from(REPLACEMENT, 'utf8');
+
+function replacementsOf(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf(REPLACEMENT); at >= 0; at = text.indexOf(REPLACEMENT, at + 1)) n++;
+  return n;
+}
+
+/** How often `needle` occurs in `bytes`: U+FFFD the server itself sent is no loss. */
+function sequencesOf(bytes: Buffer, needle: Buffer): number {
+  let n = 0;
+  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+function decodable(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The `charset` parameter of a Content-Type, unquoted, or undefined. */

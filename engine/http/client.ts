@@ -104,6 +104,8 @@ export interface HttpResult {
   /** True when the status is not 2xx but listed in `allow`. */
   allowed: boolean;
   attempts: number;
+  /** How decoding the answer's bytes lost characters, if it did (the transport's `decodeWarning`, redacted). */
+  decodeWarning?: string;
 }
 
 /** A body that is not taken as JSON is recorded as its text; `refused` says why when it is JSON. */
@@ -226,6 +228,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
     let recorded: RecordedResponse | undefined;
     let parsed: Parsed | undefined;
     let redirectNote: string | undefined;
+    let decodeWarning: string | undefined;
     try {
       const sent = await sendFollowingRedirects(
         http,
@@ -243,6 +246,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       );
       const res = sent.response;
       if (sent.note !== undefined) redirectNote = redactor.text(sent.note);
+      if (res.decodeWarning !== undefined) decodeWarning = redactor.text(res.decodeWarning);
       const headers = lowerCased(res.headers);
       parsed = parseBody(res.status, res.body);
       recorded = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
@@ -309,6 +313,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
           body: recorded!.body,
           allowed: decision.kind === 'allowed',
           attempts: attempt,
+          ...(decodeWarning !== undefined ? { decodeWarning } : {}),
         };
       }
       case 'retry':

@@ -541,6 +541,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });
+  if (result.decodeWarning !== undefined) rt.progress(`warning: ${path}: ${spec.method.toUpperCase()} ${pathOf(spec.base + spec.path)}: ${result.decodeWarning}`);
   return { status: result.status, body: result.body, headers: result.headers };
 }
 

@@ -46,6 +46,10 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"a":"é"}', 'utf16le')]));
         return;
+      case '/latin1-unnamed':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(Buffer.from([...Buffer.from('{"name":"Caf'), 0xe9, 0x20, 0xfc, ...Buffer.from('","sent":"\uFFFD"}', 'utf8')]));
+        return;
       case '/unknown-charset':
         res.writeHead(200, { 'content-type': 'application/json; charset=x-made-up' });
         res.end(Buffer.from('{"a":"é"}', 'utf8'));
@@ -103,7 +107,18 @@ describe('UndiciTransport reads responses as request() + body.text() did', () =>
     expect((await transport.send(get('/latin1'))).body).toBe('{"name":"Café ü"}');
     expect((await transport.send(get('/sjis'))).body).toBe('{"city":"東京"}');
     expect((await transport.send(get('/utf16'))).body).toBe('{"a":"é"}');
-    expect((await transport.send(get('/unknown-charset'))).body).toBe('{"a":"é"}');
+    const unknown = await transport.send(get('/unknown-charset'));
+    expect(unknown.body).toBe('{"a":"é"}');
+    expect(unknown.decodeWarning).toBe('its Content-Type names charset=x-made-up, which this engine cannot decode, so it was read as UTF-8; characters outside ASCII may be misread');
+    for (const path of ['/latin1', '/sjis', '/utf16', '/bom', '/euro']) expect((await transport.send(get(path))).decodeWarning, path).toBeUndefined();
+  });
+
+  it('says how many byte sequences were not valid UTF-8 (a U+FFFD the server sent is no loss)', async () => {
+    const res = await transport.send(get('/latin1-unnamed'));
+    expect(res.body).toBe('{"name":"Caf\uFFFD \uFFFD","sent":"\uFFFD"}');
+    expect(res.decodeWarning).toBe(
+      "2 byte sequence(s) of the body are not valid UTF-8 (its Content-Type names no charset): each became U+FFFD (�) in place of the character the API sent; an API that answers in another encoding should name it in its Content-Type",
+    );
   });
 
   it('decodes a multi-chunk body whose chunks split multi-byte characters', async () => {

@@ -12,6 +12,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
   /** Raw body text instead of JSON. */
   raw?: string;
+  /** Raw body bytes instead of JSON (a body in another encoding than UTF-8). */
+  bytes?: Buffer;
 }
 
 export type Handler = (req: RecordedRequest) => FakeReply | Promise<FakeReply>;
@@ -58,7 +60,7 @@ export class FakeApi {
         void this.answer(recorded).then((reply) => {
           const status = reply.status ?? 200;
           res.writeHead(status, { 'content-type': 'application/json', ...reply.headers });
-          res.end(reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
+          res.end(reply.bytes ?? reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
         });
       });
     });
