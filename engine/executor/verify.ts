@@ -18,6 +18,7 @@ import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
 import { RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf } from './mission-cache.js';
+import type { MissionModel } from '../steps/mission-model.js';
 
 const META = new Set(['run.started', 'run.resumed']);
 
@@ -50,6 +51,7 @@ export async function verifyRun(
   }
   const env: Env = { ...opts.env, http: NO_NETWORK };
   const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true, recordAsked: true, identities: identitiesOf(events[0]) });
+  const recordedBy = opts.missionFiles ? recordedModelOf(run.missionFiles) : undefined;
   const executor = new Executor({
     runId,
     model,
@@ -60,7 +62,7 @@ export async function verifyRun(
       dataDir: '.',
       authJson: undefined,
       httpTimeoutMs: 1,
-      ...(opts.missionFiles ? { recordedBy: recordedModelOf(run.missionFiles) } : {}),
+      ...(recordedBy ? { recordedBy } : {}),
     }),
     http: new HttpRuntime(model, env, { sources: run.options.sources, progress: () => {} }),
     runEnv: run.options.env,
@@ -101,6 +103,7 @@ export async function verifyRun(
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
   const unchecked = uncheckedBy(format, events);
+  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, events));
   // The walk stopped at the log's end with recorded events it never asked for: they were not
   // compared with anything, so they are said to be unchecked rather than passed as matching.
   const unreached = logEnd ? journal.unreached() : undefined;
@@ -156,6 +159,32 @@ function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
     );
   }
   if (sourceless > 0) out.push(`requests' sources: ${sourceless} request(s) were recorded by an engine before source identities; which source each went through was not compared`);
+  return out;
+}
+
+/**
+ * An edit of a source's `timeout` or `maxResponseBytes` decides whether a recorded answer would
+ * have come at all, and the log holds neither how long an answer took to its last byte nor its
+ * size on the wire: its answers were not measured against the edit, which is said, not passed.
+ */
+function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events: readonly StoredEvent[]): string[] {
+  const answered = new Set<string>();
+  for (const e of events) {
+    if (e.type !== 'http.request') continue;
+    const source = (e as StoredEvent<'http.request'>).payload.identity?.source;
+    if (source !== undefined) answered.add(source);
+  }
+  const out: string[] = [];
+  for (const [name, source] of model.sources) {
+    const was = recordedBy.sources.get(name);
+    if (!was || !answered.has(name)) continue;
+    for (const setting of ['timeout', 'maxResponseBytes'] as const) {
+      if (source[setting] === was[setting]) continue;
+      out.push(
+        `source ${name}'s ${setting} (${was[setting] ?? 'the default'} → ${source[setting] ?? 'the default'}): its recorded answers were not measured against the edit, as the log holds neither their time to the last byte nor their size on the wire`,
+      );
+    }
+  }
   return out;
 }
 

@@ -93,3 +93,31 @@ describe.each(backends)('%s: edits of allow on a 401', (backend) => {
     expect(report.divergence!.change).toBe("the retry or allow settings of GET /me changed: attempt 1's 401 was taken as a credential refresh, and would now be an allowed answer");
   });
 });
+
+describe.each(backends)('%s: edits of a source timeout or maxResponseBytes', (backend) => {
+  const limited = (settings: string) => `mission Sized {
+  source Api { auth: none, base: "http://127.0.0.1:9"${settings} }
+  store out: memory("out")
+  action A {
+    get "/big"
+    store { id: "n", n: length(response.items) } -> out { key: .id }
+  }
+  run A
+}
+`;
+
+  it('are not passed as verified: the log holds neither an answer\'s time to its last byte nor its size on the wire', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /big', { body: { items: Array.from({ length: 50 }, (_, i) => ({ id: i, pad: 'x'.repeat(20) })) } });
+    const result = await c.start(c.mission('sized', limited('')));
+    expect(result.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', limited('')) }))).toBe(true);
+    const edited = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', limited(', maxResponseBytes: 100, timeout: 5')) });
+    expect(edited.divergence).toBeNull();
+    expect(fullyVerified(edited)).toBe(false);
+    expect(edited.unchecked).toEqual([
+      "source Api's timeout (the default → 5): its recorded answers were not measured against the edit, as the log holds neither their time to the last byte nor their size on the wire",
+      "source Api's maxResponseBytes (the default → 100): its recorded answers were not measured against the edit, as the log holds neither their time to the last byte nor their size on the wire",
+    ]);
+  });
+});
