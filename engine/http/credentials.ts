@@ -279,10 +279,10 @@ export function resolveCredentials(input: ResolveCredentialsInput): Credentials 
  * credentials go (headers, query values), not searched for in data. One warning per source, or
  * undefined.
  */
-export function shortSecretWarning(source: string, credentials: Credentials | undefined): string | undefined {
+export function shortSecretWarning(source: string, credentials: Credentials | undefined, what = 'a credential of source'): string | undefined {
   const short = secretsOf(credentials).some((s) => s.length < MIN_SECRET_LENGTH);
   if (!short) return undefined;
-  return `warning: a credential of source "${source}" is shorter than ${MIN_SECRET_LENGTH} characters, too short to be told apart from data; it is redacted in headers and query parameters only`;
+  return `warning: ${what} "${source}" is shorter than ${MIN_SECRET_LENGTH} characters, too short to be told apart from data; it is redacted in headers and query parameters only`;
 }
 
 /** Every secret value in a credential set (for redaction). */

@@ -9,7 +9,7 @@ import type { Env } from '../env/env.js';
 import type { SourceDecl } from '../lang/ast.js';
 import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
-import { resolveCredentials, type CredentialsMap } from '../http/credentials.js';
+import { resolveCredentials, shortSecretWarning, type CredentialsMap } from '../http/credentials.js';
 import { loadOpenApi, type OpenApiSpec } from '../http/openapi.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
@@ -78,10 +78,24 @@ export class HttpRuntime {
 
   /** Where a refresh keeps the source's new tokens: the --auth file they came from, else nowhere (said). */
   private tokenKeeper(source: string, accessToken: string): TokenKeeper {
-    const { credentials, credentialsFile } = this.options;
-    return credentials && credentialsFile && Object.hasOwn(credentials, source)
-      ? new TokenKeeperOfFile(source, credentialsFile, this.env.vars, this.options.progress, accessToken)
-      : new TokenKeeperOfVariables(source, this.options.progress);
+    const { credentials, credentialsFile, progress } = this.options;
+    const keeper =
+      credentials && credentialsFile && Object.hasOwn(credentials, source)
+        ? new TokenKeeperOfFile(source, credentialsFile, this.env.vars, progress, accessToken)
+        : new TokenKeeperOfVariables(source, progress);
+    let warned = false;
+    return {
+      refresh: async (held, exchange, timeoutMs) => {
+        const kept = await keeper.refresh(held, exchange, timeoutMs);
+        // As `reqon run` says of a short credential it reads: one a refresh brought is no different.
+        const short = warned ? undefined : shortSecretWarning(source, kept.credentials, 'a token the token endpoint issued for source');
+        if (short !== undefined) {
+          warned = true;
+          progress(short);
+        }
+        return kept;
+      },
+    };
   }
 
   spec(source: SourceDecl): OpenApiSpec {

@@ -169,3 +169,19 @@ describe('rotated oauth2 tokens', () => {
     ]);
   });
 });
+
+describe('a short token from a refresh', () => {
+  it('is warned about, as a short credential read at start is', async () => {
+    c = await openConformance();
+    c.api
+      .on('POST /oauth/token', { body: { access_token: 'k9Zq3x' } })
+      .on('GET /invoices', (req) => (req.headers.authorization === 'Bearer k9Zq3x' ? { body: { items: [{ id: 'inv-1' }] } } : { status: 401, body: { error: 'expired' } }));
+    const authFile = writeAuthFile(c.dir, { Api: { type: 'oauth2', accessToken: 'stale-access-xxxxxxxx', refreshToken: 'refresh-0-xxxxxxxx', tokenEndpoint: `${c.api.url}/oauth/token` } });
+    const progress: string[] = [];
+    const result = await c.start(c.mission('ledger', MISSION), { authFile }, { progress: (line) => progress.push(line) });
+    expect(result.status).toBe('completed');
+    expect(progress.filter((l) => l.startsWith('warning:'))).toEqual([
+      'warning: a token the token endpoint issued for source "Api" is shorter than 8 characters, too short to be told apart from data; it is redacted in headers and query parameters only',
+    ]);
+  });
+});
