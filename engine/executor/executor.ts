@@ -225,8 +225,13 @@ export class Executor implements StepRuntime {
       (end, r) => (r.status === 'rejected' && (isEngineError(r.reason) || r.reason instanceof SuspendSignal) ? endOfWalk(end, r.reason) : end),
       undefined,
     );
+    const failures = results.flatMap((r, i) => (r.status === 'rejected' && !(r.reason instanceof SuspendSignal) && !isEngineError(r.reason) ? [`${names[i]}: ${errorInfo(r.reason).message}`] : []));
+    if (fatal instanceof SuspendSignal && failures.length > 0) {
+      // The stage fails only once every branch has ended, and a suspended one ends on its resume:
+      // said now, not in days, when a long pause ends.
+      this.progress(`warning: a parallel branch failed (${failures.join('; ')}); the stage fails once the suspended branch resumes and ends`);
+    }
     if (fatal !== undefined) throw fatal;
-    const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorInfo(r.reason).message}`] : []));
     if (failures.length > 0) throw new StepError('parallel-failed', `Parallel stage failed: ${failures.join('; ')}`);
     const jump = results.find((r) => r.status === 'fulfilled' && r.value.jumpTo !== undefined);
     return jump?.status === 'fulfilled' ? jump.value : {};
