@@ -34,6 +34,12 @@ interface LockHolder {
 }
 
 let tokenCounter = 0;
+/**
+ * Tokens of the locks this process holds or is taking (from before its lock file can exist): a
+ * lock naming this pid with another token is a previous process's — a container restarted, its
+ * pids reused — and was waited on for `staleMs` as if it were alive.
+ */
+const heldHere = new Set<string>();
 
 /** Runs `fn` while holding the lock at `lockPath`. */
 export async function withFileLock<T>(lockPath: string, options: FileLockOptions, fn: () => Promise<T>): Promise<T> {
@@ -41,7 +47,7 @@ export async function withFileLock<T>(lockPath: string, options: FileLockOptions
   try {
     return await fn();
   } finally {
-    await release(lockPath, token);
+    await release(lockPath, token).finally(() => heldHere.delete(token));
   }
 }
 
@@ -49,6 +55,16 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   tokenCounter += 1;
   const token = `${process.pid}.${tokenCounter}.${process.hrtime.bigint()}`;
   const content = JSON.stringify({ pid: process.pid, host: hostname(), token } satisfies LockHolder);
+  heldHere.add(token);
+  try {
+    return await acquireAs(lockPath, options, token, content);
+  } catch (error) {
+    heldHere.delete(token);
+    throw error;
+  }
+}
+
+async function acquireAs(lockPath: string, options: FileLockOptions, token: string, content: string): Promise<string> {
   const started = performance.now();
   let observed: { content: string; since: number } | undefined;
   let delayMs = 1;
@@ -62,7 +78,8 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
     if (observed === undefined || observed.content !== current) observed = { content: current, since: now };
 
     const holder = parseHolder(current);
-    const holderDead = holder !== undefined && holder.host === hostname() && !processExists(holder.pid);
+    const holderDead =
+      holder !== undefined && holder.host === hostname() && (holder.pid === process.pid ? !heldHere.has(holder.token) : !processExists(holder.pid));
     if (holderDead || now - observed.since > options.staleMs) {
       await breakStaleLock(lockPath, current);
       continue;

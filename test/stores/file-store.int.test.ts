@@ -191,18 +191,31 @@ describe('file store: lock', () => {
     expect(fs.existsSync(`${store.path}.lock`)).toBe(false);
   });
 
+  it("breaks at once a lock naming this process's pid under a token it never held (a restarted container's pids reused)", async () => {
+    const store = openFileStore(dataDir, 's', { timeoutMs: 5_000, staleMs: 60_000 });
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(`${store.path}.lock`, JSON.stringify({ pid: process.pid, host: os.hostname(), token: 'before-the-restart' }));
+    const started = performance.now();
+    await store.write([{ key: 'a', record: { v: 1 }, op: 'set' }]);
+    expect(await store.get('a')).toStrictEqual({ v: 1 });
+    // Not the 60 s of staleMs a live holder is given (generous: the machine is shared).
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(fs.existsSync(`${store.path}.lock`)).toBe(false);
+  });
+
   it('waits for a live holder, then fails with a retryable timeout naming the lock', async () => {
     const store = openFileStore(dataDir, 's', { timeoutMs: 200, staleMs: 60_000 });
     fs.mkdirSync(dataDir, { recursive: true });
     const lock = `${store.path}.lock`;
-    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: os.hostname(), token: 'someone-else' }));
+    // The parent process: alive, and another process than this one.
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: os.hostname(), token: 'someone-else' }));
     const started = performance.now();
     const err = await storeError(store.write([{ key: 'a', record: {}, op: 'set' }]));
     expect(performance.now() - started).toBeGreaterThanOrEqual(200);
     expect(err.code).toBe('store.lock-timeout');
     expect(err.retryable).toBe(true);
     expect(err.message).toContain(lock);
-    expect(err.message).toContain(`pid ${process.pid}`);
+    expect(err.message).toContain(`pid ${process.ppid}`);
     expect(fs.existsSync(lock)).toBe(true); // not ours to remove
     expect(fs.existsSync(store.path)).toBe(false);
   });
@@ -211,7 +224,7 @@ describe('file store: lock', () => {
     const store = openFileStore(dataDir, 's', { timeoutMs: 5_000, staleMs: 60_000 });
     fs.mkdirSync(dataDir, { recursive: true });
     const lock = `${store.path}.lock`;
-    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: os.hostname(), token: 'brief' }));
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: os.hostname(), token: 'brief' }));
     const pending = store.write([{ key: 'a', record: { v: 1 }, op: 'set' }]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fs.existsSync(store.path)).toBe(false);
