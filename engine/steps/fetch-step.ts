@@ -411,14 +411,23 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
   const was = recorded.payload.identity;
   if (was ? sameRequest(was, asked) : recorded.payload.request.method === asked.method) return;
   const before: RequestIdentity = was ?? { method: recorded.payload.request.method, url: recorded.payload.request.url };
+  let [shownBefore, shownAsked] = [describeRequest(before), describeRequest(asked)];
+  // Method, URL and body alike: what differs is in the headers, the source or a credential-named value.
+  if (shownBefore === shownAsked) [shownBefore, shownAsked] = [`${shownBefore} ${identityTail(before)}`, `${shownAsked} ${identityTail(asked)}`];
   throw new NondeterminismError(
     rt.runId,
     path,
     recorded.seq,
-    `the request ${describeRequest(before)}`,
-    `the request ${describeRequest(asked)}`,
+    `the request ${shownBefore}`,
+    `the request ${shownAsked}`,
     { line: line(), change: describeRequestChange(before, asked) },
   );
+}
+
+/** The parts of an identity `describeRequest` leaves out, for two requests it shows alike. */
+function identityTail(r: RequestIdentity): string {
+  const sha = (v: string | undefined) => (v ? v.slice(0, 12) : 'none');
+  return `[headers sha256 ${sha(r.headersSha256)}, source ${r.source ?? 'unrecorded'}, credential-named values sha256 ${sha(r.namedValuesSha256)}]`;
 }
 
 /**

@@ -138,6 +138,11 @@ describe.each(backends)('%s: an edited source header is a divergence', (backend)
     expect(verify.code, describeResult(verify)).toBe(1);
     expect(verify.stdout).toMatch(/DIVERGED at step Notify\/0 /);
     expect(verify.stdout).toMatch(/line 6: the headers of GET \/items changed/);
+    // Alike by method, URL and body, the two requests are shown with the parts that tell them apart.
+    const recorded = /recorded: (.*)\n/.exec(verify.stdout)?.[1];
+    const asked = /replay asked for: (.*)\n/.exec(verify.stdout)?.[1];
+    expect(recorded).toMatch(/\[headers sha256 [0-9a-f]{12}, source Api, /);
+    expect(asked).not.toBe(recorded);
 
     const resume = await reqon(['resume', runId, '--mission', mission('edited-header'), '--quiet']);
     expect(resume.code, describeResult(resume)).toBe(1);
