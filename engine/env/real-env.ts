@@ -377,7 +377,20 @@ function decodeBody(chunks: Buffer[], contentType: string | undefined): DecodedB
   const utf16 = all.length >= 2 && all[0] === 0xff && all[1] === 0xfe ? 'utf-16le' : all.length >= 2 && all[0] === 0xfe && all[1] === 0xff ? 'utf-16be' : undefined;
   const label = bom > 0 ? undefined : (utf16 ?? charsetOf(contentType));
   const decoder = textDecoderFor(label);
-  if (decoder) return { text: decoder.decode(all) };
+  if (decoder) {
+    try {
+      return { text: new TextDecoder(decoder.encoding, { fatal: true }).decode(all) };
+    } catch {
+      // Not valid in its own charset: read leniently, and said, as an invalid UTF-8 body is.
+      const text = decoder.decode(all);
+      return {
+        text,
+        warning:
+          `${replacementsOf(text)} character(s) of the body are not valid ${decoder.encoding} (${utf16 !== undefined ? 'as its byte order mark says' : 'as its Content-Type names'}): ` +
+          'each became U+FFFD (�) in place of the character the API sent',
+      };
+    }
+  }
   const text = all.toString('utf8', bom);
   const lost = text.includes(REPLACEMENT) ? replacementsOf(text) - sequencesOf(all, UTF8_REPLACEMENT) : 0;
   const unknown = label !== undefined && !decodable(label) ? `its Content-Type names charset=${label}, which this engine cannot decode, so it was read as UTF-8` : undefined;
@@ -423,10 +436,11 @@ function decodable(label: string): boolean {
   }
 }
 
-/** The `charset` parameter of a Content-Type, unquoted, or undefined. */
+/** The `charset` parameter of a Content-Type, unquoted (in double or single quotes, as some servers send it), or undefined. */
 function charsetOf(contentType: string | undefined): string | undefined {
-  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
-  return match ? (match[1] ?? match[2]) : undefined;
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^;,\s]*))/i.exec(contentType ?? '');
+  const label = match ? (match[1] ?? match[2] ?? match[3])!.trim() : '';
+  return label === '' ? undefined : label;
 }
 
 /** A decoder for an encoding other than UTF-8 (which Buffer decodes faster), or undefined. */

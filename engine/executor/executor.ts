@@ -248,7 +248,7 @@ export class Executor implements StepRuntime {
       throw new StepError(
         'jump-loop',
         `Action ${name} was to run for the ${visit}th time in this run: its jumps loop without end (a jump back, or a detour that jumps back); ` +
-          `a loop of jumps must reach an action that does not jump, and waits between its turns where it polls`,
+          `a loop of jumps must end at an action that does not jump back, within ${MAX_ACTION_VISITS} runs of each action, waits or not (a poll of more turns is a schedule's work)`,
       );
     }
     this.visits.set(name, visit);

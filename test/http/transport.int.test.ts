@@ -50,6 +50,22 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(Buffer.from([...Buffer.from('{"name":"Caf'), 0xe9, 0x20, 0xfc, ...Buffer.from('","sent":"\uFFFD"}', 'utf8')]));
         return;
+      case '/sjis-broken':
+        res.writeHead(200, { 'content-type': 'application/json; charset=shift_jis' });
+        res.end(Buffer.from([...Buffer.from('{"s":"'), 0x81, 0x20, 0xa0, 0xfd, ...Buffer.from('"}')]));
+        return;
+      case '/single-quoted':
+        res.writeHead(200, { 'content-type': "application/json; charset='utf-8'" });
+        res.end(Buffer.from('{"a":"é"}', 'utf8'));
+        return;
+      case '/comma':
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8, text/plain' });
+        res.end(Buffer.from('{"a":"é"}', 'utf8'));
+        return;
+      case '/empty-charset':
+        res.writeHead(200, { 'content-type': 'application/json; charset=' });
+        res.end(Buffer.from('{"a":"é"}', 'utf8'));
+        return;
       case '/unknown-charset':
         res.writeHead(200, { 'content-type': 'application/json; charset=x-made-up' });
         res.end(Buffer.from('{"a":"é"}', 'utf8'));
@@ -111,6 +127,17 @@ describe('UndiciTransport reads responses as request() + body.text() did', () =>
     expect(unknown.body).toBe('{"a":"é"}');
     expect(unknown.decodeWarning).toBe('its Content-Type names charset=x-made-up, which this engine cannot decode, so it was read as UTF-8; characters outside ASCII may be misread');
     for (const path of ['/latin1', '/sjis', '/utf16', '/bom', '/euro']) expect((await transport.send(get(path))).decodeWarning, path).toBeUndefined();
+  });
+
+  it('says when a body is not valid in the charset its Content-Type names, and reads odd but plain charset parameters without a word', async () => {
+    const broken = await transport.send(get('/sjis-broken'));
+    expect(broken.body).toContain('\uFFFD');
+    expect(broken.decodeWarning).toMatch(/^\d+ character\(s\) of the body are not valid shift_jis \(as its Content-Type names\): each became U\+FFFD/);
+    for (const path of ['/single-quoted', '/comma', '/empty-charset']) {
+      const res = await transport.send(get(path));
+      expect(res.body, path).toBe('{"a":"é"}');
+      expect(res.decodeWarning, path).toBeUndefined();
+    }
   });
 
   it('says how many byte sequences were not valid UTF-8 (a U+FFFD the server sent is no loss)', async () => {
