@@ -5,9 +5,10 @@
  *   stored, so sql, nosql, file and memory stores all fold the same way), which a fold shares
  *   with its snapshots instead of copying the records (store-history.ts);
  * - variables and response per action frame: `step.completed.bind` binds a variable,
- *   `fetch.completed.value` and `step.completed.response` replace the response (a paginated
- *   fetch records no value: its response is the items of its successful pages, each page's
- *   first array-valued field, as the language defines pagination), and
+ *   `fetch.completed` and `step.completed.response` replace the response (a single answer's
+ *   `value`, or with `valueInAnswer` its successful `http.response` body; a paginated fetch
+ *   records no value: its response is the items of its successful pages, each page's first
+ *   array-valued field, as the language defines pagination), and
  *   `action.started` starts the frame afresh (variables never cross actions);
  * - loop variables (`for order in orders`): while a `for` step is open, its variable is the item of
  *   the iteration being run (the one holding the current step, else the last `loop.iteration`),
@@ -214,7 +215,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
         const payload = event.payload;
         const pages = this.pages.get(payload.effectId) ?? [];
         this.pages.delete(payload.effectId);
-        this.frameFor(event.stepPath).response = 'value' in payload ? payload.value : pageItems(pages);
+        this.frameFor(event.stepPath).response = 'value' in payload ? payload.value : payload.valueInAnswer ? (pages.at(-1) ?? null) : pageItems(pages);
         break;
       }
       case 'store.write':

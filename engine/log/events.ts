@@ -14,9 +14,11 @@
 /**
  * The format of the events a run records, written in its `run.started`. 1: before request
  * identities (a log of an older engine, no `format` field). 2: `http.request` carries `identity`.
- * An engine reads every format up to its own and refuses a newer one.
+ * 3: a single-answer `fetch.completed` says `valueInAnswer` instead of holding a second copy of
+ * the body its `http.response` holds. An engine reads every format up to its own and refuses a
+ * newer one.
  */
-export const LOG_FORMAT = 2;
+export const LOG_FORMAT = 3;
 
 /** The format a run's events were recorded in, from its `run.started` (the log's first event). */
 export function logFormatOf(events: readonly StoredEvent[]): number {
@@ -153,9 +155,13 @@ export interface EventPayloads {
   /** Outcome of one attempt. */
   'http.response': { effectId: string; attempt: number; response: RecordedResponse; durationMs: number; verdict: AttemptVerdict; retryInMs?: number };
   'http.error': { effectId: string; attempt: number; error: ErrorInfo; durationMs: number; verdict: AttemptVerdict; retryInMs?: number };
-  /** The step's final answer after retries and pagination (what `response` became). */
-  /** `value` is kept for single-page fetches; a paginated one's items are in its page responses. */
-  'fetch.completed': { effectId: string; pages: number; items?: number; truncated?: boolean; status: number; value?: unknown };
+  /**
+   * The step's final answer after retries and pagination (what `response` became). A paginated
+   * fetch's items are in its page responses. A single-answer fetch's `response` is its last
+   * `http.response` body, said by `valueInAnswer` (format 3 on; the body is not logged twice), or
+   * `value` when it is not that body (`[]` for a since fetch answered 304) or the log predates it.
+   */
+  'fetch.completed': { effectId: string; pages: number; items?: number; truncated?: boolean; status: number; value?: unknown; valueInAnswer?: true };
 
   /** A record written to a store; `record` is the record as stored (after any upsert merge). */
   /** `batch`: on the first write of each batch (format 2 on), the batch's id — its crash-point key. */

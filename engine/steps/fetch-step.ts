@@ -144,6 +144,7 @@ export async function runFetch(
   /** The field of an in-band error a since fetch was answered with (no list beside it): no checkpoint advances. */
   let inBandError: string | undefined;
   let value: unknown;
+  let valueInAnswer = false;
   let itemCount: number | undefined;
   if (options.paginate) {
     const p = options.paginate;
@@ -243,6 +244,7 @@ export async function runFetch(
     inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
     // Nothing changed since the checkpoint: no records (`store response -> S` stores none).
     value = since && status === NOT_MODIFIED ? [] : answer.body;
+    valueInAnswer = value === answer.body;
     if (Array.isArray(value)) itemCount = value.length;
   }
 
@@ -255,7 +257,7 @@ export async function runFetch(
     ...(itemCount !== undefined ? { items: itemCount } : {}),
     ...(truncated ? { truncated } : {}),
     status,
-    ...(options.paginate ? {} : { value }),
+    ...(options.paginate ? {} : valueInAnswer ? { valueInAnswer } : { value }),
   }));
   if (inBandError !== undefined) {
     rt.progress(`${path}: the answer holds an error under "${inBandError}" and no list: its since checkpoint does not advance, so the next run asks from where it was`);

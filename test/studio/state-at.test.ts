@@ -91,4 +91,18 @@ describe('StateAtHandler on paginated fetches', () => {
     const state = runFold(new StateAtHandler(), log.events);
     expect(state.response).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
   });
+
+  it("takes a single answer's body from its successful http.response when fetch.completed says valueInAnswer (format 3)", () => {
+    const log = new EventBuilder();
+    log.add('action.started', 'A', { action: 'A', attempt: 1 });
+    log.add('step.started', 'A/0', { stepType: 'get', line: 2 });
+    const answer = (body: unknown, verdict: 'success' | 'retry') =>
+      log.add('http.response', 'A/0', { effectId: 'f', attempt: 1, response: { status: verdict === 'retry' ? 503 : 200, headers: {}, body }, durationMs: 1, verdict });
+    answer({ error: 'busy' }, 'retry');
+    answer({ orders: [{ id: 1 }], total: 1 }, 'success');
+    log.add('fetch.completed', 'A/0', { effectId: 'f', pages: 1, status: 200, valueInAnswer: true });
+    const state = runFold(new StateAtHandler(), log.events);
+    // The whole body, as `response` was: not its items, as for pages.
+    expect(state.response).toEqual({ orders: [{ id: 1 }], total: 1 });
+  });
 });

@@ -27,7 +27,8 @@ function headline(event: StoredEvent): { label: string; value: unknown } | null 
     case 'store.write':
       return { label: 'Record', value: p.record };
     case 'fetch.completed':
-      return { label: 'Value', value: p.value };
+      // With `valueInAnswer` the value is the body of the answer's `http.response`, shown there.
+      return 'value' in p ? { label: 'Value', value: p.value } : null;
     default:
       return null;
   }
