@@ -3,13 +3,12 @@
  * `.reqon/reqon.db` under the working directory), the real environment, and the parsing of
  * repeated `--source NAME=URL` / `--env K=V` flags.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { MissionLoadError } from '../lang/loader.js';
 import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
-import { LogConnectionError, LogSetupError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
+import { LogConnectionError, LogSetupError, LogTargetError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
 import { logUnreachable } from '../log/errors.js';
 import { isPostgresUrl, openLog } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
@@ -97,15 +96,16 @@ function mayComeUp(error: unknown): boolean {
 const NOT_REACHED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ENOENT', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
 
 function logTarget(option: unknown): string {
-  const path = dbPath(option);
-  if (!isPostgresUrl(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
-  return path;
+  // A SQLite file's folder is made by the log as it opens it, once `--db` is known to be a path.
+  return dbPath(option);
 }
 
 /** What failing to open `path` says: one line (exit 2) for what the user can fix; anything else as it is. */
 function openFailure(path: string, error: unknown): unknown {
   // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
   if (error instanceof LogVersionError) return new CliError(`${dbLabel(path)}: ${error.message}`, EXIT_USAGE);
+  // A URL of another scheme, another program's SQLite database: one line, exit 2, nothing written.
+  if (error instanceof LogTargetError) return new CliError(error.message, EXIT_USAGE);
   // A PostgreSQL log that cannot be reached or set up, or a malformed URL: one line (no password), exit 2.
   if (error instanceof LogConnectionError || error instanceof LogSetupError || (isPostgresUrl(path) && error instanceof Error && /not a valid PostgreSQL URL/.test(error.message))) {
     return new CliError(error.message, EXIT_USAGE);
@@ -115,6 +115,16 @@ function openFailure(path: string, error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string' && SQLITE_OPEN_FAILURES.has(code)) {
     return new CliError(`${path}: cannot be opened as a Reqon log: ${error.message} (${code})`, EXIT_USAGE);
+  }
+  // Locked or not writable before the command did anything: no run was created or carried, so
+  // not the mid-command failure's "stays resumable" (exit 1) but one line of what to fix, exit 2.
+  if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string') {
+    if (/^SQLITE_(BUSY|LOCKED)/.test(code)) {
+      return new CliError(`${path}: the log is locked by another process and stayed locked (${error.message}, ${code}); nothing was done — try again once it lets go (a sqlite3 shell left inside a transaction holds it too)`, EXIT_USAGE);
+    }
+    if (/^SQLITE_(READONLY|PERM|AUTH)/.test(code)) {
+      return new CliError(`${path}: the log cannot be written (${error.message}, ${code}); nothing was done — Reqon needs write access to the file and to its folder, where SQLite keeps the -wal and -shm files beside it`, EXIT_USAGE);
+    }
   }
   return error;
 }

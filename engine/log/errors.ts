@@ -54,6 +54,23 @@ export class LogVersionError extends Error {
   }
 }
 
+/**
+ * What `--db` names is no log this engine can open, and nothing was written to it: a URL of a
+ * scheme other than postgres:// (a typo must not become a local file), or a SQLite database of
+ * another program (its tables are not a Reqon log's, and migrating it would change that program's
+ * file), or something that is not a file.
+ */
+export class LogTargetError extends Error {
+  override readonly name = 'LogTargetError';
+  constructor(
+    /** Where, without a password. */
+    readonly target: string,
+    reason: string,
+  ) {
+    super(`${target}: ${reason}`);
+  }
+}
+
 /** A commit claimed an inbox delivery that another run (or wait, or pause) claimed first: nothing of it was written. */
 export class DeliveryClaimedError extends Error {
   override readonly name = 'DeliveryClaimedError';

@@ -24,7 +24,7 @@
  */
 import type { EventType, NewEvent, StoredEvent } from './events.js';
 
-export { DeliveryClaimedError, LeaseLostError, RunNotFoundError, LogClosedError, LogConnectionError, LogSetupError, LogVersionError } from './errors.js';
+export { DeliveryClaimedError, LeaseLostError, RunNotFoundError, LogClosedError, LogConnectionError, LogSetupError, LogTargetError, LogVersionError } from './errors.js';
 
 export interface RunOptions {
   sources: Record<string, string>;

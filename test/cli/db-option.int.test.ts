@@ -48,4 +48,59 @@ describe('--db that is not a log', () => {
       if (before) expect(fs.readFileSync(db).equals(before)).toBe(true);
     }
   });
+
+  it("another program's SQLite database, whatever its user_version: exit 2, its tables and journal mode left as they were", async () => {
+    const Database = (await import('better-sqlite3')).default;
+    for (const version of [0, 3, 99]) {
+      const other = path.join(dir, `other-${version}.db`);
+      const db = new Database(other);
+      db.exec(`CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers VALUES (1, 'Ada'); PRAGMA user_version = ${version}`);
+      db.close();
+      const before = fs.readFileSync(other);
+      for (const args of [['runs'], ['run', 'm.vague', '--quiet']]) {
+        const result = await reqon(...args, '--db', other);
+        expect(result.code, `${args[0]} on user_version ${version}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+        // A user_version past ours reads as a newer Reqon log only when it has Reqon's tables.
+        expect(result.stderr).toMatch(/cannot be opened as a Reqon log: it is a SQLite database of another program \(tables customers/);
+      }
+      expect(fs.readFileSync(other).equals(before)).toBe(true);
+      expect(fs.existsSync(`${other}-wal`)).toBe(false);
+    }
+  });
+
+  it('a device or a URL of another scheme is refused, and no folder is made for it', async () => {
+    const device = await reqon('runs', '--db', '/dev/null');
+    expect(device.code, device.stderr).toBe(2);
+    expect(device.stderr).toMatch(/\/dev\/null: cannot be opened as a Reqon log: it is not a regular file/);
+    for (const url of ['postgress://reqon@127.0.0.1:5432/reqon', 'postgresql:/reqon@127.0.0.1/reqon', 'mysql://u:secret@127.0.0.1/db', 'sqlite:///tmp/x.db']) {
+      const result = await reqon('run', 'm.vague', '--quiet', '--db', url);
+      expect(result.code, `${url}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(/URL is no log this engine opens; give a SQLite file path .* or a PostgreSQL URL, postgres:\/\//);
+      expect(result.stderr).not.toContain('secret');
+      expect(result.stdout).not.toMatch(/^run /m);
+    }
+    expect(fs.readdirSync(dir).filter((name) => name.includes(':'))).toEqual([]);
+  });
+
+  it('a log another process holds locked: exit 2, one line that says so, no run made', async () => {
+    const locked = path.join(dir, 'locked.db');
+    const made = await reqon('run', 'm.vague', '--db', locked, '--quiet');
+    expect(made.code, made.stderr).toBe(0);
+    const Database = (await import('better-sqlite3')).default;
+    const holder = new Database(locked);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      const result = await reqon('run', 'm.vague', '--quiet', '--db', locked);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/the log is locked by another process .*nothing was done/);
+      expect(result.stderr).not.toMatch(/stays resumable|internal error/);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    const runs = await reqon('runs', '--db', locked, '--json');
+    expect(runs.code, runs.stderr).toBe(0);
+    expect(runs.stdout.match(/run_/g)?.length).toBe(1);
+  }, 60_000);
 });

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isSummaryRead, type EventType, type NewEvent, type StoredEvent } from '../events.js';
-import { DeliveryClaimedError, LeaseLostError, LogClosedError, RunNotFoundError } from '../errors.js';
+import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogTargetError, RunNotFoundError } from '../errors.js';
 import {
   type CommitEntry,
   type CommitOptions,
@@ -68,11 +68,19 @@ import { WalSync } from './wal-sync.js';
 
 export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
   if (typeof dbPath !== 'string' || dbPath === '') throw new Error('openLog: the database path is empty; pass a file path such as .reqon/reqon.db');
-  if (dbPath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+  if (dbPath !== ':memory:') {
+    fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+    const stat = fs.statSync(dbPath, { throwIfNoEntry: false });
+    if (stat !== undefined && !stat.isFile()) {
+      throw new LogTargetError(dbPath, `cannot be opened as a Reqon log: it is ${stat.isDirectory() ? 'a folder' : 'not a regular file'}; give --db the path of a SQLite file (created when absent)`);
+    }
+  }
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   const db = new Database(dbPath, { timeout: busyTimeoutMs });
   try {
     db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+    // Before anything is changed (WAL mode, our tables): a database of another program stays as it is.
+    refuseForeignDatabase(db, dbPath);
     if (dbPath !== ':memory:') {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new Error(`could not switch '${dbPath}' to WAL mode (got '${String(mode)}'); is the file on a filesystem without shared memory support?`);
@@ -97,6 +105,24 @@ export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): 
   const main = (db.pragma('database_list') as { name: string; file: string }[]).find((d) => d.name === 'main')?.file ?? '';
   const wal = main === '' ? null : new WalSync(`${main}-wal`);
   return new SqliteEventLog(db, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', wal);
+}
+
+/**
+ * A SQLite file that is not a Reqon log: tables but no schema version (a Reqon log gets its
+ * tables and version 1 in one transaction), or a version without `reqon_runs` (another program's
+ * `PRAGMA user_version`, which many set). Migrating it would add our tables to that program's
+ * database and switch it to WAL, and a version it happened to set would skip our migrations.
+ */
+function refuseForeignDatabase(db: Database.Database, dbPath: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[]);
+  const ours = tables.includes('reqon_runs');
+  if (version === 0 ? tables.length === 0 : ours) return;
+  const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
+  throw new LogTargetError(
+    dbPath,
+    `cannot be opened as a Reqon log: it is a SQLite database of another program (${tables.length === 0 ? `no tables, schema version ${version}` : `tables ${shown}`}; no Reqon log), left as it is; give --db a new file or a Reqon log`,
+  );
 }
 
 class SqliteEventLog implements EventLog {
