@@ -54,7 +54,7 @@ import {
 } from '../log.js';
 import { checkEventTypes, checkMaxBytes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
-import { migrate } from './migrations.js';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { listRunsPage, runQuerySql, runsAfterSql } from '../run-query.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, toEventCounts, toRunRecord, toStoredDelivery, toStoredEvent, eventCountsColumns, DELIVERY_COLUMNS, type DeliveryRow, type PreparedEvent, type RunRow } from '../rows.js';
@@ -110,14 +110,17 @@ export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): 
 /**
  * A SQLite file that is not a Reqon log: tables but no schema version (a Reqon log gets its
  * tables and version 1 in one transaction), or a version without `reqon_runs` (another program's
- * `PRAGMA user_version`, which many set). Migrating it would add our tables to that program's
+ * `PRAGMA user_version`, which many set) — unless the version is newer than ours and every table
+ * is ours (a newer engine's log, which `migrate` refuses by name). Migrating it would add our tables to that program's
  * database and switch it to WAL, and a version it happened to set would skip our migrations.
  */
 function refuseForeignDatabase(db: Database.Database, dbPath: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[]);
-  const ours = tables.includes('reqon_runs');
-  if (version === 0 ? tables.length === 0 : ours) return;
+  if (version === 0 && tables.length === 0) return; // a new file
+  if (version > 0 && tables.includes('reqon_runs')) return; // a Reqon log (migrate refuses a newer one)
+  // A newer engine's log, whatever tables it has come to have: migrate says so.
+  if (version > SCHEMA_VERSION && tables.every((name) => name.startsWith('reqon_'))) return;
   const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
   throw new LogTargetError(
     dbPath,
