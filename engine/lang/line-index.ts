@@ -13,11 +13,11 @@ export interface Position {
 }
 
 export class LineIndex {
-  /** UTF-16 offset at which each line starts; `starts[0]` is always 0. */
+  /** UTF-16 offset at which each line starts; `starts[0]` is 0, or 1 past a byte-order mark (which no editor counts as a column). */
   private readonly starts: number[];
 
   constructor(readonly text: string) {
-    const starts = [0];
+    const starts = [text.charCodeAt(0) === 0xfeff ? 1 : 0];
     let from = 0;
     for (;;) {
       const nl = text.indexOf('\n', from);

@@ -22,6 +22,7 @@ import { MissionLoadError } from './mission-load-error.js';
 import type { MissionUnit, SourceFile } from './mission-unit.js';
 import { parseProgram } from './parser.js';
 import { spanOf } from './ast.js';
+import { LineIndex } from './line-index.js';
 
 export type { MissionUnit, SourceFile } from './mission-unit.js';
 export { MissionLoadError } from './mission-load-error.js';
@@ -123,11 +124,65 @@ function loadFolder(dir: string): LoadResult {
 }
 
 function readText(file: string): string {
+  let bytes: Buffer;
   try {
-    return fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (e) {
     throw new MissionLoadError(`Cannot read mission "${file}": ${describeFsError(e)}`, file);
   }
+  return decodeMissionText(bytes, file);
+}
+
+/**
+ * A mission file's text, which is UTF-8 (a UTF-8 byte-order mark is allowed). Read leniently, a
+ * Latin-1 `get "/café"` checked clean and sent `/caf%EF%BF%BD`, and a UTF-16 file was reported as
+ * "unexpected characters": either is said as what it is, with where, and nothing runs.
+ */
+export function decodeMissionText(bytes: Uint8Array, file: string): string {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new MissionLoadError(`${file}: the file is UTF-16 (it starts with a UTF-16 byte-order mark); missions are read as UTF-8 — save it as UTF-8`, file);
+  }
+  const bad = firstInvalidUtf8(bytes);
+  if (bad >= 0) {
+    const before = Buffer.from(bytes.subarray(0, bad)).toString('utf8');
+    const { line, column } = new LineIndex(before).position(before.length);
+    throw new MissionLoadError(
+      `${file}:${line}:${column}: the file is not valid UTF-8 (byte 0x${bytes[bad]!.toString(16).toUpperCase().padStart(2, '0')} here); missions are read as UTF-8 — save it as UTF-8 (a Latin-1 or Windows-1252 file needs converting, e.g. iconv -f latin1 -t utf-8)`,
+      file,
+    );
+  }
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence, or -1. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // Lead byte: the sequence length and the range its second byte must fall in (no overlongs, no surrogates, ≤ U+10FFFF).
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) n = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      n = 3;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 4;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k < n; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += n;
+  }
+  return -1;
 }
 
 function safeIsFile(p: string): boolean {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatDiagnostics } from '../../engine/lang/format.js';
 import { checkSource, loadMission, loadMissionFromText, MissionLoadError } from '../../engine/lang/loader.js';
 
 const ROOT = `mission Folder {
@@ -127,3 +128,40 @@ describe('unreadable paths', () => {
     expect(() => loadMission(p)).toThrow(`Cannot read mission "${p}": permission denied`);
   });
 });
+
+describe('text encodings', () => {
+  const valid = ROOT.replace(' then Extra then More', '').replace('"/main"', '"/café"');
+
+  it('a Latin-1 file is refused at the first byte that is not UTF-8, with its line and column; nothing is read as U+FFFD', () => {
+    const p = path.join(dir, 'latin1.vague');
+    fs.writeFileSync(p, Buffer.from(valid, 'latin1'));
+    expect(() => loadMission(p)).toThrow(MissionLoadError);
+    expect(() => loadMission(p)).toThrow(`${p}:4:26: the file is not valid UTF-8 (byte 0xE9 here)`);
+  });
+
+  it('a UTF-16 file is said to be UTF-16', () => {
+    const p = path.join(dir, 'utf16.vague');
+    fs.writeFileSync(p, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(valid, 'utf16le')]));
+    expect(() => loadMission(p)).toThrow(/the file is UTF-16 .*save it as UTF-8/);
+  });
+
+  it('UTF-8 with or without a byte-order mark loads, and a BOM shifts no column', () => {
+    const plain = write('plain.vague', `misson X {}\n`);
+    const bom = write('bom.vague', `\uFEFFmisson X {}\n`);
+    expect(loadMission(write('ok.vague', valid)).diagnostics).toEqual([]);
+    expect(loadMission(write('ok-bom.vague', `\uFEFF${valid}`)).diagnostics).toEqual([]);
+    const shown = (file: string) => formatDiagnostics(loadMission(file).diagnostics, { [file]: fs.readFileSync(file, 'utf8') });
+    expect(shown(plain)).toMatch(/plain\.vague:1:1: error/);
+    expect(shown(bom)).toMatch(/bom\.vague:1:1: error/);
+  });
+
+  it('rejects overlong forms, surrogates and truncated sequences (not UTF-8), accepts 4-byte characters', () => {
+    for (const bad of [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0x80]]) {
+      const p = path.join(dir, `bad-${bad.join('-')}.vague`);
+      fs.writeFileSync(p, Buffer.concat([Buffer.from('// x '), Buffer.from(bad), Buffer.from('\n' + valid)]));
+      expect(() => loadMission(p), bad.join(',')).toThrow(/1:6: the file is not valid UTF-8/);
+    }
+    expect(loadMission(write('emoji.vague', `// 😀\n${valid}`)).diagnostics).toEqual([]);
+  });
+});
+
