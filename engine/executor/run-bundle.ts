@@ -170,6 +170,14 @@ export function isImported(run: Pick<RunRecord, 'owner'>): boolean {
   return run.owner === IMPORTED_OWNER;
 }
 
+/**
+ * What an imported run that had not finished is, said from the event its log ends with: its
+ * record says 'running' only to keep workers and resumes off it (see importBundle).
+ */
+export function importedOpenState(lastType: string | undefined): 'suspended' | 'stopped before its end' {
+  return lastType === 'run.suspended' ? 'suspended' : 'stopped before its end';
+}
+
 const KNOWN_TYPES: Record<EventType, true> = {
   'run.started': true, 'run.resumed': true, 'run.suspended': true, 'run.completed': true, 'run.failed': true,
   'stage.started': true, 'stage.skipped': true, 'stage.completed': true, 'stage.failed': true,

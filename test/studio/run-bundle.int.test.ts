@@ -103,6 +103,8 @@ describe('reqon export / reqon import', () => {
     const imported = await reqon(dbB(), 'import', file);
     expect(imported.code, describeResult(imported)).toBe(0);
     expect(imported.stdout.split('\n')[0]).toBe(`run ${runId}`);
+    // What it is, not the 'running' its record keeps to hold workers off it.
+    expect(imported.stdout.split('\n')[1]).toMatch(/^imported \d+ events \(suspended\), read-only$/);
     const a = await readLog(dbA(), runId);
     const b = await readLog(dbB(), runId);
     const strip = (e: StoredEvent) => ({ seq: e.seq, type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt });
@@ -111,6 +113,10 @@ describe('reqon export / reqon import', () => {
 
     const verified = await reqon(dbB(), 'verify', runId);
     expect(verified.code, describeResult(verified)).toBe(0);
+    expect(verified.stdout).toMatch(/not checked: what the run had yet to do — it was imported from a bundle before its end/);
+    expect(verified.stdout).not.toMatch(/it is running/);
+    const listed = JSON.parse((await reqon(dbB(), 'runs', '--json')).stdout) as { runId: string; imported?: boolean }[];
+    expect(listed.find((r) => r.runId === runId)).toMatchObject({ imported: true });
     const store = await reqon(dbB(), 'store', runId, 'out', '--json');
     expect(store.code, describeResult(store)).toBe(0);
     expect(JSON.parse(store.stdout)).toEqual(JSON.parse((await reqon(dbA(), 'store', runId, 'out', '--json')).stdout));

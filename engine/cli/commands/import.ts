@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { BundleError, importBundle, MAX_BUNDLE_BYTES } from '../../executor/run-bundle.js';
+import { BundleError, importBundle, importedOpenState, MAX_BUNDLE_BYTES } from '../../executor/run-bundle.js';
 import { parseReadableBundle } from '../../server/run-sharing.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
@@ -38,8 +38,10 @@ export const command: CommandModule = {
     const log = await openCliLog(options.db);
     try {
       const run = await importBundle(log, bundle);
-      if (options.json === true) io.stdout(`${JSON.stringify({ runId: run.runId, status: run.status, events: run.lastSeq, imported: true })}\n`);
-      else io.stdout(`run ${run.runId}\nimported ${run.lastSeq} events (${run.status}), read-only\n`);
+      // An unfinished run's record says 'running' only to keep workers off it: say what it is.
+      const state = run.status === 'running' ? importedOpenState(bundle.events.at(-1)?.type) : run.status;
+      if (options.json === true) io.stdout(`${JSON.stringify({ runId: run.runId, status: run.status, state, events: run.lastSeq, imported: true })}\n`);
+      else io.stdout(`run ${run.runId}\nimported ${run.lastSeq} events (${state}), read-only\n`);
       return EXIT_OK;
     } catch (e) {
       if (e instanceof BundleError) throw new CliError(`${file}: ${e.message}`);

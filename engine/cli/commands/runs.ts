@@ -38,7 +38,8 @@ export const command: CommandModule = {
         if (r.status === 'completed') failures.set(r.runId, runFold(new RunSummaryHandler(r.runId), await log.read(r.runId, { types: ['step.failed'] })).failures);
       }
       if (options.json === true) {
-        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}) })))}\n`);
+        // An imported run says so: an unfinished one's 'running' keeps workers off it, nothing runs it.
+        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}), ...(isImported(rest) ? { imported: true } : {}) })))}\n`);
         return EXIT_OK;
       }
       if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');

@@ -6,7 +6,7 @@ import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
-import { isImported } from '../../executor/run-bundle.js';
+import { importedOpenState, isImported } from '../../executor/run-bundle.js';
 import { failureText } from '../../log/events.js';
 
 export const command: CommandModule = {
@@ -37,7 +37,7 @@ export const command: CommandModule = {
       // keeps everything from carrying it on: say where its log ends, and that it is read-only.
       const importedOpen = isImported(record) && record.status === 'running';
       const status = importedOpen
-        ? `${position?.type === 'run.suspended' ? 'suspended' : 'stopped before its end'} (imported from a bundle: read-only)`
+        ? `${importedOpenState(position?.type)} (imported from a bundle: read-only)`
         : `${statusLabel(summary)}${summary.error ? `: ${summary.error}` : ''}`;
       const lines = [
         `run       ${summary.runId}`,

@@ -5,6 +5,7 @@
  * compared (the report says what): only a full check is a ✓, for a script as for a reader.
  */
 import type { Command } from 'commander';
+import { isImported } from '../../executor/run-bundle.js';
 import { verifyRun } from '../../executor/verify.js';
 import { fullyVerified } from '../../executor/verify-report.js';
 import type { CliIo, CommandModule } from '../command-module.js';
@@ -37,7 +38,14 @@ export const command: CommandModule = {
             : `not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`,
         );
         // A run that has not finished is verified only as far as its log goes: say so with the verdict.
-        if (!finished) io.stdout(`  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished; verify it again once it has\n`);
+        if (!finished) {
+          const record = await log.getRun(runId);
+          io.stdout(
+            record && isImported(record)
+              ? `  not checked: what the run had yet to do — it was imported from a bundle before its end (read-only: nothing carries it on)\n`
+              : `  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished; verify it again once it has\n`,
+          );
+        }
         // What the log did not let the replay compare is said with the verdict, never left to --json.
         for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else {
