@@ -34,7 +34,8 @@ export function parseCrashSpec(spec: string, random: () => number): { plan: Cras
     return { plan: { point, occurrence: 1 + Math.floor(random() * 5) }, picked: true };
   }
   if (!(CRASH_POINTS as readonly string[]).includes(name ?? '')) throw new CrashSpecError(spec);
-  const occurrence = count === undefined ? 1 : Number(count);
+  // Decimal digits only: Number() also took `0x2`, `2e0` and ` 2`, and rounded 20-digit counts.
+  const occurrence = count === undefined ? 1 : /^[0-9]{1,15}$/.test(count) ? Number(count) : NaN;
   if (!Number.isInteger(occurrence) || occurrence < 1) throw new CrashSpecError(spec);
   return { plan: { point: name as CrashPoint, occurrence }, picked: false };
 }
