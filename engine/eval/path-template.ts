@@ -74,6 +74,27 @@ export function interpolatePath(template: string, scope: Scope, at: PathContext 
   return segments.join('/') + fill(rest, scope, at);
 }
 
+/**
+ * A request path, however it was made (`"/users/" + id`, `concat(…)`, a template), must not hold a
+ * `.` or `..` segment — nor `%2e%2e`, which URLs resolve the same: the URL would resolve it to
+ * another path, out of the source's base path (`/v1` + `/users/../../admin` is `/admin`), so a
+ * record whose id is `..` turned a DELETE of one user into a DELETE of a parent resource. An
+ * R4010 error before anything is sent; `{placeholder}`s already refuse such values one by one.
+ */
+export function refuseDotSegments(requestPath: string, at: PathContext = {}): void {
+  const end = requestPath.search(/[?#]/);
+  const pathPart = end < 0 ? requestPath : requestPath.slice(0, end);
+  const dot = pathPart.split('/').find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  if (dot === undefined) return;
+  const lineNo = at.line?.();
+  throw new EvaluatorError(
+    'R4010',
+    `The request path \`${pathPart}\`${lineNo === undefined ? '' : ` (line ${lineNo})`} has a \`${dot}\` segment, which the URL resolves to another path, out of the one written: ` +
+      `a value that reached the path would change which resource the request names. Put values in the path with \`{placeholder}\`s (which refuse such values), skip such records (\`where\`), or send the value in the query`,
+    at.span ?? NO_SPAN,
+  );
+}
+
 function fill(template: string, scope: Scope, at: PathContext): string {
   if (!template.includes('{')) return template;
   const span = at.span ?? NO_SPAN;

@@ -12,7 +12,7 @@
  */
 import type { CallStep, Expr, FetchStep, FetchOptions } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
-import { interpolatePath } from '../eval/path-template.js';
+import { interpolatePath, refuseDotSegments } from '../eval/path-template.js';
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { StoredEvent } from '../log/events.js';
@@ -93,6 +93,7 @@ export async function runFetch(
             env: (name) => ctx.inputs.env(name),
           })
         : String(evaluate(step.path, ctx));
+    refuseDotSegments(requestPath, { span: spanOf(step.path), line: () => rt.model.stepLine(frame.action, step.start) });
   }
   // `params: { … }` (upstream's docs): the URL's query, so the request's identity (its URL) covers them.
   if (options.params) requestPath = withParams(requestPath, evaluate(options.params, ctx));

@@ -1,0 +1,52 @@
+/**
+ * A request path made from data (`"/users/" + id`, `concat(…)`) that holds a `.` or `..` segment
+ * (or `%2e%2e`, which URLs resolve alike) is refused before anything is sent: the URL resolved it
+ * out of the source's base path, so a record whose id was `../../admin` turned
+ * `DELETE /v1/users/…` into `DELETE /admin`. `{placeholder}`s already refused such values.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+
+let c: Conformance;
+
+beforeEach(async () => {
+  c = await openConformance();
+});
+
+afterEach(async () => {
+  await c.close();
+});
+
+const mission = (id: string, how: 'plus' | 'concat') =>
+  c.mission('Dots', `mission Dots {
+  source Api { auth: none, base: "http://unused/v1" }
+  action Remove {
+    let id = ${JSON.stringify(id)}
+    delete ${how === 'plus' ? '"/users/" + id' : 'concat("/users/", id, "/sessions")'}
+  }
+  run Remove
+}
+`);
+
+describe('a request path made from data', () => {
+  it('with a dot segment fails the step, R4010, and sends nothing', async () => {
+    c.api.on('DELETE /admin', { status: 204 }).on('DELETE /v1/', { status: 204 });
+    for (const [id, how] of [['../../admin', 'plus'], ['..', 'plus'], ['.', 'concat'], ['%2E%2e', 'plus'], ['a/../../admin', 'concat']] as const) {
+      const result = await c.start(mission(id, how), { sources: { Api: `${c.api.url}/v1` } });
+      expect(result.status, id).toBe('failed');
+      if (result.status !== 'failed') continue;
+      expect(result.error.code, id).toBe('R4010');
+      expect(result.error.message).toMatch(/segment, which the URL resolves to another path/);
+    }
+    expect(c.api.requests).toEqual([]);
+  });
+
+  it('without one is sent as written (dots inside a segment are data)', async () => {
+    c.api.on('DELETE /v1/users/a..b', { status: 204 }).on('DELETE /v1/users/.env/sessions', { status: 204 });
+    for (const [id, how] of [['a..b', 'plus'], ['.env', 'concat']] as const) {
+      const result = await c.start(mission(id, how), { sources: { Api: `${c.api.url}/v1` } });
+      expect(result.status, id).toBe('completed');
+    }
+    expect(c.api.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['DELETE /v1/users/a..b', 'DELETE /v1/users/.env/sessions']);
+  });
+});
