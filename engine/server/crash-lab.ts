@@ -255,6 +255,16 @@ export class CrashLab {
         await follow('another process executed it');
         continue;
       }
+      if (status === 'suspended' && wakeAt !== null && wakeAt - this.deps.clock.now() > FOLLOW_LIMIT_MS) {
+        // A timer hours away: following or holding it would leave the lab in its phase, silent,
+        // until the follow limit said "not woken" of a timer not yet due. Said at once instead.
+        const minutes = Math.round((wakeAt - this.deps.clock.now()) / 60_000);
+        throw new StudioError(
+          'conflict',
+          `run ${runId} suspended on a timer due ${new Date(wakeAt).toISOString()} (in about ${minutes} minutes): the crash lab carries a run past timers due within ${FOLLOW_LIMIT_MS / 60_000} minutes only. ` +
+            `Shorten the wait for the lab (a duration from env() lets one mission do both), or crash it from the CLI (reqon run --crash-at …) and resume it when it is due. The run stays suspended in the log`,
+        );
+      }
       let held = false;
       if (status === 'suspended' && wakeAt !== null && this.deps.scheduler) {
         // A crash point still to fire: the lab wakes this timer itself, armed, and holds it so the worker does not wake it unarmed.

@@ -46,6 +46,7 @@ describe.each([
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-lab-pause-'));
     fs.writeFileSync(path.join(dir, 'pause.vague'), MISSION);
     fs.writeFileSync(path.join(dir, 'pause-now.vague'), MISSION.replace('duration: "1s"', 'duration: "1ms"'));
+    fs.writeFileSync(path.join(dir, 'pause-long.vague'), MISSION.replace('duration: "1s"', 'duration: "2h"'));
     let served = 0;
     api = await new FakeApi()
       .on('GET /token', () => ({ body: { tok: `t${++served}` } }))
@@ -79,6 +80,16 @@ describe.each([
     const resumed = events.find((e) => e.type === 'pause.resumed')!;
     expect((resumed.payload as { by: string }).by).toBe('cli');
     expect(resumed.recordedAt).toBeGreaterThanOrEqual((created.payload as { dueAt: number }).dueAt);
+  }, 180_000);
+
+  it('a timer hours away: the lab says so at once, not "not woken" ten minutes later', async () => {
+    const t0 = Date.now();
+    const started = await service.handle('crashlab.start', { missionPath: 'pause-long.vague', sources: { Api: api.url }, crashAt: 'after-effect:4' });
+    const done: CrashLabStatus = await service.labSettled(started.labId);
+    expect(done.verdict).toBeNull();
+    expect(done.error).toMatch(/suspended on a timer due \S+ \(in about 120 minutes\): the crash lab carries a run past timers due within 10 minutes only/);
+    expect(done.error).not.toMatch(/not woken/);
+    expect(Date.now() - t0).toBeLessThan(120_000);
   }, 180_000);
 
   it.runIf(worker)('a timer due at once, which the worker may wake before the lab holds it: a real verdict, or one that says so — never "never reached"', async () => {
