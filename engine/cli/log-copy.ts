@@ -35,8 +35,12 @@ import type { CommitEntry, EventLog, Lease, RunRecord, ScheduleFiring, StoreTabl
 
 /** The copier's lease owner: not `host:pid:nonce`, so no worker ever presumes it dead. */
 export const COPY_OWNER = 'reqon-log-copy';
-/** Long enough that a copy that died mid-run leaves that run visibly owned, never taken over half-copied. */
-const COPY_TTL_MS = 7 * 86_400_000;
+/**
+ * Never runs out (100 years, as an import's): a copy that died mid-run leaves that run visibly
+ * owned, and no worker ever takes it over half-copied — it would carry it on from the events copied
+ * so far and send again what the source's run had sent after them. (Seven days had let it.)
+ */
+const COPY_TTL_MS = 100 * 365 * 86_400_000;
 /** Runs, events, rows, deliveries or firings read (and written) at a time, unless the caller says. */
 export const COPY_PAGE = 2000;
 /** A progress line every this many runs, or pages of one table or one run. */
@@ -86,6 +90,14 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
     const [schedule] = await to.listSchedules();
     const [delivery] = await to.deliveryPage({ limit: 1 });
     if (run || schedule || delivery) {
+      // A copy that was killed: say what it left, not only that the target is not empty.
+      const halfCopied = (await to.listRuns({ status: 'running', limit: 100 })).find((r) => r.owner === COPY_OWNER);
+      if (halfCopied) {
+        throw new LogCopyError(
+          `the target log holds an earlier copy that did not finish (run ${halfCopied.runId} is still held by ${COPY_OWNER}, part of its events copied; no worker takes it over); ` +
+            'start from an empty target again — delete that database (or its file) — and copy again',
+        );
+      }
       const what = run ? `run ${run.runId}` : schedule ? `the schedule of ${schedule.mission}` : `a webhook delivery on ${delivery!.path}`;
       throw new LogCopyError(`the target log is not empty (it holds ${what}); copy into an empty log, or pass --append to add to it`);
     }

@@ -145,6 +145,45 @@ describe('reqon log copy', () => {
     expect(await empty.listRuns()).toEqual([]);
   });
 
+  it('a copy killed mid-run leaves that run owned for good (no worker carries on a half-copied run), and a second copy says what the first left', async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    const deps = { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') };
+    expect((await startRun(w.mission('stores.vague', STORES), OPTIONS, deps)).status).toBe('completed');
+    const to = await target(w, 'killed.db');
+    // The process dies at the run's second page: its first page is in the target, the rest is not.
+    let commits = 0;
+    const dying = new Proxy(to, {
+      get(log, name) {
+        if (name === 'commit') {
+          return async (...args: Parameters<EventLog['commit']>) => {
+            if (++commits === 2) throw new Error('killed');
+            return log.commit(...args);
+          };
+        }
+        const value = Reflect.get(log, name) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(log) : value;
+      },
+    });
+    await expect(copyLog(w.log, dying, { now: w.env.clock.now(), pageSize: 3 })).rejects.toThrow('killed');
+    const [half] = await to.listRuns();
+    expect(half).toMatchObject({ status: 'running', owner: 'reqon-log-copy' });
+    const copied = (await to.read(half!.runId)).length;
+    expect(copied).toBeLessThan((await w.log.read(half!.runId)).length);
+
+    // A year on, a worker on the target still leaves it alone.
+    await w.env.clock.advance(365 * 86_400_000);
+    const onTarget = worker(w, to, 'target-worker');
+    await onTarget.tick();
+    await onTarget.drain();
+    expect(await to.getRun(half!.runId)).toMatchObject({ status: 'running', owner: 'reqon-log-copy' });
+    expect(await to.read(half!.runId)).toHaveLength(copied);
+
+    await expect(copyLog(w.log, to, { now: w.env.clock.now() })).rejects.toThrow(
+      new RegExp(`^the target log holds an earlier copy that did not finish \\(run ${half!.runId} is still held by reqon-log-copy.*delete that database`),
+    );
+  });
+
   it('--append of a log already copied is refused before anything is written: rows the target rewrote since are kept', async () => {
     let lists = 0;
     // The second listing (a run on the target after the first copy) rewrites row a.
