@@ -3,6 +3,7 @@
  * `.reqon/reqon.db` under the working directory), the real environment, and the parsing of
  * repeated `--source NAME=URL` / `--env K=V` flags.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MissionLoadError } from '../lang/loader.js';
 import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
@@ -31,9 +32,17 @@ export function dbLabel(path: string): string {
   return isPostgresUrl(path) ? redactPgUrl(path) : path;
 }
 
-/** The log `--db` names: a SQLite file path (created if absent) or a postgres:// URL (see log/open-log.ts). */
-export async function openCliLog(option: unknown): Promise<EventLog> {
+/**
+ * The log `--db` names: a SQLite file path (created if absent) or a postgres:// URL (see
+ * log/open-log.ts). `existing`: a command that only reads a log's runs (show, events, verify …)
+ * is refused on a SQLite file that does not exist — made there, empty, it answered a typo in
+ * `--db` with "no run …" and left a new log and its folders behind.
+ */
+export async function openCliLog(option: unknown, opts: { existing?: boolean } = {}): Promise<EventLog> {
   const path = logTarget(option);
+  if (opts.existing === true && !cliLogExists(path)) {
+    throw new CliError(`${path}: no log there (no such file); check --db (or $REQON_DB) — a log is made by the first \`reqon run\``, EXIT_USAGE);
+  }
   try {
     return await openLog(path);
   } catch (error) {
@@ -94,6 +103,11 @@ function mayComeUp(error: unknown): boolean {
 
 /** Network errors of a server that is down, restarting or not reachable yet. */
 const NOT_REACHED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ENOENT', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
+
+/** Whether the log `--db` names may exist: a SQLite file that does, or any PostgreSQL URL (its server says). */
+export function cliLogExists(path: string): boolean {
+  return isPostgresUrl(path) || path === ':memory:' || existsSync(path);
+}
 
 function logTarget(option: unknown): string {
   // A SQLite file's folder is made by the log as it opens it, once `--db` is known to be a path.

@@ -105,6 +105,7 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
   for (const s of schedules) {
     if (await to.getSchedule(s.mission)) throw new LogCopyError(`the target log already has a schedule for ${s.mission}`);
   }
+  if (opts.append) await refuseRowCollisions(from, to, pageSize);
 
   let deliveries = 0;
   for await (const page of reporting(deliveryPages(from, pageSize), (n) => progress(`copying webhook deliveries (${n} so far)`))) {
@@ -301,6 +302,30 @@ async function sameTable(source: AsyncIterable<TableRow[]>, to: EventLog, t: Sto
       ? `: the record under key ${JSON.stringify(first.x.key)} (row ${first.at + 1}) differs`
       : `: row ${first.at + 1} is key ${JSON.stringify(first.y.key)} in the target, ${JSON.stringify(first.x.key)} in the source`);
   return { rows: walked.a, held: walked.b, ...(differ ? { differ } : {}) };
+}
+
+/**
+ * Before an append writes anything: a key both logs' tables hold with different records. A table
+ * restore writes the source's row over it, so a run on the target lost the record it stored (and
+ * the verify after it, which checks the source's rows, passed). The same record twice is no
+ * conflict: a second copy of the same rows changes nothing.
+ */
+async function refuseRowCollisions(from: EventLog, to: EventLog, pageSize: number): Promise<void> {
+  const there = new Set((await to.listTables()).map((t) => `${t.storeKind} ${t.table}`));
+  for (const t of await from.listTables()) {
+    if (!there.has(`${t.storeKind} ${t.table}`)) continue;
+    for await (const page of tablePages(from, t, pageSize)) {
+      const held = new Map((await to.tableRows(t.storeKind, t.table, page.map((r) => r.key))).map((r) => [r.key, r.record]));
+      for (const row of page) {
+        if (held.has(row.key) && !isDeepStrictEqual(held.get(row.key), row.record)) {
+          throw new LogCopyError(
+            `${t.storeKind} table ${t.table} holds key ${JSON.stringify(row.key)} in both logs with different records: appending would replace the target's record with the source's; nothing was written. ` +
+              'Rename one of the tables (the store\'s target in its mission), or copy into an empty log',
+          );
+        }
+      }
+    }
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ import { matchesObjectPattern } from '../eval/object-pattern.js';
 import type { Scope } from '../eval/scope.js';
 import { describeValue, displayString, isTruthy } from '../eval/values.js';
 import { armPath, fallbackPath } from '../journal/step-path.js';
-import { JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
+import { AbortError, JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
 import { queueValue } from './store-step.js';
 import { spanOf } from '../lang/ast.js';
@@ -206,7 +206,7 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
       throw new SkipSignal('skipped');
     case 'Abort': {
       const message = d.messageExpr ? displayString(evaluate(d.messageExpr, { ...evalContext(rt, frame, path), current: subject })) : d.message?.value;
-      throw new StepError('aborted', message || 'Execution aborted');
+      throw new AbortError(message || 'Execution aborted');
     }
     case 'Retry':
       throw new RetrySignal(d.config);

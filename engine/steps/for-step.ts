@@ -15,7 +15,7 @@ import { isConcurrent } from '../lang/check-bindings.js';
 import { isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
 import { ReplayExhausted } from '../journal/journal.js';
-import { endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
+import { AbortError, endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { queueValue } from './store-step.js';
@@ -78,12 +78,25 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     return running?.catch(failed);
   };
 
-  /** What a failed iteration does: `skip` ends it; other failures end the loop or are tolerated (onError). */
+  /**
+   * Set (synchronously, as the failure is decided) once an iteration ends the loop: a concurrent
+   * loop starts no iteration after it (runPool).
+   */
+  let ended = false;
+  const endLoop = (error: unknown): never => {
+    if (!(error instanceof ReplayExhausted)) ended = true;
+    throw error;
+  };
+
+  /**
+   * What a failed iteration does: `skip` ends it; other failures end the loop or are tolerated
+   * (onError). An `abort` is never tolerated: it fails the run (reference §C.8).
+   */
   const iterationFailed = async (error: unknown, index: number, iterPath: string, item: unknown, child: Frame): Promise<void> => {
     if (error instanceof SkipSignal) return;
-    if (isFlowSignal(error) || isEngineError(error)) throw error;
+    if (isFlowSignal(error) || isEngineError(error) || error instanceof AbortError) endLoop(error);
     const mode = step.onError?.mode ?? 'continue';
-    if (mode === 'abort') throw error;
+    if (mode === 'abort') endLoop(error);
     const message = error instanceof Error ? error.message : String(error);
     const at = (error as { at?: unknown }).at;
     rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message, ...(typeof at === 'string' ? { at } : {}) });
@@ -116,13 +129,32 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
       if (turn) await turn;
     }
   } else {
+    /**
+     * Whether iteration `index` starts now: not once an iteration ended the loop (those in flight
+     * finish). A replay follows the log instead, where it can tell: a failure can be seen sooner
+     * or later in a replay than it was live (a recorded answer comes at once, a request took its
+     * time), so an iteration the log shows started starts, and, in a loop the log shows failed,
+     * one it does not show never does. (Under `trace: minimal` an iteration leaves no marker.)
+     */
+    const mayStart = (index: number): boolean => {
+      if (rt.fullTrace && rt.journal.replaying) {
+        if (rt.journal.peek(iterationPath(path, index))?.type === 'loop.iteration') return true;
+        if (rt.journal.peek(path)?.type === 'step.failed') return false;
+      }
+      return !ended;
+    };
     rt.journal.enterConcurrent();
     try {
-      await runPool(selected, concurrency, (index) => {
-        const running = runOne(index);
-        const turn = pace();
-        return running || turn ? Promise.all([running, turn]).then(() => undefined) : undefined;
-      });
+      await runPool(
+        selected,
+        concurrency,
+        (index) => {
+          const running = runOne(index);
+          const turn = pace();
+          return running || turn ? Promise.all([running, turn]).then(() => undefined) : undefined;
+        },
+        mayStart,
+      );
     } finally {
       rt.journal.leaveConcurrent();
     }
@@ -182,9 +214,11 @@ function iterationKey(item: unknown, index: number): string {
 }
 
 /**
- * Runs `fn` over `items` with at most `limit` in flight. After a rejection (a failure the loop does
- * not tolerate, a flow signal, a stop) no further item starts; those in flight settle, and the
- * first rejection wins.
+ * Runs `fn` over `items`, in order, with at most `limit` in flight, while `mayStart` allows the
+ * next (runFor: until an iteration ends the loop — a failure the loop does not tolerate, an
+ * `abort`, a flow signal, a stop — as it is decided, not once its rejection is seen: a worker's
+ * turn came in between, and started an iteration after the failure). Those in flight settle,
+ * and the first rejection wins.
  *
  * A verify that reaches the log's end in one item (ReplayExhausted) is not such a rejection: the
  * log ends there because that item was still in flight when the run stopped, and the items after
@@ -194,12 +228,12 @@ function iterationKey(item: unknown, index: number): string {
  * reach it were never walked, and verify called a log "matched" whose later iterations it had not
  * compared (a `resume --mission` that verify let through then diverged live, its edit adopted).
  */
-async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void> | undefined): Promise<void> {
+async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void> | undefined, mayStart: (item: T) => boolean): Promise<void> {
   let next = 0;
   let failure: unknown;
   let logEnd: ReplayExhausted | undefined;
   const worker = async () => {
-    while (next < items.length && failure === undefined) {
+    while (next < items.length && mayStart(items[next]!)) {
       const item = items[next++]!;
       try {
         await fn(item);

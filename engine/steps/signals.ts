@@ -77,6 +77,17 @@ export class StepError extends Error {
 }
 
 /**
+ * `abort …`: the mission fails the run on purpose (reference §C.8: "mission fails"). A failure
+ * no loop tolerates, whatever its `onError` says: a loop that skipped it ran the steps after the
+ * abort, and the actions after it, in a run that then completed.
+ */
+export class AbortError extends StepError {
+  constructor(message: string) {
+    super('aborted', message);
+  }
+}
+
+/**
  * Errors of the engine itself, not of the mission: replay divergence, a lost lease, the end of a
  * verify, a log that failed (unreachable, out of disk: `isLogFailure`). They are never tolerated
  * by `onError continue`, never wrapped, never recorded as a step failure — they stop the walk as

@@ -200,6 +200,24 @@ describe('reqon log copy', () => {
     expect(await to.readTable('sql', 'copy_rows')).toEqual(before);
   });
 
+  it('--append of a log whose table holds a key the target holds with another record is refused before anything is written', async () => {
+    let lists = 0;
+    // The target's own run stored key a with another record than the source's run did.
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? (++lists === 1 ? ITEMS : [{ id: 'a', n: 99 }]) : { ok: true }) });
+    const w = world;
+    const deps = { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') };
+    await startRun(w.mission('stores.vague', STORES), OPTIONS, deps);
+    const to = await target(w, 'shared.db');
+    expect((await startRun(w.mission('own.vague', STORES), OPTIONS, { ...deps, log: to })).status).toBe('completed');
+    const before = await to.readTable('sql', 'copy_rows');
+    const runsBefore = await to.listRuns();
+    await expect(copyLog(w.log, to, { now: w.env.clock.now(), append: true })).rejects.toThrow(
+      /^sql table copy_rows holds key "a" in both logs with different records: appending would replace the target's record with the source's; nothing was written/,
+    );
+    expect(await to.readTable('sql', 'copy_rows')).toEqual(before);
+    expect(await to.listRuns()).toEqual(runsBefore);
+  });
+
   it('--append into a log with runs and table rows of its own: both kept, the copy verified', async () => {
     let lists = 0;
     // The second listing (the target's own run) answers another item: a row the source lacks.

@@ -22,7 +22,7 @@ export const command: CommandModule = {
     if (!/^\s*\d+\s*$/.test(String(options.from)) || !Number.isSafeInteger(fromSeq) || fromSeq < 1) {
       throw new CliError(`--from expects a seq (a whole number ≥ 1), got "${String(options.from)}"`);
     }
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     try {
       const run = await log.getRun(runId);
       if (!run) {

@@ -16,7 +16,7 @@ export const command: CommandModule = {
   },
 
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     try {
       const text = `${JSON.stringify(await exportRun(log, args[0] as string))}\n`;
       if (typeof options.out === 'string') writeBundle(options.out, text);

@@ -33,7 +33,7 @@ export const command: CommandModule = {
     const env = cliEnv();
     const crash = crashPlanOption(options.crashAt, env, io);
     const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     try {
       const result = await forkRun(
         args[0] as string,

@@ -19,7 +19,7 @@ export const command: CommandModule = {
       .argument('<action>', 'what to do with the log: copy')
       .option('--from <log>', 'the log to copy: a SQLite file or postgres://USER@HOST:PORT/DB')
       .option('--to <log>', 'the log to copy into: a SQLite file or postgres://USER@HOST:PORT/DB')
-      .option('--append', 'copy into a target that already holds runs (a run id already there is an error)');
+      .option('--append', 'copy into a target that already holds runs (a run id already there, or a table key it holds with another record, is an error)');
   },
 
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {

@@ -34,7 +34,7 @@ export const command: CommandModule = {
     const dryRun = options.dryRun === true;
     const json = options.json === true;
     const quiet = options.quiet === true;
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     const stop = { requested: false };
     const onSignal = () => {
       stop.requested = true;

@@ -1,7 +1,7 @@
 /** `reqon runs [--json]` — the runs in the log, newest first. */
 import type { Command } from 'commander';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { openCliLog } from '../engine-context.js';
+import { cliLogExists, dbPath, openCliLog } from '../engine-context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { runFold } from '../../inspect/fold-handler.js';
@@ -24,6 +24,13 @@ export const command: CommandModule = {
     }
     const limit = Number(options.limit);
     if (!Number.isSafeInteger(limit) || limit <= 0) throw new CliError(`--limit expects a positive whole number, got "${String(options.limit)}"`);
+    // No log there yet: said, and none made (a typo in --db would leave one behind).
+    const where = dbPath(options.db);
+    if (!cliLogExists(where)) {
+      if (options.json === true) io.stdout('[]\n');
+      else io.stdout(`no log at ${where} yet: the first \`reqon run MISSION.vague\` makes it (or check --db)\n`);
+      return EXIT_OK;
+    }
     const log = await openCliLog(options.db);
     try {
       const runs = await log.listRuns({

@@ -16,7 +16,7 @@ export const command: CommandModule = {
 
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const runId = args[0] as string;
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     try {
       const record = await log.getRun(runId);
       if (!record) {

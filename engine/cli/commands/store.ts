@@ -32,7 +32,7 @@ export const command: CommandModule = {
       at = Number(options.at);
       if (!Number.isInteger(at) || at < 0) throw new CliError(`--at expects a seq (a whole number ≥ 0), got "${String(options.at)}"`);
     }
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     try {
       const run = await log.getRun(runId);
       if (!run) {

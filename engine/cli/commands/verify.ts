@@ -21,7 +21,7 @@ export const command: CommandModule = {
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const runId = args[0] as string;
     const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
-    const log = await openCliLog(options.db);
+    const log = await openCliLog(options.db, { existing: true });
     try {
       const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
       if (options.json === true) {
