@@ -103,4 +103,22 @@ describe('--db that is not a log', () => {
     expect(runs.code, runs.stderr).toBe(0);
     expect(runs.stdout.match(/run_/g)?.length).toBe(1);
   }, 60_000);
+
+  it('a --db file that does not exist: the commands that read runs say so and make nothing; run makes it', async () => {
+    const missing = path.join(dir, 'typo', 'reqn.db');
+    for (const args of [['show', 'run_x'], ['events', 'run_x'], ['store', 'run_x', 's'], ['verify', 'run_x'], ['export', 'run_x'], ['resume', 'run_x'], ['prune', '--completed-before', '30d']]) {
+      const result = await reqon(...args, '--db', missing);
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`${missing}: no log there (no such file); check --db`);
+    }
+    const runs = await reqon('runs', '--db', missing);
+    expect(runs.code, runs.stderr).toBe(0);
+    expect(runs.stdout).toMatch(/^no log at .* yet: the first `reqon run MISSION.vague` makes it/);
+    expect((await reqon('runs', '--db', missing, '--json')).stdout.trim()).toBe('[]');
+    expect(fs.existsSync(path.dirname(missing))).toBe(false);
+    const made = await reqon('run', 'm.vague', '--quiet', '--db', missing);
+    expect(made.code, made.stderr).toBe(0);
+    expect(fs.existsSync(missing)).toBe(true);
+  });
 });
+
