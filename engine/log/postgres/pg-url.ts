@@ -56,7 +56,16 @@ export function pgConfigOf(url: string): ClientConfig {
       `--db: '${redactPgUrl(url)}' is not a valid PostgreSQL URL; expected postgres://USER@HOST:PORT/DB, with @ : / ? # % in a user name or password percent-encoded (%40 %3A %2F %3F %23 %25)`,
     );
   }
-  const config = parse(url) as ClientConfig & Record<string, unknown>;
+  // sslmode as libpq reads it (`require`: encrypted, the certificate not checked unless a
+  // sslrootcert is given), where pg-connection-string's own reading took `require` for
+  // `verify-full` and printed an 11-line warning; a URL that sets `uselibpqcompat` itself keeps it.
+  let config: ClientConfig & Record<string, unknown>;
+  try {
+    config = parse(url, /[?&]uselibpqcompat=/i.test(url) ? {} : { useLibpqCompat: true }) as ClientConfig & Record<string, unknown>;
+  } catch (error) {
+    // A setting the driver refuses (verify-ca without sslrootcert, an unreadable sslcert file).
+    throw new PgUrlError(`--db: '${redactPgUrl(url)}': ${error instanceof Error ? error.message : String(error)}`);
+  }
   const path = read.parsed.pathname.slice(1);
   if (path !== '' && path.includes('%')) {
     try {

@@ -22,7 +22,7 @@
 import pg from 'pg';
 import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
 import { checkEventTypes, checkMaxBytes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
-import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, LogSetupError, logUnreachable, RunNotFoundError } from '../errors.js';
+import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, LogSetupError, LogTargetError, logUnreachable, RunNotFoundError } from '../errors.js';
 import {
   type AcquiredLease,
   type CommitEntry,
@@ -99,8 +99,18 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
     if (error instanceof PgUrlError) throw new Error(error.message);
     throw error;
   }
+  // The connections being opened, so that one left mid-authentication can be cut (passwordAsked).
+  const opening = new Set<pg.Client>();
+  class OpeningClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super(config);
+      opening.add(this);
+      this.once('end', () => opening.delete(this));
+    }
+  }
   // The URL's own settings last: they win, as they did given as `connectionString`.
   const pool = new pg.Pool({
+    Client: OpeningClient,
     max: Math.max(1, (opts.poolSize ?? 8) - 2), // and two writers: poolSize connections in all (besides LISTEN)
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     application_name: 'reqon',
@@ -112,6 +122,7 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
   // one — never reaches the statements of the main pool (leases, reads) nor the other writer.
   const writer = (durable: boolean) =>
     new pg.Pool({
+      Client: OpeningClient,
       max: 1,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
       application_name: durable ? 'reqon-writer-durable' : 'reqon-writer',
@@ -135,7 +146,15 @@ export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): P
       client.release();
     }
   } catch (error) {
+    if (passwordAsked(error)) {
+      // The driver gives up but leaves its socket to the server's authentication_timeout (a
+      // minute by default), which held the process that long: cut it.
+      for (const client of opening) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
     for (const p of [pool, writers.lazy, writers.durable]) await p.end().catch(() => undefined);
+    if (passwordAsked(error)) {
+      throw new LogTargetError(target, 'the server asks for a password and none was given; put it in the URL (postgres://USER:PASSWORD@HOST:PORT/DB, percent-encoded), in $PGPASSWORD or in ~/.pgpass');
+    }
     // The server refused the migration itself (no CREATE on the schema, no schema on the
     // search_path): one line naming the database, as for one that cannot be reached.
     const code = (error as { code?: unknown } | null)?.code;
@@ -770,6 +789,12 @@ class PostgresEventLog implements EventLog {
 }
 
 /** A connection failure in words (localhost fails as an AggregateError of its addresses, with no message of its own). */
+/** The server asked for a password (SCRAM) and the URL, $PGPASSWORD and ~/.pgpass gave none. */
+function passwordAsked(error: unknown): boolean {
+  const cause = error instanceof LogConnectionError ? error.cause : error;
+  return /client password must be a (non-empty )?string/.test(reasonOf(cause));
+}
+
 function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && error.message === '') return error.errors.map((e: unknown) => (e as Error)?.message ?? String(e)).join('; ');
   return error instanceof Error && error.message !== '' ? error.message : String(error);
