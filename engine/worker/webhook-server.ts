@@ -20,6 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Env } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
+import { logUnreachable } from '../log/errors.js';
 import { UnloggableValueError } from '../log/loggable.js';
 import { modelFor, pendingPause, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog, RunRecord } from '../log/log.js';
@@ -108,8 +109,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const served: Served = { ...options, gate: { host, port: options.port, allowBrowsers: options.allowBrowsers === true }, key: options.secret ? webhookKey(options.secret) : undefined, bounds };
   const server: Server = createServer((req, res) => {
     handle(req, res, served).catch((error: unknown) => {
-      options.progress?.(`webhook error: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) reply(res, 500, { error: 'internal error' });
+      const said = error instanceof Error ? error.message : String(error);
+      options.progress?.(`webhook error: ${said}`);
+      if (res.headersSent) return;
+      // The log's database is down or restarting: nothing was committed, so nothing is
+      // acknowledged — a 503 the sender retries (its delivery is idempotent by event id), not a 500.
+      if (logUnreachable(error)) {
+        res.setHeader('retry-after', '5');
+        reply(res, 503, { error: `the run log's database cannot be reached; nothing was recorded — send it again (${said})` });
+        return;
+      }
+      reply(res, 500, { error: 'internal error' });
     });
   });
   await new Promise<void>((resolve, reject) => {
