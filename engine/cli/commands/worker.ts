@@ -8,7 +8,8 @@
  * be reached yet is waited for (`--once`: 5 looks, then exit 1). SIGTERM/SIGINT: finish each run's
  * current step, release, exit 0.
  */
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultOwner, missionHash, modelFor } from '../../executor/run-mission.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
@@ -31,7 +32,7 @@ import { progressTo, reportRunError } from '../run-output.js';
 export const command: CommandModule = {
   configure(cmd: Command): void {
     cmd
-      .argument('[missions...]', 'mission files or folders whose `schedule:` this worker registers')
+      .argument('[missions...]', 'mission files, folder missions or folders of missions whose `schedule:` this worker registers')
       .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectSources, {})
       .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectPairs, {})
       .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
@@ -53,7 +54,7 @@ export const command: CommandModule = {
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const prune = pruneOption(options);
     const env = cliEnv();
-    const missions = ((args[0] as string[] | undefined) ?? []).map((path) => readMissionFiles(path));
+    const missions = ((args[0] as string[] | undefined) ?? []).flatMap(missionPaths).map((path) => readMissionFiles(path));
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const progress = progressTo(io, options.quiet === true);
     const pollMs = positive(options.poll, '--poll');
@@ -195,3 +196,21 @@ function pruneOption(options: Record<string, unknown>): { olderThanMs: number; e
   if (every.kind !== 'age' || every.ms <= 0) throw new CliError(`--prune-every expects a duration longer than 0 such as 1h, got "${String(options.pruneEvery)}"`);
   return { olderThanMs: age.ms, everyMs: every.ms };
 }
+
+/**
+ * A worker's mission argument: a mission file, a folder mission (its mission.vague or
+ * mission.reqon beside its action files), or a folder of missions (`reqon worker missions/`, as the
+ * README shows) — each `.vague`/`.reqon` file in it and each folder mission directly under it.
+ */
+function missionPaths(path: string): string[] {
+  const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  const isFolderMission = (p: string) => existsSync(join(p, 'mission.vague')) || existsSync(join(p, 'mission.reqon'));
+  if (!isDir(path) || isFolderMission(path)) return [path];
+  const found = readdirSync(path, { withFileTypes: true })
+    .filter((e) => (!e.isDirectory() && /\.(vague|reqon)$/.test(e.name)) || (isDir(join(path, e.name)) && isFolderMission(join(path, e.name))))
+    .map((e) => join(path, e.name))
+    .sort();
+  if (found.length === 0) throw new CliError(`${path}: no missions in this folder (no .vague or .reqon file, no folder mission with a mission.vague); give a mission file or a folder of them`);
+  return found;
+}
+
