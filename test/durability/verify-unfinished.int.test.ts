@@ -1,8 +1,9 @@
 /**
  * `reqon verify` of a run that has not finished (killed mid-run, or paused) checks its log as far
  * as it goes, and says that is all it checked: "matches its log so far" with a "not checked" line
- * naming the run's status. Before, it printed the same "verified: … matches its log" as for a
- * finished run, which a user reads as "the run is verified".
+ * naming the run's status, and exits 3 (no divergence, not a whole check), never "verified" and 0.
+ * Before, it printed the same "verified: … matches its log" as for a finished run, which a user
+ * reads as "the run is verified".
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,8 +62,9 @@ describe.each(backends)('%s: verify of a run that has not finished', (backend: B
     const verifyCli = (...args: string[]) => reqon('verify', runId, ...args);
 
     const partial = await verifyCli();
-    expect(partial.code, describeResult(partial)).toBe(0);
-    expect(partial.stdout).toMatch(/^verified: replaying run \S+ matches its log so far \(/);
+    // No divergence in what there is, but not a whole check: 3, and no "verified".
+    expect(partial.code, describeResult(partial)).toBe(3);
+    expect(partial.stdout).toMatch(/^no divergence so far: replaying run \S+ matches its log so far \(/);
     expect(partial.stdout).toMatch(/not checked: what the run has yet to do — it is running and has not finished/);
     const json = JSON.parse((await verifyCli('--json')).stdout) as { ok: boolean; runStatus: string };
     expect(json).toMatchObject({ ok: true, runStatus: 'running' });
@@ -80,7 +82,7 @@ describe.each(backends)('%s: verify of a run that has not finished', (backend: B
     const paused = await reqon('run', mission, '--source', `Api=${api.url}`, '--quiet');
     const runId = runIdOf(paused);
     const verify = await reqon('verify', runId);
-    expect(verify.code, describeResult(verify)).toBe(0);
+    expect(verify.code, describeResult(verify)).toBe(3);
     expect(verify.stdout).toMatch(/matches its log so far/);
     expect(verify.stdout).toMatch(/it is suspended and has not finished/);
   });

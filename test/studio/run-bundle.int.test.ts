@@ -112,7 +112,7 @@ describe('reqon export / reqon import', () => {
     expect(b!.owner).toBe('imported:bundle');
 
     const verified = await reqon(dbB(), 'verify', runId);
-    expect(verified.code, describeResult(verified)).toBe(0);
+    expect(verified.code, describeResult(verified)).toBe(3);
     expect(verified.stdout).toMatch(/not checked: what the run had yet to do — it was imported from a bundle before its end/);
     expect(verified.stdout).not.toMatch(/it is running/);
     const listed = JSON.parse((await reqon(dbB(), 'runs', '--json')).stdout) as { runId: string; imported?: boolean }[];

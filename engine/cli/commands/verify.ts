@@ -2,7 +2,8 @@
  * `reqon verify RUN_ID [--mission FILE] [--json]` — replay the run against its log without any
  * effect and report the first divergence of step paths or effect ids. Exit 0 when none and
  * everything was compared, 1 on a divergence, 3 when none was found but something could not be
- * compared (the report says what): only a full check is a ✓, for a script as for a reader.
+ * compared (the report says what) or the run has not finished (what it has yet to do was not):
+ * only a full check of a finished run is a ✓, for a script as for a reader.
  */
 import type { Command } from 'commander';
 import { isImported } from '../../executor/run-bundle.js';
@@ -34,7 +35,7 @@ export const command: CommandModule = {
         const sofar = finished ? '' : ' so far';
         io.stdout(
           fullyVerified(report)
-            ? `verified: replaying run ${runId} matches its log${sofar} (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`
+            ? `${finished ? 'verified' : 'no divergence so far'}: replaying run ${runId} matches its log${sofar} (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`
             : `not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`,
         );
         // A run that has not finished is verified only as far as its log goes: say so with the verdict.
@@ -52,7 +53,10 @@ export const command: CommandModule = {
         const d = report.divergence!;
         io.stdout(`DIVERGED at step ${d.stepPath || '(run)'} (seq ${d.seq}, entry ${d.index}):\n  recorded: ${d.recorded}\n  replay asked for: ${d.asked}\n  ${d.explanation}\n`);
       }
-      return !report.ok ? EXIT_FAILED : fullyVerified(report) ? EXIT_OK : EXIT_NOT_FULLY_VERIFIED;
+      // A run that has not finished was checked as far as its log goes: no divergence, but not
+      // everything the run will do was compared — 3, as for any check that is not whole.
+      const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
+      return !report.ok ? EXIT_FAILED : fullyVerified(report) && finished ? EXIT_OK : EXIT_NOT_FULLY_VERIFIED;
     } catch (e) {
       const code = reportRunError(e, io);
       if (code === undefined) throw e;
