@@ -31,13 +31,21 @@ const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 /** The largest list `range()` builds (the original's cap). */
 export const RANGE_CAP = 20_000_000;
 
-/** `round(x, digits)`: halves round up, as Math.round does, but decided on the decimal digits. */
+/**
+ * Halves away from zero, as on paper: round(2.5) is 3 and round(-2.5) is -3. (Math.round takes
+ * halves up, toward +∞, so round(-2.5) was -2 and a total and its refund rounded apart.) Never -0.
+ */
+function roundHalfAway(x: number): number {
+  return (x < 0 ? -Math.round(-x) : Math.round(x)) + 0;
+}
+
+/** `round(x, digits)`: halves away from zero, decided on the decimal digits as written. */
 function roundTo(x: number, digits: number): number {
-  if (digits === 0 || !Number.isFinite(x)) return Math.round(x);
+  if (digits === 0 || !Number.isFinite(x)) return roundHalfAway(x);
   // Shifting through the decimal exponent avoids 1.005 * 100 = 100.49999….
-  const shifted = Math.round(Number(`${x}e${digits}`));
+  const shifted = roundHalfAway(Number(`${x}e${digits}`));
   const result = Number(`${shifted}e${-digits}`);
-  return Number.isNaN(result) ? Math.round(x * 10 ** digits) / 10 ** digits : result;
+  return Number.isNaN(result) ? roundHalfAway(x * 10 ** digits) / 10 ** digits : result + 0;
 }
 
 const CORE_BUILTINS: Record<string, BuiltinImpl> = {
@@ -52,7 +60,7 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   },
   round: (args, call) => {
     const x = argNumber(call, 0, args[0]);
-    if (args.length < 2 || args[1] === undefined || args[1] === null) return Math.round(x);
+    if (args.length < 2 || args[1] === undefined || args[1] === null) return roundHalfAway(x);
     const digits = argInteger(call, 1, args[1]);
     if (digits < -15 || digits > 15) {
       throw new EvaluatorError('R4014', `round() expected 0 to 15 digits but got: number (${digits})`, call.argSpans[1] ?? call.span);

@@ -29,9 +29,9 @@ export function parseIsoInstant(text: string): IsoInstant | undefined {
   const second = s === undefined ? 0 : Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
   const millis = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
-  const base = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  // Date.UTC rolls 2024-02-31 over into March; such a date does not exist.
-  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return undefined;
+  const base = utcMs(year, month - 1, day, hour, minute, second, millis);
+  // The calendar rolls 2024-02-31 over into March; such a date does not exist.
+  if (new Date(utcMs(year, month - 1, day)).getUTCDate() !== day) return undefined;
   let offsetMinutes = 0;
   if (zone !== undefined && zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
@@ -42,6 +42,17 @@ export function parseIsoInstant(text: string): IsoInstant | undefined {
     offsetMinutes = sign * (oh * 60 + om);
   }
   return { ms: base - offsetMinutes * 60_000, dateOnly: h === undefined };
+}
+
+/**
+ * Milliseconds since the epoch of a UTC calendar time, for every year 0000–9999 as written.
+ * `Date.UTC` (and `new Date(y, …)`) read a year 0–99 as 1900–1999, so "0001-01-01" was 1901.
+ */
+export function utcMs(year: number, month0: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month0, day);
+  date.setUTCHours(hour, minute, second, millis);
+  return date.getTime();
 }
 
 /**
@@ -59,7 +70,8 @@ const ISO_SHAPED = /^\d{4}-\d{2}-\d{2}/;
 export function dateStringToMs(text: string): number | undefined {
   const iso = parseIsoInstant(text);
   if (iso !== undefined) return iso.ms;
-  if (ISO_SHAPED.test(text) || !/\d{4}/.test(text)) return undefined;
+  // Date.parse, too, reads a year 00xx as 19xx or 20xx ("Jan 1, 0050" is 1950): no such date.
+  if (ISO_SHAPED.test(text) || !/\d{4}/.test(text) || /(?<![\d+-])00\d\d(?!\d)/.test(text)) return undefined;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : ms;
 }

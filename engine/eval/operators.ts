@@ -38,6 +38,8 @@ export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%';
 
 export function arithmetic(op: ArithmeticOperator, left: unknown, right: unknown, span: Span): unknown {
   if (op === '+' && (typeof left === 'string' || typeof right === 'string')) {
+    const later = instantSum(left, right, span);
+    if (later !== undefined) return later;
     return displayString(left) + displayString(right);
   }
   if (op === '-' && typeof left === 'string') {
@@ -81,6 +83,27 @@ function instantDifference(left: string, right: unknown): string | number | unde
     return to === undefined ? undefined : from.ms - to.ms;
   }
   return undefined;
+}
+
+/**
+ * `instant + ms` and `ms + instant` → the ISO instant that many milliseconds later
+ * (`now() + days(1)`), as `instant - ms` is the one earlier; it concatenated ("…Z86400000").
+ * Undefined unless one side is an ISO instant and the other a number, so every other `+` with a
+ * string still concatenates. A sum past what a Date holds is an error, not text.
+ */
+function instantSum(left: unknown, right: unknown, span: Span): string | undefined {
+  let text: string;
+  let ms: number;
+  if (typeof left === 'string' && typeof right === 'number') [text, ms] = [left, right];
+  else if (typeof left === 'number' && typeof right === 'string') [text, ms] = [right, left];
+  else return undefined;
+  const from = parseIsoInstant(text);
+  if (from === undefined) return undefined;
+  const sum = from.ms + ms;
+  if (!Number.isFinite(sum) || Math.abs(sum) > 8.64e15) {
+    throw new EvaluatorError('R4014', `Cannot add ${describeValue(ms)} ms to the instant ${JSON.stringify(text)}: the result is past what an instant can hold`, span);
+  }
+  return new Date(sum).toISOString();
 }
 
 export type OrderingOperator = '<' | '>' | '<=' | '>=';
@@ -219,7 +242,9 @@ export function isOfType(value: unknown, typeNameText: string, span: Span): bool
     case 'boolean':
       return typeof value === 'boolean';
     case 'null':
-      return value === null;
+      // An absent value is null, as it is to `==` (`r.nope is null` agrees with `r.nope == null`).
+      // `is undefined` still tells the two apart.
+      return value === null || value === undefined;
     case 'undefined':
       return value === undefined;
     case 'date':

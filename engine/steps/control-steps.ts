@@ -55,7 +55,14 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
 
 export async function runValidate(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): Promise<StepOutcome> {
   if (step.fallback) {
-    const failed = firstFailedConstraint(step, path, frame, rt);
+    const failed = firstFailedConstraint(step, path, frame, rt, true);
+    if (failed?.error) {
+      const { constraint, target, error } = failed;
+      rt.progress(
+        `validate at ${path}: \`${rt.model.text(file, spanOf(constraint.condition))}\` (line ${rt.model.line(file, constraint.start)}) ` +
+          `could not be evaluated for ${recordText(target)} (${error.message}), so the record failed validation: its \`or\` block runs`,
+      );
+    }
     if (failed) await withFlowSubject(frame, failed.target, () => rt.runSteps(step.fallback!, fallbackPath(path), frame));
     return {};
   }
@@ -82,14 +89,29 @@ interface FailedConstraint {
   /** The validated value (`validate order { … }`: the order). */
   target: unknown;
   checked: ReturnType<typeof evalContext>;
+  /** The assumption could not be evaluated (`.price > 0` with price "10"): why. */
+  error?: EvaluatorError;
 }
 
-function firstFailedConstraint(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime): FailedConstraint | undefined {
+/**
+ * The first assumption the validated value fails. With `unevaluable`, one that cannot even be
+ * evaluated for it (a type error, a division by zero) is failed too — the `or` block's record,
+ * not a failure of the step that left the record nowhere; without (no `or` block), the step fails
+ * with the evaluation error, which says more than "is false". The target itself must evaluate.
+ */
+function firstFailedConstraint(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, unevaluable = false): FailedConstraint | undefined {
   const ctx = evalContext(rt, frame, path);
   const target = evaluate(step.target, ctx);
   const checked = { ...ctx, current: target };
   for (const constraint of step.constraints) {
-    if (!isTruthy(evaluate(constraint.condition, checked))) return { constraint, target, checked };
+    let holds: unknown;
+    try {
+      holds = evaluate(constraint.condition, checked);
+    } catch (error) {
+      if (unevaluable && error instanceof EvaluatorError) return { constraint, target, checked, error };
+      throw error;
+    }
+    if (!isTruthy(holds)) return { constraint, target, checked };
   }
   return undefined;
 }

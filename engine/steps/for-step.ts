@@ -4,7 +4,8 @@
  * The collection is recorded input: a memory store is run-local state (replayed), any other
  * store's contents are read once and recorded, and an expression evaluates over recorded values.
  * Each iteration's steps have the path `<for>[<index>]/…`, so concurrent iterations replay
- * independently of how they interleaved. `skip` (and `queue`) end the current iteration only.
+ * independently of how they interleaved. `skip` (and `queue`) end the current iteration only;
+ * `abort` fails the run whatever `onError` says.
  */
 import { asLogged } from '../log/loggable.js';
 import type { Clock } from '../env/env.js';
@@ -12,7 +13,7 @@ import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isConcurrent } from '../lang/check-bindings.js';
-import { isTruthy } from '../eval/values.js';
+import { describeValue, isTruthy } from '../eval/values.js';
 import { iterationPath } from '../journal/step-path.js';
 import { ReplayExhausted } from '../journal/journal.js';
 import { AbortError, endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
@@ -199,7 +200,10 @@ async function collection(step: ForStep, path: string, frame: Frame, rt: StepRun
   }
   const value = evaluate(expr, evalContext(rt, frame, path));
   if (!Array.isArray(value)) {
-    throw new StepError('not-an-array', `For loop collection must be an array, but \`${rt.model.text(actionFile(rt, frame), spanOf(expr))}\` is ${value === null ? 'null' : typeof value}`);
+    const text = rt.model.text(actionFile(rt, frame), spanOf(expr));
+    // "absent (no value)", as everywhere else: the language has no `undefined` (values.ts).
+    const fix = value === null || value === undefined ? `; loop over \`(${text} ?? [])\` to run zero times when it has none` : '';
+    throw new StepError('not-an-array', `For loop collection must be an array, but \`${text}\` is ${describeValue(value)}${fix}`);
   }
   return value;
 }

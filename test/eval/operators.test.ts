@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EvaluatorError } from '../../engine/eval/eval-errors.js';
 import type { BinaryOperator } from '../../engine/lang/ast.js';
-import { arr, bin, bool, boom, call, cond, ev, index, is, lit, nul, num, obj, prop, ref, spread, str, unary, unsupported } from './ast-builders.js';
+import { arr, bin, bool, boom, call, cond, ev, index, is, lit, member, nul, num, obj, prop, ref, spread, str, unary, unsupported } from './ast-builders.js';
 
 function binary(op: BinaryOperator, l: unknown, r: unknown): unknown {
   return ev(bin(op, lit(l), lit(r)));
@@ -56,6 +56,35 @@ describe('arithmetic', () => {
     const e = errorOf(() => binary(op, l, r));
     expect(e.code).toBe(code);
     expect(e.message).toBe(message);
+  });
+
+  it.each<[unknown, unknown, unknown]>([
+    // An ISO instant plus milliseconds (either side) is the instant that much later, as minus is
+    // the one earlier; it concatenated ("…Z86400000").
+    ['2026-03-01T00:00:00Z', 86_400_000, '2026-03-02T00:00:00.000Z'],
+    [3_600_000, '2024-01-01', '2024-01-01T01:00:00.000Z'],
+    ['2024-01-01T10:00:00+02:00', -1000, '2024-01-01T07:59:59.000Z'],
+    ['0001-01-01T00:00:00Z', 86_400_000, '0001-01-02T00:00:00.000Z'],
+    // Anything else with a string still concatenates.
+    ['2024', 1, '20241'],
+    ['2024-13-01', 1, '2024-13-011'],
+    ['2024-01-01', '2024-01-02', '2024-01-012024-01-02'],
+    ['2024-01-01', true, '2024-01-01true'],
+  ])('%j + %j is %j', (l, r, expected) => {
+    expect(binary('+', l, r)).toEqual(expected);
+  });
+
+  it('refuses an instant plus milliseconds past what an instant holds', () => {
+    const e = errorOf(() => binary('+', '2024-01-01', 8.64e15));
+    expect(e.code).toBe('R4014');
+    expect(e.message).toContain('past what an instant can hold');
+  });
+
+  it('reads years 0000–0099 as written, not as 1900–1999', () => {
+    expect(binary('-', '0001-01-01T00:00:00Z', '1901-01-01T00:00:00Z')).toBe(-693_960 * 86_400_000); // 1900 years, 460 of them leap
+    expect(binary('<', '0050-01-01', '1949-06-01')).toBe(true);
+    expect(binary('-', '0000-03-01', '0000-02-28')).toBe(2 * 86_400_000); // year 0 is a leap year
+    expect(binary('-', '0099-12-31T00:00:00Z', 1000)).toBe('0099-12-30T23:59:59.000Z');
   });
 
   it('says a missing operand is null and that it is missing', () => {
@@ -246,6 +275,9 @@ describe('is T', () => {
     ['2024-03-01', 'date', true],
     ['2024-03-01T10:00:00Z', 'Date', true],
     ['Tue, 05 Mar 2024 10:00:00 GMT', 'date', true],
+    ['Tue, 05 Mar 2024 10:00:00 +0000', 'date', true],
+    ['0050-01-01', 'date', true],
+    ['Jan 1, 0050', 'date', false], // Date.parse reads it as 1950
     ['1', 'date', false],
     ['2024-02-31', 'date', false],
     ['hello', 'date', false],
@@ -257,6 +289,13 @@ describe('is T', () => {
   it('undefined is undefined', () => {
     expect(ev(is(ref('missing'), 'undefined'))).toBe(true);
     expect(ev(is(num(1), 'undefined'))).toBe(false);
+    expect(ev(is(nul(), 'undefined'))).toBe(false);
+  });
+
+  it('an absent value is null, as it equals null', () => {
+    expect(ev(is(ref('missing'), 'null'))).toBe(true);
+    expect(ev(is(member(obj(prop('n', nul())), 'nope'), 'null'))).toBe(true);
+    expect(ev(bin('==', ref('missing'), nul()))).toBe(true);
   });
 
   it('an unknown type is an error', () => {
