@@ -39,6 +39,7 @@ describe('replay diff', () => {
     await page.locator('[data-testid="verify-verdict"], .replay-diff .error-box').first().waitFor({ timeout: 60_000 });
     expect(await page.locator('.replay-diff .error-box').count(), (await page.locator('.replay-diff .error-box').allTextContents()).join()).toBe(0);
     await expect.poll(() => page.getByTestId('verify-verdict').textContent()).toContain('replay matches');
+    expect(await page.getByTestId('verify-verdict').textContent()).toContain('against the recorded mission');
     const rows = page.locator('.verify-row');
     expect(await rows.count()).toBeGreaterThan(10);
     expect(await page.locator('.verify-row[data-state="divergent"]').count()).toBe(0);
@@ -81,6 +82,26 @@ describe('replay diff', () => {
     await page.getByRole('button', { name: /Verify/ }).click();
     await expect.poll(() => page.getByTestId('verify-verdict').textContent(), { timeout: 30_000 }).toContain('the edit diverges');
     await expect.poll(() => page.getByTestId('divergence-change').textContent()).toBe(`line ${line}: POST /confirmations became POST /audit`);
+    expect(await page.getByTestId('verify-verdict').textContent()).toContain('against the edited mission');
+    expect(errors).toEqual([]);
+  });
+
+  it('marks a verdict out of date once the text changes, and refuses an empty edit', async () => {
+    // A verdict for the text in the box…
+    await page.getByLabel('Edited mission text').fill(demoMissionText());
+    await page.getByRole('button', { name: 'Verify replay' }).click();
+    const verdict = page.getByTestId('verify-verdict');
+    await expect.poll(() => verdict.textContent(), { timeout: 30_000 }).toContain('replay matches');
+    expect(await verdict.getAttribute('data-stale')).toBe('false');
+    // …is no longer the verdict once the text changes: it says so, and is no ✓ colour.
+    await page.getByLabel('Edited mission text').fill(`${demoMissionText()}\n`);
+    expect(await verdict.textContent()).toContain('the text changed since this verdict');
+    expect(await verdict.getAttribute('class')).toContain('stale');
+    // An empty or blank edit is not verified as the recorded mission: the button says why it cannot.
+    await page.getByLabel('Edited mission text').fill('   \n');
+    expect(await page.getByRole('button', { name: 'Verify replay' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('note', { name: 'Nothing to verify' }).textContent()).toContain('The edited mission is empty');
+    expect(await verdict.textContent()).not.toMatch(/^✓[^—]*$/);
     expect(errors).toEqual([]);
   });
 });

@@ -217,6 +217,10 @@ class Service implements StudioService {
       case 'run.verify': {
         const runId = str(channel, req, 'runId');
         const missionText = optStr(channel, req, 'missionText');
+        // A blank edit is no mission: verifying it as the recorded one gave a false ✓.
+        if (missionText !== undefined && missionText.trim() === '') {
+          throw new StudioError('bad-request', `${channel}: "missionText" is empty for run "${runId}": send the edited mission's text, or leave "missionText" out to verify the recorded mission`);
+        }
         const view = await this.views.get(runId);
         return verifyInStudio(this.log, runId, missionText === undefined ? undefined : { recorded: view.record.missionFiles, missionText });
       }

@@ -86,7 +86,15 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * An http.response payload's status from its first characters: flat top-level members (strings,
+ * numbers, literals — no object or array before it), then "response" whose first key is
+ * "status", a 3-digit integer. The one capture group is the status.
+ */
+const RESPONSE_STATUS_PREFIX = String.raw`^\{(?:"(?:[^"\\]|\\.)*":(?:"(?:[^"\\]|\\.)*"|[-+.0-9eE]+|true|false|null),)*"response":\{"status":([1-9][0-9]{2})[,}]`;
+
 /** The URL as it may be printed: without its password. */
+
 export const redactUrl = redactPgUrl;
 
 export async function openPostgresLog(url: string, opts: OpenLogOptions = {}): Promise<EventLog> {
@@ -437,9 +445,15 @@ class PostgresEventLog implements EventLog {
     let statuses: [unknown, string][] = [];
     if (responses > 0) {
       // The status as jsonb, so the caller sees it typed as stored; bounded by the seq counted.
+      // Read from the payload's first 512 characters (left() detoasts only that slice) where a
+      // regular expression proves it is response.status: a run of flat top-level members, then
+      // "response":{"status":NNN — the engine's order (fetch-step.ts). payload::jsonb parsed the
+      // whole body (20 MB on every runs-list call); any other payload still goes through it, so
+      // the counts are those of the full parse. The same rule as SQLite's responseStatuses.
       const result = await this.query<{ status: unknown; n: string }>(
-        `SELECT payload::jsonb -> 'response' -> 'status' AS status, count(*) AS n FROM reqon_events WHERE run_id = $1 AND seq <= $2 AND type = 'http.response' GROUP BY 1`,
-        [runId, lastSeq],
+        `SELECT coalesce(to_jsonb(substring(left(payload, 512) FROM $3)::int), payload::jsonb -> 'response' -> 'status') AS status, count(*) AS n
+           FROM reqon_events WHERE run_id = $1 AND seq <= $2 AND type = 'http.response' GROUP BY 1`,
+        [runId, lastSeq, RESPONSE_STATUS_PREFIX],
       );
       statuses = result.rows.map((r) => [r.status, r.n]);
     }

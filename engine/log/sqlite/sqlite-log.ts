@@ -332,7 +332,7 @@ class SqliteEventLog implements EventLog {
     let statuses: [unknown, number][] = [];
     if (responses > 0) {
       try {
-        statuses = this.sql.responseStatuses.all(runId, lastSeq);
+        statuses = this.sql.responseStatuses.all({ run: runId, to: lastSeq });
       } catch (error) {
         // json_extract of an http.response whose payload is not JSON (a file this engine did not write).
         throw new Error(`eventCounts '${runId}': ${error instanceof Error ? error.message : String(error)}`);

@@ -163,9 +163,26 @@ export function prepareStatements(db: Database.Database) {
         WHERE run_id = ? AND type = 'step.failed' AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
     ),
     // `eventCounts`' second statement: a run's http.response events by status, up to the seq counted.
+    // The status is read from the payload's first 512 characters: json_extract parsed the whole
+    // body (a 20 MB body cost ~0.5 s on every runs-list call). The engine writes
+    // {"effectId":…,"attempt":…,"response":{"status":NNN,… (fetch-step.ts), so the prefix holds it;
+    // the CASE takes it only where the prefix proves it is response.status — a top-level key (no
+    // `{` or `[` before it), the first "response", a 3-digit integer — and any other payload falls
+    // back to json_extract, so the counts are those of the full parse. MATERIALIZED: evaluated
+    // once per row, not once per reference to `head` (each reference re-read the whole value).
     responseStatuses: db
-      .prepare<[string, number], [unknown, number]>(
-        `SELECT json_extract(payload, '$.response.status'), count(*) FROM reqon_events WHERE run_id = ? AND seq <= ? AND type = 'http.response' GROUP BY 1`,
+      .prepare<{ run: string; to: number }, [unknown, number]>(
+        `WITH h AS MATERIALIZED (
+           SELECT seq, substr(payload, 1, 512) AS head, instr(substr(payload, 1, 512), '"response":') AS p
+             FROM reqon_events WHERE run_id = @run AND seq <= @to AND type = 'http.response')
+         SELECT coalesce(
+                  CASE WHEN p > 1 AND substr(head, 1, 1) = '{' AND substr(head, p - 1, 1) IN ('{', ',')
+                        AND instr(substr(head, 1, p), '[') = 0 AND instr(substr(head, 2, p - 1), '{') = 0
+                        AND substr(head, p + 11, 14) GLOB '{"status":[1-9][0-9][0-9][,}]'
+                       THEN CAST(substr(head, p + 21, 3) AS INTEGER) END,
+                  (SELECT json_extract(e.payload, '$.response.status') FROM reqon_events e WHERE e.run_id = @run AND e.seq = h.seq)),
+                count(*)
+           FROM h GROUP BY 1`,
       )
       .raw(true),
     // The bulk read path (read-events.ts). Chunks are seq ranges: `seq` is contiguous per run,

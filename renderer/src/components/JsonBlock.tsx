@@ -9,7 +9,7 @@
  */
 import { useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { JsonRows, preview, type ArrayWindow, type JsonRow } from '../lib/json-rows.js';
+import { cutText, JsonRows, preview, ROW_TEXT, type ArrayWindow, type JsonRow } from '../lib/json-rows.js';
 import type { ValueSlice } from '../lib/protocol.js';
 import { jsonText, visibleControls } from '../lib/visible-text.js';
 
@@ -21,23 +21,27 @@ function valueClass(value: unknown): string {
   return `json-${typeof value}`;
 }
 
-/** "items 500–999 of 25,000" with previous/next and a go-to box, in the row of a windowed array. */
+/**
+ * "items 500–999 of 25,000" (or "characters 0–4,095 of 20,971,520" for a long string) with
+ * previous/next and a go-to box, in the row of a value the engine sent a window of.
+ */
 function WindowPager({ path, window, onWindow }: { path: string; window: ArrayWindow; onWindow: (path: string, from: number) => void }) {
   const last = window.from + window.count - 1;
+  const unit = window.unit === 'chars' ? 'characters' : 'items';
   const go = (from: number) => onWindow(path, Math.max(0, Math.min(from, window.total - window.count)));
   return (
     <span className="json-window" onClick={(e) => e.stopPropagation()}>
       <span className="json-meta">
-        items {window.from.toLocaleString('en-US')}–{last.toLocaleString('en-US')} of {window.total.toLocaleString('en-US')}
+        {unit} {window.from.toLocaleString('en-US')}–{last.toLocaleString('en-US')} of {window.total.toLocaleString('en-US')}
       </span>
-      <button aria-label={`Previous items of ${path}`} disabled={window.from === 0} onClick={() => go(window.from - window.count)}>◀</button>
-      <button aria-label={`Next items of ${path}`} disabled={last >= window.total - 1} onClick={() => go(window.from + window.count)}>▶</button>
+      <button aria-label={`Previous ${unit} of ${path}`} disabled={window.from === 0} onClick={() => go(window.from - window.count)}>◀</button>
+      <button aria-label={`Next ${unit} of ${path}`} disabled={last >= window.total - 1} onClick={() => go(window.from + window.count)}>▶</button>
       <input
-        aria-label={`Go to item of ${path}`}
+        aria-label={`Go to ${window.unit === 'chars' ? 'character' : 'item'} of ${path}`}
         type="number"
         min={0}
         max={window.total - 1}
-        placeholder="item #"
+        placeholder={window.unit === 'chars' ? 'char #' : 'item #'}
         onKeyDown={(e) => {
           if (e.key !== 'Enter') return;
           const n = Number((e.target as HTMLInputElement).value);
@@ -64,7 +68,10 @@ function RowView({ row, onToggle, onWindow }: { row: JsonRow; onToggle: (row: Js
       {container && <span className="json-caret" aria-hidden="true">{row.open ? '▾' : '▸'}</span>}
       {row.label !== null && <span className="json-key">{visibleControls(row.label)}:</span>}
       {!container ? (
-        <span className={valueClass(row.value)}>{preview(row.value)}</span>
+        <>
+          <span className={valueClass(row.value)}>{preview(row.value)}</span>
+          {typeof row.value === 'string' && <TextRest text={row.value} window={row.window} />}
+        </>
       ) : row.open ? (
         <span className="json-meta">{isArray ? `[${row.size} item${row.size === 1 ? '' : 's'}]` : `{${row.size} key${row.size === 1 ? '' : 's'}}`}</span>
       ) : (
@@ -75,6 +82,29 @@ function RowView({ row, onToggle, onWindow }: { row: JsonRow; onToggle: (row: Js
       )}
       {row.window && onWindow && <WindowPager path={row.path} window={row.window} onWindow={onWindow} />}
     </div>
+  );
+}
+
+/**
+ * What a long string's row does not draw: "… N more characters" (of the whole string when the
+ * engine sent a window of it), and a copy of the characters the page holds.
+ */
+function TextRest({ text, window }: { text: string; window: ArrayWindow | undefined }) {
+  const { more } = cutText(text);
+  const hidden = (window ? window.total - window.count : 0) + more;
+  if (hidden === 0) return null;
+  return (
+    <span className="json-meta" onClick={(e) => e.stopPropagation()}>
+      {' '}… {hidden.toLocaleString('en-US')} more characters
+      <button
+        className="json-copy"
+        aria-label="Copy text"
+        title={window ? `copies characters ${window.from}–${window.from + window.count - 1}; page with ◀ ▶ for others` : 'copies the whole string'}
+        onClick={() => void navigator.clipboard?.writeText(text)}
+      >
+        copy
+      </button>
+    </span>
   );
 }
 
@@ -90,7 +120,7 @@ interface JsonBlockProps {
 
 export function JsonBlock({ value, label, expandAll = false, maxHeight = 320, slices, onWindow }: JsonBlockProps) {
   const [expanded, setExpanded] = useState<ReadonlyMap<string, boolean>>(() => new Map());
-  const windows = useMemo(() => new Map((slices ?? []).map((s) => [s.path, { from: s.from, count: s.count, total: s.total }])), [slices]);
+  const windows = useMemo(() => new Map((slices ?? []).map((s) => [s.path, { from: s.from, count: s.count, total: s.total, ...(s.unit ? { unit: s.unit } : {}) }])), [slices]);
   const rows = useMemo(
     () => new JsonRows(value !== null && typeof value === 'object' ? value : {}, expanded, expandAll, windows),
     [value, expanded, expandAll, windows],
@@ -102,7 +132,8 @@ export function JsonBlock({ value, label, expandAll = false, maxHeight = 320, sl
   if (value === null || typeof value !== 'object') {
     return (
       <pre className="json-primitive" aria-label={label}>
-        {jsonText(value)}
+        {typeof value === 'string' ? preview(value, ROW_TEXT) : jsonText(value)}
+        {typeof value === 'string' && <TextRest text={value} window={windows.get('$')} />}
       </pre>
     );
   }

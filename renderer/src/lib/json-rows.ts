@@ -27,6 +27,21 @@ export interface ArrayWindow {
   from: number;
   count: number;
   total: number;
+  /** A string the engine sent a window of characters of (inspect/state-slice.ts TEXT_LIMIT). */
+  unit?: 'chars';
+}
+
+/** Characters of a string drawn in a row; the rest is counted, and copied on demand. */
+export const ROW_TEXT = 500;
+
+/**
+ * A long string cut for display: its first `limit` characters (not between a surrogate pair's
+ * halves) and how many more there are. Drawing a 20 MB string whole froze the page for ~40 s.
+ */
+export function cutText(text: string, limit = ROW_TEXT): { shown: string; more: number } {
+  if (text.length <= limit) return { shown: text, more: 0 };
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
+  return { shown: text.slice(0, end), more: text.length - end };
 }
 
 /** Containers with more children than this keep their children closed unless opened. */
@@ -82,9 +97,9 @@ export class JsonRows {
         continue;
       }
       const size = sizeOf(task.value);
-      const window = Array.isArray(task.value) ? windows.get(task.path) : undefined;
+      const window = Array.isArray(task.value) || typeof task.value === 'string' ? windows.get(task.path) : undefined;
       const open = size !== null && (expanded.get(task.path) ?? defaultOpen(task.depth, window?.total ?? task.parentSize, expandAll));
-      emit({ kind: 'row', row: { path: task.path, depth: task.depth, label: task.label, value: task.value, size: window?.total ?? size, open, ...(window ? { window } : {}) } });
+      emit({ kind: 'row', row: { path: task.path, depth: task.depth, label: task.label, value: task.value, size: size === null ? null : (window?.total ?? size), open, ...(window ? { window } : {}) } });
       const offset = window?.from ?? 0;
       if (!open || size === null || size === 0) continue;
       const keys = Array.isArray(task.value) ? null : Object.keys(task.value as object);
@@ -155,6 +170,10 @@ export class JsonRows {
 /** One line for a value: primitives as JSON, containers as a bounded preview (`{id: "a", qty: 2}`). */
 export function preview(value: unknown, budget = 120): string {
   if (value === undefined) return 'undefined';
+  if (typeof value === 'string') {
+    const { shown, more } = cutText(value, Math.max(budget, ROW_TEXT));
+    return more === 0 ? jsonText(value)! : `${jsonText(shown)!.slice(0, -1)}…`;
+  }
   if (value === null || typeof value !== 'object') return jsonText(value) ?? String(value);
   const isArray = Array.isArray(value);
   const close = isArray ? ']' : '}';
@@ -163,7 +182,8 @@ export function preview(value: unknown, budget = 120): string {
   const length = isArray ? value.length : keys!.length;
   for (let i = 0; i < length; i += 1) {
     const child = isArray ? value[i] : (value as Record<string, unknown>)[keys![i]!];
-    const shown = child !== null && typeof child === 'object' ? (Array.isArray(child) ? `[…${child.length}]` : '{…}') : (jsonText(child) ?? String(child));
+    // A long string child is cut before it is quoted: the preview shows `budget` characters at most.
+    const shown = child !== null && typeof child === 'object' ? (Array.isArray(child) ? `[…${child.length}]` : '{…}') : typeof child === 'string' ? preview(child, budget) : (jsonText(child) ?? String(child));
     const part = (i > 0 ? ', ' : '') + (isArray ? shown : `${visibleControls(keys![i]!)}: ${shown}`);
     if (out.length + part.length > budget) return `${out}${i > 0 ? ', ' : ''}…${close}`;
     out += part;

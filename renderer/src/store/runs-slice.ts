@@ -78,6 +78,15 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
     }),
 });
 
+/**
+ * Why a run has nothing to scrub yet: its summary has not arrived ('loading' — not "no events",
+ * which said a run that was only loading had none), or it has logged no event ('empty').
+ */
+export function noEventsReason(state: Pick<RunsSlice, 'runsById' | 'liveSeqByRun'>, runId: string): 'loading' | 'empty' | null {
+  if (knownLastSeq(state, runId) >= 1) return null;
+  return state.runsById[runId] === undefined ? 'loading' : 'empty';
+}
+
 /** The highest seq known for a run, from its summary or from pushes. */
 export function knownLastSeq(state: Pick<RunsSlice, 'runsById' | 'liveSeqByRun'>, runId: string | null): number {
   if (!runId) return 0;

@@ -3,20 +3,27 @@
  * opened here — and shows the original and replayed step paths and effect IDs side by side,
  * aligned by index, with the divergence the engine found highlighted and explained.
  */
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { invoke } from '../../lib/bridge.js';
 import type { VerifyReport } from '../../lib/protocol.js';
 import { describeFailure } from '../../lib/protocol-failure.js';
-import { alignVerifyRows, unfinished, verifyVerdict } from '../../lib/verify-rows.js';
+import { alignVerifyRows, unfinished } from '../../lib/verify-rows.js';
+import { verdictView, verifyRequest, verifyTarget, type VerifyTarget } from '../../lib/verify-target.js';
 import { ReplayDiffTable } from './ReplayDiffTable.js';
 
 export function ReplayDiff({ runId }: { runId: string }) {
   const [editing, setEditing] = useState(false);
   const [missionText, setMissionText] = useState('');
-  const [report, setReport] = useState<VerifyReport | null>(null);
+  // The report with the mission it checked: a verdict is only ever shown beside what it checked.
+  const [result, setResult] = useState<{ report: VerifyReport; checked: VerifyTarget } | null>(null);
+  const report = result?.report ?? null;
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Only the latest verify's answer lands: an older one is for a mission no longer asked about.
+  const latest = useRef(0);
   const rows = useMemo(() => (report ? alignVerifyRows(report) : []), [report]);
+  const now = verifyTarget(editing, missionText);
+  const verdict = result ? verdictView(result.report, result.checked, editing, missionText) : null;
 
   // Editing starts from the run's own mission text, so a small change is a small edit.
   const startEditing = async () => {
@@ -31,22 +38,27 @@ export function ReplayDiff({ runId }: { runId: string }) {
   };
 
   const verify = async () => {
+    if (!('target' in now)) return;
+    const { target } = now;
+    const id = ++latest.current;
     setBusy(true);
     setError(null);
     try {
-      setReport(await invoke('run.verify', { runId, ...(editing && missionText.trim() ? { missionText } : {}) }));
+      const answer = await invoke('run.verify', verifyRequest(runId, target));
+      if (id === latest.current) setResult({ report: answer, checked: target });
     } catch (err) {
+      if (id !== latest.current) return;
       setError(describeFailure(err));
-      setReport(null);
+      setResult(null);
     } finally {
-      setBusy(false);
+      if (id === latest.current) setBusy(false);
     }
   };
 
   return (
     <div className="replay-diff">
       <div className="toolbar" role="toolbar" aria-label="Replay diff controls">
-        <button className="primary" aria-label="Verify replay" disabled={busy} onClick={() => void verify()}>
+        <button className="primary" aria-label="Verify replay" disabled={busy || !('target' in now)} onClick={() => void verify()}>
           {busy ? 'Replaying…' : editing ? 'Verify against edited mission' : 'Verify replay'}
         </button>
         <label className="check">
@@ -68,9 +80,9 @@ export function ReplayDiff({ runId }: { runId: string }) {
           </label>
         )}
         <span className="toolbar-spacer" />
-        {report && (
-          <span className={`verdict-chip ${verifyVerdict(report).kind}`} data-testid="verify-verdict">
-            {verifyVerdict(report).text}
+        {verdict && (
+          <span className={`verdict-chip ${verdict.kind}`} data-testid="verify-verdict" data-stale={verdict.stale !== null}>
+            {verdict.text}
           </span>
         )}
       </div>
@@ -83,6 +95,11 @@ export function ReplayDiff({ runId }: { runId: string }) {
           value={missionText}
           onChange={(e) => setMissionText(e.target.value)}
         />
+      )}
+      {editing && 'refused' in now && !busy && (
+        <div className="banner" role="note" aria-label="Nothing to verify">
+          {now.refused}
+        </div>
       )}
       {error && <div className="error-box" role="alert">{error}</div>}
       {report?.divergence && (

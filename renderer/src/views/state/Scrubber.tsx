@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ValueSlice, ValueWindow } from '../../lib/protocol.js';
 import { useStudio } from '../../store/studio-store.js';
-import { knownLastSeq } from '../../store/runs-slice.js';
+import { knownLastSeq, noEventsReason } from '../../store/runs-slice.js';
 import { clampSeq } from '../../store/scrub-slice.js';
 import { useRequest } from '../../lib/use-request.js';
 import { formatClock } from '../../lib/time-format.js';
@@ -23,6 +23,7 @@ import { useSettled } from '../../lib/use-settled.js';
 
 export function Scrubber({ runId }: { runId: string }) {
   const lastSeq = useStudio((s) => knownLastSeq(s, runId));
+  const noEvents = useStudio((s) => noEventsReason(s, runId));
   const scrubSeq = useStudio((s) => s.scrubSeq);
   const pinnedSeq = useStudio((s) => s.pinnedSeq);
   const setScrub = useStudio((s) => s.setScrub);
@@ -71,7 +72,8 @@ export function Scrubber({ runId }: { runId: string }) {
     [lastSeq, setScrub, stepScrub],
   );
 
-  if (lastSeq < 1) return <div className="view-loading">This run has no events yet.</div>;
+  if (noEvents === 'loading') return <div className="view-loading">Loading run…</div>;
+  if (noEvents === 'empty') return <div className="view-loading">This run has no events yet.</div>;
   const runState = state.data;
   const event = runState?.event ?? null;
 

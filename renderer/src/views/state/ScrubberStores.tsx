@@ -16,6 +16,16 @@ function preview(value: unknown): string {
   return s === undefined ? 'undefined' : s.length > 160 ? `${s.slice(0, 157)}…` : s;
 }
 
+/**
+ * The cuts inside record `index` of a store (the engine names them `$[index].record…`, inside the
+ * store's list), re-rooted at the record for its JsonBlock, and its pager mapped back.
+ */
+function recordSlices(all: ValueSlice[], index: number, onWindow: (path: string, from: number) => void) {
+  const prefix = `$[${index}].record`;
+  const slices = all.filter((s) => s.path.startsWith(prefix)).map((s) => ({ ...s, path: `$${s.path.slice(prefix.length)}` }));
+  return { slices, onWindow: (path: string, from: number) => onWindow(`${prefix}${path.slice(1)}`, from) };
+}
+
 interface Props {
   stores: StoreSnapshot[];
   slices: (where: string) => ValueSlice[];
@@ -88,7 +98,14 @@ export function ScrubberStores({ stores, slices, onWindow }: Props) {
           <button aria-label="Next records" disabled={window.from + window.count >= window.total} onClick={() => go(window.from + window.count)}>▶</button>
         </div>
       )}
-      {open && <JsonBlock value={open.record} label={`Record ${visibleControls(open.key)}`} expandAll />}
+      {open && store && (
+        <JsonBlock
+          value={open.record}
+          label={`Record ${visibleControls(open.key)}`}
+          expandAll
+          {...recordSlices(slices(`store:${store.name}`), (window?.from ?? 0) + records.indexOf(open), onWindow(`store:${store.name}`))}
+        />
+      )}
     </section>
   );
 }
