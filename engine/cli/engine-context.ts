@@ -157,6 +157,10 @@ export function cliEnv(): Env {
 export function collectSources(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const pairs = collectPairs(value, previous);
   const name = value.slice(0, value.indexOf('='));
+  // One API per source: a second URL for a name was taken silently, the first one dropped.
+  if (Object.hasOwn(previous, name) && previous[name] !== pairs[name]) {
+    throw new CliError(`--source ${name} is given twice (${previous[name]} and ${pairs[name]}); give each source one URL`);
+  }
   let url: URL | undefined;
   try {
     url = new URL(pairs[name]!);

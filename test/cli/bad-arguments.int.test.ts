@@ -57,4 +57,9 @@ describe('bad arguments', () => {
     expect(good.code, describeResult(good)).toBe(0);
     expect(JSON.parse(good.stdout.split('\n')[0]!).seq).toBe(2);
   });
+
+  it('reqon run with one source given two URLs: refused, where the last one was taken silently', async () => {
+    oneLine(await reqon('run', 'm.vague', '--source', 'Api=http://127.0.0.1:1/a', '--source', 'Api=http://127.0.0.1:1/b'), /^reqon: --source Api is given twice \(http:\/\/127\.0\.0\.1:1\/a and http:\/\/127\.0\.0\.1:1\/b\); give each source one URL/);
+  });
 });
+
