@@ -11,7 +11,7 @@
  * (execute.ts), never left to be retried for ever.
  */
 import { hash } from 'node:crypto';
-import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunRecord } from '../log/log.js';
 import { readRunFailures } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
@@ -56,14 +56,14 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     );
   }
   if (run.status === 'suspended') {
-    if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw notWaitingOn(run, opts);
+    if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw await notWaitingOn(run, opts, deps.log);
     // An edited mission must replay what the run already did before the pause is spent on it: a
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
     await resumeSuspendedRun(run, opts, deps);
     return continueRun(runId, opts, deps, { editChecked: true });
   }
-  if (opts.expectWaitingOn !== undefined) throw notWaitingOn(run, opts);
+  if (opts.expectWaitingOn !== undefined) throw await notWaitingOn(run, opts, deps.log);
   // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
   // may still be) carrying it on, this caller lost the race: say so, and do not take the run
   // over from the winner between its compare-and-set and its lease.
@@ -91,13 +91,19 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   return continueRun(runId, opts, deps);
 }
 
-function notWaitingOn(run: RunRecord, opts: ResumeOptions): RunUnavailableError {
+async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog): Promise<RunUnavailableError> {
   const now = run.status === 'suspended' ? `it waits on ${run.waitingOn} now` : `it is ${run.status}`;
-  return new RunUnavailableError(
-    `run ${run.runId} no longer waits on ${opts.expectWaitingOn} (${now}): it was already resumed; nothing was changed` +
-      (opts.payload !== undefined ? ' and your payload was not used' : ''),
-    'already-resumed',
-  );
+  const unused = opts.payload !== undefined ? ' and your payload was not used' : '';
+  // A pause the run never made (a typo in --pause) was not "already resumed": say which it has.
+  const wanted = opts.expectWaitingOn?.replace(/^pause:/, '');
+  const made = (await log.read(run.runId, { types: ['pause.created'] })).map((e) => (e.payload as EventPayloads['pause.created']).pauseId);
+  if (wanted !== undefined && opts.expectWaitingOn!.startsWith('pause:') && !made.includes(wanted)) {
+    return new RunUnavailableError(
+      `run ${run.runId} has no pause ${wanted} (${made.length === 0 ? 'it made none' : `its pauses: ${made.join(', ')}`}; ${now}); nothing was changed${unused}`,
+      'not-found',
+    );
+  }
+  return new RunUnavailableError(`run ${run.runId} no longer waits on ${opts.expectWaitingOn} (${now}): it was already resumed; nothing was changed${unused}`, 'already-resumed');
 }
 
 /**
