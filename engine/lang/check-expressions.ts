@@ -78,6 +78,24 @@ export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void
 }
 
 /**
+ * E3046: `{ total: 1, total: 2 }` or `map … { v: .x, v: 0 }` keeps the last value (as upstream's
+ * JavaScript objects do) and never uses the first — most often a copy-paste slip. Keys after a
+ * spread may override it on purpose; only a key written twice is said. A warning: upstream accepts it.
+ */
+export function warnRepeatedKeys(ctx: CheckContext, file: string, entries: readonly ({ kind?: string; key?: { name: string; start: number; end: number }; name?: { name: string; start: number; end: number } } | null | undefined)[] | undefined): void {
+  if (!entries || entries.length < 2) return;
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const key = entry?.kind === 'Spread' ? undefined : (entry?.key ?? entry?.name);
+    if (!key || typeof key.name !== 'string') continue;
+    if (seen.has(key.name)) {
+      ctx.report(file, 'E3046', key, `Key \`${key.name}\` is given twice here: the last one wins, the first is never used`, 'remove one of them');
+    }
+    seen.add(key.name);
+  }
+}
+
+/**
  * Runs every expression check on `expr`, reporting into `file`. The same walk as `walkExpr`
  * (parents first, children in the same order, so findings keep their order), written out so
  * the checker's hottest loop makes no closure per expression.
@@ -126,13 +144,16 @@ export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefine
       for (const e of expr.elements ?? []) checkExpr(ctx, file, e);
       return;
     case 'Object':
+      warnRepeatedKeys(ctx, file, expr.entries);
       for (const entry of expr.entries ?? []) checkExpr(ctx, file, entry?.value);
       return;
     case 'MatchExpr':
       checkMatchExprArms(ctx, file, expr);
       checkExpr(ctx, file, expr.subject);
       for (const arm of expr.arms ?? []) {
-        checkExpr(ctx, file, arm?.pattern);
+        // An object pattern's keys are tests, not a record built: its own entries only are walked.
+        if (arm?.pattern?.kind === 'Object') for (const entry of arm.pattern.entries ?? []) checkExpr(ctx, file, entry?.value);
+        else checkExpr(ctx, file, arm?.pattern);
         checkExpr(ctx, file, arm?.guard);
         checkExpr(ctx, file, arm?.result);
       }

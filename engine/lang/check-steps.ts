@@ -13,7 +13,7 @@ import { suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
 import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkBindings } from './check-bindings.js';
-import { checkExpr } from './check-expressions.js';
+import { checkExpr, warnRepeatedKeys } from './check-expressions.js';
 import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
 
 export interface JumpRef {
@@ -76,6 +76,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     }
     case 'Map':
       checkExpr(ctx, file, step.source);
+      warnRepeatedKeys(ctx, file, step.fields);
       for (const f of step.fields ?? []) checkExpr(ctx, file, f?.value);
       return;
     case 'Apply':

@@ -130,12 +130,15 @@ describe('for … concurrency N onError abort', () => {
   });
 
   it('replays the iterations the run started when answers come back in another order', async () => {
-    // Live, item 0's answer is slow: item 1 ends, item 2 starts and aborts, and item 0 ends
-    // after the abort with nothing new started. Replayed, every answer comes at once.
-    const delays = [120, 5, 5, 5, 5];
-    for (let i = 0; i < delays.length; i++) {
+    // Live, item 0's answer is held until item 2 has been asked for and answered (and a margin
+    // for the engine to take that answer in): item 1 ends, item 2 starts and aborts, and item 0
+    // ends after the abort with nothing new started. Replayed, every answer comes at once.
+    let secondAsked!: () => void;
+    const itemTwoAnswered = new Promise<void>((resolve) => (secondAsked = resolve));
+    for (let i = 0; i < 5; i++) {
       c.api.on(`GET /items/${i}`, async () => {
-        await new Promise((resolve) => setTimeout(resolve, delays[i]));
+        if (i === 0) await itemTwoAnswered.then(() => new Promise((resolve) => setTimeout(resolve, 400)));
+        if (i === 2) secondAsked();
         return { body: { id: i, ok: i !== 2 } };
       });
     }
