@@ -84,14 +84,17 @@ export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void
  */
 export function warnRepeatedKeys(ctx: CheckContext, file: string, entries: readonly ({ kind?: string; key?: { name: string; start: number; end: number }; name?: { name: string; start: number; end: number } } | null | undefined)[] | undefined): void {
   if (!entries || entries.length < 2) return;
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    const key = entry?.kind === 'Spread' ? undefined : (entry?.key ?? entry?.name);
+  const keyOf = (entry: (typeof entries)[number]) => (entry?.kind === 'Spread' ? undefined : (entry?.key ?? entry?.name));
+  // Pairwise over the few keys a literal has: this runs on every object of a mission, and a Set per
+  // object is garbage the checker's hot loop does not need.
+  for (let i = 1; i < entries.length; i++) {
+    const key = keyOf(entries[i]);
     if (!key || typeof key.name !== 'string') continue;
-    if (seen.has(key.name)) {
+    for (let j = 0; j < i; j++) {
+      if (keyOf(entries[j])?.name !== key.name) continue;
       ctx.report(file, 'E3046', key, `Key \`${key.name}\` is given twice here: the last one wins, the first is never used`, 'remove one of them');
+      break;
     }
-    seen.add(key.name);
   }
 }
 
