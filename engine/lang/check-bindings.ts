@@ -18,6 +18,7 @@
 import type { ActionDecl, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { pathPlaceholders } from './path-placeholders.js';
+import { didYouMean } from './suggest.js';
 
 interface Binding {
   /** Where it was bound, for "the outer `count` (line N)". */
@@ -41,6 +42,11 @@ class BindingScope {
 
   lookup(name: string): Binding | undefined {
     return this.bound?.get(name) ?? this.parent?.lookup(name);
+  }
+
+  /** Every name bound here and outwards (for "did you mean"). */
+  names(): string[] {
+    return [...(this.bound?.keys() ?? []), ...(this.parent?.names() ?? [])];
   }
 
   bind(name: Name | undefined): void {
@@ -110,6 +116,7 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
         scope.bind(step.as);
         break;
       case 'For': {
+        if (sink.ctx) warnLoopOverNothing(sink.ctx, sink.file, step, scope);
         const body = new BindingScope(scope, isConcurrent(step) ? 'concurrent' : 'sequential');
         body.bind(step.variable);
         walk(sink, step.body, body);
@@ -134,6 +141,27 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
         break;
     }
   }
+}
+
+/**
+ * E3047: `for o in ordrs` where `ordrs` is no store and no variable bound before the loop runs
+ * zero times (§C.2: a bare name is a variable, never a field of `response`) — a misspelt store or
+ * variable, said at run time only as progress while the run completed with nothing done. Not in a
+ * folder mission's part, whose stores the mission file declares.
+ */
+function warnLoopOverNothing(ctx: CheckContext, file: string, loop: ForStep, scope: BindingScope): void {
+  const c = loop.collection;
+  if (ctx.part || c?.kind !== 'Ref' || c.parts?.length !== 1) return;
+  const name = c.parts[0]!;
+  if (name === 'response' || ctx.stores.has(name) || scope.lookup(name) !== undefined) return;
+  const close = didYouMean(name, [...ctx.stores.keys(), ...scope.names()]);
+  ctx.report(
+    file,
+    'E3047',
+    c,
+    `\`${name}\` is no store and no variable bound before this loop: the loop runs zero times`,
+    close ?? `a field of the response is \`response.${name}\`; a store or a \`let\` before the loop is looped over by its name`,
+  );
 }
 
 function bindPattern(scope: BindingScope, fields: readonly { value: SubPattern }[]): void {
