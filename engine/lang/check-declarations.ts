@@ -6,6 +6,7 @@
  * Also fills the context's name tables (first declaration wins) that the step checks resolve
  * names against.
  */
+import { storeTargetProblem } from './store-targets.js';
 import { SCHEDULE_UNIT_MS, type MissionDecl, type Name, type Program, type Schedule, type SourceDecl, type Span, type StoreDecl, type TopLevelItem } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
@@ -189,7 +190,40 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+/**
+ * A sql and a nosql store on one table (SQL names are case-insensitive): the table has the shape
+ * of whichever writes first, and the other's first write fails the run after the first's writes
+ * committed. Two stores of one kind on one table share it, as they may.
+ */
+export function checkSharedTables(ctx: CheckContext, stores: readonly (StoreDecl | null | undefined)[]): void {
+  const first = new Map<string, StoreDecl>();
+  for (const store of stores) {
+    const kind = store?.type?.kind;
+    if (!store || (kind !== 'sql' && kind !== 'nosql') || typeof store.target?.value !== 'string') continue;
+    const table = store.target.value.toLowerCase();
+    const other = first.get(table);
+    if (other === undefined) first.set(table, store);
+    else if (other.type.kind !== kind) {
+      ctx.report(
+        ctx.rootFile,
+        'E3048',
+        store.target,
+        `${kind} store \`${store.name?.name}\` and ${other.type.kind} store \`${other.name?.name}\` use one table, ${JSON.stringify(store.target.value)}: whichever writes second fails the run`,
+        'give each its own table',
+      );
+    }
+  }
+}
+
 export function checkStoreDecl(ctx: CheckContext, store: StoreDecl): void {
+  const kind = store.type?.kind;
+  const target = store.target;
+  if (kind && target && typeof target.value === 'string') {
+    const problem = storeTargetProblem(kind, target.value);
+    if (problem) {
+      ctx.report(ctx.rootFile, 'E3048', target, `${kind} store target ${JSON.stringify(target.value)} ${problem}: running fails at this store's first read or write`, kind === 'file' ? 'use a relative path such as "orders" or "exports/orders"' : 'rename the store\'s table, e.g. "orders"');
+    }
+  }
   const b = store.batch;
   if (!b) return;
   const file = ctx.rootFile;

@@ -13,6 +13,7 @@ import {
   checkProgramShape,
   checkSourceDecl,
   isMissionPart,
+  checkSharedTables,
   checkStoreDecl,
   registerNames,
 } from './check-declarations.js';
@@ -70,6 +71,7 @@ function checkMissionBody(ctx: Ctx, mission: MissionDecl): void {
   checkMissionItems(ctx, mission);
   for (const source of mission.sources ?? []) if (source) checkSourceDecl(ctx, source);
   for (const store of mission.stores ?? []) if (store) checkStoreDecl(ctx, store);
+  checkSharedTables(ctx, mission.stores ?? []);
   for (const transform of mission.transforms ?? []) if (transform) checkTransform(ctx, transform);
   checkPipelines(ctx, mission);
 

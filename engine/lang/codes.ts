@@ -93,6 +93,7 @@ export const CODES = {
   E3045: { severity: 'warning', title: 'a match status arm for a non-2xx status the request before it does not `allow` (the request fails on it first: the arm never takes it)' },
   E3046: { severity: 'warning', title: 'a key given twice in one object literal or `map` block (the last one wins; the first is never used)' },
   E3047: { severity: 'warning', title: 'a `for` over a bare name that is no store and no variable bound before the loop (it runs zero times)' },
+  E3048: { severity: 'warning', title: 'a store target its kind can never use: a sql/nosql table name that is no plain identifier or is reserved, a file path that leaves the data folder (running fails at the store\'s first read or write)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
