@@ -22,6 +22,7 @@ import { DATE_BUILTINS } from './builtins-dates.js';
 import { TEXT_BUILTINS } from './builtins-text.js';
 import { EvaluatorError } from './eval-errors.js';
 import { parseNumericString, toNumberFor } from './operators.js';
+import { parseIsoInstant } from './iso-dates.js';
 import { displayString, isTruthy } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -48,6 +49,23 @@ function roundTo(x: number, digits: number): number {
   return Number.isNaN(result) ? roundHalfAway(x * 10 ** digits) / 10 ** digits : result + 0;
 }
 
+/**
+ * `max(orders.updated_at)`: over ISO instants only (every item one), the latest (`sign` 1) or
+ * earliest (-1), as the text it was given — the instants `<` and `>` already order. A high-water
+ * mark failed with "Cannot perform 'max' on string". Undefined for any other list: numbers as before.
+ */
+function latestOrEarliest(args: unknown[], sign: 1 | -1): string | undefined {
+  const items = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+  if (items.length === 0 || typeof items[0] !== 'string') return undefined;
+  let best: { text: string; ms: number } | undefined;
+  for (const item of items) {
+    const at = typeof item === 'string' ? parseIsoInstant(item) : undefined;
+    if (at === undefined) return undefined;
+    if (best === undefined || (at.ms - best.ms) * sign > 0) best = { text: item as string, ms: at.ms };
+  }
+  return best!.text;
+}
+
 const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   length: ([x]) => (Array.isArray(x) || typeof x === 'string' ? x.length : 0),
   count: ([x]) => (Array.isArray(x) ? x.length : 0),
@@ -70,8 +88,8 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   floor: (args, call) => Math.floor(argNumber(call, 0, args[0])),
   ceil: (args, call) => Math.ceil(argNumber(call, 0, args[0])),
   abs: (args, call) => Math.abs(argNumber(call, 0, args[0])),
-  max: (args, call) => Math.max(...numericList(args, call)),
-  min: (args, call) => Math.min(...numericList(args, call)),
+  max: (args, call) => latestOrEarliest(args, 1) ?? Math.max(...numericList(args, call)),
+  min: (args, call) => latestOrEarliest(args, -1) ?? Math.min(...numericList(args, call)),
   avg: (args, call) => {
     const items = numericList(args, call);
     return items.reduce((a, b) => a + b, 0) / items.length;

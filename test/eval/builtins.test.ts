@@ -78,6 +78,10 @@ const cases: Case[] = [
   ['min', [1, 5], 1],
   ['min', [['4', 2]], 2],
   ['max', [7], 7],
+  // ISO instants (every item one): the latest / earliest, as given; ordered as instants, offsets included.
+  ['max', [['2024-01-02T00:00:00Z', '2024-03-01', '2024-02-10T10:00:00+05:00']], '2024-03-01'],
+  ['min', ['2024-01-02T00:00:00Z', '2024-01-02T01:00:00+02:00'], '2024-01-02T01:00:00+02:00'],
+  ['max', ['10', '9'], 10],
   ['concat', ['#', 'p1', '/', 3], '#p1/3'],
   ['concat', ['a', null, 'b'], 'ab'],
   ['concat', [], ''],
