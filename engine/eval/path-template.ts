@@ -84,7 +84,10 @@ export function interpolatePath(template: string, scope: Scope, at: PathContext 
 export function refuseDotSegments(requestPath: string, at: PathContext = {}): void {
   const end = requestPath.search(/[?#]/);
   const pathPart = end < 0 ? requestPath : requestPath.slice(0, end);
-  const dot = pathPart.split('/').find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  // Segments as an http(s) URL reads them: `\` is a `/` there, and tabs and newlines are dropped
+  // (WHATWG URL), so `..\..\admin` and `.\t.` are dot segments too.
+  const asRead = pathPart.replace(/[\t\n\r]/g, '').split(/[/\\]/);
+  const dot = asRead.find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
   if (dot === undefined) return;
   const lineNo = at.line?.();
   throw new EvaluatorError(
