@@ -102,7 +102,12 @@ export class StateAtHandler implements FoldHandler<RunState> {
   private checkpoints = new Map<string, number>();
   private pending = new Map<string, PendingWait>();
   private openSteps: OpenStep[] = [];
-  /** Bodies of the successful pages of fetches not yet completed, by effect id. */
+  /**
+   * Bodies of the successful answers of fetches not yet completed, by the fetch's step path: each
+   * page has an effect id of its own, and a fork's live fetch.completed names the fork's effect
+   * id while its copied answers keep the parent's — by effect id, the fold saw page 1 only of a
+   * paginated fetch, and no answer at all in a fork.
+   */
   private pages = new Map<string, unknown[]>();
   /** Open `for` steps by path. */
   private loops = new Map<string, OpenLoop>();
@@ -206,15 +211,15 @@ export class StateAtHandler implements FoldHandler<RunState> {
         if (this.attempt?.stepPath === event.stepPath) this.attempt = { ...this.attempt, answer: { error: event.payload.error } };
         break;
       case 'http.response': {
-        const { effectId, verdict, response } = event.payload;
+        const { verdict, response } = event.payload;
         if (this.attempt?.stepPath === event.stepPath) this.attempt = { ...this.attempt, answer: { status: response.status, body: response.body } };
-        if (verdict === 'success' || verdict === 'allowed') this.pages.set(effectId, [...(this.pages.get(effectId) ?? []), response.body]);
+        if (verdict === 'success' || verdict === 'allowed') this.pages.set(event.stepPath, [...(this.pages.get(event.stepPath) ?? []), response.body]);
         break;
       }
       case 'fetch.completed': {
         const payload = event.payload;
-        const pages = this.pages.get(payload.effectId) ?? [];
-        this.pages.delete(payload.effectId);
+        const pages = this.pages.get(event.stepPath) ?? [];
+        this.pages.delete(event.stepPath);
         this.frameFor(event.stepPath).response = 'value' in payload ? payload.value : payload.valueInAnswer ? (pages.at(-1) ?? null) : pageItems(pages);
         break;
       }

@@ -105,4 +105,25 @@ describe('StateAtHandler on paginated fetches', () => {
     // The whole body, as `response` was: not its items, as for pages.
     expect(state.response).toEqual({ orders: [{ id: 1 }], total: 1 });
   });
+
+  it('gathers every page of a paginated fetch, each page an effect id of its own', () => {
+    const log = new EventBuilder();
+    log.add('action.started', 'A', { action: 'A', attempt: 1 });
+    log.add('step.started', 'A/0', { stepType: 'get', line: 2 });
+    for (const [i, items] of [[{ id: 1 }], [{ id: 2 }], []].entries()) {
+      log.add('http.response', 'A/0', { effectId: `page-${i}`, attempt: 1, response: { status: 200, headers: {}, body: { items } }, durationMs: 1, verdict: 'success' });
+    }
+    log.add('fetch.completed', 'A/0', { effectId: 'page-0', pages: 3, status: 200 });
+    expect(runFold(new StateAtHandler(), log.events).response).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it("a fork's fetch.completed, whose effect id is the fork's while its copied answer keeps the parent's, still shows the answer", () => {
+    const log = new EventBuilder();
+    log.add('action.started', 'A', { action: 'A', attempt: 1 });
+    log.add('step.started', 'A/0', { stepType: 'get', line: 2 });
+    log.add('http.response', 'A/0', { effectId: 'ef_parent', attempt: 1, response: { status: 200, headers: {}, body: { secret: 42 } }, durationMs: 1, verdict: 'success' });
+    log.add('fetch.completed', 'A/0', { effectId: 'ef_fork', pages: 1, status: 200, valueInAnswer: true });
+    expect(runFold(new StateAtHandler(), log.events).response).toEqual({ secret: 42 });
+  });
 });
+
