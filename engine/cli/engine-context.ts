@@ -11,7 +11,7 @@ import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogConnectionError, LogSetupError, LogTargetError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
 import { logUnreachable } from '../log/errors.js';
-import { isPostgresUrl, openLog } from '../log/open-log.js';
+import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
@@ -106,7 +106,8 @@ const NOT_REACHED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 
 
 /** Whether the log `--db` names may exist: a SQLite file that does, or any PostgreSQL URL (its server says). */
 export function cliLogExists(path: string): boolean {
-  return isPostgresUrl(path) || path === ':memory:' || existsSync(path);
+  // A URL of another scheme "exists" here so that opening it says what is wrong with it.
+  return isPostgresUrl(path) || otherUrlScheme(path) !== undefined || path === ':memory:' || existsSync(path);
 }
 
 function logTarget(option: unknown): string {
@@ -115,7 +116,7 @@ function logTarget(option: unknown): string {
 }
 
 /** What failing to open `path` says: one line (exit 2) for what the user can fix; anything else as it is. */
-function openFailure(path: string, error: unknown): unknown {
+export function openFailure(path: string, error: unknown): unknown {
   // A log of a newer engine: say so in one line (exit 2), nothing opened or changed.
   if (error instanceof LogVersionError) return new CliError(`${dbLabel(path)}: ${error.message}`, EXIT_USAGE);
   // A URL of another scheme, another program's SQLite database: one line, exit 2, nothing written.

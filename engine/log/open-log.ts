@@ -18,7 +18,7 @@ export function isPostgresUrl(target: string): boolean {
  * under `./postgress:/…` — the run recorded where nobody looks. A one-letter scheme is a Windows
  * drive (`C:/…`), a path.
  */
-function otherUrlScheme(target: string): string | undefined {
+export function otherUrlScheme(target: string): string | undefined {
   return /^([a-z][a-z0-9+.-]+):\//i.exec(target)?.[1];
 }
 

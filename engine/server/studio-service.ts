@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
 import type { EventLog } from '../log/log.js';
-import { isPostgresUrl, openLog } from '../log/open-log.js';
+import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
 import { hostId } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
 import { sliceState } from '../inspect/state-slice.js';
@@ -88,7 +88,8 @@ export interface StudioService {
 
 export async function createStudioService(options: StudioServiceOptions): Promise<StudioService> {
   const cwd = path.resolve(options.cwd);
-  const dbPath = isPostgresUrl(options.dbPath) ? options.dbPath : path.resolve(cwd, options.dbPath);
+  // A URL (of any scheme) as given: resolved as a path, `sqlite:///x.db` became a folder and a log.
+  const dbPath = isPostgresUrl(options.dbPath) || otherUrlScheme(options.dbPath) !== undefined ? options.dbPath : path.resolve(cwd, options.dbPath);
   const log = await openLog(dbPath);
   const service = new Service(log, { ...options, cwd, dbPath });
   service.start();

@@ -81,6 +81,19 @@ describe('--db that is not a log', () => {
       expect(result.stdout).not.toMatch(/^run /m);
     }
     expect(fs.readdirSync(dir).filter((name) => name.includes(':'))).toEqual([]);
+    // The studio refuses them as the commands do: one line, exit 2, nothing served or made.
+    const Database = (await import('better-sqlite3')).default;
+    const other = path.join(dir, 'studio-other.db');
+    const raw = new Database(other);
+    raw.exec('CREATE TABLE t (a)');
+    raw.close();
+    for (const db of ['sqlite:///tmp/x.db', other, '/dev/null']) {
+      const studio = await runCli(cli, ['studio', '--no-open', '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') }, timeoutMs: 30_000 });
+      expect(studio.code, `studio --db ${db}: ${studio.stderr}`).toBe(2);
+      expect(studio.stderr.trim().split('\n')).toHaveLength(1);
+      expect(studio.stderr).not.toMatch(/internal error/);
+    }
+    expect(fs.readdirSync(dir).filter((name) => name.includes(':'))).toEqual([]);
   });
 
   it('a log another process holds locked: exit 2, one line that says so, no run made', async () => {

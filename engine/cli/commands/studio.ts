@@ -8,7 +8,6 @@
  * against it. The command stays up until SIGINT/SIGTERM and then stops everything it started
  * (runs it spawned keep going: they are durable and independent of their viewer).
  */
-import { LogConnectionError, LogSetupError, LogVersionError } from '../../log/errors.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,9 +16,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
-import { dbLabel } from '../engine-context.js';
-import { isPostgresUrl } from '../../log/open-log.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { openFailure } from '../engine-context.js';
+import { isPostgresUrl, otherUrlScheme } from '../../log/open-log.js';
 import { importEsm } from '../../env/import-esm.js';
 import { createStudioService, type StudioService } from '../../server/studio-service.js';
 import { startStudioServer } from '../../server/studio-server.js';
@@ -123,7 +122,8 @@ export const command: CommandModule = {
     const cwd = process.cwd();
     const dbOption = (options['db'] as string | undefined) ?? process.env['REQON_DB'] ?? path.join('.reqon', 'reqon.db');
     // A postgres:// URL is the log many workers share: the studio shows it live like a file.
-    const dbPath = isPostgresUrl(dbOption) ? dbOption : path.resolve(cwd, dbOption);
+    // Any other URL is left as it is, for the log to refuse by its scheme (resolved, it was a folder).
+    const dbPath = isPostgresUrl(dbOption) || otherUrlScheme(dbOption) !== undefined ? dbOption : path.resolve(cwd, dbOption);
     const cliPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
 
     const electron = electronBinary();
@@ -134,9 +134,8 @@ export const command: CommandModule = {
       service = await createStudioService({ dbPath, cliPath, cwd, demoApiUrl: demo?.url, demoMissionPath: demo ? demoMissionPath : undefined });
     } catch (e) {
       await demo?.close();
-      if (e instanceof LogVersionError) throw new CliError(`${dbLabel(dbPath)}: ${e.message}`, EXIT_USAGE);
-      if (e instanceof LogConnectionError || e instanceof LogSetupError) throw new CliError(e.message, EXIT_USAGE);
-      throw e;
+      // The same one-line refusals as every command's (a newer log, another program's database, a device, a locked file …).
+      throw openFailure(dbPath, e);
     }
     try {
       if (demo !== null) await startDemoRun(service, demoMissionPath, demo, io);
