@@ -12,7 +12,11 @@ import { MissionModel } from '../steps/mission-model.js';
 
 /** The mission could not be loaded or failed its checks: nothing was started. */
 export class MissionInvalidError extends Error {
-  constructor(readonly rendered: string) {
+  constructor(
+    readonly rendered: string,
+    /** No error, but no mission either: a file of actions only (a folder mission's part). */
+    readonly noMission = false,
+  ) {
     super(rendered);
     this.name = 'MissionInvalidError';
   }
@@ -50,7 +54,13 @@ export function modelFor(files: MissionFiles, hash: string = missionHash(files))
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || !loaded.unit?.mission) {
     const texts = new Map(files.files.map((f) => [f.path, f.text] as const));
-    throw new MissionInvalidError(formatDiagnostics(errors.length > 0 ? errors : loaded.diagnostics, texts));
+    const shown = formatDiagnostics(errors.length > 0 ? errors : loaded.diagnostics, texts);
+    // No error, no mission: a file of actions only (a folder mission's part). Its warning alone
+    // read as if the run had been refused for nothing; say why it cannot run.
+    throw new MissionInvalidError(
+      errors.length > 0 ? shown : `${shown}\n${files.entry}: error: no mission to run here (the file holds no \`mission\`, only what a folder mission's other files use); run the folder that holds its mission.vague`,
+      errors.length === 0,
+    );
   }
   const model = new MissionModel(loaded.unit, loaded.unit.mission);
   if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value!);

@@ -19,6 +19,9 @@ beforeAll(() => {
   fs.writeFileSync(path.join(missions, 'a.vague'), scheduled('Alpha'));
   fs.writeFileSync(path.join(missions, 'b.vague'), scheduled('Beta'));
   fs.writeFileSync(path.join(missions, 'notes.txt'), 'not a mission');
+  // Passed over, said in the progress: a file of actions only, a mission with no schedule.
+  fs.writeFileSync(path.join(missions, 'part.vague'), 'action Extra {\n  let x = 1\n}\n');
+  fs.writeFileSync(path.join(missions, 'manual.vague'), scheduled('Manual').replace('  schedule: every 1 hours\n', ''));
   fs.writeFileSync(path.join(missions, 'nightly', 'mission.vague'), scheduled('Nightly'));
   fs.mkdirSync(path.join(dir, 'empty'));
 }, 180_000);
@@ -28,9 +31,11 @@ const reqon = (...args: string[]) => runCli(builtCli(), [...args, '--db', path.j
 
 describe('reqon worker FOLDER', () => {
   it('registers every mission of a folder of missions', async () => {
-    const result = await reqon('worker', 'missions', '--once', '--quiet');
+    const result = await reqon('worker', 'missions', '--once');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.match(/^schedule (\w+):/gm)).toEqual(['schedule Alpha:', 'schedule Beta:', 'schedule Nightly:']);
+    expect(result.stderr).toMatch(/manual\.vague: mission "Manual" has no `schedule:`: passed over/);
+    expect(result.stderr).toMatch(/part\.vague: no mission here \(a folder mission's part\?\): passed over/);
   });
 
   it('a folder mission given itself is one mission; a folder with none is refused, saying so', async () => {

@@ -12,6 +12,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultOwner, missionHash, modelFor } from '../../executor/run-mission.js';
+import { MissionInvalidError } from '../../executor/mission-cache.js';
+import type { MissionFiles } from '../../log/log.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
 import {
   DEFAULT_INBOX_MAX_AGE_MS,
@@ -54,9 +56,17 @@ export const command: CommandModule = {
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
     const prune = pruneOption(options);
     const env = cliEnv();
-    const missions = ((args[0] as string[] | undefined) ?? []).flatMap(missionPaths).map((path) => readMissionFiles(path));
-    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const progress = progressTo(io, options.quiet === true);
+    let missions: MissionFiles[];
+    try {
+      missions = ((args[0] as string[] | undefined) ?? []).flatMap((arg) => scheduledMissions(arg, progress));
+    } catch (e) {
+      // A mission of a folder that the engine refuses: its diagnostics, as when it is named alone.
+      const code = reportRunError(e, io);
+      if (code === undefined) throw e;
+      return code;
+    }
+    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const pollMs = positive(options.poll, '--poll');
     const once = options.once === true;
     // A worker is a service: a log database not up yet (a restart, a machine booting) is waited
@@ -202,6 +212,37 @@ function pruneOption(options: Record<string, unknown>): { olderThanMs: number; e
  * mission.reqon beside its action files), or a folder of missions (`reqon worker missions/`, as the
  * README shows) — each `.vague`/`.reqon` file in it and each folder mission directly under it.
  */
+/**
+ * The missions an argument gives the worker to schedule. A mission named alone must have a
+ * schedule (registering says so when it has none); from a folder of missions, a file that is no
+ * mission (a folder mission's part) or a mission with no `schedule:` is passed over, said in the
+ * progress — one such file refused the whole folder.
+ */
+function scheduledMissions(arg: string, progress: (line: string) => void): MissionFiles[] {
+  const paths = missionPaths(arg);
+  if (paths.length === 1 && paths[0] === arg) return [readMissionFiles(arg)];
+  const found: MissionFiles[] = [];
+  for (const path of paths) {
+    const files = readMissionFiles(path);
+    let model: ReturnType<typeof modelFor>;
+    try {
+      model = modelFor(files);
+    } catch (error) {
+      // A mission with errors is refused as it would be alone; a file with no mission is no mission.
+      if (!(error instanceof MissionInvalidError && error.noMission)) throw error;
+      progress(`${path}: no mission here (a folder mission's part?): passed over`);
+      continue;
+    }
+    if (model.mission.schedules.length === 0) {
+      progress(`${path}: mission "${model.mission.name.name}" has no \`schedule:\`: passed over`);
+      continue;
+    }
+    found.push(files);
+  }
+  if (found.length === 0) throw new CliError(`${arg}: no mission in this folder has a \`schedule:\`; a worker registers the schedules of the missions it is given`);
+  return found;
+}
+
 function missionPaths(path: string): string[] {
   const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
   const isFolderMission = (p: string) => existsSync(join(p, 'mission.vague')) || existsSync(join(p, 'mission.reqon'));
