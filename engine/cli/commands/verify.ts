@@ -25,13 +25,14 @@ export const command: CommandModule = {
     const log = await openCliLog(options.db, { existing: true });
     try {
       const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
+      const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
       if (options.json === true) {
-        io.stdout(`${JSON.stringify(report)}\n`);
+        // `ok` is "no divergence"; `verified` is what exit 0 says: that, checked whole, of a finished run.
+        io.stdout(`${JSON.stringify({ ...report, verified: report.ok && fullyVerified(report) && finished })}\n`);
       } else if (report.ok) {
         // "verified" only for a report checked whole (fullyVerified, as the studio's ✓ and the
         // crash lab's): events the replay never reached, or that the log's format does not let it
         // compare, were compared with nothing.
-        const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
         const sofar = finished ? '' : ' so far';
         io.stdout(
           fullyVerified(report)
@@ -44,7 +45,7 @@ export const command: CommandModule = {
           io.stdout(
             record && isImported(record)
               ? `  not checked: what the run had yet to do — it was imported from a bundle before its end (read-only: nothing carries it on)\n`
-              : `  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished; verify it again once it has\n`,
+              : `  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished${report.runStatus === 'running' ? ' (a resume, or a worker once its lease expires, carries it on)' : ''}; verify it again once it has\n`,
           );
         }
         // What the log did not let the replay compare is said with the verdict, never left to --json.
@@ -55,7 +56,6 @@ export const command: CommandModule = {
       }
       // A run that has not finished was checked as far as its log goes: no divergence, but not
       // everything the run will do was compared — 3, as for any check that is not whole.
-      const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
       return !report.ok ? EXIT_FAILED : fullyVerified(report) && finished ? EXIT_OK : EXIT_NOT_FULLY_VERIFIED;
     } catch (e) {
       const code = reportRunError(e, io);
