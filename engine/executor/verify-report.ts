@@ -48,3 +48,12 @@ export interface VerifyReport {
 export function fullyVerified(report: VerifyReport): boolean {
   return report.ok && report.original.length > 0 && report.unchecked.length === 0 && report.replayed.length >= report.original.length;
 }
+
+/**
+ * A run still running (or crashed with no owner) or suspended: its log ends where it stopped, so a
+ * verify compared what it has done so far, never what it has yet to do — no ✓ and no exit 0 for
+ * it, in the CLI and the studio alike.
+ */
+export function unfinished(report: Pick<VerifyReport, 'runStatus'>): boolean {
+  return report.runStatus === 'running' || report.runStatus === 'suspended';
+}

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { isImported } from '../../executor/run-bundle.js';
 import { verifyRun } from '../../executor/verify.js';
-import { fullyVerified } from '../../executor/verify-report.js';
+import { fullyVerified, unfinished } from '../../executor/verify-report.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_NOT_FULLY_VERIFIED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -25,7 +25,7 @@ export const command: CommandModule = {
     const log = await openCliLog(options.db, { existing: true });
     try {
       const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
-      const finished = report.runStatus === 'completed' || report.runStatus === 'failed';
+      const finished = !unfinished(report);
       if (options.json === true) {
         // `ok` is "no divergence"; `verified` is what exit 0 says: that, checked whole, of a finished run.
         io.stdout(`${JSON.stringify({ ...report, verified: report.ok && fullyVerified(report) && finished })}\n`);

@@ -3,7 +3,7 @@
  * diff. The engine decides where they diverge (and why); this only lays the two lists out so the
  * divergent row, and the rows after it, can be marked.
  */
-import { fullyVerified, type VerifyEntry, type VerifyReport } from './protocol.js';
+import { fullyVerified, unfinished, type VerifyEntry, type VerifyReport } from './protocol.js';
 
 export type VerifyRowState = 'same' | 'divergent' | 'after-divergence' | 'only-original' | 'only-replayed';
 
@@ -32,9 +32,6 @@ export function alignVerifyRows(report: VerifyReport): VerifyRow[] {
   return rows;
 }
 
-export function unfinished(report: VerifyReport): boolean {
-  return report.runStatus === 'running' || report.runStatus === 'suspended';
-}
 
 /**
  * The verdict chip: ✕ at a divergence; ✓ only when at least one entry was compared and every
@@ -52,5 +49,7 @@ export function verifyVerdict(report: VerifyReport): { kind: 'ok' | 'partial' | 
   if (!fullyVerified(report)) {
     return { kind: 'partial', text: `◐ not fully verified: ${report.replayed.length} of ${report.original.length} entries re-derived, no divergence among them` };
   }
-  return { kind: 'ok', text: `✓ replay matches${unfinished(report) ? ' so far' : ''} (${report.original.length} entries)` };
+  // Every entry so far matched, but the run has more to do: no ✓ for what was not compared.
+  if (unfinished(report)) return { kind: 'partial', text: `◐ no divergence so far (${report.original.length} entries): the run has not finished` };
+  return { kind: 'ok', text: `✓ replay matches (${report.original.length} entries)` };
 }

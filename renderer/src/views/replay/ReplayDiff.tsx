@@ -5,9 +5,9 @@
  */
 import { useMemo, useRef, useState } from 'react';
 import { invoke } from '../../lib/bridge.js';
-import type { VerifyReport } from '../../lib/protocol.js';
+import { unfinished, type VerifyReport } from '../../lib/protocol.js';
 import { describeFailure } from '../../lib/protocol-failure.js';
-import { alignVerifyRows, unfinished } from '../../lib/verify-rows.js';
+import { alignVerifyRows } from '../../lib/verify-rows.js';
 import { verdictView, verifyRequest, verifyTarget, type VerifyTarget } from '../../lib/verify-target.js';
 import { ReplayDiffTable } from './ReplayDiffTable.js';
 
