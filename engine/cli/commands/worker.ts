@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultOwner, missionHash, modelFor } from '../../executor/run-mission.js';
 import { MissionInvalidError } from '../../executor/mission-cache.js';
+import { ROOT_NAMES } from '../../lang/loader.js';
 import type { MissionFiles } from '../../log/log.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
 import {
@@ -245,7 +246,7 @@ function scheduledMissions(arg: string, progress: (line: string) => void): Missi
 
 function missionPaths(path: string): string[] {
   const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-  const isFolderMission = (p: string) => existsSync(join(p, 'mission.vague')) || existsSync(join(p, 'mission.reqon'));
+  const isFolderMission = (p: string) => ROOT_NAMES.some((root) => existsSync(join(p, root)));
   if (!isDir(path) || isFolderMission(path)) return [path];
   const found = readdirSync(path, { withFileTypes: true })
     .filter((e) => (!e.isDirectory() && /\.(vague|reqon)$/.test(e.name)) || (isDir(join(path, e.name)) && isFolderMission(join(path, e.name))))
