@@ -49,6 +49,10 @@ export interface StreamedRecord {
 
 /** Events read from a StreamedRecord at a time. */
 const STREAM_CHUNK = 4096;
+/** Passed events a streamed record's window lets go of at a time (one slice of what remains). */
+const WINDOW_TRIM = 4096;
+/** Events read at a time while finished pages are taken as recorded (skipFinishedPages): a request and its outcome. */
+const SKIM_CHUNK = 2;
 
 /** Thrown in verify mode when the walk reaches the end of the log (the normal end of a verify). */
 export class ReplayExhausted extends Error {
@@ -97,8 +101,13 @@ export class Journal {
    * record only a window is held: events are read as the cursor reaches them and dropped once
    * it has passed them (consumed, never asked again); an out-of-order ask reads the rest.
    */
-  private readonly events: (StoredEvent | undefined)[] = [];
-  /** How many of `events` have been read so far. */
+  private events: (StoredEvent | undefined)[] = [];
+  /**
+   * The position of `events[0]`: a streamed record drops what the cursor has passed, so the
+   * window holds positions `offset` to `loaded` (0 and all of them otherwise).
+   */
+  private offset = 0;
+  /** How many positions have been read (or skipped unread, see finishedPageAt) so far. */
   private loaded = 0;
   private readonly total: number;
   private readonly stream: ReplayReader | null;
@@ -212,7 +221,7 @@ export class Journal {
   /** The next recorded event at `stepPath`, without consuming it. */
   peek(stepPath: string): StoredEvent | undefined {
     const at = this.positionOf(stepPath);
-    return at < 0 ? undefined : this.events[at];
+    return at < 0 ? undefined : this.events[at - this.offset];
   }
 
   /**
@@ -222,7 +231,7 @@ export class Journal {
   take<T extends EventType>(stepPath: string, type: T): StoredEvent<T> | undefined {
     const at = this.positionOf(stepPath);
     if (at >= 0) {
-      const event = this.events[at]!;
+      const event = this.events[at - this.offset]!;
       if (event.type !== type) {
         throw new NondeterminismError(this.runId, stepPath, event.seq, describe(event), `a ${type} event`);
       }
@@ -346,8 +355,9 @@ export class Journal {
       if (page === undefined) return { pages, items, ...(firstStatus !== undefined ? { firstStatus } : {}) };
       pages++;
       items += page.writes;
-      // The fetch's status is its first page's (fetch-step.ts): the one payload field read.
-      firstStatus ??= page.status;
+      // The fetch's status is its first page's (fetch-step.ts): the one payload read. Reading
+      // every page's would load and parse every recorded body (most of a sync's log) for nothing.
+      firstStatus ??= page.answer.payload.response.status;
       // Without a path index, everything from the cursor on is unconsumed: mark the page's
       // events, and let the window go past them before reading the next page.
       this.consumed.fill(1, this.cursor, page.end);
@@ -357,8 +367,15 @@ export class Journal {
   }
 
   /** The finished page whose events start at `start` (see skipFinishedPages): where they end and its writes. */
-  private finishedPageAt(start: number, fetchPath: string, storePath: string, minItems: number): { end: number; writes: number; status: number } | undefined {
-    const at = (i: number): StoredEvent | undefined => (i < this.total ? this.eventAt(i) : undefined);
+  private finishedPageAt(
+    start: number,
+    fetchPath: string,
+    storePath: string,
+    minItems: number,
+  ): { end: number; writes: number; answer: StoredEvent<'http.response'> } | undefined {
+    // Read a few events at a time here: a chunk read ahead would bring the page's writes into
+    // memory, which measureRun lets the log count where they lie.
+    const at = (i: number): StoredEvent | undefined => (i < this.total ? this.eventAt(i, SKIM_CHUNK) : undefined);
     let i = start;
     let answer: StoredEvent<'http.response'> | undefined;
     for (;;) {
@@ -370,15 +387,30 @@ export class Journal {
       i += 2;
     }
     if (answer === undefined) return undefined;
-    const status = answer.payload.response.status;
     let writes = 0;
-    for (let e = at(i); e?.type === 'store.write' && e.stepPath === storePath; e = at(i)) {
+    const isWrite = (e: Pick<StoredEvent, 'type' | 'stepPath'> | undefined) => e?.type === 'store.write' && e.stepPath === storePath;
+    while (i < this.loaded && isWrite(this.events[i - this.offset])) {
+      writes++;
+      i++;
+    }
+    // The rest of the page's writes, still in the log: measured there, and skipped only if the
+    // page turns out finished (else the walk reads them as usual).
+    const run = i === this.loaded && i < this.total ? this.stream?.measureRun?.('store.write', storePath) : undefined;
+    if (run !== undefined) {
+      const next = run.after;
+      if (writes + run.length < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
+      run.skip();
+      // Positions never read: the caller consumes them at once, and the window is empty after.
+      this.loaded += run.length;
+      return { end: i + run.length, writes: writes + run.length, answer };
+    }
+    for (let e = at(i); isWrite(e); e = at(i)) {
       writes++;
       i++;
     }
     const next = at(i);
     if (writes < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
-    return { end: i, writes, status };
+    return { end: i, writes, answer };
   }
 
   /** The walk simply follows the log and may take finished work as recorded (JournalOptions.skipFinished). */
@@ -517,10 +549,10 @@ export class Journal {
     return this.cursor < this.total ? this.eventAt(this.cursor) : undefined;
   }
 
-  /** The recorded event at `index` (< total), read from the stream if it is not yet. */
-  private eventAt(index: number): StoredEvent {
-    while (index >= this.loaded) this.readChunk(STREAM_CHUNK);
-    return this.events[index]!;
+  /** The recorded event at `index` (< total), read from the stream (`chunk` at a time) if it is not yet. */
+  private eventAt(index: number, chunk = STREAM_CHUNK): StoredEvent {
+    while (index >= this.loaded) this.readChunk(chunk);
+    return this.events[index - this.offset]!;
   }
 
   private readChunk(max: number): void {
@@ -528,7 +560,7 @@ export class Journal {
     if (chunk.length === 0) {
       throw new Error(`journal of run ${this.runId}: the log ended after ${this.loaded} of the ${this.total} recorded events it counted`);
     }
-    for (const event of chunk) this.events[this.loaded++] = event;
+    for (const event of chunk) this.events[this.loaded++ - this.offset] = event;
   }
 
   /** Position of the first unconsumed event at `stepPath`, or -1. */
@@ -543,10 +575,14 @@ export class Journal {
   }
 
   private advanceCursor(): void {
-    while (this.cursor < this.total && this.consumed[this.cursor] === 1) {
-      // Passed: never asked again. A streamed record lets it go (a resume holds a window).
-      if (this.stream) this.events[this.cursor] = undefined;
-      this.cursor++;
+    while (this.cursor < this.total && this.consumed[this.cursor] === 1) this.cursor++;
+    // Passed: never asked again. A streamed record lets it go (a resume holds a window): at once
+    // when the window is empty, else once the passed part is most of it (so each slice copies
+    // less than it drops).
+    const passed = this.cursor - this.offset;
+    if (this.stream !== null && passed > 0 && (this.cursor >= this.loaded || (passed >= WINDOW_TRIM && passed >= this.loaded - this.cursor))) {
+      this.events = this.cursor >= this.loaded ? [] : this.events.slice(passed);
+      this.offset = this.cursor;
     }
   }
 
@@ -557,7 +593,7 @@ export class Journal {
     const index = new Map<string, PathQueue>();
     for (let i = this.cursor; i < this.total; i++) {
       if (this.consumed[i] === 1) continue;
-      const path = this.events[i]!.stepPath;
+      const path = this.events[i - this.offset]!.stepPath;
       let queue = index.get(path);
       if (!queue) index.set(path, (queue = { at: [], next: 0 }));
       queue.at.push(i);

@@ -163,6 +163,13 @@ export interface ReplayReader {
   readonly total: number;
   /** The next events in seq order, at most `max` ([] once all are read). */
   next(max: number): StoredEvent[];
+  /**
+   * Optional. Measures, without reading them into memory, the run of consecutive events of `type`
+   * at `stepPath` that `next` would yield next (a page's store writes), and the event after them.
+   * `skip()` then moves past that run, as if `next` had read and dropped it; the reader may not
+   * have been read from in between. For a resume that takes finished pages as recorded.
+   */
+  measureRun?(type: EventType, stepPath: string): { length: number; after: Pick<StoredEvent, 'type' | 'stepPath'> | undefined; skip(): void };
 }
 
 export interface ReadOptions {

@@ -3,9 +3,10 @@
  * where the log vouches for each: its attempts answered, a whole batch of writes, and the next
  * page asked for after it — and never where the walk is not simply following the log.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../engine/env/fake-env.js';
-import { Journal, type JournalOptions } from '../../engine/journal/journal.js';
+import { Journal, type JournalOptions, type StreamedRecord } from '../../engine/journal/journal.js';
+import type { ReplayReader } from '../../engine/log/log.js';
 import type { EventType, StoredEvent } from '../../engine/log/events.js';
 
 /** `status`: an `http.response`'s (default 200). */
@@ -36,14 +37,59 @@ function unread(seq: number): never {
   throw new Error(`the payload of store.write ${seq} was read`);
 }
 
+/**
+ * A streamed record over `events` (EventLog.replayReader), `chunk` events a read, measuring runs
+ * of writes in place as SQLite's does; `yielded` lists the seqs `next` handed out.
+ */
+function measuringReader(events: StoredEvent[], chunk: number): ReplayReader & { yielded: number[] } {
+  let at = 0;
+  const yielded: number[] = [];
+  return {
+    total: events.length,
+    yielded,
+    next(max) {
+      const out = events.slice(at, at + Math.min(max, chunk));
+      at += out.length;
+      yielded.push(...out.map((e) => e.seq));
+      return out;
+    },
+    measureRun(type, stepPath) {
+      const start = at;
+      let end = start;
+      while (end < events.length && events[end]!.type === type && events[end]!.stepPath === stepPath) end++;
+      const after = events[end];
+      return {
+        length: end - start,
+        after: after && { type: after.type, stepPath: after.stepPath },
+        skip: () => {
+          if (at !== start) throw new Error('read between measureRun and skip');
+          at = end;
+        },
+      };
+    },
+  };
+}
+
+/** How the journals under test get their record: whole, or streamed with runs measured in place. */
+const RECORDS = {
+  whole: (events: StoredEvent[]) => events,
+  'streamed, 3 a read': (events: StoredEvent[]) => ({ reader: measuringReader(events, 3), lastSeq: events.length }),
+  'streamed, 4096 a read': (events: StoredEvent[]) => ({ reader: measuringReader(events, 4096), lastSeq: events.length }),
+};
+let record: (events: StoredEvent[]) => StoredEvent[] | StreamedRecord = RECORDS.whole;
+
 function journal(events: StoredEvent[], options: JournalOptions = { skipFinished: true }): Journal {
-  const j = new Journal(null, null, 'r', events, new FakeClock(0), options);
+  const j = new Journal(null, null, 'r', record(events), new FakeClock(0), options);
   expect(j.take(FETCH, 'step.started')).toBeDefined();
   expect(j.take(STORE, 'step.started')).toBeDefined();
   return j;
 }
 
-describe('Journal.skipFinishedPages', () => {
+describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFinishedPages (%s record)', (kind) => {
+  beforeEach(() => {
+    record = RECORDS[kind];
+  });
+
   it('takes every page followed by the next page’s request, and leaves the last one to the walk', () => {
     // The first page's status is the fetch's (fetch-step.ts): it is said.
     const j = journal(syncLog([page(3, answeredWith(206)), page(3), page(2)]));
@@ -114,5 +160,40 @@ describe('Journal.skipFinishedPages', () => {
     expect(j.take(STORE, 'step.completed')).toBeDefined();
     expect(j.replaying).toBe(false);
     j.assertFullyConsumed();
+  });
+});
+
+describe('Journal.skipFinishedPages over a streamed record that measures runs of writes', () => {
+  it('never reads the writes of a page it takes as recorded, and the walk of the rest reads them as usual', () => {
+    const events = syncLog([page(50), page(50), page(20)]);
+    const reader = measuringReader(events, 3);
+    const j = new Journal(null, null, 'r', { reader, lastSeq: events.length }, new FakeClock(0), { skipFinished: true });
+    expect(j.take(FETCH, 'step.started')).toBeDefined();
+    expect(j.take(STORE, 'step.started')).toBeDefined();
+    expect(j.skipFinishedPages(FETCH, STORE, 50)).toEqual({ pages: 2, items: 100, firstStatus: 200 });
+    const writeSeqs = (from: number, to: number) => events.filter((e) => e.type === 'store.write' && e.seq >= from && e.seq <= to).map((e) => e.seq);
+    // Pages 1 and 2: seqs 3–54 and 55–106. Of their 100 writes, at most the one or two a read of
+    // a page's answer brings along were handed out; the rest were counted in the log.
+    expect(reader.yielded.filter((s) => writeSeqs(3, 106).includes(s)).length).toBeLessThanOrEqual(4);
+    expect(j.take(FETCH, 'http.request')?.seq).toBe(107);
+    expect(j.take(FETCH, 'http.response')).toBeDefined();
+    for (let i = 0; i < 20; i++) expect(j.take(STORE, 'store.write')?.seq).toBe(109 + i);
+    expect(j.take(FETCH, 'step.completed')).toBeDefined();
+    expect(j.take(STORE, 'step.completed')).toBeDefined();
+    j.assertFullyConsumed();
+  });
+
+  it('reads a page the log cannot vouch for as usual, measured or not', () => {
+    // The log ends inside the second page's writes (killed there): the first is taken, the second walked.
+    const events = syncLog([page(4), page(4).slice(0, 4)], []);
+    const reader = measuringReader(events, 2);
+    const j = new Journal(null, null, 'r', { reader, lastSeq: events.length }, new FakeClock(0), { skipFinished: true });
+    j.take(FETCH, 'step.started');
+    j.take(STORE, 'step.started');
+    expect(j.skipFinishedPages(FETCH, STORE, 4)).toEqual({ pages: 1, items: 4, firstStatus: 200 });
+    expect(j.take(FETCH, 'http.request')).toBeDefined();
+    expect(j.take(FETCH, 'http.response')).toBeDefined();
+    for (let i = 0; i < 2; i++) expect(j.take(STORE, 'store.write')).toBeDefined();
+    expect(j.replaying).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { Journal, META_EVENT_TYPES } from '../../engine/journal/journal.js';
 import { NondeterminismError } from '../../engine/journal/nondeterminism-error.js';
 import type { EventType, StoredEvent } from '../../engine/log/events.js';
 import type { ReplayReader } from '../../engine/log/log.js';
-import { newRun, openTempLog, started, value, type TempLog } from '../log/helpers.js';
+import { newRun, openTempLog, started, storeWrite, value, type TempLog } from '../log/helpers.js';
 
 /** `run.started`, then per step path i: step.started, value.recorded, step.completed; a `run.resumed` in the middle. */
 function recordedLog(paths: number): StoredEvent[] {
@@ -130,5 +130,36 @@ describe('SQLite replayReader', () => {
     const fields = ({ runId, seq, type, stepPath, payload, recordedAt }: StoredEvent) => ({ runId, seq, type, stepPath, payload, recordedAt });
     expect(got.map(fields)).toEqual(all.filter((e) => e.seq <= 50 && e.type !== 'run.started'));
     expect(reader.next(7)).toEqual([]);
+  });
+
+  it('measures a run of store writes where they lie, and skips it as reading and dropping it would', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const writes = (from: number, n: number, stepPath = 'S/1') => Array.from({ length: n }, (_, i) => storeWrite({ key: `k${from + i}`, record: { i: from + i }, stepPath }));
+    // seq 2 value, 3–7 writes at S/1, 8 a write at S/2, 9–11 writes at S/1, then the end.
+    await t.log.commit(lease, [value('a'), ...writes(0, 5)], { durable: false });
+    await t.log.commit(lease, [...writes(5, 1, 'S/2'), ...writes(6, 3)], { durable: false });
+    const fields = ({ seq, type, stepPath }: StoredEvent) => ({ seq, type, stepPath });
+    const reader = t.log.replayReader!('r1', 11, ['run.started']);
+    expect(reader.next(1).map(fields)).toEqual([{ seq: 2, type: 'value.recorded', stepPath: 'main/0' }]);
+    const first = reader.measureRun!('store.write', 'S/1');
+    expect(first.length).toBe(5);
+    expect(first.after).toEqual({ type: 'store.write', stepPath: 'S/2' });
+    // Measuring moves nothing: the reader still yields the run.
+    const again = reader.measureRun!('store.write', 'S/1');
+    expect(again.length).toBe(5);
+    again.skip();
+    expect(reader.next(1).map(fields)).toEqual([{ seq: 8, type: 'store.write', stepPath: 'S/2' }]);
+    expect(reader.measureRun!('store.write', 'S/2').length).toBe(0);
+    const last = reader.measureRun!('store.write', 'S/1');
+    expect(last).toMatchObject({ length: 3, after: undefined });
+    last.skip();
+    expect(reader.next(5)).toEqual([]);
+    expect(reader.measureRun!('store.write', 'S/1')).toMatchObject({ length: 0, after: undefined });
+    // A skip after the reader moved on would drop events it never measured: refused.
+    const fresh = t.log.replayReader!('r1', 11, ['run.started']);
+    fresh.next(1);
+    const stale = fresh.measureRun!('store.write', 'S/1');
+    fresh.next(1);
+    expect(() => stale.skip()).toThrow(/read from between measureRun and skip/);
   });
 });

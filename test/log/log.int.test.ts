@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, LogVersionError, RunNotFoundError, type Lease } from '../../engine/log/log.js';
+import { LeaseLostError, LogVersionError, RunNotFoundError, type CommitEntry, type Lease } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { SCHEMA_VERSION } from '../../engine/log/sqlite/migrations.js';
 import { MIGRATIONS as PG_MIGRATIONS, SCHEMA_VERSION as PG_SCHEMA_VERSION } from '../../engine/log/postgres/migrations.js';
@@ -106,6 +106,21 @@ describe('createRun and reads', () => {
     expect(await t.log.lastOfTypes('r1', [])).toBeUndefined();
     expect(await t.log.lastOfTypes('nope', ['run.started'])).toBeUndefined();
     await expect(t.log.lastOfTypes('r1', 'store.write' as never)).rejects.toThrow(/types must be an array/);
+  });
+
+  it('finds the newest event of summary types (read through their index on SQLite) as it finds any other', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const other = await t.log.createRun(newRun('r2'), 'w1', 30_000, [started()]);
+    const pause = (pauseId: string, recordedAt: number): CommitEntry => ({ kind: 'event', event: { type: 'pause.created', stepPath: 'main/2', payload: { pauseId, webhookPath: '/ok' }, recordedAt } });
+    await t.log.commit(lease, [pause('p1', 10), value('a'), pause('p2', 11), value('b')], { durable: false });
+    await t.log.commit(other.lease, [pause('p9', 12)], { durable: false });
+    const all = await t.log.read('r1');
+    const p2 = all.find((e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === 'p2');
+    expect(await t.log.lastOfTypes('r1', ['pause.created', 'pause.resumed'])).toEqual(p2);
+    expect(await t.log.lastOfTypes('r1', ['pause.resumed', 'run.completed', 'run.failed'])).toBeUndefined();
+    // A summary type beside another: the same answer by the other statement.
+    expect((await t.log.lastOfTypes('r1', ['pause.created', 'value.recorded']))?.seq).toBe(all.at(-1)!.seq);
+    expect((await t.log.lastOfTypes('r2', ['pause.created']))?.payload).toEqual({ pauseId: 'p9', webhookPath: '/ok' });
   });
 
   it('reads only the events of given types, in this run only, in order, within the range and limit, as read returns them', async () => {

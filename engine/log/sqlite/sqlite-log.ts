@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { isSummaryRead, type EventType, type NewEvent, type StoredEvent } from '../events.js';
+import { isSummaryRead, onlySummaryTypes, type EventType, type NewEvent, type StoredEvent } from '../events.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogTargetError, RunNotFoundError } from '../errors.js';
 import {
   type CommitEntry,
@@ -308,7 +308,24 @@ class SqliteEventLog implements EventLog {
       }
       return out;
     };
-    return { total, next };
+    const measureRun = (type: EventType, stepPath: string) => {
+      this.open('replayReader.measureRun');
+      const start = from;
+      const after = start > toSeq ? undefined : this.sql.eventAfterRun.get({ run: runId, from: start, to: toSeq, type, path: stepPath });
+      const end = after === undefined ? toSeq + 1 : after[0];
+      // Seqs are contiguous (as `total` above assumes) and the run's rows are all of `type`,
+      // never a skipped one: `next` would have yielded end - start events.
+      const length = end - start;
+      return {
+        length,
+        after: after === undefined ? undefined : { type: after[1] as EventType, stepPath: after[2] },
+        skip: () => {
+          if (from !== start) throw new Error(`internal: replayReader '${runId}' was read from between measureRun and skip`);
+          from = end;
+        },
+      };
+    };
+    return { total, next, measureRun };
   }
 
   async lastOfTypes(runId: string, types: readonly EventType[]): Promise<StoredEvent | undefined> {
@@ -316,7 +333,7 @@ class SqliteEventLog implements EventLog {
     if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) {
       throw new Error(`lastOfTypes '${runId}': types must be an array of event types but got: ${describe(types)}`);
     }
-    const row = this.sql.lastOfTypes.get(runId, JSON.stringify(types));
+    const row = (onlySummaryTypes(types) ? this.sql.lastOfSummaryTypes : this.sql.lastOfTypes).get(runId, JSON.stringify(types));
     return row === undefined ? undefined : toStoredEvent(row);
   }
 
