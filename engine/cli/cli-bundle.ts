@@ -79,7 +79,9 @@ function wrap(source: string): string {
 function runBundle(): boolean {
   let script: vm.Script;
   try {
-    const source = readFileSync(BUNDLE_FILE, 'utf8');
+    // The builder writes it in ASCII (build-bundle.mjs), and the stamp vouched for this very file:
+    // latin1 reads it as UTF-8 would, without the decoding.
+    const source = readFileSync(BUNDLE_FILE, 'latin1');
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(CACHE_FILE);

@@ -102,6 +102,13 @@ describe('the CLI bundle', () => {
     expect(again.stdout).toMatch(/is up to date/);
   });
 
+  it('is pure ASCII, which its runner reads as latin1 (the comments esbuild keeps have their other characters escaped)', () => {
+    const bytes = fs.readFileSync(path.join(root, 'engine/cli-bundle/reqon.cjs'));
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+    // The modules it was made from do hold such characters (messages, comments): escaped, not lost.
+    expect(bytes.toString('latin1')).toMatch(/\\u2026/);
+  });
+
   it('is strict code, as the ES modules it was made from are', () => {
     // A "use strict" anywhere but first is no directive: frozen values would be written to silently.
     expect(fs.readFileSync(path.join(root, 'engine/cli-bundle/reqon.cjs'), 'utf8')).toMatch(/^"use strict";\n/);
