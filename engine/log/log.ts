@@ -165,7 +165,8 @@ export interface ReplayReader {
   next(max: number): StoredEvent[];
   /**
    * Optional. Measures, without reading them into memory, the run of consecutive events of `type`
-   * at `stepPath` that `next` would yield next (a page's store writes), and the event after them.
+   * at `stepPath` that `next` would yield next (a page's store writes; skipped types between them
+   * are passed over, as `next` drops them), and the event `next` would yield after them.
    * `skip()` then moves past that run, as if `next` had read and dropped it; the reader may not
    * have been read from in between. For a resume that takes finished pages as recorded.
    */

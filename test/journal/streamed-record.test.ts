@@ -8,7 +8,7 @@ import { FakeClock } from '../../engine/env/fake-env.js';
 import { Journal, META_EVENT_TYPES } from '../../engine/journal/journal.js';
 import { NondeterminismError } from '../../engine/journal/nondeterminism-error.js';
 import type { EventType, StoredEvent } from '../../engine/log/events.js';
-import type { ReplayReader } from '../../engine/log/log.js';
+import type { CommitEntry, ReplayReader } from '../../engine/log/log.js';
 import { newRun, openTempLog, started, storeWrite, value, type TempLog } from '../log/helpers.js';
 
 /** `run.started`, then per step path i: step.started, value.recorded, step.completed; a `run.resumed` in the middle. */
@@ -161,5 +161,21 @@ describe('SQLite replayReader', () => {
     const stale = fresh.measureRun!('store.write', 'S/1');
     fresh.next(1);
     expect(() => stale.skip()).toThrow(/read from between measureRun and skip/);
+  });
+
+  it('measures past the skipped events a resume wrote between a page\'s answer and its writes, as next drops them', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    const writes = (from: number, n: number) => Array.from({ length: n }, (_, i) => storeWrite({ key: `k${from + i}`, record: { i: from + i }, stepPath: 'S/1' }));
+    const resumed: CommitEntry = { kind: 'event', event: { type: 'run.resumed', stepPath: '', payload: { reason: 'crash', owner: 'w2', replayFromSeq: 2 }, recordedAt: 5 } };
+    // seq 2 value, 3 run.resumed, 4–5 writes, 6 run.resumed, 7 a write, 8 value.
+    await t.log.commit(lease, [value('a'), resumed, ...writes(0, 2), resumed, ...writes(2, 1), value('b')], { durable: false });
+    const reader = t.log.replayReader!('r1', 8, ['run.started', 'run.resumed']);
+    expect(reader.total).toBe(5);
+    reader.next(1);
+    const run = reader.measureRun!('store.write', 'S/1');
+    expect(run.length).toBe(3);
+    expect(run.after).toEqual({ type: 'value.recorded', stepPath: 'main/0' });
+    run.skip();
+    expect(reader.next(5).map((e) => e.seq)).toEqual([8]);
   });
 });

@@ -61,7 +61,7 @@ import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson
 import { RetentionTables } from './retention.js';
 import { listStoreTables } from './table-catalog.js';
 import { ScheduleTables } from './schedule-tables.js';
-import { countEventsOfTypes, eventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
+import { countEventsOfTypes, eventAfterRun, eventsOfTypes, INSERT_BATCH, insertEventRows, prepareStatements, type Statements } from './statements.js';
 import { checkTableName } from '../store-rules.js';
 import { TableStores } from './table-store.js';
 import { WalSync } from './wal-sync.js';
@@ -293,8 +293,9 @@ class SqliteEventLog implements EventLog {
     // counting the few skipped events is the cheaper read (through the summary index when every
     // skipped type is a summary type, as a resume's are). (A log with gaps, which this engine
     // never writes, makes the journal stop with "the log ended after N of M" instead.)
-    const skippedCount = countEventsOfTypes(this.db, skip).get(runId, toSeq, ...skip)!;
-    const total = Math.max(0, toSeq - skippedCount);
+    const countSkipped = countEventsOfTypes(this.db, skip);
+    const skippedUpTo = (seq: number): number => (skip.length === 0 ? 0 : countSkipped.get(runId, seq, ...skip)!);
+    const total = Math.max(0, toSeq - skippedUpTo(toSeq));
     let from = 1;
     const next = (max: number): StoredEvent[] => {
       this.open('replayReader.next');
@@ -308,14 +309,16 @@ class SqliteEventLog implements EventLog {
       }
       return out;
     };
+    let afterRun: ReturnType<typeof eventAfterRun> | undefined;
     const measureRun = (type: EventType, stepPath: string) => {
       this.open('replayReader.measureRun');
       const start = from;
-      const after = start > toSeq ? undefined : this.sql.eventAfterRun.get({ run: runId, from: start, to: toSeq, type, path: stepPath });
+      afterRun ??= eventAfterRun(this.db, skip.length);
+      const after = start > toSeq ? undefined : afterRun.get(runId, start, toSeq, type, stepPath, ...skip);
       const end = after === undefined ? toSeq + 1 : after[0];
-      // Seqs are contiguous (as `total` above assumes) and the run's rows are all of `type`,
-      // never a skipped one: `next` would have yielded end - start events.
-      const length = end - start;
+      // Seqs are contiguous (as `total` above assumes): `next` would have yielded the rows between
+      // but the skipped ones (a `run.resumed` written between a page's answer and its writes).
+      const length = end - start - (skip.length === 0 || end === start ? 0 : skippedUpTo(end - 1) - skippedUpTo(start - 1));
       return {
         length,
         after: after === undefined ? undefined : { type: after[1] as EventType, stepPath: after[2] },

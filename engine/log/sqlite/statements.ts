@@ -39,6 +39,21 @@ export function eventsOfTypes(db: Database.Database, types: number): Database.St
   );
 }
 
+/**
+ * ReplayReader.measureRun: (run_id, from, to, type, step_path, ...skipped) → the first event from
+ * `from` that is neither of `type` at `step_path` nor of a skipped type (SQLite walks the rows of
+ * the run between, which never reach JS).
+ */
+export function eventAfterRun(db: Database.Database, skipped: number): Database.Statement<(string | number)[], [number, string, string]> {
+  const notSkipped = skipped === 0 ? '' : ` AND type NOT IN (${Array(skipped).fill('?').join(', ')})`;
+  return db
+    .prepare<(string | number)[], [number, string, string]>(
+      `SELECT seq, type, step_path FROM reqon_events
+        WHERE run_id = ? AND seq >= ? AND seq <= ? AND NOT (type = ? AND step_path = ?)${notSkipped} ORDER BY seq LIMIT 1`,
+    )
+    .raw(true);
+}
+
 /** The most events one multi-row insert takes (`insertEventRows`). */
 export const INSERT_BATCH = 16;
 
@@ -150,12 +165,6 @@ export function prepareStatements(db: Database.Database) {
     lastOfTypes: db.prepare<[string, string], EventRow>(
       'SELECT * FROM reqon_events WHERE run_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT 1',
     ),
-    // ReplayReader.measureRun: the first event from @from that is not of @type at @path (SQLite
-    // walks the rows of the run between, which never reach JS).
-    eventAfterRun: db.prepare<{ run: string; from: number; to: number; type: string; path: string }, [number, string, string]>(
-      `SELECT seq, type, step_path FROM reqon_events
-        WHERE run_id = @run AND seq >= @from AND seq <= @to AND NOT (type = @type AND step_path = @path) ORDER BY seq LIMIT 1`,
-    ).raw(true),
     // `lastOfTypes` when every type is a summary type (a resume's pause.created / pause.resumed,
     // a finished run's end): through the summary index, a few rows, where the scan above walks
     // every row of the run (0.4 s of a 900k-event sync's resume).
