@@ -216,9 +216,15 @@ export interface PaginationResult {
 }
 
 export interface PaginationStart {
-  /** Resume from this page index (backfill). */
+  /** Resume from this page index (backfill, or finished pages taken as recorded). */
   index?: number;
   cursor?: string;
+  /**
+   * The body of the page before `index` when that page was taken as recorded rather than walked
+   * (Journal.skipFinishedPages): the checks that hold a page against those before it — its list
+   * field, an API repeating the same page — start from it, as they would after walking it.
+   */
+  previousBody?: unknown;
 }
 
 export async function paginate(
@@ -243,6 +249,11 @@ export async function paginate(
   let previous: PageShape | undefined;
   /** The top-level field the first page with items had them under (without itemsPath). */
   let listField: string | undefined;
+  if (start.previousBody !== undefined && index > 0) {
+    const items = itemsOf(start.previousBody, plan.itemsPath);
+    listField = checkListField(start.previousBody, items, undefined, index - 1, plan.itemsPath);
+    if (plan.strategy !== 'cursor') previous = pageShape(items);
+  }
 
   for (;;) {
     if (pages >= maxPages) {

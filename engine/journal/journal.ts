@@ -343,21 +343,29 @@ export class Journal {
    * them mean all of its rows — and then the NEXT page's `http.request` (the pagination went on).
    * Anything else — a retry with no outcome, a failure, a `page.completed`, the log's end —
    * stops the skip there: that page and the rest are walked. Of their payloads only the first
-   * page's status is read (the fetch's status, fetch-step.ts).
+   * page's status is read (the fetch's status, fetch-step.ts) and, when it is used, the last
+   * page's answer (where the pagination's checks of later pages start).
    */
-  skipFinishedPages(fetchPath: string, storePath: string, minItems: number): { pages: number; items: number; firstStatus?: number } {
+  skipFinishedPages(
+    fetchPath: string,
+    storePath: string,
+    minItems: number,
+  ): { pages: number; items: number; firstStatus?: number; lastAnswer?: StoredEvent<'http.response'> } {
     if (!this.followingLog()) return { pages: 0, items: 0 };
     let pages = 0;
     let items = 0;
     let firstStatus: number | undefined;
+    let lastAnswer: StoredEvent<'http.response'> | undefined;
     for (;;) {
       const page = this.finishedPageAt(this.cursor, fetchPath, storePath, Math.max(1, minItems));
-      if (page === undefined) return { pages, items, ...(firstStatus !== undefined ? { firstStatus } : {}) };
+      if (page === undefined) return { pages, items, ...(firstStatus !== undefined ? { firstStatus, lastAnswer } : {}) };
       pages++;
       items += page.writes;
-      // The fetch's status is its first page's (fetch-step.ts): the one payload read. Reading
-      // every page's would load and parse every recorded body (most of a sync's log) for nothing.
+      // The fetch's status is its first page's (fetch-step.ts), and the pagination's checks start
+      // from the last page's body: the two payloads read. Reading every page's would load and
+      // parse every recorded body (most of a sync's log) for nothing.
       firstStatus ??= page.answer.payload.response.status;
+      lastAnswer = page.answer;
       // Without a path index, everything from the cursor on is unconsumed: mark the page's
       // events, and let the window go past them before reading the next page.
       this.consumed.fill(1, this.cursor, page.end);

@@ -167,7 +167,7 @@ export async function runFetch(
     const finished =
       sink?.tableWrites && plan.strategy !== 'cursor' && !until && !options.backfill && rt.journal.replaying
         ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!)
-        : { pages: 0, items: 0, firstStatus: undefined };
+        : { pages: 0, items: 0, firstStatus: undefined, lastAnswer: undefined };
     // The fetch's status is its first page's (below); a finished page taken as recorded was that page.
     let firstStatus = finished.firstStatus;
     if (finished.pages > 0) {
@@ -226,7 +226,7 @@ export async function runFetch(
         }
       },
       collect: sink === undefined,
-    }, { index: finished.pages });
+    }, { index: finished.pages, ...(finished.lastAnswer !== undefined ? { previousBody: finished.lastAnswer.payload.response.body } : {}) });
     status = firstStatus ?? status;
     pages = finished.pages + result.pages;
     truncated = result.truncated;

@@ -93,7 +93,7 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
   it('takes every page followed by the next page’s request, and leaves the last one to the walk', () => {
     // The first page's status is the fetch's (fetch-step.ts): it is said.
     const j = journal(syncLog([page(3, answeredWith(206)), page(3), page(2)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 3)).toEqual({ pages: 2, items: 6, firstStatus: 206 });
+    expect(j.skipFinishedPages(FETCH, STORE, 3)).toEqual({ pages: 2, items: 6, firstStatus: 206, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     // The walk goes on at the third page's request.
     expect(j.take(FETCH, 'http.request')?.seq).toBe(2 + 2 * 5 + 1);
     expect(j.take(FETCH, 'http.response')).toBeDefined();
@@ -104,7 +104,7 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
     // The status said is the page's answer, not a retried attempt's.
     const retried: Entry[] = [...erred, ...answeredWith(503), ...answered];
     const j = journal(syncLog([page(2, retried), page(2), page(1)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200 });
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
   });
 
   it('stops at a page the log cannot vouch for', () => {
@@ -116,12 +116,12 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
     expect(journal(syncLog([[['http.request', FETCH], ...page(2)], page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
     // A page recorded something besides its writes (a backfill `page.completed`): walked from there.
     const withRecord: Entry[] = [...answered, ['page.completed', FETCH], ...writes(2)];
-    expect(journal(syncLog([page(2), withRecord, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200 });
+    expect(journal(syncLog([page(2), withRecord, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     // The log ends after a page's writes (killed there): that page is walked.
-    expect(journal(syncLog([page(2), page(2)], [])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200 });
+    expect(journal(syncLog([page(2), page(2)], [])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     // A failure recorded after a page: the failed page is walked, and fails again.
     const failed = syncLog([page(2), page(2), answered], [['step.failed', FETCH], ['step.failed', STORE]]);
-    expect(journal(failed).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200 });
+    expect(journal(failed).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     // Writes at another path are another step's.
     const elsewhere: Entry[] = [...answered, ['store.write', 'S/2'], ['store.write', 'S/2']];
     expect(journal(syncLog([elsewhere, page(2)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
@@ -150,9 +150,17 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
     expect(inside.skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
   });
 
+  it('hands over the last finished page\'s answer, where the pagination\'s checks of the next page start', () => {
+    const events = syncLog([page(2), page(2), page(1)]);
+    const j = journal(events);
+    // Pages 1 and 2 are seqs 3–6 and 7–10: page 2's answer is seq 8.
+    expect(j.skipFinishedPages(FETCH, STORE, 2).lastAnswer?.seq).toBe(8);
+    expect(journal(syncLog([page(2)])).skipFinishedPages(FETCH, STORE, 2).lastAnswer).toBeUndefined();
+  });
+
   it('leaves the journal consistent: the walk of the rest consumes the log exactly', () => {
     const j = journal(syncLog([page(2), page(2), page(1)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200 });
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     expect(j.take(FETCH, 'http.request')).toBeDefined();
     expect(j.take(FETCH, 'http.response')).toBeDefined();
     expect(j.take(STORE, 'store.write')).toBeDefined();
@@ -170,7 +178,7 @@ describe('Journal.skipFinishedPages over a streamed record that measures runs of
     const j = new Journal(null, null, 'r', { reader, lastSeq: events.length }, new FakeClock(0), { skipFinished: true });
     expect(j.take(FETCH, 'step.started')).toBeDefined();
     expect(j.take(STORE, 'step.started')).toBeDefined();
-    expect(j.skipFinishedPages(FETCH, STORE, 50)).toEqual({ pages: 2, items: 100, firstStatus: 200 });
+    expect(j.skipFinishedPages(FETCH, STORE, 50)).toEqual({ pages: 2, items: 100, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     const writeSeqs = (from: number, to: number) => events.filter((e) => e.type === 'store.write' && e.seq >= from && e.seq <= to).map((e) => e.seq);
     // Pages 1 and 2: seqs 3–54 and 55–106. Of their 100 writes, at most the one or two a read of
     // a page's answer brings along were handed out; the rest were counted in the log.
@@ -190,7 +198,7 @@ describe('Journal.skipFinishedPages over a streamed record that measures runs of
     const j = new Journal(null, null, 'r', { reader, lastSeq: events.length }, new FakeClock(0), { skipFinished: true });
     j.take(FETCH, 'step.started');
     j.take(STORE, 'step.started');
-    expect(j.skipFinishedPages(FETCH, STORE, 4)).toEqual({ pages: 1, items: 4, firstStatus: 200 });
+    expect(j.skipFinishedPages(FETCH, STORE, 4)).toEqual({ pages: 1, items: 4, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
     expect(j.take(FETCH, 'http.request')).toBeDefined();
     expect(j.take(FETCH, 'http.response')).toBeDefined();
     for (let i = 0; i < 2; i++) expect(j.take(STORE, 'store.write')).toBeDefined();
