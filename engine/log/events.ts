@@ -217,12 +217,12 @@ export const SUMMARY_EVENT_TYPES: readonly EventType[] = [
   'run.failed',
 ];
 
-/** Whether `types` are SUMMARY_EVENT_TYPES (in any order): a read the summary index answers. */
 /** Every one of `types` is a summary type, so the summary index (SQLite migration 8) holds all their rows. */
 export function onlySummaryTypes(types: readonly string[]): boolean {
   return types.length > 0 && types.every((t) => (SUMMARY_EVENT_TYPES as readonly string[]).includes(t));
 }
 
+/** Whether `types` are SUMMARY_EVENT_TYPES (in any order): a read the summary index answers. */
 export function isSummaryRead(types: readonly EventType[]): boolean {
   return types.length === SUMMARY_EVENT_TYPES.length && SUMMARY_EVENT_TYPES.every((t) => types.includes(t));
 }
