@@ -401,23 +401,27 @@ export class Journal {
       writes++;
       i++;
     }
-    // The rest of the page's writes, still in the log: measured there, and skipped only if the
-    // page turns out finished (else the walk reads them as usual).
+    // The rest of the page's writes, still in the log: measured there, and passed over only if
+    // the page turns out finished (else the walk reads them as usual).
     const run = i === this.loaded && i < this.total ? this.stream?.measureRun?.('store.write', storePath) : undefined;
+    let next: Pick<StoredEvent, 'type' | 'stepPath'> | undefined;
     if (run !== undefined) {
-      const next = run.after;
-      if (writes + run.length < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
-      run.skip();
+      writes += run.length;
+      i += run.length;
+      next = run.after;
+    } else {
+      for (let e = at(i); isWrite(e); e = at(i)) {
+        writes++;
+        i++;
+      }
+      next = at(i);
+    }
+    if (writes < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
+    if (run !== undefined) {
+      run.passOver();
       // Positions never read: the caller consumes them at once, and the window is empty after.
       this.loaded += run.length;
-      return { end: i + run.length, writes: writes + run.length, answer };
     }
-    for (let e = at(i); isWrite(e); e = at(i)) {
-      writes++;
-      i++;
-    }
-    const next = at(i);
-    if (writes < minItems || next?.type !== 'http.request' || next.stepPath !== fetchPath) return undefined;
     return { end: i, writes, answer };
   }
 

@@ -167,10 +167,10 @@ export interface ReplayReader {
    * Optional. Measures, without reading them into memory, the run of consecutive events of `type`
    * at `stepPath` that `next` would yield next (a page's store writes; skipped types between them
    * are passed over, as `next` drops them), and the event `next` would yield after them.
-   * `skip()` then moves past that run, as if `next` had read and dropped it; the reader may not
+   * `passOver()` then moves past that run, as if `next` had read and dropped it; the reader may not
    * have been read from in between. For a resume that takes finished pages as recorded.
    */
-  measureRun?(type: EventType, stepPath: string): { length: number; after: Pick<StoredEvent, 'type' | 'stepPath'> | undefined; skip(): void };
+  measureRun?(type: EventType, stepPath: string): { length: number; after: Pick<StoredEvent, 'type' | 'stepPath'> | undefined; passOver(): void };
 }
 
 export interface ReadOptions {

@@ -61,8 +61,8 @@ function measuringReader(events: StoredEvent[], chunk: number): ReplayReader & {
       return {
         length: end - start,
         after: after && { type: after.type, stepPath: after.stepPath },
-        skip: () => {
-          if (at !== start) throw new Error('read between measureRun and skip');
+        passOver: () => {
+          if (at !== start) throw new Error('read between measureRun and passOver');
           at = end;
         },
       };

@@ -147,12 +147,12 @@ describe('SQLite replayReader', () => {
     // Measuring moves nothing: the reader still yields the run.
     const again = reader.measureRun!('store.write', 'S/1');
     expect(again.length).toBe(5);
-    again.skip();
+    again.passOver();
     expect(reader.next(1).map(fields)).toEqual([{ seq: 8, type: 'store.write', stepPath: 'S/2' }]);
     expect(reader.measureRun!('store.write', 'S/2').length).toBe(0);
     const last = reader.measureRun!('store.write', 'S/1');
     expect(last).toMatchObject({ length: 3, after: undefined });
-    last.skip();
+    last.passOver();
     expect(reader.next(5)).toEqual([]);
     expect(reader.measureRun!('store.write', 'S/1')).toMatchObject({ length: 0, after: undefined });
     // A skip after the reader moved on would drop events it never measured: refused.
@@ -160,7 +160,7 @@ describe('SQLite replayReader', () => {
     fresh.next(1);
     const stale = fresh.measureRun!('store.write', 'S/1');
     fresh.next(1);
-    expect(() => stale.skip()).toThrow(/read from between measureRun and skip/);
+    expect(() => stale.passOver()).toThrow(/read from between measureRun and passOver/);
   });
 
   it('measures past the skipped events a resume wrote between a page\'s answer and its writes, as next drops them', async () => {
@@ -175,7 +175,7 @@ describe('SQLite replayReader', () => {
     const run = reader.measureRun!('store.write', 'S/1');
     expect(run.length).toBe(3);
     expect(run.after).toEqual({ type: 'value.recorded', stepPath: 'main/0' });
-    run.skip();
+    run.passOver();
     expect(reader.next(5).map((e) => e.seq)).toEqual([8]);
   });
 });

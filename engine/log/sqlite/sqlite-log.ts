@@ -322,8 +322,8 @@ class SqliteEventLog implements EventLog {
       return {
         length,
         after: after === undefined ? undefined : { type: after[1] as EventType, stepPath: after[2] },
-        skip: () => {
-          if (from !== start) throw new Error(`internal: replayReader '${runId}' was read from between measureRun and skip`);
+        passOver: () => {
+          if (from !== start) throw new Error(`internal: replayReader '${runId}' was read from between measureRun and passOver`);
           from = end;
         },
       };
