@@ -40,13 +40,19 @@ export interface VerifyReport {
 }
 
 /**
- * Whether a verify that found no divergence compared everything: at least one entry, nothing it
- * says it could not check, and every recorded entry re-derived. Anything short of it is no ✓ —
- * the one rule of `reqon verify`, the crash lab and the studio's chip (the renderer runs this file:
- * it imports nothing).
+ * Whether a verify that found no divergence compared everything the run will ever do: at least one
+ * entry, nothing it says it could not check, every recorded entry re-derived, and a run that has
+ * finished (an unfinished run's log ends where it stopped, so what it has yet to do was never
+ * compared). Anything short of it is no ✓ — the one rule of `reqon verify`, the crash lab and the
+ * studio's chip (the renderer runs this file: it imports nothing).
  */
 export function fullyVerified(report: VerifyReport): boolean {
-  return report.ok && report.original.length > 0 && report.unchecked.length === 0 && report.replayed.length >= report.original.length;
+  return report.ok && report.original.length > 0 && everyEntryRederived(report) && !unfinished(report);
+}
+
+/** Every entry the log holds so far was re-derived, and nothing was left unchecked. */
+export function everyEntryRederived(report: Pick<VerifyReport, 'original' | 'replayed' | 'unchecked'>): boolean {
+  return report.unchecked.length === 0 && report.replayed.length >= report.original.length;
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Clock } from '../env/env.js';
 import type { StoredEvent } from '../log/events.js';
 import { CrashPointsHandler } from '../inspect/crash-points.js';
 import type { CrashLabCheck, CrashLabStatus, CrashLabVerdict, RunStatus, StoreSnapshot, VerifyReport } from '../protocol/protocol.js';
-import { fullyVerified } from '../executor/verify-report.js';
+import { fullyVerified, unfinished } from '../executor/verify-report.js';
 import { diffStoreContents } from '../inspect/state-diff.js';
 import { parseOwner } from '../executor/owner.js';
 import { outcomeOf, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
@@ -404,7 +404,7 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
           : {
               name: 'replay',
               ok: null,
-              label: `its log replays without a divergence, but not all of it was checked: ${verify.replayed.length} of ${verify.original.length} events re-derived${verify.unchecked.length > 0 ? `; not checked: ${verify.unchecked.join('; ')}` : ''}`,
+              label: `its log replays without a divergence, but not all of it was checked: ${verify.replayed.length} of ${verify.original.length} events re-derived${verify.unchecked.length > 0 ? `; not checked: ${verify.unchecked.join('; ')}` : ''}${unfinished(verify) ? `; not checked: what the run has yet to do — it is ${verify.runStatus}` : ''}`,
             },
   ];
   // Tables and checkpoints live in the log's database, shared by the two runs: when the armed run

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../renderer/src/lib/protocol.js';
+import { fullyVerified } from '../../renderer/src/lib/protocol.js';
 import { verifyVerdict } from '../../renderer/src/lib/verify-rows.js';
 
 const entry = (seq: number) => ({ seq, stepPath: 'A/0', type: 'step.started', effectId: null });
@@ -24,6 +25,14 @@ describe('the replay verdict', () => {
     expect(verifyVerdict(report({ original: [entry(2)], replayed: [entry(2)] }))).toEqual({ kind: 'ok', text: '✓ replay matches (1 entries)' });
     // A run that has not finished: no ✓ for what it has yet to do.
     expect(verifyVerdict(report({ original: [entry(2)], replayed: [entry(2)], runStatus: 'suspended' }))).toEqual({ kind: 'partial', text: '◐ no divergence so far (1 entries): the run has not finished' });
+  });
+
+  it('fullyVerified, the one rule of every ✓, holds no unfinished run (the crash lab took it alone)', () => {
+    const whole = { original: [entry(2)], replayed: [entry(2)] };
+    expect(fullyVerified(report(whole))).toBe(true);
+    expect(fullyVerified(report({ ...whole, runStatus: 'failed' }))).toBe(true);
+    expect(fullyVerified(report({ ...whole, runStatus: 'running' }))).toBe(false);
+    expect(fullyVerified(report({ ...whole, runStatus: 'suspended' }))).toBe(false);
   });
 
   it('is partial when some were not re-derived, and ✕ at a divergence', () => {

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { isImported } from '../../executor/run-bundle.js';
 import { verifyRun } from '../../executor/verify.js';
-import { fullyVerified, unfinished } from '../../executor/verify-report.js';
+import { everyEntryRederived, fullyVerified, unfinished } from '../../executor/verify-report.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog, readMissionFiles } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_NOT_FULLY_VERIFIED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -28,16 +28,17 @@ export const command: CommandModule = {
       const finished = !unfinished(report);
       if (options.json === true) {
         // `ok` is "no divergence"; `verified` is what exit 0 says: that, checked whole, of a finished run.
-        io.stdout(`${JSON.stringify({ ...report, verified: report.ok && fullyVerified(report) && finished })}\n`);
+        io.stdout(`${JSON.stringify({ ...report, verified: fullyVerified(report) })}\n`);
       } else if (report.ok) {
         // "verified" only for a report checked whole (fullyVerified, as the studio's ✓ and the
         // crash lab's): events the replay never reached, or that the log's format does not let it
-        // compare, were compared with nothing.
-        const sofar = finished ? '' : ' so far';
+        // compare, were compared with nothing, and an unfinished run's rest was never compared.
         io.stdout(
           fullyVerified(report)
-            ? `${finished ? 'verified' : 'no divergence so far'}: replaying run ${runId} matches its log${sofar} (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`
-            : `not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`,
+            ? `verified: replaying run ${runId} matches its log (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`
+            : everyEntryRederived(report) && report.original.length > 0
+              ? `no divergence so far: replaying run ${runId} matches its log so far (${report.replayed.length} of ${report.original.length} events re-derived, no divergence)\n`
+              : `not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`,
         );
         // A run that has not finished is verified only as far as its log goes: say so with the verdict.
         if (!finished) {
@@ -56,7 +57,7 @@ export const command: CommandModule = {
       }
       // A run that has not finished was checked as far as its log goes: no divergence, but not
       // everything the run will do was compared — 3, as for any check that is not whole.
-      return !report.ok ? EXIT_FAILED : fullyVerified(report) && finished ? EXIT_OK : EXIT_NOT_FULLY_VERIFIED;
+      return !report.ok ? EXIT_FAILED : fullyVerified(report) ? EXIT_OK : EXIT_NOT_FULLY_VERIFIED;
     } catch (e) {
       const code = reportRunError(e, io);
       if (code === undefined) throw e;

@@ -11,4 +11,4 @@ export type { StoredEvent, EventType, EventPayloads, ErrorInfo } from '../../../
 // binary search), so the engine's window index and the renderer's lanes merge bars by one rule.
 export * from '../../../engine/inspect/timeline-geometry.js';
 // And when a verify is a ✓: one rule for the CLI, the crash lab and the studio's chip.
-export { fullyVerified, unfinished } from '../../../engine/executor/verify-report.js';
+export { everyEntryRederived, fullyVerified, unfinished } from '../../../engine/executor/verify-report.js';

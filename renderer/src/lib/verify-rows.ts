@@ -3,7 +3,7 @@
  * diff. The engine decides where they diverge (and why); this only lays the two lists out so the
  * divergent row, and the rows after it, can be marked.
  */
-import { fullyVerified, unfinished, type VerifyEntry, type VerifyReport } from './protocol.js';
+import { everyEntryRederived, fullyVerified, unfinished, type VerifyEntry, type VerifyReport } from './protocol.js';
 
 export type VerifyRowState = 'same' | 'divergent' | 'after-divergence' | 'only-original' | 'only-replayed';
 
@@ -46,10 +46,10 @@ export function verifyVerdict(report: VerifyReport): { kind: 'ok' | 'partial' | 
   if (report.original.length === 0) {
     return { kind: 'partial', text: `◐ nothing to compare: the run has logged no step${unfinished(report) ? ' yet' : ''}` };
   }
-  if (!fullyVerified(report)) {
+  if (fullyVerified(report)) return { kind: 'ok', text: `✓ replay matches (${report.original.length} entries)` };
+  if (!everyEntryRederived(report)) {
     return { kind: 'partial', text: `◐ not fully verified: ${report.replayed.length} of ${report.original.length} entries re-derived, no divergence among them` };
   }
   // Every entry so far matched, but the run has more to do: no ✓ for what was not compared.
-  if (unfinished(report)) return { kind: 'partial', text: `◐ no divergence so far (${report.original.length} entries): the run has not finished` };
-  return { kind: 'ok', text: `✓ replay matches (${report.original.length} entries)` };
+  return { kind: 'partial', text: `◐ no divergence so far (${report.original.length} entries): the run has not finished` };
 }
