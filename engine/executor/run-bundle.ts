@@ -20,6 +20,7 @@
  * starts; its status is the one its events end with.
  */
 import { credentialEnvValues } from '../env/mission-env.js';
+import { eventPages } from '../log/event-pages.js';
 import { LOG_FORMAT, logFormatOf, type EventPayloads, type EventType, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions, RunRecord, RunStatus } from '../log/log.js';
 import { asLogged, UnloggableValueError } from '../log/loggable.js';
@@ -50,23 +51,42 @@ export class BundleError extends Error {
   }
 }
 
-export async function exportRun(log: EventLog, runId: string): Promise<RunBundle> {
+/** Events a page of an export holds at most (each page is also bounded by its bytes: eventPages). */
+const EXPORT_PAGE = 5000;
+
+/**
+ * The bundle of `runId` as JSON text, a piece at a time: pieces that join to what
+ * `JSON.stringify` makes of a RunBundle, holding one page of events at a time — so a run of a
+ * million events, or with answers of hundreds of megabytes (past the longest string V8 can make),
+ * is written out as it is read. The bundle is the run as it stood when the export began: its
+ * status, and its events up to the seq it had reached then (a live run goes on appending).
+ */
+export async function* exportRunText(log: EventLog, runId: string): AsyncGenerator<string> {
   const run = await log.getRun(runId);
   if (!run) throw new BundleError('', `no run ${runId} in this log`);
-  const events = await log.read(runId);
-  return {
-    reqonRunBundle: BUNDLE_VERSION,
-    run: {
-      runId: run.runId,
-      mission: run.mission,
-      missionHash: run.missionHash,
-      missionFiles: run.missionFiles,
-      options: withoutSecrets(run.options),
-      status: run.status,
-      createdAt: run.createdAt,
-    },
-    events: events.map((e) => ({ seq: e.seq, type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }) as Omit<StoredEvent, 'runId'>),
+  const head: RunBundle['run'] = {
+    runId: run.runId,
+    mission: run.mission,
+    missionHash: run.missionHash,
+    missionFiles: run.missionFiles,
+    options: withoutSecrets(run.options),
+    status: run.status,
+    createdAt: run.createdAt,
   };
+  yield `{"reqonRunBundle":${JSON.stringify(BUNDLE_VERSION)},"run":${JSON.stringify(head)},"events":[`;
+  let written = 0;
+  for await (const page of eventPages(log, runId, { size: EXPORT_PAGE, lastSeq: run.lastSeq })) {
+    const pieces: string[] = [];
+    for (const e of page) {
+      if (e.seq > run.lastSeq) break;
+      pieces.push(JSON.stringify({ seq: e.seq, type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }));
+    }
+    if (pieces.length === 0) break;
+    yield `${written === 0 ? '' : ','}${pieces.join(',')}`;
+    written += pieces.length;
+    if (page[page.length - 1]!.seq >= run.lastSeq) break;
+  }
+  yield ']}\n';
 }
 
 /** The options a bundle carries: no auth file, credential-named env values and URL parameters redacted. */

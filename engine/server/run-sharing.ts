@@ -4,7 +4,7 @@
  * engine/executor/run-bundle.ts — reading and writing the log only, nothing is executed).
  */
 import path from 'node:path';
-import { BundleError, exportRun, importBundle, parseBundle, type RunBundle } from '../executor/run-bundle.js';
+import { BundleError, exportRunText, importBundle, MAX_BUNDLE_BYTES, parseBundle, type RunBundle } from '../executor/run-bundle.js';
 import { firstUnreadableEvent } from '../inspect/readable-events.js';
 import type { StoredEvent } from '../log/events.js';
 import type { EventLog } from '../log/log.js';
@@ -43,8 +43,18 @@ export class RunSharing {
   async export(channel: string, req: Fields): Promise<{ fileName: string; text: string }> {
     const runId = str(channel, req, 'runId');
     try {
-      const bundle = await exportRun(this.deps.log, runId);
-      return { fileName: `${runId}.reqonrun`, text: `${JSON.stringify(bundle)}\n` };
+      // One string for the page to save, so a bundle no import would take (nor V8 hold as one
+      // string) is refused by name rather than failing as an internal error: `reqon export` streams.
+      const pieces: string[] = [];
+      let length = 0;
+      for await (const piece of exportRunText(this.deps.log, runId)) {
+        length += piece.length;
+        if (length > MAX_BUNDLE_BYTES) {
+          throw new StudioError('bad-request', `${channel}: run ${runId}'s bundle is larger than ${MAX_BUNDLE_BYTES / 1024 / 1024} MB, more than an import takes; \`reqon export ${runId} --out FILE\` writes it`);
+        }
+        pieces.push(piece);
+      }
+      return { fileName: `${runId}.reqonrun`, text: pieces.join('') };
     } catch (e) {
       if (e instanceof BundleError) throw new StudioError('not-found', `${channel}: ${e.message}`);
       throw e;

@@ -42,6 +42,12 @@ describe('bad arguments', () => {
     oneLine(await reqon('export', runId, '--out', dir), /^reqon: cannot write the bundle to .*: it is a folder/);
     const good = await reqon('export', runId, '--out', path.join(dir, 'x.reqonrun'));
     expect(good.code, describeResult(good)).toBe(0);
+    // A failed export leaves FILE as it was (it is written beside, then renamed over), and no temporary file.
+    const kept = path.join(dir, 'kept.reqonrun');
+    fs.writeFileSync(kept, 'an earlier bundle');
+    oneLine(await reqon('export', 'run_nope', '--out', kept), /^reqon: no run run_nope in this log/);
+    expect(fs.readFileSync(kept, 'utf8')).toBe('an earlier bundle');
+    expect(fs.readdirSync(dir).filter((f) => f.includes('partial'))).toEqual([]);
   });
 
   it('reqon log copy --from a SQLite file that does not exist', async () => {

@@ -1,10 +1,12 @@
 /**
  * `reqon export RUN_ID [--out FILE]` — one run as a bundle (engine/executor/run-bundle.ts): its
  * mission text, its options without secrets, its events. To stdout (`> run.reqonrun`) or a file.
+ * Written a page of events at a time, so a run of any length streams out in bounded memory.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
-import { BundleError, exportRun } from '../../executor/run-bundle.js';
+import { BundleError, exportRunText, MAX_BUNDLE_BYTES } from '../../executor/run-bundle.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
@@ -16,13 +18,26 @@ export const command: CommandModule = {
   },
 
   async run(args: unknown[], options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
+    const runId = args[0] as string;
     const log = await openCliLog(options.db, { existing: true });
+    const out = typeof options.out === 'string' ? BundleFile.open(options.out) : undefined;
     try {
-      const text = `${JSON.stringify(await exportRun(log, args[0] as string))}\n`;
-      if (typeof options.out === 'string') writeBundle(options.out, text);
-      else io.stdout(text);
+      let bytes = 0;
+      for await (const piece of exportRunText(log, runId)) {
+        bytes += Buffer.byteLength(piece);
+        if (out) out.write(piece);
+        else io.stdout(piece);
+        // A turn of the event loop between pages: a reader gone away (`| head`) is an EPIPE the
+        // program ends on before the rest of the run is read (SQLite's reads resolve at once).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      out?.finish();
+      if (bytes > MAX_BUNDLE_BYTES) {
+        io.stderr(`reqon: note: this bundle is ${(bytes / 1024 / 1024).toFixed(0)} MB, more than the ${MAX_BUNDLE_BYTES / 1024 / 1024} MB \`reqon import\` and the studio take\n`);
+      }
       return EXIT_OK;
     } catch (e) {
+      out?.abandon();
       if (!(e instanceof BundleError)) throw e;
       io.stderr(`reqon: ${e.message}; list runs with \`reqon runs\`\n`);
       return EXIT_USAGE; // the one BundleError of an export: the id names no run
@@ -32,14 +47,70 @@ export const command: CommandModule = {
   },
 };
 
-/** `--out FILE`: a path it cannot write is one line (exit 2), not a stack trace. */
-function writeBundle(file: string, text: string): void {
-  try {
-    fs.writeFileSync(file, text);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such folder' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'the disk is full' : (error as Error).message;
-    throw new CliError(`cannot write the bundle to ${file}: ${why}`);
+/**
+ * `--out FILE`, written through a temporary file beside it and renamed over FILE once whole: an
+ * export that fails halfway (a full disk, a lost log) leaves FILE as it was, never a cut bundle.
+ * A path it cannot write is one line (exit 2), not a stack trace.
+ */
+class BundleFile {
+  /** Set once the fd is closed: closing it twice could close a file opened since under its number. */
+  private closed = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly temporary: string,
+    private readonly fd: number,
+  ) {}
+
+  static open(file: string): BundleFile {
+    const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
+    try {
+      if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+      return new BundleFile(file, temporary, fs.openSync(temporary, 'wx'));
+    } catch (error) {
+      throw cannotWrite(file, error);
+    }
   }
+
+  write(text: string): void {
+    try {
+      fs.writeSync(this.fd, text);
+    } catch (error) {
+      this.abandon();
+      throw cannotWrite(this.file, error);
+    }
+  }
+
+  finish(): void {
+    try {
+      fs.fsyncSync(this.fd);
+      this.close();
+      fs.renameSync(this.temporary, this.file);
+    } catch (error) {
+      this.abandon();
+      throw cannotWrite(this.file, error);
+    }
+  }
+
+  /** Drops the temporary file; FILE is untouched. */
+  abandon(): void {
+    try {
+      this.close();
+    } finally {
+      fs.rmSync(this.temporary, { force: true });
+    }
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+}
+
+function cannotWrite(file: string, error: unknown): CliError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT' ? 'no such folder' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'the disk is full' : (error as Error).message;
+  return new CliError(`cannot write the bundle to ${file}: ${why}`);
 }
