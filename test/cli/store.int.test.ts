@@ -4,12 +4,16 @@
  * "(store X has no records)" and exit 0, as if the store were empty. A declared store with no
  * records still says so, exit 0. An `--at` past the run's last seq is a usage error too, not the
  * end state shown as if it were that position. Of a store kept across runs (sql), a note on stderr
- * says the list is the run's part only.
+ * says the list is the run's part only. A run of more `store.write` events than one read holds
+ * (the command folds them a page at a time, the store's alone) lists what a fold of its whole log
+ * gives, at its end and at a seq in between.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLog } from '../../engine/log/open-log.js';
+import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { builtCli, runCli, runIdOf } from '../durability/support/cli-build.js';
 
 let cli: string;
@@ -67,4 +71,28 @@ describe('reqon store', () => {
     expect(past.stdout).toBe('');
     expect(past.stderr).toContain(`--at ${last + 1}: run ${runId} has ${last} events so far`);
   });
+
+  it('of a run longer than one read: what a fold of the whole log gives, at the end and at a seq', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'long.vague'),
+      'mission Long {\n  store a: memory("a")\n  store b: memory("b")\n  action A {\n    for i in range(0, 3100) {\n' +
+        '      store { id: i % 2500, v: i } -> a { key: .id }\n      store { id: i, w: i * 2 } -> b { key: .id }\n    }\n  }\n  run A\n}\n',
+    );
+    const run = await reqon('run', 'long.vague', '--quiet');
+    expect(run.code, run.stderr).toBe(0);
+    const longId = runIdOf(run);
+    const log = await openLog(db());
+    const events = await log.read(longId);
+    await log.close();
+    expect(events.filter((e) => e.type === 'store.write').length).toBe(6200);
+    const mid = events[Math.floor(events.length * 0.6)]!.seq;
+    for (const at of [undefined, mid]) {
+      const oracle = MemoryStoreState.fromEvents(events, at ?? Number.POSITIVE_INFINITY);
+      for (const store of ['a', 'b']) {
+        const listed = await reqon('store', longId, store, '--json', ...(at === undefined ? [] : ['--at', String(at)]));
+        expect(listed.code, listed.stderr).toBe(0);
+        expect(JSON.parse(listed.stdout)).toEqual(oracle.list(store));
+      }
+    }
+  }, 120_000);
 });

@@ -11,7 +11,8 @@ import { openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { CliError } from '../cli-error.js';
 import { recordedModelOf } from '../../executor/mission-cache.js';
-import type { MissionFiles } from '../../log/log.js';
+import type { StoredEvent } from '../../log/events.js';
+import type { EventLog, MissionFiles } from '../../log/log.js';
 import type { StoreType } from '../../lang/ast.js';
 
 /** The stores of a run's mission, name → type, or undefined when this engine cannot load it. */
@@ -41,8 +42,7 @@ export const command: CommandModule = {
       }
       // Past the end is no position of the run (it would silently show the end state).
       if (Number.isFinite(at) && at > run.lastSeq) throw new CliError(`--at ${at}: run ${runId} has ${run.lastSeq} events so far (seq 1 to ${run.lastSeq})`);
-      const events = await log.read(runId, Number.isFinite(at) ? { toSeq: at } : {});
-      const records = MemoryStoreState.fromEvents(events).list(store);
+      const records = (await storeState(log, runId, store, at)).list(store);
       const declared = declaredStores(run.missionFiles);
       // A misspelt store (or its table's name for the store's) is no empty store: say so.
       if (records.length === 0 && declared && !declared.has(store)) {
@@ -63,3 +63,21 @@ export const command: CommandModule = {
     }
   },
 };
+
+/** `store.write` events a read holds at most: the fold holds the store's records, never the run's log. */
+const WRITES_PAGE = 5000;
+
+/** `store`'s records in `runId` just after seq `at`: its `store.write` events folded, read a page at a time. */
+async function storeState(log: EventLog, runId: string, store: string, at: number): Promise<MemoryStoreState> {
+  const state = new MemoryStoreState();
+  const bound = Number.isFinite(at) ? { toSeq: at } : {};
+  for (let fromSeq = 1; ; ) {
+    const page = await log.read(runId, { types: ['store.write'], fromSeq, limit: WRITES_PAGE, ...bound });
+    for (const event of page) {
+      const write = event as StoredEvent<'store.write'>;
+      if (write.payload.store === store) state.apply(write);
+    }
+    if (page.length < WRITES_PAGE) return state;
+    fromSeq = page[page.length - 1]!.seq + 1;
+  }
+}
