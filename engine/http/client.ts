@@ -95,6 +95,20 @@ export interface AttemptHooks {
   afterAttempt?(info: AfterAttempt): Promise<void> | void;
 }
 
+/**
+ * Attempts of this request made before, by a process that crashed (replayed from the log): the
+ * live ones continue their count, so the retry budget is the mission's whole, not a fresh one
+ * after every crash, and each attempt is classified as it would have been without the crash.
+ */
+export interface PriorAttempts {
+  /** Attempts that were answered. */
+  attempts: number;
+  /** Of them, the 401s answered by a credential refresh (each adds an attempt to the budget). */
+  refreshes: number;
+}
+
+const NO_PRIOR_ATTEMPTS: PriorAttempts = { attempts: 0, refreshes: 0 };
+
 export interface HttpResult {
   status: number;
   /** Lower-cased names, sensitive ones redacted. */
@@ -171,9 +185,9 @@ export function endpointOf(path: string): string {
   return cut >= 0 ? path.slice(0, cut) : path;
 }
 
-export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks = {}): Promise<HttpResult> {
+export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks = {}, prior: PriorAttempts = NO_PRIOR_ATTEMPTS): Promise<HttpResult> {
   try {
-    return await attemptUntilDecided(spec, deps, hooks);
+    return await attemptUntilDecided(spec, deps, hooks, prior);
   } catch (err) {
     // Only a request body the mission built can be too deep (responses are limited where they
     // enter, far below), and it is redacted before anything is sent: nothing went out.
@@ -182,7 +196,7 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
   }
 }
 
-async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks): Promise<HttpResult> {
+async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: AttemptHooks, prior: PriorAttempts): Promise<HttpResult> {
   const { clock, random, http } = deps.env;
   const policy = policyOf(spec.retry);
   const timeoutMs = policy.timeout ?? spec.sourceTimeout ?? DEFAULT_TIMEOUT_MS;
@@ -192,14 +206,14 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
   const limiterKey = `${spec.source}:${endpoint}`;
   const allow = spec.allow ?? [];
   /** Credential refreshes this request made: each adds an attempt, as the 401 it answered was no failure. */
-  let refreshes = 0;
+  let refreshes = prior.refreshes;
   /** Whether one of them exchanged the refresh token (one that adopted another run's tokens leaves room for one that does). */
   let exchanged = false;
   // Whether the request carries an Idempotency-Key cannot change between attempts (only auth
   // values are re-read), so it is looked up once.
   let hasIdempotencyKey: boolean | undefined;
 
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = prior.attempts + 1; ; attempt++) {
     deps.breaker?.admit(spec.source, endpoint, spec.circuitBreaker);
     if (deps.limiter && !deps.limiter.tryAcquire(limiterKey, spec.rateLimit)) await deps.limiter.acquire(limiterKey, spec.rateLimit, deps.signal);
 

@@ -507,7 +507,12 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
     effect.pass('before-effect', false);
     const outcome = effect.takeOutcome(['http.response', 'http.error'], ofThisPage);
-    if (!outcome) continue; // the process died in flight: carry on live with the same key
+    if (!outcome) {
+      // The process died in flight: the attempt is made again, live, with the same key and the
+      // same number (its answer is the one a run without the crash would have had).
+      attempts--;
+      continue;
+    }
     effect.pass('after-effect', false);
     assertSameVerdict(spec, intent, outcome, attempts, refreshes, path, rt, line);
     if (outcome.payload.verdict === 'refresh-auth') refreshes++;
@@ -521,7 +526,6 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     // A retry was due: the next recorded attempt, or live.
   }
 
-  const base = attempts;
   const result = await executeRequest(
     spec,
     { env: rt.env, auth: rt.http.auth(rt.http.source(spec.source)), limiter: rt.http.limiter, breaker: rt.http.breaker, redactor: rt.http.redactor },
@@ -529,7 +533,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
       beforeAttempt: async ({ attempt, request }) => {
         await effect.recordIntent('http.request', {
           effectId: id,
-          attempt: base + attempt,
+          attempt,
           request,
           ...(spec.idempotencyKey ? { idempotencyKey: spec.idempotencyKey } : {}),
           identity,
@@ -539,10 +543,10 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
       afterAttempt: ({ attempt, response, error, verdict, retryInMs, durationMs }) => {
         effect.pass('after-effect', true);
         const retry = retryInMs === undefined ? {} : { retryInMs };
-        if (response) return effect.recordOutcome('http.response', { effectId: id, attempt: base + attempt, response, durationMs, verdict, ...retry });
+        if (response) return effect.recordOutcome('http.response', { effectId: id, attempt, response, durationMs, verdict, ...retry });
         return effect.recordOutcome('http.error', {
           effectId: id,
-          attempt: base + attempt,
+          attempt,
           error: error ?? { code: 'error', message: 'request failed' },
           durationMs,
           verdict,
@@ -550,6 +554,8 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
         });
       },
     },
+    // The live attempts continue the replayed ones' count (GUARANTEES 4): one retry budget, crash or not.
+    { attempts, refreshes },
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });

@@ -1,0 +1,110 @@
+/**
+ * One retry budget, crash or not (GUARANTEES 4): a request's live attempts after a resume continue
+ * the count of the attempts its log recorded, so a POST allowed 3 attempts is sent at most 3
+ * times however often the run is killed, and fails where a run that never crashed fails. Before,
+ * every resume started the count again: killed in the backoff after its first 500, the run was
+ * answered on a 4th attempt and completed where a crash-free run failed (and its log no longer
+ * verified). An attempt killed in flight (sent, its answer never logged) is made again under the
+ * same number and key: its answer is the one a run without the crash would have had.
+ * Found by helper 33. On both backends.
+ */
+import { spawn } from 'node:child_process';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+
+const MISSION = `mission Budget {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store out: memory("out")
+  action Send {
+    post "/things" { body: { v: 1 }, retry: { maxAttempts: 3, backoff: constant, initialDelay: 400 } }
+    store { id: "one", ok: response.ok } -> out { key: .id }
+  }
+  run Send
+}
+`;
+
+let cli: string;
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
+describe.each(backends)('the retry budget of a resumed request (%s)', (backend) => {
+  let h: Conformance;
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const posts = () => h.api.requests.filter((r) => r.method === 'POST').length;
+
+  /** A crash-free run against an API that answers 500 `failures` times, then 201. */
+  async function crashFree(failures: number): Promise<{ status: string; message: string; posts: number }> {
+    const reference = await openConformance({ backend });
+    try {
+      let calls = 0;
+      reference.api.on('POST /things', () => (++calls <= failures ? { status: 500, body: { error: 'down' } } : { status: 201, body: { ok: true } }));
+      const result = await reference.start(reference.mission('budget', MISSION));
+      return { status: result.status, message: result.status === 'failed' ? result.error.message : '', posts: calls };
+    } finally {
+      await reference.close();
+    }
+  }
+
+  it('killed in the backoff after its first 500: at most 3 attempts in all, and it fails as a crash-free run does', { timeout: 120_000 }, async () => {
+    const clean = await crashFree(3);
+    expect(clean).toMatchObject({ status: 'failed', posts: 3 });
+    expect(clean.message).toMatch(/failed with 500 after 3 attempts/);
+
+    // The API kills the run while it sleeps before attempt 2: attempt 1's 500 is in the log.
+    let calls = 0;
+    let child: ReturnType<typeof spawn> | undefined;
+    h.api.on('POST /things', () => {
+      if (++calls === 1) setTimeout(() => child?.kill('SIGKILL'), 150);
+      return calls <= 3 ? { status: 500, body: { error: 'down' } } : { status: 201, body: { ok: true } };
+    });
+    const entry = h.mission('budget', MISSION).entry;
+    child = spawn(process.execPath, [cli, 'run', entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    const signal = await new Promise((resolve) => child!.on('close', (_code, s) => resolve(s)));
+    expect(signal).toBe('SIGKILL');
+    expect(calls).toBe(1);
+    const runId = runIdOf({ code: null, signal: 'SIGKILL', stdout, stderr: '' });
+
+    const resumed = await h.resume(runId, { by: 'api' });
+    expect(resumed.status).toBe('failed');
+    expect(resumed.status === 'failed' ? resumed.error.message : '').toMatch(/failed with 500 after 3 attempts/);
+    expect(posts()).toBe(3);
+    const attempts = (await h.events(runId)).filter((e) => e.type === 'http.request').map((e) => (e.payload as { attempt: number }).attempt);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
+
+  it('killed in flight: the attempt is made again under its number and key, and the budget holds', { timeout: 120_000 }, async () => {
+    const clean = await crashFree(2);
+    expect(clean).toMatchObject({ status: 'completed', posts: 3 });
+
+    let calls = 0;
+    h.api.on('POST /things', () => (++calls <= 2 ? { status: 500, body: { error: 'down' } } : { status: 201, body: { ok: true } }));
+    // after-effect:1 — attempt 1 answered (500), killed before its answer is logged.
+    const killed = await runCli(cli, ['run', h.mission('budget', MISSION).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'after-effect:1'], { cwd: h.dir });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+
+    const resumed = await h.resume(runId, { by: 'api' });
+    // The lost answer's request is sent again (the API's 2nd 500, which the crash-free run had on
+    // attempt 2 — taken here on attempt 1), then attempt 2 gets the 201... after which nothing is left.
+    expect(resumed.status).toBe('completed');
+    const requests = (await h.events(runId)).filter((e) => e.type === 'http.request').map((e) => e.payload as { attempt: number; idempotencyKey?: string });
+    expect(requests.map((r) => r.attempt)).toEqual([1, 1, 2]);
+    expect(new Set(h.api.requests.map((r) => String(r.headers['idempotency-key']))).size).toBe(1);
+    expect(await h.store(runId, 'out')).toEqual({ one: { id: 'one', ok: true } });
+    expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
+});
