@@ -221,10 +221,23 @@ export interface PaginationStart {
   cursor?: string;
   /**
    * The body of the page before `index` when that page was taken as recorded rather than walked
-   * (Journal.skipFinishedPages): the checks that hold a page against those before it — its list
-   * field, an API repeating the same page — start from it, as they would after walking it.
+   * (Journal.skipFinishedPages): the check that holds a page against the one before it (an API
+   * repeating the same page) starts from it, as it would after walking it.
    */
   previousBody?: unknown;
+  /**
+   * Of the pages before `index` taken as recorded, the body of the first that named the list
+   * field (listFieldOf): later pages are held to its field, as a walk of them all holds them.
+   */
+  listBody?: unknown;
+}
+
+/**
+ * The top-level field a page's records sit under, as the first page with records names it for
+ * the pages after it (without itemsPath; undefined when the page names none).
+ */
+export function listFieldOf(body: unknown, itemsPath: string | undefined): string | undefined {
+  return checkListField(body, itemsOf(body, itemsPath), undefined, 0, itemsPath);
 }
 
 export async function paginate(
@@ -249,10 +262,9 @@ export async function paginate(
   let previous: PageShape | undefined;
   /** The top-level field the first page with items had them under (without itemsPath). */
   let listField: string | undefined;
-  if (start.previousBody !== undefined && index > 0) {
-    const items = itemsOf(start.previousBody, plan.itemsPath);
-    listField = checkListField(start.previousBody, items, undefined, index - 1, plan.itemsPath);
-    if (plan.strategy !== 'cursor') previous = pageShape(items);
+  if (index > 0) {
+    if (start.listBody !== undefined) listField = listFieldOf(start.listBody, plan.itemsPath);
+    if (start.previousBody !== undefined && plan.strategy !== 'cursor') previous = pageShape(itemsOf(start.previousBody, plan.itemsPath));
   }
 
   for (;;) {

@@ -47,6 +47,18 @@ export interface StreamedRecord {
   lastSeq: number;
 }
 
+/** What Journal.skipFinishedPages took as recorded. */
+export interface FinishedPages {
+  pages: number;
+  items: number;
+  /** The first page's status (the fetch's status). */
+  firstStatus?: number;
+  /** The last page's answer: the page a walk from there holds the next one against. */
+  lastAnswer?: StoredEvent<'http.response'>;
+  /** The first page's answer whose body named the list field (skipFinishedPages' `namesList`). */
+  listAnswer?: StoredEvent<'http.response'>;
+}
+
 /** Events read from a StreamedRecord at a time. */
 const STREAM_CHUNK = 4096;
 /** Passed events a streamed record's window lets go of at a time (one slice of what remains). */
@@ -342,30 +354,29 @@ export class Journal {
    * one) `store.write` events at `storePath` — a table batch commits with its events, so all of
    * them mean all of its rows — and then the NEXT page's `http.request` (the pagination went on).
    * Anything else — a retry with no outcome, a failure, a `page.completed`, the log's end —
-   * stops the skip there: that page and the rest are walked. Of their payloads only the first
-   * page's status is read (the fetch's status, fetch-step.ts) and, when it is used, the last
-   * page's answer (where the pagination's checks of later pages start).
+   * stops the skip there: that page and the rest are walked. Of their payloads only these are
+   * read: the first page's status (the fetch's status, fetch-step.ts), the last page's answer
+   * (where the check against the previous page starts), and the answer of the first page whose
+   * body `namesList` holds for (the page that named the list field later pages are held to) —
+   * page 1's, nearly always. Reading every page's would load and parse every recorded body (most
+   * of a sync's log) for nothing.
    */
   skipFinishedPages(
     fetchPath: string,
     storePath: string,
     minItems: number,
-  ): { pages: number; items: number; firstStatus?: number; lastAnswer?: StoredEvent<'http.response'> } {
+    namesList: (body: unknown) => boolean = () => false,
+  ): FinishedPages {
     if (!this.followingLog()) return { pages: 0, items: 0 };
-    let pages = 0;
-    let items = 0;
-    let firstStatus: number | undefined;
-    let lastAnswer: StoredEvent<'http.response'> | undefined;
+    const finished: FinishedPages = { pages: 0, items: 0 };
     for (;;) {
       const page = this.finishedPageAt(this.cursor, fetchPath, storePath, Math.max(1, minItems));
-      if (page === undefined) return { pages, items, ...(firstStatus !== undefined ? { firstStatus, lastAnswer } : {}) };
-      pages++;
-      items += page.writes;
-      // The fetch's status is its first page's (fetch-step.ts), and the pagination's checks start
-      // from the last page's body: the two payloads read. Reading every page's would load and
-      // parse every recorded body (most of a sync's log) for nothing.
-      firstStatus ??= page.answer.payload.response.status;
-      lastAnswer = page.answer;
+      if (page === undefined) return finished;
+      finished.pages++;
+      finished.items += page.writes;
+      finished.firstStatus ??= page.answer.payload.response.status;
+      finished.lastAnswer = page.answer;
+      if (finished.listAnswer === undefined && namesList(page.answer.payload.response.body)) finished.listAnswer = page.answer;
       // Without a path index, everything from the cursor on is unconsumed: mark the page's
       // events, and let the window go past them before reading the next page.
       this.consumed.fill(1, this.cursor, page.end);

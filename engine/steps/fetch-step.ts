@@ -30,7 +30,7 @@ import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
 import { errorFieldOf } from '../http/page-checks.js';
-import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
+import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, listFieldOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
@@ -166,8 +166,8 @@ export async function runFetch(
     // `until`, no backfill record of its own).
     const finished =
       sink?.tableWrites && plan.strategy !== 'cursor' && !until && !options.backfill && rt.journal.replaying
-        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!)
-        : { pages: 0, items: 0, firstStatus: undefined, lastAnswer: undefined };
+        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!, (body) => listFieldOf(body, plan.itemsPath) !== undefined)
+        : { pages: 0, items: 0 };
     // The fetch's status is its first page's (below); a finished page taken as recorded was that page.
     let firstStatus = finished.firstStatus;
     if (finished.pages > 0) {
@@ -226,7 +226,11 @@ export async function runFetch(
         }
       },
       collect: sink === undefined,
-    }, { index: finished.pages, ...(finished.lastAnswer !== undefined ? { previousBody: finished.lastAnswer.payload.response.body } : {}) });
+    }, {
+      index: finished.pages,
+      ...(finished.lastAnswer !== undefined ? { previousBody: finished.lastAnswer.payload.response.body } : {}),
+      ...(finished.listAnswer !== undefined ? { listBody: finished.listAnswer.payload.response.body } : {}),
+    });
     status = firstStatus ?? status;
     pages = finished.pages + result.pages;
     truncated = result.truncated;

@@ -9,7 +9,9 @@
  * what walking page k gave it: the list field the pages before had (a page whose list turned into
  * an object is refused, page-checks.ts checkListField) and the previous page's shape (an API that
  * answers every page with the same one is refused, pagination.ts sameShape). A crash-free run
- * fails on such a page; the resume goes on past it.
+ * fails on such a page; the resume went on past it. The list field is the FIRST page's with
+ * records, not the last finished one's: pages that disagree on it (helper 33) end the resume as
+ * they end a crash-free run, failed or completed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,6 +47,17 @@ function serveObjectListOnThirdPage(h: Conformance): void {
   h.api.on(url(2), { body: { data: RECORDS.slice(2, 4) } });
   h.api.on(url(4), { body: { data: { '0': RECORDS[4], '2': RECORDS[5] } } });
   h.api.on(url(6), { body: { data: RECORDS.slice(6) } });
+}
+
+/**
+ * Page 1 has its records under "items", page 2 under "data"; page 3 has one of them as an object
+ * and the other as a list: `objectUnder` names which is the object.
+ */
+function serveDisagreeingFields(h: Conformance, objectUnder: 'items' | 'data'): void {
+  const other = objectUnder === 'items' ? 'data' : 'items';
+  h.api.on(url(0), { body: { items: RECORDS.slice(0, 2) } });
+  h.api.on(url(2), { body: { data: RECORDS.slice(2, 4) } });
+  h.api.on(url(4), { body: { [objectUnder]: { '0': RECORDS[4] }, [other]: [RECORDS[5]] } });
 }
 
 /** An API that does not read `offset`: every page is the first. */
@@ -142,4 +155,25 @@ describe.each(backends)('finished pages of a paginated POST taken as recorded (%
     expect(shape(withoutInterruptedAttempts(await h.events(runId)))).toEqual(shape(await reference.events(clean.runId)));
     await h.expectVerified(runId);
   });
+
+  it.each(['items', 'data'] as const)(
+    'holds later pages to the list field of the first page with records, when pages disagree (%s an object on page 3)',
+    { timeout: 120_000 },
+    async (objectUnder) => {
+      serveDisagreeingFields(reference, objectUnder);
+      const clean = await reference.start(files(reference));
+      // Held to page 1's "items": an object under it fails; an object under "data" is no list field's.
+      expect(clean.status).toBe(objectUnder === 'items' ? 'failed' : 'completed');
+
+      serveDisagreeingFields(h, objectUnder);
+      // before-effect:5 is page 3's request: pages 1 and 2 show finished and are taken as recorded.
+      const runId = await killedAt('before-effect:5');
+      const result = await h.resume(runId, { by: 'api' });
+
+      expect(result.status).toBe(clean.status);
+      if (clean.status === 'failed') expect(result.status === 'failed' ? result.error.message : '').toBe(clean.error.message);
+      expect(shape(withoutInterruptedAttempts(await h.events(runId)))).toEqual(shape(await reference.events(clean.runId)));
+      await h.expectVerified(runId);
+    },
+  );
 });
