@@ -8,8 +8,10 @@
  * 30 000). Failures are 5xx responses and network errors/timeouts; allowed statuses and other 4xx
  * are neither.
  *
- * Invariants: time comes only from the injected Clock; memory is bounded (closed circuits with no
- * recent failures are dropped, and at most `maxKeys` circuits are kept).
+ * Invariants: time comes only from the injected Clock, or from `at` — the instant a replayed
+ * attempt was recorded at, so that replaying a run's recorded attempts leaves the breaker as they
+ * left it (GUARANTEES 13); memory is bounded (closed circuits with no recent failures are
+ * dropped, and at most `maxKeys` circuits are kept).
  */
 
 import type { Clock } from '../env/env.js';
@@ -92,11 +94,11 @@ export class CircuitBreaker {
   }
 
   /** Throws `CircuitOpenError` when the request may not go out; otherwise admits it. */
-  admit(source: string, path: string, options: BreakerOptions = {}): void {
+  admit(source: string, path: string, options: BreakerOptions = {}, at?: number): void {
     const c = this.circuits.get(CircuitBreaker.key(source, path));
     if (!c) return;
     const o = resolved(options);
-    const now = this.clock.now();
+    const now = at ?? this.clock.now();
     c.lastActivity = now;
     if (c.state === 'closed') return;
     if (c.state === 'open') {
@@ -110,20 +112,20 @@ export class CircuitBreaker {
     c.probeInFlight = true;
   }
 
-  recordSuccess(source: string, path: string, options: BreakerOptions = {}): void {
+  recordSuccess(source: string, path: string, options: BreakerOptions = {}, at?: number): void {
     const key = CircuitBreaker.key(source, path);
     const c = this.circuits.get(key);
     if (!c) {
       // The common case, on every successful request: nothing to track unless in rate mode,
       // where successes of an untracked circuit are the denominator.
       if (options.failureRate !== undefined) {
-        const now = this.clock.now();
+        const now = at ?? this.clock.now();
         this.create(key, now).requests.push(now);
       }
       return;
     }
     const o = resolved(options);
-    const now = this.clock.now();
+    const now = at ?? this.clock.now();
     c.lastActivity = now;
     if (c.state === 'half-open') {
       c.probeInFlight = false;
@@ -146,10 +148,10 @@ export class CircuitBreaker {
     if (c?.state === 'half-open') c.probeInFlight = false;
   }
 
-  recordFailure(source: string, path: string, options: BreakerOptions = {}): void {
+  recordFailure(source: string, path: string, options: BreakerOptions = {}, at?: number): void {
     const key = CircuitBreaker.key(source, path);
     const o = resolved(options);
-    const now = this.clock.now();
+    const now = at ?? this.clock.now();
     const c = this.circuits.get(key) ?? this.create(key, now);
     c.lastActivity = now;
     if (c.state === 'half-open') {

@@ -21,7 +21,7 @@ import { setOwn } from '../eval/values.js';
 import type { ErrorInfo, RecordedRequest, RecordedResponse } from '../log/events.js';
 import type { AuthSession } from './auth.js';
 import { AuthRefreshError } from './auth.js';
-import type { BreakerOptions, CircuitBreaker } from './circuit-breaker.js';
+import { CircuitOpenError, type BreakerOptions, type CircuitBreaker } from './circuit-breaker.js';
 import type { RateLimitOptions, RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { createRedactor, isSensitiveName, RedactionError } from './redact.js';
@@ -93,6 +93,23 @@ export interface AfterAttempt {
 export interface AttemptHooks {
   beforeAttempt?(info: BeforeAttempt): Promise<void> | void;
   afterAttempt?(info: AfterAttempt): Promise<void> | void;
+  /** The circuit breaker refused attempt `attempt` (nothing was sent); a CircuitOpenError follows. */
+  refused?(info: { attempt: number; message: string }): Promise<void> | void;
+}
+
+/**
+ * What an attempt's outcome tells the circuit breaker: 5xx and transport failures count against
+ * the endpoint, a 429 or other 4xx says nothing about its health. `at`: the instant a replayed
+ * attempt was recorded at (live: now).
+ */
+export function tellBreaker(breaker: CircuitBreaker, spec: Pick<RequestSpec, 'source' | 'path' | 'allow' | 'circuitBreaker'>, outcome: AttemptOutcome, at?: number): void {
+  const endpoint = endpointOf(spec.path);
+  const failed =
+    (outcome.kind === 'transport' && outcome.code !== 'aborted') ||
+    (outcome.kind === 'response' && outcome.status >= 500 && !(spec.allow ?? []).includes(outcome.status));
+  if (failed) breaker.recordFailure(spec.source, endpoint, spec.circuitBreaker, at);
+  else if (outcome.kind === 'response' && outcome.status < 400) breaker.recordSuccess(spec.source, endpoint, spec.circuitBreaker, at);
+  else breaker.recordNeutral(spec.source, endpoint);
 }
 
 /**
@@ -214,7 +231,14 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
   let hasIdempotencyKey: boolean | undefined;
 
   for (let attempt = prior.attempts + 1; ; attempt++) {
-    deps.breaker?.admit(spec.source, endpoint, spec.circuitBreaker);
+    try {
+      deps.breaker?.admit(spec.source, endpoint, spec.circuitBreaker);
+    } catch (error) {
+      // The breaker's state is the process's, not the log's: its refusal is recorded, so that a
+      // replay refuses here too (fetch-step.ts answerPage).
+      if (error instanceof CircuitOpenError) await hooks.refused?.({ attempt, message: error.message });
+      throw error;
+    }
     if (deps.limiter && !deps.limiter.tryAcquire(limiterKey, spec.rateLimit)) await deps.limiter.acquire(limiterKey, spec.rateLimit, deps.signal);
 
     const material = deps.auth?.material();
@@ -289,15 +313,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       random01: random.next(),
     });
 
-    // The breaker counts 5xx and transport failures only; a 429 or 4xx says nothing about health.
-    if (deps.breaker) {
-      const failed =
-        (outcome.kind === 'transport' && outcome.code !== 'aborted') ||
-        (outcome.kind === 'response' && outcome.status >= 500 && !allow.includes(outcome.status));
-      if (failed) deps.breaker.recordFailure(spec.source, endpoint, spec.circuitBreaker);
-      else if (outcome.kind === 'response' && outcome.status < 400) deps.breaker.recordSuccess(spec.source, endpoint, spec.circuitBreaker);
-      else deps.breaker.recordNeutral(spec.source, endpoint);
-    }
+    if (deps.breaker) tellBreaker(deps.breaker, spec, outcome);
 
     // A 2xx whose body is not JSON is a failure of the contract, not of the network: not retried.
     if (decision.kind === 'success' && parsed && !parsed.ok) {

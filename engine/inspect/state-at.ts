@@ -208,7 +208,9 @@ export class StateAtHandler implements FoldHandler<RunState> {
         break;
       }
       case 'http.error':
-        if (this.attempt?.stepPath === event.stepPath) this.attempt = { ...this.attempt, answer: { error: event.payload.error } };
+        // A circuit breaker's refusal sent nothing: no request of the step is the failure's.
+        if (event.payload.error.code === 'circuit-open') this.attempt = null;
+        else if (this.attempt?.stepPath === event.stepPath) this.attempt = { ...this.attempt, answer: { error: event.payload.error } };
         break;
       case 'http.response': {
         const { verdict, response } = event.payload;

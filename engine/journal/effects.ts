@@ -64,10 +64,10 @@ export function passesRecordedBy(
       return [{ point: 'before-effect', key: id }];
     }
     case 'http.response':
-    case 'http.error': {
-      const id = event.payload.effectId;
-      return [{ point: 'after-effect', key: id }];
-    }
+      return [{ point: 'after-effect', key: event.payload.effectId }];
+    case 'http.error':
+      // A circuit breaker's refusal stands where a request would: nothing was sent or answered.
+      return event.payload.error.code === 'circuit-open' ? [] : [{ point: 'after-effect', key: event.payload.effectId }];
     case 'store.intent': {
       const { effectId: id, keys } = event.payload;
       // An empty batch writes nothing: it is never inside a store transaction.

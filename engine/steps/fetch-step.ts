@@ -25,7 +25,7 @@ import { createRedactor, MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
-import { executeRequest, policyOf, type RequestSpec } from '../http/client.js';
+import { endpointOf, executeRequest, policyOf, tellBreaker, type RequestSpec } from '../http/client.js';
 import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
@@ -457,15 +457,11 @@ function assertSameVerdict(
   line: () => number,
 ): void {
   const recorded = outcome.payload.verdict;
-  let attemptOutcome: AttemptOutcome;
-  if (outcome.type === 'http.response') {
-    const response = (outcome as StoredEvent<'http.response'>).payload.response;
-    attemptOutcome = { kind: 'response', status: response.status, headers: response.headers ?? {} };
-  } else {
+  if (outcome.type === 'http.error') {
     const code = (outcome as StoredEvent<'http.error'>).payload.error.code;
     if (code !== 'timeout' && code !== 'network') return;
-    attemptOutcome = { kind: 'transport', code, message: '' };
   }
+  const attemptOutcome = recordedOutcome(outcome);
   const policy = policyOf(spec.retry);
   const now = classifyAttempt({
     method: spec.method,
@@ -496,6 +492,17 @@ function assertSameVerdict(
   );
 }
 
+/** A recorded attempt's outcome as the retry rules and the breaker saw it live. */
+function recordedOutcome(outcome: StoredEvent<'http.response' | 'http.error'>): AttemptOutcome {
+  if (outcome.type === 'http.response') {
+    const response = (outcome as StoredEvent<'http.response'>).payload.response;
+    return { kind: 'response', status: response.status, headers: response.headers ?? {} };
+  }
+  // What the breaker and the retry rules tell apart: a timeout, an abort, any other failure to answer.
+  const code = (outcome as StoredEvent<'http.error'>).payload.error.code;
+  return { kind: 'transport', code: code === 'aborted' || code === 'timeout' ? code : 'network', message: '' };
+}
+
 /** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
 async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime, line: () => number): Promise<PageAnswer> {
   const identity = identityOf(spec, rt);
@@ -504,19 +511,30 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   const ofThisPage = (e: StoredEvent<'http.request' | 'http.response' | 'http.error'>): boolean => e.payload.effectId === id;
   let attempts = 0;
   let refreshes = 0;
+  const breaker = rt.http.breaker;
+  const endpoint = endpointOf(spec.path);
   for (;;) {
     const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, identity, path, rt, line));
     if (!intent) break;
     attempts++;
+    // The breaker is told of each replayed attempt at the instant it was made, so it stands
+    // after the replay where it stood then (it admitted every one of them: a refusal sends nothing).
+    try {
+      breaker.admit(spec.source, endpoint, spec.circuitBreaker, intent.recordedAt);
+    } catch {
+      // A breaker whose settings an edit changed: what it says of the past is no longer the log's.
+    }
     // A replayed pass counts towards --crash-at POINT:N (whole-run counting) but never kills.
     effect.pass('before-effect', false);
     const outcome = effect.takeOutcome(['http.response', 'http.error'], ofThisPage);
     if (!outcome) {
       // The process died in flight: the attempt is made again, live, with the same key and the
       // same number (its answer is the one a run without the crash would have had).
+      breaker.recordNeutral(spec.source, endpoint);
       attempts--;
       continue;
     }
+    tellBreaker(breaker, spec, recordedOutcome(outcome), outcome.recordedAt);
     effect.pass('after-effect', false);
     assertSameVerdict(spec, intent, outcome, attempts, refreshes, path, rt, line);
     if (outcome.payload.verdict === 'refresh-auth') refreshes++;
@@ -529,6 +547,10 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     }
     // A retry was due: the next recorded attempt, or live.
   }
+
+  // An attempt the circuit breaker refused (recorded where its request would be): refused again.
+  const refused = effect.takeOutcome(['http.error'], (e) => ofThisPage(e) && e.payload.error.code === 'circuit-open');
+  if (refused) throw new StepError('circuit-open', refused.payload.error.message, true);
 
   const result = await executeRequest(
     spec,
@@ -544,6 +566,8 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
         });
         effect.pass('before-effect', true);
       },
+      refused: ({ attempt, message }) =>
+        effect.recordOutcome('http.error', { effectId: id, attempt, error: { code: 'circuit-open', message, retryable: true }, durationMs: 0, verdict: 'fail' }),
       afterAttempt: ({ attempt, response, error, verdict, retryInMs, durationMs }) => {
         effect.pass('after-effect', true);
         const retry = retryInMs === undefined ? {} : { retryInMs };

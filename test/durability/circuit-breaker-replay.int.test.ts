@@ -1,0 +1,86 @@
+/**
+ * A source's circuit breaker under replay (GUARANTEES 13). Its state is the process's, not the
+ * log's, so a request it refused was logged only as the step's failure: a replay — a resume,
+ * a worker's, `reqon verify` of the very run — found a request asked for where the log had a
+ * failure and ended in a non-determinism error (found by helper 33). Now a refusal is recorded
+ * where the request would be (an `http.error` "circuit-open", nothing sent) and refused again on
+ * replay, and the breaker is told of every replayed attempt at the instant it was made, so a run
+ * killed while the circuit opens refuses after its resume what a crash-free run refused (POSTs:
+ * their intents and answers are in the log before the next step, where a GET's may not be). On
+ * both backends.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+
+const MISSION = `mission Breaker {
+  source Api {
+    auth: none,
+    base: "http://127.0.0.1:1",
+    circuitBreaker: { failureThreshold: 2, resetTimeout: 600000, successThreshold: 1, failureWindow: 600000 }
+  }
+  store out: memory("out")
+  action Send {
+    for x in [1, 2, 3, 4] {
+      post "/things" { body: { x: x }, retry: { maxAttempts: 1 } }
+      store { id: x, ok: true } -> out { key: .id }
+    }
+    store { id: "end" } -> out { key: .id }
+  }
+  run Send
+}
+`;
+
+/** Each iteration's fetch failure code, in order. */
+function failures(events: StoredEvent[]): string[] {
+  return events.filter((e) => e.type === 'step.failed' && /^Send\/0\[\d\]\/0$/.test(e.stepPath)).map((e) => (e as StoredEvent<'step.failed'>).payload.error.code);
+}
+
+let cli: string;
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
+describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend) => {
+  let h: Conformance;
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+    h.api.on('POST /things', { status: 500, body: { error: 'down' } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const run = (...extra: string[]) => runCli(cli, ['run', h.mission('breaker', MISSION).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, ...extra], { cwd: h.dir });
+  const sent = () => h.api.requests.filter((r) => r.method === 'POST').length;
+
+  it('a crash-free run verifies, and is refused as it was', { timeout: 120_000 }, async () => {
+    const clean = await run();
+    expect(clean.code, describeResult(clean)).toBe(0);
+    const runId = runIdOf(clean);
+    expect(failures(await h.events(runId))).toEqual(['http-status', 'http-status', 'circuit-open', 'circuit-open']);
+    expect(sent()).toBe(2);
+    expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
+
+  it.each([
+    // after the loop: every refusal is in the log
+    ['before-effect:3', 2],
+    // POST 2 answered, killed before its answer is logged (POST 1's is): sent again, then the circuit opens
+    ['after-effect:2', 3],
+  ] as const)('killed at %s and resumed: the same failures, the same refusals', { timeout: 120_000 }, async (point, requests) => {
+    const killed = await run('--crash-at', point);
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    const resumed = await h.resume(runId, { by: 'api' });
+    expect(resumed.status).toBe('completed');
+    expect(failures(await h.events(runId))).toEqual(['http-status', 'http-status', 'circuit-open', 'circuit-open']);
+    expect(sent()).toBe(requests);
+    expect(await h.store(runId, 'out')).toEqual({ end: { id: 'end' } });
+    expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
+});
