@@ -551,6 +551,11 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   // An attempt the circuit breaker refused (recorded where its request would be): refused again.
   const refused = effect.takeOutcome(['http.error'], (e) => ofThisPage(e) && e.payload.error.code === 'circuit-open');
   if (refused) throw new StepError('circuit-open', refused.payload.error.message, true);
+  // Logged before refusals were (the step's failure stands where the refusal would be): the same.
+  const failed = rt.journal.replaying ? rt.journal.peek(path) : undefined;
+  if (failed?.type === 'step.failed' && (failed as StoredEvent<'step.failed'>).payload.error.code === 'circuit-open') {
+    throw new StepError('circuit-open', (failed as StoredEvent<'step.failed'>).payload.error.message, true);
+  }
 
   const result = await executeRequest(
     spec,

@@ -65,6 +65,11 @@ describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend
     expect(failures(await h.events(runId))).toEqual(['http-status', 'http-status', 'circuit-open', 'circuit-open']);
     expect(sent()).toBe(2);
     expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+    // As an engine before the refusals were recorded logged it (the step's failure alone): it replays too.
+    const before = (await h.events(runId)).filter((e) => !(e.type === 'http.error' && (e as StoredEvent<'http.error'>).payload.error.code === 'circuit-open'));
+    const report = await verifyRun(h.log, runId, { env: h.env, events: before });
+    expect(report.divergence).toBeNull();
+    expect(report.replayed.length).toBe(report.original.length);
   });
 
   it.each([
