@@ -12,7 +12,7 @@
  */
 import type { CallStep, Expr, FetchStep, FetchOptions } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
-import { interpolatePath, refuseDotSegments } from '../eval/path-template.js';
+import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '../eval/path-template.js';
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { StoredEvent } from '../log/events.js';
@@ -316,6 +316,7 @@ function withParams(requestPath: string, params: unknown): string {
     for (const v of Array.isArray(value) ? value : [value]) {
       if (v === null || v === undefined) continue;
       if (typeof v === 'object') throw new StepError('params', `query parameter "${name}" must be a string, number or boolean, got ${describeValue(v)}`);
+      refuseLostDigits(v, `query parameter "${name}"`, 'params');
       query.append(name, String(v));
     }
   }
@@ -334,9 +335,19 @@ function headersOf(value: unknown): Record<string, string> {
   for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
     if (v === null || v === undefined) continue;
     if (typeof v === 'object') throw new StepError('headers', `header "${name}" must be a string, number or boolean, got ${describeValue(v)}`);
+    refuseLostDigits(v, `header "${name}"`, 'headers');
     out[name] = String(v);
   }
   return out;
+}
+
+/**
+ * A query parameter or header value that is an integer beyond 2^53 is never sent: it names
+ * another record than the one it came from, as a path placeholder would (path-template.ts).
+ */
+function refuseLostDigits(value: unknown, what: string, code: 'params' | 'headers'): void {
+  if (!lostDigits(value)) return;
+  throw new StepError(code, `${what} is not sent: ${lostDigitsText(value)}, so the request would name another record; use the API's string form of the value (an \`id_str\`, or the record's field as a string)`);
 }
 
 const HEADER_VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -40,6 +40,21 @@ const cursorMission = (cursorPath: string) => `mission Followers {
 }
 `;
 
+/** The id as a query parameter (`params:`) and as a header, rather than in the path. */
+const paramMission = (list: string, field: string) => `mission ReactionsByParam {
+  source Api { auth: none, base: "${server.base}" }
+  store out: sql("out")
+  action A {
+    get "${list}"
+    for m in response.items {
+      get "/messages/reactions" { params: { ref: m.${field} } }
+      get "/messages/reactions" { headers: { "X-Ref": m.${field} } }
+    }
+  }
+  run A
+}
+`;
+
 const pathMission = (list: string, field: string) => `mission Reactions {
   source Api { auth: none, base: "${server.base}" }
   store out: sql("out")
@@ -76,6 +91,8 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'path-number.vague'), pathMission('/messages', 'id'));
   fs.writeFileSync(path.join(dir, 'path-string.vague'), pathMission('/messages', 'id_str'));
   fs.writeFileSync(path.join(dir, 'path-safe.vague'), pathMission('/small', 'id'));
+  fs.writeFileSync(path.join(dir, 'param-number.vague'), paramMission('/messages', 'id'));
+  fs.writeFileSync(path.join(dir, 'param-string.vague'), paramMission('/messages', 'id_str'));
 }, 180_000);
 
 afterAll(async () => {
@@ -134,5 +151,34 @@ describe('a request path filled with an integer beyond 2^53', () => {
     run = await reqon('run', 'path-safe.vague');
     expect(run.code, describeResult(run)).toBe(0);
     expect(urlsSince(from)).toEqual(['/small', '/messages/42/reactions', '/messages/9007199254740991/reactions']);
+  });
+});
+
+describe('a query parameter or header filled with an integer beyond 2^53 (params:, headers:)', () => {
+  it('fails the fetch naming the parameter, and never sends the request; string ids are sent as they are', async () => {
+    let from = server.requests.length;
+    let run = await reqon('run', 'param-number.vague');
+    expect(run.code, describeResult(run)).toBe(0);
+    expect(run.stdout).toContain('completed with 2 failures');
+    expect(urlsSince(from)).toEqual(['/messages']);
+    expect(run.stderr).toContain('query parameter "ref" is not sent: 1489467234237774800 is an integer beyond 2^53 (9007199254740991)');
+
+    from = server.requests.length;
+    run = await reqon('run', 'param-string.vague');
+    expect(run.code, describeResult(run)).toBe(0);
+    expect(urlsSince(from)).toEqual(['/messages', `/messages/reactions?ref=${BIG}`, '/messages/reactions', `/messages/reactions?ref=${BIG2}`, '/messages/reactions']);
+    expect(server.requests.slice(from).map((r) => r.headers['x-ref']).filter(Boolean)).toEqual([BIG, BIG2]);
+  });
+
+  it('refuses such a header value too', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'header-number.vague'),
+      paramMission('/messages', 'id').replace(/      get "\/messages\/reactions" \{ params: [^\n]*\n/, ''),
+    );
+    const from = server.requests.length;
+    const run = await reqon('run', 'header-number.vague');
+    expect(run.code, describeResult(run)).toBe(0);
+    expect(urlsSince(from)).toEqual(['/messages']);
+    expect(run.stderr).toContain('header "X-Ref" is not sent: 1489467234237774800 is an integer beyond 2^53');
   });
 });
