@@ -16,6 +16,7 @@ import { isTruthy } from '../eval/values.js';
 import type { Journal } from '../journal/journal.js';
 import type { ApplyStep, CallStep, FetchStep, LetStep, MapStep, Step, StoreStep, ValidateStep } from '../lang/ast.js';
 import type { ErrorInfo } from '../log/events.js';
+import type { LastCheckpoint } from '../log/log.js';
 import { runApply, runFlow, runLet, runMap, runMatch, runValidate, runValidateWithoutFallback, } from '../steps/control-steps.js';
 import type { StepOutcome } from '../steps/step-runtime.js';
 import { runFetch } from '../steps/fetch-step.js';
@@ -80,7 +81,7 @@ export interface ExecutorParts {
   stores: StoreRuntime;
   http: HttpRuntime;
   runEnv: Record<string, string>;
-  lastSync: (key: string, api?: string) => Promise<number | undefined>;
+  lastSync: (key: string, api?: string) => Promise<LastCheckpoint | undefined>;
   inbox: (path: string) => Promise<{ eventId: string; payload: unknown }[]>;
   progress: (line: string) => void;
   /** Checked before every step: true makes the walk stop there (worker shutdown). */
@@ -123,7 +124,7 @@ export class Executor implements StepRuntime {
     return (this.settingValues ??= missionEnvValues(this.parts.runEnv, this.env.vars));
   }
 
-  lastSync(key: string, api?: string): Promise<number | undefined> {
+  lastSync(key: string, api?: string): Promise<LastCheckpoint | undefined> {
     return this.parts.lastSync(key, api);
   }
 

@@ -185,6 +185,12 @@ export interface EventPayloads {
      * checkpoint is of the API it was fetched from (lastCheckpoint reads only the same API's).
      */
     api?: string;
+    /**
+     * Of a bare `lastSync` (keyed by source and path alone): the advancing request's query
+     * (`?status=open`, '' for none), so a later run asking with another can be told it starts
+     * from a checkpoint other records advanced.
+     */
+    query?: string;
   };
   'page.completed': { effectId: string; page: number; cursor?: unknown; records: number; done: boolean };
 

@@ -300,7 +300,14 @@ export interface EventTable {
    * tolerated a failure after the checkpoint: the records it covers may have reached only the
    * run's memory stores, on their way to an action after the fetch's that failed on them.
    */
-  lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined>;
+  lastCheckpoint(mission: string, key: string, api?: string): Promise<LastCheckpoint | undefined>;
+}
+
+/** A checkpoint as `lastCheckpoint` finds it: its instant, and the query of the request that advanced it. */
+export interface LastCheckpoint {
+  syncedAt: number;
+  /** The advancing request's query (`?status=open`, '' for none), of a bare `lastSync` (format 3 on). */
+  query?: string;
 }
 
 /** The webhook inbox: deliveries committed before their sender hears 2xx, claimed once by a run. */

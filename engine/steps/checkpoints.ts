@@ -69,7 +69,13 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   for (const c of checkpoints) {
     if (takeCheckpoint(c, path, rt)) continue;
     const records = covered.get(c);
-    rt.journal.emit('checkpoint.advanced', path, { key: c.key, syncedAt: c.syncedAt, ...(records !== undefined ? { records } : {}), ...(c.api !== undefined ? { api: c.api } : {}) });
+    rt.journal.emit('checkpoint.advanced', path, {
+      key: c.key,
+      syncedAt: c.syncedAt,
+      ...(records !== undefined ? { records } : {}),
+      ...(c.api !== undefined ? { api: c.api } : {}),
+      ...(c.query !== undefined ? { query: c.query } : {}),
+    });
     live = true;
   }
   // The commit carries every write still buffered: the checkpoint never lands before them.

@@ -271,7 +271,7 @@ export async function runFetch(
     // (a local time labelled UTC, a 9999-12-31 placeholder) skipped every change before it.
     const served = since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined;
     const syncedAt = served === undefined ? since.startedAt : Math.min(served, since.startedAt);
-    frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}) });
+    frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}), ...(since.ownQuery !== undefined ? { query: since.ownQuery } : {}) });
   }
   return {};
 }
@@ -615,6 +615,8 @@ interface SinceParts {
   key: string;
   /** The API the checkpoint belongs to (HttpRuntime.checkpointApi). */
   api?: string;
+  /** Of a bare lastSync: the request's own query (its path's `?…`), which the checkpoint records. */
+  ownQuery?: string;
   query: QueryParams;
   headers: Record<string, string>;
   startedAt: number;
@@ -637,7 +639,7 @@ const checkpointUsers = new WeakMap<object, Map<string, { step: string; query: s
  */
 function refuseSharedCheckpoint(key: string, requestPath: string, path: string, rt: StepRuntime): void {
   const cut = requestPath.search(/[?#]/);
-  const query = cut >= 0 ? requestPath.slice(cut) : '';
+  const query = queryOf(requestPath);
   // The step, whatever iteration, visit (`#n`, a jump back) or attempt (`~n`, a retry) runs it.
   const step = path.replace(/\[[^\]]*\]|#\d+|~\d+/g, '');
   let users = checkpointUsers.get(rt.journal);
@@ -664,6 +666,27 @@ function refuseSharedCheckpoint(key: string, requestPath: string, path: string, 
     `checkpoint "${key}" of since: lastSync is shared by ${shown(first.query)} (step ${first.step}) and ${shown(query)} (step ${step}): ` +
       `they fetch different records, and this one would start from the checkpoint the other advanced, skipping its own older records. ` +
       `Give each its own key: since: lastSync("…")`,
+  );
+}
+
+/** A request path's query, `?` included ('' for none): what tells apart two requests of one bare lastSync. */
+function queryOf(requestPath: string): string {
+  const cut = requestPath.search(/[?#]/);
+  return cut >= 0 ? requestPath.slice(cut) : '';
+}
+
+/**
+ * A bare lastSync whose checkpoint an earlier run advanced with another query: said, not refused.
+ * Within a run two queries of one checkpoint are refused (refuseSharedCheckpoint); across runs a
+ * query may change for reasons that select no other records (an edited page size, a date the
+ * mission computes), so the run goes on — but if they do fetch different records, this one
+ * starts from the other's checkpoint and skips its own older ones, which must not pass unsaid.
+ */
+function warnCheckpointOfOtherQuery(key: string, requestPath: string, advancedBy: string, path: string, rt: StepRuntime): void {
+  const bare = requestPath.slice(0, requestPath.length - queryOf(requestPath).length);
+  rt.progress(
+    `warning: ${path}: checkpoint "${key}" of since: lastSync was last advanced by ${bare}${advancedBy} (an earlier run); this request, ${requestPath}, starts from it. ` +
+      `If the two fetch different records, this one's records older than the checkpoint are skipped: give each its own key, since: lastSync("…")`,
   );
 }
 
@@ -694,18 +717,22 @@ async function sinceParts(
     return { key: checkpointKey({ source, operationId, path: requestPath }), ...(api !== undefined ? { api } : {}), ...sincePlacement({}, value), startedAt };
   }
   const key = checkpointKey({ explicitKey: since.key && explicitCheckpointKey(since.key, path, frame, rt), source, operationId, path: requestPath });
-  if (since.key === undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
+  const ownQuery = since.key === undefined ? queryOf(requestPath) : undefined;
+  if (ownQuery !== undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');
   if (recorded) last = recorded.payload.value as number;
   else {
-    last = (await rt.lastSync(key, api)) ?? 0;
+    const mark = await rt.lastSync(key, api);
+    last = mark?.syncedAt ?? 0;
     rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
+    if (ownQuery !== undefined && mark?.query !== undefined && mark.query !== ownQuery) warnCheckpointOfOtherQuery(key, requestPath, mark.query, path, rt);
   }
   const formatted = formatLastSync(last, since.format ?? defaultSinceFormat(since.header));
   return {
     key,
     ...(api !== undefined ? { api } : {}),
+    ...(ownQuery !== undefined ? { ownQuery } : {}),
     ...sincePlacement({ ...(since.param ? { param: since.param } : {}), ...(since.header ? { header: since.header } : {}) }, formatted),
     startedAt,
     ...(since.updateFrom ? { updateFrom: since.updateFrom } : {}),

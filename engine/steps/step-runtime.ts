@@ -14,6 +14,7 @@ import { Effect } from '../journal/effect.js';
 import type { Journal } from '../journal/journal.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import type { ErrorInfo } from '../log/events.js';
+import type { LastCheckpoint } from '../log/log.js';
 import type { MissionModel, StepReads } from './mission-model.js';
 import { StepError } from './signals.js';
 import type { StoreRuntime } from './store-runtime.js';
@@ -32,6 +33,8 @@ export interface PendingCheckpoint {
   syncedAt: number;
   /** The API it belongs to, when a --source points the fetch's source away from its base (HttpRuntime.checkpointApi). */
   api?: string;
+  /** Of a bare lastSync: the request's query (checkpoint.advanced's `query`). */
+  query?: string;
 }
 
 /** The mutable state of one action attempt or loop iteration. */
@@ -107,7 +110,7 @@ export interface StepRuntime {
   /** Every value `env("…")` could return in this run (missionEnvValues). */
   envValues(): readonly string[];
   /** The latest sync checkpoint under `key` of `api` (PendingCheckpoint.api) from earlier runs of this mission (ms), if any. */
-  lastSync(key: string, api?: string): Promise<number | undefined>;
+  lastSync(key: string, api?: string): Promise<LastCheckpoint | undefined>;
   /** Unclaimed webhook deliveries on `path`, oldest first. */
   inbox(path: string): Promise<{ eventId: string; payload: unknown }[]>;
   /** Progress for people (stderr); never part of the log. */
@@ -203,7 +206,7 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
           throw new NondeterminismError(rt.runId, path, recorded.seq, `a ${recorded.payload.source} value`, `checkpoint "${key}"`);
         }
       } else {
-        value = { key, at: (await rt.lastSync(key)) ?? null };
+        value = { key, at: (await rt.lastSync(key))?.syncedAt ?? null };
         rt.journal.emit('value.recorded', path, { source: 'last-sync', value });
       }
       checkpoints.set(key, value.at === null ? null : new Date(value.at).toISOString());

@@ -192,8 +192,8 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     // sync2 holds orders' newest, sync3 users' newest: both kept; sync1 holds neither.
     expect(summary).toMatchObject({ runs: 1, keptForCheckpoint: 2 });
     expect(await log.getRun('sync1')).toBeUndefined();
-    expect(await log.lastCheckpoint('demo.vague', 'orders')).toBe(300);
-    expect(await log.lastCheckpoint('demo.vague', 'users')).toBe(70);
+    expect((await log.lastCheckpoint('demo.vague', 'orders'))?.syncedAt).toBe(300);
+    expect((await log.lastCheckpoint('demo.vague', 'users'))?.syncedAt).toBe(70);
   });
 
   it("keeps the newest checkpoint of each API a key was fetched from, so no API's next sync starts over", async () => {
@@ -220,8 +220,8 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     expect(await log.getRun('stage2')).toBeUndefined();
     expect(await log.getRun('prod2')).toBeDefined();
     expect(await log.getRun('stage1')).toBeDefined();
-    expect(await log.lastCheckpoint('demo.vague', 'Api:/orders')).toBe(200);
-    expect(await log.lastCheckpoint('demo.vague', 'Api:/orders', staging)).toBe(300);
+    expect((await log.lastCheckpoint('demo.vague', 'Api:/orders'))?.syncedAt).toBe(200);
+    expect((await log.lastCheckpoint('demo.vague', 'Api:/orders', staging))?.syncedAt).toBe(300);
   });
 
   it('keeps a failed scheduled run while a retry of it is due, and prunes it once the retry exists', async () => {

@@ -60,6 +60,7 @@ import {
   type TableRow,
   type PlacedRow,
   type TableReader,
+  type LastCheckpoint,
 } from '../log.js';
 import { checkInstant, describe, prepareEvent, storedFrom, storeWritePayloadJson, eventCountsColumns, toEventCounts, toRunRecord, toStoredDelivery, toStoredEvent, DELIVERY_COLUMNS, type DeliveryRow, type EventRow, type PreparedEvent, type RunRow } from '../rows.js';
 import { checkTableName } from '../store-rules.js';
@@ -583,18 +584,20 @@ class PostgresEventLog implements EventLog {
     });
   }
 
-  async lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined> {
+  async lastCheckpoint(mission: string, key: string, api?: string): Promise<LastCheckpoint | undefined> {
     this.open('lastCheckpoint');
-    const { rows } = await this.query<{ synced: string | null }>(
-      `SELECT max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
+    const { rows } = await this.query<{ synced: string | null; query: string | null }>(
+      `SELECT (e.payload::jsonb ->> 'syncedAt')::numeric AS synced, e.payload::jsonb ->> 'query' AS query
          FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
         WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
           AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed'
-          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)`,
+          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
+        ORDER BY synced DESC LIMIT 1`,
       [mission, key, api ?? null],
     );
-    const synced = rows[0]?.synced;
-    return synced === null || synced === undefined ? undefined : Number(synced);
+    const row = rows[0];
+    if (row?.synced === null || row?.synced === undefined) return undefined;
+    return { syncedAt: Number(row.synced), ...(typeof row.query === 'string' ? { query: row.query } : {}) };
   }
 
   async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome> {

@@ -51,6 +51,7 @@ import {
   type TableRow,
   type PlacedRow,
   type TableReader,
+  type LastCheckpoint,
 } from '../log.js';
 import { checkEventTypes, checkMaxBytes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
@@ -485,10 +486,11 @@ class SqliteEventLog implements EventLog {
     });
   }
 
-  async lastCheckpoint(mission: string, key: string, api?: string): Promise<number | undefined> {
+  async lastCheckpoint(mission: string, key: string, api?: string): Promise<LastCheckpoint | undefined> {
     this.open('lastCheckpoint');
     const row = this.sql.lastCheckpoint.get({ mission, key, api: api ?? null });
-    return row?.synced ?? undefined;
+    if (row?.synced === null || row?.synced === undefined) return undefined;
+    return { syncedAt: row.synced, ...(typeof row.query === 'string' ? { query: row.query } : {}) };
   }
 
   async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome> {
