@@ -683,9 +683,10 @@ function queryOf(requestPath: string): string {
  * starts from the other's checkpoint and skips its own older ones, which must not pass unsaid.
  */
 function warnCheckpointOfOtherQuery(key: string, requestPath: string, advancedBy: string, path: string, rt: StepRuntime): void {
-  const bare = requestPath.slice(0, requestPath.length - queryOf(requestPath).length);
+  const shown = rt.http.redactor.url(requestPath);
+  const bare = shown.slice(0, shown.length - queryOf(shown).length);
   rt.progress(
-    `warning: ${path}: checkpoint "${key}" of since: lastSync was last advanced by ${bare}${advancedBy} (an earlier run); this request, ${requestPath}, starts from it. ` +
+    `warning: ${path}: checkpoint "${key}" of since: lastSync was last advanced by ${bare}${advancedBy} (an earlier run); this request, ${shown}, starts from it. ` +
       `If the two fetch different records, this one's records older than the checkpoint are skipped: give each its own key, since: lastSync("…")`,
   );
 }
@@ -717,7 +718,8 @@ async function sinceParts(
     return { key: checkpointKey({ source, operationId, path: requestPath }), ...(api !== undefined ? { api } : {}), ...sincePlacement({}, value), startedAt };
   }
   const key = checkpointKey({ explicitKey: since.key && explicitCheckpointKey(since.key, path, frame, rt), source, operationId, path: requestPath });
-  const ownQuery = since.key === undefined ? queryOf(requestPath) : undefined;
+  // Redacted as the log holds every URL: a credential-named parameter's value never enters it.
+  const ownQuery = since.key === undefined ? queryOf(rt.http.redactor.url(requestPath)) : undefined;
   if (ownQuery !== undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');
