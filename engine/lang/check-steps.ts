@@ -207,6 +207,25 @@ function checkFetchOptions(
   checkOption(ctx, file, options.optionSpans, 'maxPages', options.maxPages, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'maxItems', options.maxItems, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'atLeastOne', stepSpan);
+  if (!options.paginate) warnPagingWithoutPaginate(ctx, file, options, stepSpan);
+}
+
+/**
+ * `itemsPath`, `until`, `maxItems` and `maxPages` steer a pagination; without `paginate` the
+ * request is sent once and its answer taken whole — `itemsPath: "result.rows"` then stored the
+ * envelope as one record. Said at the first such option (running keeps the rule).
+ */
+function warnPagingWithoutPaginate(ctx: CheckContext, file: string, options: FetchOptions, stepSpan: Span): void {
+  const given = (['itemsPath', 'until', 'maxItems', 'maxPages'] as const).filter((key) => options[key] !== undefined);
+  if (given.length === 0) return;
+  const names = given.map((k) => `\`${k}\``).join(', ');
+  ctx.report(
+    file,
+    'E3049',
+    ctx.optionValue(file, options.optionSpans, given[0]!, stepSpan),
+    `${names} ${given.length === 1 ? 'applies' : 'apply'} only to a paginated request, and this one has no \`paginate\`: ${given.length === 1 ? 'it is' : 'they are'} ignored, and the answer is taken whole (one record, envelope and all)`,
+    'add the pagination the API uses (`paginate: offset(offset, 100)`, `page(page, 50)` or `cursor(cursor, 100, "next")`), or remove the option; to take a list out of one answer, `for x in response.result.rows` or `store response.result.rows -> …`',
+  );
 }
 
 /**
