@@ -165,7 +165,15 @@ export class Executor implements StepRuntime {
       if (stage.condition) {
         await prefetchReads(this.model.readsOfExpr(stage.condition), path, this);
         const ctx = { scope: new Scope(), response: undefined, inputs: journaledInputs(this, path) };
-        const holds = isTruthy(evaluate(stage.condition, ctx));
+        let holds: boolean;
+        try {
+          holds = isTruthy(evaluate(stage.condition, ctx));
+        } catch (error) {
+          // The condition's own place (the pipeline is the mission file's), as a step's failure has.
+          const span = error instanceof EvaluatorError && error.span.end > error.span.start ? error.span : stage.condition;
+          if (error instanceof Error && !isFlowSignal(error) && !isEngineError(error)) this.placeAt(error, this.model.unit.root.file, span.start);
+          throw error;
+        }
         this.storeReads.delete(path);
         if (!holds) {
           this.journal.mark(path, 'stage.skipped', () => ({ index, actions: names }));
@@ -226,14 +234,21 @@ export class Executor implements StepRuntime {
       (end, r) => (r.status === 'rejected' && (isEngineError(r.reason) || r.reason instanceof SuspendSignal) ? endOfWalk(end, r.reason) : end),
       undefined,
     );
-    const failures = results.flatMap((r, i) => (r.status === 'rejected' && !(r.reason instanceof SuspendSignal) && !isEngineError(r.reason) ? [`${names[i]}: ${errorInfo(r.reason).message}`] : []));
+    const failed = results.flatMap((r, i) => (r.status === 'rejected' && !(r.reason instanceof SuspendSignal) && !isEngineError(r.reason) ? [{ name: names[i]!, info: errorInfo(r.reason) }] : []));
+    // The stage's failure is placed at the first branch's; with more than one, each says its own.
+    const failures = failed.map(({ name, info }) => `${name}: ${failed.length > 1 && info.at !== undefined ? `${info.at}: ` : ''}${info.message}`);
     if (fatal instanceof SuspendSignal && failures.length > 0) {
       // The stage fails only once every branch has ended, and a suspended one ends on its resume:
       // said now, not in days, when a long pause ends.
       this.progress(`warning: a parallel branch failed (${failures.join('; ')}); the stage fails once the suspended branch resumes and ends`);
     }
     if (fatal !== undefined) throw fatal;
-    if (failures.length > 0) throw new StepError('parallel-failed', `Parallel stage failed: ${failures.join('; ')}`);
+    if (failures.length > 0) {
+      const stageFailed = new StepError('parallel-failed', `Parallel stage failed: ${failures.join('; ')}`);
+      const at = failed[0]!.info.at;
+      if (at !== undefined) (stageFailed as Located).at = at;
+      throw stageFailed;
+    }
     const jump = results.find((r) => r.status === 'fulfilled' && r.value.jumpTo !== undefined);
     return jump?.status === 'fulfilled' ? jump.value : {};
   }
@@ -296,7 +311,9 @@ export class Executor implements StepRuntime {
           const policy = resolveRetryPolicy(signal.config);
           const maxAttempts = signal.config?.maxAttempts ?? DEFAULT_RETRY.maxAttempts;
           if (attempt >= maxAttempts) {
-            throw new StepError('retries-exhausted', `Action ${name} exhausted ${maxAttempts} retry attempt(s)`);
+            const exhausted = new StepError('retries-exhausted', `Action ${name} exhausted ${maxAttempts} retry attempt(s)`);
+            if (signal.offset !== undefined) this.placeAt(exhausted, this.fileOf(frame), signal.offset);
+            throw exhausted;
           }
           const delay = signal.config ? backoffDelay(policy, attempt, 0.5) : 0;
           await this.retryDelay(path, name, attempt, delay);
@@ -426,13 +443,19 @@ export class Executor implements StepRuntime {
     if (!(error instanceof Error) || isFlowSignal(error) || isEngineError(error) || (error as Located).at !== undefined) return error;
     const span = error instanceof EvaluatorError ? error.span : undefined;
     const inStep = span !== undefined && span.end > span.start && span.start >= step.start && span.end <= step.end;
-    const { line, column } = this.model.position(file, inStep ? span.start : step.start);
+    this.placeAt(error, file, inStep ? span.start : step.start);
+    return error;
+  }
+
+  /** Gives `error` the place `file:line:column` of `offset`, unless it has one. */
+  private placeAt(error: Error, file: string, offset: number): void {
+    if ((error as Located).at !== undefined) return;
+    const { line, column } = this.model.position(file, offset);
     try {
       (error as Located).at = `${file}:${line}:${column}`;
     } catch {
       // A frozen error keeps no place; its message is still reported.
     }
-    return error;
   }
 
   /** The mission file that holds the action `frame` runs (for line numbers and source text). */

@@ -231,7 +231,7 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
       throw new AbortError(message || 'Execution aborted');
     }
     case 'Retry':
-      throw new RetrySignal(d.config);
+      throw new RetrySignal(d.config, d.start);
     case 'Queue':
       if (d.store) {
         // `queue S { item: …, key: … }`: the record (default: the matched value), evaluated with the

@@ -14,7 +14,11 @@ export class SkipSignal {
 
 /** `retry {…}`: re-run the whole action from its first step in a fresh scope. */
 export class RetrySignal {
-  constructor(readonly config: RetryConfig | undefined) {}
+  constructor(
+    readonly config: RetryConfig | undefined,
+    /** Where the `retry` is written (an offset in its action's file): where running out of attempts is reported. */
+    readonly offset?: number,
+  ) {}
 }
 
 /** `jump A (then retry|continue)`. */

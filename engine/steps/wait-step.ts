@@ -174,7 +174,7 @@ async function finish(
   timeout: number,
 ): Promise<StepOutcome> {
   if (timedOut && received.length === 0) {
-    if (step.retry) throw new RetrySignal(step.retry);
+    if (step.retry) throw new RetrySignal(step.retry, step.start);
     throw new StepError('webhook-timeout', `Webhook timeout: no events received within ${timeout}ms`);
   }
   const bodies = received.map((r) => r.payload);

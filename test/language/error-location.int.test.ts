@@ -20,11 +20,11 @@ function withRun(c: Conformance, action: string): { entry: string; files: { path
   fs.writeFileSync(entry, edited);
   return { entry, files: [{ path: entry, text: edited }] };
 }
-/** 1-based line and column of the first `needle` in the mission text. */
-function where(needle: string): string {
-  const offset = text.indexOf(needle);
+/** 1-based line and column of the first `needle` in the mission text (or in `within`). */
+function where(needle: string, within = text): string {
+  const offset = within.indexOf(needle);
   expect(offset).toBeGreaterThan(-1);
-  const before = text.slice(0, offset).split('\n');
+  const before = within.slice(0, offset).split('\n');
   return `${before.length}:${before[before.length - 1]!.length + 1}`;
 }
 
@@ -33,6 +33,7 @@ beforeEach(async () => {
   c = await openConformance();
   c.api.on('GET /items', { body: [{ id: 'a', price: 2 }, { id: 'b', price: null }, { id: 'c', price: '3' }] });
   c.api.on('GET /missing', { status: 404, body: { error: 'nope' } });
+  c.api.on('GET /pending', { body: { state: 'pending' } });
 });
 afterEach(async () => {
   await c.close();
@@ -82,6 +83,34 @@ describe('a run-time failure names its file, line and column', () => {
     const files = withRun(c, 'RequestFails');
     const result = await c.start(files);
     expect(result.status === 'failed' && result.error.at).toBe(`${files.entry}:${where('get "/missing"')}`);
+    await c.expectVerified(result.runId);
+  });
+
+  // Found by helper 34: these three said what failed but not where.
+  it('a branch of a parallel stage: the stage fails at the branch\'s place', async () => {
+    const files = withRun(c, '[LetFails, Fine]');
+    const result = await c.start(files);
+    expect(result.status).toBe('failed');
+    if (result.status !== 'failed') return;
+    expect(result.error.at).toBe(`${files.entry}:${where('"")')}`);
+    expect(result.error.message).toBe('Parallel stage failed: LetFails: Cannot perform \'toNumber\' on string ("")');
+  });
+
+  it('a stage condition: the expression in the pipeline', async () => {
+    const files = withRun(c, 'Fine then Fine if 1 / length("") > 0');
+    const result = await c.start(files);
+    expect(result.status).toBe('failed');
+    if (result.status !== 'failed') return;
+    expect(result.error.at).toBe(`${files.entry}:${where('1 / length', files.files[0]!.text)}`);
+  });
+
+  it('a retry that runs out of attempts: the retry', async () => {
+    const files = withRun(c, 'Pending');
+    const result = await c.start(files);
+    expect(result.status).toBe('failed');
+    if (result.status !== 'failed') return;
+    expect(result.error.message).toBe('Action Pending exhausted 2 retry attempt(s)');
+    expect(result.error.at).toBe(`${files.entry}:${where('retry {')}`);
     await c.expectVerified(result.runId);
   });
 });
