@@ -270,6 +270,13 @@ export async function runFetch(
     // The server's instant, but never later than the fetch's start: a record dated in the future
     // (a local time labelled UTC, a 9999-12-31 placeholder) skipped every change before it.
     const served = since.updateFrom ? extractUpdateFrom(value, since.updateFrom) : undefined;
+    if (since.updateFrom !== undefined && served === undefined && !isEmptyAnswer(value)) {
+      // Said, as a misspelt cursorPath is: the server's clock was asked for and not found.
+      rt.progress(
+        `warning: ${path}: updateFrom "${since.updateFrom}" names no instant in the answer, so the checkpoint takes the fetch's start instead` +
+          (options.paginate ? ` (a paginated fetch's answer is the list of every page's records: "[-1].updated_at" reads the last one's)` : ''),
+      );
+    }
     const syncedAt = served === undefined ? since.startedAt : Math.min(served, since.startedAt);
     frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}), ...(since.ownQuery !== undefined ? { query: since.ownQuery } : {}) });
   }
@@ -667,6 +674,11 @@ function refuseSharedCheckpoint(key: string, requestPath: string, path: string, 
       `they fetch different records, and this one would start from the checkpoint the other advanced, skipping its own older records. ` +
       `Give each its own key: since: lastSync("…")`,
   );
+}
+
+/** An answer with nothing in it to read an instant from: null, [] or {}. */
+function isEmptyAnswer(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
 }
 
 /** A request path's query, `?` included ('' for none): what tells apart two requests of one bare lastSync. */

@@ -3,7 +3,8 @@
  * later than the fetch's start: a record dated in the future (a local time labelled UTC, a clock
  * ahead, a 9999-12-31 placeholder) moved the checkpoint there, and every record changed before
  * that instant was never asked for again, in runs that completed. An earlier instant (the server
- * behind this clock) is still taken as it is.
+ * behind this clock) is still taken as it is. A path that names no instant in the answer (a
+ * paginated fetch's answer is the list of its records, not a page) is said, not passed over.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,5 +58,14 @@ describe('since updateFrom', () => {
     expect((await reqon('past.db', 'run', 'm.vague')).code).toBe(0);
     expect((await reqon('past.db', 'run', 'm.vague')).code).toBe(0);
     expect(sinceOf(3)).toBe(latest);
+  });
+
+  it('says so when updateFrom names no instant in the answer, and takes the fetch start', async () => {
+    fs.writeFileSync(path.join(dir, 'miss.vague'), mission(server.base).replace('"meta.latest"', '"meta.newest"'));
+    const run = await reqon('miss.db', 'run', 'miss.vague');
+    expect(run.code).toBe(0);
+    expect(run.stderr + run.stdout).toContain('warning: Sync/0: updateFrom "meta.newest" names no instant in the answer, so the checkpoint takes the fetch\'s start instead');
+    const found = await reqon('found.db', 'run', 'm.vague');
+    expect(found.stderr + found.stdout).not.toContain('names no instant');
   });
 });
