@@ -6,7 +6,7 @@
  * Steps are walked recursively (loop bodies, validate fallbacks, match arm blocks). Jumps are
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
-import type { ActionDecl, CallStep, Directive, Expr, FetchOptions, FetchStep, MatchStep, Name, Span, Step, StoreStep } from './ast.js';
+import type { ActionDecl, CallStep, Directive, Expr, FetchOptions, FetchStep, MatchStep, Name, Paginate, Span, Step, StoreStep } from './ast.js';
 import { optionSpan } from './ast.js';
 import { indexedName, storeDeleteOf } from './store-delete.js';
 import { suggest } from './suggest.js';
@@ -43,7 +43,7 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
     case 'Fetch':
       if (step.method === 'DELETE' && checkDelete(ctx, file, step)) return;
       checkExpr(ctx, file, step.path);
-      checkFetchOptions(ctx, file, step.options, step, false);
+      checkFetchOptions(ctx, file, step.options, step, false, step.path);
       return;
     case 'Call': {
       const source = step.source?.name ? ctx.sources.get(step.source.name) : undefined;
@@ -178,6 +178,7 @@ function checkFetchOptions(
   options: FetchOptions | undefined,
   stepSpan: { start: number; end: number },
   isCall: boolean,
+  path?: Expr,
 ): void {
   if (!options) return;
   if (options.source?.name) {
@@ -208,6 +209,43 @@ function checkFetchOptions(
   checkOption(ctx, file, options.optionSpans, 'maxItems', options.maxItems, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'atLeastOne', stepSpan);
   if (!options.paginate) warnPagingWithoutPaginate(ctx, file, options, stepSpan);
+  else warnPagingParamTwice(ctx, file, options, options.paginate, path);
+}
+
+/**
+ * `get "/l?page=9" { paginate: page(page, 2) }` sent `?page=9&page=1`, then `page=9&page=2`…: the
+ * pagination appends its parameters to the request's own query, so one the path or `params`
+ * already sets goes out twice, and an API reads the first or the last as it likes.
+ */
+function warnPagingParamTwice(ctx: CheckContext, file: string, options: FetchOptions, paginate: Paginate, path: Expr | undefined): void {
+  const paging = [paginate.param.name, ...(paginate.sizeParam ? [paginate.sizeParam.name] : [])];
+  const own: { name: string; where: string; span: Span }[] = [];
+  if (path?.kind === 'String') {
+    const cut = path.value.indexOf('?');
+    if (cut >= 0) {
+      for (const pair of path.value.slice(cut + 1).split('&')) own.push({ name: decodeQueryName(pair.split('=')[0]!), where: 'the path\'s query', span: path });
+    }
+  }
+  if (options.params?.kind === 'Object') {
+    for (const entry of options.params.entries) if (entry.kind === 'Property') own.push({ name: entry.key.name, where: '`params`', span: entry.key });
+  }
+  const twice = own.find((p) => paging.includes(p.name));
+  if (!twice) return;
+  ctx.report(
+    file,
+    'E3050',
+    twice.span,
+    `Query parameter \`${twice.name}\` is set by ${twice.where} and by the pagination: every page's request sends it twice, and an API reads the first or the last as it likes`,
+    `remove it from ${twice.where}: the pagination sends it (to start elsewhere than the first page, filter with other parameters)`,
+  );
+}
+
+function decodeQueryName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 /**
