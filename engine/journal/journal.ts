@@ -356,19 +356,22 @@ export class Journal {
    * Anything else — a retry with no outcome, a failure, a `page.completed`, the log's end —
    * stops the skip there: that page and the rest are walked. Of their payloads only these are
    * read: the first page's status (the fetch's status, fetch-step.ts), the last page's answer
-   * (where the check against the previous page starts), and the answer of the first page whose
-   * body `namesList` holds for (the page that named the list field later pages are held to) —
-   * page 1's, nearly always. Reading every page's would load and parse every recorded body (most
-   * of a sync's log) for nothing.
+   * (where the check against the previous page starts), and the answers `namesList` asks about
+   * until it decides: true for the page that named the list field later pages are held to, false
+   * for a page with records that names none (a list for a body: later pages are not read for
+   * one), undefined for a page with no records (the next is asked) — page 1's decides, nearly
+   * always. Reading every page's would load and parse every recorded body (most of a sync's log)
+   * for nothing.
    */
   skipFinishedPages(
     fetchPath: string,
     storePath: string,
     minItems: number,
-    namesList: (body: unknown) => boolean = () => false,
+    namesList: (body: unknown) => boolean | undefined = () => false,
   ): FinishedPages {
     if (!this.followingLog()) return { pages: 0, items: 0 };
     const finished: FinishedPages = { pages: 0, items: 0 };
+    let listDecided = false;
     for (;;) {
       const page = this.finishedPageAt(this.cursor, fetchPath, storePath, Math.max(1, minItems));
       if (page === undefined) return finished;
@@ -376,7 +379,11 @@ export class Journal {
       finished.items += page.writes;
       finished.firstStatus ??= page.answer.payload.response.status;
       finished.lastAnswer = page.answer;
-      if (finished.listAnswer === undefined && namesList(page.answer.payload.response.body)) finished.listAnswer = page.answer;
+      if (!listDecided) {
+        const names = namesList(page.answer.payload.response.body);
+        if (names !== undefined) listDecided = true;
+        if (names === true) finished.listAnswer = page.answer;
+      }
       // Without a path index, everything from the cursor on is unconsumed: mark the page's
       // events, and let the window go past them before reading the next page.
       this.consumed.fill(1, this.cursor, page.end);

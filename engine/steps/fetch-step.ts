@@ -166,7 +166,9 @@ export async function runFetch(
     // `until`, no backfill record of its own).
     const finished =
       sink?.tableWrites && plan.strategy !== 'cursor' && !until && !options.backfill && rt.journal.replaying
-        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!, (body) => listFieldOf(body, plan.itemsPath) !== undefined)
+        ? rt.journal.skipFinishedPages(path, sink.path, plan.pageSize!, (body) =>
+            itemsOf(body, plan.itemsPath).length === 0 ? undefined : listFieldOf(body, plan.itemsPath) !== undefined,
+          )
         : { pages: 0, items: 0 };
     // The fetch's status is its first page's (below); a finished page taken as recorded was that page.
     let firstStatus = finished.firstStatus;

@@ -100,6 +100,23 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
     for (let i = 0; i < 2; i++) expect(j.take(STORE, 'store.write')).toBeDefined();
   });
 
+  it('asks about pages\' bodies only until one decides the list field: the first page with records, nearly always', () => {
+    const asked: number[] = [];
+    // undefined: no records (ask the next); false: records but no field (decided, read no further).
+    const answers = [undefined, false, true, true];
+    const j = journal(syncLog([page(3), page(3), page(3), page(3), page(2)]));
+    const finished = j.skipFinishedPages(FETCH, STORE, 3, () => answers[asked.push(0) - 1]);
+    expect(finished.pages).toBe(4);
+    expect(asked).toHaveLength(2);
+    expect(finished.listAnswer).toBeUndefined();
+    // A page naming its field is the one handed over, and the last asked about.
+    const seen: number[] = [];
+    const k = journal(syncLog([page(3), page(3), page(3), page(2)]));
+    const named = k.skipFinishedPages(FETCH, STORE, 3, () => (seen.push(0) === 2 ? true : undefined));
+    expect(seen).toHaveLength(2);
+    expect(named.listAnswer).toEqual(expect.objectContaining({ type: 'http.response', seq: 2 + 5 + 2 }));
+  });
+
   it('takes a page answered after retries (errors and retried responses before its answer)', () => {
     // The status said is the page's answer, not a retried attempt's.
     const retried: Entry[] = [...erred, ...answeredWith(503), ...answered];
