@@ -48,6 +48,20 @@ describe('bad arguments', () => {
     oneLine(await reqon('export', 'run_nope', '--out', kept), /^reqon: no run run_nope in this log/);
     expect(fs.readFileSync(kept, 'utf8')).toBe('an earlier bundle');
     expect(fs.readdirSync(dir).filter((f) => f.includes('partial'))).toEqual([]);
+    // Replacing a file keeps what it was: its mode (a private bundle stays private), a symlink a
+    // link to the file it names (helper 35: both were replaced by a plain file of mode 644).
+    fs.chmodSync(kept, 0o600);
+    const kept2 = await reqon('export', runId, '--out', kept);
+    expect(kept2.code, describeResult(kept2)).toBe(0);
+    expect(fs.statSync(kept).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(kept, 'utf8')).run.runId).toBe(runId);
+    const link = path.join(dir, 'link.reqonrun');
+    fs.symlinkSync(kept, link);
+    fs.writeFileSync(kept, 'before');
+    const linked = await reqon('export', runId, '--out', link);
+    expect(linked.code, describeResult(linked)).toBe(0);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(fs.readFileSync(kept, 'utf8')).run.runId).toBe(runId);
   });
 
   it('reqon log copy --from a SQLite file that does not exist', async () => {

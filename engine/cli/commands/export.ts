@@ -48,8 +48,10 @@ export const command: CommandModule = {
 };
 
 /**
- * `--out FILE`, written through a temporary file beside it and renamed over FILE once whole: an
- * export that fails halfway (a full disk, a lost log) leaves FILE as it was, never a cut bundle.
+ * `--out FILE`. A regular file (or a path that is none yet) is written through a temporary file
+ * beside it — beside its target, for a symlink — and renamed over it once whole, with the mode it
+ * had: an export that fails halfway (a full disk, a lost log) leaves FILE as it was, never a cut
+ * bundle. Anything else (a FIFO, a device, /dev/stdout) is written in place, as it streams.
  * A path it cannot write is one line (exit 2), not a stack trace.
  */
 class BundleFile {
@@ -58,15 +60,24 @@ class BundleFile {
 
   private constructor(
     private readonly file: string,
-    private readonly temporary: string,
+    /** The temporary file renamed over `target` at the end; null when writing in place. */
+    private readonly temporary: string | null,
+    private readonly target: string,
     private readonly fd: number,
   ) {}
 
   static open(file: string): BundleFile {
-    const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
     try {
-      if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
-      return new BundleFile(file, temporary, fs.openSync(temporary, 'wx'));
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (stat?.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+      if (stat !== undefined && !stat.isFile()) return new BundleFile(file, null, file, fs.openSync(file, 'w'));
+      // Through a symlink, the file it names is the one replaced (the link stays a link).
+      const target = stat === undefined ? file : fs.realpathSync(file);
+      const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
+      const fd = fs.openSync(temporary, 'wx', stat === undefined ? 0o666 : stat.mode & 0o7777);
+      // The process umask narrowed the mode open gave it: a bundle meant to be private stays so, and no wider.
+      if (stat !== undefined) fs.fchmodSync(fd, stat.mode & 0o7777);
+      return new BundleFile(file, temporary, target, fd);
     } catch (error) {
       throw cannotWrite(file, error);
     }
@@ -83,21 +94,25 @@ class BundleFile {
 
   finish(): void {
     try {
+      if (this.temporary === null) {
+        this.close();
+        return;
+      }
       fs.fsyncSync(this.fd);
       this.close();
-      fs.renameSync(this.temporary, this.file);
+      fs.renameSync(this.temporary, this.target);
     } catch (error) {
       this.abandon();
       throw cannotWrite(this.file, error);
     }
   }
 
-  /** Drops the temporary file; FILE is untouched. */
+  /** Drops the temporary file; FILE is untouched (written in place, it holds what was written). */
   abandon(): void {
     try {
       this.close();
     } finally {
-      fs.rmSync(this.temporary, { force: true });
+      if (this.temporary !== null) fs.rmSync(this.temporary, { force: true });
     }
   }
 
