@@ -80,6 +80,9 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
   const progress = deps.progress ?? (() => {});
   const journal = new Journal(deps.log, run.lease, runId, run.recorded, deps.env.clock, {
     ...run.journal,
+    // A circuit breaker is told of every replayed attempt (fetch-step.ts): finished pages and
+    // iterations taken as recorded would hide theirs, so a mission with one walks them all.
+    skipFinished: run.journal?.skipFinished === true && ![...model.sources.values()].some((s) => s.circuitBreaker !== undefined),
     identities: run.journal?.identities ?? (isEmpty(run.recorded) ? [] : identitiesOf((await deps.log.read(runId, { toSeq: 1 }))[0])),
   });
   if (run.resumed) {

@@ -88,4 +88,58 @@ describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend
     expect(await h.store(runId, 'out')).toEqual({ end: { id: 'end' } });
     expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
   });
+
+  // Helper 35: finished iterations taken as recorded hid their attempts from the breaker, so a
+  // resume sent a POST the crash-free run's open circuit refused. A mission with a breaker walks them.
+  it('a loop whose finished iterations retried: the resume refuses where a crash-free run does', { timeout: 120_000 }, async () => {
+    const LOOP = `mission Flaky {
+  source Api {
+    auth: none,
+    base: "http://127.0.0.1:1",
+    circuitBreaker: { failureThreshold: 3, resetTimeout: 600000, successThreshold: 1, failureWindow: 600000 }
+  }
+  store out: memory("out")
+  action Send {
+    for x in [1, 2, 3, 4, 5] {
+      post "/flaky" { body: { x: x }, retry: { maxAttempts: 3, initialDelay: 10 } }
+      store { id: x } -> out { key: .id }
+    }
+    store { id: "end" } -> out { key: .id }
+  }
+  run Send
+}
+`;
+    // Each x answers 500 once, then 201: the third 500 opens the circuit.
+    const serve = (api: Conformance['api']) => {
+      const seen = new Map<number, number>();
+      api.on('POST /flaky', (req) => {
+        const x = (req.body as { x: number }).x;
+        seen.set(x, (seen.get(x) ?? 0) + 1);
+        return seen.get(x) === 1 ? { status: 500, body: { error: 'flaky' } } : { status: 201, body: { ok: true } };
+      });
+    };
+    const crashFree = async () => {
+      const reference = await openConformance({ backend });
+      try {
+        serve(reference.api);
+        const result = await reference.start(reference.mission('flaky', LOOP));
+        return { status: result.status, store: await reference.store(result.runId, 'out'), sent: reference.api.requests.length };
+      } finally {
+        await reference.close();
+      }
+    };
+    const clean = await crashFree();
+    expect(clean.status).toBe('completed');
+    serve(h.api);
+    // before-effect:5: x=3's first attempt (each x: its attempts, then its store batch).
+    const killed = await runCli(cli, ['run', h.mission('flaky', LOOP).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'before-effect:5'], { cwd: h.dir });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    const resumed = await h.resume(runId, { by: 'api' });
+    expect(resumed.status).toBe(clean.status);
+    expect(await h.store(runId, 'out')).toEqual(clean.store);
+    // The crash-free run's POSTs, and x=3's first again (killed before it was sent, then sent).
+    expect(h.api.requests.length).toBe(clean.sent);
+    expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
 });
