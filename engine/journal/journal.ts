@@ -181,6 +181,11 @@ export class Journal {
     return this.unconsumed > 0;
   }
 
+  /** Verify mode: the walk only compares with the log, and ends where it ends (nothing goes live). */
+  get verifying(): boolean {
+    return this.options.verifyOnly === true;
+  }
+
   get state(): 'replaying' | 'live' | 'closed' {
     return this.closed ? 'closed' : this.unconsumed > 0 ? 'replaying' : 'live';
   }

@@ -531,12 +531,15 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   const ofThisPage = (e: StoredEvent<'http.request' | 'http.response' | 'http.error'>): boolean => e.payload.effectId === id;
   let attempts = 0;
   let refreshes = 0;
+  /** When the last replayed attempt was to be retried: the instant its delay (backoff, Retry-After) ends. */
+  let retryDueAt: number | undefined;
   const breaker = rt.http.breaker;
   const endpoint = endpointOf(spec.path);
   for (;;) {
     const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, identity, path, rt, line));
     if (!intent) break;
     attempts++;
+    retryDueAt = undefined;
     // The breaker is told of each replayed attempt at the instant it was made, so it stands
     // after the replay where it stood then (it admitted every one of them: a refusal sends nothing).
     try {
@@ -558,6 +561,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     effect.pass('after-effect', false);
     assertSameVerdict(spec, intent, outcome, attempts, refreshes, path, rt, line);
     if (outcome.payload.verdict === 'refresh-auth') refreshes++;
+    if (outcome.payload.verdict === 'retry') retryDueAt = outcome.recordedAt + (outcome.payload.retryInMs ?? 0);
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
       if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {} };
@@ -575,6 +579,13 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   const failed = rt.journal.replaying ? rt.journal.peek(path) : undefined;
   if (failed?.type === 'step.failed' && (failed as StoredEvent<'step.failed'>).payload.error.code === 'circuit-open') {
     throw new StepError('circuit-open', (failed as StoredEvent<'step.failed'>).payload.error.message, true);
+  }
+
+  // Killed while it waited to retry: the rest of the wait is waited out, as the run without the
+  // crash would have (a Retry-After the API set still holds).
+  if (retryDueAt !== undefined && !rt.journal.verifying) {
+    const rest = retryDueAt - rt.env.clock.now();
+    if (rest > 0) await rt.env.clock.sleep(rest);
   }
 
   const result = await executeRequest(
@@ -596,19 +607,16 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
       afterAttempt: ({ attempt, response, error, verdict, retryInMs, durationMs }) => {
         effect.pass('after-effect', true);
         const retry = retryInMs === undefined ? {} : { retryInMs };
-        if (response) return effect.recordOutcome('http.response', { effectId: id, attempt, response, durationMs, verdict, ...retry });
-        return effect.recordOutcome('http.error', {
-          effectId: id,
-          attempt,
-          error: error ?? { code: 'error', message: 'request failed' },
-          durationMs,
-          verdict,
-          ...retry,
-        });
+        const recorded = response
+          ? effect.recordOutcome('http.response', { effectId: id, attempt, response, durationMs, verdict, ...retry })
+          : effect.recordOutcome('http.error', { effectId: id, attempt, error: error ?? { code: 'error', message: 'request failed' }, durationMs, verdict, ...retry });
+        // An attempt to be retried is in the log before the wait: a crash during it resumes at the
+        // next attempt, within the same budget (a mutating request's outcome is committed anyway).
+        return recorded ?? (verdict === 'retry' ? rt.journal.commit({ durable: false }) : undefined);
       },
     },
     // The live attempts continue the replayed ones' count (GUARANTEES 4): one retry budget, crash or not.
-    { attempts, refreshes },
+    { attempts, refreshes, exchanged: refreshes > 0 },
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });

@@ -6,9 +6,16 @@
  * answered on a 4th attempt and completed where a crash-free run failed (and its log no longer
  * verified). An attempt killed in flight (sent, its answer never logged) is made again under the
  * same number and key: its answer is the one a run without the crash would have had.
- * Found by helper 33. On both backends.
+ * Found by helper 33. Helper 35 found three more ways a resume got more than the budget: a GET's
+ * retried attempts were not in the log before its backoff (so a kill in it started the count
+ * again), a resume sent the next attempt at once where the run would have waited out its delay
+ * (a 429's Retry-After then answered 429 again), and a credential refresh made before the crash
+ * was forgotten (a second exchange, a POST applied where the crash-free run fails 401).
+ * On both backends.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
 import { fullyVerified } from '../../engine/executor/verify-report.js';
@@ -42,6 +49,21 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
   });
 
   const posts = () => h.api.requests.filter((r) => r.method === 'POST').length;
+
+  /**
+   * `reqon run` of `text` in a child the test kills (SIGKILL) when `kill` is called — from inside
+   * an API handler, at the moment the case needs; resolves to the run's id once it died.
+   */
+  function killable(text: string, extra: string[] = []): { kill: (afterMs: number) => void; died: Promise<string> } {
+    const entry = h.mission('budget', text).entry;
+    const child = spawn(process.execPath, [cli, 'run', entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, ...extra], { cwd: h.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    const died = new Promise<string>((resolve, reject) =>
+      child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve(runIdOf({ code: null, signal, stdout, stderr: '' })) : reject(new Error(`not killed: ${stdout}`)))),
+    );
+    return { kill: (afterMs) => void setTimeout(() => child.kill('SIGKILL'), afterMs), died };
+  }
 
   /** A crash-free run against an API that answers 500 `failures` times, then 201. */
   async function crashFree(failures: number): Promise<{ status: string; message: string; posts: number }> {
@@ -106,5 +128,67 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
     expect(new Set(h.api.requests.map((r) => String(r.headers['idempotency-key']))).size).toBe(1);
     expect(await h.store(runId, 'out')).toEqual({ one: { id: 'one', ok: true } });
     expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
+
+  it('a GET killed in its backoff: its attempts were in the log, and the budget holds', { timeout: 120_000 }, async () => {
+    const GET = MISSION.replace('post "/things" { body: { v: 1 },', 'get "/things" {');
+    let calls = 0;
+    let run: ReturnType<typeof killable> | undefined;
+    h.api.on('GET /things', () => {
+      if (++calls === 2) run?.kill(150);
+      return calls <= 4 ? { status: 500, body: { error: 'down' } } : { body: { ok: true } };
+    });
+    run = killable(GET);
+    const runId = await run.died;
+    expect(calls).toBe(2);
+    const resumed = await h.resume(runId, { by: 'api' });
+    // The crash-free run fails after 3 attempts; so does this one, with 3 GETs in all.
+    expect(resumed.status).toBe('failed');
+    expect(resumed.status === 'failed' ? resumed.error.message : '').toMatch(/failed with 500 after 3 attempts/);
+    expect(calls).toBe(3);
+  });
+
+  it('a 429 killed in its Retry-After: the resume waits the rest of it out', { timeout: 120_000 }, async () => {
+    const TWO = MISSION.replace('maxAttempts: 3, backoff: constant, initialDelay: 400', 'maxAttempts: 2');
+    let first = 0;
+    let run: ReturnType<typeof killable> | undefined;
+    h.api.on('POST /things', () => {
+      const now = Date.now();
+      if (first === 0) {
+        first = now;
+        run?.kill(200);
+      }
+      // A window of 2 s from the first request in which the API answers 429, then 201.
+      return now - first < 2000 ? { status: 429, headers: { 'retry-after': '2' }, body: { error: 'slow down' } } : { status: 201, body: { ok: true } };
+    });
+    run = killable(TWO);
+    const runId = await run.died;
+    const resumed = await h.resume(runId, { by: 'api' });
+    expect(resumed.status).toBe('completed');
+    expect(posts()).toBe(2);
+  });
+
+  it('a credential refresh made before the crash counts: no second exchange', { timeout: 120_000 }, async () => {
+    const OAUTH = MISSION.replace('auth: none', 'auth: oauth2');
+    const authFile = path.join(h.dir, 'auth.json');
+    fs.writeFileSync(authFile, JSON.stringify({ Api: { type: 'oauth2', accessToken: 'old', refreshToken: 'r', tokenEndpoint: `${h.api.url}/token` } }));
+    let things = 0;
+    let tokens = 0;
+    let run: ReturnType<typeof killable> | undefined;
+    h.api.on('POST /things', () => (++things <= 2 ? { status: 401, body: { error: 'expired' } } : { status: 201, body: { ok: true } }));
+    h.api.on('POST /token', async () => {
+      // Killed while the token exchange that attempt 1's 401 started is in flight.
+      if (++tokens === 1) run?.kill(100);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      return { body: { access_token: `new-${tokens}`, refresh_token: `r-${tokens}`, expires_in: 3600 } };
+    });
+    run = killable(OAUTH, ['--auth', authFile]);
+    const runId = await run.died;
+    const resumed = await h.resume(runId, { by: 'api' });
+    // The crash-free run: 401, one exchange, 401 again — it fails. So does the resume, exchanging no more.
+    expect(resumed.status).toBe('failed');
+    expect(resumed.status === 'failed' ? resumed.error.message : '').toMatch(/401/);
+    expect(tokens).toBe(1);
+    expect(things).toBe(2);
   });
 });
