@@ -251,7 +251,8 @@ function decodeQueryName(name: string): string {
 /**
  * `itemsPath`, `until`, `maxItems` and `maxPages` steer a pagination; without `paginate` the
  * request is sent once and its answer taken whole — `itemsPath: "result.rows"` then stored the
- * envelope as one record. Said at the first such option (running keeps the rule).
+ * envelope as one record (it still tells an in-band error answer apart, so "ignored" would be
+ * untrue). Said at the first such option (running keeps the rule).
  */
 function warnPagingWithoutPaginate(ctx: CheckContext, file: string, options: FetchOptions, stepSpan: Span): void {
   const given = (['itemsPath', 'until', 'maxItems', 'maxPages'] as const).filter((key) => options[key] !== undefined);
@@ -261,7 +262,7 @@ function warnPagingWithoutPaginate(ctx: CheckContext, file: string, options: Fet
     file,
     'E3049',
     ctx.optionValue(file, options.optionSpans, given[0]!, stepSpan),
-    `${names} ${given.length === 1 ? 'applies' : 'apply'} only to a paginated request, and this one has no \`paginate\`: ${given.length === 1 ? 'it is' : 'they are'} ignored, and the answer is taken whole (one record, envelope and all)`,
+    `${names} ${given.length === 1 ? 'steers' : 'steer'} a pagination, and this request has no \`paginate\`: its answer is taken whole (one record, envelope and all)`,
     'add the pagination the API uses (`paginate: offset(offset, 100)`, `page(page, 50)` or `cursor(cursor, 100, "next")`), or remove the option; to take a list out of one answer, `for x in response.result.rows` or `store response.result.rows -> …`',
   );
 }

@@ -94,7 +94,7 @@ export const CODES = {
   E3046: { severity: 'warning', title: 'a key given twice in one object literal or `map` block (the last one wins; the first is never used)' },
   E3047: { severity: 'warning', title: 'a `for` over a bare name that is no store and no variable bound before the loop (it runs zero times)' },
   E3048: { severity: 'warning', title: 'a store target its kind can never use: a sql/nosql table name that is no plain identifier or is reserved, a file path that leaves the data folder (running fails at the store\'s first read or write)' },
-  E3049: { severity: 'warning', title: 'a pagination option (`itemsPath`, `until`, `maxItems`, `maxPages`) on a request with no `paginate` (it is ignored: the answer is taken whole)' },
+  E3049: { severity: 'warning', title: 'a pagination option (`itemsPath`, `until`, `maxItems`, `maxPages`) on a request with no `paginate` (its answer is taken whole)' },
   E3050: { severity: 'warning', title: 'a pagination parameter also set by the request\'s own query or `params` (it is sent twice; which one the API reads varies)' },
 } satisfies Record<string, CodeInfo>;
 

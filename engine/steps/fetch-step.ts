@@ -697,6 +697,12 @@ function queryOf(requestPath: string): string {
   return cut >= 0 ? requestPath.slice(cut) : '';
 }
 
+/** Two queries asking for the same records: the same parameters, in any order. */
+function sameQuery(a: string, b: string): boolean {
+  const parts = (q: string) => q.replace(/^\?/, '').split('&').filter((p) => p !== '').sort().join('&');
+  return parts(a) === parts(b);
+}
+
 /**
  * A bare lastSync whose checkpoint an earlier run advanced with another query: said, not refused.
  * Within a run two queries of one checkpoint are refused (refuseSharedCheckpoint); across runs a
@@ -750,7 +756,7 @@ async function sinceParts(
     const mark = await rt.lastSync(key, api);
     last = mark?.syncedAt ?? 0;
     rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
-    if (ownQuery !== undefined && mark?.query !== undefined && mark.query !== ownQuery) warnCheckpointOfOtherQuery(key, requestPath, mark.query, path, rt);
+    if (ownQuery !== undefined && mark?.query !== undefined && !sameQuery(mark.query, ownQuery)) warnCheckpointOfOtherQuery(key, requestPath, mark.query, path, rt);
   }
   const formatted = formatLastSync(last, since.format ?? defaultSinceFormat(since.header));
   return {
