@@ -80,9 +80,11 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
   const progress = deps.progress ?? (() => {});
   const journal = new Journal(deps.log, run.lease, runId, run.recorded, deps.env.clock, {
     ...run.journal,
-    // A circuit breaker is told of every replayed attempt (fetch-step.ts): finished pages and
-    // iterations taken as recorded would hide theirs, so a mission with one walks them all.
-    skipFinished: run.journal?.skipFinished === true && ![...model.sources.values()].some((s) => s.circuitBreaker !== undefined),
+    // A circuit breaker is told of every replayed attempt (fetch-step.ts). Finished pages taken as
+    // recorded hold only answered first attempts (journal.ts) and loops with requests are walked
+    // (MissionModel.iterationsSkippable); but in failureRate mode its successes count too, so a
+    // mission with one walks every page.
+    skipFinished: run.journal?.skipFinished === true && ![...model.sources.values()].some((s) => s.circuitBreaker?.failureRate !== undefined),
     identities: run.journal?.identities ?? (isEmpty(run.recorded) ? [] : identitiesOf((await deps.log.read(runId, { toSeq: 1 }))[0])),
   });
   if (run.resumed) {

@@ -354,10 +354,11 @@ export class Journal {
    * Consumes the recorded events of the finished leading pages of a streamed sync (fetch at
    * `fetchPath`, its store at `storePath`) without the walk, as skipFinishedIteration does for
    * loop iterations, and says how many pages and items they held. A page is finished when the
-   * log shows, next from the cursor: its attempts at `fetchPath` (each `http.request` with its
-   * outcome; the last one an `http.response`), then a batch of at least `minItems` (and at least
-   * one) `store.write` events at `storePath` — a table batch commits with its events, so all of
-   * them mean all of its rows — and then the NEXT page's `http.request` (the pagination went on).
+   * log shows, next from the cursor: its one attempt at `fetchPath` (an `http.request` and its
+   * `http.response`; a page retried is walked, so that its failed attempts reach the circuit
+   * breaker), then a batch of at least `minItems` (and at least one) `store.write` events at
+   * `storePath` — a table batch commits with its events, so all of them mean all of its rows —
+   * and then the NEXT page's `http.request` (the pagination went on).
    * Anything else — a retry with no outcome, a failure, a `page.completed`, the log's end —
    * stops the skip there: that page and the rest are walked. Of their payloads only these are
    * read: the first page's status (the fetch's status, fetch-step.ts), the last page's answer
@@ -409,9 +410,12 @@ export class Journal {
     const at = (i: number): StoredEvent | undefined => (i < this.total ? this.eventAt(i, SKIM_CHUNK) : undefined);
     let i = start;
     let answer: StoredEvent<'http.response'> | undefined;
-    for (;;) {
+    for (let attempts = 0; ; attempts++) {
       const request = at(i);
       if (request?.type !== 'http.request' || request.stepPath !== fetchPath) break;
+      // A page answered after a failed attempt is walked: its attempts must reach the source's
+      // circuit breaker as they replay (fetch-step.ts), which a page taken as recorded would hide.
+      if (attempts > 0) return undefined;
       const outcome = at(i + 1);
       if (outcome?.stepPath !== fetchPath || (outcome.type !== 'http.response' && outcome.type !== 'http.error')) return undefined;
       answer = outcome.type === 'http.response' ? (outcome as StoredEvent<'http.response'>) : undefined;

@@ -75,9 +75,10 @@ export class MissionModel {
   /**
    * True when an iteration of `loop` leaves nothing behind for later steps but its recorded
    * events and store writes: its scope is its own (Frame.child), and no step in its body —
-   * nested bodies included — does more. Not so for a fetch with `since` (it hands the action a
-   * pending checkpoint), nor for a `let` that sets a variable outside the loop (a total the
-   * steps after the loop read), nor for `pause`/`wait` (kept out of the shortcut: rare in long loops).
+   * nested bodies included — does more. Not so for a request (its attempts must reach the source's
+   * circuit breaker as they replay, and a `since` fetch hands the action a pending checkpoint),
+   * nor for a `let` that sets a variable outside the loop (a total the steps after the loop
+   * read), nor for `pause`/`wait` (kept out of the shortcut: rare in long loops).
    */
   iterationsSkippable(loop: ForStep): boolean {
     let known = this.skippableLoops.get(loop);
@@ -215,7 +216,10 @@ function leavesOnlyEvents(step: Step, outerLets: ReadonlySet<LetStep>): boolean 
   switch (step.kind) {
     case 'Fetch':
     case 'Call':
-      return step.options.since === undefined;
+      // A request's attempts are told to its source's circuit breaker (and rate limiter) as they
+      // replay: an iteration taken as recorded would hide them, and a resume would send what a
+      // run without the crash refused (a `since` fetch also hands the action a checkpoint).
+      return false;
     case 'Pause':
     case 'Wait':
       return false;

@@ -90,17 +90,20 @@ describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend
   });
 
   // Helper 35: finished iterations taken as recorded hid their attempts from the breaker, so a
-  // resume sent a POST the crash-free run's open circuit refused. A mission with a breaker walks them.
-  it('a loop whose finished iterations retried: the resume refuses where a crash-free run does', { timeout: 120_000 }, async () => {
+  // resume sent a POST the crash-free run's open circuit refused; helper 36: every source has a
+  // breaker (5 failures in 60 s by default), declared or not. Loops with requests are walked.
+  it.each([
+    ['a declared breaker (3 failures)', 'circuitBreaker: { failureThreshold: 3, resetTimeout: 600000, successThreshold: 1, failureWindow: 600000 }', 5],
+    ['the default breaker (5 failures)', '', 7],
+  ] as const)('a loop whose finished iterations retried, %s: the resume refuses where a crash-free run does', { timeout: 120_000 }, async (_name, breaker, count) => {
     const LOOP = `mission Flaky {
   source Api {
     auth: none,
-    base: "http://127.0.0.1:1",
-    circuitBreaker: { failureThreshold: 3, resetTimeout: 600000, successThreshold: 1, failureWindow: 600000 }
+    base: "http://127.0.0.1:1"${breaker ? `,\n    ${breaker}` : ''}
   }
   store out: memory("out")
   action Send {
-    for x in [1, 2, 3, 4, 5] {
+    for x in range(1, ${count + 1}) {
       post "/flaky" { body: { x: x }, retry: { maxAttempts: 3, initialDelay: 10 } }
       store { id: x } -> out { key: .id }
     }
@@ -109,7 +112,7 @@ describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend
   run Send
 }
 `;
-    // Each x answers 500 once, then 201: the third 500 opens the circuit.
+    // Each x answers 500 once, then 201: the threshold's failure opens the circuit.
     const serve = (api: Conformance['api']) => {
       const seen = new Map<number, number>();
       api.on('POST /flaky', (req) => {
@@ -130,6 +133,8 @@ describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend
     };
     const clean = await crashFree();
     expect(clean.status).toBe('completed');
+    // The circuit opened before the last x: some were refused.
+    expect(Object.keys(clean.store).length).toBeLessThan(count + 1);
     serve(h.api);
     // before-effect:5: x=3's first attempt (each x: its attempts, then its store batch).
     const killed = await runCli(cli, ['run', h.mission('flaky', LOOP).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'before-effect:5'], { cwd: h.dir });

@@ -1,10 +1,10 @@
 /**
  * On a resume, loop iterations that the log shows finished are taken as recorded instead of being
  * walked again (Journal.skipFinishedIteration): the run ends exactly as a full re-walk ends it —
- * memory stores rebuilt from the skipped iterations' writes, tolerated failures reported, every
- * POST sent once, verify clean — and nothing is skipped where the log cannot vouch for it (a
- * failed iteration, the last one, a run under --crash-at, an edited mission). On every log
- * backend (test/support/temp-log.ts).
+ * memory stores rebuilt from the skipped iterations' writes, tolerated failures reported, verify
+ * clean — and nothing is skipped where the log cannot vouch for it (a failed iteration, the last
+ * one, a run under --crash-at, an edited mission) or where a loop sends requests (their replayed
+ * attempts must reach the circuit breaker). On every log backend (test/support/temp-log.ts).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../engine/journal/journal.js';
@@ -27,7 +27,6 @@ const MISSION = `mission Iterations {
       let doubled = item.n * 2
       store { id: item.id, d: doubled } -> seen { key: .id }
       validate item { assume .n != ${FAILING} }
-      post "/sink" { body: { id: item.id, d: doubled } }
     }
     pause { resumeOn: webhook "/iterations/go" }
     for r in seen {
@@ -80,6 +79,20 @@ describe.each(backends)('%s: finished loop iterations on resume', (backend) => {
     // The memory store the second loop reads was rebuilt from the skipped iterations' writes.
     const rows = h.log.readTable('sql', 'iterations_out');
     expect(Object.fromEntries((await rows).map((r) => [r.key, r.record]))).toEqual(expectedOut);
+    await h.expectVerified(first.runId);
+  });
+
+  it('are walked when the loop sends requests (their attempts must reach the circuit breaker), sending none again', async () => {
+    const withPost = MISSION.replace(`      validate item { assume .n != ${FAILING} }\n`, `      validate item { assume .n != ${FAILING} }\n      post "/sink" { body: { id: item.id, d: doubled } }\n`);
+    expect(withPost).toContain('post "/sink"');
+    const first = await h.start(files(withPost));
+    expect(first.status).toBe('suspended');
+    const skip = vi.spyOn(Journal.prototype, 'skipFinishedIteration');
+    const resumed = await h.resume(first.runId, { payload: { go: true }, by: 'api' }, {});
+    const skipped = skip.mock.results.filter((r) => r.type === 'return' && r.value !== undefined).length;
+    skip.mockRestore();
+    expect(skipped).toBe(0);
+    expect(resumed.status).toBe('completed');
     // Every POST was sent once, before the pause; none on the resume.
     expect(h.api.lines().filter((l) => l === 'POST /sink')).toHaveLength(ITEMS.length - 1);
     expect([...h.api.applied.values()].every((n) => n === 1)).toBe(true);

@@ -117,11 +117,12 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
     expect(named.listAnswer).toEqual(expect.objectContaining({ type: 'http.response', seq: 2 + 5 + 2 }));
   });
 
-  it('takes a page answered after retries (errors and retried responses before its answer)', () => {
-    // The status said is the page's answer, not a retried attempt's.
+  it('walks a page answered after retries: its failed attempts must reach the circuit breaker', () => {
     const retried: Entry[] = [...erred, ...answeredWith(503), ...answered];
-    const j = journal(syncLog([page(2, retried), page(2), page(1)]));
-    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 2, items: 4, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
+    expect(journal(syncLog([page(2, retried), page(2), page(1)])).skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 0, items: 0 });
+    // Pages before it are taken; it and the rest are walked.
+    const j = journal(syncLog([page(2), page(2, retried), page(1)]));
+    expect(j.skipFinishedPages(FETCH, STORE, 2)).toEqual({ pages: 1, items: 2, firstStatus: 200, lastAnswer: expect.objectContaining({ type: 'http.response' }) });
   });
 
   it('stops at a page the log cannot vouch for', () => {
