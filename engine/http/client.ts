@@ -120,17 +120,16 @@ export function tellBreaker(breaker: CircuitBreaker, spec: Pick<RequestSpec, 'so
 export interface PriorAttempts {
   /** Attempts that were answered. */
   attempts: number;
-  /** Of them, the 401s answered by a credential refresh (each adds an attempt to the budget). */
-  refreshes: number;
   /**
-   * Whether one of those refreshes exchanged the refresh token. The log does not say (a refresh
-   * may have adopted another run's tokens instead): taken as yes whenever there was one, so a
-   * resume never exchanges where the run without the crash would not have.
+   * Of them, the 401s answered by a credential refresh (each adds an attempt to the budget).
+   * Whether a refresh went on to exchange the refresh token is not carried: its verdict is
+   * logged before the exchange, which a crash may cut short, and the new tokens live only where
+   * the credentials keeper put them — so the resumed process may exchange once more.
    */
-  exchanged: boolean;
+  refreshes: number;
 }
 
-const NO_PRIOR_ATTEMPTS: PriorAttempts = { attempts: 0, refreshes: 0, exchanged: false };
+const NO_PRIOR_ATTEMPTS: PriorAttempts = { attempts: 0, refreshes: 0 };
 
 export interface HttpResult {
   status: number;
@@ -231,7 +230,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
   /** Credential refreshes this request made: each adds an attempt, as the 401 it answered was no failure. */
   let refreshes = prior.refreshes;
   /** Whether one of them exchanged the refresh token (one that adopted another run's tokens leaves room for one that does). */
-  let exchanged = prior.exchanged;
+  let exchanged = false;
   // Whether the request carries an Idempotency-Key cannot change between attempts (only auth
   // values are re-read), so it is looked up once.
   let hasIdempotencyKey: boolean | undefined;

@@ -616,7 +616,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
       },
     },
     // The live attempts continue the replayed ones' count (GUARANTEES 4): one retry budget, crash or not.
-    { attempts, refreshes, exchanged: refreshes > 0 },
+    { attempts, refreshes },
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });
