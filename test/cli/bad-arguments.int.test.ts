@@ -62,6 +62,17 @@ describe('bad arguments', () => {
     expect(linked.code, describeResult(linked)).toBe(0);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(kept, 'utf8')).run.runId).toBe(runId);
+    // A dangling link: the file it names is created, the link kept; a hard link: both names see the bundle (helper 36).
+    const dangling = path.join(dir, 'dangling.reqonrun');
+    fs.symlinkSync('named.reqonrun', dangling);
+    expect((await reqon('export', runId, '--out', dangling)).code).toBe(0);
+    expect(fs.lstatSync(dangling).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'named.reqonrun'), 'utf8')).run.runId).toBe(runId);
+    const other = path.join(dir, 'other-name.reqonrun');
+    fs.linkSync(kept, other);
+    fs.writeFileSync(kept, 'before');
+    expect((await reqon('export', runId, '--out', other)).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(kept, 'utf8')).run.runId).toBe(runId);
   });
 
   it('reqon log copy --from a SQLite file that does not exist', async () => {

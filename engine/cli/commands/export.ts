@@ -48,11 +48,13 @@ export const command: CommandModule = {
 };
 
 /**
- * `--out FILE`. A regular file (or a path that is none yet) is written through a temporary file
- * beside it — beside its target, for a symlink — and renamed over it once whole, with the mode it
- * had: an export that fails halfway (a full disk, a lost log) leaves FILE as it was, never a cut
- * bundle. Anything else (a FIFO, a device, /dev/stdout) is written in place, as it streams.
- * A path it cannot write is one line (exit 2), not a stack trace.
+ * `--out FILE`, written as a shell's `>` would write it, but whole or not at all where it can be:
+ * a plain file (or a path that is none yet) is written through a temporary file beside it —
+ * beside what a symlink names, dangling or not — and renamed over it once whole, with the mode it
+ * had, so an export that fails halfway (a full disk, a lost log) leaves FILE as it was. A file
+ * this user may not write is refused; anything else — a FIFO, a device (/dev/stdout), a file with
+ * hard links, a writable file in a folder this user may not create files in — is written in
+ * place, as it streams. A path it cannot write is one line (exit 2), not a stack trace.
  */
 class BundleFile {
   /** Set once the fd is closed: closing it twice could close a file opened since under its number. */
@@ -68,13 +70,23 @@ class BundleFile {
 
   static open(file: string): BundleFile {
     try {
-      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      const target = linkTarget(file);
+      const stat = fs.statSync(target, { throwIfNoEntry: false });
       if (stat?.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
-      if (stat !== undefined && !stat.isFile()) return new BundleFile(file, null, file, fs.openSync(file, 'w'));
-      // Through a symlink, the file it names is the one replaced (the link stays a link).
-      const target = stat === undefined ? file : fs.realpathSync(file);
+      // What a shell's `>` would refuse is refused: a file this user may not write.
+      if (stat !== undefined) fs.accessSync(target, fs.constants.W_OK);
+      // Not a plain file, or one with other names (hard links) that must see the new content: in place.
+      if (stat !== undefined && (!stat.isFile() || stat.nlink > 1)) return new BundleFile(file, null, target, fs.openSync(target, 'w'));
       const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
-      const fd = fs.openSync(temporary, 'wx', stat === undefined ? 0o666 : stat.mode & 0o7777);
+      let fd: number;
+      try {
+        fd = fs.openSync(temporary, 'wx', stat === undefined ? 0o666 : stat.mode & 0o7777);
+      } catch (error) {
+        // A folder this user may not create files in, holding a file it may write: in place.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (stat !== undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')) return new BundleFile(file, null, target, fs.openSync(target, 'w'));
+        throw error;
+      }
       // The process umask narrowed the mode open gave it: a bundle meant to be private stays so, and no wider.
       if (stat !== undefined) fs.fchmodSync(fd, stat.mode & 0o7777);
       return new BundleFile(file, temporary, target, fd);
@@ -121,6 +133,17 @@ class BundleFile {
     this.closed = true;
     fs.closeSync(this.fd);
   }
+}
+
+/** The file a path names through any symlinks, dangling ones included (the link is kept; what it names is written). */
+function linkTarget(file: string): string {
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+    if (!stat?.isSymbolicLink()) return current;
+    current = path.resolve(path.dirname(current), fs.readlinkSync(current));
+  }
+  throw Object.assign(new Error('too many levels of symbolic links'), { code: 'ELOOP' });
 }
 
 function cannotWrite(file: string, error: unknown): CliError {
