@@ -294,10 +294,12 @@ export class Executor implements StepRuntime {
           // Bounded as a bare `retry` is: a detour that does not change the answer (a refresh the
           // API still refuses) would otherwise loop, sending the same requests, for ever.
           if (signal.then === 'retry' && ++detours >= JUMP_RETRY_ATTEMPTS) {
-            throw new StepError(
+            const exhausted = new StepError(
               'retries-exhausted',
               `Action ${name} exhausted ${JUMP_RETRY_ATTEMPTS} attempt(s) of \`jump ${signal.action} then retry\`: it jumped again after each detour through ${signal.action}`,
             );
+            if (signal.offset !== undefined) this.placeAt(exhausted, this.fileOf(frame), signal.offset);
+            throw exhausted;
           }
           await this.runAction(signal.action);
           if (signal.then === 'continue') {

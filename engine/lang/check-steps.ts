@@ -227,7 +227,8 @@ function warnPagingParamTwice(ctx: CheckContext, file: string, options: FetchOpt
     }
   }
   if (options.params?.kind === 'Object') {
-    for (const entry of options.params.entries) if (entry.kind === 'Property') own.push({ name: entry.key.name, where: '`params`', span: entry.key });
+    // A literal null sends nothing (withParams): no second value.
+    for (const entry of options.params.entries) if (entry.kind === 'Property' && entry.value.kind !== 'Null') own.push({ name: entry.key.name, where: '`params`', span: entry.key });
   }
   const twice = own.find((p) => paging.includes(p.name));
   if (!twice) return;
@@ -235,8 +236,8 @@ function warnPagingParamTwice(ctx: CheckContext, file: string, options: FetchOpt
     file,
     'E3050',
     twice.span,
-    `Query parameter \`${twice.name}\` is set by ${twice.where} and by the pagination: every page's request sends it twice, and an API reads the first or the last as it likes`,
-    `remove it from ${twice.where}: the pagination sends it (to start elsewhere than the first page, filter with other parameters)`,
+    `Query parameter \`${twice.name}\` is set by ${twice.where} and by the pagination: ${paginate.strategy === 'cursor' && twice.name === paginate.param.name ? 'every request from page 2 on' : "every page's request"} sends it twice, and an API reads the first or the last as it likes`,
+    `remove it from ${twice.where}: the pagination sends it${paginate.strategy === 'cursor' ? ' (a cursor walk always starts from the first page)' : ' (to start elsewhere than the first page, filter with other parameters)'}`,
   );
 }
 

@@ -191,6 +191,8 @@ export interface EventPayloads {
      * from a checkpoint other records advanced.
      */
     query?: string;
+    /** sha256 (hex) of that query before redaction, its parameters decoded and sorted: what is compared. */
+    querySha256?: string;
   };
   'page.completed': { effectId: string; page: number; cursor?: unknown; records: number; done: boolean };
 

@@ -306,8 +306,10 @@ export interface EventTable {
 /** A checkpoint as `lastCheckpoint` finds it: its instant, and the query of the request that advanced it. */
 export interface LastCheckpoint {
   syncedAt: number;
-  /** The advancing request's query (`?status=open`, '' for none), of a bare `lastSync` (format 3 on). */
+  /** The advancing request's query (`?status=open`, '' for none), redacted, of a bare `lastSync`. */
   query?: string;
+  /** sha256 of that query unredacted and normalised (checkpoint.advanced's `querySha256`). */
+  querySha256?: string;
 }
 
 /** The webhook inbox: deliveries committed before their sender hears 2xx, claimed once by a run. */

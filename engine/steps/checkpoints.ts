@@ -75,6 +75,7 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
       ...(records !== undefined ? { records } : {}),
       ...(c.api !== undefined ? { api: c.api } : {}),
       ...(c.query !== undefined ? { query: c.query } : {}),
+      ...(c.querySha256 !== undefined ? { querySha256: c.querySha256 } : {}),
     });
     live = true;
   }

@@ -242,7 +242,7 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
       } else rt.progress(`queue without a target: the matched value was discarded (${path})`);
       throw new SkipSignal('queued');
     case 'Jump':
-      throw new JumpSignal(d.action.name, d.then);
+      throw new JumpSignal(d.action.name, d.then, d.start);
   }
 }
 

@@ -280,7 +280,7 @@ export async function runFetch(
       );
     }
     const syncedAt = served === undefined ? since.startedAt : Math.min(served, since.startedAt);
-    frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}), ...(since.ownQuery !== undefined ? { query: since.ownQuery } : {}) });
+    frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}), ...(since.ownQuery !== undefined ? { query: since.ownQuery.shown, querySha256: since.ownQuery.sha256 } : {}) });
   }
   return {};
 }
@@ -633,7 +633,7 @@ interface SinceParts {
   /** The API the checkpoint belongs to (HttpRuntime.checkpointApi). */
   api?: string;
   /** Of a bare lastSync: the request's own query (its path's `?…`), which the checkpoint records. */
-  ownQuery?: string;
+  ownQuery?: OwnQuery;
   query: QueryParams;
   headers: Record<string, string>;
   startedAt: number;
@@ -697,10 +697,22 @@ function queryOf(requestPath: string): string {
   return cut >= 0 ? requestPath.slice(cut) : '';
 }
 
-/** Two queries asking for the same records: the same parameters, in any order. */
-function sameQuery(a: string, b: string): boolean {
-  const parts = (q: string) => q.replace(/^\?/, '').split('&').filter((p) => p !== '').sort().join('&');
-  return parts(a) === parts(b);
+/** A bare lastSync request's query: as the log shows it (redacted), and what is compared. */
+interface OwnQuery {
+  shown: string;
+  /** sha256 of the query before redaction, normalised (normalQuery). */
+  sha256: string;
+}
+
+/** A query as the server reads it: parameters decoded (`%41` is `A`, `+` a space), in sorted order. */
+function normalQuery(query: string): string {
+  return [...new URLSearchParams(query.replace(/^\?/, ''))].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).sort().join('&');
+}
+
+/** Whether the checkpoint `mark` was advanced by a request asking as `own` does (unknown: yes). */
+function sameQuery(mark: { query?: string; querySha256?: string }, own: OwnQuery): boolean {
+  if (mark.querySha256 !== undefined) return mark.querySha256 === own.sha256;
+  return mark.query === undefined || normalQuery(mark.query) === normalQuery(own.shown);
 }
 
 /**
@@ -714,7 +726,8 @@ function warnCheckpointOfOtherQuery(key: string, requestPath: string, advancedBy
   const shown = rt.http.redactor.url(requestPath);
   const bare = shown.slice(0, shown.length - queryOf(shown).length);
   rt.progress(
-    `warning: ${path}: checkpoint "${key}" of since: lastSync was last advanced by ${bare}${advancedBy} (an earlier run); this request, ${shown}, starts from it. ` +
+    `warning: ${path}: checkpoint "${key}" of since: lastSync was last advanced by ${bare}${advancedBy} (an earlier run); this request, ${shown}, starts from it` +
+      `${normalQuery(advancedBy) === normalQuery(queryOf(shown)) ? ' (they differ in the value of a parameter redacted as a credential)' : ''}. ` +
       `If the two fetch different records, this one's records older than the checkpoint are skipped: give each its own key, since: lastSync("…")`,
   );
 }
@@ -747,7 +760,8 @@ async function sinceParts(
   }
   const key = checkpointKey({ explicitKey: since.key && explicitCheckpointKey(since.key, path, frame, rt), source, operationId, path: requestPath });
   // Redacted as the log holds every URL: a credential-named parameter's value never enters it.
-  const ownQuery = since.key === undefined ? queryOf(rt.http.redactor.url(requestPath)) : undefined;
+  const ownQuery: OwnQuery | undefined =
+    since.key === undefined ? { shown: queryOf(rt.http.redactor.url(requestPath)), sha256: hash('sha256', normalQuery(queryOf(requestPath)), 'hex') } : undefined;
   if (ownQuery !== undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');
@@ -756,7 +770,7 @@ async function sinceParts(
     const mark = await rt.lastSync(key, api);
     last = mark?.syncedAt ?? 0;
     rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
-    if (ownQuery !== undefined && mark?.query !== undefined && !sameQuery(mark.query, ownQuery)) warnCheckpointOfOtherQuery(key, requestPath, mark.query, path, rt);
+    if (ownQuery !== undefined && mark !== undefined && !sameQuery(mark, ownQuery)) warnCheckpointOfOtherQuery(key, requestPath, mark.query ?? '?…', path, rt);
   }
   const formatted = formatLastSync(last, since.format ?? defaultSinceFormat(since.header));
   return {

@@ -26,6 +26,8 @@ export class JumpSignal {
   constructor(
     readonly action: string,
     readonly then: 'retry' | 'continue' | undefined,
+    /** Where the `jump` is written (an offset in its action's file): where running out of attempts is reported. */
+    readonly offset?: number,
   ) {}
 }
 

@@ -33,8 +33,9 @@ export interface PendingCheckpoint {
   syncedAt: number;
   /** The API it belongs to, when a --source points the fetch's source away from its base (HttpRuntime.checkpointApi). */
   api?: string;
-  /** Of a bare lastSync: the request's query (checkpoint.advanced's `query`). */
+  /** Of a bare lastSync: the request's query, redacted (checkpoint.advanced's `query`), and its sha256. */
   query?: string;
+  querySha256?: string;
 }
 
 /** The mutable state of one action attempt or loop iteration. */

@@ -66,4 +66,35 @@ describe.each(backends)('a bare lastSync checkpoint an earlier run advanced with
     expect(warned[0]).toMatch(/^warning: Closed\/0: checkpoint "Api:\/orders" of since: lastSync was last advanced by \/orders\?status=open \(an earlier run\); this request, \/orders\?status=closed, starts from it\./);
     expect(warned[0]).toContain('give each its own key, since: lastSync("…")');
   });
+
+  it('compares queries as the server reads them, and sees values redacted as credentials (helper 36)', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /items?*', { body: [] });
+    const warnings = async (pathAndQuery: string) => {
+      const lines: string[] = [];
+      const text = `mission Items {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store items: memory("items")
+  action Pull {
+    get "${pathAndQuery}" { since: lastSync }
+    store response -> items { key: .id }
+  }
+  run Pull
+}
+`;
+      const result = await c!.start(c!.mission('items', text), {}, { progress: (line) => lines.push(line) });
+      expect(result.status).toBe('completed');
+      return lines.filter((l) => l.startsWith('warning:'));
+    };
+    expect(await warnings('/items?q=a b')).toEqual([]);
+    // The same request, written otherwise: nothing to say.
+    expect(await warnings('/items?q=a%20b')).toEqual([]);
+    expect(await warnings('/items?q=a+b')).toEqual([]);
+    // Another tenant's key, which the log shows redacted: said, saying why the two look alike.
+    expect(await warnings('/items?api_key=tenantA')).toHaveLength(1);
+    const tenant = await warnings('/items?api_key=tenantB');
+    expect(tenant).toHaveLength(1);
+    expect(tenant[0]).toContain('they differ in the value of a parameter redacted as a credential');
+    expect(tenant[0]).not.toContain('tenantA');
+  });
 });

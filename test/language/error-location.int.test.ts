@@ -113,4 +113,13 @@ describe('a run-time failure names its file, line and column', () => {
     expect(result.error.at).toBe(`${files.entry}:${where('retry {')}`);
     await c.expectVerified(result.runId);
   });
+
+  it('a `jump … then retry` that runs out of attempts: the jump (helper 36)', async () => {
+    const files = withRun(c, 'Detour');
+    const result = await c.start(files);
+    expect(result.status).toBe('failed');
+    if (result.status !== 'failed') return;
+    expect(result.error.message).toMatch(/^Action Detour exhausted 3 attempt\(s\) of `jump Fine then retry`/);
+    expect(result.error.at).toBe(`${files.entry}:${where('jump Fine then retry')}`);
+  });
 });

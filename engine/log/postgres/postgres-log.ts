@@ -586,8 +586,9 @@ class PostgresEventLog implements EventLog {
 
   async lastCheckpoint(mission: string, key: string, api?: string): Promise<LastCheckpoint | undefined> {
     this.open('lastCheckpoint');
-    const { rows } = await this.query<{ synced: string | null; query: string | null }>(
-      `SELECT (e.payload::jsonb ->> 'syncedAt')::numeric AS synced, e.payload::jsonb ->> 'query' AS query
+    const { rows } = await this.query<{ synced: string | null; query: string | null; query_sha256: string | null }>(
+      `SELECT (e.payload::jsonb ->> 'syncedAt')::numeric AS synced, e.payload::jsonb ->> 'query' AS query,
+              e.payload::jsonb ->> 'querySha256' AS query_sha256
          FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
         WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
           AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed'
@@ -597,7 +598,11 @@ class PostgresEventLog implements EventLog {
     );
     const row = rows[0];
     if (row?.synced === null || row?.synced === undefined) return undefined;
-    return { syncedAt: Number(row.synced), ...(typeof row.query === 'string' ? { query: row.query } : {}) };
+    return {
+      syncedAt: Number(row.synced),
+      ...(typeof row.query === 'string' ? { query: row.query } : {}),
+      ...(typeof row.query_sha256 === 'string' ? { querySha256: row.query_sha256 } : {}),
+    };
   }
 
   async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome> {

@@ -490,7 +490,11 @@ class SqliteEventLog implements EventLog {
     this.open('lastCheckpoint');
     const row = this.sql.lastCheckpoint.get({ mission, key, api: api ?? null });
     if (row?.synced === null || row?.synced === undefined) return undefined;
-    return { syncedAt: row.synced, ...(typeof row.query === 'string' ? { query: row.query } : {}) };
+    return {
+      syncedAt: row.synced,
+      ...(typeof row.query === 'string' ? { query: row.query } : {}),
+      ...(typeof row.query_sha256 === 'string' ? { querySha256: row.query_sha256 } : {}),
+    };
   }
 
   async deliverWebhook(path: string, eventId: string, payload: unknown, receivedAt: number, limits?: InboxLimits): Promise<DeliveryOutcome> {

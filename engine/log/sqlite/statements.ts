@@ -135,8 +135,9 @@ export function prepareStatements(db: Database.Database) {
        WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now OR owner = @previous)
       RETURNING *`),
     // The bare column `query` comes from the row of max(): SQLite's rule for min()/max() aggregates.
-    lastCheckpoint: db.prepare<{ mission: string; key: string; api: string | null }, { synced: number | null; query: string | null }>(`
-      SELECT max(json_extract(e.payload, '$.syncedAt')) AS synced, json_extract(e.payload, '$.query') AS query
+    lastCheckpoint: db.prepare<{ mission: string; key: string; api: string | null }, { synced: number | null; query: string | null; query_sha256: string | null }>(`
+      SELECT max(json_extract(e.payload, '$.syncedAt')) AS synced, json_extract(e.payload, '$.query') AS query,
+             json_extract(e.payload, '$.querySha256') AS query_sha256
         FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
        WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key
          AND json_extract(e.payload, '$.api') IS @api AND r.status = 'completed'
