@@ -201,6 +201,11 @@ function lowerCased(headers: Record<string, string>): Record<string, string> {
   return out;
 }
 
+/** The rate limiter's key of a request: its source and endpoint. */
+export function limiterKeyOf(spec: Pick<RequestSpec, 'source' | 'path'>): string {
+  return `${spec.source}:${endpointOf(spec.path)}`;
+}
+
 /** The path without query and fragment: the endpoint part of breaker and limiter keys. */
 export function endpointOf(path: string): string {
   const cut = path.search(/[?#]/);
@@ -225,7 +230,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
   const maxResponseBytes = spec.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const redactor = deps.redactor ?? createRedactor(() => deps.auth?.secrets() ?? []);
   const endpoint = endpointOf(spec.path);
-  const limiterKey = `${spec.source}:${endpoint}`;
+  const limiterKey = limiterKeyOf(spec);
   const allow = spec.allow ?? [];
   /** Credential refreshes this request made: each adds an attempt, as the 401 it answered was no failure. */
   let refreshes = prior.refreshes;

@@ -157,9 +157,12 @@ export class RateLimiter {
     if (refused) throw refused;
   }
 
-  /** Learns from a response's status and headers (lower-cased names). */
-  observe(key: string, status: number, headers: Record<string, string>, options: RateLimitOptions = {}): void {
-    const now = this.clock.now();
+  /**
+   * Learns from a response's status and headers (lower-cased names). `at`: the instant a replayed
+   * answer was recorded at (live: now), so a resume knows the window and Retry-After it was told.
+   */
+  observe(key: string, status: number, headers: Record<string, string>, options: RateLimitOptions = {}, at?: number): void {
+    const now = at ?? this.clock.now();
     const st = this.state(key, now);
     const remaining = parseCount(headers['x-ratelimit-remaining'] ?? headers['ratelimit-remaining']);
     const resetAt = parseReset(headers['x-ratelimit-reset'] ?? headers['ratelimit-reset'], now);

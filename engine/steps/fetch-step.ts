@@ -25,7 +25,7 @@ import { createRedactor, MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
-import { endpointOf, executeRequest, policyOf, tellBreaker, type RequestSpec } from '../http/client.js';
+import { endpointOf, executeRequest, limiterKeyOf, policyOf, tellBreaker, type RequestSpec } from '../http/client.js';
 import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
@@ -174,6 +174,8 @@ export async function runFetch(
     let firstStatus = finished.firstStatus;
     if (finished.pages > 0) {
       rt.progress(`${path}: ${finished.pages} finished page(s), ${finished.items} record(s), taken as recorded`);
+      // The rate limiter learns the window from the last of them, as a walk of them would leave it.
+      if (finished.lastAnswer) observeRecorded(rt, { source: sourceName, path: requestPath, rateLimit: source.rateLimit }, finished.lastAnswer);
       plan.maxPages = (plan.maxPages ?? DEFAULT_MAX_PAGES) - finished.pages;
       if (plan.maxItems !== undefined) plan.maxItems -= finished.items;
     }
@@ -512,6 +514,12 @@ function assertSameVerdict(
   );
 }
 
+/** Tells the source's rate limiter what a recorded answer told it, at the instant it was recorded. */
+function observeRecorded(rt: StepRuntime, spec: Pick<RequestSpec, 'source' | 'path' | 'rateLimit'>, answer: StoredEvent<'http.response'>): void {
+  const { response } = answer.payload;
+  rt.http.limiter.observe(limiterKeyOf(spec), response.status, response.headers ?? {}, spec.rateLimit, answer.recordedAt);
+}
+
 /** A recorded attempt's outcome as the retry rules and the breaker saw it live. */
 function recordedOutcome(outcome: StoredEvent<'http.response' | 'http.error'>): AttemptOutcome {
   if (outcome.type === 'http.response') {
@@ -558,6 +566,8 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
       continue;
     }
     tellBreaker(breaker, spec, recordedOutcome(outcome), outcome.recordedAt);
+    // The rate limiter too: the window, remaining count and Retry-After each answer told it.
+    if (outcome.type === 'http.response') observeRecorded(rt, spec, outcome as StoredEvent<'http.response'>);
     effect.pass('after-effect', false);
     assertSameVerdict(spec, intent, outcome, attempts, refreshes, path, rt, line);
     if (outcome.payload.verdict === 'refresh-auth') refreshes++;

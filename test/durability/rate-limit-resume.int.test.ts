@@ -1,0 +1,77 @@
+/**
+ * A source's rate limiter under replay. Its state — the window an API announced (remaining 0
+ * until a reset), a Retry-After — is the process's, not the log's: a run killed while it waited
+ * for the window to reset sent its next request at once after the resume, was answered 429, and
+ * ended "completed with 1 failure" with records missing where a run without the crash completed
+ * (helper 36). Replayed answers are now told to the limiter at the instant they were recorded,
+ * so the resume waits out what is left of the window. On both backends.
+ */
+import { spawn } from 'node:child_process';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+import { builtCli, runIdOf } from './support/cli-build.js';
+
+/** Seconds of the API's window: after each answer, nothing more until it resets. */
+const RESET = 2;
+
+const MISSION = `mission Limited {
+  source Api { auth: none, base: "http://127.0.0.1:1", rateLimit: { strategy: pause, maxWait: 10 } }
+  store out: memory("out")
+  action Sync {
+    for p in [1, 2, 3] {
+      get "/items" { params: { page: p }, retry: { maxAttempts: 1 } }
+      store each response.items -> out { key: .id }
+    }
+  }
+  run Sync
+}
+`;
+
+let cli: string;
+beforeAll(() => {
+  cli = builtCli();
+}, 180_000);
+
+describe.each(backends)('a rate-limit window the run was waiting out when killed (%s)', (backend) => {
+  let h: Conformance;
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('is waited out after the resume: every page answered, none refused', { timeout: 120_000 }, async () => {
+    let until = 0;
+    let answered = 0;
+    let refused = 0;
+    let kill: (() => void) | undefined;
+    h.api.on('GET /items?*', (req) => {
+      const now = Date.now();
+      if (now < until) {
+        refused++;
+        return { status: 429, headers: { 'retry-after': String(Math.ceil((until - now) / 1000)) }, body: { error: 'slow down' } };
+      }
+      until = now + RESET * 1000;
+      // Killed while it waits for the window after page 2.
+      if (++answered === 2) setTimeout(() => kill?.(), 500);
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      return { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) }, body: { items: [{ id: `a${page}` }, { id: `b${page}` }] } };
+    });
+    const entry = h.mission('limited', MISSION).entry;
+    const child = spawn(process.execPath, [cli, 'run', entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    kill = () => child.kill('SIGKILL');
+    let stdout = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    const signal = await new Promise((resolve) => child.on('close', (_code, s) => resolve(s)));
+    expect(signal).toBe('SIGKILL');
+    expect(answered).toBe(2);
+
+    const resumed = await h.resume(runIdOf({ code: null, signal: 'SIGKILL', stdout, stderr: '' }), { by: 'api' });
+    expect(resumed.status).toBe('completed');
+    expect(resumed.status === 'completed' ? resumed.tolerated : []).toEqual([]);
+    expect(refused).toBe(0);
+    expect(Object.keys(await h.store(resumed.runId, 'out')).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+  });
+});
