@@ -6,11 +6,11 @@
  * (helper 36). Replayed answers are now told to the limiter at the instant they were recorded,
  * so the resume waits out what is left of the window. On both backends.
  */
-import { spawn } from 'node:child_process';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, type Conformance } from '../conformance/harness.js';
+import type { FakeReply } from '../support/fake-api.js';
 import { backends } from '../support/temp-log.js';
-import { builtCli, runIdOf } from './support/cli-build.js';
+import { builtCli, killableRun } from './support/cli-build.js';
 
 /** Seconds of the API's window: after each answer, nothing more until it resets. */
 const RESET = 2;
@@ -47,7 +47,7 @@ describe.each(backends)('a rate-limit window the run was waiting out when killed
     let answered = 0;
     let refused = 0;
     let kill: (() => void) | undefined;
-    h.api.on('GET /items?*', (req) => {
+    h.api.on('GET /items?*', (req): FakeReply => {
       const now = Date.now();
       if (now < until) {
         refused++;
@@ -59,16 +59,12 @@ describe.each(backends)('a rate-limit window the run was waiting out when killed
       const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
       return { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) }, body: { items: [{ id: `a${page}` }, { id: `b${page}` }] } };
     });
-    const entry = h.mission('limited', MISSION).entry;
-    const child = spawn(process.execPath, [cli, 'run', entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    kill = () => child.kill('SIGKILL');
-    let stdout = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-    const signal = await new Promise((resolve) => child.on('close', (_code, s) => resolve(s)));
-    expect(signal).toBe('SIGKILL');
+    const run = killableRun(cli, ['run', h.mission('limited', MISSION).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir });
+    kill = () => run.kill();
+    const runId = await run.died;
     expect(answered).toBe(2);
 
-    const resumed = await h.resume(runIdOf({ code: null, signal: 'SIGKILL', stdout, stderr: '' }), { by: 'api' });
+    const resumed = await h.resume(runId, { by: 'api' });
     expect(resumed.status).toBe('completed');
     expect(resumed.status === 'completed' ? resumed.tolerated : []).toEqual([]);
     expect(refused).toBe(0);

@@ -14,7 +14,6 @@
  * verdict is logged before the exchange, which the kill may cut short.
  * On both backends.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,7 +21,7 @@ import { verifyRun } from '../../engine/executor/verify.js';
 import { fullyVerified } from '../../engine/executor/verify-report.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
-import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+import { builtCli, describeResult, killableRun, runCli, runIdOf, type KillableRun } from './support/cli-build.js';
 
 const MISSION = `mission Budget {
   source Api { auth: none, base: "http://127.0.0.1:1" }
@@ -51,20 +50,9 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
 
   const posts = () => h.api.requests.filter((r) => r.method === 'POST').length;
 
-  /**
-   * `reqon run` of `text` in a child the test kills (SIGKILL) when `kill` is called — from inside
-   * an API handler, at the moment the case needs; resolves to the run's id once it died.
-   */
-  function killable(text: string, extra: string[] = []): { kill: (afterMs: number) => void; died: Promise<string> } {
-    const entry = h.mission('budget', text).entry;
-    const child = spawn(process.execPath, [cli, 'run', entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, ...extra], { cwd: h.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-    const died = new Promise<string>((resolve, reject) =>
-      child.on('close', (_code, signal) => (signal === 'SIGKILL' ? resolve(runIdOf({ code: null, signal, stdout, stderr: '' })) : reject(new Error(`not killed: ${stdout}`)))),
-    );
-    return { kill: (afterMs) => void setTimeout(() => child.kill('SIGKILL'), afterMs), died };
-  }
+  /** `reqon run` of `text` in a child the test kills when an API handler says. */
+  const killable = (text: string, extra: string[] = []) =>
+    killableRun(cli, ['run', h.mission('budget', text).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, ...extra], { cwd: h.dir });
 
   /** A crash-free run against an API that answers 500 `failures` times, then 201. */
   async function crashFree(failures: number): Promise<{ status: string; message: string; posts: number }> {
@@ -86,19 +74,14 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
 
     // The API kills the run while it sleeps before attempt 2: attempt 1's 500 is in the log.
     let calls = 0;
-    let child: ReturnType<typeof spawn> | undefined;
+    let run: KillableRun | undefined;
     h.api.on('POST /things', () => {
-      if (++calls === 1) setTimeout(() => child?.kill('SIGKILL'), 150);
+      if (++calls === 1) run?.kill(150);
       return calls <= 3 ? { status: 500, body: { error: 'down' } } : { status: 201, body: { ok: true } };
     });
-    const entry = h.mission('budget', MISSION).entry;
-    child = spawn(process.execPath, [cli, 'run', entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-    const signal = await new Promise((resolve) => child!.on('close', (_code, s) => resolve(s)));
-    expect(signal).toBe('SIGKILL');
+    run = killable(MISSION);
+    const runId = await run.died;
     expect(calls).toBe(1);
-    const runId = runIdOf({ code: null, signal: 'SIGKILL', stdout, stderr: '' });
 
     const resumed = await h.resume(runId, { by: 'api' });
     expect(resumed.status).toBe('failed');
@@ -134,7 +117,7 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
   it('a GET killed in its backoff: its attempts were in the log, and the budget holds', { timeout: 120_000 }, async () => {
     const GET = MISSION.replace('post "/things" { body: { v: 1 },', 'get "/things" {');
     let calls = 0;
-    let run: ReturnType<typeof killable> | undefined;
+    let run: KillableRun | undefined;
     h.api.on('GET /things', () => {
       if (++calls === 2) run?.kill(150);
       return calls <= 4 ? { status: 500, body: { error: 'down' } } : { body: { ok: true } };
@@ -152,7 +135,7 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
   it('a 429 killed in its Retry-After: the resume waits the rest of it out', { timeout: 120_000 }, async () => {
     const TWO = MISSION.replace('maxAttempts: 3, backoff: constant, initialDelay: 400', 'maxAttempts: 2');
     let first = 0;
-    let run: ReturnType<typeof killable> | undefined;
+    let run: KillableRun | undefined;
     h.api.on('POST /things', () => {
       const now = Date.now();
       if (first === 0) {
@@ -174,7 +157,7 @@ describe.each(backends)('the retry budget of a resumed request (%s)', (backend) 
     const authFile = path.join(h.dir, 'auth.json');
     fs.writeFileSync(authFile, JSON.stringify({ Api: { type: 'oauth2', accessToken: 'expired', refreshToken: 'r', tokenEndpoint: `${h.api.url}/token` } }));
     let tokens = 0;
-    let run: ReturnType<typeof killable> | undefined;
+    let run: KillableRun | undefined;
     // Only a token the endpoint issued is accepted (helper 36: the resume failed 401 here when a
     // refresh in the log was taken as an exchange made).
     h.api.on('POST /things', (req) => (String(req.headers['authorization']).startsWith('Bearer issued-') ? { status: 201, body: { ok: true } } : { status: 401, body: { error: 'expired' } }));

@@ -52,6 +52,29 @@ export function runCli(main: string, args: string[], opts: CliOptions): Promise<
   });
 }
 
+/** A `reqon …` child the test kills (SIGKILL) when it chooses — from inside an API handler, say. */
+export interface KillableRun {
+  /** Kills the child `afterMs` from now. */
+  kill(afterMs?: number): void;
+  /** Resolves to the id of the run once the child died of the kill; rejects if it ended otherwise. */
+  died: Promise<string>;
+}
+
+/** Starts `node <built main.js> …args` (a `reqon run`) for a test that kills it at a moment of its own. */
+export function killableRun(main: string, args: string[], opts: CliOptions): KillableRun {
+  const child = spawn(process.execPath, [main, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const died = new Promise<string>((resolve, reject) =>
+    child.on('close', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(runIdOf({ code, signal, stdout, stderr })) : reject(new Error(`the run was not killed (exit ${code}):\n${stdout}\n${stderr}`)),
+    ),
+  );
+  return { kill: (afterMs = 0) => void setTimeout(() => child.kill('SIGKILL'), afterMs), died };
+}
+
 /** `run <ID>` is the first line of `reqon run`; the id of the run it started. */
 export function runIdOf(result: CliResult): string {
   const match = /^run (\S+)$/m.exec(result.stdout);
