@@ -92,8 +92,8 @@ describe.each(backends)('finished pages of a streamed sync on resume (%s)', (bac
   });
 
   /** `reqon run` killed (SIGKILL) while it stores its 6th page; its run id. */
-  async function killedAtSixthPage(): Promise<string> {
-    const killed = await runCli(cli, ['run', files(h).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'mid-store:6'], { cwd: h.dir });
+  async function killedAtSixthPage(text = MISSION): Promise<string> {
+    const killed = await runCli(cli, ['run', files(h, text).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'mid-store:6'], { cwd: h.dir });
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     return runIdOf(killed);
   }
@@ -123,6 +123,16 @@ describe.each(backends)('finished pages of a streamed sync on resume (%s)', (bac
     await h.expectVerified(runId);
     return events;
   }
+
+  it('walks every page when the source\'s breaker counts successes too (failureRate)', { timeout: 180_000 }, async () => {
+    const rated = MISSION.replace('base: "http://127.0.0.1:1" }', 'base: "http://127.0.0.1:1", circuitBreaker: { failureRate: 50, minimumRequests: 100 } }');
+    expect(rated).toContain('failureRate');
+    const runId = await killedAtSixthPage(rated);
+    const { result, pages } = await resume(runId);
+    expect(result.status, result.status === 'failed' ? result.error.message : '').toBe('completed');
+    expect(pages).toBe(0);
+    await expectSyncedOnce(runId);
+  });
 
   it('takes the finished pages as recorded and ends with the events of a crash-free run', { timeout: 180_000 }, async () => {
     const runId = await killedAtSixthPage();
