@@ -117,10 +117,11 @@ const PEER_SHAPES: ReadonlyArray<RunsShape & { label: string }> = [
   { label: '100 runs × 10 concurrent', runs: 100, effects: 10, concurrent: true },
 ];
 /**
- * Figures (2), (3) and (6) first run their scenario once, untimed, at full size on a log of its
- * own, so that what is timed is the engine's steady state (hot paths compiled by the JIT, heap
- * grown, as in a long-running worker), not V8's warm-up: a tenth-size warm-up left (6) timing
- * half of its first full pass in V8's lower tiers.
+ * Figures (2), (3) and (6) first run their scenario once, untimed, at full size ((2) and (6) on a
+ * log of its own, (3) and (peers) on the log their timed passes use), so that what is timed is
+ * the engine's steady state (hot paths compiled by the JIT, heap grown, connections made, as in a
+ * long-running worker), not V8's warm-up: a tenth-size warm-up left (6) timing half of its first
+ * full pass in V8's lower tiers.
  */
 const warmUpSize = (n: number) => n;
 
@@ -238,9 +239,7 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
       // One pass is 1000 effects (tens of ms): too short to time once, and too short to warm the
       // JIT up in one go. Untimed passes, then the median of CONCURRENT_PASSES timed ones.
       for (const kind of ['store', 'post'] as const) {
-        for (let i = 0; i < CONCURRENT_WARM_UP_PASSES; i++) await concurrentRuns(dir, env, server, kind, `${kind}-concurrent-warm-up-${i}`);
-        const timed: number[] = [];
-        for (let i = 0; i < CONCURRENT_PASSES; i++) timed.push(await concurrentRuns(dir, env, server, kind, `${kind}-concurrent-${i}`));
+        const timed = await concurrentPasses(dir, env, server, kind, `${kind}-concurrent`, CONCURRENT_SHAPE, CONCURRENT_WARM_UP_PASSES, CONCURRENT_PASSES);
         const middle = median(timed);
         const name = kind === 'store' ? 'engine (3) sql store, 100 runs × 10' : 'engine (3) POSTs, 100 runs × 10';
         perRatio(`${name} (median of ${CONCURRENT_PASSES})`, middle, onPg ? 'goal ≥ 10k/s' : 'goal ≥ 4, or ≥ 20k/s');
@@ -261,10 +260,7 @@ export async function runFigure(task: FigureTask, fsyncs: number): Promise<Bench
     if (is('peers')) {
       for (const kind of ['store', 'post'] as const) {
         for (const [k, shape] of PEER_SHAPES.entries()) {
-          const name = `${kind}-peers-${k}`;
-          for (let i = 0; i < PEER_WARM_UP_PASSES; i++) await concurrentRuns(dir, env, server, kind, `${name}-warm-up-${i}`, shape);
-          const timed: number[] = [];
-          for (let i = 0; i < PEER_PASSES; i++) timed.push(await concurrentRuns(dir, env, server, kind, `${name}-${i}`, shape));
+          const timed = await concurrentPasses(dir, env, server, kind, `${kind}-peers-${k}`, shape, PEER_WARM_UP_PASSES, PEER_PASSES);
           const middle = median(timed);
           const what = kind === 'store' ? 'sql store steps' : 'POSTs';
           out.push({ name: `engine (peers) ${what}, ${shape.label}${tag} (median of ${PEER_PASSES})`, value: middle, unit: 'steps/s' });
@@ -541,33 +537,54 @@ interface RunsShape {
 
 const CONCURRENT_SHAPE: RunsShape = { runs: CONCURRENT_RUNS, effects: EFFECTS_PER_RUN, concurrent: true };
 
-/** `shape.runs` runs of `shape.effects` effects each on one log; effects/s over them all, each outcome checked. */
-async function concurrentRuns(dir: string, env: RealEnv, server: BenchServer, kind: 'store' | 'post', name = `${kind}-concurrent`, shape = CONCURRENT_SHAPE): Promise<number> {
+/**
+ * `warmUps` untimed passes, then `passes` timed ones (effects/s of each), all on ONE open log, as
+ * a worker runs its runs: a log opened per pass timed its connections being made and, on
+ * PostgreSQL, every statement being prepared again (a new session), which a worker pays once.
+ */
+async function concurrentPasses(
+  dir: string,
+  env: RealEnv,
+  server: BenchServer,
+  kind: 'store' | 'post',
+  name: string,
+  shape: RunsShape,
+  warmUps: number,
+  passes: number,
+): Promise<number[]> {
   return withLog(dir, name, async (log, dbPath) => {
-    const files = missionFiles(dir, `bench-${kind}-c`, kind === 'store' ? storeMission(shape.effects) : postMission(shape.effects));
-    const before = await server.stats();
-    const start = () => startRun(files, { sources: { Api: server.url }, env: {} }, deps(log, env, dir));
-    const started = performance.now();
-    const results: RunResult[] = [];
-    if (shape.concurrent) results.push(...(await Promise.all(Array.from({ length: shape.runs }, start))));
-    else for (let i = 0; i < shape.runs; i++) results.push(await start());
-    const ms = performance.now() - started;
-    for (const r of results) expectCompleted(r, `${kind} × ${shape.runs} runs`);
-    const total = shape.runs * shape.effects;
-    if (kind === 'post') {
-      const after = await server.stats();
-      const posts = after.posts - before.posts;
-      const keys = after.keys - before.keys;
-      if (posts !== total || keys !== total) throw new Error(`bench concurrent POSTs: ${posts} POSTs with ${keys} distinct keys, expected ${total} of each`);
-    } else {
-      // Every run writes keys 0..effects-1 of the same table: the table holds the last writes, the log all of them.
-      const rows = await tableRows(log, dbPath, 'bench_items');
-      if (rows !== shape.effects) throw new Error(`bench concurrent stores: ${rows} rows in bench_items, expected ${shape.effects}`);
-      const writes = (await Promise.all(results.map((r) => log.read(r.runId)))).flat().filter((e) => e.type === 'store.write').length;
-      if (writes !== total) throw new Error(`bench concurrent stores: ${writes} store.write events, expected ${total}`);
-    }
-    return (total * 1000) / ms;
+    for (let i = 0; i < warmUps; i++) await concurrentRuns(log, dbPath, dir, env, server, kind, shape);
+    const timed: number[] = [];
+    for (let i = 0; i < passes; i++) timed.push(await concurrentRuns(log, dbPath, dir, env, server, kind, shape));
+    return timed;
   });
+}
+
+/** `shape.runs` runs of `shape.effects` effects each on `log`; effects/s over them all, each outcome checked. */
+async function concurrentRuns(log: EventLog, dbPath: string, dir: string, env: RealEnv, server: BenchServer, kind: 'store' | 'post', shape: RunsShape): Promise<number> {
+  const files = missionFiles(dir, `bench-${kind}-c`, kind === 'store' ? storeMission(shape.effects) : postMission(shape.effects));
+  const before = await server.stats();
+  const start = () => startRun(files, { sources: { Api: server.url }, env: {} }, deps(log, env, dir));
+  const started = performance.now();
+  const results: RunResult[] = [];
+  if (shape.concurrent) results.push(...(await Promise.all(Array.from({ length: shape.runs }, start))));
+  else for (let i = 0; i < shape.runs; i++) results.push(await start());
+  const ms = performance.now() - started;
+  for (const r of results) expectCompleted(r, `${kind} × ${shape.runs} runs`);
+  const total = shape.runs * shape.effects;
+  if (kind === 'post') {
+    const after = await server.stats();
+    const posts = after.posts - before.posts;
+    const keys = after.keys - before.keys;
+    if (posts !== total || keys !== total) throw new Error(`bench concurrent POSTs: ${posts} POSTs with ${keys} distinct keys, expected ${total} of each`);
+  } else {
+    // Every run writes keys 0..effects-1 of the same table: the table holds the last writes, the log all of them.
+    const rows = await tableRows(log, dbPath, 'bench_items');
+    if (rows !== shape.effects) throw new Error(`bench concurrent stores: ${rows} rows in bench_items, expected ${shape.effects}`);
+    const writes = (await Promise.all(results.map((r) => log.read(r.runId)))).flat().filter((e) => e.type === 'store.write').length;
+    if (writes !== total) throw new Error(`bench concurrent stores: ${writes} store.write events, expected ${total}`);
+  }
+  return (total * 1000) / ms;
 }
 
 /**
