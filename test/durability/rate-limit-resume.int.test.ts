@@ -4,7 +4,8 @@
  * for the window to reset sent its next request at once after the resume, was answered 429, and
  * ended "completed with 1 failure" with records missing where a run without the crash completed
  * (helper 36). Replayed answers are now told to the limiter at the instant they were recorded,
- * so the resume waits out what is left of the window. On both backends.
+ * so the resume waits out what is left of the window — in a loop of requests, and in a streamed
+ * sync whose resume takes its finished pages as recorded. On both backends.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, type Conformance } from '../conformance/harness.js';
@@ -23,6 +24,18 @@ const MISSION = `mission Limited {
       get "/items" { params: { page: p }, retry: { maxAttempts: 1 } }
       store each response.items -> out { key: .id }
     }
+  }
+  run Sync
+}
+`;
+
+/** The same window over a streamed sync: each page stored as it arrives, finished pages skipped on resume. */
+const STREAMED = `mission LimitedSync {
+  source Api { auth: none, base: "http://127.0.0.1:1", rateLimit: { strategy: pause, maxWait: 10 } }
+  store out: sql("out")
+  action Sync {
+    get "/items" { paginate: page(page, 2), retry: { maxAttempts: 1 } }
+    store response -> out { key: .id }
   }
   run Sync
 }
@@ -68,6 +81,39 @@ describe.each(backends)('a rate-limit window the run was waiting out when killed
     expect(resumed.status).toBe('completed');
     expect(resumed.status === 'completed' ? resumed.tolerated : []).toEqual([]);
     expect(refused).toBe(0);
+    expect(Object.keys(await h.store(resumed.runId, 'out')).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+  });
+
+  it("is waited out after a streamed sync's resume, which takes its finished pages as recorded", { timeout: 120_000 }, async () => {
+    let until = 0;
+    let answered = 0;
+    let refused = 0;
+    let kill: (() => void) | undefined;
+    h.api.on('GET /items?*', (req): FakeReply => {
+      const now = Date.now();
+      if (now < until) {
+        refused++;
+        return { status: 429, headers: { 'retry-after': String(Math.ceil((until - now) / 1000)) }, body: { error: 'slow down' } };
+      }
+      until = now + RESET * 1000;
+      if (++answered === 2) setTimeout(() => kill?.(), 500);
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      const items = page <= 3 ? [{ id: `a${page}` }, { id: `b${page}` }] : [];
+      return { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) }, body: items };
+    });
+    const run = killableRun(cli, ['run', h.mission('limited-sync', STREAMED).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir });
+    kill = () => run.kill();
+    const runId = await run.died;
+    expect(answered).toBe(2);
+
+    const progress: string[] = [];
+    const resumed = await h.resume(runId, { by: 'api' }, { progress: (line) => progress.push(line) });
+    expect(resumed.status).toBe('completed');
+    // Page 1 is taken as recorded (the log shows page 2 asked for after it); page 2, the last
+    // answered before the kill, is walked, and its recorded answer tells the limiter the window.
+    expect(progress.some((line) => /1 finished page\(s\), 2 record\(s\), taken as recorded/.test(line))).toBe(true);
+    expect(refused).toBe(0);
+    expect(answered).toBe(4);
     expect(Object.keys(await h.store(resumed.runId, 'out')).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
   });
 });
