@@ -13,9 +13,14 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
   // exits 0 reads as a crash survived.
   const missed = result.crashNotReached;
   if (missed) {
-    const end = result.status === 'suspended' ? 'before the run suspended' : `before the run ${result.status === 'completed' ? 'completed' : 'failed'}`;
-    const why =
-      missed.passed >= missed.occurrence
+    const end = missed.alreadyEnded
+      ? `at all: the run had already ${result.status}`
+      : result.status === 'suspended'
+        ? 'before the run suspended'
+        : `before the run ${result.status === 'completed' ? 'completed' : 'failed'}`;
+    const why = missed.alreadyEnded
+      ? 'nothing of it ran again'
+      : missed.passed >= missed.occurrence
         ? `its occurrence ${missed.occurrence} lies in what the log already held, which is replayed and never killed`
         : `the run passed ${missed.point} ${missed.passed} time${missed.passed === 1 ? '' : 's'}`;
     io.stderr(`crash point ${missed.point}:${missed.occurrence} was not reached ${end} — nothing was killed (${why})\n`);

@@ -39,14 +39,14 @@ export type RunResult = RunEnd & {
   runId: string;
   tolerated: { stepPath: string; code: string; message: string; at?: string }[];
   /** `--crash-at` was armed and the execution ended without reaching it: nothing was killed. */
-  crashNotReached?: CrashPlan & { passed: number };
+  crashNotReached?: CrashPlan & { passed: number; /** The run had ended before: nothing ran at all. */ alreadyEnded?: true };
 };
 
 /** The run cannot be taken now (owned by a live process, finished, or not found). */
 export class RunUnavailableError extends Error {
   constructor(
     message: string,
-    readonly reason: 'not-found' | 'owned' | 'finished' | 'waiting' | 'already-resumed' | 'unreadable',
+    readonly reason: 'not-found' | 'owned' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable',
   ) {
     super(message);
     this.name = 'RunUnavailableError';

@@ -70,7 +70,23 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   const resumed = await resumedPause(deps.log, run);
   const ownerLive = run.owner !== null && (run.leaseExpiresAt ?? 0) > deps.env.clock.now() && !ownerIsDead(run.owner);
   const finished = run.status === 'completed' || run.status === 'failed';
-  if (finished && opts.payload === undefined) return finishedResult(deps.log, run);
+  if (finished && opts.missionFiles !== undefined) {
+    // Nothing replays it, yet an edit given here is still checked (an invalid one is a usage
+    // error, exit 2, as for `run`), and the answer says it was not used: a finished run's end
+    // returned as if the edit had carried on would pass an edit nobody compared with the run.
+    modelFor(opts.missionFiles);
+    throw new RunUnavailableError(
+      `run ${runId} has already ${run.status}; nothing to resume, and --mission was not used` +
+        (opts.payload !== undefined ? ' (nor your payload)' : '') +
+        ` — to compare the edit with what the run did: \`reqon verify ${runId} --mission FILE\`; to run it from a point of this run: \`reqon fork ${runId} --at SEQ --mission FILE\``,
+      'finished',
+    );
+  }
+  if (finished && opts.payload === undefined) {
+    const ended = await finishedResult(deps.log, run);
+    // An armed --crash-at killed nothing: say so, as for a run that never reached its point.
+    return deps.crash ? { ...ended, crashNotReached: { ...deps.crash, passed: 0, alreadyEnded: true } } : ended;
+  }
   if (resumed && (finished || ownerLive || (run.owner === null && resumed.last))) {
     const now = run.status === 'running' ? (ownerLive ? `is running in ${run.owner}` : 'is about to be carried on by its resumer') : `has since ${run.status}`;
     throw new RunUnavailableError(
@@ -82,10 +98,14 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   }
   if (finished) throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume, and your payload was not used`, 'finished');
   if (opts.payload !== undefined) {
-    // A payload is for a suspended run: this one was resumed already (a racer lost) and is running.
+    // A payload is for a suspended run: this one is running — resumed already (a racer lost), or
+    // never paused at all (a crashed run, which a resume without the payload carries on).
+    const why = resumed
+      ? 'it was already resumed'
+      : `it does not wait on a pause (a payload answers one); \`reqon resume ${runId}\` without --payload carries it on`;
     throw new RunUnavailableError(
-      `run ${runId} is not suspended (it ${ownerLive ? `is running in ${run.owner}` : 'is running'}): it was already resumed; nothing was changed and your payload was not used`,
-      'already-resumed',
+      `run ${runId} is not suspended (it ${ownerLive ? `is running in ${run.owner}` : 'is running'}): ${why}; nothing was changed and your payload was not used`,
+      resumed ? 'already-resumed' : 'not-suspended',
     );
   }
   return continueRun(runId, opts, deps);

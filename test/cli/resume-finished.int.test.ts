@@ -1,0 +1,73 @@
+/**
+ * `reqon resume` of a run that has ended (found by helper 38). It answers with the run's end (exit
+ * 0 or 1, resume is idempotent); `--mission` was not read at all there, so an unparseable mission
+ * exited 0 and an edit the run could not replay was "completed" — an edit nobody compared with the
+ * run. Now the mission is still checked (invalid: exit 2, as for `run`), and a valid one is refused
+ * saying it was not used (exit 1, as a payload is); an armed `--crash-at` says it killed nothing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+
+let cli: string;
+let dir: string;
+let runId: string;
+const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'log.db')], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+const MISSION = 'mission M {\n  store s: memory("s")\n  action A {\n    store { id: 1, v: "a" } -> s { key: .id }\n  }\n  run A\n}\n';
+
+beforeAll(async () => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-resume-finished-'));
+  fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
+  fs.writeFileSync(path.join(dir, 'edited.vague'), MISSION.replace('v: "a"', 'v: "b"'));
+  fs.writeFileSync(path.join(dir, 'broken.vague'), 'mission M {\n  action A {\n    let x = "unterminated\n  }\n');
+  const made = await reqon('run', 'm.vague', '--quiet');
+  expect(made.code, describeResult(made)).toBe(0);
+  runId = runIdOf(made);
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('resume of a completed run', () => {
+  it('answers with its end, appending nothing', async () => {
+    const r = await reqon('resume', runId, '--quiet');
+    expect(r.code, describeResult(r)).toBe(0);
+    expect(r.stdout).toMatch(/^completed: 1 action\(s\) run \(A\)/);
+  });
+
+  it('checks --mission: an invalid one is a usage error with its diagnostics', async () => {
+    const r = await reqon('resume', runId, '--mission', 'broken.vague', '--quiet');
+    expect(r.code, describeResult(r)).toBe(2);
+    expect(r.stderr).toMatch(/broken\.vague:3:\d+: error\[E1002\]/);
+  });
+
+  it('refuses a valid --mission, saying it was not used and how to compare it', async () => {
+    const before = (await reqon('events', runId, '--json')).stdout;
+    const r = await reqon('resume', runId, '--mission', 'edited.vague', '--quiet');
+    expect(r.code, describeResult(r)).toBe(1);
+    expect(r.stderr).toContain(`run ${runId} has already completed; nothing to resume, and --mission was not used`);
+    expect(r.stderr).toContain(`reqon verify ${runId} --mission FILE`);
+    expect((await reqon('events', runId, '--json')).stdout).toBe(before);
+  });
+
+  it('says an armed --crash-at killed nothing', async () => {
+    const r = await reqon('resume', runId, '--crash-at', 'before-effect:1', '--quiet');
+    expect(r.code, describeResult(r)).toBe(0);
+    expect(r.stderr).toContain('crash point before-effect:1 was not reached at all: the run had already completed — nothing was killed');
+  });
+});
+
+describe('resume --payload of a crashed run that never paused', () => {
+  it('says it waits on no pause (it was never resumed), changes nothing, and a plain resume finishes it', async () => {
+    const killed = await reqon('run', 'm.vague', '--crash-at', 'before-effect:1', '--quiet');
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const crashed = runIdOf(killed);
+    const r = await reqon('resume', crashed, '--payload', '{"x":1}', '--quiet');
+    expect(r.code, describeResult(r)).toBe(1);
+    expect(r.stderr).toContain(`run ${crashed} is not suspended (it is running): it does not wait on a pause (a payload answers one)`);
+    expect(r.stderr).not.toContain('already resumed');
+    const plain = await reqon('resume', crashed, '--quiet');
+    expect(plain.code, describeResult(plain)).toBe(0);
+  });
+});
