@@ -54,6 +54,8 @@ export interface WorkerOptions {
   concurrency?: number;
   progress?: (line: string) => void;
   onRunEnd?: (result: RunResult) => void;
+  /** Told when carrying a run on erred (it is tried again later, or given up in a --once pass). */
+  onRunError?: (runId: string, error: unknown) => void;
   /** Fire the schedules registered in the log (default true). */
   schedules?: boolean;
   /**
@@ -282,6 +284,7 @@ export class Worker {
             ? 'giving up on it in this --once pass'
             : `next attempt in ${delayMs / 1000} s${this.once ? ', if this --once pass is still running then' : ''}`;
         this.options.progress?.(`${runId}: ${error instanceof Error ? error.message : String(error)} (${next})`);
+        this.options.onRunError?.(runId, error);
       },
     );
     const tracked = task.finally(() => {

@@ -67,9 +67,11 @@ describe.each(backends)('%s: a run that can never resume', (backend) => {
   it('whose log is of a newer format is left as it is, and worker --once backs off and ends', async () => {
     const runId = await crashedRun(backend, VALID, 99);
     const worker = await reqon(['worker', '--once', '--poll', '20']);
-    expect(worker.code, describeResult(worker)).toBe(0);
+    // It ends (no signal, no loop) and says the run could not be carried on: exit 1, for cron.
+    expect(worker.code, describeResult(worker)).toBe(1);
     expect(worker.signal).toBeNull();
     expect(worker.stderr).toMatch(/format 99 by a newer engine/);
+    expect(worker.stderr).toContain(`worker --once: 1 could not be carried on (${runId})`);
     const run = (await temp!.log.getRun(runId))!;
     expect(run.status).toBe('running');
     expect((await temp!.log.read(runId)).length).toBe(2);

@@ -5,8 +5,9 @@
  * worker on the database then fires them. `--once` stops when nothing is due and nothing is
  * running; of a schedule it fires only what was due when it started (one due every second would
  * otherwise come due again during each run, and the pass never end). A log database that cannot
- * be reached yet is waited for (`--once`: 5 looks, then exit 1). SIGTERM/SIGINT: finish each run's
- * current step, release, exit 0.
+ * be reached yet is waited for (`--once`: 5 looks, then exit 1). A `--once` pass exits 1 when a run
+ * it carried failed or could not be carried on, naming them; else 0. SIGTERM/SIGINT: finish each
+ * run's current step, release, exit 0.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,7 +29,7 @@ import type { EventLog } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, dataDir, openCliLogWaiting, readMissionFiles } from '../engine-context.js';
-import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { parseHorizon } from '../prune-horizon.js';
 import { progressTo, reportRunError } from '../run-output.js';
 
@@ -136,6 +137,8 @@ export const command: CommandModule = {
       if (code === undefined) throw e;
       return code;
     }
+    const failed = new Set<string>();
+    const erred = new Set<string>();
     const worker = new Worker({
       log,
       env,
@@ -147,6 +150,12 @@ export const command: CommandModule = {
       leaseTtlMs: positive(options.leaseTtl, '--lease-ttl'),
       progress,
       ...(prune ? { prune } : {}),
+      // What a --once pass exits with: 1 if a run it carried failed, or could not be carried on.
+      onRunEnd: (result) => {
+        erred.delete(result.runId); // tried again in this pass, and it ended
+        if (result.status === 'failed') failed.add(result.runId);
+      },
+      onRunError: (runId) => erred.add(runId),
     });
     let server: WebhookServer | undefined;
     const stop = () => {
@@ -179,6 +188,16 @@ export const command: CommandModule = {
         io.stdout(`webhooks on ${server.url}\n`);
       }
       await worker.loop(once);
+      // A --once pass is a cron job's: its exit code says whether every run it carried ended
+      // well (completed or suspended again), as `run` and `resume` say of one run.
+      if (once && failed.size + erred.size > 0) {
+        const parts = [
+          ...(failed.size > 0 ? [`${failed.size} run(s) it carried failed (${[...failed].join(', ')})`] : []),
+          ...(erred.size > 0 ? [`${erred.size} could not be carried on (${[...erred].join(', ')})`] : []),
+        ];
+        io.stderr(`worker --once: ${parts.join('; ')}; \`reqon show RUN_ID\` says why\n`);
+        return EXIT_FAILED;
+      }
       return EXIT_OK;
     } finally {
       process.off('SIGTERM', stop);

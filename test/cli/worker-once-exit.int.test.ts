@@ -1,0 +1,53 @@
+/**
+ * What `reqon worker --once` exits with (found by helper 38): a pass whose run failed printed the
+ * failure on stderr and exited 0, so cron, which sees only the code, saw a good night. A --once pass
+ * now exits 1 when a run it carried failed (or could not be carried on), naming it; 0 when each
+ * completed or suspended again.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+
+let cli: string;
+let dir: string;
+const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'log.db')], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+
+/** Suspends on a 1 s timer; woken, it stores (`good`) or asks a port nothing listens on (`bad`: fails). */
+const mission = (name: string, after: string) =>
+  `mission ${name} {\n  source Api { auth: none, base: "http://127.0.0.1:1" }\n  store s: memory("s")\n  action A {\n    pause { duration: "1s" }\n    ${after}\n  }\n  run A\n}\n`;
+
+beforeAll(() => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-worker-once-exit-'));
+  fs.writeFileSync(path.join(dir, 'good.vague'), mission('Good', 'store { id: 1 } -> s { key: .id }'));
+  fs.writeFileSync(path.join(dir, 'bad.vague'), mission('Bad', 'get "/x" { retry: { maxAttempts: 1 } }'));
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function suspended(file: string): Promise<string> {
+  const r = await reqon('run', file, '--quiet');
+  expect(r.code, describeResult(r)).toBe(10);
+  return runIdOf(r);
+}
+
+describe('worker --once', () => {
+  it('exits 0 when every run it carried completed', async () => {
+    const good = await suspended('good.vague');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const pass = await reqon('worker', '--once');
+    expect(pass.code, describeResult(pass)).toBe(0);
+    expect(pass.stderr).toContain(`${good}: completed`);
+  });
+
+  it('exits 1 when a run it carried failed, naming it', async () => {
+    const good = await suspended('good.vague');
+    const bad = await suspended('bad.vague');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const pass = await reqon('worker', '--once');
+    expect(pass.code, describeResult(pass)).toBe(1);
+    expect(pass.stderr).toContain(`${good}: completed`);
+    expect(pass.stderr).toContain(`worker --once: 1 run(s) it carried failed (${bad})`);
+  });
+});
