@@ -66,9 +66,10 @@ describe.each(backends)('%s: verify of a run that has not finished', (backend: B
     expect(partial.code, describeResult(partial)).toBe(3);
     expect(partial.stdout).toMatch(/^no divergence so far: replaying run \S+ matches its log so far \(/);
     expect(partial.stdout).toMatch(/not checked: what the run has yet to do — it is running and has not finished/);
-    const json = JSON.parse((await verifyCli('--json')).stdout) as { ok: boolean; runStatus: string; verified: boolean };
-    // `ok` is "no divergence"; `verified` is what exit 0 says, and it is not that.
-    expect(json).toMatchObject({ ok: true, runStatus: 'running', verified: false });
+    const json = JSON.parse((await verifyCli('--json')).stdout) as { ok: boolean; diverged: boolean; runStatus: string; verified: boolean; unchecked: string[] };
+    // `ok` is what exit 0 says (a script reading it never takes this for a ✓); `diverged` is the divergence alone.
+    expect(json).toMatchObject({ ok: false, diverged: false, runStatus: 'running', verified: false });
+    expect(json.unchecked.at(-1)).toMatch(/^what the run has yet to do — it is running and has not finished/);
 
     const finish = await reqon('resume', runId, '--quiet');
     expect(finish.code, describeResult(finish)).toBe(0);
@@ -76,7 +77,7 @@ describe.each(backends)('%s: verify of a run that has not finished', (backend: B
     expect(full.code, describeResult(full)).toBe(0);
     expect(full.stdout).toMatch(/^verified: replaying run \S+ matches its log \(/);
     expect(full.stdout).not.toMatch(/so far|not checked/);
-    expect(JSON.parse((await verifyCli('--json')).stdout)).toMatchObject({ ok: true, runStatus: 'completed', verified: true });
+    expect(JSON.parse((await verifyCli('--json')).stdout)).toMatchObject({ ok: true, diverged: false, runStatus: 'completed', verified: true, unchecked: [] });
   });
 
   it('a paused run verifies "so far" and says it is suspended', async () => {

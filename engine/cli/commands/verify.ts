@@ -26,9 +26,19 @@ export const command: CommandModule = {
     try {
       const report = await verifyRun(log, runId, { env: cliEnv(), ...(missionFiles ? { missionFiles } : {}) });
       const finished = !unfinished(report);
+      const record = finished ? undefined : await log.getRun(runId);
+      const rest = finished
+        ? undefined
+        : record && isImported(record)
+          ? `what the run had yet to do — it was imported from a bundle before its end (read-only: nothing carries it on)`
+          : `what the run has yet to do — it is ${report.runStatus} and has not finished${report.runStatus === 'running' ? ' (a resume, or a worker once its lease expires, carries it on)' : ''}; verify it again once it has`;
       if (options.json === true) {
-        // `ok` is "no divergence"; `verified` is what exit 0 says: that, checked whole, of a finished run.
-        io.stdout(`${JSON.stringify({ ...report, verified: fullyVerified(report) })}\n`);
+        // `ok` and `verified` are what exit 0 says — no divergence, checked whole, of a finished
+        // run — so a script reading `ok` never takes a partial check for a ✓; `diverged` is the
+        // divergence alone, and `unchecked` lists everything not compared, the run's rest included.
+        const verified = fullyVerified(report);
+        const unchecked = rest === undefined ? report.unchecked : [...report.unchecked, rest];
+        io.stdout(`${JSON.stringify({ ...report, ok: verified, diverged: !report.ok, verified, unchecked })}\n`);
       } else if (report.ok) {
         // "verified" only for a report checked whole (fullyVerified, as the studio's ✓ and the
         // crash lab's): events the replay never reached, or that the log's format does not let it
@@ -41,14 +51,7 @@ export const command: CommandModule = {
               : `not fully verified: replaying run ${runId} re-derived ${report.replayed.length} of its ${report.original.length} events, with no divergence among them\n`,
         );
         // A run that has not finished is verified only as far as its log goes: say so with the verdict.
-        if (!finished) {
-          const record = await log.getRun(runId);
-          io.stdout(
-            record && isImported(record)
-              ? `  not checked: what the run had yet to do — it was imported from a bundle before its end (read-only: nothing carries it on)\n`
-              : `  not checked: what the run has yet to do — it is ${report.runStatus} and has not finished${report.runStatus === 'running' ? ' (a resume, or a worker once its lease expires, carries it on)' : ''}; verify it again once it has\n`,
-          );
-        }
+        if (rest !== undefined) io.stdout(`  not checked: ${rest}\n`);
         // What the log did not let the replay compare is said with the verdict, never left to --json.
         for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else {
