@@ -124,6 +124,7 @@ async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     mod.configure(cmd);
     cmd.action(async (...params: unknown[]) => {
       const self = params[params.length - 1] as Command;
+      refuseFlagAsValue(self);
       exitCode = await mod.run(self.processedArgs, self.opts(), io);
     });
   }
@@ -143,6 +144,26 @@ async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     throw e;
   }
   return exitCode;
+}
+
+/**
+ * An option whose value is missing takes the next word as its value, flag or not: `--db --json`
+ * opened a log file named `--json` and printed no JSON. A value that is one of the command's own
+ * flags (`--json`, `--mission=x`) is that mistake, refused as a usage error (a file of that
+ * name is still reachable as `./--json`).
+ */
+function refuseFlagAsValue(cmd: Command): void {
+  const flags = new Set(cmd.options.map((o) => o.long).filter((f): f is string => f !== undefined));
+  for (const option of cmd.options) {
+    if (!option.required && !option.optional) continue;
+    const given: unknown = cmd.getOptionValue(option.attributeName());
+    const values = Array.isArray(given) ? given : typeof given === 'object' && given !== null ? Object.values(given) : [given];
+    for (const value of values) {
+      if (typeof value !== 'string' || !value.startsWith('--')) continue;
+      if (cmd.getOptionValueSource(option.attributeName()) === 'default') continue;
+      if (flags.has(value.split('=')[0]!)) throw new CliError(`${option.long} needs a value, but the next word is the option ${value}`);
+    }
+  }
 }
 
 function reportFatal(e: unknown, io: CliIo): ExitCode {
@@ -171,10 +192,25 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
   return EXIT_FAILED;
 }
 
+/** Set once a stream failed (a closed pipe, a full disk): what is left for it is dropped. */
+const lost = { stdout: false, stderr: false };
+
 const processIo: CliIo = {
-  stdout: (text) => void process.stdout.write(process.stdout.isTTY ? terminalSafe(text) : text),
-  stderr: (text) => void process.stderr.write(process.stderr.isTTY ? terminalSafe(text) : text),
+  stdout: (text) => {
+    if (!lost.stdout) process.stdout.write(process.stdout.isTTY ? terminalSafe(text) : text);
+  },
+  stderr: (text) => {
+    if (!lost.stderr) process.stderr.write(process.stderr.isTTY ? terminalSafe(text) : text);
+  },
 };
+
+/**
+ * Commands whose work is more than what they print: a run, a worker, a prune. When their stdout
+ * goes away (`reqon run m.vague | head -1` takes the run id and closes the pipe) they carry on
+ * and exit as their work ended; a run cut short there was left half done, and exited 1 though
+ * nothing failed.
+ */
+const WORK_BEYOND_OUTPUT = new Set(['run', 'resume', 'fork', 'worker', 'prune', 'log', 'import', 'studio']);
 
 // Exit 0 means the command finished and said so. Until it has, the process would exit with a
 // failure: a command whose work was left with nothing pending (a lost callback) cannot pass for
@@ -185,14 +221,22 @@ process.once('beforeExit', () => {
   if (!settled) processIo.stderr('reqon: internal error (please report it): the command stopped before reaching an outcome\n');
 });
 
-// `reqon … | head` closes the pipe early: that is the reader's choice, not a crash to report
-// (but a command cut short by it did not finish, so it does not exit 0).
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode);
-    throw e;
-  });
-}
+// `reqon … | head` closes the pipe early: that is the reader's choice, not a crash to report. A
+// command that only prints stops there (cut short, it did not finish, so it does not exit 0); one
+// whose work goes beyond its output carries on without it. Any other failure to write (a full
+// disk: ENOSPC) is said in one line on stderr, never as a stack trace.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (lost.stdout) return;
+  lost.stdout = true;
+  if (e.code !== 'EPIPE') processIo.stderr(`reqon: cannot write to stdout (${e.code ?? e.message}); the rest of the output is dropped\n`);
+  // Output that could not be written is a failure of a command that only prints, even one that
+  // had settled (its last write failed after it); a closed pipe keeps the code it has.
+  if (!WORK_BEYOND_OUTPUT.has(invokedName(process.argv.slice(2)) ?? '')) process.exit(e.code === 'EPIPE' ? process.exitCode : EXIT_FAILED);
+});
+// Progress and messages have nowhere to go: the command carries on without them.
+process.stderr.on('error', () => {
+  lost.stderr = true;
+});
 
 main(process.argv.slice(2), processIo).then(
   (code) => {

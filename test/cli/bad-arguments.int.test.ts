@@ -37,6 +37,14 @@ function oneLine(r: { code: number | null; stderr: string }, message: RegExp): v
 }
 
 describe('bad arguments', () => {
+  it('an option whose value is missing does not take the next flag as its value', async () => {
+    // `--db --json` opened a log file named `--json` (and printed no JSON).
+    const r = await runCli(cli, ['runs', '--db', '--json'], { cwd: dir });
+    oneLine(r, /^reqon: --db needs a value, but the next word is the option --json$/m);
+    expect(fs.existsSync(path.join(dir, '--json'))).toBe(false);
+    oneLine(await reqon('run', 'm.vague', '--crash-at', '--json'), /^reqon: --crash-at needs a value, but the next word is the option --json$/m);
+  });
+
   it('reqon export --out a path it cannot write', async () => {
     oneLine(await reqon('export', runId, '--out', path.join(dir, 'no', 'such', 'x.reqonrun')), /^reqon: cannot write the bundle to .*x\.reqonrun: no such folder/);
     oneLine(await reqon('export', runId, '--out', dir), /^reqon: cannot write the bundle to .*: it is a folder/);

@@ -21,7 +21,7 @@ export const command: CommandModule = {
       .requiredOption('--at <seq>', "the last of the run's events the fork copies (see `reqon events RUN_ID`)")
       .option('--mission <file>', "carry on with this (edited) mission instead of the run's")
       .option('--crash-at <point>', CRASH_AT_HELP)
-      .option('--json', 'print the result as JSON')
+      .option('--json', 'print the result as one JSON object, on the line after `run RUN_ID`')
       .option('--quiet', 'no progress on stderr');
   },
 

@@ -43,7 +43,9 @@ export const command: CommandModule = {
     process.once('SIGTERM', onSignal);
     try {
       if (!quiet) io.stderr(`${dryRun ? 'dry run: ' : ''}pruning runs of ${dbLabel(dbPath(options.db))} that finished ${describeHorizon(horizon)}${horizon.kind === 'age' ? ` (before ${instantText(finishedBefore)})` : ''}\n`);
-      let lastProgress = 0;
+      // The first line a second in: a prune done sooner has only its summary (a line at once
+      // showed a batch's runs gone before their events, "0 events deleted").
+      let lastProgress = env.clock.now();
       const summary = await pruneLog(log, {
         finishedBefore,
         now: () => env.clock.now(),

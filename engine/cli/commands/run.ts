@@ -18,7 +18,7 @@ export const command: CommandModule = {
       .option('--auth <file>', 'credentials file (JSON, with $VAR interpolation)')
       .option('--env <K=V>', 'an environment value for env("K") (repeatable)', collectPairs, {})
       .option('--crash-at <point>', CRASH_AT_HELP)
-      .option('--json', 'print the result as JSON')
+      .option('--json', 'print the result as one JSON object, on the line after `run RUN_ID`')
       .option('--quiet', 'no progress on stderr');
   },
 
