@@ -29,17 +29,41 @@ export function formatDiagnostic(d: Diagnostic, text: string | undefined, index?
 
   const lineStart = lines.lineStart(line);
   const lineEnd = lines.lineEnd(line);
-  // A bidi control would reorder the excerpt on screen: one visible character in its column instead.
-  const source = lines.lineText(line).replace(BIDI_CONTROLS, '\uFFFD');
   const start = Math.min(Math.max(d.span.start, lineStart), lineEnd);
-  const end = Math.min(Math.max(d.span.end, start), lineEnd);
+  // A long line (a minified file, one huge string) is shown as a window around the span: the
+  // whole of a 5 MB line went to the terminal for every diagnostic on it.
+  let from = lineStart;
+  let to = lineEnd;
+  if (lineEnd - lineStart > MAX_EXCERPT) {
+    from = notInsidePair(text, Math.max(lineStart, start - EXCERPT_BEFORE));
+    to = notInsidePair(text, Math.min(lineEnd, from + MAX_EXCERPT));
+  }
+  const end = Math.min(Math.max(d.span.end, start), to);
+  const before = from > lineStart ? '…' : '';
+  const after = to < lineEnd ? '…' : '';
+  // A bidi control would reorder the excerpt on screen, and another control character would be
+  // escaped by the terminal's output (several columns) or sent raw (a NUL): one visible
+  // character in its column instead, so the caret stays under what it points at.
+  const source = text.slice(from, to).replace(BIDI_CONTROLS, '\uFFFD').replace(CONTROLS, '\uFFFD');
   const width = Math.max(1, codePointCount(text, start, end));
-  const pad = caretPadding(text, lineStart, start);
+  const pad = (before ? ' ' : '') + caretPadding(text, from, start);
 
   const number = String(line);
   const gutter = ' '.repeat(3 + number.length + 1);
-  const out = `${header}\n   ${number} | ${source}\n${gutter}| ${pad}${'^'.repeat(width)}`;
+  const out = `${header}\n   ${number} | ${before}${source}${after}\n${gutter}| ${pad}${'^'.repeat(width)}`;
   return withHelp(out, d);
+}
+
+/** Lines longer than this (UTF-16 units) are shown as a window of it, from EXCERPT_BEFORE before the span. */
+const MAX_EXCERPT = 200;
+const EXCERPT_BEFORE = 80;
+/** C0 and C1 controls but the tab (kept: the caret line copies it to stay aligned). */
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+
+/** `i`, or one before it if it would split a surrogate pair. */
+function notInsidePair(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return i > 0 && c >= 0xdc00 && c <= 0xdfff ? i - 1 : i;
 }
 
 /**

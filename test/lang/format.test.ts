@@ -117,3 +117,32 @@ describe('formatDiagnostics and summarize', () => {
     expect(summarize([diag(0, 1, { severity: 'warning' }), diag(0, 1, { severity: 'warning' })])).toBe('no errors, 2 warnings');
   });
 });
+
+describe('excerpts of unusual lines (helper 38)', () => {
+  it('shows a window of a very long line around the span, not the whole line', () => {
+    const text = `let x = ${'a'.repeat(5_000_000)} bogus ${'b'.repeat(1000)}`;
+    const at = text.indexOf('bogus');
+    const out = formatDiagnostic(diag(at, at + 5), text);
+    expect(out.length).toBeLessThan(1_000);
+    const [, excerpt, caret] = out.split('\n');
+    expect(excerpt).toMatch(/^ {3}1 \| …a+ bogus b+…$/);
+    // The caret stands under `bogus` in the window shown.
+    expect(excerpt!.slice(caret!.indexOf('^'), caret!.indexOf('^') + 5)).toBe('bogus');
+    expect(caret!.trimEnd().endsWith('^^^^^')).toBe(true);
+  });
+
+  it('shows a control character as one column, so the caret stays under what it points at', () => {
+    const text = 'let s = "\u001b[31m\u0007\u0000" bogus';
+    const at = text.indexOf('bogus');
+    const [, excerpt, caret] = formatDiagnostic(diag(at, at + 5), text).split('\n');
+    expect(excerpt).not.toMatch(/[\u0000-\u0008\u001b]/);
+    expect(excerpt!.slice(caret!.indexOf('^'), caret!.indexOf('^') + 5)).toBe('bogus');
+  });
+
+  it('never splits a surrogate pair at the window edge', () => {
+    const text = `${'😀'.repeat(300)} bogus`;
+    const at = text.indexOf('bogus');
+    const [, excerpt] = formatDiagnostic(diag(at, at + 5), text).split('\n');
+    expect(excerpt).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+});
