@@ -563,12 +563,15 @@ export class Journal {
     if (this.unconsumed === 0) return;
     const first = this.firstUnconsumed();
     if (!first) return;
+    // Recorded events after it were asked for: the walk went on past it (the step that recorded
+    // it is gone), which "finished without reaching it" would misstate.
+    const passed = this.consumed.indexOf(1, this.cursor + 1) >= 0;
     throw new NondeterminismError(
       this.runId,
       first.stepPath,
       first.seq,
       describe(first),
-      'nothing (the mission finished without reaching it)',
+      passed ? 'nothing: the walk went on past it without asking for it (the step that recorded it is no longer where it was)' : 'nothing (the mission finished without reaching it)',
     );
   }
 
