@@ -55,65 +55,52 @@ describe.each(backends)('a rate-limit window the run was waiting out when killed
     await h.close();
   });
 
-  it('is waited out after the resume: every page answered, none refused', { timeout: 120_000 }, async () => {
+  /**
+   * Serves page N's records (`body(N)`) announcing a RESET-second window after each answer (429
+   * with a Retry-After inside it), and kills the run half a second after the second answer, while
+   * it waits for the window; returns the counts once the run died.
+   */
+  async function killedInWindow(name: string, text: string, body: (page: number) => unknown): Promise<{ runId: string; counts: { answered: number; refused: number } }> {
     let until = 0;
-    let answered = 0;
-    let refused = 0;
+    const counts = { answered: 0, refused: 0 };
     let kill: (() => void) | undefined;
     h.api.on('GET /items?*', (req): FakeReply => {
       const now = Date.now();
       if (now < until) {
-        refused++;
+        counts.refused++;
         return { status: 429, headers: { 'retry-after': String(Math.ceil((until - now) / 1000)) }, body: { error: 'slow down' } };
       }
       until = now + RESET * 1000;
-      // Killed while it waits for the window after page 2.
-      if (++answered === 2) setTimeout(() => kill?.(), 500);
+      if (++counts.answered === 2) setTimeout(() => kill?.(), 500);
       const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
-      return { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) }, body: { items: [{ id: `a${page}` }, { id: `b${page}` }] } };
+      return { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) }, body: body(page) };
     });
-    const run = killableRun(cli, ['run', h.mission('limited', MISSION).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir });
+    const run = killableRun(cli, ['run', h.mission(name, text).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir });
     kill = () => run.kill();
     const runId = await run.died;
-    expect(answered).toBe(2);
+    expect(counts.answered).toBe(2);
+    return { runId, counts };
+  }
 
+  it('is waited out after the resume: every page answered, none refused', { timeout: 120_000 }, async () => {
+    const { runId, counts } = await killedInWindow('limited', MISSION, (page) => ({ items: [{ id: `a${page}` }, { id: `b${page}` }] }));
     const resumed = await h.resume(runId, { by: 'api' });
     expect(resumed.status).toBe('completed');
     expect(resumed.status === 'completed' ? resumed.tolerated : []).toEqual([]);
-    expect(refused).toBe(0);
+    expect(counts.refused).toBe(0);
     expect(Object.keys(await h.store(resumed.runId, 'out')).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
   });
 
   it("is waited out after a streamed sync's resume, which takes its finished pages as recorded", { timeout: 120_000 }, async () => {
-    let until = 0;
-    let answered = 0;
-    let refused = 0;
-    let kill: (() => void) | undefined;
-    h.api.on('GET /items?*', (req): FakeReply => {
-      const now = Date.now();
-      if (now < until) {
-        refused++;
-        return { status: 429, headers: { 'retry-after': String(Math.ceil((until - now) / 1000)) }, body: { error: 'slow down' } };
-      }
-      until = now + RESET * 1000;
-      if (++answered === 2) setTimeout(() => kill?.(), 500);
-      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
-      const items = page <= 3 ? [{ id: `a${page}` }, { id: `b${page}` }] : [];
-      return { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) }, body: items };
-    });
-    const run = killableRun(cli, ['run', h.mission('limited-sync', STREAMED).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`], { cwd: h.dir });
-    kill = () => run.kill();
-    const runId = await run.died;
-    expect(answered).toBe(2);
-
+    const { runId, counts } = await killedInWindow('limited-sync', STREAMED, (page) => (page <= 3 ? [{ id: `a${page}` }, { id: `b${page}` }] : []));
     const progress: string[] = [];
     const resumed = await h.resume(runId, { by: 'api' }, { progress: (line) => progress.push(line) });
     expect(resumed.status).toBe('completed');
     // Page 1 is taken as recorded (the log shows page 2 asked for after it); page 2, the last
     // answered before the kill, is walked, and its recorded answer tells the limiter the window.
     expect(progress.some((line) => /1 finished page\(s\), 2 record\(s\), taken as recorded/.test(line))).toBe(true);
-    expect(refused).toBe(0);
-    expect(answered).toBe(4);
+    expect(counts.refused).toBe(0);
+    expect(counts.answered).toBe(4);
     expect(Object.keys(await h.store(resumed.runId, 'out')).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
   });
 });
