@@ -82,7 +82,17 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
     refuseLive(run, opts.now);
     // Checked before the tables are copied: a second --append of the same log would otherwise
     // overwrite rows the target's runs rewrote since with the source's, then refuse.
-    if (opts.append && (await to.getRun(run.runId))) throw new LogCopyError(`run ${run.runId} is already in the target log`);
+    const there = opts.append ? await to.getRun(run.runId) : undefined;
+    if (there && there.status === 'running' && there.owner === COPY_OWNER) {
+      // An earlier --append of this log was killed: say what it left, and that the target (a
+      // live log with runs of its own) cannot simply be started again from empty.
+      throw new LogCopyError(
+        `the target log holds an earlier --append copy that did not finish: run ${run.runId} is still held by ${COPY_OWNER} with part of its events ` +
+          '(no worker takes it over), and the source\'s tables were merged into the target\'s before any run; nothing was written now. ' +
+          'Restore the target from a backup taken before that copy and copy again (take one before an --append copy)',
+      );
+    }
+    if (there) throw new LogCopyError(`run ${run.runId} is already in the target log`);
   }
   const schedules = await from.listSchedules();
   if (!opts.append) {

@@ -182,6 +182,12 @@ describe('reqon log copy', () => {
     await expect(copyLog(w.log, to, { now: w.env.clock.now() })).rejects.toThrow(
       new RegExp(`^the target log holds an earlier copy that did not finish \\(run ${half!.runId} is still held by reqon-log-copy.*delete that database`),
     );
+    // With --append (a target with runs of its own) it says the same, not "already in the target
+    // log" (helper 39), and writes nothing.
+    await expect(copyLog(w.log, to, { now: w.env.clock.now(), append: true })).rejects.toThrow(
+      new RegExp(`^the target log holds an earlier --append copy that did not finish: run ${half!.runId} is still held by reqon-log-copy.*nothing was written now.*backup`),
+    );
+    expect(await to.read(half!.runId)).toHaveLength(copied);
   });
 
   it('--append of a log already copied is refused before anything is written: rows the target rewrote since are kept', async () => {
