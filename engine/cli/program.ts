@@ -21,6 +21,11 @@ interface CommandEntry {
   name: string;
   summary: string;
   load: () => Promise<CommandModule>;
+  /**
+   * Its work is more than what it prints (a run, a worker, a prune): when its stdout goes away
+   * (`reqon run m.vague | head -1` takes the run id and closes the pipe) it carries on without it.
+   */
+  worksWithoutStdout?: true;
 }
 
 /** One line per command; add a command by adding its module and one entry here. */
@@ -32,16 +37,19 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'run',
+    worksWithoutStdout: true,
     summary: 'start a new run of a mission',
     load: async () => (await import('./commands/run.js')).command,
   },
   {
     name: 'resume',
+    worksWithoutStdout: true,
     summary: 'continue a run: after a crash, or resume its pause (with a payload)',
     load: async () => (await import('./commands/resume.js')).command,
   },
   {
     name: 'fork',
+    worksWithoutStdout: true,
     summary: "start a new run from another run's log up to a seq (its prefix replayed), then live",
     load: async () => (await import('./commands/fork.js')).command,
   },
@@ -52,6 +60,7 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'import',
+    worksWithoutStdout: true,
     summary: 'a run bundle into this log, read-only (every view and verify work on it)',
     load: async () => (await import('./commands/import.js')).command,
   },
@@ -77,6 +86,7 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'worker',
+    worksWithoutStdout: true,
     summary: 'wake due timers, take over abandoned runs, serve webhooks',
     load: async () => (await import('./commands/worker.js')).command,
   },
@@ -87,15 +97,17 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'prune',
+    worksWithoutStdout: true,
     summary: 'delete whole finished runs older than a duration (never one that can resume): reqon prune --completed-before 30d',
     load: async () => (await import('./commands/prune.js')).command,
   },
   {
     name: 'log',
+    worksWithoutStdout: true,
     summary: 'copy a whole log to another database (reqon log copy --from FILE --to postgres://…), verified',
     load: async () => (await import('./commands/log.js')).command,
   },
-  { name: 'studio', summary: 'open the studio (Electron, or the browser build on 127.0.0.1)', load: async () => (await import('./commands/studio.js')).command },
+  { name: 'studio', worksWithoutStdout: true, summary: 'open the studio (Electron, or the browser build on 127.0.0.1)', load: async () => (await import('./commands/studio.js')).command },
 ];
 
 const DB_HELP =
@@ -155,13 +167,14 @@ async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
 function refuseFlagAsValue(cmd: Command): void {
   const flags = new Set(cmd.options.map((o) => o.long).filter((f): f is string => f !== undefined));
   for (const option of cmd.options) {
-    if (!option.required && !option.optional) continue;
+    if ((!option.required && !option.optional) || cmd.getOptionValueSource(option.attributeName()) !== 'cli') continue;
     const given: unknown = cmd.getOptionValue(option.attributeName());
+    // Repeatable options collect into an array or (NAME=VALUE pairs) an object.
     const values = Array.isArray(given) ? given : typeof given === 'object' && given !== null ? Object.values(given) : [given];
     for (const value of values) {
-      if (typeof value !== 'string' || !value.startsWith('--')) continue;
-      if (cmd.getOptionValueSource(option.attributeName()) === 'default') continue;
-      if (flags.has(value.split('=')[0]!)) throw new CliError(`${option.long} needs a value, but the next word is the option ${value}`);
+      if (typeof value === 'string' && value.startsWith('--') && flags.has(value.split('=')[0]!)) {
+        throw new CliError(`${option.long} needs a value, but the next word is the option ${value}`);
+      }
     }
   }
 }
@@ -204,14 +217,6 @@ const processIo: CliIo = {
   },
 };
 
-/**
- * Commands whose work is more than what they print: a run, a worker, a prune. When their stdout
- * goes away (`reqon run m.vague | head -1` takes the run id and closes the pipe) they carry on
- * and exit as their work ended; a run cut short there was left half done, and exited 1 though
- * nothing failed.
- */
-const WORK_BEYOND_OUTPUT = new Set(['run', 'resume', 'fork', 'worker', 'prune', 'log', 'import', 'studio']);
-
 // Exit 0 means the command finished and said so. Until it has, the process would exit with a
 // failure: a command whose work was left with nothing pending (a lost callback) cannot pass for
 // a success, and says that it ended without an outcome.
@@ -231,7 +236,10 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code !== 'EPIPE') processIo.stderr(`reqon: cannot write to stdout (${e.code ?? e.message}); the rest of the output is dropped\n`);
   // Output that could not be written is a failure of a command that only prints, even one that
   // had settled (its last write failed after it); a closed pipe keeps the code it has.
-  if (!WORK_BEYOND_OUTPUT.has(invokedName(process.argv.slice(2)) ?? '')) process.exit(e.code === 'EPIPE' ? process.exitCode : EXIT_FAILED);
+  // (A run cut short here was left half done, and exited 1 though nothing failed: one whose work
+  // goes beyond its output carries on, and exits as that work ended.)
+  const invoked = invokedName(process.argv.slice(2));
+  if (!COMMANDS.some((c) => c.name === invoked && c.worksWithoutStdout)) process.exit(e.code === 'EPIPE' ? process.exitCode : EXIT_FAILED);
 });
 // Progress and messages have nowhere to go: the command carries on without them.
 process.stderr.on('error', () => {

@@ -14,7 +14,12 @@ import { codePointCount, LineIndex } from './line-index.js';
 import type { Diagnostic } from './diagnostics.js';
 import { BIDI_CONTROL } from './lexer.js';
 
-const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, 'g');
+/**
+ * What an excerpt shows as one U+FFFD: a bidi control (it would reorder the line on screen) and
+ * the C0 and C1 controls but the tab (the caret line copies tabs to stay aligned) — a terminal's
+ * output escapes them into several columns, or they go out raw (a NUL).
+ */
+const UNSHOWABLE = new RegExp(`${BIDI_CONTROL.source}|[\\u0000-\\u0008\\u000a-\\u001f\\u007f-\\u009f]`, 'g');
 
 /** Texts of the files diagnostics point into, keyed by the `file` they carry. */
 export type TextsByFile = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
@@ -41,10 +46,8 @@ export function formatDiagnostic(d: Diagnostic, text: string | undefined, index?
   const end = Math.min(Math.max(d.span.end, start), to);
   const before = from > lineStart ? '…' : '';
   const after = to < lineEnd ? '…' : '';
-  // A bidi control would reorder the excerpt on screen, and another control character would be
-  // escaped by the terminal's output (several columns) or sent raw (a NUL): one visible
-  // character in its column instead, so the caret stays under what it points at.
-  const source = text.slice(from, to).replace(BIDI_CONTROLS, '\uFFFD').replace(CONTROLS, '\uFFFD');
+  // One visible character in the column of each that cannot be shown: the caret stays under what it points at.
+  const source = text.slice(from, to).replace(UNSHOWABLE, '\uFFFD');
   const width = Math.max(1, codePointCount(text, start, end));
   const pad = (before ? ' ' : '') + caretPadding(text, from, start);
 
@@ -57,8 +60,6 @@ export function formatDiagnostic(d: Diagnostic, text: string | undefined, index?
 /** Lines longer than this (UTF-16 units) are shown as a window of it, from EXCERPT_BEFORE before the span. */
 const MAX_EXCERPT = 200;
 const EXCERPT_BEFORE = 80;
-/** C0 and C1 controls but the tab (kept: the caret line copies it to stay aligned). */
-const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 
 /** `i`, or one before it if it would split a surrogate pair. */
 function notInsidePair(text: string, i: number): number {
