@@ -47,6 +47,8 @@ export interface CrashLabDeps {
   changed(status: CrashLabStatus): void;
   /** Lab ids need only be unique in this studio session. */
   newId(): string;
+  /** How long a run another process just resumed is left to it (HANDOVER_GRACE_MS unless a test shortens it). */
+  handoverGraceMs?: number;
   /** Chaos picks; Math.random unless a test fixes it. */
   random?: () => number;
 }
@@ -74,6 +76,12 @@ const FOLLOW_LIMIT_MS = 10 * 60_000;
  * run once the hold has run out.
  */
 const TIMER_HOLD_MARGIN_MS = 60_000;
+/**
+ * How long the lab leaves a run another process has just resumed (a pause or wait it woke, the
+ * run `running` with no owner yet) to take its lease: that process carries the run on. Past it,
+ * that process is taken to have died between its resume and its lease, and the lab carries it on.
+ */
+const HANDOVER_GRACE_MS = 10_000;
 
 export class CrashLab {
   private readonly labs = new Map<string, CrashLabStatus>();
@@ -212,6 +220,9 @@ export class CrashLab {
     let pending = armedWith;
     let suspendedOn: string | null = null;
     let carriedOnBy: string | null = null;
+    // The run's last seq when the lab's last process exited, and since when a resume written after it waits for its resumer's lease.
+    let seqAtExit = 0;
+    let handoverSince: number | null = null;
     const follow = async (what: string) => {
       followingSince ??= this.deps.clock.now();
       if (this.deps.clock.now() - followingSince > FOLLOW_LIMIT_MS) {
@@ -234,6 +245,7 @@ export class CrashLab {
       }
       const view = await this.deps.views.getAll(runId);
       const { status, owner, wakeAt, waitingOn } = view.record;
+      if (exit !== null) seqAtExit = view.lastSeq;
       if (exit !== null && outcomeOf(exit) === 'suspended' && pending !== undefined) {
         if (status === 'suspended' && waitingOn !== null) suspendedOn = `${waitingOn}${wakeAt !== null ? `, due ${new Date(wakeAt).toISOString()}` : ''}`;
       }
@@ -255,6 +267,16 @@ export class CrashLab {
         await follow('another process executed it');
         continue;
       }
+      if (status === 'running' && owner === null && view.lastSeq > seqAtExit) {
+        // Another process (the worker waking a timer) resumed the run since the lab's last process
+        // exited and is about to take its lease: resuming it here too would only race that process.
+        handoverSince ??= this.deps.clock.now();
+        if (this.deps.clock.now() - handoverSince < (this.deps.handoverGraceMs ?? HANDOVER_GRACE_MS)) {
+          await follow('another process resumed it');
+          continue;
+        }
+      }
+      handoverSince = null;
       if (status === 'suspended' && wakeAt !== null && wakeAt - this.deps.clock.now() > FOLLOW_LIMIT_MS) {
         // A timer hours away: following or holding it would leave the lab in its phase, silent,
         // until the follow limit said "not woken" of a timer not yet due. Said at once instead.

@@ -37,6 +37,11 @@ describe('crash lab', () => {
   let recordB: Record<string, unknown> = { id: 'b', total: 2 };
   /** When set, an armed run's resume stores this instead (a resume that does not end like the crash-free run). */
   let resumedB: Record<string, unknown> | null = null;
+  /**
+   * When set, the resume suspends on a timer (exit 10) and a simulated worker wakes it: its
+   * compare-and-set, then a gap before it takes the lease, then the rest of the run.
+   */
+  let workerWakesTimer: 'takes-lease' | 'dies' | null = null;
   /** Each simulated run's `--source` values: the lab points them at its proxy. */
   const sourcesOf = new Map<string, Record<string, string>>();
   /** A parseable owner whose process does not exist: the lab sees a dead owner after a "crash". */
@@ -95,12 +100,35 @@ describe('crash lab', () => {
     return proc(runId, 'resume', async () => {
       await commit(runId, [ev('run.resumed', '', { reason: 'crash', owner: owner(), replayFromSeq: 3 })]);
       await post(runId); // replay re-sends the request whose outcome was not recorded: same key
+      if (workerWakesTimer !== null && !(await log.read(runId)).some((e) => e.type === 'run.suspended')) {
+        const wakeAt = Date.now() + 200;
+        await log.commit(leases.get(runId)!, [{ kind: 'event', event: ev('run.suspended', 'Sync/2', { reason: 'timer', dueAt: wakeAt }) }], {
+          durable: true,
+          status: { status: 'suspended', waitingOn: 'timer:Sync/2', wakeAt, releaseLease: true },
+        });
+        void wakeAsWorker(runId, wakeAt);
+        return { code: 10, signal: null };
+      }
       await finish(runId, resumedB ?? recordB);
       return { code: 0, signal: null };
     });
   }
 
-  function lab(): { lab: CrashLab; pushes: CrashLabStatus[] } {
+  /** The studio's worker waking a due timer: the run is `running` with no owner until it takes the lease. */
+  async function wakeAsWorker(runId: string, wakeAt: number): Promise<void> {
+    await new Promise((r) => setTimeout(r, Math.max(0, wakeAt - Date.now())));
+    const run = (await log.getRun(runId))!;
+    const outcome = await log.resumeSuspended(runId, 'timer:Sync/2', ev('run.resumed', '', { reason: 'manual', owner: 'timer', replayFromSeq: run.lastSeq }), run.lastSeq);
+    if (outcome !== 'resumed') throw new Error(`the simulated worker could not wake the timer: ${outcome}`);
+    if (workerWakesTimer === 'dies') return;
+    await new Promise((r) => setTimeout(r, 1_000));
+    const lease = await log.acquire(runId, `worker-host:${process.pid}:1`, Date.now(), 600_000);
+    if (!('epoch' in lease)) throw new Error('the simulated worker lost the run it woke');
+    leases.set(runId, lease);
+    await finish(runId);
+  }
+
+  function lab({ scheduler = false, handoverGraceMs = undefined as number | undefined } = {}): { lab: CrashLab; pushes: CrashLabStatus[] } {
     const pushes: CrashLabStatus[] = [];
     const crashLab = new CrashLab({
       spawnRun,
@@ -108,7 +136,8 @@ describe('crash lab', () => {
       views: new RunViews(log),
       clock: new RealClock(),
       labHost: 'test-lab',
-      scheduler: false,
+      scheduler,
+      ...(handoverGraceMs !== undefined ? { handoverGraceMs } : {}),
       // No verifier here: the verdict must say the replay was not checked, never pass it.
       verify: () => Promise.reject(new Error('no verifier in this test')),
       changed: (s) => pushes.push(s),
@@ -149,6 +178,33 @@ describe('crash lab', () => {
     expect(done.verdict!.checks.find((c) => c.name === 'replay')!.label).toMatch(/not checked: no verifier in this test/);
     // The armed run's writes were answered by the proxy: the API applied only the reference run's.
     expect(pushes.map((p) => p.phase)).toEqual(expect.arrayContaining(['reference', 'armed', 'resuming', 'verifying', 'done']));
+  });
+
+  it('leaves a run the worker has just woken to the worker, rather than racing it for the lease', async () => {
+    const { lab: crashLab } = lab({ scheduler: true });
+    workerWakesTimer = 'takes-lease';
+    try {
+      const done = await crashLab.settled(crashLab.start(plan()).labId);
+      expect(done.error).toBeNull();
+      // Between the worker's compare-and-set and its lease the run is `running` with no owner: the lab followed it.
+      expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:10']);
+      expect(done.verdict).toMatchObject({ tested: true, finalStatus: 'completed', duplicateEffects: 0 });
+    } finally {
+      workerWakesTimer = null;
+    }
+  });
+
+  it('carries on itself a run whose waker died before taking the lease, once the grace is over', async () => {
+    const { lab: crashLab } = lab({ scheduler: true, handoverGraceMs: 500 });
+    workerWakesTimer = 'dies';
+    try {
+      const done = await crashLab.settled(crashLab.start(plan()).labId);
+      expect(done.error).toBeNull();
+      expect(done.processes.map((p) => `${p.command}:${p.signal ?? p.code}`)).toEqual(['run:SIGKILL', 'resume:10', 'resume:0']);
+      expect(done.verdict).toMatchObject({ tested: true, finalStatus: 'completed' });
+    } finally {
+      workerWakesTimer = null;
+    }
   });
 
   it('reports store differences from the reference run', async () => {
