@@ -225,6 +225,13 @@ async function copyRun(from: EventLog, to: EventLog, run: RunRecord, now: number
       returnEvents: false,
       status: { status: run.status, wakeAt: run.wakeAt, waitingOn: run.waitingOn, releaseLease: true },
     });
+    // A run whose process died holding it keeps that dead owner, its lease run out (at the same
+    // instant on SQLite; PostgreSQL's runs out by its own clock): whoever carries it on in the
+    // target records a crash resume, as it would have in the source.
+    if (run.status === 'running' && run.owner !== null) {
+      const held = await to.acquire(run.runId, run.owner, Math.min(now, run.leaseExpiresAt ?? now) - 1, 1);
+      if (!('epoch' in held)) throw new LogCopyError(`run ${run.runId} was taken by ${held.heldBy} in the target as it was copied: stop the workers on the target log while copying into it`);
+    }
     return read;
   } finally {
     await pages.return?.();
@@ -255,7 +262,9 @@ async function verifyCopy(
     for (const field of ['status', 'waitingOn', 'wakeAt', 'mission', 'missionHash', 'lastSeq', 'createdAt'] as const) {
       if (!isDeepStrictEqual(target[field], source[field])) fail(`run ${source.runId}: ${field} is ${JSON.stringify(target[field])} in the target, ${JSON.stringify(source[field])} in the source`);
     }
-    if (target.owner !== null) fail(`run ${source.runId} is still owned by ${target.owner} in the target`);
+    // Only a crashed run's dead owner is copied (copyRun); a live one was refused.
+    const owner = source.status === 'running' ? source.owner : null;
+    if (target.owner !== owner) fail(`run ${source.runId} is owned by ${target.owner ?? 'nobody'} in the target, by ${owner ?? 'nobody'} in the source`);
     const walked = await walkSideBySide(eventPages(from, source.runId, { ...paging, lastSeq: source.lastSeq }), eventPages(to, source.runId, { ...paging, lastSeq: source.lastSeq }), (x, y) =>
       x.seq === y.seq && x.type === y.type && x.stepPath === y.stepPath && x.recordedAt === y.recordedAt && isDeepStrictEqual(y.payload, x.payload),
     );

@@ -105,7 +105,8 @@ describe('reqon log copy', () => {
     expect(report.tables.map((t) => `${t.storeKind}:${t.table}:${t.rows}`).sort()).toEqual(['nosql:copy_docs:3', 'sql:copy_got:1', 'sql:copy_rows:3']);
     expect(lines).toContain('copied 5/5 runs (' + report.events + ' events)');
     expect(await to.readTable('sql', 'copy_rows')).toEqual(await w.log.readTable('sql', 'copy_rows'));
-    expect((await to.getRun(abandoned))?.owner).toBeNull();
+    // Its dead owner comes along, the lease run out: carried on in the target, it is a crash resume, as in the source.
+    expect(await to.getRun(abandoned)).toMatchObject({ status: 'running', owner: 'other-host:4242:gone' });
 
     // The copy carries on: the sender's retry of a copied delivery is a duplicate, a new one
     // resumes the waiting run, the abandoned run is taken over, the schedule's copied firing is not fired again.
@@ -117,6 +118,7 @@ describe('reqon log copy', () => {
     await carryOn.drain();
     expect((await to.getRun(waiting))?.status).toBe('completed');
     expect((await to.getRun(abandoned))?.status).toBe('completed');
+    expect((await to.read(abandoned)).filter((e) => e.type === 'run.resumed').map((e) => (e.payload as { reason: string }).reason)).toEqual(['crash']);
     expect((await to.listRuns()).filter((r) => r.mission === 'Hourly')).toHaveLength(1);
     expect(await to.readTable('sql', 'copy_got')).toEqual([
       { key: 'from-a', record: { id: 'from-a' } },
@@ -276,14 +278,15 @@ describe.each(backends.filter((b) => b === 'postgres'))('reqon log copy to and f
   it('SQLite → PostgreSQL → SQLite: both copies verified, the tables and every event the same, the copy carries on on PostgreSQL', async () => {
     world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
     const w = world;
-    const { waiting } = await fillSource(w);
+    const { waiting, abandoned } = await fillSource(w);
     const pg = await tempLogTarget(backend, 'reqon-copy-pg-');
     try {
       const shared = await openLog(pg.target);
       opened.push(shared);
       const there = await copyLog(w.log, shared, { now: w.env.clock.now() });
       const back = await target(w, 'back.db');
-      const again = await copyLog(shared, back, { now: w.env.clock.now() });
+      // PostgreSQL's leases run by its own clock, not the world's: the abandoned run's copied one ran out just now.
+      const again = await copyLog(shared, back, { now: Date.now() });
       expect(again).toEqual(there);
       for (const t of there.tables) expect(await back.readTable(t.storeKind, t.table)).toEqual(await w.log.readTable(t.storeKind, t.table));
       for (const run of await w.log.listRuns()) expect(await back.read(run.runId)).toEqual(await w.log.read(run.runId));
@@ -293,6 +296,8 @@ describe.each(backends.filter((b) => b === 'postgres'))('reqon log copy to and f
       await carryOn.tick();
       await carryOn.drain();
       expect((await shared.getRun(waiting))?.status).toBe('completed');
+      expect((await shared.getRun(abandoned))?.status).toBe('completed');
+      expect((await shared.read(abandoned)).filter((e) => e.type === 'run.resumed').map((e) => (e.payload as { reason: string }).reason)).toEqual(['crash']);
       expect(w.applied.size).toBe(5);
       expect([...w.applied.values()].every((n) => n === 1)).toBe(true);
     } finally {
