@@ -30,6 +30,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { NewEvent, StoredEvent } from '../log/events.js';
+import { ownerIsDead } from '../executor/owner.js';
 import { eventPages, PAGE_BYTES } from '../log/event-pages.js';
 import type { CommitEntry, EventLog, Lease, RunRecord, ScheduleFiring, StoreTableRef, StoredDelivery, TableRow } from '../log/log.js';
 
@@ -166,7 +167,8 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
 }
 
 function refuseLive(run: RunRecord, now: number): void {
-  if (run.owner !== null && (run.leaseExpiresAt ?? 0) > now) {
+  // A lease still current whose process on this host is gone (killed a moment ago) holds nothing back.
+  if (run.owner !== null && (run.leaseExpiresAt ?? 0) > now && !ownerIsDead(run.owner)) {
     throw new LogCopyError(
       `run ${run.runId} is owned by ${run.owner} until ${new Date(run.leaseExpiresAt!).toISOString()}: stop the workers on the source log before copying it (a copy would race them)`,
     );

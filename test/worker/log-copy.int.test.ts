@@ -23,6 +23,8 @@ import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { registerSchedule } from '../../engine/worker/schedules.js';
 import { Worker } from '../../engine/worker/worker.js';
+import { hostId } from '../../engine/executor/owner.js';
+import { deadPid } from '../support/dead-pid.js';
 import { backends, tempLogTarget } from '../support/temp-log.js';
 import { timeWorld, type TimeWorld } from '../time/support/time-fixtures.js';
 import { OPTIONS, SCHEDULED, waitOn } from './support/copy-missions.js';
@@ -145,6 +147,14 @@ describe('reqon log copy', () => {
       new RegExp(`^run ${prepared.run.runId} is owned by busy-host:77:live until .*: stop the workers on the source log before copying it`),
     );
     expect(await empty.listRuns()).toEqual([]);
+
+    // A lease still current whose process on this host is gone (killed a moment ago) holds nothing back.
+    const other = await target(w, 'other-source.db');
+    const killed = prepareNewRun(w.mission('killed.vague', STORES), OPTIONS, { ...deps, log: other, owner: `${hostId()}:${deadPid()}:killed`, leaseTtlMs: 60_000 });
+    await other.createRun(killed.run, killed.owner, killed.ttlMs, killed.first);
+    const copied = await target(w, 'killed-copy.db');
+    await copyLog(other, copied, { now: w.env.clock.now() });
+    expect(await copied.getRun(killed.run.runId)).toMatchObject({ status: 'running', owner: killed.owner });
   });
 
   it('a copy killed mid-run leaves that run owned for good (no worker carries on a half-copied run), and a second copy says what the first left', async () => {

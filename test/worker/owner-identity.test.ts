@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hostId, ownerIsDead, parseOwner } from '../../engine/executor/owner.js';
 import { prepareNewRun } from '../../engine/executor/run-start.js';
 import { timeWorld, type TimeWorld } from '../time/support/time-fixtures.js';
+import { deadPid } from '../support/dead-pid.js';
 
 const TTL_MS = 30_000;
 const MISSION = `mission Owned {
@@ -24,17 +25,6 @@ const MISSION = `mission Owned {
 }
 `;
 
-/** A pid no process has on this machine. */
-function deadPid(): number {
-  for (let pid = 4_194_303; pid > 1; pid--) {
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return pid;
-    }
-  }
-  throw new Error('no free pid to stand for a dead owner');
-}
 
 let world: TimeWorld | undefined;
 const savedHostId = process.env.REQON_HOST_ID;

@@ -11,6 +11,7 @@
 import { hostname } from 'node:os';
 import type { NewEvent, StoredEvent } from '../../../engine/log/events.js';
 import type { EventLog, MissionFiles, RunOptions, StatusChange } from '../../../engine/log/log.js';
+import { deadPid } from '../../support/dead-pid.js';
 
 export interface StoredRun {
   events: readonly StoredEvent[];
@@ -27,17 +28,6 @@ export interface StoredRun {
   crashed?: boolean;
 }
 
-/** A pid no process has on this machine (for an owner that died). */
-function deadPid(): number {
-  for (let pid = 4_194_303; pid > 1; pid--) {
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return pid;
-    }
-  }
-  throw new Error('no free pid to stand for a dead owner');
-}
 
 /** The one temp-log helper (test/support/temp-log.ts). */
 export { openTempLog, type TempLog } from '../../support/temp-log.js';
