@@ -13,6 +13,7 @@ import type {
   TransformDecl,
 } from '../lang/ast.js';
 import type { Expr, ForStep, LetStep, Step, StoreStep } from '../lang/ast.js';
+import { CHECKPOINT_STORE } from '../lang/builtin-names.js';
 import { loopAssignments } from '../lang/check-bindings.js';
 import { walkExpr } from '../lang/check-expressions.js';
 import { LineIndex } from '../lang/line-index.js';
@@ -76,7 +77,8 @@ export class MissionModel {
    * True when an iteration of `loop` leaves nothing behind for later steps but its recorded
    * events and store writes: its scope is its own (Frame.child), and no step in its body —
    * nested bodies included — does more. Not so for a request (its attempts must reach the source's
-   * circuit breaker as they replay, and a `since` fetch hands the action a pending checkpoint),
+   * circuit breaker as they replay, and a `since` fetch hands the action a pending checkpoint, as
+   * a store into `sync_state` does),
    * nor for a `let` that sets a variable outside the loop (a total the steps after the loop
    * read), nor for `pause`/`wait` (kept out of the shortcut: rare in long loops).
    */
@@ -85,7 +87,9 @@ export class MissionModel {
     if (known === undefined) {
       this.outerLets ??= new Set([...this.actions.values()].flatMap((a) => [...loopAssignments(a)]));
       const outerLets = this.outerLets;
-      this.skippableLoops.set(loop, (known = loop.body.every((step) => leavesOnlyEvents(step, outerLets))));
+      // A store into the undeclared checkpoint store hands the action a pending checkpoint (sync-state.ts).
+      const setsCheckpoint = (step: StoreStep) => step.store.name === CHECKPOINT_STORE && !this.stores.has(CHECKPOINT_STORE);
+      this.skippableLoops.set(loop, (known = loop.body.every((step) => leavesOnlyEvents(step, outerLets, setsCheckpoint))));
     }
     return known;
   }
@@ -211,8 +215,8 @@ function directiveExpressions(d: import('../lang/ast.js').Directive): (Expr | un
 }
 
 /** See MissionModel.iterationsSkippable. */
-function leavesOnlyEvents(step: Step, outerLets: ReadonlySet<LetStep>): boolean {
-  const only = (steps: readonly Step[]) => steps.every((s) => leavesOnlyEvents(s, outerLets));
+function leavesOnlyEvents(step: Step, outerLets: ReadonlySet<LetStep>, setsCheckpoint: (step: StoreStep) => boolean): boolean {
+  const only = (steps: readonly Step[]) => steps.every((s) => leavesOnlyEvents(s, outerLets, setsCheckpoint));
   switch (step.kind) {
     case 'Fetch':
     case 'Call':
@@ -231,9 +235,10 @@ function leavesOnlyEvents(step: Step, outerLets: ReadonlySet<LetStep>): boolean 
       return only(step.fallback ?? []);
     case 'Let':
       return !outerLets.has(step);
+    case 'Store':
+      return !setsCheckpoint(step);
     case 'Map':
     case 'Apply':
-    case 'Store':
     case 'Flow':
       return true;
   }

@@ -82,6 +82,21 @@ describe.each(backends)('%s: finished loop iterations on resume', (backend) => {
     await h.expectVerified(first.runId);
   });
 
+  it('are walked when the loop sets sync_state checkpoints, so every one of them advances at the end of the action', async () => {
+    const withCheckpoints = MISSION.replace(
+      `      validate item { assume .n != ${FAILING} }\n`,
+      `      store { "at": 1704067200000 + item.n } -> sync_state { key: "acct-" + item.id }\n`,
+    );
+    expect(withCheckpoints).toContain('sync_state');
+    const first = await h.start(files(withCheckpoints));
+    expect(first.status).toBe('suspended');
+    const resumed = await h.resume(first.runId, { payload: { go: true }, by: 'api' }, {});
+    expect(resumed.status, resumed.status === 'failed' ? resumed.error.message : '').toBe('completed');
+    const advanced = (await h.log.read(first.runId)).filter((e) => e.type === 'checkpoint.advanced').map((e) => (e.payload as { key: string }).key);
+    expect(advanced).toEqual(ITEMS.map((item) => `acct-${item.id}`));
+    await h.expectVerified(first.runId);
+  });
+
   it('are walked when the loop sends requests (their attempts must reach the circuit breaker), sending none again', async () => {
     const withPost = MISSION.replace(`      validate item { assume .n != ${FAILING} }\n`, `      validate item { assume .n != ${FAILING} }\n      post "/sink" { body: { id: item.id, d: doubled } }\n`);
     expect(withPost).toContain('post "/sink"');

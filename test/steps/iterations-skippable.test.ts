@@ -48,6 +48,11 @@ describe('MissionModel.iterationsSkippable', () => {
     expect(skippable('get "/g"\n match response { 404 -> skip, _ -> { get "/c" { since: lastSync } } }')).toBe(false);
   });
 
+  it('refuses a store into the undeclared sync_state (it leaves the action a pending checkpoint)', () => {
+    expect(skippable('store { "at": "2024-01-01T00:00:00Z" } -> sync_state { key: "k" + item }')).toBe(false);
+    expect(skippable('for j in range(0, 2) { store { "at": 1 } -> sync_state { key: "k" } }')).toBe(false);
+  });
+
   it('refuses pause and wait', () => {
     expect(skippable('pause { resumeOn: webhook "/go" }')).toBe(false);
     expect(skippable('wait { path: "/hook", expectedEvents: 1 }')).toBe(false);
