@@ -34,7 +34,7 @@ import { runStoreDelete } from '../steps/store-delete-step.js';
 import { runWait } from '../steps/wait-step.js';
 import { backoffDelay, DEFAULT_RETRY, resolveRetryPolicy } from '../http/retry-policy.js';
 import type { CrashInjector } from '../journal/crash-points.js';
-import { actionPath, stagePath, stepPath } from '../journal/step-path.js';
+import { actionPath, parallelConstruct, stagePath, stepPath } from '../journal/step-path.js';
 
 const PARALLEL_LIMIT = 8;
 /** Runs of one action in one run (each after the first through a jump) before the run fails as a jump loop. */
@@ -213,7 +213,8 @@ export class Executor implements StepRuntime {
 
   /** Complete-then-fail: every branch runs to its end, then the stage fails if any branch did. */
   private async runParallel(names: string[]): Promise<ActionEnd> {
-    this.journal.enterConcurrent();
+    const construct = parallelConstruct(names);
+    this.journal.enterConcurrent(construct);
     const results: PromiseSettledResult<ActionEnd>[] = [];
     try {
       let next = 0;
@@ -228,7 +229,7 @@ export class Executor implements StepRuntime {
       };
       await Promise.all(Array.from({ length: Math.min(PARALLEL_LIMIT, names.length) }, worker));
     } finally {
-      this.journal.leaveConcurrent();
+      this.journal.leaveConcurrent(construct);
     }
     const fatal = results.reduce<unknown>(
       (end, r) => (r.status === 'rejected' && (isEngineError(r.reason) || r.reason instanceof SuspendSignal) ? endOfWalk(end, r.reason) : end),

@@ -35,6 +35,7 @@ import { asLogged } from '../log/loggable.js';
 import { isDeepStrictEqual } from 'node:util';
 import { identityAt, type IdentitySegments } from './fork-identity.js';
 import { NondeterminismError } from './nondeterminism-error.js';
+import type { ConcurrentConstruct } from './step-path.js';
 
 /** Events written by the resume machinery rather than by the mission walk: never asked for. */
 export const META_EVENT_TYPES: readonly EventType[] = ['run.started', 'run.resumed'];
@@ -139,8 +140,12 @@ export class Journal {
   private readonly flushThreshold: number;
   private readonly flushIntervalMs: number;
   private lastCommitAt: number;
-  /** >0 while concurrent branches run; relaxes the "went live too early" check. */
+  /** >0 while concurrent branches run; relaxes the "went live too early" check (see goingLive). */
   private concurrentDepth = 0;
+  /** The concurrent constructs running now (nested ones, and side by side in parallel branches). */
+  private readonly constructs: ConcurrentConstruct[] = [];
+  /** Branches (innermost branch keys) that went live with nothing of theirs left in the log. */
+  private readonly liveBranches = new Set<string>();
   /** Filled only with `recordAsked` (verify). */
   readonly asked: AskedEntry[] = [];
   private readonly recordAsked: boolean;
@@ -208,12 +213,20 @@ export class Journal {
     return this.lease;
   }
 
-  enterConcurrent(): void {
+  /**
+   * Concurrent branches start: the iterations of a concurrent loop, or the actions of a parallel
+   * stage. `construct` tells which branch of it a step path is in, so that a branch going live
+   * while the log still holds events can be told apart from a divergence (goingLive).
+   */
+  enterConcurrent(construct: ConcurrentConstruct = UNKNOWN_CONSTRUCT): void {
     this.concurrentDepth++;
+    this.constructs.push(construct);
   }
 
-  leaveConcurrent(): void {
+  leaveConcurrent(construct: ConcurrentConstruct = UNKNOWN_CONSTRUCT): void {
     this.concurrentDepth--;
+    const at = this.constructs.lastIndexOf(construct);
+    if (at >= 0) this.constructs.splice(at, 1);
   }
 
   /**
@@ -578,13 +591,41 @@ export class Journal {
   private goingLive(stepPath: string, type: EventType): void {
     // Divergence first: in verify mode too, going past the log while recorded events are left
     // is a divergence, not the normal end of a verify.
-    if (this.unconsumed > 0 && this.concurrentDepth === 0) {
-      const first = this.firstUnconsumed();
-      if (first) {
-        throw new NondeterminismError(this.runId, stepPath, first.seq, `${describe(first)} next`, `a ${type} event at ${stepPath}`);
+    if (this.unconsumed > 0) {
+      const left = this.concurrentDepth === 0 ? this.firstUnconsumed() : this.leftBehindByBranch(stepPath);
+      if (left) {
+        throw new NondeterminismError(this.runId, stepPath, left.seq, `${describe(left)} next`, `a ${type} event at ${stepPath}`);
       }
     }
     if (this.options.verifyOnly) throw new ReplayExhausted(stepPath);
+  }
+
+  /**
+   * Inside concurrent branches one branch may go live while others still replay: the log is a
+   * prefix of a run whose branches interleaved (a crash caught them at different points). What
+   * the log holds then is only other branches' events. A recorded event left in the going-live
+   * branch itself (its steps run in order), or outside every construct that separates it from
+   * this branch (the loop's end, a step after the stage), means the log went on where the mission
+   * now does something else: an edit inserted or appended a step there. That event is returned.
+   */
+  private leftBehindByBranch(stepPath: string): StoredEvent | undefined {
+    const known = this.constructs.every((c) => c !== UNKNOWN_CONSTRUCT);
+    if (!known) return undefined;
+    const key = this.constructs.map((c) => c.branchOf(stepPath) ?? '').join('\u0000');
+    // The events left only shrink: a branch found clean stays clean.
+    if (this.liveBranches.has(key)) return undefined;
+    for (let i = this.cursor; i < this.total; i++) {
+      if (this.consumed[i] === 1) continue;
+      const event = this.eventAt(i);
+      const separated = this.constructs.some((c) => {
+        const mine = c.branchOf(stepPath);
+        const theirs = c.branchOf(event.stepPath);
+        return mine !== undefined && theirs !== undefined && mine !== theirs;
+      });
+      if (!separated) return event;
+    }
+    this.liveBranches.add(key);
+    return undefined;
   }
 
   private firstUnconsumed(): StoredEvent | undefined {
@@ -643,6 +684,9 @@ export class Journal {
     return index;
   }
 }
+
+/** Callers that say nothing of their construct (tests of the journal alone): no branch check. */
+const UNKNOWN_CONSTRUCT: ConcurrentConstruct = { branchOf: () => undefined };
 
 function describe(event: StoredEvent): string {
   const payload = event.payload as unknown as Record<string, unknown>;

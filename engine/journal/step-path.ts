@@ -38,3 +38,36 @@ export function fallbackPath(validateStep: string): string {
 export function stagePath(index: number, visit: number): string {
   return `:stage/${index}` + (visit > 1 ? `#${visit}` : '');
 }
+
+/**
+ * A concurrent loop or parallel stage, as the journal sees it: which of its branches a step path
+ * belongs to (a key naming the branch), or undefined for a path outside it.
+ */
+export interface ConcurrentConstruct {
+  branchOf(stepPath: string): string | undefined;
+}
+
+/** The iterations of the loop at `loopPath`: a branch is `loopPath[i]`. */
+export function loopConstruct(loopPath: string): ConcurrentConstruct {
+  const prefix = `${loopPath}[`;
+  return {
+    branchOf(stepPath) {
+      if (!stepPath.startsWith(prefix)) return undefined;
+      const end = stepPath.indexOf(']', prefix.length);
+      return end < 0 ? undefined : stepPath.slice(0, end + 1);
+    },
+  };
+}
+
+/** The actions of a parallel stage: a branch is one action, every visit and attempt of it. */
+export function parallelConstruct(actions: readonly string[]): ConcurrentConstruct {
+  const names = new Set(actions);
+  return {
+    branchOf(stepPath) {
+      const slash = stepPath.indexOf('/');
+      const segment = slash < 0 ? stepPath : stepPath.slice(0, slash);
+      const name = segment.replace(/[#~].*$/, '');
+      return names.has(name) ? name : undefined;
+    },
+  };
+}

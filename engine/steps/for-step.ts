@@ -14,7 +14,7 @@ import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isConcurrent } from '../lang/check-bindings.js';
 import { describeValue, isTruthy } from '../eval/values.js';
-import { iterationPath } from '../journal/step-path.js';
+import { iterationPath, loopConstruct } from '../journal/step-path.js';
 import { ReplayExhausted } from '../journal/journal.js';
 import { AbortError, endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
@@ -144,7 +144,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
       }
       return !ended;
     };
-    rt.journal.enterConcurrent();
+    const construct = loopConstruct(path);
+    rt.journal.enterConcurrent(construct);
     try {
       await runPool(
         selected,
@@ -157,7 +158,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
         mayStart,
       );
     } finally {
-      rt.journal.leaveConcurrent();
+      rt.journal.leaveConcurrent(construct);
     }
   }
   return {};
