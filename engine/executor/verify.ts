@@ -102,7 +102,7 @@ export async function verifyRun(
     }
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
-  const unchecked = uncheckedBy(format, events);
+  const unchecked = [...uncheckedBy(format, events), ...unplannedWrites(recordedBy ?? model, events)];
   if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, events));
   // The walk stopped at the log's end with recorded events it never asked for: they were not
   // compared with anything, so they are said to be unchecked rather than passed as matching.
@@ -160,6 +160,26 @@ function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
   }
   if (sourceless > 0) out.push(`requests' sources: ${sourceless} request(s) were recorded by an engine before source identities; which source each went through was not compared`);
   return out;
+}
+
+/**
+ * Writes recorded before `store.write` held their planned record: an upsert's (what it stored is
+ * a merge) and a file or PostgREST store's (what it keeps may hold more). Their planned records
+ * were checked to be contained in what was stored, so a field an edit dropped was not caught.
+ */
+function unplannedWrites(recordedBy: MissionModel, events: readonly StoredEvent[]): string[] {
+  let count = 0;
+  for (const e of events) {
+    if (e.type !== 'store.write') continue;
+    const { op, store, planned } = (e as StoredEvent<'store.write'>).payload;
+    if (op === 'delete' || planned !== undefined) continue;
+    const kind = recordedBy.stores.get(store)?.type.kind;
+    if (op === 'upsert' || kind === 'file' || kind === 'postgrest') count++;
+  }
+  if (count === 0) return [];
+  return [
+    `store records: ${count} upsert(s) or write(s) to file or PostgREST stores were recorded by an engine before their planned records were logged; each planned record was checked to be contained in what was stored, so a field an edit dropped was not caught`,
+  ];
 }
 
 /**

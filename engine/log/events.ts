@@ -172,7 +172,13 @@ export interface EventPayloads {
    * a null record (memory-fold.ts `assertRecord`), and its replay of `delete S[k]` asks for an
    * HTTP request (or refuses the mission, E3038) where the log holds a store.write, a divergence.
    */
-  'store.write': { effectId: string; store: string; key: string; record: unknown; op: StoreOp; batch?: string; removed?: boolean };
+  /**
+   * `planned`: the record as the mission planned it, where `record` (what was stored) need not be
+   * it — an upsert's fields (merged into what the key held), a write to a file or PostgREST store
+   * (which may add fields). A replay compares it exactly; logs written before it have none, and
+   * there a planned record is only checked to be contained in what was stored (verify says so).
+   */
+  'store.write': { effectId: string; store: string; key: string; record: unknown; op: StoreOp; batch?: string; removed?: boolean; planned?: unknown };
   /** Intent before an external store write (file, postgrest), committed durably first. */
   'store.intent': { effectId: string; store: string; keys: string[] };
 

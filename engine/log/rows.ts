@@ -183,10 +183,12 @@ export function describe(value: unknown): string {
  * JSON.stringify of the payload object, as a memory store's write event has it — and a replayed
  * write compares its recorded text with it (store-step.ts recordedAsPlanned).
  */
-export function storeWritePayloadJson(write: Pick<TableStoreWrite, 'effectId' | 'store' | 'key' | 'op' | 'batch'>, recordJson: string, removed?: boolean): string {
+export function storeWritePayloadJson(write: Pick<TableStoreWrite, 'effectId' | 'store' | 'key' | 'op' | 'batch' | 'record'>, recordJson: string, removed?: boolean): string {
   const batch = write.batch === undefined ? '' : `,"batch":${jsonString(write.batch)}`;
   const gone = removed === undefined ? '' : `,"removed":${removed}`;
-  return `{"effectId":${jsonString(write.effectId)},"store":${jsonString(write.store)},"key":${jsonString(write.key)},"record":${recordJson},"op":${jsonString(write.op)}${batch}${gone}}`;
+  // An upsert stores a merge: the fields it planned are recorded too, for a replay to compare.
+  const planned = write.op === 'upsert' ? `,"planned":${JSON.stringify(write.record)}` : '';
+  return `{"effectId":${jsonString(write.effectId)},"store":${jsonString(write.store)},"key":${jsonString(write.key)},"record":${recordJson},"op":${jsonString(write.op)}${batch}${gone}${planned}}`;
 }
 
 /** Printable ASCII but `"` and `\`: JSON.stringify of such a string only adds its quotes. */

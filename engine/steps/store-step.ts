@@ -12,7 +12,7 @@ import { evaluate } from '../eval/evaluate.js';
 import type { EvalContext } from '../eval/scope.js';
 import type { CommitEntry } from '../log/log.js';
 import { mayBeRefused } from '../log/store-rules.js';
-import { storedPayloadJson, type StoredEvent } from '../log/events.js';
+import { storedPayloadJson, type EventPayloads, type StoredEvent } from '../log/events.js';
 import { storeWritePayloadJson } from '../log/rows.js';
 import { Effect } from '../journal/effect.js';
 import { effectId } from '../journal/effect-id.js';
@@ -173,6 +173,8 @@ export async function writeRecords(
           op: pendingWrites[i]!.op,
           ...(i === 0 ? { batch: batchId } : {}),
           ...(s.record === null && s.removed !== undefined ? { removed: s.removed } : {}),
+          // What the store was sent: what it keeps may hold more (fields a server adds, a merge).
+          ...(pendingWrites[i]!.op !== 'delete' ? { planned: pendingWrites[i]!.record } : {}),
         }),
       );
     }
@@ -216,7 +218,7 @@ export async function writeRecords(
       }
       const record = resolveStoredRecord(w.op, rt.stores.memoryGet(store, w.key), w.record);
       rt.stores.memorySet(store, w.key, record);
-      rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op, ...batch });
+      rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op, ...batch, ...(w.op === 'upsert' ? { planned: w.record } : {}) });
     } else {
       extra.push({
         kind: 'store',
@@ -347,12 +349,12 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         { change: `the write of key "${w.key}" to \`${store}\` was ${kindOf(event.payload.op)} and became ${kindOf(w.op)}` },
       );
     }
-    if (!sameRecord(w, event.payload.record, kind)) {
+    if (!sameRecord(w, event.payload, kind)) {
       throw new NondeterminismError(
         rt.runId,
         path,
         event.seq,
-        `the record ${describeValue(event.payload.record)} under key "${w.key}" in \`${store}\``,
+        `the record ${describeValue(event.payload.planned ?? event.payload.record)} under key "${w.key}" in \`${store}\``,
         `the record ${describeValue(w.record)}`,
         { change: `the record written under key "${w.key}" to \`${store}\` changed` },
       );
@@ -380,16 +382,20 @@ function recordedAsPlanned(event: StoredEvent<'store.write'>, w: PlannedWrite, b
   } catch {
     return false; // not JSON: the checks say what the record is
   }
-  return text === storeWritePayloadJson({ effectId: w.effectId, store, key: w.key, op: w.op, batch }, recordJson);
+  return text === storeWritePayloadJson({ effectId: w.effectId, store, key: w.key, op: w.op, batch, record: w.record }, recordJson);
 }
 
 /**
- * Whether the recorded record is what this write stores. A `set` into a store of the log's own
- * database stores exactly the planned record; an upsert (and any write to a file or PostgREST
- * store, whose rows may carry fields the server added) stores a merge, so the planned fields
- * applied again to the recorded record must change nothing (a JSON Merge Patch is idempotent).
+ * Whether the recorded write is this write. A `set` into a store of the log's own database stores
+ * exactly the planned record; an upsert (and any write to a file or PostgREST store, whose rows
+ * may carry fields the server added) records what it planned beside what it stored (`planned`),
+ * compared exactly. A log from before `planned` holds only the stored merge: there the planned
+ * fields applied again to it must change nothing (a JSON Merge Patch is idempotent) — a field the
+ * edit dropped goes unnoticed, which verify names as not checked (verify.ts).
  */
-function sameRecord(w: PlannedWrite, recorded: unknown, kind: string): boolean {
+function sameRecord(w: PlannedWrite, payload: EventPayloads['store.write'], kind: string): boolean {
+  if (payload.planned !== undefined) return canonicalJson(w.record) === canonicalJson(payload.planned);
+  const recorded = payload.record;
   const exact = w.op === 'set' && (kind === 'memory' || kind === 'sql' || kind === 'nosql');
   // Fast path: the recorded record is the planned one's JSON read back, key order kept.
   if (exact && JSON.stringify(w.record) === JSON.stringify(recorded)) return true;

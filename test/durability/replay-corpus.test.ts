@@ -89,8 +89,13 @@ describe.each(backends)('%s: every stored log replays clean with its mission', (
       expect(report.original.map((e) => e.seq)).toEqual(walked);
       expect([...report.replayed.map((e) => e.seq)].sort((a, b) => a - b)).toEqual(walked);
       // Format 2 was recorded before header and source identities: everything but the requests'
-      // headers and sources was compared, and the report says so. From format 3, nothing is left out.
-      if (rec.format >= 3) expect(report.unchecked).toEqual([]);
+      // headers and sources was compared, and the report says so. From format 3, nothing is left
+      // out but upserts and file-store writes recorded before their planned records were logged.
+      const unplanned = stored.events.some((e) => e.type === 'store.write' && (e.payload as { op: string; planned?: unknown }).op === 'upsert' && (e.payload as { planned?: unknown }).planned === undefined);
+      if (rec.format >= 3) {
+        expect(report.unchecked.filter((u) => !u.startsWith('store records: '))).toEqual([]);
+        if (unplanned) expect(report.unchecked).toEqual([expect.stringMatching(/^store records: \d+ upsert\(s\) or write\(s\) to file or PostgREST stores were recorded by an engine before/)]);
+      }
       if (rec.format === 2) {
         expect(report.unchecked).toEqual([
           expect.stringMatching(/^requests' headers: \d+ request\(s\) were recorded by an engine before header identities/),

@@ -193,7 +193,7 @@ describe('commit atomicity and store tables', () => {
     expect(await t.log.readTable('sql', 'fresh')).toEqual([{ key: 'k1', record: { a: 1 } }]);
   });
 
-  it('upsert merges into the existing row and the store.write event records the merged record', async () => {
+  it('upsert merges into the existing row and the store.write event records the merged record and what it planned', async () => {
     const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
     await t.log.commit(lease, [storeWrite({ key: 'o1', record: { id: 'o1', total: 10, status: 'new' } })], { durable: false });
     const [ev] = await t.log.commit(
@@ -203,7 +203,8 @@ describe('commit atomicity and store tables', () => {
     );
     const merged = { id: 'o1', total: 10, status: 'paid', paidAt: 5 };
     expect(ev).toMatchObject({ type: 'store.write', seq: 3, stepPath: 'main/1', recordedAt: 3_000 });
-    expect(ev?.payload).toEqual({ effectId: 'e2', store: 'orders', key: 'o1', record: merged, op: 'upsert' });
+    // What the upsert planned is recorded beside the merge, for a replay to compare exactly.
+    expect(ev?.payload).toEqual({ effectId: 'e2', store: 'orders', key: 'o1', record: merged, op: 'upsert', planned: { status: 'paid', paidAt: 5 } });
     expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'o1', record: merged }]);
     // 'set' replaces: fields it lacks disappear from the record and their columns become NULL.
     await t.log.commit(lease, [storeWrite({ key: 'o1', record: { id: 'o1', total: 11 } })], { durable: false });

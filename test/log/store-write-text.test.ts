@@ -22,9 +22,11 @@ describe('storeWritePayloadJson', () => {
       fc.property(text, text, text, record, fc.constantFrom('set', 'upsert') as fc.Arbitrary<'set' | 'upsert'>, fc.option(text, { nil: undefined }), (effectId, store, key, rec, op, batch) => {
         const write: TableStoreWrite = { storeKind: 'sql', table: 't', store, key, record: rec, op, stepPath: 'A/0', effectId, recordedAt: 1, ...(batch === undefined ? {} : { batch }) };
         const spliced = storeWritePayloadJson(write, JSON.stringify(rec));
-        expect(spliced).toBe(JSON.stringify({ effectId, store, key, record: rec, op, batch }));
+        // An upsert records what it planned too (its record is the merge).
+        const planned = op === 'upsert' ? rec : undefined;
+        expect(spliced).toBe(JSON.stringify({ effectId, store, key, record: rec, op, batch, planned }));
         // And it reads back as that payload.
-        expect(JSON.parse(spliced)).toEqual(JSON.parse(JSON.stringify({ effectId, store, key, record: rec, op, batch })));
+        expect(JSON.parse(spliced)).toEqual(JSON.parse(JSON.stringify({ effectId, store, key, record: rec, op, batch, planned })));
       }),
       { numRuns: 500 },
     );
