@@ -19,6 +19,7 @@ import { Executor } from './executor.js';
 import { RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
+import type { CircuitBreakerConfig } from '../lang/ast.js';
 
 const META = new Set(['run.started', 'run.resumed']);
 
@@ -186,6 +187,7 @@ function unplannedWrites(recordedBy: MissionModel, events: readonly StoredEvent[
  * An edit of a source's `timeout` or `maxResponseBytes` decides whether a recorded answer would
  * have come at all, and the log holds neither how long an answer took to its last byte nor its
  * size on the wire: its answers were not measured against the edit, which is said, not passed.
+ * Nor is an edit of its `circuitBreaker` (whether a request would have gone out at all).
  */
 function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events: readonly StoredEvent[]): string[] {
   const answered = new Set<string>();
@@ -204,8 +206,28 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events:
         `source ${name}'s ${setting} (${was[setting] ?? 'the default'} → ${source[setting] ?? 'the default'}): its recorded answers were not measured against the edit, as the log holds neither their time to the last byte nor their size on the wire`,
       );
     }
+    // The replay takes the recorded breaker's decisions (requests it let through, attempts it
+    // refused) as they were; whether the edited breaker would have decided the same is not asked.
+    const before = breakerSettings(was.circuitBreaker);
+    const after = breakerSettings(source.circuitBreaker);
+    if (before !== after) {
+      out.push(
+        `source ${name}'s circuitBreaker (${before} → ${after}): the requests it let through and the attempts it refused were replayed as recorded, not decided again by the edited breaker`,
+      );
+    }
   }
   return out;
+}
+
+/** A source's breaker settings as written, where they are in the file left out: `none` without one. */
+function breakerSettings(breaker: CircuitBreakerConfig | undefined): string {
+  if (!breaker) return 'none';
+  const { optionSpans: _spans, start: _start, end: _end, ...settings } = breaker;
+  const shown = Object.entries(settings)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, value]) => `${key}: ${String(value)}`);
+  return `{ ${shown.join(', ')} }`;
 }
 
 function entryOf(e: StoredEvent): VerifyEntry {

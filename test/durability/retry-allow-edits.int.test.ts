@@ -121,3 +121,41 @@ describe.each(backends)('%s: edits of a source timeout or maxResponseBytes', (ba
     ]);
   });
 });
+
+describe.each(backends)('%s: edits of a source circuitBreaker', (backend) => {
+  const guarded = (breaker: string) => `mission Guarded {
+  source Api { auth: none, base: "http://127.0.0.1:9"${breaker} }
+  store out: memory("out")
+  action A {
+    for i in range(0, 5) {
+      post "/fail" { body: { n: i }, retry: { maxAttempts: 1 } }
+    }
+  }
+  run A
+}
+`;
+  const BREAKER = ', circuitBreaker: { failureThreshold: 2, resetTimeout: 60 }';
+
+  it('are not passed as verified: the breaker\'s recorded decisions are replayed, not decided again', async () => {
+    c = await openConformance({ backend });
+    c.api.on('POST /fail', { status: 503, body: { error: 'down' } });
+    const result = await c.start(c.mission('guarded', guarded(BREAKER)));
+    expect(result.status).toBe('completed');
+    // Two POSTs went out; the breaker refused the other three.
+    expect(c.api.lines().filter((l) => l === 'POST /fail')).toHaveLength(2);
+    // The same settings written elsewhere in the file are the same breaker.
+    const moved = guarded(BREAKER).replace('mission Guarded {', 'mission Guarded {\n');
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', moved) }))).toBe(true);
+    for (const [edit, shown] of [
+      [', circuitBreaker: { failureThreshold: 50, resetTimeout: 60 }', '{ failureThreshold: 2, resetTimeout: 60 } → { failureThreshold: 50, resetTimeout: 60 }'],
+      ['', '{ failureThreshold: 2, resetTimeout: 60 } → none'],
+    ] as const) {
+      const edited = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', guarded(edit)) });
+      expect(edited.divergence).toBeNull();
+      expect(fullyVerified(edited)).toBe(false);
+      expect(edited.unchecked).toEqual([
+        `source Api's circuitBreaker (${shown}): the requests it let through and the attempts it refused were replayed as recorded, not decided again by the edited breaker`,
+      ]);
+    }
+  });
+});
