@@ -311,12 +311,19 @@ export class Journal {
       return;
     }
     if (!this.recordAsked) return;
+    const computed = compute();
     let now: unknown;
     try {
       // As the log would hold it (a JSON round trip): what the recorded payload was read back from.
-      now = JSON.parse(JSON.stringify(asLogged(compute(), `the payload of ${type} at ${stepPath}`)));
+      now = JSON.parse(JSON.stringify(asLogged(computed, `the payload of ${type} at ${stepPath}`)));
     } catch {
-      return; // a value the log could not hold was no value the run recorded either: compared nowhere
+      // A number the log cannot hold (Infinity, NaN): a live run's event held it as JSON writes
+      // it, null, and so is it compared. A value JSON cannot write at all is no recorded one.
+      try {
+        now = JSON.parse(JSON.stringify(computed));
+      } catch {
+        now = { unwritable: String(computed) };
+      }
     }
     // Deep equality, key order aside (an object's keys may be written in another order).
     if (isDeepStrictEqual(now, recorded.payload)) return;

@@ -43,4 +43,19 @@ describe.each(backends)('%s: an edited pure step', (backend) => {
       expect(report.divergence!.change).toMatch(/^the step's result changed: /);
     }
   });
+
+  it('diverges where the edit derives a number the log cannot hold (1e400), and a run that derived one verifies clean', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /n', { body: { n: 1 } });
+    const result = await c.start(c.mission('pure', mission('2', 'orig')));
+    expect(result.status).toBe('completed');
+    for (const factor of ['parseNumber("1e400")', 'parseNumber("1e300") * parseNumber("1e300")']) {
+      const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', mission(factor, 'orig')) });
+      expect(report.divergence, factor).toMatchObject({ stepPath: 'A/1', cause: 'edit' });
+    }
+    // A run whose own `let` derived Infinity (recorded as JSON writes it, null) replays clean.
+    const infinite = await c.start(c.mission('infinite', mission('parseNumber("1e400")', 'orig')));
+    expect(infinite.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, infinite.runId, { env: c.env }))).toBe(true);
+  });
 });
