@@ -32,21 +32,48 @@ describe('toProtocolFailure', () => {
 
 describe('alignVerifyRows', () => {
   const e = (seq: number, stepPath: string): VerifyEntry => ({ seq, stepPath, type: 'step.started', effectId: null });
-  it('aligns by index and marks the divergence and what follows it', () => {
+  it('pairs entries by seq and marks the divergence and what the replay never re-derived', () => {
     const rows = alignVerifyRows({
       runId: 'r', ok: false,
       original: [e(1, 'A/0'), e(2, 'A/1'), e(3, 'A/2')],
-      replayed: [e(1, 'A/0'), e(2, 'A/9')],
+      replayed: [e(1, 'A/0')],
       divergence: { index: 1, seq: 2, stepPath: 'A/1', recorded: 'A/1', asked: 'A/9', explanation: 'edited', cause: 'edit' },
       unchecked: [],
       runStatus: 'completed',
     });
     expect(rows.map((r) => r.state)).toEqual(['same', 'divergent', 'after-divergence']);
+    expect(rows[1]!.replayed).toBeNull();
     expect(rows[2]!.replayed).toBeNull();
   });
+  it('in concurrent branches, where the replay asks in another order than the log, pairs each entry with its own', () => {
+    // Iterations 0 and 1 interleaved in the log; the replay asked for iteration 1's first. Iteration 1's POST diverged.
+    const original = [e(1, 'L/1[0]/0'), e(2, 'L/1[1]/0'), e(3, 'L/1[0]/1'), e(4, 'L/1[1]/1')];
+    const rows = alignVerifyRows({
+      runId: 'r', ok: false,
+      original,
+      replayed: [e(2, 'L/1[1]/0'), e(1, 'L/1[0]/0'), e(3, 'L/1[0]/1')],
+      divergence: { index: 3, seq: 4, stepPath: 'L/1[1]/1', recorded: 'a POST', asked: 'another POST', explanation: 'edited', cause: 'edit' },
+      unchecked: [],
+      runStatus: 'completed',
+    });
+    expect(rows.map((r) => [r.original?.seq, r.replayed?.seq ?? null, r.state])).toEqual([
+      [1, 1, 'same'],
+      [2, 2, 'same'],
+      [3, 3, 'same'],
+      [4, null, 'divergent'],
+    ]);
+  });
+  it('gives a divergence past the recorded entries a row of its own', () => {
+    const rows = alignVerifyRows({
+      runId: 'r', ok: false, original: [e(1, 'A/0')], replayed: [e(1, 'A/0')],
+      divergence: { index: 1, seq: 0, stepPath: 'A/1', recorded: 'nothing', asked: 'A/1', explanation: 'edited', cause: 'edit' },
+      unchecked: [], runStatus: 'completed',
+    });
+    expect(rows.map((r) => r.state)).toEqual(['same', 'divergent']);
+  });
   it('flags rows present on one side only when nothing diverged', () => {
-    const rows = alignVerifyRows({ runId: 'r', ok: true, original: [e(1, 'A/0')], replayed: [e(1, 'A/0'), e(2, 'A/1')], divergence: null, unchecked: [], runStatus: 'completed' });
-    expect(rows.map((r) => r.state)).toEqual(['same', 'only-replayed']);
+    const rows = alignVerifyRows({ runId: 'r', ok: true, original: [e(1, 'A/0'), e(2, 'A/1')], replayed: [e(1, 'A/0'), e(3, 'A/9')], divergence: null, unchecked: [], runStatus: 'completed' });
+    expect(rows.map((r) => r.state)).toEqual(['same', 'only-original', 'only-replayed']);
   });
 });
 

@@ -1,8 +1,3 @@
-/**
- * Aligns a VerifyReport's original and replayed entries by index for the side-by-side replay
- * diff. The engine decides where they diverge (and why); this only lays the two lists out so the
- * divergent row, and the rows after it, can be marked.
- */
 import { everyEntryRederived, fullyVerified, unfinished, type VerifyEntry, type VerifyReport } from './protocol.js';
 
 export type VerifyRowState = 'same' | 'divergent' | 'after-divergence' | 'only-original' | 'only-replayed';
@@ -14,24 +9,42 @@ export interface VerifyRow {
   state: VerifyRowState;
 }
 
+/**
+ * Lays a VerifyReport's original and replayed entries side by side for the replay diff: each
+ * recorded entry (in log order) beside the replayed entry that re-derived it, paired by seq — a
+ * replay asks in another order than the log inside concurrent branches, so pairing by position
+ * put unrelated events side by side and called them the same. The engine decides where they part
+ * (the recorded seq of its divergence); this only marks that row, and the recorded entries the
+ * replay never re-derived.
+ */
 export function alignVerifyRows(report: VerifyReport): VerifyRow[] {
-  const n = Math.max(report.original.length, report.replayed.length);
-  const at = report.divergence?.index ?? null;
-  const rows: VerifyRow[] = [];
-  for (let index = 0; index < n; index++) {
-    const original = report.original[index] ?? null;
-    const replayed = report.replayed[index] ?? null;
-    let state: VerifyRowState;
-    if (at !== null && index === at) state = 'divergent';
-    else if (at !== null && index > at) state = 'after-divergence';
-    else if (original && !replayed) state = 'only-original';
-    else if (!original && replayed) state = 'only-replayed';
-    else state = 'same';
-    rows.push({ index, original, replayed, state });
+  const divergedAt = report.divergence?.seq ?? null;
+  const bySeq = new Map<number, VerifyEntry>();
+  const unpaired: VerifyEntry[] = [];
+  for (const entry of report.replayed) {
+    if (entry.seq > 0 && !bySeq.has(entry.seq)) bySeq.set(entry.seq, entry);
+    else unpaired.push(entry);
   }
+  const rows: VerifyRow[] = [];
+  const push = (original: VerifyEntry | null, replayed: VerifyEntry | null, state: VerifyRowState) => rows.push({ index: rows.length, original, replayed, state });
+  let marked = false;
+  for (const original of report.original) {
+    const replayed = bySeq.get(original.seq) ?? null;
+    bySeq.delete(original.seq);
+    if (divergedAt !== null && original.seq === divergedAt) {
+      // What the replay asked for there is the divergence's `asked` (shown in its place), even
+      // where it took the recorded event and then found its payload different (a pure step's result).
+      marked = true;
+      push(original, null, 'divergent');
+    } else if (replayed) push(original, replayed, 'same');
+    else push(original, null, divergedAt !== null ? 'after-divergence' : 'only-original');
+  }
+  // Replayed entries of no recorded seq (none in a verify, which sends nothing live) stay visible.
+  for (const replayed of [...bySeq.values(), ...unpaired]) push(null, replayed, 'only-replayed');
+  // A divergence at no recorded entry (the mission asked for more than the log holds): its own row.
+  if (divergedAt !== null && !marked) push(null, null, 'divergent');
   return rows;
 }
-
 
 /**
  * The verdict chip: ✕ at a divergence; ✓ only when at least one entry was compared and every

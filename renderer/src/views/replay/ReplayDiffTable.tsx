@@ -1,5 +1,5 @@
 /**
- * The side-by-side table of the replay diff: original | replayed, aligned by index, virtualised,
+ * The side-by-side table of the replay diff: original | replayed, paired by seq, virtualised,
  * the divergent row highlighted and scrolled to, the rows after it dimmed.
  */
 import { useEffect, useRef } from 'react';
