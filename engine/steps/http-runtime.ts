@@ -122,6 +122,21 @@ export class HttpRuntime {
     return source.base !== undefined && source.base.value.replace(/\/$/, '') === url ? undefined : url;
   }
 
+  /**
+   * The API the undeclared `sync_state` store's checkpoints belong to (sync-state.ts): they are
+   * tied to no source, so to the run's: undefined (the mission's own URLs) unless a --source
+   * points a source away from its base — then the URLs it points to, so that a run against a test
+   * server never reads or advances the checkpoints a run against the real APIs keeps.
+   */
+  syncStateApi(): string | undefined {
+    const apis = new Set<string>();
+    for (const source of this.model.sources.values()) {
+      const api = this.checkpointApi(source);
+      if (api !== undefined) apis.add(api);
+    }
+    return apis.size === 0 ? undefined : [...apis].sort().join(' ');
+  }
+
   /** The base URL requests to `source` go to. */
   base(source: SourceDecl): string {
     const name = source.name.name;

@@ -207,7 +207,7 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
           throw new NondeterminismError(rt.runId, path, recorded.seq, `a ${recorded.payload.source} value`, `checkpoint "${key}"`);
         }
       } else {
-        value = { key, at: (await rt.lastSync(key))?.syncedAt ?? null };
+        value = { key, at: (await rt.lastSync(key, rt.http.syncStateApi()))?.syncedAt ?? null };
         rt.journal.emit('value.recorded', path, { source: 'last-sync', value });
       }
       checkpoints.set(key, value.at === null ? null : new Date(value.at).toISOString());

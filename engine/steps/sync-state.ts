@@ -8,6 +8,8 @@
  *   value (an ISO instant or epoch milliseconds). It advances as every checkpoint does: at the
  *   end of the action, after every write the action made, and not when the action fails or a
  *   loop tolerated a failure (checkpoints.ts).
+ * - Under a --source that points a source away from its base, both read and advance that run's
+ *   URLs' checkpoints, as `since` fetches do (HttpRuntime.syncStateApi).
  */
 import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
@@ -30,7 +32,8 @@ export async function storeSyncState(step: StoreStep, path: string, frame: Frame
       `store -> sync_state at ${path} needs a record with one value, the instant of checkpoint "${key}" (an ISO timestamp or epoch milliseconds), e.g. { "${key}": now() }`,
     );
   }
-  frame.checkpoints.push({ key, syncedAt: at });
+  const api = rt.http.syncStateApi();
+  frame.checkpoints.push({ key, syncedAt: at, ...(api !== undefined ? { api } : {}) });
   return {};
 }
 

@@ -2,7 +2,8 @@
  * assets/language/ids-and-checkpoints.vague against a FakeApi on 127.0.0.1, twice on one
  * database: `generateId()` gives ids derived from the run, the step and a per-step count (the
  * same on replay, others in another run); `store … -> sync_state { key }` sets a checkpoint at
- * the end of the action, and the next run's `sync_state.get` reads it (recorded, replayed).
+ * the end of the action, and the next run's `sync_state.get` reads it (recorded, replayed) — both
+ * scoped to the URL the run's --source points at, as `since: lastSync` checkpoints are.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -40,7 +41,9 @@ describe('generateId and sync_state', () => {
     ]);
     expect(ids[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const advanced = (await c.events(first.runId)).filter((e) => e.type === 'checkpoint.advanced').map((e) => e.payload);
-    expect(advanced).toEqual([{ key: 'changes_last_sync', syncedAt: Date.parse('2024-05-01T12:00:00Z') }]);
+    // The run's source points away from its base (at the fake API): the checkpoint is that URL's,
+    // as a since fetch's would be, never the one a run against the real API reads.
+    expect(advanced).toEqual([{ key: 'changes_last_sync', syncedAt: Date.parse('2024-05-01T12:00:00Z'), api: c.api.url }]);
     await c.expectVerified(first.runId);
 
     const second = await c.start(files());
