@@ -176,6 +176,9 @@ export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefine
   }
 }
 
+/** Names users reach for to make an id: `generateId()` is Reqon's (deterministic on replay). */
+const RANDOM_ID_NAMES = new Set(['uuid', 'uuidv4', 'randomuuid', 'guid', 'newid', 'randomid']);
+
 function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 'Call' }>): void {
   const name = call.callee?.name;
   if (!name) return;
@@ -188,7 +191,9 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
     } else if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
       ctx.report(file, 'E3019', call.callee, `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
     } else {
-      const help = didYouMean(name, BUILTIN_NAMES);
+      const help = RANDOM_ID_NAMES.has(name.toLowerCase())
+        ? 'use `generateId()`: an id derived from the run and the step, the same when the run is replayed (a random one would differ on every resume)'
+        : didYouMean(name, BUILTIN_NAMES);
       ctx.report(file, 'E3018', call.callee, `Unknown function \`${name}\``, help);
     }
     return;

@@ -225,6 +225,12 @@ describe('functions', () => {
     expect(d.help).toBe('did you mean `length`?');
   });
 
+  it('a random id function points to generateId, which replays', () => {
+    for (const name of ['uuid', 'uuidv4', 'randomUUID']) {
+      expect(one(mission(`    let id = ${name}()`), 'E3018', name).help).toMatch(/^use `generateId\(\)`: an id derived from the run and the step/);
+    }
+  });
+
   it('documented but unsupported function', () => {
     expect(one(mission('    let s = slugify("A b")'), 'E3019', 'slugify').message).toBe('`slugify` is not supported yet');
   });
