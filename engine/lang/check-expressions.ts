@@ -238,8 +238,22 @@ function describeArity({ min, max }: { min: number; max: number }): string {
   return `${min} to ${args(max)}`;
 }
 
+/** Words other languages use for a catch-all arm: here a bare name is a value compared with the subject. */
+const CATCH_ALL_WORDS = new Set(['else', 'default', 'otherwise']);
+
 function checkMatchExprArms(ctx: CheckContext, file: string, m: Extract<Expr, { kind: 'MatchExpr' }>): void {
   const arms = m.arms ?? [];
+  for (const arm of arms) {
+    const p = arm?.pattern;
+    if (p?.kind !== 'Ref' || p.leadingDot || p.parts?.length !== 1 || !CATCH_ALL_WORDS.has(p.parts[0]!) || arm.guard) continue;
+    ctx.report(
+      file,
+      'E3051',
+      p,
+      `\`${p.parts[0]}\` here is no catch-all: a bare name in an arm is a value compared with the subject (the variable \`${p.parts[0]}\`, undefined when none is bound), so this arm is chosen only when the subject equals it`,
+      'write `_ => …` for the arm that matches everything',
+    );
+  }
   const catchAll = arms.findIndex((a) => a && a.pattern === null && !a.guard);
   if (catchAll >= 0 && catchAll < arms.length - 1) {
     const dead = arms[catchAll + 1]!;

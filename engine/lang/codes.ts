@@ -96,6 +96,7 @@ export const CODES = {
   E3048: { severity: 'warning', title: 'a store target its kind can never use: a sql/nosql table name that is no plain identifier or is reserved, a file path that leaves the data folder (running fails at the store\'s first read or write)' },
   E3049: { severity: 'warning', title: 'a pagination option (`itemsPath`, `until`, `maxItems`, `maxPages`) on a request with no `paginate` (its answer is taken whole)' },
   E3050: { severity: 'warning', title: 'a pagination parameter also set by the request\'s own query or `params` (it is sent twice; which one the API reads varies)' },
+  E3051: { severity: 'warning', title: 'a match arm whose pattern is the bare name `else`, `default` or `otherwise`: compared as a value, not a catch-all (`_` is)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -225,6 +225,14 @@ describe('functions', () => {
     expect(d.help).toBe('did you mean `length`?');
   });
 
+  it('warns that `else =>` in a match expression is no catch-all', () => {
+    for (const word of ['else', 'default', 'otherwise']) {
+      const d = one(mission(`    let t = match response.plan { "pro" => "paid", ${word} => "free" }`), 'E3051', word);
+      expect(d.severity).toBe('warning');
+      expect(d.help).toBe('write `_ => …` for the arm that matches everything');
+    }
+  });
+
   it('a random id function points to generateId, which replays', () => {
     for (const name of ['uuid', 'uuidv4', 'randomUUID']) {
       expect(one(mission(`    let id = ${name}()`), 'E3018', name).help).toMatch(/^use `generateId\(\)`: an id derived from the run and the step/);
