@@ -415,7 +415,9 @@ export class Parser {
 /** "did you mean `x`?" for option keys and enumerated values: close in spelling, or a prefix. */
 export function didYouMeanWord(name: string, candidates: readonly string[]): string | undefined {
   let best = suggest(name, candidates);
-  if (best === undefined && name.length > 2) {
+  // Two edits away only for a longer word: of a short one (`log`, `emit`, `const`) they change
+  // most of it, and "did you mean `for`?" for `log` points nowhere useful.
+  if (best === undefined && name.length >= 6) {
     let bestDistance = 3;
     for (const c of candidates) {
       const d = editDistance(name.toLowerCase(), c.toLowerCase(), 2);

@@ -328,8 +328,11 @@ function parsePrimary(p: Parser): Expr {
       return parseRef(p, p.startAt(t), p.textAt(p.expectNameToken('a property name after "."')), true);
     case 'Word':
       return parseWordPrimary(p);
-    default:
-      return p.fail('E2005', 'an expression');
+    default: {
+      // `a === b`, `a !== b` (JavaScript's): lexed as `==` or `!=` and then `=`, touching it.
+      const strict = p.kind === '=' && t > 0 && (p.kindAt(t - 1) === '==' || p.kindAt(t - 1) === '!=') && p.endAt(t - 1) === p.startAt(t);
+      return p.fail('E2005', 'an expression', strict ? `Reqon compares with \`==\` and \`!=\` (there is no \`===\` or \`!==\`)` : undefined);
+    }
   }
 }
 

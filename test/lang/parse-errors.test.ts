@@ -88,6 +88,13 @@ const cases: [string, string, Expected[]][] = [
   ['a misspelt step', inAction('gett "/x"\n    store response -> s'), [
     { code: 'E2004', line: 5, column: 5, message: 'Expected a step but found "gett"', help: 'did you mean `get`?' },
   ]],
+  ['a JavaScript strict comparison', inAction('let ok = response.a === 1'), [
+    { code: 'E2005', line: 5, column: 27, message: 'Expected an expression but found "="', help: 'Reqon compares with `==` and `!=` (there is no `===` or `!==`)' },
+  ]],
+  // Two edits of a three-letter word leave little of it: no "did you mean `for`?".
+  ['a word no step is near', inAction('log "fetched"'), [
+    { code: 'E2004', line: 5, column: 5, message: 'Expected a step but found "log"', help: 'a step starts with `get`, `post`, `put`, `patch`, `delete`, `call`, `for`, `map`, `apply`, `validate`, `store`, `match`, `let`, `wait`, `pause`' },
+  ]],
   ['a block comment', inAction('/* note */ get "/x"'), [
     { code: 'E1004', line: 5, column: 5, message: 'Unexpected characters "/*": Reqon has only `//` line comments', help: 'start each comment line with `//`' },
   ]],
