@@ -429,7 +429,8 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
               label: `its log replays without a divergence, but not all of it was checked: ${verify.replayed.length} of ${verify.original.length} events re-derived${verify.unchecked.length > 0 ? `; not checked: ${verify.unchecked.join('; ')}` : ''}${unfinished(verify) ? `; not checked: what the run has yet to do — it is ${verify.runStatus}` : ''}`,
             },
   ];
-  // Tables and checkpoints live in the log's database, shared by the two runs: when the armed run
+  // Tables live in the log's database, shared by the two runs (checkpoints are per API URL, and
+  // each run reaches the API through a proxy of its own): when the armed run
   // read other store state than the reference did, what they stored, wrote and asked differ for
   // that reason alone, and comparing them would judge the lab's set-up, not the mission.
   if (startDiffs.length > 0) {
@@ -445,7 +446,7 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
       name: 'same-start',
       ok: null,
       label: `not checked: the armed run did not start from the store state the reference did — ${startDiffs.slice(0, 3).join('; ')}` +
-        ` — sql/nosql tables and sync_state checkpoints are shared by the runs of one log, so it read what the reference had just written`,
+        ` — sql/nosql tables are shared by the runs of one log, so it read what the reference had just written`,
     });
   }
   if (elsewhere > 0) checks.push({ name: 'elsewhere', ok: null, label: `${elsewhere} request(s) went to URLs outside the mission's sources, not through the proxy: not compared` });
