@@ -140,9 +140,7 @@ export class Journal {
   private readonly flushThreshold: number;
   private readonly flushIntervalMs: number;
   private lastCommitAt: number;
-  /** >0 while concurrent branches run; relaxes the "went live too early" check (see goingLive). */
-  private concurrentDepth = 0;
-  /** The concurrent constructs running now (nested ones, and side by side in parallel branches). */
+  /** The concurrent constructs running now (nested ones, and side by side in parallel branches); relaxes the "went live too early" check (see goingLive). */
   private readonly constructs: ConcurrentConstruct[] = [];
   /** Branches (innermost branch keys) that went live with nothing of theirs left in the log. */
   private readonly liveBranches = new Set<string>();
@@ -218,13 +216,11 @@ export class Journal {
    * stage. `construct` tells which branch of it a step path is in, so that a branch going live
    * while the log still holds events can be told apart from a divergence (goingLive).
    */
-  enterConcurrent(construct: ConcurrentConstruct = UNKNOWN_CONSTRUCT): void {
-    this.concurrentDepth++;
+  enterConcurrent(construct: ConcurrentConstruct): void {
     this.constructs.push(construct);
   }
 
-  leaveConcurrent(construct: ConcurrentConstruct = UNKNOWN_CONSTRUCT): void {
-    this.concurrentDepth--;
+  leaveConcurrent(construct: ConcurrentConstruct): void {
     const at = this.constructs.lastIndexOf(construct);
     if (at >= 0) this.constructs.splice(at, 1);
   }
@@ -235,7 +231,7 @@ export class Journal {
    * ended or suspended (steps/signals.ts SuspendSignal.deferredAt).
    */
   get inConcurrent(): boolean {
-    return this.concurrentDepth > 0;
+    return this.constructs.length > 0;
   }
 
   /**
@@ -475,7 +471,7 @@ export class Journal {
   /** The walk simply follows the log and may take finished work as recorded (JournalOptions.skipFinished). */
   private followingLog(): boolean {
     if (!this.options.skipFinished || this.recordAsked || this.options.verifyOnly) return false;
-    return this.unconsumed > 0 && this.concurrentDepth === 0 && this.byPath === null;
+    return this.unconsumed > 0 && this.constructs.length === 0 && this.byPath === null;
   }
 
   /**
@@ -485,7 +481,7 @@ export class Journal {
    * while the walk follows the log in order (no path index, no concurrent branch).
    */
   recordedAsStreamed(fetchPath: string, storePath: string): boolean {
-    if (this.byPath !== null || this.concurrentDepth > 0 || this.cursor + 1 >= this.total) return false;
+    if (this.byPath !== null || this.constructs.length > 0 || this.cursor + 1 >= this.total) return false;
     const first = this.eventAt(this.cursor);
     const second = this.eventAt(this.cursor + 1);
     return first.type === 'step.started' && first.stepPath === fetchPath && second.type === 'step.started' && second.stepPath === storePath;
@@ -599,7 +595,7 @@ export class Journal {
     // Divergence first: in verify mode too, going past the log while recorded events are left
     // is a divergence, not the normal end of a verify.
     if (this.unconsumed > 0) {
-      const left = this.concurrentDepth === 0 ? this.firstUnconsumed() : this.leftBehindByBranch(stepPath);
+      const left = this.constructs.length === 0 ? this.firstUnconsumed() : this.leftBehindByBranch(stepPath);
       if (left) {
         throw new NondeterminismError(this.runId, stepPath, left.seq, `${describe(left)} next`, `a ${type} event at ${stepPath}`);
       }
@@ -616,8 +612,6 @@ export class Journal {
    * now does something else: an edit inserted or appended a step there. That event is returned.
    */
   private leftBehindByBranch(stepPath: string): StoredEvent | undefined {
-    const known = this.constructs.every((c) => c !== UNKNOWN_CONSTRUCT);
-    if (!known) return undefined;
     const key = this.constructs.map((c) => c.branchOf(stepPath) ?? '').join('\u0000');
     // The events left only shrink: a branch found clean stays clean.
     if (this.liveBranches.has(key)) return undefined;
@@ -691,9 +685,6 @@ export class Journal {
     return index;
   }
 }
-
-/** Callers that say nothing of their construct (tests of the journal alone): no branch check. */
-const UNKNOWN_CONSTRUCT: ConcurrentConstruct = { branchOf: () => undefined };
 
 function describe(event: StoredEvent): string {
   const payload = event.payload as unknown as Record<string, unknown>;

@@ -12,6 +12,7 @@ import { verifyRun } from '../../engine/executor/verify.js';
 import { fullyVerified } from '../../engine/executor/verify-report.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
+import { startFakePostgrest } from '../stores/helpers/fake-postgrest.js';
 
 const mission = (decl: string, second: string) => `mission Records {
   store s: ${decl}
@@ -66,6 +67,28 @@ describe.each(backends)('%s: an edited store record', (backend) => {
     expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env }))).toBe(true);
     const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', fileMission('{ id: "x", v: 1 }')) });
     expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });
+  });
+
+  it('a PostgREST store set with a field dropped diverges at the write', async () => {
+    const pg = await startFakePostgrest({ table: 'people' });
+    try {
+      c = await openConformance({ backend, vars: { REQON_STORE_PEOPLE_URL: pg.url } });
+      const postgrest = (record: string) => `mission PgRecords {
+  store people: postgrest("people")
+  action A {
+    store ${record} -> people { key: .id }
+  }
+  run A
+}
+`;
+      const result = await c.start(c.mission('pg', postgrest('{ id: "x", v: 1, status: "shipped" }')));
+      expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+      expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env }))).toBe(true);
+      const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', postgrest('{ id: "x", v: 1 }')) });
+      expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });
+    } finally {
+      await pg.close();
+    }
   });
 
   it('a log from before planned records names its upserts not checked, and still catches a changed value', async () => {

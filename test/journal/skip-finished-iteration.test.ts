@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../engine/env/fake-env.js';
 import { Journal, type JournalOptions } from '../../engine/journal/journal.js';
 import type { EventType, StoredEvent } from '../../engine/log/events.js';
+import { loopConstruct } from '../../engine/journal/step-path.js';
 
 type Entry = [type: EventType, stepPath: string];
 
@@ -85,9 +86,10 @@ describe('Journal.skipFinishedIteration', () => {
     expect(journal(loopLog([0, 1]), { skipFinished: true, recordAsked: true }).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
     expect(journal(loopLog([0, 1]), { skipFinished: true, verifyOnly: true }).skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
     const concurrent = journal(loopLog([0, 1]));
-    concurrent.enterConcurrent();
+    const construct = loopConstruct('L/0');
+    concurrent.enterConcurrent(construct);
     expect(concurrent.skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeUndefined();
-    concurrent.leaveConcurrent();
+    concurrent.leaveConcurrent(construct);
     expect(concurrent.skipFinishedIteration('L/0[0]', 'L/0[1]')).toBeDefined();
     // After an out-of-order ask the journal answers by path: the shortcut is off for good.
     const outOfOrder = journal(loopLog([0, 1, 2]));

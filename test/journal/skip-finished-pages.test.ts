@@ -8,6 +8,7 @@ import { FakeClock } from '../../engine/env/fake-env.js';
 import { Journal, type JournalOptions, type StreamedRecord } from '../../engine/journal/journal.js';
 import type { ReplayReader } from '../../engine/log/log.js';
 import type { EventType, StoredEvent } from '../../engine/log/events.js';
+import { loopConstruct } from '../../engine/journal/step-path.js';
 
 /** `status`: an `http.response`'s (default 200). */
 type Entry = [type: EventType, stepPath: string, status?: number];
@@ -156,7 +157,8 @@ describe.each(Object.keys(RECORDS) as (keyof typeof RECORDS)[])('Journal.skipFin
     expect(journal(log(), { skipFinished: true, verifyOnly: true }).skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
     expect(journal(log(), { skipFinished: true, recordAsked: true }).skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
     const concurrent = journal(log());
-    concurrent.enterConcurrent();
+    const construct = loopConstruct('S/0');
+    concurrent.enterConcurrent(construct);
     expect(concurrent.skipFinishedPages(FETCH, STORE, 2)).toEqual(none);
     // An out-of-order ask built the path index: the cursor no longer tells what is next.
     const indexed = journal(log());

@@ -70,8 +70,10 @@ describe('a journal over a streamed record', () => {
 
   it('answers out-of-order asks (concurrent branches) as the whole log does', () => {
     const { whole, streamed } = journals(30);
-    whole.enterConcurrent();
-    streamed.enterConcurrent();
+    // Each step of action A as a branch of its own: asked in any order.
+    const construct = { branchOf: (path: string) => path };
+    whole.enterConcurrent(construct);
+    streamed.enterConcurrent(construct);
     const order = [7, 3, 29, 0, 12, 1, 2, 4, 5, 6, ...Array.from({ length: 30 }, (_, i) => i).filter((i) => ![7, 3, 29, 0, 12, 1, 2, 4, 5, 6].includes(i))];
     for (const i of order) {
       for (const type of ['step.started', 'value.recorded', 'step.completed'] as const) {
