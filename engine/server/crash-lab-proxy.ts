@@ -36,7 +36,7 @@ import type { AddressInfo } from 'node:net';
 import { hash } from 'node:crypto';
 import type { StoredEvent } from '../log/events.js';
 import { canonicalJson } from '../eval/values.js';
-import { varyingInputs, withoutRunSpecifics } from './lab-inputs.js';
+import { RunSpecifics, withoutRunSpecifics } from './lab-inputs.js';
 
 interface Answer {
   status: number;
@@ -122,7 +122,7 @@ export class AnswerProxy {
   private readonly bodyUnmatched: string[] = [];
   /** Requests matched to the reference's with a now()/timestamp() value of theirs at its place. */
   private readonly matchedByInput: { request: string; values: string[] }[] = [];
-  private readonly inputs = new Map<string, Map<string, string>>();
+  private readonly specifics = new Map<string, RunSpecifics>();
   private answered = 0;
   private uses = 0;
   private base = '';
@@ -222,7 +222,7 @@ export class AnswerProxy {
   report(armedEvents: readonly StoredEvent[] = []): ProxyReport {
     const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity);
     const keys = [...this.byKey].map(([idempotencyKey, k]) => ({ idempotencyKey, requests: k.requests, effects: k.effects }));
-    const armedInputs = this.matchedByInput.length > 0 ? varyingInputs(armedEvents) : new Map<string, string>();
+    const armedInputs = this.matchedByInput.length > 0 ? new RunSpecifics('', armedEvents).inputs : new Map<string, string>();
     const explained = (m: { values: string[] }) => m.values.every((v) => isInput(v, armedInputs));
     const unexplained = this.matchedByInput
       .filter((m) => !explained(m))
@@ -323,7 +323,7 @@ export class AnswerProxy {
       const parts = requestParts(target, sent);
       for (const r of this.recorded) {
         if (r.usedBy !== null || r.method !== method) continue;
-        r.template ??= templateOf(requestParts(r.target, r.missionHeaders), await this.inputsOf(referenceId, false));
+        r.template ??= templateOf(requestParts(r.target, r.missionHeaders), (await this.specificsOf(referenceId, false)).inputs);
         const values = matchTemplate(r.template, parts);
         if (values === null) continue;
         if (candidates.length === 0) varying = values;
@@ -332,9 +332,10 @@ export class AnswerProxy {
     }
     let entry: Recorded | undefined;
     if (candidates.length > 0) {
-      const bodyKey = await this.bodyKey(body, runId, true);
+      // The armed run's body can hold what the reference was answered and the API echoed (lab-inputs.ts).
+      const bodyKey = await this.bodyKey(body, [await this.specificsOf(runId, true), await this.specificsOf(referenceId, false)]);
       for (const candidate of candidates) {
-        candidate.bodyKey ??= await this.bodyKey(candidate.body, referenceId, false);
+        candidate.bodyKey ??= await this.bodyKey(candidate.body, [await this.specificsOf(referenceId, false)]);
         if (candidate.bodyKey === bodyKey) {
           entry = candidate;
           break;
@@ -361,31 +362,34 @@ export class AnswerProxy {
   }
 
   /**
-   * A body as compared: its JSON with the run id and the run's now()/random() values taken out,
-   * canonical (keys sorted); text that is no JSON with the run id taken out. `live`: the run is
-   * still going, so its log is read again (a write's log is on disk before it is sent, with the
-   * values it carries); a finished run's is read once.
+   * A body as compared: its JSON with what legitimately differs between the runs taken out
+   * (lab-inputs.ts: run ids, now()/random() values, generated ids), canonical (keys sorted); text
+   * that is no JSON with the run ids taken out.
    */
-  private async bodyKey(body: Buffer, runId: string, live: boolean): Promise<string> {
+  private async bodyKey(body: Buffer, specifics: readonly RunSpecifics[]): Promise<string> {
     if (body.length === 0) return '';
     const text = body.toString('utf8');
     let value: unknown;
     try {
       value = JSON.parse(text) as unknown;
     } catch {
-      return `text:${text.split(runId).join(RUN_PLACEHOLDER)}`;
+      return `text:${specifics.reduce((t, s) => t.split(s.runId).join(RUN_PLACEHOLDER), text)}`;
     }
-    return `json:${canonicalJson(withoutRunSpecifics(value, runId, await this.inputsOf(runId, live)))}`;
+    return `json:${canonicalJson(withoutRunSpecifics(value, specifics))}`;
   }
 
-  /** A run's now()/timestamp() values (lab-inputs.ts): read again while it runs, once when finished. */
-  private async inputsOf(runId: string, live: boolean): Promise<ReadonlyMap<string, string>> {
-    let inputs = live ? undefined : this.inputs.get(runId);
-    if (inputs === undefined) {
-      inputs = this.events ? varyingInputs(await this.events(runId)) : new Map<string, string>();
-      if (!live) this.inputs.set(runId, inputs);
+  /**
+   * A run's specifics from its log. `live`: the run is still going, so what its log has gained is
+   * read (a write's log is on disk before it is sent, with the values it carries); a finished
+   * run's log is read once.
+   */
+  private async specificsOf(runId: string, live: boolean): Promise<RunSpecifics> {
+    let specifics = this.specifics.get(runId);
+    if (specifics === undefined || live) {
+      if (specifics === undefined) this.specifics.set(runId, (specifics = new RunSpecifics(runId)));
+      if (this.events) specifics.add(await this.events(runId));
     }
-    return inputs;
+    return specifics;
   }
 }
 

@@ -23,7 +23,7 @@ import { diffStoreContents } from '../inspect/state-diff.js';
 import { parseOwner } from '../executor/owner.js';
 import { outcomeOf, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
 import { AnswerProxy, type ProxyReport } from './crash-lab-proxy.js';
-import { varyingInputs, withoutRunSpecifics } from './lab-inputs.js';
+import { RunSpecifics, withoutRunSpecifics } from './lab-inputs.js';
 import type { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
 
@@ -344,8 +344,11 @@ export class CrashLab {
   private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy, untested?: string): Promise<CrashLabVerdict> {
     const run = await this.deps.views.getAll(runId);
     const reference = await this.deps.views.getAll(referenceRunId);
-    const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, runId, run.cache.all());
-    const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, referenceRunId, reference.cache.all());
+    const referenceSpecifics = new RunSpecifics(referenceRunId, reference.cache.all());
+    // The armed run was served the reference's answers: what the API echoed of the reference's is its too.
+    const armedSpecifics = [new RunSpecifics(runId, run.cache.all()), referenceSpecifics];
+    const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, armedSpecifics);
+    const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, [referenceSpecifics]);
     const verify = await this.deps.verify(runId).then(
       (r) => r,
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
@@ -358,7 +361,7 @@ export class CrashLab {
       storeDiff: diffStoreContents(referenceStores, stores),
       proxy: proxy.report(run.all()),
       verify,
-      startDiffs: readsDiffer(reference.all(), referenceRunId, run.all(), runId),
+      startDiffs: readsDiffer(reference.all(), [referenceSpecifics], run.all(), armedSpecifics),
       elsewhere: run.cache.all().filter((e) => e.type === 'http.request' && !proxy.carried(e.payload.request.url)).length,
       ...(untested !== undefined ? { untested } : {}),
     });
@@ -397,7 +400,7 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
       name: 'stores',
       ok: storeDiff.length === 0,
       label: storeDiff.length === 0
-        ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids and the values now()/random() returned taken out)`
+        ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids, the values now()/random() returned and the ids generateId() derived taken out)`
         : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
     },
     {
@@ -474,21 +477,20 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
  * not counted: it excuses nothing (the armed run saw no other state), and what the armed run then
  * did differently stays for the other checks to judge.
  */
-function readsDiffer(referenceEvents: readonly StoredEvent[], referenceRunId: string, runEvents: readonly StoredEvent[], runId: string): string[] {
-  const reads = (events: readonly StoredEvent[], id: string): Map<string, unknown> => {
-    const inputs = varyingInputs(events);
+function readsDiffer(referenceEvents: readonly StoredEvent[], referenceSpecifics: readonly RunSpecifics[], runEvents: readonly StoredEvent[], armedSpecifics: readonly RunSpecifics[]): string[] {
+  const reads = (events: readonly StoredEvent[], specifics: readonly RunSpecifics[]): Map<string, unknown> => {
     const out = new Map<string, unknown>();
     const seen = new Map<string, number>();
     for (const event of events) {
       if (event.type !== 'value.recorded' || (event.payload.source !== 'store-read' && event.payload.source !== 'last-sync')) continue;
       const n = (seen.get(event.stepPath) ?? 0) + 1;
       seen.set(event.stepPath, n);
-      out.set(`${event.stepPath}#${n}`, withoutRunSpecifics(event.payload.value, id, inputs));
+      out.set(`${event.stepPath}#${n}`, withoutRunSpecifics(event.payload.value, specifics));
     }
     return out;
   };
-  const before = reads(referenceEvents, referenceRunId);
-  const after = reads(runEvents, runId);
+  const before = reads(referenceEvents, referenceSpecifics);
+  const after = reads(runEvents, armedSpecifics);
   const out: string[] = [];
   for (const [place, value] of after) {
     const was = before.get(place);
@@ -516,14 +518,7 @@ export function pickCrashes(events: readonly StoredEvent[], max: number, random:
   return [...chosen].sort((a, b) => a - b).map((i) => passes[i]!);
 }
 
-/**
- * Two runs of one mission legitimately differ where a value embeds the run id (ids derived from
- * it) and where a value is what `now()`/`random()` returned to that run: the id is replaced with a
- * placeholder, and a stored value equal to one of the run's recorded inputs with `<now()>` or
- * `<random()>` (lab-inputs.ts: not the place it was asked for, which one value cannot tell) — so
- * what is compared is what the mission stored, not when or by whom. A value computed from such an
- * input (a formatted date) is still compared.
- */
-function normaliseStores(stores: StoreSnapshot[], runId: string, events: readonly StoredEvent[]): StoreSnapshot[] {
-  return withoutRunSpecifics(stores, runId, varyingInputs(events)) as StoreSnapshot[];
+/** What the two runs stored, compared without what legitimately differs between them (lab-inputs.ts). */
+function normaliseStores(stores: StoreSnapshot[], specifics: readonly RunSpecifics[]): StoreSnapshot[] {
+  return withoutRunSpecifics(stores, specifics) as StoreSnapshot[];
 }

@@ -1,39 +1,109 @@
 /**
- * What legitimately differs between two runs of one mission on the same data: the run id (and
- * ids derived from it) and each value `now()`/`random()` returned to that run. The crash lab takes
- * them out before comparing what the two runs stored (crash-lab.ts) and what they sent
- * (crash-lab-proxy.ts): the run id becomes a placeholder, and a value equal to one of the run's
- * recorded inputs becomes `<now()>` or `<random()>`. Not the place it was asked for: two calls in
- * one millisecond return one value, so a value cannot tell its place, and a body built from the
- * second call would read as the first call's in one run and not in the other (a false mismatch
- * on every fast loop). A value computed from such an input (a formatted date) is compared as it is.
+ * What legitimately differs between two runs of one mission on the same data: the run id, each
+ * value `now()`/`random()` returned to that run, and each id `generateId()` derived from the run
+ * (journal/derived-id.ts). The crash lab takes them out before comparing what the two runs stored
+ * (crash-lab.ts) and what they sent (crash-lab-proxy.ts):
+ * - the run id becomes `<run>`;
+ * - a value equal to one of the run's recorded now()/random() inputs becomes `<now()>` or
+ *   `<random()>`. Not the place it was asked for: two calls in one millisecond return one value,
+ *   so a value cannot tell its place, and a body built from the second call would read as the
+ *   first call's in one run and not in the other (a false mismatch on every fast loop);
+ * - a generated id, anywhere in a string, becomes `<generateId() at PATH #n>`: an id does tell
+ *   its place (it is derived from it), so two runs compare equal only where each generated its
+ *   id at the same step, as the same step's nth.
+ * A value computed from such an input (a formatted date, a hash of an id) is compared as it is.
+ *
+ * A run the lab's proxy served the reference's answers (the armed run) can hold the reference's
+ * values too, where the API echoed what the reference sent: it is normalised with its own
+ * specifics first, then the reference's.
  */
 import type { StoredEvent } from '../log/events.js';
+import { derivedId } from '../journal/derived-id.js';
 
 const VARYING_INPUTS = new Set(['now', 'timestamp', 'random', 'jitter']);
+/**
+ * How many ids one step path is searched for. A step asks for one id per `generateId()` it
+ * evaluates, counted per loop iteration (its path names the iteration), so past this a step that
+ * retries many times may leave ids unrecognised, which then compare as they are: a difference
+ * the lab reports, never one it hides.
+ */
+const IDS_PER_PATH = 32;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
-/** A run's varying inputs: each recorded value's JSON (and a `now()`'s ISO form) → its placeholder. */
-export function varyingInputs(events: readonly StoredEvent[]): Map<string, string> {
-  const inputs = new Map<string, string>();
-  for (const event of events) {
-    if (event.type !== 'value.recorded' || !VARYING_INPUTS.has(event.payload.source)) continue;
-    const placeholder = `<${event.payload.source}()>`;
-    const { value } = event.payload;
-    const forms = [JSON.stringify(value)];
-    // `now()` is recorded as epoch ms and reaches a record as the ISO string it evaluates to.
-    if (typeof value === 'number' && event.payload.source !== 'random' && Number.isFinite(new Date(value).getTime())) forms.push(JSON.stringify(new Date(value).toISOString()));
-    for (const form of forms) if (!inputs.has(form)) inputs.set(form, placeholder);
+/**
+ * One run's specifics, from its log: `add` its events in order (a live run's as they come).
+ * Ids are derived for the step paths the log names (a step's events carry its path; under
+ * `trace: full` pure steps log theirs too), the first IDS_PER_PATH of each, and only once a
+ * UUID-shaped text is looked up: most runs generate none.
+ */
+export class RunSpecifics {
+  /** Each recorded now()/random() value's JSON (and a `now()`'s ISO form) → its placeholder. */
+  readonly inputs = new Map<string, string>();
+  /** The last event added (a live run's log is read again from the start). */
+  lastSeq = 0;
+  private readonly paths: string[] = [];
+  private readonly pathSet = new Set<string>();
+  private derivedPaths = 0;
+  private readonly ids = new Map<string, string>();
+
+  constructor(
+    readonly runId: string,
+    events: readonly StoredEvent[] = [],
+  ) {
+    this.add(events);
   }
-  return inputs;
+
+  add(events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      if (event.seq <= this.lastSeq) continue;
+      this.lastSeq = event.seq;
+      if (event.stepPath !== '' && !this.pathSet.has(event.stepPath)) {
+        this.pathSet.add(event.stepPath);
+        this.paths.push(event.stepPath);
+      }
+      if (event.type !== 'value.recorded' || !VARYING_INPUTS.has(event.payload.source)) continue;
+      const placeholder = `<${event.payload.source}()>`;
+      const { value } = event.payload;
+      const forms = [JSON.stringify(value)];
+      // `now()` is recorded as epoch ms and reaches a record as the ISO string it evaluates to.
+      if (typeof value === 'number' && event.payload.source !== 'random' && Number.isFinite(new Date(value).getTime())) forms.push(JSON.stringify(new Date(value).toISOString()));
+      for (const form of forms) if (!this.inputs.has(form)) this.inputs.set(form, placeholder);
+    }
+  }
+
+  /** The placeholder of an id this run's generateId() derived, else undefined. */
+  generatedId(id: string): string | undefined {
+    for (; this.derivedPaths < this.paths.length; this.derivedPaths++) {
+      const path = this.paths[this.derivedPaths]!;
+      for (let n = 0; n < IDS_PER_PATH; n++) this.ids.set(derivedId(this.runId, path, n), `<generateId() at ${path} #${n}>`);
+    }
+    return this.ids.get(id);
+  }
 }
 
-/** `value` with `runId` replaced by `<run>` in strings and each of `inputs` by its place. */
-export function withoutRunSpecifics(value: unknown, runId: string, inputs: ReadonlyMap<string, string>): unknown {
+/** `value` with each of `runs`' specifics taken out (the first run's first, see the file header). */
+export function withoutRunSpecifics(value: unknown, runs: readonly RunSpecifics[]): unknown {
+  const text = (s: string): string => {
+    let out = s;
+    for (const run of runs) if (run.runId !== '' && out.includes(run.runId)) out = out.split(run.runId).join('<run>');
+    if (!out.includes('-')) return out;
+    return out.replace(UUID, (id) => {
+      for (const run of runs) {
+        const placeholder = run.generatedId(id);
+        if (placeholder !== undefined) return placeholder;
+      }
+      return id;
+    });
+  };
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    if (typeof v === 'string' && runId !== '' && v.includes(runId)) return v.split(runId).join('<run>');
-    return inputs.get(JSON.stringify(v)) ?? v;
+    const key = JSON.stringify(v);
+    for (const run of runs) {
+      const placeholder = run.inputs.get(key);
+      if (placeholder !== undefined) return placeholder;
+    }
+    return typeof v === 'string' ? text(v) : v;
   };
   return walk(value);
 }

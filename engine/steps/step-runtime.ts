@@ -3,7 +3,6 @@
  * the mission model, and the frame of the action or iteration it runs in. The executor builds
  * these; steps never reach up into it — nested steps run through `runSteps`, a callback.
  */
-import { createHash } from 'node:crypto';
 import type { Env } from '../env/env.js';
 import type { EvalContext } from '../eval/scope.js';
 import { Scope } from '../eval/scope.js';
@@ -11,6 +10,7 @@ import { storeView, type EvalInputs, type StoreView } from '../eval/inputs.js';
 import { asLogged } from '../log/loggable.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { Effect } from '../journal/effect.js';
+import { derivedId } from '../journal/derived-id.js';
 import type { Journal } from '../journal/journal.js';
 import type { CrashInjector } from '../journal/crash-points.js';
 import type { ErrorInfo } from '../log/events.js';
@@ -118,16 +118,6 @@ export interface StepRuntime {
   progress(line: string): void;
   /** Undefined when every step ran synchronously (see Executor.runSteps), else a promise of the rest. */
   runSteps(steps: readonly Step[], parentPath: string, frame: Frame): Promise<void> | undefined;
-}
-
-/**
- * The `n`th id the step at `stepPath` of run `runId` asks for: the first 128 bits of
- * sha256(run, path, n), written as a UUID. A function of the walk, never random: replay (and
- * verify) walk the same steps in the same order and get the same ids; another run gets others.
- */
-export function derivedId(runId: string, stepPath: string, n: number): string {
-  const h = createHash('sha256').update(`${runId}\u0000${stepPath}\u0000${n}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
 /**

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
-import { derivedId } from '../../engine/steps/step-runtime.js';
+import { derivedId } from '../../engine/journal/derived-id.js';
 
 const ENTRY = path.join(REPO, 'assets/language/ids-and-checkpoints.vague');
 const files = () => ({ entry: ENTRY, files: [{ path: ENTRY, text: fs.readFileSync(ENTRY, 'utf8') }] });

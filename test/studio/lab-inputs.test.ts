@@ -9,7 +9,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
-import { varyingInputs, withoutRunSpecifics } from '../../engine/server/lab-inputs.js';
+import { derivedId } from '../../engine/journal/derived-id.js';
+import { RunSpecifics, withoutRunSpecifics } from '../../engine/server/lab-inputs.js';
 
 function recorded(seq: number, stepPath: string, source: string, value: unknown): StoredEvent {
   return { runId: 'r', seq, type: 'value.recorded', stepPath, payload: { source, value }, recordedAt: 0 } as StoredEvent;
@@ -20,15 +21,48 @@ describe('crash lab: the values now() and random() returned', () => {
     const shared = [recorded(1, 'A/0', 'now', 1_000), recorded(2, 'A/1', 'now', 1_000)];
     const apart = [recorded(1, 'A/0', 'now', 1_000), recorded(2, 'A/1', 'now', 1_001)];
     const body = (ms: number) => ({ sentAt: new Date(ms).toISOString(), at: ms, n: 7 });
-    const reference = withoutRunSpecifics(body(1_000), 'run-a', varyingInputs(shared));
-    const armed = withoutRunSpecifics(body(1_001), 'run-b', varyingInputs(apart));
+    const reference = withoutRunSpecifics(body(1_000), [new RunSpecifics('run-a', shared)]);
+    const armed = withoutRunSpecifics(body(1_001), [new RunSpecifics('run-b', apart)]);
     expect(armed).toEqual(reference);
     expect(reference).toEqual({ sentAt: '<now()>', at: '<now()>', n: 7 });
   });
 
   it('takes out run ids and random() values, and leaves every other value as it is', () => {
     const events = [recorded(1, 'A/0', 'random', 0.25)];
-    const value = withoutRunSpecifics({ id: 'ord-run-a-1', r: 0.25, other: 0.5, when: '2026-01-01T00:00:00.000Z' }, 'run-a', varyingInputs(events));
+    const value = withoutRunSpecifics({ id: 'ord-run-a-1', r: 0.25, other: 0.5, when: '2026-01-01T00:00:00.000Z' }, [new RunSpecifics('run-a', events)]);
     expect(value).toEqual({ id: 'ord-<run>-1', r: '<random()>', other: 0.5, when: '2026-01-01T00:00:00.000Z' });
+  });
+});
+
+function step(seq: number, stepPath: string): StoredEvent {
+  return { runId: 'r', seq, type: 'step.started', stepPath, payload: { stepType: 'Store', line: 1 }, recordedAt: 0 } as StoredEvent;
+}
+
+describe('crash lab: the ids generateId() derived', () => {
+  const events = [step(1, 'A/1[0]/0'), step(2, 'A/1[0]/1'), step(3, 'A/1[1]/0')];
+  const runA = new RunSpecifics('run-a', events);
+  const runB = new RunSpecifics('run-b', events);
+
+  it('an id generated at the same step, as its same nth, compares equal, prefix and all', () => {
+    const stored = (run: string) => ({ id: derivedId(run, 'A/1[0]/1', 0), note: `n_${derivedId(run, 'A/1[0]/1', 1)}` });
+    expect(withoutRunSpecifics(stored('run-b'), [runB])).toEqual(withoutRunSpecifics(stored('run-a'), [runA]));
+    expect(withoutRunSpecifics(stored('run-a'), [runA])).toEqual({ id: '<generateId() at A/1[0]/1 #0>', note: 'n_<generateId() at A/1[0]/1 #1>' });
+  });
+
+  it('an id generated at another step, or another run\'s id, stays a difference', () => {
+    expect(withoutRunSpecifics({ id: derivedId('run-b', 'A/1[1]/0', 0) }, [runB])).not.toEqual(withoutRunSpecifics({ id: derivedId('run-a', 'A/1[0]/0', 0) }, [runA]));
+    // An id of a third run (or a UUID the API made up) is none of this run's.
+    const foreign = derivedId('run-c', 'A/1[0]/0', 0);
+    expect(withoutRunSpecifics({ id: foreign }, [runA])).toEqual({ id: foreign });
+  });
+
+  it('a run served the reference\'s answers is normalised with the reference\'s values too', () => {
+    const reference = new RunSpecifics('run-a', [...events, recorded(4, 'A/1[0]/0', 'now', 5_000)]);
+    const armed = new RunSpecifics('run-b', [...events, recorded(4, 'A/1[0]/0', 'now', 9_000)]);
+    // The API echoed what the reference sent; the armed run was answered from its recording.
+    const echo = { ref: derivedId('run-a', 'A/1[0]/0', 0), at: new Date(5_000).toISOString() };
+    const storedByReference = withoutRunSpecifics(echo, [reference]);
+    expect(withoutRunSpecifics(echo, [armed, reference])).toEqual(storedByReference);
+    expect(withoutRunSpecifics(echo, [armed])).not.toEqual(storedByReference);
   });
 });
