@@ -117,7 +117,8 @@ export class AnswerProxy {
   private runIds: { record: Promise<string>; replay: Promise<string> };
   private setRunId: { record: (id: string) => void; replay: (id: string) => void };
   private readonly recorded: Recorded[] = [];
-  private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number }>();
+  /** The armed run's writes by Idempotency-Key: the answer given, and the body first sent under the key. */
+  private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number; body: string }>();
   private readonly unexpected: string[] = [];
   private readonly bodyUnmatched: string[] = [];
   /** Requests matched to the reference's with a now()/timestamp() value of theirs at its place. */
@@ -304,6 +305,9 @@ export class AnswerProxy {
       const known = this.byKey.get(key);
       if (known !== undefined) {
         known.requests += 1;
+        // A write sent again (its process died before it logged the answer) is the logged request
+        // again: under its key with another body it is a request the first never was.
+        if (comparableBody(body) !== known.body) this.unexpected.push(`${method} ${target} (Idempotency-Key ${key}) sent again with another body`);
         return known.answer;
       }
     }
@@ -349,7 +353,7 @@ export class AnswerProxy {
     }
     if (entry === undefined) {
       this.unexpected.push(`${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`);
-      if (key !== undefined) this.byKey.set(key, { answer: NEVER_MADE, requests: 1, effects: 0 });
+      if (key !== undefined) this.byKey.set(key, { answer: NEVER_MADE, requests: 1, effects: 0, body: comparableBody(body) });
       return NEVER_MADE;
     }
     entry.usedBy = key ?? '';
@@ -357,7 +361,7 @@ export class AnswerProxy {
     entry.usedAs = identity;
     if (varying.length > 0) this.matchedByInput.push({ request: `${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`, values: varying });
     this.answered += 1;
-    if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1 });
+    if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1, body: comparableBody(body) });
     return entry.answer;
   }
 
@@ -402,6 +406,16 @@ const NEVER_MADE: Answer = {
 /** A target without the armed run's prefix. */
 function unprefixed(target: string): string {
   return target.startsWith(`${ARMED_PREFIX}/`) ? target.slice(ARMED_PREFIX.length) : target;
+}
+
+/** A body as two sends of one request are compared: canonical JSON (keys sorted), else its text. */
+function comparableBody(body: Buffer): string {
+  const text = body.toString('utf8');
+  try {
+    return `json:${canonicalJson(JSON.parse(text) as unknown)}`;
+  } catch {
+    return `text:${text}`;
+  }
 }
 
 function identityOf(method: string, target: string, runId: string): string {

@@ -414,7 +414,7 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
       name: 'requests',
       ok: report.unexpected.length > 0 ? false : report.bodyUnmatched.length > 0 ? null : true,
       label: report.unexpected.length > 0
-        ? `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again): ${report.unexpected.slice(0, 3).join(', ')}`
+        ? `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again, or a write sent again under its key with another body): ${report.unexpected.slice(0, 3).join(', ')}`
         : report.bodyUnmatched.length > 0
           ? `not checked: ${report.bodyUnmatched.length} request(s) matched the reference's by method, URL and headers but none of its bodies (a value computed from now() or random() differs between the runs), so whether each got the answer it was owed is unknown: ${report.bodyUnmatched.slice(0, 3).join(', ')}`
           : `every request matched one the reference run made, by method, URL, headers and body, identical ones in order (${report.answered} answered from its recording` +

@@ -1,7 +1,8 @@
 /**
  * The crash lab's answer proxy against a real loopback API whose answers change on every call:
  * recording forwards and keeps answers, replay serves them again by method and URL in order,
- * a retried Idempotency-Key gets its first answer (counted as one write), a write under a new key
+ * a retried Idempotency-Key gets its first answer (counted as one write; named when its body is
+ * another), a write under a new key
  * for a request the reference made once is named as unexpected, a reference write never made is
  * lost, and `rewind` hands back a read the crashed process got but never logged.
  */
@@ -66,6 +67,22 @@ describe('crash lab answer proxy', () => {
         matchedByInput: [],
         answered: 4,
       });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('names a key sent again with another body: the resend of a write is the logged request again', async () => {
+    const { proxy, base, answers } = await recorded();
+    try {
+      expect((await post(base, '/marks', 'armed-run:k1')).body).toEqual(answers[2]);
+      const again = await fetch(`${base}/marks`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'armed-run:k1' }, body: '{"at":2}' });
+      expect(again.status).toBe(201);
+      // The same body with its keys in another order and other spacing is the same request.
+      await fetch(`${base}/marks`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'armed-run:k1' }, body: '{ "at": 1 }' });
+      const report = proxy.report();
+      expect(report.unexpected).toEqual(['POST /Api/marks (Idempotency-Key armed-run:k1) sent again with another body']);
+      expect(report.keys).toEqual([{ idempotencyKey: 'armed-run:k1', requests: 3, effects: 1 }]);
     } finally {
       await proxy.close();
     }
