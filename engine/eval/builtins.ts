@@ -21,7 +21,7 @@ import { COLLECTION_BUILTINS } from './builtins-collections.js';
 import { DATE_BUILTINS } from './builtins-dates.js';
 import { TEXT_BUILTINS } from './builtins-text.js';
 import { EvaluatorError } from './eval-errors.js';
-import { parseNumericString, toNumberFor } from './operators.js';
+import { parseNumericString, storableNumber, toNumberFor } from './operators.js';
 import { parseIsoInstant } from './iso-dates.js';
 import { displayString, isTruthy } from './values.js';
 import { spanOf } from '../lang/ast.js';
@@ -104,7 +104,7 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   // `env`'s argument is checked to be a literal in `callBuiltin`, before evaluation.
   env: (args, call) => call.ctx.inputs.env(String(args[0])) ?? '',
   concat: (args) => args.map(displayString).join(''),
-  /** `Number(x)` for numbers, numeric strings and booleans; null for anything else or NaN. */
+  /** `Number(x)` for numbers, numeric strings and booleans; null for anything else, NaN or a number beyond a 64-bit float ("1e999"). */
   parseNumber: ([x]) => {
     if (typeof x === 'number') return Number.isNaN(x) ? null : x;
     if (typeof x === 'boolean') return x ? 1 : 0;
@@ -191,7 +191,8 @@ export function callBuiltin(call: CallExpr, ctx: BuiltinCall['ctx'], evalArg: (a
     );
   }
   const args = call.args.map(evalArg);
-  return impl(args, { name, span: call, argSpans: call.args, ctx }); // nodes as spans: EvaluatorError copies them
+  const result = impl(args, { name, span: call, argSpans: call.args, ctx }); // nodes as spans: EvaluatorError copies them
+  return typeof result === 'number' ? storableNumber(result, () => `${name}()`, call) : result;
 }
 
 function describeArity({ min, max }: { min: number; max: number }): string {

@@ -31,6 +31,7 @@ export const EVAL_CODES = {
   R4012: { title: 'An aggregate (max, min, avg) of an empty list' },
   R4013: { title: '`range()` would produce too many items' },
   R4014: { title: 'An argument has the right type but an invalid value' },
+  R4015: { title: 'A computed number beyond what a 64-bit float holds (overflow, or not a number)' },
 } satisfies Record<string, EvalCodeInfo>;
 
 export type EvalErrorCode = keyof typeof EVAL_CODES;

@@ -27,11 +27,23 @@ export function toNumberFor(op: string, value: unknown, span: Span): number {
   throw new EvaluatorError('R4001', `Cannot perform '${op}' on ${describeValue(value)}`, span);
 }
 
-/** A string that is a number in full ("12", " 1.5e3 ", "-4"); `undefined` for "", "abc", "12px". */
+/**
+ * A string that is a number in full ("12", " 1.5e3 ", "-4"); `undefined` for "", "abc", "12px",
+ * and for "Infinity" or "1e999": no number a run could log (log/loggable.ts).
+ */
 export function parseNumericString(text: string): number | undefined {
   if (text.trim() === '') return undefined;
   const n = Number(text);
-  return Number.isNaN(n) ? undefined : n;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * `n`, a number an expression computed, when the log can hold it. JSON has no Infinity or NaN: a
+ * run that stored or sent one would store or send `null`, and its replay would read `null` back.
+ */
+export function storableNumber(n: number, what: () => string, span: Span): number {
+  if (Number.isFinite(n)) return n;
+  throw new EvaluatorError('R4015', `${what()} gives ${String(n)}, beyond what a number can hold (a 64-bit float); a run cannot store, send or log it`, span);
 }
 
 export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%';
@@ -48,6 +60,10 @@ export function arithmetic(op: ArithmeticOperator, left: unknown, right: unknown
   }
   const l = toNumberFor(op, left, span);
   const r = toNumberFor(op, right, span);
+  return storableNumber(numeric(op, l, r, span), () => `${l} ${op} ${r}`, span);
+}
+
+function numeric(op: ArithmeticOperator, l: number, r: number, span: Span): number {
   switch (op) {
     case '+':
       return l + r;

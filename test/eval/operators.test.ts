@@ -165,9 +165,24 @@ describe('ordering comparisons (V2)', () => {
   });
 
   it('NaN on either side is false', () => {
-    const nan = bin('*', num(0), ref('inf'));
-    expect(ev(bin('<', nan, num(1)), { vars: { inf: Infinity } })).toBe(false);
-    expect(ev(bin('>=', num(1), nan), { vars: { inf: Infinity } })).toBe(false);
+    // No expression computes NaN (R4015), and the log holds none; a host value still compares false.
+    expect(ev(bin('<', ref('nan'), num(1)), { vars: { nan: Number.NaN } })).toBe(false);
+    expect(ev(bin('>=', num(1), ref('nan')), { vars: { nan: Number.NaN } })).toBe(false);
+  });
+
+  it.each([
+    ['*', 1e300, 1e300, 'Infinity'],
+    ['-', -1e308, 1e308, '-Infinity'],
+    ['/', 1e308, 1e-308, 'Infinity'],
+  ])('%s of %j and %j, beyond a 64-bit float, is R4015 rather than a null stored or sent', (op, l, r, shown) => {
+    const e = errorOf(() => ev(bin(op as '*', ref('l'), ref('r')), { vars: { l, r } }));
+    expect(e.code).toBe('R4015');
+    expect(e.message).toContain(`gives ${shown}, beyond what a number can hold`);
+  });
+
+  it('a string that is no number a run can hold is no number: "Infinity" and "1e999" are text', () => {
+    expect(errorOf(() => ev(bin('-', ref('s'), num(1)), { vars: { s: 'Infinity' } })).code).toBe('R4001');
+    expect(errorOf(() => ev(bin('*', ref('s'), num(1)), { vars: { s: '1e999' } })).code).toBe('R4001');
   });
 
   it('a missing field compares false instead of throwing (fix of M10)', () => {

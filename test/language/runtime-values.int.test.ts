@@ -2,7 +2,8 @@
  * Values the evaluator got wrong, run end to end against a FakeApi on 127.0.0.1 and verified
  * (a replay derives the same records): years 0000–0099 (read as 1900–1999), `instant + ms` (it
  * concatenated), `round` of negative halves (toward +∞), `absent is null` (false while
- * `absent == null` was true), and a `for` over an absent value (its message said "undefined").
+ * `absent == null` was true), a `for` over an absent value (its message said "undefined"), and
+ * arithmetic past a 64-bit float (Infinity, stored as null).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../engine/env/fake-env.js';
@@ -87,4 +88,29 @@ describe('runtime values', () => {
     );
     await c.expectVerified(result.runId);
   });
+
+  it('fails on a number beyond a 64-bit float rather than store it as null, and reads "1e999" as no number', async () => {
+    const result = await c.start(
+      c.mission(
+        'overflow',
+        `mission Overflow {
+  store out: memory("out")
+  action A {
+    let big = parseNumber("1e300")
+    store { id: "ok", big: big, p: parseNumber("1e999") } -> out { key: .id }
+    store { id: "over", v: big * big } -> out { key: .id }
+  }
+  run A
+}
+`,
+      ),
+    );
+    expect(result.status === 'failed' ? result.error.message : result.status).toBe(
+      '1e+300 * 1e+300 gives Infinity, beyond what a number can hold (a 64-bit float); a run cannot store, send or log it',
+    );
+    // Before, the run completed with `v: null` stored, and a replay read null back.
+    expect(await c.store(result.runId, 'out')).toEqual({ ok: { id: 'ok', big: 1e300, p: null } });
+    await c.expectVerified(result.runId);
+  });
 });
+
