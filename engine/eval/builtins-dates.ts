@@ -7,6 +7,7 @@
  * Invariant: calendar arithmetic is in UTC, so results never depend on the machine's time zone.
  */
 import { argInteger, argNumber, finiteResult, type BuiltinImpl } from './builtin-support.js';
+import { DURATION_FUNCTION_MS } from '../lang/builtin-names.js';
 import { parseIsoInstant } from './iso-dates.js';
 import { toInstantMs } from './operators.js';
 
@@ -22,10 +23,10 @@ function toIso(ms: number): string | null {
 }
 
 export const DATE_BUILTINS: Record<string, BuiltinImpl> = {
-  days: duration(DAY_MS),
-  hours: duration(3_600_000),
-  minutes: duration(60_000),
-  seconds: duration(1_000),
+  days: duration(DURATION_FUNCTION_MS.days!),
+  hours: duration(DURATION_FUNCTION_MS.hours!),
+  minutes: duration(DURATION_FUNCTION_MS.minutes!),
+  seconds: duration(DURATION_FUNCTION_MS.seconds!),
   /**
    * The ISO instant of a date string (`YYYY-MM-DD`, an ISO timestamp with or without an offset,
    * read as UTC without one) or of epoch milliseconds; null for anything else.

@@ -67,6 +67,13 @@ export const BUILTIN_ARITY: Record<string, { min: number; max: number }> = {
 };
 
 /**
+ * The duration functions upstream's examples write (`days(7)`, `hours(1)`): milliseconds per
+ * unit. The evaluator's built-ins and the durations fixed at check time (a pause's `duration`, a
+ * wait's `timeout`) read them here.
+ */
+export const DURATION_FUNCTION_MS: Readonly<Record<string, number>> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1_000 };
+
+/**
  * The checkpoint store: upstream's examples read it (`sync_state.get(key)`) and write it
  * (`store {…} -> sync_state { key: … }`) without declaring it, so the checker knows the name.
  */

@@ -97,6 +97,7 @@ export const CODES = {
   E3049: { severity: 'warning', title: 'a pagination option (`itemsPath`, `until`, `maxItems`, `maxPages`) on a request with no `paginate` (its answer is taken whole)' },
   E3050: { severity: 'warning', title: 'a pagination parameter also set by the request\'s own query or `params` (it is sent twice; which one the API reads varies)' },
   E3051: { severity: 'warning', title: 'a match arm whose pattern is the bare name `else`, `default` or `otherwise`: compared as a value, not a catch-all (`_` is)' },
+  E3052: { severity: 'warning', title: 'a file of a mission folder that is not read: the other mission extension, or a subfolder (a folder mission reads the files beside its root with the root\'s extension)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -64,7 +64,7 @@ export function checkSource(text: string, file: string): Diagnostic[] {
  * Builds a mission from files already read: the first is the root, the others are action files
  * (a folder mission). No I/O.
  */
-export function loadMissionFromFiles(files: readonly SourceFile[], dir: string, folder = files.length > 1): LoadResult {
+export function loadMissionFromFiles(files: readonly SourceFile[], dir: string, folder = files.length > 1, unread: readonly string[] = []): LoadResult {
   if (files.length === 0) throw new MissionLoadError(`No mission file in "${dir}"`, dir);
   const parsed = files.map((f) => parseProgram(f.text, f.path));
   const root = parsed[0]!.program;
@@ -91,6 +91,21 @@ export function loadMissionFromFiles(files: readonly SourceFile[], dir: string, 
   }
 
   const first = root.items?.find((i): i is MissionDecl => i?.kind === 'Mission');
+  if (unread.length > 0) {
+    const at = first?.name ?? { start: 0, end: 0 };
+    const ext = path.extname(files[0]!.path);
+    for (const name of unread) {
+      const bag = new DiagnosticBag(root.file); // one per file: a bag keeps one finding per offset
+      const nested = name.includes('/');
+      bag.error(
+        'E3052',
+        at,
+        `${name} is not read: a folder mission reads the ${ext} files beside ${path.basename(files[0]!.path)}${nested ? ', not subfolders' : ''}`,
+        nested ? `move it up beside ${path.basename(files[0]!.path)}${path.extname(name) === ext ? '' : ` as ${path.basename(name, path.extname(name))}${ext}`}` : `rename it ${path.basename(name, path.extname(name))}${ext} to make it part of the mission`,
+      );
+      fileDiagnostics.push(...bag.items);
+    }
+  }
   const mission = first && extra.length > 0 ? { ...first, actions: [...(first.actions ?? []), ...extra] } : first;
   const unit: MissionUnit = { root, mission, files: [...files], dir, ...(folder ? { folder } : {}) };
   const checkDiagnostics = [...fileDiagnostics, ...checkMission(unit)];
@@ -121,7 +136,29 @@ function loadFolder(dir: string): LoadResult {
     const p = path.join(dir, name);
     return { path: p, text: readText(p) };
   });
-  return loadMissionFromFiles(files, dir, true);
+  return loadMissionFromFiles(files, dir, true, unreadMissionFiles(dir, entries, ext, isFile));
+}
+
+/**
+ * Files of a mission folder that look like parts of it but are not read (as upstream's loader
+ * does not read them): the other mission extension beside the root, and mission files in a
+ * subfolder (upstream's docs show `actions/fetch.reqon`). Named, so they are not lost in silence.
+ */
+function unreadMissionFiles(dir: string, entries: readonly fs.Dirent[], ext: string, isFile: (e: fs.Dirent) => boolean): string[] {
+  const otherExtensions = new Set(ROOT_NAMES.map((n) => path.extname(n)).filter((e) => e !== ext));
+  const unread: string[] = [];
+  for (const entry of entries) {
+    if (otherExtensions.has(path.extname(entry.name)) && isFile(entry)) unread.push(entry.name);
+    if (!entry.isDirectory()) continue;
+    let inner: string[];
+    try {
+      inner = fs.readdirSync(path.join(dir, entry.name));
+    } catch {
+      continue;
+    }
+    for (const name of inner.sort()) if (ROOT_NAMES.some((n) => path.extname(n) === path.extname(name))) unread.push(`${entry.name}/${name}`);
+  }
+  return unread.sort();
 }
 
 function readText(file: string): string {

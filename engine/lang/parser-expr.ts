@@ -15,7 +15,7 @@
  * as their leftmost operand (`first`), which gives the same tree as descending through them.
  */
 import type { BinaryOperator, Expr, MatchExprArm, Name, ObjectEntry } from './ast.js';
-import { type Parser } from './parser-core.js';
+import { ABORT, type Parser } from './parser-core.js';
 import { spanOf } from './ast.js';
 
 export function parseExpr(p: Parser): Expr {
@@ -25,8 +25,14 @@ export function parseExpr(p: Parser): Expr {
   let expr = parseNullish(p);
   if (p.at('?')) {
     link(p);
-    p.advance();
+    const mark = p.advance();
+    // `a?.b` (JavaScript's optional chaining) reads here as `a ? .b` with no `: else`.
+    const chaining = p.kindAt(mark + 1) === '.' && p.startAt(mark + 1) === p.endAt(mark);
     const consequent = parseExpr(p);
+    if (chaining && !p.at(':')) {
+      p.error('E2011', { start: p.startAt(mark), end: p.endAt(mark + 1) }, 'Reqon has no optional chaining `?.`', 'a field of null or of an absent value is absent already: write `a.b` (and `a.b ?? fallback` for a default)');
+      throw ABORT;
+    }
     p.expect(':', 'a conditional is written `test ? then : else`');
     p.noFilter = !filters;
     const alternate = parseExpr(p);

@@ -8,6 +8,7 @@ import { ABORT, didYouMeanWord, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import { intValue, parseOptionBlock, parseRetryBlock, unknownKey, type OptionSet } from './parser-options.js';
 import { optionSpan, spanOf } from './ast.js';
+import { DURATION_FUNCTION_MS } from './builtin-names.js';
 
 export function parseWait(p: Parser): WaitStep {
   const start = p.startAt(p.advance());
@@ -24,7 +25,7 @@ const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
   keys: ['timeout', 'path', 'expectedEvents', 'eventFilter', 'retry', 'retryOnTimeout', 'storage'],
   parse(p, key, step) {
     switch (key) {
-      case 'timeout': step.timeout = intValue(p, 'a timeout in milliseconds'); return;
+      case 'timeout': step.timeout = durationCall(p) ?? intValue(p, 'a timeout in milliseconds (or `minutes(5)`, `hours(1)` …)'); return;
       case 'path': step.path = p.expectString('a webhook path string such as "/hooks/done"'); return;
       case 'expectedEvents': step.expectedEvents = intValue(p); return;
       case 'eventFilter': step.eventFilter = parseExpr(p); return;
@@ -114,7 +115,28 @@ function parseDuration(p: Parser): { ms: number; start: number; end: number } {
     }
     return { ms, start: p.startAt(t), end: p.endAt(t) };
   }
+  const ms = durationCall(p);
+  if (ms !== undefined) return { ms, start: p.startAt(t), end: p.prevEnd };
   return p.fail('E2010', 'a duration (milliseconds or a string such as "7d")');
+}
+
+/**
+ * `days(2)`, `hours(1.5)`, `minutes(30)`, `seconds(10)` where a duration is fixed when the
+ * mission is checked (DURATION_FUNCTION_MS): its milliseconds, rounded; undefined, consuming
+ * nothing, at anything else. The argument must be a number as written.
+ */
+export function durationCall(p: Parser): number | undefined {
+  const t = p.pos;
+  if (p.kind !== 'Word' || p.peekKind() !== '(') return undefined;
+  const name = p.textAt(t);
+  const unit = Object.hasOwn(DURATION_FUNCTION_MS, name) ? DURATION_FUNCTION_MS[name]! : undefined;
+  if (unit === undefined) return undefined;
+  p.advance();
+  p.advance();
+  if (!p.at('Number')) p.fail('E2010', `a number in \`${name}(…)\``, `this duration is fixed when the mission is checked: write \`${name}(2)\`, or a string such as "2d"`);
+  const n = p.numberAt(p.advance());
+  p.expect(')');
+  return Math.round(n * unit);
 }
 
 /** `timeout | webhook "/path" | …` */

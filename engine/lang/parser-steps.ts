@@ -201,10 +201,26 @@ function parseFor(p: Parser): ForStep {
       throw ABORT;
     }
   }
+  if (p.kind === 'Word') forClauseError(p);
   const body = parseStepBlock(p, 'the `for` body');
   // Optional fields are in the literal (undefined when absent; JSON and the goldens omit them):
   // see "One literal per node" in parser-core.ts.
   return { kind: 'For', variable, collection, body, start, end: p.endFrom(start), where, concurrency, onError };
+}
+
+const FOR_CLAUSES = ['where', 'concurrency', 'onError'];
+/** Words people write for a loop's concurrency (`parallel 4`, JavaScript's and other engines'). */
+const CONCURRENCY_WORDS = new Set(['parallel', 'concurrent', 'concurrently', 'async', 'workers', 'batch']);
+
+/** A word where a `for` loop's body should begin: what may come there, and in which order. */
+function forClauseError(p: Parser): never {
+  const text = p.textAt(p.pos);
+  const help = CONCURRENCY_WORDS.has(text)
+    ? 'a loop runs several iterations at a time with `concurrency N`: `for x in xs concurrency 4 { … }`'
+    : FOR_CLAUSES.includes(text)
+      ? 'after the collection come `where …`, `concurrency N` and `onError …`, in that order, then the body in braces'
+      : (didYouMeanWord(text, FOR_CLAUSES) ?? 'after the collection may come `where …`, `concurrency N` and `onError …`, then the body in braces');
+  return p.fail('E2001', '"{"', help);
 }
 
 /** The rules of a field block whose owner (named in messages) is described from `S`. */

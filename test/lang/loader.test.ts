@@ -57,8 +57,14 @@ describe('folder missions', () => {
     write('more.vague', 'action More { get "/more" }\n');
     write('notes.reqon', 'this is not read');
     write('sub/ignored.vague', 'mission Nope {');
+    write('docs/readme.md', 'not a mission file');
     const r = loadMission(dir);
-    expect(r.diagnostics).toEqual([]);
+    // Not read, as upstream's loader does not read them, but named (warnings: the mission loads).
+    expect(r.diagnostics.map((d) => [d.code, d.severity, d.message, d.help])).toEqual([
+      ['E3052', 'warning', 'notes.reqon is not read: a folder mission reads the .vague files beside mission.vague', 'rename it notes.vague to make it part of the mission'],
+      ['E3052', 'warning', 'sub/ignored.vague is not read: a folder mission reads the .vague files beside mission.vague, not subfolders', 'move it up beside mission.vague'],
+    ]);
+    expect(r.diagnostics.map((d) => [path.basename(d.file), d.span])).toEqual([['mission.vague', { start: 8, end: 14 }], ['mission.vague', { start: 8, end: 14 }]]);
     expect(r.unit!.mission!.actions.map((a) => a.name.name)).toEqual(['Main', 'Extra', 'More']);
     expect(r.unit!.mission!.actions.map((a) => path.basename(a.file))).toEqual(['mission.vague', 'extra.vague', 'more.vague']);
     expect(r.unit!.files.map((f) => path.basename(f.path))).toEqual(['mission.vague', 'extra.vague', 'more.vague']);
@@ -96,7 +102,7 @@ describe('folder missions', () => {
     write('extra.reqon', 'action Extra { get "/e" }\n');
     write('other.vague', 'action Ignored { get "/i" }\n');
     const r = loadMission(dir);
-    expect(r.diagnostics).toEqual([]);
+    expect(r.diagnostics.map((d) => d.message)).toEqual(['other.vague is not read: a folder mission reads the .reqon files beside mission.reqon']);
     expect(r.unit!.mission!.actions.map((a) => a.name.name)).toEqual(['Main', 'Extra']);
   });
 

@@ -91,6 +91,18 @@ const cases: [string, string, Expected[]][] = [
   ['a JavaScript strict comparison', inAction('let ok = response.a === 1'), [
     { code: 'E2005', line: 5, column: 27, message: 'Expected an expression but found "="', help: 'Reqon compares with `==` and `!=` (there is no `===` or `!==`)' },
   ]],
+  ['JavaScript\'s optional chaining', inAction('let v = response?.a\n    get "/y"'), [
+    { code: 'E2011', line: 5, column: 21, message: 'Reqon has no optional chaining `?.`', help: 'a field of null or of an absent value is absent already: write `a.b` (and `a.b ?? fallback` for a default)' },
+  ]],
+  ['a loop\'s concurrency written `parallel 4`', inAction('for x in response parallel 4 { store x -> s }'), [
+    { code: 'E2001', line: 5, column: 23, message: 'Expected "{" but found "parallel"', help: 'a loop runs several iterations at a time with `concurrency N`: `for x in xs concurrency 4 { … }`' },
+  ]],
+  ['a loop\'s clauses out of order', inAction('for x in response onError continue concurrency 4 { store x -> s }'), [
+    { code: 'E2001', line: 5, column: 40, message: 'Expected "{" but found "concurrency"', help: 'after the collection come `where …`, `concurrency N` and `onError …`, in that order, then the body in braces' },
+  ]],
+  ['a pause duration computed at run time', inAction('pause { duration: days(n) }'), [
+    { code: 'E2010', line: 5, column: 28, message: 'Expected a number in `days(…)` but found "n"', help: 'this duration is fixed when the mission is checked: write `days(2)`, or a string such as "2d"' },
+  ]],
   // Two edits of a three-letter word leave little of it: no "did you mean `for`?".
   ['a word no step is near', inAction('log "fetched"'), [
     { code: 'E2004', line: 5, column: 5, message: 'Expected a step but found "log"', help: 'a step starts with `get`, `post`, `put`, `patch`, `delete`, `call`, `for`, `map`, `apply`, `validate`, `store`, `match`, `let`, `wait`, `pause`' },

@@ -250,6 +250,13 @@ describe('upstream functions', () => {
     expect(ev('exists(m[k])', { vars: { m: { a: 1 }, k: 'b' } })).toBe(false);
   });
 
+  it('a duration function is a pause duration or a wait timeout, fixed at check time', () => {
+    const [pause, wait] = steps(mission('    pause { duration: days(2) }\n    wait { path: "/hook", timeout: minutes(1.5) }'));
+    expect(pause).toMatchObject({ kind: 'Pause', duration: { ms: 2 * 86_400_000 } });
+    expect(wait).toMatchObject({ kind: 'Wait', timeout: 90_000 });
+    expect(errors(mission('    pause { duration: days(36501) }'))).toEqual(['E3023 `duration` expected a duration from 0 to 36500d (about 100 years) but got: 3153686400000']);
+  });
+
   it('sync_state.get reads the checkpoint store through EvalInputs, null without one', () => {
     expect(ev('sync_state.get("orders")')).toBeNull();
     const ctx = ctxOf();
