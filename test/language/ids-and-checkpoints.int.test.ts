@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
 import { derivedId } from '../../engine/journal/derived-id.js';
+import { FakeApi } from '../support/fake-api.js';
 
 const ENTRY = path.join(REPO, 'assets/language/ids-and-checkpoints.vague');
 const files = () => ({ entry: ENTRY, files: [{ path: ENTRY, text: fs.readFileSync(ENTRY, 'utf8') }] });
@@ -56,5 +57,20 @@ describe('generateId and sync_state', () => {
       ['Sync/0', { key: 'changes_last_sync', at: Date.parse('2024-05-01T12:00:00Z') }],
     ]);
     await c.expectVerified(second.runId);
+
+    // A run pointed at another URL (a trial against a test server) neither reads nor moves the
+    // checkpoints the runs against the first one set.
+    const other = await new FakeApi().on('GET /changes', { body: { changes: [{ name: 'c' }] } }).start();
+    try {
+      const trial = await c.start(files(), { sources: { Api: other.url } });
+      expect(trial.status).toBe('completed');
+      expect((await c.store(trial.runId, 'out'))['seen']).toEqual({ id: 'seen', since: 'never' });
+      const moved = (await c.events(trial.runId)).filter((e) => e.type === 'checkpoint.advanced').map((e) => (e.payload as { api: string }).api);
+      expect(moved).toEqual([other.url]);
+    } finally {
+      await other.stop();
+    }
+    const third = await c.start(files());
+    expect((await c.store(third.runId, 'out'))['seen']).toEqual({ id: 'seen', since: '2024-05-01T12:00:00.000Z' });
   });
 });
