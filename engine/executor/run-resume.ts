@@ -11,7 +11,7 @@
  * (execute.ts), never left to be retried for ever.
  */
 import { hash } from 'node:crypto';
-import { LOG_FORMAT, logFormatOf, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, summaryMessage, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunRecord } from '../log/log.js';
 import { readRunFailures } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
@@ -140,7 +140,8 @@ async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult>
   }
   const error = last?.type === 'run.failed' ? last.payload.error : { code: 'failed', message: `run ${run.runId} failed` };
   const final = failures.at(-1);
-  if (final !== undefined && final.code === error.code && final.message === error.message) failures.pop();
+  // The failures list carries messages as summaries do (summaryMessage), the error its whole one.
+  if (final !== undefined && final.code === error.code && final.message === summaryMessage(error.message)) failures.pop();
   return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: failures };
 }
 

@@ -12,7 +12,7 @@
  * Status and waiting info come from the events too; the service overlays the run record (which
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
-import { failureText, SUMMARY_EVENT_TYPES, type EventType, type StoredEvent } from '../log/events.js';
+import { failureText, summaryMessage, SUMMARY_EVENT_TYPES, type EventType, type StoredEvent } from '../log/events.js';
 import type { EventCounts, EventTable, RunStatus } from '../log/log.js';
 import { FailureStarts, type RunFailure } from '../log/run-failures.js';
 import { assertInOrder, runFold, type FoldHandler } from './fold-handler.js';
@@ -184,7 +184,7 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
       case 'run.failed':
         this.status = 'failed';
         this.waiting = null;
-        this.error = failureText(event.payload.error);
+        this.error = summaryMessage(failureText(event.payload.error));
         break;
       default:
         break;

@@ -271,3 +271,20 @@ export interface ErrorInfo {
 export function failureText(error: Pick<ErrorInfo, 'message' | 'at'>): string {
   return error.at !== undefined ? `${error.at}: ${error.message}` : error.message;
 }
+
+/** How much of a failure's message a summary carries (a run's list entry, its failures list). */
+export const SUMMARY_MESSAGE_CHARS = 2000;
+
+/**
+ * `message` as a summary carries it: whole up to SUMMARY_MESSAGE_CHARS, else its start and how
+ * long it is. A message can be anything a mission computed (`abort response.error` of a 50 MB
+ * answer); every list of runs carries its summary, so one such run made the runs table too big
+ * to send. The run's events keep the whole message.
+ */
+export function summaryMessage(message: string): string {
+  if (message.length <= SUMMARY_MESSAGE_CHARS) return message;
+  let end = SUMMARY_MESSAGE_CHARS;
+  const last = message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // never half a surrogate pair
+  return `${message.slice(0, end)}… (${message.length} characters; the run's events hold the whole message)`;
+}

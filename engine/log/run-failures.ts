@@ -5,7 +5,7 @@
  * tolerated (`onError continue`/`queue`). The run summary (inspect/run-summary.ts) counts them
  * this way, and a resume of a finished run lists them (executor/run-resume.ts).
  */
-import type { StoredEvent } from './events.js';
+import { summaryMessage, type StoredEvent } from './events.js';
 import type { EventTable } from './log.js';
 
 /** Where a failure began (its `step.failed` event) and what it said. */
@@ -33,7 +33,7 @@ export class FailureStarts {
     this.lastFailedPath = event.stepPath;
     if (previous !== null && encloses(event.stepPath, previous)) return undefined;
     const { code, message, at } = event.payload.error;
-    return { seq: event.seq, stepPath: event.stepPath, code, message, ...(at !== undefined ? { at } : {}) };
+    return { seq: event.seq, stepPath: event.stepPath, code, message: summaryMessage(message), ...(at !== undefined ? { at } : {}) };
   }
 }
 

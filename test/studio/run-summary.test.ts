@@ -43,6 +43,24 @@ describe('RunSummaryHandler', () => {
     expect(failed).toMatchObject({ status: 'failed', error: 'boom', waitingOn: null });
   });
 
+  it('carries a failure message of any size bounded (the runs table lists every summary), the log keeps it whole', () => {
+    const huge = 'x'.repeat(5_000_000);
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    log.add('step.failed', 'A/1', { stepType: 'Flow', error: { code: 'aborted', message: huge } });
+    log.add('run.failed', '', { error: { code: 'aborted', message: huge, at: 'm.vague:3:5' } });
+    const summary = runFold(new RunSummaryHandler(), log.events);
+    expect(summary.error).toBe(`m.vague:3:5: ${'x'.repeat(1987)}… (5000013 characters; the run's events hold the whole message)`);
+    expect(summary.firstFailure!.message).toBe(`${'x'.repeat(2000)}… (5000000 characters; the run's events hold the whole message)`);
+    expect(JSON.stringify(summary).length).toBeLessThan(5000);
+    // A surrogate pair at the cut is left out whole, never halved.
+    const withEmoji = new EventBuilder();
+    withEmoji.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    withEmoji.add('run.failed', '', { error: { code: 'x', message: `${'y'.repeat(1999)}😀${'z'.repeat(10)}` } });
+    const emoji = runFold(new RunSummaryHandler(), withEmoji.events);
+    expect(emoji.error).toBe(`${'y'.repeat(1999)}… (2011 characters; the run's events hold the whole message)`);
+  });
+
   it('names the pause the run suspended on when parallel branches each registered one', () => {
     // run [Timed, Approved]: Timed's timer, then Approved's webhook pause; the run suspends on the timer.
     const log = new EventBuilder();
