@@ -38,6 +38,8 @@ export interface StudioServerOptions {
   port?: number;
   /** Fixed token for tests; a fresh random one otherwise. */
   token?: string;
+  /** Pushes a WebSocket may leave unread before it is cut off (MAX_BUFFERED_BYTES unless a test says). */
+  maxBufferedBytes?: number;
 }
 
 export interface StudioServer {
@@ -51,6 +53,8 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** A dropped run bundle is a whole run's log: `run.import` alone may send this much. */
 const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 const HOST = '127.0.0.1';
+/** Unread pushes one WebSocket may hold in memory (a run's appended events, summaries) before it is cut off. */
+const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
   // The token guards a local server for one session; it is not engine state that a replay must
@@ -58,6 +62,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   const token = options.token ?? crypto.randomBytes(24).toString('base64url');
   let port = 0;
   const sockets = new Set<WebSocket>();
+  const maxBufferedBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
 
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`]);
@@ -167,7 +172,12 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       // unheard, that error would kill the whole studio process.
       ws.on('error', () => ws.terminate());
       const unsubscribe = options.service.subscribe(<P extends PushChannel>(channel: P, payload: Pushes[P]) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ channel, payload }));
+        if (ws.readyState !== ws.OPEN) return;
+        // A page that stops reading (a frozen tab, a paused script) would have every later push
+        // kept for it in memory. Past the limit it is cut off: the page reconnects and reloads
+        // what it shows, as after any lost connection (renderer/src/lib/studio-sync.ts).
+        if (ws.bufferedAmount > maxBufferedBytes) return ws.terminate();
+        ws.send(JSON.stringify({ channel, payload }));
       });
       ws.on('close', () => {
         sockets.delete(ws);

@@ -1,0 +1,94 @@
+/**
+ * A page that stops reading its WebSocket (a frozen tab, a paused script) had every later push
+ * kept for it in the studio's memory, without limit: helper 43 watched ten such sockets take the
+ * studio from 257 MB to 777 MB over five runs. Past a limit of unread bytes the socket is now cut
+ * off (the page reconnects and reloads, as after any lost connection), and a page that reads is
+ * never cut off however much is pushed. Against a real server on 127.0.0.1; the pushes come from a
+ * stand-in service, so the test controls their size and number.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { PushListener, StudioService } from '../../engine/server/studio-service.js';
+import { startStudioServer, type StudioServer } from '../../engine/server/studio-server.js';
+import type { RunSummary } from '../../engine/protocol/protocol.js';
+
+const LIMIT = 4 * 1024 * 1024;
+const listeners = new Set<PushListener>();
+const service = {
+  subscribe(listener: PushListener) {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  handle: () => Promise.resolve({}),
+} as unknown as StudioService;
+
+/** A summary push of about 1 MB that no compression shrinks. */
+const big = { runId: 'r', mission: crypto.randomBytes(768 * 1024).toString('base64') } as unknown as RunSummary;
+const pushBig = () => {
+  for (const listener of listeners) listener('runs.changed', big);
+};
+
+let dir: string;
+let server: StudioServer;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-studio-backpressure-'));
+  server = await startStudioServer({ service, staticDir: dir, maxBufferedBytes: LIMIT });
+});
+
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function connect(): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=${encodeURIComponent(server.token)}`);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return ws;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('studio server: a WebSocket that does not read', () => {
+  it('is cut off once its unread pushes pass the limit, and stops being pushed to', async () => {
+    const ws = await connect();
+    expect(listeners.size).toBe(1);
+    ws.pause(); // reads nothing from here on (and so hears of no close either, until it reads again)
+    const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+    let pushes = 0;
+    // 200 MB would be far more than the limit and the kernel's socket buffers together.
+    while (listeners.size > 0 && pushes < 200) {
+      pushBig();
+      pushes += 1;
+      await tick();
+    }
+    // The server dropped the socket (its close unsubscribed it) long before.
+    expect(listeners.size).toBe(0);
+    expect(pushes).toBeLessThan(40);
+    ws.resume();
+    await closed;
+  });
+
+  it('is never cut off while it reads, whatever is pushed', async () => {
+    const ws = await connect();
+    let received = 0;
+    ws.on('message', () => (received += 1));
+    let closed = false;
+    ws.once('close', () => (closed = true));
+    for (let i = 0; i < 60; i++) {
+      pushBig();
+      await tick();
+    }
+    while (received < 60 && !closed) await tick();
+    expect(closed).toBe(false);
+    expect(received).toBe(60);
+    ws.close();
+  });
+});
