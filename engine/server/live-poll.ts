@@ -77,6 +77,8 @@ export class LivePoll {
     try {
       if (this.ticks++ % LIST_EVERY_TICKS === 0 && this.deps.listening()) await this.pollList();
       for (const runId of [...this.watched]) await this.pollRun(runId);
+      // The poll is the studio's clock: views unused for a while are dropped even when no request comes.
+      this.deps.views.sweep();
     } catch {
       // A transient read failure (database busy) is retried on the next tick.
     } finally {

@@ -214,12 +214,51 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
   return isOrphaned(status, owner) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
 }
 
+/** Views of finished runs kept for when they are asked for again: the most recently used. */
+export const FINISHED_VIEWS_KEPT = 6;
+/** A view no request and no poll has used for this long is dropped, and its memory with it. */
+export const VIEW_IDLE_MS = 60_000;
+
+/**
+ * Every run's view, read on demand and kept while it is used. A view holds its run's whole log
+ * and the folds built from it, so views are dropped (`sweep`): past FINISHED_VIEWS_KEPT of
+ * finished runs, the least recently used, and any view unused for VIEW_IDLE_MS. A view the live
+ * poll reads (a running or suspended run) is used every poll. A dropped view is read again from
+ * the log when next asked for; a caller holding one keeps a consistent, if no longer growing, copy.
+ */
 export class RunViews {
   private readonly views = new Map<string, RunView>();
+  /** When each view was last used, in order of use (oldest first). */
+  private readonly used = new Map<string, number>();
   /** One read per run at a time: concurrent callers share it instead of reading twice. */
   private readonly inflight = new Map<string, Promise<RunView>>();
 
-  constructor(private readonly log: EventLog) {}
+  constructor(
+    private readonly log: EventLog,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** How many views are held (tests, and the sweep's own account). */
+  get size(): number {
+    return this.views.size;
+  }
+
+  /** Drops the views not worth their memory (see the class comment). */
+  sweep(): void {
+    const now = this.now();
+    let finished = 0;
+    for (const runId of [...this.used.keys()].reverse()) {
+      const view = this.views.get(runId);
+      if (view === undefined) continue;
+      const done = view.record.status === 'completed' || view.record.status === 'failed';
+      const drop = (done && ++finished > FINISHED_VIEWS_KEPT) || now - this.used.get(runId)! > VIEW_IDLE_MS;
+      // A view being read is the one just asked for: it stays (and counts among those kept).
+      if (drop && !this.inflight.has(runId)) {
+        this.views.delete(runId);
+        this.used.delete(runId);
+      }
+    }
+  }
 
   /**
    * The run's view with every event the log holds now (its record and only the new events are
@@ -271,9 +310,12 @@ export class RunViews {
     const record = await this.log.getRun(runId);
     if (record === undefined) throw new StudioError('not-found', `no run "${runId}" in this database; list runs with runs.list`);
     let view = this.views.get(runId);
+    this.used.delete(runId);
+    this.used.set(runId, this.now());
     if (view === undefined) {
       view = new RunView(record);
       this.views.set(runId, view);
+      this.sweep();
     }
     view.record = record;
     while (pastRecord || view.lastSeq < record.lastSeq) {

@@ -10,9 +10,9 @@ import { runFold } from '../../engine/inspect/fold-handler.js';
 import { TimelineHandler } from '../../engine/inspect/timeline.js';
 import { TimelineWindowIndex } from '../../engine/inspect/timeline-window.js';
 import { outlineMission } from '../../engine/inspect/mission-outline.js';
-import type { RunRecord } from '../../engine/log/log.js';
+import type { EventLog, RunRecord } from '../../engine/log/log.js';
 import { StateAtHandler } from '../../engine/inspect/state-at.js';
-import { RunView, WARM_SLICE } from '../../engine/server/run-views.js';
+import { FINISHED_VIEWS_KEPT, RunView, RunViews, VIEW_IDLE_MS, WARM_SLICE } from '../../engine/server/run-views.js';
 import { EventBuilder, sampleRun } from './event-builder.js';
 
 const record: RunRecord = {
@@ -110,3 +110,50 @@ function freshState(events: ReturnType<typeof sampleRun>['events'], seq: number)
   cache.append(events.slice(0, seq));
   return cache.stateAt(seq);
 }
+
+describe('RunViews: which views are kept', () => {
+  // A log of runs, each a few events long; `reads` counts the whole-log reads (a view made anew).
+  function fakeLog(statuses: Record<string, RunRecord['status']>) {
+    const reads: string[] = [];
+    const events = sampleRun().events;
+    const log = {
+      getRun: (runId: string) => Promise.resolve(statuses[runId] === undefined ? undefined : { ...record, runId, status: statuses[runId]!, lastSeq: events.length }),
+      read: (runId: string, opts: { fromSeq: number }) => {
+        if (opts.fromSeq === 1) reads.push(runId);
+        return Promise.resolve(events.filter((e) => e.seq >= opts.fromSeq).map((e) => ({ ...e, runId })));
+      },
+    } as unknown as EventLog;
+    return { log, reads };
+  }
+
+  it('keeps the most recently used finished runs, and drops a view left unused, whatever its status', async () => {
+    const statuses: Record<string, RunRecord['status']> = { live: 'running' };
+    for (let i = 0; i < FINISHED_VIEWS_KEPT + 3; i++) statuses[`done${i}`] = i % 2 === 0 ? 'completed' : 'failed';
+    const { log, reads } = fakeLog(statuses);
+    let now = 0;
+    const views = new RunViews(log, () => now);
+    await views.get('live');
+    for (let i = 0; i < FINISHED_VIEWS_KEPT + 3; i++) {
+      now += 1_000;
+      await views.get(`done${i}`);
+      await views.get('live'); // the live poll reads a running run on every tick
+    }
+    // The running run and the last FINISHED_VIEWS_KEPT finished ones are held; the first three were dropped.
+    expect(views.size).toBe(FINISHED_VIEWS_KEPT + 1);
+    expect(views.peek('done0')).toBeUndefined();
+    expect(views.peek('done2')).toBeUndefined();
+    expect(views.peek('done3')).toBeDefined();
+    // Asked for again, a dropped run is read anew, whole; a held one only past what it holds.
+    reads.length = 0;
+    expect((await views.get('done0')).lastSeq).toBe(sampleRun().events.length);
+    await views.get('done8');
+    expect(reads).toEqual(['done0']);
+    // Unused for VIEW_IDLE_MS, every view goes; one used meanwhile stays.
+    now += VIEW_IDLE_MS - 1;
+    await views.get('live');
+    now += 2;
+    views.sweep();
+    expect([...['live', 'done0', 'done8'].filter((id) => views.peek(id) !== undefined)]).toEqual(['live']);
+    expect(views.size).toBe(1);
+  });
+});
