@@ -86,8 +86,11 @@ function defineField(target: Record<string, unknown>, key: string, value: unknow
 
 /**
  * A cheap test of JSON text: false only when its parse cannot hold a value `asLogged` changes or
- * refuses (a `-0`, or a number of 300+ digits or exponent ≥ 100). Lets the door skip the walk.
+ * refuses (a `-0`, or a number beyond a 64-bit float). Lets the door skip the walk. A number
+ * overflows only past 1.8e308: with an exponent of three digits, or a digit run whose length and
+ * a two-digit exponent reach 309 — so a run of 200 digits is walked (`1` and 250 zeros `e99`
+ * slipped through when only runs of 300 were).
  */
 export function jsonTextMayNeedLogging(text: string): boolean {
-  return /-0(?![.\d]*[1-9])|[eE][+-]?\d{3}|\d{300}/.test(text);
+  return /-0(?![.\d]*[1-9])|[eE][+-]?\d{3}|\d{200}/.test(text);
 }
