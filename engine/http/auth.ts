@@ -12,6 +12,9 @@
 import type { HttpTransport } from '../env/env.js';
 import { TransportError } from '../env/env.js';
 import type { Credentials } from './credentials.js';
+
+/** The most bytes a token endpoint's answer may have. */
+const TOKEN_RESPONSE_MAX_BYTES = 1024 * 1024;
 import { secretsOf } from './credentials.js';
 
 export type OAuth2Credentials = Extract<Credentials, { type: 'oauth2' }>;
@@ -172,6 +175,8 @@ export class AuthSession {
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
         body: form.toString(),
         timeoutMs,
+        // A token answer is a few hundred bytes; a body past this is no token answer.
+        maxResponseBytes: TOKEN_RESPONSE_MAX_BYTES,
         signal,
       });
       status = res.status;

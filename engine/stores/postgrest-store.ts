@@ -17,6 +17,8 @@
  * is no fallback to any other kind of store.
  */
 import { TransportError, type HttpRequest, type HttpResponse, type HttpTransport } from '../env/env.js';
+import { parseJsonInput } from '../env/json-input.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/client.js';
 import { assertRecord, describeValue } from './keys.js';
 import { mergeUpsert } from './merge.js';
 import { StoreError } from './store-error.js';
@@ -49,7 +51,9 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
   const byKey = (key: string): string => `${base}?${keyColumn}=eq.${encodeURIComponent(key)}`;
 
   async function send(method: string, url: string, body?: unknown, prefer?: string): Promise<unknown> {
-    const request: HttpRequest = { method, url, headers: { ...headers }, timeoutMs };
+    // A table is read whole into memory: bounded as a source's answer is, or one huge answer
+    // takes the process down (helper 42: 200 MB of rows, 6.9 GB RSS, an abort, the run left running).
+    const request: HttpRequest = { method, url, headers: { ...headers }, timeoutMs, maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES };
     if (body !== undefined) {
       request.headers['Content-Type'] = 'application/json';
       request.body = JSON.stringify(body);
@@ -60,7 +64,9 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
       response = await http.send(request);
     } catch (error) {
       if (error instanceof TransportError) {
-        throw new StoreError('store.transport', `PostgREST ${method} ${url} failed: ${error.message}`, error.code !== 'aborted', { cause: error });
+        const retryable = error.code !== 'aborted' && error.code !== 'too-large';
+        const why = error.code === 'too-large' ? ` (a PostgREST table is read whole; at most ${DEFAULT_MAX_RESPONSE_BYTES} bytes of rows a read)` : '';
+        throw new StoreError('store.transport', `PostgREST ${method} ${url} failed: ${error.message}${why}`, retryable, { cause: error });
       }
       throw error;
     }
@@ -69,10 +75,12 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
       throw new StoreError('store.http', `PostgREST ${method} ${url} answered ${response.status}: ${excerpt(response.body)}`, retryable);
     }
     if (response.body.trim() === '') return undefined;
+    // What a run reads goes into its log: as deep, and with numbers, as the log can hold (json-input.ts).
     try {
-      return JSON.parse(response.body) as unknown;
-    } catch {
-      throw new StoreError('store.http', `PostgREST ${method} ${url} answered ${response.status} with a body that is not JSON: ${excerpt(response.body)}`);
+      return parseJsonInput(response.body);
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new StoreError('store.http', `PostgREST ${method} ${url} answered ${response.status} with a body that is not JSON: ${excerpt(response.body)}`);
+      throw new StoreError('store.http', `PostgREST ${method} ${url} answered ${response.status} with rows the run cannot take: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPostgrestStore, type PostgrestStore } from '../../engine/stores/postgrest-store.js';
 import { StoreError } from '../../engine/stores/store-error.js';
+import { TransportError } from '../../engine/env/env.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../engine/http/client.js';
 import { fetchTransport } from './helpers/fetch-transport.js';
 import { startFakePostgrest, type FakePostgrest } from './helpers/fake-postgrest.js';
 
@@ -216,6 +218,28 @@ describe('postgrest store: failures', () => {
     expect((await storeError(store.list())).message).toMatch(/returned object \(\{"rows":1\}\) where an array of rows was expected/);
     server.failWith = { status: 200, body: '[{"name": "no key"}]' };
     expect((await storeError(store.list())).message).toMatch(/row #0 has no "id"/);
+  });
+
+  it('rows nested deeper than a run takes, or holding a number beyond a float, are refused, not stored or crashed on later', async () => {
+    // Helper 42: a 3000-level row was taken (and `reqon store` then overflowed the stack); 1e400 became null.
+    server.failWith = { status: 200, body: `[{"id":"a","deep":${'['.repeat(300)}${']'.repeat(300)}}]` };
+    expect((await storeError(store.list())).message).toMatch(/answered 200 with rows the run cannot take: the JSON is nested deeper than 256 levels/);
+    server.failWith = { status: 200, body: '[{"id":"a","n":1e400}]' };
+    expect((await storeError(store.list())).message).toMatch(/rows the run cannot take: .*holds Infinity at \$\[0\]\.n/);
+  });
+
+  it('reads at most the bytes a source answer may have, and says so rather than retry', async () => {
+    const asked: (number | undefined)[] = [];
+    const capped = openPostgrestStore({ url: server.url, apiKey: API_KEY, table: 'orders' }, {
+      send(request) {
+        asked.push(request.maxResponseBytes);
+        return Promise.reject(new TransportError(`${request.method} ${request.url} failed: the response body is larger than ${request.maxResponseBytes} bytes`, 'too-large'));
+      },
+    }, 5_000);
+    const err = await storeError(capped.list());
+    expect(asked).toEqual([DEFAULT_MAX_RESPONSE_BYTES]);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain(`larger than ${DEFAULT_MAX_RESPONSE_BYTES} bytes (a PostgREST table is read whole; at most ${DEFAULT_MAX_RESPONSE_BYTES} bytes of rows a read)`);
   });
 
   it('an unreachable endpoint is a retryable transport error', async () => {
