@@ -230,6 +230,12 @@ export interface PaginationStart {
    * field (listFieldOf): later pages are held to its field, as a walk of them all holds them.
    */
   listBody?: unknown;
+  /**
+   * Pages and items of this fetch before `index`, taken as recorded: `maxPages` and `maxItems`
+   * count them (a fetch resumed after a crash went `maxPages` further than where it stopped).
+   */
+  pagesBefore?: number;
+  itemsBefore?: number;
 }
 
 /**
@@ -246,8 +252,9 @@ export async function paginate(
   start: PaginationStart = {},
 ): Promise<PaginationResult> {
   validatePlan(plan);
-  const maxPages = plan.maxPages ?? DEFAULT_MAX_PAGES;
-  const maxItems = plan.maxItems ?? Infinity;
+  // This walk's share of the limits: the pages and items before it count too.
+  const maxPages = (plan.maxPages ?? DEFAULT_MAX_PAGES) - (start.pagesBefore ?? 0);
+  const maxItems = (plan.maxItems ?? Infinity) - (start.itemsBefore ?? 0);
   const collect = callbacks.collect ?? true;
   const items: unknown[] = [];
   let count = 0;
@@ -269,6 +276,14 @@ export async function paginate(
 
   for (;;) {
     if (pages >= maxPages) {
+      // A limit the mission never set is no place for a sync to end: the API pages without end
+      // (a cursor new each time, pages that differ but never run out) or holds more than it was
+      // thought to. Ending "completed" on it passed a cut-off sync for a finished one.
+      if (plan.maxPages === undefined) {
+        throw new PaginationError(
+          `stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left: the API may page without end, or hold more than that — set maxPages to fetch further (or to say where the fetch may stop)`,
+        );
+      }
       return { items, count, pages, truncated: true, stoppedBy: 'max-pages', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
     }
     const query = pageQuery(plan, index, cursor);
@@ -359,15 +374,10 @@ function sameShape(a: PageShape, b: PageShape): boolean {
 }
 
 /**
- * Why a paginated fetch stopped with pages left, for its progress line: a limit the mission set,
- * or the default page limit it never asked for — which must not pass for a finished sync.
+ * Why a paginated fetch stopped with pages left, for its progress line: a limit the mission set
+ * (the default page limit fails the fetch instead: `paginate`).
  */
 export function describeTruncation(stoppedBy: StopReason, limits: { maxPages?: number; maxItems?: number }, hasSince: boolean): string {
-  const limit =
-    stoppedBy === 'max-items'
-      ? `truncated at maxItems ${limits.maxItems}`
-      : limits.maxPages === undefined
-        ? `truncated: stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left — set maxPages to fetch further`
-        : `truncated at maxPages ${limits.maxPages}`;
+  const limit = stoppedBy === 'max-items' ? `truncated at maxItems ${limits.maxItems}` : `truncated at maxPages ${limits.maxPages}`;
   return hasSince ? `${limit}; the since checkpoint does not advance` : limit;
 }

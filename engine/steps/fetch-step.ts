@@ -30,7 +30,7 @@ import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
 import { errorFieldOf } from '../http/page-checks.js';
-import { DEFAULT_MAX_PAGES, describeTruncation, itemsOf, listFieldOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
+import { describeTruncation, itemsOf, listFieldOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
@@ -176,8 +176,6 @@ export async function runFetch(
       rt.progress(`${path}: ${finished.pages} finished page(s), ${finished.items} record(s), taken as recorded`);
       // The rate limiter learns the window from the last of them, as a walk of them would leave it.
       if (finished.lastAnswer) observeRecorded(rt, { source: sourceName, path: requestPath, rateLimit: source.rateLimit }, finished.lastAnswer);
-      plan.maxPages = (plan.maxPages ?? DEFAULT_MAX_PAGES) - finished.pages;
-      if (plan.maxItems !== undefined) plan.maxItems -= finished.items;
     }
     let streamed = finished.items;
     // The envelope field every page's items sat under, if one did (null: pages disagreed).
@@ -232,6 +230,8 @@ export async function runFetch(
       collect: sink === undefined,
     }, {
       index: finished.pages,
+      pagesBefore: finished.pages,
+      itemsBefore: finished.items,
       ...(finished.lastAnswer !== undefined ? { previousBody: finished.lastAnswer.payload.response.body } : {}),
       ...(finished.listAnswer !== undefined ? { listBody: finished.listAnswer.payload.response.body } : {}),
     });

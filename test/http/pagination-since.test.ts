@@ -255,8 +255,28 @@ describe('paginate loop', () => {
     const r = await paginate({ strategy: 'page', param: 'pg', pageSize: 2 }, { fetchPage: async (_q, i) => pages[i] });
     expect(r).toMatchObject({ count: 5, pages: 3, stoppedBy: 'exhausted' });
   });
-  it('says which limit truncated a fetch, and whether it was one the mission set', () => {
-    expect(describeTruncation('max-pages', {}, false)).toBe(`truncated: stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left — set maxPages to fetch further`);
+  it('fails at the default page limit with pages left, rather than end "completed" cut off; a limit the mission set truncates', async () => {
+    // An API whose pages differ but never run out (helper 42: ids repeated, one field changing).
+    let n = 0;
+    const endless = async () => [{ id: 1, n: ++n }, { id: 2, n }];
+    await expect(paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: endless, collect: false })).rejects.toThrow(
+      new PaginationError(`stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left: the API may page without end, or hold more than that — set maxPages to fetch further (or to say where the fetch may stop)`),
+    );
+    expect(n).toBe(DEFAULT_MAX_PAGES);
+    const set = await paginate({ strategy: 'page', param: 'page', pageSize: 2, maxPages: 3 }, { fetchPage: endless });
+    expect(set).toMatchObject({ pages: 3, truncated: true, stoppedBy: 'max-pages' });
+  });
+
+  it('counts the pages and items taken as recorded before a resumed walk against maxPages and maxItems', async () => {
+    const page = async (_q: unknown, i: number) => [{ id: 2 * i }, { id: 2 * i + 1 }];
+    // Two pages (four items) were taken as recorded: of maxPages 3, one page is left to walk.
+    const resumed = await paginate({ strategy: 'page', param: 'page', pageSize: 2, maxPages: 3 }, { fetchPage: page }, { index: 2, pagesBefore: 2, itemsBefore: 4 });
+    expect(resumed).toMatchObject({ pages: 1, count: 2, truncated: true, stoppedBy: 'max-pages' });
+    const items = await paginate({ strategy: 'page', param: 'page', pageSize: 2, maxItems: 5 }, { fetchPage: page }, { index: 2, pagesBefore: 2, itemsBefore: 4 });
+    expect(items).toMatchObject({ pages: 1, count: 1, truncated: true, stoppedBy: 'max-items' });
+  });
+
+  it('says which limit truncated a fetch', () => {
     expect(describeTruncation('max-pages', { maxPages: 3 }, true)).toBe('truncated at maxPages 3; the since checkpoint does not advance');
     expect(describeTruncation('max-items', { maxItems: 7 }, false)).toBe('truncated at maxItems 7');
   });
