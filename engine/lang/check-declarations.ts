@@ -150,9 +150,9 @@ export function checkSourceDecl(ctx: CheckContext, source: SourceDecl): void {
     );
   }
   const at = (key: string) => ctx.optionValue(file, source.optionSpans, key, span);
-  checkNumber(ctx, file, 'timeout', source.timeout, 'nonNegative', at('timeout'));
+  checkNumber(ctx, file, 'timeout', source.timeout, 'requestTimeout', at('timeout'));
   checkRetry(ctx, file, source.retry);
-  checkNumber(ctx, file, 'maxResponseBytes', source.maxResponseBytes, 'positive', at('maxResponseBytes'));
+  checkNumber(ctx, file, 'maxResponseBytes', source.maxResponseBytes, 'responseBytes', at('maxResponseBytes'));
   for (const h of source.headers ?? []) checkExpr(ctx, file, h?.value);
   for (const p of source.proxy ?? []) checkExpr(ctx, file, p);
 

@@ -207,7 +207,7 @@ function checkFetchOptions(
   }
   checkOption(ctx, file, options.optionSpans, 'maxPages', options.maxPages, 'atLeastOne', stepSpan);
   checkOption(ctx, file, options.optionSpans, 'maxItems', options.maxItems, 'atLeastOne', stepSpan);
-  checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'atLeastOne', stepSpan);
+  checkOption(ctx, file, options.optionSpans, 'timeout', options.timeout, 'requestTimeout', stepSpan);
   if (!options.paginate) warnPagingWithoutPaginate(ctx, file, options, stepSpan);
   else warnPagingParamTwice(ctx, file, options, options.paginate, path);
 }

@@ -9,7 +9,12 @@ import { Cron } from 'croner';
 import type { OptionSpans, RetryConfig, Span, StringLiteral } from './ast.js';
 import type { CheckContext } from './check-context.js';
 
-export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration';
+export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration' | 'requestTimeout' | 'responseBytes';
+
+/** The longest request timeout: the longest a Node timer waits (2^31 − 1 ms, about 24.8 days). */
+export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;
+/** The largest response body: 512 MiB, about the longest text a run can hold (a body becomes one). */
+export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 
 /**
  * The longest pause or wait timeout: 36500 days (about 100 years). A due instant is the recorded
@@ -23,6 +28,8 @@ const BOUND_TEXT: Record<Bound, string> = {
   nonNegative: 'a number ≥ 0',
   positive: 'a number > 0',
   duration: 'a duration from 0 to 36500d (about 100 years)',
+  requestTimeout: `milliseconds from 1 to ${MAX_REQUEST_TIMEOUT_MS} (about 24.8 days, the longest a timer waits)`,
+  responseBytes: `bytes from 1 to ${MAX_RESPONSE_BYTES} (512 MiB, about the longest text a run can hold)`,
 };
 
 function inBound(value: number, bound: Bound): boolean {
@@ -35,6 +42,10 @@ function inBound(value: number, bound: Bound): boolean {
       return value > 0;
     case 'duration':
       return value >= 0 && value <= MAX_DURATION_MS;
+    case 'requestTimeout':
+      return value >= 1 && value <= MAX_REQUEST_TIMEOUT_MS;
+    case 'responseBytes':
+      return value >= 1 && value <= MAX_RESPONSE_BYTES;
   }
 }
 
@@ -76,7 +87,7 @@ export function checkRetry(ctx: CheckContext, file: string, retry: RetryConfig |
   checkOption(ctx, file, retry.optionSpans, 'initialDelay', retry.initialDelay, 'nonNegative', retry);
   checkOption(ctx, file, retry.optionSpans, 'maxDelay', retry.maxDelay, 'nonNegative', retry);
   checkOption(ctx, file, retry.optionSpans, 'delay', retry.delay, 'nonNegative', retry);
-  checkOption(ctx, file, retry.optionSpans, 'timeout', retry.timeout, 'nonNegative', retry);
+  checkOption(ctx, file, retry.optionSpans, 'timeout', retry.timeout, 'requestTimeout', retry);
 }
 
 export function isHttpStatus(n: number): boolean {

@@ -286,6 +286,9 @@ describe('value ranges', () => {
     ['match retry', '    match response { _ -> retry { maxAttempts: 0 } }', '0', '`maxAttempts` expected a number ≥ 1 but got: 0'],
     ['wait expectedEvents', '    wait { path: "/h", expectedEvents: 0 }', '0', '`expectedEvents` expected a number ≥ 1 but got: 0'],
     ['fetch maxPages', '    get "/x" { maxPages: 0 }', '0', '`maxPages` expected a number ≥ 1 but got: 0'],
+    // Past 2^31 − 1 ms a Node timer fires at once: every request timed out after 1 ms (helper 42).
+    ['fetch timeout beyond a timer', '    get "/x" { timeout: 3000000000 }', '3000000000', '`timeout` expected milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits) but got: 3000000000'],
+    ['retry timeout of 0', '    get "/x" { retry: { timeout: 0 } }', '0', '`timeout` expected milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits) but got: 0'],
   ])('%s', (_label, steps, text, message) => {
     expect(one(mission(steps), 'E3023', text).message).toBe(message);
   });
@@ -295,6 +298,7 @@ describe('value ranges', () => {
   source Api { auth: none, base: "https://a.test", rateLimit: { fallbackRpm: 0 }, circuitBreaker: { failureThreshold: 0 } }
   store items: memory("items") { batch: { size: 0 } }
   schedule: every 1 hours { maxConcurrency: 0 }
+  source Big { auth: none, base: "https://b.test", timeout: 0, maxResponseBytes: 5000000000 }
   action Load { get "/x" }
   run Load
 }`;
@@ -303,6 +307,9 @@ describe('value ranges', () => {
       'E3023 2:119 `failureThreshold` expected a number > 0 but got: 0',
       'E3023 3:49 `size` expected a number ≥ 1 but got: 0',
       'E3023 4:45 `maxConcurrency` expected a number ≥ 1 but got: 0',
+      'E3023 5:61 `timeout` expected milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits) but got: 0',
+      // Past 4 GiB zlib refused every compressed answer; past 512 MiB no text holds the body anyway.
+      'E3023 5:82 `maxResponseBytes` expected bytes from 1 to 536870912 (512 MiB, about the longest text a run can hold) but got: 5000000000',
     ]);
   });
 
