@@ -17,7 +17,7 @@ import { describeValue, isTruthy } from '../eval/values.js';
 import { iterationPath, loopConstruct } from '../journal/step-path.js';
 import { ReplayExhausted } from '../journal/journal.js';
 import { AbortError, endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
-import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import { evalContext, failedReadAt, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { queueValue } from './store-step.js';
 import { holdCheckpoints } from './checkpoints.js';
@@ -185,6 +185,7 @@ async function collection(step: ForStep, path: string, frame: Frame, rt: StepRun
   if (expr.kind === 'Ref' && expr.parts.length === 1 && rt.model.stores.has(expr.parts[0]!)) {
     const store = expr.parts[0]!;
     if (rt.stores.kind(store) === 'memory') return rt.stores.memoryList(store).map((r) => r.record);
+    failedReadAt(rt, path);
     const records = rt.journal.take(path, 'value.recorded');
     if (records) return records.payload.value as unknown[];
     // Store writes of this run may still be buffered: the read must see them.

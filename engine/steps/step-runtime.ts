@@ -13,7 +13,7 @@ import { Effect } from '../journal/effect.js';
 import { derivedId } from '../journal/derived-id.js';
 import type { Journal } from '../journal/journal.js';
 import type { CrashInjector } from '../journal/crash-points.js';
-import type { ErrorInfo } from '../log/events.js';
+import type { ErrorInfo, StoredEvent } from '../log/events.js';
 import type { LastCheckpoint } from '../log/log.js';
 import type { MissionModel, StepReads } from './mission-model.js';
 import { StepError } from './signals.js';
@@ -173,6 +173,7 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
     const views = new Map<string, StoreView>();
     const checkpoints = new Map<string, string | null>();
     for (const store of reads.stores) {
+      failedReadAt(rt, path);
       const recorded = rt.journal.take(path, 'value.recorded');
       let value: { store: string; keys: string[]; records: unknown[] };
       if (recorded) {
@@ -189,6 +190,7 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
       views.set(store, storeView(value.keys.map((key, i) => ({ key, record: value.records[i] }))));
     }
     for (const key of reads.syncKeys) {
+      failedReadAt(rt, path);
       const recorded = rt.journal.take(path, 'value.recorded');
       let value: { key: string; at: number | null };
       if (recorded) {
@@ -204,6 +206,19 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
     }
     rt.storeReads.set(path, { stores: views, checkpoints });
   })();
+}
+
+/**
+ * Replayed, a read whose live turn failed (a PostgREST table that answered 500, rows the log
+ * could not hold) left no value but the step's failure: the step fails again as it did — its
+ * recorded error thrown, which the executor records as the step.failed the log already holds.
+ * Verify called such a run diverged on its own log.
+ */
+export function failedReadAt(rt: StepRuntime, path: string): void {
+  const next = rt.journal.peek(path);
+  if (next?.type !== 'step.failed' || next.stepPath !== path) return;
+  const { code, message, retryable } = (next as StoredEvent<'step.failed'>).payload.error;
+  throw new StepError(code, message, retryable ?? false);
 }
 
 export function evalContext(rt: StepRuntime, frame: Frame, stepPath: string, current?: unknown): EvalContext {
