@@ -11,6 +11,8 @@
  */
 import { ownerIsDead, parseOwner, hostId } from '../executor/owner.js';
 import { asLogged, UnloggableValueError } from '../log/loggable.js';
+import { isImported } from '../executor/run-bundle.js';
+import type { RunRecord } from '../log/log.js';
 import type { Clock } from '../env/env.js';
 import { outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import type { RunViews } from './run-views.js';
@@ -80,6 +82,7 @@ export class RunProcesses {
       throw error;
     }
     const view = await this.deps.views.get(runId);
+    refuseEnded(view.record, 'nothing to resume');
     let running = this.processes.get(runId);
     if (running !== undefined && view.record.status === 'suspended') {
       // The process that suspended the run has released it and is only exiting (the page sees
@@ -118,6 +121,8 @@ export class RunProcesses {
     const mine = this.processes.get(runId);
     const { status, owner } = view.record;
     if (crashAt !== undefined) {
+      // A resume of an ended run does nothing: the crash point would be armed in a process that never reaches it.
+      refuseEnded(view.record, 'no crash point can fire in it');
       if (mine !== undefined || (status === 'running' && owner !== null && !ownerIsDead(owner))) {
         throw new StudioError('conflict', `run ${runId} is still executing${mine ? ` (pid ${mine.pid})` : ''}; arm a crash point on its next resume`);
       }
@@ -141,5 +146,13 @@ export class RunProcesses {
       return { runId, note: `killed the studio's worker (pid ${parsed.pid}), which executed this run; it restarts and takes its runs over` };
     }
     throw new StudioError('conflict', `run ${runId} is executed by ${owner}, a process this studio did not start; stop it where it runs`);
+  }
+}
+
+/** A run that cannot be continued — completed, failed, or imported (read-only) — refuses `what` a continuation would do. */
+function refuseEnded(record: RunRecord, what: string): void {
+  if (isImported(record)) throw new StudioError('conflict', `run ${record.runId} was imported from a bundle: it is read-only, ${what}`);
+  if (record.status === 'completed' || record.status === 'failed') {
+    throw new StudioError('conflict', `run ${record.runId} is ${record.status}: ${what}`);
   }
 }

@@ -161,23 +161,36 @@ describe('studio service', () => {
   });
 
   it('resumes with a payload and arms a crash on a resume', async () => {
+    // The fake CLI changes no run row: the run stays suspended in the log for every call.
+    const held = await startRun(log, 'run-paused', sampleEvents()[0]!);
+    await log.commit(held, [], { durable: false, status: { status: 'suspended', wakeAt: null, waitingOn: 'pause:p1', releaseLease: true } });
     const logFile = path.join(dir, 'fake-cli.log');
     process.env['FAKE_CLI_LOG'] = logFile;
     try {
-      const stay = await service.handle('run.resume', { runId: 'run-1', payload: 'stay' });
-      expect(stay).toEqual({ runId: 'run-1', outcome: 'suspended' });
-      const done = await service.handle('run.resume', { runId: 'run-1' });
+      const stay = await service.handle('run.resume', { runId: 'run-paused', payload: 'stay' });
+      expect(stay).toEqual({ runId: 'run-paused', outcome: 'suspended' });
+      const done = await service.handle('run.resume', { runId: 'run-paused' });
       expect(done.outcome).toBe('completed');
-      await service.handle('run.crash', { runId: 'run-1', crashAt: 'after-effect:2' });
-      const killed = await waitForPush('process.exited', (p) => p.runId === 'run-1' && p.signal === 'SIGKILL');
+      await service.handle('run.crash', { runId: 'run-paused', crashAt: 'after-effect:2' });
+      const killed = await waitForPush('process.exited', (p) => p.runId === 'run-paused' && p.signal === 'SIGKILL');
       expect(killed.code).toBeNull();
       const calls = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; db: string | null });
       // The log goes by $REQON_DB, never on the command line (a PostgreSQL URL may hold a password).
-      expect(calls[0]).toEqual({ args: ['resume', 'run-1', '--payload', '"stay"', '--json'], db: path.join(dir, 'reqon.db') });
-      expect(calls[2]).toEqual({ args: ['resume', 'run-1', '--crash-at', 'after-effect:2', '--json'], db: path.join(dir, 'reqon.db') });
+      expect(calls[0]).toEqual({ args: ['resume', 'run-paused', '--payload', '"stay"', '--json'], db: path.join(dir, 'reqon.db') });
+      expect(calls[2]).toEqual({ args: ['resume', 'run-paused', '--crash-at', 'after-effect:2', '--json'], db: path.join(dir, 'reqon.db') });
     } finally {
       delete process.env['FAKE_CLI_LOG'];
     }
+  });
+
+  it('refuses to resume, or arm a crash point in, a run that has ended (helper 43: 200 and nothing armed)', async () => {
+    const status = (await service.handle('run.get', { runId: 'run-1' })).status;
+    expect(status).toBe('completed');
+    await expect(service.handle('run.crash', { runId: 'run-1', crashAt: 'after-effect:1' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'run run-1 is completed: no crash point can fire in it',
+    });
+    await expect(service.handle('run.resume', { runId: 'run-1' })).rejects.toMatchObject({ code: 'conflict', message: 'run run-1 is completed: nothing to resume' });
   });
 
   it('resumes a suspended run whose previous process is still exiting, once it has exited', async () => {
