@@ -334,6 +334,20 @@ describe('redirects', () => {
     expect(server.requests[1]!.headers['content-type']).toBeUndefined();
   });
 
+  it('one timeout covers an attempt with its redirects, not each hop anew', async () => {
+    // Each hop answers after 150 ms: four of them pass a 400 ms timeout, though none alone does.
+    use((req, res) => {
+      const hop = Number(req.url!.slice(1));
+      setTimeout(() => (hop < 4 ? redirect(res, 302, `/${hop + 1}`) : json(res, 200, { id: 'final' })), 150).unref();
+    });
+    const after: AfterAttempt[] = [];
+    await expect(
+      executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/0', retry: { timeout: 400, maxAttempts: 1 } }, deps(), { afterAttempt: (a) => void after.push(a) }),
+    ).rejects.toThrow(FetchError);
+    expect(after[0]).toMatchObject({ error: { code: 'timeout' } });
+    expect(server.requests.length).toBeLessThan(5);
+  });
+
   it('a 3xx the request allows is its answer, not followed', async () => {
     use((_req, res) => redirect(res, 302, '/next'));
     const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/x', allow: [302] }, deps());
