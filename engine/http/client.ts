@@ -24,7 +24,7 @@ import { AuthRefreshError } from './auth.js';
 import { CircuitOpenError, type BreakerOptions, type CircuitBreaker } from './circuit-breaker.js';
 import type { RateLimitOptions, RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
-import { createRedactor, isSensitiveName, RedactionError } from './redact.js';
+import { createRedactor, isSensitiveName, REDACTED, RedactionError } from './redact.js';
 import type { QueryParams } from './request-builder.js';
 import { buildRequest, headerValue } from './request-builder.js';
 import type { AttemptOutcome, Decision, RetryPolicy } from './retry-policy.js';
@@ -297,7 +297,13 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       if (res.decodeWarning !== undefined) decodeWarning = redactor.text(res.decodeWarning);
       const headers = lowerCased(res.headers);
       parsed = parseBody(res.status, res.body);
-      recorded = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
+      const redacted = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
+      recorded = redacted.recorded;
+      if (redacted.replacedInBody > 0) {
+        // The run acts on the answer as its log holds it, so the secret is gone from what it stores too: said, never silent.
+        const note = `the answer held a credential of the run ${redacted.replacedInBody} time(s); each became ${REDACTED} in the log and in what the run does with the answer (a secret never enters the log)`;
+        decodeWarning = decodeWarning === undefined ? note : `${decodeWarning}; ${note}`;
+      }
       outcome = { kind: 'response', status: res.status, headers };
       deps.limiter?.observe(limiterKey, res.status, headers, spec.rateLimit);
     } catch (err) {

@@ -79,7 +79,8 @@ export interface Redactor {
    * Takes the body over: pass a value nobody else holds (a fresh `JSON.parse`). It is recorded as
    * is when there is no secret to replace, and copied with replacements otherwise.
    */
-  response(res: { status: number; headers: Record<string, string>; body: unknown }): RecordedResponse;
+  /** The response as recorded, and how many secrets its body held (each replaced: the run acts on the recorded body). */
+  response(res: { status: number; headers: Record<string, string>; body: unknown }): { recorded: RecordedResponse; replacedInBody: number };
 }
 
 /** Forms a secret can take inside a URL or a form body. */
@@ -156,14 +157,21 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
     return out;
   };
 
-  const valueWith = (p: RegExp | undefined, v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return p ? v.replace(p, REDACTED) : v;
+  /** `v` with every secret replaced; `replaced.n` counts the secrets found (keys included). */
+  const valueWith = (p: RegExp | undefined, v: unknown, depth: number, replaced?: { n: number }): unknown => {
+    const inText = (t: string): string => {
+      if (!p) return t;
+      const out = t.replace(p, REDACTED);
+      if (replaced && out !== t) replaced.n += t.match(p)?.length ?? 1;
+      return out;
+    };
+    if (typeof v === 'string') return inText(v);
     if (v === null || typeof v !== 'object') return v;
     if (depth >= MAX_REDACT_DEPTH) throw new RedactionError();
-    if (Array.isArray(v)) return v.map((x) => valueWith(p, x, depth + 1));
+    if (Array.isArray(v)) return v.map((x) => valueWith(p, x, depth + 1, replaced));
     const obj = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(obj)) setOwn(out, p ? k.replace(p, REDACTED) : k, valueWith(p, obj[k], depth + 1));
+    for (const k of Object.keys(obj)) setOwn(out, inText(k), valueWith(p, obj[k], depth + 1, replaced));
     return out;
   };
   const value = (v: unknown): unknown => valueWith(currentPattern(), v, 0);
@@ -183,7 +191,11 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
       const p = currentPattern();
       // The body is the caller's fresh parse, held by nobody else: with no secret to replace,
       // copying it would only cost time (a page can hold thousands of records).
-      return { status: res.status, headers: headersWith(p, res.headers), body: p ? valueWith(p, res.body, 0) : res.body };
+      if (!p) return { recorded: { status: res.status, headers: headersWith(p, res.headers), body: res.body }, replacedInBody: 0 };
+      const replaced = { n: 0 };
+      const body = valueWith(p, res.body, 0, replaced);
+      return { recorded: { status: res.status, headers: headersWith(p, res.headers), body }, replacedInBody: replaced.n };
     },
   };
 }
+

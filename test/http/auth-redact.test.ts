@@ -84,9 +84,12 @@ describe('redaction', () => {
 
   it('keeps body fields with token-like names (cursors are data) but redacts secret values in them', () => {
     const r = createRedactor(['s3cr3t-value']);
-    const res = r.response({ status: 200, headers: { 'set-cookie': 'a=b' }, body: { next_page_token: 'abc', echo: 's3cr3t-value' } });
-    expect(res.body).toEqual({ next_page_token: 'abc', echo: REDACTED });
+    const { recorded: res, replacedInBody } = r.response({ status: 200, headers: { 'set-cookie': 'a=b' }, body: { next_page_token: 'abc', echo: 's3cr3t-value', ['s3cr3t-value']: 's3cr3t-value s3cr3t-value' } });
+    expect(res.body).toEqual({ next_page_token: 'abc', echo: REDACTED, [REDACTED]: `${REDACTED} ${REDACTED}` });
     expect(res.headers['set-cookie']).toBe(REDACTED);
+    // Counted (key included), so the run can say its answer was changed (client.ts).
+    expect(replacedInBody).toBe(4);
+    expect(r.response({ status: 200, headers: {}, body: { a: 'plain' } }).replacedInBody).toBe(0);
   });
 
   it('follows a live secret list', () => {

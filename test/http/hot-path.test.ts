@@ -72,9 +72,9 @@ describe('redactor on the hot path', () => {
 
   it('records a response body as is when there is no secret, and a redacted copy when there is', () => {
     const body = { items: [{ id: 1, name: 'a' }], next: 'cursor' };
-    expect(createRedactor([]).response({ status: 200, headers: {}, body }).body).toBe(body);
+    expect(createRedactor([]).response({ status: 200, headers: {}, body }).recorded.body).toBe(body);
     const withSecret = { items: [{ id: 1, name: 'has s3cr3t-long' }] };
-    const recorded = createRedactor(['s3cr3t-long']).response({ status: 200, headers: {}, body: withSecret }).body;
+    const recorded = createRedactor(['s3cr3t-long']).response({ status: 200, headers: {}, body: withSecret }).recorded.body;
     expect(recorded).not.toBe(withSecret);
     expect(recorded).toEqual({ items: [{ id: 1, name: `has ${REDACTED}` }] });
     expect(withSecret.items[0]!.name).toBe('has s3cr3t-long');
@@ -89,7 +89,7 @@ describe('redactor on the hot path', () => {
 
   it('a `__proto__` key in a redacted body or header stays an own property, not a prototype', () => {
     const parsed = JSON.parse('{"__proto__": {"x": "s3cr3t-long"}, "y": 1}') as Record<string, unknown>;
-    const recorded = createRedactor(['s3cr3t-long']).response({ status: 200, headers: JSON.parse('{"__proto__": "h"}') as Record<string, string>, body: parsed });
+    const { recorded } = createRedactor(['s3cr3t-long']).response({ status: 200, headers: JSON.parse('{"__proto__": "h"}') as Record<string, string>, body: parsed });
     const out = recorded.body as Record<string, unknown>;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({ x: REDACTED });

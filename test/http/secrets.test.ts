@@ -67,7 +67,7 @@ describe('short credentials', () => {
     const req = r.request({ method: 'GET', url: 'http://h.test/items/a?k=a&page=2', headers: { Authorization: 'Bearer a', 'X-Key': 'a' } });
     expect(req.url).toBe(`http://h.test/items/a?k=${REDACTED}&page=2`);
     expect(req.headers).toEqual({ Authorization: REDACTED, 'X-Key': REDACTED });
-    const res = r.response({ status: 200, headers: {}, body: [{ id: 'a', name: 'banana' }] });
+    const { recorded: res } = r.response({ status: 200, headers: {}, body: [{ id: 'a', name: 'banana' }] });
     expect(res.body).toEqual([{ id: 'a', name: 'banana' }]);
   });
 
