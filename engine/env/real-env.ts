@@ -20,6 +20,7 @@
  */
 
 import { randomFillSync } from 'node:crypto';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
@@ -377,6 +378,15 @@ function decodeBody(chunks: Buffer[], contentType: string | undefined): DecodedB
   const utf16 = all.length >= 2 && all[0] === 0xff && all[1] === 0xfe ? 'utf-16le' : all.length >= 2 && all[0] === 0xfe && all[1] === 0xff ? 'utf-16be' : undefined;
   const label = bom > 0 ? undefined : (utf16 ?? charsetOf(contentType));
   const decoder = textDecoderFor(label);
+  // A body that is valid UTF-8 with characters beyond ASCII is UTF-8, whatever charset its
+  // Content-Type names: read as ISO-8859-1 it became "cafÃ©", stored without a word (helper 42).
+  // JSON is UTF-8 (RFC 8259), and a legacy-charset text that is also valid UTF-8 is all but unknown.
+  if (decoder && utf16 === undefined && isUtf8(all) && !isAscii(all)) {
+    return {
+      text: all.toString('utf8', bom),
+      warning: `its Content-Type says charset=${label}, but the body is valid UTF-8 with characters beyond ASCII, which ${decoder.encoding} would misread (é as Ã©): it was read as UTF-8, as JSON is`,
+    };
+  }
   if (decoder) {
     try {
       return { text: new TextDecoder(decoder.encoding, { fatal: true }).decode(all) };

@@ -47,4 +47,17 @@ describe('bodies in another encoding', () => {
       'warning: A/0: GET /people: 2 byte sequence(s) of the body are not valid UTF-8 (its Content-Type names no charset): each became U+FFFD (�) in place of the character the API sent; an API that answers in another encoding should name it in its Content-Type',
     ]);
   });
+
+  it('are read as UTF-8 when the bytes are UTF-8 beyond ASCII, whatever charset is named, and say so', async () => {
+    // Helper 42: a UTF-8 body labelled ISO-8859-1 was stored as "cafÃ©", without a word.
+    c = await openConformance();
+    c.api.on('GET /people', { headers: { 'content-type': 'application/json; charset=iso-8859-1' }, bytes: Buffer.from('{"items":[{"id":"1","name":"Zoë 東京"}]}', 'utf8') });
+    const progress: string[] = [];
+    const result = await c.start(c.mission('names', MISSION), {}, { progress: (line) => progress.push(line) });
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'out')).toEqual({ 1: { id: '1', name: 'Zoë 東京' } });
+    expect(progress.filter((l) => l.startsWith('warning'))).toEqual([
+      'warning: A/0: GET /people: its Content-Type says charset=iso-8859-1, but the body is valid UTF-8 with characters beyond ASCII, which windows-1252 would misread (é as Ã©): it was read as UTF-8, as JSON is',
+    ]);
+  });
 });
