@@ -255,7 +255,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    // 1xx (100 Continue, 103 Early Hints) are interim: the final response follows.
+    // 1xx (103 Early Hints, 102) are interim: the final response follows. An unsolicited
+    // 100 Continue never gets here: undici's parser fails the exchange on it ("bad response",
+    // UND_ERR_SOCKET), which the request then reports as a transport failure — RFC 9110 §15.2
+    // asks a client to take it as interim; a limit of the transport we use, not a choice.
     if (statusCode < 200) return;
     this.status = statusCode;
     const out: Record<string, string> = {};
