@@ -13,7 +13,7 @@
  * `null`, not a failure; a 2xx body that is not JSON is a `FetchError`.
  */
 
-import type { Env, HttpRequest, HttpResponse, HttpTransport } from '../env/env.js';
+import type { Clock, Env, HttpRequest, HttpResponse, HttpTransport } from '../env/env.js';
 import { TransportError } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
 import { UnloggableValueError } from '../log/loggable.js';
@@ -280,6 +280,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
     try {
       const sent = await sendFollowingRedirects(
         http,
+        clock,
         {
           method: built.method,
           url: built.url,
@@ -433,6 +434,7 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
  */
 async function sendFollowingRedirects(
   http: HttpTransport,
+  clock: Clock,
   request: HttpRequest,
   authHeaderNames: readonly string[],
   allow: readonly number[],
@@ -440,9 +442,9 @@ async function sendFollowingRedirects(
   let current = request;
   // One timeout for the attempt, redirects included: six hops of 2 s each under `timeout: 3000`
   // took 12 s, each hop given the whole timeout anew (helper 42).
-  const deadline = performance.now() + request.timeoutMs;
+  const deadline = clock.now() + request.timeoutMs;
   for (let hops = 0; ; hops++) {
-    const left = Math.ceil(deadline - performance.now());
+    const left = Math.ceil(deadline - clock.now());
     if (hops > 0 && left <= 0) {
       throw new TransportError(`${request.method} ${request.url} timed out after ${request.timeoutMs} ms (following ${hops} redirect${hops === 1 ? '' : 's'}, the last to ${current.url})`, 'timeout');
     }

@@ -235,7 +235,8 @@ export class RunViews {
 
   constructor(
     private readonly log: EventLog,
-    private readonly now: () => number = () => performance.now(),
+    /** The studio's clock (milliseconds), by which a view's idleness is judged. */
+    private readonly now: () => number,
   ) {}
 
   /** How many views are held (tests, and the sweep's own account). */

@@ -113,7 +113,7 @@ class Service implements StudioService {
     private readonly log: EventLog,
     private readonly options: StudioServiceOptions & { cwd: string; dbPath: string },
   ) {
-    this.views = new RunViews(log);
+    this.views = new RunViews(log, () => this.clock.now());
     const launcher: CliLauncher = { cliPath: path.resolve(options.cwd, options.cliPath), cwd: options.cwd, dbPath: options.dbPath };
     this.clock = options.clock ?? new RealClock();
     this.live = new LivePoll({

@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, SeededRandom } from '../../engine/env/fake-env.js';
-import { UndiciTransport } from '../../engine/env/real-env.js';
+import { RealClock, UndiciTransport } from '../../engine/env/real-env.js';
 import { AuthSession } from '../../engine/http/auth.js';
 import { CircuitBreaker } from '../../engine/http/circuit-breaker.js';
 import { executeRequest, type AfterAttempt, type BeforeAttempt, type HttpDeps, type RequestSpec } from '../../engine/http/client.js';
@@ -342,7 +342,10 @@ describe('redirects', () => {
     });
     const after: AfterAttempt[] = [];
     await expect(
-      executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/0', retry: { timeout: 400, maxAttempts: 1 } }, deps(), { afterAttempt: (a) => void after.push(a) }),
+      // The deadline is the run's clock's: a real one here (the others in this file only pretend to wait).
+      executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/0', retry: { timeout: 400, maxAttempts: 1 } }, deps({ env: { ...deps().env, clock: new RealClock() } }), {
+        afterAttempt: (a) => void after.push(a),
+      }),
     ).rejects.toThrow(FetchError);
     expect(after[0]).toMatchObject({ error: { code: 'timeout' } });
     expect(server.requests.length).toBeLessThan(5);

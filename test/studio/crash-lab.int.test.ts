@@ -133,7 +133,7 @@ describe('crash lab', () => {
     const crashLab = new CrashLab({
       spawnRun,
       spawnResume,
-      views: new RunViews(log),
+      views: new RunViews(log, () => 0),
       clock: new RealClock(),
       labHost: 'test-lab',
       scheduler,

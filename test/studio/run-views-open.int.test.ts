@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe('RunViews.open', () => {
   it('warms the opened run\'s state fold in the background, and not a run that was only listed', async () => {
-    const views = new RunViews(temp.log);
+    const views = new RunViews(temp.log, () => 0);
     const listed = await views.get('listed');
     const opened = await views.open('opened');
     expect(opened.stateFolded).toBeLessThan(opened.lastSeq);
