@@ -11,7 +11,7 @@ import { DURATION_FUNCTION_MS } from '../lang/builtin-names.js';
 import { parseIsoInstant } from './iso-dates.js';
 import { toInstantMs } from './operators.js';
 
-const DAY_MS = 86_400_000;
+const DAY_MS = DURATION_FUNCTION_MS.days;
 
 function duration(unitMs: number): BuiltinImpl {
   return (args, call) => finiteResult(call, argNumber(call, 0, args[0]) * unitMs);
@@ -23,10 +23,10 @@ function toIso(ms: number): string | null {
 }
 
 export const DATE_BUILTINS: Record<string, BuiltinImpl> = {
-  days: duration(DURATION_FUNCTION_MS.days!),
-  hours: duration(DURATION_FUNCTION_MS.hours!),
-  minutes: duration(DURATION_FUNCTION_MS.minutes!),
-  seconds: duration(DURATION_FUNCTION_MS.seconds!),
+  days: duration(DURATION_FUNCTION_MS.days),
+  hours: duration(DURATION_FUNCTION_MS.hours),
+  minutes: duration(DURATION_FUNCTION_MS.minutes),
+  seconds: duration(DURATION_FUNCTION_MS.seconds),
   /**
    * The ISO instant of a date string (`YYYY-MM-DD`, an ISO timestamp with or without an offset,
    * read as UTC without one) or of epoch milliseconds; null for anything else.

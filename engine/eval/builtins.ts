@@ -192,7 +192,7 @@ export function callBuiltin(call: CallExpr, ctx: BuiltinCall['ctx'], evalArg: (a
   }
   const args = call.args.map(evalArg);
   const result = impl(args, { name, span: call, argSpans: call.args, ctx }); // nodes as spans: EvaluatorError copies them
-  return typeof result === 'number' ? storableNumber(result, () => `${name}()`, call) : result;
+  return typeof result === 'number' && !Number.isFinite(result) ? storableNumber(result, `${name}()`, call) : result;
 }
 
 function describeArity({ min, max }: { min: number; max: number }): string {

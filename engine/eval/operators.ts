@@ -41,9 +41,9 @@ export function parseNumericString(text: string): number | undefined {
  * `n`, a number an expression computed, when the log can hold it. JSON has no Infinity or NaN: a
  * run that stored or sent one would store or send `null`, and its replay would read `null` back.
  */
-export function storableNumber(n: number, what: () => string, span: Span): number {
+export function storableNumber(n: number, what: string, span: Span): number {
   if (Number.isFinite(n)) return n;
-  throw new EvaluatorError('R4015', `${what()} gives ${String(n)}, beyond what a number can hold (a 64-bit float); a run cannot store, send or log it`, span);
+  throw new EvaluatorError('R4015', `${what} gives ${String(n)}, beyond what a number can hold (a 64-bit float); a run cannot store, send or log it`, span);
 }
 
 export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%';
@@ -60,7 +60,9 @@ export function arithmetic(op: ArithmeticOperator, left: unknown, right: unknown
   }
   const l = toNumberFor(op, left, span);
   const r = toNumberFor(op, right, span);
-  return storableNumber(numeric(op, l, r, span), () => `${l} ${op} ${r}`, span);
+  const n = numeric(op, l, r, span);
+  // The description is built only for the error: arithmetic is on every pure step's path.
+  return Number.isFinite(n) ? n : storableNumber(n, `${l} ${op} ${r}`, span);
 }
 
 function numeric(op: ArithmeticOperator, l: number, r: number, span: Span): number {

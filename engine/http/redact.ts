@@ -157,21 +157,22 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
     return out;
   };
 
+  /** `t` with every secret replaced, counted in `replaced.n`. */
+  const inText = (p: RegExp | undefined, t: string, replaced: { n: number } | undefined): string => {
+    if (!p) return t;
+    const out = t.replace(p, REDACTED);
+    if (replaced && out !== t) replaced.n += t.match(p)?.length ?? 1;
+    return out;
+  };
   /** `v` with every secret replaced; `replaced.n` counts the secrets found (keys included). */
   const valueWith = (p: RegExp | undefined, v: unknown, depth: number, replaced?: { n: number }): unknown => {
-    const inText = (t: string): string => {
-      if (!p) return t;
-      const out = t.replace(p, REDACTED);
-      if (replaced && out !== t) replaced.n += t.match(p)?.length ?? 1;
-      return out;
-    };
-    if (typeof v === 'string') return inText(v);
+    if (typeof v === 'string') return inText(p, v, replaced);
     if (v === null || typeof v !== 'object') return v;
     if (depth >= MAX_REDACT_DEPTH) throw new RedactionError();
     if (Array.isArray(v)) return v.map((x) => valueWith(p, x, depth + 1, replaced));
     const obj = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(obj)) setOwn(out, inText(k), valueWith(p, obj[k], depth + 1, replaced));
+    for (const k of Object.keys(obj)) setOwn(out, inText(p, k, replaced), valueWith(p, obj[k], depth + 1, replaced));
     return out;
   };
   const value = (v: unknown): unknown => valueWith(currentPattern(), v, 0);

@@ -12,6 +12,7 @@
  * Option blocks (`{ key: value, … }`) are parsed into typed fields; `optionSpans` keeps where each
  * key given was written (see `OptionSpans`), so the checker and the runtime can point at it.
  */
+import { DURATION_FUNCTION_MS } from './builtin-names.js';
 
 export interface Span {
   start: number;
@@ -247,7 +248,8 @@ export interface Stage {
 
 export type ScheduleUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks';
 /** Milliseconds per schedule unit: what `every N unit` means, to the checker and the worker alike. */
-export const SCHEDULE_UNIT_MS: Readonly<Record<ScheduleUnit, number>> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 7 * 86_400_000 };
+/** A schedule's `every` units: the duration functions' (builtin-names.ts), and weeks. */
+export const SCHEDULE_UNIT_MS: Readonly<Record<ScheduleUnit, number>> = { ...DURATION_FUNCTION_MS, weeks: 7 * DURATION_FUNCTION_MS.days };
 
 export interface Schedule {
   kind: 'Schedule';

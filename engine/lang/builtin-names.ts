@@ -71,7 +71,7 @@ export const BUILTIN_ARITY: Record<string, { min: number; max: number }> = {
  * unit. The evaluator's built-ins and the durations fixed at check time (a pause's `duration`, a
  * wait's `timeout`) read them here.
  */
-export const DURATION_FUNCTION_MS: Readonly<Record<string, number>> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1_000 };
+export const DURATION_FUNCTION_MS: Readonly<Record<'days' | 'hours' | 'minutes' | 'seconds', number>> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1_000 };
 
 /**
  * The checkpoint store: upstream's examples read it (`sync_state.get(key)`) and write it

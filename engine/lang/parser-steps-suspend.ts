@@ -129,7 +129,7 @@ export function durationCall(p: Parser): number | undefined {
   const t = p.pos;
   if (p.kind !== 'Word' || p.peekKind() !== '(') return undefined;
   const name = p.textAt(t);
-  const unit = Object.hasOwn(DURATION_FUNCTION_MS, name) ? DURATION_FUNCTION_MS[name]! : undefined;
+  const unit = Object.hasOwn(DURATION_FUNCTION_MS, name) ? DURATION_FUNCTION_MS[name as keyof typeof DURATION_FUNCTION_MS] : undefined;
   if (unit === undefined) return undefined;
   p.advance();
   p.advance();

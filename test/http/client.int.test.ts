@@ -334,6 +334,13 @@ describe('redirects', () => {
     expect(server.requests[1]!.headers['content-type']).toBeUndefined();
   });
 
+  it('an answer echoing the credential has it replaced, and says how often (the run stores what the log holds)', async () => {
+    use((req, res) => json(res, 200, { id: 'x', echo: req.headers.authorization, note: 'token long-secret-t0k ok' }));
+    const r = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/me' }, deps({ auth: new AuthSession('Api', { type: 'bearer', token: 'long-secret-t0k' }) }));
+    expect(r.body).toEqual({ id: 'x', echo: 'Bearer [REDACTED]', note: 'token [REDACTED] ok' });
+    expect(r.decodeWarning).toBe('the answer held a credential of the run 2 time(s); each became [REDACTED] in the log and in what the run does with the answer (a secret never enters the log)');
+  });
+
   it('one timeout covers an attempt with its redirects, not each hop anew', async () => {
     // Each hop answers after 150 ms: four of them pass a 400 ms timeout, though none alone does.
     use((req, res) => {
