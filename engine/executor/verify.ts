@@ -16,6 +16,7 @@ import { HttpRuntime } from '../steps/http-runtime.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
+import { credentialEnvValues } from '../env/mission-env.js';
 import { RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
@@ -65,7 +66,8 @@ export async function verifyRun(
       httpTimeoutMs: 1,
       ...(recordedBy ? { recordedBy } : {}),
     }),
-    http: new HttpRuntime(model, env, { sources: run.options.sources, progress: () => {} }),
+    // Redacted as the run redacted them: a credential-named setting in a URL or body is in the log as [REDACTED].
+    http: new HttpRuntime(model, env, { sources: run.options.sources, extraSecrets: credentialEnvValues(run.options.env, env.vars), progress: () => {} }),
     runEnv: run.options.env,
     lastSync: async () => undefined,
     inbox: async () => [],

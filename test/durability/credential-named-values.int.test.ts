@@ -77,3 +77,31 @@ describe.each(backends)('%s: credential-named parameters and headers in request 
     expect(fullyVerified(report)).toBe(true);
   });
 });
+
+describe.each(backends)('%s: a credential-named setting sent in a URL and a body', (backend) => {
+  it('is in the log as [REDACTED], and verify redacts it as the run did: the run verifies whole', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /a?k=supersecretvalue123', { status: 200, body: { id: 'a' } });
+    c.api.on('POST /b', { status: 201, body: { id: 'b' } });
+    const files = c.mission('envsecret', `mission EnvSecret {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    get "/a" { params: { k: env("MY_API_TOKEN") } }
+    store response -> out
+    post "/b" { body: { note: "hello", secret: env("MY_API_TOKEN") } }
+    store response -> out
+  }
+  run A
+}
+`);
+    const result = await c.start(files, { env: { MY_API_TOKEN: 'supersecretvalue123' } });
+    expect(result.status).toBe('completed');
+    const events = await c.events(result.runId);
+    expect(JSON.stringify(events)).not.toContain('supersecretvalue123');
+    expect(JSON.stringify(events)).toContain('[REDACTED]');
+    const report = await verifyRun(c.log, result.runId, { env: c.env });
+    expect(report.divergence).toBeNull();
+    expect(fullyVerified(report)).toBe(true);
+  });
+});
