@@ -10,6 +10,7 @@ import type { Span } from '../lang/ast.js';
 import { EvaluatorError } from './eval-errors.js';
 import { dateStringToMs, isDateString, parseIsoInstant } from './iso-dates.js';
 import { describeValue, displayString, hasOwnField, isPlainObject, withArticle } from './values.js';
+import { IS_TYPE_NAMES } from '../lang/builtin-names.js';
 
 /**
  * Numeric coercion: numbers as they are, numeric strings parsed, booleans 1/0. `op` names the
@@ -213,21 +214,6 @@ export function inOperator(left: unknown, right: unknown, span: Span): boolean {
   if (isPlainObject(right)) return hasOwnField(right, left);
   return false;
 }
-
-/** The type names `is` accepts (case-insensitive), as §D.3 lists them. */
-export const IS_TYPE_NAMES = [
-  'array',
-  'object',
-  'string',
-  'number',
-  'decimal',
-  'int',
-  'integer',
-  'boolean',
-  'null',
-  'undefined',
-  'date',
-] as const;
 
 export type IsTypeName = (typeof IS_TYPE_NAMES)[number];
 

@@ -115,3 +115,12 @@ export const UNSUPPORTED_BUILTIN_NAMES: ReadonlySet<string> = new Set([
 
 /** Built-ins whose result is not a pure function of their arguments (recorded for replay). */
 export const NONDETERMINISTIC_BUILTINS: ReadonlySet<string> = new Set(['now', 'timestamp', 'env', 'sync_state.get']);
+
+/** The type names `x is T` accepts (case-insensitive), as §D.3 lists them. */
+export const IS_TYPE_NAMES = ['array', 'object', 'string', 'number', 'decimal', 'int', 'integer', 'boolean', 'null', 'undefined', 'date'] as const;
+
+/**
+ * The built-in type names of a schema field (case-insensitive); any other name is a declared
+ * schema, or matches any value (§B.5).
+ */
+export const SCHEMA_TYPE_NAMES = ['string', 'int', 'integer', 'decimal', 'number', 'float', 'double', 'boolean', 'bool', 'date', 'datetime', 'any', 'array', 'object'] as const;

@@ -6,9 +6,9 @@
  *
  * `walkExpr` visits every sub-expression; it tolerates the holes a recovering parser leaves.
  */
-import type { Expr } from './ast.js';
+import type { Expr, Name } from './ast.js';
 import type { CheckContext } from './check-context.js';
-import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, IS_TYPE_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
 import { didYouMean } from './suggest.js';
 
 /** Calls `visit` on `expr` and every expression inside it, parents first. */
@@ -137,6 +137,7 @@ export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefine
       return;
     case 'Is':
       checkExpr(ctx, file, expr.operand);
+      checkIsType(ctx, file, expr.type);
       return;
     case 'Conditional':
       checkExpr(ctx, file, expr.test);
@@ -303,4 +304,13 @@ const METHOD_FORMS: Readonly<Record<string, (x: string) => string>> = {
 
 function isLiteralZero(e: Expr): boolean {
   return (e.kind === 'Number' && e.value === 0) || (e.kind === 'Unary' && (e.operator === '-' || e.operator === '+') && isLiteralZero(e.operand));
+}
+
+/** `x is T` fails wherever it is evaluated (R4007) unless T is a type `is` knows; a schema is no such type. */
+function checkIsType(ctx: CheckContext, file: string, type: Name | undefined): void {
+  if (!type?.name || (IS_TYPE_NAMES as readonly string[]).includes(type.name.toLowerCase())) return;
+  const help = ctx.schemas.has(type.name)
+    ? `\`is\` tests a value's type (${IS_TYPE_NAMES.join(', ')}); to test a record against schema \`${type.name}\`, match it: \`match x { ${type.name} -> … , _ -> … }\``
+    : (didYouMean(type.name.toLowerCase(), IS_TYPE_NAMES) ?? `\`is\` knows ${IS_TYPE_NAMES.join(', ')}`);
+  ctx.report(file, 'E3053', type, `\`is ${type.name}\` fails wherever it is evaluated: \`${type.name}\` is no type \`is\` knows (R4007)`, help);
 }

@@ -22,7 +22,9 @@ import { checkJumps, checkPipelines } from './check-pipeline.js';
 import { checkAction, type JumpRef } from './check-steps.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { MissionUnit } from './mission-unit.js';
-import type { ActionDecl, MissionDecl, TransformDecl } from './ast.js';
+import type { ActionDecl, MissionDecl, TransformDecl, TypeRef } from './ast.js';
+import { SCHEMA_TYPE_NAMES } from './builtin-names.js';
+import { didYouMean } from './suggest.js';
 
 export function checkMission(unit: MissionUnit): Diagnostic[] {
   const ctx = new CheckContext(unit);
@@ -73,11 +75,26 @@ function checkMissionBody(ctx: Ctx, mission: MissionDecl): void {
   for (const store of mission.stores ?? []) if (store) checkStoreDecl(ctx, store);
   checkSharedTables(ctx, mission.stores ?? []);
   for (const transform of mission.transforms ?? []) if (transform) checkTransform(ctx, transform);
+  for (const schema of mission.schemas ?? []) for (const field of schema?.fields ?? []) if (field?.type) checkFieldType(ctx, field.type);
   checkPipelines(ctx, mission);
 
   const jumps: JumpRef[] = [];
   for (const action of mission.actions ?? []) if (action) checkAction(ctx, action, jumps);
   checkJumps(ctx, mission, jumps);
+}
+
+/** A field type that is no built-in type and no declared schema matches anything (§B.5): a typo's likely. */
+function checkFieldType(ctx: Ctx, type: TypeRef): void {
+  if (type.kind === 'ArrayType') return checkFieldType(ctx, type.element);
+  if (type.kind === 'ObjectType') {
+    for (const field of type.fields ?? []) if (field?.type) checkFieldType(ctx, field.type);
+    return;
+  }
+  if (!type.name || (SCHEMA_TYPE_NAMES as readonly string[]).includes(type.name.toLowerCase()) || ctx.schemas.has(type.name)) return;
+  const help =
+    didYouMean(type.name, [...SCHEMA_TYPE_NAMES, ...ctx.schemas.keys()]) ??
+    `a field's type is one of ${SCHEMA_TYPE_NAMES.join(', ')}, a declared schema, or either in brackets for an array; \`any\` matches any value`;
+  ctx.report(ctx.rootFile, 'E3054', type, `\`${type.name}\` is no built-in type and no declared schema, so this field matches any value`, help);
 }
 
 function checkTransform(ctx: Ctx, transform: TransformDecl): void {

@@ -98,6 +98,8 @@ export const CODES = {
   E3050: { severity: 'warning', title: 'a pagination parameter also set by the request\'s own query or `params` (it is sent twice; which one the API reads varies)' },
   E3051: { severity: 'warning', title: 'a match arm whose pattern is the bare name `else`, `default` or `otherwise`: compared as a value, not a catch-all (`_` is)' },
   E3052: { severity: 'warning', title: 'a file of a mission folder that is not read: the other mission extension, or a subfolder (a folder mission reads the files beside its root with the root\'s extension)' },
+  E3053: { severity: 'warning', title: 'an `is` test naming no type `is` knows, a schema name included (running fails where it is evaluated, R4007)' },
+  E3054: { severity: 'warning', title: 'a schema field type that is no built-in type and no declared schema (it matches any value, §B.5)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -3,6 +3,7 @@ import { EvaluatorError } from '../../engine/eval/eval-errors.js';
 import { matchesSchema, matchesSchemaArray } from '../../engine/eval/schema-match.js';
 import { applyTransform, evaluateFieldMap } from '../../engine/eval/transform.js';
 import type { SchemaDecl } from '../../engine/lang/ast.js';
+import { SCHEMA_TYPE_NAMES } from '../../engine/lang/builtin-names.js';
 import {
   arrayOf,
   bin,
@@ -25,6 +26,14 @@ const table = (...decls: SchemaDecl[]): Map<string, SchemaDecl> => new Map(decls
 
 describe('matchesSchema (§B.5)', () => {
   const schemas = table(card, bank);
+
+  // The checker's list (E3054 for any other name) and the matcher's types are one set: each
+  // listed name but `any` refuses some value, and a name not listed matches anything.
+  it.each(SCHEMA_TYPE_NAMES.filter((name) => name !== 'any'))('the built-in field type %s is a type the matcher knows', (name) => {
+    const typed = schema('Typed', field('v', name));
+    expect(matchesSchema({ v: Symbol('no JSON value') }, typed, schemas)).toBe(false);
+    expect(matchesSchema({ v: Symbol('no JSON value') }, schema('Loose', field('v', 'Unlisted')), schemas)).toBe(true);
+  });
 
   it.each<[unknown, boolean]>([
     [{ brand: 'visa', last4: '4242' }, true],
