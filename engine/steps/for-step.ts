@@ -172,11 +172,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
 function reapplyMemoryWrites(events: readonly StoredEvent[], rt: StepRuntime): void {
   if (!rt.model.hasMemoryStores) return; // and the payloads stay unparsed
   for (const event of events) {
-    if (event.type !== 'store.write') continue;
-    const { store, key, record, op } = event.payload;
-    if (rt.stores.kind(store) !== 'memory') continue;
-    if (op === 'delete') rt.stores.memoryDelete(store, key);
-    else rt.stores.memorySet(store, key, record as Record<string, unknown>);
+    if (event.type !== 'store.write' || rt.stores.kind(event.payload.store) !== 'memory') continue;
+    rt.stores.memoryReplay(event);
   }
 }
 

@@ -8,6 +8,8 @@ import type { Env } from '../env/env.js';
 import type { StoreDecl, StoreType } from '../lang/ast.js';
 import type { EventLog } from '../log/log.js';
 import type { Journal } from '../journal/journal.js';
+import type { StoredEvent } from '../log/events.js';
+import { RunMemory } from '../stores/run-memory.js';
 import { openFileStore } from '../stores/file-store.js';
 import { openPostgrestStore, resolvePostgrestConfig } from '../stores/postgrest-store.js';
 import type { ExternalStore, StoredRecord } from '../stores/store-adapter.js';
@@ -24,7 +26,7 @@ export interface StoreRuntimeOptions {
 }
 
 export class StoreRuntime {
-  private readonly memory = new Map<string, Map<string, Record<string, unknown>>>();
+  private readonly memory = new RunMemory();
   private readonly external = new Map<string, ExternalStore>();
   private readonly written = new Set<string>();
 
@@ -78,25 +80,22 @@ export class StoreRuntime {
   }
 
   memoryGet(store: string, key: string): Record<string, unknown> | undefined {
-    return this.memory.get(store)?.get(key);
+    return this.memory.get(store, key);
   }
 
-  memorySet(store: string, key: string, record: Record<string, unknown>): void {
-    let records = this.memory.get(store);
-    if (!records) this.memory.set(store, (records = new Map()));
-    records.set(key, record);
+  /** A live write to a memory store (`record` null: `delete S[k]`); true if a record was there. */
+  memoryWrite(store: string, key: string, record: Record<string, unknown> | null): boolean {
+    return this.memory.write(store, key, record);
   }
 
-  /** `delete S[k]` on a memory store: true if a record was there. */
-  memoryDelete(store: string, key: string): boolean {
-    return this.memory.get(store)?.delete(key) ?? false;
+  /** A memory store's write the log holds, replayed: it counts at its seq (run-memory.ts). */
+  memoryReplay(event: StoredEvent<'store.write'>): void {
+    const { store, key, op, record } = event.payload;
+    this.memory.replay(store, key, op === 'delete' ? null : (record as Record<string, unknown>), event.seq);
   }
 
   memoryList(store: string): StoredRecord[] {
-    return [...(this.memory.get(store) ?? new Map<string, Record<string, unknown>>()).entries()].map(([key, record]) => ({
-      key,
-      record,
-    }));
+    return this.memory.list(store);
   }
 
   externalStore(store: string): ExternalStore {

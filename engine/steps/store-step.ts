@@ -231,11 +231,7 @@ export async function writeRecords(
       effect.pass('before-effect', false);
       effect.pass('mid-store', false);
     }
-    for (const event of recorded) {
-      if (kind !== 'memory') continue;
-      if (event.payload.op === 'delete') rt.stores.memoryDelete(store, event.payload.key);
-      else rt.stores.memorySet(store, event.payload.key, event.payload.record as Record<string, unknown>);
-    }
+    if (kind === 'memory') for (const event of recorded) rt.stores.memoryReplay(event);
     await advanceCheckpoints(recordedWithStore(frame, path, rt), path, rt);
     return;
   }
@@ -251,12 +247,12 @@ export async function writeRecords(
     const batch = i === 0 ? { batch: batchId } : {};
     if (kind === 'memory') {
       if (w.op === 'delete') {
-        const removed = rt.stores.memoryDelete(store, w.key);
+        const removed = rt.stores.memoryWrite(store, w.key, null);
         rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record: null, op: 'delete', ...batch, removed });
         continue;
       }
       const record = resolveStoredRecord(w.op, rt.stores.memoryGet(store, w.key), w.record);
-      rt.stores.memorySet(store, w.key, record);
+      rt.stores.memoryWrite(store, w.key, record);
       rt.journal.emit('store.write', path, { effectId: w.effectId, store, key: w.key, record, op: w.op, ...batch, ...(w.op === 'upsert' ? { planned: w.record } : {}) });
     } else {
       extra.push({
