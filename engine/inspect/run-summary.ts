@@ -2,7 +2,8 @@
  * RunSummary fold: one row of the runs table from a run's events.
  *
  * Counts are facts of the log: steps = `step.completed`, effects = 2xx `http.response` plus
- * `store.write`, resumes = `run.resumed`, crashes survived = `run.resumed` with reason 'crash'.
+ * `store.write`, resumes = `run.resumed`, crashes survived = `run.resumed` with reason 'crash' whose
+ * replay did not diverge (a `run.failed` for NONDETERMINISM before the next resume takes it back).
  * failures = the `step.failed` events where a failure began: a failure travels up through every
  * enclosing step (each logs `step.failed`), so a `step.failed` whose path encloses the previous
  * one's is the same failure (log/run-failures.ts; a resume of a finished run lists them with it).
@@ -12,7 +13,7 @@
  * Status and waiting info come from the events too; the service overlays the run record (which
  * knows about a process that died without writing anything) with `withRunRecord`.
  */
-import { failureText, summaryMessage, SUMMARY_EVENT_TYPES, type EventType, type StoredEvent } from '../log/events.js';
+import { failureText, NONDETERMINISM_CODE, summaryMessage, SUMMARY_EVENT_TYPES, type EventType, type StoredEvent } from '../log/events.js';
 import type { EventCounts, EventTable, RunStatus } from '../log/log.js';
 import { FailureStarts, type RunFailure } from '../log/run-failures.js';
 import { assertInOrder, runFold, type FoldHandler } from './fold-handler.js';
@@ -67,6 +68,8 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
   private effects = 0;
   private resumes = 0;
   private crashes = 0;
+  /** The last `run.resumed` was a crash's, and no run.failed has followed it yet. */
+  private crashResumePending = false;
   private lastSeq = 0;
   private waiting: Waiting | null = null;
   /**
@@ -94,6 +97,7 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
     this.effects = 0;
     this.resumes = 0;
     this.crashes = 0;
+    this.crashResumePending = false;
     this.lastSeq = 0;
     this.waiting = null;
     this.error = null;
@@ -133,7 +137,8 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         break;
       case 'run.resumed': {
         this.resumes += 1;
-        if (event.payload.reason === 'crash') this.crashes += 1;
+        this.crashResumePending = event.payload.reason === 'crash';
+        if (this.crashResumePending) this.crashes += 1;
         this.status = 'running';
         break;
       }
@@ -185,6 +190,9 @@ export class RunSummaryHandler implements FoldHandler<RunSummary> {
         this.status = 'failed';
         this.waiting = null;
         this.error = summaryMessage(failureText(event.payload.error));
+        // The resume after the crash stopped at a divergence: the run did not survive that crash.
+        if (this.crashResumePending && event.payload.error.code === NONDETERMINISM_CODE) this.crashes -= 1;
+        this.crashResumePending = false;
         break;
       default:
         break;

@@ -168,7 +168,7 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
       case 'run.resumed': {
         const { reason, replayFromSeq } = event.payload;
         if (reason === 'crash') this.mark(event, 'crash', 'process died (crash); restarted');
-        this.mark(event, 'resume', `resumed (${reason}); replayed up to seq ${replayFromSeq}`);
+        this.mark(event, 'resume', `resumed (${reason}); replays the log up to seq ${replayFromSeq}, then goes on`);
         break;
       }
       case 'pause.created': {

@@ -4,6 +4,8 @@
  * is left exactly as it was — nothing is appended after the divergence is found.
  */
 
+import { NONDETERMINISM_CODE } from '../log/events.js';
+
 /** What changed at the divergence, worded as the user would have edited it. */
 export interface DivergenceDetail {
   /** The mission line of the step that diverged (1-based), when known. */
@@ -24,7 +26,7 @@ export const OWN_MISSION_ADVICE =
   'otherwise (GUARANTEES.md 13). Every resume would stop here, so the run is failed.';
 
 export class NondeterminismError extends Error {
-  readonly code = 'NONDETERMINISM';
+  readonly code = NONDETERMINISM_CODE;
 
   constructor(
     readonly runId: string,

@@ -259,6 +259,9 @@ export interface ForkOrigin {
 /** What followed an HTTP attempt: another attempt (retry, refresh-auth), or the final answer. */
 export type AttemptVerdict = 'success' | 'allowed' | 'retry' | 'refresh-auth' | 'fail';
 
+/** The `code` of a run's failure when its replay diverged from its log (journal/nondeterminism-error.ts). */
+export const NONDETERMINISM_CODE = 'NONDETERMINISM';
+
 export interface ErrorInfo {
   code: string;
   message: string;

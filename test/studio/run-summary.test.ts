@@ -22,6 +22,23 @@ describe('RunSummaryHandler', () => {
     expect(summary.durationMs).toBe(log.events.at(-1)!.recordedAt - log.events[0]!.recordedAt);
   });
 
+  it('a crash whose resume stopped at a divergence is not counted as survived; one whose run failed later is', () => {
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    log.add('run.resumed', '', { reason: 'crash', owner: 'w1', replayFromSeq: 1 });
+    log.add('run.failed', '', { error: { code: 'NONDETERMINISM', message: 'Non-determinism at A/1' } });
+    expect(runFold(new RunSummaryHandler(), log.events)).toMatchObject({ resumes: 1, crashesSurvived: 0, status: 'failed' });
+    const later = new EventBuilder();
+    later.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    later.add('run.resumed', '', { reason: 'crash', owner: 'w1', replayFromSeq: 1 });
+    later.add('run.failed', '', { error: { code: 'http', message: '500' } });
+    expect(runFold(new RunSummaryHandler(), later.events)).toMatchObject({ crashesSurvived: 1 });
+    // A manual resume that diverges takes back no crash.
+    later.add('run.resumed', '', { reason: 'manual', owner: 'w2', replayFromSeq: 3 });
+    later.add('run.failed', '', { error: { code: 'NONDETERMINISM', message: 'edited' } });
+    expect(runFold(new RunSummaryHandler(), later.events)).toMatchObject({ crashesSurvived: 1, resumes: 2 });
+  });
+
   it('reports what a suspended run waits on, since and until when', () => {
     const log = sampleRun();
     const summary = runFold(new RunSummaryHandler(), log.events.slice(0, 20));
