@@ -1,32 +1,19 @@
 /**
  * The lab's progress as a stepper (reference → armed → resuming → verifying → done), with the
- * current phase lit and a failed lab marked where it stopped.
+ * marks of lib/crash-lab-phases.ts: what the lab did, what it had no reason to do, where it stopped.
  */
-import type { CrashLabPhase, CrashLabStatus } from '../../lib/protocol.js';
-
-const ORDER: { phase: CrashLabPhase; label: string }[] = [
-  { phase: 'reference', label: 'Reference run' },
-  { phase: 'armed', label: 'Armed run' },
-  { phase: 'resuming', label: 'Restart + replay' },
-  { phase: 'verifying', label: 'Verifying' },
-  { phase: 'done', label: 'Verdict' },
-];
-
-function rank(phase: CrashLabPhase): number {
-  const i = ORDER.findIndex((p) => p.phase === phase);
-  return i < 0 ? -1 : i;
-}
+import { CRASH_LAB_PHASES, crashLabPhaseMarks } from '../../lib/crash-lab-phases.js';
+import type { CrashLabStatus } from '../../lib/protocol.js';
 
 export function CrashLabPhases({ status }: { status: CrashLabStatus }) {
-  const current = rank(status.phase);
-  const failed = status.phase === 'failed';
+  const marks = crashLabPhaseMarks(status);
   return (
     <ol className="crash-lab-phases" aria-label="Lab phases" data-phase={status.phase} data-lab-id={status.labId}>
-      {ORDER.map((p, i) => {
-        const state = failed ? (i === 0 ? 'failed' : 'todo') : i < current ? 'done' : i === current ? (p.phase === 'done' ? 'done' : 'active') : 'todo';
+      {CRASH_LAB_PHASES.map((p, i) => {
+        const state = marks[i]!;
         return (
-          <li key={p.phase} className={`phase phase-${state}`} aria-current={i === current ? 'step' : undefined}>
-            <span className="phase-dot" aria-hidden="true">{state === 'done' ? '✓' : state === 'failed' ? '✕' : i + 1}</span>
+          <li key={p.phase} className={`phase phase-${state}`} aria-current={state === 'active' ? 'step' : undefined} title={state === 'skipped' ? 'not done: no crash happened' : undefined}>
+            <span className="phase-dot" aria-hidden="true">{state === 'done' ? '✓' : state === 'failed' ? '✕' : state === 'skipped' ? '–' : i + 1}</span>
             {p.label}
           </li>
         );
