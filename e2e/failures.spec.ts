@@ -120,7 +120,7 @@ describe('a run that went on after failures', () => {
   it('reads "completed with N failures" in the runs table, in its own colour', async () => {
     await row(shipId).waitFor();
     // The table's column is narrow: the badge says the count, its title the whole sentence.
-    expect(await row(shipId).locator('.status-badge').textContent()).toBe('✓ 3 failures');
+    expect(await row(shipId).locator('.status-badge').textContent()).toBe('⚠ 3 failures');
     expect(await row(shipId).locator('.status-badge').getAttribute('title')).toBe('completed with 3 failures');
     expect(await row(checkId).locator('.status-badge').getAttribute('title')).toBe('completed with 1 failure');
     // Nothing cut off: the badge fits its cell.

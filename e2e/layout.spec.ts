@@ -101,7 +101,7 @@ describe('the studio at 1024 px wide', () => {
     const cells = await row.locator('td.num').allTextContents();
     // The narrow sidebar keeps the columns that fit whole (at least the start), and drops the rest
     // rather than cutting them; the layout check below measures each kept cell.
-    // (the status badge's column is sized the same way: "✓ 3 failures" holds a number).
+    // (the status badge's column is sized the same way: "⚠ 3 failures" holds a number).
     expect(cells.length).toBeGreaterThanOrEqual(2);
     expect(cells[0]).toBe('completed');
     expect(cells[1]).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d$/);

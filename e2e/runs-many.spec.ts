@@ -97,7 +97,7 @@ describe.each([
     await page.getByLabel('Filter runs').fill('ledgeraudit');
     await expect.poll(() => rowIds(page), { timeout: 10_000 }).toEqual([TARGET]);
     expect(await page.getByLabel('Runs table').getAttribute('aria-rowcount')).toBe('1');
-    expect(await row(page, TARGET).locator('.status-badge').textContent()).toBe('✓ 1 failure');
+    expect(await row(page, TARGET).locator('.status-badge').textContent()).toBe('⚠ 1 failure');
     await row(page, TARGET).click();
     await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(TARGET);
     await expect.poll(() => page.locator('.run-header .status-badge').textContent()).toBe('completed with 1 failure');

@@ -356,6 +356,8 @@ export class CrashLab {
     return judgeLab({
       referenceRunId,
       finalStatus,
+      failures: run.summaryFold().failures,
+      referenceFailures: reference.summaryFold().failures,
       crashes: lab.processes.filter((p) => p.signal === 'SIGKILL').length,
       picks: lab.picks,
       storeDiff: diffStoreContents(referenceStores, stores),
@@ -372,6 +374,9 @@ export class CrashLab {
 export interface LabObservations {
   referenceRunId: string;
   finalStatus: RunStatus;
+  /** Steps the armed run, and the reference run, failed and went on after (a loop's `onError continue`). */
+  failures: number;
+  referenceFailures: number;
   /** Processes of the armed run killed by the lab. */
   crashes: number;
   picks: readonly string[];
@@ -395,7 +400,15 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
   const { referenceRunId, finalStatus, crashes, storeDiff, proxy: report, verify, startDiffs, elsewhere } = o;
   const duplicateEffects = report.keys.filter((k) => k.effects > 1).length;
   const checks: CrashLabCheck[] = [
-    { name: 'completed', ok: finalStatus === 'completed', label: `the run ended "${finalStatus}"` },
+    {
+      name: 'completed',
+      // A run that went on after failed steps ends as the crash-free run did, or it is no pass.
+      ok: finalStatus === 'completed' && o.failures === o.referenceFailures,
+      label:
+        finalStatus !== 'completed' || o.failures === 0
+          ? `the run ended "${finalStatus}"`
+          : `the run ended "completed with ${o.failures} failure(s)"${o.failures === o.referenceFailures ? ', as the crash-free run did' : `, the crash-free run with ${o.referenceFailures}`}`,
+    },
     {
       name: 'stores',
       ok: storeDiff.length === 0,

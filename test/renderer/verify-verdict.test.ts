@@ -41,3 +41,12 @@ describe('the replay verdict', () => {
     expect(bad).toEqual({ kind: 'bad', text: '✕ the edit diverges at entry 0' });
   });
 });
+
+describe('the status badge', () => {
+  it('shows no ✓ beside a completed run’s failures, compact or not', async () => {
+    const { badgeText } = await import('../../renderer/src/components/StatusBadge.js');
+    expect(badgeText('completed', 5, true)).toBe('⚠ 5 failures');
+    expect(badgeText('completed', 1, false)).toBe('completed with 1 failure');
+    expect(badgeText('completed', 0, true)).toBe('completed');
+  });
+});

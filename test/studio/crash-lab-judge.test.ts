@@ -24,6 +24,8 @@ function observed(over: Partial<LabObservations> = {}): LabObservations {
   return {
     referenceRunId: 'reference',
     finalStatus: 'completed',
+    failures: 0,
+    referenceFailures: 0,
     crashes: 1,
     picks: ['after http.request #2'],
     storeDiff: [],
@@ -49,6 +51,14 @@ describe('fullyVerified', () => {
 });
 
 describe('judgeLab', () => {
+  it('names a run that went on after failed steps, and passes it only when the crash-free run failed as many', () => {
+    const same = judgeLab(observed({ failures: 5, referenceFailures: 5 }));
+    expect(check(same, 'completed')).toMatchObject({ ok: true, label: 'the run ended "completed with 5 failure(s)", as the crash-free run did' });
+    const more = judgeLab(observed({ failures: 5, referenceFailures: 2 }));
+    expect(check(more, 'completed')).toMatchObject({ ok: false, label: 'the run ended "completed with 5 failure(s)", the crash-free run with 2' });
+    expect(more.ok).toBe(false);
+  });
+
   it('says ✓ survived when a crash happened and every check held', () => {
     const verdict = judgeLab(observed());
     expect(verdict.ok).toBe(true);

@@ -112,6 +112,8 @@ describe('the verdict of a run carried on unarmed past its suspension', () => {
     const verdict = judgeLab({
       referenceRunId: 'reference',
       finalStatus: 'completed',
+      failures: 0,
+      referenceFailures: 0,
       crashes: 0,
       picks: ['after-effect:4'],
       storeDiff: [],

@@ -12,10 +12,10 @@ export function statusOf(run: Pick<RunSummary, 'status' | 'failures'>): StatusFi
   return run.status === 'completed' && run.failures > 0 ? 'completed-with-failures' : run.status;
 }
 
-/** What the badge says; `compact` (the runs table's narrow column): "✓ 3 failures". */
+/** What the badge says; `compact` (the runs table's narrow column): "⚠ 3 failures" — no ✓ beside failures. */
 export function badgeText(status: RunStatus, failures: number, compact: boolean): string {
   const count = `${failures} failure${failures === 1 ? '' : 's'}`;
-  return statusOf({ status, failures }) === 'completed-with-failures' ? (compact ? `✓ ${count}` : `completed with ${count}`) : status;
+  return statusOf({ status, failures }) === 'completed-with-failures' ? (compact ? `⚠ ${count}` : `completed with ${count}`) : status;
 }
 
 /** A compact badge has the whole sentence as its title. */
