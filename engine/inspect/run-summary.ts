@@ -47,6 +47,11 @@ export interface RunSummary {
   forkedFrom?: { runId: string; atSeq: number };
   /** Imported from a run bundle (`reqon import`, a dropped .reqonrun): read-only, never continued. */
   imported?: boolean;
+  /**
+   * An imported run whose log ends before its end (killed, or exported while it ran): it never
+   * moves again, whatever its record says (`reqon show`: "stopped before its end").
+   */
+  stopped?: boolean;
 }
 
 

@@ -211,6 +211,10 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
     ...(forkedFrom ? { forkedFrom: { runId: forkedFrom.runId, atSeq: forkedFrom.atSeq } } : {}),
     ...(isImported(record) ? { imported: true } : {}),
   };
+  // An imported run's record says 'running' only to keep workers off it: say what its log ends as.
+  if (isImported(record) && status === 'running') {
+    return folded.status === 'suspended' ? { ...summary, ...origin, status: 'suspended' } : { ...summary, ...origin, stopped: true };
+  }
   return isOrphaned(status, owner) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
 }
 

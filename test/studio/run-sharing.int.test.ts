@@ -101,6 +101,13 @@ describe('studio: fork, export, import', () => {
     const verify = await b.handle('run.verify', { runId });
     expect(verify.divergence ?? null).toBeNull();
     await expect(b.handle('run.import', { text })).rejects.toMatchObject({ code: 'conflict' });
+    // A bundle of a run that had not ended (exported while it ran, or killed): stopped, never "running".
+    const bundle = JSON.parse(text) as { events: { type: string }[] };
+    const cut = bundle.events.findIndex((e) => e.type === 'run.completed');
+    expect(cut).toBeGreaterThan(1);
+    const c = await studio(path.join(dir, 'c.db'));
+    const { runId: cutId } = await c.handle('run.import', { text: JSON.stringify({ ...bundle, events: bundle.events.slice(0, cut - 1) }) });
+    expect(await c.handle('run.get', { runId: cutId })).toMatchObject({ imported: true, stopped: true });
     await expect(b.handle('run.import', { text: '{"hello": 1}' })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringMatching(/not a run bundle the studio can open: reqonRunBundle: expected 1/) });
   }, 60_000);
 });

@@ -26,7 +26,7 @@ export function RunHeader({ runId }: { runId: string }) {
       <header className="run-header" aria-label="Run header">
         <div className="run-header-title">
           <h1>{run.mission}</h1>
-          <StatusBadge status={run.status} failures={run.failures} />
+          <StatusBadge status={run.status} failures={run.failures} stopped={run.stopped === true} />
           <code className="run-id" aria-label="Run id">
             {run.runId}
           </code>

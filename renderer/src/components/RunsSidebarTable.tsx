@@ -57,7 +57,7 @@ const COLUMNS = [
   column.accessor((run) => statusOf(run), {
     id: 'status',
     header: 'Status',
-    cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} compact />,
+    cell: (info) => <StatusBadge status={info.row.original.status} failures={info.row.original.failures} stopped={info.row.original.stopped === true} compact />,
     size: 100,
     meta: { numeric: { text: (r) => badgeText(r.status, r.failures, true), extraPx: BADGE_PADDING } },
   }),

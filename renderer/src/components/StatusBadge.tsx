@@ -18,8 +18,15 @@ export function badgeText(status: RunStatus, failures: number, compact: boolean)
   return statusOf({ status, failures }) === 'completed-with-failures' ? (compact ? `⚠ ${count}` : `completed with ${count}`) : status;
 }
 
-/** A compact badge has the whole sentence as its title. */
-export function StatusBadge({ status, failures = 0, compact = false }: { status: RunStatus; failures?: number; compact?: boolean }) {
+/** A compact badge has the whole sentence as its title; a stopped import is no running run. */
+export function StatusBadge({ status, failures = 0, compact = false, stopped = false }: { status: RunStatus; failures?: number; compact?: boolean; stopped?: boolean }) {
+  if (stopped) {
+    return (
+      <span className="status-badge status-stopped" data-status="stopped" title="imported: its log ends before the run's end, and it never moves again">
+        {compact ? 'stopped' : 'stopped before its end'}
+      </span>
+    );
+  }
   const shown = statusOf({ status, failures });
   const text = badgeText(status, failures, compact);
   return (
