@@ -4,9 +4,11 @@
  * nothing; its env only answers the clock for its bookkeeping.
  */
 import { createRealEnv } from '../env/real-env.js';
+import { MissionInvalidError } from '../executor/mission-cache.js';
 import { verifyRun } from '../executor/verify.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
 import type { VerifyReport } from '../protocol/protocol.js';
+import { StudioError } from './studio-error.js';
 
 export async function verifyInStudio(log: EventLog, runId: string, edit?: { recorded: MissionFiles; missionText: string }): Promise<VerifyReport> {
   const env = createRealEnv({});
@@ -17,5 +19,13 @@ export async function verifyInStudio(log: EventLog, runId: string, edit?: { reco
     entry: recorded.entry,
     files: recorded.files.map((f) => (f.path === recorded.entry ? { path: f.path, text: missionText } : f)),
   };
-  return verifyRun(log, runId, { missionFiles, env });
+  try {
+    return await verifyRun(log, runId, { missionFiles, env });
+  } catch (error) {
+    // The page's text, not the server: a bad request, said as the checker says it (its line and column).
+    if (error instanceof MissionInvalidError) {
+      throw new StudioError('bad-request', `run.verify: the edited mission does not pass its checks (it was checked in place of ${recorded.entry}):\n${error.rendered}`);
+    }
+    throw error;
+  }
 }

@@ -36,7 +36,14 @@ describe('run.verify with an edited mission', () => {
       code: 'bad-request',
       message: expect.stringContaining('"missionText" is empty for run "r1"'),
     });
-    // Text that is a mission is no refusal: it reaches the verifier (this one is no valid mission).
-    await expect(service.handle('run.verify', { runId: 'r1', missionText: 'mission demo {}' })).rejects.not.toMatchObject({ code: 'bad-request' });
+  });
+
+  it('answers an edit that does not pass its checks with 400 and the checker’s words, never as an internal error', async () => {
+    for (const missionText of ['mission {', 'mission demo {}', 'mission M {\n  action A { store { id: 1 } -> nowhere }\n  run A\n}\n']) {
+      await expect(service.handle('run.verify', { runId: 'r1', missionText })).rejects.toMatchObject({
+        code: 'bad-request',
+        message: expect.stringMatching(/^run\.verify: the edited mission does not pass its checks \(it was checked in place of .+\):\n.+error\[E\d+\]/s),
+      });
+    }
   });
 });
