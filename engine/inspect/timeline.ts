@@ -198,6 +198,9 @@ export class TimelineHandler implements FoldHandler<TimelineModel> {
         break;
       }
       case 'run.failed':
+        // The run ended with these steps unfinished (a replay that diverged, a loop cut off): none is still running.
+        for (const stack of this.open.values()) for (const { bar } of stack) this.close(bar, event, 'failed', event.seq);
+        this.open.clear();
         this.mark(event, 'error', `run failed: ${failureText(event.payload.error)}`, this.failedLane);
         break;
       case 'stage.failed':

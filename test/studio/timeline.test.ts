@@ -4,6 +4,19 @@ import { TimelineHandler } from '../../engine/inspect/timeline.js';
 import { EventBuilder, sampleRun } from './event-builder.js';
 
 describe('TimelineHandler', () => {
+  it('closes the steps still open when the run fails: none of a failed run is shown running', () => {
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'M', missionHash: 'h' });
+    log.add('step.started', 'A/0', { stepType: 'For', line: 3 });
+    log.add('step.started', 'A/0[1]/0', { stepType: 'Fetch', line: 4 });
+    log.add('run.failed', '', { error: { code: 'NONDETERMINISM', message: 'diverged' } });
+    const { bars } = runFold(new TimelineHandler(), log.events);
+    expect(bars.map((b) => [b.stepPath, b.status, b.endSeq])).toEqual([
+      ['A/0', 'failed', 4],
+      ['A/0[1]/0', 'failed', 4],
+    ]);
+  });
+
   it('builds one lane per action and stage and one bar per step', () => {
     const model = runFold(new TimelineHandler(), sampleRun().events);
     expect(model.lanes).toEqual([{ id: '0:Sync', label: 'Sync · stage 1', stage: 0 }]);
