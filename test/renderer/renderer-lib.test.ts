@@ -45,6 +45,17 @@ describe('alignVerifyRows', () => {
     expect(rows[1]!.replayed).toBeNull();
     expect(rows[2]!.replayed).toBeNull();
   });
+  it('calls an entry before the divergence that the replay never reached not re-derived, not "after" it', () => {
+    const rows = alignVerifyRows({
+      runId: 'r', ok: false,
+      original: [e(1, 'L/1[0]/0'), e(2, 'L/1[1]/0'), e(3, 'L/1[1]/1'), e(4, 'L/1[0]/1'), e(5, 'A/9')],
+      replayed: [e(1, 'L/1[0]/0'), e(4, 'L/1[0]/1')],
+      divergence: { index: 2, seq: 4, stepPath: 'L/1[0]/1', recorded: 'a POST', asked: 'another', explanation: 'edited', cause: 'edit' },
+      unchecked: [],
+      runStatus: 'completed',
+    });
+    expect(rows.map((r) => [r.original?.seq, r.state])).toEqual([[1, 'same'], [2, 'only-original'], [3, 'only-original'], [4, 'divergent'], [5, 'after-divergence']]);
+  });
   it('in concurrent branches, where the replay asks in another order than the log, pairs each entry with its own', () => {
     // Iterations 0 and 1 interleaved in the log; the replay asked for iteration 1's first. Iteration 1's POST diverged.
     const original = [e(1, 'L/1[0]/0'), e(2, 'L/1[1]/0'), e(3, 'L/1[0]/1'), e(4, 'L/1[1]/1')];

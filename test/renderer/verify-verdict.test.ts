@@ -37,8 +37,11 @@ describe('the replay verdict', () => {
 
   it('is partial when some were not re-derived, and ✕ at a divergence', () => {
     expect(verifyVerdict(report({ original: [entry(2), entry(3)], replayed: [entry(2)] })).kind).toBe('partial');
-    const bad = verifyVerdict(report({ ok: false, original: [entry(2)], replayed: [entry(2)], divergence: { index: 0, cause: 'edit' } as VerifyReport['divergence'] }));
-    expect(bad).toEqual({ kind: 'bad', text: '✕ the edit diverges at entry 0' });
+    // Named by the seq its row shows, not by how many entries the replay had matched (15 against row #41).
+    const bad = verifyVerdict(report({ ok: false, original: [entry(2)], replayed: [entry(2)], divergence: { index: 0, seq: 41, cause: 'edit' } as VerifyReport['divergence'] }));
+    expect(bad).toEqual({ kind: 'bad', text: '✕ the edit diverges at #41' });
+    const past = verifyVerdict(report({ ok: false, original: [entry(2)], replayed: [entry(2)], divergence: { index: 1, seq: 0, cause: 'nondeterminism' } as VerifyReport['divergence'] }));
+    expect(past.text).toBe('✕ diverges past the end of the log');
   });
 });
 

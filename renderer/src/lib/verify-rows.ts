@@ -37,7 +37,8 @@ export function alignVerifyRows(report: VerifyReport): VerifyRow[] {
       marked = true;
       push(original, null, 'divergent');
     } else if (replayed) push(original, replayed, 'same');
-    else push(original, null, divergedAt !== null ? 'after-divergence' : 'only-original');
+    // Past the divergence the replay stopped; before it, an entry it never reached was not re-derived.
+    else push(original, null, divergedAt !== null && original.seq > divergedAt ? 'after-divergence' : 'only-original');
   }
   // Replayed entries of no recorded seq (none in a verify, which sends nothing live) stay visible.
   for (const replayed of [...bySeq.values(), ...unpaired]) push(null, replayed, 'only-replayed');
@@ -53,7 +54,10 @@ export function alignVerifyRows(report: VerifyReport): VerifyRow[] {
  */
 export function verifyVerdict(report: VerifyReport): { kind: 'ok' | 'partial' | 'bad'; text: string } {
   if (!report.ok) {
-    const text = report.divergence?.cause === 'edit' ? `✕ the edit diverges at entry ${report.divergence.index}` : `✕ diverges at entry ${report.divergence?.index ?? '?'}`;
+    // Named by the recorded seq its row shows (#seq): a count of replayed entries matched no row.
+    const seq = report.divergence?.seq ?? 0;
+    const where = seq > 0 ? `at #${seq}` : 'past the end of the log';
+    const text = report.divergence?.cause === 'edit' ? `✕ the edit diverges ${where}` : `✕ diverges ${where}`;
     return { kind: 'bad', text };
   }
   if (report.original.length === 0) {
