@@ -58,6 +58,7 @@ describe('wait banner', () => {
 
 describe('new run', () => {
   it('starts a dropped .vague mission and resumes its pause to completion', async () => {
+    const runsBefore = await studio.log.countRuns();
     await page.getByRole('button', { name: 'New run' }).click();
     const dialog = page.getByRole('dialog', { name: 'Start a run' });
     await dialog.waitFor();
@@ -78,6 +79,8 @@ describe('new run', () => {
     // The new run is open; it fetches the orders, confirms them, then pauses for an hour.
     const runId = (await page.getByLabel('Run id').textContent())!;
     expect(runId).toMatch(/^run_/);
+    // The status bar counts the new run without a reload (it stayed at the count the page loaded with).
+    await expect.poll(() => page.locator('footer .num', { hasText: / runs$/ }).textContent(), { timeout: 10_000 }).toBe(`${runsBefore + 1} runs`);
     try {
       await expect.poll(() => page.locator('.run-header .status-badge').textContent(), { timeout: 30_000 }).toBe('suspended');
     } catch (e) {

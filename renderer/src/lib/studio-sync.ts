@@ -8,6 +8,7 @@
 import { createBridge, setBridge, type Bridge } from './bridge.js';
 import { describeFailure, toProtocolFailure } from './protocol-failure.js';
 import type { StudioState } from '../store/studio-store.js';
+import type { RunSummary } from './protocol.js';
 import { STUDIO_TABS, type StudioTab } from '../store/selection-slice.js';
 
 interface StoreApi {
@@ -82,13 +83,31 @@ export function startStudioSync(store: StoreApi): SyncHandle {
     refreshTimer = setTimeout(() => {
       refreshTimer = null;
       bridge.invoke('run.get', { runId }).then(
-        (run) => store.getState().upsertRun(run),
+        (run) => upsert(run),
         (err: unknown) => console.warn(`run.get ${runId}: ${describeFailure(err)}`),
       );
     }, 300);
   };
+  // A run the page did not know appeared — started, or opened from a link — the count in the status
+  // bar and the rail is read again (throttled): the log says whether it was counted already.
+  let totalTimer: ReturnType<typeof setTimeout> | null = null;
+  const refreshTotal = () => {
+    if (totalTimer) return;
+    totalTimer = setTimeout(() => {
+      totalTimer = null;
+      bridge.invoke('runs.list', { limit: 1 }).then(
+        ({ total }) => store.getState().setRunsTotal(total),
+        (err: unknown) => console.warn(`runs.list: ${describeFailure(err)}`),
+      );
+    }, 300);
+  };
+  function upsert(run: RunSummary): void {
+    const known = store.getState().runsById[run.runId] !== undefined;
+    store.getState().upsertRun(run);
+    if (!known) refreshTotal();
+  }
   const offs = [
-    bridge.on('runs.changed', (run) => store.getState().upsertRun(run)),
+    bridge.on('runs.changed', upsert),
     bridge.on('run.appended', (push) => {
       store.getState().noteAppended(push.runId, push.lastSeq);
       if (push.runId === store.getState().selectedRunId) refreshSelected(push.runId);
@@ -108,7 +127,7 @@ export function startStudioSync(store: StoreApi): SyncHandle {
     // A run opened from the URL or just started may not be in the list yet.
     bridge.invoke('run.get', { runId }).then(
       (run) => {
-        store.getState().upsertRun(run);
+        upsert(run);
         if (linkSeq !== null && store.getState().selectedSeq === linkSeq) store.getState().clampSelectedSeq(run.runId, run.lastSeq);
         linkSeq = null;
       },
@@ -130,6 +149,7 @@ export function startStudioSync(store: StoreApi): SyncHandle {
     stop: () => {
       for (const off of offs) off();
       if (refreshTimer) clearTimeout(refreshTimer);
+      if (totalTimer) clearTimeout(totalTimer);
       offHash();
       bridge.close();
     },

@@ -22,6 +22,8 @@ export interface RunsSlice {
   missingRuns: Record<string, string>;
   setRuns: (runs: RunSummary[], total?: number) => void;
   upsertRun: (run: RunSummary) => void;
+  /** The log's count of runs, read again when a run the page did not know appears. */
+  setRunsTotal: (total: number) => void;
   noteAppended: (runId: string, lastSeq: number) => void;
   noteRunMissing: (runId: string, message: string) => void;
 }
@@ -69,6 +71,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         ...(moved ? { runsListVersion: state.runsListVersion + 1 } : {}),
       };
     }),
+  setRunsTotal: (total) => set((state) => (state.runsTotal === total ? {} : { runsTotal: total })),
   noteRunMissing: (runId, message) => set((state) => (state.runsById[runId] ? {} : { missingRuns: { ...state.missingRuns, [runId]: message } })),
   noteAppended: (runId, lastSeq) =>
     set((state) => {
