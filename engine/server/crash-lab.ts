@@ -64,7 +64,7 @@ export interface LabPlan {
   maxCrashes: number;
 }
 
-/** Resumes after which a run that still has not finished is given up on. */
+/** Resumes, beyond one for each armed crash, after which a run that still has not finished is given up on. */
 const MAX_RESUMES = 25;
 /** How often the lab looks at a run another process (the studio's worker) is executing. */
 const FOLLOW_MS = 100;
@@ -231,6 +231,8 @@ export class CrashLab {
       await this.deps.clock.sleep(FOLLOW_MS);
       exit = null;
     };
+    // Each armed crash is one resume of its own, beyond the resumes the run's pauses ask for.
+    const allowedResumes = MAX_RESUMES + picks.length;
     for (let resumes = 0; ; ) {
       if (exit !== null) {
         const outcome = outcomeOf(exit);
@@ -298,8 +300,8 @@ export class CrashLab {
         }
       }
       followingSince = null;
-      if (resumes >= MAX_RESUMES) {
-        throw new StudioError('conflict', `run ${runId} did not finish after ${MAX_RESUMES} resumes; look at its timeline`);
+      if (resumes >= allowedResumes) {
+        throw new StudioError('conflict', `run ${runId} did not finish after ${allowedResumes} resumes; look at its timeline`);
       }
       if (status === 'suspended' && wakeAt !== null && (held || !this.deps.scheduler)) await this.deps.clock.sleep(Math.max(0, wakeAt - this.deps.clock.now()) + 20);
       const crashAt = pending ?? (status === 'running' ? picks.shift() : undefined);
