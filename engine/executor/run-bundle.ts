@@ -45,6 +45,8 @@ export class BundleError extends Error {
   constructor(
     readonly at: string,
     message: string,
+    /** A valid bundle of a run this log already holds (not a bad file). */
+    readonly alreadyHere = false,
   ) {
     super(at === '' ? message : `${at}: ${message}`);
     this.name = 'BundleError';
@@ -170,7 +172,7 @@ export function parseBundle(text: string): RunBundle {
 /** Writes a checked bundle's run into the log, read-only (see the header). */
 export async function importBundle(log: EventLog, bundle: RunBundle): Promise<RunRecord> {
   const { run, events } = bundle;
-  if (await log.getRun(run.runId)) throw new BundleError('run.runId', `run ${run.runId} is already in this log`);
+  if (await log.getRun(run.runId)) throw new BundleError('', `run ${run.runId} is already in this log`, true);
   const first = events.map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }) as NewEvent);
   const { lease } = await log.createRun(
     { runId: run.runId, mission: run.mission, missionHash: run.missionHash, missionFiles: run.missionFiles, options: run.options, createdAt: run.createdAt },

@@ -68,8 +68,9 @@ export class RunSharing {
       return { runId: run.runId };
     } catch (e) {
       if (e instanceof BundleError) {
-        const code = /already in this log/.test(e.message) ? 'conflict' : 'bad-request';
-        throw new StudioError(code, `this file is not a run bundle the studio can open: ${e.message}`);
+        // A good bundle of a run this log holds: say so and where it is, not that the file is bad.
+        if (e.alreadyHere) throw new StudioError('conflict', `${e.message}: open it from the runs list (a bundle is imported once)`);
+        throw new StudioError('bad-request', `this file is not a run bundle the studio can open: ${e.message}`);
       }
       throw e;
     }

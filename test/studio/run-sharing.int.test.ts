@@ -100,7 +100,7 @@ describe('studio: fork, export, import', () => {
     expect(await b.handle('run.timeline', { runId })).toEqual(await a.handle('run.timeline', { runId }));
     const verify = await b.handle('run.verify', { runId });
     expect(verify.divergence ?? null).toBeNull();
-    await expect(b.handle('run.import', { text })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(b.handle('run.import', { text })).rejects.toMatchObject({ code: 'conflict', message: `run ${runId} is already in this log: open it from the runs list (a bundle is imported once)` });
     // A bundle of a run that had not ended (exported while it ran, or killed): stopped, never "running".
     const bundle = JSON.parse(text) as { events: { type: string }[] };
     const cut = bundle.events.findIndex((e) => e.type === 'run.completed');
