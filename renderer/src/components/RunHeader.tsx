@@ -8,6 +8,7 @@ import { StatusBadge } from './StatusBadge.js';
 import { RunHeaderWaitBanner } from './RunHeaderWaitBanner.js';
 import { RunHeaderKill } from './RunHeaderKill.js';
 import { RunHeaderShare } from './RunHeaderShare.js';
+import { visibleControls } from '../lib/visible-text.js';
 
 export function RunHeader({ runId }: { runId: string }) {
   const run = useStudio((s) => s.runsById[runId]);
@@ -46,7 +47,7 @@ export function RunHeader({ runId }: { runId: string }) {
       </header>
       {run.error && run.status === 'failed' && (
         <div className="banner banner-error" role="alert" aria-label="Run error">
-          <strong>Failed:</strong> {run.error}
+          <strong>Failed:</strong> {visibleControls(run.error)}
         </div>
       )}
       {(run.status === 'suspended' || (run.status === 'running' && run.waitingOn !== null)) && <RunHeaderWaitBanner run={run} />}

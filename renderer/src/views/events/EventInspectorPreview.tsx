@@ -10,6 +10,7 @@ import { useRequest } from '../../lib/use-request.js';
 import { useStudio } from '../../store/studio-store.js';
 import { JsonBlock } from '../../components/JsonBlock.js';
 import { everyIteration } from '../../lib/event-line.js';
+import { visibleControls } from '../../lib/visible-text.js';
 
 function headline(event: StoredEvent): { label: string; value: unknown } | null {
   const p = event.payload as Record<string, unknown>;
@@ -49,7 +50,7 @@ export function EventInspectorPreview({ runId, loaded, seq }: Props) {
   const filter = useStudio((s) => s.eventFilter);
   const setFilter = useStudio((s) => s.setEventFilter);
   if (seq === null) return <section className="panel event-preview muted" aria-label="Event preview">Select an event to see its payload.</section>;
-  if (alone.error) return <section className="panel event-preview error-text" aria-label="Event preview">Event #{seq}: {alone.error.message}</section>;
+  if (alone.error) return <section className="panel event-preview error-text" aria-label="Event preview">Event #{seq}: {visibleControls(alone.error.message)}</section>;
   if (!event) return <section className="panel event-preview muted" aria-label="Event preview">Loading event #{seq}…</section>;
   const head = headline(event);
   const wild = everyIteration(event.stepPath);

@@ -5,6 +5,7 @@
  */
 import type { StepFailure, ValueSlice } from '../../lib/protocol.js';
 import { JsonBlock } from '../../components/JsonBlock.js';
+import { visibleControls } from '../../lib/visible-text.js';
 
 interface Props {
   failure: StepFailure;
@@ -24,7 +25,7 @@ export function ScrubberFailure({ failure, slices, onWindow }: Props) {
         Failed <code>{failure.stepPath}</code> <span className="muted">{failure.stepType}</span>
       </h3>
       <div className="failure-message">
-        {failure.code}: {failure.message}
+        {failure.code}: {visibleControls(failure.message)}
       </div>
       {failure.request && (
         <div className="failure-request">
