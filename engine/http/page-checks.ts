@@ -22,6 +22,11 @@
  *   mission gave, that says itself more pages follow, is no last page: the API pages by a size of
  *   its own (one it caps the asked size at, or its default where the mission sends none).
  *
+ * - `refuseOverlongOffsetPage`: a page of an offset walk holding more items than the page size,
+ *   with more to come: the API ignores the size, so the next offset (this one + the size) asks for
+ *   records this page holds — taken twice (`response` held 20 duplicates of 45, a `for` over it
+ *   POSTed them twice) — so the fetch fails, naming the size the API pages by.
+ *
  * Messages name the page, its URL (the caller's `describe`), what was expected and what the page had.
  */
 import { lostDigits, lostDigitsText } from '../eval/path-template.js';
@@ -252,4 +257,19 @@ function describeBody(body: unknown): string {
 function excerpt(body: unknown): string {
   const text = JSON.stringify(body) ?? String(body);
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** See the header: an offset walk whose page is longer than the size it steps by takes records twice. */
+export function refuseOverlongOffsetPage(plan: PaginationPlan, items: unknown[], index: number, describe: () => string | undefined): void {
+  const size = plan.pageSize;
+  if (plan.strategy !== 'offset' || size === undefined || items.length <= size) return;
+  const where = describe();
+  const sized = plan.sizeParam !== undefined ? `it was sent as ${plan.sizeParam}=${size}` : 'the mission sends no size';
+  throw new PaginationError(
+    `page ${index + 1}${where ? ` (${where})` : ''} holds ${items.length} items, more than the page size ${size} the offset steps by (${sized}): ` +
+      `the API pages by a size of its own, so the next page (offset + ${size}) would hold ${items.length - size} of these records again, taken twice. ` +
+      (plan.sizeParam !== undefined
+        ? `Set the page size to what the API sends: offset(${plan.param}, ${items.length}, ${plan.sizeParam})`
+        : `Send the size with the name the API reads it by — offset(${plan.param}, ${size}, limit) or per_page, page_size… — or set the page size to the API's: offset(${plan.param}, ${items.length})`),
+  );
 }

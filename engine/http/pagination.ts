@@ -29,6 +29,7 @@ import {
   refuseErrorPage,
   refuseLostDigitsCursor,
   refuseShortPageWithMore,
+  refuseOverlongOffsetPage,
   warnNoCursor,
   warnRecordsElsewhere,
   withoutErrorFields,
@@ -308,6 +309,7 @@ export async function paginate(
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
+    if (!stop && more) refuseOverlongOffsetPage(plan, pageItems, index, describe);
     if (next !== undefined) {
       cursorFound = true;
       if (seenCursors.has(next)) {

@@ -27,6 +27,12 @@ beforeAll(async () => {
       if (from + size < RECORDS) res.setHeader('Link', `<${server.base}/repos?page=${page + 1}>; rel="next", <${server.base}/repos?page=2>; rel="last"`);
       return json(res, 200, Array.from({ length: Math.max(0, Math.min(size, RECORDS - from)) }, (_, i) => ({ id: from + i + 1 })));
     }
+    if (url.pathname === '/events') {
+      // An offset API that pages by 10 whatever the mission sends, unless `limit` names the size.
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const size = Number(url.searchParams.get('limit') ?? 10);
+      return json(res, 200, { data: Array.from({ length: Math.max(0, Math.min(size, RECORDS - offset)) }, (_, i) => ({ id: offset + i + 1 })) });
+    }
     const size = Math.min(Number(url.searchParams.get('page_size') ?? 20), 50); // DRF: a default, and a cap
     const from = (page - 1) * size;
     if (from >= RECORDS) return json(res, 404, { detail: 'Invalid page.' });
@@ -38,6 +44,9 @@ beforeAll(async () => {
   cli.write('own.vague', syncMission('Own', server.base, 'get "/items" { paginate: page(page, 20), allow: [404] }', 'items_own'));
   cli.write('github.vague', syncMission('GitHub', server.base, 'get "/repos" { paginate: page(page, 100) }', 'repos'));
   cli.write('github-sized.vague', syncMission('GitHubSized', server.base, 'get "/repos" { paginate: page(page, 100, per_page) }', 'repos_sized'));
+  cli.write('offset-long.vague', syncMission('OffsetLong', server.base, 'get "/events" { paginate: offset(offset, 5) }', 'events_long'));
+  cli.write('offset-own.vague', syncMission('OffsetOwn', server.base, 'get "/events" { paginate: offset(offset, 10) }', 'events_own'));
+  cli.write('offset-sent.vague', syncMission('OffsetSent', server.base, 'get "/events" { paginate: offset(offset, 5, limit) }', 'events_sent'));
 }, 180_000);
 
 afterAll(async () => {
@@ -59,6 +68,26 @@ describe('a page size the API does not page by', () => {
 
   it('walks every page where the size is sent by name, or is the API\'s own', async () => {
     for (const file of ['sent.vague', 'own.vague', 'github-sized.vague']) {
+      const run = await cli.reqon(['run', file]);
+      expect(run.code, describeResult(run)).toBe(0);
+      const ids = (await cli.storedIds(run)) as number[];
+      expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: RECORDS }, (_, i) => i + 1));
+    }
+  });
+});
+
+describe('an offset walk whose pages are longer than the size it steps by', () => {
+  it('fails at the first such page instead of taking its records twice, saying how to send the size', async () => {
+    const run = await cli.reqon(['run', 'offset-long.vague']);
+    expect(run.code, describeResult(run)).toBe(1);
+    expect(run.stdout + run.stderr).toContain(
+      `page 1 (GET ${server.base}/events?offset=0) holds 10 items, more than the page size 5 the offset steps by (the mission sends no size): the API pages by a size of its own, so the next page (offset + 5) would hold 5 of these records again, taken twice.`,
+    );
+    expect(run.stdout + run.stderr).toContain('offset(offset, 5, limit)');
+  });
+
+  it('walks every record once where the size is the API\'s own, or sent by name', async () => {
+    for (const file of ['offset-own.vague', 'offset-sent.vague']) {
       const run = await cli.reqon(['run', file]);
       expect(run.code, describeResult(run)).toBe(0);
       const ids = (await cli.storedIds(run)) as number[];
