@@ -287,7 +287,7 @@ function parsePaginate(p: Parser): Paginate {
   let cursorPath: StringLiteral | undefined;
   if (strategy === 'cursor') {
     if (!p.eat(',')) p.fail('E2008', '"," and the path of the next cursor', example);
-    cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"');
+    cursorPath = cursorPathValue(p);
   }
   let sizeParam: Name | undefined;
   if (p.eat(',')) {
@@ -310,6 +310,13 @@ interface PaginateBlock {
   sizeParam?: Name;
 }
 
+/** The next cursor's path: an empty one names nothing, and every page of the walk would fail on it. */
+function cursorPathValue(p: Parser): StringLiteral {
+  const path = p.expectString('the path of the next cursor as a string, such as "meta.next"');
+  if (path.value.trim() === '') p.error('E2008', path, 'The path of the next cursor is empty: the walk could never find a next page', 'write the field that holds it, such as "meta.next" or "next_cursor"');
+  return path;
+}
+
 const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' | 'cursorPath' | 'sizeParam'> = {
   context: 'paginate',
   keys: ['type', 'param', 'pageSize', 'cursorPath', 'sizeParam'],
@@ -322,7 +329,7 @@ const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' |
         b.pageSize = { value: pageSizeValue(p, 'write `pageSize: 100`'), span: p.spanAt(t) };
         return;
       }
-      case 'cursorPath': b.cursorPath = p.expectString('the path of the next cursor as a string, such as "meta.next"'); return;
+      case 'cursorPath': b.cursorPath = cursorPathValue(p); return;
       case 'sizeParam': b.sizeParam = nameOrString(p, 'the name of the page-size query parameter'); return;
       default: unknownKey(key);
     }
