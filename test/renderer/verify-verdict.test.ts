@@ -47,7 +47,7 @@ describe('the replay verdict', () => {
 
 describe('the status badge', () => {
   it('shows no ✓ beside a completed run’s failures, compact or not', async () => {
-    const { badgeText } = await import('../../renderer/src/components/StatusBadge.js');
+    const { badgeText } = await import('../../renderer/src/lib/run-status.js');
     expect(badgeText('completed', 5, true)).toBe('⚠ 5 failures');
     expect(badgeText('completed', 1, false)).toBe('completed with 1 failure');
     expect(badgeText('completed', 0, true)).toBe('completed');

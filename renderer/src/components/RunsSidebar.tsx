@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { useStudio } from '../store/studio-store.js';
 import { readStored, useStoredWidth, writeStored } from '../lib/use-stored-width.js';
-import type { StatusFilter } from './StatusBadge.js';
+import type { StatusFilter } from '../lib/run-status.js';
 import { RunsSidebarTable } from './RunsSidebarTable.js';
 import { StartRun } from './StartRun.js';
 import { ResizeHandle } from './ResizeHandle.js';

@@ -15,7 +15,8 @@ import { formatDateTime, formatDuration } from '../lib/time-format.js';
 import { useElementWidth } from '../lib/use-element-width.js';
 import { useRunsPages, type RunsQuery } from '../lib/use-runs-pages.js';
 import { useSettled } from '../lib/use-settled.js';
-import { badgeText, StatusBadge, statusOf, type StatusFilter } from './StatusBadge.js';
+import { StatusBadge } from './StatusBadge.js';
+import { badgeText, statusOf, type StatusFilter } from '../lib/run-status.js';
 
 const column = createColumnHelper<RunSummary>();
 const MISSION_MIN = 120;
