@@ -20,7 +20,7 @@ import { credentialEnvValues } from '../env/mission-env.js';
 import { RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
-import type { CircuitBreakerConfig } from '../lang/ast.js';
+import type { CircuitBreakerConfig, FetchOptions } from '../lang/ast.js';
 
 const META = new Set(['run.started', 'run.resumed']);
 
@@ -202,10 +202,12 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events:
   for (const [name, source] of model.sources) {
     const was = recordedBy.sources.get(name);
     if (!was || !answered.has(name)) continue;
-    for (const setting of ['timeout', 'maxResponseBytes'] as const) {
-      if (source[setting] === was[setting]) continue;
+    for (const setting of ['timeout', 'maxResponseBytes', 'retry timeout'] as const) {
+      const before = setting === 'retry timeout' ? was.retry?.timeout : was[setting];
+      const after = setting === 'retry timeout' ? source.retry?.timeout : source[setting];
+      if (before === after) continue;
       out.push(
-        `source ${name}'s ${setting} (${was[setting] ?? 'the default'} → ${source[setting] ?? 'the default'}): its recorded answers were not measured against the edit, as the log holds neither their time to the last byte nor their size on the wire`,
+        `source ${name}'s ${setting} (${before ?? 'the default'} → ${after ?? 'the default'}): its recorded answers were not measured against the edit, as the log holds neither their time to the last byte nor their size on the wire`,
       );
     }
     // The replay takes the recorded breaker's decisions (requests it let through, attempts it
@@ -217,6 +219,42 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events:
         `source ${name}'s circuitBreaker (${before} → ${after}): the requests it let through and the attempts it refused were replayed as recorded, not decided again by the edited breaker`,
       );
     }
+  }
+  // A request's own `timeout`, or its `retry`'s, over the source's: the same, request by request.
+  const requested = new Set<string>();
+  for (const e of events) if (e.type === 'http.request') requested.add(e.stepPath.split('/')[0]!);
+  for (const [action, steps] of requestTimeouts(model)) {
+    const before = requestTimeouts(recordedBy).get(action);
+    if (!requested.has(action) || before === undefined || before.join() === steps.join()) continue;
+    out.push(
+      `the request timeouts of action ${action} ([${before.join('; ')}] → [${steps.join('; ')}]): its recorded answers were not measured against the edit, as the log holds no answer's time to the last byte`,
+    );
+  }
+  return out;
+}
+
+/**
+ * Each action's requests' own timeouts (`timeout:`, and `retry: { timeout }`), in the order they
+ * are written — a walk of its steps' tree that takes every `get`/`post`/… and `call`.
+ */
+function requestTimeouts(model: MissionModel): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [name, action] of model.actions) {
+    const found: string[] = [];
+    const visit = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        for (const item of node) visit(item);
+        return;
+      }
+      const o = node as { kind?: unknown; options?: FetchOptions; operation?: unknown };
+      if ((o.kind === 'Fetch' || (o.kind === 'Call' && o.operation !== undefined)) && o.options) {
+        found.push(`timeout ${o.options.timeout ?? 'as the source'}, retry timeout ${o.options.retry?.timeout ?? 'as the source'}`);
+      }
+      for (const value of Object.values(node)) visit(value);
+    };
+    visit(action.steps);
+    out.set(name, found);
   }
   return out;
 }

@@ -122,6 +122,39 @@ describe.each(backends)('%s: edits of a source timeout or maxResponseBytes', (ba
   });
 });
 
+describe.each(backends)('%s: edits of a request\'s own timeout, or its retry\'s', (backend) => {
+  const timed = (source: string, request: string) => `mission Timed {
+  source Api { auth: none, base: "http://127.0.0.1:9"${source} }
+  store out: memory("out")
+  action A {
+    get "/slow"${request}
+    store { id: "n", n: length(response.items) } -> out { key: .id }
+  }
+  run A
+}
+`;
+
+  it('are not passed as verified: a fresh run of the edit may time out where the recorded answers came', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /slow', { body: { items: [1, 2, 3] } });
+    const result = await c.start(c.mission('timed', timed('', '')));
+    expect(result.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', timed('', '')) }))).toBe(true);
+    const cases = [
+      ['', ' { timeout: 50 }', "the request timeouts of action A ([timeout as the source, retry timeout as the source] → [timeout 50, retry timeout as the source])"],
+      ['', ' { retry: { maxAttempts: 2, timeout: 50 } }', "the request timeouts of action A ([timeout as the source, retry timeout as the source] → [timeout as the source, retry timeout 50])"],
+      [', retry: { timeout: 50 }', '', "source Api's retry timeout (the default → 50)"],
+    ] as const;
+    for (const [source, request, said] of cases) {
+      const edited = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', timed(source, request)) });
+      expect(edited.divergence).toBeNull();
+      expect(fullyVerified(edited)).toBe(false);
+      expect(edited.unchecked).toHaveLength(1);
+      expect(edited.unchecked[0]).toContain(said);
+    }
+  });
+});
+
 describe.each(backends)('%s: edits of a source circuitBreaker', (backend) => {
   const guarded = (breaker: string) => `mission Guarded {
   source Api { auth: none, base: "http://127.0.0.1:9"${breaker} }
