@@ -135,7 +135,8 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     progress,
     ...(deps.shouldStop ? { shouldStop: deps.shouldStop } : {}),
   });
-  const heartbeat = setInterval(() => void journal.renewLease(ttl).catch(() => undefined), Math.max(1000, ttl / 3));
+  // Renewed three times a lease: at a floor of 1 s, a TTL of 1 s or less lapsed between renewals.
+  const heartbeat = setInterval(() => void journal.renewLease(ttl).catch(() => undefined), ttl / 3);
   heartbeat.unref();
   try {
     const end = await executor.run();

@@ -51,3 +51,17 @@ describe('worker --once', () => {
     expect(pass.stderr).toContain(`worker --once: 1 run(s) it carried failed (${bad})`);
   });
 });
+
+describe('reqon worker --lease-ttl', () => {
+  it('refuses a lease shorter than its renewals can keep, before the log is opened (exit 2)', async () => {
+    const db = path.join(dir, 'short-lease.db');
+    for (const ttl of ['600', '1000', '2999']) {
+      const r = await runCli(cli, ['worker', '--once', '--lease-ttl', ttl, '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+      expect(r.code, describeResult(r)).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^reqon: --lease-ttl ${ttl} is shorter than 3000 ms: the lease is renewed every third of it`));
+    }
+    expect(fs.existsSync(db)).toBe(false);
+    const ok = await runCli(cli, ['worker', '--once', '--lease-ttl', '3000', '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+    expect(ok.code, describeResult(ok)).toBe(0);
+  });
+});

@@ -48,7 +48,7 @@ export const command: CommandModule = {
       .option('--inbox-expiry-hours <h>', 'unclaimed webhook deliveries are dropped after this many hours', String(DEFAULT_INBOX_MAX_AGE_MS / 3_600_000))
       .option('--concurrency <n>', 'runs in flight at once', '8')
       .option('--poll <ms>', 'how often to look for due work', '200')
-      .option('--lease-ttl <ms>', "how long this worker's hold on a run lasts unrenewed: after it, by the log's clock, another worker takes the run over", '30000')
+      .option('--lease-ttl <ms>', "how long this worker's hold on a run lasts unrenewed (at least 3000; renewed every third of it): after it, by the log's clock, another worker takes the run over", '30000')
       .option('--idle-poll <ms>', 'on a log that signals new work (PostgreSQL): the longest sleep between looks', '5000')
       .option('--prune-completed-before <duration>', 'also prune runs that completed or failed longer ago than this (30d, 12h, P30D), as reqon prune does, in the background')
       .option('--prune-every <duration>', 'with --prune-completed-before: how often to prune (first at start)', '1h')
@@ -70,6 +70,10 @@ export const command: CommandModule = {
     }
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const pollMs = positive(options.poll, '--poll');
+    // Usage is checked before the log is opened (or created).
+    const leaseTtlMs = leaseTtl(options.leaseTtl);
+    const concurrency = positive(options.concurrency, '--concurrency');
+    const idlePollMs = positive(options.idlePoll, '--idle-poll');
     const once = options.once === true;
     // A worker is a service: a log database not up yet (a restart, a machine booting) is waited
     // for, each look said, with the delay the loop uses when it goes away later. A --once pass
@@ -144,10 +148,10 @@ export const command: CommandModule = {
       env,
       dataDir: dataDir(),
       owner: defaultOwner(env),
-      concurrency: positive(options.concurrency, '--concurrency'),
+      concurrency,
       pollMs,
-      idlePollMs: positive(options.idlePoll, '--idle-poll'),
-      leaseTtlMs: positive(options.leaseTtl, '--lease-ttl'),
+      idlePollMs,
+      leaseTtlMs,
       progress,
       ...(prune ? { prune } : {}),
       // What a --once pass exits with: 1 if a run it carried failed, or could not be carried on.
@@ -215,6 +219,24 @@ function positive(value: unknown, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new CliError(`${flag} expects a positive whole number, got "${String(value)}"`);
   return n;
+}
+
+/**
+ * The shortest `--lease-ttl`: a lease is renewed every third of it, and a live worker whose event
+ * loop is held longer than its TTL (a big answer parsed, a loaded machine) loses a run it is
+ * carrying on — another worker takes it over and sends its in-flight request again. At 600 ms
+ * that happened every time in a test; at 1,000 ms 2 times in 5.
+ */
+export const MIN_LEASE_TTL_MS = 3_000;
+
+function leaseTtl(value: unknown): number {
+  const ms = positive(value, '--lease-ttl');
+  if (ms < MIN_LEASE_TTL_MS) {
+    throw new CliError(
+      `--lease-ttl ${ms} is shorter than ${MIN_LEASE_TTL_MS} ms: the lease is renewed every third of it, and a worker busy for longer (parsing a big answer) would lose a run it is still carrying on, so another worker would send its in-flight request again`,
+    );
+  }
+  return ms;
 }
 
 /** `--prune-completed-before` (an age: a worker runs for days, so an instant would soon mean nothing) and `--prune-every`. */
