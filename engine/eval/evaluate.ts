@@ -24,7 +24,7 @@ import { EvaluatorError } from './eval-errors.js';
 import { arithmetic, compareOrdering, contentEqual, inOperator, isOfType, equals, toNumberFor, typeError } from './operators.js';
 import type { StoreView } from './inputs.js';
 import type { EvalContext } from './scope.js';
-import { fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
+import { describeValue, fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
 export { EvaluatorError } from './eval-errors.js';
@@ -143,6 +143,10 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   // A null record (an item of `[null, …]`, `validate c` with c null) has no fields: `.x` is absent,
   // never a variable's or the response's `x` (which made `where .x != null` keep null items).
   if (expr.leadingDot && ctx.current === null) return undefined;
+  if (expr.leadingDot && ctx.mapped !== undefined && ctx.current === ctx.mapped && !isPlainObject(ctx.current)) {
+    const fix = Array.isArray(ctx.current) ? ': map each item in a `for`, or pick one (`x[0]`)' : '';
+    throw new EvaluatorError('R4001', `\`.${parts.join('.')}\` reads a field of the record being mapped, but it is ${describeValue(ctx.current)}${fix}`, expr);
+  }
   // A bare name the mission bound (`let`, a loop variable, a pattern name) is that variable even
   // where the current record has a field of the same name: in `for p in products where .category
   // == category`, `category` is the outer loop's; `.category` is always the record's field first.

@@ -74,6 +74,13 @@ export interface EvalContext {
   response: unknown;
   /** The record being iterated, mapped, validated or keyed (§D.2); `undefined` when there is none. */
   current?: unknown;
+  /**
+   * The value a `map` or an `apply` reads its fields from. While it is the current record and is
+   * no record (an array, a string), a `.field` read of it fails (R4001) rather than fall through
+   * to a variable or `response` — `.total` of `[{ total: 7 }]` was absent and `.currency ?? "USD"`
+   * a default. A map that reads no field of it (`{ n: count(response) }`) maps as before.
+   */
+  mapped?: unknown;
   inputs: EvalInputs;
   /** Declared store names (expressions do not read stores; kept for callers that share the context). */
   stores?: ReadonlySet<string>;

@@ -33,7 +33,7 @@ export function applyTransform(
       spanOf(t.name),
     );
   }
-  return evaluateFieldMap(variant.fields, valueCtx);
+  return evaluateFieldMap(variant.fields, { ...valueCtx, mapped: value });
 }
 
 function variantApplies(

@@ -27,8 +27,8 @@ export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntim
 export function runMap(step: MapStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const ctx = evalContext(rt, frame, path);
   const source = evaluate(step.source, ctx);
-  assertRecordToMap('map', source, step.source);
-  frame.response = evaluateFieldMap(step.fields, { ...ctx, current: source });
+  if (source === null || source === undefined) assertRecordToMap(source, step.source);
+  frame.response = evaluateFieldMap(step.fields, { ...ctx, current: source, mapped: source });
   return { response: frame.response };
 }
 
@@ -37,8 +37,6 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
   if (!transform) throw new StepError('unknown-transform', `transform \`${step.transform.name}\` is not declared in this mission`);
   const ctx = evalContext(rt, frame, path);
   const value = evaluate(step.target, ctx);
-  // Null and scalars go to the variants (a `(_)` variant may be there for them); an array is never one record.
-  if (Array.isArray(value)) assertRecordToMap('apply', value, step.target);
   const result = applyTransform(transform, value, ctx, rt.model.schemas, (message) => rt.progress(`warning: ${message}`));
   if (step.as) {
     frame.scope.set(step.as.name, result);
@@ -49,22 +47,16 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
 }
 
 /**
- * `map` reads its fields from one record. Given anything else, a field's name would fall through
- * to a variable or the last response's field (§D.2) — a missing customer mapped to the order's
- * id, an array's `.total` absent and its `.currency` a default — so it is an error; and `apply`
- * of an array (its variants match one record each).
+ * `map` of null or absent: with no record to read, a field's name fell through to a variable or
+ * the last response's field (§D.2) — a missing customer mapped to the order's id — so it is an
+ * error. Of an array or a scalar, only a `.field` read fails (EvalContext.mapped): a map that
+ * reads none (`{ n: count(response) }`) is an aggregate, as the reference allows.
  */
-function assertRecordToMap(verb: 'map' | 'apply', source: unknown, expr: Expr): void {
-  if (typeof source === 'object' && source !== null && !Array.isArray(source)) return;
+function assertRecordToMap(source: null | undefined, expr: Expr): never {
   const ref = expr.kind === 'Ref' ? expr : undefined;
   const named = ref ? `\`${ref.leadingDot ? '.' : ''}${ref.parts.join('.')}\`` : 'its source';
   const last = ref ? ref.parts[ref.parts.length - 1] : undefined;
-  let fix: string;
-  if (Array.isArray(source)) fix = `; ${verb} each item in a loop (\`for item in ${ref ? ref.parts.join('.') : '…'} { ${verb === 'map' ? 'map item -> …' : 'apply … to item'} }\`), or pick one (\`${ref ? ref.parts.join('.') : '…'}[0]\`)`;
-  else if (source === null || source === undefined) fix = `; skip such items${last ? ` (\`where .${last} != null\`)` : ''} or ${verb} a record`;
-  else fix = `; ${verb} a record`;
-  const what = source === null ? 'null' : source === undefined ? 'absent' : describeValue(source);
-  throw new EvaluatorError('R4001', `${verb} expected a record to ${verb === 'map' ? 'map' : 'transform'} but ${named} is ${what}${fix}`, expr);
+  throw new EvaluatorError('R4001', `map expected a record to map but ${named} is ${source === null ? 'null' : 'absent'}; skip such items${last ? ` (\`where .${last} != null\`)` : ''} or map a record`, expr);
 }
 
 export async function runValidate(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): Promise<StepOutcome> {
