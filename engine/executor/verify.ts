@@ -223,8 +223,9 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events:
   // A request's own `timeout`, or its `retry`'s, over the source's: the same, request by request.
   const requested = new Set<string>();
   for (const e of events) if (e.type === 'http.request') requested.add(e.stepPath.split('/')[0]!);
+  const recorded = requestTimeouts(recordedBy);
   for (const [action, steps] of requestTimeouts(model)) {
-    const before = requestTimeouts(recordedBy).get(action);
+    const before = recorded.get(action);
     if (!requested.has(action) || before === undefined || before.join() === steps.join()) continue;
     out.push(
       `the request timeouts of action ${action} ([${before.join('; ')}] → [${steps.join('; ')}]): its recorded answers were not measured against the edit, as the log holds no answer's time to the last byte`,

@@ -27,7 +27,7 @@ export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntim
 export function runMap(step: MapStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const ctx = evalContext(rt, frame, path);
   const source = evaluate(step.source, ctx);
-  if (source === null || source === undefined) assertRecordToMap(source, step.source);
+  if (source === null || source === undefined) failNoRecord(source, step.source);
   frame.response = evaluateFieldMap(step.fields, { ...ctx, current: source, mapped: source });
   return { response: frame.response };
 }
@@ -52,7 +52,7 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
  * error. Of an array or a scalar, only a `.field` read fails (EvalContext.mapped): a map that
  * reads none (`{ n: count(response) }`) is an aggregate, as the reference allows.
  */
-function assertRecordToMap(source: null | undefined, expr: Expr): never {
+function failNoRecord(source: null | undefined, expr: Expr): never {
   const ref = expr.kind === 'Ref' ? expr : undefined;
   const named = ref ? `\`${ref.leadingDot ? '.' : ''}${ref.parts.join('.')}\`` : 'its source';
   const last = ref ? ref.parts[ref.parts.length - 1] : undefined;

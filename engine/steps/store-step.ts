@@ -57,16 +57,13 @@ export async function runStore(step: StoreStep, path: string, frame: Frame, rt: 
   } else {
     // As writeRecords does for one batch: the records are noted once, for the whole step.
     if (!frame.inIteration) noteStored(frame.checkpoints, items.length);
-    const held = frame.checkpoints.splice(0);
-    try {
+    await withCheckpointsHeld(frame, async () => {
       for (let first = 0; first < items.length; first += STORE_BATCH_RECORDS) {
         const batch = items.slice(first, first + STORE_BATCH_RECORDS);
         await writeRecords(step.store.name, planWrites(step, batch, first, path, frame, rt, keyed, ctx), path, frame, rt);
         await rt.journal.maybeFlush();
       }
-    } finally {
-      frame.checkpoints.push(...held);
-    }
+    });
     await advanceCheckpoints(recordedWithStore(frame, path, rt), path, rt);
   }
   keyed.warn(path, rt);
@@ -79,15 +76,22 @@ export async function runStore(step: StoreStep, path: string, frame: Frame, rt: 
  * whole response, written as one batch. The checkpoint waits for finishStreamedStore.
  */
 export async function storeStreamedPage(step: StoreStep, items: unknown[], firstIndex: number, path: string, frame: Frame, rt: StepRuntime): Promise<void> {
-  const held = frame.checkpoints.splice(0);
-  try {
+  await withCheckpointsHeld(frame, async () => {
     const keyed = new ContentKeys();
     await writeRecords(step.store.name, planWrites(step, items, firstIndex, path, frame, rt, keyed), path, frame, rt);
     keyed.warn(path, rt);
+  });
+  await rt.journal.maybeFlush();
+}
+
+/** Batches of one step's writes: the action's pending checkpoints are noted for the step, not per batch. */
+async function withCheckpointsHeld(frame: Frame, write: () => Promise<void>): Promise<void> {
+  const held = frame.checkpoints.splice(0);
+  try {
+    await write();
   } finally {
     frame.checkpoints.push(...held);
   }
-  await rt.journal.maybeFlush();
 }
 
 /** After the last page: the fetch's checkpoint advances, covering every record stored. */

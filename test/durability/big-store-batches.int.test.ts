@@ -16,9 +16,9 @@ import type { StoredEvent } from '../../engine/log/events.js';
 import { STORE_BATCH_RECORDS } from '../../engine/steps/store-step.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { FakeApi } from '../support/fake-api.js';
-import { backends, tempLogTarget, type Backend } from '../support/temp-log.js';
-import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
-import { readRunFacts } from './support/run-facts.js';
+import { backends, type Backend } from '../support/temp-log.js';
+import { runArmedToEnd } from './support/armed-run.js';
+import { builtCli } from './support/cli-build.js';
 
 /** Two and a half batches: the last one short. */
 const COUNT = STORE_BATCH_RECORDS * 2 + STORE_BATCH_RECORDS / 2;
@@ -69,34 +69,15 @@ const writesTo = (events: StoredEvent[], store: string) =>
   events.filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write' && e.payload.store === store);
 
 async function runToEnd(backend: Backend, name: string, crashAt?: string): Promise<Outcome> {
-  const dir = path.join(root, `${backend}-${name}`);
-  fs.mkdirSync(dir);
-  const mission = path.join(dir, 'big.vague');
-  fs.writeFileSync(mission, MISSION);
-  const target = await tempLogTarget(backend, 'reqon-big-batches-log-');
-  try {
-    const db = target.target;
-    const env = { REQON_DATA_DIR: path.join(dir, 'data') };
-    let result = await runCli(cli, ['run', mission, '--source', `Api=${api.url}`, '--db', db, '--quiet', ...(crashAt ? ['--crash-at', crashAt] : [])], { cwd: dir, env });
-    const runId = runIdOf(result);
-    let killedAt: Outcome['killedAt'];
-    if (crashAt) {
-      expect(result.signal, describeResult(result)).toBe('SIGKILL');
-      const atKill = (await readRunFacts(db, runId, [])).events;
-      killedAt = { sql: writesTo(atKill, 'table').length, mem: writesTo(atKill, 'mem').length };
-      result = await runCli(cli, ['resume', runId, '--db', db, '--quiet'], { cwd: dir, env });
-    }
-    expect(result.code, describeResult(result)).toBe(0);
-    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir, env });
-    expect(verified.code, describeResult(verified)).toBe(0);
-    expect(verified.stdout).toMatch(/^verified:/);
-    const facts = await readRunFacts(db, runId, ['big_batches']);
-    const table = Object.fromEntries(facts.tables['big_batches']!.map((r) => [r.key, r.record]));
-    const mem = Object.fromEntries(MemoryStoreState.fromEvents(facts.events).list('mem').map((r) => [r.key, r.record]));
-    return { runId, killedAt, events: facts.events, table, mem };
-  } finally {
-    await target.drop();
-  }
+  let killedAt: Outcome['killedAt'];
+  const facts = await runArmedToEnd({
+    cli, backend, dir: path.join(root, `${backend}-${name}`), missionText: MISSION, apiUrl: api.url, tables: ['big_batches'],
+    ...(crashAt ? { crashAt } : {}),
+    atKill: (events) => (killedAt = { sql: writesTo(events, 'table').length, mem: writesTo(events, 'mem').length }),
+  });
+  const table = Object.fromEntries(facts.tables['big_batches']!.map((r) => [r.key, r.record]));
+  const mem = Object.fromEntries(MemoryStoreState.fromEvents(facts.events).list('mem').map((r) => [r.key, r.record]));
+  return { runId: facts.runId, killedAt, events: facts.events, table, mem };
 }
 
 describe.each(backends)('a store step of more records than one batch (%s log)', (backend) => {

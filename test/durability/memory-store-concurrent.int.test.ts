@@ -14,9 +14,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { FakeApi } from '../support/fake-api.js';
-import { backends, tempLogTarget, type Backend } from '../support/temp-log.js';
-import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
-import { readRunFacts } from './support/run-facts.js';
+import { backends, type Backend } from '../support/temp-log.js';
+import { runArmedToEnd } from './support/armed-run.js';
+import { builtCli } from './support/cli-build.js';
 
 const ITEMS = 8;
 
@@ -86,29 +86,11 @@ function insertOrder(events: StoredEvent[], store: string): string[] {
 }
 
 async function runToEnd(backend: Backend, name: string, crashAt?: string) {
-  const dir = path.join(root, `${backend}-${name}`);
-  fs.mkdirSync(dir);
-  const mission = path.join(dir, 'concurrent.vague');
-  fs.writeFileSync(mission, MISSION);
-  const target = await tempLogTarget(backend, 'reqon-concurrent-memory-log-');
-  try {
-    const db = target.target;
-    const env = { REQON_DATA_DIR: path.join(dir, 'data') };
-    let result = await runCli(cli, ['run', mission, '--source', `Api=${api.url}`, '--db', db, '--quiet', ...(crashAt ? ['--crash-at', crashAt] : [])], { cwd: dir, env });
-    const runId = runIdOf(result);
-    if (crashAt) {
-      expect(result.signal, describeResult(result)).toBe('SIGKILL');
-      result = await runCli(cli, ['resume', runId, '--db', db, '--quiet'], { cwd: dir, env });
-    }
-    expect(result.code, describeResult(result)).toBe(0);
-    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir, env });
-    expect(verified.code, describeResult(verified)).toBe(0);
-    expect(verified.stdout).toMatch(/^verified:/);
-    const facts = await readRunFacts(db, runId, ['concurrent_memory_copy']);
-    return { events: facts.events, copy: Object.fromEntries(facts.tables['concurrent_memory_copy']!.map((r) => [r.key, r.record])) };
-  } finally {
-    await target.drop();
-  }
+  const facts = await runArmedToEnd({
+    cli, backend, dir: path.join(root, `${backend}-${name}`), missionText: MISSION, apiUrl: api.url, tables: ['concurrent_memory_copy'],
+    ...(crashAt ? { crashAt } : {}),
+  });
+  return { events: facts.events, copy: Object.fromEntries(facts.tables['concurrent_memory_copy']!.map((r) => [r.key, r.record])) };
 }
 
 describe.each(backends)('memory stores written by concurrent branches (%s log)', (backend) => {
