@@ -215,6 +215,8 @@ export class Executor implements StepRuntime {
   private async runParallel(names: string[]): Promise<ActionEnd> {
     const construct = parallelConstruct(names);
     this.journal.enterConcurrent(construct);
+    // Armed with a crash point, the actions take turns at it (CrashInjector.turn).
+    const turns = this.crash.enterBranches(construct, names);
     const results: PromiseSettledResult<ActionEnd>[] = [];
     try {
       let next = 0;
@@ -225,10 +227,12 @@ export class Executor implements StepRuntime {
             (value) => ({ status: 'fulfilled' as const, value }),
             (reason: unknown) => ({ status: 'rejected' as const, reason }),
           );
+          turns?.end(names[i]!);
         }
       };
       await Promise.all(Array.from({ length: Math.min(PARALLEL_LIMIT, names.length) }, worker));
     } finally {
+      this.crash.leaveBranches(turns);
       this.journal.leaveConcurrent(construct);
     }
     const fatal = results.reduce<unknown>(

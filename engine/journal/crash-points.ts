@@ -5,8 +5,16 @@
  * the effect it guards, so POINT:N dies at the same place for the same mission and data no matter
  * how many times the run has already crashed and resumed. Which effects pass which points is
  * effects.ts's table; `reach` refuses a point its kind does not pass.
+ *
+ * Inside concurrent branches (a concurrent loop's iterations, a parallel stage's actions) "the Nth
+ * time" would be whichever branch got there Nth, which depends on how fast the world answered: the
+ * same POINT:N killed another iteration's effect from one run to the next. So, armed, an effect
+ * whose kind passes the armed point waits for its turn (`turn`) until every branch before its own,
+ * in the mission's order, has ended: the point's occurrences are reached in the order a sequential
+ * walk reaches them. Everything else in the branches stays concurrent.
  */
 import { CRASH_POINTS, kindPasses, type CrashPoint, type EffectKind } from './effects.js';
+import type { ConcurrentConstruct } from './step-path.js';
 
 export { CRASH_POINTS, type CrashPoint };
 
@@ -40,9 +48,71 @@ export function parseCrashSpec(spec: string, random: () => number): { plan: Cras
   return { plan: { point: name as CrashPoint, occurrence }, picked: false };
 }
 
+/**
+ * The branches of one concurrent construct, in the mission's order, and which have ended: an
+ * effect in a branch takes its turn once every branch before it has ended.
+ */
+export class BranchTurns {
+  private readonly position = new Map<string, number>();
+  private readonly ended: boolean[];
+  /** Every branch before this position has ended. */
+  private low = 0;
+  private waiting: { at: number; go: () => void }[] = [];
+
+  constructor(
+    readonly construct: ConcurrentConstruct,
+    branches: readonly string[],
+  ) {
+    branches.forEach((branch, at) => {
+      if (!this.position.has(branch)) this.position.set(branch, at);
+    });
+    this.ended = branches.map(() => false);
+  }
+
+  /** Undefined when `path` may go on now; else settles once every branch before its own has ended. */
+  before(path: string): Promise<void> | undefined {
+    const branch = this.construct.branchOf(path);
+    const at = branch === undefined ? undefined : this.position.get(branch);
+    if (at === undefined || at <= this.low) return undefined;
+    return new Promise((go) => this.waiting.push({ at, go }));
+  }
+
+  /** `branch` ran to its end (completed, failed, suspended). */
+  end(branch: string): void {
+    const at = this.position.get(branch);
+    if (at === undefined) return;
+    this.ended[at] = true;
+    while (this.low < this.ended.length && this.ended[this.low]) this.low++;
+    this.release((w) => w.at <= this.low);
+  }
+
+  /** The construct is left: nobody waits on its branches any more. */
+  close(): void {
+    this.release(() => true);
+  }
+
+  /** `running` (a branch's walk) with `end(branch)` called once it settles, however it settles. */
+  settle(branch: string, running: Promise<void> | undefined): Promise<void> | undefined {
+    if (running === undefined) {
+      this.end(branch);
+      return undefined;
+    }
+    return running.finally(() => this.end(branch));
+  }
+
+  private release(due: (w: { at: number }) => boolean): void {
+    const go = this.waiting.filter(due);
+    if (go.length === 0) return;
+    this.waiting = this.waiting.filter((w) => !due(w));
+    for (const w of go) w.go();
+  }
+}
+
 export class CrashInjector {
   /** Per point, each logical occurrence's ordinal in the run's progress. */
   private readonly seen = new Map<CrashPoint, Map<string, number>>();
+  /** The concurrent constructs the walk is inside, while armed. */
+  private readonly constructs: BranchTurns[] = [];
 
   constructor(
     private readonly plan: CrashPlan | null,
@@ -61,6 +131,37 @@ export class CrashInjector {
     let ordinal = keys.get(key);
     if (ordinal === undefined) keys.set(key, (ordinal = keys.size + 1));
     if (live && ordinal === this.plan.occurrence) this.kill();
+  }
+
+  /**
+   * Concurrent branches start (`branches`: their keys, as `construct.branchOf` names them, in the
+   * mission's order). Armed, their effects take turns (`turn`): the caller reports each branch's
+   * end through the returned BranchTurns (`settle`) and leaves with `leaveBranches`. Unarmed: undefined.
+   */
+  enterBranches(construct: ConcurrentConstruct, branches: readonly string[]): BranchTurns | undefined {
+    if (!this.plan) return undefined;
+    const turns = new BranchTurns(construct, branches);
+    this.constructs.push(turns);
+    return turns;
+  }
+
+  leaveBranches(turns: BranchTurns | undefined): void {
+    if (!turns) return;
+    turns.close();
+    const at = this.constructs.lastIndexOf(turns);
+    if (at >= 0) this.constructs.splice(at, 1);
+  }
+
+  /**
+   * Before an effect of `kind` at `path` passes its first crash point: undefined when it may go on
+   * now, else settles when it is its turn — every branch before its own has ended, in every
+   * concurrent construct it is inside. Only effects that pass the armed point wait.
+   */
+  turn(kind: EffectKind, path: string): Promise<void> | undefined {
+    if (!this.plan || this.constructs.length === 0 || !kindPasses(kind, this.plan.point)) return undefined;
+    const waits = this.constructs.map((c) => c.before(path)).filter((w) => w !== undefined);
+    if (waits.length === 0) return undefined;
+    return Promise.all(waits).then(() => undefined);
   }
 
   /**

@@ -13,7 +13,7 @@
  * (the same on replay), never from the world.
  */
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { checkpointEffect } from './step-runtime.js';
+import { passCheckpoints } from './step-runtime.js';
 import type { Frame, PendingCheckpoint, StepRuntime } from './step-runtime.js';
 
 /** Checkpoints pending when a failure was tolerated: they cover a record that failed. */
@@ -81,7 +81,8 @@ export async function advanceActionCheckpoints(pending: PendingCheckpoint[], pat
   }
   // The commit carries every write still buffered: the checkpoint never lands before them.
   if (live) await rt.journal.commit({ durable: false });
-  for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', live);
+  const passed = passCheckpoints(checkpoints, path, rt, live);
+  if (passed) await passed;
 }
 
 /**

@@ -533,6 +533,8 @@ function recordedOutcome(outcome: StoredEvent<'http.response' | 'http.error'>): 
 
 /** One page: the recorded attempts on replay, then (if needed) live attempts with the same key. */
 async function answerPage(spec: RequestSpec, id: string, path: string, mutating: boolean, rt: StepRuntime, line: () => number): Promise<PageAnswer> {
+  const turn = rt.crash.turn('request', path);
+  if (turn) await turn;
   const identity = identityOf(spec, rt);
   // A mutating request is external: its intent is durable before it is sent (GUARANTEES 4).
   const effect = new Effect(rt.journal, rt.crash, { kind: 'request', key: id, path, external: mutating });

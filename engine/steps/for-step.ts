@@ -146,18 +146,21 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     };
     const construct = loopConstruct(path);
     rt.journal.enterConcurrent(construct);
+    // Armed with a crash point, the iterations take turns at it (CrashInjector.turn).
+    const turns = rt.crash.enterBranches(construct, selected.map((index) => iterationPath(path, index)));
     try {
       await runPool(
         selected,
         concurrency,
         (index) => {
-          const running = runOne(index);
+          const running = turns ? turns.settle(iterationPath(path, index), runOne(index)) : runOne(index);
           const turn = pace();
           return running || turn ? Promise.all([running, turn]).then(() => undefined) : undefined;
         },
         mayStart,
       );
     } finally {
+      rt.crash.leaveBranches(turns);
       rt.journal.leaveConcurrent(construct);
     }
   }

@@ -225,7 +225,17 @@ export function evalContext(rt: StepRuntime, frame: Frame, stepPath: string, cur
   return { scope: frame.scope, response: frame.response, current, inputs: journaledInputs(rt, stepPath, frame) };
 }
 
-/** A sync checkpoint advanced at `path` under `key`: an effect of its own kind (journal/effects.ts). */
-export function checkpointEffect(rt: StepRuntime, path: string, key: string): Effect {
-  return new Effect(rt.journal, rt.crash, { kind: 'checkpoint', key: `${path}:${key}`, path, external: false });
+/**
+ * Sync checkpoints advanced at `path` (each an effect of its own kind, journal/effects.ts, keyed by
+ * its key) pass `after-checkpoint`, once it is their turn among concurrent branches (CrashInjector.turn).
+ */
+export function passCheckpoints(checkpoints: readonly { key: string }[], path: string, rt: StepRuntime, live: boolean): Promise<void> | undefined {
+  if (checkpoints.length === 0) return undefined;
+  const pass = () => {
+    for (const c of checkpoints) new Effect(rt.journal, rt.crash, { kind: 'checkpoint', key: `${path}:${c.key}`, path, external: false }).pass('after-checkpoint', live);
+  };
+  const turn = rt.crash.turn('checkpoint', path);
+  if (turn) return turn.then(pass);
+  pass();
+  return undefined;
 }

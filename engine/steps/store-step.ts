@@ -6,7 +6,7 @@
  *   `store.write` events; a crash in between re-applies the same keyed write on replay.
  * Keys never depend on time or randomness (stores/keys.ts), so a replay writes the same keys.
  */
-import { checkpointEffect } from './step-runtime.js';
+import { passCheckpoints } from './step-runtime.js';
 import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import type { EvalContext } from '../eval/scope.js';
@@ -180,6 +180,8 @@ export async function writeRecords(
   rt: StepRuntime,
 ): Promise<void> {
   const kind = rt.stores.kind(store);
+  const turn = rt.crash.turn(kind === 'file' || kind === 'postgrest' ? 'external-write' : 'table-write', path);
+  if (turn) await turn;
   assertSameDeclaration(store, path, rt);
   const batchId = writes[0]?.effectId ?? effectId(rt.journal.identityRunId(), path, 'store', 'empty');
   // A checkpoint advances at the end of its action, never with one store (steps/checkpoints.ts);
@@ -300,7 +302,8 @@ export async function writeRecords(
     // crash before it loses both together, so replay redoes them exactly once.
     rt.journal.buffer(extra);
   }
-  for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', true);
+  const passed = passCheckpoints(checkpoints, path, rt, true);
+  if (passed) await passed;
 }
 
 /** A write recorded at this step went to the store as the recording mission declared it: an edit must not move it. */
@@ -451,5 +454,6 @@ async function advanceCheckpoints(checkpoints: PendingCheckpoint[], path: string
     live++;
   }
   if (live > 0 || !rt.journal.replaying) await rt.journal.commit({ durable: false });
-  for (const c of checkpoints) checkpointEffect(rt, path, c.key).pass('after-checkpoint', !rt.journal.replaying);
+  const passed = passCheckpoints(checkpoints, path, rt, !rt.journal.replaying);
+  if (passed) await passed;
 }

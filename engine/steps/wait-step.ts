@@ -45,6 +45,8 @@ function assertSameWait(recorded: StoredEvent<'wait.registered'>, asked: { path:
 }
 
 export async function runWait(step: WaitStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
+  const turn = rt.crash.turn('suspension', path);
+  if (turn) await turn;
   // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts).
   const namedBy = rt.journal.identityRunId();
   const waitId = effectId(namedBy, path, 'wait', 0);

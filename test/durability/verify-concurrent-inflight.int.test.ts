@@ -9,12 +9,15 @@
  * passed its check, adopted the edited mission, re-sent requests and then diverged live, leaving a
  * run that its (now edited) mission could never resume. A fork with the edit re-sent the requests
  * left in flight, under the parent's Idempotency-Keys, before it diverged.
+ *
+ * The test kills the run itself (not `--crash-at`): armed, a concurrent loop's POSTs take turns
+ * (crash-points.ts), and this API answers the first only after the others.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, type Backend } from '../support/temp-log.js';
-import { describeResult, REPO } from './support/cli-build.js';
+import { describeResult, killableRun, REPO, type KillableRun } from './support/cli-build.js';
 import { useCliMissions } from './support/cli-missions.js';
 import { readRunFacts } from './support/run-facts.js';
 
@@ -27,11 +30,13 @@ const TABLES = ['inflight_acks'];
 const missions = useCliMissions();
 
 /**
- * The API: o-1's confirmation is answered only after the four others were (and their acks had a
- * moment to be stored), so it is the last answer — the 6th request answered, after the GET.
+ * The API: o-1's confirmation is held until the four others were answered (and their acks had a
+ * moment to be stored); then, the first time, `whileHeld` kills the run, so o-1's POST is in the
+ * log with no answer while every later iteration finished.
  */
-function inflightApi(): FakeApi {
+function inflightApi(whileHeld: () => void): FakeApi {
   let othersAnswered = 0;
+  let held = false;
   let releaseFirst!: () => void;
   const othersDone = new Promise<void>((resolve) => (releaseFirst = resolve));
   const server = new FakeApi();
@@ -41,6 +46,11 @@ function inflightApi(): FakeApi {
     if (id === 'o-1') {
       await othersDone;
       await new Promise((resolve) => setTimeout(resolve, 300));
+      if (!held) {
+        held = true;
+        whileHeld();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
     } else if (++othersAnswered === ORDERS.length - 1) {
       releaseFirst();
     }
@@ -59,12 +69,12 @@ interface VerifyJson {
 
 describe.each(backends)('%s: a run killed with a concurrent iteration in flight', (backend: Backend) => {
   it('verifies every recorded iteration, and an edit to a later one is refused by resume and fork before anything is sent', async () => {
-    const { target, api, reqon } = await missions.start(backend, 'reqon-inflight-', inflightApi());
+    let run: KillableRun | undefined;
+    const { cli, target, api, reqon } = await missions.start(backend, 'reqon-inflight-', inflightApi(() => run!.kill()));
 
-    // Killed as o-1's answer arrives: the GET and the four other POSTs were answered before it.
-    const killed = await reqon('run', MISSION, '--source', `Api=${api.url}`, '--crash-at', 'after-effect:6', '--quiet');
-    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
-    const runId = /^run (\S+)$/m.exec(killed.stdout)![1]!;
+    // Killed while o-1's answer is held: the GET and the four other POSTs were answered before it.
+    run = killableRun(cli, ['run', MISSION, '--source', `Api=${api.url}`, '--quiet', '--db', target.target], { cwd: target.dir });
+    const runId = await run.died;
     const before = await readRunFacts(target.target, runId, TABLES);
     // Iteration 0's request has no outcome in the log; iteration 3's was answered and stored.
     const at = (stepPath: string) => before.events.filter((e) => e.stepPath === stepPath).map((e) => e.type);
