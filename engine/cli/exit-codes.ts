@@ -16,5 +16,17 @@ export const EXIT_USAGE = 2;
 export const EXIT_NOT_FULLY_VERIFIED = 3;
 /** The run is suspended: waiting on a timer, a webhook or a pause. */
 export const EXIT_SUSPENDED = 10;
+/**
+ * `resume` changed nothing because the run is another process's: it holds the run's live lease,
+ * or resumed the pause (or delivered the wait's payload) first. Not "the run failed" (1): the
+ * run goes on there, and a script that waits for it should look again (`reqon show`).
+ */
+export const EXIT_OWNED_ELSEWHERE = 11;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_FAILED | typeof EXIT_USAGE | typeof EXIT_NOT_FULLY_VERIFIED | typeof EXIT_SUSPENDED;
+export type ExitCode =
+  | typeof EXIT_OK
+  | typeof EXIT_FAILED
+  | typeof EXIT_USAGE
+  | typeof EXIT_NOT_FULLY_VERIFIED
+  | typeof EXIT_SUSPENDED
+  | typeof EXIT_OWNED_ELSEWHERE;

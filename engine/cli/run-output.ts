@@ -4,7 +4,7 @@
  */
 import type { RunResult } from '../executor/run-mission.js';
 import type { CliIo } from './command-module.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_OWNED_ELSEWHERE, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
 
@@ -69,9 +69,18 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       return EXIT_USAGE;
     case 'RunUnavailableError':
       io.stderr(`reqon: ${e.message}\n`);
-      // A run id that names no run is a bad argument, like an unknown flag; the others (owned,
-      // waiting, already resumed…) are about the run as it stands.
-      return (e as { reason?: string }).reason === 'not-found' ? EXIT_USAGE : EXIT_FAILED;
+      // A run id that names no run is a bad argument, like an unknown flag; a run another process
+      // has (or resumed first) goes on there; the others (finished, waiting…) are about the run
+      // as it stands.
+      switch ((e as { reason?: string }).reason) {
+        case 'not-found':
+          return EXIT_USAGE;
+        case 'owned':
+        case 'already-resumed':
+          return EXIT_OWNED_ELSEWHERE;
+        default:
+          return EXIT_FAILED;
+      }
     case 'NondeterminismError':
     case 'LeaseLostError':
       io.stderr(`reqon: ${e.message}\n`);

@@ -46,7 +46,7 @@ export type RunResult = RunEnd & {
 export class RunUnavailableError extends Error {
   constructor(
     message: string,
-    readonly reason: 'not-found' | 'owned' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable',
+    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable',
   ) {
     super(message);
     this.name = 'RunUnavailableError';

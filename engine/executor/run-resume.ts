@@ -52,7 +52,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       `run ${runId} was imported from a bundle and is read-only: nothing continues it` +
         (opts.payload !== undefined ? ', and your payload was not used' : '') +
         ` (every view and \`reqon verify\` work on it); \`reqon fork ${runId} --at SEQ\` starts a new run from its log up to SEQ`,
-      'owned',
+      'imported',
     );
   }
   if (run.status === 'suspended') {

@@ -72,7 +72,7 @@ async function expectOneResumeWins(runId: string): Promise<void> {
   const losers = results.filter((r) => r.code !== 0);
   expect(winners.length, results.map(describeResult).join('\n---\n')).toBe(1);
   expect(losers.length).toBe(1);
-  expect(losers[0]!.code, describeResult(losers[0]!)).toBe(1);
+  expect(losers[0]!.code, describeResult(losers[0]!)).toBe(11); // refused: the run goes on in the winner
   expect(losers[0]!.stderr).toMatch(new RegExp(`run ${runId} is owned by \\S+:\\d+:\\S+ until \\d{4}-\\d\\d-\\d\\dT`));
 
   const facts = await readRunFacts(db, runId, ['owned_out']);
@@ -157,7 +157,7 @@ describe.each(backends)('%s: one owner at a time', (backend) => {
     const beforeRefusal = await readRunFacts(db, runId, ['owned_out']);
     const refused = await reqon('resume', runId, '--quiet');
     expect(Date.now(), 'the refusal must come while the lease is live').toBeLessThan(lease.expiresAt);
-    expect(refused.code, describeResult(refused)).toBe(1);
+    expect(refused.code, describeResult(refused)).toBe(11);
     expect(refused.stderr).toContain(`run ${runId} is owned by ${lease.owner} until ${new Date(lease.expiresAt).toISOString()}`);
     const afterRefusal = await readRunFacts(db, runId, ['owned_out']);
     expect(afterRefusal.events).toEqual(beforeRefusal.events);

@@ -87,7 +87,7 @@ describe.each(backends)('%s: double resume', (backend) => {
           expect(loser.message).toContain('was already resumed');
         }
         if (cli.code !== 0) {
-          expect(cli.code).toBe(1);
+          expect(cli.code).toBe(11);
           expect(cli.stderr).toContain('was already resumed');
         }
         for (const winner of mine.filter((o) => o.ok)) expect(winner.status).toBe('completed');
