@@ -36,8 +36,16 @@ export function parseOwner(owner: string): { host: string; pid: number } | null 
 
 /** True when `owner` names a process on this host that no longer exists. */
 export function ownerIsDead(owner: string): boolean {
+  return ownerGoneUnder(owner, hostId());
+}
+
+/**
+ * True when `owner` names a process under host id `host` — one this machine's processes run
+ * under (its own, or one it gave its children, as the crash lab does) — that no longer exists.
+ */
+export function ownerGoneUnder(owner: string, host: string): boolean {
   const parsed = parseOwner(owner);
-  if (parsed === null || parsed.host !== hostId() || parsed.pid === process.pid) return false;
+  if (parsed === null || parsed.host !== host || parsed.pid === process.pid) return false;
   try {
     process.kill(parsed.pid, 0);
     return false;

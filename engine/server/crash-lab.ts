@@ -20,7 +20,7 @@ import { CrashPointsHandler } from '../inspect/crash-points.js';
 import type { CrashLabCheck, CrashLabStatus, CrashLabVerdict, RunStatus, StoreSnapshot, VerifyReport } from '../protocol/protocol.js';
 import { fullyVerified, unfinished } from '../executor/verify-report.js';
 import { diffStoreContents } from '../inspect/state-diff.js';
-import { parseOwner } from '../executor/owner.js';
+import { ownerGoneUnder, parseOwner } from '../executor/owner.js';
 import { outcomeOf, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
 import { AnswerProxy, type ProxyReport } from './crash-lab-proxy.js';
 import { RunSpecifics, withoutRunSpecifics } from './lab-inputs.js';
@@ -44,6 +44,13 @@ export interface CrashLabDeps {
   holdTimer?(runId: string, untilMs: number): Promise<boolean>;
   /** Replays a run against its own log without effects (engine/executor/verify.ts). */
   verify(runId: string): Promise<VerifyReport>;
+  /**
+   * Ends a run of a lab that gave up, unless it has ended or a live process holds it: failed, with
+   * `why`. Its sources are the lab's proxy, closed once the lab ends, so a process that carried it
+   * on (the worker taking over its dead owner, waking its timer) would only make a run of junk
+   * failures against a closed port. True when it was ended here.
+   */
+  stopRun?(runId: string, why: string): Promise<boolean>;
   changed(status: CrashLabStatus): void;
   /** Lab ids need only be unique in this studio session. */
   newId(): string;
@@ -133,9 +140,24 @@ export class CrashLab {
     const proxy = await AnswerProxy.start(plan.upstreams, async (runId) => (await this.deps.views.getAll(runId)).all());
     try {
       await this.runLab(lab, plan, proxy);
+    } catch (e) {
+      throw await this.stopLabRuns(lab, e);
     } finally {
       await proxy.close();
     }
+  }
+
+  /** The lab gave up with `error`: its runs that have not ended are stopped, and its message says so. */
+  private async stopLabRuns(lab: CrashLabStatus, error: unknown): Promise<unknown> {
+    const stop = this.deps.stopRun;
+    if (!stop || !(error instanceof Error)) return error;
+    const why = `the crash lab gave up on it (${error.message.replace(/\.$/, '')}); stopped so that nothing carries it on through the lab's proxy, closed with the lab`;
+    const stopped: string[] = [];
+    for (const runId of [lab.referenceRunId, lab.runId]) {
+      if (runId !== null && (await stop(runId, why).catch(() => false))) stopped.push(runId);
+    }
+    if (stopped.length > 0) error.message += `. The lab stopped ${stopped.map((id) => `run ${id}`).join(' and ')} (failed), since its API was the lab's proxy`;
+    return error;
   }
 
   private async runLab(lab: CrashLabStatus, plan: LabPlan, proxy: AnswerProxy): Promise<void> {
@@ -286,7 +308,7 @@ export class CrashLab {
         throw new StudioError(
           'conflict',
           `run ${runId} suspended on a timer due ${new Date(wakeAt).toISOString()} (in about ${minutes} minutes): the crash lab carries a run past timers due within ${FOLLOW_LIMIT_MS / 60_000} minutes only. ` +
-            `Shorten the wait for the lab (a duration from env() lets one mission do both), or crash it from the CLI (reqon run --crash-at …) and resume it when it is due. The run stays suspended in the log`,
+            `Shorten the wait for the lab (a duration from env() lets one mission do both), or crash it from the CLI (reqon run --crash-at …) and resume it when it is due`,
         );
       }
       let held = false;
@@ -333,14 +355,7 @@ export class CrashLab {
 
   /** Whether a run's owner still executes it: the lab's own processes are checked by pid. */
   private ownerAlive(owner: string): boolean {
-    const parsed = parseOwner(owner);
-    if (parsed === null || parsed.host !== this.deps.labHost) return true;
-    try {
-      process.kill(parsed.pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-    }
+    return !ownerGoneUnder(owner, this.deps.labHost);
   }
 
   private async verdict(runId: string, referenceRunId: string, finalStatus: RunStatus, lab: CrashLabStatus, proxy: AnswerProxy, untested?: string): Promise<CrashLabVerdict> {

@@ -20,7 +20,7 @@ import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
 import type { EventLog } from '../log/log.js';
 import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
-import { hostId } from '../executor/owner.js';
+import { hostId, ownerGoneUnder, ownerIsDead } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
 import { sliceState } from '../inspect/state-slice.js';
 import type { MissionSource, PushChannel, Pushes, RequestChannel, Requests, RunsPage, RunSummary, StudioInfo } from '../protocol/protocol.js';
@@ -75,6 +75,8 @@ export interface StudioServiceOptions {
 }
 
 const LAB_HOST = `${hostId().slice(0, 50)}.crash-lab`;
+/** The lease under which a crash lab that gave up ends its run: long enough for one commit. */
+const STOP_LEASE_MS = 30_000;
 
 export type PushListener = <P extends PushChannel>(channel: P, payload: Pushes[P]) => void;
 
@@ -152,6 +154,7 @@ class Service implements StudioService {
       views: this.views,
       clock: this.clock,
       verify: (runId) => verifyInStudio(this.log, runId),
+      stopRun: (runId, why) => this.stopLabRun(runId, why),
       changed: (status) => this.push('crashlab.changed', status),
       // Not replayed engine state: a per-session label, so node:crypto directly is fine here.
       newId: () => `lab-${++this.labCounter}-${crypto.randomBytes(4).toString('hex')}`,
@@ -353,6 +356,23 @@ class Service implements StudioService {
    * leaves its timer to the lab; the compare-and-set of the run's next resume clears it. Not held
    * (false) when the run is no longer suspended or another process holds it.
    */
+  /** CrashLabDeps.stopRun: the run's end, `run.failed` with `why`, committed under a lease taken from its dead owner. */
+  private async stopLabRun(runId: string, why: string): Promise<boolean> {
+    const owner = `${LAB_HOST}:${process.pid}:labstop`;
+    let got = await this.log.acquire(runId, owner, this.clock.now(), STOP_LEASE_MS);
+    if (!('epoch' in got) && (ownerIsDead(got.heldBy) || ownerGoneUnder(got.heldBy, LAB_HOST))) got = await this.log.acquire(runId, owner, this.clock.now(), STOP_LEASE_MS, { takeOverFrom: got.heldBy });
+    if (!('epoch' in got)) return false;
+    const { run, ...lease } = got;
+    if (run.status === 'completed' || run.status === 'failed') {
+      await this.log.release(lease);
+      return false;
+    }
+    const failed = { type: 'run.failed' as const, stepPath: '', payload: { error: { code: 'crash-lab-stopped', message: why } }, recordedAt: this.clock.now() };
+    await this.log.commit(lease, [{ kind: 'event', event: failed }], { durable: true, status: { status: 'failed', wakeAt: null, waitingOn: null, releaseLease: true } });
+    await this.live.pollRun(runId).catch(() => undefined);
+    return true;
+  }
+
   private async holdTimer(runId: string, untilMs: number): Promise<boolean> {
     const now = this.clock.now();
     const got = await this.log.acquire(runId, `${LAB_HOST}:${process.pid}:labhold`, now, Math.max(1, Math.ceil(untilMs - now)));

@@ -90,6 +90,16 @@ describe.each([
     expect(done.error).toMatch(/suspended on a timer due \S+ \(in about 120 minutes\): the crash lab carries a run past timers due within 10 minutes only/);
     expect(done.error).not.toMatch(/not woken/);
     expect(Date.now() - t0).toBeLessThan(120_000);
+    // The reference run suspended there, through the lab's proxy, closed now: it is stopped, not
+    // left for a worker to wake in two hours against a closed port (a run of junk failures).
+    const suspended = /^run (\S+) suspended on a timer/.exec(done.error!)![1]!;
+    expect(done.error).toContain(`The lab stopped run ${suspended} (failed), since its API was the lab's proxy`);
+    const armed = await service.handle('run.get', { runId: suspended });
+    expect(armed.status).toBe('failed');
+    const events = await service.handle('run.events', { runId: suspended });
+    expect(events.at(-1)).toMatchObject({ type: 'run.failed', payload: { error: { code: 'crash-lab-stopped' } } });
+    expect((events.at(-1)!.payload as { error: { message: string } }).error.message).toMatch(/^the crash lab gave up on it \(run \S+ suspended on a timer due/);
+    expect(suspended).toBe(done.referenceRunId);
   }, 180_000);
 
   it.runIf(worker)('a timer due at once, which the worker may wake before the lab holds it: a real verdict, or one that says so — never "never reached"', async () => {
