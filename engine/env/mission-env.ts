@@ -5,8 +5,9 @@
  * A `REQON_*` value whose name marks a credential (TOKEN, SECRET, PASSWORD, API_KEY…) is a
  * secret: the run's redactor must know it (`credentialEnvValues`).
  */
+import { isSensitiveName } from './credential-names.js';
+
 const VISIBLE_PREFIX = 'REQON_';
-const CREDENTIAL_NAME = /token|secret|passw(or)?d|api[-_]?key|apikey|access[-_]?key|private[-_]?key|(^|[-_.])auth([-_.]|$)/i;
 
 type Vars = Readonly<Record<string, string | undefined>>;
 
@@ -27,7 +28,7 @@ export function missionEnvValues(runEnv: Vars, processVars: Vars): string[] {
 export function credentialEnvValues(runEnv: Vars, processVars: Vars): string[] {
   const out: string[] = [];
   for (const [name, value] of [...Object.entries(processVars).filter(([n]) => n.startsWith(VISIBLE_PREFIX)), ...Object.entries(runEnv)]) {
-    if (value && CREDENTIAL_NAME.test(name)) out.push(value);
+    if (value && isSensitiveName(name)) out.push(value);
   }
   return out;
 }

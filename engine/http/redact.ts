@@ -4,7 +4,9 @@
  * Three rules, applied everywhere a recording is made:
  * 1. by name: headers Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-API-Key, and any
  *    header or query parameter whose name contains token, secret, password, api_key/apikey,
- *    access_key, private_key, or `auth` as a word (Cloudflare's X-Auth-Key);
+ *    access_key, private_key, or `auth` or `key` as a word (Cloudflare's X-Auth-Key, Azure's
+ *    Ocp-Apim-Subscription-Key and x-functions-key, Google's `?key=`, `subscriptionKey`) — but
+ *    not the engine's own Idempotency-Key, which is no secret and which replay compares;
  * 2. by value: every known secret of at least MIN_SECRET_LENGTH characters (and its URL-encoded
  *    forms) wherever it appears — URL, header values, body strings, nested JSON;
  * 3. by position: a shorter secret only where credentials go — a whole header value or a whole
@@ -18,8 +20,11 @@
  * redactor throws `RedactionError` instead of passing it through.
  */
 
+import { isSensitiveName } from '../env/credential-names.js';
 import { setOwn } from '../eval/values.js';
 import type { RecordedRequest, RecordedResponse } from '../log/events.js';
+
+export { isSensitiveName };
 
 export const REDACTED = '[REDACTED]';
 /** Secrets shorter than this are redacted by position only (rule 3); credentials.ts warns about them. */
@@ -33,26 +38,6 @@ export class RedactionError extends Error {
     super(`a value nested deeper than ${MAX_REDACT_DEPTH} levels cannot be checked for secrets, so it is not recorded`);
     this.name = 'RedactionError';
   }
-}
-
-const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
-// `auth` only as a word of its own (`X-Auth-Key`, `auth_code`), never inside `author`.
-const SENSITIVE_PART = /token|secret|passw(or)?d|api[-_]?key|apikey|access[-_]?key|private[-_]?key|(^|[-_.])auth([-_.]|$)/i;
-
-/** Names already judged: the same few header names come back on every request. */
-const sensitiveCache = new Map<string, boolean>();
-const SENSITIVE_CACHE_MAX = 512;
-
-/** True for a header or query parameter name whose value must never be recorded. */
-export function isSensitiveName(name: string): boolean {
-  let sensitive = sensitiveCache.get(name);
-  if (sensitive === undefined) {
-    sensitive = SENSITIVE_HEADERS.has(name.toLowerCase()) || SENSITIVE_PART.test(name);
-    // Bounded: names come from servers too, and a server may invent a new one per response.
-    if (sensitiveCache.size >= SENSITIVE_CACHE_MAX) sensitiveCache.clear();
-    sensitiveCache.set(name, sensitive);
-  }
-  return sensitive;
 }
 
 /** The decoded name of query pair `pair` whose `=` is at `eq` (as written when its escape is malformed). */

@@ -14,7 +14,7 @@ import { credentialEnvValues, missionEnvVar } from '../../engine/env/mission-env
 import { AuthSession } from '../../engine/http/auth.js';
 import { executeRequest, type AfterAttempt, type BeforeAttempt } from '../../engine/http/client.js';
 import { CredentialsError, parseCredentialsFile, shortSecretWarning } from '../../engine/http/credentials.js';
-import { createRedactor, MAX_REDACT_DEPTH, REDACTED, RedactionError } from '../../engine/http/redact.js';
+import { createRedactor, isSensitiveName, MAX_REDACT_DEPTH, REDACTED, RedactionError } from '../../engine/http/redact.js';
 import { FetchError } from '../../engine/http/retry-policy.js';
 
 const TOKEN = 'tok-0123456789abcdef';
@@ -118,5 +118,21 @@ describe('env("NAME")', () => {
   });
   it('lists the visible values that are credentials, for redaction', () => {
     expect(credentialEnvValues({ MY_PASSWORD: 'pw-12345678', PLAIN: 'x' }, processVars).sort()).toEqual(['pw-12345678', TOKEN].sort());
+  });
+});
+
+describe('credential names', () => {
+  it('take `key` as a word, in any case or in camelCase, but never the engine\'s own Idempotency-Key', () => {
+    // Azure API Management, Azure Functions, Google's ?key=, camelCase fields, settings.
+    for (const name of ['Ocp-Apim-Subscription-Key', 'x-functions-key', 'key', 'subscriptionKey', 'AZURE_SUBSCRIPTION_KEY', 'X-Auth-Key', 'license.key']) {
+      expect(isSensitiveName(name), name).toBe(true);
+    }
+    for (const name of ['Idempotency-Key', 'idempotencyKey', 'monkey', 'keyword', 'KEYCLOAK_URL', 'author', 'sort']) {
+      expect(isSensitiveName(name), name).toBe(false);
+    }
+  });
+
+  it('make a setting a secret the redactor knows', () => {
+    expect(credentialEnvValues({ AZURE_SUBSCRIPTION_KEY: 'sub-0123456789abcdef', REGION: 'west' }, {})).toEqual(['sub-0123456789abcdef']);
   });
 });
