@@ -105,7 +105,8 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       : `it does not wait on a pause (a payload answers one); \`reqon resume ${runId}\` without --payload carries it on`;
     throw new RunUnavailableError(
       `run ${runId} is not suspended (it ${ownerLive ? `is running in ${run.owner}` : 'is running'}): ${why}; nothing was changed and your payload was not used`,
-      resumed ? 'already-resumed' : 'not-suspended',
+      // Running in a live process: that process's (exit 11), whether or not a pause was resumed.
+      resumed ? 'already-resumed' : ownerLive ? 'owned' : 'not-suspended',
     );
   }
   return continueRun(runId, opts, deps);

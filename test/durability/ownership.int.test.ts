@@ -159,6 +159,10 @@ describe.each(backends)('%s: one owner at a time', (backend) => {
     expect(Date.now(), 'the refusal must come while the lease is live').toBeLessThan(lease.expiresAt);
     expect(refused.code, describeResult(refused)).toBe(11);
     expect(refused.stderr).toContain(`run ${runId} is owned by ${lease.owner} until ${new Date(lease.expiresAt).toISOString()}`);
+    // With a payload too: the run is that process's, not failed.
+    const withPayload = await reqon('resume', runId, '--payload', '{"ok":true}', '--quiet');
+    expect(withPayload.code, describeResult(withPayload)).toBe(11);
+    expect(withPayload.stderr).toContain(`is not suspended (it is running in ${lease.owner})`);
     const afterRefusal = await readRunFacts(db, runId, ['owned_out']);
     expect(afterRefusal.events).toEqual(beforeRefusal.events);
     expect(afterRefusal.run.owner).toBe(lease.owner);
