@@ -106,7 +106,7 @@ export async function verifyRun(
   }
   const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
   const unchecked = [...uncheckedBy(format, events), ...unplannedWrites(recordedBy ?? model, events)];
-  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, events));
+  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, events), ...untracedPureSteps(recordedBy));
   // The walk stopped at the log's end with recorded events it never asked for: they were not
   // compared with anything, so they are said to be unchecked rather than passed as matching.
   const unreached = logEnd ? journal.unreached() : undefined;
@@ -191,6 +191,17 @@ function unplannedWrites(recordedBy: MissionModel, events: readonly StoredEvent[
  * size on the wire: its answers were not measured against the edit, which is said, not passed.
  * Nor is an edit of its `circuitBreaker` (whether a request would have gone out at all).
  */
+/**
+ * An edited mission checked against a run recorded under `trace: minimal`: its pure steps left no
+ * events, so their values were not compared — said, not passed.
+ */
+function untracedPureSteps(recordedBy: MissionModel): string[] {
+  if (recordedBy.mission.trace?.mode !== 'minimal') return [];
+  return [
+    'the values of the pure steps (let, map, apply, validate): the run was recorded under `trace: minimal`, which logs none, so an edit of one is compared only where it changes a request or a store write',
+  ];
+}
+
 function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events: readonly StoredEvent[]): string[] {
   const answered = new Set<string>();
   for (const e of events) {

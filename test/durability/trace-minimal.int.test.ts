@@ -97,6 +97,14 @@ describe.each(backends)('%s: trace: minimal', (backend) => {
     const report = await verifyRun(h.log, minimal.runId, { env: h.env });
     expect(report.divergence).toBeNull();
     expect(report.replayed.length).toBe(report.original.length);
+
+    // An edit of a pure step whose value reaches no effect: nothing in the log can show it, so
+    // verify says what it did not compare rather than "verified".
+    const edited = files('minimal');
+    edited.files[0]!.text = edited.files[0]!.text.replace('validate response { assume .d >= 0 }', 'validate response { assume .d >= -1000 }');
+    const editReport = await verifyRun(h.log, minimal.runId, { env: h.env, missionFiles: edited });
+    expect(editReport.divergence).toBeNull();
+    expect(editReport.unchecked).toContainEqual(expect.stringMatching(/^the values of the pure steps \(let, map, apply, validate\): the run was recorded under `trace: minimal`/));
   });
 
   it('refuses to resume with the mission switched to trace: full (the pure steps ask for events the log never had)', async () => {
