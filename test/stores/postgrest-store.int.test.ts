@@ -116,6 +116,16 @@ describe('postgrest store: requests', () => {
     expect(await store.get('404')).toBeUndefined();
   });
 
+  it('lists every row of a table PostgREST answers a page at a time (db-max-rows), asking on from the last row it got', async () => {
+    server.maxRows = 3;
+    const writes = Array.from({ length: 10 }, (_, i) => ({ key: `o${i}`, record: { n: i }, op: 'set' as const }));
+    await store.write(writes);
+    const before = server.requests.length;
+    expect((await store.list()).map((r) => r.key)).toStrictEqual(writes.map((w) => w.key));
+    expect(server.requests.slice(before).map((r) => r.url)).toStrictEqual(['/orders?order=id', '/orders?order=id&offset=3', '/orders?order=id&offset=6', '/orders?order=id&offset=9']);
+    expect(server.requests.at(-1)!.headers['prefer']).toBe('count=exact');
+  });
+
   it('uses a configured key column', async () => {
     const skuServer = await startFakePostgrest({ table: 'items', keyColumn: 'sku' });
     try {

@@ -27,6 +27,8 @@ export interface FakePostgrest {
   noRepresentation: boolean;
   /** A DELETE answers as if it worked but keeps the rows (row-level security with no DELETE policy). */
   keepOnDelete: boolean;
+  /** PostgREST's `db-max-rows`: a GET answers at most this many rows, from `?offset=`. */
+  maxRows?: number;
   close(): Promise<void>;
 }
 
@@ -77,7 +79,13 @@ export async function startFakePostgrest(options: { table: string; keyColumn?: s
           let rows = [...fake.rows.values()];
           if (eqValue !== undefined) rows = rows.filter((row) => String(row[keyColumn]) === eqValue);
           if (order !== null) rows.sort((a, b) => (String(a[order]) < String(b[order]) ? -1 : 1));
-          reply(200, rows);
+          // As PostgREST: the rows from ?offset=, at most db-max-rows of them, and which in Content-Range.
+          const total = rows.length;
+          const offset = Number(url.searchParams.get('offset') ?? 0);
+          rows = rows.slice(offset, fake.maxRows === undefined ? undefined : offset + fake.maxRows);
+          const counted = prefer.includes('count=exact') ? String(total) : '*';
+          res.writeHead(200, { 'content-type': 'application/json', 'content-range': rows.length === 0 ? `*/${counted}` : `${offset}-${offset + rows.length - 1}/${counted}` });
+          res.end(JSON.stringify(rows));
           return;
         }
         case 'POST': {
