@@ -133,4 +133,18 @@ describe('schedules: the CLI edges', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(new RegExp(`schedule Tick: replaces the one registered from ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at \\S+Z \\(another text of mission "Tick"\\): its firings now start ${b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
+
+  it('a worker that registers the same mission with other options says which, never a setting\'s value', async () => {
+    // Before, worker 2's --source silently became worker 1's too: its firings called the other API.
+    const a = write('tick-options.vague', TICK.replace('  store done', '  source Api { auth: none, base: "http://127.0.0.1:1" }\n  store done'));
+    const db = path.join(dir, 'options.db');
+    const first = await runNode(build.cli, ['worker', a, '--once', '--db', db, '--source', 'Api=http://127.0.0.1:1/a', '--env', 'TOKEN=first-secret'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    const same = await runNode(build.cli, ['worker', a, '--once', '--db', db, '--source', 'Api=http://127.0.0.1:1/a', '--env', 'TOKEN=first-secret'], { cwd: dir });
+    expect(same.stderr).not.toContain('replaces');
+    const other = await runNode(build.cli, ['worker', a, '--once', '--db', db, '--source', 'Api=http://127.0.0.1:1/b', '--env', 'TOKEN=second-secret'], { cwd: dir });
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toMatch(/schedule Tick: replaces the options it was registered with at \S+Z: --source Api http:\/\/127\.0\.0\.1:1\/a → http:\/\/127\.0\.0\.1:1\/b; --env TOKEN — every worker on this log now fires it with these/);
+    expect(other.stderr).not.toMatch(/secret/);
+  });
 });

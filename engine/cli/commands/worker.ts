@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { defaultOwner, missionHash, modelFor } from '../../executor/run-mission.js';
 import { MissionInvalidError } from '../../executor/mission-cache.js';
 import { ROOT_NAMES } from '../../lang/loader.js';
-import type { MissionFiles } from '../../log/log.js';
+import type { MissionFiles, RunOptions } from '../../log/log.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
 import {
   DEFAULT_INBOX_MAX_AGE_MS,
@@ -132,6 +132,11 @@ export const command: CommandModule = {
         io.stdout(`schedule ${registered.mission}: ${describeSchedule(registered.spec)}; ${next}\n`);
         if (before !== undefined && before.missionHash !== registered.missionHash) {
           io.stderr(`schedule ${registered.mission}: replaces the one registered from ${before.missionFiles.entry} at ${new Date(before.updatedAt).toISOString()} (another text of mission "${registered.mission}"): its firings now start ${files.entry}\n`);
+        }
+        const changed = before === undefined ? [] : changedRunOptions(before.options, registered.options);
+        if (changed.length > 0) {
+          // Every worker on the log fires it with these now: another worker's firings go to these sources too.
+          io.stderr(`schedule ${registered.mission}: replaces the options it was registered with at ${new Date(before!.updatedAt).toISOString()}: ${changed.join('; ')} — every worker on this log now fires it with these\n`);
         }
       }
     } catch (e) {
@@ -297,3 +302,19 @@ function missionPaths(path: string): string[] {
   return found;
 }
 
+/**
+ * What a registration changes in the options a schedule's firings start runs with: the sources'
+ * base URLs (shown), the settings (named, never shown: they may be secrets), the auth file.
+ */
+function changedRunOptions(was: RunOptions, now: RunOptions): string[] {
+  const out: string[] = [];
+  const sources = new Set([...Object.keys(was.sources), ...Object.keys(now.sources)]);
+  for (const name of [...sources].sort()) {
+    if (was.sources[name] !== now.sources[name]) out.push(`--source ${name} ${was.sources[name] ?? '(none)'} → ${now.sources[name] ?? '(none)'}`);
+  }
+  const settings = new Set([...Object.keys(was.env), ...Object.keys(now.env)]);
+  const envChanged = [...settings].sort().filter((name) => was.env[name] !== now.env[name]);
+  if (envChanged.length > 0) out.push(`--env ${envChanged.join(', ')}`);
+  if (was.authFile !== now.authFile) out.push(`--auth ${was.authFile ?? '(none)'} → ${now.authFile ?? '(none)'}`);
+  return out;
+}
