@@ -100,7 +100,24 @@ export function checkStatus(ctx: CheckContext, file: string, status: number, spa
   return false;
 }
 
+/**
+ * Why `expression` is not a five-field cron (`@daily` and the like aside), or undefined. The cron
+ * library also takes six fields, seconds first: `0 9 * * 1 *` then meant minute 9 of every hour
+ * in January, not 09:00 on Mondays, and `* * * * * *` every second.
+ */
+export function cronFieldsProblem(expression: string): string | undefined {
+  const text = expression.trim();
+  if (text.startsWith('@')) return undefined;
+  const fields = text === '' ? 0 : text.split(/\s+/).length;
+  return fields === 5 ? undefined : `it has ${fields} field${fields === 1 ? '' : 's'}`;
+}
+
 export function checkCron(ctx: CheckContext, file: string, expression: StringLiteral, timezone?: string): void {
+  const fields = cronFieldsProblem(expression.value);
+  if (fields !== undefined) {
+    ctx.report(file, 'E3026', expression, `Invalid cron expression "${expression.value}"`, `${fields}; a cron expression has five fields: minute hour day-of-month month day-of-week`);
+    return;
+  }
   try {
     const cron = new Cron(expression.value, { paused: true, timezone: timezone !== undefined && isTimeZone(timezone) ? timezone : 'UTC' });
     // Valid syntax that no date matches (the 30th of February) never fires: the worker would

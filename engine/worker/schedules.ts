@@ -13,6 +13,7 @@
  * instant, records how many ticks it swallowed (`missed`), says so, and moves on to the first
  * instant after now — never a burst.
  */
+import { cronFieldsProblem } from '../lang/check-values.js';
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import { SCHEDULE_UNIT_MS, type Schedule } from '../lang/ast.js';
@@ -76,6 +77,8 @@ function cronFor(expression: string, timezone: string | undefined): Cron {
   const key = `${timezone ?? ''}\u0000${expression}`;
   let cron = crons.get(key);
   if (!cron) {
+    const fields = cronFieldsProblem(expression);
+    if (fields !== undefined) throw new ScheduleError(`invalid cron expression "${expression}": ${fields}; a cron expression has five fields: minute hour day-of-month month day-of-week`);
     try {
       cron = new Cron(expression, { paused: true, ...(timezone ? { timezone } : {}) });
     } catch (e) {
