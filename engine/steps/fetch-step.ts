@@ -251,8 +251,9 @@ export async function runFetch(
     // -> jump Refresh then retry }`), but its checkpoint must not advance — a mission filtering it
     // (`response.items where …`) or skipping it completed, its checkpoint past records never read.
     inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
-    // Nothing changed since the checkpoint: no records (`store response -> S` stores none).
-    value = since && status === NOT_MODIFIED ? [] : answer.body;
+    // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
+    // records (`store response -> S` stores none, a `for` over it runs no iteration).
+    value = since && (status === NOT_MODIFIED || (status >= 200 && status < 300 && answer.body === null)) ? [] : answer.body;
     valueInAnswer = value === answer.body;
     if (Array.isArray(value)) itemCount = value.length;
   }

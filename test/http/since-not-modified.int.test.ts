@@ -49,12 +49,17 @@ beforeAll(async () => {
   server = await startServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     // Nothing changed since any instant but the epoch (what a first run sends).
+    if (url.pathname === '/changes') return json(res, url.searchParams.has('blank') ? 200 : 204, undefined);
     if (req.headers['if-modified-since'] !== EPOCH) return json(res, 304, undefined);
     if (url.pathname === '/orders') return json(res, 200, [{ id: 1 }, { id: 2 }]);
     const page = Number(url.searchParams.get('page'));
     json(res, 200, { items: page === 1 ? [{ id: 10 }, { id: 11 }] : [{ id: 12 }] });
   });
   fs.writeFileSync(path.join(dir, 'm.vague'), mission(server.base));
+  fs.writeFileSync(
+    path.join(dir, 'empty.vague'),
+    `mission Empty {\n  source Api { auth: none, base: "${server.base}" }\n  store changes: sql("changes")\n  action A {\n    get "/changes" { since: lastSync }\n    store response -> changes { key: .id }\n    for c in response { store c -> changes { key: .id } }\n    get "/changes?blank=1" { since: lastSync("blank") }\n    store response -> changes { key: .id }\n  }\n  run A\n}\n`,
+  );
   fs.writeFileSync(
     path.join(dir, 'plain.vague'),
     `mission Plain {\n  source Api { auth: none, base: "${server.base}" }\n  action A {\n    get "/orders" { headers: { "If-Modified-Since": "Thu, 01 Jan 2026 00:00:00 GMT" } }\n  }\n  run A\n}\n`,
@@ -69,6 +74,14 @@ afterAll(async () => {
 const reqon = (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, 'reqon.db')], { cwd: dir });
 const ims = (from: number) => server.requests.slice(from).map((r) => `${new URL(r.url, 'http://x').pathname} ${r.headers['if-modified-since']}`);
 const records = async (run: CliResult, store: string) => JSON.parse((await reqon('store', runIdOf(run), store, '--json')).stdout).map((r: { record: unknown }) => r.record);
+
+describe('204 No Content (or a 200 with no body) to a since fetch', () => {
+  it('is an empty result, as LANGUAGE.md says: no records, the run completes', async () => {
+    const run = await reqon('run', 'empty.vague');
+    expect(run.code, describeResult(run)).toBe(0);
+    expect(await records(run, 'changes')).toEqual([]);
+  });
+});
 
 describe('304 Not Modified to a since fetch', () => {
   it('is an empty result: the run completes, match sees 304, the checkpoint stays, and verify replays it', async () => {
