@@ -332,8 +332,15 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
 
     if (deps.breaker) tellBreaker(deps.breaker, spec, outcome);
 
-    // A 2xx whose body is not JSON is a failure of the contract, not of the network: not retried.
-    if (decision.kind === 'success' && parsed && !parsed.ok) {
+    // A 2xx to a write whose body is not JSON (`201 Created` as text/plain) still says the write
+    // was done: failing it had a later run send the write again, under a key of its own. So the
+    // write succeeds and `response` is the body's text, and the run says so.
+    if (decision.kind === 'success' && parsed && !parsed.ok && parsed.refused === undefined && built.method !== 'GET' && built.method !== 'HEAD') {
+      const contentType = outcome.kind === 'response' ? outcome.headers['content-type'] ?? 'no content type' : '';
+      const note = `${built.method} ${shownUrl} returned ${recorded!.status} with a body that is not JSON (${contentType}): the write is done, and \`response\` is the body's text`;
+      decodeWarning = decodeWarning === undefined ? note : `${decodeWarning}; ${note}`;
+    } else if (decision.kind === 'success' && parsed && !parsed.ok) {
+      // A 2xx to a read whose body is not JSON is a failure of the contract, not of the network: not retried.
       const contentType = outcome.kind === 'response' ? outcome.headers['content-type'] ?? 'no content type' : '';
       const snippet = redactor.text(parsed.text.slice(0, 80));
       const problem = parsed.refused ?? `expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`;

@@ -263,6 +263,20 @@ describe('retries and bodies over the real transport', () => {
     expect(err.code).toBe('invalid-body');
     expect(err.message).toBe(`GET ${server.base}/html returned 200: expected a JSON body but got: text/html; charset=utf-8 "<!doctype html><title>Login</title>"`);
   });
+
+  it('a write answered 2xx with a body that is not JSON succeeded: its response is the text, and the run is told', async () => {
+    // Failed as "expected a JSON body", the POST was sent again by the next run, under a key of its own.
+    use((_req, res) => {
+      res.writeHead(201, { 'content-type': 'text/plain' });
+      res.end('Created');
+    });
+    const answer = await executeRequest({ source: 'Api', method: 'POST', base: server.base, path: '/orders', body: { id: 1 } }, deps());
+    expect(answer.status).toBe(201);
+    expect(answer.body).toBe('Created');
+    expect(answer.decodeWarning).toBe(`POST ${server.base}/orders returned 201 with a body that is not JSON (text/plain): the write is done, and \`response\` is the body's text`);
+    const read = (await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/orders' }, deps()).catch((e: unknown) => e)) as FetchError;
+    expect(read.code).toBe('invalid-body');
+  });
 });
 
 describe('redirects', () => {
