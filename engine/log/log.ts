@@ -218,7 +218,8 @@ export interface LogStats {
 
 /** Which runs `listRuns` and `countRuns` take (run-query.ts builds it into SQL); every one when empty. */
 export interface RunQuery {
-  status?: RunStatus;
+  /** One status, or any of several — read in one statement, so a run moving between them is not missed. */
+  status?: RunStatus | readonly RunStatus[];
   /** Only runs that logged a `step.failed` (true) or none (false): a completed run that went on after failures. */
   failedSteps?: boolean;
   /** Only runs whose mission or run id contains this text, ignoring case (ASCII letters' only, on SQLite). */

@@ -4,7 +4,7 @@
  * Checked here first, so bad input from a request is a clear error and never reaches SQL.
  */
 import { describe } from './rows.js';
-import { RUN_STATUSES, type ListRunsOptions, type RunQuery } from './log.js';
+import { RUN_STATUSES, type ListRunsOptions, type RunQuery, type RunStatus } from './log.js';
 
 /** Longest filter text taken: a person types it. */
 export const MAX_QUERY_TEXT = 200;
@@ -22,7 +22,8 @@ export interface RunQuerySql {
 export function runQuerySql(query: RunQuery, where: string, param: (value: unknown) => string, contains: (column: string, needle: string) => string): string {
   checkRunQuery(query, where);
   const clauses: string[] = [];
-  if (query.status !== undefined) clauses.push(`status = ${param(query.status)}`);
+  if (typeof query.status === 'string') clauses.push(`status = ${param(query.status)}`);
+  else if (query.status !== undefined) clauses.push(query.status.length === 0 ? 'FALSE' : `status IN (${query.status.map((s) => param(s)).join(', ')})`);
   if (query.failedSteps !== undefined) {
     // Answered by the partial index reqon_events_step_failed: a few rows per failing run, none per clean one.
     clauses.push(`${query.failedSteps ? '' : 'NOT '}EXISTS (SELECT 1 FROM reqon_events e WHERE e.run_id = reqon_runs.run_id AND e.type = 'step.failed')`);
@@ -37,8 +38,9 @@ export function runQuerySql(query: RunQuery, where: string, param: (value: unkno
 
 export function checkRunQuery(query: RunQuery, where: string): void {
   if (typeof query !== 'object' || query === null) throw new Error(`${where}: expected an object of options but got: ${describe(query)}`);
-  if (query.status !== undefined && !RUN_STATUSES.includes(query.status)) {
-    throw new Error(`${where}: unknown status ${JSON.stringify(query.status)}; expected one of ${RUN_STATUSES.join(', ')}`);
+  const statuses: unknown[] = query.status === undefined ? [] : Array.isArray(query.status) ? query.status : [query.status];
+  for (const status of statuses) {
+    if (!RUN_STATUSES.includes(status as RunStatus)) throw new Error(`${where}: unknown status ${JSON.stringify(status)}; expected one of ${RUN_STATUSES.join(', ')}`);
   }
   if (query.failedSteps !== undefined && typeof query.failedSteps !== 'boolean') throw new Error(`${where}: failedSteps must be true or false but got: ${describe(query.failedSteps)}`);
   if (query.text !== undefined && (typeof query.text !== 'string' || query.text.length > MAX_QUERY_TEXT)) {

@@ -233,14 +233,14 @@ async function wake(path: string, eventId: string, payload: unknown, o: WebhookS
 /** Whether a run that has not finished can wait on `path`: every such run is looked at, a page at a time, until one can. */
 async function isKnownPath(log: EventLog, path: string): Promise<boolean> {
   const seen = new Set<string>();
-  for (const status of ['running', 'suspended'] as const) {
-    for await (const live of runPages(log, { status })) {
-      for (const run of live) {
-        if (run.waitingOn === `wait:${path}`) return true;
-        if (seen.has(run.missionHash)) continue;
-        seen.add(run.missionHash);
-        if (canWaitOn(run, path)) return true;
-      }
+  // Both statuses in one query: read one after the other, a run that a delivery or a timer
+  // resumed (or suspended) in between was in neither, and its delivery answered 404 — lost.
+  for await (const live of runPages(log, { status: ['running', 'suspended'] })) {
+    for (const run of live) {
+      if (run.waitingOn === `wait:${path}`) return true;
+      if (seen.has(run.missionHash)) continue;
+      seen.add(run.missionHash);
+      if (canWaitOn(run, path)) return true;
     }
   }
   return false;

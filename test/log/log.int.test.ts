@@ -156,6 +156,12 @@ describe('createRun and reads', () => {
     expect((await t.log.listRuns({ status: 'completed' })).map((r) => r.runId)).toEqual(['c']);
     expect((await t.log.listRuns({ status: 'running' })).map((r) => r.runId)).toEqual(['b', 'a']);
     await expect(t.log.listRuns({ status: 'done' as never })).rejects.toThrow(/unknown status "done"/);
+    // Several statuses in one statement (the webhook server's "does any run wait on this path").
+    expect((await t.log.listRuns({ status: ['completed', 'running'] })).map((r) => r.runId)).toEqual(['c', 'b', 'a']);
+    expect((await t.log.listRuns({ status: ['suspended', 'running'] })).map((r) => r.runId)).toEqual(['b', 'a']);
+    expect(await t.log.listRuns({ status: [] })).toEqual([]);
+    expect(await t.log.countRuns({ status: ['completed', 'failed'] })).toBe(1);
+    await expect(t.log.listRuns({ status: ['running', 'done' as never] })).rejects.toThrow(/unknown status "done"/);
   });
 });
 
