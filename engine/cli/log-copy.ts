@@ -100,7 +100,9 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
     const [run] = await to.listRuns({ limit: 1 });
     const [schedule] = await to.listSchedules();
     const [delivery] = await to.deliveryPage({ limit: 1 });
-    if (run || schedule || delivery) {
+    // Store tables too: a pruned run's rows stay, and the copy's rows would replace them.
+    const table = run || schedule || delivery ? undefined : await tableWithRows(to);
+    if (run || schedule || delivery || table) {
       // A copy that was killed: say what it left, not only that the target is not empty.
       const halfCopied = (await to.listRuns({ status: 'running', limit: 100 })).find((r) => r.owner === COPY_OWNER);
       if (halfCopied) {
@@ -109,7 +111,13 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
             'start from an empty target again — delete that database (or its file) — and copy again',
         );
       }
-      const what = run ? `run ${run.runId}` : schedule ? `the schedule of ${schedule.mission}` : `a webhook delivery on ${delivery!.path}`;
+      const what = run
+        ? `run ${run.runId}`
+        : schedule
+          ? `the schedule of ${schedule.mission}`
+          : delivery
+            ? `a webhook delivery on ${delivery.path}`
+            : `rows in ${table!.storeKind} table ${table!.table}`;
       throw new LogCopyError(`the target log is not empty (it holds ${what}); copy into an empty log, or pass --append to add to it`);
     }
   }
@@ -323,6 +331,19 @@ async function sameTable(source: AsyncIterable<TableRow[]>, to: EventLog, t: Sto
       ? `: the record under key ${JSON.stringify(first.x.key)} (row ${first.at + 1}) differs`
       : `: row ${first.at + 1} is key ${JSON.stringify(first.y.key)} in the target, ${JSON.stringify(first.x.key)} in the source`);
   return { rows: walked.a, held: walked.b, ...(differ ? { differ } : {}) };
+}
+
+/** A store table of `log` that holds a row, if any does. */
+async function tableWithRows(log: EventLog): Promise<StoreTableRef | undefined> {
+  for (const t of await log.listTables()) {
+    const reader = await log.tableReader(t.storeKind, t.table);
+    try {
+      if ((await reader.next(1)).length > 0) return t;
+    } finally {
+      await reader.close();
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -140,6 +140,14 @@ describe('reqon log copy', () => {
     await expect(copyLog(w.log, to, { now: w.env.clock.now() })).rejects.toThrow(/^the target log is not empty \(it holds run run_.*\); copy into an empty log, or pass --append/);
     await expect(copyLog(w.log, to, { now: w.env.clock.now(), append: true })).rejects.toThrow(/^run run_\S+ is already in the target log$/);
 
+    // A target with no run but a store table's rows (a pruned run's, which stay) is not empty
+    // either: the copy's rows would have replaced them under a ✓.
+    const kept = await target(w, 'kept-rows.db');
+    await kept.restoreTable('sql', 'kept_rows', [{ key: 'k1', record: { id: 'k1', note: 'precious' } }]);
+    await expect(copyLog(w.log, kept, { now: w.env.clock.now() })).rejects.toThrow(/^the target log is not empty \(it holds rows in sql table kept_rows\); copy into an empty log, or pass --append/);
+    expect(await kept.readTable('sql', 'kept_rows')).toEqual([{ key: 'k1', record: { id: 'k1', note: 'precious' } }]);
+    expect(await kept.listRuns()).toEqual([]);
+
     const prepared = prepareNewRun(w.mission('live.vague', STORES), OPTIONS, { ...deps, owner: 'busy-host:77:live', leaseTtlMs: 60_000 });
     await w.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
     const empty = await target(w, 'empty.db');
@@ -215,6 +223,14 @@ describe('reqon log copy', () => {
     const before = await to.readTable('sql', 'copy_rows');
     expect(before.find((r) => r.key === 'a')?.record).toEqual({ id: 'a', n: 99 });
     await expect(copyLog(w.log, to, { now: w.env.clock.now(), append: true })).rejects.toThrow(/^run run_\S+ is already in the target log$/);
+
+    // A target with no run but a store table's rows (a pruned run's, which stay) is not empty
+    // either: the copy's rows would have replaced them under a ✓.
+    const kept = await target(w, 'kept-rows.db');
+    await kept.restoreTable('sql', 'kept_rows', [{ key: 'k1', record: { id: 'k1', note: 'precious' } }]);
+    await expect(copyLog(w.log, kept, { now: w.env.clock.now() })).rejects.toThrow(/^the target log is not empty \(it holds rows in sql table kept_rows\); copy into an empty log, or pass --append/);
+    expect(await kept.readTable('sql', 'kept_rows')).toEqual([{ key: 'k1', record: { id: 'k1', note: 'precious' } }]);
+    expect(await kept.listRuns()).toEqual([]);
     expect(await to.readTable('sql', 'copy_rows')).toEqual(before);
   });
 
