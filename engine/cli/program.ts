@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.js';
+import { hostId } from '../executor/owner.js';
 import { terminalSafe } from './terminal-text.js';
 import type { CliIo, CommandModule } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
@@ -137,6 +138,7 @@ async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     cmd.action(async (...params: unknown[]) => {
       const self = params[params.length - 1] as Command;
       refuseFlagAsValue(self);
+      checkHostId();
       exitCode = await mod.run(self.processedArgs, self.opts(), io);
     });
   }
@@ -176,6 +178,19 @@ function refuseFlagAsValue(cmd: Command): void {
         throw new CliError(`${option.long} needs a value, but the next word is the option ${value}`);
       }
     }
+  }
+}
+
+/**
+ * `$REQON_HOST_ID` names this machine in every run owner: a bad one is a usage error said before
+ * the command does anything (it surfaced as an internal error from deep inside a run or a worker,
+ * exit 1, after the worker had waited on the log for seconds).
+ */
+function checkHostId(): void {
+  try {
+    hostId();
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e));
   }
 }
 

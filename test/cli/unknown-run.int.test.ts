@@ -3,7 +3,10 @@
  * to list runs — on every command that takes one. Before, it was exit 1, the code of a failed run,
  * so a script that alerts on a failed run alerted on a typo (and `fork` gave 2 for a seq the run
  * lacks but 1 for a run the log lacks). A run that exists but cannot be taken (owned elsewhere) is
- * about the run, not the arguments, and keeps 1.
+ * about the run, not the arguments: 11 (test/durability/ownership.int.test.ts).
+ *
+ * So is a `$REQON_HOST_ID` that cannot name this machine: one line, exit 2, before the command
+ * does anything (it was an internal error from inside the run, exit 1).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -45,3 +48,15 @@ describe('a run id the log does not hold', () => {
     expect((await reqon('runs', '--json')).stdout).toBe(runsBefore);
   }, 120_000);
 });
+
+describe('a $REQON_HOST_ID that cannot name this machine', () => {
+  it('is exit 2 on a command, saying what it must be, and no run is made', async () => {
+    const db = path.join(dir, 'host.db');
+    const bad = await runCli(cli, ['run', 'm.vague', '--db', db], { cwd: dir, env: { REQON_HOST_ID: 'worker 1', REQON_DATA_DIR: path.join(dir, 'data') } });
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toBe(`reqon: REQON_HOST_ID must be 1–64 letters, digits, '.', '_' or '-' (it names this machine in run owners), got "worker 1"\n`);
+    expect(bad.stdout).toBe('');
+    expect(fs.existsSync(db)).toBe(false);
+  });
+});
+
