@@ -20,6 +20,7 @@ import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
 import type { EventLog } from '../log/log.js';
 import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
+import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { hostId, ownerGoneUnder, ownerIsDead } from '../executor/owner.js';
 import { diffStates } from '../inspect/state-diff.js';
 import { sliceState } from '../inspect/state-slice.js';
@@ -310,7 +311,8 @@ class Service implements StudioService {
 
   private info(): StudioInfo {
     return {
-      dbPath: this.options.dbPath,
+      // What the studio shows of its log: a PostgreSQL URL's password is never sent to the page.
+      dbPath: isPostgresUrl(this.options.dbPath) ? redactPgUrl(this.options.dbPath) : this.options.dbPath,
       cwd: this.options.cwd,
       demoApiUrl: this.options.demoApiUrl ?? null,
       demoMissionPath: this.options.demoMissionPath ?? null,

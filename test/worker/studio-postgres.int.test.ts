@@ -27,7 +27,13 @@ const step = (i: number) => ({ type: 'step.started' as const, stepPath: `A/${i}`
 describe.each(backends.filter((b) => b === 'postgres'))('the studio on a %s log', (backend) => {
   it('shows runs written by another machine live: announced, appended in order, listed', async () => {
     temp = await openTempLog(backend);
-    service = await createStudioService({ dbPath: temp.target, cliPath: path.join(temp.dir, 'no-cli.mjs'), cwd: temp.dir, pollIntervalMs: 20, prefetchRuns: 0, worker: false });
+    // A password in the URL (the cluster trusts loopback, so it goes unused) never reaches the page.
+    const withPassword = temp.target.replace(/^postgres:\/\/([^@/]+)@/, 'postgres://$1:S3cretPW@');
+    expect(withPassword).not.toBe(temp.target);
+    service = await createStudioService({ dbPath: withPassword, cliPath: path.join(temp.dir, 'no-cli.mjs'), cwd: temp.dir, pollIntervalMs: 20, prefetchRuns: 0, worker: false });
+    const info = await service.handle('studio.info', {});
+    expect(info.dbPath).toContain(':***@');
+    expect(JSON.stringify(info)).not.toContain('S3cretPW');
     const pushes: { channel: PushChannel; payload: { runId: string } }[] = [];
     service.subscribe((channel, payload) => pushes.push({ channel, payload: payload as { runId: string } }));
     const ofRun = () => pushes.filter((p) => p.payload.runId === 'run-elsewhere');
