@@ -49,7 +49,8 @@ export class StudioWorker {
   start(): void {
     if (this.stopped || this.child !== null) return;
     const { launcher } = this.options;
-    const args = [launcher.cliPath, 'worker', '--poll', String(this.options.pollMs ?? 200)];
+    // --parent-pid: should the studio die (kill -9), its worker stops instead of working on alone.
+    const args = [launcher.cliPath, 'worker', '--poll', String(this.options.pollMs ?? 200), '--parent-pid', String(process.pid)];
     const child = spawn(launcher.nodePath ?? process.execPath, args, { cwd: launcher.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv(launcher) });
     this.child = child;
     const keep = (chunk: Buffer) => {

@@ -52,6 +52,7 @@ export const command: CommandModule = {
       .option('--idle-poll <ms>', 'on a log that signals new work (PostgreSQL): the longest sleep between looks', '5000')
       .option('--prune-completed-before <duration>', 'also prune runs that completed or failed longer ago than this (30d, 12h, P30D), as reqon prune does, in the background')
       .option('--prune-every <duration>', 'with --prune-completed-before: how often to prune (first at start)', '1h')
+      .option('--parent-pid <pid>', 'stop, as on SIGTERM, once process PID (which started this worker: the studio) is gone')
       .option('--quiet', 'no progress on stderr');
   },
 
@@ -75,6 +76,7 @@ export const command: CommandModule = {
     const concurrency = positive(options.concurrency, '--concurrency');
     const idlePollMs = positive(options.idlePoll, '--idle-poll');
     const once = options.once === true;
+    if (options.parentPid !== undefined) stopWithParent(positive(options.parentPid, '--parent-pid'));
     // A worker is a service: a log database not up yet (a restart, a machine booting) is waited
     // for, each look said, with the delay the loop uses when it goes away later. A --once pass
     // gives up as that loop does (exit 1); SIGTERM while waiting stops it (exit 0).
@@ -302,6 +304,9 @@ function missionPaths(path: string): string[] {
   return found;
 }
 
+/** How often a worker started with --parent-pid looks for its parent. */
+const PARENT_CHECK_MS = 500;
+
 /**
  * What a registration changes in the options a schedule's firings start runs with: the sources'
  * base URLs (shown), the settings (named, never shown: they may be secrets), the auth file.
@@ -318,3 +323,23 @@ function changedRunOptions(was: RunOptions, now: RunOptions): string[] {
   if (was.authFile !== now.authFile) out.push(`--auth ${was.authFile ?? '(none)'} → ${now.authFile ?? '(none)'}`);
   return out;
 }
+
+/**
+ * A worker its parent started (the studio's) stops as on SIGTERM — finishing its steps, releasing
+ * its runs — once that parent is gone: killed with -9, the studio left its worker running on the
+ * shared log, reparented, unsupervised, its output going nowhere.
+ */
+function stopWithParent(parentPid: number): void {
+  const gone = () => process.ppid !== parentPid;
+  if (gone()) {
+    process.kill(process.pid, 'SIGTERM');
+    return;
+  }
+  const timer = setInterval(() => {
+    if (!gone()) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, PARENT_CHECK_MS);
+  timer.unref();
+}
+
