@@ -4,7 +4,10 @@
  * starting many runs of a mission parses and checks it once.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { specFile } from '../http/openapi.js';
+import type { MissionUnit } from '../lang/mission-unit.js';
 import { formatDiagnostics } from '../lang/format.js';
 import { loadMission, loadMissionFromFiles, MissionLoadError } from '../lang/loader.js';
 import type { MissionFiles } from '../log/log.js';
@@ -25,6 +28,9 @@ export class MissionInvalidError extends Error {
 export function missionHash(files: MissionFiles): string {
   const h = createHash('sha256');
   for (const f of files.files) h.update(f.path).update('\u0000').update(f.text).update('\u0000');
+  // An attachment is part of what the run runs: another spec is another mission. (None: the hash
+  // of a run recorded before attachments existed.)
+  for (const f of files.attachments ?? []) h.update('attachment\u0000').update(f.path).update('\u0000').update(f.text).update('\u0000');
   return h.digest('hex');
 }
 
@@ -62,7 +68,7 @@ export function modelFor(files: MissionFiles, hash: string = missionHash(files))
       errors.length === 0,
     );
   }
-  const model = new MissionModel(loaded.unit, loaded.unit.mission);
+  const model = new MissionModel(loaded.unit, loaded.unit.mission, files.attachments);
   if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value!);
   models.set(key, model);
   return model;
@@ -73,7 +79,25 @@ export function modelFor(files: MissionFiles, hash: string = missionHash(files))
  * run remembers them. Throws MissionLoadError when they cannot be read.
  */
 export function readMissionFiles(missionPath: string): MissionFiles {
-  const files = loadMission(resolve(missionPath)).unit?.files ?? [];
+  const { unit } = loadMission(resolve(missionPath));
+  const files = unit?.files ?? [];
   if (files.length === 0) throw new MissionLoadError(`cannot read mission "${missionPath}"`, missionPath);
-  return { entry: files[0]!.path, files: files.map((f) => ({ path: f.path, text: f.text })) };
+  const attachments = specAttachments(unit!);
+  return { entry: files[0]!.path, files: files.map((f) => ({ path: f.path, text: f.text })), ...(attachments.length > 0 ? { attachments } : {}) };
+}
+
+/** The OpenAPI documents the mission's sources name, read now (one that cannot be read is left out: its run fails where it is used, saying why). */
+function specAttachments(unit: MissionUnit): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const source of unit.mission?.sources ?? []) {
+    if (!source.spec) continue;
+    const file = specFile(source.spec.value, unit.dir);
+    if (out.some((a) => a.path === file)) continue;
+    try {
+      out.push({ path: file, text: readFileSync(file, 'utf8') });
+    } catch {
+      // Said by the fetch that needs it (loadOpenApi), as before.
+    }
+  }
+  return out;
 }

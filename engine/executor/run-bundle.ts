@@ -139,12 +139,16 @@ export function parseBundle(text: string): RunBundle {
   const runId = string(run['runId'], 'run.runId');
   if (!RUN_ID.test(runId)) throw new BundleError('run.runId', `expected a run id (letters, digits, _ . : -) but got: ${short(runId)}`);
   const files = object(run['missionFiles'], 'run.missionFiles');
+  const fileList = (value: unknown, where: string) =>
+    array(value, where).map((f, i) => {
+      const file = object(f, `${where}[${i}]`);
+      return { path: string(file['path'], `${where}[${i}].path`), text: string(file['text'], `${where}[${i}].text`) };
+    });
   const missionFiles: MissionFiles = {
     entry: string(files['entry'], 'run.missionFiles.entry'),
-    files: array(files['files'], 'run.missionFiles.files').map((f, i) => {
-      const file = object(f, `run.missionFiles.files[${i}]`);
-      return { path: string(file['path'], `run.missionFiles.files[${i}].path`), text: string(file['text'], `run.missionFiles.files[${i}].text`) };
-    }),
+    files: fileList(files['files'], 'run.missionFiles.files'),
+    // The OpenAPI documents the run remembered (absent in runs recorded before).
+    ...(files['attachments'] !== undefined ? { attachments: fileList(files['attachments'], 'run.missionFiles.attachments') } : {}),
   };
   const hash = string(run['missionHash'], 'run.missionHash');
   if (missionHash(missionFiles) !== hash) throw new BundleError('run.missionHash', 'the mission text does not match its hash: the bundle was edited or is corrupt');

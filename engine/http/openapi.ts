@@ -54,9 +54,14 @@ export class OpenApiError extends Error {
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const MAX_DEPTH = 32;
 
+/** Where `specPath` (relative to the mission's folder, or absolute) is. */
+export function specFile(specPath: string, missionDir: string): string {
+  return isAbsolute(specPath) ? specPath : resolve(missionDir, specPath);
+}
+
 /** Reads `specPath` (relative to the mission's folder, or absolute) and parses it. */
 export function loadOpenApi(specPath: string, missionFile: string): OpenApiSpec {
-  const file = isAbsolute(specPath) ? specPath : resolve(dirname(missionFile), specPath);
+  const file = specFile(specPath, dirname(missionFile));
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -37,6 +37,12 @@ export interface RunOptions {
 export interface MissionFiles {
   entry: string;
   files: { path: string; text: string }[];
+  /**
+   * Files the mission reads besides its own, as they were when the run started: the OpenAPI
+   * document of each `source S from "…"`. A resume, a verify and a fork read these, not the disk
+   * (where the document may have changed or moved since). Absent in runs recorded before.
+   */
+  attachments?: { path: string; text: string }[];
 }
 
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed';

@@ -16,7 +16,7 @@ export async function verifyInStudio(log: EventLog, runId: string, edit?: { reco
   // An edited mission replaces the entry file; a folder mission's other files stay as recorded.
   const { recorded, missionText } = edit;
   const missionFiles: MissionFiles = {
-    entry: recorded.entry,
+    ...recorded,
     files: recorded.files.map((f) => (f.path === recorded.entry ? { path: f.path, text: missionText } : f)),
   };
   try {

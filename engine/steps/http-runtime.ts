@@ -10,7 +10,7 @@ import type { SourceDecl } from '../lang/ast.js';
 import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
 import { resolveCredentials, shortSecretWarning, type CredentialsMap } from '../http/credentials.js';
-import { loadOpenApi, type OpenApiSpec } from '../http/openapi.js';
+import { loadOpenApi, parseOpenApi, specFile, type OpenApiSpec } from '../http/openapi.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import type { MissionModel } from './mission-model.js';
@@ -103,8 +103,11 @@ export class HttpRuntime {
     let spec = this.specs.get(name);
     if (spec) return spec;
     if (!source.spec) throw new StepError('no-spec', `source \`${name}\` has no OpenAPI spec (declare it with \`source ${name} from "spec.yaml"\`)`);
-    const missionFile = resolve(this.model.unit.dir, 'mission.vague');
-    spec = loadOpenApi(source.spec.value, missionFile);
+    // As the run remembered it when it started (a resume or verify reads what the run ran with),
+    // else — a run recorded before runs remembered their specs — from disk.
+    const file = specFile(source.spec.value, this.model.unit.dir);
+    const remembered = this.model.attachment(file);
+    spec = remembered !== undefined ? parseOpenApi(remembered, file) : loadOpenApi(source.spec.value, resolve(this.model.unit.dir, 'mission.vague'));
     this.specs.set(name, spec);
     return spec;
   }

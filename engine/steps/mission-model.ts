@@ -48,10 +48,15 @@ export class MissionModel {
   private readonly texts = new Map<string, string>();
   private readonly lineIndexes = new Map<string, LineIndex>();
 
+  /** Files the run remembered besides the mission's own, by path (MissionFiles.attachments). */
+  private readonly attachments: ReadonlyMap<string, string>;
+
   constructor(
     readonly unit: MissionUnit,
     readonly mission: MissionDecl,
+    attachments: readonly { path: string; text: string }[] = [],
   ) {
+    this.attachments = new Map(attachments.map((a) => [a.path, a.text]));
     // A duplicate store or source is a warning (E3035): the first declaration is the one used.
     for (const s of mission.sources) if (!this.sources.has(s.name.name)) this.sources.set(s.name.name, s);
     for (const s of mission.stores) if (!this.stores.has(s.name.name)) this.stores.set(s.name.name, s);
@@ -61,6 +66,11 @@ export class MissionModel {
     for (const f of unit.files) this.texts.set(f.path, f.text);
     this.streamed = findStreamedSyncs(this.actions.values(), this.stores);
     this.hasMemoryStores = mission.stores.some((s) => s.type.kind === 'memory');
+  }
+
+  /** The text of `file` as the run remembered it, or undefined (read it from disk, as runs recorded before did). */
+  attachment(file: string): string | undefined {
+    return this.attachments.get(file);
   }
 
   /** The store removal `step` is (`delete S[k]`, S a declared store), or undefined: a request. */
