@@ -92,6 +92,11 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/worker.js')).command,
   },
   {
+    name: 'schedules',
+    summary: 'the schedules workers registered on this log; `reqon schedules remove MISSION` stops one',
+    load: async () => (await import('./commands/schedules.js')).command,
+  },
+  {
     name: 'verify',
     summary: 'replay a run against its log without effects and report any divergence',
     load: async () => (await import('./commands/verify.js')).command,

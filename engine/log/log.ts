@@ -361,6 +361,12 @@ export interface ScheduleTable {
   upsertSchedule(schedule: NewSchedule): Promise<ScheduleRecord>;
   listSchedules(): Promise<ScheduleRecord[]>;
   getSchedule(mission: string): Promise<ScheduleRecord | undefined>;
+  /**
+   * Removes the mission's schedule, durably: no worker fires it again (a firing being claimed
+   * meanwhile finds it gone) until a worker given the mission registers it again. Its firings'
+   * history and runs stay. False when there was none.
+   */
+  removeSchedule(mission: string): Promise<boolean>;
   /** Claims one firing and creates its run (with `first` events) in ONE durable transaction. */
   fireSchedule(request: FireRequest): Promise<FireOutcome>;
   /** Every firing of the mission's schedule, by due instant then attempt; with `page`, at most `limit` after `after`. */

@@ -221,5 +221,12 @@ describe.each(backends)('%s: paged reads', (backend: Backend) => {
     expect(await log.scheduleFirings('other.vague', { limit: 5 })).toEqual([]);
     await expect(log.scheduleFirings(mission, { limit: -1 })).rejects.toThrow('scheduleFirings: limit must be a positive whole number but got: number (-1)');
     await expect(log.scheduleFirings(mission, { after: { dueAt: 1_000 } as { dueAt: number; attempt: number } })).rejects.toThrow(/scheduleFirings: after must be a firing's \{ dueAt, attempt \}/);
+
+    // Removed: gone from the list, its firings' history kept, and nothing fires it.
+    expect(await log.removeSchedule(mission)).toBe(true);
+    expect(await log.getSchedule(mission)).toBeUndefined();
+    expect(await log.listSchedules()).toEqual([]);
+    expect(await log.scheduleFirings(mission)).toHaveLength(6);
+    expect(await log.removeSchedule(mission)).toBe(false);
   });
 });

@@ -134,6 +134,32 @@ describe('schedules: the CLI edges', () => {
     expect(second.stderr).toMatch(new RegExp(`schedule Tick: replaces the one registered from ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at \\S+Z \\(another text of mission "Tick"\\): its firings now start ${b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
+  it('a registered schedule is listed, and `reqon schedules remove` stops it: a worker with no mission fires it no more', async () => {
+    // Before, nothing listed or removed a schedule: once registered, any worker on the log fired it for ever.
+    const a = write('tick-remove.vague', TICK.replace('every 1 seconds', 'every 1 hours'));
+    const db = path.join(dir, 'remove.db');
+    const registered = await runNode(build.cli, ['worker', a, '--once', '--db', db], { cwd: dir });
+    expect(registered.code, registered.stderr).toBe(0);
+    const listed = await runNode(build.cli, ['schedules', '--db', db], { cwd: dir });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^Tick  every 3600000 ms  next \\S+  ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
+    expect(JSON.parse((await runNode(build.cli, ['schedules', '--json', '--db', db], { cwd: dir })).stdout)).toMatchObject([{ mission: 'Tick', entry: a }]);
+
+    const removed = await runNode(build.cli, ['schedules', 'remove', 'Tick', '--db', db], { cwd: dir });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toMatch(/^removed the schedule of Tick \(every 3600000 ms, registered from .*tick-remove\.vague\): no worker fires it again/);
+    expect((await runNode(build.cli, ['schedules', '--db', db], { cwd: dir })).stdout).toMatch(/^no schedules/);
+    const again = await runNode(build.cli, ['schedules', 'remove', 'Tick', '--db', db], { cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('reqon: no schedule of mission "Tick" on this log (see `reqon schedules`)\n');
+    const log = await openLog(db);
+    try {
+      expect(await log.listSchedules()).toEqual([]);
+    } finally {
+      await log.close();
+    }
+  });
+
   it('a worker that registers the same mission with other options says which, never a setting\'s value', async () => {
     // Before, worker 2's --source silently became worker 1's too: its firings called the other API.
     const a = write('tick-options.vague', TICK.replace('  store done', '  source Api { auth: none, base: "http://127.0.0.1:1" }\n  store done'));

@@ -714,6 +714,11 @@ class PostgresEventLog implements EventLog {
     return this.withClient((client) => schedules.getSchedule(client, mission));
   }
 
+  async removeSchedule(mission: string): Promise<boolean> {
+    this.open('removeSchedule');
+    return this.committer.submit(true, (client) => schedules.removeSchedule(client, mission));
+  }
+
   async fireSchedule(request: FireRequest): Promise<FireOutcome> {
     this.open('fireSchedule');
     checkId(request?.owner, 'fireSchedule: owner');

@@ -57,6 +57,10 @@ export async function getSchedule(client: PoolClient, mission: string): Promise<
   return rows[0] === undefined ? undefined : toSchedule(rows[0]);
 }
 
+export async function removeSchedule(client: PoolClient, mission: string): Promise<boolean> {
+  return ((await client.query('DELETE FROM reqon_schedules WHERE mission = $1', [mission])).rowCount ?? 0) === 1;
+}
+
 export async function listSchedules(client: PoolClient): Promise<ScheduleRecord[]> {
   const { rows } = await client.query<ScheduleRow>('SELECT * FROM reqon_schedules ORDER BY mission COLLATE "C"');
   return rows.map(toSchedule);

@@ -43,6 +43,7 @@ function prepare(db: Database.Database) {
   return {
     get: db.prepare<[string], ScheduleRow>('SELECT * FROM reqon_schedules WHERE mission = ?'),
     list: db.prepare<[], ScheduleRow>('SELECT * FROM reqon_schedules ORDER BY mission'),
+    remove: db.prepare<[string]>('DELETE FROM reqon_schedules WHERE mission = ?'),
     insert: db.prepare<Omit<ScheduleRow, 'updated_at'>>(`
       INSERT INTO reqon_schedules (mission, spec, spec_hash, mission_hash, mission_files, options, next_fire_at, created_at, updated_at)
       VALUES (@mission, @spec, @spec_hash, @mission_hash, @mission_files, @options, @next_fire_at, @created_at, @created_at)`),
@@ -113,6 +114,10 @@ export class ScheduleTables {
 
   list(): ScheduleRecord[] {
     return this.sql.list.all().map(toSchedule);
+  }
+
+  remove(mission: string): boolean {
+    return this.sql.remove.run(mission).changes === 1;
   }
 
   firings(mission: string, page?: { after?: { dueAt: number; attempt: number }; limit?: number }): ScheduleFiring[] {

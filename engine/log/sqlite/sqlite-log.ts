@@ -570,6 +570,11 @@ class SqliteEventLog implements EventLog {
     return this.schedules.get(mission);
   }
 
+  async removeSchedule(mission: string): Promise<boolean> {
+    this.open('removeSchedule');
+    return this.committer.submit(true, () => this.schedules.remove(mission));
+  }
+
   async fireSchedule(request: FireRequest): Promise<FireOutcome> {
     this.open('fireSchedule');
     checkId(request?.owner, 'fireSchedule: owner');
