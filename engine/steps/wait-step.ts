@@ -177,7 +177,9 @@ async function finish(
 ): Promise<StepOutcome> {
   if (timedOut && received.length === 0) {
     if (step.retry) throw new RetrySignal(step.retry, step.start);
-    throw new StepError('webhook-timeout', `Webhook timeout: no events received within ${timeout}ms`);
+    // With a filter, "no events received" was false of a wait whose deliveries it refused (they stay unclaimed in the inbox).
+    const what = step.eventFilter ? "no event that passes the wait's eventFilter (deliveries it refused stay unclaimed in the inbox)" : 'no events';
+    throw new StepError('webhook-timeout', `Webhook timeout: ${what} received within ${timeout}ms`);
   }
   const bodies = received.map((r) => r.payload);
   frame.response = bodies.length === 1 ? bodies[0] : bodies;

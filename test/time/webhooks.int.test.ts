@@ -170,6 +170,25 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     expect((await log.read(runId)).filter((e) => e.type === 'webhook.received')).toHaveLength(1);
   });
 
+  it('a wait whose filter refused every delivery times out saying so, not "no events received"', async () => {
+    const runId = await start(
+      'filter-timeout',
+      `mission FilterTimeout {
+  action A {
+    wait { path: "/filtered-out", timeout: 600, eventFilter: response.status == "ok" }
+  }
+  run A
+}
+`,
+    );
+    expect((await post(url, '/filtered-out', '{"status":"bad"}')).status).toBe(202);
+    await waitFor(`run ${runId} to fail`, async () => (await status(runId)) === 'failed', 15_000);
+    const failed = (await log.read(runId)).find((e) => e.type === 'run.failed')!;
+    expect((failed.payload as { error: { message: string } }).error.message).toBe(
+      "Webhook timeout: no event that passes the wait's eventFilter (deliveries it refused stay unclaimed in the inbox) received within 600ms",
+    );
+  });
+
   it('pause { resumeOn: webhook "/approved" } is resumed by a POST whose body becomes response', async () => {
     const runId = await start(
       'approve',
