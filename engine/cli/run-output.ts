@@ -25,6 +25,9 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
         : `the run passed ${missed.point} ${missed.passed} time${missed.passed === 1 ? '' : 's'}`;
     io.stderr(`crash point ${missed.point}:${missed.occurrence} was not reached ${end} — nothing was killed (${why})\n`);
   }
+  if (result.payloadNotTaken !== undefined) {
+    io.stderr(`your payload was not taken by the wait on ${result.payloadNotTaken}: its eventFilter refused it; it stays unclaimed in that path's inbox, and the run waits on\n`);
+  }
   if (json) {
     io.stdout(`${JSON.stringify(result)}\n`);
   } else {

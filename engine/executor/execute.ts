@@ -38,6 +38,11 @@ export interface EngineDeps {
 export type RunResult = RunEnd & {
   runId: string;
   tolerated: { stepPath: string; code: string; message: string; at?: string }[];
+  /**
+   * `resume --payload` of a run waiting in a `wait`: the payload, delivered on the wait's path, was
+   * not taken (its eventFilter refused it) and stays unclaimed in the inbox; the path.
+   */
+  payloadNotTaken?: string;
   /** `--crash-at` was armed and the execution ended without reaching it: nothing was killed. */
   crashNotReached?: CrashPlan & { passed: number; /** The run had ended before: nothing ran at all. */ alreadyEnded?: true };
 };

@@ -61,7 +61,14 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
     await resumeSuspendedRun(run, opts, deps);
-    return continueRun(runId, opts, deps, { editChecked: true });
+    const result = await continueRun(runId, opts, deps, { editChecked: true });
+    // A payload the wait's filter refused: the run waits on, and says so rather than only "suspended".
+    const waitPath = run.waitingOn?.startsWith('wait:') ? run.waitingOn.slice('wait:'.length) : undefined;
+    if (opts.payload !== undefined && waitPath !== undefined && result.status === 'suspended') {
+      const eventId = deliveryIdOf(run);
+      if ((await deps.log.webhookInbox(waitPath)).some((d) => d.eventId === eventId)) return { ...result, payloadNotTaken: waitPath };
+    }
+    return result;
   }
   if (opts.expectWaitingOn !== undefined) throw await notWaitingOn(run, opts, deps.log);
   // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
@@ -305,12 +312,17 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   }
 }
 
+/** The id of the delivery a payload to `run`, suspended as it is, becomes. */
+function deliveryIdOf(run: RunRecord): string {
+  return `resume:${run.runId}:${run.lastSeq}`;
+}
+
 /**
  * A payload given to a run suspended in a `wait` is a delivery on the wait's path, identified by
  * the suspension (run and seq): of racing resumers only the first one's payload is kept.
  */
 async function deliverToWait(run: RunRecord, path: string, payload: unknown, deps: EngineDeps): Promise<void> {
-  const eventId = `resume:${run.runId}:${run.lastSeq}`;
+  const eventId = deliveryIdOf(run);
   const outcome = await deps.log.deliverWebhook(path, eventId, payload, deps.env.clock.now());
   if (outcome === 'duplicate') {
     const mine = hash('sha256', canonicalJson(payload), 'hex');
