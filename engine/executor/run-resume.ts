@@ -56,11 +56,15 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     );
   }
   if (run.status === 'suspended') {
-    if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn) throw await notWaitingOn(run, opts, deps.log);
+    // A pause named by the resumer that is not the one the run waits on, but another branch's
+    // pause still pending in the same suspension (a parallel stage, a concurrent loop): that pause
+    // is resumed, as asked (the compare-and-set is still on what the run waits on and its seq).
+    const named = opts.expectWaitingOn?.startsWith('pause:') && opts.expectWaitingOn !== run.waitingOn ? await pendingPauseNamed(deps.log, run, opts.expectWaitingOn.slice('pause:'.length)) : undefined;
+    if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn && named === undefined) throw await notWaitingOn(run, opts, deps.log);
     // An edited mission must replay what the run already did before the pause is spent on it: a
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
-    await resumeSuspendedRun(run, opts, deps);
+    await resumeSuspendedRun(run, opts, deps, named);
     const result = await continueRun(runId, opts, deps, { editChecked: true });
     // A payload the wait's filter refused: the run waits on, and says so rather than only "suspended".
     const waitPath = run.waitingOn?.startsWith('wait:') ? run.waitingOn.slice('wait:'.length) : undefined;
@@ -277,15 +281,16 @@ async function lastIsPauseResume(log: EventLog, run: RunRecord): Promise<boolean
  * The token is what the run waits on and the seq it suspended at, so a run that was resumed and
  * suspended again — even on the same wait — is not resumed a second time by a late racer.
  */
-export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps): Promise<void> {
+export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps, pending?: StoredEvent<'pause.created'>): Promise<void> {
   const waitingOn = run.waitingOn ?? '';
   const by = opts.by ?? 'cli';
   let event: NewEvent;
   let claim: { path: string; eventId: string; waitId: string } | undefined;
-  if (waitingOn.startsWith('pause:')) {
-    const pauseId = waitingOn.slice('pause:'.length);
-    const created = await pendingPause(deps.log, run);
+  if (pending !== undefined || waitingOn.startsWith('pause:')) {
+    // `pending`: another branch's pause than the one the run waits on (pendingPauseNamed, pendingPauseOn).
+    const created = pending ?? (await pendingPause(deps.log, run));
     if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
+    const pauseId = created.payload.pauseId;
     event = {
       type: 'pause.resumed',
       stepPath: created.stepPath,
@@ -334,6 +339,27 @@ async function deliverToWait(run: RunRecord, path: string, payload: unknown, dep
 }
 
 /** The `pause.created` a run suspended on `pause:<id>` waits on (read from the end of its log). */
+/**
+ * The pauses of a suspended run made and not yet resumed: the one it waits on, and any other
+ * branch's (a parallel stage, a concurrent loop) that suspended with it. From the log's summary
+ * index: the two event types only, never the whole run.
+ */
+async function pendingPauses(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'>[]> {
+  const events = await log.read(run.runId, { types: ['pause.created', 'pause.resumed'], toSeq: run.lastSeq });
+  const resumed = new Set(events.filter((e) => e.type === 'pause.resumed').map((e) => (e.payload as EventPayloads['pause.resumed']).pauseId));
+  return events.filter((e): e is StoredEvent<'pause.created'> => e.type === 'pause.created' && !resumed.has((e.payload as EventPayloads['pause.created']).pauseId));
+}
+
+/** The run's pending pause `pauseId` (pendingPauses), if it is one. */
+async function pendingPauseNamed(log: EventLog, run: RunRecord, pauseId: string): Promise<StoredEvent<'pause.created'> | undefined> {
+  return (await pendingPauses(log, run)).find((e) => e.payload.pauseId === pauseId);
+}
+
+/** The run's pending pause resumed by a webhook on `path` (pendingPauses), if one is. */
+export async function pendingPauseOn(log: EventLog, run: RunRecord, path: string): Promise<StoredEvent<'pause.created'> | undefined> {
+  return (await pendingPauses(log, run)).find((e) => e.payload.webhookPath === path);
+}
+
 export async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
   if (!run.waitingOn?.startsWith('pause:')) return undefined;
   const pauseId = run.waitingOn.slice('pause:'.length);

@@ -45,7 +45,14 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   }
   effect.pass('before-wait');
 
-  const suspendedBefore = rt.journal.peek(path)?.type === 'run.suspended' ? rt.journal.take(path, 'run.suspended') : undefined;
+  // The run suspended here before: once, or again each time another branch's pause was resumed
+  // first (a parallel stage's, `reqon resume --pause`), which ended that suspension.
+  let suspendedRecorded: StoredEvent<'run.suspended'> | undefined;
+  while (rt.journal.peek(path)?.type === 'run.suspended') suspendedRecorded = rt.journal.take(path, 'run.suspended');
+  // A recorded suspension with no pause.resumed of this pause after it still holds only in a
+  // verify (nothing goes live). In a run carried on live it was ended by another branch's resume:
+  // the run must suspend here anew, or it was left `running` with nobody carrying it on.
+  const suspendedBefore = suspendedRecorded !== undefined && rt.journal.verifying ? suspendedRecorded : undefined;
   const resumed = rt.journal.peek(path)?.type === 'pause.resumed' ? rt.journal.take(path, 'pause.resumed') : undefined;
   if (resumed) {
     if (resumed.payload.payload !== undefined) frame.response = resumed.payload.payload;

@@ -112,6 +112,37 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     expect(verified.code, describeResult(verified)).toBe(0);
   }, 120_000);
 
+  it('resume --pause of the webhook branch while the run waits on the timer: that branch goes on, the run waits on the timer again', async () => {
+    // Before: refused, "it was already resumed" (it never was); and once let through, the run was
+    // left `running` with nobody carrying it on, its timer pause's suspension never committed again.
+    const { target, api, reqon } = await missions.start(backend, 'reqon-parallel-named-', slowApi());
+    const file = path.join(target.dir, 'two-pauses.vague');
+    fs.writeFileSync(file, MISSION.replace('duration: "1s"', 'duration: "1h"'));
+    const started = await reqon('run', file, '--source', `Api=${api.url}`);
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const first = await readRunFacts(target.target, runId, []);
+    const pauseOf = (step: string) => (first.events.find((e) => e.type === 'pause.created' && e.stepPath === step)!.payload as { pauseId: string }).pauseId;
+    expect(first.run.waitingOn).toBe(`pause:${pauseOf('Timed/0')}`);
+
+    const approved = await reqon('resume', runId, '--pause', pauseOf('Approved/0'), '--payload', '{"ok":true}');
+    expect(approved.code, describeResult(approved)).toBe(10);
+    expect(approved.stdout).toMatch(new RegExp(`^suspended: waiting on pause:${pauseOf('Timed/0')} until `, 'm'));
+    const facts = await readRunFacts(target.target, runId, ['two_pauses_out']);
+    expect(facts.run).toMatchObject({ status: 'suspended', waitingOn: `pause:${pauseOf('Timed/0')}` });
+    expect(facts.tables.two_pauses_out).toEqual([{ key: 'approval', record: { id: 'approval', got: { ok: true } } }]);
+    expect(api.lines()).toEqual([]); // the timer's branch did not go on
+    const soFar = await reqon('verify', runId);
+    expect(soFar.code, describeResult(soFar)).toBe(3);
+
+    // The timer's pause, resumed (as the worker would when due): the run completes, and verifies whole.
+    const done = await reqon('resume', runId);
+    expect(done.code, describeResult(done)).toBe(0);
+    expect(api.lines()).toEqual(['GET /slow', 'POST /done']);
+    const verified = await reqon('verify', runId);
+    expect(verified.code, describeResult(verified)).toBe(0);
+  }, 120_000);
+
   it('a branch that waits does not suspend the run while its sibling still works: the sibling ends first', async () => {
     const { target, api, reqon } = await missions.start(backend, 'reqon-parallel-wait-', slowApi());
     const file = path.join(target.dir, 'wait-and-work.vague');

@@ -189,6 +189,33 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     );
   });
 
+  it('a delivery for a parallel branch\'s pause resumes that branch at once, while the run waits on a sibling\'s timer', async () => {
+    // Before, it was kept until the sibling's hour-long timer had fired: only the pause the run
+    // waited on was looked at.
+    const runId = await start(
+      'parallel-approve',
+      `mission ParallelApprove {
+  store got: memory("got")
+  action Timed {
+    pause { duration: "1h" }
+    store { id: "timed" } -> got { key: .id }
+  }
+  action Approved {
+    pause { resumeOn: webhook "/parallel-approve" }
+    store { id: "approved", by: response.by } -> got { key: .id }
+  }
+  run [Timed, Approved]
+}
+`,
+    );
+    const waitingOn = (await log.getRun(runId))!.waitingOn;
+    expect((await post(url, '/parallel-approve', '{"by":"ops"}')).status).toBe(202);
+    await waitFor('the approved branch to go on', async () => Object.hasOwn(await storeKeys(runId, 'got'), 'approved'), 15_000);
+    await waitFor(`run ${runId} to suspend again`, async () => (await status(runId)) === 'suspended', 15_000);
+    expect(await storeKeys(runId, 'got')).toEqual({ approved: { id: 'approved', by: 'ops' } });
+    expect((await log.getRun(runId))!.waitingOn).toBe(waitingOn);
+  });
+
   it('pause { resumeOn: webhook "/approved" } is resumed by a POST whose body becomes response', async () => {
     const runId = await start(
       'approve',
