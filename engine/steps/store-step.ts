@@ -104,13 +104,18 @@ export async function finishStreamedStore(records: number, path: string, frame: 
 }
 
 /**
- * Keys of records keyed by their content (no `key:`, no id) seen by one store step, to tell
- * identical ones apart: two identical rows of one answer (two coffees of one day) are one record
- * (a second run of a sync overwrites the first's, never doubles it), and the step says so.
+ * What one store step's records share, said once it has written them. Keys of records keyed by
+ * their content (no `key:`, no id), to tell identical ones apart: two identical rows of one answer
+ * (two coffees of one day) are one record (a second run of a sync overwrites the first's, never
+ * doubles it). And, within one page or batch, a key two *different* records were given under a
+ * replacing write (`{id: 7, sku: "apple"}` then `{id: 7, sku: "pear"}`): the store keeps the
+ * later, and without a word the earlier was lost as if it had never been sent.
  */
 class ContentKeys {
   private seen: Set<string> | undefined;
   private merged = 0;
+  private replaced = 0;
+  private firstReplaced: string | undefined;
 
   note(key: string): void {
     this.seen ??= new Set();
@@ -118,11 +123,22 @@ class ContentKeys {
     else this.seen.add(key);
   }
 
+  noteReplaced(key: string): void {
+    this.replaced++;
+    this.firstReplaced ??= key;
+  }
+
   warn(path: string, rt: StepRuntime): void {
-    if (this.merged === 0) return;
-    rt.progress(
-      `warning: ${path}: ${this.merged} record(s) identical to another of the same write, with no id and no key:, were stored as one — records without a key are keyed by their content; give the store step a key: to keep each`,
-    );
+    if (this.merged > 0) {
+      rt.progress(
+        `warning: ${path}: ${this.merged} record(s) identical to another of the same write, with no id and no key:, were stored as one — records without a key are keyed by their content; give the store step a key: to keep each`,
+      );
+    }
+    if (this.replaced > 0) {
+      rt.progress(
+        `warning: ${path}: ${this.replaced} record(s) had the key of another, different record of the same write (key ${JSON.stringify(this.firstReplaced)} first): a store keeps one record per key, so each replaced the one before it — check the step's key: (or the records' id), or use upsert: true to merge them`,
+      );
+    }
   }
 }
 
@@ -141,6 +157,8 @@ function planWrites(
   // `partial: true` is a partial update: merged into the stored record like an upsert (merge.ts).
   const op = step.upsert || step.partial === true ? 'upsert' : 'set';
   const writes: PlannedWrite[] = new Array<PlannedWrite>(items.length);
+  // Keys this page or batch gave, to notice two different records under one (ContentKeys).
+  const given = op === 'set' && items.length > 1 ? new Map<string, Record<string, unknown>>() : undefined;
   for (let offset = 0; offset < items.length; offset++) {
     const item: unknown = items[offset];
     const index = firstIndex + offset;
@@ -149,6 +167,11 @@ function planWrites(
     const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
     const key = storeKey(item, index, id, keyValue);
     if (keyValue === undefined && (item['id'] === undefined || item['id'] === null)) keyed.note(key);
+    else if (given !== undefined) {
+      const before = given.get(key);
+      if (before !== undefined && canonicalJson(before) !== canonicalJson(item)) keyed.noteReplaced(key);
+      given.set(key, item);
+    }
     writes[offset] = { effectId: id, key, record: prepareRecord(item, step.partial), op };
   }
   return writes;

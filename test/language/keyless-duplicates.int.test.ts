@@ -38,3 +38,28 @@ it('says how many identical keyless records of one write were stored as one', as
   await c.start(c.mission('keyed', mission(' { key: concat(.day, .item, .amount) }')), {}, { progress: (line) => keyed.push(line) });
   expect(keyed.filter((l) => l.startsWith('warning'))).toEqual([]);
 });
+
+it('says when two different records of one write share a key (the later replaced the earlier), and not for upserts or identical ones', async () => {
+  c = await openConformance();
+  c.api.on('GET /items', { body: [{ id: 7, sku: 'apple' }, { id: 8, sku: 'plum' }, { id: 7, sku: 'pear' }, { id: 8, sku: 'plum' }] });
+  const mission = (name: string, options: string) => `mission Items {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store items: sql("${name}")
+  action A {
+    get "/items"
+    store response -> items${options}
+  }
+  run A
+}
+`;
+  const progress: string[] = [];
+  const result = await c.start(c.mission('items', mission('dup_items', '')), {}, { progress: (line) => progress.push(line) });
+  expect(result.status).toBe('completed');
+  expect(recordsOf(await c.log.readTable('sql', 'dup_items'))).toEqual({ '7': { id: 7, sku: 'pear' }, '8': { id: 8, sku: 'plum' } });
+  expect(progress.filter((l) => l.startsWith('warning'))).toEqual([
+    'warning: A/1: 1 record(s) had the key of another, different record of the same write (key "7" first): a store keeps one record per key, so each replaced the one before it — check the step\'s key: (or the records\' id), or use upsert: true to merge them',
+  ]);
+  const merged: string[] = [];
+  await c.start(c.mission('upserted', mission('dup_items_upsert', ' { upsert: true }')), {}, { progress: (line) => merged.push(line) });
+  expect(merged.filter((l) => l.startsWith('warning'))).toEqual([]);
+});
