@@ -402,8 +402,12 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       }
       case 'fail': {
         const reason = outcome.kind === 'transport' ? transportReason(outcome) : decision.reason;
+        // What the API said, as its log holds it (redacted): "failed with 422" alone sent the user to `reqon events`.
+        const answered = outcome.kind === 'response' && recorded ? answerExcerpt(recorded.body) : undefined;
         const error = new FetchError({
-          message: failureMessage(built.method, shownUrl, reason, attempt, outcome.kind === 'transport' && outcome.code === 'too-large' ? raiseLimitHint(spec.source) : (decision.note ?? redirectNote)),
+          message:
+            failureMessage(built.method, shownUrl, reason, attempt, outcome.kind === 'transport' && outcome.code === 'too-large' ? raiseLimitHint(spec.source) : (decision.note ?? redirectNote)) +
+            (answered !== undefined ? `; the API answered: ${answered}` : ''),
           code: decision.code,
           retryable: decision.retryable,
           attempts: attempt,
@@ -530,3 +534,15 @@ async function sleepOrAbort(
     throw new FetchError({ message: `${what} was aborted while waiting to retry`, code: 'aborted', retryable: false, attempts });
   }
 }
+
+/** Longest excerpt of a failed answer's body a failure message carries. */
+const ANSWER_EXCERPT_CHARS = 200;
+
+/** A failed answer's body on one line, cut short (undefined when it has none). */
+function answerExcerpt(body: unknown): string | undefined {
+  if (body === null || body === undefined) return undefined;
+  const text = (typeof body === 'string' ? body : JSON.stringify(body)).replace(/\s+/g, ' ').trim();
+  if (text === '') return undefined;
+  return text.length > ANSWER_EXCERPT_CHARS ? `${text.slice(0, ANSWER_EXCERPT_CHARS)}…` : text;
+}
+

@@ -191,7 +191,7 @@ describe('redaction of everything the hooks see', () => {
       { source: 'Api', method: 'GET', base: server.base, path: '/x', sinceQuery: [['q', 'S3CR3T-42x']], retry: { maxAttempts: 1 } },
       deps({ auth: new AuthSession('Api', { type: 'bearer', token: 'S3CR3T-42x' }) }),
     ).catch((e: unknown) => e)) as FetchError;
-    expect(err.message).toBe(`GET ${server.base}/x?q=[REDACTED] failed with 500 after 1 attempt`);
+    expect(err.message).toBe(`GET ${server.base}/x?q=[REDACTED] failed with 500 after 1 attempt; the API answered: {"leaked":"[REDACTED]"}`);
     expect(JSON.stringify(err.response)).not.toContain('S3CR3T-42x');
   });
 });

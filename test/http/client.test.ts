@@ -57,7 +57,8 @@ describe('executeRequest retries (fake clock)', () => {
       (e: unknown) => e,
     )) as FetchError;
     expect(err).toBeInstanceOf(FetchError);
-    expect(err.message).toBe('GET http://api.test/items?offset=2 failed with 503 after 2 attempts');
+    // What the API answered, on one line, as the log holds it.
+    expect(err.message).toBe('GET http://api.test/items?offset=2 failed with 503 after 2 attempts; the API answered: {"e":1}');
     expect(err).toMatchObject({ status: 503, code: 'http-status', retryable: true, attempts: 2 });
     expect(err.response?.body).toEqual({ e: 1 });
     expect(env.clock.sleeps).toEqual([10]);
