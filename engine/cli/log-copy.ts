@@ -111,6 +111,14 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
             'start from an empty target again — delete that database (or its file) — and copy again',
         );
       }
+      // A target holding this log's own runs is most likely an earlier copy killed between runs.
+      const ours = run !== undefined && (await from.getRun(run.runId)) !== undefined;
+      if (ours) {
+        throw new LogCopyError(
+          `the target log is not empty: it holds run ${run!.runId}, one of this log's own runs, copied there before (by a copy that finished, or one killed between runs); ` +
+            'to copy again, start from an empty target (delete that database, or its file): --append refuses a run already there',
+        );
+      }
       const what = run
         ? `run ${run.runId}`
         : schedule

@@ -222,7 +222,8 @@ async function fireOne(log: EventLog, deps: EngineDeps, schedule: ScheduleRecord
   const { next, missed } = coalesce(spec, due, now);
   const run = await fire(log, deps, schedule, due, 0, next, missed);
   if (!run) return;
-  const late = missed > 0 ? ` (${missed} missed tick(s) since ${new Date(due).toISOString()} coalesced into this one firing)` : '';
+  // The firing is for the oldest missed tick; the ticks after it up to now ride on it.
+  const late = missed > 0 ? ` (and for the ${missed} tick(s) after it missed until ${new Date(now).toISOString()}, coalesced into this one firing)` : '';
   progress(`schedule ${mission}: fired for ${new Date(due).toISOString()}${late} → run ${run.runId}; next ${next === null ? 'never' : new Date(next).toISOString()}`);
   fired.push(run);
 }
