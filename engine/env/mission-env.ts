@@ -25,10 +25,10 @@ export function missionEnvValues(runEnv: Vars, processVars: Vars): string[] {
 }
 
 /** The values `env()` could return that are credentials, for the redactor. */
-export function credentialEnvValues(runEnv: Vars, processVars: Vars): string[] {
+export function credentialEnvValues(runEnv: Vars, processVars: Vars, isCredential: (name: string) => boolean = isSensitiveName): string[] {
   const out: string[] = [];
   for (const [name, value] of [...Object.entries(processVars).filter(([n]) => n.startsWith(VISIBLE_PREFIX)), ...Object.entries(runEnv)]) {
-    if (value && isSensitiveName(name)) out.push(value);
+    if (value && isCredential(name)) out.push(value);
   }
   return out;
 }

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import type { Env } from '../env/env.js';
 import { credentialEnvValues } from '../env/mission-env.js';
-import type { StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
+import { credentialNamesOf } from '../env/credential-names.js';
 import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
 import { identitiesOf } from '../journal/fork-identity.js';
@@ -83,6 +84,9 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
   const { runId, model, options } = run;
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const progress = deps.progress ?? (() => {});
+  // The run's first event: its log format (a resumed run keeps the rules it was recorded by) and its identities.
+  const first = isEmpty(run.recorded) ? undefined : (await deps.log.read(runId, { toSeq: 1 }))[0];
+  const logFormat = first !== undefined ? logFormatOf([first]) : LOG_FORMAT;
   const journal = new Journal(deps.log, run.lease, runId, run.recorded, deps.env.clock, {
     ...run.journal,
     // A circuit breaker is told of every replayed attempt (fetch-step.ts). Finished pages taken as
@@ -90,7 +94,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     // (MissionModel.iterationsSkippable); but in failureRate mode its successes count too, so a
     // mission with one walks every page.
     skipFinished: run.journal?.skipFinished === true && ![...model.sources.values()].some((s) => s.circuitBreaker?.failureRate !== undefined),
-    identities: run.journal?.identities ?? (isEmpty(run.recorded) ? [] : identitiesOf((await deps.log.read(runId, { toSeq: 1 }))[0])),
+    identities: run.journal?.identities ?? (first === undefined ? [] : identitiesOf(first)),
   });
   if (run.resumed) {
     // Placed where live execution resumes: it rides on the first live commit.
@@ -112,8 +116,9 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     sources: options.sources,
     credentials,
     ...(options.authFile ? { credentialsFile: options.authFile } : {}),
-    extraSecrets: credentialEnvValues(options.env, deps.env.vars),
+    extraSecrets: credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)),
     progress,
+    logFormat,
   });
   const stores = new StoreRuntime(model, deps.log, deps.env, {
     dataDir: deps.dataDir,

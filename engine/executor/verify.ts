@@ -17,6 +17,7 @@ import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
 import { credentialEnvValues } from '../env/mission-env.js';
+import { credentialNamesOf } from '../env/credential-names.js';
 import { RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
@@ -67,7 +68,12 @@ export async function verifyRun(
       ...(recordedBy ? { recordedBy } : {}),
     }),
     // Redacted as the run redacted them: a credential-named setting in a URL or body is in the log as [REDACTED].
-    http: new HttpRuntime(model, env, { sources: run.options.sources, extraSecrets: credentialEnvValues(run.options.env, env.vars), progress: () => {} }),
+    http: new HttpRuntime(model, env, {
+      sources: run.options.sources,
+      extraSecrets: credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)),
+      progress: () => {},
+      logFormat: format,
+    }),
     runEnv: run.options.env,
     lastSync: async () => undefined,
     inbox: async () => [],

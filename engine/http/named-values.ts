@@ -15,7 +15,7 @@ import { isSensitiveName, queryName } from './redact.js';
  * comes from a setting, and settings never reach the hash. `url` is the request's URL before
  * redaction, `headers` the mission's headers before it.
  */
-export function namedValuesSha256(url: string, headers: Readonly<Record<string, string>>, hide: (value: string) => string): string {
+export function namedValuesSha256(url: string, headers: Readonly<Record<string, string>>, hide: (value: string) => string, isCredential: (name: string) => boolean = isSensitiveName): string {
   const named: [string, string, string][] = [];
   const q = url.indexOf('?');
   if (q >= 0) {
@@ -24,9 +24,9 @@ export function namedValuesSha256(url: string, headers: Readonly<Record<string, 
       const eq = pair.indexOf('=');
       if (eq < 0) continue;
       const name = queryName(pair, eq);
-      if (isSensitiveName(name)) named.push(['query', name, hide(pair.slice(eq + 1))]);
+      if (isCredential(name)) named.push(['query', name, hide(pair.slice(eq + 1))]);
     }
   }
-  for (const name of Object.keys(headers).sort()) if (isSensitiveName(name)) named.push(['header', name.toLowerCase(), hide(headers[name]!)]);
+  for (const name of Object.keys(headers).sort()) if (isCredential(name)) named.push(['header', name.toLowerCase(), hide(headers[name]!)]);
   return hash('sha256', canonicalJson(named), 'hex');
 }

@@ -84,7 +84,7 @@ function escapeRegExp(s: string): string {
  * `secrets` may be a live getter so that tokens obtained later in the run (an OAuth refresh) are
  * redacted too.
  */
-export function createRedactor(secrets: readonly string[] | (() => readonly string[])): Redactor {
+export function createRedactor(secrets: readonly string[] | (() => readonly string[]), isCredential: (name: string) => boolean = isSensitiveName): Redactor {
   let cacheKey = '';
   let pattern: RegExp | undefined;
   /** Secrets below MIN_SECRET_LENGTH, in every form: matched only as whole header or query values. */
@@ -129,7 +129,7 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
       const rest = hashAt >= 0 ? out.slice(hashAt) : '';
       const pairs = query.split('&').map((pair) => {
         const eq = pair.indexOf('=');
-        return eq >= 0 && (isSensitiveName(queryName(pair, eq)) || isShortSecret(pair.slice(eq + 1))) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+        return eq >= 0 && (isCredential(queryName(pair, eq)) || isShortSecret(pair.slice(eq + 1))) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
       });
       out = `${out.slice(0, q)}?${pairs.join('&')}${rest}`;
     }
@@ -138,7 +138,7 @@ export function createRedactor(secrets: readonly string[] | (() => readonly stri
 
   const headersWith = (p: RegExp | undefined, h: Record<string, string>): Record<string, string> => {
     const out: Record<string, string> = {};
-    for (const name of Object.keys(h)) setOwn(out, name, isSensitiveName(name) || isShortSecret(h[name]!) ? REDACTED : textWith(p, h[name]!));
+    for (const name of Object.keys(h)) setOwn(out, name, isCredential(name) || isShortSecret(h[name]!) ? REDACTED : textWith(p, h[name]!));
     return out;
   };
 

@@ -15,10 +15,12 @@
  * The format of the events a run records, written in its `run.started`. 1: before request
  * identities (a log of an older engine, no `format` field). 2: `http.request` carries `identity`.
  * 3: a single-answer `fetch.completed` says `valueInAnswer` instead of holding a second copy of
- * the body its `http.response` holds. An engine reads every format up to its own and refuses a
- * newer one.
+ * the body its `http.response` holds. 4: `key` as a word makes a header, query parameter or
+ * setting a credential (env/credential-names.ts), and a since fetch answered 204 or with no body
+ * is an empty list (fetch-step.ts); runs recorded before keep the rules they were recorded by.
+ * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 3;
+export const LOG_FORMAT = 4;
 
 /** The format a run's events were recorded in, from its `run.started` (the log's first event). */
 export function logFormatOf(events: readonly StoredEvent[]): number {

@@ -41,6 +41,8 @@ import { spanOf } from '../lang/ast.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NOT_MODIFIED = 304;
+/** The log format from which a since fetch answered 204 (or 2xx with no body) is an empty list. */
+const EMPTY_SINCE_ANSWER_FORMAT = 4;
 
 interface PageAnswer {
   status: number;
@@ -253,7 +255,9 @@ export async function runFetch(
     inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
     // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
     // records (`store response -> S` stores none, a `for` over it runs no iteration).
-    value = since && (status === NOT_MODIFIED || (status >= 200 && status < 300 && answer.body === null)) ? [] : answer.body;
+    // (A 204 was `null` in runs recorded before log format 4: kept for them, or their replay diverges.)
+    const emptyAnswer = status >= 200 && status < 300 && answer.body === null && rt.http.logFormat >= EMPTY_SINCE_ANSWER_FORMAT;
+    value = since && (status === NOT_MODIFIED || emptyAnswer) ? [] : answer.body;
     valueInAnswer = value === answer.body;
     if (Array.isArray(value)) itemCount = value.length;
   }
@@ -389,7 +393,7 @@ function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
   const url = rt.http.redactor.url(unredacted);
   const method = spec.method.toUpperCase();
   const headersSha256 = hash('sha256', canonicalJson(missionHeaders(spec, rt)), 'hex');
-  const namedValues = namedValuesSha256(unredacted, mergeHeaders(spec.sourceHeaders, spec.sinceHeaders), settingsHider(rt));
+  const namedValues = namedValuesSha256(unredacted, mergeHeaders(spec.sourceHeaders, spec.sinceHeaders), settingsHider(rt), rt.http.credentialNames);
   const source = spec.source;
   if (spec.body === undefined) return { method, url, headersSha256, source, namedValuesSha256: namedValues };
   return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256, source, namedValuesSha256: namedValues };

@@ -6,6 +6,8 @@
  */
 import { resolve } from 'node:path';
 import type { Env } from '../env/env.js';
+import { credentialNamesOf, type CredentialNameRule } from '../env/credential-names.js';
+import { LOG_FORMAT } from '../log/events.js';
 import type { SourceDecl } from '../lang/ast.js';
 import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
@@ -25,12 +27,21 @@ export interface HttpRuntimeOptions {
   /** Values the mission can read that are credentials (`env("REQON_…_TOKEN")`): redacted too. */
   extraSecrets?: readonly string[];
   progress: (line: string) => void;
+  /**
+   * The log format the run records in (its `run.started`'s): a run recorded by an older engine
+   * keeps the behaviours its log was made with (which names are credentials, what a 204 to a
+   * since fetch is), or its replay diverges. This engine's own format when absent.
+   */
+  logFormat?: number;
 }
 
 export class HttpRuntime {
   readonly limiter: RateLimiter;
   readonly breaker: CircuitBreaker;
   readonly redactor: Redactor;
+  /** The run's log format (HttpRuntimeOptions.logFormat) and the credential-name rule it records by. */
+  readonly logFormat: number;
+  readonly credentialNames: CredentialNameRule;
   private readonly sessions = new Map<string, AuthSession>();
   private readonly specs = new Map<string, OpenApiSpec>();
 
@@ -41,12 +52,14 @@ export class HttpRuntime {
   ) {
     this.limiter = new RateLimiter(env.clock);
     this.breaker = new CircuitBreaker(env.clock);
+    this.logFormat = options.logFormat ?? LOG_FORMAT;
+    this.credentialNames = credentialNamesOf(this.logFormat);
     // Asked twice per request: a plain loop, not spread + flatMap (several times cheaper).
     this.redactor = createRedactor(() => {
       const secrets: string[] = [...(this.options.extraSecrets ?? [])];
       for (const session of this.sessions.values()) for (const secret of session.secrets()) secrets.push(secret);
       return secrets;
-    });
+    }, this.credentialNames);
   }
 
   source(name: string): SourceDecl {

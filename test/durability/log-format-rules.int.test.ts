@@ -1,0 +1,68 @@
+/**
+ * A run keeps the rules it was recorded by (events.ts LOG_FORMAT). Format 4 made `key` a
+ * credential word (`Ocp-Apim-Subscription-Key`, `?key=`): had a run recorded in format 3 been
+ * replayed by the format-4 rule, its request with `?key=public-filter` would have been asked for
+ * as `key=[REDACTED]` and diverged, failing an in-flight run after the upgrade. Here a run whose
+ * `run.started` says format 3 is carried on by this engine: it records and replays by the
+ * format-3 rule, and verifies clean; a run of this engine's format redacts by the new one.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { resumeRun } from '../../engine/executor/run-resume.js';
+import { prepareNewRun } from '../../engine/executor/run-start.js';
+import { verifyRun } from '../../engine/executor/verify.js';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const MISSION = `mission KeyNames {
+  source Api { auth: none, base: "http://127.0.0.1:1", headers: { "Ocp-Apim-Subscription-Key": "\${SUB}" } }
+  action A {
+    get "/items?key=public-filter"
+  }
+  run A
+}
+`;
+
+let c: Conformance | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+/** The recorded request's URL and the header as the log holds them. */
+function recordedRequest(events: StoredEvent[]): { url: string; header: string | undefined } {
+  const request = events.find((e) => e.type === 'http.request')!.payload as { request: { url: string; headers: Record<string, string> } };
+  const header = Object.entries(request.request.headers).find(([name]) => name.toLowerCase() === 'ocp-apim-subscription-key')?.[1];
+  return { url: request.request.url, header };
+}
+
+describe.each(backends)('%s: the credential-name rule a run was recorded by', (backend) => {
+  it('a format-3 run carried on by this engine keeps the format-3 rule and verifies clean; a new run redacts `key` names', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /items?key=public-filter', { body: [{ id: 1 }] });
+    const files = c.mission('key-names', MISSION);
+    const options = { sources: { Api: c.api.url }, env: { SUB: 'sub-0123456789abcdef' } };
+
+    // Recorded by an engine of format 3: its run.started says so; it crashed before its first step.
+    const old = prepareNewRun(files, options, c.deps());
+    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 3 } } as (typeof old.first)[0];
+    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
+    await c.log.release(lease);
+    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    expect(carried.status).toBe('completed');
+    const before = recordedRequest(await c.events(old.run.runId));
+    expect(before.url).toContain('key=public-filter');
+    expect(before.header).toBe('sub-0123456789abcdef');
+    const oldReport = await verifyRun(c.log, old.run.runId, { env: c.env });
+    expect(oldReport.divergence, JSON.stringify(oldReport.divergence)).toBeNull();
+
+    // This engine's own format: the new rule.
+    const fresh = await c.start(files, options);
+    expect(fresh.status).toBe('completed');
+    const now = recordedRequest(await c.events(fresh.runId));
+    expect(now.url).toContain('key=[REDACTED]');
+    expect(now.header).toBe('[REDACTED]');
+    const freshReport = await verifyRun(c.log, fresh.runId, { env: c.env });
+    expect(freshReport.divergence).toBeNull();
+  });
+});
