@@ -204,8 +204,29 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
   }
 }
 
+/** The run a wait's generated path (`/webhook/<run>/<wait id>`, wait-step.ts) names, if `path` is one. */
+function generatedWaitRunId(path: string): string | undefined {
+  const generated = /^\/webhook\/([^/]+)\/[^/]+$/.exec(path);
+  if (generated === null) return undefined;
+  try {
+    return decodeURIComponent(generated[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Wake the runs this delivery concerns: waits on `path`, and pauses resumed by it. */
 async function wake(path: string, eventId: string, payload: unknown, o: WebhookServerOptions): Promise<void> {
+  // A generated wait path names its run: woken even when it waits on a sibling branch's wait (a
+  // concurrent loop's iterations each waiting), whose delivery would otherwise sit until that one's came.
+  const owner = generatedWaitRunId(path);
+  if (owner !== undefined) {
+    const run = await o.log.getRun(owner);
+    if (run?.status === 'suspended' && run.waitingOn?.startsWith('wait:') && run.waitingOn !== `wait:${path}`) {
+      await o.worker.start(run);
+      return;
+    }
+  }
   // Every suspended run, a page at a time: not only the newest page (runs waiting on people pile up).
   for await (const suspended of runPages(o.log, { status: 'suspended' })) {
     for (const run of suspended) {
@@ -234,6 +255,14 @@ async function wake(path: string, eventId: string, payload: unknown, o: WebhookS
 
 /** Whether a run that has not finished can wait on `path`: every such run is looked at, a page at a time, until one can. */
 async function isKnownPath(log: EventLog, path: string): Promise<boolean> {
+  // A wait with no `path:` is given /webhook/<run>/<wait id> (wait-step.ts): known while that run
+  // has not finished — whether it waits on that wait now or on a sibling branch's, or is running
+  // between two of the deliveries an `expectedEvents: 2` wait takes. Its mission names no path.
+  const owner = generatedWaitRunId(path);
+  if (owner !== undefined) {
+    const run = await log.getRun(owner);
+    if (run !== undefined && (run.status === 'running' || run.status === 'suspended')) return true;
+  }
   const seen = new Set<string>();
   // Both statuses in one query: read one after the other, a run that a delivery or a timer
   // resumed (or suspended) in between was in neither, and its delivery answered 404 — lost.

@@ -216,6 +216,34 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     expect((await log.getRun(runId))!.waitingOn).toBe(waitingOn);
   });
 
+  it('a wait with no path: a delivery on the generated path of a branch the run does not wait on is taken at once, never a 404', async () => {
+    // Before: 404 "no run waits on …" (the path is in no mission, and not what the run waited on), the delivery lost.
+    const runId = await start(
+      'generated-paths',
+      `mission GeneratedPaths {
+  store got: memory("got")
+  action A {
+    for i in range(0, 2) concurrency 2 {
+      wait { timeout: 600000 }
+      store { id: i, got: response.n } -> got { key: .id }
+    }
+  }
+  run A
+}
+`,
+    );
+    const waitingOn = (await log.getRun(runId))!.waitingOn!;
+    const paths = (await log.read(runId)).filter((e) => e.type === 'wait.registered').map((e) => (e.payload as { path: string }).path);
+    expect(paths).toHaveLength(2);
+    const other = paths.find((p) => `wait:${p}` !== waitingOn)!;
+    const answer = await post(url, other, '{"n":7}');
+    expect(answer.status).toBe(202);
+    await waitFor('the other branch to go on', async () => Object.keys(await storeKeys(runId, 'got')).length === 1, 15_000);
+    await waitFor(`run ${runId} to suspend again`, async () => (await status(runId)) === 'suspended', 15_000);
+    expect(Object.values(await storeKeys(runId, 'got'))).toEqual([expect.objectContaining({ got: 7 })]);
+    expect((await log.getRun(runId))!.waitingOn).toBe(waitingOn);
+  });
+
   it('pause { resumeOn: webhook "/approved" } is resumed by a POST whose body becomes response', async () => {
     const runId = await start(
       'approve',
