@@ -104,7 +104,8 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       `run ${runId} was already resumed (by ${resumed.by} at ${new Date(resumed.at).toISOString()}) and ${now}; nothing was changed` +
         (opts.payload !== undefined ? ' and your payload was not used' : '') +
         (run.status === 'running' && !ownerLive ? ' — if its resumer stopped, `reqon worker` continues it' : ''),
-      'already-resumed',
+      // Ended since: the run is nobody's to go on (exit 1 as for a finished run), not another process's.
+      finished ? 'finished' : 'already-resumed',
     );
   }
   if (finished) throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume, and your payload was not used`, 'finished');
@@ -116,8 +117,9 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       : `it does not wait on a pause (a payload answers one); \`reqon resume ${runId}\` without --payload carries it on`;
     throw new RunUnavailableError(
       `run ${runId} is not suspended (it ${ownerLive ? `is running in ${run.owner}` : 'is running'}): ${why}; nothing was changed and your payload was not used`,
-      // Running in a live process: that process's (exit 11), whether or not a pause was resumed.
-      resumed ? 'already-resumed' : ownerLive ? 'owned' : 'not-suspended',
+      // Running in a live process: that process's (exit 11), whether or not a pause was resumed;
+      // its process gone (a crash), nobody's: a plain resume carries it on.
+      ownerLive ? (resumed ? 'already-resumed' : 'owned') : 'not-suspended',
     );
   }
   return continueRun(runId, opts, deps);
@@ -135,7 +137,13 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
       'not-found',
     );
   }
-  return new RunUnavailableError(`run ${run.runId} no longer waits on ${opts.expectWaitingOn} (${now}): it was already resumed; nothing was changed${unused}`, 'already-resumed');
+  // Ended since, or its carrier died (a crash): nobody's (exit 1); else the resumer that won has it (exit 11).
+  const ended = run.status === 'completed' || run.status === 'failed';
+  const orphaned = run.status === 'running' && run.owner !== null && ownerIsDead(run.owner);
+  return new RunUnavailableError(
+    `run ${run.runId} no longer waits on ${opts.expectWaitingOn} (${now}): it was already resumed; nothing was changed${unused}`,
+    ended ? 'finished' : orphaned ? 'not-suspended' : 'already-resumed',
+  );
 }
 
 /**

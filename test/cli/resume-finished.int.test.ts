@@ -71,3 +71,28 @@ describe('resume --payload of a crashed run that never paused', () => {
     expect(plain.code, describeResult(plain)).toBe(0);
   });
 });
+
+describe("resume --payload or --pause of a paused run that was resumed and then crashed, or completed", () => {
+  // Exit 11 says another process has the run and it goes on there; these runs are nobody's: 1.
+  it('exits 1, not 11, saying it was already resumed', async () => {
+    fs.writeFileSync(path.join(dir, 'paused.vague'), 'mission P {\n  store s: memory("s")\n  action A {\n    pause { duration: "1h" }\n    store { id: 1 } -> s { key: .id }\n  }\n  run A\n}\n');
+    const started = await reqon('run', 'paused.vague', '--quiet');
+    expect(started.code, describeResult(started)).toBe(10);
+    const paused = runIdOf(started);
+    const events = (await reqon('events', paused, '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; payload: { pauseId?: string } });
+    const pauseId = events.find((e) => e.type === 'pause.created')!.payload.pauseId!;
+    // Resumed, and killed as its store is about to commit: running, its process gone.
+    const killed = await reqon('resume', paused, '--crash-at', 'before-effect:1', '--quiet');
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    for (const args of [['--payload', '{"x":1}'], ['--pause', pauseId]]) {
+      const r = await reqon('resume', paused, ...args, '--quiet');
+      expect(r.code, `${args.join(' ')}: ${describeResult(r)}`).toBe(1);
+      expect(r.stderr).toMatch(/already resumed/);
+    }
+    const plain = await reqon('resume', paused, '--quiet');
+    expect(plain.code, describeResult(plain)).toBe(0);
+    // Completed now: a late payload is refused with 1 as well (the run is nobody's to go on).
+    const late = await reqon('resume', paused, '--pause', pauseId, '--payload', '{"x":2}', '--quiet');
+    expect(late.code, describeResult(late)).toBe(1);
+  }, 60_000);
+});
