@@ -45,3 +45,12 @@ describe('pgConfigOf', () => {
     }
   });
 });
+
+describe('redactPgUrl', () => {
+  it('hides a password given in the user info or as a ?password= parameter (libpq takes both)', () => {
+    expect(redactPgUrl('postgres://u:S3cret@h:5432/db')).toBe('postgres://u:***@h:5432/db');
+    const shown = redactPgUrl('postgres://reqon@127.0.0.1:5499/reqon?password=S3cret&sslmode=disable');
+    expect(shown).toBe('postgres://reqon@127.0.0.1:5499/reqon?password=***&sslmode=disable');
+    expect(redactPgUrl('postgres://reqon@h/db?PassWord=S3cret')).not.toContain('S3cret');
+  });
+});

@@ -43,6 +43,8 @@ export function redactPgUrl(url: string): string {
   const read = readUrl(url);
   if (!read) return 'postgres://…';
   if (read.parsed.password !== '') read.parsed.password = '***';
+  // libpq takes the password as a query parameter too (`?password=…`).
+  for (const name of [...read.parsed.searchParams.keys()]) if (name.toLowerCase() === 'password') read.parsed.searchParams.set(name, '***');
   const text = read.parsed.toString();
   return read.noHost ? text.replace(`@${NO_HOST}`, '@') : text;
 }
