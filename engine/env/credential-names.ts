@@ -5,9 +5,12 @@
  */
 
 const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
-// `auth` and `key` only as words of their own (`X-Auth-Key`, `auth_code`, `x-functions-key`),
-// never inside `author` or `monkey`; `Key` after a lower-case letter ends a camelCase word.
-const SENSITIVE_PART = /token|secret|passw(or)?d|api[-_]?key|apikey|access[-_]?key|private[-_]?key|(^|[-_.])(auth|key)([-_.]|$)/i;
+// `auth` and `key` only as words of their own (`X-Auth-Key`, `auth_code`, `x-functions-key`,
+// Azure's `KEY1`), never inside `author` or `monkey`; `Key` after a lower-case letter ends a
+// camelCase word; the keys services name without a separator (`SUBSCRIPTIONKEY`, `clientkey`);
+// and `code` alone: Azure Functions' `?code=` key, an OAuth authorization code.
+const SENSITIVE_PART =
+  /token|secret|passw(or)?d|api[-_]?key|apikey|access[-_]?key|private[-_]?key|(^|[-_.])(auth|key\d*)([-_.]|$)|(subscription|functions?|client|app|master|service|licen[cs]e|signing|encryption|consumer|account|shared|host|admin|session)[-_.]?key\d*$|^code$/i;
 const CAMEL_KEY = /[a-z0-9]Key(?![a-z])/;
 const NOT_SECRET = /^(x-)?idempotency[-_.]?key$/i;
 

@@ -124,10 +124,10 @@ describe('env("NAME")', () => {
 describe('credential names', () => {
   it('take `key` as a word, in any case or in camelCase, but never the engine\'s own Idempotency-Key', () => {
     // Azure API Management, Azure Functions, Google's ?key=, camelCase fields, settings.
-    for (const name of ['Ocp-Apim-Subscription-Key', 'x-functions-key', 'key', 'subscriptionKey', 'AZURE_SUBSCRIPTION_KEY', 'X-Auth-Key', 'license.key']) {
+    for (const name of ['Ocp-Apim-Subscription-Key', 'x-functions-key', 'key', 'subscriptionKey', 'AZURE_SUBSCRIPTION_KEY', 'X-Auth-Key', 'license.key', 'KEY1', 'key2', 'SUBSCRIPTIONKEY', 'clientkey', 'code']) {
       expect(isSensitiveName(name), name).toBe(true);
     }
-    for (const name of ['Idempotency-Key', 'idempotencyKey', 'monkey', 'keyword', 'KEYCLOAK_URL', 'author', 'sort']) {
+    for (const name of ['Idempotency-Key', 'idempotencyKey', 'monkey', 'keyword', 'KEYCLOAK_URL', 'author', 'sort', 'country_code', 'zipcode', 'keys']) {
       expect(isSensitiveName(name), name).toBe(false);
     }
   });
