@@ -41,6 +41,12 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A store is read whole into memory: past this many rows, a read fails rather than exhaust it. */
 const MAX_LIST_ROWS = 5_000_000;
 
+/** A value as a PostgREST filter takes it: quoted when it holds a character the filter syntax reserves. */
+function filterValue(value: unknown): string {
+  const text = String(value);
+  return /[,.:()"\\\s]/.test(text) ? `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"` : text;
+}
+
 /** `Content-Range: 0-999/5000` (or `…/*`, total unknown; `*\/0` for no rows). */
 function contentRange(header: string | undefined): { first: number; total?: number } | undefined {
   const match = header === undefined ? null : /^\s*(?:(\d+)-\d+|\*)\/(\d+|\*)\s*$/.exec(header);
@@ -167,31 +173,39 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
 
   /**
    * Every row, page by page: PostgREST answers at most its `db-max-rows` rows a request (Supabase:
-   * 1,000) and says which in `Content-Range: FIRST-LAST/TOTAL`. One request read only the first
-   * page, and a loop over the store took 3 of 10 rows as all of them. So the read asks for the
-   * count and goes on from the last row it got until it has them all; an answer without
-   * Content-Range (no PostgREST paging) is whole, as before.
+   * 1,000), and one request read only the first page — a loop over the store took 3 of 10 rows as
+   * all of them. So the read goes on from the last key it got (`?<key>=gt.<last>`, keyset: a row
+   * written meanwhile can neither come twice nor push one out, as with offsets) until a page says,
+   * by `Content-Range: …/REMAINING`, that it held the rest, or comes back empty. An answer without
+   * Content-Range (no PostgREST paging) is whole, as before; one that repeats a row it gave (a
+   * server ignoring the filter) fails the read rather than loop or double it.
    */
   async function listAll(): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
+    let after: unknown;
     for (;;) {
-      const { value, headers } = await exchange('GET', `${base}?order=${keyColumn}${all.length > 0 ? `&offset=${all.length}` : ''}`, undefined, 'count=exact');
+      const from = after === undefined ? '' : `&${keyColumn}=gt.${encodeURIComponent(filterValue(after))}`;
+      const { value, headers } = await exchange('GET', `${base}?order=${keyColumn}${from}`, undefined, 'count=exact');
       const page = rows(value, `list of "${table}"`);
-      all.push(...page);
-      const range = contentRange(headers['content-range']);
-      if (range === undefined || page.length === 0) {
-        if (range?.total !== undefined && all.length < range.total) {
-          throw new StoreError('store.http', `PostgREST list of "${table}": the table holds ${range.total} rows but a read from row ${all.length} answered none; the store cannot be read whole`, true);
+      for (const row of page) {
+        const key = row[keyColumn];
+        if (key === undefined || key === null) {
+          throw new StoreError('store.http', `PostgREST list of "${table}": row #${all.length} has no "${keyColumn}"; is "${keyColumn}" the table's key column?`);
         }
-        return all;
+        if (seen.has(String(key))) {
+          throw new StoreError('store.http', `PostgREST list of "${table}": row "${String(key)}" came twice (asked for the rows after "${String(after)}"); the store cannot be read whole`);
+        }
+        seen.add(String(key));
+        all.push(row);
       }
-      if (range.first !== all.length - page.length) {
-        throw new StoreError('store.http', `PostgREST list of "${table}": asked for rows from ${all.length - page.length}, answered Content-Range ${headers['content-range']}; the store cannot be read whole`);
-      }
-      if (range.total === undefined ? false : all.length >= range.total) return all;
+      const range = contentRange(headers['content-range']);
+      // No paging said, a page with nothing, or the rest all here (the count is of the rows asked for).
+      if (range === undefined || page.length === 0 || (range.total !== undefined && range.total <= page.length)) return all;
       if (all.length > MAX_LIST_ROWS) {
         throw new StoreError('store.http', `PostgREST list of "${table}": more than ${MAX_LIST_ROWS} rows; a store is read whole into memory, and this one is too big for that`);
       }
+      after = page[page.length - 1]![keyColumn];
     }
   }
 
@@ -203,14 +217,9 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
       return results;
     },
     async list() {
+      // listAll saw every row's key.
       return (await listAll())
-        .map((record, index): StoredRecord => {
-          const key = record[keyColumn];
-          if (key === undefined || key === null) {
-            throw new StoreError('store.http', `PostgREST list of "${table}": row #${index} has no "${keyColumn}"; is "${keyColumn}" the table's key column?`);
-          }
-          return { key: String(key), record };
-        })
+        .map((record): StoredRecord => ({ key: String(record[keyColumn]), record }))
         .sort((a, b) => compareKeys(a.key, b.key));
     },
     get,

@@ -116,14 +116,42 @@ describe('postgrest store: requests', () => {
     expect(await store.get('404')).toBeUndefined();
   });
 
-  it('lists every row of a table PostgREST answers a page at a time (db-max-rows), asking on from the last row it got', async () => {
+  it('lists every row of a table PostgREST answers a page at a time (db-max-rows), asking on from the last key it got', async () => {
     server.maxRows = 3;
     const writes = Array.from({ length: 10 }, (_, i) => ({ key: `o${i}`, record: { n: i }, op: 'set' as const }));
     await store.write(writes);
     const before = server.requests.length;
     expect((await store.list()).map((r) => r.key)).toStrictEqual(writes.map((w) => w.key));
-    expect(server.requests.slice(before).map((r) => r.url)).toStrictEqual(['/orders?order=id', '/orders?order=id&offset=3', '/orders?order=id&offset=6', '/orders?order=id&offset=9']);
+    expect(server.requests.slice(before).map((r) => r.url)).toStrictEqual(['/orders?order=id', '/orders?order=id&id=gt.o2', '/orders?order=id&id=gt.o5', '/orders?order=id&id=gt.o8']);
     expect(server.requests.at(-1)!.headers['prefer']).toBe('count=exact');
+  });
+
+  it('reads each row once while the table changes between pages, and fails on a server that gives a row again', async () => {
+    server.maxRows = 3;
+    await store.write(Array.from({ length: 7 }, (_, i) => ({ key: `p${i + 1}`, record: { n: i }, op: 'set' as const })));
+    // Between the first and second page: a row inserted behind the last key read, one deleted ahead
+    // of it. With offsets, p3 came twice and p4 never (the insert), or p4 was skipped (the delete).
+    let gets = 0;
+    server.afterGet = () => {
+      if (++gets !== 1) return;
+      server.rows.set('p0', { n: -1, id: 'p0' });
+      server.rows.delete('p5');
+    };
+    expect((await store.list()).map((r) => r.key)).toStrictEqual(['p1', 'p2', 'p3', 'p4', 'p6', 'p7']);
+    expect(gets).toBe(2);
+
+    // A server that ignores the filter answers the first page again: refused, not looped or doubled.
+    const ignoring = await startFakePostgrest({ table: 'orders' });
+    try {
+      ignoring.maxRows = 2;
+      const other = openPostgrestStore({ url: ignoring.url, table: 'orders' }, fetchTransport, 5_000);
+      await other.write([{ key: 'a', record: {}, op: 'set' }, { key: 'b', record: {}, op: 'set' }, { key: 'c', record: {}, op: 'set' }]);
+      ignoring.ignoreFilters = true;
+      const error = await storeError(other.list());
+      expect(error.message).toBe('PostgREST list of "orders": row "a" came twice (asked for the rows after "b"); the store cannot be read whole');
+    } finally {
+      await ignoring.close();
+    }
   });
 
   it('uses a configured key column', async () => {

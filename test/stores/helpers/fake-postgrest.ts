@@ -29,6 +29,10 @@ export interface FakePostgrest {
   keepOnDelete: boolean;
   /** PostgREST's `db-max-rows`: a GET answers at most this many rows, from `?offset=`. */
   maxRows?: number;
+  /** Answer a GET as if `?<key>=gt.…` were not there (a proxy or server that drops filters). */
+  ignoreFilters?: boolean;
+  /** Called after each GET is answered: a test changes the table between pages. */
+  afterGet?: () => void;
   close(): Promise<void>;
 }
 
@@ -79,6 +83,9 @@ export async function startFakePostgrest(options: { table: string; keyColumn?: s
           let rows = [...fake.rows.values()];
           if (eqValue !== undefined) rows = rows.filter((row) => String(row[keyColumn]) === eqValue);
           if (order !== null) rows.sort((a, b) => (String(a[order]) < String(b[order]) ? -1 : 1));
+          // `?<key>=gt.<value>` (quoted when it holds a reserved character), compared as the sort is.
+          const gt = eq !== null && eq.startsWith('gt.') ? eq.slice(3).replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1') : undefined;
+          if (gt !== undefined && fake.ignoreFilters !== true) rows = rows.filter((row) => String(row[keyColumn]) > gt);
           // As PostgREST: the rows from ?offset=, at most db-max-rows of them, and which in Content-Range.
           const total = rows.length;
           const offset = Number(url.searchParams.get('offset') ?? 0);
@@ -86,6 +93,7 @@ export async function startFakePostgrest(options: { table: string; keyColumn?: s
           const counted = prefer.includes('count=exact') ? String(total) : '*';
           res.writeHead(200, { 'content-type': 'application/json', 'content-range': rows.length === 0 ? `*/${counted}` : `${offset}-${offset + rows.length - 1}/${counted}` });
           res.end(JSON.stringify(rows));
+          fake.afterGet?.();
           return;
         }
         case 'POST': {
