@@ -20,7 +20,7 @@ import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log
 import type { MissionFiles } from '../log/log.js';
 import { forkIdentities } from '../journal/fork-identity.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
-import { missionHash, modelFor, recordedModelOf } from './mission-cache.js';
+import { missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner } from './owner.js';
 import { prepareNewRun } from './run-start.js';
 import { assertReplays } from './verify.js';
@@ -87,7 +87,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   }
   const prefix = forkPrefix(events, opts.atSeq);
   const atSeq = prefix[prefix.length - 1]?.seq ?? 1;
-  const files = opts.missionFiles ?? parent.missionFiles;
+  const files = opts.missionFiles ? withRememberedSpecs(opts.missionFiles, parent.missionFiles) : parent.missionFiles;
   const edited = missionHash(files) !== parent.missionHash;
   // An edit must replay the whole prefix before the fork exists: its walk would otherwise go live
   // in one branch of a concurrent loop (re-sending a request the prefix left in flight, under the

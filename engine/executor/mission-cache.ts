@@ -101,3 +101,36 @@ function specAttachments(unit: MissionUnit): { path: string; text: string }[] {
   }
   return out;
 }
+
+/**
+ * An edited mission (`--mission FILE`, the studio's edit or fork text) given with a run: a source
+ * whose OpenAPI document could not be read where the edit names it (the file moved since, or the
+ * edit was saved elsewhere, as the studio saves its texts) but whose `from "…"` is what the run's
+ * own mission declared, takes the document the run remembered. Without it the edit read no
+ * document, or another, and "diverged" at the first call though only a comment changed.
+ */
+export function withRememberedSpecs(edited: MissionFiles, recorded: MissionFiles): MissionFiles {
+  const remembered = recorded.attachments ?? [];
+  if (remembered.length === 0) return edited;
+  let editedModel: MissionModel;
+  let recordedModel: MissionModel;
+  try {
+    editedModel = modelFor(edited);
+    recordedModel = modelFor(recorded);
+  } catch (error) {
+    if (error instanceof MissionInvalidError) return edited; // said where the mission is used
+    throw error;
+  }
+  const attachments = [...(edited.attachments ?? [])];
+  for (const [name, source] of editedModel.sources) {
+    if (!source.spec) continue;
+    const file = specFile(source.spec.value, editedModel.unit.dir);
+    if (attachments.some((a) => a.path === file)) continue;
+    const was = recordedModel.sources.get(name)?.spec;
+    if (was?.value !== source.spec.value) continue;
+    const text = remembered.find((a) => a.path === specFile(was.value, recordedModel.unit.dir))?.text;
+    if (text !== undefined) attachments.push({ path: file, text });
+  }
+  return attachments.length === (edited.attachments ?? []).length ? edited : { ...edited, attachments };
+}
+

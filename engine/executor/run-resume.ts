@@ -17,7 +17,7 @@ import { readRunFailures } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
-import { MissionInvalidError, missionHash, modelFor, recordedModelOf } from './mission-cache.js';
+import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
@@ -216,8 +216,9 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
     );
   }
   deps.onRunId?.(runId);
-  const edited = opts.missionFiles !== undefined && missionHash(opts.missionFiles) !== run.missionHash;
-  const files = edited ? opts.missionFiles! : run.missionFiles;
+  const asked = opts.missionFiles !== undefined ? withRememberedSpecs(opts.missionFiles, run.missionFiles) : undefined;
+  const edited = asked !== undefined && missionHash(asked) !== run.missionHash;
+  const files = edited ? asked : run.missionFiles;
   let model;
   try {
     model = modelFor(files);

@@ -19,7 +19,7 @@ import { Executor } from './executor.js';
 import { credentialEnvValues } from '../env/mission-env.js';
 import { credentialNamesOf } from '../env/credential-names.js';
 import { RunUnavailableError } from './execute.js';
-import { modelFor, recordedModelOf } from './mission-cache.js';
+import { modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import type { CircuitBreakerConfig, FetchOptions } from '../lang/ast.js';
 
@@ -42,7 +42,7 @@ export async function verifyRun(
 ): Promise<VerifyReport> {
   const run = await log.getRun(runId);
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
-  const files = opts.missionFiles ?? run.missionFiles;
+  const files = opts.missionFiles ? withRememberedSpecs(opts.missionFiles, run.missionFiles) : run.missionFiles;
   const model = modelFor(files);
   const events = opts.events ?? (await log.read(runId));
   const format = logFormatOf(events);

@@ -74,5 +74,12 @@ describe.each(backends)('%s: the OpenAPI document a run started with', (backend:
     const verified = await reqon('verify', runId);
     expect(verified.code, describeResult(verified)).toBe(0);
     expect(verified.stdout).toMatch(/^verified:/);
+
+    // An edit (a comment) checked with the document gone from where it names it: the document the
+    // run remembered stands in for it (before: no document, and DIVERGED at the first call).
+    fs.writeFileSync(path.join(dir, 'edited.vague'), `// reviewed\n${MISSION}`);
+    const edited = await reqon('verify', runId, '--mission', 'edited.vague');
+    expect(edited.code, describeResult(edited)).toBe(0);
+    expect(edited.stdout).toMatch(/^verified:/);
   }, 120_000);
 });
