@@ -127,6 +127,24 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
 }
 
 /**
+ * A map of null or absent (EvalContext.noRecord) reads `expr`: a `.field`, or a bare name that is
+ * no variable, no store and not `response`, would fall through to another value (a variable, the
+ * last response's field: a missing customer mapped to the order's id), so it fails here instead.
+ */
+function failNoRecordRead(expr: RefExpr, ctx: EvalContext): void {
+  const head = expr.parts[0]!;
+  if (!expr.leadingDot && (head === 'response' || ctx.scope.get(head) !== undefined || ctx.inputs.store?.(head) !== undefined)) return;
+  const named = `${expr.leadingDot ? '.' : ''}${expr.parts.join('.')}`;
+  const { state, source } = ctx.noRecord!;
+  const last = source?.split('.').pop();
+  throw new EvaluatorError(
+    'R4001',
+    `\`${named}\` reads a field of ${source !== undefined ? `\`${source}\`, ` : ''}the record being mapped, but it is ${state}: skip such items${last !== undefined ? ` (\`where .${last} != null\`)` : ''}, or map a record`,
+    expr,
+  );
+}
+
+/**
  * §D.2, amended (docs/language.md): a name without a leading dot that a variable is bound to is
  * that variable, walked for a dotted name. Otherwise a single name: a field of the current record
  * (even if null), then the nearest variable,
@@ -142,6 +160,7 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   const head = parts[0]!;
   // A null record (an item of `[null, …]`, `validate c` with c null) has no fields: `.x` is absent,
   // never a variable's or the response's `x` (which made `where .x != null` keep null items).
+  if (ctx.noRecord !== undefined && ctx.current === undefined) failNoRecordRead(expr, ctx);
   if (expr.leadingDot && ctx.current === null) return undefined;
   if (expr.leadingDot && ctx.mapped !== undefined && ctx.current === ctx.mapped && !isPlainObject(ctx.current)) {
     const fix = Array.isArray(ctx.current) ? ': map each item in a `for`, or pick one (`x[0]`)' : '';

@@ -81,6 +81,13 @@ export interface EvalContext {
    * a default. A map that reads no field of it (`{ n: count(response) }`) maps as before.
    */
   mapped?: unknown;
+  /**
+   * A `map` of null or absent (`map response -> Report { total: total }` in an action that made
+   * no request): there is no record, so a `.field` read — or a bare name that is no variable and
+   * would fall through to `response`'s field — fails (R4001), while a map of variables and
+   * aggregates builds its record as upstream's missions expect.
+   */
+  noRecord?: { state: 'null' | 'absent'; /** The mapped source as written, when it is a name (`o.customer`). */ source?: string };
   inputs: EvalInputs;
   /** Declared store names (expressions do not read stores; kept for callers that share the context). */
   stores?: ReadonlySet<string>;

@@ -27,8 +27,15 @@ export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntim
 export function runMap(step: MapStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const ctx = evalContext(rt, frame, path);
   const source = evaluate(step.source, ctx);
-  if (source === null || source === undefined) failNoRecord(source, step.source);
-  frame.response = evaluateFieldMap(step.fields, { ...ctx, current: source, mapped: source });
+  // Of null or absent, only a read of a field of it fails (EvalContext.noRecord): a map of
+  // variables and aggregates builds its record (upstream's missions map `response` in actions
+  // that made no request).
+  const none = source === null ? 'null' : source === undefined ? 'absent' : undefined;
+  const named = step.source.kind === 'Ref' ? `${step.source.leadingDot ? '.' : ''}${step.source.parts.join('.')}` : undefined;
+  frame.response = evaluateFieldMap(
+    step.fields,
+    none !== undefined ? { ...ctx, current: undefined, noRecord: { state: none, ...(named !== undefined ? { source: named } : {}) } } : { ...ctx, current: source, mapped: source },
+  );
   return { response: frame.response };
 }
 
@@ -44,19 +51,6 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
   }
   frame.response = result;
   return { response: result };
-}
-
-/**
- * `map` of null or absent: with no record to read, a field's name fell through to a variable or
- * the last response's field (§D.2) — a missing customer mapped to the order's id — so it is an
- * error. Of an array or a scalar, only a `.field` read fails (EvalContext.mapped): a map that
- * reads none (`{ n: count(response) }`) is an aggregate, as the reference allows.
- */
-function failNoRecord(source: null | undefined, expr: Expr): never {
-  const ref = expr.kind === 'Ref' ? expr : undefined;
-  const named = ref ? `\`${ref.leadingDot ? '.' : ''}${ref.parts.join('.')}\`` : 'its source';
-  const last = ref ? ref.parts[ref.parts.length - 1] : undefined;
-  throw new EvaluatorError('R4001', `map expected a record to map but ${named} is ${source === null ? 'null' : 'absent'}; skip such items${last ? ` (\`where .${last} != null\`)` : ''} or map a record`, expr);
 }
 
 export async function runValidate(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, file: string): Promise<StepOutcome> {

@@ -46,8 +46,8 @@ describe('map of a null or absent source', () => {
     expect(result.status).toBe('completed');
     expect(await c.store(result.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
     expect(result.tolerated.map((t) => [t.code, t.message, t.at])).toEqual([
-      ['R4001', 'map expected a record to map but `o.customer` is null; skip such items (`where .customer != null`) or map a record', `${entry}:8:11`],
-      ['R4001', 'map expected a record to map but `o.customer` is absent; skip such items (`where .customer != null`) or map a record', `${entry}:8:11`],
+      ['R4001', '`.id` reads a field of `o.customer`, the record being mapped, but it is null: skip such items (`where .customer != null`), or map a record', `${entry}:8:40`],
+      ['R4001', '`.id` reads a field of `o.customer`, the record being mapped, but it is absent: skip such items (`where .customer != null`), or map a record', `${entry}:8:40`],
     ]);
     await c.expectVerified(result.runId);
   });
@@ -97,5 +97,32 @@ describe('map of a null or absent source', () => {
       ['R4001', '`.total` reads a field of the record being mapped, but it is string ("gone")'],
     ]);
     await c.expectVerified(result.runId);
+  });
+});
+
+describe('map of an absent response in an action that made no request (upstream\'s report actions)', () => {
+  it('builds its record from variables and aggregates; a bare name that is no variable still fails', async () => {
+    // Before: "map expected a record to map but `response` is absent", in two upstream examples.
+    const text = `mission Report {
+  store reports: memory("reports")
+  action Compute {
+    let total = 3
+    let failed = 1
+    map response -> Report { id: "daily", total: total, ok: total - failed, rate: failed / total }
+    store response -> reports { key: .id }
+  }
+  action Bad {
+    map response -> Report { id: "bad", total: totl }
+    store response -> reports { key: .id }
+  }
+  run Compute then Bad
+}
+`;
+    const entry = path.join(c.dir, 'report.vague');
+    fs.writeFileSync(entry, text);
+    const result = await c.start({ entry, files: [{ path: entry, text }] });
+    expect(result.status).toBe('failed');
+    expect(await c.store(result.runId, 'reports')).toEqual({ daily: { id: 'daily', total: 3, ok: 2, rate: 1 / 3 } });
+    expect(result.status === 'failed' && result.error.message).toContain('`totl` reads a field of `response`, the record being mapped, but it is absent');
   });
 });
