@@ -44,6 +44,17 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       if (step.method === 'DELETE' && checkDelete(ctx, file, step)) return;
       checkExpr(ctx, file, step.path);
       checkFetchOptions(ctx, file, step.options, step, false, step.path);
+      if (step.method === 'GET' && step.options?.body) {
+        // Upstream's missions give a GET's query as `body:` (github-sync's `{ state: "all", per_page: 100 }`);
+        // sent as a JSON body, which APIs ignore on a GET: closed issues silently missing.
+        ctx.report(
+          file,
+          'E3055',
+          step.options.body,
+          'A GET sends its `body` as a JSON request body, which APIs ignore on a GET: its values reach no query',
+          'send them as query parameters with `params: { … }` (`get "/issues" { params: { state: "all", per_page: 100 } }`)',
+        );
+      }
       return;
     case 'Call': {
       const source = step.source?.name ? ctx.sources.get(step.source.name) : undefined;

@@ -100,6 +100,7 @@ export const CODES = {
   E3052: { severity: 'warning', title: 'a file of a mission folder that is not read: the other mission extension, or a subfolder (a folder mission reads the files beside its root with the root\'s extension)' },
   E3053: { severity: 'warning', title: 'an `is` test naming no type `is` knows, a schema name included (running fails where it is evaluated, R4007)' },
   E3054: { severity: 'warning', title: 'a schema field type that is no built-in type and no declared schema (it matches any value, §B.5)' },
+  E3055: { severity: 'warning', title: 'a `body` on a GET (sent as a JSON request body, which APIs ignore on a GET; `params` sends a query)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
