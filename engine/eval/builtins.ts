@@ -103,7 +103,9 @@ const CORE_BUILTINS: Record<string, BuiltinImpl> = {
   timestamp: (_args, call) => call.ctx.inputs.now(),
   // `env`'s argument is checked to be a literal in `callBuiltin`, before evaluation.
   env: (args, call) => call.ctx.inputs.env(String(args[0])) ?? '',
-  concat: (args) => args.map(displayString).join(''),
+  // Arrays only: one array of their items, as upstream's docs have it (`concat([1, 2], [3, 4])` is
+  // `[1, 2, 3, 4]`; joined as text it was "[1,2][3,4]"). Anything else: the text of each, joined (§D.6).
+  concat: (args) => (args.length > 0 && args.every(Array.isArray) ? (args as unknown[][]).flat(1) : args.map(displayString).join('')),
   /** `Number(x)` for numbers, numeric strings and booleans; null for anything else, NaN or a number beyond a 64-bit float ("1e999"). */
   parseNumber: ([x]) => {
     if (typeof x === 'number') return Number.isNaN(x) ? null : x;

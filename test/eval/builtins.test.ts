@@ -86,6 +86,10 @@ const cases: Case[] = [
   ['concat', ['a', null, 'b'], 'ab'],
   ['concat', [], ''],
   ['concat', [true, [1], { a: 1 }], 'true[1]{"a":1}'],
+  // Arrays only: one array (upstream's docs), not "[1,2][3,4]".
+  ['concat', [[1, 2], [3, 4]], [1, 2, 3, 4]],
+  ['concat', [[1], [], [[2]]], [1, [2]]],
+  ['concat', [[1], 'x'], '[1]x'],
   ['parseNumber', ['7.5'], 7.5],
   ['parseNumber', [' 12 '], 12],
   ['parseNumber', ['abc'], null],
