@@ -99,7 +99,7 @@ function atBinaryOperator(p: Parser): boolean {
     case 'Word': {
       if (p.peekKind() === ':') return false;
       const word = p.textAt(p.pos);
-      return word === 'or' || word === 'and' || word === 'is' || word === 'in' || word === 'contains';
+      return word === 'or' || word === 'and' || word === 'is' || word === 'in' || INFIX_CALLS.has(word);
     }
     default:
       return false;
@@ -190,15 +190,20 @@ function parseComparison(p: Parser, first?: Expr): Expr {
     p.advance();
     return binary(p, 'in', left, parseRange(p));
   }
-  if (atWordOp(p, 'contains')) {
-    // `a contains b` is the built-in `contains(a, b)`: a substring, an array element or a key.
+  const name = p.kind === 'Word' ? p.textAt(p.pos) : undefined;
+  if (name !== undefined && INFIX_CALLS.has(name) && atWordOp(p, name)) {
+    // `a contains b` is the built-in `contains(a, b)` (a substring, an array element or a key);
+    // `a startsWith b`, `a endsWith b` likewise (upstream's docs write all three infix).
     const op = p.advance();
     const right = parseRange(p);
-    const callee: Name = { name: 'contains', start: p.startAt(op), end: p.endAt(op) };
+    const callee: Name = { name, start: p.startAt(op), end: p.endAt(op) };
     return { kind: 'Call', callee, args: [left, right], start: left.start, end: p.endFrom(left.start) };
   }
   return left;
 }
+
+/** Built-ins of two arguments written between them: `a contains b`. */
+const INFIX_CALLS: ReadonlySet<string> = new Set(['contains', 'startsWith', 'endsWith']);
 
 function parseRange(p: Parser, first?: Expr): Expr {
   const left = parseAdditive(p, first);
