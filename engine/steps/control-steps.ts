@@ -156,6 +156,7 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
       if (!isTruthy(evaluate(arm.guard, guardCtx))) continue;
     }
     if (bound) withBindings(frame.scope, bound);
+    warnListPassedSchemaArms(step, i, subject, path, rt);
     if (arm.body.kind === 'Steps') {
       const steps = arm.body.steps;
       await withFlowSubject(frame, subject, () => rt.runSteps(steps, armPath(path, i), frame));
@@ -167,6 +168,24 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
   // V2: a match of status arms only lets every other status through.
   if (step.arms.every((arm) => arm.pattern.kind === 'StatusPattern' || arm.pattern.kind === 'StatusListPattern')) return {};
   throw new StepError('no-match', `No matching arm in \`match\` for ${describeForMatch(subject)}`);
+}
+
+/**
+ * A list answer that went past a schema arm to a later one (`GitHubPR -> { store … }` then
+ * `_ -> skip`, as upstream's github-sync writes it): a schema arm matches one record, so every
+ * record was dropped without a word. Said, with the arm that matches a list of them.
+ */
+function warnListPassedSchemaArms(step: MatchStep, chosen: number, subject: unknown, path: string, rt: StepRuntime): void {
+  if (!Array.isArray(subject) || subject.length === 0) return;
+  // Only a catch-all or a status arm taking the list says that the schema arm was meant for it.
+  const taken = step.arms[chosen]!.pattern.kind;
+  if (taken !== 'Wildcard' && taken !== 'StatusPattern' && taken !== 'StatusListPattern') return;
+  const passed = step.arms.slice(0, chosen).flatMap((a) => (a.pattern.kind === 'SchemaPattern' && rt.model.schemas.has(a.pattern.schema.name) ? [a.pattern.schema.name] : []));
+  if (passed.length === 0) return;
+  const name = passed[0]!;
+  rt.progress(
+    `warning: ${path}: the answer is a list of ${subject.length}, which no schema arm takes: \`${name} ->\` matches a single record; \`[${name}] ->\` matches a list of them`,
+  );
 }
 
 function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRuntime): boolean {
