@@ -102,7 +102,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     const at = (error as { at?: unknown }).at;
     rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message, ...(typeof at === 'string' ? { at } : {}) });
     holdCheckpoints(child.checkpoints);
-    rt.progress(`iteration ${index} of ${path} failed and was skipped: ${message}`);
+    // Named by its step path (`A/1[0]` is the first item) and counted from one for people.
+    rt.progress(`iteration ${iterPath} (item ${index + 1}) failed and was skipped: ${message}`);
     if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);
   };
 

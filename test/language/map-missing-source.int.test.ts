@@ -42,7 +42,13 @@ describe('map of a null or absent source', () => {
   it('fails the step (tolerated here), never maps the response’s fields', async () => {
     const entry = path.join(c.dir, 'map-missing.vague');
     fs.writeFileSync(entry, MISSION);
-    const result = await c.start({ entry, files: [{ path: entry, text: MISSION }] });
+    const said: string[] = [];
+    const result = await c.start({ entry, files: [{ path: entry, text: MISSION }] }, {}, { progress: (line) => said.push(line) });
+    // Named by its step path and counted from one: "iteration 1 of A/1" was the second item.
+    expect(said.filter((l) => l.startsWith('iteration'))).toEqual([
+      expect.stringMatching(/^iteration A\/1\[1\] \(item 2\) failed and was skipped: /),
+      expect.stringMatching(/^iteration A\/1\[2\] \(item 3\) failed and was skipped: /),
+    ]);
     expect(result.status).toBe('completed');
     expect(await c.store(result.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
     expect(result.tolerated.map((t) => [t.code, t.message, t.at])).toEqual([
