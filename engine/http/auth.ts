@@ -186,9 +186,13 @@ export class AuthSession {
       throw new AuthRefreshError(`token refresh for source "${this.source}" failed (${why}); check tokenEndpoint`);
     }
     if (status < 200 || status >= 300) {
-      throw new AuthRefreshError(
-        `token refresh for source "${this.source}" was refused with ${status}; the refresh token may be expired or revoked`,
-      );
+      // Only a 4xx says the grant was refused; a 5xx (or a 429) is the token endpoint failing,
+      // which told a user to replace a refresh token that was fine.
+      const why =
+        status >= 500 || status === 429
+          ? `the token endpoint failed (it answered ${status}), not the refresh token; resume the run once it is back`
+          : 'the refresh token may be expired or revoked';
+      throw new AuthRefreshError(`token refresh for source "${this.source}" was refused with ${status}; ${why}`);
     }
     let body: unknown;
     try {

@@ -43,8 +43,12 @@ describe('AuthSession.refresh', () => {
     const refused = createFakeEnv({ handler: () => jsonResponse(400, { error: 'invalid_grant', echo: 'r1' }) });
     const err = await new AuthSession('A', creds).refresh(refused.http, 1000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthRefreshError);
-    expect(String(err)).toMatch(/refused with 400/);
+    expect(String(err)).toMatch(/refused with 400; the refresh token may be expired or revoked/);
     expect(String(err)).not.toContain('r1');
+    // A token endpoint that is down says so, not that the refresh token is bad.
+    const down = createFakeEnv({ handler: () => jsonResponse(503, { error: 'unavailable' }) });
+    const failed = await new AuthSession('A', creds).refresh(down.http, 1000).catch((e: unknown) => e);
+    expect(String(failed)).toMatch(/refused with 503; the token endpoint failed \(it answered 503\), not the refresh token/);
     const empty = createFakeEnv({ handler: () => jsonResponse(200, { token_type: 'bearer' }) });
     await expect(new AuthSession('A', creds).refresh(empty.http, 1000)).rejects.toThrow(/no access_token/);
   });
