@@ -284,10 +284,16 @@ export function parseAt(text: string, timezone: string): number {
     const minutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
     return wall - (digits[0] === '-' ? -1 : 1) * minutes * 60_000;
   }
-  // The zone's offset at that wall time: guess, then correct once (right except inside a DST gap).
-  const first = wall - zoneOffset(wall, timezone);
-  return wall - zoneOffset(first, timezone);
+  // The instants whose wall time in the zone this is, from the offsets the zone has around it: one
+  // as a rule; two in a fall-back overlap (the first is taken); none inside a spring-forward gap,
+  // where the later candidate is taken — after the named time, as a cron in the zone fires (it
+  // took the earlier: 02:30 in New York on the gap's day fired at 01:30 EST, an hour early).
+  const candidates = [...new Set([zoneOffset(wall - DAY_MS, timezone), zoneOffset(wall + DAY_MS, timezone)])].map((offset) => wall - offset).sort((a, b) => a - b);
+  const real = candidates.filter((instant) => instant + zoneOffset(instant, timezone) === wall);
+  return real.length > 0 ? real[0]! : candidates[candidates.length - 1]!;
 }
+
+const DAY_MS = 86_400_000;
 
 /** Offset of `timezone` from UTC at `instant`, in ms (positive east of Greenwich). */
 function zoneOffset(instant: number, timezone: string): number {

@@ -141,6 +141,10 @@ describe.each(backends)('%s', (backend) => {
       expect(parseAt('2025-01-01T09:00', 'Europe/Paris')).toBe(Date.UTC(2025, 0, 1, 8));
       expect(parseAt('2025-01-01T09:00:00+02:00', 'UTC')).toBe(Date.UTC(2025, 0, 1, 7));
       expect(() => parseAt('tomorrow', 'UTC')).toThrow(ScheduleError);
+      // A wall time in a spring-forward gap does not exist: taken after it (03:30 EDT), as a cron
+      // in the zone fires — not an hour early (01:30 EST). In a fall-back overlap, the first.
+      expect(parseAt('2027-03-14T02:30:00', 'America/New_York')).toBe(Date.UTC(2027, 2, 14, 7, 30));
+      expect(parseAt('2027-11-07T01:30:00', 'America/New_York')).toBe(Date.UTC(2027, 10, 7, 5, 30));
     });
   });
 
