@@ -66,6 +66,13 @@ async function storeKeys(runId: string, store: string): Promise<Record<string, u
 
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
+/** A branch the run did not wait on was delivered to: it goes on (`wentOn`), then the run waits again on what it waited on. */
+async function goesOnThenWaitsAgain(runId: string, waitingOn: string | null, wentOn: () => Promise<boolean>): Promise<void> {
+  await waitFor('the delivered branch to go on', wentOn, 15_000);
+  await waitFor(`run ${runId} to suspend again`, async () => (await status(runId)) === 'suspended', 15_000);
+  expect((await log.getRun(runId))!.waitingOn).toBe(waitingOn);
+}
+
 describe.each(backends)('%s: webhooks over HTTP', (backend) => {
   beforeAll(async () => {
     build = buildCli();
@@ -210,10 +217,8 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     );
     const waitingOn = (await log.getRun(runId))!.waitingOn;
     expect((await post(url, '/parallel-approve', '{"by":"ops"}')).status).toBe(202);
-    await waitFor('the approved branch to go on', async () => Object.hasOwn(await storeKeys(runId, 'got'), 'approved'), 15_000);
-    await waitFor(`run ${runId} to suspend again`, async () => (await status(runId)) === 'suspended', 15_000);
+    await goesOnThenWaitsAgain(runId, waitingOn, async () => Object.hasOwn(await storeKeys(runId, 'got'), 'approved'));
     expect(await storeKeys(runId, 'got')).toEqual({ approved: { id: 'approved', by: 'ops' } });
-    expect((await log.getRun(runId))!.waitingOn).toBe(waitingOn);
   });
 
   it('a wait with no path: a delivery on the generated path of a branch the run does not wait on is taken at once, never a 404', async () => {
@@ -238,10 +243,8 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     const other = paths.find((p) => `wait:${p}` !== waitingOn)!;
     const answer = await post(url, other, '{"n":7}');
     expect(answer.status).toBe(202);
-    await waitFor('the other branch to go on', async () => Object.keys(await storeKeys(runId, 'got')).length === 1, 15_000);
-    await waitFor(`run ${runId} to suspend again`, async () => (await status(runId)) === 'suspended', 15_000);
+    await goesOnThenWaitsAgain(runId, waitingOn, async () => Object.keys(await storeKeys(runId, 'got')).length === 1);
     expect(Object.values(await storeKeys(runId, 'got'))).toEqual([expect.objectContaining({ got: 7 })]);
-    expect((await log.getRun(runId))!.waitingOn).toBe(waitingOn);
   });
 
   it('pause { resumeOn: webhook "/approved" } is resumed by a POST whose body becomes response', async () => {
