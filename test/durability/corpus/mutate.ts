@@ -238,7 +238,14 @@ export function appendAfterLastRecorded(
 ): { text: string; line: number; after: string; breaksStreamedSync: boolean } | undefined {
   const mission = parseMission(text, file);
   const walked = events.filter((e) => !META.has(e.type));
-  const last = [...walked].reverse().find((e) => locate(mission, e.stepPath));
+  const final = [...walked].reverse().find((e) => locate(mission, e.stepPath));
+  // The furthest step of that action the log reached, in text order: not always the last event's
+  // — a streamed sync starts its store before its fetch's later pages, so a log that ends in the
+  // fetch has reached the store already, and a step put after the fetch would come before it.
+  const action = final?.stepPath.split('/')[0];
+  const last = walked
+    .filter((e) => e.stepPath.split('/')[0] === action && locate(mission, e.stepPath))
+    .reduce<StoredEvent | undefined>((far, e) => (far === undefined || locate(mission, e.stepPath)!.node.start > locate(mission, far.stepPath)!.node.start ? e : far), undefined);
   if (!last || /^[^/]*[#~]/.test(last.stepPath)) return undefined;
   let anchor = locate(mission, last.stepPath)!;
   let anchorPath = last.stepPath;
