@@ -347,7 +347,6 @@ async function deliverToWait(run: RunRecord, path: string, payload: unknown, dep
   }
 }
 
-/** The `pause.created` a run suspended on `pause:<id>` waits on (read from the end of its log). */
 /**
  * The pauses of a suspended run made and not yet resumed: the one it waits on, and any other
  * branch's (a parallel stage, a concurrent loop) that suspended with it. From the log's summary
@@ -369,6 +368,7 @@ export async function pendingPauseOn(log: EventLog, run: RunRecord, path: string
   return (await pendingPauses(log, run)).find((e) => e.payload.webhookPath === path);
 }
 
+/** The `pause.created` a run suspended on `pause:<id>` waits on (read from the end of its log). */
 export async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
   if (!run.waitingOn?.startsWith('pause:')) return undefined;
   const pauseId = run.waitingOn.slice('pause:'.length);
