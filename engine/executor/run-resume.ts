@@ -368,12 +368,10 @@ export async function pendingPauseOn(log: EventLog, run: RunRecord, path: string
   return (await pendingPauses(log, run)).find((e) => e.payload.webhookPath === path);
 }
 
-/** The `pause.created` a run suspended on `pause:<id>` waits on (read from the end of its log). */
+/** The `pause.created` a run suspended on `pause:<id>` waits on (pendingPauses, by the summary index). */
 export async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
   if (!run.waitingOn?.startsWith('pause:')) return undefined;
-  const pauseId = run.waitingOn.slice('pause:'.length);
-  const found = await findLast(log, run.runId, run.lastSeq, (e) => e.type === 'pause.created' && (e.payload as { pauseId: string }).pauseId === pauseId);
-  return found as StoredEvent<'pause.created'> | undefined;
+  return pendingPauseNamed(log, run, run.waitingOn.slice('pause:'.length));
 }
 
 /**

@@ -47,11 +47,11 @@ function filterValue(value: unknown): string {
   return /[,.:()"\\\s]/.test(text) ? `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"` : text;
 }
 
-/** `Content-Range: 0-999/5000` (or `…/*`, total unknown; `*\/0` for no rows). */
-function contentRange(header: string | undefined): { first: number; total?: number } | undefined {
-  const match = header === undefined ? null : /^\s*(?:(\d+)-\d+|\*)\/(\d+|\*)\s*$/.exec(header);
+/** `Content-Range: 0-999/5000` (or `…/*`, total unknown; `*\/0` for no rows): its total, when it says one. */
+function contentRange(header: string | undefined): { total?: number } | undefined {
+  const match = header === undefined ? null : /^\s*(?:\d+-\d+|\*)\/(\d+|\*)\s*$/.exec(header);
   if (match === null) return undefined;
-  return { first: match[1] === undefined ? 0 : Number(match[1]), ...(match[2] !== '*' ? { total: Number(match[2]) } : {}) };
+  return match[1] !== '*' ? { total: Number(match[1]) } : {};
 }
 
 export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport, timeoutMs: number): PostgrestStore {

@@ -65,4 +65,30 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     const freshReport = await verifyRun(c.log, fresh.runId, { env: c.env });
     expect(freshReport.divergence).toBeNull();
   });
+
+  it('a format-3 run keeps a since fetch answered 204 as null; this engine\'s format takes it as an empty list', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /changes?*', { status: 204 });
+    const files = c.mission('since-204', `mission Since204 {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store seen: memory("seen")
+  action A {
+    get "/changes" { since: lastSync }
+    store { id: "r", empty: response == null } -> seen { key: .id }
+  }
+  run A
+}
+`);
+    const options = { sources: { Api: c.api.url }, env: {} };
+    const old = prepareNewRun(files, options, c.deps());
+    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 3 } } as (typeof old.first)[0];
+    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
+    await c.log.release(lease);
+    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    expect(carried.status, carried.status === 'failed' ? carried.error.message : '').toBe('completed');
+    expect(await c.store(old.run.runId, 'seen')).toEqual({ r: { id: 'r', empty: true } });
+    expect((await verifyRun(c.log, old.run.runId, { env: c.env })).divergence).toBeNull();
+    const fresh = await c.start(files, options);
+    expect(await c.store(fresh.runId, 'seen')).toEqual({ r: { id: 'r', empty: false } });
+  });
 });
