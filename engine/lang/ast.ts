@@ -7,7 +7,8 @@
  * young-generation collector copied (`spanOf` makes the `Span` a diagnostic or error keeps).
  * Line and column are computed only when a diagnostic is printed (see `line-index.ts`). Nodes
  * are discriminated by `kind` and are plain data: the parser builds them, the checker reads
- * them, the evaluator and executor walk them. Nothing here has behaviour but `spanOf`.
+ * them, the evaluator and executor walk them. Nothing here has behaviour but `spanOf`, `optionSpan`
+ * and `namePatternBinds`.
  *
  * Option blocks (`{ key: value, … }`) are parsed into typed fields; `optionSpans` keeps where each
  * key given was written (see `OptionSpans`), so the checker and the runtime can point at it.
@@ -450,12 +451,31 @@ export interface MatchArm {
 
 export type ArmPattern =
   | { kind: 'Wildcard'; start: number; end: number }
+  /**
+   * `Order`: the subject matches the declared schema. A name that is no declared schema binds the
+   * subject to that variable for the guard and the body (`v where v is string -> …`); the checker
+   * lets it only when the arm reads it, so a misspelt schema is still an error (`namePatternBinds`).
+   */
   | { kind: 'SchemaPattern'; schema: Name; start: number; end: number }
+  /**
+   * `[Order]`: an array whose every item matches the schema. `[single]`, a name that is no declared
+   * schema: an array of exactly one item, which it binds (upstream's docs).
+   */
   | { kind: 'SchemaArrayPattern'; schema: Name; start: number; end: number }
+  /** `[]`: an empty array. */
+  | { kind: 'EmptyArrayPattern'; start: number; end: number }
   | { kind: 'StatusPattern'; status: number; start: number; end: number }
   /** `[200, 201]`: any of these statuses (upstream writes a list where one status would do). */
   | { kind: 'StatusListPattern'; statuses: { status: number; start: number; end: number }[]; start: number; end: number }
   | ObjectPattern;
+
+/**
+ * `v` or `[single]` naming no declared schema: a binding, not a schema test (one rule for the
+ * checker and the runtime; the checker lets such a name only when its arm reads it).
+ */
+export function namePatternBinds(pattern: ArmPattern, schemas: { has(name: string): boolean }): pattern is Extract<ArmPattern, { schema: Name }> {
+  return (pattern.kind === 'SchemaPattern' || pattern.kind === 'SchemaArrayPattern') && !schemas.has(pattern.schema.name);
+}
 
 /**
  * `{ error: _, code: 401, message: m }`: the subject is an object and every named key matches

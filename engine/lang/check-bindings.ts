@@ -16,6 +16,7 @@
  * A name bound on only some paths (a match arm's block) counts as bound: a warning must be true.
  */
 import type { ActionDecl, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
+import { namePatternBinds } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { pathPlaceholders } from './path-placeholders.js';
 import { didYouMean } from './suggest.js';
@@ -128,6 +129,7 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
       case 'Match':
         for (const arm of step.arms ?? []) {
           if (arm?.pattern?.kind === 'ObjectPattern') bindPattern(scope, arm.pattern.fields);
+          else if (arm?.pattern && sink.ctx && namePatternBinds(arm.pattern, sink.ctx.schemas)) scope.bind(arm.pattern.schema);
           if (arm?.body?.kind === 'Steps') walk(sink, arm.body.steps, scope);
         }
         break;

@@ -9,12 +9,21 @@
 import type { ActionDecl, CallStep, Directive, Expr, FetchOptions, FetchStep, MatchStep, Name, Paginate, Span, Step, StoreStep } from './ast.js';
 import { optionSpan } from './ast.js';
 import { indexedName, storeDeleteOf } from './store-delete.js';
-import { suggest } from './suggest.js';
+import { didYouMean, suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
 import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkBindings } from './check-bindings.js';
 import { checkExpr, warnRepeatedKeys } from './check-expressions.js';
 import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
+
+/** Whether `node` (plain AST data) reads the variable `name` anywhere: a `Ref` headed by it. */
+function readsVariable(node: unknown, name: string): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((item) => readsVariable(item, name));
+  const ref = node as { kind?: unknown; parts?: unknown; leadingDot?: unknown };
+  if (ref.kind === 'Ref' && Array.isArray(ref.parts) && ref.parts[0] === name && ref.leadingDot !== true) return true;
+  return Object.values(node).some((value) => readsVariable(value, name));
+}
 
 export interface JumpRef {
   action: Name;
@@ -420,9 +429,14 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
         break;
       case 'SchemaPattern':
       case 'SchemaArrayPattern':
-        if (p.schema?.name && !ctx.schemas.has(p.schema.name)) {
-          ctx.unknown(file, 'E3014', 'schema', p.schema, ctx.schemas.keys());
+        // A name that is no schema binds (ast.ts ArmPattern) only when its arm reads it: else a typo.
+        if (p.schema?.name && !ctx.schemas.has(p.schema.name) && !readsVariable([arm.guard, arm.body], p.schema.name) && !ctx.part) {
+          const binds = p.kind === 'SchemaPattern' ? '`v where v is string ->` binds the value' : '`[single] ->` binds the one item of a one-item list';
+          const help = didYouMean(p.schema.name, [...ctx.schemas.keys()]) ?? `a name that is no declared schema binds only when its arm reads it (${binds})`;
+          ctx.report(file, 'E3014', p.schema, `Unknown schema \`${p.schema.name}\``, help);
         }
+        break;
+      case 'EmptyArrayPattern':
         break;
       case 'StatusPattern':
         checkArmStatus(p.status, p, !arm.guard);

@@ -391,6 +391,7 @@ function parsePattern(p: Parser): ArmPattern {
   if (kind === '[') {
     p.advance();
     if (p.at('Number')) return parseStatusList(p, t);
+    if (p.eat(']')) return { kind: 'EmptyArrayPattern', start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
     const schema = p.expectName('a schema name inside "[ ]"');
     p.expect(']');
     return { kind: 'SchemaArrayPattern', schema, start: p.startAt(t), end: p.endFrom(p.startAt(t)) };
@@ -400,7 +401,7 @@ function parsePattern(p: Parser): ArmPattern {
     return { kind: 'StatusPattern', status, start: p.startAt(t), end: p.endAt(t) };
   }
   if (kind === '{') return parseObjectPattern(p);
-  return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]`, a status code or `{ key: pattern }`)');
+  return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]`, `[]`, a status code or `{ key: pattern }`)');
 }
 
 /** `[200, 201]` after its `[`: one or more status codes. */

@@ -15,7 +15,7 @@ import { armPath, fallbackPath } from '../journal/step-path.js';
 import { AbortError, JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
 import { queueValue } from './store-step.js';
-import { spanOf } from '../lang/ast.js';
+import { namePatternBinds, spanOf } from '../lang/ast.js';
 
 
 export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
@@ -149,6 +149,10 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
     if (arm.pattern.kind === 'ObjectPattern') {
       bound = new Map();
       if (!matchesObjectPattern(arm.pattern, subject, bound)) continue;
+    } else if (namePatternBinds(arm.pattern, rt.model.schemas)) {
+      const one = arm.pattern.kind === 'SchemaPattern' ? [subject] : Array.isArray(subject) && subject.length === 1 ? subject : undefined;
+      if (one === undefined) continue;
+      bound = new Map([[arm.pattern.schema.name, one[0]]]);
     } else if (!armMatches(arm, subject, frame, rt)) continue;
     if (arm.guard) {
       // The guard sees the arm's bindings; they become the action's variables only if it holds.
@@ -205,6 +209,8 @@ function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRunti
       const schema = rt.model.schemas.get(pattern.schema.name);
       return schema !== undefined && matchesSchemaArray(subject, schema, rt.model.schemas);
     }
+    case 'EmptyArrayPattern':
+      return Array.isArray(subject) && subject.length === 0;
     case 'ObjectPattern':
       return matchesObjectPattern(pattern, subject, new Map());
   }

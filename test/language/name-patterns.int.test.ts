@@ -1,0 +1,60 @@
+/**
+ * assets/language/name-patterns.vague against a FakeApi on 127.0.0.1: a match arm's name that is no
+ * declared schema binds the value for its guard and body (`v where v is string`), `[]` takes an
+ * empty list and `[only]` a list of exactly one item; `[Entry]` stays the schema-array test, so a
+ * two-item list goes past `[only]` to it. Checked by what the stores hold, then verified; a
+ * misspelt schema that its arm does not read stays E3014.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkSource } from '../../engine/lang/loader.js';
+import { openConformance, REPO, type Conformance } from '../conformance/harness.js';
+
+const ENTRY = path.join(REPO, 'assets/language/name-patterns.vague');
+const TEXT = fs.readFileSync(ENTRY, 'utf8');
+
+let c: Conformance;
+
+beforeEach(async () => {
+  c = await openConformance();
+});
+
+afterEach(async () => {
+  await c.close();
+});
+
+describe('name and list patterns in match arms', () => {
+  it('binds by name, tells an empty list, a one-item list and a list of entries apart', async () => {
+    c.api
+      .on('GET /values', { body: { values: ['red', 7, 250, [1, 2, 3], true, null] } })
+      .on('GET /batches/empty', { body: { entries: [] } })
+      .on('GET /batches/one', { body: { entries: [{ id: 'e1', size: 1 }] } })
+      .on('GET /batches/two', { body: { entries: [{ id: 'e2', size: 2 }, { id: 'e3', size: 3 }] } })
+      .on('GET /batches/bad', { body: { entries: 'none today' } });
+    const result = await c.start({ entry: ENTRY, files: [{ path: ENTRY, text: TEXT }] }, { sources: { Feed: c.api.url } });
+    expect(result.status).toBe('failed');
+    expect(result.status === 'failed' ? [result.error.code, result.error.message] : []).toEqual(['aborted', 'batch bad is no list of entries']);
+    expect(await c.store(result.runId, 'kinds')).toEqual({
+      's-red': { id: 's-red', kind: 'string' },
+      'n-7': { id: 'n-7', kind: 'number' },
+      'big-250': { id: 'big-250', kind: 'big number' },
+      'a-3': { id: 'a-3', kind: 'array' },
+    });
+    expect(await c.store(result.runId, 'batches')).toEqual({
+      empty: { id: 'empty', got: 'none' },
+      one: { id: 'one', got: 'one', first: 'e1' },
+      two: { id: 'two', got: 'entries', count: 2 },
+    });
+    await c.expectVerified(result.runId);
+  });
+
+  it('a name pattern its arm does not read is a misspelt schema (E3014), with the schema it is close to', () => {
+    const text = TEXT.replace('[Entry] ->', '[Entyr] ->').replace('[only] -> store { id: name, got: "one", first: only.id }', '[only] -> store { id: name, got: "one" }');
+    const found = checkSource(text, ENTRY).filter((d) => d.severity === 'error');
+    expect(found.map((d) => [d.code, d.message, d.help])).toEqual([
+      ['E3014', 'Unknown schema `only`', 'a name that is no declared schema binds only when its arm reads it (`[single] ->` binds the one item of a one-item list)'],
+      ['E3014', 'Unknown schema `Entyr`', 'did you mean `Entry`?'],
+    ]);
+  });
+});
