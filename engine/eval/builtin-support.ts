@@ -21,6 +21,18 @@ export interface BuiltinCall {
 
 export type BuiltinImpl = (args: unknown[], call: BuiltinCall) => unknown;
 
+/**
+ * The function argument of `map`, `filter`, `reduce`, … (builtin-names.ts FUNCTION_ARGUMENTS), as
+ * `callBuiltin` hands it over: called for `item` with the values of its parameters (`[item]`, or
+ * `[total, item]` for `reduce`).
+ */
+export type ItemFunction = (item: unknown, params: readonly unknown[]) => unknown;
+
+export function argFunction(call: BuiltinCall, index: number, value: unknown): ItemFunction {
+  if (typeof value !== 'function') throw new EvaluatorError('R4001', `${call.name}() expected a function as argument ${index + 1}`, argSpan(call, index));
+  return value as ItemFunction;
+}
+
 function argSpan(call: BuiltinCall, index: number): Span {
   return call.argSpans[index] ?? call.span;
 }

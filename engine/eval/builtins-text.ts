@@ -1,6 +1,7 @@
 /**
  * String built-ins (the "doc-only" helpers of §D.6 that we implement, LANGUAGE.md decision 6):
- * lowercase, uppercase, trim, substring, split, join, replace, startsWith, endsWith, toString.
+ * lowercase, uppercase, trim, trimStart, trimEnd, slugify, substring, split, join, replace, startsWith,
+ * endsWith, toString.
  *
  * Invariant: a missing input (null/undefined) to a one-string transformer gives null rather than
  * an error, so optional fields map through (`lowercase(.email)`); any other non-string is an error.
@@ -21,6 +22,20 @@ export const TEXT_BUILTINS: Record<string, BuiltinImpl> = {
   lowercase: stringOrMissing((s) => s.toLowerCase()),
   uppercase: stringOrMissing((s) => s.toUpperCase()),
   trim: stringOrMissing((s) => s.trim()),
+  trimStart: stringOrMissing((s) => s.trimStart()),
+  trimEnd: stringOrMissing((s) => s.trimEnd()),
+  /**
+   * `slugify("Café Déjà Vu!")` is "cafe-deja-vu": accents dropped (NFKD), lower case, every run of
+   * other than a–z and 0–9 one `-`, none at either end.
+   */
+  slugify: stringOrMissing((s) =>
+    s
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, ''),
+  ),
   /** `substring(s, start, end?)`: code-unit indexes, end exclusive; out-of-range indexes clamp. */
   substring: stringOrMissing((s, args, call) => {
     const start = argInteger(call, 1, args[1]);

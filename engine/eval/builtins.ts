@@ -7,22 +7,24 @@
  * `env` accepts only a string-literal name, so the set of variables a mission reads is static.
  */
 import type { CallExpr, Expr } from '../lang/ast.js';
-import { BUILTIN_ARITY, BUILTIN_NAMES, UNSUPPORTED_BUILTIN_NAMES } from '../lang/builtin-names.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, FUNCTION_ARGUMENTS } from '../lang/builtin-names.js';
 import {
   argArray,
   argInteger,
   argNumber,
   finiteResult,
   numericList,
-  type BuiltinCall,
   type BuiltinImpl,
+  type ItemFunction,
 } from './builtin-support.js';
-import { COLLECTION_BUILTINS } from './builtins-collections.js';
+import { COLLECTION_BUILTINS, OBJECT_BUILTINS } from './builtins-collections.js';
+import { FUNCTION_BUILTINS } from './builtins-functions.js';
 import { DATE_BUILTINS } from './builtins-dates.js';
 import { TEXT_BUILTINS } from './builtins-text.js';
 import { EvaluatorError } from './eval-errors.js';
 import { parseNumericString, storableNumber, toNumberFor } from './operators.js';
 import { parseIsoInstant } from './iso-dates.js';
+import type { EvalContext } from './scope.js';
 import { displayString, isTruthy } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -166,7 +168,9 @@ const BUILTINS: Record<string, BuiltinImpl> = {
   ...CORE_BUILTINS,
   ...TEXT_BUILTINS,
   ...COLLECTION_BUILTINS,
+  ...OBJECT_BUILTINS,
   ...DATE_BUILTINS,
+  ...FUNCTION_BUILTINS,
 };
 
 /** Names implemented here (compared with `BUILTIN_NAMES` by a test). */
@@ -174,9 +178,10 @@ export const IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set(Object.keys(BUI
 
 /**
  * Calls the built-in `call.callee.name`: checks it exists and its arity, evaluates the arguments
- * left to right with `evalArg`, then runs it.
+ * left to right with `evaluate`, then runs it. A function argument (FUNCTION_ARGUMENTS) is not
+ * evaluated here but handed over as an `ItemFunction` (`itemFunction`).
  */
-export function callBuiltin(call: CallExpr, ctx: BuiltinCall['ctx'], evalArg: (arg: Expr) => unknown): unknown {
+export function callBuiltin(call: CallExpr, ctx: EvalContext, evaluate: (expr: Expr, ctx: EvalContext) => unknown): unknown {
   const name = call.callee.name;
   const impl = Object.prototype.hasOwnProperty.call(BUILTINS, name) ? BUILTINS[name] : undefined;
   if (impl === undefined || !BUILTIN_NAMES.has(name)) throw unknownFunction(call);
@@ -192,9 +197,25 @@ export function callBuiltin(call: CallExpr, ctx: BuiltinCall['ctx'], evalArg: (a
       spanOf(call.args[0]!),
     );
   }
-  const args = call.args.map(evalArg);
+  const fn = Object.hasOwn(FUNCTION_ARGUMENTS, name) ? FUNCTION_ARGUMENTS[name]!.index : -1;
+  const args = call.args.map((arg, i) => (i === fn ? itemFunction(arg, ctx, evaluate) : evaluate(arg, ctx)));
   const result = impl(args, { name, span: call, argSpans: call.args, ctx }); // nodes as spans: EvaluatorError copies them
   return typeof result === 'number' && !Number.isFinite(result) ? storableNumber(result, `${name}()`, call) : result;
+}
+
+/**
+ * A lambda's body with its parameters bound, or any other expression, evaluated with the item as
+ * the current record (as `where` evaluates its condition): `map(xs, x => x.total)` and
+ * `map(xs, .total)` are the same. The item is the record, so a map's record-less state is left behind.
+ */
+function itemFunction(arg: Expr, ctx: EvalContext, evaluate: (expr: Expr, ctx: EvalContext) => unknown): ItemFunction {
+  const itemCtx = (item: unknown, scope: EvalContext['scope']): EvalContext => ({ ...ctx, scope, current: item, mapped: undefined, noRecord: undefined });
+  if (arg.kind !== 'Lambda') return (item) => evaluate(arg, itemCtx(item, ctx.scope));
+  return (item, params) => {
+    const scope = ctx.scope.child();
+    arg.params.forEach((param, i) => scope.set(param.name, params[i]));
+    return evaluate(arg.body, itemCtx(item, scope));
+  };
 }
 
 function describeArity({ min, max }: { min: number; max: number }): string {
@@ -206,9 +227,6 @@ function describeArity({ min, max }: { min: number; max: number }): string {
 
 function unknownFunction(call: CallExpr): EvaluatorError {
   const name = call.callee.name;
-  if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
-    return new EvaluatorError('R4004', `The function \`${name}\` is not supported yet`, spanOf(call.callee));
-  }
   const suggestion = closestBuiltin(name);
   const help = suggestion === undefined ? '' : `; did you mean \`${suggestion}\`?`;
   return new EvaluatorError('R4005', `Unknown function \`${name}\`${help}`, spanOf(call.callee));

@@ -47,7 +47,7 @@ export function evaluate(expr: Expr, ctx: EvalContext): unknown {
       return subscript(evaluate(expr.object, ctx), evaluate(expr.index, ctx));
     }
     case 'Call':
-      return callBuiltin(expr, ctx, (arg) => evaluate(arg, ctx));
+      return callBuiltin(expr, ctx, evaluate);
     case 'Unary':
       return evaluateUnary(expr, ctx);
     case 'Binary':
@@ -66,6 +66,9 @@ export function evaluate(expr: Expr, ctx: EvalContext): unknown {
       return evaluateAnyOf(expr, ctx);
     case 'Where':
       return evaluateWhere(expr, ctx);
+    case 'Lambda':
+      // The parser takes a lambda only as a call's argument, and the checker only as a function argument.
+      throw new EvaluatorError('R4001', 'A function (`x => …`) is a value only as the function argument of map, filter, reduce, sortBy, find or findIndex', spanOf(expr));
     case 'Unsupported':
       throw unsupported(expr);
   }

@@ -567,6 +567,7 @@ export type Expr =
   | MatchExpr
   | AnyOfExpr
   | WhereExpr
+  | LambdaExpr
   | UnsupportedExpr;
 
 export interface NumberLiteral {
@@ -730,6 +731,19 @@ export interface WhereExpr {
   kind: 'Where';
   collection: Expr;
   condition: Expr;
+  start: number;
+  end: number;
+}
+
+/**
+ * `x => x * 2`, `(total, x) => total + x`: a function, written only as the function argument of
+ * `map`, `filter`, `reduce`, `sortBy`, `find` and `findIndex` (the parser takes it nowhere else).
+ * Its body sees its parameters and, as the current record, the item it is called for.
+ */
+export interface LambdaExpr {
+  kind: 'Lambda';
+  params: Name[];
+  body: Expr;
   start: number;
   end: number;
 }

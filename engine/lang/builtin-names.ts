@@ -64,6 +64,48 @@ export const BUILTIN_ARITY: Record<string, { min: number; max: number }> = {
   'sync_state.get': { min: 1, max: 1 },
   /** A deterministic id: derived from the run, the step and a per-step count (never random), so replay gets the same one. */
   generateId: { min: 0, max: 1 },
+  // The rest of §D.6's doc-only list (LANGUAGE.md decision 6; docs/language.md)
+  trimStart: { min: 1, max: 1 },
+  trimEnd: { min: 1, max: 1 },
+  slugify: { min: 1, max: 1 },
+  entries: { min: 1, max: 1 },
+  hasKey: { min: 2, max: 2 },
+  pick: { min: 2, max: 2 },
+  omit: { min: 2, max: 2 },
+  merge: { min: 1, max: Infinity },
+  toArray: { min: 1, max: 1 },
+  formatDate: { min: 2, max: 2 },
+  year: { min: 1, max: 1 },
+  month: { min: 1, max: 1 },
+  day: { min: 1, max: 1 },
+  hour: { min: 1, max: 1 },
+  minute: { min: 1, max: 1 },
+  addMonths: { min: 2, max: 2 },
+  subtractDays: { min: 2, max: 2 },
+  isBefore: { min: 2, max: 2 },
+  isAfter: { min: 2, max: 2 },
+  // Functions of a list and a function (FUNCTION_ARGUMENTS)
+  map: { min: 2, max: 2 },
+  filter: { min: 2, max: 2 },
+  reduce: { min: 2, max: 3 },
+  sortBy: { min: 2, max: 2 },
+  find: { min: 2, max: 2 },
+  findIndex: { min: 2, max: 2 },
+};
+
+/**
+ * The built-ins that take a function: which argument it is and how many parameters a lambda there
+ * has. The argument is a lambda (`x => x.total * 2`, `(total, x) => total + x`) or, where one
+ * parameter is wanted, any expression, evaluated with each item as the current record (`.total`,
+ * `.status == "paid"`, as `where` evaluates its condition).
+ */
+export const FUNCTION_ARGUMENTS: Readonly<Record<string, { index: number; params: number }>> = {
+  map: { index: 1, params: 1 },
+  filter: { index: 1, params: 1 },
+  reduce: { index: 1, params: 2 },
+  sortBy: { index: 1, params: 1 },
+  find: { index: 1, params: 1 },
+  findIndex: { index: 1, params: 1 },
 };
 
 /**
@@ -80,38 +122,6 @@ export const DURATION_FUNCTION_MS: Readonly<Record<'days' | 'hours' | 'minutes' 
 export const CHECKPOINT_STORE = 'sync_state';
 
 export const BUILTIN_NAMES: ReadonlySet<string> = new Set(Object.keys(BUILTIN_ARITY));
-
-/**
- * Names the original documents but nobody implements (§D.6 "doc-only"), minus the ones above.
- * Calling one is an error that says "not supported yet" rather than "unknown function".
- */
-export const UNSUPPORTED_BUILTIN_NAMES: ReadonlySet<string> = new Set([
-  'trimStart',
-  'trimEnd',
-  'map',
-  'filter',
-  'reduce',
-  'sortBy',
-  'find',
-  'findIndex',
-  'entries',
-  'hasKey',
-  'pick',
-  'omit',
-  'merge',
-  'toArray',
-  'formatDate',
-  'year',
-  'month',
-  'day',
-  'hour',
-  'minute',
-  'addMonths',
-  'subtractDays',
-  'isBefore',
-  'isAfter',
-  'slugify',
-]);
 
 /** Built-ins whose result is not a pure function of their arguments (recorded for replay). */
 export const NONDETERMINISTIC_BUILTINS: ReadonlySet<string> = new Set(['now', 'timestamp', 'env', 'sync_state.get']);

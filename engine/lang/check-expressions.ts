@@ -8,7 +8,7 @@
  */
 import type { Expr, Name } from './ast.js';
 import type { CheckContext } from './check-context.js';
-import { BUILTIN_ARITY, BUILTIN_NAMES, IS_TYPE_NAMES, UNSUPPORTED_BUILTIN_NAMES } from './builtin-names.js';
+import { BUILTIN_ARITY, BUILTIN_NAMES, FUNCTION_ARGUMENTS, IS_TYPE_NAMES } from './builtin-names.js';
 import { didYouMean } from './suggest.js';
 
 /** Calls `visit` on `expr` and every expression inside it, parents first. */
@@ -69,6 +69,9 @@ export function walkExpr(expr: Expr | undefined | null, visit: (e: Expr) => void
     case 'Where':
       walkExpr(expr.collection, visit);
       walkExpr(expr.condition, visit);
+      return;
+    case 'Lambda':
+      walkExpr(expr.body, visit);
       return;
     default: {
       const unreachable: never = expr;
@@ -170,6 +173,9 @@ export function checkExpr(ctx: CheckContext, file: string, expr: Expr | undefine
       checkExpr(ctx, file, expr.collection);
       checkExpr(ctx, file, expr.condition);
       return;
+    case 'Lambda':
+      checkExpr(ctx, file, expr.body);
+      return;
     default: {
       const unreachable: never = expr;
       return unreachable;
@@ -185,12 +191,9 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
   if (!name) return;
   const args = call.args ?? [];
   if (!BUILTIN_NAMES.has(name)) {
-    // §D.6's documented-but-unimplemented helpers (the implemented ones are in BUILTIN_NAMES).
     const method = methodCallHelp(name);
     if (method !== undefined) {
       ctx.report(file, 'E3019', call.callee, `Method calls (\`${method.receiver}.${method.method}(…)\`) are not supported`, method.help);
-    } else if (UNSUPPORTED_BUILTIN_NAMES.has(name)) {
-      ctx.report(file, 'E3019', call.callee, `\`${name}\` is not supported yet`, 'see the built-in functions of the language reference (§D.6)');
     } else {
       const help = RANDOM_ID_NAMES.has(name.toLowerCase())
         ? 'use `generateId()`: an id derived from the run and the step, the same when the run is replayed (a random one would differ on every resume)'
@@ -209,6 +212,7 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
     );
     return;
   }
+  checkFunctionArguments(ctx, file, name, args);
   if (name === 'sync_state.get' && args[0] && args[0].kind !== 'String') {
     ctx.report(
       file,
@@ -229,6 +233,28 @@ function checkCall(ctx: CheckContext, file: string, call: Extract<Expr, { kind: 
         'write the variable name in quotes, e.g. env("API_TOKEN"); a run must know its inputs before it starts',
       );
     }
+  }
+}
+
+/**
+ * E3056: a lambda is the function argument of `map`, `filter`, `reduce`, `sortBy`, `find` or
+ * `findIndex`, with as many parameters as that function passes; `reduce` needs a lambda (its
+ * function takes the running value and the item).
+ */
+function checkFunctionArguments(ctx: CheckContext, file: string, name: string, args: readonly Expr[]): void {
+  const wanted = Object.hasOwn(FUNCTION_ARGUMENTS, name) ? FUNCTION_ARGUMENTS[name] : undefined;
+  args.forEach((arg, i) => {
+    if (arg?.kind !== 'Lambda' || (wanted !== undefined && wanted.index === i)) return;
+    const takers = Object.keys(FUNCTION_ARGUMENTS).map((f) => `\`${f}\``).join(', ');
+    ctx.report(file, 'E3056', arg, `A function (\`x => …\`) is no argument of \`${name}\` here`, `a function is the second argument of ${takers}; elsewhere write the value itself`);
+  });
+  const fn = wanted === undefined ? undefined : args[wanted.index];
+  if (wanted === undefined || !fn) return;
+  if (fn.kind === 'Lambda' && (fn.params?.length ?? 0) !== wanted.params) {
+    const form = wanted.params === 2 ? '`(total, x) => total + x`' : '`x => x.total`';
+    ctx.report(file, 'E3056', fn, `\`${name}\` calls its function with ${wanted.params === 2 ? 'two values (the running value and the item)' : 'one value (the item)'}, but this one takes ${fn.params?.length ?? 0}`, `write ${form}`);
+  } else if (fn.kind !== 'Lambda' && wanted.params === 2) {
+    ctx.report(file, 'E3056', fn, `\`${name}\` needs a function of the running value and the item`, 'write `reduce(xs, (total, x) => total + x, 0)`');
   }
 }
 
@@ -286,14 +312,14 @@ function methodCallHelp(callee: string): { receiver: string; method: string; hel
 
 /** What to write instead of a method called on `x`. */
 const METHOD_FORMS: Readonly<Record<string, (x: string) => string>> = {
-  map: (x) => `loop over it: \`for e in ${x} { … }\` and use \`e.field\` in the steps (a \`map e -> Schema { … }\` step reshapes each one)`,
+  map: (x) => `call the built-in with the list first: \`map(${x}, .field)\` or \`map(${x}, e => e.field)\``,
   forEach: (x) => `loop over it: \`for e in ${x} { … }\``,
   flatMap: (x) => `loop over it: \`for e in ${x} { … }\`; \`flatten(${x})\` joins nested lists`,
-  filter: (x) => `filter with \`where\`: \`${x} where .field == value\``,
-  find: (x) => `take the first match: \`first(${x} where .field == value)\``,
+  filter: (x) => `call the built-in with the list first: \`filter(${x}, .field == value)\`, or \`${x} where .field == value\``,
+  find: (x) => `call the built-in with the list first: \`find(${x}, .field == value)\``,
   some: (x) => `test with \`any of ${x} where .field == value\``,
   every: (x) => `test that none fails: \`length(${x} where not (.field == value)) == 0\``,
-  reduce: (x) => `use \`sum(${x})\`, \`count(${x})\`, \`min(${x})\` or \`max(${x})\`, or a \`for\` loop that stores a running value`,
+  reduce: (x) => `call the built-in with the list first: \`reduce(${x}, (total, e) => total + e.field, 0)\`, or \`sum(${x})\``,
   length: (x) => `use \`length(${x})\``,
   size: (x) => `use \`length(${x})\``,
   count: (x) => `use \`count(${x})\``,

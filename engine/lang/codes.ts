@@ -101,6 +101,7 @@ export const CODES = {
   E3053: { severity: 'warning', title: 'an `is` test naming no type `is` knows, a schema name included (running fails where it is evaluated, R4007)' },
   E3054: { severity: 'warning', title: 'a schema field type that is no built-in type and no declared schema (it matches any value, §B.5)' },
   E3055: { severity: 'warning', title: 'a `body` on a GET (sent as a JSON request body, which APIs ignore on a GET; `params` sends a query)' },
+  E3056: { severity: 'error', title: 'a function (`x => …`) where none is taken, or with a parameter count its built-in does not call it with' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

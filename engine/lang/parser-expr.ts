@@ -308,11 +308,40 @@ function parseArgs(p: Parser): Expr[] {
   if (p.eat(')')) return [];
   const args = p.mark();
   for (;;) {
-    p.add(parseExpr(p));
+    p.add(lambdaAhead(p) ? parseLambda(p) : parseExpr(p));
     if (p.eat(')')) return p.take(args);
     if (!p.at(',')) p.fail('E2001', '"," or ")"', 'arguments are separated by commas');
     p.advance();
   }
+}
+
+/** `x =>` or `(a, b) =>` at the cursor (an argument): a lambda follows. */
+function lambdaAhead(p: Parser): boolean {
+  if (p.kind === 'Word') return p.peekKind() === '=>';
+  if (p.kind !== '(') return false;
+  const close = p.tokens.aux[p.pos]!;
+  return close > 0 && close < p.last && p.kindAt(close + 1) === '=>';
+}
+
+/** `x => body` or `(a, b) => body`; its parameters are plain names. */
+function parseLambda(p: Parser): Expr {
+  const start = p.start;
+  const names = p.mark();
+  if (p.eat('(')) {
+    while (!p.at(')')) {
+      p.add(p.expectName('a parameter name'));
+      if (p.at(')')) break;
+      if (!p.at(',')) p.fail('E2001', '"," or ")"', 'parameters are separated by commas: `(total, x) => total + x`');
+      p.advance();
+    }
+    p.advance();
+  } else {
+    p.add(p.expectName('a parameter name'));
+  }
+  const params = p.take<Name>(names);
+  p.expect('=>');
+  const body = parseExpr(p);
+  return { kind: 'Lambda', params, body, start, end: p.endFrom(start) };
 }
 
 function parsePrimary(p: Parser): Expr {

@@ -63,6 +63,28 @@ describe('expressions from source text', () => {
     ['replace(path, "/", "_")', { vars: { path: '/a/b' } }, '_a_b'],
     ['addDays("2024-12-31", 1)', {}, '2025-01-01'],
     ['keys(response)', { response: { z: 1, a: 2 } }, ['z', 'a']],
+    // Functions of a list and a function: a lambda, or an expression with the item as the current record
+    ['map([1, 2, 3], x => x * 2)', {}, [2, 4, 6]],
+    ['map(people, .first)', { vars: { people: [person, old] } }, ['Ada', 'Old']],
+    ['map(people, p => p.first + "/" + .last)', { vars: { people: [person, old] } }, ['Ada/L', 'Old/Timer']],
+    ['filter([1, 2, 3], x => x > 1)', {}, [2, 3]],
+    ['filter(people, .age > 64)', { vars: { people: [person, old] } }, [old]],
+    ['filter(missing, .age > 64)', {}, []],
+    ['reduce([1, 2, 3], (a, b) => a + b, 0)', {}, 6],
+    ['reduce([1, 2, 3], (a, b) => a * b)', {}, 6],
+    ['reduce([], (a, b) => a + b, 10)', {}, 10],
+    ['reduce(people, (total, p) => total + .age, 0)', { vars: { people: [person, old] } }, 106],
+    ['sortBy(people, .first)', { vars: { people: [old, person] } }, [person, old]],
+    ['sortBy(people, p => 0 - p.age)', { vars: { people: [person, old] } }, [old, person]],
+    // Stable, ISO instants by instant, null keys last in their order.
+    ['map(sortBy(xs, .at), .id)', { vars: { xs: [{ id: 1, at: null }, { id: 2, at: '2024-03-10T01:30:00-08:00' }, { id: 3 }, { id: 4, at: '2024-03-10T05:00:00Z' }, { id: 5, at: '2024-03-10T05:00:00Z' }] } }, [4, 5, 2, 1, 3]],
+    ['find(people, .id == 3)', { vars: { people: [person, old] } }, old],
+    ['find(people, .id == 9)', { vars: { people: [person, old] } }, undefined],
+    ['findIndex(people, p => p.id == 3)', { vars: { people: [person, old] } }, 1],
+    ['findIndex(people, .id == 9)', { vars: { people: [person, old] } }, -1],
+    // A parameter shadows a variable of that name only inside its lambda.
+    ['map([1, 2], x => x + 10)', { vars: { x: 5 } }, [11, 12]],
+    ['length(map([1, 2], x => x + 10)) + x', { vars: { x: 5 } }, 7],
   ])('%s', (text, options, expected) => {
     expect(run(text, options)).toEqual(expected);
   });
@@ -92,6 +114,9 @@ describe('errors from source text', () => {
     ['max([])', {}, 'R4012', 'max() of an empty list has no value'],
     ['range(0, 30000000)', {}, 'R4013', 'range() would produce 30000000 items; the limit is 20000000'],
     ['lenght(x)', {}, 'R4005', 'Unknown function `lenght`; did you mean `length`?'],
+    ['map(x, .id)', { vars: { x: 'abc' } }, 'R4001', 'map() expected an array but got: string ("abc")'],
+    ['reduce([], (a, b) => a + b)', {}, 'R4012', 'reduce() of an empty list with no initial value has no value'],
+    ['sortBy(xs, .n)', { vars: { xs: [{ n: 1 }, { n: 'two' }] } }, 'R4001', 'sortBy() expected keys that are all numbers or all strings but got: string ("two")'],
   ])('%s', (text, options, code, message) => {
     let error: unknown;
     try {

@@ -239,8 +239,20 @@ describe('functions', () => {
     }
   });
 
-  it('documented but unsupported function', () => {
-    expect(one(mission('    let s = slugify("A b")'), 'E3019', 'slugify').message).toBe('`slugify` is not supported yet');
+  it('a function (`x => …`) only where a built-in takes one, with the parameters it passes (E3056)', () => {
+    expect(check(mission('    let a = map(response, x => x.id)\n    let b = reduce(response, (t, x) => t + x.n, 0)\n    let c = sortBy(response, .name)'))).toEqual([]);
+    const notTaken = one(mission('    let n = length(x => x)'), 'E3056', 'x => x');
+    expect(notTaken.message).toBe('A function (`x => …`) is no argument of `length` here');
+    expect(one(mission('    let n = map(x => x, response)'), 'E3056', 'x => x').message).toBe('A function (`x => …`) is no argument of `map` here');
+    const params = one(mission('    let n = reduce(response, x => x.n, 0)'), 'E3056', 'x => x.n');
+    expect([params.message, params.help]).toEqual(['`reduce` calls its function with two values (the running value and the item), but this one takes 1', 'write `(total, x) => total + x`']);
+    expect(one(mission('    let n = filter(response, (a, b) => a)'), 'E3056', '(a, b) => a').message).toBe('`filter` calls its function with one value (the item), but this one takes 2');
+    expect(one(mission('    let n = reduce(response, .n, 0)'), 'E3056', '.n').message).toBe('`reduce` needs a function of the running value and the item');
+  });
+
+  it('a method call names the built-in to call instead', () => {
+    const d = one(mission('    let ids = response.items.map(.id)'), 'E3019', 'response.items.map');
+    expect(d.help).toBe('call the built-in with the list first: `map(response.items, .field)` or `map(response.items, e => e.field)`');
   });
 
   it('wrong arity', () => {
