@@ -10,7 +10,7 @@ import type {
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type ItemRules, type Parser } from './parser-core.js';
 import { parseExpr } from './parser-expr.js';
 import { enumValue } from './parser-options.js';
-import { parseSchedule, parseSource, parseStoreDecl, SCHEDULE_OPTION_KEYS } from './parser-resources.js';
+import { parseSchedule, parseSource, parseStoreDecl, RETRY_ON_FAILURE_HELP, SCHEDULE_OPTION_KEYS } from './parser-resources.js';
 import { fieldBlockRules, parseActionBody, parseFieldBlock } from './parser-steps.js';
 import { spanOf } from './ast.js';
 
@@ -116,6 +116,7 @@ function parseMissionItem(p: Parser, m: MissionDecl): void {
     }
   }
   const word = isWord ? p.textAt(t) : '';
+  if (word === 'retryOnFailure') p.fail('E2003', 'a mission item', `\`retryOnFailure\` is not supported: ${RETRY_ON_FAILURE_HELP}`);
   if ((SCHEDULE_OPTION_KEYS as readonly string[]).includes(word)) {
     // Upstream's docs show `skipIfRunning: true` beside `schedule:`; here it is one of the schedule's options.
     p.fail('E2003', 'a mission item', `\`${word}\` is an option of \`schedule:\`: write \`schedule: every 1 hour { ${word}: … }\``);

@@ -21,6 +21,8 @@ export interface OptionSet<T, K extends string = string> {
   context: string;
   keys: readonly K[];
   parse(p: Parser, key: K, target: T): void;
+  /** Keys upstream's docs write here that we do not take, with the form to write instead (E2006's help). */
+  insteadOf?: Readonly<Record<string, string>>;
 }
 
 /** One option block being parsed: the state its BlockRules are handed. */
@@ -40,8 +42,9 @@ const OPTION_BLOCK: BlockRules<OptionBlock> = {
     const text = p.textAt(key);
     if (!p.eat(':')) p.expect(':', `write \`${text}: value\``); // help built on failure only
     if (!keys.includes(text)) {
-      const help = didYouMeanWord(text, keys) ?? `${context} options: ${listWords(keys)}`;
-      p.error('E2006', p.spanAt(key), `Unknown ${context} option \`${text}\``, help);
+      const instead = set.insteadOf !== undefined && Object.hasOwn(set.insteadOf, text) ? set.insteadOf[text] : undefined;
+      const help = instead ?? didYouMeanWord(text, keys) ?? `${context} options: ${listWords(keys)}`;
+      p.error('E2006', p.spanAt(key), `${instead ? 'Not supported:' : 'Unknown'} ${context} option \`${text}\``, help);
       p.skipValue();
       return;
     }
@@ -76,8 +79,8 @@ function isIntegerToken(p: Parser): boolean {
 }
 
 /** A non-negative integer literal (counts, milliseconds, sizes). */
-export function intValue(p: Parser, what = 'an integer'): number {
-  if (!isIntegerToken(p)) p.fail('E2013', what);
+export function intValue(p: Parser, what = 'an integer', help?: string): number {
+  if (!isIntegerToken(p)) p.fail('E2013', what, help);
   return p.numberAt(p.advance());
 }
 

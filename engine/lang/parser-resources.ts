@@ -98,6 +98,10 @@ const STRATEGIES = ['pause', 'throttle', 'fail'] as const;
 const RATE_LIMIT_OPTIONS: OptionSet<RateLimitConfig, 'strategy' | 'maxWait' | 'fallbackRpm' | 'model'> = {
   context: 'rateLimit',
   keys: ['strategy', 'maxWait', 'fallbackRpm', 'model'],
+  insteadOf: {
+    requestsPerMinute:
+      'to send at most N requests a minute, give the source a local token bucket: `model: { type: tokenBucket, capacity: 1, refill: R }` with R = N / 60 requests a second (`refill: 1` for 60 a minute); `fallbackRpm` is the pace `throttle` keeps only while the API sends no rate-limit headers',
+  },
   parse(p, key, cfg) {
     switch (key) {
       case 'strategy': cfg.strategy = enumValue(p, STRATEGIES, 'a rate-limit strategy').value; return;
@@ -294,9 +298,13 @@ function parseScheduleRetry(p: Parser): NonNullable<Schedule['retry']> {
 /** The options a `schedule:` takes in its `{ … }` (a mission item that is one of these is a misplaced schedule option). */
 export const SCHEDULE_OPTION_KEYS = ['timezone', 'maxConcurrency', 'skipIfRunning', 'retry'] as const;
 
+/** A schedule retries a failed firing with `retry`; upstream's README writes `retryOnFailure: 3`. */
+export const RETRY_ON_FAILURE_HELP = 'a schedule retries a failed run with its `retry` option: `schedule: cron "0 6 * * *" { retry: { maxRetries: 3, delaySeconds: 60 } }`';
+
 const SCHEDULE_OPTIONS: OptionSet<Schedule, (typeof SCHEDULE_OPTION_KEYS)[number]> = {
   context: 'schedule',
   keys: SCHEDULE_OPTION_KEYS,
+  insteadOf: { retryOnFailure: RETRY_ON_FAILURE_HELP },
   parse(p, key, schedule) {
     switch (key) {
       case 'timezone': schedule.timezone = p.expectString('a time zone string such as "UTC"'); return;
