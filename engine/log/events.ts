@@ -207,9 +207,17 @@ export interface EventPayloads {
   'pause.created': { pauseId: string; dueAt?: number; webhookPath?: string };
   /** `eventId`: the inbox delivery that resumed it, claimed in the same transaction. */
   'pause.resumed': { pauseId: string; by: 'timer' | 'webhook' | 'cli' | 'studio' | 'api'; payload?: unknown; eventId?: string };
-  'wait.registered': { waitId: string; path: string; expiresAt: number; expectedEvents: number };
+  /**
+   * `filterOnDelivery`: the eventFilter's `.field` reads the delivery (wait-step.ts). Absent in
+   * runs recorded before, whose filter read the current record first (a loop's item).
+   */
+  'wait.registered': { waitId: string; path: string; expiresAt: number; expectedEvents: number; filterOnDelivery?: true };
   'webhook.received': { waitId: string; eventId: string; payload: unknown };
-  'wait.completed': { waitId: string; events: number; timedOut: boolean };
+  /**
+   * `nonBlocking`: a `timeout: 0` wait, which takes what has arrived and carries on with nothing
+   * when nothing has (wait-step.ts). Absent in runs recorded before it, whose such wait failed.
+   */
+  'wait.completed': { waitId: string; events: number; timedOut: boolean; nonBlocking?: true };
 }
 
 export type EventType = keyof EventPayloads;

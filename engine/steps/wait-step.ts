@@ -10,6 +10,11 @@
  *
  * The `eventFilter` gates completion (a fix of the original): a delivery that does not pass it
  * — or whose filter throws — is left unclaimed and does not count.
+ *
+ * `timeout: 0` is a check, not a wait (upstream's webhook-payment: "non-blocking check for
+ * existing webhooks"): it takes the deliveries that have arrived, never suspends, and when none
+ * has it carries on with `response` and `webhook` null rather than failing (`nonBlocking` on its
+ * `wait.completed`, so runs recorded before, whose such wait failed, replay as they ran).
  */
 import type { WaitStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
@@ -58,8 +63,11 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
 
   const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: waitId, path, external: true });
   const asked = { path: hookPath, expiresAt, expectedEvents: expected };
-  if (!effect.takeIntent('wait.registered', () => true, (recorded) => assertSameWait(recorded, asked, path, rt, () => rt.model.stepLine(frame.action, step.start)))) {
-    await effect.recordIntent('wait.registered', { waitId, path: hookPath, expiresAt, expectedEvents: expected });
+  const registered = effect.takeIntent('wait.registered', () => true, (recorded) => assertSameWait(recorded, asked, path, rt, () => rt.model.stepLine(frame.action, step.start)));
+  // A wait keeps the filter rule it registered with (events.ts): a run recorded before reads on as it ran.
+  const filterOnDelivery = registered === undefined || registered.payload.filterOnDelivery === true;
+  if (!registered) {
+    await effect.recordIntent('wait.registered', { waitId, path: hookPath, expiresAt, expectedEvents: expected, filterOnDelivery: true });
     rt.progress(`waiting for ${expected} webhook event(s) on ${hookPath} (until ${instantText(expiresAt)})`);
   }
   effect.pass('before-wait');
@@ -74,7 +82,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
       const { eventId, payload } = event.payload;
       // A delivery the wait took must still pass its filter: an edited eventFilter that would
       // have left it unclaimed leaves the run waiting, not carrying on with it.
-      if (!passesFilter(step, evalContext(rt, frame, path), payload)) {
+      if (!passesFilter(step, evalContext(rt, frame, path), payload, filterOnDelivery)) {
         const line = rt.model.stepLine(frame.action, step.start);
         throw new NondeterminismError(rt.runId, path, event.seq, `the delivery ${eventId} on ${hookPath}, taken by the wait`, `a delivery that passes the wait's eventFilter`, {
           line,
@@ -86,7 +94,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
     const next = rt.journal.peek(path);
     if (next?.type === 'wait.completed') {
       const done = rt.journal.take(path, 'wait.completed')!;
-      return finish(step, path, frame, rt, received, done.payload.timedOut, timeout);
+      return finish(step, path, frame, rt, received, done.payload.timedOut, timeout, done.payload.nonBlocking === true);
     }
     if (next?.type === 'value.recorded') {
       rt.journal.take(path, 'value.recorded');
@@ -95,7 +103,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
     }
 
     // Live: claim what has arrived, then complete, time out, or suspend.
-    const claimed = await claimDeliveries(step, hookPath, expected - received.length, waitId, path, frame, rt);
+    const claimed = await claimDeliveries(step, hookPath, expected - received.length, waitId, path, frame, rt, filterOnDelivery);
     received.push(...claimed);
     if (received.length >= expected) {
       rt.journal.emit('wait.completed', path, { waitId, events: received.length, timedOut: false });
@@ -104,9 +112,10 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
     }
     const now = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
     if (now >= expiresAt) {
-      rt.journal.emit('wait.completed', path, { waitId, events: received.length, timedOut: true });
+      const nonBlocking = timeout === 0;
+      rt.journal.emit('wait.completed', path, { waitId, events: received.length, timedOut: true, ...(nonBlocking ? { nonBlocking } : {}) });
       await rt.journal.commit({ durable: false });
-      return finish(step, path, frame, rt, received, true, timeout);
+      return finish(step, path, frame, rt, received, true, timeout, nonBlocking);
     }
     // Inside concurrent branches the executor commits the suspension once every branch has ended
     // or suspended (signals.ts): a sibling may still be working under the lease.
@@ -116,11 +125,18 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   }
 }
 
-/** Whether a delivery passes the wait's eventFilter (every one does without one); a filter that throws does not pass. */
-function passesFilter(step: WaitStep, ctx: EvalContext, payload: unknown): boolean {
+/**
+ * Whether a delivery passes the wait's eventFilter (every one does without one); a filter that
+ * throws does not pass. The delivery is the filter's record: `.status` is its field even inside a
+ * loop, whose item was the current record — so `eventFilter: .order == order.id` in a `for order`
+ * compared the order with itself and passed every delivery or none. `onDelivery` false: the rule
+ * of runs recorded before (wait.registered without `filterOnDelivery`).
+ */
+function passesFilter(step: WaitStep, ctx: EvalContext, payload: unknown, onDelivery: boolean): boolean {
   if (!step.eventFilter) return true;
   try {
-    return isTruthy(evaluate(step.eventFilter, { ...ctx, response: payload }));
+    const filterCtx: EvalContext = onDelivery ? { ...ctx, response: payload, current: payload, mapped: undefined, noRecord: undefined } : { ...ctx, response: payload };
+    return isTruthy(evaluate(step.eventFilter, filterCtx));
   } catch {
     return false;
   }
@@ -139,6 +155,7 @@ async function claimDeliveries(
   path: string,
   frame: Frame,
   rt: StepRuntime,
+  filterOnDelivery: boolean,
 ): Promise<{ eventId: string; payload: unknown }[]> {
   const ctx = evalContext(rt, frame, path);
   for (;;) {
@@ -146,7 +163,7 @@ async function claimDeliveries(
     const taken: { eventId: string; payload: unknown }[] = [];
     for (const delivery of inbox) {
       if (taken.length >= wanted) break;
-      if (!passesFilter(step, ctx, delivery.payload)) continue;
+      if (!passesFilter(step, ctx, delivery.payload, filterOnDelivery)) continue;
       taken.push(delivery);
     }
     if (taken.length === 0) return [];
@@ -174,7 +191,15 @@ async function finish(
   received: { eventId: string; payload: unknown }[],
   timedOut: boolean,
   timeout: number,
+  nonBlocking = false,
 ): Promise<StepOutcome> {
+  if (timedOut && received.length === 0 && nonBlocking) {
+    // `timeout: 0`, upstream's "non-blocking check for existing webhooks": nothing had arrived.
+    frame.response = null;
+    frame.scope.set('webhook', null);
+    rt.progress(`${path}: no webhook event had arrived on ${step.path?.value ?? 'its path'}; a \`timeout: 0\` wait carries on without one (\`webhook\` is null)`);
+    return { response: null };
+  }
   if (timedOut && received.length === 0) {
     if (step.retry) throw new RetrySignal(step.retry, step.start);
     // With a filter, "no events received" was false of a wait whose deliveries it refused (they stay unclaimed in the inbox).
