@@ -7,7 +7,11 @@ import { LOG_FORMAT, type NewEvent } from '../log/events.js';
 import { loadCredentialsFile } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
-import { missionHash, modelFor } from './mission-cache.js';
+import { readFileSync } from 'node:fs';
+import { checkOpenApiDocuments } from '../http/openapi-check.js';
+import { formatDiagnostics } from '../lang/format.js';
+import type { MissionModel } from '../steps/mission-model.js';
+import { MissionInvalidError, missionHash, modelFor } from './mission-cache.js';
 import { defaultOwner } from './owner.js';
 
 /** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
@@ -22,6 +26,7 @@ export interface PreparedRun {
 export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
   const hash = missionHash(files);
   const model = modelFor(files, hash);
+  refuseUnusableSpecs(model);
   // A credentials file that cannot be used is refused before a run exists (CredentialsError).
   if (options.authFile) loadCredentialsFile(options.authFile, deps.env.vars);
   const now = deps.env.clock.now();
@@ -32,6 +37,19 @@ export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: En
     owner: deps.owner ?? defaultOwner(deps.env),
     ttlMs: deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
   };
+}
+
+/**
+ * A source's OpenAPI document that cannot be used, or a `call` of an operation it lacks
+ * (http/openapi-check.ts), refuses the run before it starts — as `reqon check` says — rather than
+ * failing it at that call after the steps before it took effect. Read as the run reads it: the
+ * text the run remembers, else the file.
+ */
+function refuseUnusableSpecs(model: MissionModel): void {
+  if (!model.mission.sources.some((s) => s.spec)) return;
+  const errors = checkOpenApiDocuments(model.unit, (file) => model.attachment(file) ?? readFileSync(file, 'utf8'));
+  if (errors.length === 0) return;
+  throw new MissionInvalidError(formatDiagnostics(errors, new Map(model.unit.files.map((f) => [f.path, f.text]))));
 }
 
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {

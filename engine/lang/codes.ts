@@ -102,6 +102,8 @@ export const CODES = {
   E3054: { severity: 'warning', title: 'a schema field type that is no built-in type and no declared schema (it matches any value, §B.5)' },
   E3055: { severity: 'warning', title: 'a `body` on a GET (sent as a JSON request body, which APIs ignore on a GET; `params` sends a query)' },
   E3056: { severity: 'error', title: 'a function (`x => …`) where none is taken, or with a parameter count its built-in does not call it with' },
+  E3057: { severity: 'error', title: 'a source\'s OpenAPI document (`from "spec.yaml"`) that cannot be read or is no OpenAPI 3 document (`reqon check` reads it)' },
+  E3058: { severity: 'error', title: 'a `call S.operation` whose source\'s OpenAPI document has no such operationId (`reqon check` reads it)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

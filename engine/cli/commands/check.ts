@@ -1,6 +1,7 @@
 /**
  * `reqon check FILE|DIR…` — parse and statically check missions without running them.
  *
+ * Besides the static checks, it reads the OpenAPI documents the sources name (http/openapi-check.ts).
  * Diagnostics go to stderr in the one rendered form (format.ts); one summary line per path goes
  * to stdout. Exit 0 when no path has errors (warnings allowed), 1 when some has, 2 when a path
  * cannot be read (the other paths are still checked).
@@ -10,6 +11,7 @@ import type { CliIo, CommandModule } from '../command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { formatDiagnostics, summarize } from '../../lang/format.js';
 import { loadMission, MissionLoadError } from '../../lang/loader.js';
+import { checkOpenApiDocuments } from '../../http/openapi-check.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -33,10 +35,11 @@ export const command: CommandModule = {
         continue;
       }
       const texts = new Map((result.unit?.files ?? []).map((f) => [f.path, f.text]));
-      const rendered = formatDiagnostics(result.diagnostics, texts);
+      const diagnostics = result.unit ? [...result.diagnostics, ...checkOpenApiDocuments(result.unit)] : result.diagnostics;
+      const rendered = formatDiagnostics(diagnostics, texts);
       if (rendered) io.stderr(`${rendered}\n`);
-      if (result.diagnostics.some((d) => d.severity === 'error')) failed = true;
-      io.stdout(`${p}: ${summarize(result.diagnostics)}\n`);
+      if (diagnostics.some((d) => d.severity === 'error')) failed = true;
+      io.stdout(`${p}: ${summarize(diagnostics)}\n`);
     }
     if (unreadable) return EXIT_USAGE;
     return failed ? EXIT_FAILED : EXIT_OK;
