@@ -4,7 +4,7 @@
  * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
  */
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
-import { loadCredentialsFile } from '../http/credentials.js';
+import { loadCredentialsFile, resolveCredentials } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { readFileSync } from 'node:fs';
@@ -27,8 +27,13 @@ export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: En
   const hash = missionHash(files);
   const model = modelFor(files, hash);
   refuseUnusableSpecs(model);
-  // A credentials file that cannot be used is refused before a run exists (CredentialsError).
-  if (options.authFile) loadCredentialsFile(options.authFile, deps.env.vars);
+  // Credentials that cannot be used are refused before a run exists (CredentialsError): an auth
+  // file that cannot be read, or credentials of another type than a source declares — which every
+  // request of that source would fail on (in a loop, as one tolerated failure per item, exit 0).
+  const credentials = options.authFile ? loadCredentialsFile(options.authFile, deps.env.vars) : undefined;
+  for (const source of model.mission.sources) {
+    resolveCredentials({ source: source.name.name, declared: source.auth?.kind ?? 'none', ...(credentials ? { file: credentials, fileName: options.authFile } : {}), vars: deps.env.vars, required: false });
+  }
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
   return {

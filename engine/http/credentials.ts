@@ -268,7 +268,7 @@ export function resolveCredentials(input: ResolveCredentialsInput): Credentials 
   if (found.type !== declared) {
     const origin = fromFile ? fileName : `the ${envPrefix(source)}* environment variables`;
     throw new CredentialsError(
-      `source "${source}" declares auth: ${declared} but ${origin} gives credentials of type ${found.type}; make them agree`,
+      `source "${source}" declares auth: ${declared} but ${origin} ${fromFile ? 'gives' : 'give'} credentials of type ${found.type}; make them agree`,
     );
   }
   return found;

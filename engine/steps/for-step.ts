@@ -7,6 +7,7 @@
  * independently of how they interleaved. `skip` (and `queue`) end the current iteration only;
  * `abort` fails the run whatever `onError` says.
  */
+import { CredentialsError } from '../http/credentials.js';
 import { asLogged } from '../log/loggable.js';
 import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
@@ -95,7 +96,8 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
    */
   const iterationFailed = async (error: unknown, index: number, iterPath: string, item: unknown, child: Frame): Promise<void> => {
     if (error instanceof SkipSignal) return;
-    if (isFlowSignal(error) || isEngineError(error) || error instanceof AbortError) endLoop(error);
+    // Credentials a source cannot use fail every item alike: the run's setup, not the item's data.
+    if (isFlowSignal(error) || isEngineError(error) || error instanceof AbortError || error instanceof CredentialsError) endLoop(error);
     const mode = step.onError?.mode ?? 'continue';
     if (mode === 'abort') endLoop(error);
     const message = error instanceof Error ? error.message : String(error);
