@@ -177,8 +177,10 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
    * all of them. So the read goes on from the last key it got (`?<key>=gt.<last>`, keyset: a row
    * written meanwhile can neither come twice nor push one out, as with offsets) until a page says,
    * by `Content-Range: …/REMAINING`, that it held the rest, or comes back empty. An answer without
-   * Content-Range (no PostgREST paging) is whole, as before; one that repeats a row it gave (a
-   * server ignoring the filter) fails the read rather than loop or double it.
+   * Content-Range (a proxy that drops it, or no PostgREST at all) says nothing either way, so the
+   * read asks on once more: an empty page, or the same rows again (a server that ignores the
+   * filter answered whole), ends it; new rows go on paging. A page that repeats some of the rows
+   * it gave among new ones fails the read rather than loop or double them.
    */
   async function listAll(): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
@@ -188,6 +190,9 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
       const from = after === undefined ? '' : `&${keyColumn}=gt.${encodeURIComponent(filterValue(after))}`;
       const { value, headers } = await exchange('GET', `${base}?order=${keyColumn}${from}`, undefined, 'count=exact');
       const page = rows(value, `list of "${table}"`);
+      const range = contentRange(headers['content-range']);
+      // Asked on past an answer that said no paging: all of it again is a server that ignores the filter.
+      if (range === undefined && after !== undefined && page.length > 0 && page.every((row) => seen.has(String(row[keyColumn])))) return all;
       for (const row of page) {
         const key = row[keyColumn];
         if (key === undefined || key === null) {
@@ -199,9 +204,8 @@ export function openPostgrestStore(config: PostgrestConfig, http: HttpTransport,
         seen.add(String(key));
         all.push(row);
       }
-      const range = contentRange(headers['content-range']);
-      // No paging said, a page with nothing, or the rest all here (the count is of the rows asked for).
-      if (range === undefined || page.length === 0 || (range.total !== undefined && range.total <= page.length)) return all;
+      // A page with nothing, or the rest all here (the count is of the rows asked for).
+      if (page.length === 0 || (range?.total !== undefined && range.total <= page.length)) return all;
       if (all.length > MAX_LIST_ROWS) {
         throw new StoreError('store.http', `PostgREST list of "${table}": more than ${MAX_LIST_ROWS} rows; a store is read whole into memory, and this one is too big for that`);
       }

@@ -154,6 +154,23 @@ describe('postgrest store: requests', () => {
     }
   });
 
+  it('without Content-Range (a proxy dropped it) asks on from the last key until a page is empty, or a filter-ignoring server answers all again', async () => {
+    server.maxRows = 3;
+    server.noContentRange = true;
+    const writes = Array.from({ length: 7 }, (_, i) => ({ key: `o${i}`, record: { n: i }, op: 'set' as const }));
+    await store.write(writes);
+    let before = server.requests.length;
+    expect((await store.list()).map((r) => r.key)).toStrictEqual(writes.map((w) => w.key));
+    expect(server.requests.slice(before).map((r) => r.url)).toStrictEqual(['/orders?order=id', '/orders?order=id&id=gt.o2', '/orders?order=id&id=gt.o5', '/orders?order=id&id=gt.o6']);
+
+    // No paging and no filters (not PostgREST at all): the second answer is the first again, so the first was whole.
+    server.maxRows = undefined;
+    server.ignoreFilters = true;
+    before = server.requests.length;
+    expect((await store.list()).map((r) => r.key)).toStrictEqual(writes.map((w) => w.key));
+    expect(server.requests.slice(before).map((r) => r.url)).toStrictEqual(['/orders?order=id', '/orders?order=id&id=gt.o6']);
+  });
+
   it('uses a configured key column', async () => {
     const skuServer = await startFakePostgrest({ table: 'items', keyColumn: 'sku' });
     try {

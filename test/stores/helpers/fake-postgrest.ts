@@ -31,6 +31,8 @@ export interface FakePostgrest {
   maxRows?: number;
   /** Answer a GET as if `?<key>=gt.…` were not there (a proxy or server that drops filters). */
   ignoreFilters?: boolean;
+  /** Leave Content-Range out, as a proxy in front of PostgREST may. */
+  noContentRange?: boolean;
   /** Called after each GET is answered: a test changes the table between pages. */
   afterGet?: () => void;
   close(): Promise<void>;
@@ -91,7 +93,8 @@ export async function startFakePostgrest(options: { table: string; keyColumn?: s
           const offset = Number(url.searchParams.get('offset') ?? 0);
           rows = rows.slice(offset, fake.maxRows === undefined ? undefined : offset + fake.maxRows);
           const counted = prefer.includes('count=exact') ? String(total) : '*';
-          res.writeHead(200, { 'content-type': 'application/json', 'content-range': rows.length === 0 ? `*/${counted}` : `${offset}-${offset + rows.length - 1}/${counted}` });
+          const range = rows.length === 0 ? `*/${counted}` : `${offset}-${offset + rows.length - 1}/${counted}`;
+          res.writeHead(200, { 'content-type': 'application/json', ...(fake.noContentRange ? {} : { 'content-range': range }) });
           res.end(JSON.stringify(rows));
           fake.afterGet?.();
           return;
