@@ -213,7 +213,7 @@ function itemFunction(arg: Expr, ctx: EvalContext, evaluate: (expr: Expr, ctx: E
   if (arg.kind !== 'Lambda') return (item) => evaluate(arg, itemCtx(item, ctx.scope));
   return (item, params) => {
     const scope = ctx.scope.child();
-    arg.params.forEach((param, i) => scope.set(param.name, params[i]));
+    arg.params.forEach((param, i) => scope.bind(param.name, params[i]));
     return evaluate(arg.body, itemCtx(item, scope));
   };
 }

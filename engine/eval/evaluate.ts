@@ -173,6 +173,8 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   // where the current record has a field of the same name: in `for p in products where .category
   // == category`, `category` is the outer loop's; `.category` is always the record's field first.
   const bound = expr.leadingDot || head === 'response' ? undefined : ctx.scope.get(head);
+  // A name bound to an absent value (a lambda's parameter, a match arm's name) is absent: not a field of another value.
+  if (bound === undefined && !expr.leadingDot && head !== 'response' && ctx.scope.boundAbsent(head)) return undefined;
   if (parts.length === 1) {
     if (bound !== undefined) return bound;
     if (ctx.current !== undefined && hasField(ctx.current, head)) return fieldOf(ctx.current, head);

@@ -13,6 +13,8 @@ import type { EvalInputs } from './inputs.js';
 
 export class Scope {
   private readonly vars = new Map<string, unknown>();
+  /** Names bound here to an absent value (`bind`): they hide outer bindings, the record's fields and `response`'s. */
+  private absent: Set<string> | undefined;
 
   constructor(
     private readonly parent?: Scope,
@@ -25,8 +27,33 @@ export class Scope {
     for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) {
       const value = scope.vars.get(name);
       if (value !== undefined) return value;
+      if (scope.absent?.has(name)) return undefined;
     }
     return undefined;
+  }
+
+  /**
+   * Binds `name` here even to an absent value (a lambda's parameter, a match arm's name): unlike
+   * `set`, an absent one is a binding too, so `x` reads as absent rather than falling through to
+   * an outer `x` or the last response's field (§D.2) — `map(xs, x => x ?? "none")`.
+   */
+  bind(name: string, value: unknown): void {
+    if (value === undefined) {
+      this.vars.delete(name);
+      (this.absent ??= new Set()).add(name);
+    } else {
+      this.absent?.delete(name);
+      this.vars.set(name, value);
+    }
+  }
+
+  /** Whether the nearest binding of `name` is one `bind` made to an absent value. */
+  boundAbsent(name: string): boolean {
+    for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) {
+      if (scope.vars.get(name) !== undefined) return false;
+      if (scope.absent?.has(name)) return true;
+    }
+    return false;
   }
 
   has(name: string): boolean {

@@ -217,7 +217,7 @@ function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRunti
 }
 
 function withBindings(scope: Scope, bound: ReadonlyMap<string, unknown>): Scope {
-  for (const [name, value] of bound) scope.set(name, value);
+  for (const [name, value] of bound) scope.bind(name, value);
   return scope;
 }
 

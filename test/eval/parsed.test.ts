@@ -85,6 +85,10 @@ describe('expressions from source text', () => {
     // A parameter shadows a variable of that name only inside its lambda.
     ['map([1, 2], x => x + 10)', { vars: { x: 5 } }, [11, 12]],
     ['length(map([1, 2], x => x + 10)) + x', { vars: { x: 5 } }, 7],
+    // An absent item is the parameter's value: not the outer `x`, nor the response's `x` (§D.2).
+    ['map(map(xs, .a), x => x ?? "none")', { vars: { x: 'OUTER', xs: [{ a: 1 }, { b: 2 }] } }, [1, 'none']],
+    ['map(map(xs, .a), x => x ?? "none")', { vars: { xs: [{ a: 1 }, { b: 2 }] }, response: { x: 'FROM_RESPONSE' } }, [1, 'none']],
+    ['reduce([null, 2], (t, v) => (t ?? 0) + (v ?? 0))', { vars: { t: 100 } }, 2],
   ])('%s', (text, options, expected) => {
     expect(run(text, options)).toEqual(expected);
   });

@@ -27,7 +27,8 @@ afterEach(async () => {
 describe('name and list patterns in match arms', () => {
   it('binds by name, tells an empty list, a one-item list and a list of entries apart', async () => {
     c.api
-      .on('GET /values', { body: { values: ['red', 7, 250, [1, 2, 3], true, null] } })
+      // `v`, the answer's own field, must not stand in for a matched value that is null.
+      .on('GET /values', { body: { v: 'FROM_RESPONSE', values: ['red', 7, 250, [1, 2, 3], true, null] } })
       .on('GET /batches/empty', { body: { entries: [] } })
       .on('GET /batches/one', { body: { entries: [{ id: 'e1', size: 1 }] } })
       .on('GET /batches/two', { body: { entries: [{ id: 'e2', size: 2 }, { id: 'e3', size: 3 }] } })
@@ -40,12 +41,39 @@ describe('name and list patterns in match arms', () => {
       'n-7': { id: 'n-7', kind: 'number' },
       'big-250': { id: 'big-250', kind: 'big number' },
       'a-3': { id: 'a-3', kind: 'array' },
+      absent: { id: 'absent', kind: 'absent' },
     });
     expect(await c.store(result.runId, 'batches')).toEqual({
       empty: { id: 'empty', got: 'none' },
       one: { id: 'one', got: 'one', first: 'e1' },
       two: { id: 'two', got: 'entries', count: 2 },
     });
+    await c.expectVerified(result.runId);
+  });
+
+  it('binds an absent value as absent: never the field of that name of the answer', async () => {
+    c.api.on('GET /v', { body: { v: 'FROM_RESPONSE', items: [{ k: 1 }, { j: 2 }] } });
+    const entry = path.join(c.dir, 'absent.vague');
+    const text = [
+      'mission Absent {',
+      '  source Feed { auth: none, base: "http://127.0.0.1:1" }',
+      '  store out: memory("out")',
+      '  action A {',
+      '    get "/v"',
+      '    for it in response.items {',
+      '      match it.k {',
+      '        v where v == null -> store { id: "absent", got: v ?? "none" } -> out { key: .id },',
+      '        v -> store { id: concat("k-", v), got: v } -> out { key: .id }',
+      '      }',
+      '    }',
+      '  }',
+      '  run A',
+      '}',
+      '',
+    ].join('\n');
+    const result = await c.start({ entry, files: [{ path: entry, text }] }, { sources: { Feed: c.api.url } });
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'out')).toEqual({ 'k-1': { id: 'k-1', got: 1 }, absent: { id: 'absent', got: 'none' } });
     await c.expectVerified(result.runId);
   });
 
