@@ -26,14 +26,8 @@ export interface PreparedRun {
 export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
   const hash = missionHash(files);
   const model = modelFor(files, hash);
-  refuseUnusableSpecs(model);
-  // Credentials that cannot be used are refused before a run exists (CredentialsError): an auth
-  // file that cannot be read, or credentials of another type than a source declares — which every
-  // request of that source would fail on (in a loop, as one tolerated failure per item, exit 0).
-  const credentials = options.authFile ? loadCredentialsFile(options.authFile, deps.env.vars) : undefined;
-  for (const source of model.mission.sources) {
-    resolveCredentials({ source: source.name.name, declared: source.auth?.kind ?? 'none', ...(credentials ? { file: credentials, fileName: options.authFile } : {}), vars: deps.env.vars, required: false });
-  }
+  // A credentials file that cannot be used is refused before a run exists (CredentialsError).
+  if (options.authFile) loadCredentialsFile(options.authFile, deps.env.vars);
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
   return {
@@ -50,14 +44,33 @@ export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: En
  * failing it at that call after the steps before it took effect. Read as the run reads it: the
  * text the run remembers, else the file.
  */
-function refuseUnusableSpecs(model: MissionModel): void {
+function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
   if (!model.mission.sources.some((s) => s.spec)) return;
-  const errors = checkOpenApiDocuments(model.unit, (file) => model.attachment(file) ?? readFileSync(file, 'utf8'));
+  const read = (file: string): string => model.attachment(file) ?? readFileSync(file, 'utf8');
+  const errors = checkOpenApiDocuments(model.unit, read, new Set(Object.keys(options.sources ?? {}))).filter((d) => d.severity === 'error');
   if (errors.length === 0) return;
   throw new MissionInvalidError(formatDiagnostics(errors, new Map(model.unit.files.map((f) => [f.path, f.text]))));
 }
 
+/**
+ * What a run started by hand (CLI, studio, library) is refused for besides an invalid mission,
+ * before anything is sent: credentials of another type than a source declares (or an auth file
+ * entry for an `auth: none` source) — every request of that source would fail on them, in a loop
+ * as one tolerated failure per item, exit 0 — and a source document its requests need that cannot
+ * be used. A schedule's firing is not refused (worker/schedules.ts would retry the refusal for
+ * ever and record nothing): its run fails at the request instead, as a failed run the schedule's
+ * `retry` sees.
+ */
+function refuseUnusableSetup(model: MissionModel, options: RunOptions, deps: EngineDeps): void {
+  refuseUnusableSpecs(model, options);
+  const credentials = options.authFile ? loadCredentialsFile(options.authFile, deps.env.vars) : undefined;
+  for (const source of model.mission.sources) {
+    resolveCredentials({ source: source.name.name, declared: source.auth?.kind ?? 'none', ...(credentials ? { file: credentials, fileName: options.authFile } : {}), vars: deps.env.vars, required: false });
+  }
+}
+
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
+  refuseUnusableSetup(modelFor(files), options, deps);
   const prepared = prepareNewRun(files, options, deps);
   const { lease } = await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
   deps.onRunId?.(prepared.run.runId);

@@ -12,25 +12,43 @@ import type { MissionUnit } from '../lang/mission-unit.js';
 import { didYouMean } from '../lang/suggest.js';
 import { OpenApiError, parseOpenApi, specFile, type OpenApiSpec } from './openapi.js';
 
-export function checkOpenApiDocuments(unit: MissionUnit, read: (file: string) => string = (file) => readFileSync(file, 'utf8')): Diagnostic[] {
+export function checkOpenApiDocuments(
+  unit: MissionUnit,
+  read: (file: string) => string = (file) => readFileSync(file, 'utf8'),
+  /** Sources whose URL the run is given (`--source NAME=URL`): their base never comes from the document. */
+  overridden: ReadonlySet<string> = new Set(),
+): Diagnostic[] {
   const mission = unit.mission;
   if (!mission) return [];
   const rootBag = new DiagnosticBag(unit.root.file);
+  const calls = (mission.actions ?? []).map((action) => ({ file: action?.file || unit.root.file, calls: callSteps(action?.steps) }));
+  const called = new Set(calls.flatMap((a) => a.calls.map((call) => call.source?.name)));
   const specs = new Map<string, OpenApiSpec>();
+  const seen = new Set<string>();
   for (const source of mission.sources ?? []) {
-    if (!source?.spec?.value || !source.name?.name) continue;
+    const name = source?.name?.name;
+    // A source declared twice is its first declaration (E3035), as the run takes it.
+    if (!name || seen.has(name)) continue;
+    seen.add(name);
+    if (!source.spec?.value) continue;
     const file = specFile(source.spec.value, unit.dir);
     try {
-      specs.set(source.name.name, parseOpenApi(read(file), file));
+      specs.set(name, parseOpenApi(read(file), file));
     } catch (error) {
       const why = error instanceof OpenApiError ? error.message : `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-      rootBag.error('E3057', source.spec, `The OpenAPI document of source \`${source.name.name}\` cannot be used: ${why}`, 'the path is read relative to the mission\'s folder; every `call` of this source fails until it can be');
+      // The run reads it only for a `call`, or for the base URL a source without `base` takes from it.
+      const needed = called.has(name) || (!source.base && !overridden.has(name));
+      rootBag.error(
+        needed ? 'E3057' : 'E3059',
+        source.spec,
+        `The OpenAPI document of source \`${name}\` cannot be used: ${why}`,
+        needed ? 'the path is read relative to the mission\'s folder; this source\'s requests fail until it can be' : 'no `call` uses it and the source has its own `base`, so running does not need it; fix the path or remove `from "…"`',
+      );
     }
   }
   const bags = new Map<string, DiagnosticBag>([[unit.root.file, rootBag]]);
-  for (const action of mission.actions ?? []) {
-    const file = action?.file || unit.root.file;
-    for (const call of callSteps(action?.steps)) {
+  for (const { file, calls: steps } of calls) {
+    for (const call of steps) {
       const spec = specs.get(call.source?.name ?? '');
       const operation = call.operation?.name;
       if (!spec || !operation || spec.operations.has(operation)) continue;

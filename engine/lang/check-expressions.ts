@@ -250,6 +250,16 @@ function checkFunctionArguments(ctx: CheckContext, file: string, name: string, a
   });
   const fn = wanted === undefined ? undefined : args[wanted.index];
   if (wanted === undefined || !fn) return;
+  if (fn.kind === 'Lambda') {
+    const names = (fn.params ?? []).map((param) => param?.name);
+    for (const [i, param] of (fn.params ?? []).entries()) {
+      if (param?.name === 'response') {
+        ctx.report(file, 'E3056', param, 'A parameter cannot be named `response`: `response.x` always reads the last request\'s answer (§D.2), not the parameter', 'name it otherwise: `x => x.id`');
+      } else if (param?.name && names.indexOf(param.name) !== i) {
+        ctx.report(file, 'E3056', param, `Parameter \`${param.name}\` is given twice`, 'give each parameter its own name: `(total, x) => total + x`');
+      }
+    }
+  }
   if (fn.kind === 'Lambda' && (fn.params?.length ?? 0) !== wanted.params) {
     const form = wanted.params === 2 ? '`(total, x) => total + x`' : '`x => x.total`';
     ctx.report(file, 'E3056', fn, `\`${name}\` calls its function with ${wanted.params === 2 ? 'two values (the running value and the item)' : 'one value (the item)'}, but this one takes ${fn.params?.length ?? 0}`, `write ${form}`);

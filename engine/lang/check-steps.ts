@@ -429,6 +429,7 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
         break;
       case 'SchemaPattern':
       case 'SchemaArrayPattern':
+        if (p.schema?.name && !ctx.schemas.has(p.schema.name)) checkResponseName(ctx, file, p.schema, 'match arm');
         // A name that is no schema binds (ast.ts ArmPattern) only when its arm reads it: else a typo.
         if (p.schema?.name && !ctx.schemas.has(p.schema.name) && !readsVariable([arm.guard, arm.body], p.schema.name) && !ctx.part) {
           const binds = p.kind === 'SchemaPattern' ? '`v where v is string ->` binds the value' : '`[single] ->` binds the one item of a one-item list';

@@ -104,6 +104,7 @@ export const CODES = {
   E3056: { severity: 'error', title: 'a function (`x => …`) where none is taken, or with a parameter count its built-in does not call it with' },
   E3057: { severity: 'error', title: 'a source\'s OpenAPI document (`from "spec.yaml"`) that cannot be read or is no OpenAPI 3 document (`reqon check` reads it)' },
   E3058: { severity: 'error', title: 'a `call S.operation` whose source\'s OpenAPI document has no such operationId (`reqon check` reads it)' },
+  E3059: { severity: 'warning', title: 'a source\'s OpenAPI document that cannot be read or used, where no `call` needs it and the source has its own `base`' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

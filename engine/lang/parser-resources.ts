@@ -100,7 +100,7 @@ const RATE_LIMIT_OPTIONS: OptionSet<RateLimitConfig, 'strategy' | 'maxWait' | 'f
   keys: ['strategy', 'maxWait', 'fallbackRpm', 'model'],
   insteadOf: {
     requestsPerMinute:
-      'to send at most N requests a minute, give the source a local token bucket: `model: { type: tokenBucket, capacity: 1, refill: R }` with R = N / 60 requests a second (`refill: 1` for 60 a minute); `fallbackRpm` is the pace `throttle` keeps only while the API sends no rate-limit headers',
+      'to send at most N requests a minute, give the source a local token bucket: `model: { type: tokenBucket, capacity: 1, refill: R }`, R the number N / 60 written out (requests a second: `refill: 1` for 60 a minute, `refill: 0.5` for 30); `fallbackRpm` is the pace `throttle` keeps only while the API sends no rate-limit headers',
   },
   parse(p, key, cfg) {
     switch (key) {

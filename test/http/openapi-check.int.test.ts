@@ -73,6 +73,27 @@ describe('reqon check reads the OpenAPI documents', () => {
     expect(r.stderr).toContain('= help: did you mean `getPet`?');
   });
 
+  it('a document no request needs (no `call`, the source has its own base) is a warning, E3059, and the run goes on', async () => {
+    const cli = await builtCli();
+    c.api.on('GET /a', { body: [{ id: 'a1' }] });
+    const text = 'mission Plain {\n  source Api from "./missing.yaml" { auth: none, base: "http://127.0.0.1:9" }\n  store out: memory("out")\n  action A {\n    get "/a"\n    store response -> out { key: .id }\n  }\n  run A\n}\n';
+    const files = c.mission('plain', text);
+    const r = await runCli(cli, ['check', 'plain.vague'], { cwd: c.dir });
+    expect([r.code, r.stdout]).toEqual([0, 'plain.vague: no errors, 1 warning\n']);
+    expect(r.stderr).toContain('warning[E3059]');
+    const result = await c.start(files, { sources: { Api: c.api.url } });
+    expect(result.status).toBe('completed');
+  });
+
+  it('of a source declared twice, the first declaration is checked, as the run takes it', async () => {
+    fs.writeFileSync(path.join(c.dir, 'other.yaml'), PETS.replace(/listPets/g, 'listOthers'));
+    const text = mission('./other.yaml', 'listPets').replace('  source Api {', '  source Store from "./pets.yaml" { auth: none }\n  source Api {');
+    const cli = await builtCli();
+    fs.writeFileSync(path.join(c.dir, 'twice.vague'), text);
+    const r = await runCli(cli, ['check', 'twice.vague'], { cwd: c.dir });
+    expect(r.stderr).toContain(`error[E3058]: ${path.join(c.dir, 'other.yaml')} has no operation \`listPets\``);
+  });
+
   it('a run of such a mission is refused before anything is sent', async () => {
     c.api.on('POST /announce', { body: { ok: true } });
     const files = c.mission('typo', mission('./pets.yaml', 'listPetz'));

@@ -248,6 +248,8 @@ describe('functions', () => {
     expect([params.message, params.help]).toEqual(['`reduce` calls its function with two values (the running value and the item), but this one takes 1', 'write `(total, x) => total + x`']);
     expect(one(mission('    let n = filter(response, (a, b) => a)'), 'E3056', '(a, b) => a').message).toBe('`filter` calls its function with one value (the item), but this one takes 2');
     expect(one(mission('    let n = reduce(response, .n, 0)'), 'E3056', '.n').message).toBe('`reduce` needs a function of the running value and the item');
+    expect(one(mission('    let n = map([1], response => response.id)'), 'E3056', 'response').message).toMatch(/^A parameter cannot be named `response`/);
+    expect(one(mission('    let n = reduce([1], (x, x) => x, 0)'), 'E3056', 'x').message).toBe('Parameter `x` is given twice');
   });
 
   it('a method call names the built-in to call instead', () => {
