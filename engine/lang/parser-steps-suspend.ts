@@ -28,7 +28,7 @@ const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
       case 'timeout': step.timeout = durationCall(p) ?? intValue(p, 'a timeout in milliseconds (or `minutes(5)`, `hours(1)` …)'); return;
       case 'path': step.path = p.expectString('a webhook path string such as "/hooks/done"'); return;
       case 'expectedEvents':
-        step.expectedEvents = intValue(p, 'a number of events', p.at('[') ? 'a wait counts its events; to take only some kinds, filter them: `eventFilter: .type in ["payment.success", "payment.failed"]`' : undefined);
+        step.expectedEvents = intValue(p, 'a number of events', p.at('[') || p.at('String') ? 'a wait counts its events; to take only some kinds, filter them: `eventFilter: .type in ["payment.success", "payment.failed"]`' : undefined);
         return;
       case 'eventFilter': step.eventFilter = parseExpr(p); return;
       // Upstream's docs name the wait's retry `retryOnTimeout`: it is the same option (a timeout
