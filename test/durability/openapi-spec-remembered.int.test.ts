@@ -67,8 +67,11 @@ describe.each(backends)('%s: the OpenAPI document a run started with', (backend:
     const sent = api.requests.length;
     const resumed = await reqon('resume', runId, '--quiet');
     expect(resumed.code, describeResult(resumed)).toBe(0);
-    // The operation where the run's own document put it: no /v2 request.
-    expect(api.lines().slice(sent)).toEqual(['GET /api/pets/a', 'GET /api/pets/b', 'GET /api/pets/c']);
+    // The operation where the run's own document put it: no /v2 request. Pet a's GET is asked again
+    // unless its answer's commit reached the log before the kill (on PostgreSQL it may: GUARANTEES
+    // 7 then takes the recorded answer), so it is there once or not at all.
+    const after = api.lines().slice(sent);
+    expect(after.slice(after[0] === 'GET /api/pets/a' ? 1 : 0)).toEqual(['GET /api/pets/b', 'GET /api/pets/c']);
 
     fs.renameSync(path.join(dir, 'pets.yaml'), path.join(dir, 'moved.yaml'));
     const verified = await reqon('verify', runId);
