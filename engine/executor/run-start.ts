@@ -4,7 +4,7 @@
  * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
  */
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
-import { loadCredentialsFile, resolveCredentials } from '../http/credentials.js';
+import { loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { readFileSync } from 'node:fs';
@@ -22,12 +22,16 @@ export interface PreparedRun {
   ttlMs: number;
 }
 
-/** Checks the mission (MissionInvalidError) and builds the run row and first events of a new run. */
-export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): PreparedRun {
+/**
+ * Checks the mission (MissionInvalidError) and builds the run row and first events of a new run.
+ * `byHand`: a run started by hand, refused also for a setup it cannot use (refuseUnusableSetup).
+ */
+export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps, byHand = false): PreparedRun {
   const hash = missionHash(files);
   const model = modelFor(files, hash);
   // A credentials file that cannot be used is refused before a run exists (CredentialsError).
-  if (options.authFile) loadCredentialsFile(options.authFile, deps.env.vars);
+  const credentials = options.authFile ? loadCredentialsFile(options.authFile, deps.env.vars) : undefined;
+  if (byHand) refuseUnusableSetup(model, options, credentials, deps);
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
   return {
@@ -61,17 +65,15 @@ function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
  * ever and record nothing): its run fails at the request instead, as a failed run the schedule's
  * `retry` sees.
  */
-function refuseUnusableSetup(model: MissionModel, options: RunOptions, deps: EngineDeps): void {
+function refuseUnusableSetup(model: MissionModel, options: RunOptions, credentials: CredentialsMap | undefined, deps: EngineDeps): void {
   refuseUnusableSpecs(model, options);
-  const credentials = options.authFile ? loadCredentialsFile(options.authFile, deps.env.vars) : undefined;
   for (const source of model.mission.sources) {
     resolveCredentials({ source: source.name.name, declared: source.auth?.kind ?? 'none', ...(credentials ? { file: credentials, fileName: options.authFile } : {}), vars: deps.env.vars, required: false });
   }
 }
 
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
-  refuseUnusableSetup(modelFor(files), options, deps);
-  const prepared = prepareNewRun(files, options, deps);
+  const prepared = prepareNewRun(files, options, deps, true);
   const { lease } = await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
   deps.onRunId?.(prepared.run.runId);
   return execute(

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { CallStep } from '../lang/ast.js';
 import { DiagnosticBag, type Diagnostic } from '../lang/diagnostics.js';
 import type { MissionUnit } from '../lang/mission-unit.js';
+import { findNodes } from '../lang/node-search.js';
 import { didYouMean } from '../lang/suggest.js';
 import { OpenApiError, parseOpenApi, specFile, type OpenApiSpec } from './openapi.js';
 
@@ -62,14 +63,6 @@ export function checkOpenApiDocuments(
 }
 
 /** Every `call S.op` step in `steps`, nested ones (loop bodies, match arms, fallbacks) included. */
-function callSteps(node: unknown, out: CallStep[] = []): CallStep[] {
-  if (node === null || typeof node !== 'object') return out;
-  if (Array.isArray(node)) {
-    for (const item of node) callSteps(item, out);
-    return out;
-  }
-  const step = node as { kind?: unknown; operation?: unknown };
-  if (step.kind === 'Call' && step.operation !== undefined) out.push(node as CallStep);
-  for (const value of Object.values(node)) callSteps(value, out);
-  return out;
+function callSteps(steps: unknown): CallStep[] {
+  return findNodes(steps, (node): node is CallStep => (node as { kind?: unknown }).kind === 'Call' && 'operation' in node);
 }

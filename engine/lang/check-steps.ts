@@ -7,7 +7,8 @@
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
 import type { ActionDecl, CallStep, Directive, Expr, FetchOptions, FetchStep, MatchStep, Name, Paginate, Span, Step, StoreStep } from './ast.js';
-import { optionSpan } from './ast.js';
+import { optionSpan, type RefExpr } from './ast.js';
+import { findNodes } from './node-search.js';
 import { indexedName, storeDeleteOf } from './store-delete.js';
 import { didYouMean, suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
@@ -18,11 +19,11 @@ import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } f
 
 /** Whether `node` (plain AST data) reads the variable `name` anywhere: a `Ref` headed by it. */
 function readsVariable(node: unknown, name: string): boolean {
-  if (node === null || typeof node !== 'object') return false;
-  if (Array.isArray(node)) return node.some((item) => readsVariable(item, name));
-  const ref = node as { kind?: unknown; parts?: unknown; leadingDot?: unknown };
-  if (ref.kind === 'Ref' && Array.isArray(ref.parts) && ref.parts[0] === name && ref.leadingDot !== true) return true;
-  return Object.values(node).some((value) => readsVariable(value, name));
+  const reads = (candidate: object): candidate is RefExpr => {
+    const ref = candidate as Partial<RefExpr>;
+    return ref.kind === 'Ref' && ref.leadingDot !== true && ref.parts?.[0] === name;
+  };
+  return findNodes(node, reads).length > 0;
 }
 
 export interface JumpRef {

@@ -50,6 +50,14 @@ describe('a `timeout: 0` wait', () => {
     await c.expectVerified(result.runId);
   });
 
+  it('takes a delivery older than the inbox expiry that no sweep has dropped yet (GUARANTEES, "A bounded inbox")', async () => {
+    const eightDaysAgo = Date.now() - 8 * 24 * 60 * 60 * 1000;
+    expect(await c.log.deliverWebhook('/webhooks/refund', 'd-old', { payment: 'p1', type: 'charge.refunded', amount: 5 }, eightDaysAgo)).toBe('accepted');
+    const result = await c.start(files());
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'refunds')).toEqual({ p1: { id: 'p1', amount: 5 } });
+  });
+
   it('a run recorded before keeps its rules: a `timeout: 0` wait that took nothing failed, a filter read the loop item', async () => {
     const now = Date.now();
     expect(await c.log.deliverWebhook('/webhooks/refund', 'd-p2', { payment: 'p2', type: 'charge.refunded', amount: 12 }, now)).toBe('accepted');
