@@ -91,6 +91,23 @@ describe('group commit', () => {
     expect(await t.log.readTable('sql', 'orders')).toEqual([{ key: 'k', record: { v: 'd' } }]);
   });
 
+  it('a commit alone in its group that fails half-way leaves nothing behind: no event, no row, no table, no seq', async () => {
+    const [a] = (await makeRuns(1)) as [Lease];
+    await t.log.commit(a, [storeWrite({ storeKind: 'nosql', table: 'docs', key: 'x', record: { v: 0 } })], { durable: false });
+    // A new sql table is created and written, then a sql write to the nosql table 'docs' fails.
+    const failing = t.log.commit(
+      a,
+      [value('lost'), storeWrite({ table: 'fresh', key: 'k', record: { v: 1 } }), storeWrite({ key: 'k', record: { v: 2 }, table: 'docs' })],
+      { durable: true },
+    );
+    await expect(failing).rejects.toThrow(/table 'docs' already exists .* is a nosql store table/);
+    expect((await t.log.read(a.runId)).map((e) => e.seq)).toEqual([1, 2]);
+    expect(await t.log.readTable('sql', 'fresh')).toEqual([]);
+    // The rolled-back table is made again by the next write to it, and seqs go on without a gap.
+    expect(await t.log.commit(a, [storeWrite({ table: 'fresh', key: 'k', record: { v: 3 } })], { durable: true })).toMatchObject([{ seq: 3 }]);
+    expect(await t.log.readTable('sql', 'fresh')).toEqual([{ key: 'k', record: { v: 3 } }]);
+  });
+
   it('createRun calls in one group: a taken id fails alone, the others start with their events', async () => {
     await t.log.createRun(newRun('taken'), 'w1', 60_000, [started()]);
     const before = t.log.stats();
