@@ -383,6 +383,17 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         { change: `the write of key "${event.payload.key}" to \`${event.payload.store}\` became a write of key "${w.key}" to \`${store}\`` },
       );
     }
+    // The effect id is the write's identity (what verify and the studio's diff show, what a
+    // store's idempotency rests on): derived again, it must be the one recorded.
+    if (event.payload.effectId !== w.effectId) {
+      throw new NondeterminismError(
+        rt.runId,
+        path,
+        event.seq,
+        `the write of key "${event.payload.key}" to \`${store}\` as effect ${event.payload.effectId}`,
+        `the write of key "${w.key}" to \`${store}\` as effect ${w.effectId}`,
+      );
+    }
     // A removal is no write.
     if ((event.payload.op === 'delete') !== (w.op === 'delete')) {
       const was = event.payload.op === 'delete' ? 'a delete' : 'a write';
