@@ -23,8 +23,12 @@ export interface VerifyReport {
     recorded: string;
     asked: string;
     explanation: string;
-    /** 'edit' when replayed against an edited mission; else the run's own mission diverged. */
-    cause: 'edit' | 'nondeterminism';
+    /**
+     * 'edit' when replayed against an edited mission; 'damaged-log' when the log lacks events its
+     * run row counts on (rows deleted or the file damaged outside the engine); else the run's own
+     * mission diverged.
+     */
+    cause: 'edit' | 'nondeterminism' | 'damaged-log';
     /** The mission line of the step that diverged, when known. */
     line?: number;
     /** What changed, as the user would have edited it ("POST /events became POST /audit"). */

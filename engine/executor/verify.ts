@@ -5,7 +5,7 @@
  */
 import type { Env, HttpTransport } from '../env/env.js';
 import { identitiesOf } from '../journal/fork-identity.js';
-import { Journal, ReplayExhausted } from '../journal/journal.js';
+import { IncompleteLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
@@ -23,7 +23,7 @@ import { modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.
 import type { MissionModel } from '../steps/mission-model.js';
 import type { CircuitBreakerConfig, FetchOptions } from '../lang/ast.js';
 
-const META = new Set(['run.started', 'run.resumed']);
+const META = new Set<string>(META_EVENT_TYPES);
 
 /** A transport that refuses: verify must never reach the network. */
 const NO_NETWORK: HttpTransport = {
@@ -44,8 +44,12 @@ export async function verifyRun(
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
   const files = opts.missionFiles ? withRememberedSpecs(opts.missionFiles, run.missionFiles) : run.missionFiles;
   const model = modelFor(files);
-  const events = opts.events ?? (await log.read(runId));
-  const format = logFormatOf(events);
+  // A long run is read as the walk reaches it (a window in memory, as a resume reads it: a 1M-
+  // event run's verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot
+  // read synchronously, is read whole.
+  const events = opts.events ?? (log.replayReader ? undefined : await log.read(runId));
+  const first = events ? events[0] : (await log.read(runId, { fromSeq: 1, toSeq: 1 }))[0];
+  const format = logFormatOf(first ? [first] : []);
   if (format > LOG_FORMAT) {
     throw new RunUnavailableError(
       `run ${runId} was recorded in log format ${format} by a newer engine; this one reads formats 1–${LOG_FORMAT} and cannot verify it`,
@@ -53,8 +57,62 @@ export async function verifyRun(
     );
   }
   const env: Env = { ...opts.env, http: NO_NETWORK };
-  const journal = new Journal(null, null, runId, events, env.clock, { verifyOnly: true, recordAsked: true, identities: identitiesOf(events[0]) });
   const recordedBy = opts.missionFiles ? recordedModelOf(run.missionFiles) : undefined;
+  let divergence: VerifyReport['divergence'] = null;
+  const damaged = (error: IncompleteLogError): NonNullable<VerifyReport['divergence']> => ({
+    index: journal.asked.length,
+    seq: error.missingSeq ?? run.lastSeq,
+    stepPath: '',
+    recorded: `nothing: ${error.message}`,
+    asked: 'the rest of the run',
+    explanation: `The log is damaged, so the run cannot be verified: ${error.message}. Restore the log from a copy; nothing past that point was checked.`,
+    cause: 'damaged-log',
+  });
+  let drainFacts = (): void => {};
+  const facts = new RecordedFacts(recordedBy ?? model);
+  let recorded: readonly StoredEvent[] | StreamedRecord;
+  if (events) {
+    for (const e of events) facts.observe(e);
+    recorded = events;
+  } else {
+    // The facts are gathered from the chunks as the walk reads them (no measureRun: a verify
+    // walks every page), and from the rest once the walk has stopped. Every seq is read, the
+    // resume machinery's too, so a gap is seen where it is; the walk is handed the others.
+    const counted = log.replayReader!(runId, run.lastSeq, META_EVENT_TYPES).total;
+    const inner = log.replayReader!(runId, run.lastSeq, []);
+    let expected = 1;
+    let gap: IncompleteLogError | undefined;
+    const next = (max: number): StoredEvent[] => {
+      if (gap) throw gap;
+      const out: StoredEvent[] = [];
+      while (out.length < max) {
+        const chunk = inner.next(max - out.length);
+        if (chunk.length === 0) break;
+        for (const e of chunk) {
+          if (e.seq !== expected) throw (gap = IncompleteLogError.missing(runId, expected, run.lastSeq));
+          expected++;
+          facts.observe(e);
+          if (!META.has(e.type)) out.push(e);
+        }
+      }
+      return out;
+    };
+    recorded = { reader: { total: counted, next }, lastSeq: run.lastSeq };
+    drainFacts = () => {
+      while (next(FACTS_CHUNK).length > 0);
+    };
+    // The rest past a gap the walk never reached (it stopped before) is not read: the gap is the verdict.
+    const drain = drainFacts;
+    drainFacts = () => {
+      try {
+        drain();
+      } catch (error) {
+        if (!(error instanceof IncompleteLogError)) throw error;
+        divergence ??= damaged(error);
+      }
+    };
+  }
+  const journal = new Journal(null, null, runId, recorded, env.clock, { verifyOnly: true, recordAsked: true, identities: identitiesOf(first) });
   const executor = new Executor({
     runId,
     model,
@@ -80,17 +138,27 @@ export async function verifyRun(
     progress: () => {},
   });
 
-  const original: VerifyEntry[] = events.filter((e) => !META.has(e.type)).map(entryOf);
-  let divergence: VerifyReport['divergence'] = null;
   let logEnd: ReplayExhausted | undefined;
   try {
+    if (events && !opts.events) assertContiguous(runId, events, run.lastSeq);
     const end = await executor.run();
     // The run's closing event is written by the caller of the walk, not by a step: ask for it here.
-    if (end.status === 'completed') journal.take('', 'run.completed');
-    else if (end.status === 'failed') journal.take('', 'run.failed');
+    if (end.status === 'completed' || end.status === 'failed') {
+      const closing = end.status === 'completed' ? 'run.completed' : 'run.failed';
+      try {
+        journal.take('', closing);
+      } catch (error) {
+        // A finished run's row with no closing event in its log: the log lost its end, which a
+        // run that merely has not finished would not show (its row would not say finished).
+        if (!(error instanceof ReplayExhausted) || opts.events || (run.status !== 'completed' && run.status !== 'failed')) throw error;
+        throw new IncompleteLogError(runId, `its run row says ${run.status}, but its log holds no ${closing} event`);
+      }
+    }
     journal.assertFullyConsumed();
   } catch (error) {
-    if (error instanceof NondeterminismError) {
+    if (error instanceof IncompleteLogError) {
+      divergence = damaged(error);
+    } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
       const edited = opts.missionFiles !== undefined;
       divergence = {
@@ -110,12 +178,15 @@ export async function verifyRun(
       throw error;
     }
   }
-  const replayed: VerifyEntry[] = journal.asked.map((a) => ({ seq: a.seq, stepPath: a.stepPath, type: a.type, effectId: a.effectId }));
-  const unchecked = [...uncheckedBy(format, events), ...unplannedWrites(recordedBy ?? model, events)];
-  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, events), ...untracedPureSteps(recordedBy));
   // The walk stopped at the log's end with recorded events it never asked for: they were not
   // compared with anything, so they are said to be unchecked rather than passed as matching.
+  // (Asked before the facts take the rest of the stream, which the journal may still read from.)
   const unreached = logEnd ? journal.unreached() : undefined;
+  drainFacts();
+  const { original } = facts;
+  const replayed: VerifyEntry[] = journal.asked;
+  const unchecked = [...uncheckedBy(format, facts), ...unplannedWrites(facts)];
+  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy));
   if (logEnd && unreached) {
     unchecked.push(
       `${unreached.count} recorded event(s) from seq ${unreached.first.seq} (${unreached.first.type} at ${unreached.first.stepPath || '(run)'}): ` +
@@ -142,31 +213,107 @@ export async function assertReplays(
   throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, detail, ...(opts.advise ? [opts.advise(d.seq)] : []));
 }
 
+/** A whole log read at once (no reader counted it) must hold every seq from 1 to its run row's last. */
+function assertContiguous(runId: string, events: readonly StoredEvent[], lastSeq: number): void {
+  const gap = events.findIndex((e, i) => e.seq !== i + 1);
+  if (gap < 0 && events.length === lastSeq) return;
+  throw IncompleteLogError.missing(runId, gap < 0 ? events.length + 1 : gap + 1, lastSeq);
+}
+
 /** headersSha256 of a request the mission gives no headers. */
 const NO_HEADERS_SHA256 = createHash('sha256').update('{}').digest('hex');
 
+/** Events read at a time by the pass that gathers RecordedFacts from a streamed log. */
+const FACTS_CHUNK = 4096;
+/** Distinct step paths and types RecordedFacts shares among its entries, at most. */
+const INTERNED = 10_000;
+
+/**
+ * What verify reports about the whole recorded log besides the walk — every entry, and what the
+ * recorded requests and writes do not let a replay check — gathered in one pass over its events,
+ * so a long run's are never all in memory at once.
+ */
+class RecordedFacts {
+  /** Every recorded event but the resume machinery's, as the report lists them. */
+  readonly original: VerifyEntry[] = [];
+  /** http.request events recorded without an identity at all, or without its header, source or named-value parts. */
+  identityless = 0;
+  headerless = 0;
+  sourceless = 0;
+  unnamed = 0;
+  /** Sources some recorded request went through; actions some recorded request was made in. */
+  readonly answeredSources = new Set<string>();
+  readonly requestedActions = new Set<string>();
+  /** Writes recorded without their planned record where what is stored may hold more (unplannedWrites). */
+  unplannedWrites = 0;
+
+  private readonly strings = new Map<string, string>();
+
+  /** `stores`: the model whose stores' kinds the recorded writes went to. */
+  constructor(private readonly stores: MissionModel) {}
+
+  /** `text` as first seen; a long loop's paths are each new, so past INTERNED distinct ones new texts are kept as they are. */
+  private intern(text: string): string {
+    const known = this.strings.get(text);
+    if (known !== undefined) return known;
+    if (this.strings.size < INTERNED) this.strings.set(text, text);
+    return text;
+  }
+
+  observe(e: StoredEvent): void {
+    if (META.has(e.type)) return;
+    // A long run's entries are most of what verify holds: each path and type kept once.
+    this.original.push({ ...entryOf(e), stepPath: this.intern(e.stepPath), type: this.intern(e.type) });
+    if (e.type === 'http.request') {
+      const identity = (e as StoredEvent<'http.request'>).payload.identity;
+      this.requestedActions.add(e.stepPath.split('/')[0]!);
+      // Without one a replay compares only the request's method (fetch-step.ts assertSameRequest).
+      if (identity === undefined) {
+        this.identityless++;
+        return;
+      }
+      if (identity.headersSha256 === undefined) this.headerless++;
+      if (identity.source === undefined) this.sourceless++;
+      else this.answeredSources.add(identity.source);
+      // Values of credential-named parameters and headers (redacted by name in the URL and
+      // headers) entered identities later: a request that may have had some, recorded before,
+      // was not compared on them — one whose identity URL shows a redaction, or that had mission headers at all.
+      if (
+        identity.namedValuesSha256 === undefined &&
+        (identity.url.includes(REDACTED) || (identity.headersSha256 !== undefined && identity.headersSha256 !== NO_HEADERS_SHA256))
+      ) {
+        this.unnamed++;
+      }
+    } else if (e.type === 'store.write') {
+      const { op, store, planned } = (e as StoredEvent<'store.write'>).payload;
+      if (op === 'delete' || planned !== undefined) return;
+      const kind = this.stores.stores.get(store)?.type.kind;
+      if (op === 'upsert' || kind === 'file' || kind === 'postgrest') this.unplannedWrites++;
+    }
+  }
+}
+
 /** What a log of `format` (and its requests' recorded identities) does not let a replay check. */
-function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
+function uncheckedBy(format: number, facts: RecordedFacts): string[] {
   if (format < 2) {
     return [
       `requests' URLs and bodies: this run was recorded before request identities (log format ${format}); only their methods were compared`,
     ];
   }
-  const identities = events.filter((e) => e.type === 'http.request').map((e) => (e as StoredEvent<'http.request'>).payload.identity);
-  const headerless = identities.filter((i) => i?.headersSha256 === undefined).length;
-  const sourceless = identities.filter((i) => i?.source === undefined).length;
+  const { identityless, headerless, sourceless, unnamed } = facts;
   const out: string[] = [];
+  if (identityless > 0) {
+    out.push(
+      `requests' URLs, bodies and headers: ${identityless} request(s) have no recorded identity in a log format that records one (the log was edited or damaged); only their methods were compared`,
+    );
+  }
   if (headerless > 0) out.push(`requests' headers: ${headerless} request(s) were recorded by an engine before header identities; their URLs and bodies were compared, their headers not`);
-  // Two sources may share a base URL under different credentials: without the name, a request moved to the other source was not caught.
-  // Values of credential-named parameters and headers (redacted by name in the URL and headers)
-  // entered identities later; a request that may have had some, recorded before, was not compared
-  // on them: one whose identity URL shows a redaction, or that had mission headers at all.
-  const unnamed = identities.filter((i) => i !== undefined && i.namedValuesSha256 === undefined && (i.url.includes(REDACTED) || (i.headersSha256 !== undefined && i.headersSha256 !== NO_HEADERS_SHA256))).length;
   if (unnamed > 0) {
     out.push(
       `credential-named parameters and headers: ${unnamed} request(s) were recorded by an engine before their values entered identities; an edit of a \`*_token\` parameter or a \`*Token\` header of theirs was not caught`,
     );
   }
+  // Two sources may share a base URL under different credentials: without the name, a request moved to the other source was not caught.
   if (sourceless > 0) out.push(`requests' sources: ${sourceless} request(s) were recorded by an engine before source identities; which source each went through was not compared`);
   return out;
 }
@@ -176,18 +323,10 @@ function uncheckedBy(format: number, events: readonly StoredEvent[]): string[] {
  * a merge) and a file or PostgREST store's (what it keeps may hold more). Their planned records
  * were checked to be contained in what was stored, so a field an edit dropped was not caught.
  */
-function unplannedWrites(recordedBy: MissionModel, events: readonly StoredEvent[]): string[] {
-  let count = 0;
-  for (const e of events) {
-    if (e.type !== 'store.write') continue;
-    const { op, store, planned } = (e as StoredEvent<'store.write'>).payload;
-    if (op === 'delete' || planned !== undefined) continue;
-    const kind = recordedBy.stores.get(store)?.type.kind;
-    if (op === 'upsert' || kind === 'file' || kind === 'postgrest') count++;
-  }
-  if (count === 0) return [];
+function unplannedWrites(facts: RecordedFacts): string[] {
+  if (facts.unplannedWrites === 0) return [];
   return [
-    `store records: ${count} upsert(s) or write(s) to file or PostgREST stores were recorded by an engine before their planned records were logged; each planned record was checked to be contained in what was stored, so a field an edit dropped was not caught`,
+    `store records: ${facts.unplannedWrites} upsert(s) or write(s) to file or PostgREST stores were recorded by an engine before their planned records were logged; each planned record was checked to be contained in what was stored, so a field an edit dropped was not caught`,
   ];
 }
 
@@ -208,13 +347,8 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
   ];
 }
 
-function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events: readonly StoredEvent[]): string[] {
-  const answered = new Set<string>();
-  for (const e of events) {
-    if (e.type !== 'http.request') continue;
-    const source = (e as StoredEvent<'http.request'>).payload.identity?.source;
-    if (source !== undefined) answered.add(source);
-  }
+function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: RecordedFacts): string[] {
+  const answered = facts.answeredSources;
   const out: string[] = [];
   for (const [name, source] of model.sources) {
     const was = recordedBy.sources.get(name);
@@ -238,8 +372,7 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, events:
     }
   }
   // A request's own `timeout`, or its `retry`'s, over the source's: the same, request by request.
-  const requested = new Set<string>();
-  for (const e of events) if (e.type === 'http.request') requested.add(e.stepPath.split('/')[0]!);
+  const requested = facts.requestedActions;
   const recorded = requestTimeouts(recordedBy);
   for (const [action, steps] of requestTimeouts(model)) {
     const before = recorded.get(action);

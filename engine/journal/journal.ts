@@ -75,6 +75,28 @@ export class ReplayExhausted extends Error {
   }
 }
 
+/**
+ * The run's events end before the count its run row gives (seq is contiguous from 1, GUARANTEES
+ * 1): rows were deleted or the file damaged outside the engine. Never a replay's normal end.
+ */
+export class IncompleteLogError extends Error {
+  constructor(
+    readonly runId: string,
+    /** What is missing, e.g. "seq 12 is missing, of the 64 events its run row counts". */
+    readonly detail: string,
+    /** The first seq found missing, when known. */
+    readonly missingSeq?: number,
+  ) {
+    super(`the log of run ${runId} is damaged: ${detail}; events were deleted or the file was damaged outside the engine`);
+    this.name = 'IncompleteLogError';
+  }
+
+  /** Seq `seq` is not in the log, which the run row says holds `lastSeq` events. */
+  static missing(runId: string, seq: number, lastSeq: number): IncompleteLogError {
+    return new IncompleteLogError(runId, `seq ${seq} is missing, of the ${lastSeq} events its run row counts`, seq);
+  }
+}
+
 /** Positions (in `events`) of one path's events, in log order; `next` skips consumed ones. */
 interface PathQueue {
   at: number[];
@@ -642,7 +664,7 @@ export class Journal {
   private readChunk(max: number): void {
     const chunk = this.stream?.next(max) ?? [];
     if (chunk.length === 0) {
-      throw new Error(`journal of run ${this.runId}: the log ended after ${this.loaded} of the ${this.total} recorded events it counted`);
+      throw new IncompleteLogError(this.runId, `it holds ${this.loaded} of the ${this.total} replayed events its run row counts`);
     }
     for (const event of chunk) this.events[this.loaded++ - this.offset] = event;
   }

@@ -57,7 +57,8 @@ export function verifyVerdict(report: VerifyReport): { kind: 'ok' | 'partial' | 
     // Named by the recorded seq its row shows (#seq): a count of replayed entries matched no row.
     const seq = report.divergence?.seq ?? 0;
     const where = seq > 0 ? `at #${seq}` : 'past the end of the log';
-    const text = report.divergence?.cause === 'edit' ? `✕ the edit diverges ${where}` : `✕ diverges ${where}`;
+    const cause = report.divergence?.cause;
+    const text = cause === 'edit' ? `✕ the edit diverges ${where}` : cause === 'damaged-log' ? `✕ the log is damaged ${where}` : `✕ diverges ${where}`;
     return { kind: 'bad', text };
   }
   if (report.original.length === 0) {

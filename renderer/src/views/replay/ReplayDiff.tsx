@@ -105,7 +105,7 @@ export function ReplayDiff({ runId }: { runId: string }) {
       {report?.divergence && (
         <div className="banner banner-error" role="alert" aria-label="Divergence">
           <div>
-            <strong>{report.divergence.cause === 'edit' ? 'The edit changes what the run already did' : 'Non-determinism'}</strong> at seq #
+            <strong>{report.divergence.cause === 'edit' ? 'The edit changes what the run already did' : report.divergence.cause === 'damaged-log' ? 'The log is damaged' : 'Non-determinism'}</strong> at seq #
             {report.divergence.seq}, step <code>{report.divergence.stepPath}</code>
           </div>
           {report.divergence.change && (
