@@ -383,17 +383,6 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         { change: `the write of key "${event.payload.key}" to \`${event.payload.store}\` became a write of key "${w.key}" to \`${store}\`` },
       );
     }
-    // The effect id is the write's identity (what verify and the studio's diff show, what a
-    // store's idempotency rests on): derived again, it must be the one recorded.
-    if (event.payload.effectId !== w.effectId) {
-      throw new NondeterminismError(
-        rt.runId,
-        path,
-        event.seq,
-        `the write of key "${event.payload.key}" to \`${store}\` as effect ${event.payload.effectId}`,
-        `the write of key "${w.key}" to \`${store}\` as effect ${w.effectId}`,
-      );
-    }
     // A removal is no write.
     if ((event.payload.op === 'delete') !== (w.op === 'delete')) {
       const was = event.payload.op === 'delete' ? 'a delete' : 'a write';
@@ -408,6 +397,7 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
       );
     }
     if (w.op === 'delete') {
+      assertSameEffect(event, w, store, path, rt);
       out.push(event);
       continue;
     }
@@ -435,9 +425,26 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
         { change: `the record written under key "${w.key}" to \`${store}\` changed` },
       );
     }
+    assertSameEffect(event, w, store, path, rt);
     out.push(event);
   }
   return out;
+}
+
+/**
+ * The effect id is a write's identity (what verify and the studio's diff show, what a store's
+ * idempotency rests on): derived again, it must be the one recorded. Asked after the checks that
+ * say what changed in words (a key, a delete, an op, a record), which change the id too.
+ */
+function assertSameEffect(event: StoredEvent<'store.write'>, w: PlannedWrite, store: string, path: string, rt: StepRuntime): void {
+  if (event.payload.effectId === w.effectId) return;
+  throw new NondeterminismError(
+    rt.runId,
+    path,
+    event.seq,
+    `the write of key "${event.payload.key}" to \`${store}\` as effect ${event.payload.effectId}`,
+    `the write of key "${w.key}" to \`${store}\` as effect ${w.effectId}`,
+  );
 }
 
 /**
