@@ -86,7 +86,7 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       }
     case 'NondeterminismError':
     case 'LeaseLostError':
-    case 'IncompleteLogError':
+    case 'DamagedLogError':
       io.stderr(`reqon: ${e.message}\n`);
       return EXIT_FAILED;
     default:

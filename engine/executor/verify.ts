@@ -5,7 +5,7 @@
  */
 import type { Env, HttpTransport } from '../env/env.js';
 import { identitiesOf } from '../journal/fork-identity.js';
-import { IncompleteLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
+import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
@@ -59,12 +59,12 @@ export async function verifyRun(
   const env: Env = { ...opts.env, http: NO_NETWORK };
   const recordedBy = opts.missionFiles ? recordedModelOf(run.missionFiles) : undefined;
   let divergence: VerifyReport['divergence'] = null;
-  const damaged = (error: IncompleteLogError): NonNullable<VerifyReport['divergence']> => ({
+  const damaged = (error: DamagedLogError): NonNullable<VerifyReport['divergence']> => ({
     index: journal.asked.length,
-    seq: error.missingSeq ?? run.lastSeq,
+    seq: error.atSeq ?? run.lastSeq,
     stepPath: '',
-    recorded: `nothing: ${error.message}`,
-    asked: 'the rest of the run',
+    recorded: error.detail,
+    asked: 'a log as this engine writes it',
     explanation: `The log is damaged, so the run cannot be verified: ${error.message}. Restore the log from a copy; nothing past that point was checked.`,
     cause: 'damaged-log',
   });
@@ -81,7 +81,7 @@ export async function verifyRun(
     const counted = log.replayReader!(runId, run.lastSeq, META_EVENT_TYPES).total;
     const inner = log.replayReader!(runId, run.lastSeq, []);
     let expected = 1;
-    let gap: IncompleteLogError | undefined;
+    let gap: DamagedLogError | undefined;
     const next = (max: number): StoredEvent[] => {
       if (gap) throw gap;
       const out: StoredEvent[] = [];
@@ -89,7 +89,7 @@ export async function verifyRun(
         const chunk = inner.next(max - out.length);
         if (chunk.length === 0) break;
         for (const e of chunk) {
-          if (e.seq !== expected) throw (gap = IncompleteLogError.missing(runId, expected, run.lastSeq));
+          if (e.seq !== expected) throw (gap = DamagedLogError.missing(runId, expected, run.lastSeq));
           expected++;
           facts.observe(e);
           if (!META.has(e.type)) out.push(e);
@@ -107,7 +107,7 @@ export async function verifyRun(
       try {
         drain();
       } catch (error) {
-        if (!(error instanceof IncompleteLogError)) throw error;
+        if (!(error instanceof DamagedLogError)) throw error;
         divergence ??= damaged(error);
       }
     };
@@ -151,12 +151,12 @@ export async function verifyRun(
         // A finished run's row with no closing event in its log: the log lost its end, which a
         // run that merely has not finished would not show (its row would not say finished).
         if (!(error instanceof ReplayExhausted) || opts.events || (run.status !== 'completed' && run.status !== 'failed')) throw error;
-        throw new IncompleteLogError(runId, `its run row says ${run.status}, but its log holds no ${closing} event`);
+        throw new DamagedLogError(runId, `its run row says ${run.status}, but its log holds no ${closing} event (deleted outside the engine)`);
       }
     }
     journal.assertFullyConsumed();
   } catch (error) {
-    if (error instanceof IncompleteLogError) {
+    if (error instanceof DamagedLogError) {
       divergence = damaged(error);
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
@@ -217,7 +217,7 @@ export async function assertReplays(
 function assertContiguous(runId: string, events: readonly StoredEvent[], lastSeq: number): void {
   const gap = events.findIndex((e, i) => e.seq !== i + 1);
   if (gap < 0 && events.length === lastSeq) return;
-  throw IncompleteLogError.missing(runId, gap < 0 ? events.length + 1 : gap + 1, lastSeq);
+  throw DamagedLogError.missing(runId, gap < 0 ? events.length + 1 : gap + 1, lastSeq);
 }
 
 /** headersSha256 of a request the mission gives no headers. */

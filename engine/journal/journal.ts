@@ -76,24 +76,26 @@ export class ReplayExhausted extends Error {
 }
 
 /**
- * The run's events end before the count its run row gives (seq is contiguous from 1, GUARANTEES
- * 1): rows were deleted or the file damaged outside the engine. Never a replay's normal end.
+ * The run's log is not one this engine wrote: events are missing (seq is contiguous from 1,
+ * GUARANTEES 1, and a finished run ends with its closing event) or an event says two different
+ * things. Rows were deleted or edited, or the file damaged, outside the engine. Never a replay's
+ * normal end, and never a divergence of the mission.
  */
-export class IncompleteLogError extends Error {
+export class DamagedLogError extends Error {
   constructor(
     readonly runId: string,
-    /** What is missing, e.g. "seq 12 is missing, of the 64 events its run row counts". */
+    /** What is wrong, e.g. "seq 12 is missing, of the 64 events its run row counts". */
     readonly detail: string,
-    /** The first seq found missing, when known. */
-    readonly missingSeq?: number,
+    /** The seq where the damage is, when known. */
+    readonly atSeq?: number,
   ) {
-    super(`the log of run ${runId} is damaged: ${detail}; events were deleted or the file was damaged outside the engine`);
-    this.name = 'IncompleteLogError';
+    super(`the log of run ${runId} is damaged: ${detail}`);
+    this.name = 'DamagedLogError';
   }
 
   /** Seq `seq` is not in the log, which the run row says holds `lastSeq` events. */
-  static missing(runId: string, seq: number, lastSeq: number): IncompleteLogError {
-    return new IncompleteLogError(runId, `seq ${seq} is missing, of the ${lastSeq} events its run row counts`, seq);
+  static missing(runId: string, seq: number, lastSeq: number): DamagedLogError {
+    return new DamagedLogError(runId, `seq ${seq} is missing, of the ${lastSeq} events its run row counts (deleted outside the engine)`, seq);
   }
 }
 
@@ -664,7 +666,7 @@ export class Journal {
   private readChunk(max: number): void {
     const chunk = this.stream?.next(max) ?? [];
     if (chunk.length === 0) {
-      throw new IncompleteLogError(this.runId, `it holds ${this.loaded} of the ${this.total} replayed events its run row counts`);
+      throw new DamagedLogError(this.runId, `it holds ${this.loaded} of the ${this.total} replayed events its run row counts (deleted outside the engine)`);
     }
     for (const event of chunk) this.events[this.loaded++ - this.offset] = event;
   }

@@ -15,9 +15,10 @@ import { evaluate } from '../eval/evaluate.js';
 import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '../eval/path-template.js';
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
-import type { StoredEvent } from '../log/events.js';
+import type { EventPayloads, StoredEvent } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
+import { DamagedLogError } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { describeRequest, describeRequestChange, pathOf, sameRequest } from '../journal/request-identity.js';
 import { namedValuesSha256 } from '../http/named-values.js';
@@ -443,7 +444,17 @@ function missionHeaders(spec: RequestSpec, rt: StepRuntime): Record<string, stri
  */
 function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: RequestIdentity, path: string, rt: StepRuntime, line: () => number): void {
   const was = recorded.payload.identity;
-  if (was ? sameRequest(was, asked) : recorded.payload.request.method === asked.method) return;
+  if (was ? sameRequest(was, asked) : recorded.payload.request.method === asked.method) {
+    // Verify answers for the log as every view shows it: a copy that shows another request than
+    // the identity it compared is no match (resume sends from the mission, never from the copy).
+    const disagrees = rt.journal.verifying ? loggedCopyDisagrees(recorded.payload) : undefined;
+    if (disagrees === undefined) return;
+    throw new DamagedLogError(
+      rt.runId,
+      `the request at seq ${recorded.seq} (${path}) shows ${recorded.payload.request.method} ${recorded.payload.request.url}, whose copy disagrees with the identity recorded beside it in ${disagrees} (edited outside the engine)`,
+      recorded.seq,
+    );
+  }
   const before: RequestIdentity = was ?? { method: recorded.payload.request.method, url: recorded.payload.request.url };
   let [shownBefore, shownAsked] = [describeRequest(before), describeRequest(asked)];
   // Method, URL and body alike: what differs is in the headers, the source or a credential-named value.
@@ -456,6 +467,43 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
     `the request ${shownAsked}`,
     { line: line(), change: describeRequestChange(before, asked) },
   );
+}
+
+/**
+ * Where a logged request's copy (`request`: what `reqon events` and the studio show as sent)
+ * disagrees with the identity recorded beside it, or undefined when it agrees. The engine writes
+ * both from one request, so a disagreement means the log was edited outside it: verify compares
+ * the identity, and must not pass a copy that shows another request. Compared: the method, the
+ * URL (the copy may hold more query parameters, the auth ones the identity leaves out), the body,
+ * and the Idempotency-Key header against the one recorded.
+ */
+function loggedCopyDisagrees(payload: EventPayloads['http.request']): string | undefined {
+  const { request, identity } = payload;
+  if (identity === undefined) return undefined;
+  if (request.method.toUpperCase() !== identity.method) return `its method (${request.method}, its identity ${identity.method})`;
+  if (!urlCovers(request.url, identity.url)) return `its URL (${request.url}, its identity ${identity.url})`;
+  const bodySha256 = request.body === undefined ? undefined : hash('sha256', canonicalJson(request.body), 'hex');
+  if (bodySha256 !== identity.bodySha256) return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
+  const key = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
+  if (payload.idempotencyKey !== undefined && key !== payload.idempotencyKey) return `its Idempotency-Key header (${key ?? 'none'}, recorded ${payload.idempotencyKey})`;
+  return undefined;
+}
+
+/** `shown` is `identity`'s URL, but for query parameters the identity does not name. */
+function urlCovers(shown: string, identity: string): boolean {
+  if (shown === identity) return true;
+  let a: URL;
+  let b: URL;
+  try {
+    [a, b] = [new URL(shown), new URL(identity)];
+  } catch {
+    return false;
+  }
+  if (a.origin !== b.origin || a.pathname !== b.pathname || a.hash !== b.hash) return false;
+  for (const name of new Set(b.searchParams.keys())) {
+    if (a.searchParams.getAll(name).join('\u0000') !== b.searchParams.getAll(name).join('\u0000')) return false;
+  }
+  return true;
 }
 
 /** The parts of an identity `describeRequest` leaves out, for two requests it shows alike. */

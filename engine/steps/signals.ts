@@ -105,7 +105,7 @@ export function isEngineError(error: unknown): boolean {
     (error.name === 'NondeterminismError' ||
       error.name === 'LeaseLostError' ||
       error.name === 'ReplayExhausted' ||
-      error.name === 'IncompleteLogError' ||
+      error.name === 'DamagedLogError' ||
       error.name === 'StopRequested' ||
       isLogFailure(error))
   );

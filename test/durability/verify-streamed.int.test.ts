@@ -137,6 +137,27 @@ describe('a log edited or damaged outside the engine is never verified', () => {
     }
   });
 
+  it("a request whose logged copy shows another request than its identity is damaged, whatever part differs", async () => {
+    const { c, runId } = await completedRun();
+    const post = `type = 'http.request' AND json_extract(payload, '$.request.method') = 'POST'`;
+    const edits: [string, string][] = [
+      ['its URL', `json_set(payload, '$.request.url', 'http://evil.example/shipments')`],
+      ['its method', `json_set(payload, '$.request.method', 'DELETE')`],
+      ['its body', `json_set(payload, '$.request.body.qty', 99)`],
+      ['its Idempotency-Key header', `json_set(payload, '$.request.headers.Idempotency-Key', 'ef_other')`],
+    ];
+    const seq = seqOf(c.dbPath, runId, post);
+    for (const [part, edit] of edits) {
+      tamper(c.dbPath, `UPDATE reqon_events SET payload = json_set(${edit}, '$.kept', payload) WHERE run_id = ? AND seq = ?`, runId, seq);
+      for (const report of await bothReports(c.log, runId, c.env)) {
+        expect(report.divergence, part).toMatchObject({ cause: 'damaged-log', seq });
+        expect(report.divergence!.recorded).toContain(`disagrees with the identity recorded beside it in ${part}`);
+      }
+      tamper(c.dbPath, `UPDATE reqon_events SET payload = json_extract(payload, '$.kept') WHERE run_id = ? AND seq = ?`, runId, seq);
+    }
+    expect(fullyVerified(await verifyRun(c.log, runId, { env: c.env }))).toBe(true); // restored
+  });
+
   it('a request with its identity removed is said to be compared on its method only', async () => {
     const { c, runId } = await completedRun();
     const seq = seqOf(c.dbPath, runId, `type = 'http.request' AND json_extract(payload, '$.request.method') = 'POST'`);
