@@ -9,7 +9,10 @@ import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { readFileSync } from 'node:fs';
 import { checkOpenApiDocuments } from '../http/openapi-check.js';
+import { spanOf } from '../lang/ast.js';
+import type { Diagnostic } from '../lang/diagnostics.js';
 import { formatDiagnostics } from '../lang/format.js';
+import { didYouMean } from '../lang/suggest.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { MissionInvalidError, missionHash, modelFor } from './mission-cache.js';
 import { defaultOwner } from './owner.js';
@@ -48,6 +51,32 @@ export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: En
  * failing it at that call after the steps before it took effect. Read as the run reads it: the
  * text the run remembers, else the file.
  */
+/**
+ * A stage with no condition that names an undeclared action (a warning to `reqon check`, E3036,
+ * as upstream accepts it) fails the run there, after every stage before it has had its effects:
+ * refused before any of them. A stage behind a condition may never run, and is left to fail if it does.
+ */
+function refuseUndeclaredStages(model: MissionModel): void {
+  const file = model.unit.root.file;
+  const found: Diagnostic[] = [];
+  for (const stage of model.pipeline?.stages ?? []) {
+    if (stage.condition) continue;
+    for (const name of stage.actions) {
+      if (model.actions.has(name.name)) continue;
+      const help = didYouMean(name.name, model.actions.keys());
+      found.push({
+        code: 'E3036',
+        severity: 'error',
+        message: `Unknown action \`${name.name}\`: the run would fail at this stage after the stages before it had their effects, so it is not started`,
+        file,
+        span: spanOf(name),
+        ...(help ? { help } : {}),
+      });
+    }
+  }
+  if (found.length > 0) throw new MissionInvalidError(formatDiagnostics(found, new Map(model.unit.files.map((f) => [f.path, f.text]))));
+}
+
 function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
   if (!model.mission.sources.some((s) => s.spec)) return;
   const read = (file: string): string => model.attachment(file) ?? readFileSync(file, 'utf8');
@@ -58,7 +87,7 @@ function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
 
 /**
  * What a run started by hand (CLI, studio, library) is refused for besides an invalid mission,
- * before anything is sent: credentials of another type than a source declares (or an auth file
+ * before anything is sent: a pipeline stage naming an undeclared action; credentials of another type than a source declares (or an auth file
  * entry for an `auth: none` source) — every request of that source would fail on them, in a loop
  * as one tolerated failure per item, exit 0 — and a source document its requests need that cannot
  * be used. A schedule's firing is not refused (worker/schedules.ts would retry the refusal for
@@ -66,6 +95,7 @@ function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
  * `retry` sees.
  */
 function refuseUnusableSetup(model: MissionModel, options: RunOptions, credentials: CredentialsMap | undefined, deps: EngineDeps): void {
+  refuseUndeclaredStages(model);
   refuseUnusableSpecs(model, options);
   for (const source of model.mission.sources) {
     resolveCredentials({ source: source.name.name, declared: source.auth?.kind ?? 'none', ...(credentials ? { file: credentials, fileName: options.authFile } : {}), vars: deps.env.vars, required: false });
