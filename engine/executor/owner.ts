@@ -11,6 +11,7 @@
  */
 import { hostname } from 'node:os';
 import type { Env } from '../env/env.js';
+import { processAlive } from '../env/process-alive.js';
 
 /** This machine's identity in owner strings: `$REQON_HOST_ID` (tests simulate other machines with it), else the hostname. */
 export function hostId(): string {
@@ -46,12 +47,7 @@ export function ownerIsDead(owner: string): boolean {
 export function ownerGoneUnder(owner: string, host: string): boolean {
   const parsed = parseOwner(owner);
   if (parsed === null || parsed.host !== host || parsed.pid === process.pid) return false;
-  try {
-    process.kill(parsed.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !processAlive(parsed.pid);
 }
 
 /**

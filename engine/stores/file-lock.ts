@@ -17,6 +17,7 @@ import { open, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as pause } from 'node:timers/promises';
 import { StoreError } from './store-error.js';
+import { processAlive } from '../env/process-alive.js';
 
 export interface FileLockOptions {
   /** Give up (retryable error) after waiting this long for a live holder. */
@@ -79,7 +80,7 @@ async function acquireAs(lockPath: string, options: FileLockOptions, token: stri
 
     const holder = parseHolder(current);
     const holderDead =
-      holder !== undefined && holder.host === hostname() && (holder.pid === process.pid ? !heldHere.has(holder.token) : !processExists(holder.pid));
+      holder !== undefined && holder.host === hostname() && (holder.pid === process.pid ? !heldHere.has(holder.token) : !processAlive(holder.pid));
     if (holderDead || now - observed.since > options.staleMs) {
       await breakStaleLock(lockPath, current);
       continue;
@@ -108,7 +109,7 @@ async function breakStaleLock(lockPath: string, staleContent: string): Promise<v
   if (!(await tryCreate(breakPath, breakerContent))) {
     // Another waiter is breaking it. If that waiter died doing so, clear its marker and retry later.
     const breaker = parseHolder((await readIfExists(breakPath)) ?? '');
-    if (breaker !== undefined && breaker.host === hostname() && !processExists(breaker.pid)) await unlinkIfExists(breakPath);
+    if (breaker !== undefined && breaker.host === hostname() && !processAlive(breaker.pid)) await unlinkIfExists(breakPath);
     await pause(1);
     return;
   }
@@ -148,15 +149,7 @@ function parseHolder(content: string): LockHolder | undefined {
   return undefined;
 }
 
-export function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return errorCode(error) === 'EPERM';
-  }
-}
+
 
 async function readIfExists(path: string): Promise<string | undefined> {
   try {

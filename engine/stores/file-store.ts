@@ -14,7 +14,8 @@
 import { lstat, mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncDir, removeAbandonedTemps, writeFileAtomic } from './atomic-file.js';
-import { DEFAULT_LOCK_OPTIONS, errorCode, processExists, withFileLock, type FileLockOptions } from './file-lock.js';
+import { DEFAULT_LOCK_OPTIONS, errorCode, withFileLock, type FileLockOptions } from './file-lock.js';
+import { processAlive } from '../env/process-alive.js';
 import { assertRecord, describeValue } from './keys.js';
 import { resolveStoredRecord } from './merge.js';
 import { stableStringifyEntries, topLevelKeys } from './stable-json.js';
@@ -41,7 +42,7 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
   async function prepare(): Promise<void> {
     if (prepared) return;
     await ensureFolders(root, dirname(path));
-    await removeAbandonedTemps(path, processExists);
+    await removeAbandonedTemps(path, processAlive);
     prepared = true;
   }
 

@@ -8,6 +8,9 @@
  * SQLite only: the fake clock stands for the log's clock here, and PostgreSQL's leases expire by
  * the server's clock, which no fake advances (test/worker/clock-skew-postgres.int.test.ts).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostId, ownerIsDead, parseOwner } from '../../engine/executor/owner.js';
@@ -110,6 +113,21 @@ describe('owner strings', () => {
     expect(ownerIsDead(`${hostId()}:${process.ppid}:x`)).toBe(false);
     expect(ownerIsDead(`${hostId()}:${deadPid()}:x`)).toBe(true);
     expect(ownerIsDead(`elsewhere:${deadPid()}:x`)).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('a process that exited but was never reaped (a zombie) is dead: it will never renew its lease', async () => {
+    // `sleep 0.05` exits first; its parent is then `exec`'d into `sleep 5`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0.05 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+      const zombie = Number(line.toString().trim());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(fs.readFileSync(`/proc/${zombie}/stat`, 'latin1')).toMatch(/\) Z /);
+      expect(ownerIsDead(`${hostId()}:${zombie}:x`)).toBe(true);
+      expect(ownerIsDead(`${hostId()}:${parent.pid}:x`)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('a REQON_HOST_ID that cannot be part of an owner string is refused, saying why', () => {
