@@ -17,6 +17,8 @@ function awkward(bytes: number, seed: number): string {
 }
 
 const SMALL = 2_000;
+/** Runs started at once. */
+const RUNS = 3;
 
 function records(): Record<string, unknown>[] {
   const big = { id: 'big', blob: awkward(2_000_000, 1), nested: { list: Array.from({ length: 1_000 }, (_, i) => ({ i, s: awkward(50, i) })) } };
@@ -38,8 +40,26 @@ describe.each(backends)('%s log', (backend) => {
 
   it('runs committing at once store a 2 MB record and thousands of others, and POST it back, exactly as answered', async () => {
     const body = records();
-    h.api.on('GET /records', { body });
-    h.api.on('POST /echo', (req) => ({ status: 201, body: req.body }));
+    // Each answer waits for the three runs' requests, so the runs' commits come together and
+    // share transactions (under load, three runs answered one by one committed one by one).
+    const together = <T,>(answer: () => T) => {
+      let waiting: (() => void)[] = [];
+      return () =>
+        new Promise<T>((resolve) => {
+          waiting.push(() => resolve(answer()));
+          if (waiting.length < RUNS) return;
+          const all = waiting;
+          waiting = [];
+          for (const go of all) go();
+        });
+    };
+    const records3 = together(() => ({ body }));
+    h.api.on('GET /records', () => records3());
+    const echo3 = together(() => undefined);
+    h.api.on('POST /echo', async (req) => {
+      await echo3();
+      return { status: 201, body: req.body };
+    });
     const mission = `mission Big {
   source Api { auth: none, base: "http://127.0.0.1:1" }
   store out: sql("big_out")
@@ -53,7 +73,7 @@ describe.each(backends)('%s log', (backend) => {
 }
 `;
     const before = h.log.stats();
-    const runs = await Promise.all(Array.from({ length: 3 }, (_, i) => h.start(h.mission(`big${i}`, mission))));
+    const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => h.start(h.mission(`big${i}`, mission))));
     // The runs' commits did share transactions (the batched path is the one under test).
     const after = h.log.stats();
     expect(after.transactions - before.transactions).toBeLessThan(after.commits - before.commits);
