@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
 import { fullyVerified, type VerifyReport } from '../../engine/executor/verify-report.js';
 import type { EventLog } from '../../engine/log/log.js';
-import { openConformance, type Conformance } from '../conformance/harness.js';
+import { openLog } from '../../engine/log/open-log.js';
+import { builtCli, openConformance, runCli, type Conformance } from '../conformance/harness.js';
 
 const MISSION = `mission Ship {
   source Api { auth: none, base: "http://127.0.0.1:1" }
@@ -115,6 +116,17 @@ describe('a log edited or damaged outside the engine is never verified', () => {
       expect(report.divergence).toMatchObject({ cause: 'damaged-log' });
       expect(report.divergence!.explanation).toMatch(/the log is damaged|The log is damaged/);
     }
+  });
+
+  it('reqon verify says DAMAGED LOG at the seq and exits 1, never "verified"', async () => {
+    const { c, runId } = await completedRun();
+    await c.log.close(); // the CLI opens the file itself
+    tamper(c.dbPath, `DELETE FROM reqon_events WHERE run_id = ? AND type = 'run.completed'`, runId);
+    const verified = await runCli(await builtCli(), ['verify', runId, '--db', c.dbPath], { cwd: c.dir });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(1);
+    expect(verified.stdout).toMatch(/^DAMAGED LOG at seq \d+: .*\(deleted outside the engine\)\n  The log is damaged, so the run cannot be verified/);
+    expect(verified.stdout).not.toMatch(/^verified:|matches its log/m);
+    c.log = await openLog(c.dbPath); // for the harness's close
   });
 
   it('an event in the middle deleted: damaged at that seq, both ways', async () => {

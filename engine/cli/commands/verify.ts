@@ -56,7 +56,8 @@ export const command: CommandModule = {
         for (const gap of report.unchecked) io.stdout(`  not checked: ${gap}\n`);
       } else {
         const d = report.divergence!;
-        io.stdout(`DIVERGED at step ${d.stepPath || '(run)'} (seq ${d.seq}, entry ${d.index}):\n  recorded: ${d.recorded}\n  replay asked for: ${d.asked}\n  ${d.explanation}\n`);
+        if (d.cause === 'damaged-log') io.stdout(`DAMAGED LOG at seq ${d.seq}: ${d.recorded}\n  ${d.explanation}\n`);
+        else io.stdout(`DIVERGED at step ${d.stepPath || '(run)'} (seq ${d.seq}, entry ${d.index}):\n  recorded: ${d.recorded}\n  replay asked for: ${d.asked}\n  ${d.explanation}\n`);
       }
       // A run that has not finished was checked as far as its log goes: no divergence, but not
       // everything the run will do was compared — 3, as for any check that is not whole.
