@@ -46,12 +46,6 @@ export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: En
 }
 
 /**
- * A source's OpenAPI document that cannot be used, or a `call` of an operation it lacks
- * (http/openapi-check.ts), refuses the run before it starts — as `reqon check` says — rather than
- * failing it at that call after the steps before it took effect. Read as the run reads it: the
- * text the run remembers, else the file.
- */
-/**
  * A stage with no condition that names an undeclared action (a warning to `reqon check`, E3036,
  * as upstream accepts it) fails the run there, after every stage before it has had its effects:
  * refused before any of them. A stage behind a condition may never run, and is left to fail if it does.
@@ -77,6 +71,12 @@ function refuseUndeclaredStages(model: MissionModel): void {
   if (found.length > 0) throw new MissionInvalidError(formatDiagnostics(found, new Map(model.unit.files.map((f) => [f.path, f.text]))));
 }
 
+/**
+ * A source's OpenAPI document that cannot be used, or a `call` of an operation it lacks
+ * (http/openapi-check.ts), refuses the run before it starts — as `reqon check` says — rather than
+ * failing it at that call after the steps before it took effect. Read as the run reads it: the
+ * text the run remembers, else the file.
+ */
 function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
   if (!model.mission.sources.some((s) => s.spec)) return;
   const read = (file: string): string => model.attachment(file) ?? readFileSync(file, 'utf8');
@@ -87,10 +87,10 @@ function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
 
 /**
  * What a run started by hand (CLI, studio, library) is refused for besides an invalid mission,
- * before anything is sent: a pipeline stage naming an undeclared action; credentials of another type than a source declares (or an auth file
- * entry for an `auth: none` source) — every request of that source would fail on them, in a loop
- * as one tolerated failure per item, exit 0 — and a source document its requests need that cannot
- * be used. A schedule's firing is not refused (worker/schedules.ts would retry the refusal for
+ * before anything is sent: a pipeline stage naming an undeclared action; credentials of another
+ * type than a source declares (or an auth file entry for an `auth: none` source) — every request
+ * of that source would fail on them, in a loop as one tolerated failure per item, exit 0 — and a
+ * source document its requests need that cannot be used. A schedule's firing is not refused (worker/schedules.ts would retry the refusal for
  * ever and record nothing): its run fails at the request instead, as a failed run the schedule's
  * `retry` sees.
  */

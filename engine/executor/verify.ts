@@ -47,7 +47,9 @@ export async function verifyRun(
   // A long run is read as the walk reaches it (a window in memory, as a resume reads it: a 1M-
   // event run's verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot
   // read synchronously, is read whole.
-  const events = opts.events ?? (log.replayReader ? undefined : await log.read(runId));
+  // Up to the run row's last seq: a running run's log grows meanwhile (read whole, the rows
+  // appended since would look like events the row does not count).
+  const events = opts.events ?? (log.replayReader ? undefined : await log.read(runId, { toSeq: run.lastSeq }));
   const first = events ? events[0] : (await log.read(runId, { fromSeq: 1, toSeq: 1 }))[0];
   const format = logFormatOf(first ? [first] : []);
   if (format > LOG_FORMAT) {
@@ -183,9 +185,21 @@ export async function verifyRun(
   // (Asked before the facts take the rest of the stream, which the journal may still read from.)
   const unreached = logEnd ? journal.unreached() : undefined;
   drainFacts();
+  // A finished run's row counts every event it will ever have: one past it was added outside the engine.
+  if (divergence === null && !opts.events && (run.status === 'completed' || run.status === 'failed')) {
+    const [extra] = await log.read(runId, { fromSeq: run.lastSeq + 1, limit: 1 });
+    if (extra !== undefined) {
+      divergence = damaged(new DamagedLogError(runId, `it holds events past seq ${run.lastSeq}, where its ${run.status} run row ends (seq ${extra.seq}: ${extra.type}; added outside the engine)`, extra.seq));
+    }
+  }
   const { original } = facts;
   const replayed: VerifyEntry[] = journal.asked;
   const unchecked = [...uncheckedBy(format, facts), ...unplannedWrites(facts)];
+  if (journal.uncomparedEffectIds > 0) {
+    unchecked.push(
+      `the effect ids of ${journal.uncomparedEffectIds} store write(s) in concurrent branches of this fork: they are named by the run whose stretch of the log each branch reached first, which a replay does not repeat, so the recorded ids were taken as they are`,
+    );
+  }
   if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy));
   if (logEnd && unreached) {
     unchecked.push(

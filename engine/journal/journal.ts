@@ -262,6 +262,19 @@ export class Journal {
    * The run id that names an effect (and a derived id) asked for now: this run's, except in a
    * fork while the walk is still in the stretch copied from another run (fork-identity.ts).
    */
+  /**
+   * Whether an effect id derived now may differ from the one recorded for the same effect: a
+   * fork's effects are named by the run whose stretch of the log the walk is in (identityRunId),
+   * and inside concurrent branches which stretch that is depends on how the branches
+   * interleaved, which a replay does not repeat. Such ids are taken as recorded, and counted.
+   */
+  get effectIdsInterleaved(): boolean {
+    return this.constructs.length > 0 && (this.options.identities?.length ?? 0) > 0;
+  }
+
+  /** Recorded effect ids taken without being derived again (effectIdsInterleaved): verify names them as not checked. */
+  uncomparedEffectIds = 0;
+
   identityRunId(): string {
     const identities = this.options.identities;
     if (identities === undefined || identities.length === 0) return this.runId;
