@@ -59,7 +59,13 @@ function fixtureLog(files: MissionFiles, events: StoredEvent[]): EventLog {
   } as RunRecord;
   const impl: Pick<EventLog, 'getRun' | 'read'> = {
     getRun: async (runId) => (runId === run.runId ? run : undefined),
-    read: async (runId) => (runId === run.runId ? events.map((e) => structuredClone(e)) : []),
+    read: async (runId, opts = {}) =>
+      runId === run.runId
+        ? events
+            .filter((e) => e.seq >= (opts.fromSeq ?? 1) && e.seq <= (opts.toSeq ?? Infinity))
+            .slice(0, opts.limit ?? Infinity)
+            .map((e) => structuredClone(e))
+        : [],
   };
   return new Proxy(impl, {
     get(target, prop) {
