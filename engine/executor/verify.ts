@@ -44,11 +44,9 @@ export async function verifyRun(
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
   const files = opts.missionFiles ? withRememberedSpecs(opts.missionFiles, run.missionFiles) : run.missionFiles;
   const model = modelFor(files);
-  // A long run is read as the walk reaches it (a window in memory, as a resume reads it: a 1M-
-  // event run's verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot
-  // read synchronously, is read whole.
-  // Up to the run row's last seq: a running run's log grows meanwhile (read whole, the rows
-  // appended since would look like events the row does not count).
+  // A long run is read as the walk reaches it (a window, as a resume reads it: a 1M-event run's
+  // verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot read
+  // synchronously, is read whole — up to the row's last seq, as a running run's log grows meanwhile.
   const events = opts.events ?? (log.replayReader ? undefined : await log.read(runId, { toSeq: run.lastSeq }));
   const first = events ? events[0] : (await log.read(runId, { fromSeq: 1, toSeq: 1 }))[0];
   const format = logFormatOf(first ? [first] : []);
@@ -60,7 +58,6 @@ export async function verifyRun(
   }
   const env: Env = { ...opts.env, http: NO_NETWORK };
   const recordedBy = opts.missionFiles ? recordedModelOf(run.missionFiles) : undefined;
-  let divergence: VerifyReport['divergence'] = null;
   const damaged = (error: DamagedLogError): NonNullable<VerifyReport['divergence']> => ({
     index: journal.asked.length,
     seq: error.atSeq ?? run.lastSeq,
@@ -70,50 +67,12 @@ export async function verifyRun(
     explanation: `The log is damaged, so the run cannot be verified: ${error.message}. Restore the log from a copy; nothing past that point was checked.`,
     cause: 'damaged-log',
   });
-  let drainFacts = (): void => {};
+  const finished = run.status === 'completed' || run.status === 'failed';
   const facts = new RecordedFacts(recordedBy ?? model);
-  let recorded: readonly StoredEvent[] | StreamedRecord;
-  if (events) {
-    for (const e of events) facts.observe(e);
-    recorded = events;
-  } else {
-    // The facts are gathered from the chunks as the walk reads them (no measureRun: a verify
-    // walks every page), and from the rest once the walk has stopped. Every seq is read, the
-    // resume machinery's too, so a gap is seen where it is; the walk is handed the others.
-    const counted = log.replayReader!(runId, run.lastSeq, META_EVENT_TYPES).total;
-    const inner = log.replayReader!(runId, run.lastSeq, []);
-    let expected = 1;
-    let gap: DamagedLogError | undefined;
-    const next = (max: number): StoredEvent[] => {
-      if (gap) throw gap;
-      const out: StoredEvent[] = [];
-      while (out.length < max) {
-        const chunk = inner.next(max - out.length);
-        if (chunk.length === 0) break;
-        for (const e of chunk) {
-          if (e.seq !== expected) throw (gap = DamagedLogError.missing(runId, expected, run.lastSeq));
-          expected++;
-          facts.observe(e);
-          if (!META.has(e.type)) out.push(e);
-        }
-      }
-      return out;
-    };
-    recorded = { reader: { total: counted, next }, lastSeq: run.lastSeq };
-    drainFacts = () => {
-      while (next(FACTS_CHUNK).length > 0);
-    };
-    // The rest past a gap the walk never reached (it stopped before) is not read: the gap is the verdict.
-    const drain = drainFacts;
-    drainFacts = () => {
-      try {
-        drain();
-      } catch (error) {
-        if (!(error instanceof DamagedLogError)) throw error;
-        divergence ??= damaged(error);
-      }
-    };
-  }
+  let stream: CheckedStream | undefined;
+  if (events) for (const e of events) facts.observe(e);
+  else stream = checkedStream(log, runId, run.lastSeq, facts);
+  const recorded: readonly StoredEvent[] | StreamedRecord = events ?? stream!.record;
   const journal = new Journal(null, null, runId, recorded, env.clock, { verifyOnly: true, recordAsked: true, identities: identitiesOf(first) });
   const executor = new Executor({
     runId,
@@ -140,6 +99,7 @@ export async function verifyRun(
     progress: () => {},
   });
 
+  let divergence: VerifyReport['divergence'] = null;
   let logEnd: ReplayExhausted | undefined;
   try {
     if (events && !opts.events) assertContiguous(runId, events, run.lastSeq);
@@ -152,7 +112,7 @@ export async function verifyRun(
       } catch (error) {
         // A finished run's row with no closing event in its log: the log lost its end, which a
         // run that merely has not finished would not show (its row would not say finished).
-        if (!(error instanceof ReplayExhausted) || opts.events || (run.status !== 'completed' && run.status !== 'failed')) throw error;
+        if (!(error instanceof ReplayExhausted) || opts.events || !finished) throw error;
         throw new DamagedLogError(runId, `its run row says ${run.status}, but its log holds no ${closing} event (deleted outside the engine)`);
       }
     }
@@ -184,9 +144,11 @@ export async function verifyRun(
   // compared with anything, so they are said to be unchecked rather than passed as matching.
   // (Asked before the facts take the rest of the stream, which the journal may still read from.)
   const unreached = logEnd ? journal.unreached() : undefined;
-  drainFacts();
+  // The rest past a gap the walk never reached (it stopped before) is not read: the gap is the verdict.
+  const gap = stream?.drain();
+  if (gap) divergence ??= damaged(gap);
   // A finished run's row counts every event it will ever have: one past it was added outside the engine.
-  if (divergence === null && !opts.events && (run.status === 'completed' || run.status === 'failed')) {
+  if (divergence === null && !opts.events && finished) {
     const [extra] = await log.read(runId, { fromSeq: run.lastSeq + 1, limit: 1 });
     if (extra !== undefined) {
       divergence = damaged(new DamagedLogError(runId, `it holds events past seq ${run.lastSeq}, where its ${run.status} run row ends (seq ${extra.seq}: ${extra.type}; added outside the engine)`, extra.seq));
@@ -225,6 +187,53 @@ export async function assertReplays(
   if (!d) return;
   const detail = d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined;
   throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, detail, ...(opts.advise ? [opts.advise(d.seq)] : []));
+}
+
+interface CheckedStream {
+  /** What the journal walks: the run's events but the resume machinery's, a chunk at a time. */
+  record: StreamedRecord;
+  /** Reads what the walk left and gives the facts every event; the gap found, if any. */
+  drain(): DamagedLogError | undefined;
+}
+
+/**
+ * The run's events up to `lastSeq` read through the log's synchronous reader, each seq checked
+ * to follow the one before (the resume machinery's are read too, so a gap is seen where it is;
+ * a gap throws DamagedLogError, at the walk or at `drain`) and handed to `facts` as it is read
+ * (no measureRun: a verify walks every page).
+ */
+function checkedStream(log: EventLog, runId: string, lastSeq: number, facts: RecordedFacts): CheckedStream {
+  const counted = log.replayReader!(runId, lastSeq, META_EVENT_TYPES).total;
+  const inner = log.replayReader!(runId, lastSeq, []);
+  let expected = 1;
+  let gap: DamagedLogError | undefined;
+  const next = (max: number): StoredEvent[] => {
+    if (gap) throw gap;
+    const out: StoredEvent[] = [];
+    while (out.length < max) {
+      const chunk = inner.next(max - out.length);
+      if (chunk.length === 0) break;
+      for (const e of chunk) {
+        if (e.seq !== expected) throw (gap = DamagedLogError.missing(runId, expected, lastSeq));
+        expected++;
+        facts.observe(e);
+        if (!META.has(e.type)) out.push(e);
+      }
+    }
+    return out;
+  };
+  return {
+    record: { reader: { total: counted, next }, lastSeq },
+    drain: () => {
+      try {
+        while (next(FACTS_CHUNK).length > 0);
+        return undefined;
+      } catch (error) {
+        if (error instanceof DamagedLogError) return error;
+        throw error;
+      }
+    },
+  };
 }
 
 /** A whole log read at once (no reader counted it) must hold every seq from 1 to its run row's last. */
