@@ -191,7 +191,8 @@ function isEmpty(recorded: StoredEvent[] | StreamedRecord): boolean {
   return 'reader' in recorded ? recorded.lastSeq === 0 : recorded.length === 0;
 }
 
-function loadCredentials(options: RunOptions, env: Env): CredentialsMap | undefined {
+/** The run's --auth file, read again from where the run was given it (its variables from `env`). */
+export function loadCredentials(options: RunOptions, env: Env): CredentialsMap | undefined {
   if (!options.authFile) return undefined;
   return loadCredentialsFile(options.authFile, env.vars);
 }

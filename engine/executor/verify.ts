@@ -8,7 +8,8 @@ import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
-import type { EventLog, MissionFiles } from '../log/log.js';
+import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
+import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
 import { createHash } from 'node:crypto';
 import { REDACTED } from '../http/redact.js';
@@ -18,7 +19,7 @@ import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
 import { credentialEnvValues } from '../env/mission-env.js';
 import { credentialNamesOf } from '../env/credential-names.js';
-import { RunUnavailableError } from './execute.js';
+import { loadCredentials, RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import type { CircuitBreakerConfig, FetchOptions } from '../lang/ast.js';
@@ -86,9 +87,12 @@ export async function verifyRun(
       httpTimeoutMs: 1,
       ...(recordedBy ? { recordedBy } : {}),
     }),
-    // Redacted as the run redacted them: a credential-named setting in a URL or body is in the log as [REDACTED].
+    // Redacted as the run redacted them: a credential-named setting in a URL or body is in the log
+    // as [REDACTED], and so is a value equal to one of the run's credentials (read as a resume
+    // reads them; where they cannot be read, such a request is another request).
     http: new HttpRuntime(model, env, {
       sources: run.options.sources,
+      credentials: credentialsIfReadable(run.options, env),
       extraSecrets: credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)),
       progress: () => {},
       logFormat: format,
@@ -467,4 +471,12 @@ function explain(error: NondeterminismError, edited: boolean): string {
       ? 'The edit moved or changed a step before the end of what the run had already done; resuming with it would not be safe.'
       : 'The mission is the one the run started with, so the divergence comes from data read outside the log, or from an engine release that evaluates this step otherwise (GUARANTEES.md 13) — please report it if neither.')
   );
+}
+
+function credentialsIfReadable(options: RunOptions, env: Env): CredentialsMap | undefined {
+  try {
+    return loadCredentials(options, env);
+  } catch {
+    return undefined;
+  }
 }

@@ -18,9 +18,12 @@
  * the body its `http.response` holds. 4: `key` as a word makes a header, query parameter or
  * setting a credential (env/credential-names.ts), and a since fetch answered 204 or with no body
  * is an empty list (fetch-step.ts); runs recorded before keep the rules they were recorded by.
+ * 5: a request's identity is redacted of every credential the run was given from its first
+ * request on (before, a source's credentials were known only once its first request was sent,
+ * so that request's identity could hold one: HttpRuntime.redactorBefore5).
  * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 4;
+export const LOG_FORMAT = 5;
 
 /** The format a run's events were recorded in, from its `run.started` (the log's first event). */
 export function logFormatOf(events: readonly StoredEvent[]): number {

@@ -22,7 +22,7 @@ import { DamagedLogError } from '../journal/journal.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { describeRequest, describeRequestChange, pathOf, sameRequest } from '../journal/request-identity.js';
 import { namedValuesSha256 } from '../http/named-values.js';
-import { createRedactor, MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
+import { createRedactor, MIN_SECRET_LENGTH, REDACTED, type Redactor } from '../http/redact.js';
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
@@ -388,38 +388,41 @@ function headerVariables(text: string, header: string, source: string, rt: StepR
   });
 }
 
-function identityOf(spec: RequestSpec, rt: StepRuntime): RequestIdentity {
+/**
+ * `redactor` is the run's own but to recognise an identity an engine before log format 5 made
+ * (HttpRuntime.redactorBefore5).
+ */
+function identityOf(spec: RequestSpec, rt: StepRuntime, redactor: Redactor = rt.http.redactor): RequestIdentity {
   const query = [...(spec.sinceQuery ?? []), ...(spec.pageQuery ?? [])];
   const unredacted = buildUrl(spec.base, spec.path, query);
-  const url = rt.http.redactor.url(unredacted);
+  const url = redactor.url(unredacted);
   const method = spec.method.toUpperCase();
-  const headersSha256 = hash('sha256', canonicalJson(missionHeaders(spec, rt)), 'hex');
-  const namedValues = namedValuesSha256(unredacted, mergeHeaders(spec.sourceHeaders, spec.sinceHeaders), settingsHider(rt), rt.http.credentialNames);
+  const headersSha256 = hash('sha256', canonicalJson(missionHeaders(spec, redactor)), 'hex');
+  const namedValues = namedValuesSha256(unredacted, mergeHeaders(spec.sourceHeaders, spec.sinceHeaders), settingsHider(rt, redactor), rt.http.credentialNames);
   const source = spec.source;
   if (spec.body === undefined) return { method, url, headersSha256, source, namedValuesSha256: namedValues };
-  return { method, url, bodySha256: hash('sha256', canonicalJson(rt.http.redactor.value(spec.body)), 'hex'), headersSha256, source, namedValuesSha256: namedValues };
+  return { method, url, bodySha256: hash('sha256', canonicalJson(redactor.value(spec.body)), 'hex'), headersSha256, source, namedValuesSha256: namedValues };
 }
 
-const hiders = new WeakMap<StepRuntime, (value: string) => string>();
+const settingsOfRun = new WeakMap<StepRuntime, { long: Redactor; short: ReadonlySet<string> }>();
 
 /**
  * Takes the run's settings (every `env()` value) and known secrets out of a credential-named
  * value before it is hashed into the identity: long ones wherever they appear, short ones as the
  * whole value (as the redactor does), so a rotated key hashes the same.
  */
-function settingsHider(rt: StepRuntime): (value: string) => string {
-  let hide = hiders.get(rt);
-  if (hide === undefined) {
-    const settings = rt.envValues();
-    const long = createRedactor(settings.filter((v) => v.length >= MIN_SECRET_LENGTH));
-    const short = new Set(settings.filter((v) => v.length < MIN_SECRET_LENGTH));
-    hide = (value) => {
-      const text = rt.http.redactor.text(long.text(value));
-      return short.has(text) || short.has(decodedOrSelf(text)) ? REDACTED : text;
-    };
-    hiders.set(rt, hide);
+function settingsHider(rt: StepRuntime, redactor: Redactor): (value: string) => string {
+  let settings = settingsOfRun.get(rt);
+  if (settings === undefined) {
+    const values = rt.envValues();
+    settings = { long: createRedactor(values.filter((v) => v.length >= MIN_SECRET_LENGTH)), short: new Set(values.filter((v) => v.length < MIN_SECRET_LENGTH)) };
+    settingsOfRun.set(rt, settings);
   }
-  return hide;
+  const { long, short } = settings;
+  return (value) => {
+    const text = redactor.text(long.text(value));
+    return short.has(text) || short.has(decodedOrSelf(text)) ? REDACTED : text;
+  };
 }
 
 function decodedOrSelf(text: string): string {
@@ -431,8 +434,8 @@ function decodedOrSelf(text: string): string {
 }
 
 /** The headers the mission sets (source, then since, as the request builder merges them), redacted, names lower-cased. */
-function missionHeaders(spec: RequestSpec, rt: StepRuntime): Record<string, string> {
-  const redacted = rt.http.redactor.headers(mergeHeaders(spec.sourceHeaders, spec.sinceHeaders));
+function missionHeaders(spec: RequestSpec, redactor: Redactor): Record<string, string> {
+  const redacted = redactor.headers(mergeHeaders(spec.sourceHeaders, spec.sinceHeaders));
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const name of Object.keys(redacted)) out[name.toLowerCase()] = redacted[name]!;
   return out;
@@ -442,12 +445,12 @@ function missionHeaders(spec: RequestSpec, rt: StepRuntime): Record<string, stri
  * Replay reached a recorded attempt of this effect: the mission must still ask for the same
  * request. Logs recorded before request identities (format 1) are checked by method alone.
  */
-function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: RequestIdentity, path: string, rt: StepRuntime, line: () => number): void {
+function assertSameRequest(recorded: StoredEvent<'http.request'>, spec: RequestSpec, asked: RequestIdentity, path: string, rt: StepRuntime, line: () => number): void {
   const was = recorded.payload.identity;
-  if (was ? sameRequest(was, asked) : recorded.payload.request.method === asked.method) {
+  if (was ? sameRequest(was, asked) || sameRequestBefore5(was, spec, rt) : recorded.payload.request.method === asked.method) {
     // Verify answers for the log as every view shows it: a copy that shows another request than
     // the identity it compared is no match (resume sends from the mission, never from the copy).
-    const disagrees = rt.journal.verifying ? loggedCopyDisagrees(recorded.payload) : undefined;
+    const disagrees = rt.journal.verifying ? loggedCopyDisagrees(recorded.payload, rt) : undefined;
     if (disagrees === undefined) return;
     throw new DamagedLogError(
       rt.runId,
@@ -470,6 +473,16 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
 }
 
 /**
+ * A log of format 4 or older: its engine computed a request's identity before it knew the
+ * credentials of the request's source (HttpRuntime.redactorBefore5), so a credential the mission
+ * put in a value of no credential name could stand in it unredacted. Such an identity is the
+ * same request.
+ */
+function sameRequestBefore5(was: RequestIdentity, spec: RequestSpec, rt: StepRuntime): boolean {
+  return rt.http.logFormat < 5 && sameRequest(was, identityOf(spec, rt, rt.http.redactorBefore5));
+}
+
+/**
  * Where a logged request's copy (`request`: what `reqon events` and the studio show as sent)
  * disagrees with the identity recorded beside it, or undefined when it agrees. The engine writes
  * both from one request, so a disagreement means the log was edited outside it: verify compares
@@ -477,13 +490,19 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, asked: Request
  * URL (the copy may hold more query parameters, the auth ones the identity leaves out), the body,
  * and the Idempotency-Key header against the one recorded.
  */
-function loggedCopyDisagrees(payload: EventPayloads['http.request']): string | undefined {
+function loggedCopyDisagrees(payload: EventPayloads['http.request'], rt: StepRuntime): string | undefined {
   const { request, identity } = payload;
   if (identity === undefined) return undefined;
   if (request.method.toUpperCase() !== identity.method) return `its method (${request.method}, its identity ${identity.method})`;
-  if (!urlCovers(request.url, identity.url)) return `its URL (${request.url}, its identity ${identity.url})`;
+  // Both as the run's redactor shows them: before format 5 an identity could hold a credential
+  // its copy (redacted once the source's credentials were known) shows as [REDACTED].
+  const redactor = rt.http.redactor;
+  if (!urlCovers(redactor.url(request.url), redactor.url(identity.url))) return `its URL (${request.url}, its identity ${identity.url})`;
   const bodySha256 = request.body === undefined ? undefined : hash('sha256', canonicalJson(request.body), 'hex');
-  if (bodySha256 !== identity.bodySha256) return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
+  // A body hashed before the credentials it held were known (before format 5) is not the hash of
+  // its redacted copy: that copy cannot be checked against it.
+  const hashedBeforeRedacted = rt.http.logFormat < 5 && request.body !== undefined && canonicalJson(request.body).includes(REDACTED);
+  if (bodySha256 !== identity.bodySha256 && !hashedBeforeRedacted) return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
   const key = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
   if (payload.idempotencyKey !== undefined && key !== payload.idempotencyKey) return `its Idempotency-Key header (${key ?? 'none'}, recorded ${payload.idempotencyKey})`;
   return undefined;
@@ -599,7 +618,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   const breaker = rt.http.breaker;
   const endpoint = endpointOf(spec.path);
   for (;;) {
-    const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, identity, path, rt, line));
+    const intent = effect.takeIntent('http.request', ofThisPage, (recorded) => assertSameRequest(recorded, spec, identity, path, rt, line));
     if (!intent) break;
     attempts++;
     retryDueAt = undefined;

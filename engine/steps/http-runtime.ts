@@ -11,7 +11,7 @@ import { LOG_FORMAT } from '../log/events.js';
 import type { SourceDecl } from '../lang/ast.js';
 import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
-import { resolveCredentials, shortSecretWarning, type CredentialsMap } from '../http/credentials.js';
+import { discoverCredentials, resolveCredentials, secretsOf, shortSecretWarning, type CredentialsMap } from '../http/credentials.js';
 import { loadOpenApi, parseOpenApi, specFile, type OpenApiSpec } from '../http/openapi.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
@@ -39,6 +39,13 @@ export class HttpRuntime {
   readonly limiter: RateLimiter;
   readonly breaker: CircuitBreaker;
   readonly redactor: Redactor;
+  /**
+   * The redactor as it was before log format 5: it knew a source's credentials only once that
+   * source's first request was being sent, so that request's identity (computed before) could
+   * hold a credential the mission put in a value of no credential name. Used only to recognise
+   * such identities in logs of those formats (fetch-step.ts); nothing is recorded through it.
+   */
+  readonly redactorBefore5: Redactor;
   /** The run's log format (HttpRuntimeOptions.logFormat) and the credential-name rule it records by. */
   readonly logFormat: number;
   readonly credentialNames: CredentialNameRule;
@@ -54,12 +61,36 @@ export class HttpRuntime {
     this.breaker = new CircuitBreaker(env.clock);
     this.logFormat = options.logFormat ?? LOG_FORMAT;
     this.credentialNames = credentialNamesOf(this.logFormat);
+    const given = [...(options.extraSecrets ?? []), ...this.givenCredentials()];
     // Asked twice per request: a plain loop, not spread + flatMap (several times cheaper).
-    this.redactor = createRedactor(() => {
-      const secrets: string[] = [...(this.options.extraSecrets ?? [])];
+    const withSessions = (known: readonly string[]) => () => {
+      const secrets: string[] = [...known];
       for (const session of this.sessions.values()) for (const secret of session.secrets()) secrets.push(secret);
       return secrets;
-    }, this.credentialNames);
+    };
+    this.redactor = createRedactor(withSessions(given), this.credentialNames);
+    this.redactorBefore5 = createRedactor(withSessions(options.extraSecrets ?? []), this.credentialNames);
+  }
+
+  /**
+   * Every credential the run was given — each entry of the --auth file, and each declared source's
+   * REQON_<SOURCE>_* variables — known before the first request, so none reaches the log however
+   * the mission uses it (GUARANTEES 12). Credentials a source could not use (a type its `auth:`
+   * does not declare) are still secrets; the source's first request says what is wrong with them.
+   */
+  private givenCredentials(): string[] {
+    const out: string[] = [];
+    for (const entry of Object.values(this.options.credentials ?? {})) out.push(...secretsOf(entry));
+    for (const source of this.model.sources.values()) {
+      const declared = source.auth?.kind ?? 'none';
+      if (declared === 'none') continue;
+      try {
+        out.push(...secretsOf(discoverCredentials(source.name.name, this.env.vars, declared)));
+      } catch {
+        // Incomplete variables: resolveCredentials says so when the source is first used.
+      }
+    }
+    return out;
   }
 
   source(name: string): SourceDecl {

@@ -1,0 +1,129 @@
+/**
+ * GUARANTEES 12: a credential the run was given never reaches the log, however the mission uses
+ * it — here in a query parameter and a body field whose names mark no credential. Before log
+ * format 5 a source's credentials were known only once its first request was sent, after that
+ * request's identity was computed: the identity held the token in clear, and verify then called
+ * the engine's own log damaged (its copy showed [REDACTED]). A credential of a source the run
+ * never sends to (its REQON_<SOURCE>_* variables) is a secret too.
+ *
+ * Logs of format 4 hold such identities; they still verify and resume (the identity is compared
+ * as the older engine computed it), while a format-5 log holding one is another request. On both
+ * backends.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { resumeRun } from '../../engine/executor/run-resume.js';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { openConformance, writeAuthFile, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
+
+const TOKEN = 'tok-api-0123456789';
+const OTHER_KEY = 'key-other-9876543210';
+
+const MISSION = `mission Given {
+  source Api { auth: bearer, base: "http://127.0.0.1:1" }
+  source Other { auth: api_key, base: "http://127.0.0.1:1" }
+  store got: memory("got")
+  action A {
+    get "/whoami" { params: { check: env("PAT") } }
+    store response -> got { key: .id }
+    post "/notes" { body: { note: env("NOTE"), check: env("PAT") } }
+    get "/again" { params: { check: env("PAT") } }
+  }
+  run A
+}
+`;
+
+let c: Conformance | undefined;
+const temps: TempLog[] = [];
+afterEach(async () => {
+  for (const t of temps.splice(0)) await t.close();
+  await c?.close();
+  c = undefined;
+});
+
+type RequestEvent = StoredEvent<'http.request'>;
+const requests = (events: readonly StoredEvent[]) => events.filter((e): e is RequestEvent => e.type === 'http.request');
+
+describe.each(backends)('%s: every credential the run was given is redacted from its first request', (backend) => {
+  async function recorded() {
+    c = await openConformance({ backend, vars: { REQON_OTHER_API_KEY: OTHER_KEY } });
+    c.api.on(`GET /whoami?check=${TOKEN}`, { status: 200, body: [{ id: 'me' }] });
+    c.api.on('POST /notes', { status: 201, body: { ok: true } });
+    c.api.on(`GET /again?check=${TOKEN}`, { status: 200, body: [] });
+    const files = c.mission('given', MISSION);
+    const authFile = writeAuthFile(c.dir, { Api: { type: 'bearer', token: TOKEN } });
+    const options = { sources: { Api: c.api.url }, env: { PAT: TOKEN, NOTE: OTHER_KEY }, authFile };
+    const result = await c.start(files, options);
+    expect(result.status, result.error?.message).toBe('completed');
+    return { runId: result.runId, files, options, events: await c.events(result.runId) };
+  }
+
+  it('the log holds neither credential, the API got both, and the run verifies whole', async () => {
+    const { runId, events } = await recorded();
+    // Sent as the mission asked: the token in the query, the other source's key in the body.
+    expect(c!.api.requests.filter((r) => r.url.includes(`check=${TOKEN}`)).length).toBe(2);
+    expect(c!.api.requests.find((r) => r.method === 'POST')!.body).toEqual({ note: OTHER_KEY, check: TOKEN });
+    const logged = JSON.stringify(events);
+    expect(logged).not.toContain(TOKEN);
+    expect(logged).not.toContain(OTHER_KEY);
+    for (const request of requests(events)) expect(request.payload.identity!.url).not.toContain(TOKEN);
+    const report = await verifyRun(c!.log, runId, { env: c!.env });
+    expect(report.divergence, JSON.stringify(report.divergence)).toBeNull();
+    expect(fullyVerified(report)).toBe(true);
+  });
+
+  it('killed after its first request, the run resumes to the same log and verifies whole', async () => {
+    const { events, files, options } = await recorded();
+    const firstAnswer = events.findIndex((e) => e.type === 'http.response');
+    const log = await openTempLog(backend, {}, 'reqon-given-');
+    temps.push(log);
+    const runId = await insertStoredRun(log.log, { events: events.slice(0, firstAnswer + 1), missionFiles: files, options, crashed: true });
+    const resumed = await resumeRun(runId, {}, { ...c!.deps(), log: log.log });
+    expect(resumed.status, resumed.error?.message).toBe('completed');
+    const after = await log.log.read(runId);
+    expect(JSON.stringify(after)).not.toContain(TOKEN);
+    expect(requests(after).map((e) => e.payload.identity)).toEqual(requests(events).map((e) => e.payload.identity));
+    expect(fullyVerified(await verifyRun(log.log, runId, { env: c!.env }))).toBe(true);
+  });
+
+  /** The log as a format-4 engine wrote it: the first request's identity with the token in clear. */
+  function asFormat(events: readonly StoredEvent[], format: number): StoredEvent[] {
+    const first = requests(events)[0]!;
+    return events.map((e) => {
+      if (e.type === 'run.started') return { ...e, payload: { ...e.payload, format } } as StoredEvent;
+      if (e !== first) return e;
+      const identity = { ...first.payload.identity!, url: first.payload.identity!.url.replace('[REDACTED]', TOKEN) };
+      return { ...first, payload: { ...first.payload, identity } } as StoredEvent;
+    });
+  }
+
+  it('a format-4 log whose first identity holds the token verifies and resumes; in format 5 it is another request', async () => {
+    const { events, files, options } = await recorded();
+    const load = async (stored: StoredEvent[], crashed = false) => {
+      const log = await openTempLog(backend, {}, 'reqon-given-old-');
+      temps.push(log);
+      return { log: log.log, runId: await insertStoredRun(log.log, { events: stored, missionFiles: files, options, crashed }) };
+    };
+
+    const old = await load(asFormat(events, 4));
+    const report = await verifyRun(old.log, old.runId, { env: c!.env });
+    expect(report.divergence, JSON.stringify(report.divergence)).toBeNull();
+    expect(fullyVerified(report)).toBe(true);
+
+    // Killed after that request's answer: resumed by this engine, it goes on from the log.
+    const oldEvents = asFormat(events, 4);
+    const crashed = await load(oldEvents.slice(0, oldEvents.findIndex((e) => e.type === 'http.response') + 1), true);
+    const resumed = await resumeRun(crashed.runId, {}, { ...c!.deps(), log: crashed.log });
+    expect(resumed.status, resumed.error?.message).toBe('completed');
+    // What it wrote itself is redacted.
+    expect(JSON.stringify((await crashed.log.read(crashed.runId)).slice(oldEvents.findIndex((e) => e.type === 'http.response') + 1))).not.toContain(TOKEN);
+
+    const now = await load(asFormat(events, 5));
+    const diverged = await verifyRun(now.log, now.runId, { env: c!.env });
+    expect(diverged.ok).toBe(false);
+    expect(diverged.divergence).toMatchObject({ stepPath: 'A/0' });
+  });
+});
