@@ -126,6 +126,16 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       checkExpr(ctx, file, step.eventFilter);
       checkRetry(ctx, file, step.retry);
       checkOption(ctx, file, step.optionSpans, 'timeout', step.timeout, 'duration', step);
+      if (step.timeout === 0 && step.retry) {
+        const key = Object.hasOwn(step.optionSpans, 'retry') ? 'retry' : 'retryOnTimeout';
+        ctx.report(
+          file,
+          'E3060',
+          optionSpan(step.optionSpans, key) ?? step,
+          `\`${key}\` never runs on a \`wait\` with \`timeout: 0\`: a zero timeout is a check that carries on with \`webhook\` null when nothing has arrived`,
+          'give the wait a timeout to wait for events and retry on, or test `webhook == null` after the check',
+        );
+      }
       checkOption(ctx, file, step.optionSpans, 'expectedEvents', step.expectedEvents, 'atLeastOne', step);
       checkWebhookPath(ctx, file, step.path);
       if (step.storage) {
