@@ -163,7 +163,7 @@ export async function verifyRun(
   const unchecked = [...uncheckedBy(format, facts), ...unplannedWrites(facts)];
   if (journal.uncomparedEffectIds > 0) {
     unchecked.push(
-      `the effect ids of ${journal.uncomparedEffectIds} store write(s) in concurrent branches of this fork: they are named by the run whose stretch of the log each branch reached first, which a replay does not repeat, so the recorded ids were taken as they are`,
+      `the effect ids of ${journal.uncomparedEffectIds} request(s) or store write(s) in concurrent branches of this fork: they are not the ids derived now (an older engine named such effects by how the branches interleaved, which a replay does not repeat), so the recorded ids were taken as they are`,
     );
   }
   if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy));

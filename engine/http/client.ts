@@ -342,7 +342,8 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
     } else if (decision.kind === 'success' && parsed && !parsed.ok) {
       // A 2xx to a read whose body is not JSON is a failure of the contract, not of the network: not retried.
       const contentType = outcome.kind === 'response' ? outcome.headers['content-type'] ?? 'no content type' : '';
-      const snippet = redactor.text(parsed.text.slice(0, 80));
+      // Redacted whole, then cut: a credential across the cut would otherwise leave its first characters.
+      const snippet = redactor.text(parsed.text).slice(0, 80);
       const problem = parsed.refused ?? `expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`;
       const error = new FetchError({
         message: `${built.method} ${shownUrl} returned ${recorded!.status}: ${problem}`,
@@ -539,7 +540,7 @@ async function sleepOrAbort(
 const ANSWER_EXCERPT_CHARS = 200;
 
 /** A failed answer's body on one line, cut short (undefined when it has none). */
-function answerExcerpt(body: unknown): string | undefined {
+export function answerExcerpt(body: unknown): string | undefined {
   if (body === null || body === undefined) return undefined;
   const text = (typeof body === 'string' ? body : JSON.stringify(body)).replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;

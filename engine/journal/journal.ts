@@ -259,14 +259,10 @@ export class Journal {
   }
 
   /**
-   * The run id that names an effect (and a derived id) asked for now: this run's, except in a
-   * fork while the walk is still in the stretch copied from another run (fork-identity.ts).
-   */
-  /**
-   * Whether an effect id derived now may differ from the one recorded for the same effect: a
-   * fork's effects are named by the run whose stretch of the log the walk is in (identityRunId),
-   * and inside concurrent branches which stretch that is depends on how the branches
-   * interleaved, which a replay does not repeat. Such ids are taken as recorded, and counted.
+   * Whether an effect id derived now may differ from the one recorded for the same effect: a fork
+   * recorded by an engine that named effects in concurrent branches by where the walk's cursor
+   * stood (how the branches interleaved, which a replay does not repeat). Such ids are taken as
+   * recorded, and counted.
    */
   get effectIdsInterleaved(): boolean {
     return this.constructs.length > 0 && (this.options.identities?.length ?? 0) > 0;
@@ -275,9 +271,21 @@ export class Journal {
   /** Recorded effect ids taken without being derived again (effectIdsInterleaved): verify names them as not checked. */
   uncomparedEffectIds = 0;
 
-  identityRunId(): string {
+  /**
+   * The run id that names an effect (and a derived id) of the step at `stepPath` asked for now:
+   * this run's, except in a fork for an effect recorded in the stretch copied from another run
+   * (fork-identity.ts). In sequential code that is where the walk's cursor stands. In concurrent
+   * branches the cursor stands wherever the other branches left it, so the step's own next
+   * recorded event decides — none (the effect is live): this run's own. Before, concurrent
+   * branches went by the cursor too, and a fork's own log diverged on its replay.
+   */
+  identityRunId(stepPath: string): string {
     const identities = this.options.identities;
     if (identities === undefined || identities.length === 0) return this.runId;
+    if (this.constructs.length > 0) {
+      const at = this.positionOf(stepPath);
+      return identityAt(identities, this.runId, at < 0 ? null : this.eventAt(at).seq);
+    }
     return identityAt(identities, this.runId, this.unconsumed === 0 ? null : this.eventAt(this.cursor).seq);
   }
 

@@ -26,8 +26,8 @@ import { createRedactor, MIN_SECRET_LENGTH, REDACTED, type Redactor } from '../h
 import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
-import { endpointOf, executeRequest, limiterKeyOf, policyOf, tellBreaker, type RequestSpec } from '../http/client.js';
-import { classifyAttempt, type AttemptOutcome } from '../http/retry-policy.js';
+import { answerExcerpt, endpointOf, executeRequest, limiterKeyOf, policyOf, tellBreaker, type RequestSpec } from '../http/client.js';
+import { classifyAttempt, failureMessage, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
 import { errorFieldOf } from '../http/page-checks.js';
@@ -118,8 +118,11 @@ export async function runFetch(
   const base = rt.http.base(source);
   const mutating = MUTATING.has(method);
 
+  // Each page's effect id, as its request was named: page.completed and fetch.completed name the
+  // same effect (in a fork they are made after the walk may have left the copied stretch).
+  const pageIds: string[] = [];
   const fetchPage = async (pageQuery: QueryParams, index: number): Promise<PageAnswer> => {
-    const id = effectId(rt.journal.identityRunId(), path, 'http', index);
+    const id = (pageIds[index] = pageEffectId(path, index, rt));
     const spec: RequestSpec = {
       source: sourceName,
       method,
@@ -217,7 +220,7 @@ export async function runFetch(
         }
         if (options.backfill) {
           rt.journal.mark(path, 'page.completed', () => ({
-            effectId: effectId(rt.journal.identityRunId(), path, 'http', page.index),
+            effectId: pageIds[page.index] ?? pageEffectId(path, page.index, rt),
             page: page.index + 1,
             ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
             records: page.items.length,
@@ -265,7 +268,7 @@ export async function runFetch(
 
   frame.response = value;
   frame.lastStatus = status;
-  const firstEffect = effectId(rt.journal.identityRunId(), path, 'http', 0);
+  const firstEffect = pageIds[0] ?? pageEffectId(path, 0, rt);
   rt.journal.mark(path, 'fetch.completed', () => ({
     effectId: firstEffect,
     pages,
@@ -291,6 +294,22 @@ export async function runFetch(
     frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}), ...(since.ownQuery !== undefined ? { query: since.ownQuery.shown, querySha256: since.ownQuery.sha256 } : {}) });
   }
   return {};
+}
+
+/**
+ * A page's effect id. In a fork recorded by an engine that named effects in concurrent branches
+ * by where the walk stood (Journal.effectIdsInterleaved), the page's recorded request may carry
+ * another id than the one derived now: it is taken as recorded, and counted as not checked.
+ */
+function pageEffectId(path: string, index: number, rt: StepRuntime): string {
+  const id = effectId(rt.journal.identityRunId(path), path, 'http', index);
+  if (!rt.journal.effectIdsInterleaved) return id;
+  const next = rt.journal.peek(path);
+  if (next?.type !== 'http.request') return id;
+  const recorded = (next as StoredEvent<'http.request'>).payload.effectId;
+  if (recorded === id) return id;
+  rt.journal.uncomparedEffectIds++;
+  return recorded;
 }
 
 /**
@@ -450,7 +469,7 @@ function assertSameRequest(recorded: StoredEvent<'http.request'>, spec: RequestS
   if (was ? sameRequest(was, asked) || sameRequestBefore5(was, spec, rt) : recorded.payload.request.method === asked.method) {
     // Verify answers for the log as every view shows it: a copy that shows another request than
     // the identity it compared is no match (resume sends from the mission, never from the copy).
-    const disagrees = rt.journal.verifying ? loggedCopyDisagrees(recorded.payload, rt) : undefined;
+    const disagrees = rt.journal.verifying ? loggedCopyDisagrees(recorded.payload, spec, rt) : undefined;
     if (disagrees === undefined) return;
     throw new DamagedLogError(
       rt.runId,
@@ -487,10 +506,10 @@ function sameRequestBefore5(was: RequestIdentity, spec: RequestSpec, rt: StepRun
  * disagrees with the identity recorded beside it, or undefined when it agrees. The engine writes
  * both from one request, so a disagreement means the log was edited outside it: verify compares
  * the identity, and must not pass a copy that shows another request. Compared: the method, the
- * URL (the copy may hold more query parameters, the auth ones the identity leaves out), the body,
- * and the Idempotency-Key header against the one recorded.
+ * URL (the copy may hold more query parameters, the auth ones the identity leaves out, each shown
+ * as [REDACTED]), the body, and the Idempotency-Key (the effect's id, GUARANTEES 6).
  */
-function loggedCopyDisagrees(payload: EventPayloads['http.request'], rt: StepRuntime): string | undefined {
+function loggedCopyDisagrees(payload: EventPayloads['http.request'], spec: RequestSpec, rt: StepRuntime): string | undefined {
   const { request, identity } = payload;
   if (identity === undefined) return undefined;
   if (request.method.toUpperCase() !== identity.method) return `its method (${request.method}, its identity ${identity.method})`;
@@ -499,16 +518,29 @@ function loggedCopyDisagrees(payload: EventPayloads['http.request'], rt: StepRun
   const redactor = rt.http.redactor;
   if (!urlCovers(redactor.url(request.url), redactor.url(identity.url))) return `its URL (${request.url}, its identity ${identity.url})`;
   const bodySha256 = request.body === undefined ? undefined : hash('sha256', canonicalJson(request.body), 'hex');
-  // A body hashed before the credentials it held were known (before format 5) is not the hash of
-  // its redacted copy: that copy cannot be checked against it.
-  const hashedBeforeRedacted = rt.http.logFormat < 5 && request.body !== undefined && canonicalJson(request.body).includes(REDACTED);
-  if (bodySha256 !== identity.bodySha256 && !hashedBeforeRedacted) return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
+  if (bodySha256 !== identity.bodySha256 && !(rt.http.logFormat < 5 && bodySha256 !== undefined && isRedactedBody(bodySha256, spec, rt))) {
+    return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
+  }
   const key = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
   if (payload.idempotencyKey !== undefined && key !== payload.idempotencyKey) return `its Idempotency-Key header (${key ?? 'none'}, recorded ${payload.idempotencyKey})`;
+  if (payload.idempotencyKey !== undefined && payload.idempotencyKey !== payload.effectId) return `its Idempotency-Key (${payload.idempotencyKey}, which is its effect's id ${payload.effectId})`;
   return undefined;
 }
 
-/** `shown` is `identity`'s URL, but for query parameters the identity does not name. */
+/**
+ * Before format 5 a body's identity could be hashed before the credentials it held were known,
+ * so its redacted copy does not hash to it: the copy must then be the body the mission asks for
+ * (whose identity matched), redacted as the log holds it.
+ */
+function isRedactedBody(copySha256: string, spec: RequestSpec, rt: StepRuntime): boolean {
+  if (spec.body === undefined) return false;
+  return [rt.http.redactor, rt.http.redactorBefore5].some((redactor) => hash('sha256', canonicalJson(redactor.value(spec.body)), 'hex') === copySha256);
+}
+
+/**
+ * `shown` is `identity`'s URL but for query parameters the identity does not name, which are
+ * credentials (the source's auth parameter) and so shown as [REDACTED].
+ */
 function urlCovers(shown: string, identity: string): boolean {
   if (shown === identity) return true;
   let a: URL;
@@ -522,6 +554,7 @@ function urlCovers(shown: string, identity: string): boolean {
   for (const name of new Set(b.searchParams.keys())) {
     if (a.searchParams.getAll(name).join('\u0000') !== b.searchParams.getAll(name).join('\u0000')) return false;
   }
+  for (const [name, value] of a.searchParams) if (!b.searchParams.has(name) && value !== REDACTED) return false;
   return true;
 }
 
@@ -649,9 +682,13 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
       if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {} };
-      if (payload.verdict === 'fail') throw replayedFailure(spec, `${payload.response.status}`, attempts);
+      if (payload.verdict === 'fail') {
+        const answered = answerExcerpt(payload.response.body);
+        throw replayedFailure(failureMessage(intent.payload.request.method, intent.payload.request.url, `failed with ${payload.response.status}`, attempts) + (answered !== undefined ? `; the API answered: ${answered}` : ''));
+      }
     } else if (outcome.type === 'http.error' && outcome.payload.verdict === 'fail') {
-      throw replayedFailure(spec, outcome.payload.error.message, attempts);
+      // The failure as the live attempt phrased it (redacted as the log holds it).
+      throw replayedFailure(outcome.payload.error.message);
     }
     // A retry was due: the next recorded attempt, or live.
   }
@@ -704,12 +741,17 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });
-  if (result.decodeWarning !== undefined) rt.progress(`warning: ${path}: ${spec.method.toUpperCase()} ${pathOf(spec.base + spec.path)}: ${result.decodeWarning}`);
+  if (result.decodeWarning !== undefined) rt.progress(`warning: ${path}: ${spec.method.toUpperCase()} ${pathOf(rt.http.redactor.url(spec.base + spec.path))}: ${result.decodeWarning}`);
   return { status: result.status, body: result.body, headers: result.headers };
 }
 
-function replayedFailure(spec: RequestSpec, reason: string, attempts: number): StepError {
-  return new StepError('fetch-failed', `${spec.method} ${spec.base}${spec.path} failed with ${reason} after ${attempts} attempt(s)`);
+/**
+ * A recorded failure, replayed where the log holds no step failure after it (a crash between the
+ * two, a fork cut there). Its message is built from what the log holds — the request's redacted
+ * copy, the recorded answer — never from the mission's unredacted URL.
+ */
+function replayedFailure(message: string): StepError {
+  return new StepError('fetch-failed', message);
 }
 
 interface SinceParts {

@@ -26,7 +26,7 @@ export function pauseWaitingOn(pauseId: string): string {
 export async function runPause(step: PauseStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const turn = rt.crash.turn('suspension', path);
   if (turn) await turn;
-  const pauseId = effectId(rt.journal.identityRunId(), path, 'pause', 0);
+  const pauseId = effectId(rt.journal.identityRunId(path), path, 'pause', 0);
   const now = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
   const byTimer = step.resumeOn.length === 0 || step.resumeOn.some((t) => t.kind === 'timeout');
   const webhook = step.resumeOn.find((t) => t.kind === 'webhook');

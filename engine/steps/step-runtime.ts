@@ -135,7 +135,7 @@ export function journaledInputs(rt: StepRuntime, stepPath: string, frame?: Frame
         counts.set(stepPath, n + 1);
       } else n = localIds++;
       // A fork's copied stretch derives the ids its recorder derived (journal/fork-identity.ts).
-      return derivedId(rt.journal.identityRunId(), stepPath, n);
+      return derivedId(rt.journal.identityRunId(stepPath), stepPath, n);
     },
     now: () =>
       rt.journal.record(stepPath, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number,

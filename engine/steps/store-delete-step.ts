@@ -16,7 +16,7 @@ import { writeRecords } from './store-step.js';
 
 export async function runStoreDelete(removal: StoreDelete, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const value = evaluate(removal.key, evalContext(rt, frame, path));
-  const id = effectId(rt.journal.identityRunId(), path, 'store', 'delete');
+  const id = effectId(rt.journal.identityRunId(path), path, 'store', 'delete');
   const key = storeKey({}, 0, id, { value, step: path });
   await writeRecords(removal.store, [{ effectId: id, key, record: {}, op: 'delete' }], path, frame, rt);
   return {};

@@ -163,7 +163,7 @@ function planWrites(
     const item: unknown = items[offset];
     const index = firstIndex + offset;
     assertRecord(item, `record #${index} of the store step at ${path}`);
-    const id = effectId(rt.journal.identityRunId(), path, 'store', index);
+    const id = effectId(rt.journal.identityRunId(path), path, 'store', index);
     const keyValue = step.key ? { value: evaluate(step.key, { ...ctx, current: item }), step: path } : undefined;
     const key = storeKey(item, index, id, keyValue);
     if (keyValue === undefined && (item['id'] === undefined || item['id'] === null)) keyed.note(key);
@@ -189,7 +189,7 @@ export async function queueValue(
 ): Promise<void> {
   const record =
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  const id = effectId(rt.journal.identityRunId(), path, 'store', 'queue');
+  const id = effectId(rt.journal.identityRunId(path), path, 'store', 'queue');
   const key = storeKey(record, 0, id, keyOf ? { value: keyOf(record), step: path } : undefined);
   await writeRecords(store, [{ effectId: id, key, record, op: 'set' }], path, frame, rt);
 }
@@ -206,7 +206,7 @@ export async function writeRecords(
   const turn = rt.crash.turn(kind === 'file' || kind === 'postgrest' ? 'external-write' : 'table-write', path);
   if (turn) await turn;
   assertSameDeclaration(store, path, rt);
-  const batchId = writes[0]?.effectId ?? effectId(rt.journal.identityRunId(), path, 'store', 'empty');
+  const batchId = writes[0]?.effectId ?? effectId(rt.journal.identityRunId(path), path, 'store', 'empty');
   // A checkpoint advances at the end of its action, never with one store (steps/checkpoints.ts);
   // only a replay of an older log, which recorded it with the store, takes it here.
   if (!frame.inIteration) noteStored(frame.checkpoints, writes.length);

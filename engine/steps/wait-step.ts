@@ -53,7 +53,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   const turn = rt.crash.turn('suspension', path);
   if (turn) await turn;
   // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts).
-  const namedBy = rt.journal.identityRunId();
+  const namedBy = rt.journal.identityRunId(path);
   const waitId = effectId(namedBy, path, 'wait', 0);
   const hookPath = step.path?.value ?? `/webhook/${namedBy}/${waitId}`;
   const expected = step.expectedEvents ?? 1;
@@ -214,7 +214,7 @@ async function finish(
   if (step.storage) {
     const ctx = evalContext(rt, frame, path);
     const writes: PlannedWrite[] = received.map(({ eventId, payload: body }, index) => {
-      const id = effectId(rt.journal.identityRunId(), path, 'store', index);
+      const id = effectId(rt.journal.identityRunId(path), path, 'store', index);
       const key = step.storage!.key ? evaluate(step.storage!.key, { ...ctx, response: body, current: body }) : eventId;
       if (key === undefined || key === null) throw new StepError('bad-key', `wait storage key evaluated to ${String(key)} for webhook event ${eventId}`);
       const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
