@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Env } from '../env/env.js';
 import { credentialEnvValues } from '../env/mission-env.js';
+import { rememberedCredentialsOfRun } from '../http/given-credentials.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import { credentialNamesOf } from '../env/credential-names.js';
 import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
@@ -117,6 +118,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     credentials,
     ...(options.authFile ? { credentialsFile: options.authFile } : {}),
     extraSecrets: credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)),
+    rememberedCredentials: rememberedCredentialsOfRun(first, options.env, deps.env.vars),
     progress,
     logFormat,
   });

@@ -16,7 +16,7 @@
  * between an effect's intent and its outcome is the same as a crash there: the fork sends that
  * request again, under the key it was recorded with.
  */
-import { LOG_FORMAT, logFormatOf, type NewEvent, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, type CredentialDigests, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { MissionFiles } from '../log/log.js';
 import { forkIdentities } from '../journal/fork-identity.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
@@ -98,7 +98,8 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   const started = prepared.first[0] as NewEvent<'run.started'>;
   const first: NewEvent[] = [
     // The copied events were recorded in the parent's format; the fork's first event says so.
-    { ...started, payload: { ...started.payload, format, forkedFrom } },
+    // The parent's credentials stay known as such in the fork's copied events (given-credentials.ts).
+    { ...started, payload: { ...started.payload, format, forkedFrom, ...forkCredentials(events[0], started) } },
     ...prefix.filter((e) => e.type !== 'run.started').map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }) as NewEvent),
   ];
   const owner = deps.owner ?? defaultOwner(deps.env);
@@ -122,4 +123,10 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
     deps,
   );
   return { ...result, parentRunId, forkedAtSeq: atSeq };
+}
+
+function forkCredentials(parentFirst: StoredEvent | undefined, started: NewEvent<'run.started'>): { credentials?: CredentialDigests[] } {
+  const inherited = parentFirst?.type === 'run.started' ? ((parentFirst as StoredEvent<'run.started'>).payload.credentials ?? []) : [];
+  const all = [...inherited, ...(started.payload.credentials ?? [])];
+  return all.length === 0 ? {} : { credentials: all };
 }

@@ -3,6 +3,7 @@
  * `--env`, the auth file's path — never its secrets), so `resume`, the worker and the studio
  * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
  */
+import { digestCredentials, givenCredentials } from '../http/given-credentials.js';
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
 import { loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
@@ -37,9 +38,10 @@ export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: En
   if (byHand) refuseUnusableSetup(model, options, credentials, deps);
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
+  const digests = digestCredentials(givenCredentials(model.sources.values(), credentials, deps.env.vars), deps.env.random.id('salt'));
   return {
     run: { runId: deps.env.random.id('run'), mission, missionHash: hash, missionFiles: files, options, createdAt: now },
-    first: [{ type: 'run.started', stepPath: '', payload: { mission, missionHash: hash, format: LOG_FORMAT }, recordedAt: now }],
+    first: [{ type: 'run.started', stepPath: '', payload: { mission, missionHash: hash, format: LOG_FORMAT, ...(digests ? { credentials: [digests] } : {}) }, recordedAt: now }],
     owner: deps.owner ?? defaultOwner(deps.env),
     ttlMs: deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
   };

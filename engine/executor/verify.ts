@@ -18,6 +18,7 @@ import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
 import { credentialEnvValues } from '../env/mission-env.js';
+import { rememberedCredentialsOfRun } from '../http/given-credentials.js';
 import { credentialNamesOf } from '../env/credential-names.js';
 import { loadCredentials, RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
@@ -94,6 +95,7 @@ export async function verifyRun(
       sources: run.options.sources,
       credentials: credentialsIfReadable(run.options, env),
       extraSecrets: credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)),
+      rememberedCredentials: rememberedCredentialsOfRun(first, run.options.env, env.vars),
       progress: () => {},
       logFormat: format,
     }),

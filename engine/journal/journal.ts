@@ -268,6 +268,11 @@ export class Journal {
     return this.constructs.length > 0 && (this.options.identities?.length ?? 0) > 0;
   }
 
+  /** A fork's log: some of its effects are named by the run it was copied from (fork-identity.ts). */
+  get holdsOtherRunsEffects(): boolean {
+    return (this.options.identities?.length ?? 0) > 0;
+  }
+
   /** Recorded effect ids taken without being derived again (effectIdsInterleaved): verify names them as not checked. */
   uncomparedEffectIds = 0;
 
@@ -283,10 +288,25 @@ export class Journal {
     const identities = this.options.identities;
     if (identities === undefined || identities.length === 0) return this.runId;
     if (this.constructs.length > 0) {
-      const at = this.positionOf(stepPath);
+      // A step that logs nothing of its own (a `let` under `trace: minimal` deriving an id): the
+      // next recorded event of its branch, as the cursor is in sequential code.
+      let at = this.positionOf(stepPath);
+      if (at < 0) at = this.nextInBranch(stepPath);
       return identityAt(identities, this.runId, at < 0 ? null : this.eventAt(at).seq);
     }
     return identityAt(identities, this.runId, this.unconsumed === 0 ? null : this.eventAt(this.cursor).seq);
+  }
+
+  /** The position of the first unconsumed event inside `stepPath`'s branch of every construct that has it in one, or -1. */
+  private nextInBranch(stepPath: string): number {
+    const branches = this.constructs.map((c) => c.branchOf(stepPath));
+    if (branches.every((b) => b === undefined)) return -1;
+    for (let i = this.cursor; i < this.total; i++) {
+      if (this.consumed[i] === 1) continue;
+      const path = this.eventAt(i).stepPath;
+      if (this.constructs.every((c, k) => branches[k] === undefined || c.branchOf(path) === branches[k])) return i;
+    }
+    return -1;
   }
 
   /** The next recorded event at `stepPath`, without consuming it. */

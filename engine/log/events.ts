@@ -122,7 +122,13 @@ export interface EventPayloads {
    * run began as a copy of another run's log up to a seq (engine/executor/fork-run.ts); `format`
    * is then that log's. An optional field, so no new format: older engines ignore it.
    */
-  'run.started': { mission: string; missionHash: string; format?: number; forkedFrom?: ForkOrigin };
+  /**
+   * `credentials`: salted sha256 digests of the credentials the run was given (those of at least
+   * 8 characters; a fork adds its parent's), never the values. An oauth2 refresh replaces a token
+   * in the --auth file: a resume or verify then still tells which of the values the mission can
+   * read (`env()`) were credentials, and redacts them as the run did (http/given-credentials.ts).
+   */
+  'run.started': { mission: string; missionHash: string; format?: number; forkedFrom?: ForkOrigin; credentials?: CredentialDigests[] };
   /** A process took the run over: after a crash, a pause, or a lease expiry. */
   /** `missionHash`: the run carries on with an edited mission from here (it replayed the log). */
   'run.resumed': { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string; replayFromSeq: number; missionHash?: string };
@@ -263,6 +269,12 @@ export type StoreOp = 'set' | 'upsert' | 'delete';
  * its recorder gave them — `identities[i].runId` for seq <= `identities[i].toSeq`, ascending — and
  * everything after the last `toSeq` is named by the fork's own id (journal/fork-identity.ts).
  */
+/** Salted digests of credentials (http/given-credentials.ts). */
+export interface CredentialDigests {
+  salt: string;
+  sha256: string[];
+}
+
 export interface ForkOrigin {
   runId: string;
   atSeq: number;

@@ -269,14 +269,17 @@ export async function runFetch(
   frame.response = value;
   frame.lastStatus = status;
   const firstEffect = pageIds[0] ?? pageEffectId(path, 0, rt);
-  rt.journal.mark(path, 'fetch.completed', () => ({
+  const completed = (): EventPayloads['fetch.completed'] => ({
     effectId: firstEffect,
     pages,
     ...(itemCount !== undefined ? { items: itemCount } : {}),
     ...(truncated ? { truncated } : {}),
     status,
     ...(options.paginate ? {} : valueInAnswer ? { valueInAnswer } : { value }),
-  }));
+  });
+  const recordedCompletion = rt.journal.take(path, 'fetch.completed');
+  if (recordedCompletion === undefined) rt.journal.emit('fetch.completed', path, completed());
+  else if (rt.journal.verifying) assertSameCompletion(recordedCompletion, completed(), value, options.paginate !== undefined, path, rt);
   if (inBandError !== undefined) {
     rt.progress(`${path}: the answer holds an error under "${inBandError}" and no list: its since checkpoint does not advance, so the next run asks from where it was`);
   } else if (since && !truncated && status >= 200 && status < 300) {
@@ -294,6 +297,29 @@ export async function runFetch(
     frame.checkpoints.push({ key: since.key, syncedAt, ...(since.api !== undefined ? { api: since.api } : {}), ...(since.ownQuery !== undefined ? { query: since.ownQuery.shown, querySha256: since.ownQuery.sha256 } : {}) });
   }
   return {};
+}
+
+/**
+ * Verify reached a fetch's recorded completion: it must say what the recorded answers give — the
+ * status, the pages and records, and the value the run went on with (what the studio shows as the
+ * step's response). Its effect id names the fetch's first request, except in a fork, whose older
+ * engines named it by where the walk stood.
+ */
+function assertSameCompletion(recorded: StoredEvent<'fetch.completed'>, now: EventPayloads['fetch.completed'], value: unknown, paginated: boolean, path: string, rt: StepRuntime): void {
+  const was = recorded.payload;
+  const differs =
+    was.status !== now.status ? `its status ${was.status} (the answers give ${now.status})`
+    : was.pages !== now.pages ? `its ${was.pages} page(s) (the answers give ${now.pages})`
+    : was.items !== undefined && was.items !== now.items ? `its ${was.items} record count (the answers give ${now.items ?? 'none'})`
+    : (was.truncated === true) !== (now.truncated === true) ? `whether it was cut short (${was.truncated === true}, the answers give ${now.truncated === true})`
+    : !rt.journal.holdsOtherRunsEffects && was.effectId !== now.effectId ? `its effect id ${was.effectId} (its first request's is ${now.effectId})`
+    : was.valueInAnswer === true ? (now.valueInAnswer === true ? undefined : 'its value (recorded as the answer\'s body, which the answers do not give)')
+    : !paginated && Object.hasOwn(was, 'value') && canonicalJson(was.value) !== canonicalJson(value) ? 'its value (not what the answers give)'
+    : undefined;
+  if (differs === undefined) return;
+  throw new NondeterminismError(rt.runId, path, recorded.seq, `the fetch's completion with ${differs}`, 'the completion its recorded answers give', {
+    change: `the recorded fetch.completed disagrees with the recorded answers in ${differs}`,
+  });
 }
 
 /**
@@ -516,14 +542,18 @@ function loggedCopyDisagrees(payload: EventPayloads['http.request'], spec: Reque
   // Both as the run's redactor shows them: before format 5 an identity could hold a credential
   // its copy (redacted once the source's credentials were known) shows as [REDACTED].
   const redactor = rt.http.redactor;
-  if (!urlCovers(redactor.url(request.url), redactor.url(identity.url))) return `its URL (${request.url}, its identity ${identity.url})`;
+  if (!urlCovers(request.url, redactor.url(request.url), redactor.url(identity.url), rt.http.authQueryParameters(rt.http.source(spec.source)))) {
+    return `its URL (${request.url}, its identity ${identity.url})`;
+  }
   const bodySha256 = request.body === undefined ? undefined : hash('sha256', canonicalJson(request.body), 'hex');
   if (bodySha256 !== identity.bodySha256 && !(rt.http.logFormat < 5 && bodySha256 !== undefined && isRedactedBody(bodySha256, spec, rt))) {
     return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
   }
-  const key = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
-  if (payload.idempotencyKey !== undefined && key !== payload.idempotencyKey) return `its Idempotency-Key header (${key ?? 'none'}, recorded ${payload.idempotencyKey})`;
-  if (payload.idempotencyKey !== undefined && payload.idempotencyKey !== payload.effectId) return `its Idempotency-Key (${payload.idempotencyKey}, which is its effect's id ${payload.effectId})`;
+  // The engine sends every write under its effect's id, in one header, and records it beside.
+  const keys = Object.entries(request.headers).filter(([name]) => name.toLowerCase() === 'idempotency-key').map(([, value]) => value);
+  if (payload.idempotencyKey === undefined && keys.length === 0 && !MUTATING.has(identity.method)) return undefined;
+  if (payload.idempotencyKey !== payload.effectId) return `its Idempotency-Key (${payload.idempotencyKey ?? 'none'}, which is its effect's id ${payload.effectId})`;
+  if (keys.length !== 1 || keys[0] !== payload.idempotencyKey) return `its Idempotency-Key header (${keys.join(', ') || 'none'}, recorded ${payload.idempotencyKey})`;
   return undefined;
 }
 
@@ -538,15 +568,19 @@ function isRedactedBody(copySha256: string, spec: RequestSpec, rt: StepRuntime):
 }
 
 /**
- * `shown` is `identity`'s URL but for query parameters the identity does not name, which are
- * credentials (the source's auth parameter) and so shown as [REDACTED].
+ * `shown` (the copy, as logged) is `identity`'s URL but for the query parameters the source's
+ * credentials add, which the identity leaves out and the copy shows as [REDACTED]. `auth`: their
+ * names, or undefined when the credentials cannot be read here (then any parameter shown as
+ * [REDACTED] may be one). The parameters both name are compared as the run's redactor shows them
+ * (`shownRedacted`, `identity`): before format 5 either could hold a credential the other hides.
  */
-function urlCovers(shown: string, identity: string): boolean {
-  if (shown === identity) return true;
+function urlCovers(shown: string, shownRedacted: string, identity: string, auth: readonly string[] | undefined): boolean {
+  if (shownRedacted === identity && shown === shownRedacted) return true;
+  let raw: URL;
   let a: URL;
   let b: URL;
   try {
-    [a, b] = [new URL(shown), new URL(identity)];
+    [raw, a, b] = [new URL(shown), new URL(shownRedacted), new URL(identity)];
   } catch {
     return false;
   }
@@ -554,7 +588,10 @@ function urlCovers(shown: string, identity: string): boolean {
   for (const name of new Set(b.searchParams.keys())) {
     if (a.searchParams.getAll(name).join('\u0000') !== b.searchParams.getAll(name).join('\u0000')) return false;
   }
-  for (const [name, value] of a.searchParams) if (!b.searchParams.has(name) && value !== REDACTED) return false;
+  for (const [name, value] of raw.searchParams) {
+    if (b.searchParams.has(name)) continue;
+    if (value !== REDACTED || (auth !== undefined && !auth.includes(name))) return false;
+  }
   return true;
 }
 

@@ -11,7 +11,8 @@ import { LOG_FORMAT } from '../log/events.js';
 import type { SourceDecl } from '../lang/ast.js';
 import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
-import { discoverCredentials, resolveCredentials, secretsOf, shortSecretWarning, type CredentialsMap } from '../http/credentials.js';
+import { resolveCredentials, shortSecretWarning, type CredentialsMap } from '../http/credentials.js';
+import { givenCredentials } from '../http/given-credentials.js';
 import { loadOpenApi, parseOpenApi, specFile, type OpenApiSpec } from '../http/openapi.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
@@ -24,8 +25,13 @@ export interface HttpRuntimeOptions {
   sources: Record<string, string>;
   credentials?: CredentialsMap;
   credentialsFile?: string;
-  /** Values the mission can read that are credentials (`env("REQON_…_TOKEN")`): redacted too. */
+  /** Values the mission can read that are credentials by their names (`env("REQON_…_TOKEN")`): redacted too. */
   extraSecrets?: readonly string[];
+  /**
+   * Values the mission can read that were credentials the run was given, as the digests of its
+   * `run.started` name them (http/given-credentials.ts): redacted too, from log format 5 on.
+   */
+  rememberedCredentials?: readonly string[];
   progress: (line: string) => void;
   /**
    * The log format the run records in (its `run.started`'s): a run recorded by an older engine
@@ -61,7 +67,7 @@ export class HttpRuntime {
     this.breaker = new CircuitBreaker(env.clock);
     this.logFormat = options.logFormat ?? LOG_FORMAT;
     this.credentialNames = credentialNamesOf(this.logFormat);
-    const given = [...(options.extraSecrets ?? []), ...this.givenCredentials()];
+    const given = [...(options.extraSecrets ?? []), ...(options.rememberedCredentials ?? []), ...givenCredentials(model.sources.values(), options.credentials, env.vars)];
     // Asked twice per request: a plain loop, not spread + flatMap (several times cheaper).
     const withSessions = (known: readonly string[]) => () => {
       const secrets: string[] = [...known];
@@ -70,27 +76,6 @@ export class HttpRuntime {
     };
     this.redactor = createRedactor(withSessions(given), this.credentialNames);
     this.redactorBefore5 = createRedactor(withSessions(options.extraSecrets ?? []), this.credentialNames);
-  }
-
-  /**
-   * Every credential the run was given — each entry of the --auth file, and each declared source's
-   * REQON_<SOURCE>_* variables — known before the first request, so none reaches the log however
-   * the mission uses it (GUARANTEES 12). Credentials a source could not use (a type its `auth:`
-   * does not declare) are still secrets; the source's first request says what is wrong with them.
-   */
-  private givenCredentials(): string[] {
-    const out: string[] = [];
-    for (const entry of Object.values(this.options.credentials ?? {})) out.push(...secretsOf(entry));
-    for (const source of this.model.sources.values()) {
-      const declared = source.auth?.kind ?? 'none';
-      if (declared === 'none') continue;
-      try {
-        out.push(...secretsOf(discoverCredentials(source.name.name, this.env.vars, declared)));
-      } catch {
-        // Incomplete variables: resolveCredentials says so when the source is first used.
-      }
-    }
-    return out;
   }
 
   source(name: string): SourceDecl {
@@ -118,6 +103,24 @@ export class HttpRuntime {
     session = new AuthSession(name, credentials, credentials?.type === 'oauth2' ? this.tokenKeeper(name, credentials.accessToken) : undefined);
     this.sessions.set(name, session);
     return session;
+  }
+
+  /**
+   * The query parameters `source`'s credentials add to its requests (an api_key sent in the query:
+   * the ones a request's identity leaves out), or undefined when its credentials cannot be read
+   * here (verify away from the run's --auth file and variables).
+   */
+  authQueryParameters(source: SourceDecl): readonly string[] | undefined {
+    const declared = source.auth?.kind ?? 'none';
+    if (declared === 'none') return [];
+    let credentials;
+    try {
+      credentials = resolveCredentials({ source: source.name.name, declared, file: this.options.credentials, vars: this.env.vars, required: false });
+    } catch {
+      return undefined;
+    }
+    if (credentials === undefined) return undefined;
+    return credentials.type === 'api_key' && credentials.query !== undefined ? [credentials.query] : [];
   }
 
   /** Where a refresh keeps the source's new tokens: the --auth file they came from, else nowhere (said). */

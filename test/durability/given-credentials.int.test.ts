@@ -10,6 +10,7 @@
  * as the older engine computed it), while a format-5 log holding one is another request. On both
  * backends.
  */
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forkRun } from '../../engine/executor/fork-run.js';
 import { resumeRun } from '../../engine/executor/run-resume.js';
@@ -167,5 +168,46 @@ describe.each(backends)('%s: every credential the run was given is redacted from
     expect(html.status === 'failed' ? html.error.message : '').toContain('expected a JSON body');
     const logged = JSON.stringify(await c.events(html.runId));
     expect(logged).not.toContain(KEY.slice(0, 8));
+  });
+
+  it('an oauth2 refresh that replaces the token in the --auth file: verify and a resume still know the old one as a credential', async () => {
+    // Helper 56: verify re-read the rotated file, no longer knew the token the run was given, took
+    // the request holding it (env("PAT")) for another — and a resume failed the run, writing the
+    // token in clear into its failure. The run.started keeps salted digests, never the token.
+    const OLD = 'old-access-token-0123456789';
+    const NEW = 'new-access-token-9876543210';
+    c = await openConformance({ backend });
+    c.api.on(`GET /items?check=${OLD}`, (req) => (req.headers.authorization === `Bearer ${OLD}` ? { status: 401, body: { error: 'expired' } } : { status: 200, body: [{ id: 1 }] }));
+    c.api.on('POST /notes', { status: 201, body: { ok: true } });
+    c.api.on('POST /token', { status: 200, body: { access_token: NEW, token_type: 'bearer', expires_in: 3600 } });
+    const files = c.mission('rotate', `mission Rotate {
+  source Api { auth: oauth2, base: "http://127.0.0.1:1" }
+  action A {
+    get "/items" { params: { check: env("PAT") } }
+    post "/notes" { body: { check: env("PAT") } }
+  }
+  run A
+}
+`);
+    const authFile = writeAuthFile(c.dir, { Api: { type: 'oauth2', accessToken: OLD, refreshToken: 'refresh-token-2222', tokenEndpoint: `${c.api.url}/token`, clientId: 'cid', clientSecret: 'client-secret-3333' } });
+    const options = { sources: { Api: c.api.url }, env: { PAT: OLD }, authFile };
+    const run = await c.start(files, options);
+    expect(run.status, run.status === 'failed' ? run.error.message : '').toBe('completed');
+    expect(JSON.parse(fs.readFileSync(authFile, 'utf8')).Api.accessToken).toBe(NEW);
+    const events = await c.events(run.runId);
+    expect(JSON.stringify(events)).not.toContain(OLD);
+    expect((events[0]!.payload as { credentials?: unknown[] }).credentials).toHaveLength(1);
+    const report = await verifyRun(c!.log, run.runId, { env: c!.env });
+    expect(report.divergence, JSON.stringify(report.divergence)).toBeNull();
+    expect(fullyVerified(report)).toBe(true);
+
+    // Killed after the refresh, before the POST: resumed with the rotated file, it goes on.
+    const afterRefresh = events.findIndex((e) => e.type === 'fetch.completed');
+    const log = await openTempLog(backend, {}, 'reqon-rotated-');
+    temps.push(log);
+    const runId = await insertStoredRun(log.log, { events: events.slice(0, afterRefresh + 1), missionFiles: files, options, crashed: true });
+    const resumed = await resumeRun(runId, {}, { ...c!.deps(), log: log.log });
+    expect(resumed.status, resumed.status === 'failed' ? resumed.error.message : '').toBe('completed');
+    expect(JSON.stringify(await log.log.read(runId))).not.toContain(OLD);
   });
 });

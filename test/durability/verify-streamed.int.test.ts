@@ -193,6 +193,22 @@ describe("a fork cut inside a concurrent loop of requests", () => {
   run A
 }
 `;
+  // Helper 56: under `trace: minimal` a `let` logs nothing, so an id it derives went by no event
+  // of its own: the fork named it as live and its POST's body diverged from the copied one.
+  const MINIMAL = `mission M {
+  trace: minimal
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store out: memory("out")
+  action A {
+    for x in [1, 2, 3, 4, 5, 6] concurrency 3 {
+      let id = generateId()
+      post "/ack/{x}" { body: { x: x, id: id } }
+      store response -> out { key: id }
+    }
+  }
+  run A
+}
+`;
   const DELAYS = [0, 50, 10, 30, 5, 40, 20];
 
   it('every fork verifies whole, names each effect once, and resumes', { timeout: 120_000 }, async () => {
@@ -206,20 +222,22 @@ describe("a fork cut inside a concurrent loop of requests", () => {
       c.api.on(`POST /ack/${x}`, answer);
     }
     c.api.on('POST /done', { status: 201, body: { ok: true } });
-    const parent = await c.start(c.mission('loop', LOOP));
-    expect(parent.status).toBe('completed');
-    const last = (await c.log.getRun(parent.runId))!.lastSeq;
-    for (let at = 4; at < last; at += 3) {
-      const fork = await forkRun(parent.runId, { atSeq: at }, c.deps());
-      expect(fork.status, `fork at ${at}: ${fork.status === 'failed' ? fork.error.message : ''}`).toBe('completed');
-      const report = await verifyRun(c.log, fork.runId, { env: c.env });
-      expect(report.divergence, `fork at ${at}: ${JSON.stringify(report.divergence)}`).toBeNull();
-      expect(fullyVerified(report), `fork at ${at}: ${report.unchecked.join('; ')}`).toBe(true);
-      // A fetch.completed names the effect its request was sent as.
-      const events = await c.events(fork.runId);
-      const requestIds = new Map(events.filter((e) => e.type === 'http.request').map((e) => [e.stepPath, (e.payload as { effectId: string }).effectId]));
-      for (const done of events.filter((e) => e.type === 'fetch.completed')) {
-        expect((done.payload as { effectId: string }).effectId, `fork at ${at}, ${done.stepPath}`).toBe(requestIds.get(done.stepPath));
+    for (const [name, text] of [['loop', LOOP], ['minimal', MINIMAL]] as const) {
+      const parent = await c.start(c.mission(name, text));
+      expect(parent.status).toBe('completed');
+      const last = (await c.log.getRun(parent.runId))!.lastSeq;
+      for (let at = 4; at < last; at += 3) {
+        const fork = await forkRun(parent.runId, { atSeq: at }, c.deps());
+        expect(fork.status, `${name}: fork at ${at}: ${fork.status === 'failed' ? fork.error.message : ''}`).toBe('completed');
+        const report = await verifyRun(c.log, fork.runId, { env: c.env });
+        expect(report.divergence, `fork at ${at}: ${JSON.stringify(report.divergence)}`).toBeNull();
+        expect(fullyVerified(report), `fork at ${at}: ${report.unchecked.join('; ')}`).toBe(true);
+        // A fetch.completed names the effect its request was sent as.
+        const events = await c.events(fork.runId);
+        const requestIds = new Map(events.filter((e) => e.type === 'http.request').map((e) => [e.stepPath, (e.payload as { effectId: string }).effectId]));
+        for (const done of events.filter((e) => e.type === 'fetch.completed')) {
+          expect((done.payload as { effectId: string }).effectId, `fork at ${at}, ${done.stepPath}`).toBe(requestIds.get(done.stepPath));
+        }
       }
     }
   });
@@ -290,6 +308,12 @@ describe('a log edited or damaged outside the engine is never verified', () => {
       ['its URL', `json_set(payload, '$.request.url', json_extract(payload, '$.request.url') || (CASE WHEN instr(json_extract(payload, '$.request.url'), '?') > 0 THEN '&' ELSE '?' END) || 'purge=all')`],
       // Helper 55: the key rewritten in the header and beside it alike; it is the effect's id.
       ['its Idempotency-Key (not-the-effect-id', `json_set(payload, '$.request.headers.Idempotency-Key', 'not-the-effect-id', '$.idempotencyKey', 'not-the-effect-id')`],
+      // Helper 56: a credential-named parameter, or one shown as [REDACTED] where the source adds none (auth: none).
+      ['its URL', `json_set(payload, '$.request.url', json_extract(payload, '$.request.url') || '?token=zzz')`],
+      ['its URL', `json_set(payload, '$.request.url', json_extract(payload, '$.request.url') || '?purge=[REDACTED]')`],
+      // Helper 56: a write with no key at all, or a second header beside the right one.
+      ['its Idempotency-Key (none', `json_remove(payload, '$.request.headers.Idempotency-Key', '$.idempotencyKey')`],
+      ['its Idempotency-Key header', `json_set(payload, '$.request.headers.idempotency-key', 'other-key')`],
     ];
     const seq = seqOf(c.dbPath, runId, post);
     for (const [part, edit] of edits) {
@@ -297,6 +321,27 @@ describe('a log edited or damaged outside the engine is never verified', () => {
       for (const report of await bothReports(c.log, runId, c.env)) {
         expect(report.divergence, part).toMatchObject({ cause: 'damaged-log', seq });
         expect(report.divergence!.recorded).toContain(`disagrees with the identity recorded beside it in ${part}`);
+      }
+      tamper(c.dbPath, `UPDATE reqon_events SET payload = json_extract(payload, '$.kept') WHERE run_id = ? AND seq = ?`, runId, seq);
+    }
+    expect(fullyVerified(await verifyRun(c.log, runId, { env: c.env }))).toBe(true); // restored
+  });
+
+  it("a fetch's recorded completion that its recorded answers do not give diverges", async () => {
+    // Helper 56: fetch.completed (the step's response as the studio shows it) was taken unread.
+    const { c, runId } = await completedRun();
+    const seq = seqOf(c.dbPath, runId, `type = 'fetch.completed'`);
+    const edits: [string, string][] = [
+      ['its status 404', `json_set(payload, '$.status', 404)`],
+      ['its 5 page(s)', `json_set(payload, '$.pages', 5)`],
+      ['its value', `json_set(json_remove(payload, '$.valueInAnswer'), '$.value', json('{"forged":true}'))`],
+      ['its effect id ef_0', `json_set(payload, '$.effectId', 'ef_00000000000000000000000000000000')`],
+    ];
+    for (const [part, edit] of edits) {
+      tamper(c.dbPath, `UPDATE reqon_events SET payload = json_set(${edit}, '$.kept', payload) WHERE run_id = ? AND seq = ?`, runId, seq);
+      for (const report of await bothReports(c.log, runId, c.env)) {
+        expect(report.divergence, part).toMatchObject({ seq });
+        expect(report.divergence!.recorded, part).toContain(part);
       }
       tamper(c.dbPath, `UPDATE reqon_events SET payload = json_extract(payload, '$.kept') WHERE run_id = ? AND seq = ?`, runId, seq);
     }
