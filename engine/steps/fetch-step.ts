@@ -339,11 +339,6 @@ function pageEffectId(path: string, index: number, rt: StepRuntime): string {
 }
 
 /**
- * The request's identity (journal/request-identity.ts): the URL as sent without auth query
- * parameters, redacted; the body and the mission's headers hashed after redaction, so no secret's
- * hash reaches the log (and a rotated credential in a header changes nothing).
- */
-/**
  * A source's `proxy: [env("P1"), …]` (upstream's fpl-sharded example): requests are not sent
  * through proxies yet. With every entry unset the source sends directly, as upstream's example
  * says it may; with any set, the request fails rather than leave from this host's own address,
@@ -434,8 +429,11 @@ function headerVariables(text: string, header: string, source: string, rt: StepR
 }
 
 /**
- * `redactor` is the run's own but to recognise an identity an engine before log format 5 made
- * (HttpRuntime.redactorBefore5).
+ * The request's identity (journal/request-identity.ts): the URL as sent without auth query
+ * parameters, redacted; the body and the mission's headers hashed after redaction, so no secret's
+ * hash reaches the log (and a rotated credential in a header changes nothing). `redactor`: the
+ * run's own, or HttpRuntime.redactorBefore5 to recognise an identity an engine before log format
+ * 5 computed.
  */
 function identityOf(spec: RequestSpec, rt: StepRuntime, redactor: Redactor = rt.http.redactor): RequestIdentity {
   const query = [...(spec.sinceQuery ?? []), ...(spec.pageQuery ?? [])];
