@@ -12,6 +12,7 @@
  *
  *   parent P, events 1..40, forked at 25 → F: identities [{toSeq: 25, runId: P}]
  *   F forked at 30                       → G: identities [{toSeq: 25, runId: P}, {toSeq: 30, runId: F}]
+ *   F forked at 10                       → H: identities [{toSeq: 10, runId: P}]
  */
 import type { ForkOrigin, StoredEvent } from '../log/events.js';
 
@@ -24,8 +25,14 @@ export function identitiesOf(first: StoredEvent | undefined): IdentitySegments {
 
 /** A fork's stretches: its parent's up to the fork point, then the parent's own events. */
 export function forkIdentities(parentRunId: string, parentFirst: StoredEvent | undefined, atSeq: number): IdentitySegments {
-  const inherited = identitiesOf(parentFirst).filter((s) => s.toSeq < atSeq);
-  return [...inherited, { toSeq: atSeq, runId: parentRunId }];
+  const out: { toSeq: number; runId: string }[] = [];
+  for (const segment of identitiesOf(parentFirst)) {
+    // A cut inside a stretch the parent copied keeps that stretch's recorder up to the cut (before,
+    // it was dropped, and the parent was taken for the recorder of events it had copied).
+    if (segment.toSeq >= atSeq) return [...out, { toSeq: atSeq, runId: segment.runId }];
+    out.push(segment);
+  }
+  return [...out, { toSeq: atSeq, runId: parentRunId }];
 }
 
 /** The run id naming an effect when the next unconsumed recorded event is `nextSeq` (null: none left). */

@@ -540,16 +540,18 @@ function loggedCopyDisagrees(payload: EventPayloads['http.request'], spec: Reque
   // Both as the run's redactor shows them: before format 5 an identity could hold a credential
   // its copy (redacted once the source's credentials were known) shows as [REDACTED].
   const redactor = rt.http.redactor;
-  if (!urlCovers(request.url, redactor.url(request.url), redactor.url(identity.url), rt.http.authQueryParameters(rt.http.source(spec.source)))) {
+  if (!urlCovers(request.url, redactor.url(request.url), redactor.url(identity.url), rt.http.source(spec.source).auth?.kind === 'api_key')) {
     return `its URL (${request.url}, its identity ${identity.url})`;
   }
   const bodySha256 = request.body === undefined ? undefined : hash('sha256', canonicalJson(request.body), 'hex');
   if (bodySha256 !== identity.bodySha256 && !(rt.http.logFormat < 5 && bodySha256 !== undefined && isRedactedBody(bodySha256, spec, rt))) {
     return `its body (sha256 ${bodySha256?.slice(0, 12) ?? 'none'}, its identity ${identity.bodySha256?.slice(0, 12) ?? 'none'})`;
   }
-  // The engine sends every write under its effect's id, in one header, and records it beside.
+  // A read carries no key of the engine's: an Idempotency-Key header on one is the mission's (in
+  // the identity's headers sha256). The engine sends every write under its effect's id, in one
+  // header, and records it beside.
+  if (!MUTATING.has(identity.method)) return payload.idempotencyKey === undefined ? undefined : `its Idempotency-Key (${payload.idempotencyKey}, recorded on a ${identity.method})`;
   const keys = Object.entries(request.headers).filter(([name]) => name.toLowerCase() === 'idempotency-key').map(([, value]) => value);
-  if (payload.idempotencyKey === undefined && keys.length === 0 && !MUTATING.has(identity.method)) return undefined;
   if (payload.idempotencyKey !== payload.effectId) return `its Idempotency-Key (${payload.idempotencyKey ?? 'none'}, which is its effect's id ${payload.effectId})`;
   if (keys.length !== 1 || keys[0] !== payload.idempotencyKey) return `its Idempotency-Key header (${keys.join(', ') || 'none'}, recorded ${payload.idempotencyKey})`;
   return undefined;
@@ -566,13 +568,14 @@ function isRedactedBody(copySha256: string, spec: RequestSpec, rt: StepRuntime):
 }
 
 /**
- * `shown` (the copy, as logged) is `identity`'s URL but for the query parameters the source's
- * credentials add, which the identity leaves out and the copy shows as [REDACTED]. `auth`: their
- * names, or undefined when the credentials cannot be read here (then any parameter shown as
- * [REDACTED] may be one). The parameters both name are compared as the run's redactor shows them
- * (`shownRedacted`, `identity`): before format 5 either could hold a credential the other hides.
+ * `shown` (the copy, as logged) is `identity`'s URL but for the query parameter an `auth: api_key`
+ * source's credentials append (`authInQuery`), which the identity leaves out and the copy shows as
+ * [REDACTED] — after any value of that name the request had already. Decided by the mission's
+ * declaration, not by the credentials readable now (an --auth file edited since the run). The
+ * parameters the identity names are compared as the run's redactor shows them (`shownRedacted`,
+ * `identity`): before format 5 either could hold a credential the other hides.
  */
-function urlCovers(shown: string, shownRedacted: string, identity: string, auth: readonly string[] | undefined): boolean {
+function urlCovers(shown: string, shownRedacted: string, identity: string, authInQuery: boolean): boolean {
   if (shownRedacted === identity && shown === shownRedacted) return true;
   let raw: URL;
   let a: URL;
@@ -583,12 +586,11 @@ function urlCovers(shown: string, shownRedacted: string, identity: string, auth:
     return false;
   }
   if (a.origin !== b.origin || a.pathname !== b.pathname || a.hash !== b.hash) return false;
-  for (const name of new Set(b.searchParams.keys())) {
-    if (a.searchParams.getAll(name).join('\u0000') !== b.searchParams.getAll(name).join('\u0000')) return false;
-  }
-  for (const [name, value] of raw.searchParams) {
-    if (b.searchParams.has(name)) continue;
-    if (value !== REDACTED || (auth !== undefined && !auth.includes(name))) return false;
+  for (const name of new Set([...a.searchParams.keys(), ...b.searchParams.keys()])) {
+    const [shownValues, rawValues, identityValues] = [a.searchParams.getAll(name), raw.searchParams.getAll(name), b.searchParams.getAll(name)];
+    if (shownValues.length < identityValues.length || identityValues.some((v, i) => shownValues[i] !== v)) return false;
+    const extra = rawValues.slice(identityValues.length);
+    if (extra.length > 0 && (!authInQuery || extra.some((v) => v !== REDACTED))) return false;
   }
   return true;
 }

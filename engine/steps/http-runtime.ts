@@ -105,24 +105,6 @@ export class HttpRuntime {
     return session;
   }
 
-  /**
-   * The query parameters `source`'s credentials add to its requests (an api_key sent in the query:
-   * the ones a request's identity leaves out), or undefined when its credentials cannot be read
-   * here (verify away from the run's --auth file and variables).
-   */
-  authQueryParameters(source: SourceDecl): readonly string[] | undefined {
-    const declared = source.auth?.kind ?? 'none';
-    if (declared === 'none') return [];
-    let credentials;
-    try {
-      credentials = resolveCredentials({ source: source.name.name, declared, file: this.options.credentials, vars: this.env.vars, required: false });
-    } catch {
-      return undefined;
-    }
-    if (credentials === undefined) return undefined;
-    return credentials.type === 'api_key' && credentials.query !== undefined ? [credentials.query] : [];
-  }
-
   /** Where a refresh keeps the source's new tokens: the --auth file they came from, else nowhere (said). */
   private tokenKeeper(source: string, accessToken: string): TokenKeeper {
     const { credentials, credentialsFile, progress } = this.options;

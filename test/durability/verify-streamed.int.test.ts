@@ -243,6 +243,40 @@ describe("a fork cut inside a concurrent loop of requests", () => {
   });
 });
 
+describe('logs the engine wrote that the damage checks must pass (helper 57)', () => {
+  it("an api_key in the query beside the mission's own value of that name, a read with its own Idempotency-Key, a fork of a fork cut in its copied stretch", async () => {
+    c = await openConformance({ vars: { REQON_API_API_KEY: 'longkeyvalue123', REQON_API_API_KEY_QUERY: 'api_key' } });
+    c.api.on('GET /one?api_key=mine&api_key=longkeyvalue123', { body: [{ id: 1 }] });
+    c.api.on('GET /r?api_key=longkeyvalue123', { body: { ok: true } });
+    c.api.on('POST /b?api_key=longkeyvalue123', { status: 201, body: { ok: true } });
+    const run = await c.start(c.mission('keyed', `mission Keyed {
+  source Api { auth: api_key, base: "http://127.0.0.1:1" }
+  action A {
+    get "/one?api_key=mine"
+    get "/r" { headers: { "Idempotency-Key": "on-a-get" } }
+    post "/b" { body: { n: 1 } }
+    get "/r"
+  }
+  run A
+}
+`));
+    expect(run.status, run.status === 'failed' ? run.error.message : '').toBe('completed');
+    for (const report of await bothReports(c.log, run.runId, c.env)) {
+      expect(report.divergence, JSON.stringify(report.divergence)).toBeNull();
+      expect(fullyVerified(report)).toBe(true);
+    }
+    // A fork of a fork, cut inside the stretch the first fork copied: those events are the run's.
+    const last = (await c.log.getRun(run.runId))!.lastSeq;
+    const fork = await forkRun(run.runId, { atSeq: last - 3 }, c.deps());
+    expect(fork.status).toBe('completed');
+    for (const at of [4, 8, last - 4]) {
+      const again = await forkRun(fork.runId, { atSeq: at }, c.deps());
+      expect(again.status, `at ${at}: ${again.status === 'failed' ? again.error.message : ''}`).toBe('completed');
+      expect(fullyVerified(await verifyRun(c.log, again.runId, { env: c.env })), `at ${at}`).toBe(true);
+    }
+  });
+});
+
 describe('a log edited or damaged outside the engine is never verified', () => {
   it('a finished run with an event past its run row\'s last seq is damaged, both ways', async () => {
     const { c, runId } = await completedRun();
