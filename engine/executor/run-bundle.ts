@@ -20,8 +20,9 @@
  * starts; its status is the one its events end with.
  */
 import { credentialEnvValues } from '../env/mission-env.js';
+import { rememberedCredentials } from '../http/given-credentials.js';
 import { eventPages } from '../log/event-pages.js';
-import { LOG_FORMAT, logFormatOf, type EventPayloads, type EventType, type NewEvent, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, type CredentialDigests, type EventPayloads, type EventType, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions, RunRecord, RunStatus } from '../log/log.js';
 import { asLogged, UnloggableValueError } from '../log/loggable.js';
 import { MissionInvalidError, missionHash, modelFor } from './mission-cache.js';
@@ -71,7 +72,7 @@ export async function* exportRunText(log: EventLog, runId: string): AsyncGenerat
     mission: run.mission,
     missionHash: run.missionHash,
     missionFiles: run.missionFiles,
-    options: withoutSecrets(run.options),
+    options: withoutSecrets(run.options, await credentialDigestsOf(log, runId)),
     status: run.status,
     createdAt: run.createdAt,
   };
@@ -91,9 +92,13 @@ export async function* exportRunText(log: EventLog, runId: string): AsyncGenerat
   yield ']}\n';
 }
 
-/** The options a bundle carries: no auth file, credential-named env values and URL parameters redacted. */
-export function withoutSecrets(options: RunOptions): RunOptions {
-  const secrets = new Set(credentialEnvValues(options.env, {}));
+/**
+ * The options a bundle carries: no auth file, env values redacted where their names mark a
+ * credential or where they equal a credential the run was given (its `run.started` digests,
+ * http/given-credentials.ts), URL parameters redacted.
+ */
+export function withoutSecrets(options: RunOptions, digests?: readonly CredentialDigests[]): RunOptions {
+  const secrets = new Set([...credentialEnvValues(options.env, {}), ...rememberedCredentials(digests, Object.values(options.env))]);
   const env = Object.fromEntries(Object.entries(options.env).map(([k, v]) => [k, secrets.has(v) ? REDACTED : v]));
   const sources = Object.fromEntries(Object.entries(options.sources).map(([name, url]) => [name, redactUrl(url)]));
   return { sources, env };
@@ -260,4 +265,9 @@ function stringMap(value: unknown, at: string): Record<string, string> {
 function short(value: unknown): string {
   const text = value === undefined ? 'nothing' : typeof value === 'string' ? JSON.stringify(value) : `${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} (${JSON.stringify(value)})`;
   return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+async function credentialDigestsOf(log: EventLog, runId: string): Promise<readonly CredentialDigests[] | undefined> {
+  const first = (await log.read(runId, { toSeq: 1 }))[0];
+  return first?.type === 'run.started' ? (first as StoredEvent<'run.started'>).payload.credentials : undefined;
 }

@@ -1,6 +1,7 @@
 /** What a run bundle keeps of a run's options (engine/executor/run-bundle.ts `withoutSecrets`). */
 import { describe, expect, it } from 'vitest';
 import { withoutSecrets } from '../../engine/executor/run-bundle.js';
+import { digestCredentials } from '../../engine/http/given-credentials.js';
 
 describe('withoutSecrets', () => {
   it('drops the auth file and redacts credential-named env values and URL parameters, keeping the rest', () => {
@@ -14,5 +15,13 @@ describe('withoutSecrets', () => {
       env: { API_TOKEN: '[redacted]', DB_PASSWORD: '[redacted]', client_secret: '[redacted]', REGION: 'eu', EMPTY: '' },
     });
     expect(JSON.stringify(kept)).not.toMatch(/K-123|pw-9|t-1|p-2|s-3|auth\.json/);
+  });
+
+  it('redacts a setting of any name whose value is a credential the run was given (its digests name it)', () => {
+    // Helper 57: `--env PAT=<the --auth token>` was exported in clear.
+    const digests = [digestCredentials(['tok-given-0123456789'], 'salt-1')!];
+    const kept = withoutSecrets({ sources: {}, env: { PAT: 'tok-given-0123456789', REGION: 'eu', SHORT: 'tok' } }, digests);
+    expect(kept.env).toEqual({ PAT: '[redacted]', REGION: 'eu', SHORT: 'tok' });
+    expect(withoutSecrets({ sources: {}, env: { PAT: 'tok-given-0123456789' } }).env).toEqual({ PAT: 'tok-given-0123456789' });
   });
 });
