@@ -265,7 +265,7 @@ export class Journal {
    * recorded, and counted.
    */
   get effectIdsInterleaved(): boolean {
-    return this.constructs.length > 0 && (this.options.identities?.length ?? 0) > 0;
+    return this.constructs.length > 0 && this.holdsOtherRunsEffects;
   }
 
   /** A fork's log: some of its effects are named by the run it was copied from (fork-identity.ts). */
@@ -275,6 +275,17 @@ export class Journal {
 
   /** Recorded effect ids taken without being derived again (effectIdsInterleaved): verify names them as not checked. */
   uncomparedEffectIds = 0;
+
+  /**
+   * Whether a recorded effect id stands for the one derived now: the same, or (effectIdsInterleaved)
+   * taken as recorded and counted as not compared.
+   */
+  takesEffectId(recorded: string, derived: string): boolean {
+    if (recorded === derived) return true;
+    if (!this.effectIdsInterleaved) return false;
+    this.uncomparedEffectIds++;
+    return true;
+  }
 
   /**
    * The run id that names an effect (and a derived id) of the step at `stepPath` asked for now:

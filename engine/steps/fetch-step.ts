@@ -333,9 +333,7 @@ function pageEffectId(path: string, index: number, rt: StepRuntime): string {
   const next = rt.journal.peek(path);
   if (next?.type !== 'http.request') return id;
   const recorded = (next as StoredEvent<'http.request'>).payload.effectId;
-  if (recorded === id) return id;
-  rt.journal.uncomparedEffectIds++;
-  return recorded;
+  return rt.journal.takesEffectId(recorded, id) ? recorded : id;
 }
 
 /**

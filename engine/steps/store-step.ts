@@ -434,16 +434,12 @@ function takeRecordedWrites(writes: PlannedWrite[], store: string, path: string,
 /**
  * The effect id is a write's identity (what verify and the studio's diff show, what a store's
  * idempotency rests on): derived again, it must be the one recorded. Asked after the checks that
- * say what changed in words (a key, a delete, an op, a record), which change the id too. Not in a
- * fork's concurrent branches, where the id depends on how they interleaved (counted: verify says
- * so; helper 54).
+ * say what changed in words (a key, a delete, an op, a record), which change the id too. In a
+ * fork's concurrent branches recorded by an older engine, which named them by how the branches
+ * interleaved, a differing id is taken as recorded (Journal.takesEffectId; verify says so).
  */
 function assertSameEffect(event: StoredEvent<'store.write'>, w: PlannedWrite, store: string, path: string, rt: StepRuntime): void {
-  if (event.payload.effectId === w.effectId) return;
-  if (rt.journal.effectIdsInterleaved) {
-    rt.journal.uncomparedEffectIds++;
-    return;
-  }
+  if (rt.journal.takesEffectId(event.payload.effectId, w.effectId)) return;
   throw new NondeterminismError(
     rt.runId,
     path,
