@@ -52,6 +52,13 @@ export interface RunSummary {
    * moves again, whatever its record says (`reqon show`: "stopped before its end").
    */
   stopped?: boolean;
+  /**
+   * The studio's: when it composed this summary, in microseconds, strictly increasing within its
+   * process. Answers and pushes travel separate channels (HTTP, WebSocket) and can cross; of two
+   * summaries with the same record (updatedAt, lastSeq), the later-composed one is the truer —
+   * whether the run is orphaned changes no row.
+   */
+  composedAt?: number;
 }
 
 

@@ -210,12 +210,20 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
   const origin = {
     ...(forkedFrom ? { forkedFrom: { runId: forkedFrom.runId, atSeq: forkedFrom.atSeq } } : {}),
     ...(isImported(record) ? { imported: true } : {}),
+    composedAt: nextComposedAt(),
   };
   // An imported run's record says 'running' only to keep workers off it: say what its log ends as.
   if (isImported(record) && status === 'running') {
     return folded.status === 'suspended' ? { ...summary, ...origin, status: 'suspended' } : { ...summary, ...origin, stopped: true };
   }
   return isOrphaned(status, owner) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
+}
+
+let lastComposedAt = 0;
+/** Wall-clock microseconds, made strictly increasing: a later studio process starts past an earlier one's stamps. */
+function nextComposedAt(): number {
+  lastComposedAt = Math.max(lastComposedAt + 1, Date.now() * 1000);
+  return lastComposedAt;
 }
 
 /** Views of finished runs kept for when they are asked for again: the most recently used. */

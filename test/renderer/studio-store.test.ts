@@ -37,6 +37,24 @@ describe('runs slice', () => {
     expect(store.getState().runsById.a!.status).toBe('completed');
   });
 
+  it('keeps the later-composed of two summaries of one record: a run.get answer that crossed the push saying the run is orphaned', () => {
+    const store = createStudioStore();
+    // The push (composed after the owner died) arrives first; the answer, composed before, after it.
+    store.getState().upsertRun(summary('a', 300, { orphaned: true, composedAt: 2_000 }));
+    store.getState().upsertRun(summary('a', 300, { composedAt: 1_000 }));
+    expect(store.getState().runsById.a!.orphaned).toBe(true);
+    store.getState().setRuns([summary('a', 300, { composedAt: 1_500 })]);
+    expect(store.getState().runsById.a!.orphaned).toBe(true);
+    // A later composition of the same record stands, whichever way it goes.
+    store.getState().upsertRun(summary('a', 300, { composedAt: 3_000 }));
+    expect(store.getState().runsById.a!.orphaned).toBeUndefined();
+    // The record decides before the stamp: more events win over a later stamp.
+    store.getState().upsertRun(summary('a', 300, { lastSeq: 11, composedAt: 2_500 }));
+    expect(store.getState().runsById.a!.lastSeq).toBe(11);
+    store.getState().upsertRun(summary('a', 300, { lastSeq: 10, composedAt: 9_000 }));
+    expect(store.getState().runsById.a!.lastSeq).toBe(11);
+  });
+
   it('counts the runs the list says the log holds, and asks the table to read its pages again when a run appears or moves', () => {
     const store = createStudioStore();
     store.getState().setRuns([summary('a', 100)], 5_000);

@@ -75,6 +75,17 @@ describe('studio service', () => {
     expect(runs[0]).toMatchObject({ runId: 'run-1', mission: 'Orders', status: 'running', lastSeq: 20, steps: 3, effects: 3 });
   });
 
+  it('stamps every summary with when it was composed, later ones higher: the renderer orders crossed answers and pushes by it', async () => {
+    const first = await service.handle('run.get', { runId: 'run-1' });
+    const listed = (await service.handle('runs.list', {})).runs[0]!;
+    const again = await service.handle('run.get', { runId: 'run-1' });
+    expect(first.composedAt).toBeGreaterThan(0);
+    expect(listed.composedAt).toBeGreaterThan(first.composedAt!);
+    expect(again.composedAt).toBeGreaterThan(listed.composedAt!);
+    // Microseconds of the wall clock: a studio started later stamps past this one.
+    expect(Math.abs(again.composedAt! / 1000 - Date.now())).toBeLessThan(60_000);
+  });
+
   it('answers events, timeline, state at seq, state diff, source and crash points', async () => {
     const page = await service.handle('run.events', { runId: 'run-1', fromSeq: 5, limit: 3 });
     expect(page.map((e) => e.seq)).toEqual([5, 6, 7]);

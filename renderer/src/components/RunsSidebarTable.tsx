@@ -15,6 +15,7 @@ import { formatDateTime, formatDuration } from '../lib/time-format.js';
 import { useElementWidth } from '../lib/use-element-width.js';
 import { useRunsPages, type RunsQuery } from '../lib/use-runs-pages.js';
 import { useSettled } from '../lib/use-settled.js';
+import { fresherSummary } from '../lib/summary-order.js';
 import { StatusBadge } from './StatusBadge.js';
 import { badgeText, statusOf, type StatusFilter } from '../lib/run-status.js';
 
@@ -156,10 +157,7 @@ export function RunsSidebarTable({ text, status }: { text: string; status: Statu
   }, [sorted, ensure, firstIndex, lastIndex]);
 
   // A push newer than the page it was listed in wins: rows update live between page reads.
-  const fresh = (run: RunSummary) => {
-    const known = runsById[run.runId];
-    return known && known.updatedAt > run.updatedAt ? known : run;
-  };
+  const fresh = (run: RunSummary) => fresherSummary(runsById[run.runId], run);
   const slots = items.map((item) => {
     const run = sorted ? sorted[item.index] : pages.runAt(item.index);
     return { item, run: run && fresh(run) };

@@ -8,6 +8,7 @@
  */
 import type { StateCreator } from 'zustand';
 import type { RunSummary } from '../lib/protocol.js';
+import { fresherSummary, isNewerSummary } from '../lib/summary-order.js';
 import type { StudioState } from './studio-store.js';
 
 export interface RunsSlice {
@@ -47,8 +48,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       const runsById: Record<string, RunSummary> = {};
       // A push may have arrived while the list was in flight: keep whichever is newer.
       for (const run of runs) {
-        const pushed = state.runsById[run.runId];
-        runsById[run.runId] = pushed && pushed.updatedAt > run.updatedAt ? pushed : run;
+        runsById[run.runId] = fresherSummary(state.runsById[run.runId], run);
       }
       for (const [id, run] of Object.entries(state.runsById)) if (!runsById[id]) runsById[id] = run;
       return {
@@ -63,7 +63,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
     set((state) => {
       // Pushes and run.get answers can cross: an older summary never replaces a newer one.
       const known = state.runsById[run.runId];
-      if (known && known.updatedAt > run.updatedAt) return {};
+      if (known && isNewerSummary(known, run)) return {};
       const moved = !known || known.status !== run.status || known.failures !== run.failures;
       return {
         runsById: { ...state.runsById, [run.runId]: run },
