@@ -139,10 +139,11 @@ function failNoRecordRead(expr: RefExpr, ctx: EvalContext): void {
   if (!expr.leadingDot && (head === 'response' || ctx.scope.get(head) !== undefined || ctx.inputs.store?.(head) !== undefined)) return;
   const named = `${expr.leadingDot ? '.' : ''}${expr.parts.join('.')}`;
   const { state, source } = ctx.noRecord!;
-  const last = source?.split('.').pop();
+  // `for t in xs where t != null`, `for o in orders where o.customer != null`: the loop's filter
+  // sees its variable (for-step.ts), so the source as written is what to test.
   throw new EvaluatorError(
     'R4001',
-    `\`${named}\` reads a field of ${source !== undefined ? `\`${source}\`, ` : ''}the record being mapped, but it is ${state}: skip such items${last !== undefined ? ` (\`where .${last} != null\`)` : ''}, or map a record`,
+    `\`${named}\` reads a field of ${source !== undefined ? `\`${source}\`, ` : ''}the record being mapped, but it is ${state}: skip such items${source !== undefined ? ` (\`where ${source} != null\`)` : ''}, or map a record`,
     expr,
   );
 }

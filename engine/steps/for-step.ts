@@ -53,10 +53,18 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
   // forEach skips them). Plain indices: a replay walks every iteration again, so the loop's own
   // bookkeeping stays out of the way.
   const selected: number[] = [];
+  // The filter sees each item as the current record (`.status`) and, as the body does, as the loop
+  // variable: `for t in xs where t != null` keeps the items that are there.
   const ctx = step.where ? evalContext(rt, frame, path) : undefined;
+  const filterScope = ctx?.scope.child();
   for (let index = 0; index < items.length; index++) {
     if (!(index in items)) continue;
-    if (!ctx || isTruthy(evaluate(step.where!, { ...ctx, current: items[index] }))) selected.push(index);
+    if (!ctx) {
+      selected.push(index);
+      continue;
+    }
+    filterScope!.bind(step.variable.name, items[index]);
+    if (isTruthy(evaluate(step.where!, { ...ctx, scope: filterScope!, current: items[index] }))) selected.push(index);
   }
 
   /** One iteration; undefined when it ran synchronously to its end (Executor.runSteps). */

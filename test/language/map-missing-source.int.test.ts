@@ -52,10 +52,54 @@ describe('map of a null or absent source', () => {
     expect(result.status).toBe('completed');
     expect(await c.store(result.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
     expect(result.tolerated.map((t) => [t.code, t.message, t.at])).toEqual([
-      ['R4001', '`.id` reads a field of `o.customer`, the record being mapped, but it is null: skip such items (`where .customer != null`), or map a record', `${entry}:8:40`],
-      ['R4001', '`.id` reads a field of `o.customer`, the record being mapped, but it is absent: skip such items (`where .customer != null`), or map a record', `${entry}:8:40`],
+      ['R4001', '`.id` reads a field of `o.customer`, the record being mapped, but it is null: skip such items (`where o.customer != null`), or map a record', `${entry}:8:40`],
+      ['R4001', '`.id` reads a field of `o.customer`, the record being mapped, but it is absent: skip such items (`where o.customer != null`), or map a record', `${entry}:8:40`],
     ]);
     await c.expectVerified(result.runId);
+
+    // The hint, applied as written, keeps the items that have a customer and fails none (helper 59:
+    // it said `where .customer != null` before, and for `map t` `where .t != null`, a field no item
+    // has: the filter kept nothing and the run completed with an empty store).
+    const fixed = MISSION.replace('for o in response.lines onError continue', 'for o in response.lines where o.customer != null onError continue');
+    const fixedEntry = path.join(c.dir, 'map-fixed.vague');
+    fs.writeFileSync(fixedEntry, fixed);
+    const again = await c.start({ entry: fixedEntry, files: [{ path: fixedEntry, text: fixed }] });
+    expect(again.status).toBe('completed');
+    expect(again.tolerated).toEqual([]);
+    expect(await c.store(again.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
+  });
+
+  it('of a null loop item says to filter by the loop variable, and that filter keeps the other items', async () => {
+    c.api.on('GET /things', { body: { items: [{ id: 1 }, null, { id: 2 }] } });
+    const text = (filter: string) => `mission NullItem {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    get "/things"
+    for t in response.items ${filter}onError continue {
+      map t -> Label { id: .id, kind: "x" }
+      store response -> out { key: .id }
+    }
+  }
+  run A
+}
+`;
+    const run = async (name: string, mission: string) => {
+      const entry = path.join(c.dir, name);
+      fs.writeFileSync(entry, mission);
+      return c.start({ entry, files: [{ path: entry, text: mission }] });
+    };
+    const first = await run('null-item.vague', text(''));
+    expect(first.tolerated.map((t) => t.message)).toEqual([
+      '`.id` reads a field of `t`, the record being mapped, but it is null: skip such items (`where t != null`), or map a record',
+    ]);
+    const fixed = await run('null-item-fixed.vague', text('where t != null '));
+    expect(fixed.tolerated).toEqual([]);
+    expect(Object.keys(await c.store(fixed.runId, 'out'))).toEqual(['1', '2']);
+    // The variable is the item in the filter as in the body, with the record's fields beside it.
+    const dotted = await run('null-item-dotted.vague', text('where t.id > 1 and .id < 3 '));
+    expect(Object.keys(await c.store(dotted.runId, 'out'))).toEqual(['2']);
+    await c.expectVerified(dotted.runId);
   });
 
   it('of an array or a scalar, a `.field` read fails map and apply; a map reading no field of it is an aggregate', async () => {
