@@ -6,7 +6,7 @@
  * value as the current record, is truthy; it then evaluates that variant's fields with the value
  * as the current record. Invariant: the result holds exactly the variant's fields, in order.
  */
-import type { FieldMapping, TransformDecl, TransformVariant, Span } from '../lang/ast.js';
+import type { Expr, FieldMapping, TransformDecl, TransformVariant, Span } from '../lang/ast.js';
 import { EvaluatorError } from './eval-errors.js';
 import { evaluate } from './evaluate.js';
 import { matchesSchema, type SchemaTable } from './schema-match.js';
@@ -17,12 +17,14 @@ import { spanOf } from '../lang/ast.js';
 /** Told about a variant skipped because it names a schema the mission does not declare. */
 export type TransformWarning = (message: string, span: Span) => void;
 
+/** `source`: the expression the value came from (`apply T to o.customer`), named in R4001. */
 export function applyTransform(
   t: TransformDecl,
   value: unknown,
   ctx: EvalContext,
   schemas: SchemaTable,
   warn?: TransformWarning,
+  source?: Expr,
 ): unknown {
   const valueCtx: EvalContext = { ...ctx, current: value };
   const variant = t.variants.find((v) => variantApplies(v, value, valueCtx, schemas, t, warn));
@@ -33,7 +35,19 @@ export function applyTransform(
       spanOf(t.name),
     );
   }
-  return evaluateFieldMap(variant.fields, { ...valueCtx, mapped: value });
+  return evaluateFieldMap(variant.fields, mappingContext(ctx, value, source));
+}
+
+/**
+ * The context a field map (`map`'s, a transform variant's) is evaluated in: `value` as the record
+ * being mapped; of null or absent there is no record (EvalContext.noRecord: a `.field` read fails,
+ * R4001, naming `source` when it is a name), while variables and aggregates still map.
+ */
+export function mappingContext(ctx: EvalContext, value: unknown, source?: Expr): EvalContext {
+  const none = value === null ? 'null' : value === undefined ? 'absent' : undefined;
+  if (none === undefined) return { ...ctx, current: value, mapped: value };
+  const named = source?.kind === 'Ref' ? `${source.leadingDot ? '.' : ''}${source.parts.join('.')}` : undefined;
+  return { ...ctx, current: undefined, noRecord: { state: none, ...(named !== undefined ? { source: named } : {}) } };
 }
 
 function variantApplies(

@@ -6,7 +6,7 @@
 import { EvaluatorError } from '../eval/eval-errors.js';
 import type { ApplyStep, Directive, Expr, FlowStep, LetStep, MapStep, MatchArm, MatchStep, ValidateStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
-import { evaluateFieldMap, applyTransform } from '../eval/transform.js';
+import { evaluateFieldMap, applyTransform, mappingContext } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
 import { matchesObjectPattern } from '../eval/object-pattern.js';
 import type { Scope } from '../eval/scope.js';
@@ -27,15 +27,9 @@ export function runLet(step: LetStep, path: string, frame: Frame, rt: StepRuntim
 export function runMap(step: MapStep, path: string, frame: Frame, rt: StepRuntime): StepOutcome {
   const ctx = evalContext(rt, frame, path);
   const source = evaluate(step.source, ctx);
-  // Of null or absent, only a read of a field of it fails (EvalContext.noRecord): a map of
-  // variables and aggregates builds its record (upstream's missions map `response` in actions
-  // that made no request).
-  const none = source === null ? 'null' : source === undefined ? 'absent' : undefined;
-  const named = step.source.kind === 'Ref' ? `${step.source.leadingDot ? '.' : ''}${step.source.parts.join('.')}` : undefined;
-  frame.response = evaluateFieldMap(
-    step.fields,
-    none !== undefined ? { ...ctx, current: undefined, noRecord: { state: none, ...(named !== undefined ? { source: named } : {}) } } : { ...ctx, current: source, mapped: source },
-  );
+  // Of null or absent, only a read of a field of it fails: a map of variables and aggregates
+  // builds its record (upstream's missions map `response` in actions that made no request).
+  frame.response = evaluateFieldMap(step.fields, mappingContext(ctx, source, step.source));
   return { response: frame.response };
 }
 
@@ -44,7 +38,7 @@ export function runApply(step: ApplyStep, path: string, frame: Frame, rt: StepRu
   if (!transform) throw new StepError('unknown-transform', `transform \`${step.transform.name}\` is not declared in this mission`);
   const ctx = evalContext(rt, frame, path);
   const value = evaluate(step.target, ctx);
-  const result = applyTransform(transform, value, ctx, rt.model.schemas, (message) => rt.progress(`warning: ${message}`));
+  const result = applyTransform(transform, value, ctx, rt.model.schemas, (message) => rt.progress(`warning: ${message}`), step.target);
   if (step.as) {
     frame.scope.set(step.as.name, result);
     return { bind: { name: step.as.name, value: result } };

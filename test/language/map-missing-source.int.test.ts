@@ -69,6 +69,22 @@ describe('map of a null or absent source', () => {
     expect(await c.store(again.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
   });
 
+  it('in an apply, fails as the map does: a transform variant reads no field of a null or absent value (helper 59: `.id ?? "?"` gave "?")', async () => {
+    const text = MISSION.replace('store customers: memory("customers")', 'store customers: memory("customers")\n  transform ToCustomer { (_) -> Customer { id: .id ?? "?", name: .name } }').replace(
+      'map o.customer -> Customer { id: .id, name: .name }',
+      'apply ToCustomer to o.customer',
+    );
+    const entry = path.join(c.dir, 'apply-missing.vague');
+    fs.writeFileSync(entry, text);
+    const result = await c.start({ entry, files: [{ path: entry, text }] });
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
+    expect(result.tolerated.map((t) => t.message)).toEqual([
+      '`.id` reads a field of `o.customer`, the record being mapped, but it is null: skip such items (`where o.customer != null`), or map a record',
+      '`.id` reads a field of `o.customer`, the record being mapped, but it is absent: skip such items (`where o.customer != null`), or map a record',
+    ]);
+  });
+
   it('of a null loop item says to filter by the loop variable, and that filter keeps the other items', async () => {
     c.api.on('GET /things', { body: { items: [{ id: 1 }, null, { id: 2 }] } });
     const text = (filter: string) => `mission NullItem {
