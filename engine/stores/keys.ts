@@ -93,10 +93,10 @@ function keyToString(value: unknown, where: string, what: 'key' | 'id'): string 
       if (value === null) {
         throw new StoreError('store.bad-key', `${label} evaluated to null for ${where}; check the \`key:\` expression or filter such records out`);
       }
-      throw new StoreError('store.bad-key', `${label} must be a string or a number but got: ${describeValue(value)} for ${where}`);
+      throw new StoreError('store.bad-key', `${label} must be a string, a number or a boolean (its text is the key) but got: ${describeValue(value)} for ${where}`);
     case 'function':
     case 'symbol':
-      throw new StoreError('store.bad-key', `${label} must be a string or a number but got: ${describeValue(value)} for ${where}`);
+      throw new StoreError('store.bad-key', `${label} must be a string, a number or a boolean (its text is the key) but got: ${describeValue(value)} for ${where}`);
   }
 }
 

@@ -154,7 +154,7 @@ describe('delete S[k] with keys an API did not promise', () => {
 `;
   for (const [what, id, message] of [
     ['null', null, /store key evaluated to null/],
-    ['an object', { nested: 1 }, /store key must be a string or a number but got: object/],
+    ['an object', { nested: 1 }, /store key must be a string, a number or a boolean \(its text is the key\) but got: object/],
     ['an empty string', '', /store key evaluated to an empty string/],
   ] as const) {
     it(`a key that is ${what} fails that iteration's step saying so (the loop tolerates it); the other delete lands`, async () => {

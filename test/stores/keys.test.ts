@@ -41,14 +41,19 @@ describe('storeKey', () => {
     expect(storeKey({ id: 1 }, 0, effect)).toBe(storeKey({ id: '1' }, 4, 'other'));
   });
 
+  it('keys by a boolean\'s text, as the reference does (a summary per flag: `key: .active`)', () => {
+    expect(storeKey({ active: true }, 0, effect, { value: true, step: 'A/1' })).toBe('true');
+    expect(storeKey({ id: false }, 0, effect)).toBe('false');
+  });
+
   const failures: { name: string; record: Record<string, unknown>; key?: unknown; message: RegExp }[] = [
     { name: 'key evaluated to null', record: {}, key: null, message: /^store key evaluated to null for record #3 of step sync\.1/ },
     { name: 'key evaluated to undefined', record: {}, key: undefined, message: /^store key evaluated to null for record #3 of step sync\.1/ },
-    { name: 'key is an object', record: {}, key: { a: 1 }, message: /store key must be a string or a number but got: object \(\{"a":1\}\)/ },
+    { name: 'key is an object', record: {}, key: { a: 1 }, message: /store key must be a string, a number or a boolean \(its text is the key\) but got: object \(\{"a":1\}\)/ },
     { name: 'key is an array', record: {}, key: [1], message: /but got: array \(1 item\)/ },
     { name: 'key is NaN', record: {}, key: Number.NaN, message: /store key evaluated to NaN/ },
     { name: 'key is empty', record: {}, key: '', message: /store key evaluated to an empty string/ },
-    { name: 'record id is an object', record: { id: { nested: true } }, message: /record id must be a string or a number/ },
+    { name: 'record id is an object', record: { id: { nested: true } }, message: /record id must be a string, a number or a boolean/ },
     { name: 'key is an integer beyond 2^53', record: {}, key: 2 ** 53, message: /store key 9007199254740992 for record #3 of step sync\.1 is an integer beyond 2\^53/ },
     { name: 'record id is an integer beyond 2^53', record: { id: JSON.parse('9007199254740993') as number }, message: /record id 9007199254740992 .* is an integer beyond 2\^53 .* key by the id as a string/ },
     { name: 'record id is a negative integer beyond 2^53', record: { id: -(2 ** 60) }, message: /record id -1152921504606847000 .* beyond 2\^53/ },
