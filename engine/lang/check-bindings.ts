@@ -18,7 +18,7 @@
 import type { ActionDecl, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
 import { namePatternBinds } from './ast.js';
 import type { CheckContext } from './check-context.js';
-import { pathPlaceholders } from './path-placeholders.js';
+import { pathPlaceholders, strayBraces } from './path-placeholders.js';
 import { didYouMean } from './suggest.js';
 
 interface Binding {
@@ -190,6 +190,15 @@ function warnConcurrentLet(ctx: CheckContext, file: string, name: Name, outer: B
 }
 
 function checkPlaceholders(ctx: CheckContext, file: string, template: string, span: Span, scope: BindingScope): void {
+  for (const piece of strayBraces(template)) {
+    ctx.report(
+      file,
+      'E3061',
+      ctx.findWord(file, span, piece),
+      `\`${piece}\` in this path is no placeholder, so it is sent as text (percent-encoded)`,
+      'a placeholder is a bound name in braces: `{id}`, `{order.id}`',
+    );
+  }
   for (const placeholder of pathPlaceholders(template)) {
     const dot = placeholder.indexOf('.');
     const head = dot < 0 ? placeholder : placeholder.slice(0, dot);

@@ -32,6 +32,28 @@ export function pathPlaceholders(template: string): readonly string[] {
   return found ?? NONE;
 }
 
+/**
+ * The `{…}` of a template that are no placeholder — `{}`, `{a b}`, `{1}`, a `{` never closed —
+ * each as written (up to its `}`, else to the end), in order: the request sends them as text.
+ */
+export function strayBraces(template: string): string[] {
+  const stray: string[] = [];
+  for (let open = template.indexOf('{'); open >= 0; ) {
+    const close = placeholderEnd(template, open);
+    if (close >= 0) {
+      open = template.indexOf('{', close + 1);
+      continue;
+    }
+    const end = template.indexOf('}', open + 1);
+    const next = template.indexOf('{', open + 1);
+    // `{a{b}`: the piece ends before the next `{`, which may open a placeholder of its own.
+    const stop = end >= 0 && (next < 0 || end < next) ? end + 1 : next >= 0 ? next : template.length;
+    stray.push(template.slice(open, stop));
+    open = next;
+  }
+  return stray;
+}
+
 const isNameStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36; // A-Z a-z _ $
 const isNamePart = (c: number): boolean => isNameStart(c) || (c >= 48 && c <= 57); // \w and $
 
