@@ -417,7 +417,12 @@ export class Executor implements StepRuntime {
       const kind = this.stores.kind(store.store.name);
       await runFetch(fetch, fetchPath, frame, this, {
         store: async (items, firstIndex) => {
-          await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
+          try {
+            await storeStreamedPage(store, items, firstIndex, storePath, frame, this);
+          } catch (error) {
+            // A page's write that fails (a bad key) is the store step's failure, placed there.
+            throw this.locate(error, store, file);
+          }
           records = firstIndex + items.length;
         },
         path: storePath,

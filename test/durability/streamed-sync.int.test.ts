@@ -172,4 +172,18 @@ describe.each(backends)('%s: streamed sync', (backend) => {
     expect(events.some((e) => e.type === 'checkpoint.advanced')).toBe(false);
     expect((await h.log.readTable('sql', 'synced')).map((r) => r.key).sort()).toEqual(RECORDS.slice(0, 2 * PAGE).map((r) => r.id).sort());
   });
+
+  it('a page whose write fails (a record without its key) fails at the store step, not at the fetch (helper 59)', async () => {
+    for (let offset = 0; offset < TOTAL; offset += PAGE) {
+      const page = RECORDS.slice(offset, offset + PAGE).map((r) => (r.n === 5 ? { n: r.n } : r));
+      h.api.on(`GET /records?since=0&offset=${offset}`, { body: page });
+    }
+    const files = h.mission('keyless', mission(true));
+    const run = await h.start(files);
+    expect(run.status).toBe('failed');
+    if (run.status !== 'failed') return;
+    expect(run.error.message).toMatch(/store key evaluated to null/);
+    // Line 9 is `    store response -> synced { key: .id }`; the fetch is line 5.
+    expect(run.error.at).toBe(`${files.entry}:9:5`);
+  });
 });
