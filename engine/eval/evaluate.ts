@@ -176,9 +176,13 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   const bound = expr.leadingDot || head === 'response' ? undefined : ctx.scope.get(head);
   // A name bound to an absent value (a lambda's parameter, a match arm's name) is absent: not a field of another value.
   if (bound === undefined && !expr.leadingDot && head !== 'response' && ctx.scope.boundAbsent(head)) return undefined;
+  // `.x` of a record is that record's field and nothing else: a line without an `id` keyed by
+  // `.id` took its order's `response.id` (§D.2 fell through), so every such line was one record.
+  const ownRecord = expr.leadingDot && isPlainObject(ctx.current);
   if (parts.length === 1) {
     if (bound !== undefined) return bound;
     if (ctx.current !== undefined && hasField(ctx.current, head)) return fieldOf(ctx.current, head);
+    if (ownRecord) return undefined;
     const variable = ctx.scope.get(head);
     if (variable !== undefined) return variable;
     if (!expr.leadingDot && head !== 'response') {
@@ -195,6 +199,7 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
   if (bound !== undefined) return walk(bound, rest);
   const fromRecord = walkStrict(ctx.current !== undefined ? ctx.current : ctx.response, parts);
   if (fromRecord !== undefined) return fromRecord;
+  if (ownRecord) return walk(ctx.current, parts);
   const variable = ctx.scope.get(head);
   if (variable !== undefined) return walk(variable, rest);
   if (!expr.leadingDot) {

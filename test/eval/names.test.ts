@@ -22,6 +22,20 @@ describe('single names (§D.2)', () => {
     expect(ev(ref('.x'), options)).toBe(1);
     expect(ev(ref('x'), options)).toBe(2);
     expect(ev(ref('.x'), { vars: { x: 2 } })).toBe(2);
+    // Of a record that lacks it, `.x` is absent (below); with no record, the variable as before.
+    expect(ev(ref('.x'), { current: { y: 1 }, vars: { x: 2 } })).toBeUndefined();
+  });
+
+  it('.x of a record is its field only: never a variable\'s or the response\'s x (helper 59: lines without an id keyed by .id took the order\'s)', () => {
+    const order = { id: 5, status: 'open' };
+    expect(ev(ref('.id'), { current: { sku: 'a' }, response: order })).toBeUndefined();
+    expect(ev(ref('.id'), { current: { sku: 'a' }, vars: { id: 'var' }, response: order })).toBeUndefined();
+    expect(ev(ref('.status.code'), { current: { sku: 'a' }, response: { status: { code: 1 } } })).toBeUndefined();
+    // A field of the record's array field is still each item's (array-fields.test.ts).
+    expect(ev(ref('.lines.qty'), { current: { lines: [{ qty: 1 }, { qty: 2 }] }, response: order })).toEqual([1, 2]);
+    // A bare name still falls through as §D.2 says; `.x` with no record (a loop body) reads the response.
+    expect(ev(ref('status'), { current: { sku: 'a' }, response: order })).toBe('open');
+    expect(ev(ref('.status'), { response: order })).toBe('open');
   });
 
   it('then the nearest variable', () => {
