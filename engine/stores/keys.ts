@@ -14,7 +14,7 @@
  * in one place and a string in another.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../eval/values.js';
+import { canonicalJson } from './stable-json.js';
 import { StoreError } from './store-error.js';
 
 /** The evaluated `key:` option of a store step, with where it came from for error messages. */

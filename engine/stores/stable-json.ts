@@ -57,6 +57,11 @@ export function topLevelKeys(text: string): string[] {
   return keys;
 }
 
+/** The same canonical form on one line, no spaces: what a record's content key hashes (keys.ts). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;

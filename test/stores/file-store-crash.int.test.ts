@@ -16,7 +16,7 @@ const children = new Set<ChildProcess>();
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-file-crash-'));
   dataDir = path.join(work, 'data');
-  compileEngineFolders(work, ['stores', 'env', 'eval']);
+  compileEngineFolders(work, ['stores', 'env']);
   fs.writeFileSync(
     path.join(work, 'crash-writer.mjs'),
     `import { openFileStore } from './engine/stores/file-store.js';
