@@ -57,7 +57,14 @@ export function topLevelKeys(text: string): string[] {
   return keys;
 }
 
-/** The same canonical form on one line, no spaces: what a record's content key hashes (keys.ts). */
+/**
+ * The same canonical form on one line, no spaces: what a record's content key hashes (keys.ts).
+ * Not eval/values' `canonicalJson`, though the two agree on most values: this one is built on a
+ * JavaScript object, which lists integer-like keys first, in numeric order (`{"9":…,"10":…}`),
+ * where that one sorts every key as text (`{"10":…,"9":…}`). Content keys are stored, so this
+ * text must never change: with the other, a second run of a keyless sync into a store that
+ * outlives runs added a copy of every such record, and older runs no longer verified (helper 60).
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? 'null';
 }

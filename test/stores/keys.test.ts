@@ -22,6 +22,9 @@ describe('storeKey', () => {
     { name: 'id null counts as absent', record: { id: null }, index: 5, expected: hashKey('{"id":null}') },
     { name: 'the content is canonical: keys sorted at every level', record: { b: { y: 1, x: [2, { d: 1, c: 0 }] }, a: 1 }, index: 0, expected: hashKey('{"a":1,"b":{"x":[2,{"c":0,"d":1}],"y":1}}') },
     { name: 'id 1 and id "1" are one key', record: { id: '1' }, index: 0, expected: '1' },
+    // Stored keys: integer-like keys come first in numeric order, as a JavaScript object lists them
+    // (a text sort would give {"10":…,"9":…}: another key, and every keyless record stored twice).
+    { name: 'integer-like keys hash in numeric order, then the others sorted', record: { goals: { 10: 2, 9: 1, b: 0, a: 0 } }, index: 0, expected: hashKey('{"goals":{"9":1,"10":2,"a":0,"b":0}}') },
   ];
   for (const c of cases) {
     it(c.name, () => {
