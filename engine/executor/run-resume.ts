@@ -12,7 +12,7 @@
  */
 import { hash } from 'node:crypto';
 import { LOG_FORMAT, logFormatOf, summaryMessage, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
-import type { EventLog, MissionFiles, RunRecord } from '../log/log.js';
+import type { EventLog, MissionFiles, ResumeDelivery, RunRecord } from '../log/log.js';
 import { readRunFailures } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { canonicalJson } from '../eval/values.js';
@@ -295,6 +295,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   const by = opts.by ?? 'cli';
   let event: NewEvent;
   let claim: { path: string; eventId: string; waitId: string } | undefined;
+  let deliver: ResumeDelivery | undefined;
   if (pending !== undefined || waitingOn.startsWith('pause:')) {
     // `pending`: another branch's pause than the one the run waits on (pendingPauseNamed, pendingPauseOn).
     const created = pending ?? (await pendingPause(deps.log, run));
@@ -313,14 +314,20 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     };
     claim = opts.claim ? { ...opts.claim, waitId: pauseId } : undefined;
   } else {
-    if (opts.payload !== undefined && waitingOn.startsWith('wait:')) await deliverToWait(run, waitingOn.slice('wait:'.length), opts.payload, deps);
+    // A payload to a run in a `wait` is a delivery on the wait's path, identified by the
+    // suspension (run and seq), put in the inbox by the same transaction as the resume: a racer
+    // that loses leaves nothing there for the winner's wait to take (it did, helper 58).
+    if (opts.payload !== undefined && waitingOn.startsWith('wait:')) {
+      deliver = { path: waitingOn.slice('wait:'.length), eventId: deliveryIdOf(run), payload: opts.payload, receivedAt: deps.env.clock.now() };
+    }
     event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
   }
-  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq, claim);
+  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq, claim, deliver);
   if (outcome !== 'resumed') {
+    const mine = opts.payload === undefined ? '' : ` (sha256 ${hash('sha256', canonicalJson(opts.payload), 'hex').slice(0, 12)})`;
     throw new RunUnavailableError(
       `run ${run.runId} was already resumed (it no longer waits on ${waitingOn} at seq ${run.lastSeq}); nothing was changed` +
-        (opts.payload !== undefined ? ' and your payload was not used' : ''),
+        (opts.payload !== undefined ? ` and your payload${mine} was not used` : ''),
       'already-resumed',
     );
   }
@@ -329,22 +336,6 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
 /** The id of the delivery a payload to `run`, suspended as it is, becomes. */
 function deliveryIdOf(run: RunRecord): string {
   return `resume:${run.runId}:${run.lastSeq}`;
-}
-
-/**
- * A payload given to a run suspended in a `wait` is a delivery on the wait's path, identified by
- * the suspension (run and seq): of racing resumers only the first one's payload is kept.
- */
-async function deliverToWait(run: RunRecord, path: string, payload: unknown, deps: EngineDeps): Promise<void> {
-  const eventId = deliveryIdOf(run);
-  const outcome = await deps.log.deliverWebhook(path, eventId, payload, deps.env.clock.now());
-  if (outcome === 'duplicate') {
-    const mine = hash('sha256', canonicalJson(payload), 'hex');
-    throw new RunUnavailableError(
-      `run ${run.runId} was already resumed with a payload for its wait on ${path}; nothing was changed and your payload (sha256 ${mine.slice(0, 12)}) was not used`,
-      'already-resumed',
-    );
-  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * for the SQL).
  */
 import type { EventType, NewEvent } from './events.js';
-import { RUN_STATUSES, type CommitEntry, type PrunableRun, type PruneQuery, type StatusChange, type TableRow, type TableStoreWrite } from './log.js';
+import { RUN_STATUSES, type CommitEntry, type PrunableRun, type PruneQuery, type ResumeDelivery, type StatusChange, type TableRow, type TableStoreWrite } from './log.js';
 import { checkInstant, describe, prepareEvent, type PreparedEvent } from './rows.js';
 
 export type PlannedEntry =
@@ -77,6 +77,14 @@ export function checkTtl(ttlMs: unknown, operation: string): asserts ttlMs is nu
   if (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
     throw new Error(`${operation}: ttlMs must be a positive whole number of milliseconds but got: ${describe(ttlMs)}`);
   }
+}
+
+/** The delivery `resumeSuspended` puts in the inbox, checked; its payload as the inbox stores it (JSON). */
+export function planResumeDelivery(deliver: ResumeDelivery): { path: string; eventId: string; json: string; receivedAt: number } {
+  checkId(deliver.path, 'resumeSuspended: deliver.path');
+  checkId(deliver.eventId, 'resumeSuspended: deliver.eventId');
+  checkInstant(deliver.receivedAt, 'resumeSuspended: deliver.receivedAt');
+  return { path: deliver.path, eventId: deliver.eventId, json: JSON.stringify(deliver.payload ?? null), receivedAt: deliver.receivedAt };
 }
 
 /** The arguments of `resumeSuspended`, checked; the resume event, serialised. */

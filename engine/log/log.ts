@@ -274,7 +274,21 @@ export interface RunTable {
     expectedLastSeq?: number,
     /** Claims this inbox delivery for the run in the same transaction; taken already → 'not-waiting'. */
     claim?: { path: string; eventId: string; waitId: string },
+    /**
+     * Puts this delivery in the inbox in the same transaction (`reqon resume --payload` of a run in
+     * a `wait`): a resumer that loses the compare-and-set leaves nothing behind for the winner's
+     * wait to take. Its id held already → 'not-waiting'.
+     */
+    deliver?: ResumeDelivery,
   ): Promise<'resumed' | 'not-waiting'>;
+}
+
+/** A delivery `resumeSuspended` puts in the webhook inbox with the resume. */
+export interface ResumeDelivery {
+  path: string;
+  eventId: string;
+  payload: unknown;
+  receivedAt: number;
 }
 
 /** The append-only events of each run: written under a lease, read by everyone. */

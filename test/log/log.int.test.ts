@@ -351,6 +351,22 @@ describe('suspension, resume and due runs', () => {
     await expect(t.log.resumeSuspended('ghost', 'pause:p1', resumed('g'))).rejects.toBeInstanceOf(RunNotFoundError);
   });
 
+  it('resumeSuspended puts its delivery in the inbox only when it wins: racing resumers leave no payload behind for the winner (helper 58)', async () => {
+    const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 100_000, []);
+    await t.log.commit(lease, [], { durable: false, status: { status: 'suspended', waitingOn: 'wait:/w', releaseLease: true } });
+    const deliver = (who: string) => ({ path: '/w', eventId: 'resume:r1:0', payload: { who }, receivedAt: 5 });
+    // Ten racers, half with a payload: one wins, and the inbox holds its payload alone, or none.
+    const racers = Array.from({ length: 10 }, (_, i) => t.log.resumeSuspended('r1', 'wait:/w', resumed(`r${i}`), 0, undefined, i % 2 === 0 ? deliver(`r${i}`) : undefined));
+    const results = await Promise.all(racers);
+    expect(results.filter((r) => r === 'resumed')).toHaveLength(1);
+    const winner = results.indexOf('resumed');
+    const inbox = await t.log.webhookInbox('/w');
+    expect(inbox.map((d) => d.payload)).toEqual(winner % 2 === 0 ? [{ who: `r${winner}` }] : []);
+    // A loser that comes after the winner (it read the run before the resume) leaves nothing either.
+    expect(await t.log.resumeSuspended('r1', 'wait:/w', resumed('late'), 0, undefined, { ...deliver('late'), eventId: 'resume:r1:late' })).toBe('not-waiting');
+    expect((await t.log.webhookInbox('/w')).map((d) => d.eventId)).toEqual(inbox.map((d) => d.eventId));
+  });
+
   it('resuming revokes a lease still held on the suspended run', async () => {
     const { lease } = await t.log.createRun(newRun('r1', 0), 'w1', 100_000, []);
     await t.log.commit(lease, [], { durable: false, status: { status: 'suspended', waitingOn: 'wait:/hooks/pay' } });

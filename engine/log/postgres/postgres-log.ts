@@ -21,7 +21,7 @@
  */
 import pg from 'pg';
 import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type StoredEvent } from '../events.js';
-import { checkEventTypes, checkMaxBytes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
+import { checkEventTypes, checkMaxBytes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume, planResumeDelivery } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, LogSetupError, LogTargetError, logUnreachable, RunNotFoundError } from '../errors.js';
 import {
   type AcquiredLease,
@@ -57,6 +57,7 @@ import {
   type PrunedRuns,
   type SpaceReport,
   type StoreTableRef,
+  type ResumeDelivery,
   type TableRow,
   type PlacedRow,
   type TableReader,
@@ -512,9 +513,11 @@ class PostgresEventLog implements EventLog {
     event: NewEvent,
     expectedLastSeq?: number,
     claim?: { path: string; eventId: string; waitId: string },
+    deliver?: ResumeDelivery,
   ): Promise<'resumed' | 'not-waiting'> {
     this.open('resumeSuspended');
     const prepared = planResume(runId, expectedWaitingOn, event);
+    const delivery = deliver === undefined ? undefined : planResumeDelivery(deliver);
     const notWaiting = new Error('not waiting');
     return this.committer
       .submit(true, async (client) => {
@@ -537,6 +540,13 @@ class PostgresEventLog implements EventLog {
           );
           // Taken already: thrown, so the savepoint undoes the resume too.
           if (claimed.rowCount !== 1) throw notWaiting;
+        }
+        if (delivery) {
+          const inserted = await client.query(
+            'INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (path, event_id) DO NOTHING',
+            [delivery.path, delivery.eventId, delivery.json, delivery.receivedAt],
+          );
+          if (inserted.rowCount !== 1) throw notWaiting;
         }
         await insertEvents(client, runId, rows[0].last_seq, [prepared]);
         await notifyWork(client);

@@ -48,12 +48,13 @@ import {
   type PrunedRuns,
   type SpaceReport,
   type StoreTableRef,
+  type ResumeDelivery,
   type TableRow,
   type PlacedRow,
   type TableReader,
   type LastCheckpoint,
 } from '../log.js';
-import { checkEventTypes, checkMaxBytes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume } from '../checks.js';
+import { checkEventTypes, checkMaxBytes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume, planResumeDelivery } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { readEvents } from './read-events.js';
@@ -411,9 +412,11 @@ class SqliteEventLog implements EventLog {
     event: NewEvent,
     expectedLastSeq?: number,
     claim?: { path: string; eventId: string; waitId: string },
+    deliver?: ResumeDelivery,
   ): Promise<'resumed' | 'not-waiting'> {
     this.open('resumeSuspended');
     const prepared = planResume(runId, expectedWaitingOn, event);
+    const delivery = deliver === undefined ? undefined : planResumeDelivery(deliver);
     const notWaiting = new Error('not waiting');
     return this.committer
       .submit(true, () => {
@@ -424,6 +427,9 @@ class SqliteEventLog implements EventLog {
         }
         // A delivery someone else took already: thrown, so the savepoint undoes the resume too.
         if (claim && this.sql.claimWebhook.run({ path: claim.path, event_id: claim.eventId, run_id: runId, wait_id: claim.waitId }).changes !== 1) {
+          throw notWaiting;
+        }
+        if (delivery && this.sql.deliverWebhook.run({ path: delivery.path, event_id: delivery.eventId, payload: delivery.json, received_at: delivery.receivedAt }).changes !== 1) {
           throw notWaiting;
         }
         this.insertEvents(runId, moved.last_seq, [prepared]);
