@@ -136,7 +136,8 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
  */
 function failNoRecordRead(expr: RefExpr, ctx: EvalContext): void {
   const head = expr.parts[0]!;
-  if (!expr.leadingDot && (head === 'response' || ctx.scope.get(head) !== undefined || ctx.inputs.store?.(head) !== undefined)) return;
+  // A variable, even one a `let` bound to an absent value (`note ?? "-"`), is no field read (helper 60).
+  if (!expr.leadingDot && (head === 'response' || ctx.scope.get(head) !== undefined || ctx.scope.boundAbsent(head) || ctx.inputs.store?.(head) !== undefined)) return;
   const named = `${expr.leadingDot ? '.' : ''}${expr.parts.join('.')}`;
   const { state, source } = ctx.noRecord!;
   // `for t in xs where t != null`, `for o in orders where o.customer != null`: the loop's filter

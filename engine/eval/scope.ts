@@ -5,9 +5,10 @@
  * Invariants: `set` writes to this scope only, never to a parent; `let` sets the nearest binding
  * of its name, searching no further out than a concurrent loop's iteration (`isolated`), else binds
  * here — so a sequential loop's `let total = total + x` totals, while iterations that run at once
- * never race on an outer variable (docs/language.md, "let in a loop"). A variable holding
+ * never race on an outer variable (docs/language.md, "let in a loop"). A variable `set` to
  * `undefined` counts as absent everywhere (get, has, let, snapshot), so lookup falls through to
- * the parent, as §D.2 specifies.
+ * the parent, as §D.2 specifies; a `let` or `bind` of an absent value binds absence instead,
+ * which stops the lookup there (`boundAbsent`).
  */
 import type { EvalInputs } from './inputs.js';
 
@@ -64,16 +65,20 @@ export class Scope {
     this.vars.set(name, value);
   }
 
-  /** A `let` step: sets the nearest binding of `name` (see the header), else binds it here. */
+  /**
+   * A `let` step: sets the nearest binding of `name` (see the header), else binds it here. A `let`
+   * of an absent value binds absence (`bind`): `let note = o.note` with no note reads as absent,
+   * never as an outer `note`, a record's field or the response's (§D.2 fell through to them).
+   */
   let(name: string, value: unknown): void {
     for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) {
-      if (scope.vars.get(name) !== undefined) {
-        scope.vars.set(name, value);
+      if (scope.vars.get(name) !== undefined || scope.absent?.has(name)) {
+        scope.bind(name, value);
         return;
       }
       if (scope.isolated) break;
     }
-    this.vars.set(name, value);
+    this.bind(name, value);
   }
 
   child(isolated = false): Scope {

@@ -29,6 +29,25 @@ describe('Scope', () => {
     expect(child.snapshot()).toEqual({ a: 1 });
   });
 
+  it('a let of an absent value binds absence: no outer variable shows through, and a later let sets it there', () => {
+    const root = new Scope();
+    root.set('note', 'outer');
+    const iteration = root.child(true); // a concurrent loop's: its lets stay in it
+    iteration.let('note', undefined);
+    expect(iteration.get('note')).toBeUndefined();
+    expect(iteration.boundAbsent('note')).toBe(true);
+    expect(root.get('note')).toBe('outer');
+    iteration.let('note', 'inner');
+    expect(iteration.get('note')).toBe('inner');
+    expect(iteration.boundAbsent('note')).toBe(false);
+    // In a sequential loop a let sets the nearest binding, an absent one too.
+    const seq = iteration.child();
+    seq.let('note', undefined);
+    expect(iteration.boundAbsent('note')).toBe(true);
+    seq.let('note', 'again');
+    expect(iteration.get('note')).toBe('again');
+  });
+
   it('null is a value', () => {
     const s = new Scope();
     s.set('n', null);

@@ -85,6 +85,21 @@ describe('map of a null or absent source', () => {
     ]);
   });
 
+  it('reads a variable bound to an absent value as absent, in a map or an apply of null (helper 60: `note ?? "-"` failed as a field read)', async () => {
+    const text = MISSION.replace('store customers: memory("customers")', 'store customers: memory("customers")\n  transform ToCustomer { (_) -> Customer { id: "guest", note: note ?? "-" } }').replace(
+      'map o.customer -> Customer { id: .id, name: .name }',
+      'let note = o.note\n      apply ToCustomer to o.customer\n      map o.customer -> Customer { id: "guest-" + (note ?? "-"), note: note ?? "-" }',
+    );
+    // The order has a note of its own: an absent `note` must not fall through to it (§D.2).
+    c.api.on('GET /order', { body: { id: 'order-1', note: 'the order\'s', lines: [{ customer: { id: 'c1' } }, { customer: null }, {}] } });
+    const entry = path.join(c.dir, 'absent-variable.vague');
+    fs.writeFileSync(entry, text);
+    const result = await c.start({ entry, files: [{ path: entry, text }] });
+    // The first line's customer is a record: `.id`-free variants map it too; the others map by the variable alone.
+    expect(result.tolerated).toEqual([]);
+    expect(await c.store(result.runId, 'customers')).toEqual({ 'guest--': { id: 'guest--', note: '-' } });
+  });
+
   it('of a null loop item says to filter by the loop variable, and that filter keeps the other items', async () => {
     c.api.on('GET /things', { body: { items: [{ id: 1 }, null, { id: 2 }] } });
     const text = (filter: string) => `mission NullItem {
