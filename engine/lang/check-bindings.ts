@@ -195,7 +195,7 @@ function checkPlaceholders(ctx: CheckContext, file: string, template: string, sp
       file,
       'E3061',
       ctx.findWord(file, span, piece),
-      `\`${piece}\` in this path is no placeholder, so it is sent as text (percent-encoded)`,
+      `\`${piece}\` in this path is no placeholder, so it is sent as written, never filled`,
       'a placeholder is a bound name in braces: `{id}`, `{order.id}`',
     );
   }
