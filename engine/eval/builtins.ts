@@ -24,7 +24,7 @@ import { TEXT_BUILTINS } from './builtins-text.js';
 import { EvaluatorError } from './eval-errors.js';
 import { parseNumericString, storableNumber, toNumberFor } from './operators.js';
 import { parseIsoInstant } from './iso-dates.js';
-import type { EvalContext } from './scope.js';
+import { withRecord, type EvalContext } from './scope.js';
 import { displayString, isTruthy } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -209,7 +209,7 @@ export function callBuiltin(call: CallExpr, ctx: EvalContext, evaluate: (expr: E
  * `map(xs, .total)` are the same. The item is the record, so a map's record-less state is left behind.
  */
 function itemFunction(arg: Expr, ctx: EvalContext, evaluate: (expr: Expr, ctx: EvalContext) => unknown): ItemFunction {
-  const itemCtx = (item: unknown, scope: EvalContext['scope']): EvalContext => ({ ...ctx, scope, current: item, mapped: undefined, noRecord: undefined });
+  const itemCtx = (item: unknown, scope: EvalContext['scope']): EvalContext => ({ ...withRecord(ctx, item), scope, mapped: undefined, noRecord: undefined });
   if (arg.kind !== 'Lambda') return (item) => evaluate(arg, itemCtx(item, ctx.scope));
   return (item, params) => {
     const scope = ctx.scope.child();

@@ -23,7 +23,7 @@ import { callBuiltin } from './builtins.js';
 import { EvaluatorError } from './eval-errors.js';
 import { arithmetic, compareOrdering, contentEqual, inOperator, isOfType, equals, toNumberFor, typeError } from './operators.js';
 import type { StoreView } from './inputs.js';
-import type { EvalContext } from './scope.js';
+import { withRecord, type EvalContext } from './scope.js';
 import { describeValue, fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -339,7 +339,7 @@ function evaluateWhere(expr: WhereExpr, ctx: EvalContext): unknown[] {
   const collection = evaluate(expr.collection, ctx);
   if (collection === null || collection === undefined) return [];
   if (!Array.isArray(collection)) throw typeError("'where'", 'array', collection, spanOf(expr.collection));
-  return collection.filter((item) => isTruthy(evaluate(expr.condition, { ...ctx, current: item })));
+  return collection.filter((item) => isTruthy(evaluate(expr.condition, withRecord(ctx, item))));
 }
 
 function isPlainName(expr: Expr): expr is RefExpr {
@@ -367,7 +367,7 @@ function evaluateAnyOf(expr: AnyOfExpr, ctx: EvalContext): unknown {
   if (!Array.isArray(collection)) throw typeError("'any of'", 'array', collection, spanOf(expr.collection));
   if (expr.where !== undefined) {
     for (const item of collection) {
-      if (isTruthy(evaluate(expr.where, { ...ctx, current: item }))) return item;
+      if (isTruthy(evaluate(expr.where, withRecord(ctx, item)))) return item;
     }
     return undefined;
   }

@@ -100,6 +100,15 @@ export class Scope {
   }
 }
 
+/**
+ * `ctx` with `record` as the current record. An absent one is null there: `.x` of a missing
+ * `o.customer` (in a `validate`, a `match` guard, a filter, a transform's guard) is absent as of
+ * a null one, never the response's `x`, which §D.2 fell through to when there was no record.
+ */
+export function withRecord(ctx: EvalContext, record: unknown): EvalContext {
+  return { ...ctx, current: record === undefined ? null : record };
+}
+
 export interface EvalContext {
   scope: Scope;
   /** The action's current `response`. */

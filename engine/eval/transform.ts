@@ -10,7 +10,7 @@ import type { Expr, FieldMapping, TransformDecl, TransformVariant, Span } from '
 import { EvaluatorError } from './eval-errors.js';
 import { evaluate } from './evaluate.js';
 import { matchesSchema, type SchemaTable } from './schema-match.js';
-import type { EvalContext } from './scope.js';
+import { withRecord, type EvalContext } from './scope.js';
 import { describeValue, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -26,7 +26,7 @@ export function applyTransform(
   warn?: TransformWarning,
   source?: Expr,
 ): unknown {
-  const valueCtx: EvalContext = { ...ctx, current: value };
+  const valueCtx = withRecord(ctx, value);
   const variant = t.variants.find((v) => variantApplies(v, value, valueCtx, schemas, t, warn));
   if (variant === undefined) {
     throw new EvaluatorError(

@@ -9,7 +9,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { evaluateFieldMap, applyTransform, mappingContext } from '../eval/transform.js';
 import { matchesSchema, matchesSchemaArray } from '../eval/schema-match.js';
 import { matchesObjectPattern } from '../eval/object-pattern.js';
-import type { Scope } from '../eval/scope.js';
+import { withRecord, type Scope } from '../eval/scope.js';
 import { describeValue, displayString, isTruthy } from '../eval/values.js';
 import { armPath, fallbackPath } from '../journal/step-path.js';
 import { AbortError, JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
@@ -96,7 +96,7 @@ interface FailedConstraint {
 function firstFailedConstraint(step: ValidateStep, path: string, frame: Frame, rt: StepRuntime, unevaluable = false): FailedConstraint | undefined {
   const ctx = evalContext(rt, frame, path);
   const target = evaluate(step.target, ctx);
-  const checked = { ...ctx, current: target };
+  const checked = withRecord(ctx, target);
   for (const constraint of step.constraints) {
     let holds: unknown;
     try {
@@ -150,7 +150,7 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
     } else if (!armMatches(arm, subject, frame, rt)) continue;
     if (arm.guard) {
       // The guard sees the arm's bindings; they become the action's variables only if it holds.
-      const guardCtx = bound?.size ? { ...ctx, scope: withBindings(frame.scope.child(), bound), current: subject } : { ...ctx, current: subject };
+      const guardCtx = withRecord(bound?.size ? { ...ctx, scope: withBindings(frame.scope.child(), bound) } : ctx, subject);
       if (!isTruthy(evaluate(arm.guard, guardCtx))) continue;
     }
     if (bound) withBindings(frame.scope, bound);
@@ -246,7 +246,7 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
     case 'Skip':
       throw new SkipSignal('skipped');
     case 'Abort': {
-      const message = d.messageExpr ? displayString(evaluate(d.messageExpr, { ...evalContext(rt, frame, path), current: subject })) : d.message?.value;
+      const message = d.messageExpr ? displayString(evaluate(d.messageExpr, withRecord(evalContext(rt, frame, path), subject))) : d.message?.value;
       throw new AbortError(message || 'Execution aborted');
     }
     case 'Retry':
@@ -256,7 +256,7 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
         // `queue S { item: …, key: … }`: the record (default: the matched value), evaluated with the
         // matched value as the current record; the key with the queued record as it.
         const ctx = d.item || d.key ? evalContext(rt, frame, path) : undefined;
-        const item = d.item ? evaluate(d.item, { ...ctx!, current: subject }) : subject;
+        const item = d.item ? evaluate(d.item, withRecord(ctx!, subject)) : subject;
         await queueValue(d.store.name, item, path, frame, rt, d.key ? (record) => evaluate(d.key!, { ...ctx!, current: record }) : undefined);
       } else rt.progress(`queue without a target: the matched value was discarded (${path})`);
       throw new SkipSignal('queued');

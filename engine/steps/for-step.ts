@@ -13,6 +13,7 @@ import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
+import { withRecord } from '../eval/scope.js';
 import { isConcurrent } from '../lang/check-bindings.js';
 import { describeValue, isTruthy } from '../eval/values.js';
 import { iterationPath, loopConstruct } from '../journal/step-path.js';
@@ -64,7 +65,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
       continue;
     }
     filterScope!.bind(step.variable.name, items[index]);
-    if (isTruthy(evaluate(step.where!, { ...ctx, scope: filterScope!, current: items[index] }))) selected.push(index);
+    if (isTruthy(evaluate(step.where!, withRecord({ ...ctx, scope: filterScope! }, items[index])))) selected.push(index);
   }
 
   /** One iteration; undefined when it ran synchronously to its end (Executor.runSteps). */
