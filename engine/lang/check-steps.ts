@@ -366,6 +366,23 @@ function checkStoreStep(ctx: CheckContext, file: string, step: StoreStep): void 
     ctx.report(file, 'E3042', step.key, 'A store key is never null: running fails here', 'key by a field of each record (`key: .id`), or leave `key:` out to use `id` (else a hash of the record)');
   }
   const src = step.source;
+  const key = step.key;
+  if (key?.kind === 'Ref' && key.leadingDot && src?.kind === 'Object') {
+    // `.x` of a record is its own field only (evaluate.ts): a literal without it keys nothing.
+    const entries = src.entries ?? [];
+    const field = key.parts[0];
+    const has = entries.some((e) => e?.kind === 'Spread' || (e?.kind === 'Property' && e.key?.name === field));
+    if (!has && field !== undefined) {
+      const bare = key.parts.join('.');
+      ctx.report(
+        file,
+        'E3042',
+        key,
+        `\`.${bare}\` is a field of the stored record, and this record has no \`${field}\`: the key is null and running fails here`,
+        `add \`${field}\` to the record, or key by the value itself: \`key: ${bare}\` (a variable), \`key: response.${bare}\``,
+      );
+    }
+  }
   if (step.key || !src || src.kind !== 'Object') return;
   const entries = src.entries ?? [];
   const hasId = entries.some((e) => e?.kind === 'Spread' || (e?.kind === 'Property' && e.key?.name === 'id'));
