@@ -48,7 +48,11 @@ export class RunView {
   private timeline: TimelineHandler | null = null;
   private timelineMemo: TimelineMemo | null = null;
 
-  constructor(public record: RunRecord) {
+  constructor(
+    public record: RunRecord,
+    /** When summaries are composed (SummaryStamps): one source for every view of a studio. */
+    private readonly stamps: SummaryStamps = new SummaryStamps(() => 0),
+  ) {
     this.summary = new RunSummaryHandler(record.runId);
   }
 
@@ -144,7 +148,7 @@ export class RunView {
   }
 
   summaryData(): RunSummary {
-    return studioSummary(this.summary.data(), this.record, this.slice(1, 1)[0]);
+    return studioSummary(this.summary.data(), this.record, this.slice(1, 1)[0], this.stamps.next());
   }
 
   /** The summary fold of the events held, before the record is laid over it. */
@@ -202,7 +206,7 @@ export class RunView {
  * A run's summary as the studio shows it: the fold's (or the log's counts', `readRunSummary`)
  * with the record over it, where the run came from, and whether it is orphaned.
  */
-function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent | undefined): RunSummary {
+function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent | undefined, composedAt: number): RunSummary {
   const summary = withRunRecord(folded, record);
   const { status, owner } = record;
   // Where the run came from: a fork names its parent in its first event, an import its owner.
@@ -210,7 +214,7 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
   const origin = {
     ...(forkedFrom ? { forkedFrom: { runId: forkedFrom.runId, atSeq: forkedFrom.atSeq } } : {}),
     ...(isImported(record) ? { imported: true } : {}),
-    composedAt: nextComposedAt(),
+    composedAt,
   };
   // An imported run's record says 'running' only to keep workers off it: say what its log ends as.
   if (isImported(record) && status === 'running') {
@@ -219,11 +223,19 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
   return isOrphaned(status, owner) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
 }
 
-let lastComposedAt = 0;
-/** Wall-clock microseconds, made strictly increasing: a later studio process starts past an earlier one's stamps. */
-function nextComposedAt(): number {
-  lastComposedAt = Math.max(lastComposedAt + 1, Date.now() * 1000);
-  return lastComposedAt;
+/**
+ * `RunSummary.composedAt`: the studio's clock in microseconds, made strictly increasing, so a
+ * summary composed later always stamps higher, and a later studio process starts past an earlier one's.
+ */
+export class SummaryStamps {
+  private last = 0;
+
+  constructor(private readonly nowMs: () => number) {}
+
+  next(): number {
+    this.last = Math.max(this.last + 1, Math.floor(this.nowMs() * 1000));
+    return this.last;
+  }
 }
 
 /** Views of finished runs kept for when they are asked for again: the most recently used. */
@@ -244,12 +256,16 @@ export class RunViews {
   private readonly used = new Map<string, number>();
   /** One read per run at a time: concurrent callers share it instead of reading twice. */
   private readonly inflight = new Map<string, Promise<RunView>>();
+  /** Every summary the views compose is stamped from here (RunSummary.composedAt). */
+  private readonly stamps: SummaryStamps;
 
   constructor(
     private readonly log: EventLog,
     /** The studio's clock (milliseconds), by which a view's idleness is judged. */
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.stamps = new SummaryStamps(now);
+  }
 
   /** How many views are held (tests, and the sweep's own account). */
   get size(): number {
@@ -314,9 +330,9 @@ export class RunViews {
    */
   async summary(record: RunRecord): Promise<RunSummary> {
     const view = this.views.get(record.runId);
-    if (view !== undefined && view.lastSeq >= record.lastSeq) return studioSummary(view.summaryFold(), record, view.slice(1, 1)[0]);
+    if (view !== undefined && view.lastSeq >= record.lastSeq) return studioSummary(view.summaryFold(), record, view.slice(1, 1)[0], this.stamps.next());
     const { summary, first } = await readRunSummary(this.log, record.runId);
-    return studioSummary(summary, record, first);
+    return studioSummary(summary, record, first, this.stamps.next());
   }
 
   private async read(runId: string, pastRecord: boolean): Promise<RunView> {
@@ -326,7 +342,7 @@ export class RunViews {
     this.used.delete(runId);
     this.used.set(runId, this.now());
     if (view === undefined) {
-      view = new RunView(record);
+      view = new RunView(record, this.stamps);
       this.views.set(runId, view);
       this.sweep();
     }

@@ -125,7 +125,7 @@ describe.each(backends)('%s: finished loop iterations on resume', (backend) => {
 
   it('are walked against an edited mission, so an edit inside one is still caught', async () => {
     const first = await h.start(files());
-    const edited = files(MISSION.replace('d: doubled } -> seen { key: .id }', 'd: doubled } -> seen { key: .n }'));
+    const edited = files(MISSION.replace('d: doubled } -> seen { key: .id }', 'd: doubled } -> seen { key: "k-" + .id }'));
     const resumed = h.resume(first.runId, { payload: { go: true }, by: 'api', missionFiles: edited });
     await expect(resumed).rejects.toThrow(NondeterminismError);
     await expect(resumed).rejects.toThrow(/Load\/1\[0\]\/1/);
