@@ -283,8 +283,8 @@ function evaluateObject(expr: ObjectExpr, ctx: EvalContext): PlainObject {
 }
 
 /**
- * §D.5. `name where guard` binds the subject as `name` (in a child scope, and in a copy of the
- * current record, because the current record outranks variables); `_` matches; any other pattern
+ * §D.5. `name where guard` binds the subject as `name` (in a child scope: a bound name outranks
+ * the current record's field of that name, while `.name` stays the field); `_` matches; any other pattern
  * is evaluated and compared with `===`, but an object literal of sub-patterns is a shape test
  * (`{ error: _, code: c }`, object-pattern.ts). No matching arm gives `undefined`.
  */
@@ -347,14 +347,11 @@ function isPlainName(expr: Expr): expr is RefExpr {
 }
 
 function bindSubject(ctx: EvalContext, name: string, subject: unknown): EvalContext {
+  // A bound name outranks the record's field of that name (`resolveRef`), so the record is left
+  // as it is: `.name` in the arm is still its field (it was the binder, helper 60).
   const scope = ctx.scope.child();
-  scope.set(name, subject);
-  let current = ctx.current;
-  if (isPlainObject(current)) {
-    current = { ...current };
-    setOwn(current as PlainObject, name, subject);
-  }
-  return { ...ctx, scope, current };
+  scope.bind(name, subject);
+  return { ...ctx, scope };
 }
 
 /**

@@ -32,6 +32,14 @@ describe('match expressions (§D.5)', () => {
     expect(ev(ref('s'), ctx)).toBe(1);
   });
 
+  it('`.s` in the arm is still the record\'s field, and a binding of an absent subject is absent (helper 60: `.name` read the binder)', () => {
+    const ctx = { current: { s: 1, name: 'Lamp', stock: 3 } };
+    expect(ev(match(ref('.stock'), arm(ref('name'), ref('.name'), bin('>', ref('name'), num(0)))), ctx)).toBe('Lamp');
+    expect(ev(match(ref('.stock'), arm(ref('s'), ref('s'), bin('>', ref('s'), num(0)))), ctx)).toBe(3);
+    // The subject absent: `s` is absent in the arm, not the record's `s`.
+    expect(ev(match(ref('.missing'), arm(ref('s'), str('absent'), bin('==', ref('s'), lit(null)))), ctx)).toBe('absent');
+  });
+
   it('the binding does not leak into the enclosing scope', () => {
     const options = { vars: {} as Record<string, unknown> };
     expect(ev(match(num(5), arm(ref('n'), ref('n'), bin('>', ref('n'), num(1)))), options)).toBe(5);
