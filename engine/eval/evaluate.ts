@@ -216,7 +216,7 @@ export function resolveRef(expr: RefExpr, ctx: EvalContext): unknown {
 function storeNamed(expr: Expr, ctx: EvalContext): StoreView | undefined {
   if (expr.kind !== 'Ref' || expr.parts.length !== 1 || expr.leadingDot || !ctx.inputs.store) return undefined;
   const head = expr.parts[0]!;
-  if (head === 'response' || (ctx.current !== undefined && hasField(ctx.current, head)) || ctx.scope.get(head) !== undefined) return undefined;
+  if (head === 'response' || (ctx.current !== undefined && hasField(ctx.current, head)) || ctx.scope.get(head) !== undefined || ctx.scope.boundAbsent(head)) return undefined;
   return ctx.inputs.store(head);
 }
 

@@ -14,10 +14,11 @@ const orders = [
   { key: '1', record: { id: 1, status: 'open' } },
 ];
 
-function run(text: string, extra: { vars?: Record<string, unknown>; current?: unknown; response?: unknown } = {}): unknown {
+function run(text: string, extra: { vars?: Record<string, unknown>; lets?: Record<string, unknown>; current?: unknown; response?: unknown } = {}): unknown {
   const { expr } = parseExpression(text);
   const scope = new Scope();
   for (const [k, v] of Object.entries(extra.vars ?? {})) scope.set(k, v);
+  for (const [k, v] of Object.entries(extra.lets ?? {})) scope.let(k, v);
   return evaluate(expr, { scope, response: extra.response ?? { orders: 'a field' }, current: extra.current, inputs: fixedInputs({ stores: { orders } }) });
 }
 
@@ -32,6 +33,12 @@ describe('store names as values', () => {
     ['length(orders where .id > 1)', 2],
   ])('%s', (text, expected) => {
     expect(run(text)).toEqual(expected);
+  });
+
+  it('a `let` of an absent value hides the store of that name too: the variable is absent', () => {
+    expect(run('orders', { lets: { orders: undefined } })).toBeUndefined();
+    expect(run('orders[1]', { lets: { orders: undefined } })).toBeUndefined();
+    expect(run('length(orders)', { lets: { orders: undefined } })).toBe(0);
   });
 
   it('a record field, a variable and `.name` outrank the store; `response.orders` is the field', () => {
