@@ -541,13 +541,7 @@ class PostgresEventLog implements EventLog {
           // Taken already: thrown, so the savepoint undoes the resume too.
           if (claimed.rowCount !== 1) throw notWaiting;
         }
-        if (delivery) {
-          const inserted = await client.query(
-            'INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (path, event_id) DO NOTHING',
-            [delivery.path, delivery.eventId, delivery.json, delivery.receivedAt],
-          );
-          if (inserted.rowCount !== 1) throw notWaiting;
-        }
+        if (delivery && !(await insertDelivery(client, delivery.path, delivery.eventId, delivery.json, delivery.receivedAt))) throw notWaiting;
         await insertEvents(client, runId, rows[0].last_seq, [prepared]);
         await notifyWork(client);
         return 'resumed' as const;
@@ -636,11 +630,7 @@ class PostgresEventLog implements EventLog {
         const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM reqon_webhook_inbox WHERE path = $1 AND claimed_run IS NULL', [path]);
         if (rows[0]!.n >= limits.maxPerPath) return 'full';
       }
-      const inserted = await client.query(
-        'INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (path, event_id) DO NOTHING',
-        [path, eventId, json, receivedAt],
-      );
-      if (inserted.rowCount !== 1) return 'duplicate';
+      if (!(await insertDelivery(client, path, eventId, json, receivedAt))) return 'duplicate';
       await notifyWork(client);
       return 'accepted';
     });
@@ -840,4 +830,13 @@ function reasonOf(error: unknown): string {
 /** A RunQuery's WHERE for PostgreSQL, its values appended to `values` ($1, $2, …). */
 function pgRunQuery(query: RunQuery, where: string, values: unknown[]): string {
   return runQuerySql(query, where, (v) => (values.push(v), `$${values.length}`), (column, needle) => `strpos(lower(${column}), lower(${needle})) > 0`);
+}
+
+/** Puts a delivery in the webhook inbox; false when its (path, id) is there already. */
+async function insertDelivery(client: pg.ClientBase, path: string, eventId: string, json: string, receivedAt: number): Promise<boolean> {
+  const inserted = await client.query(
+    'INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (path, event_id) DO NOTHING',
+    [path, eventId, json, receivedAt],
+  );
+  return inserted.rowCount === 1;
 }
