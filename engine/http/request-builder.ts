@@ -58,7 +58,9 @@ export function buildUrl(base: string, path: string, query: QueryParams = []): s
   const basePath = end < 0 ? base : base.slice(0, end);
   const baseQuery = end >= 0 && base[end] === '?' ? base.slice(end + 1).split('#')[0]! : '';
   const trimmed = basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
-  const p = path.startsWith('/') ? path : `/${path}`;
+  // A `#` in a request path is data, never a fragment: nothing after it would reach the server
+  // (`"/search/" + "C#"` was sent as `/search/C`, its query left in the fragment).
+  const p = (path.startsWith('/') ? path : `/${path}`).replaceAll('#', '%23');
   let url = trimmed + p;
   if (baseQuery !== '') {
     const own = p.indexOf('?');
@@ -107,6 +109,31 @@ export function headerValue(headers: Record<string, string>, name: string): stri
   return undefined;
 }
 
+/**
+ * A header the mission gives must be one HTTP can carry (RFC 9110 §5): a name of token
+ * characters, a value of tab, visible ASCII, space and bytes 0x80–0xFF. Checked before anything is
+ * sent: the HTTP client refuses the rest as a transport error, which was retried three times and
+ * reported as "invalid X-Tag header" with no word on what was wrong.
+ */
+function checkHeader(name: string, value: string): void {
+  const shownName = JSON.stringify(name);
+  if (/[\r\n]/.test(value) || /[\r\n:]/.test(name)) {
+    throw new RequestBuildError(`header ${shownName} has a line break or colon where none is allowed`);
+  }
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    throw new RequestBuildError(`header name ${shownName} has a character a header name cannot hold (letters, digits and !#$%&'*+.^_\`|~- only)`);
+  }
+  const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value);
+  if (bad !== null) {
+    const char = bad[0];
+    const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    const what = char.codePointAt(0)! > 0xff ? `a character beyond Latin-1 (${JSON.stringify(char)}, ${code})` : `a control character (${code})`;
+    throw new RequestBuildError(
+      `header ${shownName} has ${what} at position ${bad.index + 1} of its value, which HTTP headers cannot carry; send such text in the body or the query, or encode it for the header (RFC 8187, or base64 if the API reads it so)`,
+    );
+  }
+}
+
 /** The first layer of every request's headers. */
 const JSON_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json', Accept: 'application/json' });
 
@@ -118,13 +145,7 @@ export function buildRequest(parts: RequestParts): BuiltRequest {
       : [...(sinceQuery ?? []), ...(pageQuery ?? []), ...(authQuery ?? [])];
   const url = buildUrl(parts.base, parts.path, query);
   const sourceHeaders = parts.sourceHeaders;
-  if (sourceHeaders) {
-    for (const name of Object.keys(sourceHeaders)) {
-      if (/[\r\n]/.test(sourceHeaders[name]!) || /[\r\n:]/.test(name)) {
-        throw new RequestBuildError(`header "${name.replace(/[\r\n]/g, ' ')}" has a line break or colon where none is allowed`);
-      }
-    }
-  }
+  if (sourceHeaders) for (const name of Object.keys(sourceHeaders)) checkHeader(name, sourceHeaders[name]!);
   const headers = mergeHeaders(
     JSON_DEFAULTS,
     sourceHeaders,
