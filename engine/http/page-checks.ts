@@ -40,11 +40,40 @@ import type { PaginationPlan } from './pagination.js';
  * with gaps as an object (`{ "2": {…}, "5": {…} }`): such a page had no list, so pagination ended
  * there as at the last page, and the pages after it were never asked for.
  */
+/**
+ * A page with no list at all, whose field holds a non-empty object keyed "0", "2", … of records:
+ * PHP's list with gaps. Taken for an empty page, it ended the walk with none of its records, the
+ * run completed and its `since` checkpoint passed them. (Pages after a list are checked against
+ * that list's field, below; a page without a list, an integer-keyed object or records is left
+ * as the empty page it may well be.)
+ */
+function refuseGappedList(page: Record<string, unknown>, index: number): void {
+  let gapped: string | undefined;
+  for (const [name, value] of Object.entries(page)) {
+    if (Array.isArray(value)) return;
+    if (gapped === undefined && isIndexedRecords(value)) gapped = name;
+  }
+  if (gapped === undefined) return;
+  throw new PaginationError(
+    `page ${index + 1} has no list, but an object of records keyed by index under "${gapped}" (how PHP sends a list with gaps): ` +
+      `stopping instead of taking it for an empty page; have the API send a list, or fetch without paginate and take the records with values()`,
+  );
+}
+
+function isIndexedRecords(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return entries.length > 0 && entries.every(([key, item]) => /^(0|[1-9][0-9]*)$/.test(key) && item !== null && typeof item === 'object');
+}
+
 export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
   if (itemsPath !== undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return field;
   const page = body as Record<string, unknown>;
   if (field === undefined) {
-    if (items.length === 0) return undefined;
+    if (items.length === 0) {
+      refuseGappedList(page, index);
+      return undefined;
+    }
     for (const [name, value] of Object.entries(page)) if (value === items) return name;
     return undefined;
   }

@@ -96,6 +96,18 @@ describe('paginate loop', () => {
       expect(r).toMatchObject({ count: 2, stoppedBy: 'exhausted' });
     }
   });
+  it('refuses a page with no list whose field holds records keyed by index (PHP), on the first page too', async () => {
+    // Helper 62: on page 1 no list field is known yet, so the gapped object was taken for an
+    // empty page: the run completed with none of its records and its since checkpoint passed them.
+    const walk = (first: unknown) => paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => [first, { data: [] }][i] });
+    await expect(walk({ data: { '0': { id: 'a' }, '2': { id: 'b' } } })).rejects.toThrow(
+      'page 1 has no list, but an object of records keyed by index under "data" (how PHP sends a list with gaps): stopping instead of taking it for an empty page',
+    );
+    // A list anywhere on the page is its records; an object keyed by names, or of scalars, or empty, is no gapped list.
+    for (const page of [{ data: { '0': { id: 'a' } }, items: [] }, { data: { first: { id: 'a' } } }, { counts: { '0': 1, '1': 2 } }, { data: {} }, {}]) {
+      expect(await walk(page), JSON.stringify(page)).toMatchObject({ count: 0, stoppedBy: 'exhausted' });
+    }
+  });
   it('warns when a full first page of a cursor pagination has nothing at the cursor path (misspelt), and only then', async () => {
     const plan: PaginationPlan = { strategy: 'cursor', param: 'after', pageSize: 2, cursorPath: 'meta.nxt' };
     const warnings = async (pages: unknown[], p: PaginationPlan = plan) => {
