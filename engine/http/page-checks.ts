@@ -93,17 +93,26 @@ const RECORD_LISTS = new Set(['data', 'items', 'results', 'records', 'entries', 
  * The first page's records were taken from its first list (as upstream does without itemsPath),
  * but that list's name is no usual name for records while a later list's is: `{ "facets": […],
  * "results": […] }` stored the facets as records, silently. Said, not refused: the first list may
- * well be the records (`{ "users": […], "data": […] }`); itemsPath settles it either way.
+ * well be the records (`{ "users": […], "data": […] }`); itemsPath settles it either way. Until it
+ * does, the records are in doubt: the fetch's since checkpoint does not advance (fetch-step.ts),
+ * or the records in that other list were passed for good. Returns that list's name.
  */
-export function warnRecordsElsewhere(body: unknown, taken: string, index: number, describe: () => string | undefined, warn?: (message: string) => void): void {
-  if (warn === undefined || RECORD_LISTS.has(taken.toLowerCase()) || body === null || typeof body !== 'object') return;
-  const other = Object.entries(body as Record<string, unknown>).find(([name, v]) => name !== taken && RECORD_LISTS.has(name.toLowerCase()) && Array.isArray(v) && v.length > 0);
-  if (!other) return;
+export function warnRecordsElsewhere(body: unknown, taken: string, index: number, describe: () => string | undefined, warn?: (message: string) => void): string | undefined {
+  const other = recordsElsewhere(body, taken);
+  if (other === undefined) return undefined;
   const where = describe();
-  warn(
+  warn?.(
     `page ${index + 1}${where ? ` (${where})` : ''} holds several lists: its records were taken from "${taken}", the first, ` +
-      `but "${other[0]}" (${(other[1] as unknown[]).length} items) looks like where they are; say which with itemsPath: "${other[0]}" (itemsPath: "${taken}" silences this)`,
+      `but "${other[0]}" (${other[1]} items) looks like where they are; say which with itemsPath: "${other[0]}" (itemsPath: "${taken}" silences this)`,
   );
+  return other[0];
+}
+
+/** The non-empty list under a usual name for records, beside `taken` (no such name): its name and length. */
+export function recordsElsewhere(body: unknown, taken: string): [string, number] | undefined {
+  if (RECORD_LISTS.has(taken.toLowerCase()) || body === null || typeof body !== 'object') return undefined;
+  const other = Object.entries(body as Record<string, unknown>).find(([name, v]) => name !== taken && RECORD_LISTS.has(name.toLowerCase()) && Array.isArray(v) && v.length > 0);
+  return other === undefined ? undefined : [other[0], (other[1] as unknown[]).length];
 }
 
 /**

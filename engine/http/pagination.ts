@@ -31,6 +31,7 @@ import {
   refuseShortPageWithMore,
   refuseOverlongOffsetPage,
   warnNoCursor,
+  recordsElsewhere,
   warnRecordsElsewhere,
   withoutErrorFields,
 } from './page-checks.js';
@@ -214,6 +215,12 @@ export interface PaginationResult {
   stoppedBy: StopReason;
   /** Position to resume from (next page index and cursor), useful for backfill. */
   next: { index: number; cursor?: string };
+  /**
+   * The list that looks like where the records are, when they were taken from another (the
+   * page's first list, `recordsElsewhere`): the records are in doubt, so a since checkpoint must
+   * not pass them.
+   */
+  recordsElsewhere?: string;
 }
 
 export interface PaginationStart {
@@ -270,8 +277,11 @@ export async function paginate(
   let previous: PageShape | undefined;
   /** The top-level field the first page with items had them under (without itemsPath). */
   let listField: string | undefined;
+  /** The list the first page's records look to be in, when they were taken from another. */
+  let inDoubt: string | undefined;
   if (index > 0) {
     if (start.listBody !== undefined) listField = listFieldOf(start.listBody, plan.itemsPath);
+    if (start.listBody !== undefined && listField !== undefined) inDoubt = recordsElsewhere(start.listBody, listField)?.[0];
     if (start.previousBody !== undefined && plan.strategy !== 'cursor') previous = pageShape(itemsOf(start.previousBody, plan.itemsPath));
   }
 
@@ -285,7 +295,7 @@ export async function paginate(
           `stopped at the default limit of ${DEFAULT_MAX_PAGES} pages with more left: the API may page without end, or hold more than that — set maxPages to fetch further (or to say where the fetch may stop)`,
         );
       }
-      return { items, count, pages, truncated: true, stoppedBy: 'max-pages', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
+      return { items, count, pages, truncated: true, stoppedBy: 'max-pages', next: { index, ...(cursor !== undefined ? { cursor } : {}) }, ...inDoubtOf(inDoubt) };
     }
     const query = pageQuery(plan, index, cursor);
     const body = await callbacks.fetchPage(query, index);
@@ -303,7 +313,7 @@ export async function paginate(
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
     const firstListField = listField === undefined;
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
-    if (firstListField && listField !== undefined) warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
+    if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
@@ -341,10 +351,10 @@ export async function paginate(
     index += 1;
     cursor = next;
     if (hitItems) {
-      return { items, count, pages, truncated: true, stoppedBy: 'max-items', next: { index, ...(cursor !== undefined ? { cursor } : {}) } };
+      return { items, count, pages, truncated: true, stoppedBy: 'max-items', next: { index, ...(cursor !== undefined ? { cursor } : {}) }, ...inDoubtOf(inDoubt) };
     }
-    if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index } };
-    if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index } };
+    if (stop) return { items, count, pages, truncated: false, stoppedBy: 'until', next: { index }, ...inDoubtOf(inDoubt) };
+    if (!more) return { items, count, pages, truncated: false, stoppedBy: 'exhausted', next: { index }, ...inDoubtOf(inDoubt) };
   }
 }
 
@@ -379,6 +389,10 @@ function sameShape(a: PageShape, b: PageShape): boolean {
  * Why a paginated fetch stopped with pages left, for its progress line: a limit the mission set
  * (the default page limit fails the fetch instead: `paginate`).
  */
+function inDoubtOf(field: string | undefined): Pick<PaginationResult, 'recordsElsewhere'> {
+  return field === undefined ? {} : { recordsElsewhere: field };
+}
+
 export function describeTruncation(stoppedBy: StopReason, limits: { maxPages?: number; maxItems?: number }, hasSince: boolean): string {
   const limit = stoppedBy === 'max-items' ? `truncated at maxItems ${limits.maxItems}` : `truncated at maxPages ${limits.maxPages}`;
   return hasSince ? `${limit}; the since checkpoint does not advance` : limit;

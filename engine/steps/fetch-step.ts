@@ -150,6 +150,8 @@ export async function runFetch(
   let truncated = false;
   /** The field of an in-band error a since fetch was answered with (no list beside it): no checkpoint advances. */
   let inBandError: string | undefined;
+  /** The list a paginated fetch's records look to be in, when they were taken from another: no checkpoint advances. */
+  let recordsInDoubt: string | undefined;
   let value: unknown;
   let valueInAnswer = false;
   let itemCount: number | undefined;
@@ -244,6 +246,7 @@ export async function runFetch(
     status = firstStatus ?? status;
     pages = finished.pages + result.pages;
     truncated = result.truncated;
+    recordsInDoubt = result.recordsElsewhere;
     itemCount = finished.items + result.count;
     // Streamed: the pages are stored already, and nothing after the store reads `response`.
     value = sink ? undefined : typeof itemsField === 'string' ? withItemsField(result.items, itemsField) : result.items;
@@ -282,6 +285,8 @@ export async function runFetch(
   else if (rt.journal.verifying) assertSameCompletion(recordedCompletion, completed(), value, options.paginate !== undefined, path, rt);
   if (inBandError !== undefined) {
     rt.progress(`${path}: the answer holds an error under "${inBandError}" and no list: its since checkpoint does not advance, so the next run asks from where it was`);
+  } else if (since && recordsInDoubt !== undefined) {
+    rt.progress(`${path}: its records may be in "${recordsInDoubt}" (see the warning): its since checkpoint does not advance until itemsPath says where they are, so the next run asks from where it was`);
   } else if (since && !truncated && status >= 200 && status < 300) {
     // The server's instant, but never later than the fetch's start: a record dated in the future
     // (a local time labelled UTC, a 9999-12-31 placeholder) skipped every change before it.
