@@ -220,6 +220,29 @@ function holdsSomething(value: unknown): boolean {
 
 /** Where APIs say in a page's body that more pages follow: a flag, or the next page's link or number. */
 const MORE_FLAGS = ['has_more', 'hasMore', 'more', 'has_next', 'hasNext', 'hasNextPage', 'meta.has_more', 'pagination.has_more', 'pageInfo.hasNextPage'] as const;
+/** A flag that says the page is not the last when `false` (Spring Data's `last`, Jira's `isLast`). */
+const LAST_FLAGS = ['last', 'isLast', 'is_last', 'page.last', 'meta.last', 'pagination.last'] as const;
+/** A flag that says the page is not the first when `false` (Spring Data's `first`). */
+const FIRST_FLAGS = ['first', 'isFirst', 'is_first', 'page.first', 'meta.first', 'pagination.first'] as const;
+
+/**
+ * The first page a `page` walk asked for says it is not the first page (`first: false`, Spring
+ * Data's Pageable, which counts pages from 0): the walk started one page in, and the records of
+ * the API's first page were never asked for — the run completed without them. Fails the fetch
+ * with the fix, `firstPage: 0`.
+ */
+export function refuseNotFirstPage(plan: PaginationPlan, body: unknown, index: number, describe: () => string | undefined): void {
+  if (plan.strategy !== 'page' || index !== 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const flag = FIRST_FLAGS.find((path) => getPath(body, path) === false);
+  if (flag === undefined) return;
+  const where = describe();
+  const first = plan.firstPage ?? 1;
+  const fix =
+    first === 1
+      ? `the API counts its pages from 0, so the records of its first page were skipped. Start the walk at page 0: paginate: { type: page, param: "${plan.param}", pageSize: ${plan.pageSize}${plan.sizeParam !== undefined ? `, sizeParam: "${plan.sizeParam}"` : ''}, firstPage: 0 }`
+      : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`;
+  throw new PaginationError(`the first page asked for (${where ?? `${plan.param}=${first}`}) says it is not the API's first page (${flag}: false): ${fix}`);
+}
 const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page'] as const;
 
 /**
@@ -240,13 +263,13 @@ export function refuseShortPageWithMore(
 ): void {
   if (plan.strategy === 'cursor') return;
   const record = body !== null && typeof body === 'object' && !Array.isArray(body);
-  const flag = record ? MORE_FLAGS.find((path) => getPath(body, path) === true) : undefined;
+  const flag = record ? (MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false)) : undefined;
   const link = record && flag === undefined ? NEXT_LINKS.find((path) => isNextPage(getPath(body, path))) : undefined;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
   const counted = record && flag === undefined && link === undefined && index === 0 ? countedMore(body, items.length) : undefined;
   let shown: string;
-  if (flag !== undefined) shown = `${flag}: true`;
+  if (flag !== undefined) shown = `${flag}: ${JSON.stringify(getPath(body, flag))}`;
   else if (link !== undefined) shown = `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
   else if (linkedNext !== undefined) shown = `its Link header: <${linkedNext.slice(0, 120)}>; rel="next"`;
   else if (counted !== undefined) shown = counted;
@@ -266,8 +289,8 @@ export function refuseShortPageWithMore(
  * Totals that say how many records (or pages) the whole walk holds. Only names that mean nothing
  * else: a bare `total` or `count` is as often a sum of money or the page's own count.
  */
-const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
-const PAGE_TOTALS = ['total_pages', 'totalPages', 'page_count', 'pageCount', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
+const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
+const PAGE_TOTALS = ['total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
 function countedMore(body: unknown, held: number): string | undefined {

@@ -32,6 +32,7 @@ import {
   refuseOverlongOffsetPage,
   warnNoCursor,
   recordsElsewhere,
+  refuseNotFirstPage,
   warnRecordsElsewhere,
   withoutErrorFields,
 } from './page-checks.js';
@@ -51,6 +52,8 @@ export interface PaginationPlan {
   /** cursor only: dotted path of the next cursor in each page. */
   cursorPath?: string;
   sizeParam?: string;
+  /** page only: the number of the first page (default 1; 0 for an API that counts from 0). */
+  firstPage?: number;
   itemsPath?: string;
   maxPages?: number;
   maxItems?: number;
@@ -84,7 +87,7 @@ export function pageQuery(plan: PaginationPlan, index: number, cursor?: string):
       out.push([plan.param, String(index * plan.pageSize!)]);
       break;
     case 'page':
-      out.push([plan.param, String(index + 1)]);
+      out.push([plan.param, String(index + (plan.firstPage ?? 1))]);
       break;
     case 'cursor':
       if (index > 0) {
@@ -315,6 +318,7 @@ export async function paginate(
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
     if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
+    refuseNotFirstPage(plan, body, index, describe);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);

@@ -337,6 +337,8 @@ export interface Paginate {
   cursorPath?: StringLiteral;
   /** Query parameter that carries the page size, when the mission names one (fixes the original's never-sent size). */
   sizeParam?: Name;
+  /** `page` only (`paginate: { …, firstPage: 0 }`): the number of the first page; 1 when not given. */
+  firstPage?: number;
   start: number;
   end: number;
 }

@@ -311,6 +311,7 @@ interface PaginateBlock {
   pageSize?: { value: number; span: Span };
   cursorPath?: StringLiteral;
   sizeParam?: Name;
+  firstPage?: { value: number; span: Span };
 }
 
 /** The next cursor's path: an empty one names nothing, and every page of the walk would fail on it. */
@@ -320,9 +321,9 @@ function cursorPathValue(p: Parser): StringLiteral {
   return path;
 }
 
-const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' | 'cursorPath' | 'sizeParam'> = {
+const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' | 'cursorPath' | 'sizeParam' | 'firstPage'> = {
   context: 'paginate',
-  keys: ['type', 'param', 'pageSize', 'cursorPath', 'sizeParam'],
+  keys: ['type', 'param', 'pageSize', 'cursorPath', 'sizeParam', 'firstPage'],
   parse(p, key, b) {
     switch (key) {
       case 'type': b.type = enumValue(p, STRATEGIES, 'a pagination strategy'); return;
@@ -334,6 +335,17 @@ const PAGINATE_OPTIONS: OptionSet<PaginateBlock, 'type' | 'param' | 'pageSize' |
       }
       case 'cursorPath': b.cursorPath = cursorPathValue(p); return;
       case 'sizeParam': b.sizeParam = nameOrString(p, 'the name of the page-size query parameter'); return;
+      case 'firstPage': {
+        const t = p.pos;
+        const value = p.numberAt(t);
+        if (p.kind !== 'Number' || !Number.isInteger(value) || value < 0 || p.hasDot(t)) {
+          p.error('E2008', p.spanAt(t), `Expected the number of the first page but found ${p.describe(t)}: it must be a whole number, 0 or more`, 'write `firstPage: 0` for an API that counts pages from 0');
+          throw ABORT;
+        }
+        p.advance();
+        b.firstPage = { value, span: p.spanAt(t) };
+        return;
+      }
       default: unknownKey(key);
     }
   },
@@ -361,9 +373,11 @@ function pageSizeValue(p: Parser, example: string): number {
 }
 
 /**
- * `paginate: { type, param, pageSize, cursorPath?, sizeParam? }`: the call form's arguments by
- * name. `type`, `param` and `pageSize` are required, `cursorPath` with `type: cursor` only;
- * `type: cursor` may leave out `pageSize` unless it names a `sizeParam` to send it in.
+ * `paginate: { type, param, pageSize, cursorPath?, sizeParam?, firstPage? }`: the call form's
+ * arguments by name. `type`, `param` and `pageSize` are required, `cursorPath` with `type: cursor`
+ * only; `type: cursor` may leave out `pageSize` unless it names a `sizeParam` to send it in.
+ * `firstPage` (`type: page` only, which the call form cannot say) is the number of the first page,
+ * for an API that counts from 0 (Spring Data's `page=0`).
  */
 function parsePaginateObject(p: Parser): Paginate {
   const start = p.start;
@@ -390,6 +404,10 @@ function parsePaginateObject(p: Parser): Paginate {
     p.error('E2008', spanOf(b.cursorPath), `Only \`type: cursor\` takes a \`cursorPath\` (this is \`type: ${type.value}\`)`, 'remove `cursorPath`, or write `type: cursor`');
   }
   if (b.sizeParam !== undefined) result.sizeParam = b.sizeParam;
+  if (b.firstPage !== undefined) {
+    if (type.value === 'page') result.firstPage = b.firstPage.value;
+    else p.error('E2008', b.firstPage.span, `Only \`type: page\` takes a \`firstPage\` (this is \`type: ${type.value}\`)`, type.value === 'offset' ? 'an offset walk starts at offset 0; remove `firstPage`' : 'remove `firstPage`: a cursor walk starts with no cursor');
+  }
   return result;
 }
 

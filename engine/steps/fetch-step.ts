@@ -163,6 +163,7 @@ export async function runFetch(
       ...(p.pageSize !== undefined ? { pageSize: p.pageSize } : {}),
       ...(p.cursorPath ? { cursorPath: p.cursorPath.value } : {}),
       ...(p.sizeParam ? { sizeParam: p.sizeParam.name } : {}),
+      ...(p.firstPage !== undefined ? { firstPage: p.firstPage } : {}),
       ...(options.itemsPath ? { itemsPath: options.itemsPath.value } : {}),
       ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
       ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
