@@ -26,7 +26,7 @@ import type { RateLimitOptions, RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { createRedactor, isSensitiveName, REDACTED, RedactionError } from './redact.js';
 import type { QueryParams } from './request-builder.js';
-import { buildRequest, headerValue } from './request-builder.js';
+import { buildRequest, buildUrl, headerValue } from './request-builder.js';
 import type { AttemptOutcome, Decision, RetryPolicy } from './retry-policy.js';
 import { classifyAttempt, failureMessage, FetchError, resolveRetryPolicy } from './retry-policy.js';
 
@@ -219,7 +219,8 @@ export async function executeRequest(spec: RequestSpec, deps: HttpDeps, hooks: A
     // Only a request body the mission built can be too deep (responses are limited where they
     // enter, far below), and it is redacted before anything is sent: nothing went out.
     if (!(err instanceof RedactionError)) throw err;
-    throw new FetchError({ message: `${spec.method} ${spec.base}${spec.path} was not sent: ${err.message}`, code: 'unrecordable', retryable: false, attempts: 0 });
+    // The base was checked when the request was built, before its body was redacted.
+    throw new FetchError({ message: `${spec.method} ${buildUrl(spec.base, spec.path)} was not sent: ${err.message}`, code: 'unrecordable', retryable: false, attempts: 0 });
   }
 }
 

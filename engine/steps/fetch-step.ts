@@ -782,7 +782,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   ).catch((error: unknown) => {
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });
-  if (result.decodeWarning !== undefined) rt.progress(`warning: ${path}: ${spec.method.toUpperCase()} ${pathOf(rt.http.redactor.url(spec.base + spec.path))}: ${result.decodeWarning}`);
+  if (result.decodeWarning !== undefined) rt.progress(`warning: ${path}: ${spec.method.toUpperCase()} ${pathOf(rt.http.redactor.url(buildUrl(spec.base, spec.path)))}: ${result.decodeWarning}`);
   return { status: result.status, body: result.body, headers: result.headers };
 }
 
