@@ -34,7 +34,19 @@ export function checkOpenApiDocuments(
     if (!source.spec?.value) continue;
     const file = specFile(source.spec.value, unit.dir);
     try {
-      specs.set(name, parseOpenApi(read(file), file));
+      const spec = parseOpenApi(read(file), file);
+      specs.set(name, spec);
+      // The base a source without its own takes from the document: relative (`/api/v3`, as many
+      // generated documents say) or missing, every request of the source failed when it was sent,
+      // after the steps before it had taken effect.
+      if (!source.base && !overridden.has(name) && !/^https?:\/\/[^/{}]+/i.test(spec.baseUrl ?? '')) {
+        rootBag.error(
+          'E3062',
+          source.spec,
+          `Source \`${name}\` has no \`base\`, and its OpenAPI document gives none to take: ${spec.baseUrl === undefined ? 'it has no `servers`' : `its first server URL is \`${spec.baseUrl}\`, not an absolute http(s) URL`}`,
+          `give the source its own \`base: "https://…"\`, or the run \`--source ${name}=https://…\``,
+        );
+      }
     } catch (error) {
       const why = error instanceof OpenApiError ? error.message : `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
       // The run reads it only for a `call`, or for the base URL a source without `base` takes from it.

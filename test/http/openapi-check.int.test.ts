@@ -94,6 +94,26 @@ describe('reqon check reads the OpenAPI documents', () => {
     expect(r.stderr).toContain(`error[E3058]: ${path.join(c.dir, 'other.yaml')} has no operation \`listPets\``);
   });
 
+  it('a source without base whose document gives no absolute server URL is E3062, and its run is refused unless --source gives one', async () => {
+    // Helper 62: a relative `servers: [{ url: /api/v3 }]` checked clean, and the run failed at the call after the POST had left.
+    const cli = await builtCli();
+    const relative = PETS.replace(/servers:\n(\s+)- url: \S+/, 'servers:\n$1- url: /api/v3');
+    expect(relative).not.toBe(PETS);
+    fs.writeFileSync(path.join(c.dir, 'relative.yaml'), relative);
+    fs.writeFileSync(path.join(c.dir, 'relative.vague'), mission('./relative.yaml', 'listPets'));
+    const r = await runCli(cli, ['check', 'relative.vague'], { cwd: c.dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('relative.vague:2:21: error[E3062]: Source `Store` has no `base`, and its OpenAPI document gives none to take: its first server URL is `/api/v3`, not an absolute http(s) URL');
+    expect(r.stderr).toContain('= help: give the source its own `base: "https://…"`, or the run `--source Store=https://…`');
+    c.api.on('POST /announce', { body: { ok: true } });
+    const files = c.mission('relative', mission('./relative.yaml', 'listPets'));
+    const refused = await c.start(files, { sources: { Api: c.api.url } }).then(() => undefined, (error: unknown) => error);
+    expect((refused as MissionInvalidError).rendered).toContain('error[E3062]');
+    expect(c.api.lines()).toEqual([]);
+    c.api.on('GET /pets', { body: [{ id: 1 }] });
+    expect((await c.start(files, { sources: { Api: c.api.url, Store: c.api.url } })).status).toBe('completed');
+  });
+
   it('a run of such a mission is refused before anything is sent', async () => {
     c.api.on('POST /announce', { body: { ok: true } });
     const files = c.mission('typo', mission('./pets.yaml', 'listPetz'));
