@@ -435,8 +435,8 @@ export class Executor implements StepRuntime {
       if (error instanceof SuspendSignal || isEngineError(error) || isFlowSignal(error)) throw error;
       this.locate(error, fetchDone ? store : fetch, file);
       const failed = errorInfo(error);
-      if (!fetchDone) this.journal.mark(fetchPath, 'step.failed', () => ({ stepType: fetch.kind, error: failed }));
-      this.journal.mark(storePath, 'step.failed', () => ({ stepType: 'Store', error: failed }));
+      if (!fetchDone) this.journal.markFailure(fetchPath, () => ({ stepType: fetch.kind, error: failed }));
+      this.journal.markFailure(storePath, () => ({ stepType: 'Store', error: failed }));
       throw error;
     } finally {
       this.storeReads.delete(fetchPath);
@@ -500,7 +500,7 @@ export class Executor implements StepRuntime {
         throw error;
       }
       this.locate(error, step, file);
-      this.journal.mark(path, 'step.failed', () => ({ stepType, error: errorInfo(error) }));
+      this.journal.markFailure(path, () => ({ stepType, error: errorInfo(error) }));
       throw error;
     }
     this.journal.markDerived(path, 'step.completed', () => ({ stepType, ...outcome }));

@@ -370,6 +370,28 @@ export class Journal {
   }
 
   /**
+   * `mark` for a step's failure: under verify and an edited resume (`recordAsked`) the recorded
+   * one must be the same failure — the same kind of step, the same code and, where the message is
+   * the mission's own (`abort "…"`, a failed `validate`, an expression's error), the same message.
+   * An edited `abort` with another reason, or a failing `validate` in place of an `abort`, was taken
+   * by path and type and reported as a match. Of a request's failure only the step is compared
+   * (failureTold). A resume reads no payload.
+   */
+  markFailure(stepPath: string, compute: () => EventPayloads['step.failed']): void {
+    const recorded = this.take(stepPath, 'step.failed');
+    if (!recorded) {
+      this.emit('step.failed', stepPath, compute());
+      return;
+    }
+    if (!this.recordAsked) return;
+    const was = failureTold(recorded.payload);
+    const now = failureTold(compute());
+    if (isDeepStrictEqual(was, now)) return;
+    const told = (t: FailureTold) => `${t.stepType} failing${t.message === undefined ? '' : ` (${t.code}: ${excerptOf(t.message)})`}`;
+    throw new NondeterminismError(this.runId, stepPath, recorded.seq, told(was), told(now), { change: `the step failed otherwise: ${told(was)} became ${told(now)}` });
+  }
+
+  /**
    * `mark` for a step's end, whose payload holds what a pure step produced (a `let`'s binding, a
    * `map`'s record): under verify (`recordAsked`) the recorded payload must be the one the walk
    * derives now — an edited `let doubled = x * 3` re-derived its event while its value differed,
@@ -776,4 +798,28 @@ function describe(event: StoredEvent): string {
 function effectIdOf(payload: unknown): string | null {
   const value = (payload as Record<string, unknown> | null)?.effectId;
   return typeof value === 'string' ? value : null;
+}
+
+interface FailureTold {
+  stepType: string;
+  code: string;
+  message?: string;
+}
+
+/**
+ * A step's failure as verify compares it: the kind of step, the code, and the message where it is
+ * the mission's own (abort, validate, an expression's R-code), its mission locations
+ * (`m.vague:6:5`, `line 7`) left out: an edit that moves the step changes where, not what, failed.
+ */
+function failureTold(payload: EventPayloads['step.failed']): FailureTold {
+  const { code, message } = payload.error;
+  // Any other failure (a request's, a store's) is told apart by its step alone: a replay rebuilds
+  // a request's failure from its recorded attempts, under a code of its own (`fetch-failed` for
+  // the live `http-status`), and its message tells of attempts and waits it does not time again.
+  if (!(code === 'aborted' || code === 'validation-failed' || /^R\d{4}$/.test(code))) return { stepType: payload.stepType, code: 'not compared' };
+  return { stepType: payload.stepType, code, message: message.replace(/\S+\.vague:\d+(:\d+)?/g, 'FILE:LINE').replace(/\bline \d+/g, 'line N') };
+}
+
+function excerptOf(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }

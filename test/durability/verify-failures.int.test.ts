@@ -1,0 +1,62 @@
+/**
+ * `reqon verify --mission` of a failed run compares the failure: an edit that fails the run at
+ * the same step for another reason (`abort` with another message), or with another kind of step
+ * (a failing `validate` in place of the `abort`), is a divergence. Both were taken by path and
+ * type and reported as a match (helper 61). An edit that only moves the failing step (a comment
+ * line above it) still verifies: where it failed is not what failed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const MISSION = (failing: string, above = '') => `mission M {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    store { id: "a", n: 1 } -> out { key: .id }
+${above}    ${failing}
+  }
+  run A
+}
+`;
+
+describe.each(backends)('%s: verify of a failed run against an edited mission', (backend) => {
+  let c: Conformance;
+  beforeEach(async () => {
+    c = await openConformance({ backend });
+  });
+  afterEach(async () => {
+    await c.close();
+  });
+
+  const verifyWith = async (runId: string, text: string) => verifyRun(c.log, runId, { env: c.env, missionFiles: c.mission('edited', text) });
+
+  it('names another failure of the same step, or a failing step of another kind', async () => {
+    const run = await c.start(c.mission('m', MISSION('abort "original reason"')));
+    expect(run.status).toBe('failed');
+    await c.expectVerified(run.runId);
+
+    const reason = await verifyWith(run.runId, MISSION('abort "another reason"'));
+    expect(reason.ok).toBe(false);
+    expect(reason.divergence?.change).toBe('the step failed otherwise: Flow failing (aborted: original reason) became Flow failing (aborted: another reason)');
+
+    const kind = await verifyWith(run.runId, MISSION('validate { n: 1 } { assume .n == 2 }'));
+    expect(kind.ok).toBe(false);
+    expect(kind.divergence?.change).toMatch(/^the step failed otherwise: Flow failing \(aborted: original reason\) became Validate failing \(validation-failed: /);
+
+    // Moved two lines down by comments: the same failure, verified.
+    const moved = await verifyWith(run.runId, MISSION('abort "original reason"', '    // why this aborts\n    // (a second line)\n'));
+    expect(moved.divergence).toBeNull();
+    expect(moved.ok).toBe(true);
+  });
+
+  it('names a failed validate whose message changed with an edited condition', async () => {
+    const run = await c.start(c.mission('m', MISSION('validate { n: 1 } { assume .n == 2 }')));
+    expect(run.status).toBe('failed');
+    await c.expectVerified(run.runId);
+    const edited = await verifyWith(run.runId, MISSION('validate { n: 1 } { assume .n == 3 }'));
+    expect(edited.ok).toBe(false);
+    expect(edited.divergence?.change).toMatch(/^the step failed otherwise: Validate failing \(validation-failed: .*\.n == 2.*\) became Validate failing \(validation-failed: .*\.n == 3/);
+  });
+});
