@@ -15,7 +15,7 @@ import { terminalSafe } from './terminal-text.js';
 import type { CliIo, CommandModule } from './command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { MissionLoadError } from '../lang/mission-load-error.js';
-import { isLogFailure, logUnreachable } from '../log/errors.js';
+import { isLogFailure, logUnreachable, UnreadableEventError } from '../log/errors.js';
 import { versionLine } from './version.js';
 
 interface CommandEntry {
@@ -207,6 +207,10 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
   if (e instanceof MissionLoadError) {
     io.stderr(`reqon: ${e.message}\n`);
     return EXIT_USAGE;
+  }
+  if (e instanceof UnreadableEventError) {
+    io.stderr(`reqon: ${e.message}\n`);
+    return EXIT_FAILED;
   }
   if (isLogFailure(e)) {
     // The database went away mid-command (a restart, a network cut), or failed (a full disk, a

@@ -3,6 +3,7 @@
  * store is written, nothing is appended — and report where the mission (the one the run started
  * with, or an edited one) and the log part ways, if they do.
  */
+import { UnreadableEventError } from '../log/errors.js';
 import type { Env, HttpTransport } from '../env/env.js';
 import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
@@ -126,6 +127,8 @@ export async function verifyRun(
   } catch (error) {
     if (error instanceof DamagedLogError) {
       divergence = damaged(error);
+    } else if (error instanceof UnreadableEventError) {
+      divergence = damaged(new DamagedLogError(runId, `the payload of its event ${error.seq} (${error.type}) is not JSON (changed outside the engine)`, error.seq));
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
       const edited = opts.missionFiles !== undefined;

@@ -29,6 +29,25 @@ export class LeaseLostError extends Error {
   }
 }
 
+/**
+ * A stored event whose payload is not JSON: the log was edited or damaged outside the engine
+ * (the engine writes every payload through JSON.stringify, and events are never updated).
+ */
+export class UnreadableEventError extends Error {
+  override readonly name = 'UnreadableEventError';
+  constructor(
+    readonly runId: string,
+    readonly seq: number,
+    readonly type: string,
+    reason: string,
+  ) {
+    super(
+      `the log of run '${runId}' is damaged: the payload of its event ${seq} (${type}) is not JSON (${reason}); ` +
+        'it was changed outside the engine — restore the log from a backup',
+    );
+  }
+}
+
 export class RunNotFoundError extends Error {
   override readonly name = 'RunNotFoundError';
   constructor(readonly runId: string) {

@@ -3,6 +3,7 @@
  * to the log's records, with the checks every backend makes before a value reaches SQL.
  * Invariant: each row's JSON columns are parsed exactly once, here.
  */
+import { UnreadableEventError } from './errors.js';
 import type { EventType, NewEvent, StoredEvent } from './events.js';
 import type { EventCounts, PrunableRun, RunRecord, RunStatus, StoredDelivery, TableStoreWrite } from './log.js';
 
@@ -81,9 +82,18 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     seq: row.seq,
     type: row.type as EventType,
     stepPath: row.step_path,
-    payload: JSON.parse(row.payload) as StoredEvent['payload'],
+    payload: parsePayload(row.payload, row.run_id, row.seq, row.type),
     recordedAt: row.recorded_at,
   } as StoredEvent;
+}
+
+/** A stored payload's JSON, or UnreadableEventError naming the event (a log damaged outside the engine). */
+export function parsePayload(text: string, runId: string, seq: number, type: string): StoredEvent['payload'] {
+  try {
+    return JSON.parse(text) as StoredEvent['payload'];
+  } catch (error) {
+    throw new UnreadableEventError(runId, seq, type, error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */

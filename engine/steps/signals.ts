@@ -106,6 +106,7 @@ export function isEngineError(error: unknown): boolean {
       error.name === 'LeaseLostError' ||
       error.name === 'ReplayExhausted' ||
       error.name === 'DamagedLogError' ||
+      error.name === 'UnreadableEventError' ||
       error.name === 'StopRequested' ||
       isLogFailure(error))
   );

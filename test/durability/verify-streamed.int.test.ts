@@ -320,6 +320,23 @@ describe('a log edited or damaged outside the engine is never verified', () => {
     }
   });
 
+  it('an event whose payload is not JSON: damaged at that seq; events says which event, never "internal error"', async () => {
+    // Helper 61: verify said events were deleted, at the run's last seq; `reqon events` died with a stack trace.
+    const { c, runId } = await completedRun();
+    const seq = seqOf(c.dbPath, runId, `type = 'store.write' AND json_extract(payload, '$.key') = 'o700'`);
+    tamper(c.dbPath, 'UPDATE reqon_events SET payload = ? WHERE run_id = ? AND seq = ?', '{not json', runId, seq);
+    const report = await verifyRun(c.log, runId, { env: c.env });
+    expect(report.divergence).toMatchObject({ cause: 'damaged-log', seq });
+    expect(report.divergence!.recorded).toBe(`the payload of its event ${seq} (store.write) is not JSON (changed outside the engine)`);
+    // Read whole (a log with no synchronous reader), the read itself refuses, naming the event.
+    await expect(verifyRun(readWhole(c.log), runId, { env: c.env })).rejects.toThrow(`the payload of its event ${seq} (store.write) is not JSON`);
+    await c.log.close(); // the CLI opens the file itself
+    const events = await runCli(await builtCli(), ['events', runId, '--db', c.dbPath, '--json'], { cwd: c.dir });
+    expect(events.code).toBe(1);
+    expect(events.stderr).toMatch(new RegExp(`^reqon: the log of run '${runId}' is damaged: the payload of its event ${seq} \\(store\\.write\\) is not JSON \\(.*\\); it was changed outside the engine — restore the log from a backup\\n$`));
+    c.log = await openLog(c.dbPath); // for the harness's close
+  });
+
   it("a store write's recorded effect id that is not the one derived diverges there", async () => {
     const { c, runId } = await completedRun();
     const seq = seqOf(c.dbPath, runId, `type = 'store.write' AND json_extract(payload, '$.key') = 'o3'`);

@@ -21,7 +21,7 @@
  */
 import type Database from 'better-sqlite3';
 import { STORED_PAYLOAD_JSON, type EventType, type StoredEvent } from '../events.js';
-import { toStoredEvent } from '../rows.js';
+import { parsePayload, toStoredEvent } from '../rows.js';
 import type { Statements } from './statements.js';
 
 const CHUNK_EVENTS = 4096;
@@ -71,11 +71,7 @@ class ChunkPayloads {
     const text = this.texts[index]!;
     this.texts[index] = undefined;
     this.state[index] = 2;
-    try {
-      return JSON.parse(text) as StoredEvent['payload'];
-    } catch (error) {
-      throw new Error(`event ${this.seqs[index]} (${type}) of run '${this.runId}': its stored payload is not JSON (${String(error)})`);
-    }
+    return parsePayload(text, this.runId, this.seqs[index]!, type);
   }
 
   /** Reads the payload texts of the chunk's events of `type` (none of them read yet: a type is read whole, once). */
