@@ -211,7 +211,13 @@ const FETCH_OPTIONS: OptionSet<FetchBlock, FetchKey> = {
       case 'backfill': o.backfill = boolValue(p); return;
       case 'maxPages': o.maxPages = intValue(p); return;
       case 'maxItems': o.maxItems = intValue(p); return;
-      case 'itemsPath': o.itemsPath = p.expectString('a dotted path string such as "data.items"'); return;
+      case 'itemsPath': {
+        const itemsPath = p.expectString('a dotted path string such as "data.items"');
+        // Empty, it named nothing and the records were taken from the page's first list, silently.
+        if (itemsPath.value.trim() === '') p.error('E2008', itemsPath, 'The `itemsPath` is empty: it names no field, so the records would be taken from the first list as without it', 'write the field that holds the records, such as "data" or "result.items", or remove `itemsPath`');
+        o.itemsPath = itemsPath;
+        return;
+      }
       default: unknownKey(key);
     }
   },
@@ -428,6 +434,8 @@ function parseSince(p: Parser): Since {
   if (p.eat('(')) {
     // A string, or an expression evaluated per request: one checkpoint per tenant of a loop.
     since.key = parseExpr(p);
+    // Empty, it was the default key (source and path) without a word: shared with every bare lastSync of that path.
+    if (since.key.kind === 'String' && since.key.value.trim() === '') p.error('E2008', since.key, 'The checkpoint key of `lastSync("")` is empty', 'name the checkpoint, such as `lastSync("orders")`, or write `lastSync` alone for the default key (the source and the path)');
     p.expect(')');
   }
   if (p.at('{')) parseOptionBlock(p, LAST_SYNC_OPTIONS, since, since.optionSpans);
