@@ -15,10 +15,18 @@ export function stableStringify(value: unknown): string {
  */
 export function stableStringifyEntries(entries: Iterable<readonly [string, unknown]>): string {
   const members: string[] = [];
-  for (const [key, value] of entries) {
-    // JSON.stringify escapes newlines inside strings, so every "\n" here is between tokens.
-    members.push(`  ${JSON.stringify(key)}: ${JSON.stringify(sortKeys(value), null, 2).replaceAll('\n', '\n  ')}`);
-  }
+  for (const [key, value] of entries) members.push(memberText(key, value));
+  return joinMembers(members);
+}
+
+/** One member of a store file's object, as stableStringifyEntries writes it (a writer may keep them). */
+export function memberText(key: string, value: unknown): string {
+  // JSON.stringify escapes newlines inside strings, so every "\n" here is between tokens.
+  return `  ${JSON.stringify(key)}: ${JSON.stringify(sortKeys(value), null, 2).replaceAll('\n', '\n  ')}`;
+}
+
+/** A store file's text from its members' (memberText), in order. */
+export function joinMembers(members: readonly string[]): string {
   return members.length === 0 ? '{}\n' : `{\n${members.join(',\n')}\n}\n`;
 }
 

@@ -86,6 +86,29 @@ describe('file store: contents and format', () => {
     expect(fs.statSync(store.path).ino).toBe(inode); // not replaced by a rename
   });
 
+  it('a writer that keeps the file it wrote sees every change made since: another writer, an edit in place, a removal', async () => {
+    // Each store keeps its last write's records (a loop of single writes no longer reads the whole file each time).
+    const a = openFileStore(dataDir, 's');
+    const b = openFileStore(dataDir, 's'); // another process's, as far as `a` can tell
+    await a.write([{ key: 'k1', record: { n: 1 }, op: 'set' }]);
+    await b.write([{ key: 'k2', record: { n: 2 }, op: 'set' }]);
+    await a.write([{ key: 'k3', record: { n: 3 }, op: 'upsert' }]);
+    expect((await a.list()).map((r) => r.key)).toEqual(['k1', 'k2', 'k3']);
+    // Edited in place (the same inode), by hand or by a program that does not rename.
+    const text = fs.readFileSync(a.path, 'utf8').replace('"n": 3', '"n": 33');
+    fs.writeFileSync(a.path, text);
+    await a.write([{ key: 'k4', record: { n: 4 }, op: 'set' }]);
+    expect(Object.fromEntries((await b.list()).map((r) => [r.key, r.record]))).toEqual({ k1: { n: 1 }, k2: { n: 2 }, k3: { n: 33 }, k4: { n: 4 } });
+    // Removed: the next write starts a new file.
+    fs.rmSync(a.path);
+    await a.write([{ key: 'k5', record: { n: 5 }, op: 'upsert' }]);
+    expect((await b.list()).map((r) => r.key)).toEqual(['k5']);
+    // A batch that changes nothing still leaves the file as it is.
+    const inode = fs.statSync(a.path).ino;
+    await a.write([{ key: 'k5', record: { n: 5 }, op: 'upsert' }]);
+    expect(fs.statSync(a.path).ino).toBe(inode);
+  });
+
   it('returns records as JSON stores them (dates as strings) and rejects what JSON cannot hold', async () => {
     const store = openFileStore(dataDir, 's');
     const [stored] = await store.write([{ key: 'd', record: { at: new Date(Date.UTC(2024, 0, 2)) }, op: 'set' }]);
