@@ -384,6 +384,14 @@ function decodeBody(chunks: Buffer[], contentType: string | undefined): DecodedB
   // A body that is valid UTF-8 with characters beyond ASCII is UTF-8, whatever charset its
   // Content-Type names: read as ISO-8859-1 it became "cafÃ©", stored without a word (helper 42).
   // JSON is UTF-8 (RFC 8259), and a legacy-charset text that is also valid UTF-8 is all but unknown.
+  // A Content-Type naming UTF-16 over a body with no zero byte: JSON's ASCII punctuation in UTF-16
+  // is half zero bytes, so this is UTF-8 (or ASCII) mislabelled, and read as UTF-16 it was CJK noise.
+  if (decoder && utf16 === undefined && decoder.encoding.startsWith('utf-16') && !all.includes(0) && isUtf8(all)) {
+    return {
+      text: all.toString('utf8', bom),
+      warning: `its Content-Type says charset=${label}, but the body has none of the zero bytes UTF-16 text of JSON is full of, and is valid UTF-8: it was read as UTF-8, as JSON is`,
+    };
+  }
   if (decoder && utf16 === undefined && isUtf8(all) && !isAscii(all)) {
     return {
       text: all.toString('utf8', bom),

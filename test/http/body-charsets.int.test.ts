@@ -48,6 +48,24 @@ describe('bodies in another encoding', () => {
     ]);
   });
 
+  it('are read as UTF-8 when a Content-Type names UTF-16 over a body with no zero byte, and say so', async () => {
+    // Helper 62: an ASCII body labelled charset=utf-16 was read as UTF-16 and refused as garbled text.
+    c = await openConformance();
+    c.api.on('GET /people', { headers: { 'content-type': 'application/json; charset=utf-16' }, bytes: Buffer.from('{"items":[{"id":"1","name":"Zoë"}]}', 'utf8') });
+    const progress: string[] = [];
+    const result = await c.start(c.mission('names', MISSION), {}, { progress: (line) => progress.push(line) });
+    expect(result.status).toBe('completed');
+    expect(await c.store(result.runId, 'out')).toEqual({ 1: { id: '1', name: 'Zoë' } });
+    expect(progress.filter((l) => l.startsWith('warning'))).toEqual([
+      'warning: A/0: GET /people: its Content-Type says charset=utf-16, but the body has none of the zero bytes UTF-16 text of JSON is full of, and is valid UTF-8: it was read as UTF-8, as JSON is',
+    ]);
+    // True UTF-16 (little-endian, no byte order mark) under that label is still read as UTF-16.
+    c.api.on('GET /people', { headers: { 'content-type': 'application/json; charset=utf-16le' }, bytes: Buffer.from('{"items":[{"id":"2","name":"Zoë"}]}', 'utf16le') });
+    const second = await c.start(c.mission('names', MISSION));
+    expect(second.status).toBe('completed');
+    expect(await c.store(second.runId, 'out')).toEqual({ 2: { id: '2', name: 'Zoë' } });
+  });
+
   it('are read as UTF-8 when the bytes are UTF-8 beyond ASCII, whatever charset is named, and say so', async () => {
     // Helper 42: a UTF-8 body labelled ISO-8859-1 was stored as "cafÃ©", without a word.
     c = await openConformance();
