@@ -88,6 +88,21 @@ export interface ExecutorParts {
   shouldStop?: () => boolean;
 }
 
+/**
+ * The step path each failure was first recorded at: a failure travels up through the steps that
+ * hold it (a loop, a match arm), each recording it again. Only where it arose is what failed the
+ * step's own (journal.ts markFailure compares it under verify): a concurrent loop's failure is
+ * whichever iteration's failed first, which a replay, its answers coming at once, need not repeat.
+ */
+const failedFirstAt = new WeakMap<object, string>();
+
+function failsFirstAt(error: unknown, path: string): boolean {
+  if (typeof error !== 'object' || error === null) return true;
+  const first = failedFirstAt.get(error);
+  if (first === undefined) failedFirstAt.set(error, path);
+  return first === undefined || first === path;
+}
+
 export class Executor implements StepRuntime {
   readonly runId: string;
   readonly model: MissionModel;
@@ -435,8 +450,8 @@ export class Executor implements StepRuntime {
       if (error instanceof SuspendSignal || isEngineError(error) || isFlowSignal(error)) throw error;
       this.locate(error, fetchDone ? store : fetch, file);
       const failed = errorInfo(error);
-      if (!fetchDone) this.journal.markFailure(fetchPath, () => ({ stepType: fetch.kind, error: failed }));
-      this.journal.markFailure(storePath, () => ({ stepType: 'Store', error: failed }));
+      if (!fetchDone) this.journal.markFailure(fetchPath, () => ({ stepType: fetch.kind, error: failed }), true);
+      this.journal.markFailure(storePath, () => ({ stepType: 'Store', error: failed }), true);
       throw error;
     } finally {
       this.storeReads.delete(fetchPath);
@@ -500,7 +515,7 @@ export class Executor implements StepRuntime {
         throw error;
       }
       this.locate(error, step, file);
-      this.journal.markFailure(path, () => ({ stepType, error: errorInfo(error) }));
+      this.journal.markFailure(path, () => ({ stepType, error: errorInfo(error) }), failsFirstAt(error, path));
       throw error;
     }
     this.journal.markDerived(path, 'step.completed', () => ({ stepType, ...outcome }));

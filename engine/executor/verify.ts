@@ -50,7 +50,14 @@ export async function verifyRun(
   // A long run is read as the walk reaches it (a window, as a resume reads it: a 1M-event run's
   // verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot read
   // synchronously, is read whole — up to the row's last seq, as a running run's log grows meanwhile.
-  const events = opts.events ?? (log.replayReader ? undefined : await log.read(runId, { toSeq: run.lastSeq }));
+  // An event that cannot be read (changed outside the engine) is the verdict, at its seq: the
+  // events before it are read, so the report still shows what the log holds.
+  let unreadable: UnreadableEventError | undefined;
+  const events = opts.events ?? (log.replayReader ? undefined : await log.read(runId, { toSeq: run.lastSeq }).catch(async (error: unknown) => {
+    if (!(error instanceof UnreadableEventError) || error.runId !== runId) throw error;
+    unreadable = error;
+    return log.read(runId, { toSeq: error.seq - 1 });
+  }));
   const first = events ? events[0] : (await log.read(runId, { fromSeq: 1, toSeq: 1 }))[0];
   const format = logFormatOf(first ? [first] : []);
   if (format > LOG_FORMAT) {
@@ -109,6 +116,7 @@ export async function verifyRun(
   let divergence: VerifyReport['divergence'] = null;
   let logEnd: ReplayExhausted | undefined;
   try {
+    if (unreadable) throw unreadable;
     if (events && !opts.events) assertContiguous(runId, events, run.lastSeq);
     const end = await executor.run();
     // The run's closing event is written by the caller of the walk, not by a step: ask for it here.
@@ -128,7 +136,7 @@ export async function verifyRun(
     if (error instanceof DamagedLogError) {
       divergence = damaged(error);
     } else if (error instanceof UnreadableEventError) {
-      divergence = damaged(new DamagedLogError(runId, `the payload of its event ${error.seq} (${error.type}) is not JSON (changed outside the engine)`, error.seq));
+      divergence = damaged(new DamagedLogError(runId, `the payload of its event ${error.seq} (${error.type}) is not a JSON object (changed outside the engine)`, error.seq));
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
       const edited = opts.missionFiles !== undefined;
@@ -468,7 +476,7 @@ function explain(error: NondeterminismError, edited: boolean): string {
       : "take what the run recorded there for the edited step's work";
     return edited
       ? `The edit changes what the run already did — ${line}${error.detail.change} (${where}). Resuming with it would ${harm}; it is refused.`
-      : `The run's own mission asked for a different request ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file), or the run was recorded by an engine release that evaluates this step otherwise (GUARANTEES.md 13); please report it if neither.`;
+      : `The run's own mission did otherwise ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file), or the run was recorded by an engine release that evaluates this step otherwise (GUARANTEES.md 13); please report it if neither.`;
   }
   return (
     `Replay diverged ${where}: the log recorded ${error.recorded}, but the ${edited ? 'edited ' : ''}mission asked for ${error.asked}. ` +

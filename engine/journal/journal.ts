@@ -370,23 +370,24 @@ export class Journal {
   }
 
   /**
-   * `mark` for a step's failure: under verify and an edited resume (`recordAsked`) the recorded
-   * one must be the same failure — the same kind of step, the same code and, where the message is
-   * the mission's own (`abort "…"`, a failed `validate`, an expression's error), the same message.
-   * An edited `abort` with another reason, or a failing `validate` in place of an `abort`, was taken
-   * by path and type and reported as a match. Of a request's failure only the step is compared
-   * (failureTold). A resume reads no payload.
+   * `mark` for a step's failure: under verify the recorded one must be the same failure — the
+   * same kind of step and, where the failure arose at this step (`arose`, not one of a step it
+   * holds travelling up) and its message is the mission's own (`abort "…"`, a failed `validate`,
+   * an expression's R-code), the same code and message. An edited `abort` with another reason, or
+   * a failing `validate` in its place, was taken by path and type and reported as a match. Of a
+   * request's or a store's failure only the step is compared (failureTold). A resume, edited or
+   * not, reads no payload: what it carries on from is compared where it reaches an effect.
    */
-  markFailure(stepPath: string, compute: () => EventPayloads['step.failed']): void {
+  markFailure(stepPath: string, compute: () => EventPayloads['step.failed'], arose: boolean): void {
     const recorded = this.take(stepPath, 'step.failed');
     if (!recorded) {
       this.emit('step.failed', stepPath, compute());
       return;
     }
-    if (!this.recordAsked) return;
-    const was = failureTold(recorded.payload);
-    const now = failureTold(compute());
-    if (isDeepStrictEqual(was, now)) return;
+    if (!this.verifying) return;
+    const was = failureTold(recorded.payload, arose);
+    const now = failureTold(compute(), arose);
+    if (was.stepType === now.stepType && was.code === now.code && was.compared === now.compared) return;
     const told = (t: FailureTold) => `${t.stepType} failing${t.message === undefined ? '' : ` (${t.code}: ${excerptOf(t.message)})`}`;
     throw new NondeterminismError(this.runId, stepPath, recorded.seq, told(was), told(now), { change: `the step failed otherwise: ${told(was)} became ${told(now)}` });
   }
@@ -803,21 +804,30 @@ function effectIdOf(payload: unknown): string | null {
 interface FailureTold {
   stepType: string;
   code: string;
+  /** As shown. */
   message?: string;
+  /** As compared: the message without its mission locations and white space. */
+  compared?: string;
 }
 
 /**
- * A step's failure as verify compares it: the kind of step, the code, and the message where it is
- * the mission's own (abort, validate, an expression's R-code), its mission locations
- * (`m.vague:6:5`, `line 7`) left out: an edit that moves the step changes where, not what, failed.
+ * A step's failure as verify compares it: the kind of step, and the code and message where the
+ * failure arose at this step and its message is the mission's own (abort, validate, an
+ * expression's R-code) — with its mission locations (`m.vague:6:5`, `line 7`) and its white space
+ * left out: an edit that moves or reformats the step changes where and how it is written, not what
+ * failed. A payload missing its parts (a log edited outside the engine) is compared as it is.
  */
-function failureTold(payload: EventPayloads['step.failed']): FailureTold {
-  const { code, message } = payload.error;
+function failureTold(payload: EventPayloads['step.failed'], arose: boolean): FailureTold {
+  const stepType = typeof payload?.stepType === 'string' ? payload.stepType : String(payload?.stepType);
+  const error = payload?.error as Partial<EventPayloads['step.failed']['error']> | undefined;
+  if (typeof error?.code !== 'string' || typeof error.message !== 'string') return { stepType, code: `unreadable: ${JSON.stringify(error ?? null)}` };
   // Any other failure (a request's, a store's) is told apart by its step alone: a replay rebuilds
   // a request's failure from its recorded attempts, under a code of its own (`fetch-failed` for
   // the live `http-status`), and its message tells of attempts and waits it does not time again.
-  if (!(code === 'aborted' || code === 'validation-failed' || /^R\d{4}$/.test(code))) return { stepType: payload.stepType, code: 'not compared' };
-  return { stepType: payload.stepType, code, message: message.replace(/\S+\.vague:\d+(:\d+)?/g, 'FILE:LINE').replace(/\bline \d+/g, 'line N') };
+  const own = error.code === 'aborted' || error.code === 'validation-failed' || /^R\d{4}$/.test(error.code);
+  if (!arose || !own) return { stepType, code: 'not compared' };
+  const compared = error.message.replace(/\S+\.vague:\d+(:\d+)?/g, 'FILE:LINE').replace(/\bline \d+/g, 'line N').replace(/\s+/g, '');
+  return { stepType, code: error.code, message: error.message, compared };
 }
 
 function excerptOf(text: string): string {

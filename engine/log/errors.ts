@@ -30,7 +30,7 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * A stored event whose payload is not JSON: the log was edited or damaged outside the engine
+ * A stored event whose payload is not a JSON object: the log was edited or damaged outside the engine
  * (the engine writes every payload through JSON.stringify, and events are never updated).
  */
 export class UnreadableEventError extends Error {
@@ -42,7 +42,7 @@ export class UnreadableEventError extends Error {
     reason: string,
   ) {
     super(
-      `the log of run '${runId}' is damaged: the payload of its event ${seq} (${type}) is not JSON (${reason}); ` +
+      `the log of run '${runId}' is damaged: the payload of its event ${seq} (${type}) is not a JSON object (${reason}); ` +
         'it was changed outside the engine — restore the log from a backup',
     );
   }

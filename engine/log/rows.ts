@@ -87,13 +87,17 @@ export function toStoredEvent(row: EventRow): StoredEvent {
   } as StoredEvent;
 }
 
-/** A stored payload's JSON, or UnreadableEventError naming the event (a log damaged outside the engine). */
+/** A stored payload's JSON object, or UnreadableEventError naming the event (a log damaged outside the engine). */
 export function parsePayload(text: string, runId: string, seq: number, type: string): StoredEvent['payload'] {
+  let payload: unknown;
   try {
-    return JSON.parse(text) as StoredEvent['payload'];
+    payload = JSON.parse(text);
   } catch (error) {
     throw new UnreadableEventError(runId, seq, type, error instanceof Error ? error.message : String(error));
   }
+  // Every payload the engine writes is an object.
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new UnreadableEventError(runId, seq, type, `it is ${payload === null ? 'null' : Array.isArray(payload) ? 'a list' : `a ${typeof payload}`}, not an object`);
+  return payload as StoredEvent['payload'];
 }
 
 /** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */
@@ -135,6 +139,10 @@ export function prepareEvent(event: NewEvent, where: string): PreparedEvent {
     throw new Error(`${where}: stepPath of '${event.type}' must be a string ('' for run-level events) but got: ${describe(event.stepPath)}`);
   }
   checkInstant(event.recordedAt, `${where}: recordedAt of '${event.type}'`);
+  // An object, as every reader takes it (parsePayload refuses any other stored payload as damage).
+  if (typeof event.payload !== 'object' || event.payload === null || Array.isArray(event.payload)) {
+    throw new Error(`${where}: payload of '${event.type}' must be an object but got: ${describe(event.payload)}`);
+  }
   const payloadJson = JSON.stringify(event.payload);
   if (payloadJson === undefined) {
     throw new Error(`${where}: payload of '${event.type}' is not JSON-serialisable (got: ${describe(event.payload)})`);

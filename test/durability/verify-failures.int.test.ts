@@ -51,6 +51,41 @@ describe.each(backends)('%s: verify of a failed run against an edited mission', 
     expect(moved.ok).toBe(true);
   });
 
+  it('a concurrent loop whose iterations fail otherwise, the first to fail live not the first replayed: the untouched run verifies', async () => {
+    // Helper 63: live, the slow answer's iteration failed last; replayed, every answer comes at
+    // once and another iteration's failure reached the loop first. What the loop recorded is the
+    // first in time, so only each iteration's own failure, at its own path, is compared.
+    c.api.on('GET /items/1', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { body: { id: 1 } };
+    });
+    c.api.on('GET /items/2', { body: { id: 2 } });
+    const loop = (reason: string) => `mission M {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  action A {
+    for i in [1, 2] concurrency 2 onError abort {
+      get "/items/{i}"
+      abort ${reason}
+    }
+  }
+  run A
+}
+`;
+    const run = await c.start(c.mission('loop', loop('concat("item ", response.id)')));
+    expect(run.status).toBe('failed');
+    await c.expectVerified(run.runId);
+    // An iteration's own failure edited is still named.
+    const edited = await verifyWith(run.runId, loop('concat("thing ", response.id)'));
+    expect(edited.ok).toBe(false);
+    expect(edited.divergence?.change).toMatch(/^the step failed otherwise: Flow failing \(aborted: item \d\) became Flow failing \(aborted: thing \d\)$/);
+  });
+
+  it('a failed validate reformatted (white space only) verifies; its condition edited is named', async () => {
+    const run = await c.start(c.mission('m', MISSION('validate { n: 1 } { assume .n == 2 }')));
+    expect(run.status).toBe('failed');
+    expect((await verifyWith(run.runId, MISSION('validate { n: 1 } { assume .n==2 }'))).divergence).toBeNull();
+  });
+
   it('names a failed validate whose message changed with an edited condition', async () => {
     const run = await c.start(c.mission('m', MISSION('validate { n: 1 } { assume .n == 2 }')));
     expect(run.status).toBe('failed');

@@ -320,20 +320,30 @@ describe('a log edited or damaged outside the engine is never verified', () => {
     }
   });
 
-  it('an event whose payload is not JSON: damaged at that seq; events says which event, never "internal error"', async () => {
+  it('an event whose payload is not a JSON object: damaged at that seq, both ways; events says which event, never "internal error"', async () => {
     // Helper 61: verify said events were deleted, at the run's last seq; `reqon events` died with a stack trace.
     const { c, runId } = await completedRun();
     const seq = seqOf(c.dbPath, runId, `type = 'store.write' AND json_extract(payload, '$.key') = 'o700'`);
     tamper(c.dbPath, 'UPDATE reqon_events SET payload = ? WHERE run_id = ? AND seq = ?', '{not json', runId, seq);
-    const report = await verifyRun(c.log, runId, { env: c.env });
-    expect(report.divergence).toMatchObject({ cause: 'damaged-log', seq });
-    expect(report.divergence!.recorded).toBe(`the payload of its event ${seq} (store.write) is not JSON (changed outside the engine)`);
-    // Read whole (a log with no synchronous reader), the read itself refuses, naming the event.
-    await expect(verifyRun(readWhole(c.log), runId, { env: c.env })).rejects.toThrow(`the payload of its event ${seq} (store.write) is not JSON`);
+    for (const report of await bothReports(c.log, runId, c.env)) {
+      expect(report.divergence).toMatchObject({ cause: 'damaged-log', seq });
+      expect(report.divergence!.recorded).toBe(`the payload of its event ${seq} (store.write) is not a JSON object (changed outside the engine)`);
+      expect(report.ok).toBe(false);
+    }
+    // Valid JSON that is no payload the engine writes (helper 63: `null` crashed show and store).
+    const other = seqOf(c.dbPath, runId, `type = 'store.write' AND json_extract(payload, '$.key') = 'o3'`);
+    tamper(c.dbPath, 'UPDATE reqon_events SET payload = ? WHERE run_id = ? AND seq = ?', 'null', runId, other);
+    for (const report of await bothReports(c.log, runId, c.env)) {
+      expect(report.divergence).toMatchObject({ cause: 'damaged-log', seq: other });
+    }
     await c.log.close(); // the CLI opens the file itself
+    for (const command of [['show', runId], ['store', runId, 'shipped']]) {
+      const shown = await runCli(await builtCli(), [...command, '--db', c.dbPath], { cwd: c.dir });
+      expect(shown.stderr).not.toMatch(/internal error/);
+    }
     const events = await runCli(await builtCli(), ['events', runId, '--db', c.dbPath, '--json'], { cwd: c.dir });
     expect(events.code).toBe(1);
-    expect(events.stderr).toMatch(new RegExp(`^reqon: the log of run '${runId}' is damaged: the payload of its event ${seq} \\(store\\.write\\) is not JSON \\(.*\\); it was changed outside the engine — restore the log from a backup\\n$`));
+    expect(events.stderr).toMatch(new RegExp(`^reqon: the log of run '${runId}' is damaged: the payload of its event ${other} \\(store\\.write\\) is not a JSON object \\(it is null, not an object\\); it was changed outside the engine — restore the log from a backup\\n$`));
     c.log = await openLog(c.dbPath); // for the harness's close
   });
 

@@ -8,6 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import { UnreadableEventError } from '../../engine/log/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventType, NewEvent, StoredEvent } from '../../engine/log/events.js';
 import type { CommitEntry } from '../../engine/log/log.js';
@@ -88,7 +89,7 @@ function randomEvents(max: number) {
     fc.record({
       type: fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
       stepPath: fc.oneof(fc.string({ unit: 'binary', maxLength: 24 }), fc.constantFrom(...TRICKY_STRINGS)),
-      payload: fc.jsonValue(),
+      payload: fc.dictionary(fc.string(), fc.jsonValue()),
       recordedAt: fc.integer({ min: -(2 ** 40), max: 2 ** 45 }),
     }),
     { minLength: 1, maxLength: max },
@@ -104,12 +105,8 @@ describe('bulk read equals row-by-row decoding', () => {
         { effectId: `ef_${i}`, store: 'items', key: String(i), record: { id: i, name: s }, op: 'set' },
         { nested: { deep: [1, 2.5, -0, 1e21, 0.1, null, true, false, s, { [s]: s }] } },
         JSON.parse('{"__proto__": {"x": 1}, "b": 2, "2": "two", "1": "one"}'),
-        s,
-        i,
-        null,
-        [],
         {},
-        [s, [s, [s]]],
+        { list: [s, [s, [s]]], n: i, none: null },
       ];
       entries.push(event(i % 7 === 0 ? 'value.recorded' : `type.${s.slice(0, 5)}`, i % 5 === 0 ? '' : `${s}/${i}`, payloads[i % payloads.length], 1_700_000_000_000 + ((i * 7919) % 100_000) - 50_000));
     }
@@ -154,11 +151,11 @@ describe('bulk read equals row-by-row decoding', () => {
     insertRows([
       ['hand', 1, 'run.started', '', '{"a":1}', 10],
       ['hand', 2, 'x\u0000y', 'p\u0000q', '{"b":2}', 11],
-      ['hand', 3, 'step.started', 'A/0', '"s"', 12],
-      ['hand', 9_000_000, 'step.started', 'A/1', '[1,2]', 13],
-      ['hand', 9_000_001, 'step.started', 'A/2', 'null', 2n ** 60n],
+      ['hand', 3, 'step.started', 'A/0', '{"s":"s"}', 12],
+      ['hand', 9_000_000, 'step.started', 'A/1', '{"l":[1,2]}', 13],
+      ['hand', 9_000_001, 'step.started', 'A/2', '{"n":null}', 2n ** 60n],
       ['hand', 9_000_002, 'step.started', 'A/3', '{}', -(2n ** 62n)],
-      ['hand', 9_000_003, 'step.started', 'A/4', '0', 9_007_199_254_740_991],
+      ['hand', 9_000_003, 'step.started', 'A/4', '{"z":0}', 9_007_199_254_740_991],
     ]);
     for (let i = 0; i < 5_000; i++) insertRows([['hand', 20_000_000 + i * 3, 'value.recorded', `B/${i}`, `{"i":${i}}`, 1_000 + i]]);
     for (const range of [{}, { fromSeq: 2, toSeq: 2 }, { fromSeq: 4, limit: 3 }, { fromSeq: 9_000_001, limit: 4_100 }, { limit: 6 }]) {
@@ -190,13 +187,18 @@ describe('bulk read equals row-by-row decoding', () => {
     expectSame(await t.log.read('big'), expected);
   });
 
-  it('throws on a payload that is not JSON, as the row-by-row decoding does', async () => {
+  it('throws on a payload that is not a JSON object, naming the event, where the row-by-row decoding would not read it', async () => {
     insertRows([
       ['bad', 1, 'run.started', '', '[1', 10],
       ['bad', 2, 'step.started', 'A/0', '2]', 11],
     ]);
     expect(() => plainRead('bad')).toThrow(SyntaxError);
-    await expect(t.log.read('bad')).rejects.toThrow(SyntaxError);
+    await expect(t.log.read('bad')).rejects.toThrow(UnreadableEventError);
+    await expect(t.log.read('bad')).rejects.toThrow("the payload of its event 1 (run.started) is not a JSON object");
+    // Valid JSON that is no object: no payload the engine writes (it refuses to write one).
+    insertRows([['nul', 1, 'run.started', '', 'null', 10]]);
+    await expect(t.log.read('nul')).rejects.toThrow('the payload of its event 1 (run.started) is not a JSON object (it is null, not an object)');
+    await expect(writeRun('three', [event('x', '', 3, 1)])).rejects.toThrow(/payload of 'x' must be an object/);
   });
 
   it('on random events (property)', async () => {
@@ -259,7 +261,7 @@ describe('the replay reader (payloads parsed on first use) equals row-by-row dec
     const [good, bad] = replayRead('bad', 2);
     expect(good!.payload).toEqual({ ok: true });
     expect(bad!.type).toBe('step.started');
-    expect(() => bad!.payload).toThrow(/event 2 \(step\.started\) of run 'bad': its stored payload is not JSON/);
+    expect(() => bad!.payload).toThrow(/the log of run 'bad' is damaged: the payload of its event 2 \(step\.started\) is not a JSON object/);
   });
 
   it("reads a type's payloads without another's: a marker's broken payload never read does not fail a write's", async () => {
@@ -271,7 +273,7 @@ describe('the replay reader (payloads parsed on first use) equals row-by-row dec
     ]);
     const events = replayRead('types', 4);
     expect(events.filter((e) => e.type === 'store.write').map((e) => e.payload)).toEqual([{ key: 'k1' }, { key: 'k2' }]);
-    expect(() => events[2]!.payload).toThrow(/event 3 \(step\.completed\) of run 'types': its stored payload is not JSON/);
+    expect(() => events[2]!.payload).toThrow(/the log of run 'types' is damaged: the payload of its event 3 \(step\.completed\) is not a JSON object/);
   });
 
   it('with payloads too big for one chunk string: each type read whole when it fits, else row by row', async () => {
