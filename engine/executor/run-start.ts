@@ -82,7 +82,11 @@ function refuseUndeclaredStages(model: MissionModel): void {
 function refuseUnusableSpecs(model: MissionModel, options: RunOptions): void {
   if (!model.mission.sources.some((s) => s.spec)) return;
   const read = (file: string): string => model.attachment(file) ?? readFileSync(file, 'utf8');
-  const errors = checkOpenApiDocuments(model.unit, read, new Set(Object.keys(options.sources ?? {}))).filter((d) => d.severity === 'error');
+  // E3062 (no base to take) is a warning for `reqon check`, which cannot know the run's --source;
+  // here the run's sources are known, so it is what it then is: every request of the source failing.
+  const errors = checkOpenApiDocuments(model.unit, read, new Set(Object.keys(options.sources ?? {})))
+    .map((d) => (d.code === 'E3062' ? { ...d, severity: 'error' as const } : d))
+    .filter((d) => d.severity === 'error');
   if (errors.length === 0) return;
   throw new MissionInvalidError(formatDiagnostics(errors, new Map(model.unit.files.map((f) => [f.path, f.text]))));
 }

@@ -39,11 +39,11 @@ export function checkOpenApiDocuments(
       // The base a source without its own takes from the document: relative (`/api/v3`, as many
       // generated documents say) or missing, every request of the source failed when it was sent,
       // after the steps before it had taken effect.
-      if (!source.base && !overridden.has(name) && !/^https?:\/\/[^/{}]+/i.test(spec.baseUrl ?? '')) {
+      if (!source.base && !overridden.has(name) && !/^https?:\/\/[^/{}\s]+[^{}\s]*$/i.test(spec.baseUrl ?? '')) {
         rootBag.error(
           'E3062',
           source.spec,
-          `Source \`${name}\` has no \`base\`, and its OpenAPI document gives none to take: ${spec.baseUrl === undefined ? 'it has no `servers`' : `its first server URL is \`${spec.baseUrl}\`, not an absolute http(s) URL`}`,
+          `Source \`${name}\` has no \`base\`, and its OpenAPI document gives none to take: ${spec.baseUrl === undefined ? 'it has no `servers`' : `its first server URL is \`${spec.baseUrl}\`, ${/[{}]/.test(spec.baseUrl) ? 'with a `{variable}` that has no default' : 'not an absolute http(s) URL'}`}; running it without \`--source ${name}=…\` would fail at its first request`,
           `give the source its own \`base: "https://…"\`, or the run \`--source ${name}=https://…\``,
         );
       }

@@ -50,7 +50,8 @@ import type { PaginationPlan } from './pagination.js';
 function refuseGappedList(page: Record<string, unknown>, index: number): void {
   let gapped: string | undefined;
   for (const [name, value] of Object.entries(page)) {
-    if (Array.isArray(value)) return;
+    // A list with items is the page's records (an empty `errors: []` beside them is not).
+    if (Array.isArray(value) && value.length > 0) return;
     if (gapped === undefined && isIndexedRecords(value)) gapped = name;
   }
   if (gapped === undefined) return;
@@ -60,10 +61,21 @@ function refuseGappedList(page: Record<string, unknown>, index: number): void {
   );
 }
 
+/**
+ * An object of records keyed by list index: every key an index, every value a record, the indices
+ * no further apart than a filtered list leaves them (the largest below 4 × their count + 16).
+ * Years (`{ "2023": {…}, "2024": {…} }`) or ids are keys of another kind.
+ */
 function isIndexedRecords(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const entries = Object.entries(value);
-  return entries.length > 0 && entries.every(([key, item]) => /^(0|[1-9][0-9]*)$/.test(key) && item !== null && typeof item === 'object');
+  if (entries.length === 0) return false;
+  let largest = 0;
+  for (const [key, item] of entries) {
+    if (!/^(0|[1-9][0-9]{0,8})$/.test(key) || item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+    largest = Math.max(largest, Number(key));
+  }
+  return largest < 4 * entries.length + 16;
 }
 
 export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
@@ -282,6 +294,31 @@ export function refuseShortPageWithMore(
       (plan.sizeParam !== undefined
         ? `Set the page size to what the API allows: ${plan.strategy}(${plan.param}, ${items.length}, ${plan.sizeParam})`
         : `Send the size with the name the API reads it by — ${plan.strategy}(${plan.param}, ${plan.pageSize}, per_page) or limit, page_size… — or set the page size to the API's: ${plan.strategy}(${plan.param}, ${items.length})`),
+  );
+}
+
+/**
+ * The last page of a `page` walk, whose answer counts the API's pages (`totalPages: 3`, Spring
+ * Data's PagedModel under `page.`), ends one page short of that count: asked from page 1 of an
+ * API that counts from 0, the walk skipped the API's first page — its answers carry no `first`
+ * flag to say so (refuseNotFirstPage). A walk that started at the API's first page ends on the
+ * page numbered firstPage + totalPages − 1 when that page is short, one later when it is empty.
+ */
+export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined): void {
+  if (plan.strategy !== 'page' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const field = PAGE_TOTALS.find((path) => isCount(getPath(body, path)));
+  if (field === undefined) return;
+  const totalPages = getPath(body, field) as number;
+  const first = plan.firstPage ?? 1;
+  const asked = first + index;
+  const expected = first + totalPages - (held === 0 ? 0 : 1);
+  if (totalPages === 0 || asked !== expected - 1) return;
+  const where = describe();
+  throw new PaginationError(
+    `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ` +
+      (first === 1
+        ? `the API counts its pages from 0, so the records of its first page were skipped. Start the walk at page 0: paginate: { type: page, param: "${plan.param}", pageSize: ${plan.pageSize}${plan.sizeParam !== undefined ? `, sizeParam: "${plan.sizeParam}"` : ''}, firstPage: 0 }`
+        : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`),
   );
 }
 

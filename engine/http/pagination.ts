@@ -33,6 +33,7 @@ import {
   warnNoCursor,
   recordsElsewhere,
   refuseNotFirstPage,
+  refuseSkippedFirstPage,
   warnRecordsElsewhere,
   withoutErrorFields,
 } from './page-checks.js';
@@ -322,7 +323,10 @@ export async function paginate(
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
-    if (!stop && !more) refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
+    if (!stop && !more) {
+      refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
+      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe);
+    }
     if (!stop && more) refuseOverlongOffsetPage(plan, pageItems, index, describe);
     if (next !== undefined) {
       cursorFound = true;

@@ -115,7 +115,7 @@ export function headerValue(headers: Record<string, string>, name: string): stri
  * sent: the HTTP client refuses the rest as a transport error, which was retried three times and
  * reported as "invalid X-Tag header" with no word on what was wrong.
  */
-function checkHeader(name: string, value: string): void {
+function checkHeader(name: string, value: string, secret = false): void {
   const shownName = JSON.stringify(name);
   if (/[\r\n]/.test(value) || /[\r\n:]/.test(name)) {
     throw new RequestBuildError(`header ${shownName} has a line break or colon where none is allowed`);
@@ -127,9 +127,11 @@ function checkHeader(name: string, value: string): void {
   if (bad !== null) {
     const char = bad[0];
     const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    const what = char.codePointAt(0)! > 0xff ? `a character beyond Latin-1 (${JSON.stringify(char)}, ${code})` : `a control character (${code})`;
+    const what = char.codePointAt(0)! > 0xff ? `a character beyond Latin-1 (${secret ? code : `${JSON.stringify(char)}, ${code}`})` : `a control character (${code})`;
     throw new RequestBuildError(
-      `header ${shownName} has ${what} at position ${bad.index + 1} of its value, which HTTP headers cannot carry; send such text in the body or the query, or encode it for the header (RFC 8187, or base64 if the API reads it so)`,
+      secret
+        ? `header ${shownName}, made from the source's credentials, has ${what}, which HTTP headers cannot carry: check the credential (its value is not shown)`
+        : `header ${shownName} has ${what} at position ${bad.index + 1} of its value, which HTTP headers cannot carry; send such text in the body or the query, or encode it for the header (RFC 8187, or base64 if the API reads it so)`,
     );
   }
 }
@@ -146,6 +148,10 @@ export function buildRequest(parts: RequestParts): BuiltRequest {
   const url = buildUrl(parts.base, parts.path, query);
   const sourceHeaders = parts.sourceHeaders;
   if (sourceHeaders) for (const name of Object.keys(sourceHeaders)) checkHeader(name, sourceHeaders[name]!);
+  // A credential's header (a token with a character a header cannot carry, an api key header
+  // named with a space) fails alike, its value never shown.
+  const authHeaders = parts.authHeaders;
+  if (authHeaders) for (const name of Object.keys(authHeaders)) checkHeader(name, authHeaders[name]!, true);
   const headers = mergeHeaders(
     JSON_DEFAULTS,
     sourceHeaders,

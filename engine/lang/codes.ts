@@ -106,7 +106,7 @@ export const CODES = {
   E3058: { severity: 'error', title: 'a `call S.operation` whose source\'s OpenAPI document has no such operationId (`reqon check` reads it)' },
   E3059: { severity: 'warning', title: 'a source\'s OpenAPI document that cannot be read or used, where no `call` needs it and the source has its own `base`' },
   E3060: { severity: 'warning', title: 'a `retry` (or `retryOnTimeout`) on a `wait` with `timeout: 0`: a zero timeout is a check that carries on with `webhook` null, so the retry never runs' },
-  E3062: { severity: 'error', title: 'a source without `base` whose OpenAPI document gives no absolute http(s) server URL (none, relative such as `/api/v3`, or an unfilled `{variable}`)' },
+  E3062: { severity: 'warning', title: 'a source without `base` whose OpenAPI document gives no absolute http(s) server URL (none, relative such as `/api/v3`, or an unfilled `{variable}`)' },
   E3061: { severity: 'warning', title: 'a `{` in a request path that starts no placeholder (`{}`, `{a b}`): it is sent as text' },
 } satisfies Record<string, CodeInfo>;
 

@@ -112,7 +112,7 @@ export interface CrashLabEffectCount {
 
 /** One thing the verdict checked: `ok` null means it could not be checked (said, never passed). */
 export interface CrashLabCheck {
-  name: 'completed' | 'stores' | 'writes' | 'requests' | 'replay' | 'elsewhere' | 'same-start';
+  name: 'completed' | 'stores' | 'writes' | 'requests' | 'replay' | 'elsewhere' | 'same-start' | 'picks';
   ok: boolean | null;
   label: string;
 }

@@ -92,7 +92,8 @@ export function parseRunLine(line: string): string | null {
 /**
  * Starts the CLI. With `runId` unknown (a `run`), resolves once the first stdout line names the
  * run; rejects with a CliRefusedError (a 'bad-request' with the CLI's message) if it exits 2 (a
- * usage error) first, and with 'spawn-failed' (and the process's output) if it cannot be started,
+ * usage error) first, or 1 (a 'conflict': it refused what was asked of the log), and with
+ * 'spawn-failed' (and the process's output) if it cannot be started,
  * exits otherwise or prints something else first. With `runId` given (a `resume`), resolves as
  * soon as the process is spawned.
  */
@@ -164,6 +165,13 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
         reject(new CliRefusedError(`reqon ${args[0] ?? ''} refused the request: ${tail.trim().slice(-800) || '(no output)'}`));
         return;
       }
+      if (signal === null && code === 1 && /^reqon: (?!internal error)/m.test(tail)) {
+        // Exit 1 before a run is named, with the CLI's own `reqon: …` line: it started and refused
+        // what was asked of this log (a fork whose edited mission parts from the copied prefix) —
+        // a conflict, not a CLI that could not be started (node exits 1 on a missing script too).
+        reject(new CliRefusedError(`reqon ${args[0] ?? ''} refused the request: ${tail.trim().slice(-800) || '(no output)'}`, 'conflict'));
+        return;
+      }
       const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
       reject(new StudioError('spawn-failed', `${describeCommand} ${how} before naming its run: ${tail.trim().slice(-800) || '(no output)'}`));
     });
@@ -176,8 +184,8 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
  * log could not be opened; the service tells that apart by asking its own log (studio-service.ts).
  */
 export class CliRefusedError extends StudioError {
-  constructor(message: string) {
-    super('bad-request', message);
+  constructor(message: string, code: 'bad-request' | 'conflict' = 'bad-request') {
+    super(code, message);
     this.name = 'CliRefusedError';
   }
 }

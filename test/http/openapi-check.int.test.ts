@@ -94,7 +94,7 @@ describe('reqon check reads the OpenAPI documents', () => {
     expect(r.stderr).toContain(`error[E3058]: ${path.join(c.dir, 'other.yaml')} has no operation \`listPets\``);
   });
 
-  it('a source without base whose document gives no absolute server URL is E3062, and its run is refused unless --source gives one', async () => {
+  it('a source without base whose document gives no absolute server URL is warning E3062, and its run is refused unless --source gives one', async () => {
     // Helper 62: a relative `servers: [{ url: /api/v3 }]` checked clean, and the run failed at the call after the POST had left.
     const cli = await builtCli();
     const relative = PETS.replace(/servers:\n(\s+)- url: \S+/, 'servers:\n$1- url: /api/v3');
@@ -102,8 +102,13 @@ describe('reqon check reads the OpenAPI documents', () => {
     fs.writeFileSync(path.join(c.dir, 'relative.yaml'), relative);
     fs.writeFileSync(path.join(c.dir, 'relative.vague'), mission('./relative.yaml', 'listPets'));
     const r = await runCli(cli, ['check', 'relative.vague'], { cwd: c.dir });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('relative.vague:2:21: error[E3062]: Source `Store` has no `base`, and its OpenAPI document gives none to take: its first server URL is `/api/v3`, not an absolute http(s) URL');
+    // A warning at check (the run may be given --source Store=…), a refusal at run start without one.
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('relative.vague:2:21: warning[E3062]: Source `Store` has no `base`, and its OpenAPI document gives none to take: its first server URL is `/api/v3`, not an absolute http(s) URL; running it without `--source Store=…` would fail at its first request');
+    // A server variable with no default is no URL either (helper 63: `/%7Bversion%7D/pets` was sent).
+    fs.writeFileSync(path.join(c.dir, 'variable.yaml'), PETS.replace(/servers:\n(\s+)- url: \S+/, 'servers:\n$1- url: http://127.0.0.1:9/{version}'));
+    fs.writeFileSync(path.join(c.dir, 'variable.vague'), mission('./variable.yaml', 'listPets'));
+    expect((await runCli(cli, ['check', 'variable.vague'], { cwd: c.dir })).stderr).toContain('its first server URL is `http://127.0.0.1:9/{version}`, with a `{variable}` that has no default');
     expect(r.stderr).toContain('= help: give the source its own `base: "https://…"`, or the run `--source Store=https://…`');
     c.api.on('POST /announce', { body: { ok: true } });
     const files = c.mission('relative', mission('./relative.yaml', 'listPets'));

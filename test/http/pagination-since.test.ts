@@ -104,8 +104,11 @@ describe('paginate loop', () => {
       'page 1 has no list, but an object of records keyed by index under "data" (how PHP sends a list with gaps): stopping instead of taking it for an empty page',
     );
     // A list anywhere on the page is its records; an object keyed by names, or of scalars, or empty, is no gapped list.
-    for (const page of [{ data: { '0': { id: 'a' } }, items: [] }, { data: { first: { id: 'a' } } }, { counts: { '0': 1, '1': 2 } }, { data: {} }, {}]) {
-      expect(await walk(page), JSON.stringify(page)).toMatchObject({ count: 0, stoppedBy: 'exhausted' });
+    // An empty list beside it is no list of records (helper 63: `{ errors: [], data: {…} }` was taken for an empty page).
+    await expect(walk({ errors: [], data: { '0': { id: 'a' }, '2': { id: 'b' } } })).rejects.toThrow('page 1 has no list, but an object of records keyed by index under "data"');
+    // A list with records is the page's; keys by name, years or ids, scalars, or nothing are no gapped list (helper 63: a histogram by year failed the fetch).
+    for (const page of [{ data: { '0': { id: 'a' } }, items: [{ id: 'x' }] }, { data: { first: { id: 'a' } } }, { counts: { '0': 1, '1': 2 } }, { histogram: { '2023': { n: 1 }, '2024': { n: 2 } } }, { byId: { '918273': { id: 918273 } } }, { data: {} }, {}]) {
+      expect(await walk(page), JSON.stringify(page)).toMatchObject({ stoppedBy: 'exhausted' });
     }
   });
   it('warns when a full first page of a cursor pagination has nothing at the cursor path (misspelt), and only then', async () => {

@@ -63,6 +63,11 @@ describe('request builder', () => {
   it('rejects a base that is not absolute http(s) and header injection', () => {
     expect(() => buildUrl('fake.test', '/x')).toThrow(/not an absolute http\(s\) URL/);
     expect(() => buildRequest({ method: 'GET', base: 'http://a.test', path: '/', sourceHeaders: { X: 'a\r\nB: c' } })).toThrow(/line break/);
+    // A credential's header HTTP cannot carry fails alike, its value never shown (helper 63).
+    expect(() => buildRequest({ method: 'GET', base: 'http://a.test', path: '/', authHeaders: { Authorization: 'Bearer s3cr\u20ACt' } })).toThrow(
+      'header "Authorization", made from the source\'s credentials, has a character beyond Latin-1 (U+20AC), which HTTP headers cannot carry: check the credential (its value is not shown)',
+    );
+    expect(() => buildRequest({ method: 'GET', base: 'http://a.test', path: '/', authHeaders: { 'X Api Key': 'k' } })).toThrow(/header name "X Api Key" has a character a header name cannot hold/);
   });
   it('mergeHeaders is case-insensitive, later wins', () => {
     expect(mergeHeaders({ Accept: 'a' }, { ACCEPT: 'b' })).toEqual({ ACCEPT: 'b' });

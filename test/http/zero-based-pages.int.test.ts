@@ -59,6 +59,41 @@ describe('a page walk against an API that counts its pages from 0', () => {
     await c.expectVerified(result.runId);
   });
 
+  it("Spring's PagedModel (no first flag, page.totalPages): asked from page 1, the walk's end one page short of the count fails the fetch", async () => {
+    // Helper 63: { content, page: { number, size, totalElements, totalPages } } completed with 15 of 25 records.
+    for (const [records, ending] of [[25, 'short'], [20, 'empty']] as const) {
+      c = await openConformance();
+      const all = ALL.slice(0, records);
+      c.api.on('GET /customers?*', (req) => {
+        const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+        return { body: { content: all.slice(page * 10, page * 10 + 10), page: { number: page, size: 10, totalElements: all.length, totalPages: Math.ceil(all.length / 10) } } };
+      });
+      const failed = await c.start(c.mission('spring', MISSION('page(page, 10, size)')));
+      expect(failed.status, ending).toBe('failed');
+      if (failed.status !== 'failed') return;
+      expect(failed.error.message, ending).toMatch(/but the API counts \d pages \(page\.totalPages: \d\) and the walk asked for pages 1 to 2: the API counts its pages from 0/);
+      const whole = await c.start(c.mission('spring', MISSION('{ type: page, param: "page", pageSize: 10, sizeParam: "size", firstPage: 0 }')));
+      expect(whole.status, ending).toBe('completed');
+      expect(Object.keys(await c.store(whole.runId, 'out')), ending).toHaveLength(records);
+      await c.close();
+      c = undefined;
+    }
+    // An API that counts from 1, ending short or on an empty page past the end: no alarm.
+    for (const records of [25, 20]) {
+      c = await openConformance();
+      const all = ALL.slice(0, records);
+      c.api.on('GET /customers?*', (req) => {
+        const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+        return { body: { content: all.slice((page - 1) * 10, (page - 1) * 10 + 10), page: { number: page, totalPages: Math.ceil(all.length / 10) } } };
+      });
+      const result = await c.start(c.mission('spring', MISSION('page(page, 10, size)')));
+      expect(result.status, String(records)).toBe('completed');
+      expect(Object.keys(await c.store(result.runId, 'out'))).toHaveLength(records);
+      await c.close();
+      c = undefined;
+    }
+  });
+
   it('a short page saying last: false is no last page', async () => {
     c = await openConformance();
     // The API caps the size at 5 where 10 is asked: its first page says it is not the last.

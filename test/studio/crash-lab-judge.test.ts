@@ -28,6 +28,7 @@ function observed(over: Partial<LabObservations> = {}): LabObservations {
     referenceFailures: 0,
     crashes: 1,
     picks: ['after http.request #2'],
+    fired: ['after http.request #2'],
     storeDiff: [],
     proxy: proxyReport(),
     verify: verifyReport(),
@@ -127,5 +128,17 @@ describe('judgeLab', () => {
     const verdict = judgeLab(observed({ elsewhere: 2 }));
     expect(check(verdict, 'elsewhere')).toMatchObject({ ok: null });
     expect(verdict.ok).toBe(false);
+  });
+
+  it('a chaos lab some of whose picks never fired is "not fully checked", naming them, never "survived"', () => {
+    // Helper 64: on a concurrent loop the picks were ordered by the crash-free run's completion
+    // order; the armed run passed one before it was armed, no pick after it was ever armed, and
+    // the verdict said "survived 5 crash(es)" of 14 picked.
+    const verdict = judgeLab(observed({ crashes: 2, picks: ['before-effect:1', 'after-effect:3', 'before-effect:5', 'mid-store:2'], fired: ['before-effect:1', 'after-effect:3'] }));
+    expect(verdict.ok).toBe(false);
+    expect(check(verdict, 'picks')).toMatchObject({ ok: null, label: expect.stringMatching(/^not tested: 2 of the 4 picked crash point\(s\) never fired \(before-effect:5, mid-store:2\)/) });
+    expect(verdict.explanation).toMatch(/^not fully checked after 2 crash\(es\): .*not tested: 2 of the 4 picked/);
+    // Every pick fired: no such check.
+    expect(check(judgeLab(observed({ crashes: 2, picks: ['a:1', 'a:1'], fired: ['a:1', 'a:1'] })), 'picks')).toBeUndefined();
   });
 });

@@ -126,6 +126,7 @@ describe('the verdict of a run carried on unarmed past its suspension', () => {
       referenceFailures: 0,
       crashes: 0,
       picks: ['after-effect:4'],
+      fired: [],
       storeDiff: [],
       proxy: { keys: [], lost: [], unexpected: [], bodyUnmatched: [], matchedByInput: [], answered: 0 },
       verify: { runId: 'armed', ok: true, original: [], replayed: [], divergence: null, unchecked: [], runStatus: 'completed' },

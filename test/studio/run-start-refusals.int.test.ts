@@ -108,6 +108,10 @@ describe('with the real CLI', () => {
     // A fork with an edited mission: the `reqon fork` child checks it and exits 2 with its diagnostics.
     const forked = await api('run.fork', { runId, atSeq: 1, missionText: 'mission mission' });
     expect400(forked, /reqon fork refused the request: .*mission-[0-9a-f]+\.vague:1:16: error\[E2001\]/s);
+    // An edit that parts from the copied prefix: `reqon fork` refuses it with exit 1 — a 409 with its message, not a 500 (helper 64).
+    const parted = await api('run.fork', { runId, atSeq: 5, missionText: MISSION.replace('"/x"', '"/y"') });
+    expect(parted.status, parted.body).toBe(409);
+    expect(JSON.parse(parted.body)).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^reqon fork refused the request: reqon: .*(Non-determinism|diverge|parts)/s) });
   }, 60_000);
 });
 
