@@ -118,7 +118,7 @@ export class AnswerProxy {
   private setRunId: { record: (id: string) => void; replay: (id: string) => void };
   private readonly recorded: Recorded[] = [];
   /** The armed run's writes by Idempotency-Key: the answer given, and the body first sent under the key. */
-  private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number; body: string }>();
+  private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number; body: string; entry?: Recorded }>();
   private readonly unexpected: string[] = [];
   private readonly bodyUnmatched: string[] = [];
   /** Requests matched to the reference's with a now()/timestamp() value of theirs at its place. */
@@ -307,7 +307,22 @@ export class AnswerProxy {
         known.requests += 1;
         // A write sent again (its process died before it logged the answer) is the logged request
         // again: under its key with another body it is a request the first never was.
-        if (comparableBody(body) !== known.body) this.unexpected.push(`${method} ${target} (Idempotency-Key ${key}) sent again with another body`);
+        if (comparableBody(body) !== known.body) {
+          this.unexpected.push(`${method} ${target} (Idempotency-Key ${key}) sent again with another body`);
+          return known.answer;
+        }
+        // A retry after an answer that asks for one (a 5xx, a 429): the reference's retry of the
+        // same write got the API's next answer, recorded after it; served again, the 500 made the
+        // armed run fail a write the reference made, and the lab said "not exactly-once".
+        const next = known.entry !== undefined && asksForRetry(known.answer.status) ? await this.nextAttempt(known.entry) : undefined;
+        if (next !== undefined) {
+          next.usedBy = key;
+          next.usedAt = ++this.uses;
+          next.usedAs = known.entry!.usedAs ?? next.identity;
+          known.entry = next;
+          known.answer = next.answer;
+          this.answered += 1;
+        }
         return known.answer;
       }
     }
@@ -361,8 +376,21 @@ export class AnswerProxy {
     entry.usedAs = identity;
     if (varying.length > 0) this.matchedByInput.push({ request: `${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`, values: varying });
     this.answered += 1;
-    if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1, body: comparableBody(body) });
+    if (key !== undefined) this.byKey.set(key, { answer: entry.answer, requests: 1, effects: 1, body: comparableBody(body), entry });
     return entry.answer;
+  }
+
+  /** The reference's next attempt at the request `entry` recorded (the same method, URL, headers and body), not yet served. */
+  private async nextAttempt(entry: Recorded): Promise<Recorded | undefined> {
+    const referenceId = await this.runIds.record;
+    const specifics = [await this.specificsOf(referenceId, false)];
+    entry.bodyKey ??= await this.bodyKey(entry.body, specifics);
+    for (const r of this.recorded.slice(this.recorded.indexOf(entry) + 1)) {
+      if (r.usedBy !== null || r.identity !== entry.identity || r.headers !== entry.headers) continue;
+      r.bodyKey ??= await this.bodyKey(r.body, specifics);
+      if (r.bodyKey === entry.bodyKey) return r;
+    }
+    return undefined;
   }
 
   /**
@@ -396,6 +424,9 @@ export class AnswerProxy {
     return specifics;
   }
 }
+
+/** Statuses an HTTP client retries a write after (http/retry-policy.ts): the API's answer to the next attempt may differ. */
+const asksForRetry = (status: number): boolean => status === 429 || status === 408 || status >= 500;
 
 const NEVER_MADE: Answer = {
   status: 502,

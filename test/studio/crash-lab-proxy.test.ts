@@ -72,6 +72,45 @@ describe('crash lab answer proxy', () => {
     }
   });
 
+  it("serves a key retried after a 5xx or 429 the reference's next attempt, as the API answered it", async () => {
+    // Helper 64: the API answers each key's first attempt 500 (or 429), its retry 201; the proxy
+    // served the 500 to every retry, the armed run failed its write, and the lab said "not exactly-once".
+    const tries = new Map<string, number>();
+    const flaky = await new FakeApi()
+      .on('POST /pay', (req) => {
+        const key = String(req.headers['idempotency-key']);
+        const n = (tries.get(key) ?? 0) + 1;
+        tries.set(key, n);
+        return n === 1 ? { status: key.endsWith('k2') ? 429 : 500, body: { error: 'try again' } } : { status: 201, body: { paid: key.split(':')[1] } };
+      })
+      .start();
+    const proxy = await AnswerProxy.start({ Api: flaky.url });
+    try {
+      const base = proxy.sources().Api!;
+      proxy.recording('ref-run');
+      for (const k of ['k1', 'k2']) for (let attempt = 0; attempt < 2; attempt++) await post(base, '/pay', `ref-run:${k}`);
+      proxy.replay();
+      proxy.replaying('armed-run');
+      for (const k of ['k1', 'k2']) {
+        expect((await post(base, '/pay', `armed-run:${k}`)).status).toBe(k === 'k2' ? 429 : 500);
+        expect(await post(base, '/pay', `armed-run:${k}`)).toEqual({ status: 201, body: { paid: k } });
+        // Sent again after the success (a crash before it was logged): the success again, one write.
+        expect(await post(base, '/pay', `armed-run:${k}`)).toEqual({ status: 201, body: { paid: k } });
+      }
+      expect(proxy.report()).toMatchObject({
+        keys: [
+          { idempotencyKey: 'armed-run:k1', requests: 3, effects: 1 },
+          { idempotencyKey: 'armed-run:k2', requests: 3, effects: 1 },
+        ],
+        lost: [],
+        unexpected: [],
+      });
+    } finally {
+      await proxy.close();
+      await flaky.stop();
+    }
+  });
+
   it('names a key sent again with another body: the resend of a write is the logged request again', async () => {
     const { proxy, base, answers } = await recorded();
     try {
