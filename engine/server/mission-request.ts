@@ -57,6 +57,38 @@ function isFolderMission(dir: string): boolean {
   return [...MISSION_EXTENSIONS].some((ext) => fs.existsSync(path.join(dir, `mission${ext}`)));
 }
 
+/**
+ * A recorded mission (a run's files, `reqon`'s MissionFiles) saved where a CLI child can load it,
+ * content-addressed: its one file, or a folder mission's folder (its files side by side, as a
+ * folder mission keeps them). The crash lab re-runs the mission its reference run started with,
+ * whose action files the entry's text alone lacked (E3036 at once).
+ */
+export function saveMissionFiles(channel: string, mission: { entry: string; files: readonly { path: string; text: string }[] }, dir: string): string {
+  const entry = mission.files.find((f) => f.path === mission.entry) ?? mission.files[0];
+  if (entry === undefined) throw new StudioError('bad-request', `${channel}: the run has no mission files to start again`);
+  if (mission.files.length === 1) return saveMissionText(entry.text, dir);
+  const names = mission.files.map((f) => path.basename(f.path));
+  if (new Set(names).size !== names.length || names.some((n) => n === '' || n === '.' || n === '..' || !MISSION_EXTENSIONS.has(path.extname(n).toLowerCase()))) {
+    throw new StudioError('bad-request', `${channel}: the run's mission files (${names.join(', ')}) are not a folder mission's`);
+  }
+  const digest = crypto.createHash('sha256').update(JSON.stringify(mission.files.map((f, i) => [names[i], f.text]))).digest('hex').slice(0, 16);
+  const folder = path.join(dir, `mission-${digest}`);
+  if (!fs.existsSync(folder)) {
+    const staging = `${folder}.${process.pid}.tmp`;
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.mkdirSync(staging, { recursive: true });
+    mission.files.forEach((f, i) => fs.writeFileSync(path.join(staging, names[i]!), f.text));
+    try {
+      fs.renameSync(staging, folder);
+    } catch (error) {
+      // Another request saved the same mission first: its folder is this one.
+      fs.rmSync(staging, { recursive: true, force: true });
+      if (!fs.existsSync(folder)) throw error;
+    }
+  }
+  return folder;
+}
+
 /** Content-addressed, so starting the same text twice reuses one file. */
 function saveMissionText(text: string, dir: string): string {
   const digest = crypto.createHash('sha256').update(text).digest('hex').slice(0, 16);

@@ -18,7 +18,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
-import type { EventLog } from '../log/log.js';
+import type { EventLog, MissionFiles } from '../log/log.js';
 import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { hostId, ownerGoneUnder, ownerIsDead } from '../executor/owner.js';
@@ -30,7 +30,7 @@ import { CliRefusedError, type CliLauncher, type CliProcess, type RunArgs } from
 import { CrashLab } from './crash-lab.js';
 import { declaredSources, labUpstreams } from './lab-upstreams.js';
 import { LivePoll } from './live-poll.js';
-import { missionFileFor } from './mission-request.js';
+import { missionFileFor, saveMissionFiles } from './mission-request.js';
 import { checkCrashAt, checkRunArgs } from './run-request-check.js';
 import { asFields, int, optInt, optStr, optStringMap, str, valueWindows, type Fields } from './request-fields.js';
 import { RunProcesses } from './run-processes.js';
@@ -321,17 +321,15 @@ class Service implements StudioService {
   }
 
   /** The mission file for a start request: its text, or a path inside the studio's mission roots. */
-  private runRequest(channel: string, req: Fields, crashAt: string | undefined): RunArgs {
+  private runRequest(channel: string, req: Fields, crashAt: string | undefined, recorded?: MissionFiles): RunArgs {
     const { cwd, dbPath, demoMissionPath, missionRoots } = this.options;
-    const file = missionFileFor(
-      channel,
-      { missionPath: optStr(channel, req, 'missionPath'), missionText: optStr(channel, req, 'missionText') },
-      {
-        roots: missionRoots ?? [cwd, ...(demoMissionPath === undefined ? [] : [path.dirname(demoMissionPath)])],
-        cwd,
-        textDir: forkTextDir(dbPath, cwd),
-      },
-    );
+    const given = { missionPath: optStr(channel, req, 'missionPath'), missionText: optStr(channel, req, 'missionText') };
+    const textDir = forkTextDir(dbPath, cwd);
+    // Neither given, with a run to start again: that run's mission as it recorded it.
+    const file =
+      given.missionPath === undefined && given.missionText === undefined && recorded !== undefined
+        ? saveMissionFiles(channel, recorded, textDir)
+        : missionFileFor(channel, given, { roots: missionRoots ?? [cwd, ...(demoMissionPath === undefined ? [] : [path.dirname(demoMissionPath)])], cwd, textDir });
     return { missionPath: file, sources: optStringMap(channel, req, 'sources'), env: optStringMap(channel, req, 'env'), crashAt };
   }
 
@@ -340,10 +338,10 @@ class Service implements StudioService {
    * request's own win); each source's real base URL is what the lab's proxy forwards to.
    */
   private async labRunRequest(channel: string, req: Fields): Promise<{ run: RunArgs; upstreams: Record<string, string> }> {
-    const run = this.runRequest(channel, req, undefined);
     const referenceRunId = optStr(channel, req, 'referenceRunId');
     const reference = referenceRunId === undefined ? undefined : await this.log.getRun(referenceRunId);
     if (referenceRunId !== undefined && !reference) throw new StudioError('not-found', `${channel}: no run "${referenceRunId}"`);
+    const run = this.runRequest(channel, req, undefined, reference?.missionFiles);
     if (reference) {
       run.sources = { ...reference.options.sources, ...run.sources };
       run.env = { ...reference.options.env, ...run.env };

@@ -100,4 +100,19 @@ describe('studio with the real CLI and the demo', () => {
     expect(points.map((p) => p.point)).toEqual(expect.arrayContaining(['before-effect', 'after-effect', 'mid-store', 'before-wait']));
     expect(points.find((p) => p.point === 'before-wait')!.occurrences).toBe(1);
   });
+
+  it("a lab of a folder mission's run starts every file the run recorded, not its entry alone", async () => {
+    // Helper 64: the Crash lab tab sent the entry file's text only, and the lab failed at once with E3036.
+    const folder = path.join(dir, 'shop');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'mission.vague'), 'mission Shop {\n  source Shop { auth: none, base: "http://127.0.0.1:4010" }\n  store orders: sql("folder_orders")\n  run Sync\n}\n');
+    fs.writeFileSync(path.join(folder, 'sync.vague'), 'action Sync {\n  get "/orders" { paginate: page(page, 3) }\n  store response -> orders { key: .id }\n}\n');
+    const first = await service.handle('run.start', { missionPath: folder, sources: { Shop: api.url } });
+    // The reference run's mission and sources, nothing else: what the tab sends.
+    const started = await service.handle('crashlab.start', { referenceRunId: first.runId, crashAt: 'after-effect:2' });
+    const done = await service.labSettled(started.labId);
+    expect(done.error).toBeNull();
+    expect(done.processes[0]).toMatchObject({ command: 'run', signal: 'SIGKILL' });
+    expect(done.verdict).toMatchObject({ tested: true, storesEqual: true, finalStatus: 'completed' });
+  }, 60_000);
 });

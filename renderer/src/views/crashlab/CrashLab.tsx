@@ -9,7 +9,6 @@
  */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { CrashPointName, StartRunRequest } from '../../lib/protocol.js';
-import { invoke } from '../../lib/bridge.js';
 import { useRequest } from '../../lib/use-request.js';
 import { useCrashLab } from '../../lib/use-crash-lab.js';
 import { describeFailure } from '../../lib/protocol-failure.js';
@@ -64,13 +63,12 @@ export function CrashLab({ runId }: { runId: string }) {
   const picked = Math.min(Math.max(1, occurrence), Math.max(1, occurrences));
 
   // The lab runs the same mission text this run started with, and compares against this run.
+  // The lab's runs start the mission the reference run recorded (every file of a folder mission),
+  // which the studio takes from the log: only the sources typed here go with the request.
   const missionRequest = async (): Promise<StartRunRequest | null> => {
     try {
       const parsedSources = parseKeyValues(sources.split(',').join('\n'), 'Sources');
-      const mission = await invoke('run.source', { runId });
-      const entry = mission.files.find((f) => f.path === mission.entry) ?? mission.files[0];
-      if (!entry) throw new Error(`run "${runId}" has no mission source to re-run`);
-      return { missionText: entry.text, ...(Object.keys(parsedSources).length > 0 ? { sources: parsedSources } : {}) };
+      return Object.keys(parsedSources).length > 0 ? { sources: parsedSources } : {};
     } catch (err) {
       setPrepError(describeFailure(err));
       return null;
