@@ -21,6 +21,8 @@ export interface LoopOutline {
   variable: string;
   /** `response.items` → ['response', 'items']; null for any other expression (`a ++ b`, a call). */
   collection: string[] | null;
+  /** `concurrency N` with N > 1 on its line: each iteration binds its own variables (and response). */
+  concurrent?: boolean;
 }
 
 /** Where a loop's state is looked up: the file that holds it and the line `step.started` logged. */
@@ -45,7 +47,13 @@ export function outlineMission(files: { entry: string; files: { path: string; te
     for (const match of text.matchAll(FOR_DECL)) {
       const line = lineAt(text, match.index);
       const collection = match[2]!.trim();
-      loops[loopKey(file.path, line)] = { variable: match[1]!, collection: DOTTED.test(collection) ? collection.split('.') : null };
+      const lineEnd = text.indexOf('\n', match.index);
+      const concurrency = /\bconcurrency\s+([0-9]+)/.exec(text.slice(match.index, lineEnd === -1 ? undefined : lineEnd));
+      loops[loopKey(file.path, line)] = {
+        variable: match[1]!,
+        collection: DOTTED.test(collection) ? collection.split('.') : null,
+        ...(concurrency !== null && Number(concurrency[1]) > 1 ? { concurrent: true } : {}),
+      };
     }
   }
   return { storeKinds, actionFiles, entryFile: files.entry, loops };

@@ -54,6 +54,12 @@ interface OpenLoop {
 interface Frame {
   variables: Record<string, unknown>;
   response: unknown;
+  /**
+   * What each iteration of an open concurrent loop bound (`A/1[3]` → its variables and response):
+   * iterations that run at once each bind their own (a `let` there never sets the outer), so one
+   * frame for all showed one iteration's loop variable beside another's `let` and response.
+   */
+  iterations?: Map<string, { variables: Record<string, unknown>; response: unknown }>;
 }
 
 interface OpenStep {
@@ -186,9 +192,9 @@ export class StateAtHandler implements FoldHandler<RunState> {
         break;
       case 'step.completed': {
         const { bind } = event.payload;
-        const frame = this.frameFor(event.stepPath);
-        if (bind !== undefined) frame.variables = { ...frame.variables, [bind.name]: bind.value };
-        if ('response' in event.payload) frame.response = event.payload.response;
+        const scope = this.scopeFor(event.stepPath);
+        if (bind !== undefined) scope.variables = { ...scope.variables, [bind.name]: bind.value };
+        if ('response' in event.payload) scope.response = event.payload.response;
         this.closeStep(event.stepPath);
         break;
       }
@@ -222,7 +228,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
         const payload = event.payload;
         const pages = this.pages.get(event.stepPath) ?? [];
         this.pages.delete(event.stepPath);
-        this.frameFor(event.stepPath).response = 'value' in payload ? payload.value : payload.valueInAnswer ? (pages.at(-1) ?? null) : pageItems(pages);
+        this.scopeFor(event.stepPath).response = 'value' in payload ? payload.value : payload.valueInAnswer ? (pages.at(-1) ?? null) : pageItems(pages);
         break;
       }
       case 'store.write':
@@ -275,13 +281,16 @@ export class StateAtHandler implements FoldHandler<RunState> {
     const current = this.openSteps.at(-1) ?? null;
     const frameAction = current?.action ?? this.lastAction;
     const frame = this.frames.get(frameAction ?? NO_ACTION);
+    // The current step's own iterations of open concurrent loops, outermost first.
+    const scopes = current === null || frame?.iterations === undefined ? [] : this.iterationsHolding(current.stepPath).flatMap((key) => frame.iterations!.get(key) ?? []);
+    const inner = scopes.findLast((scope) => scope.response !== undefined);
     return {
       runId: this.runId,
       seq: this.lastSeq,
       event: this.lastEvent,
       stores: this.storeSnapshots(),
-      variables: { ...(frame?.variables ?? {}), ...this.loopVariables(frameAction, current?.stepPath ?? null) },
-      response: frame?.response ?? null,
+      variables: Object.assign({}, frame?.variables, ...scopes.map((scope) => scope.variables), this.loopVariables(frameAction, current?.stepPath ?? null)),
+      response: (inner !== undefined ? inner.response : frame?.response) ?? null,
       checkpoints: [...this.checkpoints.entries()]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([key, syncedAt]) => ({ key, syncedAt })),
@@ -300,7 +309,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
       lastSeq: this.lastSeq,
       lastEvent: this.lastEvent,
       stores: this.stores,
-      frames: new Map([...this.frames].map(([action, frame]) => [action, { ...frame }])),
+      frames: new Map([...this.frames].map(([action, frame]) => [action, copyFrame(frame)])),
       actions: this.actions.slice(),
       lastAction: this.lastAction,
       checkpoints: new Map(this.checkpoints),
@@ -319,7 +328,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.lastSeq = snapshot.lastSeq;
     this.lastEvent = snapshot.lastEvent;
     this.stores = snapshot.stores;
-    this.frames = new Map([...snapshot.frames].map(([action, frame]) => [action, { ...frame }]));
+    this.frames = new Map([...snapshot.frames].map(([action, frame]) => [action, copyFrame(frame)]));
     this.actions = snapshot.actions.slice();
     this.lastAction = snapshot.lastAction;
     this.checkpoints = new Map(snapshot.checkpoints);
@@ -344,6 +353,31 @@ export class StateAtHandler implements FoldHandler<RunState> {
       this.frames.set(action, frame);
     }
     return frame;
+  }
+
+  /**
+   * Where a step's binding and response go: the frame of its action, or inside an open concurrent
+   * loop the innermost iteration holding the step.
+   */
+  private scopeFor(stepPath: string): { variables: Record<string, unknown>; response: unknown } {
+    const frame = this.frameFor(stepPath);
+    const key = this.iterationsHolding(stepPath).at(-1);
+    if (key === undefined) return frame;
+    frame.iterations ??= new Map();
+    let scope = frame.iterations.get(key);
+    if (scope === undefined) frame.iterations.set(key, (scope = { variables: {}, response: undefined }));
+    return scope;
+  }
+
+  /** The iterations (`A/1[3]`) of open concurrent loops that hold `stepPath`, outermost first. */
+  private iterationsHolding(stepPath: string): string[] {
+    const out: string[] = [];
+    for (const loop of this.loops.values()) {
+      if (loop.outline.concurrent !== true) continue;
+      const index = iterationIndex(loop.forPath, stepPath);
+      if (index !== null) out.push(`${loop.forPath}[${index}]`);
+    }
+    return out.sort((a, b) => a.length - b.length);
   }
 
   /**
@@ -395,6 +429,12 @@ export class StateAtHandler implements FoldHandler<RunState> {
   }
 
   private closeStep(stepPath: string): void {
+    const loop = this.loops.get(stepPath);
+    if (loop?.outline.concurrent === true) {
+      // Its iterations' own bindings end with it: after the loop, the outer variables are as they were.
+      const iterations = this.frames.get(loop.action ?? NO_ACTION)?.iterations;
+      for (const key of [...(iterations?.keys() ?? [])]) if (key.startsWith(`${stepPath}[`)) iterations!.delete(key);
+    }
     this.loops.delete(stepPath);
     this.storeReads.delete(stepPath);
     for (let i = this.openSteps.length - 1; i >= 0; i -= 1) {
@@ -418,6 +458,11 @@ export class StateAtHandler implements FoldHandler<RunState> {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((name) => ({ name, kind: kinds[name] ?? 'unknown', records: this.stores.listAt(name, this.lastSeq) }));
   }
+}
+
+/** A frame to keep apart from the fold's (snapshots): its iterations' map copied, the values it holds shared (never mutated). */
+function copyFrame(frame: Frame): Frame {
+  return frame.iterations === undefined ? { ...frame } : { ...frame, iterations: new Map([...frame.iterations].map(([key, scope]) => [key, { ...scope }])) };
 }
 
 /** `path` is `parent` or a step inside it (`A/1[0]/0` is inside `A/1`). */

@@ -48,7 +48,7 @@ describe('outlineMission', () => {
     });
     expect(outline.loops).toEqual({
       'm.vague:2': { variable: 'order', collection: ['response', 'items'] },
-      'm.vague:4': { variable: 'line', collection: ['order', 'lines'] },
+      'm.vague:4': { variable: 'line', collection: ['order', 'lines'], concurrent: true },
       'm.vague:6': { variable: 'n', collection: null },
     });
   });
