@@ -136,7 +136,7 @@ export async function verifyRun(
     if (error instanceof DamagedLogError) {
       divergence = damaged(error);
     } else if (error instanceof UnreadableEventError) {
-      divergence = damaged(new DamagedLogError(runId, `the payload of its event ${error.seq} (${error.type}) is not a JSON object (changed outside the engine)`, error.seq));
+      divergence = damaged(new DamagedLogError(runId, error.detail, error.seq));
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
       const edited = opts.missionFiles !== undefined;

@@ -249,11 +249,15 @@ export function refuseNotFirstPage(plan: PaginationPlan, body: unknown, index: n
   if (flag === undefined) return;
   const where = describe();
   const first = plan.firstPage ?? 1;
-  const fix =
-    first === 1
-      ? `the API counts its pages from 0, so the records of its first page were skipped. Start the walk at page 0: paginate: { type: page, param: "${plan.param}", pageSize: ${plan.pageSize}${plan.sizeParam !== undefined ? `, sizeParam: "${plan.sizeParam}"` : ''}, firstPage: 0 }`
-      : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`;
-  throw new PaginationError(`the first page asked for (${where ?? `${plan.param}=${first}`}) says it is not the API's first page (${flag}: false): ${fix}`);
+  throw new PaginationError(`the first page asked for (${where ?? `${plan.param}=${first}`}) says it is not the API's first page (${flag}: false): ${firstPageFix(plan)}`);
+}
+
+/** What to do about a page walk that started past the API's first page. */
+function firstPageFix(plan: PaginationPlan): string {
+  const first = plan.firstPage ?? 1;
+  return first === 1
+    ? `the API counts its pages from 0, so the records of its first page were skipped. Start the walk at page 0: paginate: { type: page, param: "${plan.param}", pageSize: ${plan.pageSize}${plan.sizeParam !== undefined ? `, sizeParam: "${plan.sizeParam}"` : ''}, firstPage: 0 }`
+    : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`;
 }
 const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page'] as const;
 
@@ -315,10 +319,7 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   if (totalPages === 0 || asked !== expected - 1) return;
   const where = describe();
   throw new PaginationError(
-    `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ` +
-      (first === 1
-        ? `the API counts its pages from 0, so the records of its first page were skipped. Start the walk at page 0: paginate: { type: page, param: "${plan.param}", pageSize: ${plan.pageSize}${plan.sizeParam !== undefined ? `, sizeParam: "${plan.sizeParam}"` : ''}, firstPage: 0 }`
-        : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`),
+    `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ${firstPageFix(plan)}`,
   );
 }
 

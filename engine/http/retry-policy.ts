@@ -127,6 +127,11 @@ export interface ClassifyInput {
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** A status a request is tried again after (within its policy's attempts): 429 and every 5xx. */
+export function isRetriedStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
 export function classifyAttempt(input: ClassifyInput): Decision {
   const { outcome, policy } = input;
   let reason: string;
@@ -145,7 +150,7 @@ export function classifyAttempt(input: ClassifyInput): Decision {
       if (s >= 200 && s < 300) return { kind: 'success' };
       if (input.allow.includes(s)) return { kind: 'allowed' };
       if (s === 401 && input.canRefresh) return { kind: 'refresh-auth' };
-      if (s !== 429 && s < 500) {
+      if (!isRetriedStatus(s)) {
         return { kind: 'fail', code: 'http-status', retryable: false, reason: `failed with ${s}` };
       }
       code = 'http-status';

@@ -21,7 +21,7 @@ export interface LoopOutline {
   variable: string;
   /** `response.items` → ['response', 'items']; null for any other expression (`a ++ b`, a call). */
   collection: string[] | null;
-  /** `concurrency N` with N > 1 on its line: each iteration binds its own variables (and response). */
+  /** `concurrency N` with N > 1 before its body: each iteration binds its own variables (and response). */
   concurrent?: boolean;
 }
 
@@ -47,8 +47,9 @@ export function outlineMission(files: { entry: string; files: { path: string; te
     for (const match of text.matchAll(FOR_DECL)) {
       const line = lineAt(text, match.index);
       const collection = match[2]!.trim();
-      const lineEnd = text.indexOf('\n', match.index);
-      const concurrency = /\bconcurrency\s+([0-9]+)/.exec(text.slice(match.index, lineEnd === -1 ? undefined : lineEnd));
+      // Up to the body's `{`: `concurrency N` may stand on a line of its own.
+      const body = text.indexOf('{', match.index);
+      const concurrency = /\bconcurrency\s+([0-9]+)/.exec(text.slice(match.index, body === -1 ? undefined : body));
       loops[loopKey(file.path, line)] = {
         variable: match[1]!,
         collection: DOTTED.test(collection) ? collection.split('.') : null,

@@ -41,10 +41,12 @@ export class UnreadableEventError extends Error {
     readonly type: string,
     reason: string,
   ) {
-    super(
-      `the log of run '${runId}' is damaged: the payload of its event ${seq} (${type}) is not a JSON object (${reason}); ` +
-        'it was changed outside the engine — restore the log from a backup',
-    );
+    super(`the log of run '${runId}' is damaged: the payload of its event ${seq} (${type}) is not a JSON object (${reason}); it was changed outside the engine — restore the log from a backup`);
+  }
+
+  /** What is wrong, without the run (a report that names it already). */
+  get detail(): string {
+    return `the payload of its event ${this.seq} (${this.type}) is not a JSON object (changed outside the engine)`;
   }
 }
 

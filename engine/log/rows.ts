@@ -87,6 +87,11 @@ export function toStoredEvent(row: EventRow): StoredEvent {
   } as StoredEvent;
 }
 
+/** Every event payload is a JSON object: written so (prepareEvent), read so (parsePayload, the column-wise read). */
+export function isPayloadObject(payload: unknown): boolean {
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload);
+}
+
 /** A stored payload's JSON object, or UnreadableEventError naming the event (a log damaged outside the engine). */
 export function parsePayload(text: string, runId: string, seq: number, type: string): StoredEvent['payload'] {
   let payload: unknown;
@@ -95,8 +100,7 @@ export function parsePayload(text: string, runId: string, seq: number, type: str
   } catch (error) {
     throw new UnreadableEventError(runId, seq, type, error instanceof Error ? error.message : String(error));
   }
-  // Every payload the engine writes is an object.
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new UnreadableEventError(runId, seq, type, `it is ${payload === null ? 'null' : Array.isArray(payload) ? 'a list' : `a ${typeof payload}`}, not an object`);
+  if (!isPayloadObject(payload)) throw new UnreadableEventError(runId, seq, type, `it is ${payload === null ? 'null' : Array.isArray(payload) ? 'a list' : `a ${typeof payload}`}, not an object`);
   return payload as StoredEvent['payload'];
 }
 
@@ -139,8 +143,7 @@ export function prepareEvent(event: NewEvent, where: string): PreparedEvent {
     throw new Error(`${where}: stepPath of '${event.type}' must be a string ('' for run-level events) but got: ${describe(event.stepPath)}`);
   }
   checkInstant(event.recordedAt, `${where}: recordedAt of '${event.type}'`);
-  // An object, as every reader takes it (parsePayload refuses any other stored payload as damage).
-  if (typeof event.payload !== 'object' || event.payload === null || Array.isArray(event.payload)) {
+  if (!isPayloadObject(event.payload)) {
     throw new Error(`${where}: payload of '${event.type}' must be an object but got: ${describe(event.payload)}`);
   }
   const payloadJson = JSON.stringify(event.payload);

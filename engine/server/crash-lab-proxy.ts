@@ -31,6 +31,7 @@
  * `?since=<then>` — a request the reference never made — where the reference, a first run of
  * that URL, had fetched from the start. Through its own URLs it starts from the same nothing.
  */
+import { isRetriedStatus } from '../http/retry-policy.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hash } from 'node:crypto';
@@ -311,10 +312,11 @@ export class AnswerProxy {
           this.unexpected.push(`${method} ${target} (Idempotency-Key ${key}) sent again with another body`);
           return known.answer;
         }
-        // A retry after an answer that asks for one (a 5xx, a 429): the reference's retry of the
+        // A retry after an answer the client tries again after (a 5xx, a 429, a 401 its token refresh
+        // answers; http/retry-policy.ts): the reference's retry of the
         // same write got the API's next answer, recorded after it; served again, the 500 made the
         // armed run fail a write the reference made, and the lab said "not exactly-once".
-        const next = known.entry !== undefined && asksForRetry(known.answer.status) ? await this.nextAttempt(known.entry) : undefined;
+        const next = known.entry !== undefined && (isRetriedStatus(known.answer.status) || known.answer.status === 401) ? await this.nextAttempt(known.entry) : undefined;
         if (next !== undefined) {
           next.usedBy = key;
           next.usedAt = ++this.uses;
@@ -424,9 +426,6 @@ export class AnswerProxy {
     return specifics;
   }
 }
-
-/** Statuses an HTTP client retries a write after (http/retry-policy.ts): the API's answer to the next attempt may differ. */
-const asksForRetry = (status: number): boolean => status === 429 || status === 408 || status >= 500;
 
 const NEVER_MADE: Answer = {
   status: 502,

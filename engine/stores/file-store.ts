@@ -85,8 +85,9 @@ export function openFileStore(dataDir: string, target: string, options: FileStor
       }
       const next = joinMembers([...records.keys()].map((key) => memberFor(key, records.get(key)!)));
       // A replayed batch that changes nothing costs no disk write.
-      if (changed || stamp === undefined) await writeFileAtomic(path, next);
-      written = { stamp: (await fileStamp(path)) ?? '', records, members };
+      const rewrite = changed || stamp === undefined;
+      if (rewrite) await writeFileAtomic(path, next);
+      written = { stamp: rewrite ? ((await fileStamp(path)) ?? '') : stamp, records, members };
       return results;
 
       function memberFor(key: string, record: Record<string, unknown>): string {

@@ -42,7 +42,7 @@ describe('outlineMission', () => {
       files: [
         {
           path: 'm.vague',
-          text: 'action A {\n  for order in response.items where .ok {\n    // for nope in x {\n    for line in order.lines concurrency 2 {\n    }\n    for n in range(0, 3) {}\n  }\n}',
+          text: 'action A {\n  for order in response.items where .ok {\n    // for nope in x {\n    for line in order.lines concurrency 2 {\n    }\n    for n in range(0, 3) {}\n    for m in order.marks\n      concurrency 4 {}\n  }\n}',
         },
       ],
     });
@@ -50,6 +50,7 @@ describe('outlineMission', () => {
       'm.vague:2': { variable: 'order', collection: ['response', 'items'] },
       'm.vague:4': { variable: 'line', collection: ['order', 'lines'], concurrent: true },
       'm.vague:6': { variable: 'n', collection: null },
+      'm.vague:7': { variable: 'm', collection: ['order', 'marks'], concurrent: true },
     });
   });
 

@@ -21,7 +21,7 @@
  */
 import type Database from 'better-sqlite3';
 import { STORED_PAYLOAD_JSON, type EventType, type StoredEvent } from '../events.js';
-import { parsePayload, toStoredEvent } from '../rows.js';
+import { isPayloadObject, parsePayload, toStoredEvent } from '../rows.js';
 import type { Statements } from './statements.js';
 
 const CHUNK_EVENTS = 4096;
@@ -219,7 +219,7 @@ function decodeChunk(
   const columns = checkedColumns(seqList, typeList, pathList, atList, from, to, count, base);
   if (!columns || payloads.length !== count) return false;
   // Every payload is an object; one that is not is reported, event by event, by the row read.
-  for (const payload of payloads) if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return false;
+  if (!payloads.every(isPayloadObject)) return false;
   const { seqs, types, paths, ats } = columns;
   for (let i = 0; i < count; i++) {
     out.push({ runId, seq: seqs[i]!, type: sharedType(types[i]!, typeStrings), stepPath: paths[i]!, payload: payloads[i]!, recordedAt: base + ats[i]! } as StoredEvent);
