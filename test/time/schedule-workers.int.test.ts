@@ -52,7 +52,13 @@ describe.each(backends)('%s: schedules with several worker processes', (backend)
     const workers = Array.from({ length: 3 }, () =>
       spawnNode(build.cli, ['worker', file, '--db', db, '--poll', '50'], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } }),
     );
-    for (const w of workers) await waitFor('the worker to register the schedule', () => /^schedule Tick: every 1000 ms; next /m.test(w.stdout()), 20_000);
+    for (const w of workers) {
+      // A worker that exits instead (refused, crashed) fails here with what it said.
+      await waitFor('the worker to register the schedule', () => {
+        if (w.child.exitCode !== null || w.child.signalCode !== null) throw new Error(`a worker exited (${w.child.exitCode ?? w.child.signalCode}) before registering: ${w.stderr()}`);
+        return /^schedule Tick: every 1000 ms; next /m.test(w.stdout());
+      }, 20_000);
+    }
     await new Promise((r) => setTimeout(r, 4_200));
     for (const w of workers) w.child.kill('SIGTERM');
     const exits = await Promise.all(workers.map((w) => w.exited));

@@ -116,9 +116,13 @@ export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): 
  * is ours (a newer engine's log, which `migrate` refuses by name). Migrating it would add our tables to that program's
  * database and switch it to WAL, and a version it happened to set would skip our migrations.
  */
-function refuseForeignDatabase(db: Database.Database, dbPath: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[]);
+export function refuseForeignDatabase(db: Database.Database, dbPath: string): void {
+  // One read transaction: another process migrating this new file between the two reads would
+  // show version 0 with its tables, a foreign database, and the opener was refused.
+  const { version, tables } = db.transaction(() => ({
+    version: db.pragma('user_version', { simple: true }) as number,
+    tables: db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[],
+  }))();
   if (version === 0 && tables.length === 0) return; // a new file
   if (version > 0 && tables.includes('reqon_runs')) return; // a Reqon log (migrate refuses a newer one)
   // A newer engine's log, whatever tables it has come to have: migrate says so.
