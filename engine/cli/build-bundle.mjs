@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Builds the CLI's one-file bundle from what tsc wrote to dist/ (run after tsc by `npm run build`
+ * Builds the CLI's one-file bundles from what tsc wrote to dist/ (run after tsc by `npm run build`
  * and `npm run build:start`): dist/engine/cli/program.js and every module and package it imports,
- * as one CommonJS file in dist/engine/cli-bundle/, then its stamp, then V8's code cache for it.
+ * as one CommonJS file in dist/engine/cli-bundle/, then its stamp, then V8's code cache for it;
+ * and the same for `reqon check` alone, with a stub in place of every other command.
  * Why, and the rule that keeps a stale bundle from running, are in engine/cli/cli-bundle.ts.
  *
  *   node engine/cli/build-bundle.mjs            # nothing to do when the stamp still holds
@@ -47,9 +48,9 @@ function fail(message) {
 for (const file of [ENTRY, BIN, BUNDLE_MODULE]) {
   if (!fs.existsSync(file)) fail(`${file} is missing; run tsc first (npm run build does both)`);
 }
-const { BUNDLE_DIR, BUNDLE_FILE, CACHE_FILE, STAMP_FILE, bundleState } = await import(pathToFileURL(BUNDLE_MODULE).href);
+const { BUNDLE_DIR, BUNDLES, bundleFor, bundleState } = await import(pathToFileURL(BUNDLE_MODULE).href);
 
-if (!process.argv.includes('--force') && bundleState().fresh && fs.existsSync(CACHE_FILE)) {
+if (!process.argv.includes('--force') && BUNDLES.every((b) => bundleState(b).fresh && fs.existsSync(b.cache))) {
   process.stdout.write(`build-bundle: ${BUNDLE_DIR} is up to date\n`);
   process.exit(0);
 }
@@ -84,68 +85,96 @@ function markingLoader(marks) {
   };
 }
 
+/**
+ * In the check bundle, the import of any other command (program.ts's COMMANDS) is this stub: the
+ * bin runs that bundle only for `reqon check …` (cli-bundle.ts, bundleFor), so it is never reached.
+ */
+function otherCommandsStubbed() {
+  return {
+    name: 'reqon-other-commands-stubbed',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/commands\/[\w-]+\.js$/ }, (args) =>
+        args.path === './commands/check.js' ? undefined : { path: args.path, namespace: 'reqon-stub' },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'reqon-stub' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`the check bundle holds no ${args.path}; only \`reqon check\` runs from it`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** Bundles ENTRY into `bundle.file` and writes its stamp; its input marks. */
+async function buildBundle(bundle) {
+  const marks = new Map();
+  const tmpBundle = `${bundle.file}.${process.pid}.tmp`;
+  let result;
+  try {
+    result = await esbuild.build({
+      entryPoints: [ENTRY],
+      outfile: tmpBundle,
+      absWorkingDir: ROOT,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: EXTERNAL,
+      metafile: true,
+      logLevel: 'silent',
+      // The directive first, or the whole bundle runs sloppy (ES modules are strict; esbuild's own
+      // "use strict" lands after a banner, where it is no directive).
+      banner: { js: '"use strict";\nconst __reqonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+      plugins: [...(bundle.name === 'check' ? [otherCommandsStubbed()] : []), markingLoader(marks)],
+    });
+  } catch (e) {
+    fs.rmSync(tmpBundle, { force: true });
+    fail(`esbuild failed:\n${(e.errors ?? [e]).map((m) => `  ${m.text ?? m.message ?? m}`).join('\n')}`);
+  }
+  if (result.warnings.length > 0) {
+    fs.rmSync(tmpBundle, { force: true });
+    fail(`esbuild warned (a bundle that may not behave like the modules is not written):\n${result.warnings.map((w) => `  ${w.location?.file ?? ''}: ${w.text}`).join('\n')}`);
+  }
+  // The bundle runs from a code cache, where import() has no loader on Node 20: what stays outside
+  // it must be imported through env/import-esm.ts, which the bundle's runner hands the real one.
+  const dynamicExternals = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>
+    input.imports.filter((i) => i.kind === 'dynamic-import' && i.external).map((i) => `  ${file}: import('${i.path}')`),
+  );
+  if (dynamicExternals.length > 0) {
+    fs.rmSync(tmpBundle, { force: true });
+    fail(`import() of a module outside the bundle fails inside it; use importEsm (engine/env/import-esm.ts):\n${dynamicExternals.join('\n')}`);
+  }
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((file) => !file.startsWith('reqon-stub:'))
+    .map((file) => {
+      const mark = marks.get(path.resolve(ROOT, file));
+      if (!mark) fail(`esbuild read ${file} without the marking loader; its changes would not be noticed`);
+      return mark;
+    });
+
+  // Pure ASCII, so the runner reads it as latin1 (0.4 ms) rather than decoding UTF-8 (27 ms for one
+  // two-byte string of 1.3 MB, on every command). esbuild escapes what code holds; what is left is
+  // in the comments it keeps, where an escape means the same (it would in a string or regex too).
+  const bundleText = fs.readFileSync(tmpBundle, 'utf8');
+  const asciiText = bundleText.replace(/[^\x00-\x7f]/gu, (c) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
+  if (asciiText !== bundleText) fs.writeFileSync(tmpBundle, asciiText);
+
+  // Bundle, then the stamp naming it: a stamp never names a bundle not yet in place. The old cache
+  // goes first (V8 would reject it anyway); the warm-up below writes the new one.
+  fs.rmSync(bundle.cache, { force: true });
+  fs.renameSync(tmpBundle, bundle.file);
+  const bundleStat = fs.statSync(bundle.file);
+  const stamp = { format: 1, bundle: [relative(bundle.file), bundleStat.size, bundleStat.mtimeMs], inputs };
+  const tmpStamp = `${bundle.stamp}.${process.pid}.tmp`;
+  fs.writeFileSync(tmpStamp, `${JSON.stringify(stamp)}\n`);
+  fs.renameSync(tmpStamp, bundle.stamp);
+  return inputs;
+}
+
 fs.mkdirSync(BUNDLE_DIR, { recursive: true });
-const marks = new Map();
-const tmpBundle = `${BUNDLE_FILE}.${process.pid}.tmp`;
-let result;
-try {
-  result = await esbuild.build({
-    entryPoints: [ENTRY],
-    outfile: tmpBundle,
-    absWorkingDir: ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: EXTERNAL,
-    metafile: true,
-    logLevel: 'silent',
-    // The directive first, or the whole bundle runs sloppy (ES modules are strict; esbuild's own
-    // "use strict" lands after a banner, where it is no directive).
-    banner: { js: '"use strict";\nconst __reqonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [markingLoader(marks)],
-  });
-} catch (e) {
-  fs.rmSync(tmpBundle, { force: true });
-  fail(`esbuild failed:\n${(e.errors ?? [e]).map((m) => `  ${m.text ?? m.message ?? m}`).join('\n')}`);
-}
-if (result.warnings.length > 0) {
-  fs.rmSync(tmpBundle, { force: true });
-  fail(`esbuild warned (a bundle that may not behave like the modules is not written):\n${result.warnings.map((w) => `  ${w.location?.file ?? ''}: ${w.text}`).join('\n')}`);
-}
-// The bundle runs from a code cache, where import() has no loader on Node 20: what stays outside
-// it must be imported through env/import-esm.ts, which the bundle's runner hands the real one.
-const dynamicExternals = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>
-  input.imports.filter((i) => i.kind === 'dynamic-import' && i.external).map((i) => `  ${file}: import('${i.path}')`),
-);
-if (dynamicExternals.length > 0) {
-  fs.rmSync(tmpBundle, { force: true });
-  fail(`import() of a module outside the bundle fails inside it; use importEsm (engine/env/import-esm.ts):\n${dynamicExternals.join('\n')}`);
-}
-const inputs = Object.keys(result.metafile.inputs).map((file) => {
-  const mark = marks.get(path.resolve(ROOT, file));
-  if (!mark) fail(`esbuild read ${file} without the marking loader; its changes would not be noticed`);
-  return mark;
-});
-
-// Pure ASCII, so the runner reads it as latin1 (0.4 ms) rather than decoding UTF-8 (27 ms for one
-// two-byte string of 1.3 MB, on every command). esbuild escapes what code holds; what is left is
-// in the comments it keeps, where an escape means the same (it would in a string or regex too).
-const bundleText = fs.readFileSync(tmpBundle, 'utf8');
-const asciiText = bundleText.replace(/[^\x00-\x7f]/gu, (c) =>
-  Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
-);
-if (asciiText !== bundleText) fs.writeFileSync(tmpBundle, asciiText);
-
-// Bundle, then the stamp naming it: a stamp never names a bundle not yet in place. The old cache
-// goes first (V8 would reject it anyway); the warm-up below writes the new one.
-fs.rmSync(CACHE_FILE, { force: true });
-fs.renameSync(tmpBundle, BUNDLE_FILE);
-const bundleStat = fs.statSync(BUNDLE_FILE);
-const stamp = { format: 1, bundle: [relative(BUNDLE_FILE), bundleStat.size, bundleStat.mtimeMs], inputs };
-const tmpStamp = `${STAMP_FILE}.${process.pid}.tmp`;
-fs.writeFileSync(tmpStamp, `${JSON.stringify(stamp)}\n`);
-fs.renameSync(tmpStamp, STAMP_FILE);
+const inputCounts = [];
+for (const bundle of BUNDLES) inputCounts.push((await buildBundle(bundle)).length);
 
 const MISSION = `mission StartUp {
   store items: sql("items")
@@ -156,7 +185,10 @@ const MISSION = `mission StartUp {
 }
 `;
 
-/** Each command runs through the bundle and extends the cache its predecessor wrote; what failed only there, or nothing. */
+/**
+ * Each command runs through its bundle (bundleFor) and extends the cache its predecessor there
+ * wrote; what failed only there, or nothing.
+ */
 function warmUp() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-bundle-warm-'));
   try {
@@ -181,8 +213,9 @@ function warmUp() {
     };
     for (const { args, expect } of commands) {
       const ok = (o) => o.status === 0 && expect.test(o.output);
+      const bundle = bundleFor(args);
       const viaBundle = reqon(args, true);
-      if (fs.existsSync(tmpCache)) fs.renameSync(tmpCache, CACHE_FILE);
+      if (fs.existsSync(tmpCache)) fs.renameSync(tmpCache, bundle.cache);
       if (ok(viaBundle)) continue;
       // The modules fail the same way: the engine is broken (or mid-edit), not the bundle, which
       // stays — it is no worse than what it was made from. Otherwise the bundle must not run.
@@ -192,7 +225,7 @@ function warmUp() {
         process.stderr.write(`build-bundle: warning: ${said}and the same through the compiled modules; the code cache lacks that command\n`);
         continue;
       }
-      fs.rmSync(STAMP_FILE, { force: true });
+      fs.rmSync(bundle.stamp, { force: true });
       // Not fail() here: process.exit would skip the finally that removes the temp dir.
       return `${said}but exits ${viaModules.status} through the compiled modules; the bundle is disabled (its stamp removed)`;
     }
@@ -204,6 +237,6 @@ const warmUpFailure = warmUp();
 if (warmUpFailure) fail(warmUpFailure);
 
 const kb = (file) => (fs.existsSync(file) ? `${Math.round(fs.statSync(file).size / 1024)} KB` : 'none');
-process.stdout.write(
-  `build-bundle: ${BUNDLE_FILE} from ${inputs.length} files (${kb(BUNDLE_FILE)}, code cache ${kb(CACHE_FILE)})\n`,
-);
+for (const [i, bundle] of BUNDLES.entries()) {
+  process.stdout.write(`build-bundle: ${bundle.file} from ${inputCounts[i]} files (${kb(bundle.file)}, code cache ${kb(bundle.cache)})\n`);
+}

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { CACHE_FILE, bundleState } from '../../engine/cli/cli-bundle.js';
+import { BUNDLES, bundleFor, bundleState } from '../../engine/cli/cli-bundle.js';
 import type { BenchResult } from './bench-types.js';
 
 const ROUNDS = 20;
@@ -98,28 +98,32 @@ function variants(dir: string): Variant[] {
 }
 
 export async function benchmarks(): Promise<BenchResult[]> {
-  const state = bundleState();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-bench-start-up-'));
   try {
     fs.writeFileSync(path.join(dir, 'one.vague'), MISSION);
     const all = variants(dir);
-    const measured = all.filter((v) => state.fresh || v.env['REQON_CLI_BUNDLE'] !== '1');
+    // The bundle a variant runs from (the bin picks it by the command), and whether it can run.
+    const bundleOf = (v: Variant) => bundleFor(v.argv.slice(2));
+    const states = new Map(BUNDLES.map((b) => [b, bundleState(b)]));
+    const measured = all.filter((v) => v.env['REQON_CLI_BUNDLE'] !== '1' || states.get(bundleOf(v))!.fresh);
     // Untimed: each run's log is created (migrations) here, so what is timed opens an existing one.
     for (const v of measured) await timed(v, dir);
     const samples = new Map<Variant, Sample[]>(measured.map((v) => [v, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const v of measured) samples.get(v)!.push(await timed(v, dir));
     }
-    const cache = fs.existsSync(CACHE_FILE) ? 'with its code cache' : 'WITHOUT a code cache';
     const results: BenchResult[] = [];
     for (const v of all) {
       const name = `start-up: ${v.name}`;
+      const bundle = bundleOf(v);
       const s = samples.get(v);
       if (!s) {
+        const state = states.get(bundle)!;
         results.push({ name, value: NaN, unit: `not measured: the bundle cannot run (${state.fresh ? '' : state.reason})` });
         continue;
       }
-      const way = v.env['REQON_CLI_BUNDLE'] === '1' ? `, bundle ${cache}` : '';
+      const cache = fs.existsSync(bundle.cache) ? 'with its code cache' : 'WITHOUT a code cache';
+      const way = v.env['REQON_CLI_BUNDLE'] === '1' ? `, ${bundle.name === 'full' ? 'bundle' : `${bundle.name} bundle`} ${cache}` : '';
       const wall = s.map((x) => x.wallMs);
       results.push({ name: `${name}, wall p50`, value: quantile(wall, 0.5), unit: `ms (${ROUNDS} runs${way}${v.goal ? `; ${v.goal}` : ''})` });
       results.push({ name: `${name}, wall p90`, value: quantile(wall, 0.9), unit: 'ms' });

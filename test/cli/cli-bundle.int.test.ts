@@ -97,21 +97,54 @@ afterAll(() => {
 describe('the CLI bundle', () => {
   it('was built with its code cache, and its builder has nothing to do while it holds', () => {
     expect(fs.existsSync(path.join(root, 'engine/cli-bundle/reqon.cjs.v8cache'))).toBe(true);
+    expect(fs.existsSync(path.join(root, 'engine/cli-bundle/reqon-check.cjs.v8cache'))).toBe(true);
     const again = builder();
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/is up to date/);
   });
 
+  it('`reqon check` runs from a bundle of its own, without the other commands, which goes stale on its own inputs', () => {
+    const full = fs.statSync(path.join(root, 'engine/cli-bundle/reqon.cjs')).size;
+    const check = fs.statSync(path.join(root, 'engine/cli-bundle/reqon-check.cjs')).size;
+    expect(check).toBeLessThan(full / 2);
+    // A command module only the full bundle holds changes: that bundle is stale, check's is not.
+    const runModule = path.join(root, 'engine/cli/commands/run.js');
+    const runText = fs.readFileSync(runModule, 'utf8');
+    const lexer = path.join(root, 'engine/lang/lexer.js');
+    const lexerText = fs.readFileSync(lexer, 'utf8');
+    try {
+      fs.writeFileSync(runModule, `${runText}\n// edited\n`);
+      expect(reqon('1', '--version').stderr).toMatch(/the CLI bundle cannot run: \.\.\/cli\/commands\/run\.js changed since the bundle was built/);
+      const checked = reqon('1', 'check', 'good.vague');
+      expect(checked, checked.stderr).toEqual({ code: 0, stdout: 'good.vague: no errors\n', stderr: '' });
+      // And a front-end module changing makes the check bundle stale too: it never runs stale.
+      fs.writeFileSync(lexer, `${lexerText}\n// edited\n`);
+      expect(reqon('1', 'check', 'good.vague').stderr).toMatch(/\.\.\/lang\/lexer\.js changed since the bundle was built/);
+      expect(reqon(undefined, 'check', 'good.vague').code).toBe(0);
+    } finally {
+      fs.writeFileSync(runModule, runText);
+      fs.writeFileSync(lexer, lexerText);
+      const rebuilt = builder();
+      expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    }
+    expect(reqon('1', 'check', 'good.vague').code).toBe(0);
+    expect(reqon('1', '--version').code).toBe(0);
+  });
+
   it('is pure ASCII, which its runner reads as latin1 (the comments esbuild keeps have their other characters escaped)', () => {
-    const bytes = fs.readFileSync(path.join(root, 'engine/cli-bundle/reqon.cjs'));
-    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
-    // The modules it was made from do hold such characters (messages, comments): escaped, not lost.
-    expect(bytes.toString('latin1')).toMatch(/\\u2026/);
+    for (const file of ['reqon.cjs', 'reqon-check.cjs']) {
+      const bytes = fs.readFileSync(path.join(root, 'engine/cli-bundle', file));
+      expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+      // The modules it was made from do hold such characters (messages, comments): escaped, not lost.
+      expect(bytes.toString('latin1')).toMatch(/\\u2026/);
+    }
   });
 
   it('is strict code, as the ES modules it was made from are', () => {
     // A "use strict" anywhere but first is no directive: frozen values would be written to silently.
-    expect(fs.readFileSync(path.join(root, 'engine/cli-bundle/reqon.cjs'), 'utf8')).toMatch(/^"use strict";\n/);
+    for (const file of ['reqon.cjs', 'reqon-check.cjs']) {
+      expect(fs.readFileSync(path.join(root, 'engine/cli-bundle', file), 'utf8')).toMatch(/^"use strict";\n/);
+    }
   });
 
   const cases: Array<{ what: string; args: string[]; code: number }> = [
@@ -123,6 +156,7 @@ describe('the CLI bundle', () => {
     { what: 'the help command', args: ['help'], code: 0 },
     { what: 'the help command for a command', args: ['help', 'run'], code: 0 },
     { what: 'the help command for an unknown command', args: ['help', 'nope'], code: 2 },
+    { what: 'help for check (its own bundle)', args: ['check', '--help'], code: 0 },
     { what: 'check of a clean file', args: ['check', 'good.vague'], code: 0 },
     { what: 'check of a file with errors', args: ['check', 'bad.vague'], code: 1 },
     { what: 'check of a missing file', args: ['check', 'missing.vague'], code: 2 },
