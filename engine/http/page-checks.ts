@@ -10,7 +10,9 @@
  * list out — proto3, Spring's HAL — `{ "message": "page out of range" }`) is an empty page: it ends
  * a walk whose next page it does not name, as `[]` does. Refusing such pages (briefly, on
  * 2026-12-02) failed a mission on the night its row count landed on a multiple of the page size.
- * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused.
+ * - `checkListField`: a list field that holds an object (PHP's list with gaps) is refused, and so
+ *   is a page with no list whose records are an object keyed by index or sit below its top
+ *   (`result.items`, HAL's `_embedded.people`): those are no empty pages.
  * - `warnRecordsElsewhere`: records taken from a first list with an unusual name (`facets`) while
  *   a later one has a usual one (`results`) are said, not refused (itemsPath settles it).
  * - `warnNoCursor`: a full first page with nothing at the cursor path is said (a misspelt path),
@@ -41,32 +43,56 @@ import type { PaginationPlan } from './pagination.js';
  * there as at the last page, and the pages after it were never asked for.
  */
 /**
- * A page with no list at all, whose field holds a non-empty object keyed "0", "2", … of records:
- * PHP's list with gaps. Taken for an empty page, it ended the walk with none of its records, the
- * run completed and its `since` checkpoint passed them. (Pages after a list are checked against
- * that list's field, below; a page without a list, an integer-keyed object or records is left
- * as the empty page it may well be.)
+ * A page with no list of records at all, whose field holds a non-empty object of records keyed
+ * "0", "2", … (PHP's list with gaps), or whose records sit below its top (`{ "result": { "items":
+ * […] } }`, Spring HAL's `_embedded.people`). Taken for an empty page, it ended the walk with
+ * none of its records, the run completed and its `since` checkpoint passed them. (Pages after a
+ * list are checked against that list's field, below; a page with an empty list, or with no
+ * records anywhere, is the empty page it may well be.)
  */
-function refuseGappedList(page: Record<string, unknown>, index: number): void {
+function refuseRecordsNotInList(page: Record<string, unknown>, index: number): void {
   let gapped: string | undefined;
+  let list = false;
   for (const [name, value] of Object.entries(page)) {
-    // A list with items is the page's records (an empty `errors: []` beside them is not).
-    if (Array.isArray(value) && value.length > 0) return;
-    if (gapped === undefined && isIndexedRecords(value)) gapped = name;
+    if (Array.isArray(value)) {
+      // A list with items is the page's records (an empty `errors: []` beside them is not).
+      if (value.length > 0) return;
+      list = true;
+    } else if (gapped === undefined && isKeyedRecords(name, value)) {
+      gapped = name;
+    }
   }
-  if (gapped === undefined) return;
+  if (gapped !== undefined) throw gappedListError(index, gapped);
+  if (list) return;
+  const nested = nestedRecords(page);
+  if (nested === undefined) return;
   throw new PaginationError(
-    `page ${index + 1} has no list, but an object of records keyed by index under "${gapped}" (how PHP sends a list with gaps): ` +
+    `page ${index + 1} has no list at its top, but "${nested[0]}" holds ${nested[1]} record${nested[1] === 1 ? '' : 's'}: ` +
+      `stopping instead of taking it for an empty page; say where the records are with itemsPath: "${nested[0]}"`,
+  );
+}
+
+function gappedListError(index: number, field: string): PaginationError {
+  return new PaginationError(
+    `page ${index + 1} has no list of records, but an object of records keyed by index under "${field}" (how PHP sends a list with gaps): ` +
       `stopping instead of taking it for an empty page; have the API send a list, or fetch without paginate and take the records with values()`,
   );
 }
 
 /**
- * An object of records keyed by list index: every key an index, every value a record, the indices
- * no further apart than a filtered list leaves them (the largest below 4 × their count + 16).
- * Years (`{ "2023": {…}, "2024": {…} }`) or ids are keys of another kind.
+ * An object of records keyed by list index (isIndexedRecords), or, under a field named as records
+ * are (`data`, `items`…), keyed by any integers: a list filtered down to a few far-apart indices.
  */
-function isIndexedRecords(value: unknown): boolean {
+function isKeyedRecords(name: string, value: unknown): boolean {
+  return isIndexedRecords(value, RECORD_LISTS.has(name.toLowerCase()) ? Infinity : undefined);
+}
+
+/**
+ * An object of records keyed by list index: every key an index, every value a record, the indices
+ * no further apart than a filtered list leaves them (the largest below 4 × their count + 16,
+ * unless `spread` says otherwise). Years (`{ "2023": {…}, "2024": {…} }`) or ids are keys of another kind.
+ */
+function isIndexedRecords(value: unknown, spread?: number): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const entries = Object.entries(value);
   if (entries.length === 0) return false;
@@ -75,7 +101,39 @@ function isIndexedRecords(value: unknown): boolean {
     if (!/^(0|[1-9][0-9]{0,8})$/.test(key) || item === null || typeof item !== 'object' || Array.isArray(item)) return false;
     largest = Math.max(largest, Number(key));
   }
-  return largest < 4 * entries.length + 16;
+  return largest < (spread ?? 4 * entries.length + 16);
+}
+
+/** How deep below the page's top records are looked for (`_embedded.people` is two down). */
+const NESTED_DEPTH = 3;
+
+/** Fields of a page that say something about it, never wrap its records (an error's details, a filter list). */
+const NOT_RECORD_ENVELOPES = new Set(['error', 'errors', 'warning', 'warnings', 'message', 'messages', 'meta', 'links', '_links', 'debug', 'facets', 'aggregations', 'filters']);
+
+/** The first non-empty list of records (objects) inside an object field of the page: its path and length. */
+function nestedRecords(page: Record<string, unknown>): [string, number] | undefined {
+  let level: Array<[string, Record<string, unknown>]> = Object.entries(page).flatMap(([name, v]) =>
+    isPlainObject(v) && !NOT_RECORD_ENVELOPES.has(name.toLowerCase()) ? [[name, v] as [string, Record<string, unknown>]] : [],
+  );
+  for (let depth = 1; depth < NESTED_DEPTH && level.length > 0; depth++) {
+    const next: Array<[string, Record<string, unknown>]> = [];
+    for (const [at, object] of level) {
+      for (const [name, value] of Object.entries(object)) {
+        const path = `${at}.${name}`;
+        if (Array.isArray(value)) {
+          if (value.some(isPlainObject)) return [path, value.length];
+        } else if (isPlainObject(value)) {
+          next.push([path, value]);
+        }
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
@@ -83,11 +141,16 @@ export function checkListField(body: unknown, items: unknown[], field: string | 
   const page = body as Record<string, unknown>;
   if (field === undefined) {
     if (items.length === 0) {
-      refuseGappedList(page, index);
+      refuseRecordsNotInList(page, index);
       return undefined;
     }
-    for (const [name, value] of Object.entries(page)) if (value === items) return name;
-    return undefined;
+    const taken = Object.entries(page).find(([, value]) => value === items)?.[0];
+    // Laravel's paginator with a gapped `data` object: its first list is its own `links`.
+    if (taken !== undefined && !RECORD_LISTS.has(taken.toLowerCase())) {
+      const gapped = Object.entries(page).find(([name, value]) => name !== taken && RECORD_LISTS.has(name.toLowerCase()) && isKeyedRecords(name, value));
+      if (gapped !== undefined) throw gappedListError(index, gapped[0]);
+    }
+    return taken;
   }
   const value = Object.prototype.hasOwnProperty.call(page, field) ? page[field] : undefined;
   // Nothing, null, an empty object or a scalar holds no records: that page ends the pagination as before.
@@ -291,6 +354,13 @@ export function refuseShortPageWithMore(
   else if (counted !== undefined) shown = counted;
   else return;
   const where = describe();
+  if (items.length === 0) {
+    // No size to suggest: the records are not where the walk takes them from.
+    throw new PaginationError(
+      `page ${index + 1}${where ? ` (${where})` : ''} holds no items, yet says more pages follow (${shown}): stopping instead of ending the walk with the rest missing. ` +
+        `The records are not where the fetch looks: say where with itemsPath, or check where the API's pages start (firstPage)`,
+    );
+  }
   const sized = plan.sizeParam !== undefined ? `it was sent as ${plan.sizeParam}=${plan.pageSize} and` : 'the mission sends no size, so';
   throw new PaginationError(
     `page ${index + 1}${where ? ` (${where})` : ''} holds ${items.length} items, fewer than the page size ${plan.pageSize}, yet says more pages follow (${shown}): ` +
@@ -317,6 +387,9 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   const asked = first + index;
   const expected = first + totalPages - (held === 0 ? 0 : 1);
   if (totalPages === 0 || asked !== expected - 1) return;
+  // An empty first page of a one-page count is an empty API as often (will_paginate says
+  // total_pages: 1 with no records) as a skipped page 0: only a count of records tells.
+  if (index === 0 && held === 0 && !RECORD_TOTALS.some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
   const where = describe();
   throw new PaginationError(
     `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ${firstPageFix(plan)}`,
@@ -327,7 +400,7 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
  * Totals that say how many records (or pages) the whole walk holds. Only names that mean nothing
  * else: a bare `total` or `count` is as often a sum of money or the page's own count.
  */
-const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
+const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'total_entries', 'totalEntries', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
 const PAGE_TOTALS = ['total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */

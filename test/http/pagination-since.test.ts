@@ -101,15 +101,52 @@ describe('paginate loop', () => {
     // empty page: the run completed with none of its records and its since checkpoint passed them.
     const walk = (first: unknown) => paginate({ strategy: 'page', param: 'page', pageSize: 2 }, { fetchPage: async (_q, i) => [first, { data: [] }][i] });
     await expect(walk({ data: { '0': { id: 'a' }, '2': { id: 'b' } } })).rejects.toThrow(
-      'page 1 has no list, but an object of records keyed by index under "data" (how PHP sends a list with gaps): stopping instead of taking it for an empty page',
+      'page 1 has no list of records, but an object of records keyed by index under "data" (how PHP sends a list with gaps): stopping instead of taking it for an empty page',
     );
     // A list anywhere on the page is its records; an object keyed by names, or of scalars, or empty, is no gapped list.
     // An empty list beside it is no list of records (helper 63: `{ errors: [], data: {…} }` was taken for an empty page).
-    await expect(walk({ errors: [], data: { '0': { id: 'a' }, '2': { id: 'b' } } })).rejects.toThrow('page 1 has no list, but an object of records keyed by index under "data"');
+    await expect(walk({ errors: [], data: { '0': { id: 'a' }, '2': { id: 'b' } } })).rejects.toThrow('page 1 has no list of records, but an object of records keyed by index under "data"');
     // A list with records is the page's; keys by name, years or ids, scalars, or nothing are no gapped list (helper 63: a histogram by year failed the fetch).
     for (const page of [{ data: { '0': { id: 'a' } }, items: [{ id: 'x' }] }, { data: { first: { id: 'a' } } }, { counts: { '0': 1, '1': 2 } }, { histogram: { '2023': { n: 1 }, '2024': { n: 2 } } }, { byId: { '918273': { id: 918273 } } }, { data: {} }, {}]) {
       expect(await walk(page), JSON.stringify(page)).toMatchObject({ stoppedBy: 'exhausted' });
     }
+  });
+  it('refuses a first page whose records are not in a list at its top: a gapped object behind another list, far-apart indices, records nested', async () => {
+    // Helper 65: each completed with none of the page's records (Laravel's stored its `links` as records).
+    const walk = (first: unknown) => paginate({ strategy: 'page', param: 'page', pageSize: 15 }, { fetchPage: async (_q, i) => [first, { data: [] }][i] });
+    const links = [{ url: null, label: '&laquo; Previous', active: false }, { url: '/users?page=1', label: '1', active: true }];
+    await expect(walk({ current_page: 1, data: { '0': { id: 1 }, '2': { id: 3 } }, links, total: 2 })).rejects.toThrow(
+      'page 1 has no list of records, but an object of records keyed by index under "data" (how PHP sends a list with gaps)',
+    );
+    // Under a name records go by, indices far apart are a list filtered down too.
+    await expect(walk({ data: { '57': { id: 58 }, '93': { id: 94 } }, meta: { page: 1 } })).rejects.toThrow('keyed by index under "data"');
+    await expect(walk({ result: { items: [{ id: 1 }, { id: 2 }] } })).rejects.toThrow(
+      'page 1 has no list at its top, but "result.items" holds 2 records: stopping instead of taking it for an empty page; say where the records are with itemsPath: "result.items"',
+    );
+    await expect(walk({ _embedded: { people: [{ id: 1 }] }, _links: { self: { href: '/people' } }, page: { number: 0 } })).rejects.toThrow('itemsPath: "_embedded.people"');
+    // With itemsPath the mission has said where they are.
+    const told = await paginate({ strategy: 'page', param: 'page', pageSize: 15, itemsPath: 'result.items' }, { fetchPage: async (_q, i) => [{ result: { items: [{ id: 1 }] } }][i] });
+    expect(told).toMatchObject({ items: [{ id: 1 }], stoppedBy: 'exhausted' });
+    // Still empty pages: a list at the top (empty), lists of no records, what describes the page (an error's details, its filters).
+    for (const page of [{ data: [], result: { items: [{ id: 1 }] } }, { stats: { tags: ['a', 'b'] } }, { meta: { filters: [{ name: 'x' }] } }, { _links: { items: [{ href: '/a' }] } }, { byId: { '918273': { id: 1 } } }]) {
+      expect(await walk(page), JSON.stringify(page)).toMatchObject({ stoppedBy: 'exhausted' });
+    }
+    // A first list with records under a usual name is the page's, whatever else it holds.
+    expect(await walk({ data: [{ id: 1 }], extra: { '0': { id: 'x' }, '2': { id: 'y' } } })).toMatchObject({ count: 1 });
+  });
+  it('an empty API that counts one page is empty, not one that starts at 0; an empty page with a total names no page size', async () => {
+    // Helper 65: will_paginate keeps total_pages at least 1; the empty first page was refused
+    // with "counts its pages from 0", whose page=0 such APIs reject.
+    const plan: PaginationPlan = { strategy: 'page', param: 'page', pageSize: 10 };
+    for (const page of [{ items: [], total_entries: 0, total_pages: 1 }, { items: [], total_pages: 1 }]) {
+      expect(await paginate(plan, { fetchPage: async () => page }), JSON.stringify(page)).toMatchObject({ count: 0, stoppedBy: 'exhausted' });
+    }
+    // A count of records the walk did not see: page 0 was skipped.
+    await expect(paginate(plan, { fetchPage: async () => ({ content: [], totalElements: 3, totalPages: 1 }) })).rejects.toThrow(/holds no items, yet says more pages follow \(totalElements: 3\)/);
+    // And no `page(page, 0, …)` is suggested for it.
+    await expect(paginate(plan, { fetchPage: async () => ({ data: [], total_count: 2 }) })).rejects.toThrow(
+      'page 1 holds no items, yet says more pages follow (total_count: 2): stopping instead of ending the walk with the rest missing. The records are not where the fetch looks',
+    );
   });
   it('warns when a full first page of a cursor pagination has nothing at the cursor path (misspelt), and only then', async () => {
     const plan: PaginationPlan = { strategy: 'cursor', param: 'after', pageSize: 2, cursorPath: 'meta.nxt' };
