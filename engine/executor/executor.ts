@@ -203,7 +203,7 @@ export class Executor implements StepRuntime {
         end = stage.parallel ? await this.runParallel(names) : await this.runAction(names[0]!);
       } catch (error) {
         if (!(error instanceof SuspendSignal) && !isFlowSignal(error) && !isEngineError(error)) {
-          this.journal.mark(path, 'stage.failed', () => ({ index, error: errorInfo(error) }));
+          this.journal.markPassedFailure(path, 'stage.failed', () => ({ index, error: errorInfo(error) }));
         }
         throw error;
       }
@@ -342,7 +342,7 @@ export class Executor implements StepRuntime {
           continue;
         }
         if (!(signal instanceof SuspendSignal) && !isEngineError(signal)) {
-          this.journal.mark(path, 'action.failed', () => ({ action: name, error: errorInfo(signal) }));
+          this.journal.markPassedFailure(path, 'action.failed', () => ({ action: name, error: errorInfo(signal) }));
         }
         throw signal;
       }

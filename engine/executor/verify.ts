@@ -123,7 +123,8 @@ export async function verifyRun(
     if (end.status === 'completed' || end.status === 'failed') {
       const closing = end.status === 'completed' ? 'run.completed' : 'run.failed';
       try {
-        journal.take('', closing);
+        if (end.status === 'failed') journal.markPassedFailure('', 'run.failed', () => ({ error: end.error }));
+        else journal.take('', closing);
       } catch (error) {
         // A finished run's row with no closing event in its log: the log lost its end, which a
         // run that merely has not finished would not show (its row would not say finished).

@@ -170,6 +170,8 @@ export class Journal {
   private readonly liveBranches = new Set<string>();
   /** Filled only with `recordAsked` (verify). */
   readonly asked: AskedEntry[] = [];
+  /** Under verify: the failures (failureKey) the log shows arising at a step, passed up from there (checkPassedUp). */
+  private readonly arisenFailures = new Set<string>();
   private readonly recordAsked: boolean;
   readonly lastRecordedSeq: number;
 
@@ -385,11 +387,50 @@ export class Journal {
       return;
     }
     if (!this.verifying) return;
+    if (!arose) {
+      this.checkPassedUp(recorded, () => compute().error);
+      return;
+    }
+    const key = failureKey(recorded.payload?.error);
+    if (key !== undefined) this.arisenFailures.add(key);
     const was = failureTold(recorded.payload, arose);
     const now = failureTold(compute(), arose);
     if (was.stepType === now.stepType && was.code === now.code && was.compared === now.compared) return;
     const told = (t: FailureTold) => `${t.stepType} failing${t.message === undefined ? '' : ` (${t.code}: ${excerptOf(t.message)})`}`;
     throw new NondeterminismError(this.runId, stepPath, recorded.seq, told(was), told(now), { change: `the step failed otherwise: ${told(was)} became ${told(now)}` });
+  }
+
+  /**
+   * `mark` for a failure passed up: an action's, a stage's (`action.failed`, `stage.failed`), or
+   * the run's `run.failed`. Under verify its recorded error is checked as markFailure checks an
+   * enclosing step's (checkPassedUp).
+   */
+  markPassedFailure<T extends 'action.failed' | 'stage.failed' | 'run.failed'>(stepPath: string, type: T, compute: () => EventPayloads[T]): void {
+    const recorded = this.take(stepPath, type);
+    if (!recorded) {
+      this.emit(type, stepPath, compute());
+      return;
+    }
+    if (this.verifying) this.checkPassedUp(recorded, () => compute().error);
+  }
+
+  /**
+   * A failure passed up (an enclosing step's, an action's, a stage's, the run's) must be one the
+   * log shows arising at a step (compared there with what the walk asks for), or the one the walk
+   * reaches now: which one is the first of a concurrent loop's a replay need not repeat, but a
+   * recorded one that no step failed with was written outside the engine (a damaged log) —
+   * `reqon show` printed an edited run.failed as the run's failure, and verify passed it.
+   */
+  private checkPassedUp(recorded: { type: string; stepPath: string; seq: number; payload: unknown }, now: () => unknown): void {
+    const error = (recorded.payload as { error?: unknown } | null)?.error;
+    const key = failureKey(error);
+    if (key !== undefined && (this.arisenFailures.has(key) || key === failureKey(now()))) return;
+    const told = key === undefined ? `an unreadable error ${excerptOf(JSON.stringify(error ?? null))}` : `"${excerptOf(key.replace('\0', ': '))}"`;
+    throw new DamagedLogError(
+      this.runId,
+      `its ${recorded.type} at seq ${recorded.seq}${recorded.stepPath ? ` (${recorded.stepPath})` : ''} says it failed with ${told}, which no step of the run failed with (changed outside the engine)`,
+      recorded.seq,
+    );
   }
 
   /**
@@ -806,16 +847,16 @@ interface FailureTold {
   code: string;
   /** As shown. */
   message?: string;
-  /** As compared: the message without its mission locations and white space. */
+  /** As compared: an abort reason as it is, another message withoutWhereWritten. */
   compared?: string;
 }
 
 /**
  * A step's failure as verify compares it: the kind of step, and the code and message where the
  * failure arose at this step and its message is the mission's own (abort, validate, an
- * expression's R-code) — with its mission locations (`m.vague:6:5`, `line 7`) and its white space
- * left out: an edit that moves or reformats the step changes where and how it is written, not what
- * failed. A payload missing its parts (a log edited outside the engine) is compared as it is.
+ * expression's R-code) — an abort's reason exactly, an engine-written message without what an
+ * edit that moves or reformats the step changes (withoutWhereWritten). A payload missing its
+ * parts (a log edited outside the engine) is compared as it is.
  */
 function failureTold(payload: EventPayloads['step.failed'], arose: boolean): FailureTold {
   const stepType = typeof payload?.stepType === 'string' ? payload.stepType : String(payload?.stepType);
@@ -826,8 +867,30 @@ function failureTold(payload: EventPayloads['step.failed'], arose: boolean): Fai
   // the live `http-status`), and its message tells of attempts and waits it does not time again.
   const own = error.code === 'aborted' || error.code === 'validation-failed' || /^R\d{4}$/.test(error.code);
   if (!arose || !own) return { stepType, code: 'not compared' };
-  const compared = error.message.replace(/\S+\.vague:\d+(:\d+)?/g, 'FILE:LINE').replace(/\bline \d+/g, 'line N').replace(/\s+/g, '');
-  return { stepType, code: error.code, message: error.message, compared };
+  return { stepType, code: error.code, message: error.message, compared: error.code === 'aborted' ? error.message : withoutWhereWritten(error.message) };
+}
+
+/**
+ * An engine-written failure message (a failed `validate`, an R-code) without what an edit that
+ * moves or reformats the mission changes: the locations the engine adds (`m.vague:6:5`, `(line
+ * 7)`) and the white space of the source it quotes between backticks. The rest — values, records,
+ * the words — is compared as it is, white space runs as one. An `abort` reason is the mission's
+ * own value, compared exactly: "see line 5" to "see line 9", or "too big" to "toobig", is an edit.
+ */
+function withoutWhereWritten(message: string): string {
+  return message
+    .replace(/\S+\.vague:\d+(:\d+)?/g, 'FILE:LINE')
+    .replace(/\(line \d+\)/g, '(line N)')
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? part.replace(/\s+/g, '') : part.replace(/\s+/g, ' ')))
+    .join('`')
+    .trim();
+}
+
+/** A failure's code and message, as recorded: what a passed-up failure is matched by. */
+function failureKey(error: unknown): string | undefined {
+  const e = error as { code?: unknown; message?: unknown } | null | undefined;
+  return typeof e?.code === 'string' && typeof e.message === 'string' ? `${e.code}\0${e.message}` : undefined;
 }
 
 function excerptOf(text: string): string {

@@ -99,6 +99,11 @@ export class AbortError extends StepError {
  * by `onError continue`, never wrapped, never recorded as a step failure — they stop the walk as
  * they are, and the run stays as the log last holds it.
  */
+/** What a replay found wrong with the log it walks: a divergence, a damaged or unreadable event. */
+function isLogFinding(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'NondeterminismError' || error.name === 'DamagedLogError' || error.name === 'UnreadableEventError');
+}
+
 export function isEngineError(error: unknown): boolean {
   return (
     error instanceof Error &&
@@ -124,9 +129,13 @@ export function isEngineError(error: unknown): boolean {
  *   lost lease): the run is not suspended then, and whoever carries it on reaches the pause again.
  * - a committed suspension wins over a sibling's LeaseLostError: such a suspension released the
  *   lease on purpose, so the sibling's commit wrote nothing and the run is suspended, not lost.
+ * - what a replay found wrong with the log (a divergence, a damaged event) wins over a branch's
+ *   own failure: a verify whose first failing iteration ended the loop dropped a later iteration's
+ *   divergence (an edited abort reason there), and said the log matched.
  */
 export function endOfWalk(first: unknown, next: unknown): unknown {
   if (first === undefined) return next;
+  if (isLogFinding(next) && !isLogFinding(first)) return next;
   const a = first instanceof SuspendSignal ? first : undefined;
   const b = next instanceof SuspendSignal ? next : undefined;
   if (a && b) {

@@ -78,6 +78,50 @@ describe.each(backends)('%s: verify of a failed run against an edited mission', 
     const edited = await verifyWith(run.runId, loop('concat("thing ", response.id)'));
     expect(edited.ok).toBe(false);
     expect(edited.divergence?.change).toMatch(/^the step failed otherwise: Flow failing \(aborted: item \d\) became Flow failing \(aborted: thing \d\)$/);
+    // Helper 65: so is the failure of an iteration that fails after the one that ends the
+    // replayed loop (item 2 failed first live, item 1 first replayed): its divergence was
+    // dropped with the rest of the loop's, and verify said the log matched.
+    const second = await verifyWith(run.runId, loop('(response.id == 2 ? "thing 2" : concat("item ", response.id))'));
+    expect(second.ok).toBe(false);
+    expect(second.divergence?.stepPath).toBe('A/0[1]/1');
+    expect(second.divergence?.change).toBe('the step failed otherwise: Flow failing (aborted: item 2) became Flow failing (aborted: thing 2)');
+    // And the failure that iteration recorded, edited in the log, is reported.
+    const events = await c.log.read(run.runId);
+    const tampered = events.map((e) =>
+      e.type === 'step.failed' && e.stepPath === 'A/0[1]/1' ? { ...e, payload: { ...e.payload, error: { ...(e.payload as { error: object }).error, message: 'item 2 is fine' } } } : e,
+    );
+    const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
+    expect(report.ok).toBe(false);
+    expect(report.divergence?.stepPath).toBe('A/0[1]/1');
+  });
+
+  it('an abort reason is compared exactly: its words, its white space, a line number in it', async () => {
+    // Helper 65: every "line N" and all white space were taken out of the message compared.
+    const run = await c.start(c.mission('m', MISSION('abort "order too big, see line 5"')));
+    expect(run.status).toBe('failed');
+    for (const reason of ['"order too big, see line 9"', '"ordertoobig, see line 5"', '"order too  big, see line 5"']) {
+      const report = await verifyWith(run.runId, MISSION(`abort ${reason}`));
+      expect(report.ok, reason).toBe(false);
+      expect(report.divergence?.change, reason).toMatch(/^the step failed otherwise: Flow failing \(aborted: order too big, see line 5\) became Flow failing/);
+    }
+  });
+
+  it('a failure passed up (the run\'s, an action\'s, a stage\'s) that no step failed with is a damaged log', async () => {
+    // Helper 65: run.failed edited in the log was what `reqon show` printed, and verify passed it.
+    const run = await c.start(c.mission('m', MISSION('abort "order too big"')));
+    expect(run.status).toBe('failed');
+    const events = await c.log.read(run.runId);
+    for (const type of ['run.failed', 'action.failed', 'stage.failed']) {
+      const at = events.find((e) => e.type === type)!;
+      const tampered = events.map((e) => (e === at ? { ...e, payload: { ...e.payload, error: { code: 'aborted', message: 'all fine' } } } : e));
+      const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
+      expect(report.ok, type).toBe(false);
+      expect(report.divergence?.seq, type).toBe(at.seq);
+      expect(report.divergence?.explanation, type).toContain(`its ${type} at seq ${at.seq}`);
+      expect(report.divergence?.explanation, type).toContain('says it failed with "aborted: all fine", which no step of the run failed with (changed outside the engine)');
+    }
+    // Untouched, the same events verify.
+    expect((await verifyRun(c.log, run.runId, { env: c.env, events })).ok).toBe(true);
   });
 
   it('a failed validate reformatted (white space only) verifies; its condition edited is named', async () => {
