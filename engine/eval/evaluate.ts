@@ -304,7 +304,7 @@ function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
     const shape = pattern?.kind === 'Object' ? objectPatternOfLiteral(pattern) : undefined;
     if (shape) {
       const bound = new Map<string, unknown>();
-      if (!matchesObjectPattern(shape, subject, bound, (e) => evaluate(e, ctx))) continue;
+      if (!matchesObjectPattern(shape, subject, bound, (e) => evaluate(e, ctx), ctx.schemas)) continue;
       let armCtx = ctx;
       for (const [name, value] of bound) armCtx = bindSubject(armCtx, name, value);
       if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, armCtx))) continue;

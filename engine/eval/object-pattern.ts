@@ -6,6 +6,7 @@
 import type { Expr, ObjectExpr, ObjectPattern, Span, SubPattern } from '../lang/ast.js';
 import { contentEqual } from './operators.js';
 import { spanOf } from '../lang/ast.js';
+import { matchesSchema, type SchemaTable } from './schema-match.js';
 
 /** A key of a match expression's object literal whose value is no sub-pattern (`{ a: .n + 1 }`): it must equal that value. */
 interface ValueSub {
@@ -23,7 +24,9 @@ export interface ShapePattern {
 
 /**
  * An object pattern: the subject is an object (not an array, not null) and each named key
- * matches — `_` and a name need the key present and not null (a name binds the value), a literal
+ * matches — `_` and a name need the key present and not null (a name binds the value; one that
+ * names a declared schema, `{ method: Card }`, tests the value against it instead, as `Card ->`
+ * does the subject: it bound any value, and the arm after it was never reached), a literal
  * needs `===` (`null` also matches an absent key), a computed value (match expressions only;
  * `evaluate` computes it, without this pattern's bindings) must equal the key's value by content
  * (operators.ts, contentEqual), a nested pattern recurses. Keys are own keys.
@@ -33,11 +36,12 @@ export function matchesObjectPattern(
   subject: unknown,
   bound: Map<string, unknown>,
   evaluate?: (expr: Expr) => unknown,
+  schemas?: SchemaTable,
 ): boolean {
   if (subject === null || typeof subject !== 'object' || Array.isArray(subject)) return false;
   for (const { key, value: sub } of pattern.fields) {
     const value = Object.hasOwn(subject, key) ? (subject as Record<string, unknown>)[key] : undefined;
-    if (!matchesSub(sub, value, bound, evaluate)) return false;
+    if (!matchesSub(sub, value, bound, evaluate, schemas)) return false;
   }
   return true;
 }
@@ -47,21 +51,25 @@ function matchesSub(
   value: unknown,
   bound: Map<string, unknown>,
   evaluate: ((expr: Expr) => unknown) | undefined,
+  schemas: SchemaTable | undefined,
 ): boolean {
   switch (sub.kind) {
     case 'Present':
       return value !== undefined && value !== null;
-    case 'Bind':
+    case 'Bind': {
       if (value === undefined || value === null) return false;
+      const schema = schemas?.get(sub.name.name);
+      if (schema !== undefined) return matchesSchema(value, schema, schemas!);
       bound.set(sub.name.name, value);
       return true;
+    }
     case 'Literal':
       return sub.value === null ? value === null || value === undefined : value === sub.value;
     case 'Value':
       if (!evaluate) throw new Error('internal: a computed object-pattern value needs an evaluator');
       return contentEqual(value, evaluate(sub.expr));
     case 'ObjectPattern':
-      return matchesObjectPattern(sub, value, bound, evaluate);
+      return matchesObjectPattern(sub, value, bound, evaluate, schemas);
   }
 }
 

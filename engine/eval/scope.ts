@@ -11,6 +11,7 @@
  * which stops the lookup there (`boundAbsent`).
  */
 import type { EvalInputs } from './inputs.js';
+import type { SchemaTable } from './schema-match.js';
 
 export class Scope {
   private readonly vars = new Map<string, unknown>();
@@ -130,6 +131,8 @@ export interface EvalContext {
    */
   noRecord?: { state: 'null' | 'absent'; /** The mapped source as written, when it is a name (`o.customer`). */ source?: string };
   inputs: EvalInputs;
+  /** Declared schemas: a name in an object pattern that names one tests it (object-pattern.ts). */
+  schemas?: SchemaTable;
   /** Declared store names (expressions do not read stores; kept for callers that share the context). */
   stores?: ReadonlySet<string>;
 }

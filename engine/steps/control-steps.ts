@@ -142,7 +142,7 @@ export async function runMatch(step: MatchStep, path: string, frame: Frame, rt: 
     let bound: Map<string, unknown> | undefined;
     if (arm.pattern.kind === 'ObjectPattern') {
       bound = new Map();
-      if (!matchesObjectPattern(arm.pattern, subject, bound)) continue;
+      if (!matchesObjectPattern(arm.pattern, subject, bound, undefined, rt.model.schemas)) continue;
     } else if (namePatternBinds(arm.pattern, rt.model.schemas)) {
       const one = arm.pattern.kind === 'SchemaPattern' ? [subject] : Array.isArray(subject) && subject.length === 1 ? subject : undefined;
       if (one === undefined) continue;
@@ -206,7 +206,7 @@ function armMatches(arm: MatchArm, subject: unknown, frame: Frame, rt: StepRunti
     case 'EmptyArrayPattern':
       return Array.isArray(subject) && subject.length === 0;
     case 'ObjectPattern':
-      return matchesObjectPattern(pattern, subject, new Map());
+      return matchesObjectPattern(pattern, subject, new Map(), undefined, rt.model.schemas);
   }
 }
 
