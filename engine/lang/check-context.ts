@@ -122,6 +122,11 @@ export class CheckContext {
     return { start: offset, end: Math.max(end, offset + 1) };
   }
 
+  /** The source text of `span`, as written (for messages that quote an expression). */
+  sourceOf(file: string, span: Span): string {
+    return this.text(file)?.slice(span.start, span.end) ?? '';
+  }
+
   private text(file: string): string | undefined {
     return this.unit.files.find((f) => f.path === file)?.text;
   }

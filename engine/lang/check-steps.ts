@@ -7,7 +7,7 @@
  * collected, not judged here: whether a target is a sequential stage is a pipeline question.
  */
 import type { ActionDecl, CallStep, Directive, Expr, FetchOptions, FetchStep, MatchStep, Name, Paginate, Span, Step, StoreStep } from './ast.js';
-import { optionSpan, type RefExpr } from './ast.js';
+import { optionSpan, spanOf, type RefExpr } from './ast.js';
 import { findNodes } from './node-search.js';
 import { indexedName, storeDeleteOf } from './store-delete.js';
 import { didYouMean, suggest } from './suggest.js';
@@ -413,7 +413,22 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
   const explicit = request?.options?.allow?.statuses ?? [];
   // A since fetch takes a 304 (Not Modified) as its empty answer (fetch-step.ts), as if allowed.
   const allowed = request?.options?.since ? [...explicit, 304] : explicit;
+  // A status arm tests the last response's HTTP status (reference §C.8), whatever the subject:
+  // `match r.code { 404 -> … }` over records never took its 404 arm (helper 66). Said once a match.
+  const subjectIsResponse = step.subject?.kind === 'Ref' && step.subject.parts.length === 1 && step.subject.parts[0] === 'response';
+  let statusOfOther = false;
   const checkArmStatus = (status: number, span: Span, unguarded: boolean): void => {
+    if (!subjectIsResponse && step.subject && !statusOfOther) {
+      statusOfOther = true;
+      const subject = ctx.sourceOf(file, spanOf(step.subject)).replace(/\s+/g, ' ');
+      ctx.report(
+        file,
+        'E3063',
+        span,
+        `\`${status} ->\` tests the HTTP status of the last response, not \`${subject}\`: a number arm of a match step is a status (reference §C.8)`,
+        `to compare \`${subject}\` with ${status}, write \`c where c == ${status} ->\`; to take the status, match \`response\``,
+      );
+    }
     if (!checkStatus(ctx, file, status, span)) return;
     if (request && (status < 200 || status > 299) && !allowed.includes(status)) {
       // A final status the request does not allow fails it before the match runs.
