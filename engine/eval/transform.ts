@@ -10,7 +10,7 @@ import type { Expr, FieldMapping, TransformDecl, TransformVariant, Span } from '
 import { EvaluatorError } from './eval-errors.js';
 import { evaluate } from './evaluate.js';
 import { matchesSchema, type SchemaTable } from './schema-match.js';
-import { withRecord, type EvalContext } from './scope.js';
+import { withRecord, type EvalContext, type Scope } from './scope.js';
 import { describeValue, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -26,7 +26,8 @@ export function applyTransform(
   warn?: TransformWarning,
   source?: Expr,
 ): unknown {
-  const valueCtx = withRecord(ctx, value);
+  const own = transformContext(ctx, value);
+  const valueCtx = withRecord(own, value);
   const variant = t.variants.find((v) => variantApplies(v, value, valueCtx, schemas, t, warn));
   if (variant === undefined) {
     throw new EvaluatorError(
@@ -35,7 +36,25 @@ export function applyTransform(
       spanOf(t.name),
     );
   }
-  return evaluateFieldMap(variant.fields, mappingContext(ctx, value, source));
+  return evaluateFieldMap(variant.fields, mappingContext(own, value, source));
+}
+
+/**
+ * A transform is declared once for the mission and applied by any action: a bare name in it is
+ * the value's field first (§C.4, §D.2), and a variable of the applying action only where the
+ * value has no such field. In an action a variable outranks a field of the same name
+ * (evaluate.ts, resolveRef); here the value's fields are bound over the action's variables, or
+ * a `let status` in one action chose another variant and filled its fields: one transform
+ * mapped by who applied it.
+ */
+function transformContext(ctx: EvalContext, value: unknown): EvalContext {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return ctx;
+  let scope: Scope | undefined;
+  for (const [name, field] of Object.entries(value)) {
+    if (ctx.scope.get(name) === undefined && !ctx.scope.boundAbsent(name)) continue;
+    (scope ??= ctx.scope.child()).bind(name, field);
+  }
+  return scope === undefined ? ctx : { ...ctx, scope };
 }
 
 /**

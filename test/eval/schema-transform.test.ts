@@ -166,6 +166,23 @@ describe('applyTransform (§C.4) — the H6 ToMethod variants', () => {
     const t = transform('T', variant(null, 'X', [mapping('v', bin('+', ref('.n'), ref('offset')))], bin('>', ref('offset'), num(0))));
     expect(applyTransform(t, { n: 1 }, ctxOf({ vars: { offset: 10 } }), schemas)).toEqual({ v: 11 });
   });
+
+  it("a bare name is the value's field before a variable of the action applying it, in guards and mappings", () => {
+    // Helper 66: `let status = "open"` and `let name` in the applying action chose the guarded
+    // variant for a closed record and filled its label: the transform mapped by who applied it.
+    const t = transform(
+      'T',
+      variant(null, 'X', [mapping('label', ref('name')), mapping('kind', str('open'))], bin('==', ref('status'), str('open'))),
+      variant(null, 'X', [mapping('label', ref('name')), mapping('kind', str('other'))]),
+    );
+    const caller = ctxOf({ vars: { name: 'report-2024', status: 'open' } });
+    expect(applyTransform(t, { name: 'Cy', status: 'closed' }, caller, schemas)).toEqual({ label: 'Cy', kind: 'other' });
+    expect(applyTransform(t, { name: 'Ann', status: 'open' }, caller, schemas)).toEqual({ label: 'Ann', kind: 'open' });
+    // A field the value lacks is still the action's variable (§D.2: the record, then variables).
+    expect(applyTransform(t, { status: 'closed' }, caller, schemas)).toEqual({ label: 'report-2024', kind: 'other' });
+    // A field that is null is the value's null, not the variable.
+    expect(applyTransform(t, { name: null, status: 'open' }, caller, schemas)).toEqual({ label: null, kind: 'open' });
+  });
 });
 
 describe('evaluateFieldMap (used by map)', () => {
