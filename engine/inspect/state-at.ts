@@ -81,6 +81,7 @@ export interface StateAtSnapshot {
   readonly checkpoints: ReadonlyMap<string, number>;
   readonly pending: ReadonlyMap<string, PendingWait>;
   readonly openSteps: readonly OpenStep[];
+  readonly closedStep: OpenStep | null;
   readonly pages: ReadonlyMap<string, readonly unknown[]>;
   readonly loops: ReadonlyMap<string, OpenLoop>;
   readonly storeReads: ReadonlyMap<string, unknown>;
@@ -108,6 +109,8 @@ export class StateAtHandler implements FoldHandler<RunState> {
   private checkpoints = new Map<string, number>();
   private pending = new Map<string, PendingWait>();
   private openSteps: OpenStep[] = [];
+  /** The step the last event closed (its step.completed or step.failed), while that event is the last. */
+  private closedStep: OpenStep | null = null;
   /**
    * Bodies of the successful answers of fetches not yet completed, by the fetch's step path: each
    * page has an effect id of its own, and a fork's live fetch.completed names the fork's effect
@@ -141,6 +144,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.checkpoints = new Map();
     this.pending = new Map();
     this.openSteps = [];
+    this.closedStep = null;
     this.pages = new Map();
     this.loops = new Map();
     this.storeReads = new Map();
@@ -157,6 +161,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.runId = event.runId;
     this.lastSeq = event.seq;
     this.lastEvent = event;
+    this.closedStep = null;
 
     switch (event.type) {
       case 'action.started': {
@@ -277,19 +282,43 @@ export class StateAtHandler implements FoldHandler<RunState> {
     // State is current after every event; nothing to close.
   }
 
+  /**
+   * The step the state is shown at: the one the event at this seq is about — the step it closed,
+   * or the deepest open step holding its path — else the step started last. In a concurrent loop
+   * the step started last is often another iteration's: the state showed that iteration's
+   * variables and answer at the step.completed of this one, without the binding it had just made.
+   */
+  private focusStep(): OpenStep | null {
+    const path = this.lastEvent?.stepPath ?? '';
+    if (path !== '') {
+      if (this.closedStep !== null && this.closedStep.stepPath === path) return this.closedStep;
+      let holding: OpenStep | undefined;
+      for (const step of this.openSteps) {
+        const holds = path === step.stepPath || path.startsWith(`${step.stepPath}/`) || path.startsWith(`${step.stepPath}[`);
+        if (holds && (holding === undefined || step.stepPath.length > holding.stepPath.length)) holding = step;
+      }
+      if (holding !== undefined) return holding;
+    }
+    return this.openSteps.at(-1) ?? null;
+  }
+
   data(): RunState {
-    const current = this.openSteps.at(-1) ?? null;
+    const current = this.focusStep();
     const frameAction = current?.action ?? this.lastAction;
     const frame = this.frames.get(frameAction ?? NO_ACTION);
+    // Where the state is read: the event's own path where it lies inside the step (an
+    // iteration's `loop.iteration` under its loop), else the step's.
+    const eventPath = this.lastEvent?.stepPath ?? '';
+    const at = current === null ? null : eventPath.startsWith(current.stepPath) ? eventPath : current.stepPath;
     // The current step's own iterations of open concurrent loops, outermost first.
-    const scopes = current === null || frame?.iterations === undefined ? [] : this.iterationsHolding(current.stepPath).flatMap((key) => frame.iterations!.get(key) ?? []);
+    const scopes = at === null || frame?.iterations === undefined ? [] : this.iterationsHolding(at).flatMap((key) => frame.iterations!.get(key) ?? []);
     const inner = scopes.findLast((scope) => scope.response !== undefined);
     return {
       runId: this.runId,
       seq: this.lastSeq,
       event: this.lastEvent,
       stores: this.storeSnapshots(),
-      variables: Object.assign({}, frame?.variables, ...scopes.map((scope) => scope.variables), this.loopVariables(frameAction, current?.stepPath ?? null)),
+      variables: Object.assign({}, frame?.variables, ...scopes.map((scope) => scope.variables), this.loopVariables(frameAction, at)),
       response: (inner !== undefined ? inner.response : frame?.response) ?? null,
       checkpoints: [...this.checkpoints.entries()]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -315,6 +344,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
       checkpoints: new Map(this.checkpoints),
       pending: new Map(this.pending),
       openSteps: this.openSteps.slice(),
+      closedStep: this.closedStep,
       pages: new Map(this.pages),
       loops: new Map(this.loops),
       storeReads: new Map(this.storeReads),
@@ -334,6 +364,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.checkpoints = new Map(snapshot.checkpoints);
     this.pending = new Map(snapshot.pending);
     this.openSteps = snapshot.openSteps.slice();
+    this.closedStep = snapshot.closedStep;
     this.pages = new Map([...snapshot.pages].map(([id, bodies]) => [id, bodies.slice()]));
     this.loops = new Map(snapshot.loops);
     this.storeReads = new Map(snapshot.storeReads);
@@ -439,7 +470,7 @@ export class StateAtHandler implements FoldHandler<RunState> {
     this.storeReads.delete(stepPath);
     for (let i = this.openSteps.length - 1; i >= 0; i -= 1) {
       if (this.openSteps[i]!.stepPath === stepPath) {
-        this.openSteps.splice(i, 1);
+        this.closedStep = this.openSteps.splice(i, 1)[0]!;
         return;
       }
     }

@@ -18,7 +18,10 @@ describe('StateAtHandler', () => {
     const state = at(12);
     expect(state.response).toEqual([{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
     expect(state.variables).toEqual({ count: 2 });
-    expect(state.currentStep).toBeNull();
+    // At its step.completed, the step shown is the one that completed (no step is open).
+    expect(state.event?.type).toBe('step.completed');
+    expect(state.currentStep).toEqual({ stepPath: 'Sync.1', line: 6, file: '' });
+    expect(at(13).currentStep?.stepPath).toBe('Sync.2');
   });
 
   it('folds store writes, checkpoints and the store kinds the mission declares', () => {

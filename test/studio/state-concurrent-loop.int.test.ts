@@ -67,6 +67,23 @@ describe('the state at a seq inside a concurrent loop', () => {
     }
     expect(checked).toBe(12);
     expect(interleaved).toBe(true);
+    // At every event of an iteration's steps — not only their starts — the state is that
+    // iteration's, with the binding its step just made: at a step.completed the state showed the
+    // iteration started last, without it (helper 65).
+    let atEvents = 0;
+    for (const event of events) {
+      const match = /^A\/2\[(\d+)\]\/([12])$/.exec(event.stepPath);
+      if (match === null || event.type === 'step.started') continue;
+      const id = ids[Number(match[1])]!;
+      const state = fold(event.seq);
+      expect(state.variables['o'], `seq ${event.seq} ${event.type}`).toEqual({ id });
+      expect(state.response, `seq ${event.seq} ${event.type}`).toEqual({ id, note: `n-${id}` });
+      expect(state.currentStep?.stepPath, `seq ${event.seq} ${event.type}`).toBe(event.stepPath);
+      if (event.type === 'step.completed') expect(state.variables['detail'], `seq ${event.seq}`).toBe(`${id}:n-${id}`);
+      if (event.type === 'step.completed' && match[2] === '2') expect(state.variables['again'], `seq ${event.seq}`).toBe(`${id}:n-${id}`);
+      atEvents += 1;
+    }
+    expect(atEvents).toBe(12);
     // After the loop: the outer detail, as the run's `let after = detail` read it.
     const end = fold(events.length);
     expect(end.variables['after']).toBe('before');
