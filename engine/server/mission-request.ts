@@ -60,24 +60,46 @@ function isFolderMission(dir: string): boolean {
 /**
  * A recorded mission (a run's files, `reqon`'s MissionFiles) saved where a CLI child can load it,
  * content-addressed: its one file, or a folder mission's folder (its files side by side, as a
- * folder mission keeps them). The crash lab re-runs the mission its reference run started with,
- * whose action files the entry's text alone lacked (E3036 at once).
+ * folder mission keeps them), with the files it read besides (the OpenAPI document of a `source
+ * S from "./pets.yaml"`, its attachments) where the mission finds them, relative to its own. The
+ * crash lab re-runs the mission its reference run started with, whose action files the entry's
+ * text alone lacked (E3036 at once), and whose document the saved text alone lacked (E3057).
  */
-export function saveMissionFiles(channel: string, mission: { entry: string; files: readonly { path: string; text: string }[] }, dir: string): string {
+export function saveMissionFiles(
+  channel: string,
+  mission: { entry: string; files: readonly { path: string; text: string }[]; attachments?: readonly { path: string; text: string }[] },
+  dir: string,
+): string {
   const entry = mission.files.find((f) => f.path === mission.entry) ?? mission.files[0];
   if (entry === undefined) throw new StudioError('bad-request', `${channel}: the run has no mission files to start again`);
-  if (mission.files.length === 1) return saveMissionText(entry.text, dir);
+  const attachments = mission.attachments ?? [];
+  if (mission.files.length === 1 && attachments.length === 0) return saveMissionText(entry.text, dir);
   const names = mission.files.map((f) => path.basename(f.path));
   if (new Set(names).size !== names.length || names.some((n) => n === '' || n === '.' || n === '..' || !MISSION_EXTENSIONS.has(path.extname(n).toLowerCase()))) {
     throw new StudioError('bad-request', `${channel}: the run's mission files (${names.join(', ')}) are not a folder mission's`);
   }
-  const digest = crypto.createHash('sha256').update(JSON.stringify(mission.files.map((f, i) => [names[i], f.text]))).digest('hex').slice(0, 16);
+  // Laid out below the folder the mission and its documents share, as they were.
+  const entryDir = path.dirname(path.resolve(entry.path));
+  const root = commonFolder([entryDir, ...attachments.map((a) => path.dirname(path.resolve(a.path)))]);
+  const home = path.relative(root, entryDir);
+  const layout: [string, string][] = [
+    ...mission.files.map((f, i): [string, string] => [path.join(home, names[i]!), f.text]),
+    ...attachments.map((a): [string, string] => [path.relative(root, path.resolve(a.path)), a.text]),
+  ];
+  for (const [file] of layout) {
+    if (file === '' || path.isAbsolute(file) || file.split(path.sep).some((part) => part === '..' || part === '')) {
+      throw new StudioError('bad-request', `${channel}: the run's files cannot be laid out to start again (${file || 'an empty path'})`);
+    }
+  }
+  const digest = crypto.createHash('sha256').update(JSON.stringify(layout)).digest('hex').slice(0, 16);
   const folder = path.join(dir, `mission-${digest}`);
   if (!fs.existsSync(folder)) {
     const staging = `${folder}.${process.pid}.tmp`;
     fs.rmSync(staging, { recursive: true, force: true });
-    fs.mkdirSync(staging, { recursive: true });
-    mission.files.forEach((f, i) => fs.writeFileSync(path.join(staging, names[i]!), f.text));
+    for (const [file, text] of layout) {
+      fs.mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
+      fs.writeFileSync(path.join(staging, file), text);
+    }
     try {
       fs.renameSync(staging, folder);
     } catch (error) {
@@ -86,7 +108,17 @@ export function saveMissionFiles(channel: string, mission: { entry: string; file
       if (!fs.existsSync(folder)) throw error;
     }
   }
-  return folder;
+  // A folder mission is started by its folder, a one-file mission by its file.
+  return mission.files.length > 1 ? path.join(folder, home) : path.join(folder, home, names[0]!);
+}
+
+/** The deepest folder holding every one of `folders` (absolute paths). */
+function commonFolder(folders: readonly string[]): string {
+  let common = folders[0]!;
+  for (const folder of folders.slice(1)) {
+    while (folder !== common && !folder.startsWith(common.endsWith(path.sep) ? common : `${common}${path.sep}`)) common = path.dirname(common);
+  }
+  return common;
 }
 
 /** Content-addressed, so starting the same text twice reuses one file. */

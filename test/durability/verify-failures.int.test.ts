@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
+import type { StoredEvent } from '../../engine/log/events.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
 
@@ -89,7 +90,7 @@ describe.each(backends)('%s: verify of a failed run against an edited mission', 
     const events = await c.log.read(run.runId);
     const tampered = events.map((e) =>
       e.type === 'step.failed' && e.stepPath === 'A/0[1]/1' ? { ...e, payload: { ...e.payload, error: { ...(e.payload as { error: object }).error, message: 'item 2 is fine' } } } : e,
-    );
+    ) as StoredEvent[];
     const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
     expect(report.ok).toBe(false);
     expect(report.divergence?.stepPath).toBe('A/0[1]/1');
@@ -113,7 +114,7 @@ describe.each(backends)('%s: verify of a failed run against an edited mission', 
     const events = await c.log.read(run.runId);
     for (const type of ['run.failed', 'action.failed', 'stage.failed']) {
       const at = events.find((e) => e.type === type)!;
-      const tampered = events.map((e) => (e === at ? { ...e, payload: { ...e.payload, error: { code: 'aborted', message: 'all fine' } } } : e));
+      const tampered = events.map((e) => (e === at ? { ...e, payload: { ...e.payload, error: { code: 'aborted', message: 'all fine' } } } : e)) as StoredEvent[];
       const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
       expect(report.ok, type).toBe(false);
       expect(report.divergence?.seq, type).toBe(at.seq);

@@ -115,4 +115,30 @@ describe('studio with the real CLI and the demo', () => {
     expect(done.processes[0]).toMatchObject({ command: 'run', signal: 'SIGKILL' });
     expect(done.verdict).toMatchObject({ tested: true, storesEqual: true, finalStatus: 'completed' });
   }, 60_000);
+
+  it("a lab of a run whose source reads an OpenAPI document lays the document out where the mission finds it", async () => {
+    // Helper 65: the lab saved the recorded mission's text alone, and failed at once with E3057
+    // (the document `from "../specs/shop.yaml"` was not beside it). One file here, its document a folder up.
+    const home = path.join(dir, 'petshop', 'missions');
+    fs.mkdirSync(home, { recursive: true });
+    fs.mkdirSync(path.join(dir, 'petshop', 'specs'));
+    fs.writeFileSync(
+      path.join(dir, 'petshop', 'specs', 'shop.yaml'),
+      `openapi: 3.0.3\ninfo: { title: Shop, version: 1.0.0 }\nservers: [ { url: "${api.url}" } ]\npaths:\n  /orders:\n    get: { operationId: listOrders, responses: { '200': { description: ok } } }\n`,
+    );
+    const entry = path.join(home, 'spec.vague');
+    fs.writeFileSync(
+      entry,
+      'mission SpecShop {\n  source Shop from "../specs/shop.yaml" { auth: none }\n  store orders: sql("spec_orders")\n  action Sync {\n    call Shop.listOrders { paginate: page(page, 3) }\n    store response -> orders { key: .id }\n  }\n  run Sync\n}\n',
+    );
+    const first = await service.handle('run.start', { missionPath: entry, sources: { Shop: api.url } });
+    for (let i = 0; i < 400 && (await service.handle('run.get', { runId: first.runId })).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await service.handle('run.get', { runId: first.runId })).status).toBe('completed');
+    // Moved away since: the lab must use what the run recorded, not the disk.
+    fs.rmSync(path.join(dir, 'petshop'), { recursive: true });
+    const started = await service.handle('crashlab.start', { referenceRunId: first.runId, crashAt: 'after-effect:2' });
+    const done = await service.labSettled(started.labId);
+    expect(done.error).toBeNull();
+    expect(done.verdict).toMatchObject({ tested: true, storesEqual: true, finalStatus: 'completed' });
+  }, 60_000);
 });
