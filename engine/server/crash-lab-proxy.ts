@@ -113,6 +113,9 @@ const RUN_PLACEHOLDER = '<run>';
 /** Where the armed run reaches the sources (`~` is in no source name). */
 const ARMED_PREFIX = '/~armed';
 
+/** Every source URL a lab's proxy of this process gave its runs → the base URL it forwarded to. */
+const PROXIED = new Map<string, string>();
+
 export class AnswerProxy {
   private mode: 'record' | 'replay' = 'record';
   private runIds: { record: Promise<string>; replay: Promise<string> };
@@ -141,6 +144,14 @@ export class AnswerProxy {
   }
 
   /**
+   * The real base URL behind `url` when it is a source URL a lab's proxy of this process gave its
+   * runs: their `--source` options name the proxy, which is gone once its lab ends.
+   */
+  static upstreamBehind(url: string): string | undefined {
+    return PROXIED.get(url);
+  }
+
+  /**
    * Starts the proxy for `upstreams` (source name → real base URL). `events` reads a run's log, so
    * that the values `now()`/`random()` returned to it are taken out of its bodies; without it a
    * body is compared with only the run id taken out.
@@ -163,7 +174,9 @@ export class AnswerProxy {
    */
   sources(run: 'reference' | 'armed' = 'reference'): Record<string, string> {
     const root = run === 'armed' ? `${this.base}${ARMED_PREFIX}` : this.base;
-    return Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${root}/${encodeURIComponent(name)}`]));
+    const sources = Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${root}/${encodeURIComponent(name)}`]));
+    for (const [name, url] of Object.entries(sources)) PROXIED.set(url, this.upstreams[name]!);
+    return sources;
   }
 
   /** True when a logged request URL went through this proxy. */

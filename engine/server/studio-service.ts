@@ -29,6 +29,7 @@ import { isRequestChannel } from '../protocol/channels.js';
 import { CliRefusedError, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import { CrashLab } from './crash-lab.js';
 import { declaredSources, labUpstreams } from './lab-upstreams.js';
+import { AnswerProxy } from './crash-lab-proxy.js';
 import { LivePoll } from './live-poll.js';
 import { missionFileFor, saveMissionFiles } from './mission-request.js';
 import { checkCrashAt, checkRunArgs } from './run-request-check.js';
@@ -343,7 +344,9 @@ class Service implements StudioService {
     if (referenceRunId !== undefined && !reference) throw new StudioError('not-found', `${channel}: no run "${referenceRunId}"`);
     const run = this.runRequest(channel, req, undefined, reference?.missionFiles);
     if (reference) {
-      run.sources = { ...reference.options.sources, ...run.sources };
+      // A run a lab made went through that lab's proxy, gone now: its API is what the proxy forwarded to.
+      const inherited = Object.fromEntries(Object.entries(reference.options.sources).map(([name, url]) => [name, AnswerProxy.upstreamBehind(url) ?? url]));
+      run.sources = { ...inherited, ...run.sources };
       run.env = { ...reference.options.env, ...run.env };
     }
     const files = checkRunArgs(channel, run);

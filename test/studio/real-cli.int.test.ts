@@ -101,6 +101,16 @@ describe('studio with the real CLI and the demo', () => {
     expect(points.find((p) => p.point === 'before-wait')!.occurrences).toBe(1);
   });
 
+  it("a lab whose reference is a run another lab made forwards to that lab's API, not its proxy, gone with it", async () => {
+    // Helper 65: such a run's --source names the first lab's proxy; inherited as it was, the new
+    // lab forwarded to a closed port, and its reference run failed with 502.
+    const first = await service.labSettled((await service.handle('crashlab.start', { missionPath: MISSION, sources: { Shop: api.url }, crashAt: 'after-effect:2' })).labId);
+    expect(first.verdict?.ok, JSON.stringify(first)).toBe(true);
+    const again = await service.labSettled((await service.handle('crashlab.start', { referenceRunId: first.referenceRunId!, crashAt: 'after-effect:2' })).labId);
+    expect(again.error).toBeNull();
+    expect(again.verdict).toMatchObject({ ok: true, tested: true, finalStatus: 'completed' });
+  }, 90_000);
+
   it("a lab of a folder mission's run starts every file the run recorded, not its entry alone", async () => {
     // Helper 64: the Crash lab tab sent the entry file's text only, and the lab failed at once with E3036.
     const folder = path.join(dir, 'shop');
