@@ -65,6 +65,16 @@ function matchesSub(
     }
     case 'Literal':
       return sub.value === null ? value === null || value === undefined : value === sub.value;
+    case 'EmptyList':
+      return Array.isArray(value) && value.length === 0;
+    case 'List': {
+      if (!Array.isArray(value)) return false;
+      const schema = schemas?.get(sub.name.name);
+      if (schema !== undefined) return value.every((item) => matchesSchema(item, schema, schemas!));
+      if (value.length !== 1) return false;
+      bound.set(sub.name.name, value[0]);
+      return true;
+    }
     case 'Value':
       if (!evaluate) throw new Error('internal: a computed object-pattern value needs an evaluator');
       return contentEqual(value, evaluate(sub.expr));

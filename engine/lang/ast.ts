@@ -498,6 +498,13 @@ export type SubPattern =
   | { kind: 'Bind'; name: Name; start: number; end: number }
   /** `401`, `"failed"`, `true`, `null`: equal (`===`; `null` also matches an absent key). */
   | { kind: 'Literal'; value: string | number | boolean | null; start: number; end: number }
+  /** `[]`: an empty list. */
+  | { kind: 'EmptyList'; start: number; end: number }
+  /**
+   * `[name]`: a list of one item, bound to that variable — or, where a schema declares the name,
+   * a list every item of which matches it (as the arm patterns `[single] ->` and `[Order] ->`).
+   */
+  | { kind: 'List'; name: Name; start: number; end: number }
   | ObjectPattern;
 
 /**

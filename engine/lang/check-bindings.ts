@@ -168,7 +168,7 @@ function warnLoopOverNothing(ctx: CheckContext, file: string, loop: ForStep, sco
 
 function bindPattern(scope: BindingScope, fields: readonly { value: SubPattern }[]): void {
   for (const f of fields ?? []) {
-    if (f?.value?.kind === 'Bind') scope.bind(f.value.name);
+    if (f?.value?.kind === 'Bind' || f?.value?.kind === 'List') scope.bind(f.value.name);
     else if (f?.value?.kind === 'ObjectPattern') bindPattern(scope, f.value.fields);
   }
 }

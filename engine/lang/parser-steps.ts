@@ -416,7 +416,7 @@ function parseStatusList(p: Parser, open: number): ArmPattern {
   return { kind: 'StatusListPattern', statuses: p.take(statuses), start: p.startAt(open), end: p.endFrom(p.startAt(open)) };
 }
 
-const SUB_PATTERN = 'a sub-pattern (`_`, a literal, a variable name or `{ key: pattern }`)';
+const SUB_PATTERN = 'a sub-pattern (`_`, a literal, a variable name, `[]`, `[name]` or `{ key: pattern }`)';
 
 /** `{ key: sub, "quoted key": sub, … }`; a key given twice is E2014. */
 function parseObjectPattern(p: Parser): ObjectPattern {
@@ -446,6 +446,13 @@ function parseSubPattern(p: Parser): SubPattern {
   switch (p.kind) {
     case '{':
       return parseObjectPattern(p);
+    case '[': {
+      p.advance();
+      if (p.eat(']')) return { kind: 'EmptyList', start: span.start, end: p.endFrom(span.start) };
+      const name = p.expectName('a name inside "[ ]" (`[item]` binds the one item of a list, `[Schema]` tests every item)');
+      p.expect(']', 'a list sub-pattern holds one name: `[item]` or `[Schema]`');
+      return { kind: 'List', name, start: span.start, end: p.endFrom(span.start) };
+    }
     case 'String':
       p.advance();
       return { kind: 'Literal', value: p.valueAt(t), start: span.start, end: span.end };

@@ -4,6 +4,9 @@
  * name keeps its meaning"). It was a binding that matched any non-null value: every payment was
  * classified by the first arm and the `{ method: Bank }` arm never ran, in a run that completed
  * (helper 66). In a match step and in a match expression alike; a name no schema declares still binds.
+ * And a key's value may be a list pattern in a match step, as an arm's may: `{ data: [] }` an empty
+ * list, `{ data: [one] }` a list of one item bound to `one`, `{ data: [Card] }` a list of cards —
+ * refused by the parser before (E2001), while the docs give `[]` and `[name]` arms.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, type Conformance } from '../conformance/harness.js';
@@ -68,6 +71,40 @@ describe('a schema name in an object pattern', () => {
       { id: 1, kind: 'card', nested: 'no' },
       { id: 2, kind: 'bank', nested: 'bank inside' },
       { id: 3, kind: 'other', nested: 'no' },
+    ]);
+  });
+
+  it('takes list sub-patterns in a match step: [], [name], [Schema]', async () => {
+    const run = await c.start(
+      c.mission(
+        'pages',
+        `mission Pages {
+  store s: memory("s")
+  schema Card { brand: string, last4: string }
+  action A {
+    let pages = [{ id: "p1", data: [] }, { id: "p2", data: [{ x: 1 }] }, { id: "p3", data: [{ brand: "v", last4: "1" }, { brand: "m", last4: "2" }] }, { id: "p4", data: [{ x: 1 }, { x: 2 }] }, { id: "p5", data: "none" }]
+    for pg in pages {
+      match pg {
+        { data: [] } -> { store { id: pg.id, kind: "empty" } -> s { key: .id } },
+        { data: [one] } -> { store { id: pg.id, kind: "single", x: one.x } -> s { key: .id } },
+        { data: [Card] } -> { store { id: pg.id, kind: "cards" } -> s { key: .id } },
+        _ -> { store { id: pg.id, kind: "other" } -> s { key: .id } }
+      }
+    }
+  }
+  run A
+}
+`,
+      ),
+    );
+    expect(run.status, JSON.stringify(run)).toBe('completed');
+    await c.expectVerified(run.runId);
+    expect(Object.values(await c.store(run.runId, 's'))).toEqual([
+      { id: 'p1', kind: 'empty' },
+      { id: 'p2', kind: 'single', x: 1 },
+      { id: 'p3', kind: 'cards' },
+      { id: 'p4', kind: 'other' },
+      { id: 'p5', kind: 'other' },
     ]);
   });
 });
