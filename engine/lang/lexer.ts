@@ -77,6 +77,10 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
         if (d >= 128 || CLASS[d] === 0) break;
         h = hashStep(h, d);
       }
+      if (i < n && text.charCodeAt(i) >= 128 && isLetterAt(text, i)) {
+        i = nonAsciiWord(text, start, out, bag, table);
+        continue;
+      }
       out.push(WORD, start, i, table.intern(start, i, h));
       continue;
     }
@@ -211,7 +215,7 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
         i++;
         continue;
       default:
-        i = unexpectedRun(text, start, bag);
+        i = c >= 128 && isLetterAt(text, start) ? nonAsciiWord(text, start, out, bag, table) : unexpectedRun(text, start, bag);
         continue;
     }
     if (kind >= 0) {
@@ -397,6 +401,44 @@ function lexSingleQuoted(text: string, start: number, out: TokenStream, bag: Dia
 }
 
 /** A run of characters that start no token (random bytes, non-ASCII letters): one error for the run. */
+/** Whether the character at `i` is a letter, a mark or a digit of any script. */
+function isLetterAt(text: string, i: number): boolean {
+  return /^[\p{L}\p{M}\p{Nd}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
+}
+
+/**
+ * A name with letters beyond ASCII (`données`): one error naming the word, and the word kept
+ * whole, so the parser goes on as the writer meant. Split at its first such letter, it gave a
+ * cascade (`Expected ":" but found "es"`, an unknown store `donn`, a step expected).
+ */
+function nonAsciiWord(text: string, start: number, out: TokenStream, bag: DiagnosticBag, table: WordTable): number {
+  const n = text.length;
+  let i = start;
+  let h = 0;
+  let first = true;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const ascii = c < 128 && CLASS[c] !== 0 && (CLASS[c] === WORD_START || isDigit(c));
+    if (!ascii && !(c >= 128 && isLetterAt(text, i))) break;
+    const width = c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+    for (let k = 0; k < width; k++) {
+      h = first ? text.charCodeAt(i + k) : hashStep(h, text.charCodeAt(i + k));
+      first = false;
+    }
+    i += width;
+  }
+  const word = text.slice(start, i);
+  const ascii = word.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9_]/g, '_');
+  bag.error(
+    'E1001',
+    { start, end: i },
+    `The name \`${printable(word)}\` has characters other than ASCII letters, digits and \`_\``,
+    `names and keywords are ASCII: write \`${/^[0-9]/.test(ascii) ? `_${ascii}` : ascii}\`; a store's table or file and any string may hold other characters (\`memory("${printable(word)}")\`)`,
+  );
+  out.push(WORD, start, i, table.intern(start, i, h));
+  return i;
+}
+
 function unexpectedRun(text: string, start: number, bag: DiagnosticBag): number {
   const n = text.length;
   let i = start;

@@ -25,7 +25,12 @@ const WAIT_OPTIONS: OptionSet<WaitStep, WaitKey> = {
   keys: ['timeout', 'path', 'expectedEvents', 'eventFilter', 'retry', 'retryOnTimeout', 'storage'],
   parse(p, key, step) {
     switch (key) {
-      case 'timeout': step.timeout = durationCall(p) ?? intValue(p, 'a timeout in milliseconds (or `minutes(5)`, `hours(1)` …)'); return;
+      case 'timeout': {
+        const t = p.pos;
+        step.timeout = durationCall(p) ?? intValue(p, 'a timeout in milliseconds (or `minutes(5)`, `hours(1)` …)');
+        refuseComputedDuration(p, t, 'a wait\'s `timeout`');
+        return;
+      }
       case 'path': step.path = p.expectString('a webhook path string such as "/hooks/done"'); return;
       case 'expectedEvents':
         step.expectedEvents = intValue(p, 'a number of events', p.at('[') || p.at('String') ? 'a wait counts its events; to take only some kinds, filter them: `eventFilter: .type in ["payment.success", "payment.failed"]`' : undefined);
@@ -93,13 +98,36 @@ const PAUSE_OPTIONS: OptionSet<PauseStep, 'duration' | 'persist' | 'resumeOn'> =
   keys: ['duration', 'persist', 'resumeOn'],
   parse(p, key, step) {
     switch (key) {
-      case 'duration': step.duration = parseDuration(p); return;
+      case 'duration': {
+        const t = p.pos;
+        step.duration = parseDuration(p);
+        refuseComputedDuration(p, t, 'a pause\'s `duration`');
+        return;
+      }
       case 'persist': step.persist = p.expectName('a store name'); return;
       case 'resumeOn': step.resumeOn = parseTriggers(p); return;
       default: unknownKey(key);
     }
   },
 };
+
+/** Operators that would go on to compute a duration. */
+const COMPUTING = new Set(['+', '-', '*', '/', '%']);
+
+/**
+ * A duration fixed when the mission is checked is one value: `hours(1) + minutes(30)` stopped at
+ * its `+` with "Expected a pause option name", which said nothing of the duration.
+ */
+function refuseComputedDuration(p: Parser, first: number, what: string): void {
+  if (!COMPUTING.has(p.kind)) return;
+  p.error(
+    'E2010',
+    { start: p.startAt(first), end: p.endAt(p.pos) },
+    `${what[0]!.toUpperCase()}${what.slice(1)} is one value, fixed when the mission is checked: it cannot be computed (found "${p.kind}")`,
+    'write it as one value: milliseconds (`5400000`), a string with a unit (`"1.5h"`, `"90m"`) or one call (`minutes(90)`)',
+  );
+  throw ABORT;
+}
 
 function parseDuration(p: Parser): { ms: number; start: number; end: number } {
   const t = p.pos;

@@ -348,6 +348,10 @@ function parseMatchStep(p: Parser): MatchStep {
   const start = p.startAt(p.advance());
   const subject = parseExpr(p);
   const list = p.mark();
+  // `match x { }` matched nothing and carried on, where the grammar asks for at least one arm.
+  if (p.at('{') && p.kindAt(p.pos + 1) === '}') {
+    p.error('E2001', { start: p.startAt(p.pos), end: p.endAt(p.pos + 1) }, 'Expected a match arm but found "}": a `match` has at least one arm', 'write its arms: `match x { Pattern -> …, _ -> skip }`');
+  }
   p.parseBlock(MATCH_ARMS, undefined);
   return { kind: 'Match', subject, arms: p.take<MatchArm>(list), start, end: p.endFrom(start) };
 }
@@ -401,7 +405,11 @@ function parsePattern(p: Parser): ArmPattern {
     return { kind: 'StatusPattern', status, start: p.startAt(t), end: p.endAt(t) };
   }
   if (kind === '{') return parseObjectPattern(p);
-  return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]`, `[]`, a status code or `{ key: pattern }`)');
+  const help =
+    kind === 'String' || kind === '-'
+      ? 'a match step compares no values in its arms: bind the subject and test it, `v where v == "paid" ->`, or match the record with an object pattern, `{ status: "paid" } ->`'
+      : undefined;
+  return p.fail('E2001', 'a match pattern (`_`, a schema name, `[Schema]`, `[]`, a status code or `{ key: pattern }`)', help);
 }
 
 /** `[200, 201]` after its `[`: one or more status codes. */

@@ -110,9 +110,20 @@ describe('tokenize', () => {
   });
 
   it('reports a run of non-ASCII characters once', () => {
-    const { tokens, diagnostics } = tokenize('a ñé😀 b', 'a.vague');
+    const { tokens, diagnostics } = tokenize('a 😀🎉 b', 'a.vague');
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]!.span).toEqual({ start: 2, end: 6 });
     expect(tokens.map((t) => t.text)).toEqual(['a', 'b', '']);
+  });
+
+  it('keeps a name with letters beyond ASCII whole, with one error naming it (no cascade after it)', () => {
+    // Helper 66: `store données: …` was split at its é: `Expected ":" but found "es"`, then an unknown store `donn`.
+    const { tokens, diagnostics } = tokenize('store données: x ébauche', 'a.vague');
+    expect(tokens.map((t) => t.text)).toEqual(['store', 'données', ':', 'x', 'ébauche', '']);
+    expect(diagnostics.map((d) => [d.code, d.span, d.message])).toEqual([
+      ['E1001', { start: 6, end: 13 }, 'The name `données` has characters other than ASCII letters, digits and `_`'],
+      ['E1001', { start: 17, end: 24 }, 'The name `ébauche` has characters other than ASCII letters, digits and `_`'],
+    ]);
+    expect(diagnostics[0]!.help).toMatch(/^names and keywords are ASCII: write `donnees`/);
   });
 });
