@@ -25,7 +25,7 @@ export interface ShapePattern {
 /**
  * An object pattern: the subject is an object (not an array, not null) and each named key
  * matches — `_` and a name need the key present and not null (a name binds the value; one that
- * names a declared schema, `{ method: Card }`, tests the value against it instead, as `Card ->`
+ * names a declared schema, `{ method: Card }`, also tests the value against it, as `Card ->`
  * does the subject: it bound any value, and the arm after it was never reached), a literal
  * needs `===` (`null` also matches an absent key), a computed value (match expressions only;
  * `evaluate` computes it, without this pattern's bindings) must equal the key's value by content
@@ -58,8 +58,9 @@ function matchesSub(
       return value !== undefined && value !== null;
     case 'Bind': {
       if (value === undefined || value === null) return false;
+      // A schema's name tests the value and binds it too (the arm may read it: `store Card -> …`).
       const schema = schemas?.get(sub.name.name);
-      if (schema !== undefined) return matchesSchema(value, schema, schemas!);
+      if (schema !== undefined && !matchesSchema(value, schema, schemas!)) return false;
       bound.set(sub.name.name, value);
       return true;
     }

@@ -170,8 +170,11 @@ export class Journal {
   private readonly liveBranches = new Set<string>();
   /** Filled only with `recordAsked` (verify). */
   readonly asked: AskedEntry[] = [];
-  /** Under verify: the failures (failureKey) the log shows arising at a step, passed up from there (checkPassedUp). */
-  private readonly arisenFailures = new Set<string>();
+  /**
+   * Under verify: the failures the log shows arising at a step, by step path (failureKey), that a
+   * failure passed up may be (checkPassedUp); one a loop tolerated is forgotten (forgetFailuresIn).
+   */
+  private readonly arisenFailures = new Map<string, string>();
   private readonly recordAsked: boolean;
   readonly lastRecordedSeq: number;
 
@@ -392,7 +395,7 @@ export class Journal {
       return;
     }
     const key = failureKey(recorded.payload?.error);
-    if (key !== undefined) this.arisenFailures.add(key);
+    if (key !== undefined) this.arisenFailures.set(stepPath, key);
     const was = failureTold(recorded.payload, arose);
     const now = failureTold(compute(), arose);
     if (was.stepType === now.stepType && was.code === now.code && was.compared === now.compared) return;
@@ -424,13 +427,39 @@ export class Journal {
   private checkPassedUp(recorded: { type: string; stepPath: string; seq: number; payload: unknown }, now: () => unknown): void {
     const error = (recorded.payload as { error?: unknown } | null)?.error;
     const key = failureKey(error);
-    if (key !== undefined && (this.arisenFailures.has(key) || key === failureKey(now()))) return;
-    const told = key === undefined ? `an unreadable error ${excerptOf(JSON.stringify(error ?? null))}` : `"${excerptOf(key.replace('\0', ': '))}"`;
+    if (key !== undefined && (key === failureKey(now()) || this.arose(key))) return;
+    const e = error as { code: string; message: string };
+    const told = key === undefined ? `an unreadable error ${excerptOf(JSON.stringify(error ?? null))}` : `"${excerptOf(`${e.code}: ${e.message}`)}"`;
     throw new DamagedLogError(
       this.runId,
       `its ${recorded.type} at seq ${recorded.seq}${recorded.stepPath ? ` (${recorded.stepPath})` : ''} says it failed with ${told}, which no step of the run failed with (changed outside the engine)`,
       recorded.seq,
     );
+  }
+
+  /**
+   * Whether a failure passed up (failureKey) is one a step arose with and no loop tolerated; a
+   * parallel stage's failure names each failed branch's (`Parallel stage failed: A: …; B: …`),
+   * whichever a replay sees first, so it holds one of them.
+   */
+  private arose(key: string): boolean {
+    for (const arisen of this.arisenFailures.values()) {
+      if (arisen === key) return true;
+      if (key.startsWith('parallel-failed\0') && key.includes(withoutWhereWritten(arisen.slice(arisen.indexOf('\0') + 1)))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * A loop tolerated the failure of its iteration at `iterationPath` (onError continue, queue):
+   * it passes up no further, so no failure passed up may be it — a run.failed edited to such a
+   * failure verified.
+   */
+  forgetFailuresIn(iterationPath: string): void {
+    if (this.arisenFailures.size === 0) return;
+    for (const path of [...this.arisenFailures.keys()]) {
+      if (path === iterationPath || path.startsWith(`${iterationPath}/`) || path.startsWith(`${iterationPath}[`)) this.arisenFailures.delete(path);
+    }
   }
 
   /**
@@ -887,10 +916,15 @@ function withoutWhereWritten(message: string): string {
     .trim();
 }
 
-/** A failure's code and message, as recorded: what a passed-up failure is matched by. */
+/**
+ * A failure's code and message, as a passed-up failure is matched by: an abort's reason as it is,
+ * another message withoutWhereWritten (a parallel stage's names its branches' places, which a
+ * verify against the mission at another path, or moved by a comment, gives otherwise).
+ */
 function failureKey(error: unknown): string | undefined {
   const e = error as { code?: unknown; message?: unknown } | null | undefined;
-  return typeof e?.code === 'string' && typeof e.message === 'string' ? `${e.code}\0${e.message}` : undefined;
+  if (typeof e?.code !== 'string' || typeof e.message !== 'string') return undefined;
+  return `${e.code}\0${e.code === 'aborted' ? e.message : withoutWhereWritten(e.message)}`;
 }
 
 function excerptOf(text: string): string {

@@ -112,6 +112,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     const message = error instanceof Error ? error.message : String(error);
     const at = (error as { at?: unknown }).at;
     rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message, ...(typeof at === 'string' ? { at } : {}) });
+    rt.journal.forgetFailuresIn(iterPath);
     holdCheckpoints(child.checkpoints);
     // Named by its step path (`A/1[0]` is the first item) and counted from one for people.
     rt.progress(`iteration ${iterPath} (item ${index + 1}) failed and was skipped: ${message}`);

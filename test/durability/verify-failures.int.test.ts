@@ -139,4 +139,72 @@ describe.each(backends)('%s: verify of a failed run against an edited mission', 
     expect(edited.ok).toBe(false);
     expect(edited.divergence?.change).toMatch(/^the step failed otherwise: Validate failing \(validation-failed: .*\.n == 2.*\) became Validate failing \(validation-failed: .*\.n == 3/);
   });
+
+  it('a parallel stage whose branches both fail verifies untouched, and against the mission moved by a comment', async () => {
+    // Helper 67: the stage's failure names every failed branch with its place; replayed, another
+    // iteration of a branch's concurrent loop fails first, and against a moved mission every place
+    // differs: verify called the untouched log damaged.
+    c.api.on('GET /items/1', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { body: { id: 1 } };
+    });
+    c.api.on('GET /items/2', { body: { id: 2 } });
+    const mission = (above: string) => `mission P {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  action A {
+${above}    for i in [1, 2] concurrency 2 onError abort {
+      get "/items/{i}"
+      abort concat("not ok ", response.id)
+    }
+  }
+  action B {
+    abort "B fails too"
+  }
+  run [A, B]
+}
+`;
+    const run = await c.start(c.mission('parallel', mission('')));
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('parallel-failed');
+    await c.expectVerified(run.runId);
+    const moved = await verifyWith(run.runId, mission('    // a comment moves every line below\n'));
+    expect(moved.divergence).toBeNull();
+    // Its failure edited to something no branch failed with is still a damaged log.
+    const events = await c.log.read(run.runId);
+    const at = events.find((e) => e.type === 'stage.failed')!;
+    const tampered = events.map((e) => (e === at ? { ...e, payload: { ...e.payload, error: { code: 'parallel-failed', message: 'Parallel stage failed: A: all fine' } } } : e)) as StoredEvent[];
+    const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
+    expect(report.divergence?.seq).toBe(at.seq);
+  });
+
+  it("a run's failure edited to an iteration's failure its loop tolerated is a damaged log", async () => {
+    // Helper 67: every step failure met was a failure the run could have passed up, tolerated ones too.
+    c.api.on('GET /items/2', { status: 500, body: { error: 'boom 2' } });
+    c.api.on('GET /items/1', { body: { id: 1 } });
+    const run = await c.start(
+      c.mission(
+        'tolerated',
+        `mission T {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  action A {
+    for i in [1, 2] onError continue {
+      get "/items/{i}" { retry: { maxAttempts: 1 } }
+    }
+    abort "finished with failures"
+  }
+  run A
+}
+`,
+      ),
+    );
+    expect(run.status).toBe('failed');
+    await c.expectVerified(run.runId);
+    const events = await c.log.read(run.runId);
+    const tolerated = events.find((e) => e.type === 'step.failed' && e.stepPath.startsWith('A/0['))!;
+    const toleratedError = (tolerated.payload as { error: unknown }).error;
+    const tampered = events.map((e) => (e.type === 'run.failed' || e.type === 'action.failed' ? { ...e, payload: { ...e.payload, error: toleratedError } } : e)) as StoredEvent[];
+    const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
+    expect(report.ok).toBe(false);
+    expect(report.divergence?.explanation).toContain('which no step of the run failed with');
+  });
 });

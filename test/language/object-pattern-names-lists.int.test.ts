@@ -61,6 +61,21 @@ describe('a schema name in an object pattern', () => {
     ]);
   });
 
+  it('binds the value it tested too, for the guard and the arm', async () => {
+    // Helper 67: a schema's name that only tested left the guard reading nothing and `store Card` failing.
+    expect(
+      await kinds(`      match p {
+        { method: Card } where Card.brand == "visa" -> { store { id: p.id, kind: "visa", last4: Card.last4 } -> s { key: .id } },
+        { method: Card } -> { store { id: p.id, kind: "card" } -> s { key: .id } },
+        _ -> { store { id: p.id, kind: "other" } -> s { key: .id } }
+      }`),
+    ).toEqual([
+      { id: 1, kind: 'visa', last4: '4242' },
+      { id: 2, kind: 'other' },
+      { id: 3, kind: 'other' },
+    ]);
+  });
+
   it('tests the schema in a match expression, nested too', async () => {
     expect(
       await kinds(`      let kind = match p { { method: Card } => "card", { method: Bank } => "bank", _ => "other" }
