@@ -50,20 +50,24 @@ import type { PaginationPlan } from './pagination.js';
  * list are checked against that list's field, below; a page with an empty list, or with no
  * records anywhere, is the empty page it may well be.)
  */
-function refuseRecordsNotInList(page: Record<string, unknown>, index: number): void {
+function refuseRecordsNotInList(page: Record<string, unknown>, index: number, stop: boolean): void {
   let gapped: string | undefined;
   let list = false;
   for (const [name, value] of Object.entries(page)) {
     if (Array.isArray(value)) {
-      // A list with items is the page's records (an empty `errors: []` beside them is not).
+      // A list with items is the page's records; an empty one is the page's empty list of
+      // records, unless it is an empty `errors: []` beside them.
       if (value.length > 0) return;
-      list = true;
+      if (!NOT_RECORD_ENVELOPES.has(name.toLowerCase())) list = true;
     } else if (gapped === undefined && isKeyedRecords(name, value)) {
       gapped = name;
     }
   }
-  if (gapped !== undefined) throw gappedListError(index, gapped);
-  if (list) return;
+  // A page that counts no records holds none, whatever its fields look like.
+  const none = [...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => getPath(page, path) === 0);
+  if (gapped !== undefined && !none) throw gappedListError(index, gapped);
+  // The page the mission's `until` ends on is its end marker, whatever it holds.
+  if (list || stop || none) return;
   const nested = nestedRecords(page);
   if (nested === undefined) return;
   throw new PaginationError(
@@ -80,11 +84,18 @@ function gappedListError(index: number, field: string): PaginationError {
 }
 
 /**
- * An object of records keyed by list index (isIndexedRecords), or, under a field named as records
- * are (`data`, `items`…), keyed by any integers: a list filtered down to a few far-apart indices.
+ * An object of records keyed by list index (isIndexedRecords), or, under `data` (where PHP's
+ * paginators put their list), keyed by any integers: a list filtered down to a few far-apart
+ * indices. Under another name an object keyed by ids or years is as often what it looks like
+ * (side-loaded records by id beside the page's list, a histogram).
  */
 function isKeyedRecords(name: string, value: unknown): boolean {
-  return isIndexedRecords(value, RECORD_LISTS.has(name.toLowerCase()) ? Infinity : undefined);
+  return isIndexedRecords(value, name.toLowerCase() === 'data' ? Infinity : undefined) && !keyedByYears(value as Record<string, unknown>);
+}
+
+/** `{ "2023": {…}, "2024": {…} }`: years, not a list's indices. */
+function keyedByYears(value: Record<string, unknown>): boolean {
+  return Object.keys(value).every((key) => /^(1[89]|2[01])[0-9]{2}$/.test(key));
 }
 
 /**
@@ -104,13 +115,22 @@ function isIndexedRecords(value: unknown, spread?: number): boolean {
   return largest < (spread ?? 4 * entries.length + 16);
 }
 
-/** How deep below the page's top records are looked for (`_embedded.people` is two down). */
-const NESTED_DEPTH = 3;
+/** How deep below the page's top records are looked for (`_embedded.people` is two down, GraphQL's `data.viewer.repositories.nodes` four). */
+const NESTED_DEPTH = 5;
+
+/** HAL's field of embedded records (`_embedded.people`): any list right under it is records. */
+const EMBEDDED = new Set(['_embedded', 'embedded']);
 
 /** Fields of a page that say something about it, never wrap its records (an error's details, a filter list). */
 const NOT_RECORD_ENVELOPES = new Set(['error', 'errors', 'warning', 'warnings', 'message', 'messages', 'meta', 'links', '_links', 'debug', 'facets', 'aggregations', 'filters']);
 
-/** The first non-empty list of records (objects) inside an object field of the page: its path and length. */
+/**
+ * The first non-empty list of records (objects) inside an object field of the page: its path and
+ * length. Only a list under a name records go by (RECORD_LISTS: `result.items`, OData v2's
+ * `d.results`, GraphQL's `data.viewer.repositories.nodes`) or right under HAL's `_embedded`: an
+ * empty report's `summary.by_status` or `data.totals`, a search's echoed `query.filters` or a
+ * `user.orgs` beside no records are no records of the page.
+ */
 function nestedRecords(page: Record<string, unknown>): [string, number] | undefined {
   let level: Array<[string, Record<string, unknown>]> = Object.entries(page).flatMap(([name, v]) =>
     isPlainObject(v) && !NOT_RECORD_ENVELOPES.has(name.toLowerCase()) ? [[name, v] as [string, Record<string, unknown>]] : [],
@@ -121,7 +141,8 @@ function nestedRecords(page: Record<string, unknown>): [string, number] | undefi
       for (const [name, value] of Object.entries(object)) {
         const path = `${at}.${name}`;
         if (Array.isArray(value)) {
-          if (value.some(isPlainObject)) return [path, value.length];
+          const named = RECORD_LISTS.has(name.toLowerCase()) || EMBEDDED.has(at.toLowerCase());
+          if (named && value.some(isPlainObject)) return [path, value.length];
         } else if (isPlainObject(value)) {
           next.push([path, value]);
         }
@@ -136,17 +157,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined): string | undefined {
+export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined, stop = false): string | undefined {
   if (itemsPath !== undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return field;
   const page = body as Record<string, unknown>;
   if (field === undefined) {
     if (items.length === 0) {
-      refuseRecordsNotInList(page, index);
+      refuseRecordsNotInList(page, index, stop);
       return undefined;
     }
     const taken = Object.entries(page).find(([, value]) => value === items)?.[0];
     // Laravel's paginator with a gapped `data` object: its first list is its own `links`.
-    if (taken !== undefined && !RECORD_LISTS.has(taken.toLowerCase())) {
+    if (taken !== undefined && NOT_RECORD_ENVELOPES.has(taken.toLowerCase())) {
       const gapped = Object.entries(page).find(([name, value]) => name !== taken && RECORD_LISTS.has(name.toLowerCase()) && isKeyedRecords(name, value));
       if (gapped !== undefined) throw gappedListError(index, gapped[0]);
     }
@@ -355,10 +376,13 @@ export function refuseShortPageWithMore(
   else return;
   const where = describe();
   if (items.length === 0) {
-    // No size to suggest: the records are not where the walk takes them from.
+    // No size to suggest: on the first page the records are not where the walk takes them from;
+    // later, the API sent an empty page in the middle of its walk.
     throw new PaginationError(
       `page ${index + 1}${where ? ` (${where})` : ''} holds no items, yet says more pages follow (${shown}): stopping instead of ending the walk with the rest missing. ` +
-        `The records are not where the fetch looks: say where with itemsPath, or check where the API's pages start (firstPage)`,
+        (index === 0
+          ? `The records are not where the fetch looks: say where with itemsPath, or check where the API's pages start (firstPage)`
+          : `The pages before it held records: the API answered an empty page in the middle of its walk; run again, or bound the walk with maxPages or until`),
     );
   }
   const sized = plan.sizeParam !== undefined ? `it was sent as ${plan.sizeParam}=${plan.pageSize} and` : 'the mission sends no size, so';
@@ -389,7 +413,7 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   if (totalPages === 0 || asked !== expected - 1) return;
   // An empty first page of a one-page count is an empty API as often (will_paginate says
   // total_pages: 1 with no records) as a skipped page 0: only a count of records tells.
-  if (index === 0 && held === 0 && !RECORD_TOTALS.some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
+  if (index === 0 && held === 0 && ![...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
   const where = describe();
   throw new PaginationError(
     `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ${firstPageFix(plan)}`,
@@ -401,6 +425,11 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
  * else: a bare `total` or `count` is as often a sum of money or the page's own count.
  */
 const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'total_entries', 'totalEntries', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
+/**
+ * Counts that say as often something else (a sum, the page's own count): read only where a
+ * page holds no records at all, where any count above 0 says records are somewhere.
+ */
+const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as const;
 const PAGE_TOTALS = ['total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */

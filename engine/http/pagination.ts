@@ -316,7 +316,7 @@ export async function paginate(
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
     const pageItems = stop ? itemsOfLastPage(body, plan.itemsPath) : itemsOf(body, plan.itemsPath);
     const firstListField = listField === undefined;
-    listField = checkListField(body, pageItems, listField, index, plan.itemsPath);
+    listField = checkListField(body, pageItems, listField, index, plan.itemsPath, stop);
     if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     refuseNotFirstPage(plan, body, index, describe);

@@ -133,6 +133,30 @@ describe('paginate loop', () => {
     }
     // A first list with records under a usual name is the page's, whatever else it holds.
     expect(await walk({ data: [{ id: 1 }], extra: { '0': { id: 'x' }, '2': { id: 'y' } } })).toMatchObject({ count: 1 });
+    // Helper 67: records deeper, or beside an empty `errors: []`, are found too.
+    await expect(walk({ data: { viewer: { repositories: { nodes: [{ id: 'r1' }] } } } })).rejects.toThrow('itemsPath: "data.viewer.repositories.nodes"');
+    await expect(walk({ errors: [], result: { items: [{ id: 'a' }] } })).rejects.toThrow('itemsPath: "result.items"');
+    await expect(walk({ '@odata.count': 2, warnings: [], d: { results: [{ id: 'a' }] } })).rejects.toThrow('itemsPath: "d.results"');
+  });
+  it('an empty first page with lists of objects that are no records of it is an empty page (helper 67)', async () => {
+    const walk = (first: unknown, until?: () => boolean) =>
+      paginate({ strategy: 'page', param: 'page', pageSize: 15 }, { fetchPage: async (_q, i) => [first, { data: [] }][i], ...(until ? { until } : {}) });
+    for (const page of [
+      { summary: { by_status: [{ status: 'open', n: 0 }] } },
+      { query: { filters: [{ field: 'a', op: 'eq' }] }, total: 0 },
+      { user: { orgs: [{ id: 1 }] }, next: null },
+      { _shards: { total: 2, failed: 1, failures: [{ shard: 0 }] }, hits: { total: { value: 0 }, hits: [] } },
+      { data: { users: null }, extensions: { warnings: [{ message: 'deprecated' }] } },
+      { columnHeader: { metricHeaderEntries: [{ name: 'ga:users' }] }, data: { totals: [{ values: ['0'] }] } },
+      // Objects keyed by ids beside the page's list, or by years, are no gapped lists.
+      { total: 0, data: { '2023': { n: 0 }, '2024': { n: 0 } } },
+      { orders: [], items: { '100234': { sku: 'a' }, '100977': { sku: 'b' } } },
+    ]) {
+      expect(await walk(page), JSON.stringify(page)).toMatchObject({ stoppedBy: 'exhausted' });
+    }
+    expect(await walk({ products: [{ id: 'p1' }], values: { '17': { label: 'red' }, '942': { label: 'blue' } } })).toMatchObject({ count: 1 });
+    // The page `until` ends the walk on is its end marker, whatever it holds.
+    expect(await walk({ done: true, summary: { items: [{ type: 'a' }] } }, () => true)).toMatchObject({ stoppedBy: 'until', count: 0 });
   });
   it('an empty API that counts one page is empty, not one that starts at 0; an empty page with a total names no page size', async () => {
     // Helper 65: will_paginate keeps total_pages at least 1; the empty first page was refused
@@ -141,8 +165,13 @@ describe('paginate loop', () => {
     for (const page of [{ items: [], total_entries: 0, total_pages: 1 }, { items: [], total_pages: 1 }]) {
       expect(await paginate(plan, { fetchPage: async () => page }), JSON.stringify(page)).toMatchObject({ count: 0, stoppedBy: 'exhausted' });
     }
-    // A count of records the walk did not see: page 0 was skipped.
+    // A count of records the walk did not see: page 0 was skipped (a bare `total` or `count` counts here too).
     await expect(paginate(plan, { fetchPage: async () => ({ content: [], totalElements: 3, totalPages: 1 }) })).rejects.toThrow(/holds no items, yet says more pages follow \(totalElements: 3\)/);
+    await expect(paginate(plan, { fetchPage: async () => ({ items: [], total_pages: 1, total: 3 }) })).rejects.toThrow('the API counts its pages from 0');
+    await expect(paginate(plan, { fetchPage: async () => ({ items: [], meta: { total_pages: 1, count: 3 } }) })).rejects.toThrow('the API counts its pages from 0');
+    // An empty page in the middle of a walk is not said to be in the wrong place.
+    const middle = paginate(plan, { fetchPage: async (_q, i) => [{ items: Array.from({ length: 10 }, (_, k) => ({ id: k })) }, { items: [], next_page: 3 }][i] });
+    await expect(middle).rejects.toThrow('page 2 holds no items, yet says more pages follow (next_page: 3): stopping instead of ending the walk with the rest missing. The pages before it held records');
     // And no `page(page, 0, …)` is suggested for it.
     await expect(paginate(plan, { fetchPage: async () => ({ data: [], total_count: 2 }) })).rejects.toThrow(
       'page 1 holds no items, yet says more pages follow (total_count: 2): stopping instead of ending the walk with the rest missing. The records are not where the fetch looks',
