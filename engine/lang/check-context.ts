@@ -19,6 +19,8 @@ export class CheckContext {
   readonly schemas = new Map<string, MissionDecl['schemas'][number]>();
   readonly transforms = new Map<string, MissionDecl['transforms'][number]>();
   readonly actions = new Map<string, ActionDecl>();
+  /** The variables of the `for` loops around the step being checked, innermost last. */
+  readonly loopVariables: string[] = [];
 
   private readonly bags = new Map<string, DiagnosticBag>();
   private readonly order: DiagnosticBag[] = [];

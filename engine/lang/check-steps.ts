@@ -92,7 +92,12 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
         checkNumber(ctx, file, 'concurrency', step.concurrency, 'atLeastOne', span);
       }
       if (step.onError?.mode === 'queue') checkStoreName(ctx, file, step.onError.store);
-      checkSteps(ctx, file, step.body, jumps);
+      ctx.loopVariables.push(step.variable?.name ?? '');
+      try {
+        checkSteps(ctx, file, step.body, jumps);
+      } finally {
+        ctx.loopVariables.pop();
+      }
       return;
     }
     case 'Map':
@@ -414,19 +419,23 @@ function checkMatchStep(ctx: CheckContext, file: string, step: MatchStep, jumps:
   // A since fetch takes a 304 (Not Modified) as its empty answer (fetch-step.ts), as if allowed.
   const allowed = request?.options?.since ? [...explicit, 304] : explicit;
   // A status arm tests the last response's HTTP status (reference §C.8), whatever the subject:
-  // `match r.code { 404 -> … }` over records never took its 404 arm (helper 66). Said once a match.
-  const subjectIsResponse = step.subject?.kind === 'Ref' && step.subject.parts.length === 1 && step.subject.parts[0] === 'response';
+  // `match r.code { 404 -> … }` over records never took its 404 arm (helper 66). Refused where the
+  // subject is a loop's record or a value (E3063); said where it may be the response under
+  // another name (`let order = response`, E3064). Once a match.
+  const subject = step.subject;
+  const subjectIsResponse = subject?.kind === 'Ref' && !subject.leadingDot && subject.parts.length === 1 && subject.parts[0] === 'response';
+  const ofRecord = subject !== undefined && (subject.kind !== 'Ref' || subject.leadingDot || ctx.loopVariables.includes(subject.parts[0]!));
   let statusOfOther = false;
   const checkArmStatus = (status: number, span: Span, unguarded: boolean): void => {
-    if (!subjectIsResponse && step.subject && !statusOfOther) {
+    if (!subjectIsResponse && subject && !statusOfOther) {
       statusOfOther = true;
-      const subject = ctx.sourceOf(file, spanOf(step.subject)).replace(/\s+/g, ' ');
+      const text = ctx.sourceOf(file, spanOf(subject)).replace(/\s+/g, ' ');
       ctx.report(
         file,
-        'E3063',
+        ofRecord ? 'E3063' : 'E3064',
         span,
-        `\`${status} ->\` tests the HTTP status of the last response, not \`${subject}\`: a number arm of a match step is a status (reference §C.8)`,
-        `to compare \`${subject}\` with ${status}, write \`c where c == ${status} ->\`; to take the status, match \`response\``,
+        `\`${status} ->\` tests the HTTP status of the last response, not \`${text}\`: a number arm of a match step is a status (reference §C.8)`,
+        `to compare \`${text}\` with ${status}, write \`c where c == ${status} ->\`; if the status is what is meant, match \`response\``,
       );
     }
     if (!checkStatus(ctx, file, status, span)) return;

@@ -108,7 +108,8 @@ export const CODES = {
   E3060: { severity: 'warning', title: 'a `retry` (or `retryOnTimeout`) on a `wait` with `timeout: 0`: a zero timeout is a check that carries on with `webhook` null, so the retry never runs' },
   E3062: { severity: 'warning', title: 'a source without `base` whose OpenAPI document gives no absolute http(s) server URL (none, relative such as `/api/v3`, or an unfilled `{variable}`)' },
   E3061: { severity: 'warning', title: 'a `{` in a request path that starts no placeholder (`{}`, `{a b}`): it is sent as text' },
-  E3063: { severity: 'error', title: 'a number arm (an HTTP status) in a match step whose subject is not `response`: it tests the last response\'s status, not the subject' },
+  E3063: { severity: 'error', title: 'a number arm (an HTTP status) in a match step whose subject is a loop\'s record or a value: it tests the last response\'s status, not the subject' },
+  E3064: { severity: 'warning', title: 'a number arm (an HTTP status) in a match step whose subject is a name other than `response` (it may hold the response): it tests the last response\'s status, not the subject' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
