@@ -77,7 +77,7 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
         if (d >= 128 || CLASS[d] === 0) break;
         h = hashStep(h, d);
       }
-      if (i < n && text.charCodeAt(i) >= 128 && isLetterAt(text, i)) {
+      if (i < n && text.charCodeAt(i) >= 128 && continuesWordAt(text, i)) {
         i = nonAsciiWord(text, start, out, bag, table);
         continue;
       }
@@ -215,7 +215,7 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
         i++;
         continue;
       default:
-        i = c >= 128 && isLetterAt(text, start) ? nonAsciiWord(text, start, out, bag, table) : unexpectedRun(text, start, bag);
+        i = c >= 128 && startsWordAt(text, start) ? nonAsciiWord(text, start, out, bag, table) : unexpectedRun(text, start, bag);
         continue;
     }
     if (kind >= 0) {
@@ -406,6 +406,19 @@ function isLetterAt(text: string, i: number): boolean {
   return /^[\p{L}\p{M}\p{Nd}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
 }
 
+/** A name beyond ASCII starts with a letter of any script, or an emoji (`store 😀: …`). */
+function startsWordAt(text: string, i: number): boolean {
+  return /^[\p{L}\p{M}\p{Nd}\p{Extended_Pictographic}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
+}
+
+/** Inside a name beyond ASCII, also what joins or decorates its letters: zero-width and format characters, emoji. */
+function continuesWordAt(text: string, i: number): boolean {
+  return /^[\p{L}\p{M}\p{Nd}\p{Cf}\p{Extended_Pictographic}\u{fe0f}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
+}
+
+/** How long a name a message shows whole. */
+const SHOWN_NAME = 40;
+
 /**
  * A name with letters beyond ASCII (`données`): one error naming the word, and the word kept
  * whole, so the parser goes on as the writer meant. Split at its first such letter, it gave a
@@ -419,7 +432,7 @@ function nonAsciiWord(text: string, start: number, out: TokenStream, bag: Diagno
   while (i < n) {
     const c = text.charCodeAt(i);
     const ascii = c < 128 && CLASS[c] !== 0 && (CLASS[c] === WORD_START || isDigit(c));
-    if (!ascii && !(c >= 128 && isLetterAt(text, i))) break;
+    if (!ascii && !(c >= 128 && continuesWordAt(text, i))) break;
     const width = c >= 0xd800 && c <= 0xdbff ? 2 : 1;
     for (let k = 0; k < width; k++) {
       h = first ? text.charCodeAt(i + k) : hashStep(h, text.charCodeAt(i + k));
@@ -428,12 +441,17 @@ function nonAsciiWord(text: string, start: number, out: TokenStream, bag: Diagno
     i += width;
   }
   const word = text.slice(start, i);
-  const ascii = word.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9_]/g, '_');
+  const shown = printable(word.length > SHOWN_NAME ? `${word.slice(0, SHOWN_NAME)}…` : word);
+  const ascii = word.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9_]/g, '_').slice(0, SHOWN_NAME);
+  // A field's name (`response.größe`, `{ größe: g }`) is the API's, not one to change: it is read as a string.
+  const field = text.charCodeAt(start - 1) === 46 /* . */ || (/[{,]\s*$/.test(text.slice(Math.max(0, start - 40), start)) && /^\s*:/.test(text.slice(i, i + 40)));
   bag.error(
     'E1001',
     { start, end: i },
-    `The name \`${printable(word)}\` has characters other than ASCII letters, digits and \`_\``,
-    `names and keywords are ASCII: write \`${/^[0-9]/.test(ascii) ? `_${ascii}` : ascii}\`; a store's table or file and any string may hold other characters (\`memory("${printable(word)}")\`)`,
+    `The name \`${shown}\` has characters other than ASCII letters, digits and \`_\``,
+    field
+      ? `a field whose name has other characters is written as a string: \`response["${shown}"]\`, \`{ "${shown}": … }\``
+      : `names and keywords are ASCII: write \`${/^[0-9]/.test(ascii) ? `_${ascii}` : ascii}\`; a field, a store's table or file and any string may hold other characters (\`x["${shown}"]\`, \`memory("${shown}")\`)`,
   );
   out.push(WORD, start, i, table.intern(start, i, h));
   return i;
@@ -460,11 +478,13 @@ function isStray(c: number): boolean {
   return c < 32 ? c !== 10 && c !== 9 && c !== 13 && c !== 12 && c !== 11 : c === 126 || c === 92 || c === 64 || c === 36 || c === 127;
 }
 
+/** `s` as a message shows it: control, format and invisible space characters escaped (`\u{200b}`). */
 function printable(s: string): string {
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    out += cp < 32 || cp === 127 || (cp >= 0xd800 && cp <= 0xdfff) ? `\\u{${cp.toString(16)}}` : ch;
+    const invisible = cp < 32 || cp === 127 || (cp >= 0xd800 && cp <= 0xdfff) || (cp > 127 && /^[\p{Cf}\p{Zs}\p{Zl}\p{Zp}]$/u.test(ch) && cp !== 0x20);
+    out += invisible ? `\\u{${cp.toString(16)}}` : ch;
   }
   return out;
 }

@@ -110,7 +110,7 @@ describe('tokenize', () => {
   });
 
   it('reports a run of non-ASCII characters once', () => {
-    const { tokens, diagnostics } = tokenize('a 😀🎉 b', 'a.vague');
+    const { tokens, diagnostics } = tokenize('a →⇒¬« b', 'a.vague');
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]!.span).toEqual({ start: 2, end: 6 });
     expect(tokens.map((t) => t.text)).toEqual(['a', 'b', '']);
@@ -125,5 +125,14 @@ describe('tokenize', () => {
       ['E1001', { start: 17, end: 24 }, 'The name `ébauche` has characters other than ASCII letters, digits and `_`'],
     ]);
     expect(diagnostics[0]!.help).toMatch(/^names and keywords are ASCII: write `donnees`/);
+    // A field's name is the API's: read as a string. Joiners and emoji inside a name keep it whole;
+    // invisible characters are shown escaped, a long name cut.
+    expect(tokenize('response.größe', 'a.vague').diagnostics[0]!.help).toBe('a field whose name has other characters is written as a string: `response["größe"]`, `{ "größe": … }`');
+    expect(tokenize('{ größe: g }', 'a.vague').diagnostics[0]!.help).toMatch(/^a field whose name/);
+    const joined = tokenize('store a\u200bb: x', 'a.vague');
+    expect(joined.tokens.map((t) => t.text)).toEqual(['store', 'a\u200bb', ':', 'x', '']);
+    expect(joined.diagnostics.map((d) => d.message)).toEqual(['The name `a\\u{200b}b` has characters other than ASCII letters, digits and `_`']);
+    expect(tokenize('store 😀: x', 'a.vague').diagnostics).toHaveLength(1);
+    expect(tokenize(`let ${'é'.repeat(5000)} = 1`, 'a.vague').diagnostics[0]!.message.length).toBeLessThan(120);
   });
 });
