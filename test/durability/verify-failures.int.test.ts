@@ -165,7 +165,7 @@ ${above}    for i in [1, 2] concurrency 2 onError abort {
 `;
     const run = await c.start(c.mission('parallel', mission('')));
     expect(run.status).toBe('failed');
-    expect(run.error?.code).toBe('parallel-failed');
+    expect(run.status === 'failed' && run.error.code).toBe('parallel-failed');
     await c.expectVerified(run.runId);
     const moved = await verifyWith(run.runId, mission('    // a comment moves every line below\n'));
     expect(moved.divergence).toBeNull();
