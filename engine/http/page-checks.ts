@@ -122,7 +122,7 @@ const NESTED_DEPTH = 5;
 const EMBEDDED = new Set(['_embedded', 'embedded']);
 
 /** Fields of a page that say something about it, never wrap its records (an error's details, a filter list). */
-export const NOT_RECORD_ENVELOPES: ReadonlySet<string> = new Set(['error', 'errors', 'warning', 'warnings', 'message', 'messages', 'meta', 'links', '_links', 'debug', 'facets', 'aggregations', 'filters']);
+const NOT_RECORD_ENVELOPES = new Set(['error', 'errors', 'warning', 'warnings', 'message', 'messages', 'meta', 'links', '_links', 'debug', 'facets', 'aggregations', 'filters']);
 
 /**
  * The first non-empty list of records (objects) inside an object field of the page: its path and

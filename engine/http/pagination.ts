@@ -36,7 +36,6 @@ import {
   refuseSkippedFirstPage,
   warnRecordsElsewhere,
   withoutErrorFields,
-  NOT_RECORD_ENVELOPES,
 } from './page-checks.js';
 import { PaginationError } from './pagination-error.js';
 import type { QueryParams } from './request-builder.js';
@@ -121,10 +120,9 @@ export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
     if (first === undefined) {
       if (v.length > 0) return v;
       first = [field, v];
-    } else if (v.length > 0 && !NOT_RECORD_ENVELOPES.has(field.toLowerCase())) {
+    } else if (v.length > 0) {
       // `{ warnings: [], data: [...] }`: taking the empty list ended the fetch as if no records
-      // were left, and a since checkpoint advanced past the ones under the other field. (A list
-      // of what describes the page is none: Mailchimp's empty `members` beside its `_links`.)
+      // were left, and a since checkpoint advanced past the ones under the other field.
       throw new PaginationError(
         `the page's first list "${first[0]}" is empty but "${field}" holds ${v.length} item${v.length === 1 ? '' : 's'}: ` +
           `say which list holds the records with itemsPath: "${field}"`,
