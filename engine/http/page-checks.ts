@@ -64,10 +64,9 @@ function refuseRecordsNotInList(page: Record<string, unknown>, index: number, st
     }
   }
   // A page that counts no records holds none, whatever its fields look like.
-  const none = [...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => getPath(page, path) === 0);
+  const none = RECORD_TOTALS.some((path) => getPath(page, path) === 0);
   if (gapped !== undefined && !none) throw gappedListError(index, gapped);
-  // The page the mission's `until` ends on is its end marker, whatever it holds.
-  if (list || stop || none) return;
+  if (list || none) return;
   const nested = nestedRecords(page);
   if (nested === undefined) return;
   throw new PaginationError(
