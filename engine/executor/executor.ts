@@ -13,7 +13,7 @@ import { EvaluatorError } from '../eval/eval-errors.js';
 import { evaluate } from '../eval/evaluate.js';
 import { Scope } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
-import type { Journal } from '../journal/journal.js';
+import { PARALLEL_FAILED, type Journal } from '../journal/journal.js';
 import type { ApplyStep, CallStep, FetchStep, LetStep, MapStep, Step, StoreStep, ValidateStep } from '../lang/ast.js';
 import type { ErrorInfo } from '../log/events.js';
 import type { LastCheckpoint } from '../log/log.js';
@@ -264,7 +264,7 @@ export class Executor implements StepRuntime {
     }
     if (fatal !== undefined) throw fatal;
     if (failures.length > 0) {
-      const stageFailed = new StepError('parallel-failed', `Parallel stage failed: ${failures.join('; ')}`);
+      const stageFailed = new StepError('parallel-failed', `${PARALLEL_FAILED}${failures.join('; ')}`);
       const at = failed[0]!.info.at;
       if (at !== undefined) (stageFailed as Located).at = at;
       throw stageFailed;

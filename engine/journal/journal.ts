@@ -175,6 +175,8 @@ export class Journal {
    * failure passed up may be (checkPassedUp); one a loop tolerated is forgotten (forgetFailuresIn).
    */
   private readonly arisenFailures = new Map<string, string>();
+  /** Under verify: the messages (as failureKey compares them) of the failures passed up so far that were checked. */
+  private readonly passedUpMessages = new Set<string>();
   private readonly recordAsked: boolean;
   readonly lastRecordedSeq: number;
 
@@ -427,7 +429,10 @@ export class Journal {
   private checkPassedUp(recorded: { type: string; stepPath: string; seq: number; payload: unknown }, now: () => unknown): void {
     const error = (recorded.payload as { error?: unknown } | null)?.error;
     const key = failureKey(error);
-    if (key !== undefined && (key === failureKey(now()) || this.arose(key))) return;
+    if (key !== undefined && (key === failureKey(now()) || this.arose(key))) {
+      this.passedUpMessages.add(messageOf(key));
+      return;
+    }
     const e = error as { code: string; message: string };
     const told = key === undefined ? `an unreadable error ${excerptOf(JSON.stringify(error ?? null))}` : `"${excerptOf(`${e.code}: ${e.message}`)}"`;
     throw new DamagedLogError(
@@ -440,14 +445,13 @@ export class Journal {
   /**
    * Whether a failure passed up (failureKey) is one a step arose with and no loop tolerated; a
    * parallel stage's failure names each failed branch's (`Parallel stage failed: A: …; B: …`),
-   * whichever a replay sees first, so it holds one of them.
+   * whichever a replay sees first, so it must be made of those and nothing else (composedOf).
    */
   private arose(key: string): boolean {
-    for (const arisen of this.arisenFailures.values()) {
-      if (arisen === key) return true;
-      if (key.startsWith('parallel-failed\0') && key.includes(withoutWhereWritten(arisen.slice(arisen.indexOf('\0') + 1)))) return true;
-    }
-    return false;
+    for (const arisen of this.arisenFailures.values()) if (arisen === key) return true;
+    if (!key.startsWith('parallel-failed\0')) return false;
+    const parts = [...this.passedUpMessages, ...[...this.arisenFailures.values()].map((k) => withoutWhereWritten(messageOf(k)))];
+    return composedOf(messageOf(key), parts);
   }
 
   /**
@@ -908,12 +912,32 @@ function failureTold(payload: EventPayloads['step.failed'], arose: boolean): Fai
  */
 function withoutWhereWritten(message: string): string {
   return message
-    .replace(/\S+\.vague:\d+(:\d+)?/g, 'FILE:LINE')
+    .replace(/\S+\.(vague|reqon):\d+(:\d+)?/g, 'FILE:LINE')
     .replace(/\(line \d+\)/g, '(line N)')
     .split('`')
     .map((part, i) => (i % 2 === 1 ? part.replace(/\s+/g, '') : part.replace(/\s+/g, ' ')))
     .join('`')
     .trim();
+}
+
+/** The message part of a failureKey. */
+function messageOf(key: string): string {
+  return key.slice(key.indexOf('\0') + 1);
+}
+
+/** How a parallel stage's failure starts (executor.ts runParallel), its failed branches after it. */
+export const PARALLEL_FAILED = 'Parallel stage failed: ';
+
+/**
+ * Whether a parallel stage's failure (normalized, withoutWhereWritten) is its branches' names and
+ * places around failures in `parts` only: with every part taken out, nothing but `A: ` (and
+ * `FILE:LINE: `) and `; ` is left. Holding one of them was not enough: "…; B: all fine" verified.
+ */
+function composedOf(message: string, parts: readonly string[]): boolean {
+  if (!message.startsWith(PARALLEL_FAILED)) return false;
+  let rest = message.slice(PARALLEL_FAILED.length);
+  for (const part of [...new Set(parts)].filter((p) => p !== '').sort((a, b) => b.length - a.length)) rest = rest.split(part).join('');
+  return /^\s*[A-Za-z_][A-Za-z0-9_]*:( FILE:LINE:)?\s*(;\s*[A-Za-z_][A-Za-z0-9_]*:( FILE:LINE:)?\s*)*$/.test(rest);
 }
 
 /**

@@ -175,6 +175,15 @@ ${above}    for i in [1, 2] concurrency 2 onError abort {
     const tampered = events.map((e) => (e === at ? { ...e, payload: { ...e.payload, error: { code: 'parallel-failed', message: 'Parallel stage failed: A: all fine' } } } : e)) as StoredEvent[];
     const report = await verifyRun(c.log, run.runId, { env: c.env, events: tampered });
     expect(report.divergence?.seq).toBe(at.seq);
+    // Helper 68: one branch's failure kept, another's edited, or a real failure inside an invented
+    // message — holding one branch's failure was enough to verify.
+    const recorded = (at.payload as { error: { message: string } }).error.message;
+    for (const message of [recorded.replace('B fails too', 'all fine'), `all fine, though "not ok 2" once`, `${recorded}; C: invented`]) {
+      const edited = events.map((e) => (e === at ? { ...e, payload: { ...e.payload, error: { code: 'parallel-failed', message } } } : e)) as StoredEvent[];
+      const verdict = await verifyRun(c.log, run.runId, { env: c.env, events: edited });
+      expect(verdict.ok, message).toBe(false);
+      expect(verdict.divergence?.seq, message).toBe(at.seq);
+    }
   });
 
   it("a run's failure edited to an iteration's failure its loop tolerated is a damaged log", async () => {
