@@ -32,6 +32,7 @@
  * Messages name the page, its URL (the caller's `describe`), what was expected and what the page had.
  */
 import { lostDigits, lostDigitsText } from '../eval/path-template.js';
+import { isPlainObject } from '../eval/values.js';
 import { getPath } from './json-path.js';
 import { PaginationError } from './pagination-error.js';
 import type { PaginationPlan } from './pagination.js';
@@ -150,10 +151,6 @@ function nestedRecords(page: Record<string, unknown>): [string, number] | undefi
     level = next;
   }
   return undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function checkListField(body: unknown, items: unknown[], field: string | undefined, index: number, itemsPath: string | undefined, stop = false): string | undefined {

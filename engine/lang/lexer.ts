@@ -77,7 +77,7 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
         if (d >= 128 || CLASS[d] === 0) break;
         h = hashStep(h, d);
       }
-      if (i < n && text.charCodeAt(i) >= 128 && continuesWordAt(text, i)) {
+      if (i < n && text.charCodeAt(i) >= 128 && codePointIn(CONTINUES_WORD, text, i)) {
         i = nonAsciiWord(text, start, out, bag, table);
         continue;
       }
@@ -215,7 +215,7 @@ export function lexTokens(text: string, bag: DiagnosticBag): TokenStream {
         i++;
         continue;
       default:
-        i = c >= 128 && startsWordAt(text, start) ? nonAsciiWord(text, start, out, bag, table) : unexpectedRun(text, start, bag);
+        i = c >= 128 && codePointIn(STARTS_WORD, text, start) ? nonAsciiWord(text, start, out, bag, table) : unexpectedRun(text, start, bag);
         continue;
     }
     if (kind >= 0) {
@@ -401,19 +401,14 @@ function lexSingleQuoted(text: string, start: number, out: TokenStream, bag: Dia
 }
 
 /** A run of characters that start no token (random bytes, non-ASCII letters): one error for the run. */
-/** Whether the character at `i` is a letter, a mark or a digit of any script. */
-function isLetterAt(text: string, i: number): boolean {
-  return /^[\p{L}\p{M}\p{Nd}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
-}
+/** A name beyond ASCII starts with a letter, mark or digit of any script, or an emoji (`store 😀: …`). */
+const STARTS_WORD = /^[\p{L}\p{M}\p{Nd}\p{Extended_Pictographic}]/u;
+/** Inside one, also what joins or decorates its letters: zero-width and format characters. */
+const CONTINUES_WORD = /^[\p{L}\p{M}\p{Nd}\p{Cf}\p{Extended_Pictographic}\u{fe0f}]/u;
 
-/** A name beyond ASCII starts with a letter of any script, or an emoji (`store 😀: …`). */
-function startsWordAt(text: string, i: number): boolean {
-  return /^[\p{L}\p{M}\p{Nd}\p{Extended_Pictographic}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
-}
-
-/** Inside a name beyond ASCII, also what joins or decorates its letters: zero-width and format characters, emoji. */
-function continuesWordAt(text: string, i: number): boolean {
-  return /^[\p{L}\p{M}\p{Nd}\p{Cf}\p{Extended_Pictographic}\u{fe0f}]/u.test(String.fromCodePoint(text.codePointAt(i)!));
+/** Whether the code point at `i` is of `chars`. */
+function codePointIn(chars: RegExp, text: string, i: number): boolean {
+  return chars.test(String.fromCodePoint(text.codePointAt(i)!));
 }
 
 /** How long a name a message shows whole. */
@@ -432,7 +427,7 @@ function nonAsciiWord(text: string, start: number, out: TokenStream, bag: Diagno
   while (i < n) {
     const c = text.charCodeAt(i);
     const ascii = c < 128 && CLASS[c] !== 0 && (CLASS[c] === WORD_START || isDigit(c));
-    if (!ascii && !(c >= 128 && continuesWordAt(text, i))) break;
+    if (!ascii && !(c >= 128 && codePointIn(CONTINUES_WORD, text, i))) break;
     const width = c >= 0xd800 && c <= 0xdbff ? 2 : 1;
     for (let k = 0; k < width; k++) {
       h = first ? text.charCodeAt(i + k) : hashStep(h, text.charCodeAt(i + k));

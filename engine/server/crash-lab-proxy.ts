@@ -165,6 +165,9 @@ export class AnswerProxy {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     proxy.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const run of ['reference', 'armed'] as const) {
+      for (const [name, url] of Object.entries(proxy.sources(run))) PROXIED.set(url, upstreams[name]!);
+    }
     return proxy;
   }
 
@@ -174,9 +177,7 @@ export class AnswerProxy {
    */
   sources(run: 'reference' | 'armed' = 'reference'): Record<string, string> {
     const root = run === 'armed' ? `${this.base}${ARMED_PREFIX}` : this.base;
-    const sources = Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${root}/${encodeURIComponent(name)}`]));
-    for (const [name, url] of Object.entries(sources)) PROXIED.set(url, this.upstreams[name]!);
-    return sources;
+    return Object.fromEntries(Object.keys(this.upstreams).map((name) => [name, `${root}/${encodeURIComponent(name)}`]));
   }
 
   /** True when a logged request URL went through this proxy. */

@@ -93,27 +93,21 @@ export class AbortError extends StepError {
   }
 }
 
+/** What a replay found wrong with the log it walks: a divergence, a damaged or unreadable event. */
+function isLogFinding(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'NondeterminismError' || error.name === 'DamagedLogError' || error.name === 'UnreadableEventError');
+}
+
 /**
  * Errors of the engine itself, not of the mission: replay divergence, a lost lease, the end of a
  * verify, a log that failed (unreachable, out of disk: `isLogFailure`). They are never tolerated
  * by `onError continue`, never wrapped, never recorded as a step failure — they stop the walk as
  * they are, and the run stays as the log last holds it.
  */
-/** What a replay found wrong with the log it walks: a divergence, a damaged or unreadable event. */
-function isLogFinding(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'NondeterminismError' || error.name === 'DamagedLogError' || error.name === 'UnreadableEventError');
-}
-
 export function isEngineError(error: unknown): boolean {
   return (
-    error instanceof Error &&
-    (error.name === 'NondeterminismError' ||
-      error.name === 'LeaseLostError' ||
-      error.name === 'ReplayExhausted' ||
-      error.name === 'DamagedLogError' ||
-      error.name === 'UnreadableEventError' ||
-      error.name === 'StopRequested' ||
-      isLogFailure(error))
+    isLogFinding(error) ||
+    (error instanceof Error && (error.name === 'LeaseLostError' || error.name === 'ReplayExhausted' || error.name === 'StopRequested' || isLogFailure(error)))
   );
 }
 
