@@ -32,6 +32,7 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
     io.stdout(`${JSON.stringify(result)}\n`);
   } else {
     for (const t of result.tolerated) io.stderr(`  tolerated failure at ${t.stepPath}: ${failureText(t)}\n`);
+    for (const f of result.otherFailures ?? []) io.stderr(`  failure at ${f.stepPath}: ${failureText(f)}\n`);
     switch (result.status) {
       case 'completed': {
         // Failures a loop tolerated (onError continue, queue) are part of the end, as `reqon runs`

@@ -41,6 +41,12 @@ export type RunResult = RunEnd & {
   runId: string;
   tolerated: { stepPath: string; code: string; message: string; at?: string }[];
   /**
+   * Resume of a run that had failed: the other failures its log holds, where they began (an
+   * iteration in flight when its loop ended; one a loop went on after). Not told apart from the
+   * log alone, so not called tolerated.
+   */
+  otherFailures?: { stepPath: string; code: string; message: string }[];
+  /**
    * `resume --payload` of a run waiting in a `wait`: the payload, delivered on the wait's path, was
    * not taken (its eventFilter refused it) and stays unclaimed in the inbox; the path.
    */

@@ -11,7 +11,7 @@
  * (execute.ts), never left to be retried for ever.
  */
 import { hash } from 'node:crypto';
-import { LOG_FORMAT, logFormatOf, summaryMessage, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, summaryPrefix, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, ResumeDelivery, RunRecord } from '../log/log.js';
 import { readRunFailures } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
@@ -150,7 +150,9 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
  * What a resume of a finished run answers: the end it already had, with the failures it went on
  * after (a loop's `onError continue`/`queue`), as its log tells them — where each began, as
  * `reqon runs` counts them — so the end line says "completed with N failures" as it did when the
- * run finished. Of a failed run, the failure that ended it is its error, not one it went on after.
+ * run finished. Of a failed run, the failures that make up its error are its error; the others are
+ * listed as failures, not as tolerated: the log does not say whether a loop went on after one or
+ * it was in flight when its loop ended (helper 73 found a parallel stage's branches listed as tolerated).
  */
 async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
   const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
@@ -159,10 +161,10 @@ async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult>
     return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: failures };
   }
   const error = last?.type === 'run.failed' ? last.payload.error : { code: 'failed', message: `run ${run.runId} failed` };
-  const final = failures.at(-1);
-  // The failures list carries messages as summaries do (summaryMessage), the error its whole one.
-  if (final !== undefined && final.code === error.code && final.message === summaryMessage(error.message)) failures.pop();
-  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: failures };
+  // The failures list carries messages as summaries do (summaryMessage), the error its whole one;
+  // a parallel stage's error is made of its branches' (`A: …; B: …`).
+  const otherFailures = failures.filter((f) => !error.message.includes(summaryPrefix(f.message)));
+  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: [], ...(otherFailures.length > 0 ? { otherFailures } : {}) };
 }
 
 /**

@@ -141,7 +141,7 @@ function nestedRecords(page: Record<string, unknown>): [string, number] | undefi
       for (const [name, value] of Object.entries(object)) {
         const path = `${at}.${name}`;
         if (Array.isArray(value)) {
-          const named = RECORD_LISTS.has(name.toLowerCase()) || EMBEDDED.has(at.toLowerCase());
+          const named = RECORD_LISTS.has(name.toLowerCase()) || NESTED_RECORD_LISTS.has(name.toLowerCase()) || EMBEDDED.has(at.toLowerCase());
           if (named && value.some(isPlainObject)) return [path, value.length];
         } else if (isPlainObject(value)) {
           next.push([path, value]);
@@ -180,6 +180,25 @@ export function checkListField(body: unknown, items: unknown[], field: string | 
 
 /** Field names APIs put their records under. */
 const RECORD_LISTS = new Set(['data', 'items', 'results', 'records', 'entries', 'rows', 'hits', 'nodes', 'values', 'objects', 'elements', 'list', 'content']);
+/**
+ * Names that hold records only below a page's top: Reddit's `data.children`, Solr's
+ * `response.docs`, GraphQL relay's `data.orders.edges`, GeoJSON's `features` (helper 73: each
+ * completed with no records). At the top they are as often something else.
+ */
+const NESTED_RECORD_LISTS = new Set(['children', 'docs', 'documents', 'edges', 'features']);
+
+/**
+ * A list that says something about the page rather than holding its records: links (Mailchimp's
+ * `_links: [{ rel, href }]`) or notices as text (Jira's `warningMessages: ["…"]`). Beside an empty
+ * list of records it leaves that page empty. Decided by what the list holds as well as its name:
+ * Slack's `messages` beside an empty `pinned` are records.
+ */
+export function describesPage(name: string, list: unknown[]): boolean {
+  if (LINK_LISTS.has(name.toLowerCase())) return list.every((item) => isPlainObject(item) && typeof item.href === 'string');
+  return NOTICE_NAME.test(name) && list.every((item) => typeof item === 'string');
+}
+const LINK_LISTS = new Set(['links', '_links']);
+const NOTICE_NAME = /(warning|error|message|notice)s?$/i;
 
 /**
  * The first page's records were taken from its first list (as upstream does without itemsPath),
@@ -410,6 +429,10 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   // An empty first page of a one-page count is an empty API as often (will_paginate says
   // total_pages: 1 with no records) as a skipped page 0: only a count of records tells.
   if (index === 0 && held === 0 && ![...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
+  // A page as long as the API's own page size would be (its count of records spread over its
+  // count of pages) is a 1-based API paging by a smaller size than asked: refuseShortPageWithMore says so.
+  const records = RECORD_TOTALS.find((path) => isCount(getPath(body, path)));
+  if (records !== undefined && held > 0 && held * totalPages >= (getPath(body, records) as number)) return;
   const where = describe();
   throw new PaginationError(
     `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ${firstPageFix(plan)}`,
@@ -420,13 +443,13 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
  * Totals that say how many records (or pages) the whole walk holds. Only names that mean nothing
  * else: a bare `total` or `count` is as often a sum of money or the page's own count.
  */
-const RECORD_TOTALS = ['total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'total_entries', 'totalEntries', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
+const RECORD_TOTALS = ['nbHits', 'total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'total_entries', 'totalEntries', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
 /**
  * Counts that say as often something else (a sum, the page's own count): read only where a
  * page holds no records at all, where any count above 0 says records are somewhere.
  */
 const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as const;
-const PAGE_TOTALS = ['total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
+const PAGE_TOTALS = ['nbPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
 function countedMore(body: unknown, held: number): string | undefined {

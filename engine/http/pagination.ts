@@ -25,6 +25,7 @@
 import { getPath } from './json-path.js';
 import {
   checkListField,
+  describesPage,
   errorFieldOf,
   refuseErrorPage,
   refuseLostDigitsCursor,
@@ -120,7 +121,7 @@ export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
     if (first === undefined) {
       if (v.length > 0) return v;
       first = [field, v];
-    } else if (v.length > 0) {
+    } else if (v.length > 0 && !describesPage(field, v)) {
       // `{ warnings: [], data: [...] }`: taking the empty list ended the fetch as if no records
       // were left, and a since checkpoint advanced past the ones under the other field.
       throw new PaginationError(
@@ -324,8 +325,9 @@ export async function paginate(
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) {
-      refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
+      // The skipped first page first: its short last page says more follow too (Algolia's nbHits).
       refuseSkippedFirstPage(plan, body, pageItems.length, index, describe);
+      refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
     }
     if (!stop && more) refuseOverlongOffsetPage(plan, pageItems, index, describe);
     if (next !== undefined) {

@@ -314,5 +314,14 @@ export function summaryMessage(message: string): string {
   let end = SUMMARY_MESSAGE_CHARS;
   const last = message.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1; // never half a surrogate pair
-  return `${message.slice(0, end)}… (${message.length} characters; the run's events hold the whole message)`;
+  return `${message.slice(0, end)}${CUT_NOTE_START}${message.length}${CUT_NOTE_END}`;
+}
+const CUT_NOTE_START = '… (';
+const CUT_NOTE_END = " characters; the run's events hold the whole message)";
+
+/** What of the whole message a summaryMessage holds: the message, or the start it was cut to. */
+export function summaryPrefix(summary: string): string {
+  if (!summary.endsWith(CUT_NOTE_END)) return summary;
+  const at = summary.lastIndexOf(CUT_NOTE_START);
+  return at < 0 ? summary : summary.slice(0, at);
 }

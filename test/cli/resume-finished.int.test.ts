@@ -58,6 +58,38 @@ describe('resume of a completed run', () => {
   });
 });
 
+describe('resume of a failed run', () => {
+  // Helper 73: the failures that made up a parallel stage's failure were listed as "tolerated
+  // failure at …" — nothing was tolerated. They are its error; the others are listed as failures.
+  it('lists no failure of its error as tolerated, and the others as failures', async () => {
+    const validate = (test: string) => `      let item = { n: i }\n      validate item { assume ${test} }\n`;
+    fs.writeFileSync(
+      path.join(dir, 'failing.vague'),
+      'mission F {\n' +
+        '  action A {\n    abort "a refused"\n  }\n' +
+        '  action B {\n    for i in [1, 2] onError abort {\n' + validate('.n < 2') + '    }\n  }\n' +
+        '  action C {\n    for i in [1, 2, 3] onError continue {\n' + validate('.n != 2') +
+        '      match i { c where c == 3 -> abort "three", _ -> continue }\n    }\n  }\n' +
+        '  run [A, B] then C\n}\n',
+    );
+    const parallel = await reqon('run', 'failing.vague', '--quiet');
+    expect(parallel.code, describeResult(parallel)).toBe(1);
+    const first = runIdOf(parallel);
+    const again = await reqon('resume', first, '--quiet');
+    expect(again.code, describeResult(again)).toBe(1);
+    expect(again.stdout).toMatch(/^failed: .*Parallel stage failed: A: .*a refused; B: .*`\.n < 2`/);
+    expect(again.stderr).not.toMatch(/failure at/);
+
+    fs.writeFileSync(path.join(dir, 'failing.vague'), fs.readFileSync(path.join(dir, 'failing.vague'), 'utf8').replace('run [A, B] then C', 'run C'));
+    const later = await reqon('run', 'failing.vague', '--quiet');
+    expect(later.code, describeResult(later)).toBe(1);
+    const resumed = await reqon('resume', runIdOf(later), '--quiet');
+    expect(resumed.stdout).toMatch(/^failed: .*three/);
+    expect(resumed.stderr).toMatch(/^ {2}failure at C\/0\[1\]\/1: Validation failed: `\.n != 2`/m);
+    expect(resumed.stderr).not.toContain('tolerated');
+  }, 60_000);
+});
+
 describe('resume --payload of a crashed run that never paused', () => {
   it('says it waits on no pause (it was never resumed), changes nothing, and a plain resume finishes it', async () => {
     const killed = await reqon('run', 'm.vague', '--crash-at', 'before-effect:1', '--quiet');

@@ -14,6 +14,16 @@ describe('paths into a page (cursorPath, itemsPath, updateFrom)', () => {
     expect(nextCursor({ strategy: 'cursor', param: 'starting_after', pageSize: 2, cursorPath: 'data[-1].id' }, page)).toBe('b');
   });
 
+  it('reads a field whose name holds a dot as one step (OData\'s @odata.nextLink; helper 73: the walk ended after page 1)', () => {
+    const graph = { '@odata.context': 'x', value: [{ id: 1 }], '@odata.nextLink': 'https://graph/users?$skiptoken=p2', meta: { 'a.b': { c: 3 }, a: { b: { c: 4 } } } };
+    expect(getPath(graph, '@odata.nextLink')).toBe('https://graph/users?$skiptoken=p2');
+    expect(nextCursor({ strategy: 'cursor', param: '$skiptoken', cursorPath: '@odata.nextLink' }, graph)).toBe('https://graph/users?$skiptoken=p2');
+    // The field named with the dot is the one meant where both readings exist; a nested path still reads as one.
+    expect(getPath(graph, 'meta.a.b.c')).toBe(3);
+    expect(getPath({ a: { b: 1 } }, 'a.b')).toBe(1);
+    expect(getPath(graph, 'value[0].id')).toBe(1);
+  });
+
   it('gives undefined, never a throw or an inherited member, for what is not there', () => {
     expect(getPath(page, 'data[2].id')).toBeUndefined();
     expect(getPath(page, 'data[-3].id')).toBeUndefined();

@@ -159,6 +159,33 @@ describe('paginate loop', () => {
     await expect(walk({ result: { items: [{ id: 1 }] }, has_more: false }, () => true)).rejects.toThrow('itemsPath: "result.items"');
     await expect(walk({ total: 0, result: { entries: [{ id: 1 }] } })).rejects.toThrow('itemsPath: "result.entries"');
   });
+  it('finds records below the top under the names they go by there (helper 73: each completed with none)', async () => {
+    const walk = (first: unknown) => paginate({ strategy: 'cursor', param: 'after', cursorPath: 'next' }, { fetchPage: async () => first });
+    await expect(walk({ kind: 'Listing', data: { after: null, children: [{ kind: 't3', data: { id: 'a' } }] } })).rejects.toThrow('itemsPath: "data.children"');
+    await expect(walk({ responseHeader: { status: 0 }, response: { numFound: 2, start: 0, docs: [{ id: 'a' }, { id: 'b' }] } })).rejects.toThrow('itemsPath: "response.docs"');
+    await expect(walk({ data: { orders: { edges: [{ cursor: 'c1', node: { id: 'o1' } }], pageInfo: { hasNextPage: false } } } })).rejects.toThrow('itemsPath: "data.orders.edges"');
+    // At the top such a name is no records name: a tree node's children beside the page's records stay said, not refused.
+    expect(await walk({ features: [{ id: 'f' }] })).toMatchObject({ count: 1 });
+  });
+  it('an empty list of records beside links or notices is an empty page; beside records it is refused (helper 73)', async () => {
+    const walk = (first: unknown) => paginate({ strategy: 'page', param: 'page', pageSize: 10 }, { fetchPage: async () => first });
+    // Mailchimp's empty members beside its _links; Jira's empty issues beside its warningMessages.
+    const links = [{ rel: 'self', href: 'https://x.api.mailchimp.com/3.0/lists/1/members', method: 'GET' }];
+    expect(await walk({ members: [], list_id: '1', total_items: 0, _links: links })).toMatchObject({ count: 0, stoppedBy: 'exhausted' });
+    expect(await walk({ startAt: 0, maxResults: 50, total: 0, issues: [], warningMessages: ["The value 'X' does not exist for the field 'project'."] })).toMatchObject({ count: 0 });
+    // Records under such a name (Slack's messages beside an empty pinned), or a links list that holds records, are refused as before.
+    await expect(walk({ pinned: [], messages: [{ ts: '1', text: 'hi' }] })).rejects.toThrow('itemsPath: "messages"');
+    await expect(walk({ pinned: [], messages: ['hi'] })).resolves.toMatchObject({ count: 0 });
+    await expect(walk({ people: [], links: [{ id: 1, url: '/a' }] })).rejects.toThrow('itemsPath: "links"');
+  });
+  it('an Algolia walk from page 1 of an API that counts from 0 is refused by its nbPages', async () => {
+    const hits = Array.from({ length: 25 }, (_, id) => ({ id }));
+    const algolia = (page: number) => ({ hits: hits.slice(page * 20, page * 20 + 20), nbHits: 25, page, nbPages: 2, hitsPerPage: 20 });
+    const walk = (firstPage?: number) =>
+      paginate({ strategy: 'page', param: 'page', pageSize: 20, sizeParam: 'hitsPerPage', ...(firstPage !== undefined ? { firstPage } : {}) }, { fetchPage: async (q) => algolia(Number(q[0]![1])) });
+    await expect(walk()).rejects.toThrow('the API counts 2 pages (nbPages: 2) and the walk asked for pages 1 to 1: the API counts its pages from 0');
+    expect(await walk(0)).toMatchObject({ count: 25, stoppedBy: 'exhausted' });
+  });
   it('an empty API that counts one page is empty, not one that starts at 0; an empty page with a total names no page size', async () => {
     // Helper 65: will_paginate keeps total_pages at least 1; the empty first page was refused
     // with "counts its pages from 0", whose page=0 such APIs reject.
@@ -167,7 +194,7 @@ describe('paginate loop', () => {
       expect(await paginate(plan, { fetchPage: async () => page }), JSON.stringify(page)).toMatchObject({ count: 0, stoppedBy: 'exhausted' });
     }
     // A count of records the walk did not see: page 0 was skipped (a bare `total` or `count` counts here too).
-    await expect(paginate(plan, { fetchPage: async () => ({ content: [], totalElements: 3, totalPages: 1 }) })).rejects.toThrow(/holds no items, yet says more pages follow \(totalElements: 3\)/);
+    await expect(paginate(plan, { fetchPage: async () => ({ content: [], totalElements: 3, totalPages: 1 }) })).rejects.toThrow('but the API counts 1 pages (totalPages: 1) and the walk asked for pages 1 to 1: the API counts its pages from 0');
     await expect(paginate(plan, { fetchPage: async () => ({ items: [], total_pages: 1, total: 3 }) })).rejects.toThrow('the API counts its pages from 0');
     await expect(paginate(plan, { fetchPage: async () => ({ items: [], meta: { total_pages: 1, count: 3 } }) })).rejects.toThrow('the API counts its pages from 0');
     // An empty page in the middle of a walk is not said to be in the wrong place.
