@@ -7,17 +7,24 @@
  * Value at a dotted path (`a.b.0.c`), where a segment may end in array indexes, `[-1]` counting
  * from the end (`data[-1].id`: the last item's id, Stripe's cursor); undefined when any step is missing.
  * A field whose name holds a dot is one step where the object has it (OData's `@odata.nextLink`):
- * read as two, the cursor was never found and the walk ended after its first page.
+ * read as two, the cursor was never found and the walk ended after its first page. Where both
+ * readings exist, the first that reaches a value wins, the longest name first.
  */
 export function getPath(value: unknown, path: string): unknown {
-  let cur: unknown = value;
-  const parts = path.split('.');
-  for (let i = 0; i < parts.length; i++) {
-    const dotted = dottedField(cur, parts, i);
-    if (dotted !== undefined) {
-      cur = (cur as Record<string, unknown>)[dotted[0]];
-      i = dotted[1];
-      continue;
+  return walkPath(value, path.split('.'), 0);
+}
+
+function walkPath(value: unknown, parts: string[], from: number): unknown {
+  let cur = value;
+  for (let i = from; i < parts.length; i++) {
+    if (cur !== null && typeof cur === 'object' && !Array.isArray(cur) && i + 1 < parts.length) {
+      // Names with dots in them, longest first, each followed to the end of the path.
+      for (let last = parts.length - 1; last > i; last--) {
+        const name = parts.slice(i, last + 1).join('.');
+        if (!Object.prototype.hasOwnProperty.call(cur, name)) continue;
+        const found = walkPath((cur as Record<string, unknown>)[name], parts, last + 1);
+        if (found !== undefined) return found;
+      }
     }
     const part = parts[i]!;
     if (part === '') continue;
@@ -36,19 +43,6 @@ export function getPath(value: unknown, path: string): unknown {
     }
   }
   return cur;
-}
-
-/**
- * The longest run of `parts` from `from` on that, joined by dots, names a field of `object`
- * (`@odata.nextLink`), and the index of its last part; undefined when none of two parts or more does.
- */
-function dottedField(object: unknown, parts: string[], from: number): [string, number] | undefined {
-  if (object === null || typeof object !== 'object' || Array.isArray(object) || from + 1 >= parts.length) return undefined;
-  for (let last = parts.length - 1; last > from; last--) {
-    const name = parts.slice(from, last + 1).join('.');
-    if (Object.prototype.hasOwnProperty.call(object, name)) return [name, last];
-  }
-  return undefined;
 }
 
 /** `name[0]`, `name[-1][2]`, `[3]`: a field name followed by one or more array indexes. */

@@ -57,7 +57,8 @@ function refuseRecordsNotInList(page: Record<string, unknown>, index: number, st
   for (const [name, value] of Object.entries(page)) {
     if (Array.isArray(value)) {
       // A list with items is the page's records; an empty one is the page's empty list of
-      // records, unless it is an empty `errors: []` beside them.
+      // records, unless it is an empty `errors: []` beside them. Links and warnings are neither.
+      if (describesPage(name, value)) continue;
       if (value.length > 0) return;
       if (!NOT_RECORD_ENVELOPES.has(name.toLowerCase())) list = true;
     } else if (gapped === undefined && isKeyedRecords(name, value)) {
@@ -179,13 +180,13 @@ export function checkListField(body: unknown, items: unknown[], field: string | 
 }
 
 /** Field names APIs put their records under. */
-const RECORD_LISTS = new Set(['data', 'items', 'results', 'records', 'entries', 'rows', 'hits', 'nodes', 'values', 'objects', 'elements', 'list', 'content']);
+const RECORD_LISTS = new Set(['data', 'items', 'results', 'records', 'entries', 'rows', 'hits', 'nodes', 'values', 'objects', 'elements', 'list', 'content', 'features']);
 /**
  * Names that hold records only below a page's top: Reddit's `data.children`, Solr's
- * `response.docs`, GraphQL relay's `data.orders.edges`, GeoJSON's `features` (helper 73: each
- * completed with no records). At the top they are as often something else.
+ * `response.docs`, GraphQL relay's `data.orders.edges` (helper 73: each completed with no records).
+ * At the top they are as often something else (a tree's `children`).
  */
-const NESTED_RECORD_LISTS = new Set(['children', 'docs', 'documents', 'edges', 'features']);
+const NESTED_RECORD_LISTS = new Set(['children', 'docs', 'documents', 'edges']);
 
 /**
  * A list that says something about the page rather than holding its records: links (Mailchimp's
@@ -194,11 +195,33 @@ const NESTED_RECORD_LISTS = new Set(['children', 'docs', 'documents', 'edges', '
  * Slack's `messages` beside an empty `pinned` are records.
  */
 export function describesPage(name: string, list: unknown[]): boolean {
-  if (LINK_LISTS.has(name.toLowerCase())) return list.every((item) => isPlainObject(item) && typeof item.href === 'string');
+  if (LINK_LISTS.has(name.toLowerCase())) return isLinkList(list);
   return NOTICE_NAME.test(name) && list.every((item) => typeof item === 'string');
 }
 const LINK_LISTS = new Set(['links', '_links']);
-const NOTICE_NAME = /(warning|error|message|notice)s?$/i;
+/**
+ * Notices that leave a page what it is: warnings. Errors and bare messages beside an empty list are
+ * an in-band failure as often (`{ "data": [], "errors": ["backend timed out"] }`, `"messages":
+ * ["Rate limit exceeded"]`, Jira's `errorMessages`): refused, as a page of no records whose answer
+ * is an error must not end a walk (helper 74).
+ */
+const NOTICE_NAME = /warning|notice/i;
+
+/** `[{ "rel": "self", "href": … }, …]`: a list of links (Mailchimp, PayPal, OGC API, Spring HATEOAS without HAL). */
+function isLinkList(list: unknown[]): boolean {
+  return list.length > 0 && list.every((item) => isPlainObject(item) && typeof item.href === 'string');
+}
+
+/** The href of the `rel: "next"` entry of a page's list of links (`links`, `_links`), if it has one. */
+function nextInLinkList(body: Record<string, unknown>): string | undefined {
+  for (const name of LINK_LISTS) {
+    const list = body[name];
+    if (!Array.isArray(list) || !isLinkList(list)) continue;
+    const next = list.find((link) => (link as { rel?: unknown }).rel === 'next') as { href: string } | undefined;
+    if (next !== undefined && next.href !== '') return next.href;
+  }
+  return undefined;
+}
 
 /**
  * The first page's records were taken from its first list (as upstream does without itemsPath),
@@ -330,7 +353,7 @@ function holdsSomething(value: unknown): boolean {
 }
 
 /** Where APIs say in a page's body that more pages follow: a flag, or the next page's link or number. */
-const MORE_FLAGS = ['has_more', 'hasMore', 'more', 'has_next', 'hasNext', 'hasNextPage', 'meta.has_more', 'pagination.has_more', 'pageInfo.hasNextPage'] as const;
+const MORE_FLAGS = ['has_more', 'hasMore', 'more', 'has_next', 'hasNext', 'hasNextPage', 'meta.has_more', 'pagination.has_more', 'pageInfo.hasNextPage', 'exceededTransferLimit', '@Microsoft.Dynamics.CRM.morerecords'] as const;
 /** A flag that says the page is not the last when `false` (Spring Data's `last`, Jira's `isLast`). */
 const LAST_FLAGS = ['last', 'isLast', 'is_last', 'page.last', 'meta.last', 'pagination.last'] as const;
 /** A flag that says the page is not the first when `false` (Spring Data's `first`). */
@@ -358,7 +381,7 @@ function firstPageFix(plan: PaginationPlan): string {
     ? `the API counts its pages from 0, so the records of its first page were skipped. Start the walk at page 0: paginate: { type: page, param: "${plan.param}", pageSize: ${plan.pageSize}${plan.sizeParam !== undefined ? `, sizeParam: "${plan.sizeParam}"` : ''}, firstPage: 0 }`
     : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`;
 }
-const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page'] as const;
+const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page', '@odata.nextLink', 'odata.nextLink', 'd.__next', '__next'] as const;
 
 /**
  * A page of an offset or page walk with fewer items than the page size the mission gave was taken
@@ -377,18 +400,10 @@ export function refuseShortPageWithMore(
   linkedNext?: string,
 ): void {
   if (plan.strategy === 'cursor') return;
-  const record = body !== null && typeof body === 'object' && !Array.isArray(body);
-  const flag = record ? (MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false)) : undefined;
-  const link = record && flag === undefined ? NEXT_LINKS.find((path) => isNextPage(getPath(body, path))) : undefined;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
-  const counted = record && flag === undefined && link === undefined && index === 0 ? countedMore(body, items.length) : undefined;
-  let shown: string;
-  if (flag !== undefined) shown = `${flag}: ${JSON.stringify(getPath(body, flag))}`;
-  else if (link !== undefined) shown = `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
-  else if (linkedNext !== undefined) shown = `its Link header: <${linkedNext.slice(0, 120)}>; rel="next"`;
-  else if (counted !== undefined) shown = counted;
-  else return;
+  const shown = saysMore(body, linkedNext) ?? (index === 0 ? countedMore(body, items.length) : undefined) ?? cappedSize(plan, body, items.length);
+  if (shown === undefined) return;
   const where = describe();
   if (items.length === 0) {
     // No size to suggest: on the first page the records are not where the walk takes them from;
@@ -411,14 +426,51 @@ export function refuseShortPageWithMore(
 }
 
 /**
+ * Where a page says itself that more pages follow — a flag (`has_more: true`, `last: false`), a next
+ * page's link or number, a `rel: "next"` in its list of links, its Link header's rel="next"
+ * (`linkedNext`) — as shown in messages; undefined when it says nothing of the kind.
+ */
+function saysMore(body: unknown, linkedNext: string | undefined): string | undefined {
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false);
+    if (flag !== undefined) return `${flag}: ${JSON.stringify(getPath(body, flag))}`;
+    const link = NEXT_LINKS.find((path) => isNextPage(getPath(body, path)));
+    if (link !== undefined) return `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
+    const listed = nextInLinkList(body as Record<string, unknown>);
+    if (listed !== undefined) return `a link with rel "next": ${JSON.stringify(listed).slice(0, 120)}`;
+  }
+  return linkedNext !== undefined ? `its Link header: <${linkedNext.slice(0, 120)}>; rel="next"` : undefined;
+}
+
+/**
+ * The page echoes the size parameter the mission sent, lowered (Jira's `maxResults: 100` where
+ * 1000 was asked, Confluence's `limit`), and is full by that size: the API capped the size, so
+ * more may well follow. As shown in messages.
+ */
+function cappedSize(plan: PaginationPlan, body: unknown, held: number): string | undefined {
+  const echoed = echoedSize(plan, body);
+  return echoed !== undefined && held >= echoed ? `${plan.sizeParam}: ${echoed}, the size it pages by` : undefined;
+}
+
+/** The size the page says it was cut to, under the name the mission sent it by, when below what was sent. */
+function echoedSize(plan: PaginationPlan, body: unknown): number | undefined {
+  if (plan.sizeParam === undefined || plan.pageSize === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const echoed = [plan.sizeParam, `meta.${plan.sizeParam}`, `pagination.${plan.sizeParam}`].map((path) => getPath(body, path)).find(isCount) as number | undefined;
+  return echoed !== undefined && echoed > 0 && echoed < plan.pageSize ? echoed : undefined;
+}
+
+/**
  * The last page of a `page` walk, whose answer counts the API's pages (`totalPages: 3`, Spring
  * Data's PagedModel under `page.`), ends one page short of that count: asked from page 1 of an
  * API that counts from 0, the walk skipped the API's first page — its answers carry no `first`
  * flag to say so (refuseNotFirstPage). A walk that started at the API's first page ends on the
  * page numbered firstPage + totalPages − 1 when that page is short, one later when it is empty.
  */
-export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined): void {
+export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined, linkedNext?: string): void {
   if (plan.strategy !== 'page' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  // A page that says more follow, or that the API cut to a size of its own, is no last page of a
+  // count from 0 but a page of an API paging by a smaller size: refuseShortPageWithMore says so.
+  if (saysMore(body, linkedNext) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
   const field = PAGE_TOTALS.find((path) => isCount(getPath(body, path)));
   if (field === undefined) return;
   const totalPages = getPath(body, field) as number;
@@ -431,7 +483,8 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   if (index === 0 && held === 0 && ![...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
   // A page as long as the API's own page size would be (its count of records spread over its
   // count of pages) is a 1-based API paging by a smaller size than asked: refuseShortPageWithMore says so.
-  const records = RECORD_TOTALS.find((path) => isCount(getPath(body, path)));
+  // (A bare `total` or `count` is read here too: beside records on such a page it counts them as often as not.)
+  const records = [...RECORD_TOTALS, ...LOOSE_TOTALS].find((path) => isCount(getPath(body, path)));
   if (records !== undefined && held > 0 && held * totalPages >= (getPath(body, records) as number)) return;
   const where = describe();
   throw new PaginationError(
@@ -443,13 +496,13 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
  * Totals that say how many records (or pages) the whole walk holds. Only names that mean nothing
  * else: a bare `total` or `count` is as often a sum of money or the page's own count.
  */
-const RECORD_TOTALS = ['nbHits', 'total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'total_entries', 'totalEntries', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
+const RECORD_TOTALS = ['nbHits', 'numFound', 'response.numFound', 'hits.total', 'hits.total.value', 'found', 'estimatedTotalHits', 'totalHits', 'numberMatched', '@odata.count', 'meta.pagination.total', 'total_count', 'totalCount', 'total_results', 'totalResults', 'total_items', 'totalItems', 'total_entries', 'totalEntries', 'totalElements', 'page.totalElements', 'meta.total', 'meta.total_count', 'meta.totalCount', 'pagination.total', 'pagination.total_count', 'pagination.totalCount'] as const;
 /**
  * Counts that say as often something else (a sum, the page's own count): read only where a
  * page holds no records at all, where any count above 0 says records are somewhere.
  */
 const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as const;
-const PAGE_TOTALS = ['nbPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
+const PAGE_TOTALS = ['nbPages', 'meta.pagination.pageCount', 'meta.pagination.total_pages', 'meta.pagination.totalPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
 function countedMore(body: unknown, held: number): string | undefined {

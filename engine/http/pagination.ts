@@ -117,11 +117,13 @@ export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
   if (body === null || typeof body !== 'object') return [];
   let first: [string, unknown[]] | undefined;
   for (const [field, v] of Object.entries(body)) {
-    if (!Array.isArray(v)) continue;
+    // A list of links or warnings is never the records (Spring HATEOAS without HAL puts its
+    // `links` first: its self link was stored as a record).
+    if (!Array.isArray(v) || describesPage(field, v)) continue;
     if (first === undefined) {
       if (v.length > 0) return v;
       first = [field, v];
-    } else if (v.length > 0 && !describesPage(field, v)) {
+    } else if (v.length > 0) {
       // `{ warnings: [], data: [...] }`: taking the empty list ended the fetch as if no records
       // were left, and a since checkpoint advanced past the ones under the other field.
       throw new PaginationError(
@@ -326,8 +328,9 @@ export async function paginate(
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) {
       // The skipped first page first: its short last page says more follow too (Algolia's nbHits).
-      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe);
-      refuseShortPageWithMore(plan, body, pageItems, index, describe, callbacks.linkedNext?.(index));
+      const linkedNext = callbacks.linkedNext?.(index);
+      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe, linkedNext);
+      refuseShortPageWithMore(plan, body, pageItems, index, describe, linkedNext);
     }
     if (!stop && more) refuseOverlongOffsetPage(plan, pageItems, index, describe);
     if (next !== undefined) {

@@ -22,6 +22,8 @@ describe('paths into a page (cursorPath, itemsPath, updateFrom)', () => {
     expect(getPath(graph, 'meta.a.b.c')).toBe(3);
     expect(getPath({ a: { b: 1 } }, 'a.b')).toBe(1);
     expect(getPath(graph, 'value[0].id')).toBe(1);
+    // A dotted name that leads nowhere gives way to the nested reading (helper 74).
+    expect(getPath({ 'a.b': {}, a: { b: { c: 4 } } }, 'a.b.c')).toBe(4);
   });
 
   it('gives undefined, never a throw or an inherited member, for what is not there', () => {

@@ -26,8 +26,12 @@ describe('pagination pure rules', () => {
   it('refuses a page whose first list is empty while a later one holds items, instead of taking no records', () => {
     // `{ warnings: [], data: [...] }`: the first list is empty, so the fetch ended with 0 records
     // as if none were left, and a since checkpoint advanced past the ones under `data`.
-    expect(() => itemsOf({ warnings: [], data: [{ id: 1 }, { id: 2 }] })).toThrow(/"warnings" is empty but "data" holds 2 items.*itemsPath: "data"/);
-    expect(itemsOf({ warnings: [], data: [{ id: 1 }] }, 'data')).toEqual([{ id: 1 }]);
+    expect(() => itemsOf({ tags: [], data: [{ id: 1 }, { id: 2 }] })).toThrow(/"tags" is empty but "data" holds 2 items.*itemsPath: "data"/);
+    expect(itemsOf({ tags: [], data: [{ id: 1 }] }, 'data')).toEqual([{ id: 1 }]);
+    // A list of warnings or links is never the records, empty or not (helper 74: Spring HATEOAS's `links` came first).
+    expect(itemsOf({ warnings: [], data: [{ id: 1 }] })).toEqual([{ id: 1 }]);
+    expect(itemsOf({ links: [{ rel: 'self', href: '/people' }], content: [{ id: 1 }] })).toEqual([{ id: 1 }]);
+    expect(itemsOf({ links: [{ rel: 'self', href: '/people' }], content: [] })).toEqual([]);
     expect(itemsOf({ data: [], included: [] })).toEqual([]);
     expect(itemsOf({ data: [1], errors: [] })).toEqual([1]);
   });
@@ -60,12 +64,12 @@ describe('paginate loop', () => {
     expect(seen.map((p) => [p.items, p.done, p.until ?? false])).toEqual([[[1, 2], false, false], [[3], true, true]]);
   });
   it('refuses the page until stops on when its first list is empty and a later one holds items', async () => {
-    const pages = [{ items: [1, 2] }, { warnings: [], items: [3], has_more: false }];
+    const pages = [{ items: [1, 2] }, { tags: [], items: [3], has_more: false }];
     const run = paginate(
       { strategy: 'offset', param: 'offset', pageSize: 2 },
       { fetchPage: async (_q, i) => pages[i], until: (body) => (body as { has_more?: boolean }).has_more === false },
     );
-    await expect(run).rejects.toThrow(/"warnings" is empty but "items" holds 1 item/);
+    await expect(run).rejects.toThrow(/"tags" is empty but "items" holds 1 item/);
   });
   it('says where a later list has a usual name for records and the first does not (facets before results)', async () => {
     const warned: string[] = [];
@@ -175,8 +179,47 @@ describe('paginate loop', () => {
     expect(await walk({ startAt: 0, maxResults: 50, total: 0, issues: [], warningMessages: ["The value 'X' does not exist for the field 'project'."] })).toMatchObject({ count: 0 });
     // Records under such a name (Slack's messages beside an empty pinned), or a links list that holds records, are refused as before.
     await expect(walk({ pinned: [], messages: [{ ts: '1', text: 'hi' }] })).rejects.toThrow('itemsPath: "messages"');
-    await expect(walk({ pinned: [], messages: ['hi'] })).resolves.toMatchObject({ count: 0 });
+    // Text under errors or messages beside an empty list is an in-band error as often (helper 74: `{ data: [], errors: ["timed out"] }` ended a walk).
+    for (const page of [{ data: [], errors: ['backend timed out'] }, { results: [], messages: ['Rate limit exceeded'] }, { issues: [], errorMessages: ['no such project'] }]) {
+      await expect(walk(page), JSON.stringify(page)).rejects.toThrow('is empty but');
+    }
     await expect(walk({ people: [], links: [{ id: 1, url: '/a' }] })).rejects.toThrow('itemsPath: "links"');
+  });
+  it('reads the ways real APIs say a short page is not the last (helper 74: each completed with the first page only)', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, id) => ({ id }));
+    const first = (plan: PaginationPlan, body: unknown) => paginate(plan, { fetchPage: async () => body });
+    const page = (size: number, sizeParam?: string): PaginationPlan => ({ strategy: 'page', param: 'page', pageSize: size, ...(sizeParam ? { sizeParam } : {}) });
+    const offset = (size: number, sizeParam?: string, itemsPath?: string): PaginationPlan => ({ strategy: 'offset', param: 'offset', pageSize: size, ...(sizeParam ? { sizeParam } : {}), ...(itemsPath ? { itemsPath } : {}) });
+    const cases: Array<[string, PaginationPlan, unknown, string]> = [
+      // The size the mission sent, echoed lowered: Jira caps maxResults, Confluence limit.
+      ['jira', offset(1000, 'maxResults', 'issues'), { startAt: 0, maxResults: 100, total: 350, issues: rows(100) }, 'maxResults: 100, the size it pages by'],
+      ['confluence', offset(500, 'limit'), { results: rows(100), start: 0, limit: 100, size: 100, _links: { next: '/rest/api/content?limit=100&start=100' } }, '_links.next: "/rest/api/content'],
+      ['odata', offset(1000, '$top'), { '@odata.context': 'x', value: rows(100), '@odata.nextLink': 'https://svc/People?$skip=100' }, '@odata.nextLink'],
+      ['strapi', page(500, 'pageSize'), { data: rows(100), meta: { pagination: { page: 1, pageSize: 100, pageCount: 3, total: 240 } } }, 'meta.pagination.total: 240'],
+      ['ogc', offset(1000, 'limit', 'features'), { type: 'FeatureCollection', features: rows(100), numberMatched: 250, links: [{ rel: 'self', href: '/items' }, { rel: 'next', href: '/items?offset=100' }] }, 'a link with rel "next"'],
+      ['arcgis', offset(2000, 'resultRecordCount', 'features'), { features: rows(1000), exceededTransferLimit: true }, 'exceededTransferLimit: true'],
+      ['solr', offset(100, undefined, 'response.docs'), { response: { numFound: 300, start: 0, docs: rows(10) } }, 'response.numFound: 300'],
+      ['elasticsearch', offset(100, undefined, 'hits.hits'), { hits: { total: { value: 300, relation: 'eq' }, hits: rows(10) } }, 'hits.total.value: 300'],
+      ['typesense', page(100, undefined), { found: 300, page: 1, hits: rows(10) }, 'found: 300'],
+      ['meilisearch', offset(100), { hits: rows(20), offset: 0, limit: 20, estimatedTotalHits: 300 }, 'estimatedTotalHits: 300'],
+    ];
+    for (const [name, plan, body, shown] of cases) {
+      await expect(first(plan, body), name).rejects.toThrow(`yet says more pages follow (${shown}`);
+    }
+    // An empty page in the middle whose list of links names the next page is no end either.
+    const mid = paginate(page(20), { fetchPage: async (_q, i) => [{ items: rows(20), links: [{ rel: 'self', href: '/p1' }] }, { items: [], links: [{ rel: 'self', href: '/p2' }, { rel: 'next', href: '/p3' }] }][i] });
+    await expect(mid).rejects.toThrow('page 2 holds no items, yet says more pages follow (a link with rel "next"');
+    // Their last pages end the walk: a size echoed as sent, a short page with no next.
+    expect(await first(offset(100, 'maxResults', 'issues'), { startAt: 0, maxResults: 100, total: 40, issues: rows(40) })).toMatchObject({ count: 40, stoppedBy: 'exhausted' });
+    expect(await first(offset(1000, 'limit', 'features'), { features: rows(5), numberMatched: 5, links: [{ rel: 'self', href: '/items' }] })).toMatchObject({ count: 5 });
+  });
+  it('a 1-based API paging by a smaller size than asked is told the size, not to start at page 0 (helper 74)', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, id) => ({ id }));
+    const first = (plan: PaginationPlan, body: unknown) => paginate(plan, { fetchPage: async () => body });
+    // DRF with total_pages, reqres.in, Meilisearch's page mode: two pages by the API's size.
+    await expect(first({ strategy: 'page', param: 'page', pageSize: 100, sizeParam: 'page_size' }, { count: 80, total_pages: 2, next: 'https://x/?page=2', results: rows(50) })).rejects.toThrow('page(page, 50, page_size)');
+    await expect(first({ strategy: 'page', param: 'page', pageSize: 20 }, { page: 1, per_page: 6, total: 12, total_pages: 2, data: rows(6) })).rejects.toThrow('page(page, 6)');
+    await expect(first({ strategy: 'page', param: 'page', pageSize: 100 }, { hits: rows(20), hitsPerPage: 20, page: 1, totalPages: 2, totalHits: 30 })).rejects.toThrow('page(page, 20)');
   });
   it('an Algolia walk from page 1 of an API that counts from 0 is refused by its nbPages', async () => {
     const hits = Array.from({ length: 25 }, (_, id) => ({ id }));
