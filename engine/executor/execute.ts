@@ -129,7 +129,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     logFormat,
   });
   const stores = new StoreRuntime(model, deps.log, deps.env, {
-    dataDir: deps.dataDir,
+    dataDir: options.dataDir ?? deps.dataDir,
     authJson: options.authFile ? readJson(options.authFile) : undefined,
     httpTimeoutMs: 30_000,
     ...(run.recordedModel ? { recordedBy: run.recordedModel } : {}),

@@ -23,13 +23,13 @@ import { credentialEnvValues } from '../env/mission-env.js';
 import { rememberedCredentials } from '../http/given-credentials.js';
 import { eventPages } from '../log/event-pages.js';
 import { LOG_FORMAT, logFormatOf, type CredentialDigests, type EventPayloads, type EventType, type NewEvent, type StoredEvent } from '../log/events.js';
-import type { EventLog, MissionFiles, RunOptions, RunRecord, RunStatus } from '../log/log.js';
+import { IMPORTED_OWNER, type EventLog, type MissionFiles, type RunOptions, type RunRecord, type RunStatus } from '../log/log.js';
+
+export { IMPORTED_OWNER } from '../log/log.js';
 import { asLogged, UnloggableValueError } from '../log/loggable.js';
 import { MissionInvalidError, missionHash, modelFor } from './mission-cache.js';
 
 export const BUNDLE_VERSION = 1;
-/** The owner of every imported run: no `host:pid`, so never presumed dead; its lease never expires. */
-export const IMPORTED_OWNER = 'imported:bundle';
 const IMPORTED_LEASE_MS = 100 * 365 * 24 * 3600 * 1000;
 export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
 const REDACTED = '[redacted]';

@@ -3,6 +3,7 @@
  * `--env`, the auth file's path — never its secrets), so `resume`, the worker and the studio
  * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
  */
+import { resolve } from 'node:path';
 import { digestCredentials, givenCredentials } from '../http/given-credentials.js';
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
 import { loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
@@ -30,7 +31,9 @@ export interface PreparedRun {
  * Checks the mission (MissionInvalidError) and builds the run row and first events of a new run.
  * `byHand`: a run started by hand, refused also for a setup it cannot use (refuseUnusableSetup).
  */
-export function prepareNewRun(files: MissionFiles, options: RunOptions, deps: EngineDeps, byHand = false): PreparedRun {
+export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: EngineDeps, byHand = false): PreparedRun {
+  // A new run's file stores are in the folder it starts in (a fork's, a schedule firing's too).
+  const options: RunOptions = { ...given, dataDir: resolve(deps.dataDir) };
   const hash = missionHash(files);
   const model = modelFor(files, hash);
   // A credentials file that cannot be used is refused before a run exists (CredentialsError).
@@ -113,7 +116,7 @@ export async function startRun(files: MissionFiles, options: RunOptions, deps: E
   const { lease } = await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
   deps.onRunId?.(prepared.run.runId);
   return execute(
-    { runId: prepared.run.runId, model: modelFor(files, prepared.run.missionHash), options, lease, recorded: [], ownMission: true },
+    { runId: prepared.run.runId, model: modelFor(files, prepared.run.missionHash), options: prepared.run.options, lease, recorded: [], ownMission: true },
     deps,
   );
 }

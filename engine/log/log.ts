@@ -31,6 +31,13 @@ export interface RunOptions {
   env: Record<string, string>;
   authFile?: string;
   crashAt?: string;
+  /**
+   * The data folder (absolute) of the process that started the run, where its file stores are:
+   * every later resume reads and writes those, whichever folder its process runs in. (A resume by
+   * a worker started elsewhere read an empty file store and completed with nothing done.) Absent
+   * in runs recorded before: they resume in their resumer's folder, as they did.
+   */
+  dataDir?: string;
 }
 
 /** The mission's text as it was when the run started; folder missions have several files. */
@@ -48,6 +55,13 @@ export interface MissionFiles {
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed';
 
 export const RUN_STATUSES: readonly RunStatus[] = ['running', 'suspended', 'completed', 'failed'];
+
+/**
+ * The owner of every run imported from a bundle (`reqon import`): no `host:pid`, so never presumed
+ * dead; its lease never expires. Such a run is another log's record, read-only here: nothing of it
+ * counts as this log's (its checkpoints are no checkpoints of this log's syncs).
+ */
+export const IMPORTED_OWNER = 'imported:bundle';
 
 export interface RunRecord {
   runId: string;
@@ -314,9 +328,10 @@ export interface EventTable {
    */
   eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts>;
   /**
-   * The latest `checkpoint.advanced` syncedAt under `key` across the completed runs of `mission`,
-   * of `api` (its payload's `api`; undefined: the checkpoints that name none, the mission's own
-   * base URL), and of those only checkpoints no `step.failed` of their run follows. A run that
+   * The latest `checkpoint.advanced` syncedAt under `key` across the completed runs of `mission`
+   * (not imported ones: IMPORTED_OWNER), of `api` (its payload's `api`, the base URL fetched from;
+   * undefined: the checkpoints that name none, recorded before every checkpoint named its API),
+   * and of those only checkpoints no `step.failed` of their run follows. A run that
    * failed, or has not finished, advanced nothing for the runs after it, nor one whose loop
    * tolerated a failure after the checkpoint: the records it covers may have reached only the
    * run's memory stores, on their way to an action after the fetch's that failed on them.

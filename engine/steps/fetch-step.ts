@@ -36,6 +36,7 @@ import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builde
 import { FetchError } from '../http/retry-policy.js';
 import { checkpointKey, defaultSinceFormat, extractUpdateFrom, formatLastSync, sinceExprValue, sincePlacement } from '../http/since.js';
 import { StepError } from './signals.js';
+import { lastCheckpointOf, type CheckpointApi } from './http-runtime.js';
 import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { spanOf } from '../lang/ast.js';
@@ -911,7 +912,7 @@ function explicitCheckpointKey(key: Expr, path: string, frame: Frame, rt: StepRu
 async function sinceParts(
   options: FetchOptions,
   source: string,
-  api: string | undefined,
+  which: CheckpointApi,
   requestPath: string,
   operationId: string | undefined,
   path: string,
@@ -920,6 +921,7 @@ async function sinceParts(
 ): Promise<SinceParts | undefined> {
   const since = options.since;
   if (!since) return undefined;
+  const { api } = which;
   const startedAt = journaledInputs(rt, path).now();
   if (since.kind === 'SinceExpr') {
     const value = sinceExprValue(evaluate(since.value, evalContext(rt, frame, path)));
@@ -934,7 +936,7 @@ async function sinceParts(
   const recorded = rt.journal.take(path, 'value.recorded');
   if (recorded) last = recorded.payload.value as number;
   else {
-    const mark = await rt.lastSync(key, api);
+    const mark = await lastCheckpointOf(key, which, (k, a) => rt.lastSync(k, a));
     last = mark?.syncedAt ?? 0;
     rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
     if (ownQuery !== undefined && mark !== undefined && !sameQuery(mark, ownQuery)) warnCheckpointOfOtherQuery(key, requestPath, mark.query ?? '?…', path, rt);

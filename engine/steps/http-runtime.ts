@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Env } from '../env/env.js';
 import { credentialNamesOf, type CredentialNameRule } from '../env/credential-names.js';
 import { LOG_FORMAT } from '../log/events.js';
+import type { LastCheckpoint } from '../log/log.js';
 import type { SourceDecl } from '../lang/ast.js';
 import { AuthSession, type TokenKeeper } from '../http/auth.js';
 import { CircuitBreaker } from '../http/circuit-breaker.js';
@@ -142,31 +143,45 @@ export class HttpRuntime {
   }
 
   /**
-   * The API a sync checkpoint of `source` belongs to: undefined for the mission's own base URL, or
-   * the URL this run's `--source` points it at instead (a test server, staging), so a run never
-   * starts from a checkpoint a run against another API left. (Before, a first production sync
-   * after a trial against a test server asked only for records changed since the trial.)
+   * The API a sync checkpoint of `source` belongs to: the base URL its requests go to (the
+   * mission's, or the one a --source points it at; a trailing slash is the same URL), so a run
+   * never starts from a checkpoint a run against another API left. (Before, a first production
+   * sync after a trial against a test server, or after `base:` was edited from staging to
+   * production (helper 75), asked only for records changed since.) Checkpoints recorded before
+   * every one named its API name none where the run fetched from the mission's base:
+   * `readsUnnamed` says such a run may read them when its API has none of its own.
    */
-  checkpointApi(source: SourceDecl): string | undefined {
-    const override = this.options.sources[source.name.name];
-    if (override === undefined) return undefined;
-    const url = override.replace(/\/$/, '');
-    return source.base !== undefined && source.base.value.replace(/\/$/, '') === url ? undefined : url;
+  checkpointApi(source: SourceDecl): CheckpointApi {
+    let api: string | undefined;
+    try {
+      api = withoutTrailingSlash(this.base(source));
+    } catch {
+      api = undefined; // no base at all: the fetch fails on it, saying so
+    }
+    return { ...(api !== undefined ? { api } : {}), readsUnnamed: this.fetchesFromOwnBase(source) };
   }
 
   /**
    * The API the undeclared `sync_state` store's checkpoints belong to (sync-state.ts): they are
-   * tied to no source, so to the run's: undefined (the mission's own URLs) unless a --source
-   * points a source away from its base — then the URLs it points to, so that a run against a test
-   * server never reads or advances the checkpoints a run against the real APIs keeps.
+   * tied to no source, so to the run's: the base URLs of all the mission's sources, so that a run
+   * against a test server, or against a base since edited, never reads or advances the
+   * checkpoints a run against other APIs keeps. None named for a mission with no source.
    */
-  syncStateApi(): string | undefined {
+  syncStateApi(): CheckpointApi {
     const apis = new Set<string>();
+    let own = true;
     for (const source of this.model.sources.values()) {
-      const api = this.checkpointApi(source);
+      const { api } = this.checkpointApi(source);
       if (api !== undefined) apis.add(api);
+      own &&= this.fetchesFromOwnBase(source);
     }
-    return apis.size === 0 ? undefined : [...apis].sort().join(' ');
+    return { ...(apis.size > 0 ? { api: [...apis].sort().join(' ') } : {}), readsUnnamed: own };
+  }
+
+  /** No --source points `source` away from the base the mission gives it. */
+  private fetchesFromOwnBase(source: SourceDecl): boolean {
+    const override = this.options.sources[source.name.name];
+    return override === undefined || (source.base !== undefined && withoutTrailingSlash(source.base.value) === withoutTrailingSlash(override));
   }
 
   /** The base URL requests to `source` go to. */
@@ -182,4 +197,30 @@ export class HttpRuntime {
     throw new StepError('no-base', `source \`${name}\` has no base URL: add \`base: "https://…"\` or pass --source ${name}=URL`);
   }
 
+}
+
+/** Whose checkpoints a fetch (or `sync_state`) reads and advances (HttpRuntime.checkpointApi). */
+export interface CheckpointApi {
+  /** The base URL (several, space-separated, for `sync_state`); absent where there is none. */
+  api?: string;
+  /** May read a checkpoint that names no API (recorded before every checkpoint named its own) when `api` has none. */
+  readsUnnamed: boolean;
+}
+
+/**
+ * The checkpoint `key` of the API `which` names, read with `lastSync` (the log's), or, where that
+ * API has none and the run fetches from the mission's own base, one recorded before every
+ * checkpoint named its API (it names none: it was of the mission's base then).
+ */
+export async function lastCheckpointOf(
+  key: string,
+  which: CheckpointApi,
+  lastSync: (key: string, api?: string) => Promise<LastCheckpoint | undefined>,
+): Promise<LastCheckpoint | undefined> {
+  const own = await lastSync(key, which.api);
+  return own ?? (which.readsUnnamed && which.api !== undefined ? lastSync(key, undefined) : undefined);
+}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }

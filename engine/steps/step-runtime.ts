@@ -18,7 +18,7 @@ import type { LastCheckpoint } from '../log/log.js';
 import type { MissionModel, StepReads } from './mission-model.js';
 import { StepError } from './signals.js';
 import type { StoreRuntime } from './store-runtime.js';
-import type { HttpRuntime } from './http-runtime.js';
+import { lastCheckpointOf, type HttpRuntime } from './http-runtime.js';
 import type { Step } from '../lang/ast.js';
 
 /** What a step reports in its `step.completed` event. */
@@ -31,7 +31,7 @@ export interface StepOutcome {
 export interface PendingCheckpoint {
   key: string;
   syncedAt: number;
-  /** The API it belongs to, when a --source points the fetch's source away from its base (HttpRuntime.checkpointApi). */
+  /** The API it belongs to: the base URL the fetch's source fetched from (HttpRuntime.checkpointApi). */
   api?: string;
   /** Of a bare lastSync: the request's query, redacted (checkpoint.advanced's `query`), and its sha256. */
   query?: string;
@@ -199,7 +199,7 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
           throw new NondeterminismError(rt.runId, path, recorded.seq, `a ${recorded.payload.source} value`, `checkpoint "${key}"`);
         }
       } else {
-        value = { key, at: (await rt.lastSync(key, rt.http.syncStateApi()))?.syncedAt ?? null };
+        value = { key, at: (await lastCheckpointOf(key, rt.http.syncStateApi(), (k, a) => rt.lastSync(k, a)))?.syncedAt ?? null };
         rt.journal.emit('value.recorded', path, { source: 'last-sync', value });
       }
       checkpoints.set(key, value.at === null ? null : new Date(value.at).toISOString());

@@ -32,7 +32,7 @@ export async function storeSyncState(step: StoreStep, path: string, frame: Frame
       `store -> sync_state at ${path} needs a record with one value, the instant of checkpoint "${key}" (an ISO timestamp or epoch milliseconds), e.g. { "${key}": now() }`,
     );
   }
-  const api = rt.http.syncStateApi();
+  const { api } = rt.http.syncStateApi();
   frame.checkpoints.push({ key, syncedAt: at, ...(api !== undefined ? { api } : {}) });
   return {};
 }

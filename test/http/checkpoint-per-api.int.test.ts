@@ -7,11 +7,12 @@
  * a test server set the checkpoint the production run then started from — it asked only for records
  * changed since the trial, and every older production record was skipped, the run "completed".
  */
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, runCli } from '../durability/support/cli-build.js';
+import { builtCli, runCli, runIdOf } from '../durability/support/cli-build.js';
 import { json, startServer, type LocalServer } from './local-server.js';
 
 let cli: string;
@@ -67,5 +68,52 @@ describe('a sync checkpoint per API', () => {
     // --source naming the mission's own base URL is that API: it goes on from production's last run.
     expect((await reqon('run', 'm.vague', '--source', `Api=${production.base}`)).code).toBe(0);
     expect(Date.parse(since(production, 2)!)).toBeGreaterThan(Date.parse(since(production, 1)!));
+  });
+});
+
+describe('whose checkpoint a run reads (helper 75)', () => {
+  const on = (db: string) => (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, db)], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, `data-${db}`) } });
+  const asked = (server: LocalServer) => server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('since'));
+  const NEVER = '1970-01-01T00:00:00.000Z';
+
+  it('a base edited from staging to production starts from nothing, and each base goes on from its own', async () => {
+    const reqon = on('edited.db');
+    fs.writeFileSync(path.join(dir, 'staging.vague'), mission(trial.base));
+    const [fromTrial, fromProduction] = [trial.requests.length, production.requests.length];
+    expect((await reqon('run', 'staging.vague')).code).toBe(0);
+    expect((await reqon('run', 'm.vague')).code).toBe(0);
+    expect(asked(production).slice(fromProduction)).toEqual([NEVER]);
+    expect((await reqon('run', 'staging.vague')).code).toBe(0);
+    expect(asked(trial).slice(fromTrial)[1]).not.toBe(NEVER);
+  });
+
+  it("an imported run's checkpoint is none of this log's", async () => {
+    const theirs = on('theirs.db');
+    const mine = on('mine.db');
+    const made = await theirs('run', 'm.vague');
+    expect(made.code).toBe(0);
+    const runId = runIdOf(made);
+    const bundle = path.join(dir, 'shared.reqonrun');
+    fs.writeFileSync(bundle, (await theirs('export', runId)).stdout);
+    expect((await mine('import', bundle)).code).toBe(0);
+    const before = production.requests.length;
+    expect((await mine('run', 'm.vague')).code).toBe(0);
+    expect(asked(production).slice(before)).toEqual([NEVER]);
+  });
+
+  it('a checkpoint that names no API (recorded before checkpoints named theirs) is read by a run against the mission base, not by a trial', async () => {
+    const reqon = on('legacy.db');
+    expect((await reqon('run', 'm.vague')).code).toBe(0);
+    // As a log written before checkpoints named their API holds it.
+    const db = new Database(path.join(dir, 'legacy.db'));
+    db.exec('DROP TRIGGER IF EXISTS reqon_events_append_only_update');
+    const updated = db.prepare("UPDATE reqon_events SET payload = json_remove(payload, '$.api') WHERE type = 'checkpoint.advanced'").run();
+    db.close();
+    expect(updated.changes).toBe(1);
+    const [fromTrial, fromProduction] = [trial.requests.length, production.requests.length];
+    expect((await reqon('run', 'm.vague')).code).toBe(0);
+    expect(asked(production).slice(fromProduction)[0]).not.toBe(NEVER);
+    expect((await reqon('run', 'm.vague', '--source', `Api=${trial.base}`)).code).toBe(0);
+    expect(asked(trial).slice(fromTrial)).toEqual([NEVER]);
   });
 });

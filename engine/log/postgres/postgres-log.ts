@@ -24,6 +24,7 @@ import { isSummaryRead, SUMMARY_EVENT_TYPES, type EventType, type NewEvent, type
 import { checkEventTypes, checkMaxBytes, checkFiringsPage, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume, planResumeDelivery } from '../checks.js';
 import { DeliveryClaimedError, LeaseLostError, LogClosedError, LogConnectionError, LogSetupError, LogTargetError, logUnreachable, RunNotFoundError } from '../errors.js';
 import {
+  IMPORTED_OWNER,
   type AcquiredLease,
   type CommitEntry,
   type CommitOptions,
@@ -595,7 +596,7 @@ class PostgresEventLog implements EventLog {
               e.payload::jsonb ->> 'querySha256' AS query_sha256
          FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
         WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
-          AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed'
+          AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed' AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'
           AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
         ORDER BY synced DESC LIMIT 1`,
       [mission, key, api ?? null],

@@ -12,7 +12,7 @@
  * gone for the acquirer (RunNotFoundError). Two pruners share the queue with SKIP LOCKED.
  */
 import type { PoolClient } from 'pg';
-import type { CheckpointMark, DeletedEvents, PrunableRun, PruneQuery, PrunedRuns, SpaceReport } from '../log.js';
+import { IMPORTED_OWNER, type CheckpointMark, type DeletedEvents, type PrunableRun, type PruneQuery, type PrunedRuns, type SpaceReport } from '../log.js';
 import { toPrunableRun, type PrunableRow } from '../rows.js';
 
 /**
@@ -53,7 +53,7 @@ export async function checkpointMarks(client: PoolClient): Promise<CheckpointMar
     `SELECT r.mission, e.payload::jsonb ->> 'key' AS key, e.payload::jsonb ->> 'api' AS api,
             max((e.payload::jsonb ->> 'syncedAt')::numeric) AS synced
        FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
-      WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed'
+      WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed' AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'
         AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
       GROUP BY r.mission, key, api`,
   );

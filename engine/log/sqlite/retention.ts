@@ -12,7 +12,7 @@
  * a transaction the caller (sqlite-log.ts) opened.
  */
 import type Database from 'better-sqlite3';
-import type { CheckpointMark, DeletedEvents, PrunableRun, PruneQuery, PrunedRuns, SpaceReport } from '../log.js';
+import { IMPORTED_OWNER, type CheckpointMark, type DeletedEvents, type PrunableRun, type PruneQuery, type PrunedRuns, type SpaceReport } from '../log.js';
 import { toPrunableRun, type PrunableRow } from '../rows.js';
 
 /**
@@ -54,7 +54,7 @@ function prepare(db: Database.Database) {
       SELECT r.mission, json_extract(e.payload, '$.key') AS key, json_extract(e.payload, '$.api') AS api,
              max(json_extract(e.payload, '$.syncedAt')) AS synced
         FROM reqon_events e INDEXED BY reqon_events_checkpoints JOIN reqon_runs r ON r.run_id = e.run_id
-       WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed'
+       WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed' AND r.owner IS NOT '${IMPORTED_OWNER}'
          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
        GROUP BY r.mission, key, api`),
     deleteRun: db.prepare<{ run_id: string; last_seq: number; epoch: number; before: number; now: number }, { bytes: number }>(`

@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import type { EventRow, RunRow } from '../rows.js';
 import { onlySummaryTypes, SUMMARY_EVENT_TYPES } from '../events.js';
+import { IMPORTED_OWNER } from '../log.js';
 
 /** The summary index's WHERE (migration 8), term for term: a statement that repeats it may say INDEXED BY reqon_events_summary. */
 const SUMMARY_INDEX_WHERE = `(${SUMMARY_EVENT_TYPES.map((t) => `type = '${t}'`).join(' OR ')})`;
@@ -140,7 +141,7 @@ export function prepareStatements(db: Database.Database) {
              json_extract(e.payload, '$.querySha256') AS query_sha256
         FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
        WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key
-         AND json_extract(e.payload, '$.api') IS @api AND r.status = 'completed'
+         AND json_extract(e.payload, '$.api') IS @api AND r.status = 'completed' AND r.owner IS NOT '${IMPORTED_OWNER}'
          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)`),
     deliverWebhook: db.prepare<{ path: string; event_id: string; payload: string; received_at: number }>(`
       INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES (@path, @event_id, @payload, @received_at)

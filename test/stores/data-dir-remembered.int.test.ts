@@ -1,0 +1,53 @@
+/**
+ * A run's file stores are in the data folder of the process that started it, and a resume reads
+ * and writes those whichever folder it runs in (helper 75: a worker started elsewhere resumed a
+ * paused run, read an empty file store, and completed with nothing pushed).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+
+const MISSION = `mission Split {
+  store inbox: file("inbox")
+  store outbox: file("outbox")
+  action Load {
+    for i in [1, 2, 3] {
+      store { id: i } -> inbox { key: .id }
+    }
+    pause { duration: "1s" }
+    for item in inbox {
+      store { id: item.id, pushed: true } -> outbox { key: .id }
+    }
+  }
+  run Load
+}
+`;
+
+let cli: string;
+let dir: string;
+beforeAll(() => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-data-dir-'));
+  fs.mkdirSync(path.join(dir, 'project'));
+  fs.mkdirSync(path.join(dir, 'elsewhere'));
+  fs.writeFileSync(path.join(dir, 'project', 'm.vague'), MISSION);
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('a paused run resumed from another folder', () => {
+  it('reads and writes the file stores of the folder it started in', async () => {
+    const db = path.join(dir, 'log.db');
+    // A relative data folder, as by default: each process's is `.reqon-data` in its working directory.
+    const env = { REQON_DATA_DIR: '.reqon-data' };
+    const started = await runCli(cli, ['run', 'm.vague', '--db', db, '--quiet'], { cwd: path.join(dir, 'project'), env: { ...env } });
+    expect(started.code, describeResult(started)).toBe(10);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const resumed = await runCli(cli, ['resume', runIdOf(started), '--db', db, '--quiet'], { cwd: path.join(dir, 'elsewhere'), env: { ...env } });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    const outbox = JSON.parse(fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'outbox.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(outbox)).toEqual(['1', '2', '3']);
+    expect(fs.existsSync(path.join(dir, 'elsewhere', '.reqon-data'))).toBe(false);
+  }, 60_000);
+});
