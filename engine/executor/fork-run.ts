@@ -16,6 +16,7 @@
  * between an effect's intent and its outcome is the same as a crash there: the fork sends that
  * request again, under the key it was recorded with.
  */
+import { assertRememberedMission } from './remembered-mission.js';
 import { LOG_FORMAT, logFormatOf, type CredentialDigests, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { MissionFiles } from '../log/log.js';
 import { forkIdentities } from '../journal/fork-identity.js';
@@ -74,6 +75,7 @@ function forkAdvice(parentRunId: string, atSeq: number, divergedAt: number | nul
 export async function forkRun(parentRunId: string, opts: ForkOptions, deps: EngineDeps): Promise<RunResult & { parentRunId: string; forkedAtSeq: number }> {
   const parent = await deps.log.getRun(parentRunId);
   if (!parent) throw new RunUnavailableError(`no run ${parentRunId} in this log`, 'not-found');
+  await assertRememberedMission(deps.log, parent);
   if (!Number.isSafeInteger(opts.atSeq) || opts.atSeq < 1 || opts.atSeq > parent.lastSeq) {
     throw new ForkPointError(`run ${parentRunId} has events 1–${parent.lastSeq}; the fork point must be one of them, got ${opts.atSeq}`);
   }

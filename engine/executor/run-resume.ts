@@ -11,9 +11,10 @@
  * (execute.ts), never left to be retried for ever.
  */
 import { hash } from 'node:crypto';
+import { assertRememberedMission } from './remembered-mission.js';
 import { LOG_FORMAT, logFormatOf, summaryPrefix, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, ResumeDelivery, RunRecord } from '../log/log.js';
-import { readRunFailures } from '../log/run-failures.js';
+import { readRunFailures, type RunFailure } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
@@ -150,21 +151,31 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
  * What a resume of a finished run answers: the end it already had, with the failures it went on
  * after (a loop's `onError continue`/`queue`), as its log tells them — where each began, as
  * `reqon runs` counts them — so the end line says "completed with N failures" as it did when the
- * run finished. Of a failed run, the failures that make up its error are its error; the others are
- * listed as failures, not as tolerated: the log does not say whether a loop went on after one or
- * it was in flight when its loop ended (helper 73 found a parallel stage's branches listed as tolerated).
+ * run finished. Of a failed run, the failures that make up its error are its error; one in a loop
+ * iteration whose loop went on (no `step.failed` of the loop after it) was tolerated; the others
+ * are listed as failures, not as tolerated — the log does not say whether a loop that failed later
+ * went on after one, or it was in flight when that loop ended (helper 73 found a parallel stage's
+ * branches listed as tolerated).
  */
 async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
   const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
-  const failures = (await readRunFailures(log, run.runId)).map(({ stepPath, code, message }) => ({ stepPath, code, message }));
+  const failures = await readRunFailures(log, run.runId);
+  const shown = ({ stepPath, code, message }: RunFailure) => ({ stepPath, code, message });
   if (last?.type === 'run.completed') {
-    return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: failures };
+    return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: failures.map(shown) };
   }
   const error = last?.type === 'run.failed' ? last.payload.error : { code: 'failed', message: `run ${run.runId} failed` };
   // The failures list carries messages as summaries do (summaryMessage), the error its whole one;
   // a parallel stage's error is made of its branches' (`A: …; B: …`).
-  const otherFailures = failures.filter((f) => !error.message.includes(summaryPrefix(f.message)));
-  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated: [], ...(otherFailures.length > 0 ? { otherFailures } : {}) };
+  const others = failures.filter((f) => !error.message.includes(summaryPrefix(f.message)));
+  const failed = (await log.read(run.runId, { types: ['step.failed'] })).map((e) => ({ seq: e.seq, stepPath: e.stepPath }));
+  const wentOn = (f: RunFailure): boolean => {
+    const loop = f.stepPath.slice(0, Math.max(0, f.stepPath.lastIndexOf('[')));
+    return loop !== '' && !failed.some((e) => e.stepPath === loop && e.seq > f.seq);
+  };
+  const tolerated = others.filter(wentOn).map(shown);
+  const otherFailures = others.filter((f) => !wentOn(f)).map(shown);
+  return { status: 'failed', error, actionsRun: [], runId: run.runId, tolerated, ...(otherFailures.length > 0 ? { otherFailures } : {}) };
 }
 
 /**
@@ -218,6 +229,12 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
     );
   }
   deps.onRunId?.(runId);
+  try {
+    await assertRememberedMission(deps.log, run);
+  } catch (error) {
+    await deps.log.release(lease);
+    throw error;
+  }
   const asked = opts.missionFiles !== undefined ? withRememberedSpecs(opts.missionFiles, run.missionFiles) : undefined;
   const edited = asked !== undefined && missionHash(asked) !== run.missionHash;
   const files = edited ? asked : run.missionFiles;
@@ -293,6 +310,9 @@ async function lastIsPauseResume(log: EventLog, run: RunRecord): Promise<boolean
  * suspended again — even on the same wait — is not resumed a second time by a late racer.
  */
 export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps, pending?: StoredEvent<'pause.created'>): Promise<void> {
+  // Before its pause is spent: a run whose remembered mission was edited outside the engine is
+  // left as it is, waiting (its resume fails on it; a pause spent first stayed spent).
+  await assertRememberedMission(deps.log, run);
   const waitingOn = run.waitingOn ?? '';
   const by = opts.by ?? 'cli';
   let event: NewEvent;

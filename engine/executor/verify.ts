@@ -7,6 +7,7 @@ import { UnreadableEventError } from '../log/errors.js';
 import type { Env, HttpTransport } from '../env/env.js';
 import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
+import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
@@ -24,7 +25,7 @@ import { credentialNamesOf } from '../env/credential-names.js';
 import { loadCredentials, RunUnavailableError } from './execute.js';
 import { modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import type { MissionModel } from '../steps/mission-model.js';
-import type { CircuitBreakerConfig, FetchOptions } from '../lang/ast.js';
+import type { FetchOptions, WaitStep } from '../lang/ast.js';
 
 const META = new Set<string>(META_EVENT_TYPES);
 
@@ -117,6 +118,7 @@ export async function verifyRun(
   let logEnd: ReplayExhausted | undefined;
   try {
     if (unreadable) throw unreadable;
+    await assertRememberedMission(log, run);
     if (events && !opts.events) assertContiguous(runId, events, run.lastSeq);
     const end = await executor.run();
     // The run's closing event is written by the caller of the walk, not by a step: ask for it here.
@@ -285,6 +287,8 @@ class RecordedFacts {
   /** Sources some recorded request went through; actions some recorded request was made in. */
   readonly answeredSources = new Set<string>();
   readonly requestedActions = new Set<string>();
+  /** Actions some recorded wait was registered in. */
+  readonly waitedActions = new Set<string>();
   /** Writes recorded without their planned record where what is stored may hold more (unplannedWrites). */
   unplannedWrites = 0;
 
@@ -325,6 +329,8 @@ class RecordedFacts {
       ) {
         this.unnamed++;
       }
+    } else if (e.type === 'wait.registered') {
+      this.waitedActions.add(e.stepPath.split('/')[0]!);
     } else if (e.type === 'store.write') {
       const { op, store, planned } = (e as StoredEvent<'store.write'>).payload;
       if (op === 'delete' || planned !== undefined) return;
@@ -372,12 +378,6 @@ function unplannedWrites(facts: RecordedFacts): string[] {
 }
 
 /**
- * An edit of a source's `timeout` or `maxResponseBytes` decides whether a recorded answer would
- * have come at all, and the log holds neither how long an answer took to its last byte nor its
- * size on the wire: its answers were not measured against the edit, which is said, not passed.
- * Nor is an edit of its `circuitBreaker` (whether a request would have gone out at all).
- */
-/**
  * An edited mission checked against a run recorded under `trace: minimal`: its pure steps left no
  * events, so their values were not compared — said, not passed.
  */
@@ -388,6 +388,15 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
   ];
 }
 
+/**
+ * An edit of a source's `timeout` or `maxResponseBytes` decides whether a recorded answer would
+ * have come at all, and the log holds neither how long an answer took to its last byte nor its
+ * size on the wire: its answers were not measured against the edit, which is said, not passed.
+ * Nor is an edit of its `circuitBreaker` (whether a request would have gone out at all), nor of its
+ * `rateLimit` (whether a request would have waited, or failed the run: `strategy: fail`), nor of a
+ * wait's `eventFilter`: the deliveries the wait refused are not in the run's log (only in the
+ * inbox), so whether the edited filter would have taken another is not asked (helper 75: each verified).
+ */
 function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: RecordedFacts): string[] {
   const answered = facts.answeredSources;
   const out: string[] = [];
@@ -404,13 +413,29 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
     }
     // The replay takes the recorded breaker's decisions (requests it let through, attempts it
     // refused) as they were; whether the edited breaker would have decided the same is not asked.
-    const before = breakerSettings(was.circuitBreaker);
-    const after = breakerSettings(source.circuitBreaker);
+    const before = settingsText(was.circuitBreaker);
+    const after = settingsText(source.circuitBreaker);
     if (before !== after) {
       out.push(
         `source ${name}'s circuitBreaker (${before} → ${after}): the requests it let through and the attempts it refused were replayed as recorded, not decided again by the edited breaker`,
       );
     }
+    const limitBefore = settingsText(was.rateLimit);
+    const limitAfter = settingsText(source.rateLimit);
+    if (limitBefore !== limitAfter) {
+      out.push(
+        `source ${name}'s rateLimit (${limitBefore} → ${limitAfter}): its requests were replayed as they were sent, not paced, held or failed again by the edited limit`,
+      );
+    }
+  }
+  // A wait's eventFilter: the deliveries it refused left nothing in the run's log.
+  const recordedFilters = waitFilters(recordedBy);
+  for (const [action, filters] of waitFilters(model)) {
+    const before = recordedFilters.get(action);
+    if (!facts.waitedActions.has(action) || before === undefined || before.join() === filters.join()) continue;
+    out.push(
+      `the eventFilter of the waits of action ${action}: the deliveries they refused are not in the run's log, so whether the edited filter would have taken another delivery than the one it took was not checked`,
+    );
   }
   // A request's own `timeout`, or its `retry`'s, over the source's: the same, request by request.
   const requested = facts.requestedActions;
@@ -430,6 +455,22 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
  * are written — a walk of its steps' tree that takes every `get`/`post`/… and `call`.
  */
 function requestTimeouts(model: MissionModel): Map<string, string[]> {
+  return perAction(model, (o) => {
+    const step = o as { kind?: unknown; options?: FetchOptions; operation?: unknown };
+    if ((step.kind === 'Fetch' || (step.kind === 'Call' && step.operation !== undefined)) && step.options) {
+      return `timeout ${step.options.timeout ?? 'as the source'}, retry timeout ${step.options.retry?.timeout ?? 'as the source'}`;
+    }
+    return undefined;
+  });
+}
+
+/** Each action's waits' eventFilters, in the order written, as settingsText shows them (no places). */
+function waitFilters(model: MissionModel): Map<string, string[]> {
+  return perAction(model, (o) => ((o as { kind?: unknown }).kind === 'Wait' ? settingsText((o as unknown as WaitStep).eventFilter as object | undefined) : undefined));
+}
+
+/** Per action, what `pick` makes of each node of its steps' tree it answers for, in the order written. */
+function perAction(model: MissionModel, pick: (node: object) => string | undefined): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const [name, action] of model.actions) {
     const found: string[] = [];
@@ -439,10 +480,8 @@ function requestTimeouts(model: MissionModel): Map<string, string[]> {
         for (const item of node) visit(item);
         return;
       }
-      const o = node as { kind?: unknown; options?: FetchOptions; operation?: unknown };
-      if ((o.kind === 'Fetch' || (o.kind === 'Call' && o.operation !== undefined)) && o.options) {
-        found.push(`timeout ${o.options.timeout ?? 'as the source'}, retry timeout ${o.options.retry?.timeout ?? 'as the source'}`);
-      }
+      const picked = pick(node);
+      if (picked !== undefined) found.push(picked);
       for (const value of Object.values(node)) visit(value);
     };
     visit(action.steps);
@@ -451,14 +490,13 @@ function requestTimeouts(model: MissionModel): Map<string, string[]> {
   return out;
 }
 
-/** A source's breaker settings as written, where they are in the file left out: `none` without one. */
-function breakerSettings(breaker: CircuitBreakerConfig | undefined): string {
-  if (!breaker) return 'none';
-  const { optionSpans: _spans, start: _start, end: _end, ...settings } = breaker;
+/** Settings (a source's breaker or rate limit, an expression) as written, where they are in the file left out: `none` without any. */
+function settingsText(settings: object | undefined): string {
+  if (!settings) return 'none';
   const shown = Object.entries(settings)
-    .filter(([, value]) => value !== undefined)
+    .filter(([key, value]) => value !== undefined && key !== 'optionSpans' && key !== 'start' && key !== 'end')
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, value]) => `${key}: ${String(value)}`);
+    .map(([key, value]) => `${key}: ${value !== null && typeof value === 'object' ? settingsText(value) : String(value)}`);
   return `{ ${shown.join(', ')} }`;
 }
 

@@ -192,3 +192,32 @@ describe.each(backends)('%s: edits of a source circuitBreaker', (backend) => {
     }
   });
 });
+
+describe.each(backends)('%s: an edited rateLimit', (backend) => {
+  const limited = (limit: string) => `mission Limited {
+  source Api { auth: none, base: "http://127.0.0.1:9"${limit} }
+  store out: memory("out")
+  action A {
+    get "/a"
+    get "/b"
+    store { id: "one", ok: response.ok } -> out { key: .id }
+  }
+  run A
+}
+`;
+  it("is not passed as verified (helper 75: a run that waited out the limit verified against `strategy: fail`)", async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /a', { body: { ok: true } });
+    c.api.on('GET /b', { body: { ok: true } });
+    const result = await c.start(c.mission('limited', limited(', rateLimit: { strategy: pause, maxWait: 5 }')));
+    expect(result.status).toBe('completed');
+    const edited = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', limited(', rateLimit: { strategy: fail }')) });
+    expect(edited.divergence).toBeNull();
+    expect(fullyVerified(edited)).toBe(false);
+    expect(edited.unchecked).toEqual([
+      "source Api's rateLimit ({ maxWait: 5, strategy: pause } → { strategy: fail }): its requests were replayed as they were sent, not paced, held or failed again by the edited limit",
+    ]);
+    const same = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', limited(',\n  rateLimit: { strategy: pause, maxWait: 5 }')) });
+    expect(fullyVerified(same)).toBe(true);
+  });
+});

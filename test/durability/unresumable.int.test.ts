@@ -6,7 +6,9 @@
  * every log backend (test/support/temp-log.ts).
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { missionHash } from '../../engine/executor/mission-cache.js';
 import type { StoredEvent } from '../../engine/log/events.js';
+import type { MissionFiles } from '../../engine/log/log.js';
 import { builtCli, describeResult, runCli } from './support/cli-build.js';
 import { backends, type Backend } from '../support/temp-log.js';
 import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
@@ -15,9 +17,10 @@ const VALID = 'mission Old {\n  action A {\n    let x = 1\n  }\n  run A\n}\n';
 // What an older engine might have accepted and this one refuses: a jump to no declared action.
 const REFUSED = 'mission Old {\n  action A {\n    let x = 1\n    jump Nope then retry\n  }\n  run A\n}\n';
 
-function events(format: number): StoredEvent[] {
+/** A run row remembers its mission by the hash its run.started names (executor/remembered-mission.ts). */
+function events(format: number, files: MissionFiles): StoredEvent[] {
   return [
-    { runId: 'r', seq: 1, type: 'run.started', stepPath: '', payload: { mission: 'Old', missionHash: 'h', format }, recordedAt: 1 },
+    { runId: 'r', seq: 1, type: 'run.started', stepPath: '', payload: { mission: 'Old', missionHash: missionHash(files), format }, recordedAt: 1 },
     { runId: 'r', seq: 2, type: 'stage.started', stepPath: ':stage/0', payload: { index: 0, actions: ['A'] }, recordedAt: 2 },
   ] as StoredEvent[];
 }
@@ -36,9 +39,10 @@ afterEach(async () => {
 
 async function crashedRun(backend: Backend, text: string, format: number): Promise<string> {
   temp = await openTempLog(backend, {}, 'reqon-unresumable-');
+  const missionFiles: MissionFiles = { entry: 'old.vague', files: [{ path: 'old.vague', text }] };
   return insertStoredRun(temp.log, {
-    events: events(format),
-    missionFiles: { entry: 'old.vague', files: [{ path: 'old.vague', text }] },
+    events: events(format, missionFiles),
+    missionFiles,
     options: { sources: {}, env: {} },
     crashed: true,
   });

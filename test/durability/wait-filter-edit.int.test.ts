@@ -1,7 +1,9 @@
 /**
  * GUARANTEES 14: replay checks each delivery a wait took against the wait's eventFilter as the
  * mission has it now. An edit of the filter that would have left the delivery unclaimed verified
- * clean, though the edited mission stays waiting and never runs the steps after the wait.
+ * clean, though the edited mission stays waiting and never runs the steps after the wait. One
+ * that would still pass it is not verified either: a delivery the wait refused is not in the run's
+ * log, so whether the edit would have taken it instead is not checked (said, not passed).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
@@ -36,6 +38,14 @@ describe.each(backends)('%s: an edited wait eventFilter', (backend) => {
     expect(fullyVerified(await verifyRun(c.log, started.runId, { env: c.env }))).toBe(true);
     const still = await verifyRun(c.log, started.runId, { env: c.env, missionFiles: c.mission('still', mission('response.kind != "refund"')) });
     expect(still.divergence).toBeNull();
+    // Helper 75: what a wider filter would have taken instead — a delivery the wait refused, which
+    // the run's log does not hold — is not checked, and said so, never passed.
+    expect(fullyVerified(still)).toBe(false);
+    expect(still.unchecked).toEqual([
+      "the eventFilter of the waits of action A: the deliveries they refused are not in the run's log, so whether the edited filter would have taken another delivery than the one it took was not checked",
+    ]);
+    // The same filter written elsewhere is the same filter.
+    expect(fullyVerified(await verifyRun(c.log, started.runId, { env: c.env, missionFiles: c.mission('moved', `// moved\n${mission('response.kind  ==  "paid"')}`) }))).toBe(true);
     const report = await verifyRun(c.log, started.runId, { env: c.env, missionFiles: c.mission('edited', mission('response.kind == "refund"')) });
     expect(report.ok).toBe(false);
     expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });

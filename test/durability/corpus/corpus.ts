@@ -6,6 +6,7 @@
  * Written by record.test.ts (UPDATE_CORPUS=1); read by the corpus tests. Frozen entries (logs of
  * an older engine, e.g. log format 1) are never re-recorded: they are what an older engine wrote.
  */
+import { missionHash } from '../../../engine/executor/mission-cache.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoredEvent } from '../../../engine/log/events.js';
@@ -65,19 +66,33 @@ export function parseNdjson(text: string): StoredEvent[] {
 export interface LoadedRecording {
   recording: Recording;
   events: StoredEvent[];
-  /** The mission as stored, at its place in this checkout (an OpenAPI spec beside it resolves). */
+  /**
+   * The mission as the run remembered it: at the path it was recorded at, with the documents
+   * beside it it remembered (an OpenAPI spec), as the hash its log names says — a run row whose
+   * files do not hash to that is a damaged log (executor/remembered-mission.ts).
+   */
   files: MissionFiles;
   text: string;
 }
 
 export function loadRecording(recording: Recording): LoadedRecording {
-  const entry = path.join(REPO, recording.entry);
-  const text = fs.readFileSync(entry, 'utf8');
+  const stored = path.join(REPO, recording.entry);
+  const text = fs.readFileSync(stored, 'utf8');
   const events = parseNdjson(fs.readFileSync(path.join(REPO, recording.log), 'utf8'));
-  return { recording, events, files: { entry, files: [{ path: entry, text }] }, text };
+  const entry = recording.recordedEntry;
+  const alone: MissionFiles = { entry, files: [{ path: entry, text }] };
+  // Runs recorded since runs remembered their documents hash them too.
+  const documents = fs
+    .readdirSync(path.dirname(stored))
+    .filter((name) => !/\.(vague|reqon)$/.test(name))
+    .sort()
+    .map((name) => ({ path: path.join(path.dirname(entry), name), text: fs.readFileSync(path.join(path.dirname(stored), name), 'utf8') }));
+  const recordedHash = (events[0]?.payload as { missionHash?: string } | undefined)?.missionHash;
+  const files = documents.length > 0 && missionHash({ ...alone, attachments: documents }) === recordedHash ? { ...alone, attachments: documents } : alone;
+  return { recording, events, files, text };
 }
 
 /** The same mission files with `text` instead (an edit of the stored mission). */
 export function withText(files: MissionFiles, text: string): MissionFiles {
-  return { entry: files.entry, files: [{ path: files.entry, text }] };
+  return { ...files, files: [{ path: files.entry, text }] };
 }

@@ -1,0 +1,103 @@
+/**
+ * The mission a run's row remembers is what a resume, a verify and a fork run. The row is the
+ * log's mutable part: its files edited outside the engine were verified "✓" and a resume ran the
+ * edit — a store's table renamed, the rest of the run's records written elsewhere (helper 75).
+ * Now the files must hash to the row's mission hash, and that must be the hash the log's events
+ * name; either mismatch is a damaged log, and nothing is run or appended.
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missionHash } from '../../engine/executor/mission-cache.js';
+import type { MissionFiles } from '../../engine/log/log.js';
+import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+
+const MISSION = `mission Ledger {
+  store ledger: sql("ledger")
+  action First {
+    store { id: "a", amount: 1 } -> ledger { key: .id }
+    pause { duration: "1h" }
+    store { id: "b", amount: 2 } -> ledger { key: .id }
+  }
+  run First
+}
+`;
+
+let cli: string;
+let dir: string;
+beforeAll(() => {
+  cli = builtCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-remembered-'));
+  fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
+}, 180_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const on = (db: string) => (...args: string[]) => runCli(cli, [...args, '--db', path.join(dir, db)], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, `data-${db}`) } });
+
+/** A suspended run whose row's mission is edited by `edit` (the files alone, or the files and their hash). */
+async function editedRun(db: string, withHash: boolean): Promise<{ runId: string; events: () => number }> {
+  const reqon = on(db);
+  const started = await reqon('run', 'm.vague', '--quiet');
+  expect(started.code, describeResult(started)).toBe(10);
+  const runId = runIdOf(started);
+  const file = new Database(path.join(dir, db));
+  const row = file.prepare('SELECT mission_files FROM reqon_runs WHERE run_id = ?').get(runId) as { mission_files: string };
+  const files = JSON.parse(row.mission_files) as MissionFiles;
+  const edited: MissionFiles = { ...files, files: files.files.map((f) => ({ ...f, text: f.text.replace('sql("ledger")', 'sql("shadow")') })) };
+  expect(JSON.stringify(edited)).not.toBe(row.mission_files);
+  const set = withHash ? 'mission_files = ?, mission_hash = ?' : 'mission_files = ?';
+  file.prepare(`UPDATE reqon_runs SET ${set} WHERE run_id = ?`).run(...(withHash ? [JSON.stringify(edited), missionHash(edited)] : [JSON.stringify(edited)]), runId);
+  file.close();
+  const events = () => {
+    const read = new Database(path.join(dir, db), { readonly: true });
+    try {
+      return (read.prepare('SELECT count(*) AS n FROM reqon_events WHERE run_id = ?').get(runId) as { n: number }).n;
+    } finally {
+      read.close();
+    }
+  };
+  return { runId, events };
+}
+
+describe('a run whose remembered mission was edited outside the engine', () => {
+  for (const withHash of [false, true]) {
+    it(`is a damaged log to verify, resume and fork${withHash ? ' (its row hash edited to match)' : ''}`, async () => {
+      const db = withHash ? 'hashed.db' : 'files.db';
+      const reqon = on(db);
+      const { runId, events } = await editedRun(db, withHash);
+      const before = events();
+
+      const verified = await reqon('verify', runId);
+      expect(verified.code, describeResult(verified)).toBe(1);
+      expect(verified.stdout + verified.stderr).toContain('DAMAGED LOG');
+      expect(verified.stdout + verified.stderr).toContain(withHash ? 'is not the one its log names' : 'is not the one it ran');
+
+      const resumed = await reqon('resume', runId, '--quiet');
+      expect(resumed.code, describeResult(resumed)).toBe(1);
+      expect(resumed.stderr).toContain(`the log of run ${runId} is damaged`);
+      expect(events()).toBe(before);
+
+      const forked = await reqon('fork', runId, '--at', '2', '--quiet');
+      expect(forked.code, describeResult(forked)).toBe(1);
+      expect(forked.stderr).toContain('is damaged');
+      // No table of the edit was made.
+      const file = new Database(path.join(dir, db), { readonly: true });
+      const tables = file.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%shadow%'").all();
+      file.close();
+      expect(tables).toEqual([]);
+    }, 60_000);
+  }
+
+  it('an untouched run verifies and resumes as before', async () => {
+    const reqon = on('untouched.db');
+    const started = await reqon('run', 'm.vague', '--quiet');
+    const runId = runIdOf(started);
+    expect((await reqon('verify', runId)).code).toBe(3); // suspended: verified so far
+    // A resume by hand spends the pause now.
+    const resumed = await reqon('resume', runId, '--quiet');
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    expect((await reqon('verify', runId)).code).toBe(0);
+  }, 60_000);
+});
