@@ -305,3 +305,24 @@ function merge(parse: Diagnostic[], check: Diagnostic[], files: readonly SourceF
     )
     .map(({ d }) => d);
 }
+
+/**
+ * The missions a path names: a mission file or a folder mission (its mission.vague or
+ * mission.reqon beside its action files) alone, or, for a folder of missions (`missions/`, as
+ * `reqon check` and `reqon worker` take it), each `.vague`/`.reqon` file in it and each folder
+ * mission directly under it, sorted. A folder with none is refused (MissionLoadError).
+ */
+export function missionPaths(at: string): string[] {
+  const isDir = (p: string) => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  const isFolderMission = (p: string) => ROOT_NAMES.some((root) => fs.existsSync(path.join(p, root)));
+  if (!isDir(at) || isFolderMission(at)) return [at];
+  const found = fs
+    .readdirSync(at, { withFileTypes: true })
+    .filter((e) => (!e.isDirectory() && /\.(vague|reqon)$/.test(e.name)) || (isDir(path.join(at, e.name)) && isFolderMission(path.join(at, e.name))))
+    .map((e) => path.join(at, e.name))
+    .sort();
+  if (found.length === 0) {
+    throw new MissionLoadError(`${at}: no missions in this folder (no .vague or .reqon file, no folder mission with a mission.vague); give a mission file or a folder of them`, at);
+  }
+  return found;
+}

@@ -114,11 +114,22 @@ describe('reqon check', () => {
     expect(r.stdout).toBe('good3.vague: no errors\n');
   });
 
+  it('checks each mission of a folder of missions, as `reqon worker` takes it (helper 75: the README\'s `reqon check missions/` exited 2)', () => {
+    write('missions/a.vague', GOOD);
+    write('missions/b.vague', GOOD.replace('store response -> items { key: .id }', 'store response -> itms { key: .id }'));
+    write('missions/folder/mission.vague', GOOD);
+    write('missions/notes.txt', 'not a mission');
+    const r = run('check', 'missions');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(`${path.join('missions', 'a.vague')}: no errors\n${path.join('missions', 'b.vague')}: 1 error\n${path.join('missions', 'folder')}: no errors\n`);
+    expect(r.stderr).toContain(`${path.join('missions', 'b.vague')}:6:23: error[`);
+  });
+
   it('exits 2 for a folder with no mission file', () => {
     write('empty/readme.txt', 'nothing here');
     const r = run('check', 'empty');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('Cannot read mission folder "empty": it has no mission.vague or mission.reqon');
+    expect(r.stderr).toContain('reqon check: empty: no missions in this folder (no .vague or .reqon file, no folder mission with a mission.vague)');
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 

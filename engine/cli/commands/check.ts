@@ -10,20 +10,31 @@ import type { Command } from 'commander';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { formatDiagnostics, summarize } from '../../lang/format.js';
-import { loadMission, MissionLoadError } from '../../lang/loader.js';
+import { loadMission, missionPaths, MissionLoadError } from '../../lang/loader.js';
 import { checkOpenApiDocuments } from '../../http/openapi-check.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
     cmd
-      .argument('<paths...>', 'mission files (.vague, .reqon) or mission folders')
+      .argument('<paths...>', 'mission files (.vague, .reqon), folder missions, or folders of missions (each mission in them)')
       .addHelpText('after', '\nExit status: 0 no errors (warnings allowed), 1 errors found, 2 a path could not be read.');
   },
 
   async run(args: unknown[], _options: Record<string, unknown>, io: CliIo): Promise<ExitCode> {
-    const paths = (args[0] as string[] | undefined) ?? [];
+    const given = (args[0] as string[] | undefined) ?? [];
     let failed = false;
     let unreadable = false;
+    // A folder of missions is each of its missions, as `reqon worker` takes it.
+    const paths: string[] = [];
+    for (const p of given) {
+      try {
+        paths.push(...missionPaths(p));
+      } catch (e) {
+        if (!(e instanceof MissionLoadError)) throw e;
+        io.stderr(`reqon check: ${e.message}\n`);
+        unreadable = true;
+      }
+    }
     for (const p of paths) {
       let result;
       try {

@@ -9,12 +9,12 @@
  * it carried failed or could not be carried on, naming them; else 0. SIGTERM/SIGINT: finish each
  * run's current step, release, exit 0.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultOwner, missionHash, modelFor } from '../../executor/run-mission.js';
 import { MissionInvalidError } from '../../executor/mission-cache.js';
-import { ROOT_NAMES } from '../../lang/loader.js';
+import { missionPaths } from '../../lang/loader.js';
+import { MissionLoadError } from '../../lang/mission-load-error.js';
 import type { MissionFiles, RunOptions } from '../../log/log.js';
 import { describeSchedule, registerSchedule, ScheduleError } from '../../worker/schedules.js';
 import {
@@ -257,18 +257,20 @@ function pruneOption(options: Record<string, unknown>): { olderThanMs: number; e
 }
 
 /**
- * A worker's mission argument: a mission file, a folder mission (its mission.vague or
- * mission.reqon beside its action files), or a folder of missions (`reqon worker missions/`, as the
- * README shows) — each `.vague`/`.reqon` file in it and each folder mission directly under it.
- */
-/**
- * The missions an argument gives the worker to schedule. A mission named alone must have a
+ * The missions an argument gives the worker to schedule (a mission file, a folder mission, or a
+ * folder of missions: loader.ts missionPaths). A mission named alone must have a
  * schedule (registering says so when it has none); from a folder of missions, a file that is no
  * mission (a folder mission's part) or a mission with no `schedule:` is passed over, said in the
  * progress — one such file refused the whole folder.
  */
 function scheduledMissions(arg: string, progress: (line: string) => void): MissionFiles[] {
-  const paths = missionPaths(arg);
+  let paths: string[];
+  try {
+    paths = missionPaths(arg);
+  } catch (error) {
+    if (error instanceof MissionLoadError) throw new CliError(error.message);
+    throw error;
+  }
   if (paths.length === 1 && paths[0] === arg) return [readMissionFiles(arg)];
   const found: MissionFiles[] = [];
   for (const path of paths) {
@@ -289,18 +291,6 @@ function scheduledMissions(arg: string, progress: (line: string) => void): Missi
     found.push(files);
   }
   if (found.length === 0) throw new CliError(`${arg}: no mission in this folder has a \`schedule:\`; a worker registers the schedules of the missions it is given`);
-  return found;
-}
-
-function missionPaths(path: string): string[] {
-  const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-  const isFolderMission = (p: string) => ROOT_NAMES.some((root) => existsSync(join(p, root)));
-  if (!isDir(path) || isFolderMission(path)) return [path];
-  const found = readdirSync(path, { withFileTypes: true })
-    .filter((e) => (!e.isDirectory() && /\.(vague|reqon)$/.test(e.name)) || (isDir(join(path, e.name)) && isFolderMission(join(path, e.name))))
-    .map((e) => join(path, e.name))
-    .sort();
-  if (found.length === 0) throw new CliError(`${path}: no missions in this folder (no .vague or .reqon file, no folder mission with a mission.vague); give a mission file or a folder of them`);
   return found;
 }
 
