@@ -32,7 +32,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { NewEvent, StoredEvent } from '../log/events.js';
 import { ownerIsDead } from '../executor/owner.js';
 import { eventPages, PAGE_BYTES } from '../log/event-pages.js';
-import type { CommitEntry, EventLog, Lease, RunRecord, ScheduleFiring, StoreTableRef, StoredDelivery, TableRow } from '../log/log.js';
+import { IMPORTED_OWNER, type CommitEntry, type EventLog, type Lease, type RunRecord, type ScheduleFiring, type StoreTableRef, type StoredDelivery, type TableRow } from '../log/log.js';
 
 /** The copier's lease owner: not `host:pid:nonce`, so no worker ever presumes it dead. */
 export const COPY_OWNER = 'reqon-log-copy';
@@ -183,8 +183,9 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
 }
 
 function refuseLive(run: RunRecord, now: number): void {
-  // A lease still current whose process on this host is gone (killed a moment ago) holds nothing back.
-  if (run.owner !== null && (run.leaseExpiresAt ?? 0) > now && !ownerIsDead(run.owner)) {
+  // A lease still current whose process on this host is gone (killed a moment ago) holds nothing back;
+  // an imported run's never runs out, and no process carries it on (it is copied as imported).
+  if (run.owner !== null && run.owner !== IMPORTED_OWNER && (run.leaseExpiresAt ?? 0) > now && !ownerIsDead(run.owner)) {
     throw new LogCopyError(
       `run ${run.runId} is owned by ${run.owner} until ${new Date(run.leaseExpiresAt!).toISOString()}: stop the workers on the source log before copying it (a copy would race them)`,
     );
@@ -246,7 +247,12 @@ async function copyRun(from: EventLog, to: EventLog, run: RunRecord, now: number
     // A run whose process died holding it keeps that dead owner, its lease run out (at the same
     // instant on SQLite; PostgreSQL's runs out by its own clock): whoever carries it on in the
     // target records a crash resume, as it would have in the source.
-    if (run.status === 'running' && run.owner !== null) {
+    if (run.owner === IMPORTED_OWNER) {
+      // An imported run stays imported: read-only, its lease never running out (helper 75: it
+      // refused every copy of the log it was in, as if a worker held it).
+      const held = await to.acquire(run.runId, IMPORTED_OWNER, now, Math.max(1, (run.leaseExpiresAt ?? now) - now));
+      if (!('epoch' in held)) throw new LogCopyError(`run ${run.runId} was taken by ${held.heldBy} in the target as it was copied: stop the workers on the target log while copying into it`);
+    } else if (run.status === 'running' && run.owner !== null) {
       const held = await to.acquire(run.runId, run.owner, Math.min(now, run.leaseExpiresAt ?? now) - 1, 1);
       if (!('epoch' in held)) throw new LogCopyError(`run ${run.runId} was taken by ${held.heldBy} in the target as it was copied: stop the workers on the target log while copying into it`);
     }
@@ -280,8 +286,8 @@ async function verifyCopy(
     for (const field of ['status', 'waitingOn', 'wakeAt', 'mission', 'missionHash', 'lastSeq', 'createdAt'] as const) {
       if (!isDeepStrictEqual(target[field], source[field])) fail(`run ${source.runId}: ${field} is ${JSON.stringify(target[field])} in the target, ${JSON.stringify(source[field])} in the source`);
     }
-    // Only a crashed run's dead owner is copied (copyRun); a live one was refused.
-    const owner = source.status === 'running' ? source.owner : null;
+    // Only a crashed run's dead owner, or an imported run's, is copied (copyRun); a live one was refused.
+    const owner = source.status === 'running' || source.owner === IMPORTED_OWNER ? source.owner : null;
     if (target.owner !== owner) fail(`run ${source.runId} is owned by ${target.owner ?? 'nobody'} in the target, by ${owner ?? 'nobody'} in the source`);
     const walked = await walkSideBySide(eventPages(from, source.runId, { ...paging, lastSeq: source.lastSeq }), eventPages(to, source.runId, { ...paging, lastSeq: source.lastSeq }), (x, y) =>
       x.seq === y.seq && x.type === y.type && x.stepPath === y.stepPath && x.recordedAt === y.recordedAt && isDeepStrictEqual(y.payload, x.payload),

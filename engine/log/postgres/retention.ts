@@ -21,7 +21,7 @@ import { toPrunableRun, type PrunableRow } from '../rows.js';
  */
 const PRUNABLE = `
   r.finished_at < $1
-  AND (r.owner IS NULL OR r.lease_expires_at <= reqon_now_ms())
+  AND (r.owner IS NULL OR r.lease_expires_at <= reqon_now_ms() OR r.owner = '${IMPORTED_OWNER}')
   AND NOT (r.status = 'failed' AND EXISTS (
     SELECT 1 FROM reqon_schedule_firings f JOIN reqon_schedules s ON s.mission = f.mission
      WHERE f.run_id = r.run_id AND f.outcome = 'started'

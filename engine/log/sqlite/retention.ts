@@ -17,13 +17,13 @@ import { toPrunableRun, type PrunableRow } from '../rows.js';
 
 /**
  * The rules a run must meet to be pruned, on `reqon_runs AS r`: finished, finished before
- * @before, under no live lease at @now, and not a failed scheduled run a retry still waits on
+ * @before, under no live lease at @now (an imported run's never-expiring one is no process's), and not a failed scheduled run a retry still waits on
  * (a started firing with no next attempt yet, below its schedule's maxRetries — as
  * retryCandidates lists them).
  */
 const PRUNABLE = `
   r.status IN ('completed', 'failed') AND r.updated_at < @before
-  AND (r.owner IS NULL OR r.lease_expires_at <= @now)
+  AND (r.owner IS NULL OR r.lease_expires_at <= @now OR r.owner = '${IMPORTED_OWNER}')
   AND NOT (r.status = 'failed' AND EXISTS (
     SELECT 1 FROM reqon_schedule_firings f JOIN reqon_schedules s ON s.mission = f.mission
      WHERE f.run_id = r.run_id AND f.outcome = 'started'
