@@ -32,3 +32,23 @@ export function credentialEnvValues(runEnv: Vars, processVars: Vars, isCredentia
   }
   return out;
 }
+
+/**
+ * The values of credential-named query parameters in the run's `--source` URLs
+ * (`…/v1?api_key=…`): secrets the run was given as surely as `--auth` ones, so an answer that
+ * echoes one (`"self": "/v1/items?api_key=…"`) is redacted in the log as theirs are (helper 75: it
+ * was logged and exported in clear).
+ */
+export function credentialSourceValues(sources: Record<string, string>, isCredential: (name: string) => boolean = isSensitiveName): string[] {
+  const out: string[] = [];
+  for (const text of Object.values(sources)) {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      continue;
+    }
+    for (const [name, value] of url.searchParams) if (value && isCredential(name)) out.push(value);
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Env } from '../env/env.js';
-import { credentialEnvValues } from '../env/mission-env.js';
+import { credentialEnvValues, credentialSourceValues } from '../env/mission-env.js';
 import { rememberedCredentialsOfRun } from '../http/given-credentials.js';
 import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
 import { credentialNamesOf } from '../env/credential-names.js';
@@ -123,7 +123,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     sources: options.sources,
     credentials,
     ...(options.authFile ? { credentialsFile: options.authFile } : {}),
-    extraSecrets: credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)),
+    extraSecrets: [...credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)), ...credentialSourceValues(options.sources, credentialNamesOf(logFormat))],
     rememberedCredentials: rememberedCredentialsOfRun(first, options.env, deps.env.vars),
     progress,
     logFormat,

@@ -104,6 +104,11 @@ export function withoutSecrets(options: RunOptions, digests?: readonly Credentia
   return { sources, env };
 }
 
+/** The options as `reqon runs --json` and `reqon show --json` print them: their secrets redacted as a bundle's are. */
+export function shownOptions(options: RunOptions): RunOptions {
+  return { ...options, ...withoutSecrets(options) };
+}
+
 function redactUrl(text: string): string {
   let url: URL;
   try {

@@ -6,7 +6,7 @@ import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { runFold } from '../../inspect/fold-handler.js';
 import { RunSummaryHandler, statusLabel } from '../../inspect/run-summary.js';
-import { isImported } from '../../executor/run-bundle.js';
+import { isImported, shownOptions } from '../../executor/run-bundle.js';
 import type { RunStatus } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 
@@ -46,7 +46,7 @@ export const command: CommandModule = {
       }
       if (options.json === true) {
         // An imported run says so: an unfinished one's 'running' keeps workers off it, nothing runs it.
-        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}), ...(isImported(rest) ? { imported: true } : {}) })))}\n`);
+        io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, options: shownOptions(rest.options), ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}), ...(isImported(rest) ? { imported: true } : {}) })))}\n`);
         return EXIT_OK;
       }
       if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');

@@ -6,7 +6,7 @@ import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
-import { importedOpenState, isImported } from '../../executor/run-bundle.js';
+import { importedOpenState, isImported, shownOptions } from '../../executor/run-bundle.js';
 import { failureText } from '../../log/events.js';
 
 export const command: CommandModule = {
@@ -30,7 +30,7 @@ export const command: CommandModule = {
       const position = last ? { seq: last.seq, type: last.type, stepPath: last.stepPath } : null;
       const carrier = runCarrier(record.status, record.owner, record.leaseExpiresAt, cliEnv().clock.now());
       if (options.json === true) {
-        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: record.options })}\n`);
+        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options) })}\n`);
         return EXIT_OK;
       }
       // An imported run that had not finished is 'running' under a lease that never runs out, which
