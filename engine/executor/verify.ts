@@ -19,7 +19,7 @@ import { HttpRuntime } from '../steps/http-runtime.js';
 import { StoreRuntime } from '../steps/store-runtime.js';
 import { CrashInjector } from '../journal/crash-points.js';
 import { Executor } from './executor.js';
-import { credentialEnvValues } from '../env/mission-env.js';
+import { credentialEnvValues, credentialSourceValues } from '../env/mission-env.js';
 import { rememberedCredentialsOfRun } from '../http/given-credentials.js';
 import { credentialNamesOf } from '../env/credential-names.js';
 import { loadCredentials, RunUnavailableError } from './execute.js';
@@ -103,7 +103,7 @@ export async function verifyRun(
     http: new HttpRuntime(model, env, {
       sources: run.options.sources,
       credentials: credentialsIfReadable(run.options, env),
-      extraSecrets: credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)),
+      extraSecrets: [...credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)), ...credentialSourceValues(run.options.sources, credentialNamesOf(format))],
       rememberedCredentials: rememberedCredentialsOfRun(first, run.options.env, env.vars),
       progress: () => {},
       logFormat: format,
@@ -393,6 +393,7 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
  * have come at all, and the log holds neither how long an answer took to its last byte nor its
  * size on the wire: its answers were not measured against the edit, which is said, not passed.
  * Nor is an edit of its `circuitBreaker` (whether a request would have gone out at all), nor of its
+ * `auth` kind (credentials are no part of a request's identity), nor of its
  * `rateLimit` (whether a request would have waited, or failed the run: `strategy: fail`), nor of a
  * wait's `eventFilter`: the deliveries the wait refused are not in the run's log (only in the
  * inbox), so whether the edited filter would have taken another is not asked (helper 75: each verified).
@@ -418,6 +419,15 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
     if (before !== after) {
       out.push(
         `source ${name}'s circuitBreaker (${before} → ${after}): the requests it let through and the attempts it refused were replayed as recorded, not decided again by the edited breaker`,
+      );
+    }
+    // Credentials are no part of a request's identity (a rotated token must not diverge), so an
+    // edit of what kind the source sends is not compared either (helper 75: none → bearer verified).
+    const authBefore = was.auth?.kind ?? 'none';
+    const authAfter = source.auth?.kind ?? 'none';
+    if (authBefore !== authAfter) {
+      out.push(
+        `source ${name}'s auth (${authBefore} → ${authAfter}): the credentials a request carries are no part of its identity, so whether the API would have answered the edited requests otherwise was not checked`,
       );
     }
     const limitBefore = settingsText(was.rateLimit);

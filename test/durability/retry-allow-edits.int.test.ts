@@ -221,3 +221,28 @@ describe.each(backends)('%s: an edited rateLimit', (backend) => {
     expect(fullyVerified(same)).toBe(true);
   });
 });
+
+describe.each(backends)('%s: an edited auth kind', (backend) => {
+  it("is not passed as verified (helper 75: a run answered 401 without credentials verified against `auth: bearer`)", async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /x', { status: 401, body: { error: 'unauthorized' } });
+    const text = (auth: string) => `mission Auth {
+  source Api { auth: ${auth}, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    get "/x" { allow: [401] }
+    store { id: "one", error: response.error } -> out { key: .id }
+  }
+  run A
+}
+`;
+    const result = await c.start(c.mission('auth', text('none')));
+    expect(result.status).toBe('completed');
+    const edited = await verifyRun(c.log, result.runId, { env: { ...c.env, vars: { ...c.env.vars, REQON_API_TOKEN: 'tok-1234567890' } }, missionFiles: c.mission('edited', text('bearer')) });
+    expect(edited.divergence).toBeNull();
+    expect(fullyVerified(edited)).toBe(false);
+    expect(edited.unchecked).toEqual([
+      "source Api's auth (none → bearer): the credentials a request carries are no part of its identity, so whether the API would have answered the edited requests otherwise was not checked",
+    ]);
+  });
+});
