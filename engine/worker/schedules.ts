@@ -89,6 +89,61 @@ function cronFor(expression: string, timezone: string | undefined): Cron {
   return cron;
 }
 
+/**
+ * When clocks go back, the local times of the hour before repeat. A schedule whose hour is a
+ * wildcard (`*\/15 * * * *`, `0 * * * *`) fires through both passes, by real time, as cron does;
+ * croner skipped one pass or both (helper 75: New York's `*\/15` went from 05:45Z to 07:00Z, four
+ * firings lost without a word). A schedule at a fixed hour (`30 1 * * *`) fires in the first pass
+ * only, as croner gives it. So for a wildcard hour (or where croner answered nothing after
+ * `after`) the next firing is the earliest of croner's and of the pattern read at each UTC offset
+ * the zone has at `after` and at that firing, where the zone really has that offset then.
+ */
+function atRealOffsets(expression: string, zone: string, after: number, zoned: number | null): number | null {
+  let best = zoned;
+  const now = offsetAt(zone, after);
+  const offsets = new Set([now, ...(zoned !== null ? [offsetAt(zone, zoned)] : [])]);
+  for (const offset of offsets) {
+    const fixed = cronAtOffset(expression, offset).nextRun(new Date(after))?.getTime();
+    if (fixed === undefined) continue;
+    // The pattern read at the offset the zone has now may land past a change of offset: read it there.
+    const real = offsetAt(zone, fixed);
+    const at = real === offset ? fixed : cronAtOffset(expression, real).nextRun(new Date(after))?.getTime();
+    if (at !== undefined && offsetAt(zone, at) === (real === offset ? offset : real) && (best === null || at < best)) best = at;
+  }
+  return best;
+}
+
+/** The hour field is `*` or `*\/N`: the schedule fires every hour or every N hours, wherever the clock stands. */
+function hourIsWildcard(expression: string): boolean {
+  return /^\*(\/\d+)?$/.test(expression.trim().split(/\s+/)[1] ?? '');
+}
+
+const offsetCrons = new Map<string, Cron>();
+
+function cronAtOffset(expression: string, minutesEast: number): Cron {
+  const key = `${minutesEast}\u0000${expression}`;
+  let cron = offsetCrons.get(key);
+  if (!cron) {
+    cron = new Cron(expression, { paused: true, utcOffset: minutesEast });
+    offsetCrons.set(key, cron);
+  }
+  return cron;
+}
+
+const zoneClocks = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at `ms`, in minutes east. */
+function offsetAt(zone: string, ms: number): number {
+  let clock = zoneClocks.get(zone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    zoneClocks.set(zone, clock);
+  }
+  const at = Math.floor(ms / 60_000) * 60_000;
+  const part = Object.fromEntries(clock.formatToParts(at).map((p) => [p.type, Number(p.value)]));
+  return Math.round((Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!) - at) / 60_000);
+}
+
 /** The first due instant strictly after `after`, or null when the schedule never fires again. */
 export function nextFireAfter(spec: ScheduleSpec, after: number): number | null {
   const t = spec.trigger;
@@ -97,8 +152,13 @@ export function nextFireAfter(spec: ScheduleSpec, after: number): number | null 
       return after + t.everyMs;
     case 'cron': {
       // UTC unless the schedule names a zone: the same mission fires at the same instants on every machine.
-      const next = cronFor(t.expression, spec.timezone ?? 'UTC').nextRun(new Date(after));
-      return next === null ? null : next.getTime();
+      const zone = spec.timezone ?? 'UTC';
+      const next = cronFor(t.expression, zone).nextRun(new Date(after));
+      const zoned = next === null ? null : next.getTime();
+      if (zone === 'UTC') return zoned;
+      // Inside a repeated hour croner may answer an instant before `after`: never one of ours.
+      const ahead = zoned !== null && zoned > after ? zoned : null;
+      return hourIsWildcard(t.expression) || ahead === null ? atRealOffsets(t.expression, zone, after, ahead) : ahead;
     }
     case 'at':
       return t.at > after ? t.at : null;

@@ -229,6 +229,26 @@ describe.each(backends)('%s', (backend) => {
       expect(coalesce(utc, Date.UTC(2025, 0, 1, 10, 15), Date.UTC(2025, 0, 1, 11, 20))).toEqual({ next: Date.UTC(2025, 0, 1, 11, 30), missed: 4 });
     });
 
+    it('when clocks go back, a schedule of every hour or minutes fires through both passes of the repeated hour, a fixed hour once (helper 75)', () => {
+      const walk = (expression: string, timezone: string, from: string, n: number) => {
+        const out: string[] = [];
+        let t = Date.parse(from);
+        for (let i = 0; i < n; i++) {
+          t = nextFireAfter({ trigger: { kind: 'cron', expression }, timezone }, t)!;
+          out.push(new Date(t).toISOString().slice(11, 16));
+        }
+        return out;
+      };
+      // New York, 2026-11-01: 01:00–01:59 EDT (05:00Z–05:59Z) and again EST (06:00Z–06:59Z). croner went 05:45Z → 07:00Z.
+      expect(walk('*/15 * * * *', 'America/New_York', '2026-11-01T04:50:00Z', 10)).toEqual(['05:00', '05:15', '05:30', '05:45', '06:00', '06:15', '06:30', '06:45', '07:00', '07:15']);
+      // Berlin and London, 2026-10-25: croner skipped one pass of the repeated hour.
+      expect(walk('*/30 * * * *', 'Europe/Berlin', '2026-10-24T23:00:00Z', 6)).toEqual(['23:30', '00:00', '00:30', '01:00', '01:30', '02:00']);
+      expect(walk('0 * * * *', 'Europe/London', '2026-10-24T22:30:00Z', 4)).toEqual(['23:00', '00:00', '01:00', '02:00']);
+      // A fixed hour fires once; spring forward loses no firing of an every-20-minutes schedule.
+      expect(walk('30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z', 2).map((t) => t)).toEqual(['05:30', '06:30']);
+      expect(walk('*/20 * * * *', 'America/New_York', '2026-03-08T06:10:00Z', 5)).toEqual(['06:20', '06:40', '07:00', '07:20', '07:40']);
+    });
+
     it('a registered cron schedule fires at its next zoned instant', async () => {
       const { env, log } = world;
       const t0 = env.clock.now(); // 2025-01-01T00:00:00Z = 2024-12-31 19:00 in New York
