@@ -173,7 +173,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
     }
   }
   const path = url.pathname;
-  eventId ??= deliveryId(req, path, raw);
+  eventId ??= await deliveryId(req, path, raw, now, o.log);
   if (!(await isKnownPath(o.log, path))) {
     // A sender retrying a delivery we already took gets the same answer, even after its run ended.
     if (await o.log.webhookDelivered(path, eventId)) return reply(res, 202, { accepted: true, eventId, duplicate: true });
@@ -308,13 +308,26 @@ function missionWebhookPaths(hash: string, steps: () => Step[]): string[] {
   return cached;
 }
 
-function deliveryId(req: IncomingMessage, path: string, raw: Buffer): string {
+/**
+ * A delivery's id: the sender's (`Idempotency-Key`, `X-Webhook-Id`, `X-Delivery-Id`), or, where it
+ * sends none, one made of the path and the body, so a sender's retry of the same body is taken
+ * once. Only for a day or two: made of the body alone it lasted until the run that claimed it was
+ * pruned, so next week's identical `{"approved": true}` for a new run was answered "duplicate" and
+ * dropped, its run waiting for ever (helper 75). So the body's hash is dated by the UTC day it
+ * came: a retry the same day or the next is the delivery it repeats; a later one is a new one.
+ */
+async function deliveryId(req: IncomingMessage, path: string, raw: Buffer, now: number, log: WebhookServerOptions['log']): Promise<string> {
   for (const name of ['idempotency-key', 'x-webhook-id', 'x-delivery-id']) {
     const value = req.headers[name];
     if (typeof value === 'string' && value !== '') return value;
   }
-  return `sha256:${createHash('sha256').update(path).update('\u0000').update(raw).digest('hex')}`;
+  const body = `sha256:${createHash('sha256').update(path).update('\u0000').update(raw).digest('hex')}`;
+  const day = Math.floor(now / DAY_MS);
+  const yesterday = `${body}:${day - 1}`;
+  return (await log.webhookDelivered(path, yesterday)) ? yesterday : `${body}:${day}`;
 }
+
+const DAY_MS = 24 * 3600 * 1000;
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {

@@ -176,6 +176,24 @@ describe('bodies and the inbox', () => {
   });
 });
 
+describe('a delivery with no id of its sender', () => {
+  it("is the same delivery when its body comes again that day or the next, a new one later (helper 75: next week's was dropped as a duplicate)", async () => {
+    const clock = new FakeClock(Date.UTC(2026, 11, 7, 12));
+    const url = await serve({ env: { ...env, clock } });
+    const body = '{"approved":true}';
+    const first = await post(url, '/pay', body);
+    expect(first.status).toBe(202);
+    expect(first.body['duplicate']).toBe(false);
+    await clock.advance(13 * 3600_000); // past midnight: the next day
+    expect((await post(url, '/pay', body)).body).toEqual({ ...first.body, duplicate: true });
+    await clock.advance(7 * 24 * 3600_000);
+    const later = await post(url, '/pay', body);
+    expect(later.status).toBe(202);
+    expect(later.body['duplicate']).toBe(false);
+    expect(later.body['eventId']).not.toBe(first.body['eventId']);
+  });
+});
+
 describe('the health path', () => {
   it('answers GET /health, and takes a POST to /health as a delivery when a run can wait there', async () => {
     // Before, any request to /health got 200 {"ok":true}: a delivery there was acknowledged and lost.
