@@ -87,7 +87,7 @@ describe('whose checkpoint a run reads (helper 75)', () => {
     expect(asked(trial).slice(fromTrial)[1]).not.toBe(NEVER);
   });
 
-  it("an imported run's checkpoint is none of this log's", async () => {
+  it("an imported run's checkpoint is none of this log's, nor a fork's copy of it", async () => {
     const theirs = on('theirs.db');
     const mine = on('mine.db');
     const made = await theirs('run', 'm.vague');
@@ -96,6 +96,10 @@ describe('whose checkpoint a run reads (helper 75)', () => {
     const bundle = path.join(dir, 'shared.reqonrun');
     fs.writeFileSync(bundle, (await theirs('export', runId)).stdout);
     expect((await mine('import', bundle)).code).toBe(0);
+    // Nor is the checkpoint a fork of it copied (helper 75: `reqon resume` of the import advises a fork).
+    const events = (await mine('events', runId, '--json')).stdout.trim().split('\n');
+    const forked = await mine('fork', runId, '--at', String(events.length - 1), '--quiet');
+    expect(forked.code, forked.stderr).toBe(0);
     const before = production.requests.length;
     expect((await mine('run', 'm.vague')).code).toBe(0);
     expect(asked(production).slice(before)).toEqual([NEVER]);

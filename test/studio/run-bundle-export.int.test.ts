@@ -60,7 +60,8 @@ describe('exporting a run bundle', () => {
     expect(pieces.length).toBeGreaterThanOrEqual(4);
     const whole = {
       reqonRunBundle: 1,
-      run: { runId, mission: run.mission, missionHash: run.missionHash, missionFiles: run.missionFiles, options: run.options, status: run.status, createdAt: run.createdAt },
+      // A bundle carries the run's sources and settings, not this machine's auth file or data folder.
+      run: { runId, mission: run.mission, missionHash: run.missionHash, missionFiles: run.missionFiles, options: { sources: run.options.sources, env: run.options.env }, status: run.status, createdAt: run.createdAt },
       events: events.map((e) => ({ seq: e.seq, type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt })),
     };
     const text = pieces.join('');
