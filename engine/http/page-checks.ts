@@ -402,7 +402,7 @@ export function refuseShortPageWithMore(
   if (plan.strategy === 'cursor') return;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
-  const shown = saysMore(body, linkedNext) ?? (index === 0 ? countedMore(body, items.length) : undefined) ?? cappedSize(plan, body, items.length);
+  const shown = saysMore(body, linkedNext) ?? (index === 0 ? (countedMore(body, items.length) ?? cappedSize(plan, body, items.length)) : undefined);
   if (shown === undefined) return;
   const where = describe();
   if (items.length === 0) {
@@ -443,13 +443,17 @@ function saysMore(body: unknown, linkedNext: string | undefined): string | undef
 }
 
 /**
- * The page echoes the size parameter the mission sent, lowered (Jira's `maxResults: 100` where
- * 1000 was asked, Confluence's `limit`), and is full by that size: the API capped the size, so
- * more may well follow. As shown in messages.
+ * The first page echoes the size parameter the mission sent, lowered (Jira's `maxResults: 100`
+ * where 1000 was asked, Confluence's `limit`), and is full by that size: the API capped the size,
+ * so more may well follow — unless a count of records (a bare `total` too) says the page holds
+ * them all: an API may echo as `limit` what it returned. (Read on the first page only: a later
+ * short page is the end of a walk whose first page was full by the mission's size.) As shown in messages.
  */
 function cappedSize(plan: PaginationPlan, body: unknown, held: number): string | undefined {
   const echoed = echoedSize(plan, body);
-  return echoed !== undefined && held >= echoed ? `${plan.sizeParam}: ${echoed}, the size it pages by` : undefined;
+  if (echoed === undefined || held < echoed) return undefined;
+  const counted = [...RECORD_TOTALS, ...LOOSE_TOTALS].map((path) => getPath(body, path)).find(isCount) as number | undefined;
+  return counted !== undefined && counted <= held ? undefined : `${plan.sizeParam}: ${echoed}, the size it pages by`;
 }
 
 /** The size the page says it was cut to, under the name the mission sent it by, when below what was sent. */

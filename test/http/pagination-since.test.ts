@@ -211,6 +211,8 @@ describe('paginate loop', () => {
     await expect(mid).rejects.toThrow('page 2 holds no items, yet says more pages follow (a link with rel "next"');
     // Their last pages end the walk: a size echoed as sent, a short page with no next.
     expect(await first(offset(100, 'maxResults', 'issues'), { startAt: 0, maxResults: 100, total: 40, issues: rows(40) })).toMatchObject({ count: 40, stoppedBy: 'exhausted' });
+    // An API that echoes as `limit` what it returned, with a count that says the page is all there is.
+    expect(await first(offset(100, 'limit'), { items: rows(7), limit: 7, total: 7 })).toMatchObject({ count: 7, stoppedBy: 'exhausted' });
     expect(await first(offset(1000, 'limit', 'features'), { features: rows(5), numberMatched: 5, links: [{ rel: 'self', href: '/items' }] })).toMatchObject({ count: 5 });
   });
   it('a 1-based API paging by a smaller size than asked is told the size, not to start at page 0 (helper 74)', async () => {
