@@ -16,6 +16,7 @@
  * between an effect's intent and its outcome is the same as a crash there: the fork sends that
  * request again, under the key it was recorded with.
  */
+import { isImported } from './run-bundle.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { LOG_FORMAT, logFormatOf, type CredentialDigests, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { MissionFiles } from '../log/log.js';
@@ -96,7 +97,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   // parent's key) while a later recorded iteration is still to be compared, and diverge after.
   if (edited) await assertReplays(deps.log, parentRunId, { missionFiles: files, env: deps.env, events: prefix, advise: (divergedAt) => forkAdvice(parentRunId, atSeq, divergedAt) });
   const prepared = prepareNewRun(files, parent.options, deps);
-  const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq) };
+  const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq), ...(isImported(parent) ? { imported: true as const } : {}) };
   const started = prepared.first[0] as NewEvent<'run.started'>;
   const first: NewEvent[] = [
     // The copied events were recorded in the parent's format; the fork's first event says so.
@@ -111,7 +112,8 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
     {
       runId: prepared.run.runId,
       model: modelFor(files, prepared.run.missionHash),
-      options: parent.options,
+      // The fork's own: its sources and settings are its parent's, its data folder the forker's.
+      options: prepared.run.options,
       lease,
       recorded,
       // Marks where live execution begins, as after any replay.

@@ -17,7 +17,12 @@ export async function assertRememberedMission(log: Pick<EventTable, 'read'>, run
     throw new DamagedLogError(run.runId, `the mission its run row remembers is not the one it ran (its files hash to ${hashed.slice(0, 12)}…, the row says ${run.missionHash.slice(0, 12)}…: edited outside the engine)`);
   }
   let named: { hash: string; seq: number } | undefined;
+  // A fork's copy of its parent's log names the parent's missions (a resume that adopted an edit):
+  // the fork's own start names its own, and only what follows its copy can name another.
+  let copiedTo = 0;
   for (const e of await log.read(run.runId, { types: ['run.started', 'run.resumed'] })) {
+    if (e.type === 'run.started') copiedTo = (e.payload as EventPayloads['run.started']).forkedFrom?.atSeq ?? 0;
+    else if (e.seq <= copiedTo) continue;
     const hash = (e.payload as EventPayloads['run.started'] | EventPayloads['run.resumed']).missionHash;
     if (hash !== undefined) named = { hash, seq: e.seq };
   }

@@ -311,7 +311,7 @@ class RecordedFacts {
     this.original.push({ ...entryOf(e), stepPath: this.intern(e.stepPath), type: this.intern(e.type) });
     if (e.type === 'http.request') {
       const identity = (e as StoredEvent<'http.request'>).payload.identity;
-      this.requestedActions.add(e.stepPath.split('/')[0]!);
+      this.requestedActions.add(actionOf(e.stepPath));
       // Without one a replay compares only the request's method (fetch-step.ts assertSameRequest).
       if (identity === undefined) {
         this.identityless++;
@@ -330,7 +330,7 @@ class RecordedFacts {
         this.unnamed++;
       }
     } else if (e.type === 'wait.registered') {
-      this.waitedActions.add(e.stepPath.split('/')[0]!);
+      this.waitedActions.add(actionOf(e.stepPath));
     } else if (e.type === 'store.write') {
       const { op, store, planned } = (e as StoredEvent<'store.write'>).payload;
       if (op === 'delete' || planned !== undefined) return;
@@ -508,6 +508,11 @@ function settingsText(settings: object | undefined): string {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([key, value]) => `${key}: ${value !== null && typeof value === 'object' ? settingsText(value) : String(value)}`);
   return `{ ${shown.join(', ')} }`;
+}
+
+/** The action a step path is in: `Approve~2/1` (a retried attempt) and `Approve#3/0` (a visit) are Approve's. */
+function actionOf(stepPath: string): string {
+  return stepPath.split('/')[0]!.replace(/([~#]\d+)+$/, '');
 }
 
 function entryOf(e: StoredEvent): VerifyEntry {

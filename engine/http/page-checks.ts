@@ -207,9 +207,13 @@ const LINK_LISTS = new Set(['links', '_links']);
  */
 const NOTICE_NAME = /warning|notice/i;
 
-/** `[{ "rel": "self", "href": … }, …]`: a list of links (Mailchimp, PayPal, OGC API, Spring HATEOAS without HAL). */
+/**
+ * `[{ "rel": "self", "href": … }, …]`: a list of links (Mailchimp, PayPal, OGC API, Spring HATEOAS
+ * without HAL) — each with its relation: `[{ "href", "title" }]` is as often a resource of links
+ * (helper 76: its records were taken for none).
+ */
 function isLinkList(list: unknown[]): boolean {
-  return list.length > 0 && list.every((item) => isPlainObject(item) && typeof item.href === 'string');
+  return list.length > 0 && list.every((item) => isPlainObject(item) && typeof item.href === 'string' && typeof item.rel === 'string');
 }
 
 /** The href of the `rel: "next"` entry of a page's list of links (`links`, `_links`), if it has one. */

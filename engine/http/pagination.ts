@@ -116,10 +116,12 @@ export function itemsOf(body: unknown, itemsPath?: string): unknown[] {
   if (Array.isArray(body)) return body;
   if (body === null || typeof body !== 'object') return [];
   let first: [string, unknown[]] | undefined;
-  for (const [field, v] of Object.entries(body)) {
-    // A list of links or warnings is never the records (Spring HATEOAS without HAL puts its
-    // `links` first: its self link was stored as a record).
-    if (!Array.isArray(v) || describesPage(field, v)) continue;
+  const fields = Object.entries(body);
+  // Beside another list, a list of links or warnings is never the records (Spring HATEOAS without
+  // HAL puts its `links` first: its self link was stored as a record); alone, it is (`GET /warnings`).
+  const lists = fields.filter(([, v]) => Array.isArray(v)).length;
+  for (const [field, v] of fields) {
+    if (!Array.isArray(v) || (lists > 1 && describesPage(field, v))) continue;
     if (first === undefined) {
       if (v.length > 0) return v;
       first = [field, v];

@@ -279,6 +279,8 @@ export interface ForkOrigin {
   runId: string;
   atSeq: number;
   identities: { toSeq: number; runId: string }[];
+  /** The parent was imported from another log: what the fork copied of it (its checkpoints) is none of this log's. */
+  imported?: true;
 }
 
 /** What followed an HTTP attempt: another attempt (retry, refresh-auth), or the final answer. */

@@ -329,8 +329,8 @@ export interface EventTable {
   eventCounts(runId: string, types: readonly EventType[]): Promise<EventCounts>;
   /**
    * The latest `checkpoint.advanced` syncedAt under `key` across the completed runs of `mission`
-   * (not imported ones: IMPORTED_OWNER; nor those a fork copied from its parent's log, seq up to its
-   * `forkedFrom.atSeq`: they are its parent's, which counts them where it is this log's own), of `api` (its payload's `api`, the base URL fetched from;
+   * (not imported ones: IMPORTED_OWNER; nor those a fork of an imported run copied from it, seq up
+   * to its `forkedFrom.atSeq`), of `api` (its payload's `api`, the base URL fetched from;
    * undefined: the checkpoints that name none, recorded before every checkpoint named its API),
    * and of those only checkpoints no `step.failed` of their run follows. A run that
    * failed, or has not finished, advanced nothing for the runs after it, nor one whose loop

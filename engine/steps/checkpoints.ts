@@ -12,6 +12,7 @@
  * the ones already stored are overwritten, not doubled). Being held back is decided from the walk
  * (the same on replay), never from the world.
  */
+import { checkpointApiOf } from './http-runtime.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { passCheckpoints } from './step-runtime.js';
 import type { Frame, PendingCheckpoint, StepRuntime } from './step-runtime.js';
@@ -98,8 +99,9 @@ export function takeCheckpoint(c: PendingCheckpoint, path: string, rt: StepRunti
   const recorded = rt.journal.take(path, 'checkpoint.advanced');
   if (!recorded) return false;
   const { key, api } = recorded.payload;
-  // A checkpoint recorded before checkpoints named their API (format 1) is compared by key alone.
-  if (key !== c.key || (api !== undefined && api !== c.api)) {
+  // A checkpoint recorded before checkpoints named their API (format 1) is compared by key alone;
+  // one recorded with its URL's query (before 2026-12-05) by the URL without it.
+  if (key !== c.key || (api !== undefined && (c.api === undefined || checkpointApiOf(api) !== checkpointApiOf(c.api)))) {
     const shown = (k: string, a: string | undefined) => `checkpoint "${k}"${a !== undefined ? ` of ${a}` : ''}`;
     throw new NondeterminismError(rt.runId, path, recorded.seq, `advancing ${shown(key, api)}`, `advancing ${shown(c.key, c.api)}`, {
       change: `the checkpoint of this fetch changed: ${shown(key, api)} became ${shown(c.key, c.api)}`,

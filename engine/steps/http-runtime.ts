@@ -144,17 +144,17 @@ export class HttpRuntime {
 
   /**
    * The API a sync checkpoint of `source` belongs to: the base URL its requests go to (the
-   * mission's, or the one a --source points it at; a trailing slash is the same URL), so a run
-   * never starts from a checkpoint a run against another API left. (Before, a first production
-   * sync after a trial against a test server, or after `base:` was edited from staging to
-   * production (helper 75), asked only for records changed since.) Checkpoints recorded before
-   * every one named its API name none where the run fetched from the mission's base:
-   * `readsUnnamed` says such a run may read them when its API has none of its own.
+   * mission's, or the one a --source points it at), as checkpointApiOf names it, so a run never
+   * starts from a checkpoint a run against another API left. (Before, a first production sync
+   * after a trial against a test server, or after `base:` was edited from staging to production
+   * (helper 75), asked only for records changed since.) Checkpoints recorded before every one
+   * named its API name none where the run fetched from the mission's base: `readsUnnamed` says
+   * such a run may read them when its API has none of its own.
    */
   checkpointApi(source: SourceDecl): CheckpointApi {
     let api: string | undefined;
     try {
-      api = withoutTrailingSlash(this.base(source));
+      api = checkpointApiOf(this.base(source));
     } catch {
       api = undefined; // no base at all: the fetch fails on it, saying so
     }
@@ -163,19 +163,20 @@ export class HttpRuntime {
 
   /**
    * The API the undeclared `sync_state` store's checkpoints belong to (sync-state.ts): they are
-   * tied to no source, so to the run's: the base URLs of all the mission's sources, so that a run
-   * against a test server, or against a base since edited, never reads or advances the
-   * checkpoints a run against other APIs keeps. None named for a mission with no source.
+   * tied to no source, so to the run's: none named (the mission's own URLs) unless a --source
+   * points a source away from its base — then the URLs it points to, so that a run against a
+   * test server never reads or advances the checkpoints a run against the real APIs keeps. (Named
+   * by every source's base, a source declared later, or a worker's --source, started them over
+   * and failed a paused run's resume: helper 76.) An edit of a base is not seen here.
    */
   syncStateApi(): CheckpointApi {
     const apis = new Set<string>();
-    let own = true;
     for (const source of this.model.sources.values()) {
+      if (this.fetchesFromOwnBase(source)) continue;
       const { api } = this.checkpointApi(source);
       if (api !== undefined) apis.add(api);
-      own &&= this.fetchesFromOwnBase(source);
     }
-    return { ...(apis.size > 0 ? { api: [...apis].sort().join(' ') } : {}), readsUnnamed: own };
+    return { ...(apis.size > 0 ? { api: [...apis].sort().join(' ') } : {}), readsUnnamed: apis.size === 0 };
   }
 
   /** No --source points `source` away from the base the mission gives it. */
@@ -223,4 +224,23 @@ export async function lastCheckpointOf(
 
 function withoutTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * How a checkpoint names the API at `url`: its origin and path, a trailing slash dropped — not its
+ * query, where keys live and rotate (`?code=`, `?api_key=`: a rotated key started every sync over,
+ * and the key was logged in clear; helper 76). Several, space-separated, each so.
+ */
+export function checkpointApiOf(url: string): string {
+  return url
+    .split(' ')
+    .map((one) => {
+      try {
+        const parsed = new URL(one);
+        return withoutTrailingSlash(`${parsed.origin}${parsed.pathname}`);
+      } catch {
+        return withoutTrailingSlash(one.replace(/[?#].*$/, ''));
+      }
+    })
+    .join(' ');
 }

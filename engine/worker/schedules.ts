@@ -91,7 +91,7 @@ function cronFor(expression: string, timezone: string | undefined): Cron {
 
 /**
  * When clocks go back, the local times of the hour before repeat. A schedule whose hour is a
- * wildcard (`*\/15 * * * *`, `0 * * * *`) fires through both passes, by real time, as cron does;
+ * wildcard or a range (`*\/15 * * * *`, `0 * * * *`, `*\/15 0-5 * * *`) fires through both passes, by real time;
  * croner skipped one pass or both (helper 75: New York's `*\/15` went from 05:45Z to 07:00Z, four
  * firings lost without a word). A schedule at a fixed hour (`30 1 * * *`) fires in the first pass
  * only, as croner gives it. So for a wildcard hour (or where croner answered nothing after
@@ -100,22 +100,36 @@ function cronFor(expression: string, timezone: string | undefined): Cron {
  */
 function atRealOffsets(expression: string, zone: string, after: number, zoned: number | null): number | null {
   let best = zoned;
-  const now = offsetAt(zone, after);
-  const offsets = new Set([now, ...(zoned !== null ? [offsetAt(zone, zoned)] : [])]);
+  // The offsets the zone has now, at croner's answer, and a day on (where croner answered none).
+  const offsets = new Set([offsetAt(zone, after), offsetAt(zone, zoned ?? after + DAY_AHEAD_MS)]);
   for (const offset of offsets) {
-    const fixed = cronAtOffset(expression, offset).nextRun(new Date(after))?.getTime();
-    if (fixed === undefined) continue;
-    // The pattern read at the offset the zone has now may land past a change of offset: read it there.
-    const real = offsetAt(zone, fixed);
-    const at = real === offset ? fixed : cronAtOffset(expression, real).nextRun(new Date(after))?.getTime();
-    if (at !== undefined && offsetAt(zone, at) === (real === offset ? offset : real) && (best === null || at < best)) best = at;
+    // The pattern read at this offset, from `after` on, until it lands where the zone has it:
+    // read at the offset after a change, it first lands before the change (Lord Howe's half hour).
+    let from = after;
+    for (let tries = 0; tries < MAX_OFFSET_TRIES; tries++) {
+      const at = cronAtOffset(expression, offset).nextRun(new Date(from))?.getTime();
+      if (at === undefined || (best !== null && at >= best)) break;
+      if (offsetAt(zone, at) === offset) {
+        best = at;
+        break;
+      }
+      from = at;
+    }
   }
   return best;
 }
 
-/** The hour field is `*` or `*\/N`: the schedule fires every hour or every N hours, wherever the clock stands. */
+const DAY_AHEAD_MS = 26 * 3600 * 1000;
+/** Landings tried per offset: a minute pattern crosses a change of up to two hours in fewer. */
+const MAX_OFFSET_TRIES = 150;
+
+/**
+ * The hour field names more than fixed hours — `*`, `*\/N`, a range `0-5` (with or without a
+ * step): the schedule fires through hours as they pass, wherever the clock stands; `1` or `1,13`
+ * are fixed times (helper 76: `*\/15 0-5 * * *` lost the repeated hour's firings).
+ */
 function hourIsWildcard(expression: string): boolean {
-  return /^\*(\/\d+)?$/.test(expression.trim().split(/\s+/)[1] ?? '');
+  return !/^\d+(,\d+)*$/.test(expression.trim().split(/\s+/)[1] ?? '');
 }
 
 const offsetCrons = new Map<string, Cron>();

@@ -323,8 +323,9 @@ async function deliveryId(req: IncomingMessage, path: string, raw: Buffer, now: 
   }
   const body = `sha256:${createHash('sha256').update(path).update('\u0000').update(raw).digest('hex')}`;
   const day = Math.floor(now / DAY_MS);
-  const yesterday = `${body}:${day - 1}`;
-  return (await log.webhookDelivered(path, yesterday)) ? yesterday : `${body}:${day}`;
+  // Yesterday's, or one taken before ids were dated (helper 76: its retry after the upgrade was consumed again).
+  for (const held of [`${body}:${day - 1}`, body]) if (await log.webhookDelivered(path, held)) return held;
+  return `${body}:${day}`;
 }
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -72,11 +72,11 @@ describe.each(backends)('%s log', (backend) => {
   run Load
 }
 `;
-    const before = h.log.stats();
     const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => h.start(h.mission(`big${i}`, mission))));
-    // The runs' commits did share transactions (the batched path is the one under test).
-    const after = h.log.stats();
-    expect(after.transactions - before.transactions).toBeLessThan(after.commits - before.commits);
+    // Whether their commits share a transaction depends on the machine's timing (fresh-clone CI
+    // under load twice answered each run on its own, and a lease renewal is a transaction of its
+    // own: 23 transactions for 22 commits): the batching is asserted where it is deterministic,
+    // test/log/group-commit.int.test.ts.
     for (const run of runs) expect(run.status, JSON.stringify(run).slice(0, 500)).toBe('completed');
     const stored = recordsOf(await h.log.readTable('sql', 'big_out'));
     expect(Object.keys(stored)).toHaveLength(SMALL + 2);

@@ -100,4 +100,29 @@ describe('a run whose remembered mission was edited outside the engine', () => {
     expect(resumed.code, describeResult(resumed)).toBe(0);
     expect((await reqon('verify', runId)).code).toBe(0);
   }, 60_000);
+  it('a fork of a run that adopted an edited mission names its own, not the copy of its parent\'s (helper 76: verify said DAMAGED)', async () => {
+    const reqon = on('adopted.db');
+    const write = (name: string, extra: string) =>
+      fs.writeFileSync(path.join(dir, name), MISSION.replace('  run First', `  action Second {\n    store { id: "c" } -> ledger { key: .id }\n${extra}  }\n  run First then Second`));
+    write('one.vague', '');
+    write('two.vague', '    store { id: "d" } -> ledger { key: .id }\n');
+    write('three.vague', '    store { id: "d" } -> ledger { key: .id }\n    store { id: "e" } -> ledger { key: .id }\n');
+    const started = await reqon('run', 'one.vague', '--quiet');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    // Resumed with an edit that replays: the run adopts it (its run.resumed names it).
+    const adopted = await reqon('resume', runId, '--mission', 'two.vague', '--quiet');
+    expect(adopted.code, describeResult(adopted)).toBe(0);
+    expect((await reqon('verify', runId)).code).toBe(0);
+    const events = (await reqon('events', runId, '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; stepPath: string });
+    const before = events.find((e) => e.type === 'action.completed' && e.stepPath === 'Second')!.seq - 1;
+    const forked = await reqon('fork', runId, '--at', String(before), '--mission', 'three.vague', '--quiet');
+    expect(forked.code, describeResult(forked)).toBe(0);
+    const fork = runIdOf(forked);
+    const verified = await reqon('verify', fork);
+    expect(verified.code, describeResult(verified)).toBe(0);
+    // A fork of it from before the pause goes on to the pause (not refused as damaged).
+    const again = await reqon('fork', fork, '--at', '3', '--quiet');
+    expect(again.code, describeResult(again)).toBe(10);
+  }, 60_000);
 });

@@ -51,4 +51,33 @@ describe.each(backends)('%s: an edited wait eventFilter', (backend) => {
     expect(report.divergence).toMatchObject({ stepPath: 'A/0', cause: 'edit' });
     expect(report.divergence!.change).toMatch(/^the wait's eventFilter no longer passes the delivery \S+ it took/);
   });
+  it('is not checked in an action that ran again (a retried attempt: helper 76 found it verified)', async () => {
+    c = await openConformance({ backend });
+    let asked = 0;
+    c.api.on('GET /status', () => ({ body: { state: ++asked === 1 ? 'pending' : 'ready' } }));
+    const retried = (filter: string) => `mission Retried {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store got: memory("got")
+  action A {
+    get "/status"
+    match response {
+      { state: "pending" } -> retry { maxAttempts: 3, delay: 10 },
+      _ -> continue
+    }
+    wait { path: "/hooks/approve", timeout: 60000, eventFilter: ${filter} }
+    store response -> got { key: .kind }
+  }
+  run A
+}
+`;
+    const started = await c.start(c.mission('retried', retried('response.kind == "paid"')));
+    expect(started.status).toBe('suspended');
+    expect((await c.resume(started.runId, { payload: { kind: 'paid' } })).status).toBe('completed');
+    const events = await c.log.read(started.runId);
+    expect(events.find((e) => e.type === 'wait.registered')!.stepPath).toMatch(/^A~2\//);
+    const report = await verifyRun(c.log, started.runId, { env: c.env, missionFiles: c.mission('wider', retried('response.kind != "refund"')) });
+    expect(report.divergence).toBeNull();
+    expect(fullyVerified(report)).toBe(false);
+    expect(report.unchecked.join('\n')).toContain('the eventFilter of the waits of action A');
+  });
 });

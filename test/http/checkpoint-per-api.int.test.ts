@@ -120,4 +120,43 @@ describe('whose checkpoint a run reads (helper 75)', () => {
     expect((await reqon('run', 'm.vague', '--source', `Api=${trial.base}`)).code).toBe(0);
     expect(asked(trial).slice(fromTrial)).toEqual([NEVER]);
   });
+  it("a fork that carries a failed run to its end counts the checkpoint it copied (helper 76: the next sync started over)", async () => {
+    const reqon = on('recovered.db');
+    let notified = 0;
+    const notify = await startServer((_req, res) => (++notified === 1 ? json(res, 500, { error: 'down' }) : json(res, 201, { ok: true })));
+    try {
+      fs.writeFileSync(
+        path.join(dir, 'notify.vague'),
+        mission(production.base)
+          .replace('  run Sync', `  source Hook { auth: none, base: "${notify.base}" }\n  action Notify {\n    post "/done" { source: Hook, body: { ok: true }, retry: { maxAttempts: 1 } }\n  }\n  run Sync then Notify`),
+      );
+      const failed = await reqon('run', 'notify.vague', '--quiet');
+      expect(failed.code, failed.stderr).toBe(1);
+      const runId = runIdOf(failed);
+      const events = (await reqon('events', runId, '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; stepPath: string });
+      const synced = events.find((e) => e.type === 'action.completed' && e.stepPath === 'Sync')!;
+      const forked = await reqon('fork', runId, '--at', String(synced.seq), '--quiet');
+      expect(forked.code, forked.stderr).toBe(0);
+      const before = production.requests.length;
+      expect((await reqon('run', 'notify.vague', '--quiet')).code).toBe(0);
+      expect(asked(production).slice(before)[0]).not.toBe(NEVER);
+    } finally {
+      await notify.close();
+    }
+  }, 60_000);
+  it("a key in the base URL's query is no part of the checkpoint's API: rotated, the sync goes on, and it is never logged (helper 76)", async () => {
+    const reqon = on('keyed.db');
+    const [first, second] = ['key-one-1234567', 'key-two-7654321'];
+    expect((await reqon('run', 'm.vague', '--source', `Api=${trial.base}?code=${first}`)).code).toBe(0);
+    const before = trial.requests.length;
+    expect((await reqon('run', 'm.vague', '--source', `Api=${trial.base}?code=${second}`)).code).toBe(0);
+    expect(asked(trial).slice(before)[0]).not.toBe(NEVER);
+    const runs = JSON.parse((await reqon('runs', '--json')).stdout) as { runId: string }[];
+    for (const { runId } of runs) {
+      const events = (await reqon('events', runId, '--json')).stdout;
+      expect(events).toContain('checkpoint.advanced');
+      expect(events).not.toContain(first);
+      expect(events).not.toContain(second);
+    }
+  });
 });

@@ -32,6 +32,10 @@ describe('pagination pure rules', () => {
     expect(itemsOf({ warnings: [], data: [{ id: 1 }] })).toEqual([{ id: 1 }]);
     expect(itemsOf({ links: [{ rel: 'self', href: '/people' }], content: [{ id: 1 }] })).toEqual([{ id: 1 }]);
     expect(itemsOf({ links: [{ rel: 'self', href: '/people' }], content: [] })).toEqual([]);
+    // Alone, or without a relation, such a list is a resource's records (helper 76: a links API was paged as 0 records).
+    expect(itemsOf({ links: [{ href: 'https://a.example', title: 'A' }] })).toEqual([{ href: 'https://a.example', title: 'A' }]);
+    expect(itemsOf({ links: [{ href: 'https://a.example', title: 'A' }], tags: [] })).toEqual([{ href: 'https://a.example', title: 'A' }]);
+    expect(itemsOf({ warnings: ['disk almost full'] })).toEqual(['disk almost full']);
     expect(itemsOf({ data: [], included: [] })).toEqual([]);
     expect(itemsOf({ data: [1], errors: [] })).toEqual([1]);
   });

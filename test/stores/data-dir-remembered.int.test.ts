@@ -50,4 +50,16 @@ describe('a paused run resumed from another folder', () => {
     expect(Object.keys(outbox)).toEqual(['1', '2', '3']);
     expect(fs.existsSync(path.join(dir, 'elsewhere', '.reqon-data'))).toBe(false);
   }, 60_000);
+  it("a fork's file stores are in the forker's folder, never its parent's (helper 76: it overwrote the parent's store)", async () => {
+    const db = path.join(dir, 'fork.db');
+    const env = { REQON_DATA_DIR: '.reqon-data' };
+    fs.mkdirSync(path.join(dir, 'forker'));
+    const started = await runCli(cli, ['run', 'm.vague', '--db', db, '--quiet'], { cwd: path.join(dir, 'project'), env });
+    expect(started.code, describeResult(started)).toBe(10);
+    const parentInbox = fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8');
+    const forked = await runCli(cli, ['fork', runIdOf(started), '--at', '2', '--db', db, '--quiet'], { cwd: path.join(dir, 'forker'), env });
+    expect(forked.code, describeResult(forked)).toBe(10);
+    expect(fs.existsSync(path.join(dir, 'forker', '.reqon-data', 'inbox.json'))).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8')).toBe(parentInbox);
+  }, 60_000);
 });

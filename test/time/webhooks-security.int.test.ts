@@ -7,6 +7,7 @@
  * taken as new; a too-deep body is a 400; the inbox is capped per path and forgets what no run
  * claimed in time.
  */
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -191,6 +192,14 @@ describe('a delivery with no id of its sender', () => {
     expect(later.status).toBe(202);
     expect(later.body['duplicate']).toBe(false);
     expect(later.body['eventId']).not.toBe(first.body['eventId']);
+  });
+
+  it('a retry of one taken before ids were dated is still the same delivery (helper 76: it was consumed again)', async () => {
+    const url = await serve();
+    const body = '{"legacy":true}';
+    const undated = `sha256:${createHash('sha256').update('/pay').update('\u0000').update(body).digest('hex')}`;
+    expect(await log.deliverWebhook('/pay', undated, JSON.parse(body), Date.now())).toBe('accepted');
+    expect((await post(url, '/pay', body)).body).toEqual({ accepted: true, eventId: undated, duplicate: true });
   });
 });
 

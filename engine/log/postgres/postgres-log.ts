@@ -598,7 +598,7 @@ class PostgresEventLog implements EventLog {
         WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
           AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed' AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'
           AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
-          AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND (s.payload::jsonb #>> '{forkedFrom,atSeq}')::bigint >= e.seq)
+          AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND (s.payload::jsonb #>> '{forkedFrom,imported}') = 'true' AND (s.payload::jsonb #>> '{forkedFrom,atSeq}')::bigint >= e.seq)
         ORDER BY synced DESC LIMIT 1`,
       [mission, key, api ?? null],
     );

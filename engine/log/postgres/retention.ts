@@ -55,7 +55,7 @@ export async function checkpointMarks(client: PoolClient): Promise<CheckpointMar
        FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
       WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed' AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'
         AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
-        AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND (s.payload::jsonb #>> '{forkedFrom,atSeq}')::bigint >= e.seq)
+        AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND (s.payload::jsonb #>> '{forkedFrom,imported}') = 'true' AND (s.payload::jsonb #>> '{forkedFrom,atSeq}')::bigint >= e.seq)
       GROUP BY r.mission, key, api`,
   );
   return rows.map((r) => ({ mission: r.mission, key: r.key, ...(r.api === null ? {} : { api: r.api }), syncedAt: Number(r.synced) }));

@@ -56,7 +56,7 @@ function prepare(db: Database.Database) {
         FROM reqon_events e INDEXED BY reqon_events_checkpoints JOIN reqon_runs r ON r.run_id = e.run_id
        WHERE e.type = 'checkpoint.advanced' AND r.status = 'completed' AND r.owner IS NOT '${IMPORTED_OWNER}'
          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
-         AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND json_extract(s.payload, '$.forkedFrom.atSeq') >= e.seq)
+         AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND json_extract(s.payload, '$.forkedFrom.imported') = 1 AND json_extract(s.payload, '$.forkedFrom.atSeq') >= e.seq)
        GROUP BY r.mission, key, api`),
     deleteRun: db.prepare<{ run_id: string; last_seq: number; epoch: number; before: number; now: number }, { bytes: number }>(`
       DELETE FROM reqon_runs AS r

@@ -143,7 +143,7 @@ export function prepareStatements(db: Database.Database) {
        WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key
          AND json_extract(e.payload, '$.api') IS @api AND r.status = 'completed' AND r.owner IS NOT '${IMPORTED_OWNER}'
          AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
-         AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND json_extract(s.payload, '$.forkedFrom.atSeq') >= e.seq)`),
+         AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND json_extract(s.payload, '$.forkedFrom.imported') = 1 AND json_extract(s.payload, '$.forkedFrom.atSeq') >= e.seq)`),
     deliverWebhook: db.prepare<{ path: string; event_id: string; payload: string; received_at: number }>(`
       INSERT INTO reqon_webhook_inbox (path, event_id, payload, received_at) VALUES (@path, @event_id, @payload, @received_at)
       ON CONFLICT (path, event_id) DO NOTHING`),
