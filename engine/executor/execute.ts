@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Env } from '../env/env.js';
 import { credentialEnvValues, credentialSourceValues } from '../env/mission-env.js';
 import { rememberedCredentialsOfRun } from '../http/given-credentials.js';
-import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
 import { credentialNamesOf } from '../env/credential-names.js';
 import type { EventLog, Lease, MissionFiles, RunOptions } from '../log/log.js';
 import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
@@ -123,7 +123,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     sources: options.sources,
     credentials,
     ...(options.authFile ? { credentialsFile: options.authFile } : {}),
-    extraSecrets: [...credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)), ...credentialSourceValues(options.sources, credentialNamesOf(logFormat))],
+    extraSecrets: [...credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)), ...(logFormat >= SOURCE_SECRETS_FORMAT ? credentialSourceValues(options.sources, credentialNamesOf(logFormat)) : [])],
     rememberedCredentials: rememberedCredentialsOfRun(first, options.env, deps.env.vars),
     progress,
     logFormat,

@@ -73,6 +73,12 @@ function forkAdvice(parentRunId: string, atSeq: number, divergedAt: number | nul
   );
 }
 
+/** The parent is itself a fork of an imported run: what it copied of that run, this fork copies on. */
+function parentCopiedImport(first: StoredEvent | undefined): boolean {
+  const origin = first?.type === 'run.started' ? (first as StoredEvent<'run.started'>).payload.forkedFrom : undefined;
+  return origin?.imported === true;
+}
+
 export async function forkRun(parentRunId: string, opts: ForkOptions, deps: EngineDeps): Promise<RunResult & { parentRunId: string; forkedAtSeq: number }> {
   const parent = await deps.log.getRun(parentRunId);
   if (!parent) throw new RunUnavailableError(`no run ${parentRunId} in this log`, 'not-found');
@@ -97,7 +103,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   // parent's key) while a later recorded iteration is still to be compared, and diverge after.
   if (edited) await assertReplays(deps.log, parentRunId, { missionFiles: files, env: deps.env, events: prefix, advise: (divergedAt) => forkAdvice(parentRunId, atSeq, divergedAt) });
   const prepared = prepareNewRun(files, parent.options, deps);
-  const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq), ...(isImported(parent) ? { imported: true as const } : {}) };
+  const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq), ...(isImported(parent) || parentCopiedImport(events[0]) ? { imported: true as const } : {}) };
   const started = prepared.first[0] as NewEvent<'run.started'>;
   const first: NewEvent[] = [
     // The copied events were recorded in the parent's format; the fork's first event says so.

@@ -20,7 +20,8 @@ export async function assertRememberedMission(log: Pick<EventTable, 'read'>, run
   // A fork's copy of its parent's log names the parent's missions (a resume that adopted an edit):
   // the fork's own start names its own, and only what follows its copy can name another.
   let copiedTo = 0;
-  for (const e of await log.read(run.runId, { types: ['run.started', 'run.resumed'] })) {
+  // Up to the seq the row was read at: a resume adopting an edit meanwhile moves both on.
+  for (const e of await log.read(run.runId, { types: ['run.started', 'run.resumed'], toSeq: run.lastSeq })) {
     if (e.type === 'run.started') copiedTo = (e.payload as EventPayloads['run.started']).forkedFrom?.atSeq ?? 0;
     else if (e.seq <= copiedTo) continue;
     const hash = (e.payload as EventPayloads['run.started'] | EventPayloads['run.resumed']).missionHash;

@@ -9,7 +9,7 @@ import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { LOG_FORMAT, logFormatOf, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
@@ -103,7 +103,7 @@ export async function verifyRun(
     http: new HttpRuntime(model, env, {
       sources: run.options.sources,
       credentials: credentialsIfReadable(run.options, env),
-      extraSecrets: [...credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)), ...credentialSourceValues(run.options.sources, credentialNamesOf(format))],
+      extraSecrets: [...credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)), ...(format >= SOURCE_SECRETS_FORMAT ? credentialSourceValues(run.options.sources, credentialNamesOf(format)) : [])],
       rememberedCredentials: rememberedCredentialsOfRun(first, run.options.env, env.vars),
       progress: () => {},
       logFormat: format,

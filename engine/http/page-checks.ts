@@ -491,8 +491,8 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   if (index === 0 && held === 0 && ![...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
   // A page as long as the API's own page size would be (its count of records spread over its
   // count of pages) is a 1-based API paging by a smaller size than asked: refuseShortPageWithMore says so.
-  // (A bare `total` or `count` is read here too: beside records on such a page it counts them as often as not.)
-  const records = [...RECORD_TOTALS, ...LOOSE_TOTALS].find((path) => isCount(getPath(body, path)));
+  // A bare `total` counts here only above what the page holds (a page's own `count` would excuse every page).
+  const records = [...RECORD_TOTALS, ...LOOSE_TOTALS].find((path) => isCount(getPath(body, path)) && (RECORD_TOTALS.includes(path as never) || (getPath(body, path) as number) > held));
   if (records !== undefined && held > 0 && held * totalPages >= (getPath(body, records) as number)) return;
   const where = describe();
   throw new PaginationError(

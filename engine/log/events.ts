@@ -21,9 +21,15 @@
  * 5: a request's identity is redacted of every credential the run was given from its first
  * request on (before, a source's credentials were known only once its first request was sent,
  * so that request's identity could hold one: HttpRuntime.redactorBefore5).
+ * 6: the value of a credential-named query parameter in a `--source` URL (`?api_key=…`) is a
+ * secret the run was given: redacted from answers and taken out of identities (before, an answer
+ * echoing it was logged in clear; runs recorded before keep their identities: SOURCE_SECRETS_FORMAT).
  * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 5;
+export const LOG_FORMAT = 6;
+
+/** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
+export const SOURCE_SECRETS_FORMAT = 6;
 
 /** The format a run's events were recorded in, from its `run.started` (the log's first event). */
 export function logFormatOf(events: readonly StoredEvent[]): number {

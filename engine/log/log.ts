@@ -502,7 +502,11 @@ export interface PrunableRun {
   /** The compare-and-set token with leaseEpoch: a run written or taken since it was listed is not pruned. */
   lastSeq: number;
   leaseEpoch: number;
-  /** `api`: the URL the checkpoint was fetched from when not the mission's base (checkpoint.advanced's). */
+  /**
+   * `api`: the URL the checkpoint was fetched from (checkpoint.advanced's; none in runs recorded
+   * before checkpoints named theirs, and in sync_state's against the mission's own URLs). None for
+   * an imported run: its checkpoints are no checkpoints of this log's, so they keep it from nothing.
+   */
   checkpoints: { key: string; syncedAt: number; api?: string }[];
 }
 

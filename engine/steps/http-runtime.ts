@@ -204,7 +204,10 @@ export class HttpRuntime {
 export interface CheckpointApi {
   /** The base URL (several, space-separated, for `sync_state`); absent where there is none. */
   api?: string;
-  /** May read a checkpoint that names no API (recorded before every checkpoint named its own) when `api` has none. */
+  /**
+   * May read a checkpoint that names no API when `api` has none: one a fetch recorded before
+   * every fetch checkpoint named its API, or a `sync_state` one of the mission's own URLs.
+   */
   readsUnnamed: boolean;
 }
 

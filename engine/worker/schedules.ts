@@ -129,7 +129,10 @@ const MAX_OFFSET_TRIES = 150;
  * are fixed times (helper 76: `*\/15 0-5 * * *` lost the repeated hour's firings).
  */
 function hourIsWildcard(expression: string): boolean {
-  return !/^\d+(,\d+)*$/.test(expression.trim().split(/\s+/)[1] ?? '');
+  const text = expression.trim();
+  // A nickname: `@hourly` is every hour, `@daily`, `@weekly`… a fixed midnight.
+  if (text.startsWith('@')) return text === '@hourly';
+  return !/^\d+(,\d+)*$/.test(text.split(/\s+/)[1] ?? '');
 }
 
 const offsetCrons = new Map<string, Cron>();

@@ -323,12 +323,17 @@ async function deliveryId(req: IncomingMessage, path: string, raw: Buffer, now: 
   }
   const body = `sha256:${createHash('sha256').update(path).update('\u0000').update(raw).digest('hex')}`;
   const day = Math.floor(now / DAY_MS);
-  // Yesterday's, or one taken before ids were dated (helper 76: its retry after the upgrade was consumed again).
-  for (const held of [`${body}:${day - 1}`, body]) if (await log.webhookDelivered(path, held)) return held;
+  const yesterday = `${body}:${day - 1}`;
+  if (await log.webhookDelivered(path, yesterday)) return yesterday;
+  // One taken before ids were dated is the same delivery while its sender may still retry it
+  // (helper 76), not for ever (helper 77: every later identical body was a duplicate again).
+  if (now < DATED_FROM + 2 * DAY_MS && (await log.webhookDelivered(path, body))) return body;
   return `${body}:${day}`;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+/** When ids without a sender's were first dated (this engine's release): undated ones are at most this old. */
+const DATED_FROM = Date.UTC(2026, 11, 5);
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {

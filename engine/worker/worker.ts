@@ -261,7 +261,10 @@ export class Worker {
       }
     } catch (error) {
       if (error instanceof RunUnavailableError) return false;
-      throw error;
+      // One run that cannot be woken (its log damaged) is that run's trouble, backed off as a failed
+      // resume is, never the worker's end (helper 77: the worker exited, and again each restart).
+      this.track(run.runId, Promise.reject(error));
+      return true;
     }
     this.track(run.runId, continueRun(run.runId, {}, deps));
     return true;

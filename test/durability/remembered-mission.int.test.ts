@@ -125,4 +125,23 @@ describe('a run whose remembered mission was edited outside the engine', () => {
     const again = await reqon('fork', fork, '--at', '3', '--quiet');
     expect(again.code, describeResult(again)).toBe(10);
   }, 60_000);
+  it("is that run's trouble to a worker, which backs off from it and goes on (helper 77: the worker exited)", async () => {
+    const reqon = on('worker.db');
+    fs.writeFileSync(path.join(dir, 'soon.vague'), MISSION.replace('"1h"', '"1s"'));
+    const started = await reqon('run', 'soon.vague', '--quiet');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const healthy = runIdOf(await reqon('run', 'soon.vague', '--quiet'));
+    const file = new Database(path.join(dir, 'worker.db'));
+    file.prepare("UPDATE reqon_runs SET mission_files = replace(mission_files, 'ledger', 'shadow') WHERE run_id = ?").run(runId);
+    file.close();
+    await new Promise((r) => setTimeout(r, 1_100));
+    const worker = await reqon('worker', '--once');
+    expect(worker.code, describeResult(worker)).toBe(1);
+    expect(worker.stderr).toContain(`the log of run ${runId} is damaged`);
+    expect(worker.stderr).not.toMatch(/\n\s+at /);
+    // The other due run was carried to its end; the damaged one waits as it was.
+    expect((await reqon('show', healthy)).stdout).toMatch(/completed/);
+    expect((await reqon('show', runId)).stdout).toMatch(/suspended/);
+  }, 60_000);
 });

@@ -226,6 +226,9 @@ describe('paginate loop', () => {
     await expect(first({ strategy: 'page', param: 'page', pageSize: 100, sizeParam: 'page_size' }, { count: 80, total_pages: 2, next: 'https://x/?page=2', results: rows(50) })).rejects.toThrow('page(page, 50, page_size)');
     await expect(first({ strategy: 'page', param: 'page', pageSize: 20 }, { page: 1, per_page: 6, total: 12, total_pages: 2, data: rows(6) })).rejects.toThrow('page(page, 6)');
     await expect(first({ strategy: 'page', param: 'page', pageSize: 100 }, { hits: rows(20), hitsPerPage: 20, page: 1, totalPages: 2, totalHits: 30 })).rejects.toThrow('page(page, 20)');
+    // A page's own `count` is no count of all the records (helper 77: a 0-based walk from page 1 completed with 15 of 25).
+    const own = (page: number) => ({ results: rows(25).slice(page * 10, page * 10 + 10), count: Math.min(10, 25 - page * 10), total_pages: 3 });
+    await expect(paginate({ strategy: 'page', param: 'page', pageSize: 10 }, { fetchPage: async (q) => own(Number(q[0]![1])) })).rejects.toThrow('the API counts its pages from 0');
   });
   it('an Algolia walk from page 1 of an API that counts from 0 is refused by its nbPages', async () => {
     const hits = Array.from({ length: 25 }, (_, id) => ({ id }));

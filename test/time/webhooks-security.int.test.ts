@@ -194,12 +194,16 @@ describe('a delivery with no id of its sender', () => {
     expect(later.body['eventId']).not.toBe(first.body['eventId']);
   });
 
-  it('a retry of one taken before ids were dated is still the same delivery (helper 76: it was consumed again)', async () => {
-    const url = await serve();
+  it('a retry of one taken before ids were dated is the same delivery while its sender may retry it, not for ever (helpers 76, 77)', async () => {
+    // Dated from this engine's release, 2026-12-05 (webhook-server.ts DATED_FROM).
+    const clock = new FakeClock(Date.UTC(2026, 11, 5, 18));
+    const url = await serve({ env: { ...env, clock } });
     const body = '{"legacy":true}';
     const undated = `sha256:${createHash('sha256').update('/pay').update('\u0000').update(body).digest('hex')}`;
-    expect(await log.deliverWebhook('/pay', undated, JSON.parse(body), Date.now())).toBe('accepted');
+    expect(await log.deliverWebhook('/pay', undated, JSON.parse(body), clock.now())).toBe('accepted');
     expect((await post(url, '/pay', body)).body).toEqual({ accepted: true, eventId: undated, duplicate: true });
+    await clock.advance(3 * 24 * 3600_000);
+    expect((await post(url, '/pay', body)).body['duplicate']).toBe(false);
   });
 });
 

@@ -43,7 +43,7 @@ function prepare(db: Database.Database) {
       SELECT r.run_id, r.mission, r.status, r.updated_at, r.last_seq, r.lease_epoch,
              (SELECT json_group_array(json_array(json_extract(e.payload, '$.key'), json_extract(e.payload, '$.syncedAt'), json_extract(e.payload, '$.api')))
                 FROM reqon_events e INDEXED BY reqon_events_checkpoints
-               WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id) AS checkpoints
+               WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id AND r.owner IS NOT '${IMPORTED_OWNER}') AS checkpoints
         FROM reqon_runs r INDEXED BY reqon_runs_finished
        WHERE ${PRUNABLE}
          AND (@after_at IS NULL OR r.updated_at > @after_at OR (r.updated_at = @after_at AND r.run_id > @after_id))
