@@ -161,7 +161,12 @@ export interface EventPayloads {
   'loop.iteration': { index: number; key: string; skipped?: boolean };
 
   /** A non-deterministic input: `now()`, `timestamp()`, `any of`, a jitter delay. */
-  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter' | 'store-read' | 'last-sync'; value: unknown };
+  /**
+   * `key`: of a `last-sync` read, the checkpoint it read; `store`: of a loop's `store-read`, the
+   * store it read — compared on replay, so an edit that reads another diverges (absent in logs
+   * recorded before 2026-12-05, which are compared on the value alone).
+   */
+  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter' | 'store-read' | 'last-sync'; value: unknown; key?: string; store?: string };
 
   /** Intent: committed durably before the request leaves the process. */
   /**

@@ -934,11 +934,20 @@ async function sinceParts(
   if (ownQuery !== undefined) refuseSharedCheckpoint(key, requestPath, path, rt);
   let last: number;
   const recorded = rt.journal.take(path, 'value.recorded');
-  if (recorded) last = recorded.payload.value as number;
-  else {
+  if (recorded) {
+    // The fetch read another checkpoint when it ran (helper 78: an edited key verified where the
+    // run held its checkpoint back, so no checkpoint.advanced named the key).
+    const read = recorded.payload.key;
+    if (read !== undefined && read !== key) {
+      throw new NondeterminismError(rt.runId, path, recorded.seq, `checkpoint "${read}"`, `checkpoint "${key}"`, {
+        change: `the checkpoint this fetch reads changed: "${read}" became "${key}", so it asks from another instant`,
+      });
+    }
+    last = recorded.payload.value as number;
+  } else {
     const mark = await lastCheckpointOf(key, which, (k, a) => rt.lastSync(k, a));
     last = mark?.syncedAt ?? 0;
-    rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last });
+    rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last, key });
     if (ownQuery !== undefined && mark !== undefined && !sameQuery(mark, ownQuery)) warnCheckpointOfOtherQuery(key, requestPath, mark.query ?? '?…', path, rt);
   }
   const formatted = formatLastSync(last, since.format ?? defaultSinceFormat(since.header));

@@ -7,6 +7,7 @@
  * independently of how they interleaved. `skip` (and `queue`) end the current iteration only;
  * `abort` fails the run whatever `onError` says.
  */
+import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { CredentialsError } from '../http/credentials.js';
 import { asLogged } from '../log/loggable.js';
 import type { Clock } from '../env/env.js';
@@ -200,12 +201,21 @@ async function collection(step: ForStep, path: string, frame: Frame, rt: StepRun
     if (rt.stores.kind(store) === 'memory') return rt.stores.memoryList(store).map((r) => r.record);
     failedReadAt(rt, path);
     const records = rt.journal.take(path, 'value.recorded');
-    if (records) return records.payload.value as unknown[];
+    if (records) {
+      // The loop read another store when it ran (helper 78: an edited `for o in archive` verified).
+      const read = records.payload.store;
+      if (read !== undefined && read !== store) {
+        throw new NondeterminismError(rt.runId, path, records.seq, `the records of store \`${read}\``, `the records of store \`${store}\``, {
+          change: `the loop iterates store \`${store}\`, where the run iterated \`${read}\``,
+        });
+      }
+      return records.payload.value as unknown[];
+    }
     // Store writes of this run may still be buffered: the read must see them.
     if (rt.journal.hasPending) await rt.journal.commit({ durable: false });
     // As the log will hold them (log/loggable.ts): the loop acts on what its replay reads back.
     const value = asLogged((await rt.stores.readAll(store)).map((r) => r.record), `the records read from store \`${store}\``);
-    rt.journal.emit('value.recorded', path, { source: 'store-read', value });
+    rt.journal.emit('value.recorded', path, { source: 'store-read', value, store });
     return value;
   }
   if (expr.kind === 'Ref' && expr.parts.length === 1 && expr.parts[0] !== 'response' && !frame.scope.has(expr.parts[0]!)) {
