@@ -13,6 +13,7 @@
  * in the mission's order, has ended: the point's occurrences are reached in the order a sequential
  * walk reaches them. Everything else in the branches stays concurrent.
  */
+import { writeSync } from 'node:fs';
 import { CRASH_POINTS, kindPasses, type CrashPoint, type EffectKind } from './effects.js';
 import type { ConcurrentConstruct } from './step-path.js';
 
@@ -108,6 +109,13 @@ export class BranchTurns {
   }
 }
 
+/** The end of the line a process writes to stderr as its armed crash point fires, just before it dies. */
+export const CRASH_POINT_FIRED = 'fired: killing this process (--crash-at)';
+
+function crashPointFiredLine(point: CrashPoint, occurrence: number): string {
+  return `reqon: crash point ${point}:${occurrence} ${CRASH_POINT_FIRED}`;
+}
+
 export class CrashInjector {
   /** Per point, each logical occurrence's ordinal in the run's progress. */
   private readonly seen = new Map<CrashPoint, Map<string, number>>();
@@ -130,7 +138,12 @@ export class CrashInjector {
     if (!keys) this.seen.set(point, (keys = new Map()));
     let ordinal = keys.get(key);
     if (ordinal === undefined) keys.set(key, (ordinal = keys.size + 1));
-    if (live && ordinal === this.plan.occurrence) this.kill();
+    if (live && ordinal === this.plan.occurrence) {
+      // Said before the kill, synchronously: a process killed by anything else (a studio's "Kill
+      // process") never says it, so a crash lab tells its point fired from another SIGKILL.
+      writeSync(2, `${crashPointFiredLine(point, this.plan.occurrence)}\n`);
+      this.kill();
+    }
   }
 
   /**

@@ -98,6 +98,8 @@ export interface CrashLabProcess {
   crashAt: string | null;
   signal: string | null;
   code: number | null;
+  /** Its armed crash point fired (it said so as it died); a SIGKILL from elsewhere is no firing. */
+  fired: boolean;
   /** Seq of the last event the log held when this process exited. */
   lastSeq: number;
 }

@@ -14,6 +14,7 @@
  * check it could not make is "not checked", never passed. A lab in which no crash happened is
  * "not tested".
  */
+import { CRASH_POINT_FIRED } from '../journal/crash-points.js';
 import type { Clock } from '../env/env.js';
 import type { StoredEvent } from '../log/events.js';
 import { CrashPointsHandler } from '../inspect/crash-points.js';
@@ -208,6 +209,8 @@ export class CrashLab {
       crashAt,
       signal: exit.signal,
       code: exit.code,
+      // Killed by its own point, not by a "Kill process" of the same run meanwhile (helper 78: a ✓).
+      fired: crashAt !== null && exit.signal === 'SIGKILL' && proc.output().includes(CRASH_POINT_FIRED),
       lastSeq: view.lastSeq,
     });
     this.emit(lab);
@@ -377,7 +380,7 @@ export class CrashLab {
       referenceFailures: reference.summaryFold().failures,
       crashes: lab.processes.filter((p) => p.signal === 'SIGKILL').length,
       picks: lab.picks,
-      fired: lab.processes.filter((p) => p.signal === 'SIGKILL' && p.crashAt !== null).map((p) => p.crashAt!),
+      fired: lab.processes.filter((p) => p.fired).map((p) => p.crashAt!),
       storeDiff: diffStoreContents(referenceStores, stores),
       proxy: proxy.report(run.all()),
       verify,

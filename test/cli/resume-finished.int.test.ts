@@ -94,6 +94,8 @@ describe('resume --payload of a crashed run that never paused', () => {
   it('says it waits on no pause (it was never resumed), changes nothing, and a plain resume finishes it', async () => {
     const killed = await reqon('run', 'm.vague', '--crash-at', 'before-effect:1', '--quiet');
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    // It says its point fired, as it dies: a crash lab tells that from a kill by anything else.
+    expect(killed.stderr).toContain('reqon: crash point before-effect:1 fired: killing this process (--crash-at)');
     const crashed = runIdOf(killed);
     const r = await reqon('resume', crashed, '--payload', '{"x":1}', '--quiet');
     expect(r.code, describeResult(r)).toBe(1);

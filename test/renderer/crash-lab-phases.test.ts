@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { crashLabPhaseMarks } from '../../renderer/src/lib/crash-lab-phases.js';
 import type { CrashLabProcess, CrashLabStatus, CrashLabVerdict } from '../../renderer/src/lib/protocol.js';
 
-const proc = (command: 'run' | 'resume', signal: string | null, code: number | null = signal ? null : 0): CrashLabProcess => ({ pid: 1, command, crashAt: null, signal, code, lastSeq: 9 });
+const proc = (command: 'run' | 'resume', signal: string | null, code: number | null = signal ? null : 0): CrashLabProcess => ({ pid: 1, command, crashAt: null, signal, code, fired: false, lastSeq: 9 });
 const verdict = (over: Partial<CrashLabVerdict>): CrashLabVerdict =>
   ({ ok: true, tested: true, checks: [], storesEqual: true, storeDiff: [], effects: [], duplicateEffects: 0, crashes: 1, finalStatus: 'completed', explanation: '', ...over }) as CrashLabVerdict;
 const status = (over: Partial<CrashLabStatus>): CrashLabStatus =>

@@ -7,6 +7,7 @@
  * SQLite only: a simulated resume takes the lease over by passing a `now` an hour ahead, and
  * PostgreSQL's leases expire by the server's clock, whatever a caller passes.
  */
+import { CRASH_POINT_FIRED } from '../../engine/journal/crash-points.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,7 +69,13 @@ describe('crash lab', () => {
   }
 
   function proc(runId: string, command: 'run' | 'resume', work: () => Promise<ExitInfo>): CliProcess {
-    return { pid: 1000 + counter, runId, args: [command], exited: work(), output: () => '', kill: () => true };
+    const exited = work();
+    let said = '';
+    // A process killed by its armed point says so as it dies (journal/crash-points.ts).
+    void exited.then((exit) => {
+      if (exit.signal === 'SIGKILL') said = `reqon: crash point after-effect:1 ${CRASH_POINT_FIRED}\n`;
+    });
+    return { pid: 1000 + counter, runId, args: [command], exited, output: () => said, kill: () => true };
   }
 
   async function spawnRun(run: RunArgs): Promise<CliProcess> {
