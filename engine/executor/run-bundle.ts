@@ -19,7 +19,7 @@
  * IMPORTED_OWNER under a lease that never runs out, so no worker takes it over and no resume
  * starts; its status is the one its events end with.
  */
-import { credentialEnvValues } from '../env/mission-env.js';
+import { credentialEnvValues, credentialSourceValues } from '../env/mission-env.js';
 import { rememberedCredentials } from '../http/given-credentials.js';
 import { eventPages } from '../log/event-pages.js';
 import { LOG_FORMAT, logFormatOf, type CredentialDigests, type EventPayloads, type EventType, type NewEvent, type StoredEvent } from '../log/events.js';
@@ -116,7 +116,7 @@ function redactUrl(text: string): string {
   } catch {
     return text;
   }
-  const secrets = new Set(credentialEnvValues(Object.fromEntries(url.searchParams), {}));
+  const secrets = new Set(credentialSourceValues({ url: text }));
   let changed = false;
   for (const [k, v] of [...url.searchParams]) {
     if (secrets.has(v)) {

@@ -247,6 +247,8 @@ describe.each(backends)('%s', (backend) => {
       // A fixed hour fires once; spring forward loses no firing of an every-20-minutes schedule.
       expect(walk('30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z', 2).map((t) => t)).toEqual(['05:30', '06:30']);
       expect(walk('*/20 * * * *', 'America/New_York', '2026-03-08T06:10:00Z', 5)).toEqual(['06:20', '06:40', '07:00', '07:20', '07:40']);
+      // A fixed time that does not exist that day (02:30 when clocks go forward) fires once, at 03:30 EDT.
+      expect(walk('30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', 2)).toEqual(['07:30', '06:30']);
       // Helper 76: a range of hours is hours as they pass too; Lord Howe goes back half an hour.
       expect(walk('*/15 0-5 * * *', 'America/New_York', '2026-11-01T05:40:00Z', 6)).toEqual(['05:45', '06:00', '06:15', '06:30', '06:45', '07:00']);
       expect(walk('*/20 * * * *', 'Australia/Lord_Howe', '2026-04-04T14:35:00Z', 5)).toEqual(['14:40', '15:10', '15:30', '15:50', '16:10']);
