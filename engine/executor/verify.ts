@@ -182,7 +182,7 @@ export async function verifyRun(
       `the effect ids of ${journal.uncomparedEffectIds} request(s) or store write(s) in concurrent branches of this fork: they are not the ids derived now (an older engine named such effects by how the branches interleaved, which a replay does not repeat), so the recorded ids were taken as they are`,
     );
   }
-  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy));
+  if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy), ...unnamedReads(facts));
   if (logEnd && unreached) {
     unchecked.push(
       `${unreached.count} recorded event(s) from seq ${unreached.first.seq} (${unreached.first.type} at ${unreached.first.stepPath || '(run)'}): ` +
@@ -287,6 +287,8 @@ class RecordedFacts {
   /** Sources some recorded request went through; actions some recorded request was made in. */
   readonly answeredSources = new Set<string>();
   readonly requestedActions = new Set<string>();
+  /** A loop's store reads and a fetch's checkpoint reads recorded without the store or key they read (before 2026-12-05). */
+  unnamedReads = 0;
   /** Actions some recorded wait was registered in. */
   readonly waitedActions = new Set<string>();
   /** Writes recorded without their planned record where what is stored may hold more (unplannedWrites). */
@@ -329,6 +331,9 @@ class RecordedFacts {
       ) {
         this.unnamed++;
       }
+    } else if (e.type === 'value.recorded') {
+      const { source, value, store, key } = (e as StoredEvent<'value.recorded'>).payload;
+      if ((source === 'store-read' && Array.isArray(value) && store === undefined) || (source === 'last-sync' && typeof value === 'number' && key === undefined)) this.unnamedReads++;
     } else if (e.type === 'wait.registered') {
       this.waitedActions.add(actionOf(e.stepPath));
     } else if (e.type === 'store.write') {
@@ -370,6 +375,14 @@ function uncheckedBy(format: number, facts: RecordedFacts): string[] {
  * a merge) and a file or PostgREST store's (what it keeps may hold more). Their planned records
  * were checked to be contained in what was stored, so a field an edit dropped was not caught.
  */
+/** An edited mission against reads recorded without what they read: compared on their value alone. */
+function unnamedReads(facts: RecordedFacts): string[] {
+  if (facts.unnamedReads === 0) return [];
+  return [
+    `what ${facts.unnamedReads} recorded read(s) read (a loop's store, a fetch's checkpoint key): recorded before reads named it, so an edit that reads another was compared on the recorded value alone`,
+  ];
+}
+
 function unplannedWrites(facts: RecordedFacts): string[] {
   if (facts.unplannedWrites === 0) return [];
   return [

@@ -6,6 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import type { StoredEvent } from '../../engine/log/events.js';
+import { insertStoredRun, openTempLog } from './support/stored-log.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 
 let c: Conformance | undefined;
@@ -39,6 +42,23 @@ describe('an edited read', () => {
     expect(edited.ok).toBe(false);
     expect(edited.divergence).toMatchObject({ stepPath: 'A/2', cause: 'edit' });
     expect(edited.divergence!.change).toContain('the loop iterates store `archive`, where the run iterated `orders`');
+    // A log recorded before reads named their store compares the value alone, and says so: never a ✓.
+    const events = (await c.log.read(result.runId)).map((e) => {
+      if (e.type !== 'value.recorded') return e;
+      const { store: _store, ...payload } = e.payload as { store?: string };
+      return { ...e, payload } as StoredEvent;
+    });
+    const recorded = (await c.log.getRun(result.runId))!;
+    const temp = await openTempLog('sqlite', {}, 'reqon-edited-reads-');
+    try {
+      const runId = await insertStoredRun(temp.log, { events, missionFiles: recorded.missionFiles, options: recorded.options });
+      const old = await verifyRun(temp.log, runId, { env: c.env, missionFiles: c.mission('edited', mission('archive')) });
+      expect(old.divergence).toBeNull();
+      expect(fullyVerified(old)).toBe(false);
+      expect(old.unchecked.join('\n')).toContain("recorded read(s) read (a loop's store, a fetch's checkpoint key)");
+    } finally {
+      await temp.close();
+    }
   });
 
   it('of another checkpoint by a fetch diverges at the fetch, where no checkpoint advanced', async () => {
