@@ -66,6 +66,11 @@ interface Recorded {
   usedAt: number;
   /** Replay: the identity of the armed run's request that consumed it (its URL may differ by a now()). */
   usedAs?: string;
+  /**
+   * Record: the reference run had given up on the request (its `timeout`) before the API answered;
+   * the answer arrived at the proxy only. Served to the armed run only when nothing else matches.
+   */
+  abandoned?: boolean;
 }
 
 /** Reads a run's log as it stands (the lab's views): its recorded now()/random() values. */
@@ -93,6 +98,13 @@ export interface ProxyReport {
    * against the armed run's log.
    */
   matchedByInput: string[];
+  /**
+   * Requests of the reference answered by a redirect to another origin (`METHOD /source/path →
+   * URL`): the runs followed it past the proxy, so what each was answered there was not held equal.
+   */
+  offProxy: string[];
+  /** Requests of the armed run served an answer the reference gave up on before it came (its timeout). */
+  abandonedServed: string[];
   /** Reads and writes answered from the recording. */
   answered: number;
 }
@@ -125,6 +137,8 @@ export class AnswerProxy {
   private readonly byKey = new Map<string, { answer: Answer; requests: number; effects: number; body: string; entry?: Recorded }>();
   private readonly unexpected: string[] = [];
   private readonly bodyUnmatched: string[] = [];
+  private readonly offProxy: string[] = [];
+  private readonly abandonedServed: string[] = [];
   /** Requests matched to the reference's with a now()/timestamp() value of theirs at its place. */
   private readonly matchedByInput: { request: string; values: string[] }[] = [];
   private readonly specifics = new Map<string, RunSpecifics>();
@@ -236,7 +250,9 @@ export class AnswerProxy {
    * run's log does not hold as one of its own makes the request one the reference never made.
    */
   report(armedEvents: readonly StoredEvent[] = []): ProxyReport {
-    const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null).map((r) => r.identity);
+    // A write the reference abandoned (timed out) and never logged an answer to is not one it made;
+    // its retry under the same key is, and is recorded after it.
+    const lost = this.recorded.filter((r) => !SAFE.has(r.method) && r.usedBy === null && r.abandoned !== true).map((r) => r.identity);
     const keys = [...this.byKey].map(([idempotencyKey, k]) => ({ idempotencyKey, requests: k.requests, effects: k.effects }));
     const armedInputs = this.matchedByInput.length > 0 ? new RunSpecifics('', armedEvents).inputs : new Map<string, string>();
     const explained = (m: { values: string[] }) => m.values.every((v) => isInput(v, armedInputs));
@@ -248,6 +264,8 @@ export class AnswerProxy {
       lost,
       unexpected: [...this.unexpected, ...unexplained],
       bodyUnmatched: [...this.bodyUnmatched],
+      offProxy: [...this.offProxy],
+      abandonedServed: [...this.abandonedServed],
       matchedByInput: this.matchedByInput.filter(explained).map((m) => m.request),
       answered: this.answered,
     };
@@ -264,7 +282,18 @@ export class AnswerProxy {
       const method = (req.method ?? 'GET').toUpperCase();
       // The armed run's prefix is where it came from, not part of what it asked.
       const target = this.mode === 'record' ? (req.url ?? '/') : unprefixed(req.url ?? '/');
-      const answer = this.mode === 'record' ? await this.record(method, target, req, body) : await this.answer(method, target, req, body);
+      if (this.mode === 'record') {
+        // The run gives up on a request slower than its timeout (the connection closes); the API's
+        // late answer is then none the run saw, and must not be served as one of its answers.
+        let gone = false;
+        res.once('close', () => (gone ||= !res.writableFinished));
+        const entry = await this.record(method, target, req, body);
+        if (gone || res.destroyed) entry.abandoned = true;
+        res.writeHead(entry.answer.status, entry.answer.headers);
+        res.end(entry.answer.body);
+        return;
+      }
+      const answer = await this.answer(method, target, req, body);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
     } catch (error) {
@@ -273,7 +302,7 @@ export class AnswerProxy {
     }
   }
 
-  private async record(method: string, target: string, req: IncomingMessage, body: Buffer): Promise<Answer> {
+  private async record(method: string, target: string, req: IncomingMessage, body: Buffer): Promise<Recorded> {
     const slash = target.indexOf('/', 1);
     const name = decodeURIComponent(target.slice(1, slash === -1 ? undefined : slash));
     const upstream = this.upstreams[name];
@@ -293,11 +322,15 @@ export class AnswerProxy {
     const answer: Answer = { status: response.status, headers: keepHeaders(response.headers), body: Buffer.from(await response.arrayBuffer()) };
     // A run follows a GET's redirect (http/client.ts): one into the source must come back through
     // here, under the source's prefix, or a root-relative Location would miss it.
-    if (answer.headers.location !== undefined) answer.headers.location = this.throughProxy(answer.headers.location, url, name, upstream);
+    if (answer.headers.location !== undefined) {
+      answer.headers.location = this.throughProxy(answer.headers.location, url, name, upstream);
+      if (!this.carried(answer.headers.location) && SAFE.has(method)) this.offProxy.push(`${method} ${target} → ${answer.headers.location}`);
+    }
     const runId = await this.runIds.record;
     const sent = missionHeaders(req, runId);
-    this.recorded.push({ identity: identityOf(method, target, runId), method, target, missionHeaders: sent, headers: headersKey(sent), body, answer, usedBy: null, usedAt: 0 });
-    return answer;
+    const entry: Recorded = { identity: identityOf(method, target, runId), method, target, missionHeaders: sent, headers: headersKey(sent), body, answer, usedBy: null, usedAt: 0 };
+    this.recorded.push(entry);
+    return entry;
   }
 
   /** `location` (relative to `url`) as an address through this proxy when it is under `upstream`, else made absolute. */
@@ -365,6 +398,8 @@ export class AnswerProxy {
         if (values.join('\n') === varying.join('\n')) candidates.push(r);
       }
     }
+    // What the reference was answered comes first; an answer it gave up on only when nothing else matches.
+    candidates = [...candidates.filter((c) => c.abandoned !== true), ...candidates.filter((c) => c.abandoned === true)];
     let entry: Recorded | undefined;
     if (candidates.length > 0) {
       // The armed run's body can hold what the reference was answered and the API echoed (lab-inputs.ts).
@@ -387,6 +422,7 @@ export class AnswerProxy {
       if (key !== undefined) this.byKey.set(key, { answer: NEVER_MADE, requests: 1, effects: 0, body: comparableBody(body) });
       return NEVER_MADE;
     }
+    if (entry.abandoned === true) this.abandonedServed.push(`${method} ${target}${key === undefined ? '' : ` (Idempotency-Key ${key})`}`);
     entry.usedBy = key ?? '';
     entry.usedAt = ++this.uses;
     entry.usedAs = identity;
@@ -402,7 +438,7 @@ export class AnswerProxy {
     const specifics = [await this.specificsOf(referenceId, false)];
     entry.bodyKey ??= await this.bodyKey(entry.body, specifics);
     for (const r of this.recorded.slice(this.recorded.indexOf(entry) + 1)) {
-      if (r.usedBy !== null || r.identity !== entry.identity || r.headers !== entry.headers) continue;
+      if (r.usedBy !== null || r.abandoned === true || r.identity !== entry.identity || r.headers !== entry.headers) continue;
       r.bodyKey ??= await this.bodyKey(r.body, specifics);
       if (r.bodyKey === entry.bodyKey) return r;
     }

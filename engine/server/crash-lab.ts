@@ -422,6 +422,20 @@ export interface LabObservations {
 export function judgeLab(o: LabObservations): CrashLabVerdict {
   const { referenceRunId, finalStatus, crashes, storeDiff, proxy: report, verify, startDiffs, elsewhere } = o;
   const duplicateEffects = report.keys.filter((k) => k.effects > 1).length;
+  // Why the armed run may not have been served what the reference was: then its requests are not
+  // known to have got the answers they were owed, and a store difference may be the set-up's.
+  const unservedReasons = [
+    ...(report.bodyUnmatched.length > 0
+      ? [`${report.bodyUnmatched.length} request(s) matched the reference's by method, URL and headers but none of its bodies (a value computed from now() or random() differs between the runs), so whether each got the answer it was owed is unknown: ${report.bodyUnmatched.slice(0, 3).join(', ')}`]
+      : []),
+    ...(report.offProxy.length > 0
+      ? [`${report.offProxy.length} read(s) were redirected to another origin, which the runs reached past the lab's proxy, so what each was answered there was not held equal: ${report.offProxy.slice(0, 3).join(', ')}`]
+      : []),
+    ...(report.abandonedServed.length > 0
+      ? [`${report.abandonedServed.length} request(s) were served an answer the crash-free run gave up on (its timeout) before it came, so it never saw it: ${report.abandonedServed.slice(0, 3).join(', ')}`]
+      : []),
+  ];
+  const servedOtherData = report.offProxy.length > 0 || report.abandonedServed.length > 0;
   const checks: CrashLabCheck[] = [
     {
       name: 'completed',
@@ -434,10 +448,13 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
     },
     {
       name: 'stores',
-      ok: storeDiff.length === 0,
+      // A difference where the runs were not served the same answers may be the API's, not the crash's.
+      ok: storeDiff.length === 0 ? true : servedOtherData ? null : false,
       label: storeDiff.length === 0
-        ? `final stores equal the crash-free run ${referenceRunId}, which was served the same answers (run ids, the values now()/random() returned and the ids generateId() derived taken out)`
-        : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
+        ? `final stores equal the crash-free run ${referenceRunId}${servedOtherData ? '' : ', which was served the same answers'} (run ids, the values now()/random() returned and the ids generateId() derived taken out)`
+        : servedOtherData
+          ? `not compared: ${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}, which was not served all the same answers (see requests)`
+          : `${storeDiff.length} store difference(s) from the crash-free run ${referenceRunId}`,
     },
     {
       name: 'writes',
@@ -448,11 +465,11 @@ export function judgeLab(o: LabObservations): CrashLabVerdict {
     },
     {
       name: 'requests',
-      ok: report.unexpected.length > 0 ? false : report.bodyUnmatched.length > 0 ? null : true,
+      ok: report.unexpected.length > 0 ? false : unservedReasons.length > 0 ? null : true,
       label: report.unexpected.length > 0
         ? `${report.unexpected.length} request(s) the reference run never made (or a keyless write sent again, or a write sent again under its key with another body): ${report.unexpected.slice(0, 3).join(', ')}`
-        : report.bodyUnmatched.length > 0
-          ? `not checked: ${report.bodyUnmatched.length} request(s) matched the reference's by method, URL and headers but none of its bodies (a value computed from now() or random() differs between the runs), so whether each got the answer it was owed is unknown: ${report.bodyUnmatched.slice(0, 3).join(', ')}`
+        : unservedReasons.length > 0
+          ? `not checked: ${unservedReasons.join('; ')}`
           : `every request matched one the reference run made, by method, URL, headers and body, identical ones in order (${report.answered} answered from its recording` +
             `${report.matchedByInput.length > 0 ? `; ${report.matchedByInput.length} with a now()/timestamp() value of its own, recorded in its log, where the reference's had one` : ''})`,
     },

@@ -17,7 +17,7 @@ function verifyReport(over: Partial<VerifyReport> = {}): VerifyReport {
 }
 
 function proxyReport(over: Partial<ProxyReport> = {}): ProxyReport {
-  return { keys: [{ idempotencyKey: 'armed:k1', requests: 2, effects: 1 }], lost: [], unexpected: [], bodyUnmatched: [], matchedByInput: [], answered: 3, ...over };
+  return { keys: [{ idempotencyKey: 'armed:k1', requests: 2, effects: 1 }], lost: [], unexpected: [], bodyUnmatched: [], matchedByInput: [], offProxy: [], abandonedServed: [], answered: 3, ...over };
 }
 
 function observed(over: Partial<LabObservations> = {}): LabObservations {
@@ -140,5 +140,27 @@ describe('judgeLab', () => {
     expect(verdict.explanation).toMatch(/^not fully checked after 2 crash\(es\): .*not tested: 2 of the 4 picked/);
     // Every pick fired: no such check.
     expect(check(judgeLab(observed({ crashes: 2, picks: ['a:1', 'a:1'], fired: ['a:1', 'a:1'] })), 'picks')).toBeUndefined();
+  });
+
+  it('a read redirected past the proxy, or an answer the crash-free run gave up on, makes requests "not checked" and a store difference "not compared", never ✓ or ✕', () => {
+    const offProxy = ['GET /Api/items → http://127.0.0.1:9/elsewhere/items'];
+    const redirected = judgeLab(observed({ proxy: proxyReport({ offProxy }) }));
+    expect(check(redirected, 'requests')).toMatchObject({ ok: null, label: expect.stringMatching(/^not checked: 1 read\(s\) were redirected to another origin.*elsewhere\/items/) });
+    // Equal stores still hold, but the stores check no longer claims the same answers were served.
+    expect(check(redirected, 'stores')).toMatchObject({ ok: true });
+    expect(check(redirected, 'stores')!.label).not.toMatch(/served the same answers/);
+    expect(redirected.ok).toBe(false);
+    expect(redirected.explanation).toMatch(/^not fully checked after 1 crash\(es\)/);
+
+    const differs = judgeLab(observed({ proxy: proxyReport({ abandonedServed: ['GET /Api/slow'] }), storeDiff: [{ path: 'stores.items.1.v', before: 1, after: 2, change: 'changed' }] }));
+    expect(check(differs, 'stores')).toMatchObject({ ok: null, label: expect.stringMatching(/^not compared: 1 store difference/) });
+    expect(check(differs, 'requests')!.label).toMatch(/gave up on \(its timeout\)/);
+    expect(differs.explanation).toMatch(/^not fully checked/);
+
+    // Without either, a store difference is a failure.
+    const plain = judgeLab(observed({ storeDiff: [{ path: 'stores.items.1.v', before: 1, after: 2, change: 'changed' }] }));
+    expect(check(plain, 'stores')!.ok).toBe(false);
+    // A request the reference never made stays ✕ whatever else.
+    expect(check(judgeLab(observed({ proxy: proxyReport({ offProxy, unexpected: ['GET /Api/x'] }) })), 'requests')!.ok).toBe(false);
   });
 });

@@ -128,7 +128,7 @@ describe('the verdict of a run carried on unarmed past its suspension', () => {
       picks: ['after-effect:4'],
       fired: [],
       storeDiff: [],
-      proxy: { keys: [], lost: [], unexpected: [], bodyUnmatched: [], matchedByInput: [], answered: 0 },
+      proxy: { keys: [], lost: [], unexpected: [], bodyUnmatched: [], matchedByInput: [], offProxy: [], abandonedServed: [], answered: 0 },
       verify: { runId: 'armed', ok: true, original: [], replayed: [], divergence: null, unchecked: [], runStatus: 'completed' },
       startDiffs: [],
       elsewhere: 0,

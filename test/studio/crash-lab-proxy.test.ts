@@ -65,6 +65,8 @@ describe('crash lab answer proxy', () => {
         unexpected: [],
         bodyUnmatched: [],
         matchedByInput: [],
+        offProxy: [],
+        abandonedServed: [],
         answered: 4,
       });
     } finally {
@@ -241,8 +243,54 @@ describe('crash lab answer proxy', () => {
       expect(await get(base, '/old')).toEqual({ tick: expect.any(Number) as number });
       const away = await fetch(`${base}/away`, { redirect: 'manual' });
       expect(away.headers.get('location')).toBe('http://127.0.0.1:9/gone');
+      // Helper 78: the hop elsewhere goes past the proxy, so its answers are not held equal: said so.
+      expect(proxy.report().offProxy).toEqual(['GET /Api/away → http://127.0.0.1:9/gone']);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it("never serves an answer the reference gave up on (its timeout) while its retry's is there, nor counts that attempt a lost write", async () => {
+    // Helper 78: an API slower than the mission's timeout. The reference's first attempt timed out,
+    // the proxy kept its late answer as one of the reference's, and served it to the armed run in
+    // arrival order ("store difference"), or named the timed-out POST a write never made.
+    let reads = 0;
+    let writes = 0;
+    const slow = await new FakeApi()
+      .on('GET /feed', async () => {
+        const n = ++reads;
+        if (n === 1) await new Promise((r) => setTimeout(r, 400));
+        return { body: { attempt: n } };
+      })
+      .on('POST /pay', async () => {
+        const n = ++writes;
+        if (n === 1) await new Promise((r) => setTimeout(r, 400));
+        return { status: 201, body: { attempt: n } };
+      })
+      .start();
+    const proxy = await AnswerProxy.start({ Api: slow.url });
+    try {
+      const base = proxy.sources().Api!;
+      proxy.recording('ref-run');
+      const payBody = { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'ref-run:k1' }, body: '{"at":1}' };
+      await expect(fetch(`${base}/feed`, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+      expect(await get(base, '/feed')).toEqual({ attempt: 2 });
+      await expect(fetch(`${base}/pay`, { ...payBody, signal: AbortSignal.timeout(100) })).rejects.toThrow();
+      expect(await (await fetch(`${base}/pay`, payBody)).json()).toEqual({ attempt: 2 });
+      // Let the abandoned attempts' late answers arrive at the proxy and be recorded.
+      await new Promise((r) => setTimeout(r, 500));
+      expect([reads, writes]).toEqual([2, 2]);
+      proxy.replay();
+      proxy.replaying('armed-run');
+      expect(await get(base, '/feed')).toEqual({ attempt: 2 });
+      expect(await (await post(base, '/pay', 'armed-run:k1')).body).toEqual({ attempt: 2 });
+      expect(proxy.report()).toMatchObject({ lost: [], unexpected: [], abandonedServed: [], keys: [{ idempotencyKey: 'armed-run:k1', requests: 1, effects: 1 }] });
+      // Asked once more, the only answer left is the one the reference never saw: served, and said.
+      expect(await get(base, '/feed')).toEqual({ attempt: 1 });
+      expect(proxy.report().abandonedServed).toEqual(['GET /Api/feed']);
+    } finally {
+      await proxy.close();
+      await slow.stop();
     }
   });
 
