@@ -186,6 +186,10 @@ export interface Requests {
   /** A page of the runs `req` filters (the engine filters and counts: a log may hold 100k runs), and how many there are. */
   'runs.list': { req: RunsListRequest; res: RunsPage };
   'run.get': { req: { runId: string }; res: RunSummary };
+  /**
+   * Events from `fromSeq`, at most `limit` (default 10,000) and about 64 MB of payloads (one larger
+   * event comes alone): a page shorter than its limit is not the run's end; ask from its last seq + 1.
+   */
   'run.events': { req: { runId: string; fromSeq?: number; limit?: number }; res: StoredEvent[] };
   /** The events matching a filter (type, step, text), paged by match index; `locateSeq` finds a seq among them. */
   'run.eventSearch': { req: { runId: string; filter: EventFilter; fromIndex?: number; limit?: number; locateSeq?: number }; res: EventSearchPage };

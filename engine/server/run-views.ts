@@ -131,8 +131,12 @@ export class RunView {
     return fresh;
   }
 
-  /** Events with fromSeq <= seq, in order, at most `limit`. */
-  slice(fromSeq: number, limit: number): StoredEvent[] {
+  /**
+   * Events with fromSeq <= seq, in order, at most `limit`, and with `maxBytes` no more than about
+   * that much payload JSON (the first event always, however large): a page is answered as one JSON
+   * text, which a few answers of tens of megabytes took past what a string can hold.
+   */
+  slice(fromSeq: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): StoredEvent[] {
     let lo = 0;
     let hi = this.events.length;
     while (lo < hi) {
@@ -140,7 +144,15 @@ export class RunView {
       if (this.events[mid]!.seq < fromSeq) lo = mid + 1;
       else hi = mid;
     }
-    return this.events.slice(lo, lo + limit);
+    const end = Math.min(this.events.length, lo + limit);
+    if (maxBytes === Number.POSITIVE_INFINITY) return this.events.slice(lo, end);
+    let bytes = 0;
+    let at = lo;
+    for (; at < end; at++) {
+      bytes += JSON.stringify(this.events[at]!.payload)?.length ?? 0;
+      if (bytes > maxBytes && at > lo) break;
+    }
+    return this.events.slice(lo, at);
   }
 
   all(): readonly StoredEvent[] {

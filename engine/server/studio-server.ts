@@ -40,6 +40,8 @@ export interface StudioServerOptions {
   token?: string;
   /** Pushes a WebSocket may leave unread before it is cut off (MAX_BUFFERED_BYTES unless a test says). */
   maxBufferedBytes?: number;
+  /** Request bodies held at once (MAX_IN_FLIGHT_BODY_BYTES unless a test says). */
+  maxInFlightBodyBytes?: number;
 }
 
 export interface StudioServer {
@@ -55,6 +57,12 @@ const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 const HOST = '127.0.0.1';
 /** Unread pushes one WebSocket may hold in memory (a run's appended events, summaries) before it is cut off. */
 const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/**
+ * Request bodies held at once, from their first byte until their answer is sent: one largest
+ * import and ordinary traffic beside it. Three 250 MB imports at once ran the studio out of heap
+ * while parsing them; a body past this is refused (409, retryable) rather than read.
+ */
+const MAX_IN_FLIGHT_BODY_BYTES = MAX_IMPORT_BYTES + 32 * 1024 * 1024;
 
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
   // The token guards a local server for one session; it is not engine state that a replay must
@@ -64,6 +72,17 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   const sockets = new Set<WebSocket>();
   const maxBufferedBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+
+  const maxInFlightBodyBytes = options.maxInFlightBodyBytes ?? MAX_IN_FLIGHT_BODY_BYTES;
+  let inFlightBodyBytes = 0;
+  /** Counts `n` more bytes of a body against maxInFlightBodyBytes (held until its answer is sent), or refuses them. */
+  const holdBodyBytes = (held: { bytes: number }, n: number) => {
+    if (inFlightBodyBytes + n > maxInFlightBodyBytes) {
+      throw new StudioError('conflict', `the studio is reading or handling other large requests (${mb(inFlightBodyBytes)} of request bodies at once, ${mb(maxInFlightBodyBytes)} at most): send this one again when they are done`, true);
+    }
+    inFlightBodyBytes += n;
+    held.bytes += n;
+  };
 
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`]);
   const allowedOrigins = () => new Set([`http://${HOST}:${port}`, `http://localhost:${port}`]);
@@ -103,17 +122,23 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       const channel = url.pathname.slice('/api/'.length);
       if (!isRequestChannel(channel)) return sendError(res, 404, 'not-found', `unknown channel "${channel}"`);
       let body: unknown;
+      const held = { bytes: 0 };
       try {
-        body = await readJson(req, channel === 'run.import' ? MAX_IMPORT_BYTES : MAX_BODY_BYTES);
-      } catch (e) {
-        return sendJson(res, 400, toProtocolError(e));
-      }
-      try {
-        const result = await options.service.handle(channel as RequestChannel, body as never);
-        return sendJson(res, 200, result);
-      } catch (e) {
-        const error = toProtocolError(e);
-        return sendJson(res, httpStatusOf(error.code), error);
+        try {
+          body = await readJson(req, channel === 'run.import' ? MAX_IMPORT_BYTES : MAX_BODY_BYTES, (n) => holdBodyBytes(held, n));
+        } catch (e) {
+          const error = toProtocolError(e);
+          return sendJson(res, error.code === 'conflict' ? 409 : 400, error);
+        }
+        try {
+          const result = await options.service.handle(channel as RequestChannel, body as never);
+          return sendJson(res, 200, result);
+        } catch (e) {
+          const error = toProtocolError(e);
+          return sendJson(res, httpStatusOf(error.code), error);
+        }
+      } finally {
+        inFlightBodyBytes -= held.bytes;
       }
     }
 
@@ -263,14 +288,28 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+/** The body as JSON, at most `limit` bytes; `hold` counts each chunk against the bytes the studio holds at once (and may refuse it). */
+async function readJson(req: http.IncomingMessage, limit: number, hold: (bytes: number) => void): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let refused: unknown;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > limit) throw new StudioError('bad-request', `request body larger than ${limit} bytes`);
+    // A refused body is read to its end unkept, so that the client hears why instead of a reset.
+    if (refused !== undefined) continue;
+    try {
+      hold((chunk as Buffer).length);
+    } catch (e) {
+      refused = e;
+      chunks.length = 0;
+      continue;
+    }
     chunks.push(chunk as Buffer);
   }
+  if (refused !== undefined) throw refused;
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
   try {

@@ -73,8 +73,13 @@ export interface StudioServiceOptions {
    * takes longer to start than a 100k-event run takes to load. 0 turns it off.
    */
   prefetchRuns?: number;
+  /** About the most payload JSON one `run.events` page holds (EVENT_PAGE_BYTES unless a test says). */
+  eventPageBytes?: number;
   clock?: Clock;
 }
+
+/** A `run.events` page stops short of its limit past this much payload JSON (the first event always comes). */
+export const EVENT_PAGE_BYTES = 64 * 1024 * 1024;
 
 const LAB_HOST = `${hostId().slice(0, 50)}.crash-lab`;
 /** The lease under which a crash lab that gave up ends its run: long enough for one commit. */
@@ -187,7 +192,7 @@ class Service implements StudioService {
       case 'run.events': {
         const view = await this.views.get(str(channel, req, 'runId'));
         const limit = Math.min(optInt(channel, req, 'limit', 1) ?? 10_000, 50_000);
-        return view.slice(optInt(channel, req, 'fromSeq', 0) ?? 1, limit);
+        return view.slice(optInt(channel, req, 'fromSeq', 0) ?? 1, limit, this.options.eventPageBytes ?? EVENT_PAGE_BYTES);
       }
       case 'run.eventSearch': {
         const query = eventSearchQuery(channel, req);

@@ -92,3 +92,41 @@ describe('studio server: a WebSocket that does not read', () => {
     ws.close();
   });
 });
+
+describe('studio server: request bodies held at once', () => {
+  it('refuses a body past the bytes already held (409, retryable) and takes it once they are answered', async () => {
+    // Helper 78: three 250 MB run.import bodies at once ran the studio out of heap (every client ECONNRESET).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = {
+      subscribe: () => () => undefined,
+      handle: async (channel: string) => {
+        if (channel === 'run.import') await held;
+        return { ok: channel };
+      },
+    } as unknown as StudioService;
+    const small = await startStudioServer({ service: slow, staticDir: dir, maxInFlightBodyBytes: 1024 * 1024 });
+    const post = (channel: string, bytes: number) =>
+      fetch(`http://127.0.0.1:${small.port}/api/${channel}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-reqon-token': small.token },
+        body: JSON.stringify({ text: 'x'.repeat(bytes) }),
+      });
+    try {
+      const first = post('run.import', 700 * 1024);
+      // The import's body is read and held (its handling waits) before the next request comes.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const refused = await post('run.get', 500 * 1024);
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ code: 'conflict', retryable: true, message: expect.stringMatching(/send this one again when they are done/) as string });
+      // A small request fits beside it.
+      expect((await post('run.get', 10)).status).toBe(200);
+      release();
+      expect((await first).status).toBe(200);
+      expect((await post('run.get', 500 * 1024)).status).toBe(200);
+    } finally {
+      release();
+      await small.close();
+    }
+  });
+});

@@ -86,6 +86,29 @@ describe('studio service', () => {
     expect(Math.abs(again.composedAt! / 1000 - Date.now())).toBeLessThan(60_000);
   });
 
+  it('cuts an events page short by its payloads\' size, never below one event, and the next page goes on from there', async () => {
+    // Helper 78: ten answers of ~60 MB in one page passed what one JSON text can hold: a 500.
+    const sizes = events.slice(4, 10).map((e) => JSON.stringify(e.payload).length);
+    const small = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: 20, worker: false, prefetchRuns: 0, eventPageBytes: sizes[0]! + sizes[1]! });
+    try {
+      const first = await small.handle('run.events', { runId: 'run-1', fromSeq: 5, limit: 5 });
+      expect(first.map((e) => e.seq)).toEqual([5, 6]);
+      const next = await small.handle('run.events', { runId: 'run-1', fromSeq: 7, limit: 5 });
+      expect(next[0]!.seq).toBe(7);
+      expect(next.length).toBeLessThan(5);
+      const tiny = await createStudioService({ dbPath: path.join(dir, 'reqon.db'), cliPath: path.join(__dirname, 'fixtures', 'fake-cli.mjs'), cwd: dir, pollIntervalMs: 20, worker: false, prefetchRuns: 0, eventPageBytes: 1 });
+      try {
+        expect((await tiny.handle('run.events', { runId: 'run-1', fromSeq: 5, limit: 5 })).map((e) => e.seq)).toEqual([5]);
+      } finally {
+        await tiny.close();
+      }
+    } finally {
+      await small.close();
+    }
+    // The default holds a page of ordinary events whole.
+    expect(await service.handle('run.events', { runId: 'run-1', fromSeq: 5, limit: 5 })).toHaveLength(5);
+  });
+
   it('answers events, timeline, state at seq, state diff, source and crash points', async () => {
     const page = await service.handle('run.events', { runId: 'run-1', fromSeq: 5, limit: 3 });
     expect(page.map((e) => e.seq)).toEqual([5, 6, 7]);
