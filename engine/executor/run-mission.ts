@@ -7,4 +7,4 @@ export { DEFAULT_LEASE_TTL_MS, RunUnavailableError, type EngineDeps, type RunRes
 export { MissionInvalidError, missionHash, modelFor, readMissionFiles } from './mission-cache.js';
 export { defaultOwner, ownerIsDead } from './owner.js';
 export { prepareNewRun, startRun, startRunFromSchedule, type PreparedRun } from './run-start.js';
-export { continueRun, pendingPause, pendingPauseOn, resumeRun, resumeSuspendedRun, type ResumeOptions } from './run-resume.js';
+export { continueRun, pendingHooks, resumeRun, resumeSuspendedRun, type ResumeOptions } from './run-resume.js';

@@ -36,6 +36,12 @@ export interface ResumeOptions {
   by?: 'cli' | 'studio' | 'timer' | 'webhook' | 'api';
   /** A pause resumed by a webhook: the inbox delivery (its payload is `payload`), claimed with the resume. */
   claim?: { path: string; eventId: string };
+  /**
+   * Wake a suspended run so that one of its branches takes a delivery waiting in the inbox (another
+   * branch's `wait` than the one it suspended on): what it waits on is not resumed — that step
+   * suspends anew when the run replays to it.
+   */
+  wake?: boolean;
 }
 
 /**
@@ -318,8 +324,8 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   let event: NewEvent;
   let claim: { path: string; eventId: string; waitId: string } | undefined;
   let deliver: ResumeDelivery | undefined;
-  if (pending !== undefined || waitingOn.startsWith('pause:')) {
-    // `pending`: another branch's pause than the one the run waits on (pendingPauseNamed, pendingPauseOn).
+  if (opts.wake !== true && (pending !== undefined || waitingOn.startsWith('pause:'))) {
+    // `pending`: another branch's pause than the one the run waits on (pendingHooks).
     const created = pending ?? (await pendingPause(deps.log, run));
     if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
     const pauseId = created.payload.pauseId;
@@ -371,18 +377,30 @@ async function pendingPauses(log: EventLog, run: RunRecord): Promise<StoredEvent
   return events.filter((e): e is StoredEvent<'pause.created'> => e.type === 'pause.created' && !resumed.has((e.payload as EventPayloads['pause.created']).pauseId));
 }
 
+/**
+ * What the branches of a suspended run wait on that a webhook delivery can end, whichever one the
+ * run suspended on: its pending pauses resumed by a webhook, and the paths of its pending waits
+ * (a parallel stage's or a concurrent loop's other branches). From the summary index.
+ */
+export async function pendingHooks(log: EventLog, run: RunRecord): Promise<{ pauses: StoredEvent<'pause.created'>[]; waitPaths: string[] }> {
+  const events = await log.read(run.runId, { types: ['pause.created', 'pause.resumed', 'wait.registered', 'wait.completed'], toSeq: run.lastSeq });
+  const ended = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'pause.resumed') ended.add(`pause:${e.payload.pauseId}`);
+    if (e.type === 'wait.completed') ended.add(`wait:${e.payload.waitId}`);
+  }
+  const pauses = events.filter((e): e is StoredEvent<'pause.created'> => e.type === 'pause.created' && e.payload.webhookPath !== undefined && !ended.has(`pause:${e.payload.pauseId}`));
+  const waitPaths = events.flatMap((e) => (e.type === 'wait.registered' && !ended.has(`wait:${e.payload.waitId}`) ? [e.payload.path] : []));
+  return { pauses, waitPaths: [...new Set(waitPaths)] };
+}
+
 /** The run's pending pause `pauseId` (pendingPauses), if it is one. */
 async function pendingPauseNamed(log: EventLog, run: RunRecord, pauseId: string): Promise<StoredEvent<'pause.created'> | undefined> {
   return (await pendingPauses(log, run)).find((e) => e.payload.pauseId === pauseId);
 }
 
-/** The run's pending pause resumed by a webhook on `path` (pendingPauses), if one is. */
-export async function pendingPauseOn(log: EventLog, run: RunRecord, path: string): Promise<StoredEvent<'pause.created'> | undefined> {
-  return (await pendingPauses(log, run)).find((e) => e.payload.webhookPath === path);
-}
-
 /** The `pause.created` a run suspended on `pause:<id>` waits on (pendingPauses, by the summary index). */
-export async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
+async function pendingPause(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'> | undefined> {
   if (!run.waitingOn?.startsWith('pause:')) return undefined;
   return pendingPauseNamed(log, run, run.waitingOn.slice('pause:'.length));
 }

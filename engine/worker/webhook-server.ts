@@ -22,7 +22,7 @@ import type { Env } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
 import { logUnreachable } from '../log/errors.js';
 import { UnloggableValueError } from '../log/loggable.js';
-import { modelFor, pendingPauseOn, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
+import { modelFor, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog, RunRecord } from '../log/log.js';
 import type { Step } from '../lang/ast.js';
 import { runPages } from './run-pages.js';
@@ -234,11 +234,15 @@ async function wake(path: string, eventId: string, payload: unknown, o: WebhookS
         await o.worker.start(run);
         continue;
       }
-      if (!run.waitingOn?.startsWith('pause:')) continue;
       // The pause the run waits on, or another branch's pending with it (a parallel stage whose
       // other action waits on a timer): the delivery resumes it now, not once the timer is due.
-      const created = await pendingPauseOn(o.log, run, path);
-      if (created === undefined) continue;
+      // Another branch's wait on `path` wakes the run to take it, what it waits on left pending.
+      const { pauses, waitPaths } = await o.worker.pendingHooksOf(run);
+      const created = pauses.find((e) => e.payload.webhookPath === path);
+      if (created === undefined) {
+        if (waitPaths.includes(path)) await o.worker.start(run, { wake: true });
+        continue;
+      }
       try {
         // The delivery is claimed with the resume: one delivery resumes one pause, once.
         await resumeSuspendedRun(run, { by: 'webhook', payload, claim: { path, eventId } }, { log: o.log, env: o.env, dataDir: o.dataDir }, created);

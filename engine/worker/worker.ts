@@ -23,7 +23,7 @@ import type { Env } from '../env/env.js';
 import {
   continueRun,
   ownerIsDead,
-  pendingPause,
+  pendingHooks,
   RunUnavailableError,
   resumeSuspendedRun,
   startRunFromSchedule,
@@ -84,8 +84,8 @@ export class Worker {
    * due every second comes due again while its run goes on, and the pass would never be idle.
    */
   private onceDueBy: number | undefined;
-  /** `runId@lastSeq` of a suspended pause → the webhook path that resumes it (null: none). */
-  private readonly pausePaths = new Map<string, string | null>();
+  /** `runId@lastSeq` of a suspended run → what its branches wait on that a delivery ends (pendingHooks). */
+  private readonly hooks = new Map<string, Awaited<ReturnType<typeof pendingHooks>>>();
   private stopping = false;
   /** Set by a work signal (or a run ending) that arrived while a tick ran: the next idle sleep is skipped. */
   private signalled = false;
@@ -201,24 +201,48 @@ export class Worker {
       this.offered.set(run.runId, offered);
       due.push(run);
     }
-    // A pause resumed by a webhook whose delivery is in the inbox unclaimed (it arrived while the
-    // run was on its way to the pause, or the process that took it died before resuming): claim
-    // it now, with the resume.
+    // A delivery in the inbox unclaimed for a branch of a suspended run (it arrived while the run
+    // was on its way there, or the process that took it died before resuming it): a pause resumed
+    // by a webhook — the one the run waits on or another branch's — is resumed now, the delivery
+    // claimed with it; another branch's wait than the one it suspended on wakes the run to take it.
+    // Before, only the pause the run waited on was looked at, and a sibling's delivery waited for
+    // the run's timer (helper 80).
     for (const run of suspended) {
       if (started >= room) break;
-      if (!run.waitingOn?.startsWith('pause:') || this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
-      const hookPath = await this.pauseWebhookPath(run);
-      if (!hookPath) continue;
-      const [delivery] = await log.webhookInbox(hookPath);
-      if (!delivery) continue;
-      try {
-        await resumeSuspendedRun(run, { by: 'webhook', payload: delivery.payload, claim: { path: hookPath, eventId: delivery.eventId } }, this.deps());
-      } catch (error) {
-        if (error instanceof RunUnavailableError) continue;
-        throw error;
+      if (this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
+      const { pauses, waitPaths } = await this.pendingHooksOf(run);
+      let resumed = false;
+      for (const created of pauses) {
+        const hookPath = created.payload.webhookPath!;
+        const [delivery] = await log.webhookInbox(hookPath);
+        if (!delivery) continue;
+        try {
+          await resumeSuspendedRun(run, { by: 'webhook', payload: delivery.payload, claim: { path: hookPath, eventId: delivery.eventId } }, this.deps(), created);
+        } catch (error) {
+          if (error instanceof RunUnavailableError) break;
+          throw error;
+        }
+        this.track(run.runId, continueRun(run.runId, {}, this.deps()));
+        started++;
+        resumed = true;
+        break;
       }
-      this.track(run.runId, continueRun(run.runId, {}, this.deps()));
-      started++;
+      if (resumed) continue;
+      const siblings = waitPaths.filter((p) => run.waitingOn !== `wait:${p}`);
+      if (siblings.length === 0) continue;
+      this.passWaits.add(run.runId);
+      // Offered once, as a wait's own deliveries are: one its `eventFilter` refuses stays in the inbox.
+      const offered = this.offered.get(run.runId) ?? new Set<string>();
+      let fresh = false;
+      for (const hookPath of siblings) {
+        for (const d of await log.webhookInbox(hookPath)) {
+          if (offered.has(d.eventId)) continue;
+          offered.add(d.eventId);
+          fresh = true;
+        }
+      }
+      this.offered.set(run.runId, offered);
+      if (fresh && (await this.start(run, { wake: true }))) started++;
     }
     for (const run of due) {
       if (started >= room) break;
@@ -240,24 +264,27 @@ export class Worker {
     return this.suspendedAfter === undefined && this.lastPassQuiet;
   }
 
-  /** The webhook path that resumes the pause `run` is suspended on (null for a timer-only pause), read once per suspension. */
-  private async pauseWebhookPath(run: RunRecord): Promise<string | null> {
+  /** What the branches of suspended `run` wait on that a delivery ends (pendingHooks), read once per suspension. */
+  async pendingHooksOf(run: RunRecord): Promise<Awaited<ReturnType<typeof pendingHooks>>> {
     const key = `${run.runId}@${run.lastSeq}`;
-    let known = this.pausePaths.get(key);
+    let known = this.hooks.get(key);
     if (known === undefined) {
-      known = (await pendingPause(this.options.log, run))?.payload.webhookPath ?? null;
-      if (this.pausePaths.size > 10_000) this.pausePaths.clear();
-      this.pausePaths.set(key, known);
+      known = await pendingHooks(this.options.log, run);
+      if (this.hooks.size > 10_000) this.hooks.clear();
+      this.hooks.set(key, known);
     }
     return known;
   }
 
-  /** Wake (if suspended) and run one run in the background. False if someone else got it. */
-  async start(run: RunRecord): Promise<boolean> {
+  /**
+   * Wake (if suspended) and run one run in the background. False if someone else got it. With
+   * `wake`, what the run waits on is not resumed: a branch of it takes a delivery (ResumeOptions.wake).
+   */
+  async start(run: RunRecord, opts: { wake?: boolean } = {}): Promise<boolean> {
     const deps = this.deps();
     try {
       if (run.status === 'suspended') {
-        await resumeSuspendedRun(run, { by: run.waitingOn?.startsWith('pause:') ? 'timer' : 'webhook' }, deps);
+        await resumeSuspendedRun(run, opts.wake === true ? { by: 'webhook', wake: true } : { by: run.waitingOn?.startsWith('pause:') ? 'timer' : 'webhook' }, deps);
       }
     } catch (error) {
       if (error instanceof RunUnavailableError) return false;

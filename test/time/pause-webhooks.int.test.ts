@@ -118,4 +118,35 @@ describe.each(backends)('%s: pause resumed by a webhook', (backend) => {
     expect(statuses).toEqual(['completed', 'suspended']);
     expect(afterBodies().filter((b) => JSON.stringify(b) === JSON.stringify({ got: { approved: 'once' } }))).toHaveLength(1);
   });
+
+  // Helper 80: in a parallel stage whose other branch waits on a long timer, a delivery for this
+  // branch's webhook pause or `wait` that was in the inbox unclaimed (accepted while the run was
+  // still running, or its acceptor died) waited for that timer: a worker looked only at what the
+  // run had suspended on.
+  const siblings = (hook: string, waiting: string): string =>
+    `mission Siblings {\n  source Api { auth: none, base: "http://127.0.0.1:1" }\n` +
+    `  action Timed {\n    pause { duration: "1h" }\n  }\n` +
+    `  action Hooked {\n    ${waiting}\n    post "/after" { body: { hook: "${hook}", got: response } }\n  }\n` +
+    `  run [Timed, Hooked]\n}\n`;
+
+  it.each([
+    ['a webhook pause', '/sibling-pause', 'pause { resumeOn: webhook "/sibling-pause" }'],
+    ['a wait', '/sibling-wait', 'wait { path: "/sibling-wait", timeout: 86400000 }'],
+  ])("a delivery for %s of one branch, in the inbox while the run waits on another branch's timer, is taken by the next worker", async (_what, hook, waiting) => {
+    const result = await startRun(files(`sibling${hook.replaceAll('/', '-')}`, siblings(hook, waiting)), { sources: { Api: api.url }, env: {} }, { log, env, dataDir: path.join(dir, 'data') });
+    expect(result.status).toBe('suspended');
+    expect(await log.deliverWebhook(hook, `sibling${hook}`, { approved: hook }, env.clock.now())).toBe('accepted');
+    const once = spawnNode(build.cli, ['worker', '--once', '--poll', '50', '--db', db], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+    expect((await once.exited).code, once.stderr()).toBe(0);
+    const bodies = afterBodies().filter((b) => (b as { hook?: string }).hook === hook);
+    expect(bodies).toHaveLength(1);
+    expect(JSON.stringify(bodies[0])).toContain(`"approved":"${hook}"`);
+    expect(await log.webhookInbox(hook)).toEqual([]);
+    // The timer's branch still waits on its hour: woken for the sibling, its pause was not spent.
+    const run = (await log.getRun(result.runId))!;
+    expect(run.status).toBe('suspended');
+    expect(run.wakeAt).toBeGreaterThan(env.clock.now() + 50 * 60_000);
+    const events = await log.read(result.runId);
+    expect(events.filter((e) => e.type === 'pause.resumed' && e.stepPath.startsWith('Timed'))).toEqual([]);
+  });
 });
