@@ -262,10 +262,15 @@ async function isKnownPath(log: EventLog, path: string): Promise<boolean> {
   // A wait with no `path:` is given /webhook/<run>/<wait id> (wait-step.ts): known while that run
   // has not finished — whether it waits on that wait now or on a sibling branch's, or is running
   // between two of the deliveries an `expectedEvents: 2` wait takes. Its mission names no path.
+  // Only a path one of its waits registered: any other text under it (a truncated copy of the URL,
+  // an id of no wait) was answered 202, kept where no wait could take it, and woke the run for nothing.
   const owner = generatedWaitRunId(path);
   if (owner !== undefined) {
     const run = await log.getRun(owner);
-    if (run !== undefined && (run.status === 'running' || run.status === 'suspended')) return true;
+    if (run !== undefined && (run.status === 'running' || run.status === 'suspended')) {
+      const registered = await log.read(run.runId, { types: ['wait.registered'] });
+      if (registered.some((e) => e.type === 'wait.registered' && e.payload.path === path)) return true;
+    }
   }
   const seen = new Set<string>();
   // Both statuses in one query: read one after the other, a run that a delivery or a timer

@@ -241,6 +241,13 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     const paths = (await log.read(runId)).filter((e) => e.type === 'wait.registered').map((e) => (e.payload as { path: string }).path);
     expect(paths).toHaveLength(2);
     const other = paths.find((p) => `wait:${p}` !== waitingOn)!;
+    // Helper 80: other text under the run's prefix (a truncated copy of the URL, an id of no wait)
+    // was answered 202 and kept where no wait could take it.
+    for (const made of [other.slice(0, -1), `/webhook/${runId}/ef_nosuchwait`]) {
+      const refused = await post(url, made, '{"n":1}');
+      expect(refused.status, made).toBe(404);
+      expect(await log.webhookInbox(made)).toEqual([]);
+    }
     const answer = await post(url, other, '{"n":7}');
     expect(answer.status).toBe(202);
     await goesOnThenWaitsAgain(runId, waitingOn, async () => Object.keys(await storeKeys(runId, 'got')).length === 1);
