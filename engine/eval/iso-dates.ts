@@ -73,5 +73,18 @@ export function dateStringToMs(text: string): number | undefined {
   // Date.parse, too, reads a year 00xx as 19xx or 20xx ("Jan 1, 0050" is 1950): no such date.
   if (ISO_SHAPED.test(text) || !/\d{4}/.test(text) || /(?<![\d+-])00\d\d(?!\d)/.test(text)) return undefined;
   const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
+  if (Number.isNaN(ms)) return undefined;
+  if (LEGACY_ZONE.test(text)) return ms;
+  // V8 reads such text without a zone in the machine's zone: "March 7, 2024 23:30" was March 8 on
+  // a New York host, and a run verified or resumed in another zone diverged. Read as UTC, as ISO
+  // text without a zone is.
+  const utc = Date.parse(`${text} GMT`);
+  return Number.isNaN(utc) ? ms - new Date(ms).getTimezoneOffset() * 60_000 : utc;
 }
+
+/**
+ * A zone in text `Date.parse` reads (RFC 2822 and the like): a zone name it knows (`GMT`, `UTC`,
+ * `Z`, the US zones) or a numeric offset after a time (`23:30:00 +0100`, `10:00 pm -05:00`,
+ * `GMT+0100`) — not a `-2024` in `7-Mar-2024`.
+ */
+const LEGACY_ZONE = /(?:^|[\s\d,])(?:UTC?|GMT|Z|[ECMP][SD]T)(?=$|[\s+\-(),])|\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AP]M\s*)?[+-]\d{1,2}(?::?\d{2})?(?!\d)/i;

@@ -11,6 +11,7 @@
 import type { SinceFormat } from '../lang/ast.js';
 import type { QueryParams } from './request-builder.js';
 import { getPath } from './pagination.js';
+import { dateStringToMs } from '../eval/iso-dates.js';
 
 export const DEFAULT_SINCE_PARAM = 'since';
 
@@ -110,8 +111,10 @@ export function extractUpdateFrom(body: unknown, path: string): number | undefin
   if (typeof v === 'string' && v.trim() !== '') {
     const trimmed = v.trim();
     if (/^\d+(\.\d+)?$/.test(trimmed)) return extractUpdateFrom({ v: Number(trimmed) }, 'v');
-    const ms = Date.parse(trimmed);
-    return Number.isNaN(ms) ? undefined : ms;
+    // Text without a zone is UTC (dateStringToMs), never the machine's zone: read in New York, the
+    // next sync asked from 5 hours later and never fetched what changed in between.
+    const ms = dateStringToMs(trimmed);
+    return ms !== undefined && ms <= MAX_INSTANT_MS ? ms : undefined;
   }
   return undefined;
 }

@@ -13,6 +13,7 @@
  */
 import type { StoreStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
+import { dateStringToMs } from '../eval/iso-dates.js';
 import { StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
@@ -40,6 +41,6 @@ export async function storeSyncState(step: StoreStep, path: string, frame: Frame
 function instant(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string') return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
+  // Text without a zone is UTC, as everywhere in the engine (dateStringToMs), not the machine's zone.
+  return dateStringToMs(value.trim());
 }

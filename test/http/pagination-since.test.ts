@@ -495,6 +495,31 @@ describe('since', () => {
     expect(extractUpdateFrom({ at: 'yesterday-ish' }, 'at')).toBeUndefined();
     expect(extractUpdateFrom({}, 'at')).toBeUndefined();
   });
+  it("reads an updateFrom, a sync_state value and a date built-in's text without a zone as UTC, whatever the machine's zone", async () => {
+    // Helper 79: on a New York host "2024-03-07T10:00:00" became 15:00Z, and the next sync asked
+    // from 5 hours later: what changed in between was never fetched. Date text like "March 7, 2024
+    // 23:30" was March 8 there, so `year(...)` differed and a run verified elsewhere diverged.
+    const { dateStringToMs } = await import('../../engine/eval/iso-dates.js');
+    const saved = process.env.TZ;
+    try {
+      for (const zone of ['America/New_York', 'Asia/Kolkata', 'UTC']) {
+        process.env.TZ = zone;
+        expect(extractUpdateFrom({ at: '2024-03-07T10:00:00' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 10));
+        expect(extractUpdateFrom({ at: '2024-03-07 10:00:00' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 10));
+        expect(dateStringToMs('March 7, 2024 23:30'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
+        expect(dateStringToMs('Dec 31, 2024 22:00'), zone).toBe(Date.UTC(2024, 11, 31, 22));
+        expect(dateStringToMs('7-Mar-2024'), zone).toBe(Date.UTC(2024, 2, 7));
+        // A zone written in the text is the text's.
+        expect(dateStringToMs('Thu, 07 Mar 2024 23:30:00 +0100'), zone).toBe(Date.UTC(2024, 2, 7, 22, 30));
+        expect(dateStringToMs('Mar 7 2024 10:00 EST'), zone).toBe(Date.UTC(2024, 2, 7, 15));
+        expect(dateStringToMs('Thu, 07 Mar 2024 23:30:00 GMT'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
+        expect(extractUpdateFrom({ at: 'Thu, 07 Mar 2024 23:30:00 GMT' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
   it('reads updateFrom in micro- and nanoseconds, and takes no instant a date cannot hold', () => {
     // 1.7e15 µs was read as ms, year 55,000: every later sync asked for changes since then and got
     // none, in runs that completed. 1e17 became the checkpoint, and every later run failed "Invalid time value".
