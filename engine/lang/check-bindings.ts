@@ -146,6 +146,8 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
 }
 
 /**
+ * E3065: `for o in orders` where `orders` is a declared store and also a variable bound before the
+ * loop — the loop iterates the store (§C.2), which the author of the `let` rarely means.
  * E3047: `for o in ordrs` where `ordrs` is no store and no variable bound before the loop runs
  * zero times (§C.2: a bare name is a variable, never a field of `response`) — a misspelt store or
  * variable, said at run time only as progress while the run completed with nothing done. Not in a
@@ -155,7 +157,20 @@ function warnLoopOverNothing(ctx: CheckContext, file: string, loop: ForStep, sco
   const c = loop.collection;
   if (ctx.part || c?.kind !== 'Ref' || c.parts?.length !== 1) return;
   const name = c.parts[0]!;
-  if (name === 'response' || ctx.stores.has(name) || scope.lookup(name) !== undefined) return;
+  const bound = scope.lookup(name);
+  if (ctx.stores.has(name) && bound !== undefined) {
+    // Helper 79: `let orders = response.data` then `for o in orders` looped over the empty store
+    // `orders` and completed with nothing done, where every other use of `orders` read the variable.
+    ctx.report(
+      file,
+      'E3065',
+      c,
+      `\`${name}\` is a store and a variable (${ctx.where(file, bound.span.start, file).replace(/^at /, '')}): a \`for\` over a bare name iterates the store \`${name}\`, not the variable`,
+      `give the variable a name of its own (\`let ${name}List = …\`) to loop over it, or the store another name`,
+    );
+    return;
+  }
+  if (name === 'response' || ctx.stores.has(name) || bound !== undefined) return;
   const close = didYouMean(name, [...ctx.stores.keys(), ...scope.names()]);
   ctx.report(
     file,
