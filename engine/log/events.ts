@@ -24,9 +24,11 @@
  * 6: the value of a credential-named query parameter in a `--source` URL (`?api_key=…`) is a
  * secret the run was given: redacted from answers and taken out of identities (before, an answer
  * echoing it was logged in clear; runs recorded before keep their identities: SOURCE_SECRETS_FORMAT).
+ * 7: any GET answered 204 or with no body is an empty list, as a since fetch's was from 4
+ * (fetch-step.ts; before, `store response -> S` failed on its null).
  * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 6;
+export const LOG_FORMAT = 7;
 
 /** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
 export const SOURCE_SECRETS_FORMAT = 6;

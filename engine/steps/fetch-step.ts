@@ -45,6 +45,8 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NOT_MODIFIED = 304;
 /** The log format from which a since fetch answered 204 (or 2xx with no body) is an empty list. */
 const EMPTY_SINCE_ANSWER_FORMAT = 4;
+/** The log format from which any GET answered so is an empty list (an empty response, not a failure). */
+const EMPTY_READ_ANSWER_FORMAT = 7;
 
 interface PageAnswer {
   status: number;
@@ -264,9 +266,15 @@ export async function runFetch(
     inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
     // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
     // records (`store response -> S` stores none, a `for` over it runs no iteration).
-    // (A 204 was `null` in runs recorded before log format 4: kept for them, or their replay diverges.)
-    const emptyAnswer = status >= 200 && status < 300 && answer.body === null && rt.http.logFormat >= EMPTY_SINCE_ANSWER_FORMAT;
-    value = since && (status === NOT_MODIFIED || emptyAnswer) ? [] : answer.body;
+    // A GET's too, since or none (LANGUAGE.md: a 204/empty body is an empty response, not a
+    // failure): `store response -> S` failed on its null. A write's empty answer stays null.
+    // (A 204 was `null` in runs recorded before log format 4, a plain GET's before 7: kept for them,
+    // or their replay diverges.)
+    const emptyAnswer = status >= 200 && status < 300 && answer.body === null;
+    const emptyList =
+      (since && (status === NOT_MODIFIED || (emptyAnswer && rt.http.logFormat >= EMPTY_SINCE_ANSWER_FORMAT))) ||
+      (method.toUpperCase() === 'GET' && emptyAnswer && rt.http.logFormat >= EMPTY_READ_ANSWER_FORMAT);
+    value = emptyList ? [] : answer.body;
     valueInAnswer = value === answer.body;
     if (Array.isArray(value)) itemCount = value.length;
   }

@@ -91,4 +91,39 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     const fresh = await c.start(files, options);
     expect(await c.store(fresh.runId, 'seen')).toEqual({ r: { id: 'r', empty: false } });
   });
+
+  it("a format-6 run keeps a plain GET answered 204 as null; this engine's format takes it as an empty list, a write's as null", async () => {
+    // Helper 79: `get "/changes"` answered 204, then `store response -> S`, failed the run on its null.
+    c = await openConformance({ backend });
+    c.api.on('GET /changes', { status: 204 });
+    c.api.on('POST /ping', { status: 204 });
+    const files = c.mission('get-204', `mission Get204 {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store seen: memory("seen")
+  store changes: memory("changes")
+  action A {
+    get "/changes"
+    store { id: "read", empty: response == null, n: length(response ?? []) } -> seen { key: .id }
+    store response -> changes { key: .id }
+    post "/ping" { body: {} }
+    store { id: "write", empty: response == null } -> seen { key: .id }
+  }
+  run A
+}
+`);
+    const options = { sources: { Api: c.api.url }, env: {} };
+    const old = prepareNewRun(files, options, c.deps());
+    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 6 } } as (typeof old.first)[0];
+    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
+    await c.log.release(lease);
+    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    // As it ran before: the store of a null response fails it, and it verifies as recorded.
+    expect(carried.status).toBe('failed');
+    expect((await verifyRun(c.log, old.run.runId, { env: c.env })).divergence).toBeNull();
+    const fresh = await c.start(files, options);
+    expect(fresh.status, fresh.status === 'failed' ? fresh.error.message : '').toBe('completed');
+    expect(await c.store(fresh.runId, 'seen')).toEqual({ read: { id: 'read', empty: false, n: 0 }, write: { id: 'write', empty: true } });
+    expect(await c.store(fresh.runId, 'changes')).toEqual({});
+    expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
+  });
 });
