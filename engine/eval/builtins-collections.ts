@@ -9,6 +9,7 @@
  */
 import { argArray, argObject, argString, type BuiltinCall, type BuiltinImpl } from './builtin-support.js';
 import { EvaluatorError } from './eval-errors.js';
+import { equals } from './operators.js';
 import { parseIsoInstant } from './iso-dates.js';
 import { describeValue, canonicalJson, hasOwnField, isPlainObject, setOwn, type PlainObject } from './values.js';
 
@@ -16,7 +17,7 @@ const includes: BuiltinImpl = (args, call) => {
   const [collection, needle] = args;
   if (collection === null || collection === undefined) return false;
   if (Array.isArray(collection)) {
-    return collection.includes(needle) && !(typeof needle === 'number' && Number.isNaN(needle));
+    return collection.some((item) => equals(needle, item));
   }
   if (typeof collection === 'string') return collection.includes(argString(call, 1, needle));
   if (isPlainObject(collection)) return hasOwnField(collection, needle);

@@ -199,12 +199,14 @@ function isAbsentOrNaN(value: unknown): boolean {
 }
 
 /**
- * `x in coll`: an array holds `x` (===); a string contains `x` (which must be a string); an object
+ * `x in coll`: an array holds `x` (as `==` compares: null and absent alike); a string contains `x` (which must be a string); an object
  * has the own field `x` names (`hasOwnField`; the original also saw inherited keys such as
  * "toString"); else false.
  */
 export function inOperator(left: unknown, right: unknown, span: Span): boolean {
-  if (Array.isArray(right)) return right.includes(left) && !(typeof left === 'number' && Number.isNaN(left));
+  // Each item as `==` compares it: an absent `x` is in `[null, "draft"]` (helper 79: `where .status
+  // in [null, "draft"]` dropped the records whose API left `status` out, which `== null` keeps).
+  if (Array.isArray(right)) return right.some((item) => equals(left, item));
   if (typeof right === 'string') {
     if (typeof left !== 'string') {
       throw new EvaluatorError('R4001', `'in' on a string expected a string but got: ${describeValue(left)}`, span);

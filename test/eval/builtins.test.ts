@@ -130,6 +130,7 @@ const cases: Case[] = [
   ['includes', ['hello', 'ell'], true],
   ['includes', [{ k: 1 }, 'k'], true],
   ['includes', [null, 'k'], false],
+  ['includes', [['draft'], null], false],
   ['contains', ['hello', 'xyz'], false],
   ['startsWith', ['hello', 'he'], true],
   ['startsWith', [null, 'he'], false],
