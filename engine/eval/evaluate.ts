@@ -8,14 +8,17 @@
  * follow §D.3's V2 column (see `operators.ts`). Every intended failure is an `EvaluatorError`.
  */
 import { matchesObjectPattern, objectPatternOfLiteral } from './object-pattern.js';
+import { matchesSchema } from './schema-match.js';
 import type {
   AnyOfExpr,
+  ArrayExpr,
   BinaryExpr,
   Expr,
   MatchExpr,
   ObjectExpr,
   WhereExpr,
   RefExpr,
+  SchemaDecl,
   UnaryExpr,
   UnsupportedExpr,
 } from '../lang/ast.js';
@@ -299,6 +302,20 @@ function evaluateMatch(expr: MatchExpr, ctx: EvalContext): unknown {
       if (isTruthy(evaluate(arm.guard, armCtx))) return evaluate(arm.result, armCtx);
       continue;
     }
+    // A schema's name (no variable of that name) tests the subject against the schema, and binds
+    // it, as in a match step; `[Card]`, a list of such records. It was compared as a value: it never
+    // matched a record, and matched a null subject (helper 79).
+    const schema = pattern !== null && !wildcard ? schemaArm(pattern, ctx) : undefined;
+    if (schema !== undefined) {
+      const matched =
+        schema.list
+          ? Array.isArray(subject) && subject.every((item) => matchesSchema(item, schema.decl, ctx.schemas!))
+          : subject !== null && subject !== undefined && matchesSchema(subject, schema.decl, ctx.schemas!);
+      if (!matched) continue;
+      const armCtx = schema.list ? ctx : bindSubject(ctx, schema.decl.name.name, subject);
+      if (arm.guard !== undefined && !isTruthy(evaluate(arm.guard, armCtx))) continue;
+      return evaluate(arm.result, armCtx);
+    }
     // An object literal is a shape test, as in a match step (object-pattern.ts); its names are
     // bound for the guard and the result, its computed values computed here.
     const shape = pattern?.kind === 'Object' ? objectPatternOfLiteral(pattern) : undefined;
@@ -340,6 +357,17 @@ function evaluateWhere(expr: WhereExpr, ctx: EvalContext): unknown[] {
   if (collection === null || collection === undefined) return [];
   if (!Array.isArray(collection)) throw typeError("'where'", 'array', collection, spanOf(expr.collection));
   return collection.filter((item) => isTruthy(evaluate(expr.condition, withRecord(ctx, item))));
+}
+
+/** The schema a match expression's arm names (`Card`, or `[Card]` for a list of them), when no variable has that name. */
+function schemaArm(pattern: Expr, ctx: EvalContext): { decl: SchemaDecl; list: boolean } | undefined {
+  const list = pattern.kind === 'Array' && pattern.elements.length === 1 && pattern.elements[0]!.kind === 'Ref';
+  const name = list ? (pattern as ArrayExpr).elements[0]! : pattern;
+  if (!isPlainName(name) || name.leadingDot) return undefined;
+  const head = name.parts[0]!;
+  const decl = ctx.schemas?.get(head);
+  if (decl === undefined || ctx.scope.get(head) !== undefined || ctx.scope.boundAbsent(head)) return undefined;
+  return { decl, list };
 }
 
 function isPlainName(expr: Expr): expr is RefExpr {

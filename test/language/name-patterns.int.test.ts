@@ -77,6 +77,35 @@ describe('name and list patterns in match arms', () => {
     await c.expectVerified(result.runId);
   });
 
+  it("a schema's name as an arm of a match expression tests the schema, as a match step's does", async () => {
+    // Helper 79: compared as a value, `Card` never matched a record and matched a null subject.
+    const entry = path.join(c.dir, 'schema-arms.vague');
+    const text = [
+      'mission SchemaArms {',
+      '  store s: memory("s")',
+      '  schema Card { brand: string }',
+      '  schema Bank { iban: string }',
+      '  action A {',
+      '    for o in [{ id: 1, pay: { brand: "visa" } }, { id: 2, pay: { iban: "GB00" } }, { id: 3, pay: null }, { id: 4, pay: [{ brand: "a" }, { brand: "b" }] }] {',
+      '      let kind = match o.pay { Card => concat("card ", Card.brand), Bank => "bank", [Card] => "cards", _ => "none" }',
+      '      store { id: o.id, kind: kind } -> s { key: .id }',
+      '    }',
+      '  }',
+      '  run A',
+      '}',
+      '',
+    ].join('\n');
+    const result = await c.start({ entry, files: [{ path: entry, text }] }, { sources: {} });
+    expect(result.status, result.status === 'failed' ? result.error.message : '').toBe('completed');
+    expect(await c.store(result.runId, 's')).toEqual({
+      1: { id: 1, kind: 'card visa' },
+      2: { id: 2, kind: 'bank' },
+      3: { id: 3, kind: 'none' },
+      4: { id: 4, kind: 'cards' },
+    });
+    await c.expectVerified(result.runId);
+  });
+
   it('a name pattern its arm does not read is a misspelt schema (E3014), with the schema it is close to', () => {
     const text = TEXT.replace('[Entry] ->', '[Entyr] ->').replace('[only] -> store { id: name, got: "one", first: only.id }', '[only] -> store { id: name, got: "one" }');
     const found = checkSource(text, ENTRY).filter((d) => d.severity === 'error');
