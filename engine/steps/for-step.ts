@@ -16,7 +16,7 @@ import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
 import { withRecord } from '../eval/scope.js';
 import { isConcurrent } from '../lang/check-bindings.js';
-import { describeValue, isTruthy } from '../eval/values.js';
+import { canonicalJson, describeValue, isTruthy } from '../eval/values.js';
 import { iterationPath, loopConstruct } from '../journal/step-path.js';
 import { ReplayExhausted } from '../journal/journal.js';
 import { AbortError, endOfWalk, isEngineError, isFlowSignal, SkipSignal, StepError } from './signals.js';
@@ -117,7 +117,28 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     holdCheckpoints(child.checkpoints);
     // Named by its step path (`A/1[0]` is the first item) and counted from one for people.
     rt.progress(`iteration ${iterPath} (item ${index + 1}) failed and was skipped: ${message}`);
-    if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt);
+    if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt, undefined, occurrenceOf(index));
+  };
+
+  /**
+   * Which identical item of the collection the item at `index` is (1 for the first): two failed
+   * items with neither id nor key and the same content (two equal order lines, two equal scalars)
+   * were one dead letter, keyed by content, where the run counted two failures (helper 79).
+   * Worked out once, on the loop's first queued failure.
+   */
+  let occurrences: Map<number, number> | undefined;
+  const occurrenceOf = (index: number): number => {
+    if (occurrences === undefined) {
+      occurrences = new Map();
+      const seen = new Map<string, number>();
+      for (const i of selected) {
+        const content = canonicalJson(items[i] ?? null);
+        const n = (seen.get(content) ?? 0) + 1;
+        seen.set(content, n);
+        if (n > 1) occurrences.set(i, n);
+      }
+    }
+    return occurrences.get(index) ?? 1;
   };
 
   const concurrency = step.concurrency ?? 1;

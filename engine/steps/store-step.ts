@@ -186,11 +186,18 @@ export async function queueValue(
   rt: StepRuntime,
   /** `queue S { key: … }`: the key computed from the queued record. */
   keyOf?: (record: Record<string, unknown>) => unknown,
+  /**
+   * Which of the identical items of its loop's collection this is (1 for the first): a record keyed
+   * by its content alone takes `~N` after that key from the second on, so equal items failing are
+   * as many dead letters as failures.
+   */
+  occurrence = 1,
 ): Promise<void> {
   const record =
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
   const id = effectId(rt.journal.identityRunId(path), path, 'store', 'queue');
-  const key = storeKey(record, 0, id, keyOf ? { value: keyOf(record), step: path } : undefined);
+  const byContent = keyOf === undefined && (record['id'] === undefined || record['id'] === null);
+  const key = storeKey(record, 0, id, keyOf ? { value: keyOf(record), step: path } : undefined) + (byContent && occurrence > 1 ? `~${occurrence}` : '');
   await writeRecords(store, [{ effectId: id, key, record, op: 'set' }], path, frame, rt);
 }
 

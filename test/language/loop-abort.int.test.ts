@@ -168,4 +168,32 @@ describe('for … concurrency N onError abort', () => {
     expect(Object.keys(await c.store(result.runId, 'out')).sort()).toEqual(['0', '1']);
     await c.expectVerified(result.runId);
   });
+
+  it('onError queue keeps one dead letter per failed iteration, equal items with no id included, also after a concurrent loop', async () => {
+    // Helper 79: two equal order lines with no id failing were one dead letter (keyed by content)
+    // where the run counted two failures.
+    for (const concurrency of ['', 'concurrency 3']) {
+      const files = c.mission(
+        'dead-letters',
+        `mission DeadLetters {
+  store dlq: sql("dead_letters")
+  action A {
+    for line in [{ sku: "A-1", qty: 1 }, { sku: "B-2", qty: 2 }, { sku: "A-1", qty: 1 }, 7, 7, { id: "x", qty: 0 }, { id: "x", qty: 0 }] ${concurrency} onError queue dlq {
+      validate line { assume line == 99 }
+    }
+  }
+  run A
+}
+`,
+      );
+      const result = await c.start(files);
+      expect(result.status).toBe('completed');
+      expect(result.tolerated).toHaveLength(7);
+      const letters = await c.store(result.runId, 'dlq');
+      // Equal items with no id: one dead letter each; equal ids stay one record, as a store keeps them.
+      expect(Object.values(letters)).toHaveLength(6);
+      expect(Object.keys(letters).filter((k) => k.endsWith('~2'))).toHaveLength(2);
+      await c.expectVerified(result.runId);
+    }
+  });
 });
