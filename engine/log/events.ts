@@ -25,7 +25,8 @@
  * secret the run was given: redacted from answers and taken out of identities (before, an answer
  * echoing it was logged in clear; runs recorded before keep their identities: SOURCE_SECRETS_FORMAT).
  * 7: any GET answered 204 or with no body is an empty list, as a since fetch's was from 4
- * (fetch-step.ts; before, `store response -> S` failed on its null).
+ * (fetch-step.ts; before, `store response -> S` failed on its null), and under `trace: minimal` a
+ * loop's tolerated failure is a `step.failed` of its iteration (for-step.ts; a pure step's left none).
  * An engine reads every format up to its own and refuses a newer one.
  */
 export const LOG_FORMAT = 7;

@@ -49,6 +49,9 @@ function pacer(clock: Clock): () => Promise<void> | undefined {
   };
 }
 
+/** The log format from which a loop's tolerated failure under `trace: minimal` is logged at its iteration. */
+const TOLERATED_MINIMAL_FAILURE_FORMAT = 7;
+
 export async function runFor(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const items = await collection(step, path, frame, rt);
   // Positions of the items the loop runs, in order (holes of a sparse array are skipped, as
@@ -112,7 +115,14 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     if (mode === 'abort') endLoop(error);
     const message = error instanceof Error ? error.message : String(error);
     const at = (error as { at?: unknown }).at;
-    rt.tolerated.push({ stepPath: iterPath, code: (error as { code?: string }).code ?? 'error', message, ...(typeof at === 'string' ? { at } : {}) });
+    const tolerated = { code: (error as { code?: string }).code ?? 'error', message, ...(typeof at === 'string' ? { at } : {}) };
+    rt.tolerated.push({ stepPath: iterPath, ...tolerated });
+    // Under `trace: minimal` a pure step's failure logs nothing, and `reqon runs`/`show` said the run
+    // completed without failures where it had printed "completed with 1 failure" (helper 79). The
+    // iteration's own `step.failed` records it (counted once beside a traced step's, which it encloses).
+    if (!rt.fullTrace && rt.http.logFormat >= TOLERATED_MINIMAL_FAILURE_FORMAT) {
+      rt.journal.markFailure(iterPath, () => ({ stepType: 'For', error: tolerated }), false);
+    }
     rt.journal.forgetFailuresIn(iterPath);
     holdCheckpoints(child.checkpoints);
     // Named by its step path (`A/1[0]` is the first item) and counted from one for people.

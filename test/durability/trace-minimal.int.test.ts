@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
+import { readRunFailures } from '../../engine/log/run-failures.js';
 import { StopRequested } from '../../engine/steps/signals.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 import { backends } from '../support/temp-log.js';
@@ -146,6 +147,34 @@ describe.each(backends)('%s: trace: minimal', (backend) => {
     expect(fallback.status).toBe('completed');
     expect(fallback.out).toEqual({ over: { id: 'over', at: 8 }, after: { id: 'after', v: 8 } });
     expect(fallback).toEqual(await outcome('full', true));
+  });
+
+  it("records a loop's tolerated failure of a pure step, so the run's summary says it completed with it, as trace: full does", async () => {
+    // Helper 79: "completed with 1 failure" printed live, then plain "completed" in `reqon runs`,
+    // `show` and `resume`: the failing validate logged nothing.
+    const text = (trace: 'full' | 'minimal') => `mission Tolerated {
+  trace: ${trace}
+  store out: memory("out")
+  action Check {
+    for i in range(0, 3) {
+      validate { v: i } { assume .v != 1 }
+      store { id: i } -> out { key: .id }
+    }
+  }
+  run Check
+}
+`;
+    for (const trace of ['minimal', 'full'] as const) {
+      const entry = `${h.dir}/tolerated-${trace}.vague`;
+      const run = await h.start({ entry, files: [{ path: entry, text: text(trace) }] });
+      expect(run.status).toBe('completed');
+      expect(run.tolerated, trace).toHaveLength(1);
+      const failures = await readRunFailures(h.log, run.runId);
+      expect(failures.map((f) => [f.stepPath.startsWith('Check/0[1]'), f.message]), trace).toEqual([[true, expect.stringMatching(/Validation failed/)]]);
+      expect(Object.keys(await h.store(run.runId, 'out')).sort()).toEqual(['0', '2']);
+      const report = await verifyRun(h.log, run.runId, { env: h.env });
+      expect(report.divergence, trace).toBeNull();
+    }
   });
 
   it.each(['', ' concurrency 4'])('lets timers in during a long loop%s of synchronous steps: a stop requested from a timer stops it mid-loop', async (concurrency) => {
