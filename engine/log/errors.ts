@@ -151,6 +151,22 @@ export function logUnreachable(error: unknown): boolean {
   return typeof e?.message === 'string' && /Connection terminated|connection (?:is )?closed|Client has encountered a connection error/i.test(e.message);
 }
 
+/**
+ * True when the log's database refused for now because another holds a lock longer than it waits
+ * (SQLite's SQLITE_BUSY/SQLITE_LOCKED past its busy timeout — a backup, a `sqlite3` shell in a
+ * write transaction —, PostgreSQL's lock_timeout 55P03): nothing was written, and asking again
+ * later works. Like an unreachable log, never a reason for a long-running process to exit.
+ */
+export function logBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(SQLITE_BUSY|SQLITE_LOCKED|55P03$)/.test(code);
+}
+
+/** An unreachable or busy log (logUnreachable, logBusy): wait and ask again. */
+export function logUnavailable(error: unknown): boolean {
+  return logUnreachable(error) || logBusy(error);
+}
+
 /** SQLite result codes that say the database itself failed (disk, file, lock), not the write asked of it. */
 const SQLITE_INFRASTRUCTURE = /^SQLITE_(IOERR|FULL|CORRUPT|NOTADB|READONLY|CANTOPEN|BUSY|LOCKED|NOMEM|PROTOCOL)/;
 /**

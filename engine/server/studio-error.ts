@@ -5,7 +5,7 @@
  * `toProtocolError` is the only place that decides how an unexpected exception looks outside, so
  * a stack trace never leaks and the renderer can branch on `code`.
  */
-import { logUnreachable } from '../log/errors.js';
+import { logUnavailable } from '../log/errors.js';
 import type { ProtocolError } from '../protocol/protocol.js';
 
 export type StudioErrorCode =
@@ -36,7 +36,7 @@ export function toProtocolError(e: unknown): ProtocolError {
   if (e instanceof StudioError) return { code: e.code, message: e.message, retryable: e.retryable };
   const message = e instanceof Error ? e.message : String(e);
   // A log database that cannot be reached (PostgreSQL restarting, stopped): asking again works once it is back.
-  if (logUnreachable(e)) return { code: 'unavailable', message: `studio: ${message}`, retryable: true };
+  if (logUnavailable(e)) return { code: 'unavailable', message: `studio: ${message}`, retryable: true };
   return { code: 'internal', message: `studio: ${message}`, retryable: false };
 }
 

@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Env } from '../env/env.js';
 import { JsonDepthError, MAX_JSON_DEPTH, parseJsonInput } from '../env/json-input.js';
-import { logUnreachable } from '../log/errors.js';
+import { logBusy, logUnreachable } from '../log/errors.js';
 import { UnloggableValueError } from '../log/loggable.js';
 import { modelFor, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog, RunRecord } from '../log/log.js';
@@ -114,9 +114,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       if (res.headersSent) return;
       // The log's database is down or restarting: nothing was committed, so nothing is
       // acknowledged — a 503 the sender retries (its delivery is idempotent by event id), not a 500.
-      if (logUnreachable(error)) {
+      if (logUnreachable(error) || logBusy(error)) {
         res.setHeader('retry-after', '5');
-        reply(res, 503, { error: `the run log's database cannot be reached; nothing was recorded — send it again (${said})` });
+        const why = logBusy(error) ? 'is busy (another process holds its lock)' : 'cannot be reached';
+        reply(res, 503, { error: `the run log's database ${why}; nothing was recorded — send it again (${said})` });
         return;
       }
       reply(res, 500, { error: 'internal error' });

@@ -30,7 +30,7 @@ import {
   type EngineDeps,
   type RunResult,
 } from '../executor/run-mission.js';
-import { logUnreachable } from '../log/errors.js';
+import { logUnavailable } from '../log/errors.js';
 import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
 import type { EventLog, RunRecord } from '../log/log.js';
@@ -380,11 +380,13 @@ export class Worker {
         try {
           this.maybePrune();
           started = await this.tick();
-          if (unreachable > 0) this.options.progress?.('the log database is reachable again');
+          if (unreachable > 0) this.options.progress?.('the log database is usable again');
           unreachable = 0;
         } catch (error) {
-          if (!logUnreachable(error)) throw error;
-          // The database is down or cut off: nothing can be woken or written; wait and look again.
+          if (!logUnavailable(error)) throw error;
+          // The database is down, cut off or locked by another process past its busy timeout:
+          // nothing can be woken or written; wait and look again (helper 80: a lock of a few
+          // seconds while a tick claimed a delivery made the worker exit).
           unreachable++;
           const delayMs = Math.min(30_000, (this.options.pollMs ?? 200) * 2 ** unreachable);
           this.options.progress?.(`${(error as Error).message} (looking again in ${delayMs / 1000} s)`);

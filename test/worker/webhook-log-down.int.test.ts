@@ -59,4 +59,43 @@ describe('a webhook while the log database is down', () => {
     const taken = await send();
     expect(taken.status).toBeLessThan(300);
   });
+
+  it('a SQLite log locked by another process past its busy timeout: the webhook is a 503 saying so, and the worker waits instead of exiting', async () => {
+    // Helper 80: a `sqlite3` shell holding a write transaction for a few seconds made a worker
+    // claiming a delivery exit 1, and the endpoint answered 500 "internal error".
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-webhook-busy-'));
+    const dbPath = path.join(dir, 'log.db');
+    const real = await openLog(dbPath, { busyTimeoutMs: 50 });
+    log = real;
+    const env = createRealEnv({});
+    const file = path.join(dir, 'approve.vague');
+    fs.writeFileSync(file, 'mission Approve {\n  store got: sql("approvals")\n  action A {\n    pause { resumeOn: webhook "/hooks/ok" }\n    store { id: "a", got: response } -> got { key: .id }\n  }\n  run A\n}\n');
+    const parked = await startRun({ entry: file, files: [{ path: file, text: fs.readFileSync(file, 'utf8') }] }, { sources: {}, env: {} }, { log: real, env, dataDir: path.join(dir, 'data') });
+    expect(parked.status).toBe('suspended');
+    // Accepted while the run was on its way (its acceptor then died): in the inbox, unclaimed.
+    expect(await real.deliverWebhook('/hooks/ok', 'evt-early', { ok: 1 }, env.clock.now())).toBe('accepted');
+    const progress: string[] = [];
+    const worker = new Worker({ log: real, env, dataDir: path.join(dir, 'data'), owner: 'w', schedules: false, pollMs: 20, progress: (line) => progress.push(line) });
+    server = await startWebhookServer({ log: real, env, worker, dataDir: path.join(dir, 'data'), port: 0 });
+
+    const { default: Database } = await import('better-sqlite3');
+    const holder = new Database(dbPath);
+    holder.exec('BEGIN IMMEDIATE');
+    const running = worker.loop(false);
+    try {
+      const refused = await fetch(`${server.url}/hooks/ok`, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'evt-2' }, body: '{"ok":2}' });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/is busy \(another process holds its lock\); nothing was recorded — send it again/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(progress.some((line) => /looking again/.test(line))).toBe(true);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    // The lock gone, the worker (still there) resumes the pause with the early delivery.
+    for (let i = 0; i < 100 && (await real.getRun(parked.runId))!.status !== 'completed'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await real.getRun(parked.runId))!.status).toBe('completed');
+    worker.stop();
+    await running;
+  });
 });
