@@ -249,11 +249,16 @@ export function checkWebhookPath(ctx: CheckContext, file: string, path: StringLi
     );
     return;
   }
+  // `{order}` reads as a placeholder, but a webhook path is literal: its percent-encoded form is
+  // one path every wait of the mission shares, never one per order (helper 80).
+  const placeholder = /\{[^{}]*\}/.exec(text);
   ctx.report(
     file,
     'E3029',
     path,
     `"${text}" is no path as a request sends it: a delivery to it arrives at "${arrives}", so this never receives it`,
-    `write "${arrives}"`,
+    placeholder
+      ? `a webhook path is literal: \`${placeholder[0]}\` is not filled in. For a path of each wait's own, leave \`path:\` out: the wait then listens on /webhook/<run>/<wait id> (\`reqon show\` names it)`
+      : `write "${arrives}"`,
   );
 }

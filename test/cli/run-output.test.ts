@@ -26,3 +26,17 @@ describe('reqon run: the completed line', () => {
     expect(report([{ stepPath: 'Sync/1[0]', code: 'x', message: 'm' }]).stdout).toMatch(/^completed with 1 failure \(/);
   });
 });
+
+describe('reqon run: the suspended line', () => {
+  const suspended = (waitingOn: string, wakeAt: number | null) => {
+    const out: string[] = [];
+    const code = reportRun({ status: 'suspended', runId: 'run_1', waitingOn, wakeAt, actionsRun: [], tolerated: [] }, false, { stdout: (t) => out.push(t), stderr: () => undefined });
+    return { code, line: out.join('') };
+  };
+
+  it('says who carries it on: a worker at its time, a listening worker for a delivery (helper 80: "`reqon worker` wakes it" for a webhook it never takes)', () => {
+    expect(suspended('pause:p1', Date.UTC(2026, 0, 1))).toEqual({ code: 10, line: 'suspended: waiting on pause:p1 until 2026-01-01T00:00:00.000Z; `reqon worker` wakes it then, or `reqon resume run_1`\n' });
+    expect(suspended('pause:p2', null).line).toBe('suspended: waiting on pause:p2; a delivery to its webhook path (`reqon show run_1` names it) at `reqon worker --listen PORT` resumes it, or `reqon resume run_1`\n');
+    expect(suspended('wait:/hooks/paid', Date.UTC(2026, 0, 1)).line).toMatch(/; a delivery to \/hooks\/paid at `reqon worker --listen PORT` completes it \(a worker without --listen only times it out\), or `reqon resume run_1` --payload JSON\n$/);
+  });
+});
