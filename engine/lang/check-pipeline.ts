@@ -6,7 +6,7 @@
  * to be a declared action — in the pipeline or not (upstream's examples jump to a `RefreshToken`
  * that no stage runs).
  */
-import type { MissionDecl, Pipeline } from './ast.js';
+import type { Expr, MissionDecl, Pipeline } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
 import type { JumpRef } from './check-steps.js';
@@ -32,7 +32,51 @@ export function checkPipelines(ctx: CheckContext, mission: MissionDecl): void {
         }
       }
       checkExpr(ctx, file, stage?.condition);
+      if (stage?.condition && !ctx.part) warnConditionNames(ctx, file, stage.condition);
     }
+  }
+}
+
+/**
+ * E3066: a bare name in a stage's condition that names no store. The condition is evaluated
+ * before its stage, with no variables and no response, so such a name — a misspelt store
+ * (`length(ordrs) > 0`), a `let` of an action — is absent, the condition false, and the stage
+ * skipped with the run completing (helper 79). Only where the name is read as a value: not inside
+ * a `where`, a lambda, a match or a call's later arguments, where a name may be a record's field.
+ */
+function warnConditionNames(ctx: CheckContext, file: string, expr: Expr): void {
+  switch (expr.kind) {
+    case 'Ref': {
+      const name = expr.parts?.[0];
+      if (expr.leadingDot || !name || name === 'response' || ctx.stores.has(name)) return;
+      ctx.report(
+        file,
+        'E3066',
+        expr,
+        `\`${name}\` is no store, and a stage's condition has no variables (it is evaluated before the stage runs): \`${name}\` is absent there`,
+        ctx.nameHelp('store', { name, start: expr.start, end: expr.end }, ctx.stores.keys()) ?? 'a condition reads stores: write the store the stage depends on',
+      );
+      return;
+    }
+    case 'Member':
+      return warnConditionNames(ctx, file, expr.object);
+    case 'Index':
+      warnConditionNames(ctx, file, expr.object);
+      return warnConditionNames(ctx, file, expr.index);
+    case 'Call':
+      if (expr.args?.[0]) warnConditionNames(ctx, file, expr.args[0]);
+      return;
+    case 'Unary':
+      return warnConditionNames(ctx, file, expr.operand);
+    case 'Binary':
+      warnConditionNames(ctx, file, expr.left);
+      return warnConditionNames(ctx, file, expr.right);
+    case 'Conditional':
+      warnConditionNames(ctx, file, expr.test);
+      warnConditionNames(ctx, file, expr.consequent);
+      return warnConditionNames(ctx, file, expr.alternate);
+    default:
+      return;
   }
 }
 
