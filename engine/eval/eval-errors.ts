@@ -52,5 +52,15 @@ export class EvaluatorError extends Error {
   }
 }
 
+/**
+ * An evaluator error raised in a declaration a step uses (a transform's field, a source's header):
+ * the step's place is what the run reports, so the message says where in the declaration it
+ * failed — "Cannot perform '*' on null" at an `apply` named neither the transform nor its field.
+ */
+export function withinDeclaration(error: unknown, where: string): unknown {
+  if (!(error instanceof EvaluatorError)) return error;
+  return new EvaluatorError(error.code, `${error.message} (in ${where})`, error.span);
+}
+
 /** A span for errors raised outside any expression (e.g. a path template given as plain text). */
 export const NO_SPAN: Span = { start: 0, end: 0 };

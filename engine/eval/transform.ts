@@ -7,7 +7,7 @@
  * as the current record. Invariant: the result holds exactly the variant's fields, in order.
  */
 import type { Expr, FieldMapping, TransformDecl, TransformVariant, Span } from '../lang/ast.js';
-import { EvaluatorError } from './eval-errors.js';
+import { EvaluatorError, withinDeclaration } from './eval-errors.js';
 import { evaluate } from './evaluate.js';
 import { matchesSchema, type SchemaTable } from './schema-match.js';
 import { withRecord, type EvalContext, type Scope } from './scope.js';
@@ -36,7 +36,7 @@ export function applyTransform(
       spanOf(t.name),
     );
   }
-  return evaluateFieldMap(variant.fields, mappingContext(own, value, source));
+  return evaluateFieldMap(variant.fields, mappingContext(own, value, source), `transform \`${t.name.name}\``);
 }
 
 /**
@@ -92,8 +92,17 @@ function variantApplies(
 }
 
 /** `{ name: expr, … }` of `map` and transforms: each expression evaluated in `ctx`, in order. */
-export function evaluateFieldMap(fields: readonly FieldMapping[], ctx: EvalContext): PlainObject {
+export function evaluateFieldMap(fields: readonly FieldMapping[], ctx: EvalContext, declaration?: string): PlainObject {
   const out: PlainObject = {};
-  for (const field of fields) setOwn(out, field.name.name, evaluate(field.value, ctx));
+  for (const field of fields) {
+    let value: unknown;
+    try {
+      value = evaluate(field.value, ctx);
+    } catch (error) {
+      // A transform is applied by a step elsewhere: its failure names the transform and field.
+      throw declaration === undefined ? error : withinDeclaration(error, `${declaration}, field \`${field.name.name}\``);
+    }
+    setOwn(out, field.name.name, value);
+  }
   return out;
 }

@@ -12,6 +12,7 @@
  */
 import type { CallStep, Expr, FetchStep, FetchOptions } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
+import { withinDeclaration } from '../eval/eval-errors.js';
 import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '../eval/path-template.js';
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
@@ -109,7 +110,13 @@ export async function runFetch(
   const rootCtx = { scope: new Scope(), response: undefined, inputs: journaledInputs(rt, path) };
   const sourceHeaders: Record<string, string> = {};
   for (const h of source.headers) {
-    const value = String(evaluate(h.value, rootCtx) ?? '');
+    let evaluated: unknown;
+    try {
+      evaluated = evaluate(h.value, rootCtx);
+    } catch (error) {
+      throw withinDeclaration(error, `source \`${source.name.name}\`, header "${h.name.value}"`);
+    }
+    const value = String(evaluated ?? '');
     sourceHeaders[h.name.value] = h.value.kind === 'String' && value.includes('${') ? headerVariables(value, h.name.value, source.name.name, rt) : value;
   }
 

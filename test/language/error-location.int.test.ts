@@ -122,4 +122,32 @@ describe('a run-time failure names its file, line and column', () => {
     expect(result.error.message).toMatch(/^Action Detour exhausted 3 attempt\(s\) of `jump Fine then retry`/);
     expect(result.error.at).toBe(`${files.entry}:${where('jump Fine then retry')}`);
   });
+
+  it("a transform's field or a source's header: the step that used it, naming the transform and field or the source and header (helper 79)", async () => {
+    c.api.on('GET /x', { body: {} });
+    const entry = path.join(c.dir, 'declarations.vague');
+    const mission = (action: string) => `mission Declarations {
+  source Api { auth: none, base: "http://127.0.0.1:1", headers: { "X-Count": 1 / length("") } }
+  schema Line { total: number }
+  transform ToLine -> Line { id: .id, total: .qty * .price }
+  action Apply {
+    apply ToLine to { id: 1, qty: null, price: 2 } as line
+  }
+  action Fetch {
+    get "/x"
+  }
+  run ${action}
+}
+`;
+    for (const [action, message] of [
+      ['Apply', "Cannot perform '*' on null (in transform `ToLine`, field `total`)"],
+      ['Fetch', 'Division by zero (in source `Api`, header "X-Count")'],
+    ] as const) {
+      fs.writeFileSync(entry, mission(action));
+      const result = await c.start({ entry, files: [{ path: entry, text: mission(action) }] }, { sources: { Api: c.api.url } });
+      expect(result.status).toBe('failed');
+      if (result.status !== 'failed') continue;
+      expect(result.error.message, action).toContain(message);
+    }
+  });
 });
