@@ -103,8 +103,35 @@ export function parseStep(p: Parser): Step {
     );
     throw ABORT;
   }
+  danglingOperator(p);
   const help = (isWord ? didYouMeanWord(p.textAt(p.pos), STEP_LIST) : undefined) ?? `a step starts with ${listWords(STEP_LIST)}`;
   return p.fail('E2004', 'a step', help);
+}
+
+/** Tokens that leave an expression waiting for more: at a line's end, the next line is read as their operand. */
+const CONTINUES_EXPRESSION = new Set(['+', '-', '*', '/', '%', '^', '??', '==', '!=', '<', '<=', '>', '>=', '.', ',', '(', '[', '?', ':', '=']);
+const CONTINUES_EXPRESSION_WORDS = new Set(['and', 'or', 'not', 'in', 'is', 'where', 'then', 'else']);
+
+/**
+ * `let total = a + b +` at a line's end took the next line's `store` as its operand, and the error
+ * fell on that line's `{` ("Expected a step"): E2004 at the operator left dangling instead, when
+ * the token that failed follows a step's word at the start of the next line.
+ */
+function danglingOperator(p: Parser): void {
+  const word = p.pos - 1;
+  const operator = p.pos - 2;
+  if (operator < 0 || p.kindAt(word) !== 'Word' || !STEP_WORDS.has(p.textAt(word))) return;
+  const kind = p.kindAt(operator);
+  const dangles = kind === 'Word' ? CONTINUES_EXPRESSION_WORDS.has(p.textAt(operator)) : CONTINUES_EXPRESSION.has(kind);
+  if (!dangles || !p.tokens.text.slice(p.endAt(operator), p.startAt(word)).includes('\n')) return;
+  const shown = p.textAt(operator);
+  p.error(
+    'E2004',
+    p.spanAt(operator),
+    `The expression ends with \`${shown}\` at the end of its line, so \`${p.textAt(word)}\` on the next line was read as part of it`,
+    `finish the expression after \`${shown}\`, or remove the \`${shown}\``,
+  );
+  throw ABORT;
 }
 
 function parseFetch(p: Parser, method: HttpMethod): Step {
