@@ -80,8 +80,8 @@ describe('map of a null or absent source', () => {
     expect(result.status).toBe('completed');
     expect(await c.store(result.runId, 'customers')).toEqual({ c1: { id: 'c1', name: 'Ann' } });
     expect(result.tolerated.map((t) => t.message)).toEqual([
-      '`.id` reads a field of `o.customer`, the record being mapped, but it is null: skip such items (`where o.customer != null`), or map a record',
-      '`.id` reads a field of `o.customer`, the record being mapped, but it is absent: skip such items (`where o.customer != null`), or map a record',
+      '`.id` reads a field of `o.customer`, the record being mapped, but it is null: skip such items (`where o.customer != null`), or map a record (in transform `ToCustomer`, field `id`)',
+      '`.id` reads a field of `o.customer`, the record being mapped, but it is absent: skip such items (`where o.customer != null`), or map a record (in transform `ToCustomer`, field `id`)',
     ]);
   });
 
@@ -174,8 +174,8 @@ describe('map of a null or absent source', () => {
     expect(result.tolerated.map((t) => [t.code, t.message])).toEqual([
       ['R4001', `\`.total\` reads a field of the record being mapped, but it is array ([{"total":7,"currency":"GBP"}])${fix}`],
       ['R4001', '`.total` reads a field of the record being mapped, but it is string ("gone")'],
-      ['R4001', `\`.total\` reads a field of the record being mapped, but it is array ([{"total":7,"currency":"GBP"}])${fix}`],
-      ['R4001', '`.total` reads a field of the record being mapped, but it is string ("gone")'],
+      ['R4001', `\`.total\` reads a field of the record being mapped, but it is array ([{"total":7,"currency":"GBP"}])${fix} (in transform \`ToOrder\`, field \`total\`)`],
+      ['R4001', '`.total` reads a field of the record being mapped, but it is string ("gone") (in transform `ToOrder`, field `total`)'],
     ]);
     await c.expectVerified(result.runId);
   });
