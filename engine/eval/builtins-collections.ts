@@ -10,6 +10,7 @@
 import { argArray, argObject, argString, type BuiltinCall, type BuiltinImpl } from './builtin-support.js';
 import { EvaluatorError } from './eval-errors.js';
 import { equals } from './operators.js';
+import { EVAL_RULES_FORMAT, recordedBefore } from './scope.js';
 import { parseIsoInstant } from './iso-dates.js';
 import { describeValue, canonicalJson, hasOwnField, isPlainObject, setOwn, type PlainObject } from './values.js';
 
@@ -17,6 +18,7 @@ const includes: BuiltinImpl = (args, call) => {
   const [collection, needle] = args;
   if (collection === null || collection === undefined) return false;
   if (Array.isArray(collection)) {
+    if (recordedBefore(call.ctx, EVAL_RULES_FORMAT)) return collection.includes(needle) && !Number.isNaN(needle);
     return collection.some((item) => equals(needle, item));
   }
   if (typeof collection === 'string') return collection.includes(argString(call, 1, needle));

@@ -26,7 +26,7 @@ import { callBuiltin } from './builtins.js';
 import { EvaluatorError } from './eval-errors.js';
 import { arithmetic, compareOrdering, contentEqual, inOperator, isOfType, equals, toNumberFor, typeError } from './operators.js';
 import type { StoreView } from './inputs.js';
-import { withRecord, type EvalContext } from './scope.js';
+import { EVAL_RULES_FORMAT, recordedBefore, withRecord, type EvalContext } from './scope.js';
 import { describeValue, fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -128,7 +128,7 @@ function evaluateBinary(expr: BinaryExpr, ctx: EvalContext): unknown {
     case '>=':
       return compareOrdering(operator, left, right, span);
     case 'in':
-      return inOperator(left, right, span);
+      return inOperator(left, right, span, recordedBefore(ctx, EVAL_RULES_FORMAT));
   }
 }
 
@@ -361,6 +361,7 @@ function evaluateWhere(expr: WhereExpr, ctx: EvalContext): unknown[] {
 
 /** The schema a match expression's arm names (`Card`, or `[Card]` for a list of them), when no variable has that name. */
 function schemaArm(pattern: Expr, ctx: EvalContext): { decl: SchemaDecl; list: boolean } | undefined {
+  if (recordedBefore(ctx, EVAL_RULES_FORMAT)) return undefined;
   const list = pattern.kind === 'Array' && pattern.elements.length === 1 && pattern.elements[0]!.kind === 'Ref';
   const name = list ? (pattern as ArrayExpr).elements[0]! : pattern;
   if (!isPlainName(name) || name.leadingDot) return undefined;

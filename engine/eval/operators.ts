@@ -203,10 +203,11 @@ function isAbsentOrNaN(value: unknown): boolean {
  * has the own field `x` names (`hasOwnField`; the original also saw inherited keys such as
  * "toString"); else false.
  */
-export function inOperator(left: unknown, right: unknown, span: Span): boolean {
+export function inOperator(left: unknown, right: unknown, span: Span, strictItems = false): boolean {
   // Each item as `==` compares it: an absent `x` is in `[null, "draft"]` (helper 79: `where .status
   // in [null, "draft"]` dropped the records whose API left `status` out, which `== null` keeps).
-  if (Array.isArray(right)) return right.some((item) => equals(left, item));
+  // `strictItems`: by `===`, as runs recorded before log format 7 compared them.
+  if (Array.isArray(right)) return strictItems ? right.includes(left) && !Number.isNaN(left) : right.some((item) => equals(left, item));
   if (typeof right === 'string') {
     if (typeof left !== 'string') {
       throw new EvaluatorError('R4001', `'in' on a string expected a string but got: ${describeValue(left)}`, span);

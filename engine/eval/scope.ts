@@ -135,4 +135,21 @@ export interface EvalContext {
   schemas?: SchemaTable;
   /** Declared store names (expressions do not read stores; kept for callers that share the context). */
   stores?: ReadonlySet<string>;
+  /**
+   * The log format of the run evaluating (events.ts LOG_FORMAT): a rule changed with a format is
+   * kept as that run was recorded by, so it replays as it ran. Absent: this engine's rules.
+   */
+  logFormat?: number;
+}
+
+/**
+ * The log format from which these read as they do now: `in` and `includes` compare items as `==`
+ * does, a match expression's arm that names a schema tests it, a failure in a transform's field
+ * or a source's header names it, and a loop's dead letters of equal items are keyed apart.
+ */
+export const EVAL_RULES_FORMAT = 7;
+
+/** True when `ctx` evaluates for a run recorded before `format` (its rules are that run's). */
+export function recordedBefore(ctx: EvalContext, format: number): boolean {
+  return ctx.logFormat !== undefined && ctx.logFormat < format;
 }

@@ -10,7 +10,7 @@ import type { Expr, FieldMapping, TransformDecl, TransformVariant, Span } from '
 import { EvaluatorError, withinDeclaration } from './eval-errors.js';
 import { evaluate } from './evaluate.js';
 import { matchesSchema, type SchemaTable } from './schema-match.js';
-import { withRecord, type EvalContext, type Scope } from './scope.js';
+import { EVAL_RULES_FORMAT, recordedBefore, withRecord, type EvalContext, type Scope } from './scope.js';
 import { describeValue, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -36,7 +36,9 @@ export function applyTransform(
       spanOf(t.name),
     );
   }
-  return evaluateFieldMap(variant.fields, mappingContext(own, value, source), `transform \`${t.name.name}\``);
+  // Runs recorded before log format 7 failed with the bare message: their verify compares it.
+  const named = recordedBefore(ctx, EVAL_RULES_FORMAT) ? undefined : `transform \`${t.name.name}\``;
+  return evaluateFieldMap(variant.fields, mappingContext(own, value, source), named);
 }
 
 /**

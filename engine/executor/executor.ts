@@ -179,7 +179,7 @@ export class Executor implements StepRuntime {
       const names = stage.actions.map((a) => a.name);
       if (stage.condition) {
         await prefetchReads(this.model.readsOfExpr(stage.condition), path, this);
-        const ctx = { scope: new Scope(), response: undefined, inputs: journaledInputs(this, path) };
+        const ctx = { scope: new Scope(), response: undefined, inputs: journaledInputs(this, path), logFormat: this.http.logFormat };
         let holds: boolean;
         try {
           holds = isTruthy(evaluate(stage.condition, ctx));

@@ -25,8 +25,10 @@
  * secret the run was given: redacted from answers and taken out of identities (before, an answer
  * echoing it was logged in clear; runs recorded before keep their identities: SOURCE_SECRETS_FORMAT).
  * 7: any GET answered 204 or with no body is an empty list, as a since fetch's was from 4
- * (fetch-step.ts; before, `store response -> S` failed on its null), and under `trace: minimal` a
- * loop's tolerated failure is a `step.failed` of its iteration (for-step.ts; a pure step's left none).
+ * (fetch-step.ts; before, `store response -> S` failed on its null), under `trace: minimal` a
+ * loop's tolerated failure is a `step.failed` of its iteration (for-step.ts; a pure step's left none),
+ * and the evaluation rules of eval/scope.ts EVAL_RULES_FORMAT (`in`, `includes`, schema arms of a
+ * match expression, failures naming their transform or header, dead letters of equal items).
  * An engine reads every format up to its own and refuses a newer one.
  */
 export const LOG_FORMAT = 7;

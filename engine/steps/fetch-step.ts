@@ -13,6 +13,7 @@
 import type { CallStep, Expr, FetchStep, FetchOptions } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { withinDeclaration } from '../eval/eval-errors.js';
+import { EVAL_RULES_FORMAT } from '../eval/scope.js';
 import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '../eval/path-template.js';
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
@@ -107,14 +108,15 @@ export async function runFetch(
   const body = options.body ? evaluate(options.body, ctx) : undefined;
 
   // Source headers are evaluated in the mission's root scope, once per request.
-  const rootCtx = { scope: new Scope(), response: undefined, inputs: journaledInputs(rt, path) };
+  const rootCtx = { scope: new Scope(), response: undefined, inputs: journaledInputs(rt, path), logFormat: rt.http.logFormat };
   const sourceHeaders: Record<string, string> = {};
   for (const h of source.headers) {
     let evaluated: unknown;
     try {
       evaluated = evaluate(h.value, rootCtx);
     } catch (error) {
-      throw withinDeclaration(error, `source \`${source.name.name}\`, header "${h.name.value}"`);
+      // (Runs recorded before log format 7 failed with the bare message: their verify compares it.)
+      throw rt.http.logFormat < EVAL_RULES_FORMAT ? error : withinDeclaration(error, `source \`${source.name.name}\`, header "${h.name.value}"`);
     }
     const value = String(evaluated ?? '');
     sourceHeaders[h.name.value] = h.value.kind === 'String' && value.includes('${') ? headerVariables(value, h.name.value, source.name.name, rt) : value;

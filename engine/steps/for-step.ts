@@ -14,7 +14,7 @@ import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
-import { withRecord } from '../eval/scope.js';
+import { EVAL_RULES_FORMAT, withRecord } from '../eval/scope.js';
 import { isConcurrent } from '../lang/check-bindings.js';
 import { canonicalJson, describeValue, isTruthy } from '../eval/values.js';
 import { iterationPath, loopConstruct } from '../journal/step-path.js';
@@ -127,7 +127,9 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     holdCheckpoints(child.checkpoints);
     // Named by its step path (`A/1[0]` is the first item) and counted from one for people.
     rt.progress(`iteration ${iterPath} (item ${index + 1}) failed and was skipped: ${message}`);
-    if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt, undefined, occurrenceOf(index));
+    // (Runs recorded before log format 7 keyed equal items as one: kept, or their replay writes other keys.)
+    const occurrence = rt.http.logFormat >= EVAL_RULES_FORMAT ? occurrenceOf(index) : 1;
+    if (step.onError?.mode === 'queue') await queueValue(step.onError.store.name, item, iterPath, child, rt, undefined, occurrence);
   };
 
   /**

@@ -222,7 +222,7 @@ export function failedReadAt(rt: StepRuntime, path: string): void {
 }
 
 export function evalContext(rt: StepRuntime, frame: Frame, stepPath: string, current?: unknown): EvalContext {
-  return { scope: frame.scope, response: frame.response, current, inputs: journaledInputs(rt, stepPath, frame), schemas: rt.model.schemas };
+  return { scope: frame.scope, response: frame.response, current, inputs: journaledInputs(rt, stepPath, frame), schemas: rt.model.schemas, logFormat: rt.http.logFormat };
 }
 
 /**

@@ -126,4 +126,31 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     expect(await c.store(fresh.runId, 'changes')).toEqual({});
     expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
   });
+
+  it("a format-6 run keeps the evaluation rules it ran by (`in`, a match expression's schema arm), this engine's format the new ones; each verifies clean", async () => {
+    c = await openConformance({ backend });
+    const files = c.mission('eval-rules', `mission EvalRules {
+  store seen: memory("seen")
+  schema Card { brand: string }
+  action A {
+    let o = { id: 1, pay: { brand: "visa" } }
+    let kind = match o.pay { Card => "card", _ => "other" }
+    store { id: "r", missingIn: o.status in [null, "draft"], kind: kind } -> seen { key: .id }
+  }
+  run A
+}
+`);
+    const options = { sources: {}, env: {} };
+    const old = prepareNewRun(files, options, c.deps());
+    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 6 } } as (typeof old.first)[0];
+    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
+    await c.log.release(lease);
+    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    expect(carried.status).toBe('completed');
+    expect(await c.store(old.run.runId, 'seen')).toEqual({ r: { id: 'r', missingIn: false, kind: 'other' } });
+    expect((await verifyRun(c.log, old.run.runId, { env: c.env })).divergence).toBeNull();
+    const fresh = await c.start(files, options);
+    expect(await c.store(fresh.runId, 'seen')).toEqual({ r: { id: 'r', missingIn: true, kind: 'card' } });
+    expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
+  });
 });
