@@ -68,18 +68,34 @@ const ISO_SHAPED = /^\d{4}-\d{2}-\d{2}/;
 
 /** Milliseconds since the epoch for any date string `isDateString` accepts, else `undefined`. */
 export function dateStringToMs(text: string): number | undefined {
-  const iso = parseIsoInstant(text);
+  const iso = parseIsoInstant(text) ?? parseIsoInstant(isoOfZonedText(text) ?? '');
   if (iso !== undefined) return iso.ms;
   // Date.parse, too, reads a year 00xx as 19xx or 20xx ("Jan 1, 0050" is 1950): no such date.
   if (ISO_SHAPED.test(text) || !/\d{4}/.test(text) || /(?<![\d+-])00\d\d(?!\d)/.test(text)) return undefined;
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) return undefined;
-  if (LEGACY_ZONE.test(text)) return ms;
+  // V8 honours a zone only after the day: `UTC Mar 7 2024 10:00` is read in the machine's zone.
+  const firstDigit = text.search(/\d/);
+  if (LEGACY_ZONE.test(text.slice(firstDigit))) return ms;
   // V8 reads such text without a zone in the machine's zone: "March 7, 2024 23:30" was March 8 on
   // a New York host, and a run verified or resumed in another zone diverged. Read as UTC, as ISO
   // text without a zone is.
   const utc = Date.parse(`${text} GMT`);
   return Number.isNaN(utc) ? ms - new Date(ms).getTimezoneOffset() * 60_000 : utc;
+}
+
+/**
+ * ISO-shaped text with its zone written after a space, as Ruby (`2024-03-07 23:30:00 UTC`,
+ * `… +0000`) and Go (`2024-03-07 23:30:00.123456789 +0000 UTC`) print instants, as ISO 8601 text
+ * (the fraction cut to milliseconds); undefined for any other text. A sync's `updateFrom` and a
+ * `sync_state` value took these through Date.parse before they were read by the ISO rules.
+ */
+function isoOfZonedText(text: string): string | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?\s+(?:(UTC|GMT|Z)|([+-]\d{2}):?(\d{2})(?:\s+(?:UTC|GMT))?)$/i.exec(text.trim());
+  if (m === null) return undefined;
+  const fraction = m[3] === undefined ? '' : m[3].slice(0, 4);
+  const zone = m[4] !== undefined ? 'Z' : `${m[5]}:${m[6]}`;
+  return `${m[1]}T${m[2]}${fraction}${zone}`;
 }
 
 /**

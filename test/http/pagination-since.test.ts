@@ -514,6 +514,15 @@ describe('since', () => {
         expect(dateStringToMs('Mar 7 2024 10:00 EST'), zone).toBe(Date.UTC(2024, 2, 7, 15));
         expect(dateStringToMs('Thu, 07 Mar 2024 23:30:00 GMT'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
         expect(extractUpdateFrom({ at: 'Thu, 07 Mar 2024 23:30:00 GMT' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
+        // Ruby's and Go's instants, their zone after a space (helper 81: refused once read by the ISO rules).
+        expect(extractUpdateFrom({ at: '2024-03-07 23:30:00 UTC' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
+        expect(extractUpdateFrom({ at: '2024-03-07 23:30:00 +0000' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
+        expect(extractUpdateFrom({ at: '2024-03-07 23:30:00.123456789 +0000 UTC' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30, 0, 123));
+        expect(extractUpdateFrom({ at: '2024-03-07 23:30:00 -0500' }, 'at'), zone).toBe(Date.UTC(2024, 2, 8, 4, 30));
+        expect(dateStringToMs('2024-02-31 10:00:00 UTC'), zone).toBeUndefined();
+        // A zone word before the day is none V8 honours: still UTC, never the machine's zone.
+        expect(dateStringToMs('UTC Mar 7 2024 10:00'), zone).toBe(Date.UTC(2024, 2, 7, 10));
+        expect(dateStringToMs('Thu UTC Mar 07 2024 10:00:00'), zone).toBe(Date.UTC(2024, 2, 7, 10));
       }
     } finally {
       if (saved === undefined) delete process.env.TZ;

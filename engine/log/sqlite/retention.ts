@@ -164,7 +164,14 @@ export class RetentionTables {
    */
   vacuumIntoIncremental(): void {
     this.db.pragma('auto_vacuum = INCREMENTAL');
-    this.db.exec('VACUUM');
+    // VACUUM builds its copy of the whole database in temp storage: on disk, never in memory (the
+    // log's connection keeps its statement journals in memory, sqlite-log.ts).
+    this.db.pragma('temp_store = FILE');
+    try {
+      this.db.exec('VACUUM');
+    } finally {
+      this.db.pragma('temp_store = MEMORY');
+    }
   }
 
   static report(before: { pageSize: number; pageCount: number }, after: ReturnType<RetentionTables['pages']>, vacuumed: boolean): SpaceReport {
