@@ -108,9 +108,13 @@ export function parseStep(p: Parser): Step {
   return p.fail('E2004', 'a step', help);
 }
 
-/** Tokens that leave an expression waiting for more: at a line's end, the next line is read as their operand. */
-const CONTINUES_EXPRESSION = new Set(['+', '-', '*', '/', '%', '^', '??', '==', '!=', '<', '<=', '>', '>=', '.', ',', '(', '[', '?', ':', '=']);
-const CONTINUES_EXPRESSION_WORDS = new Set(['and', 'or', 'not', 'in', 'is', 'where', 'then', 'else']);
+/**
+ * Operators that leave an expression waiting for its operand: at a line's end, the next line is
+ * read as it. Not `then`/`else` (`jump Refresh then` / `retry` on the next line is a directive), nor
+ * the separators and brackets of lists and objects, which also end lines of valid missions.
+ */
+const CONTINUES_EXPRESSION = new Set(['+', '-', '*', '/', '%', '^', '??', '==', '!=', '<', '<=', '>', '>=', '.', '?', '=']);
+const CONTINUES_EXPRESSION_WORDS = new Set(['and', 'or', 'not', 'in', 'is', 'where']);
 
 /**
  * `let total = a + b +` at a line's end took the next line's `store` as its operand, and the error
