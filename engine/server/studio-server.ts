@@ -75,13 +75,21 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
 
   const maxInFlightBodyBytes = options.maxInFlightBodyBytes ?? MAX_IN_FLIGHT_BODY_BYTES;
   let inFlightBodyBytes = 0;
-  /** Counts `n` more bytes of a body against maxInFlightBodyBytes (held until its answer is sent), or refuses them. */
-  const holdBodyBytes = (held: { bytes: number }, n: number) => {
-    if (inFlightBodyBytes + n > maxInFlightBodyBytes) {
+  /**
+   * Counts a body's bytes against maxInFlightBodyBytes (held until its answer is sent), or refuses
+   * them, giving back what it held. Its whole declared length is taken at its first byte, so two
+   * bodies that fit one at a time are not both refused half-read; bytes past it count as they come.
+   */
+  const holdBodyBytes = (held: { bytes: number; read: number; declared: number }, n: number) => {
+    held.read += n;
+    const more = Math.max(held.declared, held.read) - held.bytes;
+    if (more > 0 && inFlightBodyBytes + more > maxInFlightBodyBytes) {
+      inFlightBodyBytes -= held.bytes;
+      held.bytes = 0;
       throw new StudioError('conflict', `the studio is reading or handling other large requests (${mb(inFlightBodyBytes)} of request bodies at once, ${mb(maxInFlightBodyBytes)} at most): send this one again when they are done`, true);
     }
-    inFlightBodyBytes += n;
-    held.bytes += n;
+    inFlightBodyBytes += more;
+    held.bytes += more;
   };
 
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`]);
@@ -122,7 +130,8 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       const channel = url.pathname.slice('/api/'.length);
       if (!isRequestChannel(channel)) return sendError(res, 404, 'not-found', `unknown channel "${channel}"`);
       let body: unknown;
-      const held = { bytes: 0 };
+      const declared = Number(header(req, 'content-length'));
+      const held = { bytes: 0, read: 0, declared: Number.isSafeInteger(declared) && declared > 0 ? declared : 0 };
       try {
         try {
           body = await readJson(req, channel === 'run.import' ? MAX_IMPORT_BYTES : MAX_BODY_BYTES, (n) => holdBodyBytes(held, n));

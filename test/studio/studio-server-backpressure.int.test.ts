@@ -129,4 +129,38 @@ describe('studio server: request bodies held at once', () => {
       await small.close();
     }
   });
+
+  it("takes a body's declared length at its first byte, so of two that fit one at a time one is read whole; a refused one holds nothing", async () => {
+    // Helper 81: reserved chunk by chunk, two streaming bodies split the budget and were both refused.
+    const service = { subscribe: () => () => undefined, handle: async () => ({ ok: true }) } as unknown as StudioService;
+    const small = await startStudioServer({ service, staticDir: dir, maxInFlightBodyBytes: 1024 * 1024 });
+    const { request } = await import('node:http');
+    const text = (bytes: number) => JSON.stringify({ text: 'x'.repeat(bytes - 12) });
+    const send = (body: string, chunks = 1): { sent: Promise<number>; rest: () => void } => {
+      let rest!: () => void;
+      const sent = new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: small.port, path: '/api/run.get', method: 'POST', headers: { 'content-type': 'application/json', 'x-reqon-token': small.token, 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        const cut = Math.floor(body.length / chunks);
+        req.write(body.slice(0, cut));
+        rest = () => req.end(body.slice(cut));
+        if (chunks === 1) rest();
+      });
+      return { sent, rest };
+    };
+    try {
+      const first = send(text(700 * 1024), 2); // half sent, the rest held back
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await send(text(500 * 1024)).sent).toBe(409);
+      // The refused body gave back what it held: one that fits beside the first is taken.
+      expect(await send(text(300 * 1024)).sent).toBe(200);
+      first.rest();
+      expect(await first.sent).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
 });
