@@ -141,7 +141,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         }
         try {
           const result = await options.service.handle(channel as RequestChannel, body as never);
-          return sendJson(res, 200, result);
+          return sendAnswer(res, channel, result);
         } catch (e) {
           const error = toProtocolError(e);
           return sendJson(res, httpStatusOf(error.code), error);
@@ -272,12 +272,31 @@ function setCommonHeaders(res: http.ServerResponse, port: number): void {
 }
 
 function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
-  const body = Buffer.from(JSON.stringify(value ?? null));
+  writeJson(res, status, JSON.stringify(value ?? null));
+}
+
+function writeJson(res: http.ServerResponse, status: number, text: string): void {
+  const body = Buffer.from(text);
   res.statusCode = status;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('cache-control', 'no-store');
   res.setHeader('content-length', body.length);
   res.end(body);
+}
+
+/**
+ * A channel's answer; one past what a JSON text can hold (a page of events whose answers are tens
+ * of megabytes each: V8's strings end near 512 MB) is a 400 saying to ask for less, not a 500.
+ */
+function sendAnswer(res: http.ServerResponse, channel: string, result: unknown): void {
+  let text: string;
+  try {
+    text = JSON.stringify(result ?? null);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return sendError(res, 400, 'bad-request', `${channel}: the answer is too large to send as one JSON text; ask for a smaller page (a lower \`limit\`)`);
+  }
+  writeJson(res, 200, text);
 }
 
 function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {

@@ -163,4 +163,18 @@ describe('studio server: request bodies held at once', () => {
       await small.close();
     }
   });
+
+  it('answers an answer too large for one JSON text with a 400 saying to ask for less, not a 500', async () => {
+    // Ten answers of 60 MB in one page of the Events tab passed what a V8 string holds (helper 78).
+    const tooLarge = { toJSON: () => { throw new RangeError('Invalid string length'); } };
+    const service = { subscribe: () => () => undefined, handle: async () => tooLarge } as unknown as StudioService;
+    const small = await startStudioServer({ service, staticDir: dir });
+    try {
+      const res = await fetch(`http://127.0.0.1:${small.port}/api/run.eventSearch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-reqon-token': small.token }, body: '{}' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'bad-request', message: expect.stringMatching(/^run\.eventSearch: the answer is too large to send as one JSON text; ask for a smaller page/) as string });
+    } finally {
+      await small.close();
+    }
+  });
 });
