@@ -223,7 +223,8 @@ async function wake(path: string, eventId: string, payload: unknown, o: WebhookS
   const owner = generatedWaitRunId(path);
   if (owner !== undefined) {
     const run = await o.log.getRun(owner);
-    if (run?.status === 'suspended' && run.waitingOn?.startsWith('wait:') && run.waitingOn !== `wait:${path}`) {
+    // Only while that wait is pending: a late retry to a finished one replayed the whole run for nothing.
+    if (run?.status === 'suspended' && run.waitingOn?.startsWith('wait:') && run.waitingOn !== `wait:${path}` && (await o.worker.pendingHooksOf(run)).waitPaths.includes(path)) {
       await o.worker.start(run);
       return;
     }

@@ -194,12 +194,7 @@ export class Worker {
       if (due.some((d) => d.runId === run.runId)) continue;
       // Wake a wait for deliveries it has not been offered yet: one its `eventFilter` rejected
       // stays unclaimed in the inbox and must not wake it on every tick.
-      const inbox = await log.webhookInbox(run.waitingOn!.slice('wait:'.length));
-      const offered = this.offered.get(run.runId) ?? new Set<string>();
-      if (inbox.every((d) => offered.has(d.eventId))) continue;
-      for (const d of inbox) offered.add(d.eventId);
-      this.offered.set(run.runId, offered);
-      due.push(run);
+      if (this.offerDeliveries(run, await this.inboxOf([run.waitingOn!.slice('wait:'.length)]))) due.push(run);
     }
     // A delivery in the inbox unclaimed for a branch of a suspended run (it arrived while the run
     // was on its way there, or the process that took it died before resuming it): a pause resumed
@@ -209,46 +204,20 @@ export class Worker {
     // the run's timer (helper 80).
     for (const run of suspended) {
       if (started >= room) break;
-      if (this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId)) continue;
-      const { pauses, waitPaths } = await this.pendingHooksOf(run);
-      let resumed = false;
-      for (const created of pauses) {
-        const hookPath = created.payload.webhookPath!;
-        const [delivery] = await log.webhookInbox(hookPath);
-        if (!delivery) continue;
-        try {
-          await resumeSuspendedRun(run, { by: 'webhook', payload: delivery.payload, claim: { path: hookPath, eventId: delivery.eventId } }, this.deps(), created);
-        } catch (error) {
-          if (error instanceof RunUnavailableError) break;
-          throw error;
-        }
-        this.track(run.runId, continueRun(run.runId, {}, this.deps()));
+      if (this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId) || this.backingOff(run.runId)) continue;
+      try {
+        if (await this.takeBranchDelivery(run)) started++;
+      } catch (error) {
+        // The log is down or locked: the loop waits and looks again. Anything else is this run's
+        // trouble (a damaged log), backed off as a failed resume is, never the worker's end.
+        if (logUnavailable(error)) throw error;
+        this.track(run.runId, Promise.reject(error));
         started++;
-        resumed = true;
-        break;
       }
-      if (resumed) continue;
-      const siblings = waitPaths.filter((p) => run.waitingOn !== `wait:${p}`);
-      if (siblings.length === 0) continue;
-      this.passWaits.add(run.runId);
-      // Offered once, as a wait's own deliveries are: one its `eventFilter` refuses stays in the inbox.
-      const offered = this.offered.get(run.runId) ?? new Set<string>();
-      let fresh = false;
-      for (const hookPath of siblings) {
-        for (const d of await log.webhookInbox(hookPath)) {
-          if (offered.has(d.eventId)) continue;
-          offered.add(d.eventId);
-          fresh = true;
-        }
-      }
-      this.offered.set(run.runId, offered);
-      if (fresh && (await this.start(run, { wake: true }))) started++;
     }
     for (const run of due) {
       if (started >= room) break;
-      if (this.inFlight.has(run.runId)) continue;
-      const erred = this.erred.get(run.runId);
-      if (erred && (env.clock.now() < erred.until || (this.once && erred.count >= 2))) continue;
+      if (this.inFlight.has(run.runId) || this.backingOff(run.runId)) continue;
       if (await this.start(run)) started++;
     }
     if (started > 0) this.passQuiet = false;
@@ -259,9 +228,68 @@ export class Worker {
     return started;
   }
 
+  /** A run whose last start failed waits out its back-off (under `--once`, it is tried twice at most). */
+  private backingOff(runId: string): boolean {
+    const erred = this.erred.get(runId);
+    return erred !== undefined && (this.options.env.clock.now() < erred.until || (this.once === true && erred.count >= 2));
+  }
+
   /** Whether the last tick ended a pass over the suspended runs in which nothing was started. */
   private get passIdle(): boolean {
     return this.suspendedAfter === undefined && this.lastPassQuiet;
+  }
+
+  /**
+   * Resumes a branch's webhook pause whose delivery is in the inbox (claimed with the resume), or
+   * wakes the run for another branch's wait with a delivery not offered to it yet. True when the
+   * run was started.
+   */
+  private async takeBranchDelivery(run: RunRecord): Promise<boolean> {
+    const { log } = this.options;
+    const { pauses, waitPaths } = await this.pendingHooksOf(run);
+    for (const created of pauses) {
+      const hookPath = created.payload.webhookPath!;
+      const [delivery] = await log.webhookInbox(hookPath);
+      if (!delivery) continue;
+      try {
+        await resumeSuspendedRun(run, { by: 'webhook', payload: delivery.payload, claim: { path: hookPath, eventId: delivery.eventId } }, this.deps(), created);
+      } catch (error) {
+        if (error instanceof RunUnavailableError) return false;
+        throw error;
+      }
+      this.track(run.runId, continueRun(run.runId, {}, this.deps()));
+      return true;
+    }
+    const siblings = waitPaths.filter((p) => run.waitingOn !== `wait:${p}`);
+    if (siblings.length === 0) return false;
+    this.passWaits.add(run.runId);
+    if (!this.offerDeliveries(run, await this.inboxOf(siblings))) return false;
+    return this.start(run, { wake: true });
+  }
+
+  /** The unclaimed deliveries on each of `paths`, as `path`/`eventId` pairs. */
+  private async inboxOf(paths: readonly string[]): Promise<{ path: string; eventId: string }[]> {
+    const out: { path: string; eventId: string }[] = [];
+    for (const path of paths) for (const d of await this.options.log.webhookInbox(path)) out.push({ path, eventId: d.eventId });
+    return out;
+  }
+
+  /**
+   * Notes `deliveries` as offered to `run`'s waits; true when one was not offered before. Offered
+   * once: a delivery a wait's `eventFilter` refuses stays in the inbox and must not wake it on every
+   * tick. By path and id: ids are unique per path only (a sender's own ids repeat across paths).
+   */
+  private offerDeliveries(run: RunRecord, deliveries: readonly { path: string; eventId: string }[]): boolean {
+    const offered = this.offered.get(run.runId) ?? new Set<string>();
+    let fresh = false;
+    for (const d of deliveries) {
+      const key = `${d.path}\n${d.eventId}`;
+      if (offered.has(key)) continue;
+      offered.add(key);
+      fresh = true;
+    }
+    this.offered.set(run.runId, offered);
+    return fresh;
   }
 
   /** What the branches of suspended `run` wait on that a delivery ends (pendingHooks), read once per suspension. */
@@ -288,6 +316,12 @@ export class Worker {
       }
     } catch (error) {
       if (error instanceof RunUnavailableError) return false;
+      // The log down or locked: what was offered to the run's waits is offered again once it is
+      // back (the wake never happened), and the loop waits and looks again.
+      if (logUnavailable(error)) {
+        this.offered.delete(run.runId);
+        throw error;
+      }
       // One run that cannot be woken (its log damaged) is that run's trouble, backed off as a failed
       // resume is, never the worker's end (helper 77: the worker exited, and again each restart).
       this.track(run.runId, Promise.reject(error));

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missionHash } from '../../engine/executor/mission-cache.js';
+import { openLog } from '../../engine/log/open-log.js';
 import type { MissionFiles } from '../../engine/log/log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 
@@ -141,6 +142,32 @@ describe('a run whose remembered mission was edited outside the engine', () => {
     expect(worker.stderr).toContain(`the log of run ${runId} is damaged`);
     expect(worker.stderr).not.toMatch(/\n\s+at /);
     // The other due run was carried to its end; the damaged one waits as it was.
+    expect((await reqon('show', healthy)).stdout).toMatch(/completed/);
+    expect((await reqon('show', runId)).stdout).toMatch(/suspended/);
+  }, 60_000);
+
+  it('is that run\'s trouble too when a delivery in the inbox is for its webhook pause (helper 81: the tick rethrew, and the worker exited)', async () => {
+    const reqon = on('hooked.db');
+    fs.writeFileSync(path.join(dir, 'hooked.vague'), MISSION.replace('pause { duration: "1h" }', 'pause { resumeOn: webhook "/approve-damaged" }'));
+    fs.writeFileSync(path.join(dir, 'healthy.vague'), MISSION.replace('"1h"', '"1s"'));
+    const started = await reqon('run', 'hooked.vague', '--quiet');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const healthy = runIdOf(await reqon('run', 'healthy.vague', '--quiet'));
+    const file = new Database(path.join(dir, 'hooked.db'));
+    file.prepare("UPDATE reqon_runs SET mission_files = replace(mission_files, 'ledger', 'shadow') WHERE run_id = ?").run(runId);
+    file.close();
+    const log = await openLog(path.join(dir, 'hooked.db'));
+    try {
+      expect(await log.deliverWebhook('/approve-damaged', 'evt-damaged', { ok: true }, Date.now())).toBe('accepted');
+    } finally {
+      await log.close();
+    }
+    await new Promise((r) => setTimeout(r, 1_100));
+    const worker = await reqon('worker', '--once');
+    expect(worker.code, describeResult(worker)).toBe(1);
+    expect(worker.stderr).toContain(`the log of run ${runId} is damaged`);
+    expect(worker.stderr).not.toMatch(/\n\s+at /);
     expect((await reqon('show', healthy)).stdout).toMatch(/completed/);
     expect((await reqon('show', runId)).stdout).toMatch(/suspended/);
   }, 60_000);
