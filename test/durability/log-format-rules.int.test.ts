@@ -29,6 +29,18 @@ afterEach(async () => {
   c = undefined;
 });
 
+/**
+ * A run of `files` whose `run.started` says log format `format`, as an engine of that format
+ * recorded it, that crashed before its first step and is carried on by this engine.
+ */
+async function carriedFromFormat(c: Conformance, files: Parameters<typeof prepareNewRun>[0], options: Parameters<typeof prepareNewRun>[1], format: number) {
+  const old = prepareNewRun(files, options, c.deps());
+  old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format } } as (typeof old.first)[0];
+  const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
+  await c.log.release(lease);
+  return resumeRun(old.run.runId, {}, c.deps());
+}
+
 /** The recorded request's URL and the header as the log holds them. */
 function recordedRequest(events: StoredEvent[]): { url: string; header: string | undefined } {
   const request = events.find((e) => e.type === 'http.request')!.payload as { request: { url: string; headers: Record<string, string> } };
@@ -44,16 +56,12 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     const options = { sources: { Api: c.api.url }, env: { SUB: 'sub-0123456789abcdef' } };
 
     // Recorded by an engine of format 3: its run.started says so; it crashed before its first step.
-    const old = prepareNewRun(files, options, c.deps());
-    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 3 } } as (typeof old.first)[0];
-    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
-    await c.log.release(lease);
-    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    const carried = await carriedFromFormat(c, files, options, 3);
     expect(carried.status).toBe('completed');
-    const before = recordedRequest(await c.events(old.run.runId));
+    const before = recordedRequest(await c.events(carried.runId));
     expect(before.url).toContain('key=public-filter');
     expect(before.header).toBe('sub-0123456789abcdef');
-    const oldReport = await verifyRun(c.log, old.run.runId, { env: c.env });
+    const oldReport = await verifyRun(c.log, carried.runId, { env: c.env });
     expect(oldReport.divergence, JSON.stringify(oldReport.divergence)).toBeNull();
 
     // This engine's own format: the new rule.
@@ -80,14 +88,10 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
 }
 `);
     const options = { sources: { Api: c.api.url }, env: {} };
-    const old = prepareNewRun(files, options, c.deps());
-    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 3 } } as (typeof old.first)[0];
-    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
-    await c.log.release(lease);
-    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    const carried = await carriedFromFormat(c, files, options, 3);
     expect(carried.status, carried.status === 'failed' ? carried.error.message : '').toBe('completed');
-    expect(await c.store(old.run.runId, 'seen')).toEqual({ r: { id: 'r', empty: true } });
-    expect((await verifyRun(c.log, old.run.runId, { env: c.env })).divergence).toBeNull();
+    expect(await c.store(carried.runId, 'seen')).toEqual({ r: { id: 'r', empty: true } });
+    expect((await verifyRun(c.log, carried.runId, { env: c.env })).divergence).toBeNull();
     const fresh = await c.start(files, options);
     expect(await c.store(fresh.runId, 'seen')).toEqual({ r: { id: 'r', empty: false } });
   });
@@ -112,14 +116,10 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
 }
 `);
     const options = { sources: { Api: c.api.url }, env: {} };
-    const old = prepareNewRun(files, options, c.deps());
-    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 6 } } as (typeof old.first)[0];
-    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
-    await c.log.release(lease);
-    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    const carried = await carriedFromFormat(c, files, options, 6);
     // As it ran before: the store of a null response fails it, and it verifies as recorded.
     expect(carried.status).toBe('failed');
-    expect((await verifyRun(c.log, old.run.runId, { env: c.env })).divergence).toBeNull();
+    expect((await verifyRun(c.log, carried.runId, { env: c.env })).divergence).toBeNull();
     const fresh = await c.start(files, options);
     expect(fresh.status, fresh.status === 'failed' ? fresh.error.message : '').toBe('completed');
     expect(await c.store(fresh.runId, 'seen')).toEqual({ read: { id: 'read', empty: false, n: 0 }, write: { id: 'write', empty: true } });
@@ -141,14 +141,10 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
 }
 `);
     const options = { sources: {}, env: {} };
-    const old = prepareNewRun(files, options, c.deps());
-    old.first[0] = { ...old.first[0]!, payload: { ...(old.first[0]!.payload as object), format: 6 } } as (typeof old.first)[0];
-    const { lease } = await c.log.createRun(old.run, 'gone-host:1:w', 1, old.first);
-    await c.log.release(lease);
-    const carried = await resumeRun(old.run.runId, {}, c.deps());
+    const carried = await carriedFromFormat(c, files, options, 6);
     expect(carried.status).toBe('completed');
-    expect(await c.store(old.run.runId, 'seen')).toEqual({ r: { id: 'r', missingIn: false, kind: 'other' } });
-    expect((await verifyRun(c.log, old.run.runId, { env: c.env })).divergence).toBeNull();
+    expect(await c.store(carried.runId, 'seen')).toEqual({ r: { id: 'r', missingIn: false, kind: 'other' } });
+    expect((await verifyRun(c.log, carried.runId, { env: c.env })).divergence).toBeNull();
     const fresh = await c.start(files, options);
     expect(await c.store(fresh.runId, 'seen')).toEqual({ r: { id: 'r', missingIn: true, kind: 'card' } });
     expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
