@@ -67,6 +67,12 @@ export interface WorkerOptions {
 
 /** How many suspended runs one tick looks at (see Worker.suspendedAfter). */
 const SUSPENDED_WINDOW = 500;
+/**
+ * How often one suspended run's branches are looked at for deliveries left in the inbox (a
+ * delivery that arrives at this worker wakes them at once; this is the net for one accepted while
+ * the run still ran, or by a process that died): a concurrent loop of 50 waits is 50 inbox reads.
+ */
+const BRANCH_RECHECK_MS = 2_000;
 
 export class Worker {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -84,6 +90,8 @@ export class Worker {
    * due every second comes due again while its run goes on, and the pass would never be idle.
    */
   private onceDueBy: number | undefined;
+  /** When each suspended run's branches were last looked at for deliveries in the inbox (BRANCH_RECHECK_MS). */
+  private readonly branchesCheckedAt = new Map<string, number>();
   /** `runId@lastSeq` of a suspended run → what its branches wait on that a delivery ends (pendingHooks). */
   private readonly hooks = new Map<string, Awaited<ReturnType<typeof pendingHooks>>>();
   private stopping = false;
@@ -205,6 +213,10 @@ export class Worker {
     for (const run of suspended) {
       if (started >= room) break;
       if (this.inFlight.has(run.runId) || due.some((d) => d.runId === run.runId) || this.backingOff(run.runId)) continue;
+      const checkedAt = this.branchesCheckedAt.get(run.runId);
+      if (checkedAt !== undefined && env.clock.now() - checkedAt < BRANCH_RECHECK_MS) continue;
+      if (this.branchesCheckedAt.size > 10_000) this.branchesCheckedAt.clear();
+      this.branchesCheckedAt.set(run.runId, env.clock.now());
       try {
         if (await this.takeBranchDelivery(run)) started++;
       } catch (error) {
