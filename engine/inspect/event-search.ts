@@ -24,12 +24,15 @@ export interface EventFilter {
   text?: string;
 }
 
+/** An event as a page of the list holds it: `elided` when large values of its payload were left out (listedEvent). */
+export type ListedEvent = StoredEvent & { elided?: true };
+
 /** One page of a search: matches `fromIndex`… of `total`, over the log up to `lastSeq`. */
 export interface EventSearchPage {
   total: number;
   lastSeq: number;
   fromIndex: number;
-  events: StoredEvent[];
+  events: ListedEvent[];
   /** When asked with `locateSeq`: the index of the first match at or after that seq; null when none. */
   located: number | null;
   /** Every type in the log up to `lastSeq` with how many events have it, most frequent first. */
@@ -45,6 +48,33 @@ function payloadText(event: StoredEvent): string {
   let text = payloadTexts.get(event);
   if (text === undefined) payloadTexts.set(event, (text = JSON.stringify(event.payload) ?? ''));
   return text;
+}
+
+/** A payload whose JSON is larger than this comes to the list with its large values elided. */
+export const LISTED_PAYLOAD_BYTES = 256 * 1024;
+/** Of such a payload, a value (to three levels down) whose JSON is larger than this is elided. */
+const ELIDED_VALUE_BYTES = 16 * 1024;
+
+/**
+ * `event` as a page of the Events list holds it. A page is one JSON text, and ten answers of 60 MB
+ * in one were past what a string holds (helper 78): a payload past LISTED_PAYLOAD_BYTES comes with
+ * its large values — an answer's body, a stored record — replaced by a note of their size, and the
+ * event marked `elided`; its row reads only the small fields, and the preview asks for it whole
+ * (`run.events`).
+ */
+export function listedEvent(event: StoredEvent): ListedEvent {
+  if (payloadText(event).length <= LISTED_PAYLOAD_BYTES) return event;
+  return { ...event, payload: elideLarge(event.payload, 0) as StoredEvent['payload'], elided: true } as ListedEvent;
+}
+
+function elideLarge(value: unknown, depth: number): unknown {
+  if (typeof value === 'string' && value.length > ELIDED_VALUE_BYTES) return `(${(value.length / 1048576).toFixed(1)} MB of text, left out of the list: the event preview shows it whole)`;
+  if (value === null || typeof value !== 'object') return value;
+  const size = JSON.stringify(value)?.length ?? 0;
+  if (size <= ELIDED_VALUE_BYTES) return value;
+  if (Array.isArray(value)) return `(a list of ${value.length}, ${(size / 1048576).toFixed(1)} MB, left out of the list: the event preview shows it whole)`;
+  if (depth >= 3) return `(${(size / 1048576).toFixed(1)} MB, left out of the list: the event preview shows it whole)`;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, elideLarge(v, depth + 1)]));
 }
 
 /** The characters that may follow a step's own path in the paths of what runs inside it (journal/step-path.ts). */
@@ -103,7 +133,7 @@ export class EventSearch {
 
   /** Matches [fromIndex, fromIndex + limit) of `log`, the same events `advance` was given (or more). */
   page(log: readonly StoredEvent[], fromIndex: number, limit: number, locateSeq?: number): EventSearchPage {
-    const events = this.matches.slice(fromIndex, fromIndex + limit).map((i) => log[i]!);
+    const events = this.matches.slice(fromIndex, fromIndex + limit).map((i) => listedEvent(log[i]!));
     return {
       total: this.matches.length,
       lastSeq: this.lastSeq,

@@ -132,3 +132,28 @@ describe('event search', () => {
     expect(eventSearchQuery('run.eventSearch', {}).filter).toEqual({});
   });
 });
+
+describe('a search page of a run with large answers', () => {
+  it('leaves the large values of a large payload out (marked elided), keeps the small fields its row reads, and leaves small events as they are', () => {
+    // Helper 78/81: ten answers of 60 MB in one page of the Events tab were past what one JSON text holds.
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'Big', missionHash: 'h1' });
+    const big = { items: Array.from({ length: 5_000 }, (_, i) => ({ id: i, text: 'x'.repeat(100) })) };
+    log.add('http.response', 'Sync/0', { effectId: 'e1', attempt: 1, response: { status: 200, headers: { 'content-type': 'application/json' }, body: big }, durationMs: 2, verdict: 'success' });
+    log.add('http.response', 'Sync/1', { effectId: 'e2', attempt: 1, response: { status: 200, headers: {}, body: 'y'.repeat(400_000) }, durationMs: 2, verdict: 'success' });
+    log.add('http.response', 'Sync/2', { effectId: 'e3', attempt: 1, response: { status: 204, headers: {}, body: null }, durationMs: 1, verdict: 'success' });
+    const search = new EventSearch({});
+    search.advance(log.events);
+    const [started, json, text, small] = search.page(log.events, 0, 10).events as ({ elided?: true; payload: { response?: { status: number; body: unknown } } } & StoredEvent)[];
+    expect(started!.elided).toBeUndefined();
+    expect(json!.elided).toBe(true);
+    expect(json!.payload.response!.status).toBe(200);
+    expect(json!.payload.response!.body).toEqual({ items: expect.stringMatching(/^\(a list of 5000, .* MB, left out of the list: the event preview shows it whole\)$/) as string });
+    expect(text!.elided).toBe(true);
+    expect(text!.payload.response!.body).toMatch(/MB of text, left out of the list/);
+    expect(small).toBe(log.events[3]);
+    expect(JSON.stringify(search.page(log.events, 0, 10)).length).toBeLessThan(50_000);
+    // The log's events themselves are untouched.
+    expect((log.events[1]!.payload as { response: { body: unknown } }).response.body).toBe(big);
+  });
+});

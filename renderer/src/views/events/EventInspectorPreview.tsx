@@ -42,7 +42,9 @@ interface Props {
   seq: number | null;
 }
 
-export function EventInspectorPreview({ runId, loaded, seq }: Props) {
+export function EventInspectorPreview({ runId, loaded: listed, seq }: Props) {
+  // A list page leaves the large values of a large payload out (event-search.ts listedEvent): the preview shows it whole.
+  const loaded = listed && !(listed as { elided?: true }).elided ? listed : undefined;
   const alone = useRequest('run.events', seq !== null && loaded === undefined ? { runId, fromSeq: seq, limit: 1 } : null);
   const event = loaded ?? (alone.data?.[0]?.seq === seq ? alone.data[0] : undefined);
   const setTab = useStudio((s) => s.setTab);
