@@ -175,7 +175,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
   }
   const path = url.pathname;
   eventId ??= await deliveryId(req, path, raw, now, o.log);
-  if (!(await isKnownPath(o.log, path))) {
+  if (!(await isKnownPath(o.log, path, o.worker))) {
     // A sender retrying a delivery we already took gets the same answer, even after its run ended.
     if (await o.log.webhookDelivered(path, eventId)) return reply(res, 202, { accepted: true, eventId, duplicate: true });
     return reply(res, 404, { error: `no run waits on ${path}` });
@@ -260,7 +260,7 @@ async function wake(path: string, eventId: string, payload: unknown, o: WebhookS
 }
 
 /** Whether a run that has not finished can wait on `path`: every such run is looked at, a page at a time, until one can. */
-async function isKnownPath(log: EventLog, path: string): Promise<boolean> {
+async function isKnownPath(log: EventLog, path: string, worker: Worker): Promise<boolean> {
   // A wait with no `path:` is given /webhook/<run>/<wait id> (wait-step.ts): known while that run
   // has not finished — whether it waits on that wait now or on a sibling branch's, or is running
   // between two of the deliveries an `expectedEvents: 2` wait takes. Its mission names no path.
@@ -270,6 +270,9 @@ async function isKnownPath(log: EventLog, path: string): Promise<boolean> {
   if (owner !== undefined) {
     const run = await log.getRun(owner);
     if (run !== undefined && (run.status === 'running' || run.status === 'suspended')) {
+      // A suspended run's pending waits are known once per suspension: not a read of every wait a
+      // concurrent loop of thousands registered, for each of its deliveries.
+      if (run.status === 'suspended' && (await worker.pendingHooksOf(run)).waitPaths.includes(path)) return true;
       const registered = await log.read(run.runId, { types: ['wait.registered'] });
       if (registered.some((e) => e.type === 'wait.registered' && e.payload.path === path)) return true;
     }
