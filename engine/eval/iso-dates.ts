@@ -86,12 +86,13 @@ export function dateStringToMs(text: string): number | undefined {
 
 /**
  * ISO-shaped text with its zone written after a space, as Ruby (`2024-03-07 23:30:00 UTC`,
- * `… +0000`) and Go (`2024-03-07 23:30:00.123456789 +0000 UTC`) print instants, as ISO 8601 text
+ * `… +0000`) and Go (`2024-03-07 23:30:00.123456789 -0500 EST`) print instants, as ISO 8601 text
  * (the fraction cut to milliseconds); undefined for any other text. A sync's `updateFrom` and a
  * `sync_state` value took these through Date.parse before they were read by the ISO rules.
  */
 function isoOfZonedText(text: string): string | undefined {
-  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?\s+(?:(UTC|GMT|Z)|([+-]\d{2}):?(\d{2})(?:\s+(?:UTC|GMT))?)$/i.exec(text.trim());
+  // After a numeric offset Go names the zone (`-0500 EST`, `+0530 IST`, `-0300 -03`): the offset decides.
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?\s+(?:(UTC|GMT|Z)|([+-]\d{2}):?(\d{2})(?:\s+(?:[A-Z]{1,6}|[+-]\d{2}(?:\d{2})?))?)$/i.exec(text.trim());
   if (m === null) return undefined;
   const fraction = m[3] === undefined ? '' : m[3].slice(0, 4);
   const zone = m[4] !== undefined ? 'Z' : `${m[5]}:${m[6]}`;

@@ -519,6 +519,9 @@ describe('since', () => {
         expect(extractUpdateFrom({ at: '2024-03-07 23:30:00 +0000' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30));
         expect(extractUpdateFrom({ at: '2024-03-07 23:30:00.123456789 +0000 UTC' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 23, 30, 0, 123));
         expect(extractUpdateFrom({ at: '2024-03-07 23:30:00 -0500' }, 'at'), zone).toBe(Date.UTC(2024, 2, 8, 4, 30));
+        // Go names the zone after its offset; the offset decides (helper 82).
+        expect(extractUpdateFrom({ at: '2024-03-07 10:00:00.123456789 -0500 EST' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 15, 0, 0, 123));
+        expect(extractUpdateFrom({ at: '2024-03-07 10:00:00 -0300 -03' }, 'at'), zone).toBe(Date.UTC(2024, 2, 7, 13));
         expect(dateStringToMs('2024-02-31 10:00:00 UTC'), zone).toBeUndefined();
         // A zone word before the day is none V8 honours: still UTC, never the machine's zone.
         expect(dateStringToMs('UTC Mar 7 2024 10:00'), zone).toBe(Date.UTC(2024, 2, 7, 10));
