@@ -28,7 +28,8 @@
  * (fetch-step.ts; before, `store response -> S` failed on its null), under `trace: minimal` a
  * loop's tolerated failure is a `step.failed` of its iteration (for-step.ts; a pure step's left none),
  * and the evaluation rules of eval/scope.ts EVAL_RULES_FORMAT (`in`, `includes`, schema arms of a
- * match expression, failures naming their transform or header, dead letters of equal items).
+ * match expression, failures naming their transform or header, dead letters of equal items), and a
+ * wait's generated path is the same in every attempt of its action (wait-step.ts).
  * An engine reads every format up to its own and refuses a newer one.
  */
 export const LOG_FORMAT = 7;

@@ -49,13 +49,25 @@ function assertSameWait(recorded: StoredEvent<'wait.registered'>, asked: { path:
   throw new NondeterminismError(rt.runId, path, recorded.seq, describe(was), describe(asked), { line: line(), change: `${describe(was)} became ${describe(asked)}` });
 }
 
+/** The log format from which a wait's generated path is the same in every attempt of its action. */
+const STABLE_WAIT_PATH_FORMAT = 7;
+
+/** `path` without its actions' attempt markers (`W~2/0` → `W/0`; journal/step-path.ts actionPath). */
+function withoutAttempts(path: string): string {
+  return path.replace(/~\d+(?=\/|$)/g, '');
+}
+
 export async function runWait(step: WaitStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const turn = rt.crash.turn('suspension', path);
   if (turn) await turn;
   // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts).
   const namedBy = rt.journal.identityRunId(path);
   const waitId = effectId(namedBy, path, 'wait', 0);
-  const hookPath = step.path?.value ?? `/webhook/${namedBy}/${waitId}`;
+  // A generated path is the wait's across its action's attempts (`W~2/0` listens where `W/0` did):
+  // the sender was given one URL, and a delivery to it after the first attempt timed out was kept
+  // where the retry never listened (helper 82). Runs recorded before log format 7 keep one per attempt.
+  const listensAs = rt.http.logFormat >= STABLE_WAIT_PATH_FORMAT ? effectId(namedBy, withoutAttempts(path), 'wait', 0) : waitId;
+  const hookPath = step.path?.value ?? `/webhook/${namedBy}/${listensAs}`;
   const expected = step.expectedEvents ?? 1;
   const timeout = step.timeout ?? DEFAULT_TIMEOUT_MS;
   const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;

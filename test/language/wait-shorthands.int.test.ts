@@ -73,4 +73,23 @@ describe('wait shorthands in a run', () => {
     await worker.drain();
     await c.expectVerified(result.runId);
   });
+
+  it('a wait with no path: its retries listen on the path its first attempt gave out, and take a late delivery there (helper 82)', async () => {
+    // Each attempt listened on a path of its own: the sender, given the first URL, delivered there
+    // after the first attempt timed out, was answered 202, and the run failed with the delivery kept.
+    const text = fs.readFileSync(ENTRY, 'utf8').replace('path: "/hooks/ship",\n', '');
+    const entry = path.join(c.dir, 'generated.vague');
+    fs.writeFileSync(entry, text);
+    const result = await c.start({ entry, files: [{ path: entry, text }] });
+    expect(result.status).toBe('suspended');
+    await until(result.runId, (events) => events.filter((e) => e.type === 'wait.registered').length === 2);
+    const paths = (await c.events(result.runId)).filter((e) => e.type === 'wait.registered').map((e) => (e.payload as { path: string }).path);
+    expect(paths[1]).toBe(paths[0]);
+    const res = await fetch(`${hooks.url}${paths[0]}`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'late-1' }, body: JSON.stringify({ id: 'ev1' }) });
+    expect(res.status).toBe(202);
+    await until(result.runId, (events) => events.at(-1)?.type === 'run.completed' || events.at(-1)?.type === 'run.failed');
+    expect((await c.log.getRun(result.runId))!.status).toBe('completed');
+    await worker.drain();
+    await c.expectVerified(result.runId);
+  });
 });
