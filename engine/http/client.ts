@@ -137,6 +137,8 @@ export interface HttpResult {
   headers: Record<string, string>;
   /** Parsed JSON (secret values redacted); `null` for an empty body or 204. */
   body: unknown;
+  /** The answer had no body (RecordedResponse.empty). */
+  empty?: true;
   /** True when the status is not 2xx but listed in `allow`. */
   allowed: boolean;
   attempts: number;
@@ -300,7 +302,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       const headers = lowerCased(res.headers);
       parsed = parseBody(res.status, res.body);
       const redacted = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
-      recorded = redacted.recorded;
+      recorded = parsed === EMPTY_BODY ? { ...redacted.recorded, empty: true } : redacted.recorded;
       if (redacted.replacedInBody > 0) {
         // The run acts on the answer as its log holds it, so the secret is gone from what it stores too: said, never silent.
         const note = `the answer held a credential of the run ${redacted.replacedInBody} time(s); each became ${REDACTED} in the log and in what the run does with the answer (a secret never enters the log)`;
@@ -367,6 +369,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
           status: recorded!.status,
           headers: recorded!.headers,
           body: recorded!.body,
+          ...(recorded!.empty ? { empty: true as const } : {}),
           allowed: decision.kind === 'allowed',
           attempts: attempt,
           ...(decodeWarning !== undefined ? { decodeWarning } : {}),

@@ -126,6 +126,12 @@ export interface RecordedResponse {
   headers: Record<string, string>;
   /** Parsed JSON body; `null` for an empty body. */
   body: unknown;
+  /**
+   * The answer had no body (204, 205, 304, or blank text), where `body` null is also a JSON `null`
+   * (Firebase's "no data"): recorded by engines from log format 7, which take a GET's empty answer
+   * as an empty list and its `null` as null.
+   */
+  empty?: true;
 }
 
 export interface EventPayloads {

@@ -53,6 +53,8 @@ const EMPTY_READ_ANSWER_FORMAT = 7;
 interface PageAnswer {
   status: number;
   body: unknown;
+  /** The answer had no body, not a JSON `null` (RecordedResponse.empty). */
+  empty?: true;
   /** Lower-cased names, as recorded. */
   headers: Record<string, string>;
 }
@@ -280,9 +282,10 @@ export async function runFetch(
     // (A 204 was `null` in runs recorded before log format 4, a plain GET's before 7: kept for them,
     // or their replay diverges.)
     const emptyAnswer = status >= 200 && status < 300 && answer.body === null;
+    // A GET's JSON `null` (Firebase's "no data") is null, not an empty list: only no body at all is.
     const emptyList =
       (since && (status === NOT_MODIFIED || (emptyAnswer && rt.http.logFormat >= EMPTY_SINCE_ANSWER_FORMAT))) ||
-      (method.toUpperCase() === 'GET' && emptyAnswer && rt.http.logFormat >= EMPTY_READ_ANSWER_FORMAT);
+      (method.toUpperCase() === 'GET' && emptyAnswer && answer.empty === true && rt.http.logFormat >= EMPTY_READ_ANSWER_FORMAT);
     value = emptyList ? [] : answer.body;
     valueInAnswer = value === answer.body;
     if (Array.isArray(value)) itemCount = value.length;
@@ -740,7 +743,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     if (outcome.payload.verdict === 'retry') retryDueAt = outcome.recordedAt + (outcome.payload.retryInMs ?? 0);
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
-      if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {} };
+      if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {}, ...(payload.response.empty ? { empty: true as const } : {}) };
       if (payload.verdict === 'fail') {
         const answered = answerExcerpt(payload.response.body);
         throw replayedFailure(failureMessage(intent.payload.request.method, intent.payload.request.url, `failed with ${payload.response.status}`, attempts) + (answered !== undefined ? `; the API answered: ${answered}` : ''));
@@ -801,7 +804,7 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     throw error instanceof FetchError ? new StepError(error.code, error.message, error.retryable) : error;
   });
   if (result.decodeWarning !== undefined) rt.progress(`warning: ${path}: ${spec.method.toUpperCase()} ${pathOf(rt.http.redactor.url(buildUrl(spec.base, spec.path)))}: ${result.decodeWarning}`);
-  return { status: result.status, body: result.body, headers: result.headers };
+  return { status: result.status, body: result.body, headers: result.headers, ...(result.empty ? { empty: true as const } : {}) };
 }
 
 /**

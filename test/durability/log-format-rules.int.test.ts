@@ -101,6 +101,8 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     c = await openConformance({ backend });
     c.api.on('GET /changes', { status: 204 });
     c.api.on('POST /ping', { status: 204 });
+    // A JSON `null` is an answer (Firebase's "no data"), not an empty body (helper 82).
+    c.api.on('GET /nothing', { raw: 'null', headers: { 'content-type': 'application/json' } });
     const files = c.mission('get-204', `mission Get204 {
   source Api { auth: none, base: "http://127.0.0.1:1" }
   store seen: memory("seen")
@@ -111,6 +113,8 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     store response -> changes { key: .id }
     post "/ping" { body: {} }
     store { id: "write", empty: response == null } -> seen { key: .id }
+    get "/nothing"
+    store { id: "null", empty: response == null } -> seen { key: .id }
   }
   run A
 }
@@ -122,7 +126,7 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     expect((await verifyRun(c.log, carried.runId, { env: c.env })).divergence).toBeNull();
     const fresh = await c.start(files, options);
     expect(fresh.status, fresh.status === 'failed' ? fresh.error.message : '').toBe('completed');
-    expect(await c.store(fresh.runId, 'seen')).toEqual({ read: { id: 'read', empty: false, n: 0 }, write: { id: 'write', empty: true } });
+    expect(await c.store(fresh.runId, 'seen')).toEqual({ read: { id: 'read', empty: false, n: 0 }, write: { id: 'write', empty: true }, null: { id: 'null', empty: true } });
     expect(await c.store(fresh.runId, 'changes')).toEqual({});
     expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
   });
