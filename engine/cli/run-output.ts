@@ -87,6 +87,7 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       // as it stands.
       switch ((e as { reason?: string }).reason) {
         case 'not-found':
+        case 'ambiguous':
           return EXIT_USAGE;
         case 'owned':
         case 'already-resumed':

@@ -59,7 +59,7 @@ export type RunResult = RunEnd & {
 export class RunUnavailableError extends Error {
   constructor(
     message: string,
-    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable',
+    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable' | 'ambiguous',
   ) {
     super(message);
     this.name = 'RunUnavailableError';

@@ -10,6 +10,7 @@
  * to deliver); one whose own mission can no longer replay its log is failed once, with the error
  * (execute.ts), never left to be retried for ever.
  */
+import { instantText } from '../env/instant-text.js';
 import { hash } from 'node:crypto';
 import { assertRememberedMission } from './remembered-mission.js';
 import { LOG_FORMAT, logFormatOf, summaryPrefix, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
@@ -68,6 +69,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     // is resumed, as asked (the compare-and-set is still on what the run waits on and its seq).
     const named = opts.expectWaitingOn?.startsWith('pause:') && opts.expectWaitingOn !== run.waitingOn ? await pendingPauseNamed(deps.log, run, opts.expectWaitingOn.slice('pause:'.length)) : undefined;
     if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn && named === undefined) throw await notWaitingOn(run, opts, deps.log);
+    if (opts.payload !== undefined && opts.expectWaitingOn === undefined && run.waitingOn?.startsWith('pause:')) await refuseAmbiguousPayload(run, deps.log);
     // An edited mission must replay what the run already did before the pause is spent on it: a
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
@@ -132,6 +134,25 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   return continueRun(runId, opts, deps);
 }
 
+/**
+ * A payload is for one pause: where branches of the run wait on more than one (an hour's timer
+ * beside an approval), a resume that names none gave the approval to the timer — its branch went
+ * on an hour early with it, and the approval stayed pending (helper 82). It names them instead.
+ */
+async function refuseAmbiguousPayload(run: RunRecord, log: EventLog): Promise<void> {
+  const pending = await pendingPauses(log, run);
+  if (pending.length < 2) return;
+  const described = pending.map((e) => {
+    const { pauseId, dueAt, webhookPath } = e.payload;
+    const on = [webhookPath !== undefined ? `webhook ${webhookPath}` : undefined, dueAt !== undefined ? `timer ${instantText(dueAt)}` : undefined].filter(Boolean).join(' or ');
+    return `${pauseId} at ${e.stepPath}${on ? ` (${on})` : ''}`;
+  });
+  throw new RunUnavailableError(
+    `run ${run.runId} waits on ${pending.length} pauses, in branches of its own, and a payload goes to one: name it with --pause ID — ${described.join('; ')}; nothing was changed`,
+    'ambiguous',
+  );
+}
+
 async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog): Promise<RunUnavailableError> {
   const now = run.status === 'suspended' ? `it waits on ${run.waitingOn} now` : `it is ${run.status}`;
   const unused = opts.payload !== undefined ? ' and your payload was not used' : '';
@@ -142,6 +163,15 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
     return new RunUnavailableError(
       `run ${run.runId} has no pause ${wanted} (${made.length === 0 ? 'it made none' : `its pauses: ${made.join(', ')}`}; ${now}); nothing was changed${unused}`,
       'not-found',
+    );
+  }
+  // A pause still pending while the run runs (another branch's resume carries it on): not "already
+  // resumed" — it waits for the run to suspend again (helper 82).
+  const resumed = wanted !== undefined && (await log.read(run.runId, { types: ['pause.resumed'] })).some((e) => (e.payload as EventPayloads['pause.resumed']).pauseId === wanted);
+  if (wanted !== undefined && !resumed && run.status === 'running') {
+    return new RunUnavailableError(
+      `run ${run.runId} is running (another resume carries it on), and its pause ${wanted} is still pending: resume it once the run suspends again; nothing was changed${unused}`,
+      'not-suspended',
     );
   }
   // Ended since, or its carrier died (a crash): nobody's (exit 1); else the resumer that won has it (exit 11).

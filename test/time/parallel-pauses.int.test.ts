@@ -125,6 +125,13 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     const pauseOf = (step: string) => (first.events.find((e) => e.type === 'pause.created' && e.stepPath === step)!.payload as { pauseId: string }).pauseId;
     expect(first.run.waitingOn).toBe(`pause:${pauseOf('Timed/0')}`);
 
+    // A payload that names no pause is refused, naming both (helper 82: it went to the hour's timer,
+    // whose branch went on at once with it, and the approval stayed pending).
+    const unnamed = await reqon('resume', runId, '--payload', '{"ok":true}');
+    expect(unnamed.code, describeResult(unnamed)).toBe(2);
+    expect(unnamed.stderr).toContain(`waits on 2 pauses, in branches of its own, and a payload goes to one: name it with --pause ID — ${pauseOf('Timed/0')} at Timed/0 (timer `);
+    expect(unnamed.stderr).toContain(`${pauseOf('Approved/0')} at Approved/0 (webhook /approve)`);
+    expect(api.lines()).toEqual([]);
     const approved = await reqon('resume', runId, '--pause', pauseOf('Approved/0'), '--payload', '{"ok":true}');
     expect(approved.code, describeResult(approved)).toBe(10);
     expect(approved.stdout).toMatch(new RegExp(`^suspended: waiting on pause:${pauseOf('Timed/0')} until `, 'm'));

@@ -20,7 +20,7 @@ export const command: CommandModule = {
       .argument('<runId>', 'the run to continue')
       .option('--mission <file>', 'replay against this (edited) mission instead of the one the run started with')
       .option('--payload <json>', 'for a paused run: the JSON value that becomes `response` after the pause (for a `wait`: a delivery on its path)')
-      .option('--pause <id>', 'resume only if the run still waits on this pause (the id `reqon show` prints): a late racer never resumes a later pause')
+      .option('--pause <id>', "resume this pause (its pauseId: a resume with a payload that names none lists the run's pending pauses; `reqon events RUN --json` has them): only while the run still waits on it, so a late racer never resumes a later pause")
       .option('--crash-at <point>', CRASH_AT_HELP)
       .option('--json', 'print the result as JSON')
       .option('--quiet', 'no progress on stderr');
