@@ -112,12 +112,16 @@ export class EventSearch {
     const step = filter.step ? stepMatcher(filter.step) : null;
     // Case-insensitive without lower-casing copies of megabyte payloads.
     const text = filter.text ? new RegExp(escapeRegExp(filter.text), 'i') : null;
+    // In the payload's JSON, text as JSON writes it: `she said "hi"` is `she said \"hi\"` there,
+    // `C:\temp` is `C:\\temp` (helper 83: such searches found nothing).
+    const inJson = filter.text ? JSON.stringify(filter.text).slice(1, -1) : '';
+    const jsonText = filter.text && inJson !== filter.text ? new RegExp(escapeRegExp(inJson), 'i') : text;
     this.test = (event) => {
       if (types.size > 0 && !types.has(event.type)) return false;
       if (step && !step(event.stepPath)) return false;
       if (text === null) return true;
       // Cheap fields first: most searches are for a type or a step, and a payload may be megabytes.
-      return text.test(event.type) || text.test(event.stepPath) || text.test(payloadText(event));
+      return text.test(event.type) || text.test(event.stepPath) || jsonText!.test(payloadText(event));
     };
   }
 

@@ -157,3 +157,16 @@ describe('a search page of a run with large answers', () => {
     expect((log.events[1]!.payload as { response: { body: unknown } }).response.body).toBe(big);
   });
 });
+
+describe('text search in payloads', () => {
+  it('finds text holding a quote or a backslash, as the payload has it (not as its JSON escapes it)', () => {
+    const log = new EventBuilder();
+    log.add('run.started', '', { mission: 'Quotes', missionHash: 'h1' });
+    log.add('step.failed', 'A/0', { stepType: 'Validate', error: { code: 'validation', message: '"email" is required, she said "hi" in C:\\temp' } });
+    for (const text of ['"email" is required', 'she said "hi"', 'C:\\temp']) {
+      const search = new EventSearch({ text });
+      search.advance(log.events);
+      expect(search.page(log.events, 0, 10).total, text).toBe(1);
+    }
+  });
+});

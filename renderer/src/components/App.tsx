@@ -47,7 +47,8 @@ export function App() {
           </div>
         ) : runId ? (
           <>
-            <RunHeader runId={runId} />
+            {/* Keyed: an edit, a status message or a payload typed for one run must not carry over to the next (helper 83: "Fork from seq N" forked run B with run A's edited mission). */}
+            <RunHeader key={runId} runId={runId} />
             <DemoHint runId={runId} />
             <RunTabs />
             <section className="app-view" role="tabpanel" aria-label={tab}>

@@ -10,7 +10,10 @@ import type { RequestChannel, Requests } from './protocol.js';
 import { ProtocolFailure, toProtocolFailure } from './protocol-failure.js';
 
 export interface RequestState<T> {
+  /** The last answer, kept while the next request loads (a scrubber does not flash empty). */
   data: T | null;
+  /** True when `data` answers the request as it is now, not an earlier one still shown. */
+  current: boolean;
   error: ProtocolFailure | null;
   loading: boolean;
   reload: () => void;
@@ -19,6 +22,7 @@ export interface RequestState<T> {
 export function useRequest<C extends RequestChannel>(channel: C, req: Requests[C]['req'] | null): RequestState<Requests[C]['res']> {
   const key = req === null ? null : JSON.stringify(req);
   const [data, setData] = useState<Requests[C]['res'] | null>(null);
+  const [dataKey, setDataKey] = useState<string | null>(null);
   const [error, setError] = useState<ProtocolFailure | null>(null);
   const [loading, setLoading] = useState(false);
   const [nonce, setNonce] = useState(0);
@@ -37,6 +41,7 @@ export function useRequest<C extends RequestChannel>(channel: C, req: Requests[C
       (res) => {
         if (ticket !== latest.current) return;
         setData(res);
+        setDataKey(key);
         setError(null);
         setLoading(false);
       },
@@ -49,7 +54,7 @@ export function useRequest<C extends RequestChannel>(channel: C, req: Requests[C
   }, [channel, key, nonce]);
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
-  return { data, error, loading, reload };
+  return { data, current: key !== null && dataKey === key, error, loading, reload };
 }
 
 /**

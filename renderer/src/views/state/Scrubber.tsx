@@ -112,7 +112,8 @@ export function Scrubber({ runId }: { runId: string }) {
               </section>
               {runState.failure && <ScrubberFailure failure={runState.failure} slices={slicesOf('failure')} onWindow={pageTo('failure')} />}
               {pinnedSeq !== null ? (
-                <ScrubberDiff fromSeq={pinnedSeq} toSeq={settled} entries={diff.data} error={diff.error?.message ?? null} />
+                // Only the answer for these two positions: an earlier one under their numbers said "No differences" where there were 6,501 (helper 83).
+                <ScrubberDiff fromSeq={pinnedSeq} toSeq={settled} entries={diff.current ? diff.data : null} error={diff.error?.message ?? null} />
               ) : (
                 <>
                   <ScrubberStores stores={runState.stores} slices={slicesOf} onWindow={pageTo} />

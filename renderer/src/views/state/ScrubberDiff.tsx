@@ -26,6 +26,7 @@ export function ScrubberDiff({ fromSeq, toSeq, entries, error }: Props) {
         {entries && <span className="muted">{entries.length} changes</span>}
       </h3>
       {error && <div className="error-text" role="alert">{error}</div>}
+      {!entries && !error && <div className="muted" aria-busy="true">Comparing…</div>}
       {entries && entries.length === 0 && <div className="muted">No differences between these two positions.</div>}
       {entries && entries.length > 0 && (
         <table className="diff-table" aria-label="Diff entries">
