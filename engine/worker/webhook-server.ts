@@ -273,8 +273,13 @@ async function isKnownPath(log: EventLog, path: string, worker: Worker): Promise
       // A suspended run's pending waits are known once per suspension: not a read of every wait a
       // concurrent loop of thousands registered, for each of its deliveries.
       if (run.status === 'suspended' && (await worker.pendingHooksOf(run)).waitPaths.includes(path)) return true;
-      const registered = await log.read(run.runId, { types: ['wait.registered'] });
-      if (registered.some((e) => e.type === 'wait.registered' && e.payload.path === path)) return true;
+      const events = await log.read(run.runId, { types: ['wait.registered', 'wait.completed'] });
+      const ids = new Set(events.flatMap((e) => (e.type === 'wait.registered' && e.payload.path === path ? [e.payload.waitId] : [])));
+      // A wait that took its deliveries is done: a new delivery there is one no wait takes (a 404; a
+      // retry of one it took is still answered as a duplicate). One that timed out may be waited on
+      // again by its action's next attempt, which listens on the same path (wait-step.ts).
+      const ended = new Map(events.flatMap((e) => (e.type === 'wait.completed' && ids.has(e.payload.waitId) ? [[e.payload.waitId, e.payload.timedOut] as const] : [])));
+      if ([...ids].some((id) => !ended.has(id) || ended.get(id) === true)) return true;
     }
   }
   const seen = new Set<string>();

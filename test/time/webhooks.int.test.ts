@@ -252,6 +252,11 @@ describe.each(backends)('%s: webhooks over HTTP', (backend) => {
     expect(answer.status).toBe(202);
     await goesOnThenWaitsAgain(runId, waitingOn, async () => Object.keys(await storeKeys(runId, 'got')).length === 1);
     expect(Object.values(await storeKeys(runId, 'got'))).toEqual([expect.objectContaining({ got: 7 })]);
+    // That wait took its delivery: a new one there is taken by no wait (helper 82: a 202 kept for
+    // ever), while the sender's retry of the one it took is still a duplicate.
+    const late = await post(url, other, '{"n":8}');
+    expect(late.status).toBe(404);
+    expect(await log.webhookInbox(other)).toEqual([]);
   });
 
   it('pause { resumeOn: webhook "/approved" } is resumed by a POST whose body becomes response', async () => {
