@@ -154,6 +154,19 @@ function checkStep(ctx: CheckContext, file: string, step: Step | undefined, jump
       for (const t of step.resumeOn ?? []) if (t?.kind === 'webhook') checkWebhookPath(ctx, file, t.path);
       if (step.duration) {
         checkNumber(ctx, file, 'duration', step.duration.ms, 'duration', step.duration);
+        // Upstream's docs read `pause { duration: "30d", resumeOn: webhook "/approved" }` as "the
+        // webhook, or 30 days"; here its only trigger is the webhook, and it waited for ever (helper 82).
+        const triggers = step.resumeOn ?? [];
+        const hook = triggers.find((t) => t?.kind === 'webhook');
+        if (hook?.kind === 'webhook' && !triggers.some((t) => t?.kind === 'timeout')) {
+          ctx.report(
+            file,
+            'E3067',
+            step.duration,
+            `This pause resumes on its webhook only: no timer is armed, so \`duration\` is never used`,
+            `for "the webhook, or after this long", write \`resumeOn: webhook ${JSON.stringify(hook.path?.value ?? '/path')} | timeout\``,
+          );
+        }
       }
       return;
     case 'Flow':

@@ -112,6 +112,7 @@ export const CODES = {
   E3064: { severity: 'warning', title: 'a number arm (an HTTP status) in a match step whose subject is a name other than `response` (it may hold the response): it tests the last response\'s status, not the subject' },
   E3065: { severity: 'warning', title: 'a `for` over a bare name that is both a declared store and a variable bound before the loop: it iterates the store (as upstream Reqon does), not the variable' },
   E3066: { severity: 'warning', title: 'a name in a pipeline stage\'s condition that is no store: a condition has no variables and no response (it is evaluated before the stage), so the name is absent' },
+  E3067: { severity: 'warning', title: 'a pause with a `duration` that resumes on a webhook only: no timer is armed, so the duration is never used' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -72,7 +72,7 @@ describe('clean missions', () => {
     store { ...response } -> audit
     store { n: 1 } -> audit { key: .n }
     wait { path: "/hook", expectedEvents: 1, storage: { target: audit } }
-    pause { duration: "1h", persist: audit, resumeOn: webhook "/resume" }
+    pause { duration: "1h", persist: audit, resumeOn: webhook "/resume" | timeout }
     let e = env("HOME")`,
       '  schedule: cron "*/5 * * * *" { timezone: "Europe/London" }',
     );
