@@ -145,4 +145,16 @@ describe('event inspector', () => {
     expect(await preview.textContent()).not.toContain('left out of the list');
     expect(errors).toEqual([]);
   });
+
+  it('walks the run views with ←/→: focus follows the selected tab, so each press moves one further (helper 83)', async () => {
+    const tabs = page.getByRole('tablist', { name: 'Run views' });
+    await tabs.getByRole('tab', { name: 'Events' }).click();
+    await tabs.getByRole('tab', { name: 'Events' }).press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => tabs.getByRole('tab', { selected: true }).textContent()).toBe('Crash lab');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => tabs.getByRole('tab', { selected: true }).textContent()).toBe('Replay diff');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Replay diff');
+    expect(errors).toEqual([]);
+  });
 });
