@@ -50,6 +50,20 @@ describe('runs table', () => {
     expect(await row(RUN_LIVE).getAttribute('aria-selected')).toBe('true');
   });
 
+  it('opens another run from the keyboard: ↓ moves between rows, Enter opens the focused one (helper 83)', async () => {
+    await row(RUN_LIVE).focus();
+    const ids = await visibleRunIds();
+    const next = ids[ids.indexOf(RUN_LIVE) + 1]!;
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-run-id'))).toBe(next);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(next);
+    // Back to the live run, as the tests after this one expect it.
+    await row(RUN_LIVE).focus();
+    await page.keyboard.press(' ');
+    await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_LIVE);
+  });
+
   it('offers to kill a running run and reports why it cannot when no process runs it', async () => {
     // The live run is owned by a live-looking process on another host (the seeder's owner): not
     // orphaned, so Kill is offered, and the studio refuses to kill what it did not start, naming the owner.

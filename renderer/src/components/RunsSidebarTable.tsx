@@ -246,6 +246,18 @@ export function RunsSidebarTable({ text, status }: { text: string; status: Statu
                 className={selected ? 'selected' : ''}
                 style={{ height: ROW_HEIGHT }}
                 onClick={() => selectRun(row.id)}
+                // Operable without a mouse (helper 83): Enter or Space opens the run, ↑/↓ move between rows.
+                tabIndex={0}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' || e.key === ' ') {
+                    e.preventDefault();
+                    selectRun(row.id);
+                  } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                    e.preventDefault();
+                    const next = e.key === 'ArrowDown' ? e.currentTarget.nextElementSibling : e.currentTarget.previousElementSibling;
+                    if (next instanceof HTMLElement && next.dataset.runId !== undefined) next.focus();
+                  }
+                }}
               >
                 {row.getVisibleCells().map((cell) => (
                   <td key={cell.id} className={cell.column.columnDef.meta?.numeric ? 'num' : undefined}>
