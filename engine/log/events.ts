@@ -36,6 +36,13 @@ export const LOG_FORMAT = 7;
 
 /** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
 export const SOURCE_SECRETS_FORMAT = 6;
+/** The log format from which any GET answered 204 or with no body is an empty list (fetch-step.ts). */
+export const EMPTY_READ_ANSWER_FORMAT = 7;
+/** The log format from which a loop's tolerated failure under `trace: minimal` is its iteration's `step.failed` (for-step.ts). */
+export const TOLERATED_MINIMAL_FAILURE_FORMAT = 7;
+/** The log format from which a wait's generated path is the same in every attempt of its action (wait-step.ts). */
+export const STABLE_WAIT_PATH_FORMAT = 7;
+// The evaluation rules of format 7 are eval/scope.ts EVAL_RULES_FORMAT (the evaluator imports nothing of the log).
 
 /** The format a run's events were recorded in, from its `run.started` (the log's first event). */
 export function logFormatOf(events: readonly StoredEvent[]): number {

@@ -18,6 +18,7 @@ import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { EventPayloads, StoredEvent } from '../log/events.js';
+import { EMPTY_READ_ANSWER_FORMAT } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
 import { DamagedLogError } from '../journal/journal.js';
@@ -47,8 +48,6 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NOT_MODIFIED = 304;
 /** The log format from which a since fetch answered 204 (or 2xx with no body) is an empty list. */
 const EMPTY_SINCE_ANSWER_FORMAT = 4;
-/** The log format from which any GET answered so is an empty list (an empty response, not a failure). */
-const EMPTY_READ_ANSWER_FORMAT = 7;
 
 interface PageAnswer {
   status: number;

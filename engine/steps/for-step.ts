@@ -13,6 +13,7 @@ import { asLogged } from '../log/loggable.js';
 import type { Clock } from '../env/env.js';
 import type { ForStep } from '../lang/ast.js';
 import type { StoredEvent } from '../log/events.js';
+import { TOLERATED_MINIMAL_FAILURE_FORMAT } from '../log/events.js';
 import { evaluate } from '../eval/evaluate.js';
 import { EVAL_RULES_FORMAT, withRecord } from '../eval/scope.js';
 import { isConcurrent } from '../lang/check-bindings.js';
@@ -48,9 +49,6 @@ function pacer(clock: Clock): () => Promise<void> | undefined {
     );
   };
 }
-
-/** The log format from which a loop's tolerated failure under `trace: minimal` is logged at its iteration. */
-const TOLERATED_MINIMAL_FAILURE_FORMAT = 7;
 
 export async function runFor(step: ForStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const items = await collection(step, path, frame, rt);

@@ -21,6 +21,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
 import { Effect } from '../journal/effect.js';
 import type { StoredEvent } from '../log/events.js';
+import { STABLE_WAIT_PATH_FORMAT } from '../log/events.js';
 import { DeliveryClaimedError } from '../log/errors.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { effectId } from '../journal/effect-id.js';
@@ -48,9 +49,6 @@ function assertSameWait(recorded: StoredEvent<'wait.registered'>, asked: { path:
   const describe = (w: { path: string; expiresAt: number; expectedEvents: number }): string => `a wait for ${w.expectedEvents} event(s) on ${w.path} until ${instantText(w.expiresAt)}`;
   throw new NondeterminismError(rt.runId, path, recorded.seq, describe(was), describe(asked), { line: line(), change: `${describe(was)} became ${describe(asked)}` });
 }
-
-/** The log format from which a wait's generated path is the same in every attempt of its action. */
-const STABLE_WAIT_PATH_FORMAT = 7;
 
 /** `path` without its actions' attempt markers (`W~2/0` → `W/0`; journal/step-path.ts actionPath). */
 function withoutAttempts(path: string): string {
