@@ -46,7 +46,7 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
         io.stdout(`failed: ${failureText(result.error)}\n`);
         break;
       case 'suspended':
-        io.stdout(`suspended: waiting on ${result.waitingOn}${result.wakeAt !== null ? ` until ${instantText(result.wakeAt)}` : ''}; ${wakesIt(result.runId, result.waitingOn, result.wakeAt)}\n`);
+        io.stdout(`suspended: waiting on ${result.waitingOn}${result.wakeAt !== null ? ` until ${instantText(result.wakeAt)}` : ''}; ${wakesIt(result.runId, result)}\n`);
         break;
     }
   }
@@ -57,12 +57,14 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
  * Who carries a suspended run on. A plain `reqon worker` takes no deliveries: it was named for a
  * pause only a webhook resumes, which it never does (helper 80); a wait it only times out.
  */
-function wakesIt(runId: string, waitingOn: string, wakeAt: number | null): string {
+function wakesIt(runId: string, { waitingOn, wakeAt, webhookPath }: { waitingOn: string; wakeAt: number | null; webhookPath?: string }): string {
   const resume = `\`reqon resume ${runId}\``;
   if (waitingOn.startsWith('wait:')) {
     return `a delivery to ${waitingOn.slice('wait:'.length)} at \`reqon worker --listen PORT\` completes it (a worker without --listen only times it out), or ${resume} --payload JSON`;
   }
-  if (wakeAt === null) return `a delivery to its webhook path (\`reqon show ${runId}\` names it) at \`reqon worker --listen PORT\` resumes it, or ${resume}`;
+  const delivery = `a delivery to ${webhookPath ?? 'its webhook path'} at \`reqon worker --listen PORT\``;
+  if (wakeAt === null) return `${delivery} resumes it, or ${resume}`;
+  if (webhookPath !== undefined) return `${delivery} resumes it sooner, else \`reqon worker\` wakes it then; or ${resume}`;
   return `\`reqon worker\` wakes it then, or ${resume}`;
 }
 

@@ -66,7 +66,7 @@ const PURE_STEPS: ReadonlySet<Step['kind']> = new Set<Step['kind']>(['Let', 'Map
 export type RunEnd =
   | { status: 'completed'; actionsRun: string[] }
   | { status: 'failed'; error: ErrorInfo; actionsRun: string[] }
-  | { status: 'suspended'; waitingOn: string; wakeAt: number | null; actionsRun: string[] };
+  | { status: 'suspended'; waitingOn: string; wakeAt: number | null; webhookPath?: string; actionsRun: string[] };
 
 interface ActionEnd {
   jumpTo?: string;
@@ -159,7 +159,7 @@ export class Executor implements StepRuntime {
     } catch (error) {
       if (error instanceof SuspendSignal) {
         if (error.deferredAt !== undefined) await commitSuspension(this.journal, error.deferredAt, error);
-        return { status: 'suspended', waitingOn: error.waitingOn, wakeAt: error.wakeAt, actionsRun: this.actionsRun };
+        return { status: 'suspended', waitingOn: error.waitingOn, wakeAt: error.wakeAt, ...(error.webhookPath !== undefined ? { webhookPath: error.webhookPath } : {}), actionsRun: this.actionsRun };
       }
       if (isEngineError(error) || !(error instanceof Error)) throw error;
       return { status: 'failed', error: errorInfo(error), actionsRun: this.actionsRun };

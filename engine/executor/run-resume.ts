@@ -142,15 +142,17 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
 async function refuseAmbiguousPayload(run: RunRecord, log: EventLog): Promise<void> {
   const pending = await pendingPauses(log, run);
   if (pending.length < 2) return;
-  const described = pending.map((e) => {
-    const { pauseId, dueAt, webhookPath } = e.payload;
-    const on = [webhookPath !== undefined ? `webhook ${webhookPath}` : undefined, dueAt !== undefined ? `timer ${instantText(dueAt)}` : undefined].filter(Boolean).join(' or ');
-    return `${pauseId} at ${e.stepPath}${on ? ` (${on})` : ''}`;
-  });
   throw new RunUnavailableError(
-    `run ${run.runId} waits on ${pending.length} pauses, in branches of its own, and a payload goes to one: name it with --pause ID — ${described.join('; ')}; nothing was changed`,
+    `run ${run.runId} waits on ${pending.length} pauses, in branches of its own, and a payload goes to one: name it with --pause ID — ${pending.map(pendingPauseText).join('; ')}; nothing was changed`,
     'ambiguous',
   );
+}
+
+/** "ID at STEP (webhook PATH or timer INSTANT)": a pending pause as a user names it to `reqon resume --pause`. */
+export function pendingPauseText(e: StoredEvent<'pause.created'>): string {
+  const { pauseId, dueAt, webhookPath } = e.payload;
+  const on = [webhookPath !== undefined ? `webhook ${webhookPath}` : undefined, dueAt !== undefined ? `timer ${instantText(dueAt)}` : undefined].filter(Boolean).join(' or ');
+  return `${pauseId} at ${e.stepPath}${on ? ` (${on})` : ''}`;
 }
 
 async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog): Promise<RunUnavailableError> {
@@ -396,32 +398,41 @@ function deliveryIdOf(run: RunRecord): string {
   return `resume:${run.runId}:${run.lastSeq}`;
 }
 
-/**
- * The pauses of a suspended run made and not yet resumed: the one it waits on, and any other
- * branch's (a parallel stage, a concurrent loop) that suspended with it. From the log's summary
- * index: the two event types only, never the whole run.
- */
-async function pendingPauses(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'>[]> {
-  const events = await log.read(run.runId, { types: ['pause.created', 'pause.resumed'], toSeq: run.lastSeq });
-  const resumed = new Set(events.filter((e) => e.type === 'pause.resumed').map((e) => (e.payload as EventPayloads['pause.resumed']).pauseId));
-  return events.filter((e): e is StoredEvent<'pause.created'> => e.type === 'pause.created' && !resumed.has((e.payload as EventPayloads['pause.created']).pauseId));
+/** What the branches of a suspended run still wait on: pauses made and not resumed, waits registered and not completed. */
+export interface PendingSuspensions {
+  pauses: StoredEvent<'pause.created'>[];
+  waits: StoredEvent<'wait.registered'>[];
 }
 
 /**
- * What the branches of a suspended run wait on that a webhook delivery can end, whichever one the
- * run suspended on: its pending pauses resumed by a webhook, and the paths of its pending waits
- * (a parallel stage's or a concurrent loop's other branches). From the summary index.
+ * Everything a suspended run waits on: the pause or wait it suspended on, and any other branch's
+ * (a parallel stage, a concurrent loop) that suspended with it. From the log's summary index: the
+ * four event types only, never the whole run.
  */
-export async function pendingHooks(log: EventLog, run: RunRecord): Promise<{ pauses: StoredEvent<'pause.created'>[]; waitPaths: string[] }> {
+export async function pendingSuspensions(log: EventLog, run: RunRecord): Promise<PendingSuspensions> {
   const events = await log.read(run.runId, { types: ['pause.created', 'pause.resumed', 'wait.registered', 'wait.completed'], toSeq: run.lastSeq });
   const ended = new Set<string>();
   for (const e of events) {
     if (e.type === 'pause.resumed') ended.add(`pause:${e.payload.pauseId}`);
     if (e.type === 'wait.completed') ended.add(`wait:${e.payload.waitId}`);
   }
-  const pauses = events.filter((e): e is StoredEvent<'pause.created'> => e.type === 'pause.created' && e.payload.webhookPath !== undefined && !ended.has(`pause:${e.payload.pauseId}`));
-  const waitPaths = events.flatMap((e) => (e.type === 'wait.registered' && !ended.has(`wait:${e.payload.waitId}`) ? [e.payload.path] : []));
-  return { pauses, waitPaths: [...new Set(waitPaths)] };
+  return {
+    pauses: events.filter((e): e is StoredEvent<'pause.created'> => e.type === 'pause.created' && !ended.has(`pause:${e.payload.pauseId}`)),
+    waits: events.filter((e): e is StoredEvent<'wait.registered'> => e.type === 'wait.registered' && !ended.has(`wait:${e.payload.waitId}`)),
+  };
+}
+
+async function pendingPauses(log: EventLog, run: RunRecord): Promise<StoredEvent<'pause.created'>[]> {
+  return (await pendingSuspensions(log, run)).pauses;
+}
+
+/**
+ * What of a suspended run's pending suspensions a webhook delivery can end: its pauses resumed by
+ * a webhook, and the paths of its waits.
+ */
+export async function pendingHooks(log: EventLog, run: RunRecord): Promise<{ pauses: StoredEvent<'pause.created'>[]; waitPaths: string[] }> {
+  const { pauses, waits } = await pendingSuspensions(log, run);
+  return { pauses: pauses.filter((e) => e.payload.webhookPath !== undefined), waitPaths: [...new Set(waits.map((e) => e.payload.path))] };
 }
 
 /** The run's pending pause `pauseId` (pendingPauses), if it is one. */

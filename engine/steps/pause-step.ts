@@ -74,7 +74,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   const wakes = dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : undefined;
   const hook = webhook?.kind === 'webhook' ? `on webhook ${webhook.path.value}` : undefined;
   rt.progress(`paused at ${path}: ${wakes !== undefined && hook !== undefined ? `${wakes} or ${hook}` : (wakes ?? `waiting ${hook ?? ''}`.trim())}`);
-  throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null, deferred ? path : undefined);
+  throw new SuspendSignal(byTimer ? 'timer' : 'webhook', waitingOn, dueAt ?? null, deferred ? path : undefined, webhook?.kind === 'webhook' ? webhook.path.value : undefined);
 }
 
 /**

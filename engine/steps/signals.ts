@@ -49,6 +49,8 @@ export class SuspendSignal {
     readonly wakeAt: number | null,
     /** The step path whose `run.suspended` is still to be committed (by the executor); none: committed already. */
     readonly deferredAt?: string,
+    /** A pause a webhook delivery also resumes (before its timer, if it has one): that path. */
+    readonly webhookPath?: string,
   ) {}
 }
 

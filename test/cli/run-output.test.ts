@@ -28,15 +28,19 @@ describe('reqon run: the completed line', () => {
 });
 
 describe('reqon run: the suspended line', () => {
-  const suspended = (waitingOn: string, wakeAt: number | null) => {
+  const suspended = (waitingOn: string, wakeAt: number | null, webhookPath?: string) => {
     const out: string[] = [];
-    const code = reportRun({ status: 'suspended', runId: 'run_1', waitingOn, wakeAt, actionsRun: [], tolerated: [] }, false, { stdout: (t) => out.push(t), stderr: () => undefined });
+    const code = reportRun({ status: 'suspended', runId: 'run_1', waitingOn, wakeAt, ...(webhookPath ? { webhookPath } : {}), actionsRun: [], tolerated: [] }, false, { stdout: (t) => out.push(t), stderr: () => undefined });
     return { code, line: out.join('') };
   };
 
   it('says who carries it on: a worker at its time, a listening worker for a delivery (helper 80: "`reqon worker` wakes it" for a webhook it never takes)', () => {
     expect(suspended('pause:p1', Date.UTC(2026, 0, 1))).toEqual({ code: 10, line: 'suspended: waiting on pause:p1 until 2026-01-01T00:00:00.000Z; `reqon worker` wakes it then, or `reqon resume run_1`\n' });
-    expect(suspended('pause:p2', null).line).toBe('suspended: waiting on pause:p2; a delivery to its webhook path (`reqon show run_1` names it) at `reqon worker --listen PORT` resumes it, or `reqon resume run_1`\n');
+    expect(suspended('pause:p2', null, '/approve').line).toBe('suspended: waiting on pause:p2; a delivery to /approve at `reqon worker --listen PORT` resumes it, or `reqon resume run_1`\n');
+    // A pause on a timer that a webhook also ends: both ways are named (before: only the timer's).
+    expect(suspended('pause:p3', Date.UTC(2026, 0, 1), '/approve').line).toBe(
+      'suspended: waiting on pause:p3 until 2026-01-01T00:00:00.000Z; a delivery to /approve at `reqon worker --listen PORT` resumes it sooner, else `reqon worker` wakes it then; or `reqon resume run_1`\n',
+    );
     expect(suspended('wait:/hooks/paid', Date.UTC(2026, 0, 1)).line).toMatch(/; a delivery to \/hooks\/paid at `reqon worker --listen PORT` completes it \(a worker without --listen only times it out\), or `reqon resume run_1` --payload JSON\n$/);
   });
 });

@@ -132,6 +132,13 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     expect(unnamed.stderr).toContain(`waits on 2 pauses, in branches of its own, and a payload goes to one: name it with --pause ID — ${pauseOf('Timed/0')} at Timed/0 (timer `);
     expect(unnamed.stderr).toContain(`${pauseOf('Approved/0')} at Approved/0 (webhook /approve)`);
     expect(api.lines()).toEqual([]);
+    // `reqon show` names both pauses with the ids --pause takes (helper 82: it showed only the timer's).
+    const shown = await reqon('show', runId);
+    expect(shown.stdout).toContain(`pause     ${pauseOf('Timed/0')} at Timed/0 (timer `);
+    expect(shown.stdout).toContain(`pause     ${pauseOf('Approved/0')} at Approved/0 (webhook /approve)`);
+    expect(shown.stdout).toContain(`resume    \`reqon resume ${runId} --pause ID --payload JSON\``);
+    const shownJson = JSON.parse((await reqon('show', runId, '--json')).stdout) as { pending: { pauses: { pauseId: string; webhookPath: string | null }[] } };
+    expect(shownJson.pending.pauses.map((p) => [p.pauseId, p.webhookPath]).sort()).toEqual([[pauseOf('Approved/0'), '/approve'], [pauseOf('Timed/0'), null]].sort());
     const approved = await reqon('resume', runId, '--pause', pauseOf('Approved/0'), '--payload', '{"ok":true}');
     expect(approved.code, describeResult(approved)).toBe(10);
     expect(approved.stdout).toMatch(new RegExp(`^suspended: waiting on pause:${pauseOf('Timed/0')} until `, 'm'));
@@ -139,6 +146,9 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     expect(facts.run).toMatchObject({ status: 'suspended', waitingOn: `pause:${pauseOf('Timed/0')}` });
     expect(facts.tables.two_pauses_out).toEqual([{ key: 'approval', record: { id: 'approval', got: { ok: true } } }]);
     expect(api.lines()).toEqual([]); // the timer's branch did not go on
+    const shownAfter = await reqon('show', runId);
+    expect(shownAfter.stdout).not.toContain(`pause     ${pauseOf('Approved/0')}`);
+    expect(shownAfter.stdout).toContain(`resume    \`reqon resume ${runId} --payload JSON\``);
     const soFar = await reqon('verify', runId);
     expect(soFar.code, describeResult(soFar)).toBe(3);
 

@@ -8,6 +8,7 @@ import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
 import { importedOpenState, isImported, shownOptions } from '../../executor/run-bundle.js';
 import { failureText } from '../../log/events.js';
+import { pendingPauseText, pendingSuspensions } from '../../executor/run-resume.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -29,8 +30,14 @@ export const command: CommandModule = {
       const last = counted.lastSeq === 0 ? undefined : (await log.read(runId, { fromSeq: counted.lastSeq, toSeq: counted.lastSeq }))[0];
       const position = last ? { seq: last.seq, type: last.type, stepPath: last.stepPath } : null;
       const carrier = runCarrier(record.status, record.owner, record.leaseExpiresAt, cliEnv().clock.now());
+      // Every pause and wait its branches are still on, with the ids `reqon resume --pause` takes.
+      const open = record.status === 'suspended' || record.status === 'running' ? await pendingSuspensions(log, record) : { pauses: [], waits: [] };
       if (options.json === true) {
-        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options) })}\n`);
+        const pending = {
+          pauses: open.pauses.map((e) => ({ pauseId: e.payload.pauseId, stepPath: e.stepPath, webhookPath: e.payload.webhookPath ?? null, dueAt: e.payload.dueAt ?? null })),
+          waits: open.waits.map((e) => ({ waitId: e.payload.waitId, path: e.payload.path, stepPath: e.stepPath, expiresAt: e.payload.expiresAt })),
+        };
+        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options), pending })}\n`);
         return EXIT_OK;
       }
       // An imported run that had not finished is 'running' under a lease that never runs out, which
@@ -53,6 +60,11 @@ export const command: CommandModule = {
       }
       if (summary.waitingOn) {
         lines.push(`waiting   on ${summary.waitingOn}` + (summary.wakeAt ? ` until ${instantText(summary.wakeAt)}` : ''));
+      }
+      for (const e of open.pauses) lines.push(`pause     ${pendingPauseText(e)}`);
+      for (const e of open.waits) lines.push(`wait      ${e.payload.path} at ${e.stepPath} (until ${instantText(e.payload.expiresAt)})`);
+      if (open.pauses.length > 0 && record.status === 'suspended' && !importedOpen) {
+        lines.push(`resume    \`reqon resume ${runId}${open.pauses.length > 1 ? ' --pause ID' : ''} --payload JSON\`${open.pauses.length > 1 ? ' (ID: one of the pauses above)' : ''}`);
       }
       const takeOver = `\`reqon resume ${runId}\` or a worker carries it on`;
       if (importedOpen) lines.push(`owner     ${record.owner}: nothing continues it; \`reqon fork ${runId} --at SEQ\` starts a new run from its log`);
