@@ -10,7 +10,7 @@ import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogConnectionError, LogSetupError, LogTargetError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
-import { logUnreachable } from '../log/errors.js';
+import { LOG_LOCKED_TEXT, logUnreachable } from '../log/errors.js';
 import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
@@ -135,7 +135,7 @@ export function openFailure(path: string, error: unknown): unknown {
   // not the mid-command failure's "stays resumable" (exit 1) but one line of what to fix, exit 2.
   if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string') {
     if (/^SQLITE_(BUSY|LOCKED)/.test(code)) {
-      return new CliError(`${path}: the log is locked by another process and stayed locked (${error.message}, ${code}); nothing was done — try again once it lets go (a sqlite3 shell left inside a transaction holds it too)`, EXIT_USAGE);
+      return new CliError(`${path}: ${LOG_LOCKED_TEXT} (${error.message}, ${code}); nothing was done — try again once it lets go (a sqlite3 shell left inside a transaction holds it too)`, EXIT_USAGE);
     }
     if (/^SQLITE_(READONLY|PERM|AUTH)/.test(code)) {
       return new CliError(`${path}: the log cannot be written (${error.message}, ${code}); nothing was done — Reqon needs write access to the file and to its folder, where SQLite keeps the -wal and -shm files beside it`, EXIT_USAGE);

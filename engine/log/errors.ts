@@ -162,6 +162,12 @@ export function logBusy(error: unknown): boolean {
   return typeof code === 'string' && /^(SQLITE_BUSY|SQLITE_LOCKED|55P03$)/.test(code);
 }
 
+/**
+ * How the CLI says, in the line it exits 2 with, that the log stayed locked (logBusy): the studio,
+ * which runs the CLI as a child, reads it to answer 503 retryable rather than a 400.
+ */
+export const LOG_LOCKED_TEXT = 'the log is locked by another process and stayed locked';
+
 /** An unreachable or busy log (logUnreachable, logBusy): wait and ask again. */
 export function logUnavailable(error: unknown): boolean {
   return logUnreachable(error) || logBusy(error);

@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StudioError } from './studio-error.js';
+import { LOG_LOCKED_TEXT } from '../log/errors.js';
 
 export interface CliLauncher {
   /** The compiled CLI entry (dist/engine/cli/main.js) or any script with the same contract. */
@@ -159,6 +160,12 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
     void exited.then(({ code, signal }) => {
       if (settled) return;
       settled = true;
+      if (signal === null && code === 2 && tail.includes(LOG_LOCKED_TEXT)) {
+        // Not a refusal of what was asked: another process held the log longer than the CLI
+        // waits. Asking again works once it lets go (503, retryable, as for the studio's own log).
+        reject(new StudioError('unavailable', `reqon ${args[0] ?? ''} could not write the log: ${tail.trim().slice(-800)}`, true));
+        return;
+      }
       if (signal === null && code === 2) {
         // Exit 2 is the CLI's usage error: the request asked for something it refuses (its own
         // message says what), not a failure to start it.
@@ -181,7 +188,8 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
 /**
  * The CLI exited 2 (a usage error, ARCHITECTURE.md's exit codes) before naming its run: the
  * arguments the request gave were refused — a 400 with the CLI's own message. Exit 2 also says a
- * log could not be opened; the service tells that apart by asking its own log (studio-service.ts).
+ * log could not be opened: one that stayed locked is told by the CLI's own words (LOG_LOCKED_TEXT, a
+ * 503 retryable), one that cannot be reached by the service asking its own log (studio-service.ts).
  */
 export class CliRefusedError extends StudioError {
   constructor(message: string, code: 'bad-request' | 'conflict' = 'bad-request') {

@@ -113,6 +113,22 @@ describe('with the real CLI', () => {
     expect(parted.status, parted.body).toBe(409);
     expect(JSON.parse(parted.body)).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^reqon fork refused the request: reqon: .*(Non-determinism|diverge|parts)/s) });
   }, 60_000);
+
+  it('a log another process holds locked past the child\'s wait is a 503, retryable, not a 400 (helper 82)', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const holder = new Database(path.join(studio.dir, 'reqon.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const refused = await api('run.start', { missionText: MISSION, sources: { Api: 'http://127.0.0.1:1/api' } });
+      expect(refused.status, refused.body).toBe(503);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'unavailable', retryable: true, message: expect.stringMatching(/^reqon run could not write the log: .*the log is locked by another process and stayed locked/s) });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    const again = await api('run.start', { missionText: MISSION, sources: { Api: 'http://127.0.0.1:1/api' } });
+    expect(again.status, again.body).toBe(200);
+  }, 60_000);
 });
 
 describe('a CLI that refuses, and one that cannot start', () => {
