@@ -49,6 +49,13 @@ describe('crash lab', () => {
     await page.getByLabel('Crash point').selectOption('after-effect');
     await page.getByLabel('Occurrence').fill('3');
     await page.getByRole('button', { name: 'Start armed run' }).click();
+    // A look at another tab while the lab runs leaves it running here (helper 83: the tab came back
+    // empty, its lab still running on the engine, the verdict never shown).
+    await page.getByLabel('Lab phases').waitFor({ timeout: 30_000 });
+    const labId = await page.getByLabel('Lab phases').getAttribute('data-lab-id');
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.getByRole('tab', { name: 'Crash lab' }).click();
+    expect(await page.getByLabel('Lab phases').getAttribute('data-lab-id')).toBe(labId);
     await expect.poll(() => page.getByLabel('Lab phases').getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toBe('done');
     const processes = page.getByLabel('Processes table');
     const endings = await processes.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-signal')));

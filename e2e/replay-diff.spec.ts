@@ -69,6 +69,12 @@ describe('replay diff', () => {
     expect(text).toContain('recorded');
     expect(text).toContain('asked');
     expect(await page.locator('.verify-row[data-state="divergent"]').count()).toBe(1);
+    // The edit and its diff are still there after a look at another tab (helper 83: both were lost).
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.getByRole('tab', { name: 'Replay diff' }).click();
+    expect(await page.getByLabel('Edited mission text').inputValue()).toBe(edited);
+    expect(await page.getByTestId('verify-verdict').textContent()).toContain('diverges');
+    expect(await page.locator('.verify-row[data-state="divergent"]').count()).toBe(1);
     await screenshot(page, 'replay-diff');
     expect(await page.locator('.verify-row[data-state="divergent"] .differs').count()).toBeGreaterThan(0);
     expect(errors).toEqual([]);

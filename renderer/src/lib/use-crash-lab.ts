@@ -1,98 +1,139 @@
 /**
- * The state of one crash-lab session: the CrashLabStatus the engine reports for it (from the
- * starting answer, 'crashlab.changed' pushes, and a slow 'crashlab.verdict' poll in case a push
- * was missed), plus the 'process.exited' pushes of its run, kept in arrival order for the live log.
+ * The crash-lab session of one reference run: the CrashLabStatus the engine reports for its lab
+ * (from the starting answer, 'crashlab.changed' pushes, and a slow 'crashlab.verdict' poll in case
+ * a push was missed), plus the 'process.exited' pushes of the lab's run, in arrival order for the
+ * live log.
+ *
+ * A session outlives the view that shows it: a lab runs for minutes, and a user opens its run's
+ * timeline meanwhile ("Open run") or another tab. Kept in a component, the lab vanished from the
+ * reference run's Crash lab tab on return, still running on the engine, its verdict never shown
+ * (helper 83). Here it stays keyed by the reference run, listening until it finishes or a new lab
+ * replaces it.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 import { invoke, on } from './bridge.js';
 import type { CrashLabChaosRequest, CrashLabStartRequest, CrashLabStatus, Pushes } from './protocol.js';
 import { describeFailure } from './protocol-failure.js';
 
 export type ExitNotice = Pushes['process.exited'] & { at: number };
 
-export interface CrashLabSession {
+interface SessionState {
   status: CrashLabStatus | null;
   exits: ExitNotice[];
   error: string | null;
   busy: boolean;
+}
+
+export interface CrashLabSession extends SessionState {
   start: (req: CrashLabStartRequest) => void;
   chaos: (req: CrashLabChaosRequest) => void;
   reset: () => void;
 }
 
 const FINISHED = new Set(['done', 'failed']);
+const POLL_MS = 1500;
+const IDLE: SessionState = { status: null, exits: [], error: null, busy: false };
 
-export function useCrashLab(): CrashLabSession {
-  const [status, setStatus] = useState<CrashLabStatus | null>(null);
-  const [exits, setExits] = useState<ExitNotice[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const labId = status?.labId ?? null;
-  const runId = status?.runId ?? null;
-  const statusRef = useRef(status);
-  statusRef.current = status;
+class LabSession {
+  state: SessionState = IDLE;
+  private readonly listeners = new Set<() => void>();
+  /** Bumped by every start and reset: an answer or push of an older lab is dropped. */
+  private generation = 0;
+  private labWatch: (() => void) | null = null;
+  private exitWatch: { runId: string; off: () => void } | null = null;
 
-  useEffect(() => {
-    if (!labId) return;
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  snapshot = (): SessionState => this.state;
+
+  begin(run: () => Promise<CrashLabStatus>): void {
+    const mine = this.restart({ ...IDLE, busy: true });
+    run().then(
+      (s) => mine === this.generation && this.update({ status: s, busy: false }),
+      (err: unknown) => mine === this.generation && this.update({ error: describeFailure(err), busy: false }),
+    );
+  }
+
+  reset(): void {
+    this.restart(IDLE);
+  }
+
+  private restart(state: SessionState): number {
+    this.labWatch?.();
+    this.labWatch = null;
+    this.exitWatch?.off();
+    this.exitWatch = null;
+    this.state = state;
+    this.notify();
+    return ++this.generation;
+  }
+
+  private update(change: Partial<SessionState>): void {
+    const before = this.state.status;
+    this.state = { ...this.state, ...change };
+    const status = this.state.status;
+    if (status && status.labId !== before?.labId) this.watchLab(status.labId);
+    if (status?.runId && status.runId !== this.exitWatch?.runId) this.watchExits(status.runId);
+    // Finished: nothing more to poll for (pushes still listened to, they cost nothing).
+    if (status && FINISHED.has(status.phase) && this.labWatch) {
+      this.labWatch();
+      this.labWatch = null;
+    }
+    this.notify();
+  }
+
+  private watchLab(labId: string): void {
+    this.labWatch?.();
+    const mine = this.generation;
     const off = on('crashlab.changed', (s) => {
-      if (s.labId === labId) setStatus(s);
+      if (mine === this.generation && s.labId === labId) this.update({ status: s });
     });
     // Pushes are the fast path; the poll only closes gaps (a reconnect, a lost frame).
-    // An answer for a lab that is no longer shown (a new lab started meanwhile) is dropped.
-    let current = true;
     const poll = setInterval(() => {
-      if (statusRef.current && FINISHED.has(statusRef.current.phase)) return;
       invoke('crashlab.verdict', { labId }).then(
-        (s) => current && setStatus(s),
-        (err: unknown) => current && setError(describeFailure(err)),
+        (s) => mine === this.generation && this.update({ status: s }),
+        (err: unknown) => mine === this.generation && this.update({ error: describeFailure(err) }),
       );
-    }, 1500);
-    return () => {
-      current = false;
+    }, POLL_MS);
+    this.labWatch = () => {
       off();
       clearInterval(poll);
     };
-  }, [labId]);
+  }
 
-  useEffect(() => {
-    if (!runId) return;
-    return on('process.exited', (exit) => {
-      if (exit.runId === runId) setExits((list) => (list.some((e) => e.pid === exit.pid) ? list : [...list, { ...exit, at: Date.now() }]));
+  private watchExits(runId: string): void {
+    this.exitWatch?.off();
+    const off = on('process.exited', (exit) => {
+      if (exit.runId !== runId || this.state.exits.some((e) => e.pid === exit.pid)) return;
+      this.update({ exits: [...this.state.exits, { ...exit, at: Date.now() }] });
     });
-  }, [runId]);
+    this.exitWatch = { runId, off };
+  }
 
-  const generation = useRef(0);
-  const begin = useCallback((run: () => Promise<CrashLabStatus>) => {
-    const mine = ++generation.current;
-    setBusy(true);
-    setError(null);
-    setExits([]);
-    setStatus(null);
-    run().then(
-      (s) => {
-        if (mine !== generation.current) return;
-        setStatus(s);
-        setBusy(false);
-      },
-      (err: unknown) => {
-        if (mine !== generation.current) return;
-        setError(describeFailure(err));
-        setBusy(false);
-      },
-    );
-  }, []);
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
 
+/** Sessions by reference run, for as long as the studio is open. */
+const sessions = new Map<string, LabSession>();
+
+function sessionOf(referenceRunId: string): LabSession {
+  let session = sessions.get(referenceRunId);
+  if (!session) sessions.set(referenceRunId, (session = new LabSession()));
+  return session;
+}
+
+export function useCrashLab(referenceRunId: string): CrashLabSession {
+  const session = sessionOf(referenceRunId);
+  const state = useSyncExternalStore(session.subscribe, session.snapshot);
   return {
-    status,
-    exits,
-    error,
-    busy,
-    start: useCallback((req) => begin(() => invoke('crashlab.start', req)), [begin]),
-    chaos: useCallback((req) => begin(() => invoke('crashlab.chaos', req)), [begin]),
-    reset: useCallback(() => {
-      setStatus(null);
-      setExits([]);
-      setError(null);
-    }, []),
+    ...state,
+    start: useCallback((req: CrashLabStartRequest) => session.begin(() => invoke('crashlab.start', req)), [session]),
+    chaos: useCallback((req: CrashLabChaosRequest) => session.begin(() => invoke('crashlab.chaos', req)), [session]),
+    reset: useCallback(() => session.reset(), [session]),
   };
 }

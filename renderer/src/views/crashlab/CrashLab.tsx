@@ -31,7 +31,7 @@ export function CrashLab({ runId }: { runId: string }) {
   const selectRun = useStudio((s) => s.selectRun);
   const setTab = useStudio((s) => s.setTab);
   const points = useRequest('crash.points', { runId });
-  const lab = useCrashLab();
+  const lab = useCrashLab(runId);
   const [point, setPoint] = useState<CrashPointName | null>(null);
   const [occurrence, setOccurrence] = useState(1);
   const [maxCrashes, setMaxCrashes] = useState(8);

@@ -3,7 +3,8 @@
  * opened here — and shows the original and replayed step paths and effect IDs side by side,
  * aligned by index, with the divergence the engine found highlighted and explained.
  */
-import { useMemo, useRef, useState } from 'react';
+import { useMemo } from 'react';
+import { keptValue, setKept, useKeptState } from '../../lib/use-kept-state.js';
 import { invoke } from '../../lib/bridge.js';
 import { unfinished, type VerifyReport } from '../../lib/protocol.js';
 import { describeFailure } from '../../lib/protocol-failure.js';
@@ -12,15 +13,17 @@ import { verdictView, verifyRequest, verifyTarget, type VerifyTarget } from '../
 import { ReplayDiffTable } from './ReplayDiffTable.js';
 
 export function ReplayDiff({ runId }: { runId: string }) {
-  const [editing, setEditing] = useState(false);
-  const [missionText, setMissionText] = useState('');
+  // Kept per run while another tab or run is shown: an edit typed here, and the diff it produced.
+  const kept = `replay-diff:${runId}`;
+  const [editing, setEditing] = useKeptState(`${kept}:editing`, false);
+  const [missionText, setMissionText] = useKeptState(`${kept}:mission`, '');
   // The report with the mission it checked: a verdict is only ever shown beside what it checked.
-  const [result, setResult] = useState<{ report: VerifyReport; checked: VerifyTarget } | null>(null);
+  const [result, setResult] = useKeptState<{ report: VerifyReport; checked: VerifyTarget } | null>(`${kept}:result`, null);
   const report = result?.report ?? null;
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [error, setError] = useKeptState<string | null>(`${kept}:error`, null);
+  const [busy, setBusy] = useKeptState(`${kept}:busy`, false);
   // Only the latest verify's answer lands: an older one is for a mission no longer asked about.
-  const latest = useRef(0);
+  const latestKey = `${kept}:latest`;
   const rows = useMemo(() => (report ? alignVerifyRows(report) : []), [report]);
   const now = verifyTarget(editing, missionText);
   const verdict = result ? verdictView(result.report, result.checked, editing, missionText) : null;
@@ -40,18 +43,20 @@ export function ReplayDiff({ runId }: { runId: string }) {
   const verify = async () => {
     if (!('target' in now)) return;
     const { target } = now;
-    const id = ++latest.current;
+    const id = keptValue(latestKey, 0) + 1;
+    setKept(latestKey, id, 0);
+    const isLatest = () => keptValue(latestKey, 0) === id;
     setBusy(true);
     setError(null);
     try {
       const answer = await invoke('run.verify', verifyRequest(runId, target));
-      if (id === latest.current) setResult({ report: answer, checked: target });
+      if (isLatest()) setResult({ report: answer, checked: target });
     } catch (err) {
-      if (id !== latest.current) return;
+      if (!isLatest()) return;
       setError(describeFailure(err));
       setResult(null);
     } finally {
-      if (id === latest.current) setBusy(false);
+      if (isLatest()) setBusy(false);
     }
   };
 

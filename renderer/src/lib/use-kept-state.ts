@@ -1,0 +1,46 @@
+/**
+ * State a view keeps while it is not shown. Views mount only while their tab is active (App.tsx),
+ * so what a user typed or asked for — an edited mission, the replay diff it produced — was lost
+ * by a look at another tab (helper 83). Kept by a key (the run, the view, the field) for as long
+ * as the studio is open; an answer that lands while its view is hidden is kept too.
+ *
+ * Values are compared by identity: a key's first value is stored on first read, so `initial`
+ * need not be stable.
+ */
+import { useCallback, useSyncExternalStore } from 'react';
+
+const values = new Map<string, unknown>();
+const listeners = new Map<string, Set<() => void>>();
+
+/** The value kept under `key` now (for an async answer deciding whether it is still wanted). */
+export function keptValue<T>(key: string, initial: T): T {
+  if (!values.has(key)) values.set(key, initial);
+  return values.get(key) as T;
+}
+
+export function setKept<T>(key: string, next: T | ((previous: T) => T), initial: T): void {
+  const value = typeof next === 'function' ? (next as (previous: T) => T)(keptValue(key, initial)) : next;
+  if (Object.is(value, values.get(key))) return;
+  values.set(key, value);
+  for (const listener of listeners.get(key) ?? []) listener();
+}
+
+export function useKeptState<T>(key: string, initial: T): [T, (next: T | ((previous: T) => T)) => void] {
+  const subscribe = useCallback(
+    (listener: () => void) => {
+      let set = listeners.get(key);
+      if (!set) listeners.set(key, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(key);
+      };
+    },
+    [key],
+  );
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const value = useSyncExternalStore(subscribe, () => keptValue(key, initial));
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const set = useCallback((next: T | ((previous: T) => T)) => setKept(key, next, initial), [key]);
+  return [value, set];
+}
