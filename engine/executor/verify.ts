@@ -23,7 +23,8 @@ import { credentialEnvValues, credentialSourceValues } from '../env/mission-env.
 import { rememberedCredentialsOfRun } from '../http/given-credentials.js';
 import { credentialNamesOf } from '../env/credential-names.js';
 import { loadCredentials, RunUnavailableError } from './execute.js';
-import { modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
+import { missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
+import { refuseUnstartableMission } from './start-checks.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import type { FetchOptions, WaitStep } from '../lang/ast.js';
 
@@ -48,6 +49,9 @@ export async function verifyRun(
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
   const files = opts.missionFiles ? withRememberedSpecs(opts.missionFiles, run.missionFiles) : run.missionFiles;
   const model = modelFor(files);
+  // An edit `reqon run` would refuse is refused as invalid (exit 2), not compared: the fork or
+  // resume it was asked for would send what comes before the stage it fails at.
+  if (opts.missionFiles && missionHash(files) !== run.missionHash) refuseUnstartableMission(model, run.options);
   // A long run is read as the walk reaches it (a window, as a resume reads it: a 1M-event run's
   // verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot read
   // synchronously, is read whole — up to the row's last seq, as a running run's log grows meanwhile.

@@ -7,6 +7,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MissionInvalidError } from '../../engine/executor/mission-cache.js';
+import { forkRun } from '../../engine/executor/fork-run.js';
+import { verifyRun } from '../../engine/executor/verify.js';
 import { openConformance, type Conformance } from '../conformance/harness.js';
 
 let c: Conformance;
@@ -45,5 +47,29 @@ describe('a pipeline stage naming an undeclared action', () => {
     const result = await c.start(c.mission('guarded', mission('Pay then Bok if false then Book')));
     expect(result.status).toBe('completed');
     expect(c.api.lines()).toEqual(['POST /charge']);
+  });
+
+  it('in an edited mission: a fork, a resume and a verify with it are refused as `reqon run` refuses it, before anything is sent (helper 85)', async () => {
+    // Before: `reqon fork --mission` started it (stage Pay's POST went out, then "Action Bok is not
+    // declared", exit 1) and `verify --mission` called it the edit's divergence.
+    const parked = mission('Pay then Wait then Book').replace('action Book', 'action Wait { pause { duration: "1h" } }\n  action Book');
+    const parent = await c.start(c.mission('parent', parked));
+    expect(parent.status).toBe('suspended');
+    const sent = c.api.lines();
+    const edit = c.mission('edit', parked.replace('then Book', 'then Bok'));
+    const refusals = [
+      forkRun(parent.runId, { atSeq: 1, missionFiles: edit }, c.deps()),
+      c.resume(parent.runId, { missionFiles: edit }),
+      verifyRun(c.log, parent.runId, { missionFiles: edit, env: c.env }),
+    ];
+    for (const refused of await Promise.allSettled(refusals)) {
+      expect(refused.status).toBe('rejected');
+      const error = (refused as PromiseRejectedResult).reason as MissionInvalidError;
+      expect(error).toBeInstanceOf(MissionInvalidError);
+      expect(error.rendered).toMatch(/edit\.vague:\d+:\d+: error\[E3036\]: Unknown action `Bok`/);
+    }
+    expect(c.api.lines()).toEqual(sent);
+    expect((await c.log.listRuns({})).map((r) => r.runId)).toEqual([parent.runId]);
+    expect((await c.log.getRun(parent.runId))!.status).toBe('suspended');
   });
 });
