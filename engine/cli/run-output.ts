@@ -84,12 +84,15 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       return EXIT_USAGE;
     case 'RunUnavailableError':
       io.stderr(`reqon: ${e.message}\n`);
-      // A run id that names no run is a bad argument, like an unknown flag; a run another process
-      // has (or resumed first) goes on there; the others (finished, waiting…) are about the run
-      // as it stands.
+      // A run id that names no run is a bad argument, like an unknown flag, and so is a payload or
+      // an edit for a run that can take none (finished, or not waiting on a pause): refused, the
+      // run as it was — not "the run failed"; a run another process has (or resumed first) goes
+      // on there; the others (damaged, imported…) are about the run as it stands.
       switch ((e as { reason?: string }).reason) {
         case 'not-found':
         case 'ambiguous':
+        case 'finished':
+        case 'not-suspended':
           return EXIT_USAGE;
         case 'owned':
         case 'already-resumed':

@@ -113,8 +113,9 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
       `run ${runId} was already resumed (by ${resumed.by} at ${new Date(resumed.at).toISOString()}) and ${now}; nothing was changed` +
         (opts.payload !== undefined ? ' and your payload was not used' : '') +
         (run.status === 'running' && !ownerLive ? ' — if its resumer stopped, `reqon worker` continues it' : ''),
-      // Ended since: the run is nobody's to go on (exit 1 as for a finished run), not another process's.
-      finished ? 'finished' : 'already-resumed',
+      // Another resumer took the pause first: the run went on there, ended since or not (exit 11
+      // either way — a loser's code must not hang on how fast the winner's run ends; helper 86).
+      'already-resumed',
     );
   }
   if (finished) throw new RunUnavailableError(`run ${runId} has already ${run.status}; nothing to resume, and your payload was not used`, 'finished');
@@ -173,15 +174,15 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
   if (wanted !== undefined && !resumed && run.status === 'running') {
     return new RunUnavailableError(
       `run ${run.runId} is running (another resume carries it on), and its pause ${wanted} is still pending: resume it once the run suspends again; nothing was changed${unused}`,
-      'not-suspended',
+      'owned',
     );
   }
-  // Ended since, or its carrier died (a crash): nobody's (exit 1); else the resumer that won has it (exit 11).
-  const ended = run.status === 'completed' || run.status === 'failed';
+  // Its carrier died (a crash): nobody's, a plain resume carries it on; else the resumer that won
+  // has it, or had it to the run's end (exit 11).
   const orphaned = run.status === 'running' && run.owner !== null && ownerIsDead(run.owner);
   return new RunUnavailableError(
     `run ${run.runId} no longer waits on ${opts.expectWaitingOn} (${now}): it was already resumed; nothing was changed${unused}`,
-    ended ? 'finished' : orphaned ? 'not-suspended' : 'already-resumed',
+    orphaned ? 'not-suspended' : 'already-resumed',
   );
 }
 
@@ -197,12 +198,16 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
  */
 async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
   const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
+  if (last?.type !== (run.status === 'completed' ? 'run.completed' : 'run.failed')) {
+    // Its row says how it ended, its log does not: not "failed" with a made-up error (helper 86).
+    throw new RunUnavailableError(`run ${run.runId}'s row says ${run.status}, but its log holds no run.${run.status} event: the log is damaged (events removed outside the engine); \`reqon verify ${run.runId}\` shows where`, 'unreadable');
+  }
   const failures = await readRunFailures(log, run.runId);
   const shown = ({ stepPath, code, message }: RunFailure) => ({ stepPath, code, message });
   if (last?.type === 'run.completed') {
     return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: failures.map(shown) };
   }
-  const error = last?.type === 'run.failed' ? last.payload.error : { code: 'failed', message: `run ${run.runId} failed` };
+  const error = (last as StoredEvent<'run.failed'>).payload.error;
   // The failures list carries messages as summaries do (summaryMessage), the error its whole one;
   // a parallel stage's error is made of its branches' (`A: …; B: …`).
   const others = failures.filter((f) => !error.message.includes(summaryPrefix(f.message)));
@@ -263,7 +268,7 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
       run.status === 'suspended'
         ? `run ${runId} is waiting on ${run.waitingOn}${run.wakeAt ? ` until ${new Date(run.wakeAt).toISOString()}` : ''}`
         : `run ${runId} has already ${run.status}`,
-      run.status === 'suspended' ? 'waiting' : 'finished',
+      run.status === 'suspended' ? 'waiting' : 'already-resumed',
     );
   }
   deps.onRunId?.(runId);

@@ -10,7 +10,7 @@ import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type Strea
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
-import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
+import type { EventLog, MissionFiles, RunOptions, RunRecord } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
 import { createHash } from 'node:crypto';
@@ -126,18 +126,9 @@ export async function verifyRun(
     if (events && !opts.events) assertContiguous(runId, events, run.lastSeq);
     const end = await executor.run();
     // The run's closing event is written by the caller of the walk, not by a step: ask for it here.
-    if (end.status === 'completed' || end.status === 'failed') {
-      const closing = end.status === 'completed' ? 'run.completed' : 'run.failed';
-      try {
-        if (end.status === 'failed') journal.markPassedFailure('', 'run.failed', () => ({ error: end.error }));
-        else journal.take('', closing);
-      } catch (error) {
-        // A finished run's row with no closing event in its log: the log lost its end, which a
-        // run that merely has not finished would not show (its row would not say finished).
-        if (!(error instanceof ReplayExhausted) || opts.events || !finished) throw error;
-        throw new DamagedLogError(runId, `its run row says ${run.status}, but its log holds no ${closing} event (deleted outside the engine)`);
-      }
-    }
+    // (A log that lost it ends the walk here, ReplayExhausted: see lostEnd below.)
+    if (end.status === 'failed') journal.markPassedFailure('', 'run.failed', () => ({ error: end.error }));
+    else if (end.status === 'completed') journal.take('', 'run.completed');
     journal.assertFullyConsumed();
   } catch (error) {
     if (error instanceof DamagedLogError) {
@@ -171,6 +162,14 @@ export async function verifyRun(
   // The rest past a gap the walk never reached (it stopped before) is not read: the gap is the verdict.
   const gap = stream?.drain();
   if (gap) divergence ??= damaged(gap);
+  // A finished run's log ends with its closing event (the walk's, or one written from outside it:
+  // a lab's stop, a mission that can no longer replay). One that does not lost its end outside the
+  // engine — cut anywhere, the walk ran out of log where a run that has not finished would stop,
+  // and a finished run's row is no unfinished run (helper 86: "verified", exit 0, for a cut log).
+  if (divergence === null && !opts.events && finished) {
+    const lost = await lostEnd(log, run);
+    if (lost) divergence = damaged(lost);
+  }
   // A finished run's row counts every event it will ever have: one past it was added outside the engine.
   if (divergence === null && !opts.events && finished) {
     const [extra] = await log.read(runId, { fromSeq: run.lastSeq + 1, limit: 1 });
@@ -194,6 +193,15 @@ export async function verifyRun(
     );
   }
   return { runId, ok: divergence === null, original, replayed, divergence, unchecked, runStatus: run.status };
+}
+
+/** A finished run whose log does not end with its closing event: the log lost its end. */
+async function lostEnd(log: EventLog, run: RunRecord): Promise<DamagedLogError | undefined> {
+  const closing = run.status === 'completed' ? 'run.completed' : 'run.failed';
+  const [last] = await log.read(run.runId, { fromSeq: run.lastSeq, toSeq: run.lastSeq });
+  if (last?.type === closing) return undefined;
+  const ends = last ? `ends at seq ${last.seq} with ${last.type}${last.stepPath ? ` at ${last.stepPath}` : ''}` : `holds no event at seq ${run.lastSeq}`;
+  return new DamagedLogError(run.runId, `its run row says ${run.status}, but its log ${ends}, not ${closing}: events were removed outside the engine`, run.lastSeq + 1);
 }
 
 /**

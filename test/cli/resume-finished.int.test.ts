@@ -45,7 +45,8 @@ describe('resume of a completed run', () => {
   it('refuses a valid --mission, saying it was not used and how to compare it', async () => {
     const before = (await reqon('events', runId, '--json')).stdout;
     const r = await reqon('resume', runId, '--mission', 'edited.vague', '--quiet');
-    expect(r.code, describeResult(r)).toBe(1);
+    // Refused, the run as it was (2): not "the run failed" (1) for a run that completed (helper 86).
+    expect(r.code, describeResult(r)).toBe(2);
     expect(r.stderr).toContain(`run ${runId} has already completed; nothing to resume, and --mission was not used`);
     expect(r.stderr).toContain(`reqon verify ${runId} --mission FILE`);
     expect((await reqon('events', runId, '--json')).stdout).toBe(before);
@@ -98,7 +99,7 @@ describe('resume --payload of a crashed run that never paused', () => {
     expect(killed.stderr).toContain('reqon: crash point before-effect:1 fired: killing this process (--crash-at)');
     const crashed = runIdOf(killed);
     const r = await reqon('resume', crashed, '--payload', '{"x":1}', '--quiet');
-    expect(r.code, describeResult(r)).toBe(1);
+    expect(r.code, describeResult(r)).toBe(2);
     expect(r.stderr).toContain(`run ${crashed} is not suspended (it is running): it does not wait on a pause (a payload answers one)`);
     expect(r.stderr).not.toContain('already resumed');
     const plain = await reqon('resume', crashed, '--quiet');
@@ -107,8 +108,10 @@ describe('resume --payload of a crashed run that never paused', () => {
 });
 
 describe("resume --payload or --pause of a paused run that was resumed and then crashed, or completed", () => {
-  // Exit 11 says another process has the run and it goes on there; these runs are nobody's: 1.
-  it('exits 1, not 11, saying it was already resumed', async () => {
+  // Exit 11 says another process has the run, or resumed the pause first and went on (to its end,
+  // maybe) there; a run whose resumer died is nobody's, and a payload for it is refused: 2. Never
+  // 1, "the run failed", which it did not (helper 86: a race's loser got 1 or 11 by timing).
+  it('exits 2 while its resumer is gone, 11 once it went on to its end, saying it was already resumed', async () => {
     fs.writeFileSync(path.join(dir, 'paused.vague'), 'mission P {\n  store s: memory("s")\n  action A {\n    pause { duration: "1h" }\n    store { id: 1 } -> s { key: .id }\n  }\n  run A\n}\n');
     const started = await reqon('run', 'paused.vague', '--quiet');
     expect(started.code, describeResult(started)).toBe(10);
@@ -120,13 +123,16 @@ describe("resume --payload or --pause of a paused run that was resumed and then 
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     for (const args of [['--payload', '{"x":1}'], ['--pause', pauseId]]) {
       const r = await reqon('resume', paused, ...args, '--quiet');
-      expect(r.code, `${args.join(' ')}: ${describeResult(r)}`).toBe(1);
+      expect(r.code, `${args.join(' ')}: ${describeResult(r)}`).toBe(2);
       expect(r.stderr).toMatch(/already resumed/);
     }
     const plain = await reqon('resume', paused, '--quiet');
     expect(plain.code, describeResult(plain)).toBe(0);
-    // Completed now: a late payload is refused with 1 as well (the run is nobody's to go on).
-    const late = await reqon('resume', paused, '--pause', pauseId, '--payload', '{"x":2}', '--quiet');
-    expect(late.code, describeResult(late)).toBe(1);
+    // Completed now, by the resume that took its pause: a late payload is that resumer's race lost.
+    for (const args of [['--pause', pauseId, '--payload', '{"x":2}'], ['--payload', '{"x":2}']]) {
+      const late = await reqon('resume', paused, ...args, '--quiet');
+      expect(late.code, describeResult(late)).toBe(11);
+      expect(late.stderr).toMatch(/already resumed.*your payload was not used/);
+    }
   }, 60_000);
 });

@@ -5,6 +5,8 @@
  * whose recorded effect ids or request identities were changed is never verified (helper 53:
  * a run row saying completed with its `run.completed` deleted verified as "63 of 63 events").
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forkRun } from '../../engine/executor/fork-run.js';
@@ -297,6 +299,38 @@ describe('a log edited or damaged outside the engine is never verified', () => {
       expect(report.divergence).toMatchObject({ cause: 'damaged-log' });
       expect(report.divergence!.explanation).toMatch(/the log is damaged|The log is damaged/);
     }
+  });
+
+  it('cut short anywhere, its run row made to agree: damaged past the cut, both ways, and reqon verify exits 1 (helper 86)', async () => {
+    // Before: the walk ran out of log where an unfinished run would stop, and a completed run's
+    // row made that "verified" (exit 0, ok: true) at every cut but the very last event.
+    const { c, runId } = await completedRun();
+    await c.log.close();
+    const last = seqOf(c.dbPath, runId, `type = 'run.completed'`);
+    const cuts = [5, Math.floor(last / 2), last - 2, last - 1];
+    for (const keep of cuts) {
+      const copy = path.join(c.dir, `cut-${keep}.db`);
+      fs.copyFileSync(c.dbPath, copy);
+      const db = new Database(copy);
+      db.exec('DROP TRIGGER IF EXISTS reqon_events_append_only_update; DROP TRIGGER IF EXISTS reqon_events_append_only_delete;');
+      db.prepare('DELETE FROM reqon_events WHERE run_id = ? AND seq > ?').run(runId, keep);
+      db.prepare('UPDATE reqon_runs SET last_seq = ? WHERE run_id = ?').run(keep, runId);
+      db.close();
+      const log = await openLog(copy);
+      try {
+        for (const report of await bothReports(log, runId, c.env)) {
+          expect(report.ok, `cut at ${keep}`).toBe(false);
+          expect(report.divergence, `cut at ${keep}`).toMatchObject({ cause: 'damaged-log', seq: keep + 1 });
+          expect(report.divergence!.recorded).toMatch(new RegExp(`its run row says completed, but its log ends at seq ${keep} with [a-z.]+.*, not run\\.completed: events were removed outside the engine`));
+        }
+      } finally {
+        await log.close();
+      }
+      const verified = await runCli(await builtCli(), ['verify', runId, '--db', copy], { cwd: c.dir });
+      expect(verified.code, `cut at ${keep}: ${verified.stdout}${verified.stderr}`).toBe(1);
+      expect(verified.stdout).toMatch(new RegExp(`^DAMAGED LOG at seq ${keep + 1}: `));
+    }
+    c.log = await openLog(c.dbPath); // for the harness's close
   });
 
   it('reqon verify says DAMAGED LOG at the seq and exits 1, never "verified"', async () => {

@@ -1,8 +1,9 @@
 /**
  * `reqon resume RUN_ID [--mission FILE] [--payload JSON] [--crash-at POINT] [--json]` — continue a
  * run after a crash, or resume its pause (with the payload that becomes `response`). Of several
- * racing resumers of one pause exactly one wins; the others exit 1 with "already resumed". A run
- * that already finished answers with its end (exit 0 completed, 1 failed): resume is idempotent.
+ * racing resumers of one pause exactly one wins; the others exit 11 with "already resumed" (also
+ * once the winner's run has ended). A run that already finished answers with its end (exit 0
+ * completed, 1 failed): resume is idempotent; a payload or an edit for it is refused (exit 2).
  */
 import type { Command } from 'commander';
 import { JsonDepthError, parseJsonInput } from '../../env/json-input.js';
