@@ -353,8 +353,10 @@ async function lastIsPauseResume(log: EventLog, run: RunRecord): Promise<boolean
  * suspended again — even on the same wait — is not resumed a second time by a late racer.
  */
 export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps, pending?: StoredEvent<'pause.created'>): Promise<void> {
-  // Before its pause is spent: a run whose remembered mission was edited outside the engine is
-  // left as it is, waiting (its resume fails on it; a pause spent first stayed spent).
+  // Before its pause is spent: a run whose remembered mission was edited outside the engine, or
+  // that a newer engine records (a worker of a mixed fleet on a shared log: helper 86), is left as
+  // it is, waiting (its resume fails on it; a pause spent first stayed spent).
+  await assertReadableFormat(deps.log, run.runId);
   await assertRememberedMission(deps.log, run);
   const waitingOn = run.waitingOn ?? '';
   const by = opts.by ?? 'cli';

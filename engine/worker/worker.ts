@@ -327,14 +327,16 @@ export class Worker {
         await resumeSuspendedRun(run, opts.wake === true ? { by: 'webhook', wake: true } : { by: run.waitingOn?.startsWith('pause:') ? 'timer' : 'webhook' }, deps);
       }
     } catch (error) {
-      if (error instanceof RunUnavailableError) return false;
+      // Taken by someone else, resumed first…; but a run this engine cannot read (a newer
+      // format) is left as it is and backed off from, as when carrying it on (continueRun).
+      if (error instanceof RunUnavailableError && error.reason !== 'unreadable') return false;
       // The log down or locked: what was offered to the run's waits is offered again once it is
       // back (the wake never happened), and the loop waits and looks again.
       if (logUnavailable(error)) {
         this.offered.delete(run.runId);
         throw error;
       }
-      // One run that cannot be woken (its log damaged) is that run's trouble, backed off as a failed
+      // One run that cannot be woken (its log damaged, or newer) is that run's trouble, backed off as a failed
       // resume is, never the worker's end (helper 77: the worker exited, and again each restart).
       this.track(run.runId, Promise.reject(error));
       return true;

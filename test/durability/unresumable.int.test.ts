@@ -80,4 +80,28 @@ describe.each(backends)('%s: a run that can never resume', (backend) => {
     expect(run.status).toBe('running');
     expect((await temp!.log.read(runId)).length).toBe(2);
   });
+
+  it('whose log is of a newer format and waits on a due timer: the worker spends nothing of it', async () => {
+    // Helper 86: the worker appended its pause.resumed (in its own format) to the newer engine's
+    // run and set it running, then refused to carry it on: the pause spent, the run nobody's.
+    temp = await openTempLog(backend, {}, 'reqon-unresumable-');
+    const missionFiles: MissionFiles = { entry: 'old.vague', files: [{ path: 'old.vague', text: 'mission Old {\n  action A {\n    pause { duration: "1s" }\n  }\n  run A\n}\n' }] };
+    const [started, stage] = events(99, missionFiles);
+    const runId = await insertStoredRun(temp.log, {
+      events: [
+        started!,
+        stage!,
+        { runId: 'r', seq: 3, type: 'pause.created', stepPath: 'A/0', payload: { pauseId: 'p1', dueAt: 1000 }, recordedAt: 3 },
+        { runId: 'r', seq: 4, type: 'run.suspended', stepPath: 'A/0', payload: { reason: 'timer', dueAt: 1000 }, recordedAt: 4 },
+      ] as StoredEvent[],
+      missionFiles,
+      options: { sources: {}, env: {} },
+      status: { status: 'suspended', waitingOn: 'pause:p1', wakeAt: 1000 },
+    });
+    const worker = await reqon(['worker', '--once', '--poll', '20']);
+    expect(worker.code, describeResult(worker)).toBe(1);
+    expect(worker.stderr).toMatch(/format 99 by a newer engine/);
+    expect((await temp!.log.getRun(runId))!).toMatchObject({ status: 'suspended', waitingOn: 'pause:p1' });
+    expect((await temp!.log.read(runId)).map((e) => e.type)).toEqual(['run.started', 'stage.started', 'pause.created', 'run.suspended']);
+  });
 });
