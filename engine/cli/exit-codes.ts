@@ -22,6 +22,12 @@ export const EXIT_SUSPENDED = 10;
  * run goes on there, and a script that waits for it should look again (`reqon show`).
  */
 export const EXIT_OWNED_ELSEWHERE = 11;
+/**
+ * `run`, `resume` or `fork`: the log failed under the run it carried (a full disk, a lock held past
+ * the wait, the database gone). The run is `running` in the log, interrupted and resumable — not
+ * failed (1): `reqon resume RUN_ID` carries it on once the log is back.
+ */
+export const EXIT_INTERRUPTED = 12;
 
 export type ExitCode =
   | typeof EXIT_OK
@@ -29,4 +35,5 @@ export type ExitCode =
   | typeof EXIT_USAGE
   | typeof EXIT_NOT_FULLY_VERIFIED
   | typeof EXIT_SUSPENDED
-  | typeof EXIT_OWNED_ELSEWHERE;
+  | typeof EXIT_OWNED_ELSEWHERE
+  | typeof EXIT_INTERRUPTED;

@@ -219,8 +219,8 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
     const reason = e instanceof Error ? e.message : String(e);
     io.stderr(
       `reqon: ${logUnreachable(e) ? 'lost the log database' : 'the log database failed'} mid-command: ${reason}\n` +
-        'reqon: nothing after the last commit was written; a run this command was carrying stays resumable — ' +
-        '`reqon resume RUN_ID` (or a worker, once its lease expires) carries it on when the database is back\n',
+        'reqon: nothing after the last commit was written; if this command was carrying a run, it stays resumable — ' +
+        '`reqon resume` with its id (or a worker, once its lease expires) carries it on when the database is back\n',
     );
     return EXIT_FAILED;
   }

@@ -4,9 +4,10 @@
  */
 import type { RunResult } from '../executor/run-mission.js';
 import type { CliIo } from './command-module.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_OWNED_ELSEWHERE, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_OWNED_ELSEWHERE, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
+import { isLogFailure, logUnreachable } from '../log/errors.js';
 
 export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode {
   // An armed crash point the run never reached killed nothing: say so, or a crash test that
@@ -108,4 +109,23 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The log failed under a run this command carried (a full disk, a lock held past the wait, the
+ * database gone): the run is `running` in the log, resumable — not failed. Said with its id, and
+ * with `--json` as the result line a script reads last (`status: "running"`, `interrupted`), so
+ * that "interrupted, resumable" is told apart from "failed" (helper 86): exit 12, not 1. Undefined
+ * for any other error.
+ */
+export function reportInterrupted(e: unknown, runId: string | undefined, json: boolean, io: CliIo): ExitCode | undefined {
+  if (runId === undefined || !isLogFailure(e)) return undefined;
+  const reason = e instanceof Error ? e.message : String(e);
+  const what = logUnreachable(e) ? 'lost the log database' : 'the log database failed';
+  io.stderr(
+    `reqon: ${what} mid-run: ${reason}\n` +
+      `reqon: run ${runId} is interrupted, not failed: nothing after its last commit was written, and it stays resumable — \`reqon resume ${runId}\` (or a worker, once its lease expires) carries it on when the database is back\n`,
+  );
+  if (json) io.stdout(`${JSON.stringify({ runId, status: 'running', interrupted: { code: logUnreachable(e) ? 'log-unreachable' : 'log-failed', message: reason }, resumable: true })}\n`);
+  return EXIT_INTERRUPTED;
 }

@@ -199,7 +199,7 @@ export class CliRefusedError extends StudioError {
 }
 
 /** What an exit means for a run, in the CLI's exit-code contract. */
-export function outcomeOf(exit: ExitInfo): 'completed' | 'failed' | 'suspended' | 'crashed' | 'usage-error' | 'exited' {
+export function outcomeOf(exit: ExitInfo): 'completed' | 'failed' | 'suspended' | 'crashed' | 'usage-error' | 'interrupted' | 'exited' {
   if (exit.signal === 'SIGKILL') return 'crashed';
   switch (exit.code) {
     case 0:
@@ -210,6 +210,8 @@ export function outcomeOf(exit: ExitInfo): 'completed' | 'failed' | 'suspended' 
       return 'usage-error';
     case 10:
       return 'suspended';
+    case 12:
+      return 'interrupted';
     default:
       return 'exited';
   }

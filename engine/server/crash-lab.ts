@@ -261,7 +261,7 @@ export class CrashLab {
     for (let resumes = 0; ; ) {
       if (exit !== null) {
         const outcome = outcomeOf(exit);
-        if (outcome === 'usage-error' || outcome === 'exited') {
+        if (outcome === 'usage-error' || outcome === 'exited' || outcome === 'interrupted') {
           throw new StudioError('conflict', `run ${runId}: the CLI ${outcome === 'usage-error' ? 'rejected the request' : `exited with code ${exit.code}`}: ${proc.output().trim().slice(-600)}`);
         }
         if (outcome === 'crashed') {

@@ -183,7 +183,7 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// whose statements
       const limited = `${db.target.slice(0, db.target.indexOf('?'))}?options=${encodeURIComponent(`-c search_path=${schema} -c lock_timeout=300`)}`;
       const result = await runCli(builtCli(), ['run', 'm.vague', '--db', limited], { cwd: dir });
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toMatch(/^reqon: the log database failed mid-command: canceling statement due to lock timeout\nreqon: nothing after the last commit was written; a run this command was carrying stays resumable/);
+      expect(result.stderr).toMatch(/^reqon: the log database failed mid-command: canceling statement due to lock timeout\nreqon: nothing after the last commit was written; if this command was carrying a run, it stays resumable/);
       expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
     } finally {
       await holder.end().catch(() => undefined);

@@ -12,7 +12,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { CRASH_AT_HELP, cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
-import { progressTo, reportRun, reportRunError } from '../run-output.js';
+import { progressTo, reportRun, reportInterrupted, reportRunError } from '../run-output.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -34,17 +34,18 @@ export const command: CommandModule = {
     const crash = crashPlanOption(options.crashAt, env, io);
     const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
     const log = await openCliLog(options.db, { existing: true });
+    let runId: string | undefined;
     try {
       const result = await forkRun(
         args[0] as string,
         { atSeq, ...(missionFiles ? { missionFiles } : {}) },
-        { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true), onRunId: (runId) => io.stdout(`run ${runId}\n`) },
+        { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true), onRunId: (id) => io.stdout(`run ${(runId = id)}\n`) },
       );
       if (options.json !== true) io.stderr(`forked from ${result.parentRunId} at seq ${result.forkedAtSeq}\n`);
       return reportRun(result, options.json === true, io);
     } catch (e) {
       if (e instanceof ForkPointError) throw new CliError(e.message);
-      const code = reportRunError(e, io);
+      const code = reportRunError(e, io) ?? reportInterrupted(e, runId, options.json === true, io);
       if (code === undefined) throw e;
       return code;
     } finally {

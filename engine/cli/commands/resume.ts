@@ -13,7 +13,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { CRASH_AT_HELP, cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
-import { progressTo, reportRun, reportRunError } from '../run-output.js';
+import { progressTo, reportInterrupted, reportRun, reportRunError } from '../run-output.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -54,7 +54,7 @@ export const command: CommandModule = {
       );
       return reportRun(result, options.json === true, io);
     } catch (e) {
-      const code = reportRunError(e, io);
+      const code = reportRunError(e, io) ?? reportInterrupted(e, args[0] as string, options.json === true, io);
       if (code === undefined) throw e;
       return code;
     } finally {

@@ -8,7 +8,7 @@ import { startRun } from '../../executor/run-mission.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { CRASH_AT_HELP, checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
-import { progressTo, reportRun, reportRunError } from '../run-output.js';
+import { progressTo, reportInterrupted, reportRun, reportRunError } from '../run-output.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -28,6 +28,7 @@ export const command: CommandModule = {
     const crash = crashPlanOption(options.crashAt, env, io);
     if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
     const log = await openCliLog(options.db);
+    let runId: string | undefined;
     try {
       checkSourceOverrides([files], options.source as Record<string, string>);
       const result = await startRun(
@@ -44,12 +45,15 @@ export const command: CommandModule = {
           dataDir: dataDir(),
           crash,
           progress: progressTo(io, options.quiet === true),
-          onRunId: (runId) => io.stdout(`run ${runId}\n`),
+          onRunId: (id) => {
+            runId = id;
+            io.stdout(`run ${id}\n`);
+          },
         },
       );
       return reportRun(result, options.json === true, io);
     } catch (e) {
-      const code = reportRunError(e, io);
+      const code = reportRunError(e, io) ?? reportInterrupted(e, runId, options.json === true, io);
       if (code === undefined) throw e;
       return code;
     } finally {
