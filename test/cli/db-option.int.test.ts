@@ -49,6 +49,14 @@ describe('--db that is not a log', () => {
     }
   });
 
+  it('a path through a file: exit 2, one line saying why its folder cannot be made (helper 86: an internal error with a stack)', async () => {
+    const file = path.join(dir, 'a-file');
+    fs.writeFileSync(file, 'not a folder\n');
+    const result = await reqon('run', 'm.vague', '--quiet', '--db', path.join(file, 'log.db'));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe(`reqon: ${path.join(file, 'log.db')}: cannot be created: its folder ${file} cannot be made (a part of that path is a file, not a folder); give --db a path in a folder you can write\n`);
+  });
+
   it("another program's SQLite database, whatever its user_version: exit 2, its tables and journal mode left as they were", async () => {
     const Database = (await import('better-sqlite3')).default;
     for (const version of [0, 3, 99]) {

@@ -71,7 +71,15 @@ import { WalSync } from './wal-sync.js';
 export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): Promise<EventLog> {
   if (typeof dbPath !== 'string' || dbPath === '') throw new Error('openLog: the database path is empty; pass a file path such as .reqon/reqon.db');
   if (dbPath !== ':memory:') {
-    fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+    const folder = path.dirname(path.resolve(dbPath));
+    try {
+      fs.mkdirSync(folder, { recursive: true });
+    } catch (e) {
+      // A path through a file, a folder this user may not write: the user's to fix, in one line.
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a part of that path is a file, not a folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+      throw new LogTargetError(dbPath, `cannot be created: its folder ${folder} cannot be made (${why}); give --db a path in a folder you can write`);
+    }
     const stat = fs.statSync(dbPath, { throwIfNoEntry: false });
     if (stat !== undefined && !stat.isFile()) {
       throw new LogTargetError(dbPath, `cannot be opened as a Reqon log: it is ${stat.isDirectory() ? 'a folder' : 'not a regular file'}; give --db the path of a SQLite file (created when absent)`);
