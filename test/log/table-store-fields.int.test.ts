@@ -91,3 +91,53 @@ describe.each(backends)('%s: sql store field names that cannot be columns', (bac
     expect((await t.log.read('r1')).map((e) => e.seq)).toEqual([1, 2]);
   });
 });
+
+describe('sqlite: projected columns as plain SQL reads them', () => {
+  let t: TempLog;
+  beforeEach(async () => {
+    t = await openTempLog('sqlite');
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it('an integer field is an INTEGER (exact to 2^53), a fraction a REAL (helper 87: every number was a REAL)', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(
+      lease,
+      [
+        storeWrite({ key: '1', record: { id: 1, qty: 42, price: 9.5 } }),
+        storeWrite({ key: '1234567890123456', record: { id: 1234567890123456, qty: -0, price: 1e300 } }),
+      ],
+      { durable: false },
+    );
+    const db = new Database(t.dbPath, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT _key, typeof(id) AS t, CAST(id AS TEXT) AS text, typeof(qty) AS q, typeof(price) AS p FROM orders ORDER BY _seq').all();
+      expect(rows).toEqual([
+        { _key: '1', t: 'integer', text: '1', q: 'integer', p: 'real' },
+        { _key: '1234567890123456', t: 'integer', text: '1234567890123456', q: 'integer', p: 'real' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a field whose name differs only in case from one with a column stays in _record only (SQLite names ignore case)', async () => {
+    const { lease } = await t.log.createRun(newRun('r1'), 'w1', 30_000, [started()]);
+    await t.log.commit(lease, [storeWrite({ key: 'a', record: { Name: 'ACME LTD', name: 'acme' } }), storeWrite({ key: 'b', record: { name: 'beta' } })], { durable: false });
+    expect(await t.log.readTable('sql', 'orders')).toEqual([
+      { key: 'a', record: { Name: 'ACME LTD', name: 'acme' } },
+      { key: 'b', record: { name: 'beta' } },
+    ]);
+    const db = new Database(t.dbPath, { readonly: true });
+    try {
+      expect(db.prepare(`SELECT "Name" AS col, json_extract(_record, '$.name') AS lower FROM orders ORDER BY _seq`).all()).toEqual([
+        { col: 'ACME LTD', lower: 'acme' },
+        { col: null, lower: 'beta' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});

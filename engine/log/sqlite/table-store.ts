@@ -42,12 +42,17 @@ function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
 
-/** The value a projected column holds for a field. */
-function projectValue(value: unknown): string | number | null {
+/**
+ * The value a projected column holds for a field. An integer is bound as one (a BigInt): bound
+ * as a JS number it is a REAL, so `id` read 1.0, `_key = id` never held, and SQLite printed a
+ * 16-digit id as 1.23456789012346e+15 (helper 87). PostgreSQL's jsonb columns hold it exactly.
+ */
+function projectValue(value: unknown): string | number | bigint | null {
   switch (typeof value) {
     case 'string':
       return value;
     case 'number':
+      if (Number.isSafeInteger(value)) return BigInt(value);
       return Number.isFinite(value) ? value : null; // JSON turns NaN/Infinity into null too
     case 'boolean':
       return value ? 1 : 0;
@@ -201,7 +206,7 @@ export class TableStores {
 
   private putSql(table: string, shape: SqlTableShape, key: string, json: string, record: Record<string, unknown>): void {
     const fields: string[] = [];
-    const values: (string | number | null)[] = [];
+    const values: (string | number | bigint | null)[] = [];
     for (const [field, value] of Object.entries(record)) {
       if (!this.ensureColumn(table, shape, field)) continue;
       fields.push(field);
