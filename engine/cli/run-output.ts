@@ -94,6 +94,7 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
         case 'ambiguous':
         case 'finished':
         case 'not-suspended':
+        case 'repeated':
           return EXIT_USAGE;
         case 'owned':
         case 'already-resumed':

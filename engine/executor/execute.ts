@@ -59,7 +59,7 @@ export type RunResult = RunEnd & {
 export class RunUnavailableError extends Error {
   constructor(
     message: string,
-    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable' | 'ambiguous',
+    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable' | 'ambiguous' | 'repeated',
   ) {
     super(message);
     this.name = 'RunUnavailableError';

@@ -70,6 +70,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     const named = opts.expectWaitingOn?.startsWith('pause:') && opts.expectWaitingOn !== run.waitingOn ? await pendingPauseNamed(deps.log, run, opts.expectWaitingOn.slice('pause:'.length)) : undefined;
     if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn && named === undefined) throw await notWaitingOn(run, opts, deps.log);
     if (opts.payload !== undefined && opts.expectWaitingOn === undefined && run.waitingOn?.startsWith('pause:')) await refuseAmbiguousPayload(run, deps.log);
+    if (opts.payload !== undefined && run.waitingOn?.startsWith('wait:')) await refuseRepeatedPayload(run, opts.payload, deps.log);
     // An edited mission must replay what the run already did before the pause is spent on it: a
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
@@ -154,6 +155,31 @@ export function pendingPauseText(e: StoredEvent<'pause.created'>): string {
   const { pauseId, dueAt, webhookPath } = e.payload;
   const on = [webhookPath !== undefined ? `webhook ${webhookPath}` : undefined, dueAt !== undefined ? `timer ${instantText(dueAt)}` : undefined].filter(Boolean).join(' or ');
   return `${pauseId} at ${e.stepPath}${on ? ` (${on})` : ''}`;
+}
+
+/**
+ * A payload the run's pending wait already took from `reqon resume` (its `expectedEvents` not yet
+ * all in): the same content again is the same event sent twice — an operator repeating a command
+ * they were not sure went through — which the wait would take twice, and each effect after it
+ * twice (helper 85). Refused, as a webhook delivery of the same body is a retry (GUARANTEES 19).
+ */
+async function refuseRepeatedPayload(run: RunRecord, payload: unknown, log: EventLog): Promise<void> {
+  const path = run.waitingOn!.slice('wait:'.length);
+  const pending = (await pendingSuspensions(log, run)).waits.filter((e) => e.payload.path === path);
+  if (pending.length === 0) return;
+  const waits = new Set(pending.map((e) => e.payload.waitId));
+  const given = canonicalJson(payload);
+  // What those waits took comes after they registered: a long run is not read from its start.
+  const fromSeq = Math.min(...pending.map((e) => e.seq));
+  const received = (await log.read(run.runId, { types: ['webhook.received'], fromSeq, toSeq: run.lastSeq })) as StoredEvent<'webhook.received'>[];
+  const taken = received.find(
+    (e) => waits.has(e.payload.waitId) && e.payload.eventId.startsWith(`resume:${run.runId}:`) && canonicalJson(e.payload.payload) === given,
+  );
+  if (!taken) return;
+  throw new RunUnavailableError(
+    `run ${run.runId}'s wait on ${path} already took this payload (seq ${taken.seq}, from \`reqon resume\`), and waits on for more events: the same content again would be the same event twice; nothing was changed and your payload was not used — to send an equal event of its own, deliver it to ${path} at \`reqon worker --listen PORT\` with an Idempotency-Key of its own`,
+    'repeated',
+  );
 }
 
 async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog): Promise<RunUnavailableError> {

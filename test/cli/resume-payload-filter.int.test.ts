@@ -39,3 +39,30 @@ describe('resume --payload that a wait\'s eventFilter refuses', () => {
     expect(taken.stderr).not.toContain('not taken');
   }, 60_000);
 });
+
+describe('resume --payload of the same content twice to a wait that takes two events', () => {
+  it('the repeat is refused (exit 2, nothing taken); an event of other content completes the wait (helper 85: the wait took one event twice)', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'two.vague'),
+      'mission Two {\n  store got: memory("got")\n  action A {\n    wait { path: "/events", timeout: 600000, expectedEvents: 2 }\n    for e in response {\n      store e -> got { key: .id }\n    }\n  }\n  run A\n}\n',
+    );
+    const started = await reqon('run', 'two.vague');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const first = await reqon('resume', runId, '--payload', '{"id":"e1","amount":5}');
+    expect(first.code, describeResult(first)).toBe(10);
+    const before = (await reqon('events', runId, '--json')).stdout;
+
+    // The same content, its keys in another order: the same event.
+    const again = await reqon('resume', runId, '--payload', '{"amount":5,"id":"e1"}');
+    expect(again.code, describeResult(again)).toBe(2);
+    expect(again.stderr).toContain(`run ${runId}'s wait on /events already took this payload`);
+    expect(again.stderr).toContain('nothing was changed and your payload was not used');
+    expect((await reqon('events', runId, '--json')).stdout).toBe(before);
+
+    const second = await reqon('resume', runId, '--payload', '{"id":"e2","amount":5}');
+    expect(second.code, describeResult(second)).toBe(0);
+    const stored = JSON.parse((await reqon('store', runId, 'got', '--json')).stdout) as { key: string }[];
+    expect(stored.map((r) => r.key)).toEqual(['e1', 'e2']);
+  }, 60_000);
+});
