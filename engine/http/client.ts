@@ -279,6 +279,8 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
     let recorded: RecordedResponse | undefined;
     let parsed: Parsed | undefined;
     let redirectNote: string | undefined;
+    let redirectedTo: string | undefined;
+    let credentialsWithheld = false;
     let decodeWarning: string | undefined;
     try {
       const sent = await sendFollowingRedirects(
@@ -297,12 +299,18 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
         allow,
       );
       const res = sent.response;
+      if (sent.redirectedTo !== undefined) redirectedTo = redactor.text(sent.redirectedTo);
+      credentialsWithheld = sent.credentialsWithheld === true;
+      // Where the answer came from, when not from where the mission asked (helper 84: a login
+      // page's HTML, another origin's 401 read as the API's, nothing in the run said so).
       if (sent.note !== undefined) redirectNote = redactor.text(sent.note);
+      else if (redirectedTo !== undefined) redirectNote = `the answer came from ${redirectedTo}, where the request was redirected${credentialsWithheld ? " — another origin, to which the source's credentials are not sent" : ''}`;
       if (res.decodeWarning !== undefined) decodeWarning = redactor.text(res.decodeWarning);
       const headers = lowerCased(res.headers);
       parsed = parseBody(res.status, res.body);
       const redacted = redactor.response({ status: res.status, headers, body: parsed.ok ? parsed.value : parsed.text });
       recorded = parsed === EMPTY_BODY ? { ...redacted.recorded, empty: true } : redacted.recorded;
+      if (redirectedTo !== undefined) recorded = { ...recorded, redirectedTo };
       if (redacted.replacedInBody > 0) {
         // The run acts on the answer as its log holds it, so the secret is gone from what it stores too: said, never silent.
         const note = `the answer held a credential of the run ${redacted.replacedInBody} time(s); each became ${REDACTED} in the log and in what the run does with the answer (a secret never enters the log)`;
@@ -328,7 +336,8 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       policy: refreshes > 0 ? { ...policy, maxAttempts: policy.maxAttempts + refreshes } : policy,
       allow,
       hasIdempotencyKey: (hasIdempotencyKey ??= headerValue(built.headers, 'Idempotency-Key') !== undefined),
-      canRefresh: !exchanged && refreshes < MAX_REFRESHES && (deps.auth?.canRefresh() ?? false),
+      // A 401 from an origin the credentials were not sent to says nothing of them: no refresh.
+      canRefresh: !exchanged && refreshes < MAX_REFRESHES && !credentialsWithheld && (deps.auth?.canRefresh() ?? false),
       now: finished,
       random01: random.next(),
     });
@@ -349,7 +358,7 @@ async function attemptUntilDecided(spec: RequestSpec, deps: HttpDeps, hooks: Att
       const snippet = redactor.text(parsed.text).slice(0, 80);
       const problem = parsed.refused ?? `expected a JSON body but got: ${contentType} ${JSON.stringify(snippet)}`;
       const error = new FetchError({
-        message: `${built.method} ${shownUrl} returned ${recorded!.status}: ${problem}`,
+        message: `${built.method} ${shownUrl} returned ${recorded!.status}${redirectedTo !== undefined ? ` (from ${redirectedTo}, where it was redirected)` : ''}: ${problem}`,
         code: 'invalid-body',
         retryable: false,
         attempts: attempt,
@@ -454,8 +463,17 @@ async function sendFollowingRedirects(
   request: HttpRequest,
   authHeaderNames: readonly string[],
   allow: readonly number[],
-): Promise<{ response: HttpResponse; note?: string }> {
+): Promise<{ response: HttpResponse; note?: string; redirectedTo?: string; credentialsWithheld?: boolean }> {
   let current = request;
+  // Once a hop left the origin, its credentials stayed behind (below): an answer from there is
+  // not the API's word on them (a 401 there asks for no token refresh).
+  let withheld = false;
+  const followed = (response: HttpResponse, note?: string) => ({
+    response,
+    ...(note !== undefined ? { note } : {}),
+    ...(current.url !== request.url ? { redirectedTo: current.url } : {}),
+    ...(withheld ? { credentialsWithheld: true } : {}),
+  });
   // One timeout for the attempt, redirects included: six hops of 2 s each under `timeout: 3000`
   // took 12 s, each hop given the whole timeout anew (helper 42).
   const deadline = clock.now() + request.timeoutMs;
@@ -465,16 +483,16 @@ async function sendFollowingRedirects(
       throw new TransportError(`${request.method} ${request.url} timed out after ${request.timeoutMs} ms (following ${hops} redirect${hops === 1 ? '' : 's'}, the last to ${current.url})`, 'timeout');
     }
     const response = await http.send(hops === 0 ? current : { ...current, timeoutMs: left });
-    if (!REDIRECT_STATUSES.has(response.status) || allow.includes(response.status)) return { response };
+    if (!REDIRECT_STATUSES.has(response.status) || allow.includes(response.status)) return followed(response);
     const location = headerValue(response.headers, 'location');
-    if (location === undefined) return { response };
+    if (location === undefined) return followed(response);
     let next: URL;
     try {
       next = new URL(location, current.url);
     } catch {
-      return { response, note: `redirected to ${JSON.stringify(location)}, which is no URL` };
+      return followed(response, `redirected to ${JSON.stringify(location)}, which is no URL`);
     }
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') return { response, note: `redirected to ${location}, which is not http(s)` };
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') return followed(response, `redirected to ${location}, which is not http(s)`);
     // 303 See Other: the request was taken, its result is read with a GET of the Location (RFC 9110
     // §15.4.4, as fetch() does) — a new request, so without the body and what described it.
     const seeOther = response.status === 303 && current.method !== 'GET' && current.method !== 'HEAD';
@@ -484,13 +502,14 @@ async function sendFollowingRedirects(
       current = { ...rest, method: 'GET', headers: Object.fromEntries(Object.entries(current.headers).filter(([name]) => !dropped.has(name.toLowerCase()))) };
     }
     if (current.method !== 'GET' && current.method !== 'HEAD') {
-      return { response, note: `redirected to ${location}, which Reqon follows for GET and HEAD only (a ${current.method}'s body and Idempotency-Key go only where the mission says): point the source or path at the final URL` };
+      return followed(response, `redirected to ${location}, which Reqon follows for GET and HEAD only (a ${current.method}'s body and Idempotency-Key go only where the mission says): point the source or path at the final URL`);
     }
-    if (hops >= MAX_REDIRECTS) return { response, note: `more than ${MAX_REDIRECTS} redirects (the last to ${location})` };
+    if (hops >= MAX_REDIRECTS) return followed(response, `more than ${MAX_REDIRECTS} redirects (the last to ${location})`);
     const crossOrigin = next.origin !== new URL(current.url).origin;
     const dropped = new Set(authHeaderNames.map((n) => n.toLowerCase()));
     const kept = ([name]: [string, string]): boolean => !dropped.has(name.toLowerCase()) && !isSensitiveName(name);
     const headers = crossOrigin ? Object.fromEntries(Object.entries(current.headers).filter(kept)) : current.headers;
+    if (crossOrigin && Object.keys(headers).length < Object.keys(current.headers).length) withheld = true;
     current = { ...current, url: next.href, headers };
   }
 }

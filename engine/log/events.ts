@@ -139,6 +139,11 @@ export interface RecordedResponse {
    * as an empty list and its `null` as null.
    */
   empty?: true;
+  /**
+   * A GET or HEAD that followed redirects: the URL the answer came from (redacted), which the
+   * mission never named. Informational — a replay reads the answer, not where it came from.
+   */
+  redirectedTo?: string;
 }
 
 export interface EventPayloads {

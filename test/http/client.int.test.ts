@@ -322,6 +322,35 @@ describe('redirects', () => {
     }
   });
 
+  it('an answer from where a redirect led says so: in the failure, and in the recorded answer (helper 84)', async () => {
+    // A login page's HTML, another origin's 401 (the credentials stayed behind, rightly): before,
+    // the failure named only the URL the mission asked for, as if the API had answered.
+    const other = await startServer((_req, res) => json(res, 401, { error: 'missing token' }));
+    try {
+      use((req, res) => {
+        if (req.url === '/items') return redirect(res, 302, '/login?next=/items');
+        if (req.url === '/orders') return redirect(res, 307, `${other.base}/orders`);
+        if (req.url === '/moved') return redirect(res, 301, '/new');
+        if (req.url === '/new') return json(res, 200, [1]);
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>Please sign in</html>');
+      });
+      const d = deps({ auth: new AuthSession('Api', { type: 'bearer', token: 't0k' }) });
+      const login = (await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/items' }, d).catch((e: unknown) => e)) as FetchError;
+      expect(login.message).toBe(`GET ${server.base}/items returned 200 (from ${server.base}/login?next=/items, where it was redirected): expected a JSON body but got: text/html "<html>Please sign in</html>"`);
+      const away = (await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/orders' }, d).catch((e: unknown) => e)) as FetchError;
+      expect(away.message).toBe(
+        `GET ${server.base}/orders failed with 401 after 1 attempt; the answer came from ${other.base}/orders, where the request was redirected — another origin, to which the source's credentials are not sent; the API answered: {"error":"missing token"}`,
+      );
+      const recorded: unknown[] = [];
+      const ok = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/moved' }, d, { afterAttempt: (a) => void recorded.push(a.response) });
+      expect(ok.body).toEqual([1]);
+      expect(recorded).toEqual([expect.objectContaining({ status: 200, body: [1], redirectedTo: `${server.base}/new` })]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a redirect loop fails after 5 hops, naming them; a 3xx without Location fails as before', async () => {
     use((req, res) => (req.url === '/bare' ? json(res, 302, {}) : redirect(res, 302, req.url === '/p' ? '/q' : '/p')));
     await expect(executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/p' }, deps())).rejects.toThrow(/more than 5 redirects/);
