@@ -230,7 +230,9 @@ function studioSummary(folded: RunSummary, record: RunRecord, first: StoredEvent
   };
   // An imported run's record says 'running' only to keep workers off it: say what its log ends as.
   if (isImported(record) && status === 'running') {
-    return folded.status === 'suspended' ? { ...summary, ...origin, status: 'suspended' } : { ...summary, ...origin, stopped: true };
+    // What it waits on is its log's (an import sets no wake time on its record): a timer's until.
+    const waiting = { waitingOn: folded.waitingOn, waitingSince: folded.waitingSince, wakeAt: folded.wakeAt };
+    return folded.status === 'suspended' ? { ...summary, ...origin, status: 'suspended', ...waiting } : { ...summary, ...origin, stopped: true };
   }
   return isOrphaned(status, owner) ? { ...summary, ...origin, orphaned: true } : { ...summary, ...origin };
 }

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
+import { createStudioService } from '../../engine/server/studio-service.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { FakeApi } from '../support/fake-api.js';
 import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
@@ -136,6 +137,15 @@ describe('reqon export / reqon import', () => {
     expect(withPayload.stderr).toMatch(/your payload was not used/);
     const shown = await reqon(dbB(), 'show', runId);
     expect(shown.stdout).toMatch(/^status +suspended \(imported from a bundle: read-only\)$/m);
+    // The studio says what its log waits on — the hour's timer, until when — not "an external
+    // event, no deadline" (helper 83); its banner offers no Resume (RunHeaderWaitBanner).
+    const pause = a!.events.find((e) => e.type === 'pause.created')!.payload as { dueAt: number };
+    const studio = await createStudioService({ dbPath: dbB(), cliPath: cli, cwd: dir, worker: false });
+    try {
+      expect(await studio.handle('run.get', { runId })).toMatchObject({ status: 'suspended', imported: true, waitingOn: 'timer', wakeAt: pause.dueAt });
+    } finally {
+      await studio.close();
+    }
     expect((await reqon(dbB(), 'runs')).stdout).toMatch(new RegExp(`^${runId}  imported `, 'm'));
     const worker = await reqon(dbB(), 'worker', '--once');
     expect(worker.code, describeResult(worker)).toBe(0);

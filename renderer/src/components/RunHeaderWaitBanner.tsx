@@ -1,7 +1,9 @@
 /**
  * For a run that is not moving: what it waits on, since when, until when (a live countdown), and
  * a form to resume it with a JSON payload (run.resume). A malformed payload is refused here with
- * the parser's message rather than sent.
+ * the parser's message rather than sent. An imported run (read-only) waits on nothing here: its
+ * banner says where its log ends and that nothing continues it — no countdown, no Resume that
+ * could only fail (helper 83).
  */
 import { useState } from 'react';
 import type { RunSummary } from '../lib/protocol.js';
@@ -50,7 +52,16 @@ export function RunHeaderWaitBanner({ run }: { run: RunSummary }) {
               {' '}since <strong>{formatDateTime(run.waitingSince)}</strong> ({formatDuration(now - run.waitingSince)})
             </>
           )}
-          {run.wakeAt !== null ? (
+          {run.imported ? (
+            <>
+              {run.wakeAt !== null && (
+                <>
+                  {' '}until <strong>{formatDateTime(run.wakeAt)}</strong>
+                </>
+              )}{' '}
+              — <span data-testid="imported-wait">imported from a bundle: read-only, nothing continues it here; “Fork from here” above starts a new run from its log</span>
+            </>
+          ) : run.wakeAt !== null ? (
             <>
               {' '}until <strong>{formatDateTime(run.wakeAt)}</strong> —{' '}
               <span className="countdown" data-testid="countdown">
@@ -62,18 +73,20 @@ export function RunHeaderWaitBanner({ run }: { run: RunSummary }) {
           )}
         </span>
       </div>
-      <div className="banner-wait-resume">
-        <input
-          aria-label="Resume payload"
-          placeholder='payload JSON, e.g. {"approved": true}'
-          value={payload}
-          spellCheck={false}
-          onChange={(e) => setPayload(e.target.value)}
-        />
-        <button className="primary" aria-label="Resume run" disabled={busy} onClick={() => void resume()}>
-          Resume
-        </button>
-      </div>
+      {!run.imported && (
+        <div className="banner-wait-resume">
+          <input
+            aria-label="Resume payload"
+            placeholder='payload JSON, e.g. {"approved": true}'
+            value={payload}
+            spellCheck={false}
+            onChange={(e) => setPayload(e.target.value)}
+          />
+          <button className="primary" aria-label="Resume run" disabled={busy} onClick={() => void resume()}>
+            Resume
+          </button>
+        </div>
+      )}
       {message && (
         <div className={message.kind === 'ok' ? 'ok-text' : 'error-text'} role={message.kind === 'error' ? 'alert' : 'status'}>
           {message.text}
