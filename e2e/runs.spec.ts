@@ -64,6 +64,16 @@ describe('runs table', () => {
     await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_LIVE);
   });
 
+  it('opens the run a hash edited by hand names, on the tab it names (helper 83: the page kept the old run)', async () => {
+    await page.evaluate((id) => void (window.location.hash = `#run=${id}&tab=events`), RUN_FAILED);
+    await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_FAILED);
+    await expect.poll(() => page.getByRole('tablist', { name: 'Run views' }).getByRole('tab', { selected: true }).textContent()).toBe('Events');
+    // Back to the live run on its timeline, as the tests after this one expect it.
+    await page.evaluate((id) => void (window.location.hash = `#run=${id}&tab=timeline`), RUN_LIVE);
+    await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_LIVE);
+    expect(errors).toEqual([]);
+  });
+
   it('offers to kill a running run and reports why it cannot when no process runs it', async () => {
     // The live run is owned by a live-looking process on another host (the seeder's owner): not
     // orphaned, so Kill is offered, and the studio refuses to kill what it did not start, naming the owner.

@@ -139,6 +139,14 @@ export function startStudioSync(store: StoreApi): SyncHandle {
     );
   }
   watch(store.getState().selectedRunId);
+  // A hash changed by hand or by a link on the page (writeHash's replaceState fires no event):
+  // open what it names, as a first load does — the page kept showing the old run (helper 83).
+  const onHashChange = () => {
+    readHash(store);
+    const state = store.getState();
+    linkSeq = state.selectedRunId === null ? null : state.selectedSeq;
+  };
+  window.addEventListener('hashchange', onHashChange);
   const offHash = store.subscribe((state, prev) => {
     if (state.selectedRunId !== prev.selectedRunId) watch(state.selectedRunId);
     if (state.selectedRunId !== prev.selectedRunId || state.tab !== prev.tab || state.selectedSeq !== prev.selectedSeq || state.eventFilter !== prev.eventFilter) writeHash(state);
@@ -151,6 +159,7 @@ export function startStudioSync(store: StoreApi): SyncHandle {
       if (refreshTimer) clearTimeout(refreshTimer);
       if (totalTimer) clearTimeout(totalTimer);
       offHash();
+      window.removeEventListener('hashchange', onHashChange);
       bridge.close();
     },
   };
