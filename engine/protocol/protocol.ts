@@ -200,7 +200,8 @@ export interface Requests {
   'run.stateAt': { req: { runId: string; seq: number; windows?: ValueWindow[] }; res: RunState };
   'run.stateDiff': { req: { runId: string; fromSeq: number; toSeq: number }; res: StateDiffEntry[] };
   'run.source': { req: { runId: string }; res: MissionSource };
-  'run.verify': { req: { runId: string; missionText?: string }; res: VerifyReport };
+  /** `missionText`: the entry file edited; `files`: any of the run's files edited, by recorded path (a folder mission's). */
+  'run.verify': { req: { runId: string; missionText?: string; files?: Record<string, string> }; res: VerifyReport };
   'run.start': { req: StartRunRequest; res: { runId: string } };
   'run.resume': { req: { runId: string; payload?: unknown }; res: { runId: string; outcome: string } };
   /** A new run from this run's log up to `atSeq`, replayed, then live (`reqon fork`); `missionText`: carry on with an edit. */

@@ -228,12 +228,18 @@ class Service implements StudioService {
       case 'run.verify': {
         const runId = str(channel, req, 'runId');
         const missionText = optStr(channel, req, 'missionText');
+        // A folder mission's other files, edited: by their recorded paths.
+        const files = optStringMap(channel, req, 'files');
         // A blank edit is no mission: verifying it as the recorded one gave a false ✓.
         if (missionText !== undefined && missionText.trim() === '') {
           throw new StudioError('bad-request', `${channel}: "missionText" is empty for run "${runId}": send the edited mission's text, or leave "missionText" out to verify the recorded mission`);
         }
+        for (const [file, text] of Object.entries(files)) {
+          if (text.trim() === '') throw new StudioError('bad-request', `${channel}: "files.${file}" is empty for run "${runId}": send the edited file's text, or leave it out to keep it as recorded`);
+        }
         const view = await this.views.get(runId);
-        return verifyInStudio(this.log, runId, missionText === undefined ? undefined : { recorded: view.record.missionFiles, missionText });
+        const edited = missionText !== undefined || Object.keys(files).length > 0;
+        return verifyInStudio(this.log, runId, edited ? { recorded: view.record.missionFiles, ...(missionText !== undefined ? { missionText } : {}), files } : undefined);
       }
       case 'run.start': {
         const run = this.runRequest(channel, req, optStr(channel, req, 'crashAt'));

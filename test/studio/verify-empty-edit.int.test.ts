@@ -42,7 +42,7 @@ describe('run.verify with an edited mission', () => {
     for (const missionText of ['mission {', 'mission demo {}', 'mission M {\n  action A { store { id: 1 } -> nowhere }\n  run A\n}\n']) {
       await expect(service.handle('run.verify', { runId: 'r1', missionText })).rejects.toMatchObject({
         code: 'bad-request',
-        message: expect.stringMatching(/^run\.verify: the edited mission does not pass its checks \(it was checked in place of .+\):\n.+error\[E\d+\]/s),
+        message: expect.stringMatching(/^run\.verify: the edited mission does not pass its checks \(checked with .+ edited\):\n.+error\[E\d+\]/s),
       });
     }
   });

@@ -7,24 +7,30 @@
 import type { VerifyReport } from './protocol.js';
 import { verifyVerdict } from './verify-rows.js';
 
-export type VerifyTarget = { mission: 'recorded' } | { mission: 'edited'; text: string };
+/** An edit: the texts of the mission's files it changes, by the run's recorded paths (a folder mission's action files too). */
+export type VerifyTarget = { mission: 'recorded' } | { mission: 'edited'; files: Record<string, string> };
 
 /** What "Verify" checks now, or why it cannot: an edit with no text is no mission. */
-export function verifyTarget(editing: boolean, text: string): { target: VerifyTarget } | { refused: string } {
+export function verifyTarget(editing: boolean, files: Record<string, string>): { target: VerifyTarget } | { refused: string } {
   if (!editing) return { target: { mission: 'recorded' } };
-  if (text.trim() === '') {
-    return { refused: 'The edited mission is empty: paste or open a mission, or untick “use an edited mission” to verify the recorded one.' };
+  const names = Object.keys(files);
+  const blank = names.find((name) => files[name]!.trim() === '');
+  if (names.length === 0 || blank !== undefined) {
+    const which = blank !== undefined && names.length > 1 ? ` (${blank})` : '';
+    return { refused: `The edited mission is empty${which}: paste or open a mission, or untick “use an edited mission” to verify the recorded one.` };
   }
-  return { target: { mission: 'edited', text } };
+  return { target: { mission: 'edited', files: { ...files } } };
 }
 
-/** The run.verify request for a target: an edit always carries its text (the server refuses an empty one). */
-export function verifyRequest(runId: string, target: VerifyTarget): { runId: string; missionText?: string } {
-  return target.mission === 'edited' ? { runId, missionText: target.text } : { runId };
+/** The run.verify request for a target: an edit always carries its texts (the server refuses an empty one). */
+export function verifyRequest(runId: string, target: VerifyTarget): { runId: string; files?: Record<string, string> } {
+  return target.mission === 'edited' ? { runId, files: target.files } : { runId };
 }
 
 export function sameTarget(a: VerifyTarget, b: VerifyTarget): boolean {
-  return a.mission === b.mission && (a.mission === 'recorded' || a.text === (b as { text: string }).text);
+  if (a.mission === 'recorded' || b.mission === 'recorded') return a.mission === b.mission;
+  const names = Object.keys(a.files);
+  return names.length === Object.keys(b.files).length && names.every((name) => b.files[name] === a.files[name]);
 }
 
 export interface VerdictView {
@@ -38,10 +44,10 @@ export interface VerdictView {
  * The chip for a report: the verdict, the mission it checked, and — when the box now holds
  * something else — that it is out of date (in its own colour, never ✓'s).
  */
-export function verdictView(report: VerifyReport, checked: VerifyTarget, editing: boolean, text: string): VerdictView {
+export function verdictView(report: VerifyReport, checked: VerifyTarget, editing: boolean, files: Record<string, string>): VerdictView {
   const verdict = verifyVerdict(report);
   const against = checked.mission === 'recorded' ? 'against the recorded mission' : 'against the edited mission';
-  const now = verifyTarget(editing, text);
+  const now = verifyTarget(editing, files);
   const stale =
     'target' in now && sameTarget(now.target, checked)
       ? null

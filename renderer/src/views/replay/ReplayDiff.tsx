@@ -16,7 +16,16 @@ export function ReplayDiff({ runId }: { runId: string }) {
   // Kept per run while another tab or run is shown: an edit typed here, and the diff it produced.
   const kept = `replay-diff:${runId}`;
   const [editing, setEditing] = useKeptState(`${kept}:editing`, false);
-  const [missionText, setMissionText] = useKeptState(`${kept}:mission`, '');
+  // The run's recorded files, and the texts of those edited (by path): a folder mission's action
+  // files are edited as its entry is, one at a time in the box (helper 83: only the entry could be).
+  const [source, setSource] = useKeptState<{ entry: string; files: { path: string; text: string }[] } | null>(`${kept}:source`, null);
+  const [edits, setEdits] = useKeptState<Record<string, string>>(`${kept}:edits`, {});
+  const [file, setFile] = useKeptState<string | null>(`${kept}:file`, null);
+  const recordedText = (path: string | null) => source?.files.find((f) => f.path === path)?.text ?? '';
+  const shownText = file === null ? '' : (edits[file] ?? recordedText(file));
+  const setShownText = (text: string) => {
+    if (file !== null) setEdits((current) => ({ ...current, [file]: text }));
+  };
   // The report with the mission it checked: a verdict is only ever shown beside what it checked.
   const [result, setResult] = useKeptState<{ report: VerifyReport; checked: VerifyTarget } | null>(`${kept}:result`, null);
   const report = result?.report ?? null;
@@ -25,20 +34,26 @@ export function ReplayDiff({ runId }: { runId: string }) {
   // Only the latest verify's answer lands: an older one is for a mission no longer asked about.
   const latestKey = `${kept}:latest`;
   const rows = useMemo(() => (report ? alignVerifyRows(report) : []), [report]);
-  const now = verifyTarget(editing, missionText);
-  const verdict = result ? verdictView(result.report, result.checked, editing, missionText) : null;
+  const now = verifyTarget(editing, edits);
+  const verdict = result ? verdictView(result.report, result.checked, editing, edits) : null;
 
   // Editing starts from the run's own mission text, so a small change is a small edit.
   const startEditing = async () => {
     setEditing(true);
-    if (missionText) return;
+    if (source !== null) return;
     try {
-      const source = await invoke('run.source', { runId });
-      setMissionText((current) => current || (source.files.find((f) => f.path === source.entry)?.text ?? source.files[0]?.text ?? ''));
+      const recorded = await invoke('run.source', { runId });
+      const entry = recorded.files.some((f) => f.path === recorded.entry) ? recorded.entry : (recorded.files[0]?.path ?? recorded.entry);
+      setSource({ entry, files: recorded.files });
+      setFile((current) => current ?? entry);
+      setEdits((current) => (Object.keys(current).length > 0 ? current : { [entry]: recorded.files.find((f) => f.path === entry)?.text ?? '' }));
     } catch (err) {
       setError(describeFailure(err));
     }
   };
+  // A file's name as the folder mission's own (its entry's folder left out).
+  const folder = source ? source.entry.slice(0, source.entry.lastIndexOf('/') + 1) : '';
+  const shortName = (path: string) => (folder && path.startsWith(folder) ? path.slice(folder.length) : path);
 
   const verify = async () => {
     if (!('target' in now)) return;
@@ -70,6 +85,19 @@ export function ReplayDiff({ runId }: { runId: string }) {
           <input type="checkbox" aria-label="Use an edited mission" checked={editing} onChange={(e) => (e.target.checked ? void startEditing() : setEditing(false))} />
           use an edited mission
         </label>
+        {editing && source !== null && source.files.length > 1 && (
+          <label className="field">
+            <span>file</span>
+            <select aria-label="Edited file" value={file ?? source.entry} onChange={(e) => setFile(e.target.value)}>
+              {source.files.map((f) => (
+                <option key={f.path} value={f.path}>
+                  {shortName(f.path)}
+                  {edits[f.path] !== undefined && edits[f.path] !== f.text ? ' (edited)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         {editing && (
           <label className="file-button">
             open .vague…
@@ -79,7 +107,7 @@ export function ReplayDiff({ runId }: { runId: string }) {
               aria-label="Edited mission file"
               onChange={(e) => {
                 const f = e.target.files?.[0];
-                if (f) void f.text().then(setMissionText);
+                if (f) void f.text().then(setShownText);
               }}
             />
           </label>
@@ -97,11 +125,11 @@ export function ReplayDiff({ runId }: { runId: string }) {
           aria-label="Edited mission text"
           spellCheck={false}
           rows={8}
-          value={missionText}
-          onChange={(e) => setMissionText(e.target.value)}
+          value={shownText}
+          onChange={(e) => setShownText(e.target.value)}
         />
       )}
-      {editing && 'refused' in now && !busy && (
+      {editing && source !== null && 'refused' in now && !busy && (
         <div className="banner" role="note" aria-label="Nothing to verify">
           {now.refused}
         </div>
