@@ -7,7 +7,7 @@ import type { CliIo } from './command-module.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_OWNED_ELSEWHERE, EXIT_SUSPENDED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
-import { isLogFailure, logUnreachable } from '../log/errors.js';
+import { isLogFailure, LOG_LOCKED_TEXT, logBusy, logUnreachable } from '../log/errors.js';
 
 export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode {
   // An armed crash point the run never reached killed nothing: say so, or a crash test that
@@ -129,4 +129,18 @@ export function reportInterrupted(e: unknown, runId: string | undefined, json: b
   );
   if (json) io.stdout(`${JSON.stringify({ runId, status: 'running', interrupted: { code: logUnreachable(e) ? 'log-unreachable' : 'log-failed', message: reason }, resumable: true })}\n`);
   return EXIT_INTERRUPTED;
+}
+
+/**
+ * The log failed before `resume` changed anything of the run (its pause's compare-and-set, its
+ * lease): the run is as it was and the payload unused — not "interrupted" (helper 88: exit 12
+ * with a hint whose plain resume would have spent the pause without the payload). Exit 2, as for
+ * a log locked when the command opened it; said in LOG_LOCKED_TEXT's words when it was the lock.
+ */
+export function reportUntouched(e: unknown, runId: string, payloadGiven: boolean, io: CliIo): ExitCode | undefined {
+  if (!isLogFailure(e)) return undefined;
+  const reason = e instanceof Error ? e.message : String(e);
+  const what = logBusy(e) ? LOG_LOCKED_TEXT : logUnreachable(e) ? 'the log database could not be reached' : 'the log database failed';
+  io.stderr(`reqon: ${what} (${reason}) before run ${runId} was resumed: nothing was changed${payloadGiven ? ' and your payload was not used' : ''} — try again once the log is back\n`);
+  return EXIT_USAGE;
 }

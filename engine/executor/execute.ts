@@ -31,7 +31,10 @@ export interface EngineDeps {
   leaseTtlMs?: number;
   crash?: CrashPlan | null;
   progress?: (line: string) => void;
-  /** Told the run id as soon as the run exists, before its first step. */
+  /**
+   * Told the run id as soon as the run is this execution's: a new run once it exists, before its
+   * first step; a resumed one once its pause is spent or its lease taken (maybe more than once).
+   */
   onRunId?: (runId: string) => void;
   /** Checked before every step; true stops the run there and releases it (worker shutdown). */
   shouldStop?: () => boolean;

@@ -416,6 +416,8 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
   }
   const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq, claim, deliver);
+  // The pause is spent (the run is running, nobody's yet): from here the run is this resumer's to carry.
+  if (outcome === 'resumed') deps.onRunId?.(run.runId);
   if (outcome !== 'resumed') {
     const mine = opts.payload === undefined ? '' : ` (sha256 ${hash('sha256', canonicalJson(opts.payload), 'hex').slice(0, 12)})`;
     throw new RunUnavailableError(

@@ -70,3 +70,30 @@ it('a log locked past the wait mid-run: exit 12, the JSON result says running an
   // Each iteration's POST applied once (a re-send after the interruption carries the same key).
   expect([...api.applied.values()]).toEqual([1, 1, 1, 1]);
 }, 60_000);
+
+it('a log locked before resume changed anything: exit 2, the run still suspended, never "interrupted" (helper 88)', async () => {
+  // Before: exit 12 and a hint whose plain `reqon resume` would spend the pause without the payload.
+  fs.writeFileSync(
+    path.join(dir, 'paused.vague'),
+    'mission P {\n  action A {\n    for i in range(0, 40000) {\n      let x = i\n    }\n    pause { resumeOn: webhook "/approve" }\n  }\n  run A\n}\n',
+  );
+  fs.writeFileSync(path.join(dir, 'edit.vague'), `// edited\n${fs.readFileSync(path.join(dir, 'paused.vague'), 'utf8')}`);
+  const started = await runCli(cli, ['run', 'paused.vague', '--db', db(), '--quiet'], { cwd: dir });
+  expect(started.code, describeResult(started)).toBe(10);
+  const runId = started.stdout.split('\n')[0]!.replace(/^run /, '');
+  // The edit's replay check of 40k iterations runs before the pause's compare-and-set: the lock
+  // taken meanwhile (or, on a slow machine, before the log opened) is met before anything changed.
+  const resume = runCli(cli, ['resume', runId, '--mission', 'edit.vague', '--payload', '{"ok":true}', '--json', '--db', db()], { cwd: dir });
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const holder = new Database(db());
+  holder.exec('BEGIN EXCLUSIVE');
+  const r = await resume;
+  holder.exec('ROLLBACK');
+  holder.close();
+  expect(r.code, describeResult(r)).toBe(2);
+  expect(r.stderr).toMatch(/the log is locked by another process and stayed locked/);
+  expect(r.stderr).toMatch(/nothing was (changed|done)/);
+  expect(r.stdout).not.toMatch(/interrupted/);
+  const shown = await runCli(cli, ['show', runId, '--json', '--db', db()], { cwd: dir });
+  expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'suspended' });
+}, 60_000);

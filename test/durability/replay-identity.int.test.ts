@@ -236,9 +236,9 @@ describe.each(backends)('%s: resume is idempotent', (backend) => {
     expect(resume.code, describeResult(resume)).toBe(0);
     expect(resume.stdout).toMatch(/^completed: /m);
     expect((await readRunFacts(db, runId, [])).events.length).toBe(before.events.length);
-    // A payload for a run that has finished was not used: say so.
+    // A payload for a run that has finished was not used: say so, refused (2), not "failed" (1).
     const withPayload = await reqon(['resume', runId, '--payload', '{"x":1}']);
-    expect(withPayload.code).toBe(1);
+    expect(withPayload.code).toBe(2);
     expect(withPayload.stderr).toMatch(/payload was not used/);
   });
 });

@@ -13,7 +13,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { CRASH_AT_HELP, cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
-import { progressTo, reportInterrupted, reportRun, reportRunError } from '../run-output.js';
+import { progressTo, reportInterrupted, reportRun, reportRunError, reportUntouched } from '../run-output.js';
 
 export const command: CommandModule = {
   configure(cmd: Command): void {
@@ -41,6 +41,9 @@ export const command: CommandModule = {
     const crash = crashPlanOption(options.crashAt, env, io);
     const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
     const log = await openCliLog(options.db, { existing: true });
+    // Set once this command changed the run (spent its pause, took its lease): a log failing after
+    // that interrupts the run; before it, nothing was changed (reportUntouched).
+    let carried: string | undefined;
     try {
       const result = await resumeRun(
         args[0] as string,
@@ -50,11 +53,11 @@ export const command: CommandModule = {
           ...(typeof options.pause === 'string' ? { expectWaitingOn: `pause:${options.pause.replace(/^pause:/, '')}` } : {}),
           by: 'cli',
         },
-        { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true) },
+        { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true), onRunId: (id) => (carried = id) },
       );
       return reportRun(result, options.json === true, io);
     } catch (e) {
-      const code = reportRunError(e, io) ?? reportInterrupted(e, args[0] as string, options.json === true, io);
+      const code = reportRunError(e, io) ?? reportInterrupted(e, carried, options.json === true, io) ?? reportUntouched(e, args[0] as string, payload !== undefined, io);
       if (code === undefined) throw e;
       return code;
     } finally {
