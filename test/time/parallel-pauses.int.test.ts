@@ -184,4 +184,31 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     const verified = await reqon('verify', runId);
     expect(verified.code, describeResult(verified)).toBe(0);
   }, 120_000);
+
+  it("reqon show beside a wait: a lone pause is named with --pause, and a bare payload said to go to the wait (helper 88)", async () => {
+    // Before: "resume `reqon resume RUN --payload JSON`" for the lone pause — followed, the approval
+    // was delivered to the wait the run waited on, and the pause stayed pending.
+    const { target, reqon } = await missions.start(backend, 'reqon-parallel-show-', slowApi());
+    const file = path.join(target.dir, 'pause-and-wait.vague');
+    fs.writeFileSync(file, `mission PauseAndWait {
+  action Approved {
+    pause { resumeOn: webhook "/approve" }
+  }
+  action Paid {
+    wait { path: "/paid", timeout: 600000 }
+  }
+  run [Approved, Paid]
+}
+`);
+    const started = await reqon('run', file);
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const facts = await readRunFacts(target.target, runId, []);
+    const pauseId = (facts.events.find((e) => e.type === 'pause.created')!.payload as { pauseId: string }).pauseId;
+    expect(facts.run.waitingOn).toBe('wait:/paid');
+    const shown = (await reqon('show', runId)).stdout;
+    expect(shown).toContain(`resume    \`reqon resume ${runId} --pause ID --payload JSON\` (ID: ${pauseId})`);
+    expect(shown).toContain(`deliver   \`reqon resume ${runId} --payload JSON\` delivers to the wait on /paid`);
+    expect(shown).not.toMatch(/^resume +`reqon resume \S+ --payload JSON`$/m);
+  }, 60_000);
 });

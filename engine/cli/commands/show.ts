@@ -63,8 +63,14 @@ export const command: CommandModule = {
       }
       for (const e of open.pauses) lines.push(`pause     ${pendingPauseText(e)}`);
       for (const e of open.waits) lines.push(`wait      ${e.payload.path} at ${e.stepPath} (until ${instantText(e.payload.expiresAt)})`);
-      if (open.pauses.length > 0 && record.status === 'suspended' && !importedOpen) {
-        lines.push(`resume    \`reqon resume ${runId}${open.pauses.length > 1 ? ' --pause ID' : ''} --payload JSON\`${open.pauses.length > 1 ? ' (ID: one of the pauses above)' : ''}`);
+      if (record.status === 'suspended' && !importedOpen) {
+        // A bare --payload goes to what the run waits on: a pause only when that is the one; any
+        // other pause is named (helper 88: a lone pause beside the wait the run waits on got the
+        // approval meant for it delivered to the wait).
+        const waitsOnPause = open.pauses.length === 1 && record.waitingOn === `pause:${open.pauses[0]!.payload.pauseId}`;
+        if (waitsOnPause) lines.push(`resume    \`reqon resume ${runId} --payload JSON\``);
+        else if (open.pauses.length > 0) lines.push(`resume    \`reqon resume ${runId} --pause ID --payload JSON\` (ID: ${open.pauses.length === 1 ? open.pauses[0]!.payload.pauseId : 'one of the pauses above'})`);
+        if (record.waitingOn?.startsWith('wait:')) lines.push(`deliver   \`reqon resume ${runId} --payload JSON\` delivers to the wait on ${record.waitingOn.slice('wait:'.length)} (or a delivery there at \`reqon worker --listen PORT\`)`);
       }
       const takeOver = `\`reqon resume ${runId}\` or a worker carries it on`;
       if (importedOpen) lines.push(`owner     ${record.owner}: nothing continues it; \`reqon fork ${runId} --at SEQ\` starts a new run from its log`);
