@@ -106,17 +106,17 @@ describe('sqlite: projected columns as plain SQL reads them', () => {
     await t.log.commit(
       lease,
       [
-        storeWrite({ key: '1', record: { id: 1, qty: 42, price: 9.5 } }),
-        storeWrite({ key: '1234567890123456', record: { id: 1234567890123456, qty: -0, price: 1e300 } }),
+        storeWrite({ key: '1', record: { id: 1, qty: 42, price: 9.5, active: true } }),
+        storeWrite({ key: '1234567890123456', record: { id: 1234567890123456, qty: -0, price: 1e300, active: false } }),
       ],
       { durable: false },
     );
     const db = new Database(t.dbPath, { readonly: true });
     try {
-      const rows = db.prepare('SELECT _key, typeof(id) AS t, CAST(id AS TEXT) AS text, typeof(qty) AS q, typeof(price) AS p FROM orders ORDER BY _seq').all();
+      const rows = db.prepare('SELECT _key, typeof(id) AS t, CAST(id AS TEXT) AS text, typeof(qty) AS q, typeof(price) AS p, typeof(active) AS b, active FROM orders ORDER BY _seq').all();
       expect(rows).toEqual([
-        { _key: '1', t: 'integer', text: '1', q: 'integer', p: 'real' },
-        { _key: '1234567890123456', t: 'integer', text: '1234567890123456', q: 'integer', p: 'real' },
+        { _key: '1', t: 'integer', text: '1', q: 'integer', p: 'real', b: 'integer', active: 1 },
+        { _key: '1234567890123456', t: 'integer', text: '1234567890123456', q: 'integer', p: 'real', b: 'integer', active: 0 },
       ]);
     } finally {
       db.close();

@@ -43,7 +43,7 @@ function quote(identifier: string): string {
 }
 
 /**
- * The value a projected column holds for a field. An integer is bound as one (a BigInt): bound
+ * The value a projected column holds for a field. An integer (and a boolean's 0/1) is bound as one (a BigInt): bound
  * as a JS number it is a REAL, so `id` read 1.0, `_key = id` never held, and SQLite printed a
  * 16-digit id as 1.23456789012346e+15 (helper 87). PostgreSQL's jsonb columns hold it exactly.
  */
@@ -55,7 +55,7 @@ function projectValue(value: unknown): string | number | bigint | null {
       if (Number.isSafeInteger(value)) return BigInt(value);
       return Number.isFinite(value) ? value : null; // JSON turns NaN/Infinity into null too
     case 'boolean':
-      return value ? 1 : 0;
+      return value ? 1n : 0n;
     case 'object':
       return value === null ? null : JSON.stringify(value);
     default:
