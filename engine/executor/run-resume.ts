@@ -88,7 +88,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
   // Not suspended (any more). If its pause was resumed by someone else and that resumer is (or
   // may still be) carrying it on, this caller lost the race: say so, and do not take the run
   // over from the winner between its compare-and-set and its lease.
-  const resumed = await resumedPause(deps.log, run);
+  const resumed = await resumedSuspension(deps.log, run);
   const ownerLive = run.owner !== null && (run.leaseExpiresAt ?? 0) > deps.env.clock.now() && !ownerIsDead(run.owner);
   const finished = run.status === 'completed' || run.status === 'failed';
   if (finished && opts.missionFiles !== undefined) {
@@ -248,13 +248,23 @@ async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult>
 }
 
 /**
- * The latest `pause.resumed` of the run if no pause was created after it; `last` when it ends the
- * log. Asked of the log directly: a crashed run is about to be read whole to replay it, once.
+ * How the run's last suspension was ended by a resumer, if it was: the latest `pause.resumed` if
+ * no pause was created after it, or — a `wait` resumed with a payload or a delivery — the
+ * `run.resumed` that the resume's compare-and-set put right after the run's last `run.suspended`
+ * (helper 88: a loser of a race on a wait was told "finished", exit 2, where a pause's got 11).
+ * `last` when it ends the log. Asked of the log directly: a crashed run is about to be read whole
+ * to replay it, once.
  */
-async function resumedPause(log: EventLog, run: RunRecord): Promise<{ by: string; at: number; last: boolean } | undefined> {
-  const e = await log.lastOfTypes(run.runId, ['pause.created', 'pause.resumed']);
-  if (e?.type !== 'pause.resumed') return undefined;
-  return { by: (e.payload as { by: string }).by, at: e.recordedAt, last: e.seq === run.lastSeq };
+async function resumedSuspension(log: EventLog, run: RunRecord): Promise<{ by: string; at: number; last: boolean } | undefined> {
+  const pause = await log.lastOfTypes(run.runId, ['pause.created', 'pause.resumed']);
+  const suspended = await log.lastOfTypes(run.runId, ['run.suspended']);
+  if (suspended?.type === 'run.suspended' && suspended.payload.reason === 'wait' && (pause === undefined || pause.seq < suspended.seq)) {
+    const [next] = await log.read(run.runId, { fromSeq: suspended.seq + 1, toSeq: suspended.seq + 1 });
+    if (next?.type === 'run.resumed' && next.payload.reason === 'manual') return { by: next.payload.owner, at: next.recordedAt, last: next.seq === run.lastSeq };
+    return undefined;
+  }
+  if (pause?.type !== 'pause.resumed') return undefined;
+  return { by: (pause.payload as { by: string }).by, at: pause.recordedAt, last: pause.seq === run.lastSeq };
 }
 
 /** Refuses a run recorded by a newer engine, whose events this one may misread. */

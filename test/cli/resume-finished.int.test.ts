@@ -136,3 +136,17 @@ describe("resume --payload or --pause of a paused run that was resumed and then 
     }
   }, 60_000);
 });
+
+describe('resume --payload of a wait another resume delivered to first', () => {
+  it('exits 11 as a lost race on a pause does, once the winner\'s run has ended (helper 88: exit 2, "finished")', async () => {
+    fs.writeFileSync(path.join(dir, 'waits.vague'), 'mission W {\n  store s: memory("s")\n  action A {\n    wait { path: "/paid", timeout: 600000 }\n    store { id: 1, got: response } -> s { key: .id }\n  }\n  run A\n}\n');
+    const started = await reqon('run', 'waits.vague', '--quiet');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const first = await reqon('resume', runId, '--payload', '{"paid":1}', '--quiet');
+    expect(first.code, describeResult(first)).toBe(0);
+    const late = await reqon('resume', runId, '--payload', '{"paid":2}', '--quiet');
+    expect(late.code, describeResult(late)).toBe(11);
+    expect(late.stderr).toMatch(/was already resumed \(by cli at .*\) and has since completed; nothing was changed and your payload was not used/);
+  }, 60_000);
+});
