@@ -38,6 +38,12 @@ export interface ResumeOptions {
   /** A pause resumed by a webhook: the inbox delivery (its payload is `payload`), claimed with the resume. */
   claim?: { path: string; eventId: string };
   /**
+   * A payload to a `wait`: the id of the event it is (`reqon resume --event-id`). Given, an equal
+   * payload the wait took under another id is a new event (two equal votes), and the same id again
+   * the same event; not given, the same content the wait took within a day is (refuseRepeatedPayload).
+   */
+  eventId?: string;
+  /**
    * Wake a suspended run so that one of its branches takes a delivery waiting in the inbox (another
    * branch's `wait` than the one it suspended on): what it waits on is not resumed — that step
    * suspends anew when the run replays to it.
@@ -70,7 +76,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     const named = opts.expectWaitingOn?.startsWith('pause:') && opts.expectWaitingOn !== run.waitingOn ? await pendingPauseNamed(deps.log, run, opts.expectWaitingOn.slice('pause:'.length)) : undefined;
     if (opts.expectWaitingOn !== undefined && opts.expectWaitingOn !== run.waitingOn && named === undefined) throw await notWaitingOn(run, opts, deps.log);
     if (opts.payload !== undefined && opts.expectWaitingOn === undefined && run.waitingOn?.startsWith('pause:')) await refuseAmbiguousPayload(run, deps.log);
-    if (opts.payload !== undefined && run.waitingOn?.startsWith('wait:')) await refuseRepeatedPayload(run, opts.payload, deps.log);
+    if (opts.payload !== undefined && run.waitingOn?.startsWith('wait:')) await refuseRepeatedPayload(run, opts, deps);
     // An edited mission must replay what the run already did before the pause is spent on it: a
     // divergent one leaves the run exactly as it was, still waiting on its pause.
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
@@ -79,7 +85,7 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     // A payload the wait's filter refused: the run waits on, and says so rather than only "suspended".
     const waitPath = run.waitingOn?.startsWith('wait:') ? run.waitingOn.slice('wait:'.length) : undefined;
     if (opts.payload !== undefined && waitPath !== undefined && result.status === 'suspended') {
-      const eventId = deliveryIdOf(run);
+      const eventId = deliveryIdOf(run, opts.eventId);
       if ((await deps.log.webhookInbox(waitPath)).some((d) => d.eventId === eventId)) return { ...result, payloadNotTaken: waitPath };
     }
     return result;
@@ -159,27 +165,38 @@ export function pendingPauseText(e: StoredEvent<'pause.created'>): string {
 
 /**
  * A payload the run's pending wait already took from `reqon resume` (its `expectedEvents` not yet
- * all in): the same content again is the same event sent twice — an operator repeating a command
- * they were not sure went through — which the wait would take twice, and each effect after it
- * twice (helper 85). Refused, as a webhook delivery of the same body is a retry (GUARANTEES 19).
+ * all in): the same event sent twice — an operator repeating a command they were not sure went
+ * through — which the wait would take twice, and each effect after it twice (helper 85). Told by
+ * the id given (`--event-id`), else by its content within the UTC day it was taken or the next, as
+ * the webhook endpoint tells an unsigned body's retry (GUARANTEES 19). Refused, nothing taken.
  */
-async function refuseRepeatedPayload(run: RunRecord, payload: unknown, log: EventLog): Promise<void> {
+async function refuseRepeatedPayload(run: RunRecord, opts: ResumeOptions, deps: EngineDeps): Promise<void> {
   const path = run.waitingOn!.slice('wait:'.length);
-  const pending = (await pendingSuspensions(log, run)).waits.filter((e) => e.payload.path === path);
+  const pending = (await pendingSuspensions(deps.log, run)).waits.filter((e) => e.payload.path === path);
   if (pending.length === 0) return;
   const waits = new Set(pending.map((e) => e.payload.waitId));
-  const given = canonicalJson(payload);
   // What those waits took comes after they registered: a long run is not read from its start.
   const fromSeq = Math.min(...pending.map((e) => e.seq));
-  const received = (await log.read(run.runId, { types: ['webhook.received'], fromSeq, toSeq: run.lastSeq })) as StoredEvent<'webhook.received'>[];
-  const taken = received.find(
-    (e) => waits.has(e.payload.waitId) && e.payload.eventId.startsWith(`resume:${run.runId}:`) && canonicalJson(e.payload.payload) === given,
-  );
+  const received = (await deps.log.read(run.runId, { types: ['webhook.received'], fromSeq, toSeq: run.lastSeq })) as StoredEvent<'webhook.received'>[];
+  const given = opts.eventId === undefined ? canonicalJson(opts.payload) : undefined;
+  const today = utcDay(deps.env.clock.now());
+  const taken = received.find((e) => {
+    if (!waits.has(e.payload.waitId)) return false;
+    if (opts.eventId !== undefined) return e.payload.eventId === deliveryIdOf(run, opts.eventId);
+    return e.payload.eventId.startsWith(`resume:${run.runId}:`) && today - utcDay(e.recordedAt) <= 1 && canonicalJson(e.payload.payload) === given;
+  });
   if (!taken) return;
+  const what = opts.eventId !== undefined ? `an event with the id ${opts.eventId}` : 'this payload';
   throw new RunUnavailableError(
-    `run ${run.runId}'s wait on ${path} already took this payload (seq ${taken.seq}, from \`reqon resume\`), and waits on for more events: the same content again would be the same event twice; nothing was changed and your payload was not used — to send an equal event of its own, deliver it to ${path} at \`reqon worker --listen PORT\` with an Idempotency-Key of its own`,
+    `run ${run.runId}'s wait on ${path} already took ${what} (seq ${taken.seq}, from \`reqon resume\`), and waits on for more events: sent again it would be the same event twice; nothing was changed and your payload was not used` +
+      (opts.eventId === undefined ? ' — to send an equal event of its own, give it an id: `--event-id ID`' : ''),
     'repeated',
   );
+}
+
+/** Days since the epoch, in UTC. */
+function utcDay(ms: number): number {
+  return Math.floor(ms / 86_400_000);
 }
 
 async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog): Promise<RunUnavailableError> {
@@ -421,7 +438,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     // suspension (run and seq), put in the inbox by the same transaction as the resume: a racer
     // that loses leaves nothing there for the winner's wait to take (it did, helper 58).
     if (opts.payload !== undefined && waitingOn.startsWith('wait:')) {
-      deliver = { path: waitingOn.slice('wait:'.length), eventId: deliveryIdOf(run), payload: opts.payload, receivedAt: deps.env.clock.now() };
+      deliver = { path: waitingOn.slice('wait:'.length), eventId: deliveryIdOf(run, opts.eventId), payload: opts.payload, receivedAt: deps.env.clock.now() };
     }
     event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
   }
@@ -438,9 +455,9 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
   }
 }
 
-/** The id of the delivery a payload to `run`, suspended as it is, becomes. */
-function deliveryIdOf(run: RunRecord): string {
-  return `resume:${run.runId}:${run.lastSeq}`;
+/** The id of the delivery a payload to `run`, suspended as it is, becomes: by the suspension, or the id it was given. */
+function deliveryIdOf(run: RunRecord, eventId?: string): string {
+  return eventId === undefined ? `resume:${run.runId}:${run.lastSeq}` : `resume:${run.runId}:id:${eventId}`;
 }
 
 /** What the branches of a suspended run still wait on: pauses made and not resumed, waits registered and not completed. */

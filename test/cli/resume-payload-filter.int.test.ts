@@ -57,12 +57,34 @@ describe('resume --payload of the same content twice to a wait that takes two ev
     const again = await reqon('resume', runId, '--payload', '{"amount":5,"id":"e1"}');
     expect(again.code, describeResult(again)).toBe(2);
     expect(again.stderr).toContain(`run ${runId}'s wait on /events already took this payload`);
-    expect(again.stderr).toContain('nothing was changed and your payload was not used');
+    expect(again.stderr).toContain('nothing was changed and your payload was not used — to send an equal event of its own, give it an id: `--event-id ID`');
     expect((await reqon('events', runId, '--json')).stdout).toBe(before);
 
     const second = await reqon('resume', runId, '--payload', '{"id":"e2","amount":5}');
     expect(second.code, describeResult(second)).toBe(0);
     const stored = JSON.parse((await reqon('store', runId, 'got', '--json')).stdout) as { key: string }[];
     expect(stored.map((r) => r.key)).toEqual(['e1', 'e2']);
+  }, 60_000);
+
+  it('two equal events, each with an id of its own, are two; the same id again is refused (helper 88: two equal votes could not be sent)', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'votes.vague'),
+      'mission Votes {\n  store got: memory("got")\n  action A {\n    wait { path: "/votes", timeout: 600000, expectedEvents: 3 }\n    store { id: "tally", votes: length(response) } -> got { key: .id }\n  }\n  run A\n}\n',
+    );
+    const started = await reqon('run', 'votes.vague');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    expect((await reqon('resume', runId, '--payload', '{"vote":"yes"}', '--event-id', 'alice')).code).toBe(10);
+    const bob = await reqon('resume', runId, '--payload', '{"vote":"yes"}', '--event-id', 'bob');
+    expect(bob.code, describeResult(bob)).toBe(10);
+    const again = await reqon('resume', runId, '--payload', '{"vote":"no"}', '--event-id', 'bob');
+    expect(again.code, describeResult(again)).toBe(2);
+    expect(again.stderr).toContain(`run ${runId}'s wait on /votes already took an event with the id bob`);
+    const noPayload = await reqon('resume', runId, '--event-id', 'carol');
+    expect(noPayload.code).toBe(2);
+    expect(noPayload.stderr).toContain('--event-id names the event a --payload is');
+    const carol = await reqon('resume', runId, '--payload', '{"vote":"yes"}', '--event-id', 'carol');
+    expect(carol.code, describeResult(carol)).toBe(0);
+    expect(JSON.parse((await reqon('store', runId, 'got', '--json')).stdout)).toEqual([{ key: 'tally', record: { id: 'tally', votes: 3 } }]);
   }, 60_000);
 });

@@ -21,6 +21,7 @@ export const command: CommandModule = {
       .argument('<runId>', 'the run to continue')
       .option('--mission <file>', 'replay against this (edited) mission instead of the one the run started with')
       .option('--payload <json>', 'for a paused run: the JSON value that becomes `response` after the pause (for a `wait`: a delivery on its path)')
+      .option('--event-id <id>', "for a `wait`: this payload's event id — an event equal to one the wait took is a new one under an id of its own (two equal votes); the same id again is the same event, refused")
       .option('--pause <id>', "resume this pause (its pauseId: a resume with a payload that names none lists the run's pending pauses; `reqon events RUN --json` has them): only while the run still waits on it, so a late racer never resumes a later pause")
       .option('--crash-at <point>', CRASH_AT_HELP)
       .option('--json', 'print the result as JSON')
@@ -38,6 +39,7 @@ export const command: CommandModule = {
         throw new CliError(refused ? `--payload: ${e.message}` : `--payload is not valid JSON: ${(e as Error).message}`);
       }
     }
+    if (typeof options.eventId === 'string' && payload === undefined) throw new CliError('--event-id names the event a --payload is: give --payload too');
     const crash = crashPlanOption(options.crashAt, env, io);
     const missionFiles = typeof options.mission === 'string' ? readMissionFiles(options.mission) : undefined;
     const log = await openCliLog(options.db, { existing: true });
@@ -51,6 +53,7 @@ export const command: CommandModule = {
           ...(missionFiles ? { missionFiles } : {}),
           ...(payload !== undefined ? { payload } : {}),
           ...(typeof options.pause === 'string' ? { expectWaitingOn: `pause:${options.pause.replace(/^pause:/, '')}` } : {}),
+          ...(typeof options.eventId === 'string' ? { eventId: options.eventId } : {}),
           by: 'cli',
         },
         { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true), onRunId: (id) => (carried = id) },
