@@ -17,10 +17,17 @@ import type { Clock } from '../env/env.js';
 import { outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import type { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
+import { LOG_LOCKED_TEXT } from '../log/errors.js';
 import type { StudioWorker } from './studio-worker.js';
 
 /** How long `run.resume` waits for its process before answering 'running'. */
 const RESUME_ANSWER_WAIT_MS = 2000;
+/**
+ * How much longer `run.resume` waits for a process that has not changed the run by then: one that
+ * waits on a locked log gives up after its 5 s busy timeout, and that is said (503), never
+ * answered 'running' for a resume that then changed nothing (helper 88).
+ */
+const RESUME_UNTOUCHED_WAIT_MS = 6500;
 /** How long `run.resume` waits for the process that suspended the run to exit. */
 const EXITING_WAIT_MS = 5000;
 
@@ -97,9 +104,18 @@ export class RunProcesses {
     if (status === 'running' && owner !== null && !ownerIsDead(owner)) {
       throw new StudioError('conflict', `run ${runId} is executing (owner ${owner}); nothing to resume`);
     }
+    const before = view.record;
     const proc = await this.spawnResume(runId, payload === undefined ? {} : { payload });
-    const exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_ANSWER_WAIT_MS).then(() => null)]);
+    let exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_ANSWER_WAIT_MS).then(() => null)]);
+    if (exit === null) {
+      const now = (await this.deps.views.get(runId)).record;
+      const untouched = now.lastSeq === before.lastSeq && now.status === before.status && now.owner === before.owner;
+      if (untouched) exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_UNTOUCHED_WAIT_MS).then(() => null)]);
+    }
     if (exit === null) return { runId, outcome: 'running' };
+    if (exit.signal === null && exit.code === 2 && proc.output().includes(LOG_LOCKED_TEXT)) {
+      throw new StudioError('unavailable', `reqon resume ${runId} could not write the log: ${proc.output().trim().slice(-600)}`, true);
+    }
     const outcome = outcomeOf(exit);
     if (outcome === 'usage-error' || outcome === 'failed') {
       const after = await this.deps.views.get(runId);

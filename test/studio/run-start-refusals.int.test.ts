@@ -129,6 +129,25 @@ describe('with the real CLI', () => {
     const again = await api('run.start', { missionText: MISSION, sources: { Api: 'http://127.0.0.1:1/api' } });
     expect(again.status, again.body).toBe(200);
   }, 60_000);
+
+  it('run.resume of a run while the log is locked past the child\'s wait: a 503, retryable — not "running" for a resume that changed nothing (helper 88)', async () => {
+    const paused = await api('run.start', { missionText: 'mission P {\n  action A {\n    pause { resumeOn: webhook "/ok" }\n  }\n  run A\n}\n' });
+    expect(paused.status, paused.body).toBe(200);
+    const { runId } = JSON.parse(paused.body) as { runId: string };
+    for (let i = 0; i < 200 && (JSON.parse((await api('run.get', { runId })).body) as { status: string }).status !== 'suspended'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { default: Database } = await import('better-sqlite3');
+    const holder = new Database(path.join(studio.dir, 'reqon.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const refused = await api('run.resume', { runId, payload: { ok: true } });
+      expect(refused.status, refused.body).toBe(503);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'unavailable', retryable: true, message: expect.stringMatching(/the log is locked by another process and stayed locked/) });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(JSON.parse((await api('run.get', { runId })).body)).toMatchObject({ status: 'suspended' });
+  }, 60_000);
 });
 
 describe('a CLI that refuses, and one that cannot start', () => {

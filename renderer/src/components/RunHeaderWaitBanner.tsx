@@ -32,7 +32,8 @@ export function RunHeaderWaitBanner({ run }: { run: RunSummary }) {
     setMessage(null);
     try {
       const res = await invoke('run.resume', { runId: run.runId, ...(parsed !== undefined ? { payload: parsed } : {}) });
-      setMessage({ kind: 'ok', text: `Resumed: ${res.outcome}` });
+      // Exit 12: resumed, then the log failed under it — interrupted, resumable, not a success.
+      setMessage(res.outcome === 'interrupted' ? { kind: 'error', text: 'Resumed, then interrupted: the log failed under the run, which stays resumable — resume it again once the log is back' } : { kind: 'ok', text: `Resumed: ${res.outcome}` });
     } catch (err) {
       setMessage({ kind: 'error', text: describeFailure(err) });
     } finally {
