@@ -332,16 +332,19 @@ describe('redirects', () => {
         if (req.url === '/orders') return redirect(res, 307, `${other.base}/orders`);
         if (req.url === '/moved') return redirect(res, 301, '/new');
         if (req.url === '/new') return json(res, 200, [1]);
+        if (req.url === '/oauth/token') return json(res, 200, { access_token: 'A2', refresh_token: 'R2' });
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html>Please sign in</html>');
       });
-      const d = deps({ auth: new AuthSession('Api', { type: 'bearer', token: 't0k' }) });
+      // An oauth2 session that could refresh: a 401 from the origin its token never reached asks for none.
+      const d = deps({ auth: new AuthSession('Api', { type: 'oauth2', accessToken: 'A1', refreshToken: 'R1', tokenEndpoint: `${server.base}/oauth/token` }) });
       const login = (await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/items' }, d).catch((e: unknown) => e)) as FetchError;
       expect(login.message).toBe(`GET ${server.base}/items returned 200 (from ${server.base}/login?next=/items, where it was redirected): expected a JSON body but got: text/html "<html>Please sign in</html>"`);
       const away = (await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/orders' }, d).catch((e: unknown) => e)) as FetchError;
       expect(away.message).toBe(
         `GET ${server.base}/orders failed with 401 after 1 attempt; the answer came from ${other.base}/orders, where the request was redirected — another origin, to which the source's credentials are not sent; the API answered: {"error":"missing token"}`,
       );
+      expect(urls()).not.toContain('POST /oauth/token');
       const recorded: unknown[] = [];
       const ok = await executeRequest({ source: 'Api', method: 'GET', base: server.base, path: '/moved' }, d, { afterAttempt: (a) => void recorded.push(a.response) });
       expect(ok.body).toEqual([1]);
