@@ -32,6 +32,9 @@ export interface CrashLabSession extends SessionState {
 
 const FINISHED = new Set(['done', 'failed']);
 const POLL_MS = 1500;
+const MAX_POLL_FAILURES = 5;
+/** Sessions kept: a finished one beyond this many, the oldest first, is dropped with its listeners. */
+const MAX_SESSIONS = 20;
 const IDLE: SessionState = { status: null, exits: [], error: null, busy: false };
 
 class LabSession {
@@ -61,6 +64,12 @@ class LabSession {
     this.restart(IDLE);
   }
 
+  /** Nothing shows it and nothing of it runs: its lab finished or never started. */
+  idle(): boolean {
+    const phase = this.state.status?.phase;
+    return this.listeners.size === 0 && !this.state.busy && (phase === undefined || FINISHED.has(phase));
+  }
+
   private restart(state: SessionState): number {
     this.labWatch?.();
     this.labWatch = null;
@@ -77,7 +86,7 @@ class LabSession {
     const status = this.state.status;
     if (status && status.labId !== before?.labId) this.watchLab(status.labId);
     if (status?.runId && status.runId !== this.exitWatch?.runId) this.watchExits(status.runId);
-    // Finished: nothing more to poll for (pushes still listened to, they cost nothing).
+    // Finished: nothing more to poll for or listen to (the lab's exits are still listened to).
     if (status && FINISHED.has(status.phase) && this.labWatch) {
       this.labWatch();
       this.labWatch = null;
@@ -91,11 +100,23 @@ class LabSession {
     const off = on('crashlab.changed', (s) => {
       if (mine === this.generation && s.labId === labId) this.update({ status: s });
     });
-    // Pushes are the fast path; the poll only closes gaps (a reconnect, a lost frame).
+    // Pushes are the fast path; the poll only closes gaps (a reconnect, a lost frame). A lab the
+    // engine no longer knows (it restarted) is given up after a few failed polls, said once.
+    let failures = 0;
     const poll = setInterval(() => {
       invoke('crashlab.verdict', { labId }).then(
-        (s) => mine === this.generation && this.update({ status: s }),
-        (err: unknown) => mine === this.generation && this.update({ error: describeFailure(err) }),
+        (s) => {
+          failures = 0;
+          if (mine === this.generation) this.update({ status: s });
+        },
+        (err: unknown) => {
+          if (mine !== this.generation) return;
+          this.update({ error: describeFailure(err) });
+          if (++failures >= MAX_POLL_FAILURES && this.labWatch) {
+            this.labWatch();
+            this.labWatch = null;
+          }
+        },
       );
     }, POLL_MS);
     this.labWatch = () => {
@@ -123,7 +144,16 @@ const sessions = new Map<string, LabSession>();
 
 function sessionOf(referenceRunId: string): LabSession {
   let session = sessions.get(referenceRunId);
-  if (!session) sessions.set(referenceRunId, (session = new LabSession()));
+  if (!session) {
+    sessions.set(referenceRunId, (session = new LabSession()));
+    for (const [runId, old] of sessions) {
+      if (sessions.size <= MAX_SESSIONS) break;
+      if (old.idle()) {
+        old.reset();
+        sessions.delete(runId);
+      }
+    }
+  }
   return session;
 }
 

@@ -5,12 +5,14 @@
  * as the studio is open; an answer that lands while its view is hidden is kept too.
  *
  * Values are compared by identity: a key's first value is stored on first read, so `initial`
- * need not be stable.
+ * need not be stable. At most MAX_KEPT values are kept: the least recently set that nothing shows
+ * goes first (a studio open for days would otherwise keep every run's diff it ever made).
  */
 import { useCallback, useSyncExternalStore } from 'react';
 
 const values = new Map<string, unknown>();
 const listeners = new Map<string, Set<() => void>>();
+const MAX_KEPT = 240;
 
 /** The value kept under `key` now (for an async answer deciding whether it is still wanted). */
 export function keptValue<T>(key: string, initial: T): T {
@@ -21,8 +23,13 @@ export function keptValue<T>(key: string, initial: T): T {
 export function setKept<T>(key: string, next: T | ((previous: T) => T), initial: T): void {
   const value = typeof next === 'function' ? (next as (previous: T) => T)(keptValue(key, initial)) : next;
   if (Object.is(value, values.get(key))) return;
+  values.delete(key); // set again at the end: the Map's order is the order of use
   values.set(key, value);
   for (const listener of listeners.get(key) ?? []) listener();
+  for (const old of values.keys()) {
+    if (values.size <= MAX_KEPT) break;
+    if (!listeners.has(old)) values.delete(old);
+  }
 }
 
 export function useKeptState<T>(key: string, initial: T): [T, (next: T | ((previous: T) => T)) => void] {

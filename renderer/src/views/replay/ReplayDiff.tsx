@@ -4,6 +4,7 @@
  * aligned by index, with the divergence the engine found highlighted and explained.
  */
 import { useMemo } from 'react';
+import { useStudio } from '../../store/studio-store.js';
 import { keptValue, setKept, useKeptState } from '../../lib/use-kept-state.js';
 import { invoke } from '../../lib/bridge.js';
 import { unfinished, type VerifyReport } from '../../lib/protocol.js';
@@ -35,7 +36,14 @@ export function ReplayDiff({ runId }: { runId: string }) {
   const latestKey = `${kept}:latest`;
   const rows = useMemo(() => (report ? alignVerifyRows(report) : []), [report]);
   const now = verifyTarget(editing, edits);
-  const verdict = result ? verdictView(result.report, result.checked, editing, edits) : null;
+  // A verdict kept while the run went on (it was suspended or running then) no longer speaks for it.
+  const statusNow = useStudio((s) => s.runsById[runId]?.status);
+  const checkedVerdict = result ? verdictView(result.report, result.checked, editing, edits) : null;
+  const movedOn = result !== null && statusNow !== undefined && statusNow !== result.report.runStatus;
+  const verdict =
+    checkedVerdict && movedOn && checkedVerdict.stale === null
+      ? { kind: 'stale' as const, text: `${checkedVerdict.text} — out of date: the run was ${result!.report.runStatus} then and is ${statusNow} now; verify again`, stale: 'the run went on' }
+      : checkedVerdict;
 
   // Editing starts from the run's own mission text, so a small change is a small edit.
   const startEditing = async () => {
