@@ -23,6 +23,8 @@ import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememb
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
+import { closingEvent } from './closing-event.js';
+import { DamagedLogError } from '../journal/journal.js';
 
 export interface ResumeOptions {
   /** Replay against an edited mission instead of the one the run started with. */
@@ -240,17 +242,17 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
  * branches listed as tolerated).
  */
 async function finishedResult(log: EventLog, run: RunRecord): Promise<RunResult> {
-  const last = await log.lastOfTypes(run.runId, ['run.completed', 'run.failed']);
-  if (last?.type !== (run.status === 'completed' ? 'run.completed' : 'run.failed')) {
+  const last = await closingEvent(log, run);
+  if (last instanceof DamagedLogError) {
     // Its row says how it ended, its log does not: not "failed" with a made-up error (helper 86).
-    throw new RunUnavailableError(`run ${run.runId}'s row says ${run.status}, but its log holds no run.${run.status} event: the log is damaged (events removed outside the engine); \`reqon verify ${run.runId}\` shows where`, 'unreadable');
+    throw new RunUnavailableError(`${last.message}; \`reqon verify ${run.runId}\` shows where`, 'unreadable');
   }
   const failures = await readRunFailures(log, run.runId);
   const shown = ({ stepPath, code, message }: RunFailure) => ({ stepPath, code, message });
-  if (last?.type === 'run.completed') {
+  if (last.type === 'run.completed') {
     return { status: 'completed', actionsRun: last.payload.actionsRun, runId: run.runId, tolerated: failures.map(shown) };
   }
-  const error = (last as StoredEvent<'run.failed'>).payload.error;
+  const error = last.payload.error;
   // The failures list carries messages as summaries do (summaryMessage), the error its whole one;
   // a parallel stage's error is made of its branches' (`A: …; B: …`).
   const others = failures.filter((f) => !error.message.includes(summaryPrefix(f.message)));

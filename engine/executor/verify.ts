@@ -10,7 +10,7 @@ import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type Strea
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
-import type { EventLog, MissionFiles, RunOptions, RunRecord } from '../log/log.js';
+import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
 import { createHash } from 'node:crypto';
@@ -25,6 +25,7 @@ import { credentialNamesOf } from '../env/credential-names.js';
 import { loadCredentials, RunUnavailableError } from './execute.js';
 import { missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { refuseUnstartableMission } from './start-checks.js';
+import { closingEvent } from './closing-event.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import type { FetchOptions, WaitStep } from '../lang/ast.js';
 
@@ -167,8 +168,8 @@ export async function verifyRun(
   // engine — cut anywhere, the walk ran out of log where a run that has not finished would stop,
   // and a finished run's row is no unfinished run (helper 86: "verified", exit 0, for a cut log).
   if (divergence === null && !opts.events && finished) {
-    const lost = await lostEnd(log, run);
-    if (lost) divergence = damaged(lost);
+    const closing = await closingEvent(log, run);
+    if (closing instanceof DamagedLogError) divergence = damaged(closing);
   }
   // A finished run's row counts every event it will ever have: one past it was added outside the engine.
   if (divergence === null && !opts.events && finished) {
@@ -193,15 +194,6 @@ export async function verifyRun(
     );
   }
   return { runId, ok: divergence === null, original, replayed, divergence, unchecked, runStatus: run.status };
-}
-
-/** A finished run whose log does not end with its closing event: the log lost its end. */
-async function lostEnd(log: EventLog, run: RunRecord): Promise<DamagedLogError | undefined> {
-  const closing = run.status === 'completed' ? 'run.completed' : 'run.failed';
-  const [last] = await log.read(run.runId, { fromSeq: run.lastSeq, toSeq: run.lastSeq });
-  if (last?.type === closing) return undefined;
-  const ends = last ? `ends at seq ${last.seq} with ${last.type}${last.stepPath ? ` at ${last.stepPath}` : ''}` : `holds no event at seq ${run.lastSeq}`;
-  return new DamagedLogError(run.runId, `its run row says ${run.status}, but its log ${ends}, not ${closing}: events were removed outside the engine`, run.lastSeq + 1);
 }
 
 /**
