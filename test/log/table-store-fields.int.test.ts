@@ -108,6 +108,7 @@ describe('sqlite: projected columns as plain SQL reads them', () => {
       [
         storeWrite({ key: '1', record: { id: 1, qty: 42, price: 9.5, active: true } }),
         storeWrite({ key: '1234567890123456', record: { id: 1234567890123456, qty: -0, price: 1e300, active: false } }),
+        storeWrite({ key: 'big', record: { id: 1e18, qty: -1e17, price: 1e19, active: true } }),
       ],
       { durable: false },
     );
@@ -117,6 +118,8 @@ describe('sqlite: projected columns as plain SQL reads them', () => {
       expect(rows).toEqual([
         { _key: '1', t: 'integer', text: '1', q: 'integer', p: 'real', b: 'integer', active: 1 },
         { _key: '1234567890123456', t: 'integer', text: '1234567890123456', q: 'integer', p: 'real', b: 'integer', active: 0 },
+        // Past 2^53 as its JSON writes it (helper 89: 1.0e+18); past SQLite's 64-bit integers a REAL.
+        { _key: 'big', t: 'integer', text: '1000000000000000000', q: 'integer', p: 'real', b: 'integer', active: 1 },
       ]);
     } finally {
       db.close();
