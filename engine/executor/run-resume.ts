@@ -177,20 +177,22 @@ async function refuseRepeatedPayload(run: RunRecord, opts: ResumeOptions, deps: 
   const pending = (await pendingSuspensions(deps.log, run)).waits.filter((e) => e.payload.path === path);
   if (pending.length === 0) return;
   const waits = new Set(pending.map((e) => e.payload.waitId));
-  // What those waits took comes after they registered: a long run is not read from its start.
-  const fromSeq = Math.min(...pending.map((e) => e.seq));
+  // What those waits took comes after they registered: a long run is not read from its start. An
+  // id is one event whichever of the run's waits took it (the inbox holds it once per path).
+  const fromSeq = opts.eventId !== undefined ? 1 : Math.min(...pending.map((e) => e.seq));
   const received = (await deps.log.read(run.runId, { types: ['webhook.received'], fromSeq, toSeq: run.lastSeq })) as StoredEvent<'webhook.received'>[];
   const given = opts.eventId === undefined ? canonicalJson(opts.payload) : undefined;
   const today = utcDay(deps.env.clock.now());
   const taken = received.find((e) => {
-    if (!waits.has(e.payload.waitId)) return false;
     if (opts.eventId !== undefined) return e.payload.eventId === deliveryIdOf(run, opts.eventId);
+    if (!waits.has(e.payload.waitId)) return false;
     return e.payload.eventId.startsWith(`resume:${run.runId}:`) && today - utcDay(e.recordedAt) <= 1 && canonicalJson(e.payload.payload) === given;
   });
   if (!taken) return;
   const what = opts.eventId !== undefined ? `an event with the id ${opts.eventId}` : 'this payload';
+  const which = waits.has(taken.payload.waitId) ? `run ${run.runId}'s wait on ${path} already took ${what}` : `run ${run.runId} already took ${what} (an earlier wait on ${path})`;
   throw new RunUnavailableError(
-    `run ${run.runId}'s wait on ${path} already took ${what} (seq ${taken.seq}, from \`reqon resume\`), and waits on for more events: sent again it would be the same event twice; nothing was changed and your payload was not used` +
+    `${which} (seq ${taken.seq}, from \`reqon resume\`), and waits on for more events: sent again it would be the same event twice; nothing was changed and your payload was not used` +
       (opts.eventId === undefined ? ' — to send an equal event of its own, give it an id: `--event-id ID`' : ''),
     'repeated',
   );

@@ -88,3 +88,21 @@ describe('resume --payload of the same content twice to a wait that takes two ev
     expect(JSON.parse((await reqon('store', runId, 'got', '--json')).stdout)).toEqual([{ key: 'tally', record: { id: 'tally', votes: 3 } }]);
   }, 60_000);
 });
+
+describe('resume --event-id of an id an earlier wait on the path took', () => {
+  it('is refused as the same event (exit 2), not "already resumed" (exit 11) — helper 89', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'twice.vague'),
+      'mission Twice {\n  store got: memory("got")\n  action A {\n    wait { path: "/ev", timeout: 600000 }\n    store { id: "first", got: response } -> got { key: .id }\n    wait { path: "/ev", timeout: 600000 }\n    store { id: "second", got: response } -> got { key: .id }\n  }\n  run A\n}\n',
+    );
+    const started = await reqon('run', 'twice.vague');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    expect((await reqon('resume', runId, '--payload', '{"n":1}', '--event-id', 'e1')).code).toBe(10);
+    const again = await reqon('resume', runId, '--payload', '{"n":2}', '--event-id', 'e1');
+    expect(again.code, describeResult(again)).toBe(2);
+    expect(again.stderr).toContain(`run ${runId} already took an event with the id e1 (an earlier wait on /ev)`);
+    const other = await reqon('resume', runId, '--payload', '{"n":2}', '--event-id', 'e2');
+    expect(other.code, describeResult(other)).toBe(0);
+  }, 60_000);
+});
