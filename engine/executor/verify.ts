@@ -9,7 +9,7 @@ import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
+import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type EventPayloads, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
@@ -121,6 +121,7 @@ export async function verifyRun(
 
   let divergence: VerifyReport['divergence'] = null;
   let logEnd: ReplayExhausted | undefined;
+  let stoppedFromOutside: StoredEvent<'run.failed'> | undefined;
   try {
     if (unreadable) throw unreadable;
     await assertRememberedMission(log, run);
@@ -130,6 +131,15 @@ export async function verifyRun(
     // (A log that lost it ends the walk here, ReplayExhausted: see lostEnd below.)
     if (end.status === 'failed') journal.markPassedFailure('', 'run.failed', () => ({ error: end.error }));
     else if (end.status === 'completed') journal.take('', 'run.completed');
+    else if (finished && !opts.events) {
+      // The walk suspended where the run waited, and the crash lab stopped it there: its run.failed
+      // is no step's, which no replay derives — not a divergence, not checked (helper 89: DIVERGED).
+      const next = journal.peek('');
+      if (next?.type === 'run.failed' && (next.payload as EventPayloads['run.failed']).error.code === LAB_STOPPED_CODE) {
+        journal.take('', 'run.failed');
+        stoppedFromOutside = next as StoredEvent<'run.failed'>;
+      }
+    }
     journal.assertFullyConsumed();
   } catch (error) {
     if (error instanceof DamagedLogError) {
@@ -187,6 +197,9 @@ export async function verifyRun(
     );
   }
   if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy), ...unnamedReads(facts));
+  if (stoppedFromOutside) {
+    unchecked.push(`the run's end: the crash lab stopped it at seq ${stoppedFromOutside.seq} (${stoppedFromOutside.payload.error.message}), where it waited — an act from outside the run, which no replay derives`);
+  }
   if (logEnd && unreached) {
     unchecked.push(
       `${unreached.count} recorded event(s) from seq ${unreached.first.seq} (${unreached.first.type} at ${unreached.first.stepPath || '(run)'}): ` +

@@ -324,6 +324,12 @@ export type AttemptVerdict = 'success' | 'allowed' | 'retry' | 'refresh-auth' | 
 /** The `code` of a run's failure when its replay diverged from its log (journal/nondeterminism-error.ts). */
 export const NONDETERMINISM_CODE = 'NONDETERMINISM';
 
+/**
+ * The `code` of a run the crash lab stopped (its `run.failed`, written from outside the run's walk
+ * while it waited or ran): no step's failure, so no replay derives it (executor/verify.ts).
+ */
+export const LAB_STOPPED_CODE = 'crash-lab-stopped';
+
 export interface ErrorInfo {
   code: string;
   message: string;

@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { Clock } from '../env/env.js';
 import { RealClock } from '../env/real-env.js';
 import type { EventLog, MissionFiles } from '../log/log.js';
+import { LAB_STOPPED_CODE } from '../log/events.js';
 import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { hostId, ownerGoneUnder, ownerIsDead } from '../executor/owner.js';
@@ -381,7 +382,7 @@ class Service implements StudioService {
       await this.log.release(lease);
       return false;
     }
-    const failed = { type: 'run.failed' as const, stepPath: '', payload: { error: { code: 'crash-lab-stopped', message: why } }, recordedAt: this.clock.now() };
+    const failed = { type: 'run.failed' as const, stepPath: '', payload: { error: { code: LAB_STOPPED_CODE, message: why } }, recordedAt: this.clock.now() };
     await this.log.commit(lease, [{ kind: 'event', event: failed }], { durable: true, status: { status: 'failed', wakeAt: null, waitingOn: null, releaseLease: true } });
     await this.live.pollRun(runId).catch(() => undefined);
     return true;

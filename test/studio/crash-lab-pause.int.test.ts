@@ -100,6 +100,11 @@ describe.each([
     expect(events.at(-1)).toMatchObject({ type: 'run.failed', payload: { error: { code: 'crash-lab-stopped' } } });
     expect((events.at(-1)!.payload as { error: { message: string } }).error.message).toMatch(/^the crash lab gave up on it \(run \S+ suspended on a timer due/);
     expect(suspended).toBe(done.referenceRunId);
+    // Its verify compares everything it did and says the stop is not checked (exit 3's report) —
+    // never DIVERGED for a run.failed no step wrote (helper 89).
+    const report = await service.handle('run.verify', { runId: suspended });
+    expect(report.divergence).toBeNull();
+    expect(report.unchecked.join('\n')).toMatch(/the run's end: the crash lab stopped it at seq \d+ \(the crash lab gave up on it/);
   }, 180_000);
 
   it.runIf(worker)('a timer due at once, which the worker may wake before the lab holds it: a real verdict, or one that says so — never "never reached"', async () => {
