@@ -13,7 +13,7 @@ import { CrashInjector, type CrashPlan } from '../journal/crash-points.js';
 import { identitiesOf } from '../journal/fork-identity.js';
 import { Journal, type JournalOptions, type StreamedRecord } from '../journal/journal.js';
 import { NondeterminismError, OWN_MISSION_ADVICE } from '../journal/nondeterminism-error.js';
-import { loadCredentialsFile, type CredentialsMap } from '../http/credentials.js';
+import { CredentialsError, loadCredentialsFile, type CredentialsMap } from '../http/credentials.js';
 import { HttpRuntime } from '../steps/http-runtime.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { StopRequested } from '../steps/signals.js';
@@ -88,6 +88,11 @@ export interface Execution {
    */
   ownMission: boolean;
   journal?: JournalOptions;
+  /**
+   * A schedule's new run: an --auth file that cannot be read fails its first request of a source
+   * that declares auth (the schedule's `retry` sees a failed run) rather than the start.
+   */
+  credentialsAtRequest?: true;
 }
 
 export async function execute(run: Execution, deps: EngineDeps): Promise<RunResult> {
@@ -121,10 +126,18 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
     });
   }
   if (run.adoptMission) journal.adoptMission(run.adoptMission);
-  const credentials = loadCredentials(options, deps.env);
+  let credentials: CredentialsMap | undefined;
+  let credentialsError: CredentialsError | undefined;
+  try {
+    credentials = loadCredentials(options, deps.env);
+  } catch (error) {
+    if (!(error instanceof CredentialsError) || !run.credentialsAtRequest) throw error;
+    credentialsError = error;
+  }
   const http = new HttpRuntime(model, deps.env, {
     sources: options.sources,
     credentials,
+    ...(credentialsError ? { credentialsError } : {}),
     ...(options.authFile ? { credentialsFile: options.authFile } : {}),
     extraSecrets: [...credentialEnvValues(options.env, deps.env.vars, credentialNamesOf(logFormat)), ...(logFormat >= SOURCE_SECRETS_FORMAT ? credentialSourceValues(options.sources, credentialNamesOf(logFormat)) : [])],
     rememberedCredentials: rememberedCredentialsOfRun(first, options.env, deps.env.vars),
@@ -133,7 +146,7 @@ export async function execute(run: Execution, deps: EngineDeps): Promise<RunResu
   });
   const stores = new StoreRuntime(model, deps.log, deps.env, {
     dataDir: options.dataDir ?? deps.dataDir,
-    authJson: options.authFile ? readJson(options.authFile) : undefined,
+    authJson: options.authFile && !credentialsError ? readJson(options.authFile) : undefined,
     httpTimeoutMs: 30_000,
     ...(run.recordedModel ? { recordedBy: run.recordedModel } : {}),
   });

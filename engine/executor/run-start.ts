@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { digestCredentials, givenCredentials } from '../http/given-credentials.js';
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
-import { loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
+import { CredentialsError, loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import type { MissionModel } from '../steps/mission-model.js';
@@ -26,13 +26,16 @@ export interface PreparedRun {
  * Checks the mission (MissionInvalidError) and builds the run row and first events of a new run.
  * `byHand`: a run started by hand, refused also for a setup it cannot use (refuseUnusableSetup).
  */
-export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: EngineDeps, byHand = false): PreparedRun {
+export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: EngineDeps, byHand = false, { scheduled = false } = {}): PreparedRun {
   // A new run's file stores are in the folder it starts in (a fork's, a schedule firing's too).
   const options: RunOptions = { ...given, dataDir: resolve(deps.dataDir) };
   const hash = missionHash(files);
   const model = modelFor(files, hash);
-  // A credentials file that cannot be used is refused before a run exists (CredentialsError).
-  const credentials = options.authFile ? loadCredentialsFile(options.authFile, deps.env.vars) : undefined;
+  // A credentials file that cannot be used is refused before a run exists (CredentialsError) —
+  // but a schedule's firing starts its run, which fails at its first request that needs them
+  // (execute.ts): refused, the firing was tried again at every poll, said on stderr only, and
+  // no failed run showed it nor did the schedule's `retry` see it (helper 91).
+  const credentials = options.authFile ? (scheduled ? readableCredentials(options.authFile, deps) : loadCredentialsFile(options.authFile, deps.env.vars)) : undefined;
   if (byHand) refuseUnusableSetup(model, options, credentials, deps);
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
@@ -79,5 +82,15 @@ export async function startRunFromSchedule(runId: string, lease: Lease, deps: En
   const run = await deps.log.getRun(runId);
   if (!run) throw new RunUnavailableError(`no run ${runId} in this log`, 'not-found');
   deps.onRunId?.(runId);
-  return execute({ runId, model: modelFor(run.missionFiles), options: run.options, lease, recorded: [], ownMission: true }, deps);
+  return execute({ runId, model: modelFor(run.missionFiles), options: run.options, lease, recorded: [], ownMission: true, credentialsAtRequest: true }, deps);
+}
+
+/** The --auth file's credentials, or none when it cannot be read (a schedule's firing: see prepareNewRun). */
+function readableCredentials(file: string, deps: EngineDeps): CredentialsMap | undefined {
+  try {
+    return loadCredentialsFile(file, deps.env.vars);
+  } catch (error) {
+    if (error instanceof CredentialsError) return undefined;
+    throw error;
+  }
 }

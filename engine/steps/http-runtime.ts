@@ -26,6 +26,8 @@ export interface HttpRuntimeOptions {
   sources: Record<string, string>;
   credentials?: CredentialsMap;
   credentialsFile?: string;
+  /** The --auth file could not be read (a schedule's run, execute.ts): a source that declares auth fails its requests with it. */
+  credentialsError?: Error;
   /** Values the mission can read that are credentials by their names (`env("REQON_…_TOKEN")`): redacted too. */
   extraSecrets?: readonly string[];
   /**
@@ -90,6 +92,9 @@ export class HttpRuntime {
     let session = this.sessions.get(name);
     if (session) return session;
     const declared = source.auth?.kind ?? 'none';
+    if (this.options.credentialsError && declared !== 'none') {
+      throw new StepError('credentials', `source "${name}" declares auth: ${declared}, and the run's --auth file could not be read: ${this.options.credentialsError.message}`);
+    }
     const credentials = resolveCredentials({
       source: name,
       declared,

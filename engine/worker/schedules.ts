@@ -314,7 +314,7 @@ async function fire(
   nextFireAt: number | null,
   missed: number,
 ): Promise<FiredRun | undefined> {
-  const prepared = prepareNewRun(schedule.missionFiles, schedule.options, deps);
+  const prepared = prepareNewRun(schedule.missionFiles, schedule.options, deps, false, { scheduled: true });
   const outcome = await log.fireSchedule({
     mission: schedule.mission,
     dueAt,

@@ -73,4 +73,25 @@ describe.each(backends)('%s', (backend) => {
     expect(next).toBeGreaterThan(started);
     expect(lines.filter((l) => l.startsWith('schedule Tick: fired'))).toHaveLength(1);
   });
+
+  it("a schedule whose --auth file cannot be read fires a run that fails at its request, which the schedule's retry sees (helper 91)", async () => {
+    // Before: every poll printed "cannot fire" and fired nothing — no run, no failure, no retry,
+    // and `worker --once` exited as if all were well.
+    t = await openTempLog(backend);
+    const log = t.log;
+    const env = createFakeEnv({ autoAdvance: true, handler: async () => jsonResponse(200, { ok: true }) });
+    const file = path.join(t.dir, 'tick.vague');
+    const text = MISSION.replace('every 1 seconds', 'every 1 hours').replace('auth: none', 'auth: bearer');
+    await registerSchedule(log, { entry: file, files: [{ path: file, text }] }, { sources: {}, env: {}, authFile: path.join(t.dir, 'gone.json') }, env.clock.now());
+    await env.clock.sleep(3_600_000);
+    const ended: RunResult[] = [];
+    const lines: string[] = [];
+    const worker: Worker = new Worker({ log, env, dataDir: path.join(t.dir, 'data'), owner: 'once-worker', pollMs: 100, progress: (line) => lines.push(line), onRunEnd: (result) => void ended.push(result) });
+    await worker.loop(true);
+    expect(ended.map((r) => r.status), lines.join('\n')).toEqual(['failed']);
+    const failed = ended[0] as Extract<RunResult, { status: 'failed' }>;
+    expect(failed.error.message).toMatch(/source "Api" declares auth: bearer, and the run's --auth file could not be read: cannot read auth file .*gone\.json/);
+    expect(lines.some((l) => /cannot fire/.test(l))).toBe(false);
+    expect(await log.scheduleFirings('Tick')).toHaveLength(1);
+  });
 });
