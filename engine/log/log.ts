@@ -508,6 +508,8 @@ export interface PrunableRun {
    * an imported run: its checkpoints are no checkpoints of this log's, so they keep it from nothing.
    */
   checkpoints: { key: string; syncedAt: number; api?: string }[];
+  // (Only those that count, as checkpointMarks reads them: a checkpoint a failure of its run
+  // followed is no run's to carry on from, and keeps its run from nothing — helper 91.)
 }
 
 export interface CheckpointMark {

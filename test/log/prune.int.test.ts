@@ -196,6 +196,24 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     expect((await log.lastCheckpoint('demo.vague', 'users'))?.syncedAt).toBe(70);
   });
 
+  it('keeps no run for a checkpoint that does not count: a failure of its run followed it, or its run failed (helper 91)', async () => {
+    // Before: a checkpoint with no mark (none of its mission's ever counted) kept its run for ever —
+    // every run of a mission that never synced cleanly, whatever its age.
+    const failedStep: CommitEntry = { kind: 'event', event: { type: 'step.failed', stepPath: 'main/3', payload: { stepType: 'Fetch', error: { code: 'http-status', message: 'POST /x failed with 500' } }, recordedAt: 1_300 } };
+    await runOf('tolerated1', { end: 'completed', entries: [checkpoint('orders', 100, 1_200), failedStep] });
+    await runOf('tolerated2', { end: 'completed', entries: [checkpoint('orders', 200, 1_200), failedStep] });
+    await runOf('failed', { end: 'failed', entries: [checkpoint('orders', 300, 1_200)] });
+    expect(await log.checkpointMarks()).toEqual([]);
+    const summary = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
+    expect(summary).toMatchObject({ runs: 3, keptForCheckpoint: 0 });
+    // A clean one among them: it alone is kept for its checkpoint.
+    await runOf('clean', { end: 'completed', entries: [checkpoint('orders', 150, 1_200)] });
+    await runOf('tolerated3', { end: 'completed', entries: [checkpoint('orders', 400, 1_200), failedStep] });
+    expect(await pruneLog(log, { finishedBefore: 5_000, now: () => NOW })).toMatchObject({ runs: 1, keptForCheckpoint: 1 });
+    expect(await log.getRun('clean')).toBeDefined();
+    expect(await log.getRun('tolerated3')).toBeUndefined();
+  });
+
   it("keeps the newest checkpoint of each API a key was fetched from, so no API's next sync starts over", async () => {
     const staging = 'http://127.0.0.1:4010';
     // The mission's own API (no api recorded) and a staging URL given with --source, one key.

@@ -36,7 +36,11 @@ export async function prunableRuns(client: PoolClient, query: PruneQuery): Promi
     `SELECT r.run_id, r.mission, r.status, r.finished_at AS updated_at, r.last_seq, r.lease_epoch,
             coalesce((SELECT json_agg(json_build_array(e.payload::jsonb ->> 'key', e.payload::jsonb ->> 'syncedAt', e.payload::jsonb ->> 'api'))
                         FROM reqon_events e
-                       WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'), '[]'::json) AS checkpoints
+                       WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'
+                         -- Only a checkpoint that counts (as checkpointMarks below): one a failure followed keeps nothing.
+                         AND r.status = 'completed'
+                         AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
+                         AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND (s.payload::jsonb #>> '{forkedFrom,imported}') = 'true' AND (s.payload::jsonb #>> '{forkedFrom,atSeq}')::bigint >= e.seq)), '[]'::json) AS checkpoints
        FROM reqon_runs r
       WHERE ${PRUNABLE}
         AND ($2::bigint IS NULL OR (r.finished_at, r.run_id) > ($2::bigint, $3::text))

@@ -43,7 +43,11 @@ function prepare(db: Database.Database) {
       SELECT r.run_id, r.mission, r.status, r.updated_at, r.last_seq, r.lease_epoch,
              (SELECT json_group_array(json_array(json_extract(e.payload, '$.key'), json_extract(e.payload, '$.syncedAt'), json_extract(e.payload, '$.api')))
                 FROM reqon_events e INDEXED BY reqon_events_checkpoints
-               WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id AND r.owner IS NOT '${IMPORTED_OWNER}') AS checkpoints
+               WHERE e.type = 'checkpoint.advanced' AND e.run_id = r.run_id AND r.owner IS NOT '${IMPORTED_OWNER}'
+                 -- Only a checkpoint that counts (as checkpointMarks below): one a failure followed keeps nothing.
+                 AND r.status = 'completed'
+                 AND NOT EXISTS (SELECT 1 FROM reqon_events f WHERE f.run_id = e.run_id AND f.type = 'step.failed' AND f.seq > e.seq)
+                 AND NOT EXISTS (SELECT 1 FROM reqon_events s WHERE s.run_id = e.run_id AND s.seq = 1 AND json_extract(s.payload, '$.forkedFrom.imported') = 1 AND json_extract(s.payload, '$.forkedFrom.atSeq') >= e.seq)) AS checkpoints
         FROM reqon_runs r INDEXED BY reqon_runs_finished
        WHERE ${PRUNABLE}
          AND (@after_at IS NULL OR r.updated_at > @after_at OR (r.updated_at = @after_at AND r.run_id > @after_id))
