@@ -5,11 +5,13 @@
  * failed scheduled run a retry waits on), the compare-and-set against a run taken or resumed
  * after it was listed, events deleted a chunk at a time and a stopped prune carried on.
  */
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../engine/log/events.js';
 import type { CommitEntry, EventLog, Lease, RunStatus } from '../../engine/log/log.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { pruneLog, type PruneTotals } from '../../engine/log/prune.js';
 import { copyLog } from '../../engine/cli/log-copy.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
@@ -375,9 +377,22 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
       expect(first.space!.freeBytes).toBe(0);
       expect(first.space!.note).toMatch(/incremental auto-vacuum on/);
       for (let i = 0; i < 20; i++) await runOf(`more${i}`, { end: 'completed', events: 300 });
-      const next = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
-      expect(next.space!.shrunkBytes).toBeGreaterThan(0);
-      expect(next.space!.freeBytes).toBe(0);
+      // Another process holds the log open (an idle worker): the prune's freed pages still leave
+      // the files, the WAL included (helper 91: the WAL grew by what was pruned, never cut back).
+      const other = await openLog(t.dbPath);
+      try {
+        await other.listRuns({ limit: 1 });
+        const onDisk = () => fs.statSync(t.dbPath).size + (fs.statSync(`${t.dbPath}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+        const before = onDisk();
+        const next = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW });
+        expect(next.space!.shrunkBytes).toBeGreaterThan(0);
+        expect(next.space!.freeBytes).toBe(0);
+        expect(next.space!.note).not.toMatch(/another process was reading/);
+        expect(onDisk()).toBeLessThan(before);
+        expect(fs.statSync(`${t.dbPath}-wal`).size).toBe(0);
+      } finally {
+        await other.close();
+      }
     } else {
       expect(first.space!.freeBytes).toBeNull();
       expect(first.space!.note).toMatch(/VACUUM ran on the log tables/);

@@ -178,13 +178,15 @@ export class RetentionTables {
     }
   }
 
-  static report(before: { pageSize: number; pageCount: number }, after: ReturnType<RetentionTables['pages']>, vacuumed: boolean): SpaceReport {
-    const note =
+  static report(before: { pageSize: number; pageCount: number }, after: ReturnType<RetentionTables['pages']>, vacuumed: boolean, walHeld = false): SpaceReport {
+    const given =
       after.autoVacuum === 'none'
         ? `SQLite reuses the free pages for new writes; \`reqon prune --vacuum\` gives it back to the file system and turns on incremental auto-vacuum, so later prunes shrink the file as they go (it rewrites the whole file holding the write lock: run it while no worker writes)`
         : vacuumed
           ? `the file was rewritten (VACUUM) with incremental auto-vacuum on: later prunes give their pages back as they go`
           : `auto-vacuum is ${after.autoVacuum}: freed pages were given back to the file system as the prune went`;
+    // Said as it is on disk: the log's WAL holds the change until a checkpoint can write it back.
+    const note = walHeld && after.autoVacuum !== 'none' ? `${given}, but another process was reading the log, so the files shrink at a later checkpoint (the WAL holds the change until then)` : given;
     return {
       storedBytes: after.pageCount * after.pageSize,
       freeBytes: after.freePages * after.pageSize,
