@@ -103,6 +103,9 @@ describe('replay diff', () => {
     await page.getByLabel('Edited mission text').fill(`${demoMissionText()}\n`);
     expect(await verdict.textContent()).toContain('the text changed since this verdict');
     expect(await verdict.getAttribute('class')).toContain('stale');
+    // What it drew (its table) is dimmed and said to be out of date too, not left as current (helper 90).
+    expect(await page.locator('.replay-diff-result').getAttribute('data-stale')).toBe('true');
+    expect(await page.getByRole('note', { name: 'Out of date' }).textContent()).toContain('The verdict below is out of date');
     // An empty or blank edit is not verified as the recorded mission: the button says why it cannot.
     await page.getByLabel('Edited mission text').fill('   \n');
     expect(await page.getByRole('button', { name: 'Verify replay' }).isDisabled()).toBe(true);

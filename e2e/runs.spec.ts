@@ -130,4 +130,13 @@ describe('runs table', () => {
     // The requests that failed while the server was down are expected; nothing else is.
     expect(errors.filter((e) => !e.startsWith('http') && !e.includes('runs.list failed') && !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
   });
+
+  it('keeps the keyboard focus on its run when a new run arrives above it (helper 90: Enter opened the run that moved into its place)', async () => {
+    await row(RUN_COMPLETED).focus();
+    await seedDemoRun(studio.log, { runId: 'run-arrived-0006', startAt: BASE_AT + 360_000, outcome: 'completed', orders: 2 });
+    await row('run-arrived-0006').waitFor({ timeout: 10_000 });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-run-id'))).toBe(RUN_COMPLETED);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_COMPLETED);
+  });
 });

@@ -41,6 +41,8 @@ export interface VerifyReport {
    * `suspended` has a log that ends where it stopped, so only what it has done so far was checked.
    */
   runStatus: 'running' | 'suspended' | 'completed' | 'failed';
+  /** The run row's last seq when verified: a report of a run that has logged more since speaks for less than it now holds. */
+  lastSeq?: number;
 }
 
 /**

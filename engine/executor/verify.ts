@@ -206,7 +206,7 @@ export async function verifyRun(
         `the replay reached the end of the log at ${logEnd.stepPath || '(run)'} before it asked for them`,
     );
   }
-  return { runId, ok: divergence === null, original, replayed, divergence, unchecked, runStatus: run.status };
+  return { runId, ok: divergence === null, original, replayed, divergence, unchecked, runStatus: run.status, lastSeq: run.lastSeq };
 }
 
 /**

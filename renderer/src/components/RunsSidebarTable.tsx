@@ -239,7 +239,9 @@ export function RunsSidebarTable({ text, status }: { text: string; status: Statu
             const selected = row.id === selectedRunId;
             return (
               <tr
-                key={item.key}
+                // Keyed by its run, not its place: a run arriving above keeps the focus on the run
+                // it was on (helper 90: Enter opened the run that had moved into the focused place).
+                key={row.id}
                 data-run-id={row.id}
                 aria-rowindex={item.index + 1}
                 aria-selected={selected}

@@ -13,7 +13,7 @@
 import { useCallback, useSyncExternalStore } from 'react';
 import { invoke, on } from './bridge.js';
 import type { CrashLabChaosRequest, CrashLabStartRequest, CrashLabStatus, Pushes } from './protocol.js';
-import { describeFailure } from './protocol-failure.js';
+import { describeFailure, toProtocolFailure } from './protocol-failure.js';
 
 export type ExitNotice = Pushes['process.exited'] & { at: number };
 
@@ -32,7 +32,6 @@ export interface CrashLabSession extends SessionState {
 
 const FINISHED = new Set(['done', 'failed']);
 const POLL_MS = 1500;
-const MAX_POLL_FAILURES = 5;
 /** Sessions kept: a finished one beyond this many, the oldest first, is dropped with its listeners. */
 const MAX_SESSIONS = 20;
 const IDLE: SessionState = { status: null, exits: [], error: null, busy: false };
@@ -97,22 +96,21 @@ class LabSession {
   private watchLab(labId: string): void {
     this.labWatch?.();
     const mine = this.generation;
+    // An answer that came through clears what a failed poll said (a connection lost for a moment
+    // left its error above the lab's ✓ for good: helper 90).
     const off = on('crashlab.changed', (s) => {
-      if (mine === this.generation && s.labId === labId) this.update({ status: s });
+      if (mine === this.generation && s.labId === labId) this.update({ status: s, error: null });
     });
     // Pushes are the fast path; the poll only closes gaps (a reconnect, a lost frame). A lab the
-    // engine no longer knows (it restarted) is given up after a few failed polls, said once.
-    let failures = 0;
+    // engine says it does not know (it restarted) is given up, said once; any other failure (the
+    // server out of reach) is polled through.
     const poll = setInterval(() => {
       invoke('crashlab.verdict', { labId }).then(
-        (s) => {
-          failures = 0;
-          if (mine === this.generation) this.update({ status: s });
-        },
+        (s) => mine === this.generation && this.update({ status: s, error: null }),
         (err: unknown) => {
           if (mine !== this.generation) return;
           this.update({ error: describeFailure(err) });
-          if (++failures >= MAX_POLL_FAILURES && this.labWatch) {
+          if (toProtocolFailure(err).code === 'not-found' && this.labWatch) {
             this.labWatch();
             this.labWatch = null;
           }

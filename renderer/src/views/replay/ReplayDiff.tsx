@@ -37,13 +37,17 @@ export function ReplayDiff({ runId }: { runId: string }) {
   const rows = useMemo(() => (report ? alignVerifyRows(report) : []), [report]);
   const now = verifyTarget(editing, edits);
   // A verdict kept while the run went on (it was suspended or running then) no longer speaks for it.
-  const statusNow = useStudio((s) => s.runsById[runId]?.status);
+  // (By its status and its last seq: a run resumed and suspended again is "suspended" both times.)
+  const runNow = useStudio((s) => s.runsById[runId]);
   const checkedVerdict = result ? verdictView(result.report, result.checked, editing, edits) : null;
-  const movedOn = result !== null && statusNow !== undefined && statusNow !== result.report.runStatus;
+  const movedOn =
+    result !== null && runNow !== undefined && (runNow.status !== result.report.runStatus || (result.report.lastSeq !== undefined && runNow.lastSeq !== result.report.lastSeq));
   const verdict =
     checkedVerdict && movedOn && checkedVerdict.stale === null
-      ? { kind: 'stale' as const, text: `${checkedVerdict.text} — out of date: the run was ${result!.report.runStatus} then and is ${statusNow} now; verify again`, stale: 'the run went on' }
+      ? { kind: 'stale' as const, text: `${checkedVerdict.text} — out of date: the run has logged more since (it is ${runNow!.status} at #${runNow!.lastSeq}); verify again`, stale: 'the run went on' }
       : checkedVerdict;
+  // What a stale verdict drew (its divergence, its table) is dimmed and said to be out of date too.
+  const stale = verdict !== null && verdict.stale !== null;
 
   // Editing starts from the run's own mission text, so a small change is a small edit.
   const startEditing = async () => {
@@ -143,42 +147,49 @@ export function ReplayDiff({ runId }: { runId: string }) {
         </div>
       )}
       {error && <div className="error-box" role="alert">{error}</div>}
-      {report?.divergence && (
-        <div className="banner banner-error" role="alert" aria-label="Divergence">
-          <div>
-            <strong>{report.divergence.cause === 'edit' ? 'The edit changes what the run already did' : report.divergence.cause === 'damaged-log' ? 'The log is damaged' : 'Non-determinism'}</strong> at seq #
-            {report.divergence.seq}, step <code>{report.divergence.stepPath}</code>
-          </div>
-          {report.divergence.change && (
-            <div className="divergence-change" data-testid="divergence-change">
-              {report.divergence.line !== undefined ? `line ${report.divergence.line}: ` : ''}
-              {report.divergence.change}
+      {report && stale && (
+        <div className="banner" role="note" aria-label="Out of date">
+          The verdict below is out of date ({verdict!.stale}): what it shows is what it checked then — verify again.
+        </div>
+      )}
+      <div className="replay-diff-result" data-stale={stale} style={stale ? { opacity: 0.55 } : undefined}>
+        {report?.divergence && (
+          <div className="banner banner-error" role="alert" aria-label="Divergence">
+            <div>
+              <strong>{report.divergence.cause === 'edit' ? 'The edit changes what the run already did' : report.divergence.cause === 'damaged-log' ? 'The log is damaged' : 'Non-determinism'}</strong> at seq #
+              {report.divergence.seq}, step <code>{report.divergence.stepPath}</code>
             </div>
-          )}
-          <div className="divergence-grid">
-            <span className="muted">recorded</span>
-            <code>{report.divergence.recorded}</code>
-            <span className="muted">asked</span>
-            <code>{report.divergence.asked}</code>
+            {report.divergence.change && (
+              <div className="divergence-change" data-testid="divergence-change">
+                {report.divergence.line !== undefined ? `line ${report.divergence.line}: ` : ''}
+                {report.divergence.change}
+              </div>
+            )}
+            <div className="divergence-grid">
+              <span className="muted">recorded</span>
+              <code>{report.divergence.recorded}</code>
+              <span className="muted">asked</span>
+              <code>{report.divergence.asked}</code>
+            </div>
+            <p className="explanation">{report.divergence.explanation}</p>
           </div>
-          <p className="explanation">{report.divergence.explanation}</p>
-        </div>
-      )}
-      {report && notChecked(report).length > 0 && (
-        <div className="banner" role="note" aria-label="Not checked">
-          Not checked: {notChecked(report).join('; ')}
-        </div>
-      )}
-      {report ? (
-        <ReplayDiffTable rows={rows} asked={report.divergence?.asked ?? null} />
-      ) : (
-        !error && (
-          <div className="view-hint">
-            Replays this run against its log without performing effects and compares every step path and effect ID with the original. Tick “use an edited
-            mission” to check whether a change to the mission is compatible with this run.
+        )}
+        {report && notChecked(report).length > 0 && (
+          <div className="banner" role="note" aria-label="Not checked">
+            Not checked: {notChecked(report).join('; ')}
           </div>
-        )
-      )}
+        )}
+        {report ? (
+          <ReplayDiffTable rows={rows} asked={report.divergence?.asked ?? null} />
+        ) : (
+          !error && (
+            <div className="view-hint">
+              Replays this run against its log without performing effects and compares every step path and effect ID with the original. Tick “use an edited
+              mission” to check whether a change to the mission is compatible with this run.
+            </div>
+          )
+        )}
+      </div>
     </div>
   );
 }
