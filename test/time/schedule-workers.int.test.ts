@@ -166,6 +166,18 @@ describe('schedules: the CLI edges', () => {
     }
   });
 
+  it("reqon schedules lists a failed run's retry still to fire, not 'nothing left to fire' (helper 91)", async () => {
+    // A one-shot whose run fails at once (nothing listens on port 1): its retry is what it has left.
+    const once = write('once-retry.vague', 'mission Once {\n  schedule: at "2020-01-01T00:00:00Z" { retry: { maxRetries: 2, delaySeconds: 3600 } }\n  source Api { auth: none, base: "http://127.0.0.1:1" }\n  action A {\n    post "/job" { body: { n: 1 } }\n  }\n  run A\n}\n');
+    const db = path.join(dir, 'retry-list.db');
+    const fired = await runNode(build.cli, ['worker', once, '--once', '--db', db], { cwd: dir });
+    expect(fired.code, fired.stderr).toBe(1);
+    const listed = await runNode(build.cli, ['schedules', '--db', db], { cwd: dir });
+    expect(listed.stdout).toMatch(/^Once  .*  no firing left; retry 1 of 2 of failed run run_\S+ at \S+  /);
+    const json = JSON.parse((await runNode(build.cli, ['schedules', '--json', '--db', db], { cwd: dir })).stdout) as { nextFireAt: number | null; retries: { attempt: number }[] }[];
+    expect(json).toMatchObject([{ nextFireAt: null, retries: [{ attempt: 1 }] }]);
+  });
+
   it('a worker that registers the same mission with other options says which, never a setting\'s value', async () => {
     // Before, worker 2's --source silently became worker 1's too: its firings called the other API.
     const a = write('tick-options.vague', TICK.replace('  store done', '  source Api { auth: none, base: "http://127.0.0.1:1" }\n  store done'));

@@ -51,14 +51,24 @@ export const command: CommandModule = {
         return EXIT_OK;
       }
       const schedules = await log.listSchedules();
+      // A failed run's retry still to fire is part of what a schedule has left (helper 91: a
+      // one-shot whose run failed said "nothing left to fire", and the next pass retried it).
+      const retries = new Map<string, { runId: string; dueAt: number; attempt: number }[]>();
+      for (const s of schedules) {
+        if (!s.spec.retry) continue;
+        const delay = s.spec.retry.delaySeconds * 1000;
+        retries.set(s.mission, (await log.retryCandidates(s.mission, s.spec.retry.maxRetries)).map((c) => ({ runId: c.runId, dueAt: c.failedAt + delay, attempt: c.attempt + 1 })));
+      }
       if (options.json === true) {
-        io.stdout(`${JSON.stringify(schedules.map(({ missionFiles, options: _options, ...rest }) => ({ ...rest, entry: missionFiles.entry })))}\n`);
+        io.stdout(`${JSON.stringify(schedules.map(({ missionFiles, options: _options, ...rest }) => ({ ...rest, entry: missionFiles.entry, retries: retries.get(rest.mission) ?? [] })))}\n`);
         return EXIT_OK;
       }
       if (schedules.length === 0) io.stdout('no schedules: a worker registers the schedule of each mission it is given (`reqon worker missions/`)\n');
       for (const s of schedules) {
-        const next = s.nextFireAt === null ? 'nothing left to fire' : `next ${instantText(s.nextFireAt)}`;
-        io.stdout(`${s.mission}  ${describeSchedule(s.spec)}  ${next}  ${s.missionFiles.entry}\n`);
+        const pending = retries.get(s.mission) ?? [];
+        const retry = pending.map((r) => `retry ${r.attempt} of ${s.spec.retry!.maxRetries} of failed run ${r.runId} at ${instantText(r.dueAt)}`).join('; ');
+        const next = s.nextFireAt === null ? (pending.length > 0 ? 'no firing left' : 'nothing left to fire') : `next ${instantText(s.nextFireAt)}`;
+        io.stdout(`${s.mission}  ${describeSchedule(s.spec)}  ${next}${retry ? `; ${retry}` : ''}  ${s.missionFiles.entry}\n`);
       }
       return EXIT_OK;
     } finally {
