@@ -166,6 +166,16 @@ describe('schedules: the CLI edges', () => {
     }
   });
 
+  it('a mission renamed in its file: the worker says the old name still fires from it, and how to stop it (helper 91)', async () => {
+    const file = write('renamed.vague', TICK.replace('every 1 seconds', 'every 1 hours'));
+    const db = path.join(dir, 'renamed.db');
+    expect((await runNode(build.cli, ['worker', file, '--once', '--db', db], { cwd: dir })).code).toBe(0);
+    fs.writeFileSync(file, TICK.replace('every 1 seconds', 'every 1 hours').replace('mission Tick', 'mission Billing'));
+    const again = await runNode(build.cli, ['worker', file, '--once', '--db', db], { cwd: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`schedule Tick: registered from ${file}, which now holds mission "Billing" — it still fires its old text on every worker of this log; \`reqon schedules remove Tick\` stops it`);
+  });
+
   it("reqon schedules lists a failed run's retry still to fire, not 'nothing left to fire' (helper 91)", async () => {
     // A one-shot whose run fails at once (nothing listens on port 1): its retry is what it has left.
     const once = write('once-retry.vague', 'mission Once {\n  schedule: at "2020-01-01T00:00:00Z" { retry: { maxRetries: 2, delaySeconds: 3600 } }\n  source Api { auth: none, base: "http://127.0.0.1:1" }\n  action A {\n    post "/job" { body: { n: 1 } }\n  }\n  run A\n}\n');

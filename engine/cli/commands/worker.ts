@@ -135,6 +135,13 @@ export const command: CommandModule = {
         if (before !== undefined && before.missionHash !== registered.missionHash) {
           io.stderr(`schedule ${registered.mission}: replaces the one registered from ${before.missionFiles.entry} at ${new Date(before.updatedAt).toISOString()} (another text of mission "${registered.mission}"): its firings now start ${files.entry}\n`);
         }
+        // Another mission's schedule registered from this very file: the mission was renamed, and
+        // the old name still fires the old text on every worker (helper 91). Said, with the remedy.
+        for (const stale of (await log.listSchedules()).filter((s) => s.mission !== registered.mission && s.missionFiles.entry === files.entry)) {
+          io.stderr(
+            `schedule ${stale.mission}: registered from ${files.entry}, which now holds mission "${registered.mission}" — it still fires its old text on every worker of this log; \`reqon schedules remove ${stale.mission}\` stops it\n`,
+          );
+        }
         const changed = before === undefined ? [] : changedRunOptions(before.options, registered.options);
         if (changed.length > 0) {
           // Every worker on the log fires it with these now: another worker's firings go to these sources too.
