@@ -9,6 +9,7 @@ import { startStudio, type Studio } from './support/studio.js';
 import { BASE_AT, RUN_COMPLETED, RUN_FAILED, RUN_LIVE, RUN_SUSPENDED, seedStandardRuns, type StandardRuns } from './support/fixtures.js';
 import { demoLines, finishSettle, SEED_OWNER, seedDemoRun } from './support/seed-runs.js';
 import { screenshot } from './support/screenshots.js';
+import { pruneLog } from '../engine/log/prune.js';
 
 let studio: Studio;
 let browser: Browser;
@@ -138,5 +139,18 @@ describe('runs table', () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-run-id'))).toBe(RUN_COMPLETED);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_COMPLETED);
+  });
+
+  it('a run pruned while it is open: its next request shows the run-missing page, not a header of a run that is gone (helper 90)', async () => {
+    await row(RUN_COMPLETED).click();
+    await expect.poll(() => page.getByLabel('Run id').textContent()).toBe(RUN_COMPLETED);
+    await page.getByRole('tab', { name: 'Replay diff' }).click();
+    // Every finished run goes (this is the spec's last test).
+    const pruned = await pruneLog(studio.log, { finishedBefore: Date.now() + 3_600_000, now: () => Date.now() + 3_600_000 });
+    expect(pruned.runs).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Verify replay' }).click();
+    await page.getByTestId('run-missing').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('run-missing').textContent()).toContain(RUN_COMPLETED);
+    expect(await page.locator('.run-header').count()).toBe(0);
   });
 });

@@ -62,7 +62,7 @@ export function startStudioSync(store: StoreApi): SyncHandle {
       });
   };
 
-  const bridge = createBridge((status) => {
+  const raw = createBridge((status) => {
     store.getState().setConnection(status);
     if (status.state !== 'open') return;
     // Reload whenever pushes (re)start: 'runs.changed' sent while the socket was down are lost.
@@ -73,6 +73,28 @@ export function startStudioSync(store: StoreApi): SyncHandle {
       watch(store.getState().selectedRunId);
     });
   });
+  // A run pruned (or deleted) while the page shows it: a view's request for it answers
+  // 'not-found'. Asked once more by id, and if the log no longer holds it, the studio's
+  // run-missing page says so — not a header of a run that is gone, every tab failing in
+  // protocol words (helper 90).
+  const bridge: Bridge = {
+    on: (channel, cb) => raw.on(channel, cb),
+    close: () => raw.close(),
+    invoke: (channel, req) =>
+      raw.invoke(channel, req).catch((err: unknown) => {
+        const runId = (req as { runId?: unknown }).runId;
+        if (typeof runId === 'string' && channel !== 'run.get' && toProtocolFailure(err).code === 'not-found') {
+          raw.invoke('run.get', { runId }).then(
+            () => undefined,
+            (again: unknown) => {
+              const failure = toProtocolFailure(again);
+              if (failure.code === 'not-found') store.getState().noteRunMissing(runId, failure.message);
+            },
+          );
+        }
+        throw err;
+      }),
+  };
   setBridge(bridge);
 
   // The open run's summary is also re-read (throttled) when its log grows, so the header never

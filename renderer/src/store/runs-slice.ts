@@ -72,7 +72,13 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       };
     }),
   setRunsTotal: (total) => set((state) => (state.runsTotal === total ? {} : { runsTotal: total })),
-  noteRunMissing: (runId, message) => set((state) => (state.runsById[runId] ? {} : { missingRuns: { ...state.missingRuns, [runId]: message } })),
+  // The log answered that it holds no such run (a link to a pruned run, a run pruned while open):
+  // what the page knew of it goes, so the run-missing page shows rather than a stale header.
+  noteRunMissing: (runId, message) =>
+    set((state) => {
+      const { [runId]: _gone, ...runsById } = state.runsById;
+      return { runsById, missingRuns: { ...state.missingRuns, [runId]: message } };
+    }),
   noteAppended: (runId, lastSeq) =>
     set((state) => {
       const max = Math.max(state.liveSeqByRun[runId] ?? 0, lastSeq);
