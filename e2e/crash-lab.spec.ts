@@ -68,6 +68,11 @@ describe('crash lab', () => {
     expect(verdict).toMatch(/✓ 7 write\(s\) by Idempotency-Key at the lab's proxy: 7 matched one write of the reference run/);
     expect(verdict).toContain('✓ its log replays');
     await screenshot(page, 'crash-lab');
+    // A reload (or another tab) finds the lab again and its verdict (helper 90: it came back empty).
+    await page.reload();
+    await page.getByLabel('Lab phases').waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel('Lab phases').getAttribute('data-lab-id')).toBe(labId);
+    expect(await page.getByTestId('lab-verdict').textContent()).toContain('survived');
 
     // The demo API agrees: no idempotency key was applied twice, for either run.
     const stats = api.stats();

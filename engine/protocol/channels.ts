@@ -29,6 +29,7 @@ export const REQUEST_CHANNELS = [
   'crashlab.start',
   'crashlab.chaos',
   'crashlab.verdict',
+  'crashlab.ofRun',
   'studio.info',
 ] as const satisfies readonly RequestChannel[];
 

@@ -139,6 +139,8 @@ export interface CrashLabVerdict {
 
 export interface CrashLabStatus {
   labId: string;
+  /** The run the lab was started from (its mission and sources), when it was: the studio's Crash lab tab of that run shows it. */
+  startedFrom?: string;
   mode: 'single' | 'chaos';
   phase: CrashLabPhase;
   runId: string | null;
@@ -219,6 +221,8 @@ export interface Requests {
   'crashlab.chaos': { req: CrashLabChaosRequest; res: CrashLabStatus };
   /** Where a lab is; once `phase` is 'done', the verdict against a crash-free reference run. */
   'crashlab.verdict': { req: { labId: string }; res: CrashLabStatus };
+  /** The newest lab started from a run, if any: a page reloaded, or another tab, finds the lab it shows. */
+  'crashlab.ofRun': { req: { runId: string }; res: CrashLabStatus | null };
   /** Adds a run to the live poll (pushes 'run.appended' as its log grows). */
   'run.watch': { req: { runId: string }; res: { runId: string; lastSeq: number } };
   /** What the studio process knows about itself: demo API, database, CLI. */

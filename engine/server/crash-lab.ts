@@ -70,6 +70,8 @@ export interface LabPlan {
   /** `POINT[:N]` in single mode; ignored in chaos mode. */
   crashAt: string;
   maxCrashes: number;
+  /** The run the lab was started from (CrashLabStatus.startedFrom). */
+  startedFrom?: string;
 }
 
 /** Resumes, beyond one for each armed crash, after which a run that still has not finished is given up on. */
@@ -103,6 +105,13 @@ export class CrashLab {
     return structuredClone(lab);
   }
 
+  /** The newest lab started from `runId` (labs are kept in the order they started), or null. */
+  ofRun(runId: string): CrashLabStatus | null {
+    const labs = [...this.labs.values()].filter((lab) => lab.startedFrom === runId);
+    const newest = labs[labs.length - 1];
+    return newest === undefined ? null : structuredClone(newest);
+  }
+
   /** Resolves when the lab reached 'done' or 'failed' (tests and the CLI wait on it). */
   async settled(labId: string): Promise<CrashLabStatus> {
     await this.done.get(labId);
@@ -112,6 +121,7 @@ export class CrashLab {
   start(plan: LabPlan): CrashLabStatus {
     const lab: CrashLabStatus = {
       labId: this.deps.newId(),
+      ...(plan.startedFrom !== undefined ? { startedFrom: plan.startedFrom } : {}),
       mode: plan.mode,
       phase: 'reference',
       runId: null,

@@ -272,15 +272,17 @@ class Service implements StudioService {
       case 'crashlab.start': {
         const crashAt = str(channel, req, 'crashAt');
         checkCrashAt(channel, crashAt);
-        const { run, upstreams } = await this.labRunRequest(channel, req);
-        return this.lab.start({ mode: 'single', run, upstreams, crashAt, maxCrashes: 1 });
+        const { run, upstreams, startedFrom } = await this.labRunRequest(channel, req);
+        return this.lab.start({ mode: 'single', run, upstreams, crashAt, maxCrashes: 1, ...(startedFrom ? { startedFrom } : {}) });
       }
       case 'crashlab.chaos': {
-        const { run, upstreams } = await this.labRunRequest(channel, req);
-        return this.lab.start({ mode: 'chaos', run, upstreams, crashAt: 'random', maxCrashes: optInt(channel, req, 'maxCrashes', 1) ?? 8 });
+        const { run, upstreams, startedFrom } = await this.labRunRequest(channel, req);
+        return this.lab.start({ mode: 'chaos', run, upstreams, crashAt: 'random', maxCrashes: optInt(channel, req, 'maxCrashes', 1) ?? 8, ...(startedFrom ? { startedFrom } : {}) });
       }
       case 'crashlab.verdict':
         return this.lab.status(str(channel, req, 'labId'));
+      case 'crashlab.ofRun':
+        return this.lab.ofRun(str(channel, req, 'runId'));
       case 'studio.info':
         return this.info();
       default: {
@@ -350,7 +352,7 @@ class Service implements StudioService {
    * A lab's runs: with a `referenceRunId`, they inherit that run's `--source`/`--env` options (the
    * request's own win); each source's real base URL is what the lab's proxy forwards to.
    */
-  private async labRunRequest(channel: string, req: Fields): Promise<{ run: RunArgs; upstreams: Record<string, string> }> {
+  private async labRunRequest(channel: string, req: Fields): Promise<{ run: RunArgs; upstreams: Record<string, string>; startedFrom?: string }> {
     const referenceRunId = optStr(channel, req, 'referenceRunId');
     const reference = referenceRunId === undefined ? undefined : await this.log.getRun(referenceRunId);
     if (referenceRunId !== undefined && !reference) throw new StudioError('not-found', `${channel}: no run "${referenceRunId}"`);
@@ -363,7 +365,7 @@ class Service implements StudioService {
     }
     const files = checkRunArgs(channel, run);
     const upstreams = labUpstreams(files, run.sources ?? {});
-    return { run, upstreams };
+    return { run, upstreams, ...(referenceRunId !== undefined ? { startedFrom: referenceRunId } : {}) };
   }
 
   /**

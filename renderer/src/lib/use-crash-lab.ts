@@ -63,6 +63,21 @@ class LabSession {
     this.restart(IDLE);
   }
 
+  /**
+   * A page opened (or reloaded) while a lab of this run goes on, or in another tab: the engine's
+   * newest lab started from the run is shown, unless one was started here meanwhile (helper 90:
+   * a reload lost the lab and its verdict, Start enabled beside a lab still running).
+   */
+  recover(runId: string): void {
+    const mine = this.generation;
+    invoke('crashlab.ofRun', { runId }).then(
+      (lab) => {
+        if (lab !== null && mine === this.generation && this.state.status === null && !this.state.busy) this.update({ status: lab });
+      },
+      () => undefined,
+    );
+  }
+
   /** Nothing shows it and nothing of it runs: its lab finished or never started. */
   idle(): boolean {
     const phase = this.state.status?.phase;
@@ -144,6 +159,7 @@ function sessionOf(referenceRunId: string): LabSession {
   let session = sessions.get(referenceRunId);
   if (!session) {
     sessions.set(referenceRunId, (session = new LabSession()));
+    session.recover(referenceRunId);
     for (const [runId, old] of sessions) {
       if (sessions.size <= MAX_SESSIONS) break;
       if (old.idle()) {
