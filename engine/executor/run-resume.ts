@@ -188,14 +188,23 @@ async function refuseRepeatedPayload(run: RunRecord, opts: ResumeOptions, deps: 
     if (!waits.has(e.payload.waitId)) return false;
     return e.payload.eventId.startsWith(`resume:${run.runId}:`) && today - utcDay(e.recordedAt) <= 1 && canonicalJson(e.payload.payload) === given;
   });
-  if (!taken) return;
-  const what = opts.eventId !== undefined ? `an event with the id ${opts.eventId}` : 'this payload';
-  const which = waits.has(taken.payload.waitId) ? `run ${run.runId}'s wait on ${path} already took ${what}` : `run ${run.runId} already took ${what} (an earlier wait on ${path})`;
-  throw new RunUnavailableError(
-    `${which} (seq ${taken.seq}, from \`reqon resume\`), and waits on for more events: sent again it would be the same event twice; nothing was changed and your payload was not used` +
-      (opts.eventId === undefined ? ' — to send an equal event of its own, give it an id: `--event-id ID`' : ''),
-    'repeated',
-  );
+  if (taken) {
+    const what = opts.eventId !== undefined ? `an event with the id ${opts.eventId}` : 'this payload';
+    const where = waits.has(taken.payload.waitId) ? `its wait on ${path} already took ${what}` : `an earlier wait of the run took ${what}`;
+    throw new RunUnavailableError(
+      `run ${run.runId}: ${where} (seq ${taken.seq}, from \`reqon resume\`): sent again it would be the same event twice; nothing was changed and your payload was not used` +
+        (opts.eventId === undefined ? ' — to send an equal event of its own, give it an id: `--event-id ID`' : ''),
+      'repeated',
+    );
+  }
+  // An id given before whose payload the wait's eventFilter refused: it waits in the path's inbox,
+  // not taken — the same id again is that event (helper 92: the inbox's duplicate read as a lost race).
+  if (opts.eventId !== undefined && (await deps.log.webhookInbox(path)).some((d) => d.eventId === deliveryIdOf(run, opts.eventId))) {
+    throw new RunUnavailableError(
+      `run ${run.runId}: an event with the id ${opts.eventId} is already in the inbox of ${path}, not taken (the wait's eventFilter refused it): sent again it would be the same event twice; nothing was changed and your payload was not used — give the new event an id of its own`,
+      'repeated',
+    );
+  }
 }
 
 /** Days since the epoch, in UTC. */

@@ -9,7 +9,7 @@ import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type EventPayloads, type StoredEvent } from '../log/events.js';
+import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
@@ -121,6 +121,11 @@ export async function verifyRun(
 
   let divergence: VerifyReport['divergence'] = null;
   let logEnd: ReplayExhausted | undefined;
+  // A finished run's closing event; a crash lab's stop is one written from outside the run's walk
+  // (while it waited or ran), which no replay derives: where the walk meets it, the run's recorded
+  // course ends — not a divergence, not checked (helper 89, 92: DIVERGED, "please report it").
+  const closing = finished && !opts.events ? await closingEvent(log, run) : undefined;
+  const labStop = closing !== undefined && !(closing instanceof DamagedLogError) && closing.type === 'run.failed' && closing.payload.error.code === LAB_STOPPED_CODE ? closing : undefined;
   let stoppedFromOutside: StoredEvent<'run.failed'> | undefined;
   try {
     if (unreadable) throw unreadable;
@@ -131,14 +136,10 @@ export async function verifyRun(
     // (A log that lost it ends the walk here, ReplayExhausted: see lostEnd below.)
     if (end.status === 'failed') journal.markPassedFailure('', 'run.failed', () => ({ error: end.error }));
     else if (end.status === 'completed') journal.take('', 'run.completed');
-    else if (finished && !opts.events) {
-      // The walk suspended where the run waited, and the crash lab stopped it there: its run.failed
-      // is no step's, which no replay derives — not a divergence, not checked (helper 89: DIVERGED).
-      const next = journal.peek('');
-      if (next?.type === 'run.failed' && (next.payload as EventPayloads['run.failed']).error.code === LAB_STOPPED_CODE) {
-        journal.take('', 'run.failed');
-        stoppedFromOutside = next as StoredEvent<'run.failed'>;
-      }
+    else if (labStop && journal.peek('')?.seq === labStop.seq) {
+      // The walk suspended where the run waited, and the lab stopped it there.
+      journal.take('', 'run.failed');
+      stoppedFromOutside = labStop;
     }
     journal.assertFullyConsumed();
   } catch (error) {
@@ -146,6 +147,9 @@ export async function verifyRun(
       divergence = damaged(error);
     } else if (error instanceof UnreadableEventError) {
       divergence = damaged(new DamagedLogError(runId, error.detail, error.seq));
+    } else if (error instanceof NondeterminismError && labStop !== undefined && error.seq === labStop.seq) {
+      // The walk asked for the next thing of a step (a wait's clock, a request) and met the lab's stop.
+      stoppedFromOutside = labStop;
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
       const edited = opts.missionFiles !== undefined;
@@ -178,7 +182,6 @@ export async function verifyRun(
   // engine — cut anywhere, the walk ran out of log where a run that has not finished would stop,
   // and a finished run's row is no unfinished run (helper 86: "verified", exit 0, for a cut log).
   if (divergence === null && !opts.events && finished) {
-    const closing = await closingEvent(log, run);
     if (closing instanceof DamagedLogError) divergence = damaged(closing);
   }
   // A finished run's row counts every event it will ever have: one past it was added outside the engine.

@@ -34,6 +34,12 @@ describe('resume --payload that a wait\'s eventFilter refuses', () => {
     expect(refused.code, describeResult(refused)).toBe(10);
     expect(refused.stderr).toContain("your payload was not taken by the wait on /approval: its eventFilter refused it; it stays unclaimed in that path's inbox, and the run waits on");
 
+    // The refused payload's id given again: that event, refused by name — not a race lost (helper 92).
+    const named = await reqon('resume', runId, '--payload', '{"status":"bad"}', '--event-id', 'x1');
+    expect(named.code, describeResult(named)).toBe(10);
+    const sameId = await reqon('resume', runId, '--payload', '{"status":"ok"}', '--event-id', 'x1');
+    expect(sameId.code, describeResult(sameId)).toBe(2);
+    expect(sameId.stderr).toContain('an event with the id x1 is already in the inbox of /approval, not taken');
     const taken = await reqon('resume', runId, '--payload', '{"status":"ok"}');
     expect(taken.code, describeResult(taken)).toBe(0);
     expect(taken.stderr).not.toContain('not taken');
@@ -56,7 +62,7 @@ describe('resume --payload of the same content twice to a wait that takes two ev
     // The same content, its keys in another order: the same event.
     const again = await reqon('resume', runId, '--payload', '{"amount":5,"id":"e1"}');
     expect(again.code, describeResult(again)).toBe(2);
-    expect(again.stderr).toContain(`run ${runId}'s wait on /events already took this payload`);
+    expect(again.stderr).toContain(`run ${runId}: its wait on /events already took this payload`);
     expect(again.stderr).toContain('nothing was changed and your payload was not used — to send an equal event of its own, give it an id: `--event-id ID`');
     expect((await reqon('events', runId, '--json')).stdout).toBe(before);
 
@@ -79,7 +85,7 @@ describe('resume --payload of the same content twice to a wait that takes two ev
     expect(bob.code, describeResult(bob)).toBe(10);
     const again = await reqon('resume', runId, '--payload', '{"vote":"no"}', '--event-id', 'bob');
     expect(again.code, describeResult(again)).toBe(2);
-    expect(again.stderr).toContain(`run ${runId}'s wait on /votes already took an event with the id bob`);
+    expect(again.stderr).toContain(`run ${runId}: its wait on /votes already took an event with the id bob`);
     const noPayload = await reqon('resume', runId, '--event-id', 'carol');
     expect(noPayload.code).toBe(2);
     expect(noPayload.stderr).toContain('--event-id names the event a --payload is');
@@ -101,7 +107,7 @@ describe('resume --event-id of an id an earlier wait on the path took', () => {
     expect((await reqon('resume', runId, '--payload', '{"n":1}', '--event-id', 'e1')).code).toBe(10);
     const again = await reqon('resume', runId, '--payload', '{"n":2}', '--event-id', 'e1');
     expect(again.code, describeResult(again)).toBe(2);
-    expect(again.stderr).toContain(`run ${runId} already took an event with the id e1 (an earlier wait on /ev)`);
+    expect(again.stderr).toContain(`run ${runId}: an earlier wait of the run took an event with the id e1`);
     const other = await reqon('resume', runId, '--payload', '{"n":2}', '--event-id', 'e2');
     expect(other.code, describeResult(other)).toBe(0);
   }, 60_000);

@@ -108,7 +108,7 @@ describe('sqlite: projected columns as plain SQL reads them', () => {
       [
         storeWrite({ key: '1', record: { id: 1, qty: 42, price: 9.5, active: true } }),
         storeWrite({ key: '1234567890123456', record: { id: 1234567890123456, qty: -0, price: 1e300, active: false } }),
-        storeWrite({ key: 'big', record: { id: 1e18, qty: -1e17, price: 1e19, active: true } }),
+        storeWrite({ key: 'big', record: { id: 1e18, qty: -(2 ** 63), price: 1e19, active: true } }),
       ],
       { durable: false },
     );

@@ -47,6 +47,7 @@ describe.each([
     fs.writeFileSync(path.join(dir, 'pause.vague'), MISSION);
     fs.writeFileSync(path.join(dir, 'pause-now.vague'), MISSION.replace('duration: "1s"', 'duration: "1ms"'));
     fs.writeFileSync(path.join(dir, 'pause-long.vague'), MISSION.replace('duration: "1s"', 'duration: "2h"'));
+    fs.writeFileSync(path.join(dir, 'wait-long.vague'), MISSION.replace('pause { duration: "1s" }', 'wait { path: "/hooks/go", timeout: 7200000 }'));
     let served = 0;
     api = await new FakeApi()
       .on('GET /token', () => ({ body: { tok: `t${++served}` } }))
@@ -105,6 +106,20 @@ describe.each([
     const report = await service.handle('run.verify', { runId: suspended });
     expect(report.divergence).toBeNull();
     expect(report.unchecked.join('\n')).toMatch(/the run's end: the crash lab stopped it at seq \d+ \(the crash lab gave up on it/);
+  }, 180_000);
+
+  it('a wait hours away: the stopped run verifies as far as it went, never DIVERGED (helper 92)', async () => {
+    // A replayed wait reads its clock again before it suspends: the walk met the lab's run.failed
+    // there, and verify said DIVERGED ("please report it") where a stopped pause said "not checked".
+    const started = await service.handle('crashlab.start', { missionPath: 'wait-long.vague', sources: { Api: api.url }, crashAt: 'after-effect:4' });
+    const done: CrashLabStatus = await service.labSettled(started.labId);
+    const suspended = /^run (\S+) suspended on a timer/.exec(done.error ?? '')?.[1];
+    expect(suspended, done.error ?? '').toBeDefined();
+    const events = await service.handle('run.events', { runId: suspended! });
+    expect(events.at(-1)).toMatchObject({ type: 'run.failed', payload: { error: { code: 'crash-lab-stopped' } } });
+    const report = await service.handle('run.verify', { runId: suspended! });
+    expect(report.divergence).toBeNull();
+    expect(report.unchecked.join('\n')).toMatch(/the run's end: the crash lab stopped it at seq \d+/);
   }, 180_000);
 
   it.runIf(worker)('a timer due at once, which the worker may wake before the lab holds it: a real verdict, or one that says so — never "never reached"', async () => {

@@ -54,7 +54,7 @@ function projectValue(value: unknown): string | number | bigint | null {
     case 'number':
       // Past 2^53 an integer is still one, exactly as its JSON in `_record` writes it (1e18 →
       // 1000000000000000000), up to SQLite's 64-bit INTEGER; beyond that a REAL.
-      if (Number.isInteger(value) && Math.abs(value) < 2 ** 63) return BigInt(value);
+      if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63) return BigInt(value);
       return Number.isFinite(value) ? value : null; // JSON turns NaN/Infinity into null too
     case 'boolean':
       return value ? 1n : 0n;
