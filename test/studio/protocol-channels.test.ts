@@ -10,6 +10,7 @@ describe('studio protocol channels', () => {
     expect([...REQUEST_CHANNELS].sort()).toEqual([
       'crash.points',
       'crashlab.chaos',
+      'crashlab.ofRun',
       'crashlab.start',
       'crashlab.verdict',
       'run.crash',
