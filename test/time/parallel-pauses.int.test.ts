@@ -210,5 +210,29 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     expect(shown).toContain(`resume    \`reqon resume ${runId} --pause ID --payload JSON\` (ID: ${pauseId})`);
     expect(shown).toContain(`deliver   \`reqon resume ${runId} --payload JSON\` delivers to the wait on /paid`);
     expect(shown).not.toMatch(/^resume +`reqon resume \S+ --payload JSON`$/m);
+    expect(shown).not.toContain('deliver   a delivery to /paid');
+  }, 60_000);
+
+  it("reqon show of a run on a timer pause beside a pending wait: the wait's delivery is said to go to a listening worker (helper 92)", async () => {
+    const { target, reqon } = await missions.start(backend, 'reqon-parallel-show2-', slowApi());
+    const file = path.join(target.dir, 'timer-and-wait.vague');
+    fs.writeFileSync(file, `mission TimerAndWait {
+  action Later {
+    pause { duration: "1h" }
+  }
+  action Paid {
+    wait { path: "/paid", timeout: 7200000 }
+  }
+  run [Later, Paid]
+}
+`);
+    const started = await reqon('run', file);
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const facts = await readRunFacts(target.target, runId, []);
+    expect(facts.run.waitingOn).toMatch(/^pause:/);
+    const shown = (await reqon('show', runId)).stdout;
+    expect(shown).toMatch(/^resume +`reqon resume \S+ --payload JSON`$/m);
+    expect(shown).toContain('deliver   a delivery to /paid at `reqon worker --listen PORT` completes the wait there');
   }, 60_000);
 });

@@ -71,6 +71,11 @@ export const command: CommandModule = {
         if (waitsOnPause) lines.push(`resume    \`reqon resume ${runId} --payload JSON\``);
         else if (open.pauses.length > 0) lines.push(`resume    \`reqon resume ${runId} --pause ID --payload JSON\` (ID: ${open.pauses.length === 1 ? open.pauses[0]!.payload.pauseId : 'one of the pauses above'})`);
         if (record.waitingOn?.startsWith('wait:')) lines.push(`deliver   \`reqon resume ${runId} --payload JSON\` delivers to the wait on ${record.waitingOn.slice('wait:'.length)} (or a delivery there at \`reqon worker --listen PORT\`)`);
+        // Another branch's wait: no `resume --payload` reaches it (that goes to what the run waits
+        // on), a delivery to its path at a listening worker does.
+        for (const path of new Set(open.waits.map((e) => e.payload.path))) {
+          if (record.waitingOn !== `wait:${path}`) lines.push(`deliver   a delivery to ${path} at \`reqon worker --listen PORT\` completes the wait there (\`reqon resume --payload\` goes to what the run waits on)`);
+        }
       }
       const takeOver = `\`reqon resume ${runId}\` or a worker carries it on`;
       if (importedOpen) lines.push(`owner     ${record.owner}: nothing continues it; \`reqon fork ${runId} --at SEQ\` starts a new run from its log`);
