@@ -10,7 +10,7 @@ import { storeTargetProblem } from './store-targets.js';
 import { SCHEDULE_UNIT_MS, type MissionDecl, type Name, type Program, type Schedule, type SourceDecl, type Span, type StoreDecl, type TopLevelItem } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { checkExpr } from './check-expressions.js';
-import { checkAt, checkCron, checkNumber, checkRetry, checkTimeZone, MAX_DURATION_MS } from './check-values.js';
+import { checkAt, checkCron, checkNumber, checkRetry, checkTimeZone, isTimeZone, MAX_DURATION_MS } from './check-values.js';
 
 /** Mission count, and top-level declarations that the runtime ignores. */
 /**
@@ -256,6 +256,13 @@ function checkSchedule(ctx: CheckContext, file: string, s: Schedule): void {
     }
   }
   if (s.timezone) checkTimeZone(ctx, file, s.timezone);
+  // Helper 91: `every 1 days { timezone: "Europe/Berlin" }` fired at registration time + 24 h, the
+  // zone unused and unsaid. (An unknown zone is E3028's to say; UTC, which shifts nothing, is
+  // what an interval is counted in anyway, as §H's h9 writes it.)
+  if (s.timezone && s.trigger?.kind === 'every' && isTimeZone(s.timezone.value) && !/^(Etc\/)?(UTC|GMT)$/i.test(s.timezone.value)) {
+    const t = s.trigger;
+    ctx.report(file, 'E3068', s.timezone, `\`timezone\` is not used by an \`every\` schedule: its firings are every ${String(t.amount)} ${t.unit ?? ''} from when it was registered, in no zone`, 'for a time of day in a zone, use `cron "0 6 * * *" { timezone: "…" }`');
+  }
   const at = (key: string) => ctx.optionValue(file, s.optionSpans, key, s);
   checkNumber(ctx, file, 'maxConcurrency', s.maxConcurrency, 'atLeastOne', at('maxConcurrency'));
   if (s.retry) {

@@ -113,6 +113,7 @@ export const CODES = {
   E3065: { severity: 'warning', title: 'a `for` over a bare name that is both a declared store and a variable bound before the loop: it iterates the store (as upstream Reqon does), not the variable' },
   E3066: { severity: 'warning', title: 'a name in a pipeline stage\'s condition that is no store: a condition has no variables and no response (it is evaluated before the stage), so the name is absent' },
   E3067: { severity: 'warning', title: 'a pause with a `duration` that resumes on a webhook only: no timer is armed, so the duration is never used' },
+  E3068: { severity: 'warning', title: 'a `timezone` on an `every` schedule: an interval counts from when the schedule was registered, in no zone, so the timezone is never used' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
