@@ -160,10 +160,9 @@ export function startCli(launcher: CliLauncher, args: string[], knownRunId?: str
     void exited.then(({ code, signal }) => {
       if (settled) return;
       settled = true;
-      if (signal === null && code === 2 && tail.includes(LOG_LOCKED_TEXT)) {
-        // Not a refusal of what was asked: another process held the log longer than the CLI
-        // waits. Asking again works once it lets go (503, retryable, as for the studio's own log).
-        reject(new StudioError('unavailable', `reqon ${args[0] ?? ''} could not write the log: ${tail.trim().slice(-800)}`, true));
+      const locked = lockedLogError({ code, signal }, tail, `reqon ${args[0] ?? ''}`);
+      if (locked) {
+        reject(locked);
         return;
       }
       if (signal === null && code === 2) {
@@ -196,6 +195,16 @@ export class CliRefusedError extends StudioError {
     super(code, message);
     this.name = 'CliRefusedError';
   }
+}
+
+/**
+ * A child that exited 2 because another process held the log longer than it waits (the CLI says
+ * so in LOG_LOCKED_TEXT's words): not a refusal of what was asked — asking again works once it
+ * lets go (503, retryable, as for the studio's own log). Undefined for any other exit.
+ */
+export function lockedLogError(exit: ExitInfo, output: string, command: string): StudioError | undefined {
+  if (exit.signal !== null || exit.code !== 2 || !output.includes(LOG_LOCKED_TEXT)) return undefined;
+  return new StudioError('unavailable', `${command} could not write the log: ${output.trim().slice(-800)}`, true);
 }
 
 /** What an exit means for a run, in the CLI's exit-code contract. */

@@ -14,10 +14,9 @@ import { asLogged, UnloggableValueError } from '../log/loggable.js';
 import { isImported } from '../executor/run-bundle.js';
 import type { RunRecord } from '../log/log.js';
 import type { Clock } from '../env/env.js';
-import { outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
+import { lockedLogError, outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
 import type { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
-import { LOG_LOCKED_TEXT } from '../log/errors.js';
 import type { StudioWorker } from './studio-worker.js';
 
 /** How long `run.resume` waits for its process before answering 'running'. */
@@ -113,9 +112,8 @@ export class RunProcesses {
       if (untouched) exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_UNTOUCHED_WAIT_MS).then(() => null)]);
     }
     if (exit === null) return { runId, outcome: 'running' };
-    if (exit.signal === null && exit.code === 2 && proc.output().includes(LOG_LOCKED_TEXT)) {
-      throw new StudioError('unavailable', `reqon resume ${runId} could not write the log: ${proc.output().trim().slice(-600)}`, true);
-    }
+    const locked = lockedLogError(exit, proc.output(), `reqon resume ${runId}`);
+    if (locked) throw locked;
     const outcome = outcomeOf(exit);
     if (outcome === 'usage-error' || outcome === 'failed') {
       const after = await this.deps.views.get(runId);
