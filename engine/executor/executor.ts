@@ -357,7 +357,12 @@ export class Executor implements StepRuntime {
   /** `retry` waits between attempts live; a replayed wait already happened. */
   private async retryDelay(path: string, name: string, attempt: number, delayMs: number): Promise<void> {
     const recorded = this.journal.take(path, 'action.retrying');
-    if (recorded) return;
+    if (recorded) {
+      // Stopped or killed during the delay: the rest of it is waited out, as a fetch's retries are.
+      const rest = recorded.recordedAt + recorded.payload.delayMs - this.env.clock.now();
+      if (rest > 0 && !this.journal.verifying) await this.env.clock.sleep(rest);
+      return;
+    }
     this.journal.emit('action.retrying', path, { action: name, attempt: attempt + 1, delayMs });
     await this.journal.commit({ durable: false });
     this.progress(`  ${name}: retrying (attempt ${attempt + 1})${delayMs > 0 ? ` in ${delayMs} ms` : ''}`);

@@ -554,7 +554,9 @@ async function sleepOrAbort(
 ): Promise<void> {
   try {
     await clock.sleep(ms, signal);
-  } catch {
+  } catch (error) {
+    // Cut short by someone else (a stopping worker): theirs to report, not a failed request.
+    if (!signal?.aborted) throw error;
     throw new FetchError({ message: `${what} was aborted while waiting to retry`, code: 'aborted', retryable: false, attempts });
   }
 }

@@ -14,7 +14,9 @@
  * when to look.
  *
  * Stopping (SIGTERM) lets each run finish its current step, then releases its lease; the run
- * stays `running` with no owner and any worker picks it up.
+ * stays `running` with no owner and any worker picks it up. A step that is only waiting — out a
+ * retry's delay (an hour of `Retry-After`), for its rate limit — stops at once: its attempts are
+ * in the log, and whoever carries the run on waits out the rest (fetch-step.ts).
  *
  * Each tick also fires the registered schedules that are due (schedules.ts): the firing and its
  * run are created in one transaction, and this worker executes the run it created.
@@ -35,6 +37,7 @@ import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
 import type { EventLog, RunRecord } from '../log/log.js';
 import { describeTotals, pruneLog } from '../log/prune.js';
+import { StopRequested } from '../steps/signals.js';
 import { fireDueSchedules } from './schedules.js';
 
 export interface WorkerOptions {
@@ -95,6 +98,10 @@ export class Worker {
   /** `runId@lastSeq` of a suspended run → what its branches wait on that a delivery ends (pendingHooks). */
   private readonly hooks = new Map<string, Awaited<ReturnType<typeof pendingHooks>>>();
   private stopping = false;
+  /** Aborted by `stop`: cuts short every wait of this worker's runs (runEnv). */
+  private readonly stopSignal = new AbortController();
+  /** The env the runs see: its clock's sleeps end with StopRequested once the worker stops. */
+  private readonly runEnv: Env;
   /** Set by a work signal (or a run ending) that arrived while a tick ran: the next idle sleep is skipped. */
   private signalled = false;
   private wake: (() => void) | undefined;
@@ -116,7 +123,9 @@ export class Worker {
   private pruning: Promise<void> | undefined;
   private nextPruneAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly options: WorkerOptions) {}
+  constructor(private readonly options: WorkerOptions) {
+    this.runEnv = stoppableEnv(options.env, this.stopSignal.signal);
+  }
 
   /** Runs currently executing in this process. */
   get active(): number {
@@ -126,6 +135,7 @@ export class Worker {
   /** Ask every in-flight run to stop after its current step. */
   stop(): void {
     this.stopping = true;
+    if (!this.stopSignal.signal.aborted) this.stopSignal.abort(new StopRequested());
     this.signal();
   }
 
@@ -142,7 +152,7 @@ export class Worker {
   private deps(): EngineDeps {
     return {
       log: this.options.log,
-      env: this.options.env,
+      env: this.runEnv,
       dataDir: this.options.dataDir,
       owner: this.options.owner,
       ...(this.options.leaseTtlMs !== undefined ? { leaseTtlMs: this.options.leaseTtlMs } : {}),
@@ -439,7 +449,8 @@ export class Worker {
           const delayMs = Math.min(30_000, (this.options.pollMs ?? 200) * 2 ** unreachable);
           this.options.progress?.(`${(error as Error).message} (looking again in ${delayMs / 1000} s)`);
           if (once && unreachable >= 5) throw error;
-          await this.options.env.clock.sleep(delayMs);
+          await this.runEnv.clock.sleep(delayMs).catch(() => undefined); // a stop ends the wait
+          if (this.stopping) break;
           continue;
         }
         if (this.stopping) break;
@@ -499,4 +510,16 @@ function endText(result: RunResult): string {
       return failures === 0 ? 'completed' : `completed with ${failures} tolerated failure${failures === 1 ? '' : 's'} (reqon show ${result.runId})`;
     }
   }
+}
+
+/** `env` whose clock's sleeps also end, rejected with the signal's reason, when `stop` aborts. */
+function stoppableEnv(env: Env, stop: AbortSignal): Env {
+  const clock = env.clock;
+  return {
+    ...env,
+    clock: {
+      now: () => clock.now(),
+      sleep: (ms, signal) => clock.sleep(ms, signal ? AbortSignal.any([signal, stop]) : stop),
+    },
+  };
 }

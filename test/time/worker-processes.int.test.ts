@@ -7,7 +7,8 @@
  *   (its owner's process is gone) and completes it; the API applied every key once; the store
  *   holds every record.
  * - SIGTERM: the worker exits 0 after its current step, leaving the run `running` with no owner;
- *   another worker finishes it, every effect once.
+ *   another worker finishes it, every effect once. A step waiting out an hour's `Retry-After`
+ *   stops at once, its attempt in the log.
  * On every log backend (test/support/temp-log.ts): the processes are given the PostgreSQL URL as
  * `--db`, as workers on many machines would be.
  */
@@ -30,7 +31,10 @@ const ITEMS = Array.from({ length: 12 }, (_, i) => ({ id: i + 1 }));
 beforeAll(async () => {
   build = buildCli();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-workers-'));
-  api = new FakeApi().on('GET /items', { body: ITEMS }).on('POST /applied', { status: 201, body: { ok: true } });
+  api = new FakeApi()
+    .on('GET /items', { body: ITEMS })
+    .on('POST /applied', { status: 201, body: { ok: true } })
+    .on('POST /busy', { status: 503, headers: { 'retry-after': '3600' }, body: { error: 'busy' } });
   for (const item of ITEMS) {
     api.on(`POST /items/${item.id}`, async () => {
       await new Promise((r) => setTimeout(r, 120));
@@ -193,5 +197,50 @@ describe.each(backends)('%s: worker processes', (backend) => {
     const second = await cli(['worker', '--once'], db);
     expect(second.code, second.stderr).toBe(0);
     await expectAllItemsOnce(db, 'Stopped', from);
+  });
+
+  it('SIGTERM while a step waits out an hour of Retry-After: the worker stops at once, the attempt is in the log, the run is released', async () => {
+    const db = await freshLog(backend);
+    const file = write(
+      'busy.vague',
+      `mission Busy {
+  schedule: at "2020-01-01T00:00:00Z"
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    post "/busy" { body: { n: 1 }, retry: { maxAttempts: 3, maxDelay: 7200000 } }
+  }
+  run A
+}
+`,
+    );
+    const from = api.requests.length;
+    const busy = () => api.requests.slice(from).filter((r) => r.url === '/busy');
+    const worker = spawnNode(build.cli, ['worker', file, '--db', db, '--source', `Api=${api.url}`, '--poll', '50'], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+    await waitFor('the first POST /busy', async () => busy().length >= 1);
+    await waitFor('its retry in the log', async () => {
+      const log = await openLog(db);
+      try {
+        const [run] = await log.listRuns();
+        return run !== undefined && (await log.read(run.runId)).some((e) => e.type === 'http.response' && e.payload.verdict === 'retry');
+      } finally {
+        await log.close();
+      }
+    });
+    worker.child.kill('SIGTERM');
+    // Before the fix the worker slept out the hour (the test's time limit is the bound).
+    const stopped = await worker.exited;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(busy()).toHaveLength(1);
+    const log = await openLog(db);
+    try {
+      const [run] = await log.listRuns();
+      expect(run).toMatchObject({ status: 'running', owner: null, mission: 'Busy' });
+      const events = await log.read(run!.runId);
+      expect(events.filter((e) => e.type === 'step.failed' || e.type === 'run.failed')).toEqual([]);
+      const retry = events.find((e) => e.type === 'http.response')!;
+      expect(retry.payload).toMatchObject({ verdict: 'retry', retryInMs: 3_600_000 });
+    } finally {
+      await log.close();
+    }
   });
 });
