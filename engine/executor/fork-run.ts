@@ -26,6 +26,9 @@ import { missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './m
 import { defaultOwner } from './owner.js';
 import { prepareNewRun } from './run-start.js';
 import { assertReplays } from './verify.js';
+import { openFileStore } from '../stores/file-store.js';
+import type { StoreWrite } from '../stores/store-adapter.js';
+import type { RunRecord } from '../log/log.js';
 
 /** The fork point is not a seq of the parent's log. */
 export class ForkPointError extends Error {
@@ -103,6 +106,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
   // parent's key) while a later recorded iteration is still to be compared, and diverge after.
   if (edited) await assertReplays(deps.log, parentRunId, { missionFiles: files, env: deps.env, events: prefix, advise: (divergedAt) => forkAdvice(parentRunId, atSeq, divergedAt) });
   const prepared = prepareNewRun(files, parent.options, deps);
+  await seedFileStores(prefix, parent, prepared.run.options.dataDir);
   const forkedFrom = { runId: parentRunId, atSeq, identities: forkIdentities(parentRunId, events[0], atSeq), ...(isImported(parent) || parentCopiedImport(events[0]) ? { imported: true as const } : {}) };
   const started = prepared.first[0] as NewEvent<'run.started'>;
   const first: NewEvent[] = [
@@ -139,4 +143,32 @@ function forkCredentials(parentFirst: StoredEvent | undefined, started: NewEvent
   const inherited = parentFirst?.type === 'run.started' ? ((parentFirst as StoredEvent<'run.started'>).payload.credentials ?? []) : [];
   const all = [...inherited, ...(started.payload.credentials ?? [])];
   return all.length === 0 ? {} : { credentials: all };
+}
+
+/**
+ * A fork made in another data folder than its parent's (another working directory, another
+ * machine's import): the file stores its copied prefix wrote to get those writes there — each
+ * record as the parent stored it, or its removal — since a replayed prefix applies nothing, and
+ * the fork's files would otherwise lack what its log says they hold (helper 94: a fork from
+ * another folder held only its own live writes, while `reqon store` and verify showed all).
+ * In the parent's own folder they are there already; a parent that recorded no folder (before
+ * runs remembered theirs) resumed in its resumer's, so nothing is known to be missing.
+ */
+async function seedFileStores(prefix: readonly StoredEvent[], parent: RunRecord, forkDataDir: string | undefined): Promise<void> {
+  const parentDataDir = parent.options.dataDir;
+  if (parentDataDir === undefined || forkDataDir === undefined || parentDataDir === forkDataDir) return;
+  const model = recordedModelOf(parent.missionFiles);
+  if (!model) return;
+  const writes = new Map<string, StoreWrite[]>();
+  for (const event of prefix) {
+    if (event.type !== 'store.write') continue;
+    const { store, key, record, op } = (event as StoredEvent<'store.write'>).payload;
+    const decl = model.stores.get(store);
+    if (decl?.type.kind !== 'file') continue;
+    const target = decl.target.value;
+    let list = writes.get(target);
+    if (!list) writes.set(target, (list = []));
+    list.push(op === 'delete' ? { key, record: {}, op: 'delete' } : { key, record: record as Record<string, unknown>, op: 'set' });
+  }
+  for (const [target, list] of writes) await openFileStore(forkDataDir, target).write(list);
 }

@@ -1,7 +1,8 @@
 /**
  * A run's file stores are in the data folder of the process that started it, and a resume reads
  * and writes those whichever folder it runs in (helper 75: a worker started elsewhere resumed a
- * paused run, read an empty file store, and completed with nothing pushed).
+ * paused run, read an empty file store, and completed with nothing pushed). A fork's are in its
+ * forker's folder, holding what the fork's copied prefix wrote (helper 94: they lacked it).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -60,6 +61,32 @@ describe('a paused run resumed from another folder', () => {
     const forked = await runCli(cli, ['fork', runIdOf(started), '--at', '2', '--db', db, '--quiet'], { cwd: path.join(dir, 'forker'), env });
     expect(forked.code, describeResult(forked)).toBe(10);
     expect(fs.existsSync(path.join(dir, 'forker', '.reqon-data', 'inbox.json'))).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8')).toBe(parentInbox);
+  }, 60_000);
+  it("a fork made in another folder finds there what its copied prefix wrote (helper 94: it read an empty store and pushed nothing)", async () => {
+    const db = path.join(dir, 'fork-prefix.db');
+    const env = { REQON_DATA_DIR: '.reqon-data' };
+    fs.mkdirSync(path.join(dir, 'forker2'));
+    const started = await runCli(cli, ['run', 'm.vague', '--db', db, '--quiet'], { cwd: path.join(dir, 'project'), env });
+    expect(started.code, describeResult(started)).toBe(10);
+    const parentInbox = fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8');
+    const events = await runCli(cli, ['events', runIdOf(started), '--db', db, '--json'], { cwd: dir, env });
+    const pause = events.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; type: string; payload: { stepType?: string } })
+      .find((e) => e.type === 'step.started' && e.payload.stepType === 'Pause')!;
+    // The three writes to `inbox` are in the copied prefix; the pause and the push are the fork's.
+    const forked = await runCli(cli, ['fork', runIdOf(started), '--at', String(pause.seq), '--db', db, '--quiet'], { cwd: path.join(dir, 'forker2'), env });
+    expect(forked.code, describeResult(forked)).toBe(10);
+    const forkId = runIdOf(forked);
+    const inbox = JSON.parse(fs.readFileSync(path.join(dir, 'forker2', '.reqon-data', 'inbox.json'), 'utf8')) as Record<string, unknown>;
+    expect(inbox).toEqual({ '1': { id: 1 }, '2': { id: 2 }, '3': { id: 3 } });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const resumed = await runCli(cli, ['resume', forkId, '--db', db, '--quiet'], { cwd: path.join(dir, 'elsewhere'), env });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    const outbox = JSON.parse(fs.readFileSync(path.join(dir, 'forker2', '.reqon-data', 'outbox.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(outbox)).toEqual(['1', '2', '3']);
     expect(fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8')).toBe(parentInbox);
   }, 60_000);
 });
