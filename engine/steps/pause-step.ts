@@ -70,6 +70,13 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   // Inside concurrent branches, siblings may still be working: the executor commits the run's
   // suspension once every branch has ended or suspended (signals.ts), not this step.
   const deferred = !suspendedBefore && rt.journal.inConcurrent;
+  if (!suspendedBefore && !deferred && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
+    // Already due (killed between the pause's record and its suspension, resumed after the timer
+    // came due; a zero duration): the timer fired, as a worker would have said, so the run goes on
+    // instead of suspending until an instant past (helper 94: `reqon resume` exited 10 on it).
+    rt.journal.emit('pause.resumed', path, { pauseId, by: 'timer' });
+    return { response: frame.response };
+  }
   if (!suspendedBefore && !deferred) await commitSuspension(rt.journal, path, { reason: byTimer ? 'timer' : 'webhook', waitingOn, wakeAt: dueAt ?? null });
   const wakes = dueAt !== undefined ? `wakes at ${instantText(dueAt)}` : undefined;
   const hook = webhook?.kind === 'webhook' ? `on webhook ${webhook.path.value}` : undefined;

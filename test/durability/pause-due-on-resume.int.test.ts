@@ -1,0 +1,64 @@
+/**
+ * A run killed between its pause's record and its suspension (`--crash-at before-wait`) and
+ * resumed after the pause came due carries on, as a run that suspended and was resumed after its
+ * timer does (helper 94: it suspended again "until" an instant past and exited 10). Each POST
+ * once; a verify of the finished run replays the pause as resumed by its timer.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeApi } from '../support/fake-api.js';
+import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
+import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+
+const MISSION = `mission Later {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    post "/before" { body: { n: 1 } }
+    pause { duration: "1s" }
+    post "/after" { body: { n: 2 } }
+  }
+  run A
+}
+`;
+
+let cli: string;
+let api: FakeApi;
+let dir: string;
+const targets: TempLogTarget[] = [];
+
+beforeAll(async () => {
+  cli = builtCli();
+  api = new FakeApi().on('POST /before', { status: 201, body: { ok: 1 } }).on('POST /after', { status: 201, body: { ok: 2 } });
+  await api.start();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-pause-due-'));
+  fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
+}, 180_000);
+afterEach(async () => {
+  for (const t of targets.splice(0)) await t.drop();
+});
+afterAll(async () => {
+  await api?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each(backends)('%s: a pause due by the time its crashed run is resumed', (backend: Backend) => {
+  it('carries on at once (exit 0), each POST once, and verifies', async () => {
+    const target = await tempLogTarget(backend, 'reqon-pause-due-log-');
+    targets.push(target);
+    const db = target.target;
+    const from = api.requests.length;
+    const killed = await runCli(cli, ['run', 'm.vague', '--db', db, '--source', `Api=${api.url}`, '--quiet', '--crash-at', 'before-wait'], { cwd: dir });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const resumed = await runCli(cli, ['resume', runId, '--db', db], { cwd: dir });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    expect(resumed.stdout + resumed.stderr).not.toMatch(/suspended|wakes at/);
+    const mine = api.requests.slice(from);
+    expect(mine.map((r) => r.url)).toEqual(['/before', '/after']);
+    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir });
+    expect(verified.code, describeResult(verified)).toBe(0);
+  }, 60_000);
+});
