@@ -36,7 +36,8 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: pauseId, path, external: true });
   const webhookPath = webhook?.kind === 'webhook' ? webhook.path.value : undefined;
   const asked = { dueAt, webhookPath };
-  if (!effect.takeIntent('pause.created', () => true, (recorded) => assertSamePause(recorded, asked, path, rt, () => rt.model.stepLine(frame.action, step.start)))) {
+  const recordedBefore = effect.takeIntent('pause.created', () => true, (recorded) => assertSamePause(recorded, asked, path, rt, () => rt.model.stepLine(frame.action, step.start)));
+  if (!recordedBefore) {
     await effect.recordIntent('pause.created', {
       pauseId,
       ...(dueAt === undefined ? {} : { dueAt }),
@@ -70,10 +71,11 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   // Inside concurrent branches, siblings may still be working: the executor commits the run's
   // suspension once every branch has ended or suspended (signals.ts), not this step.
   const deferred = !suspendedBefore && rt.journal.inConcurrent;
-  if (!suspendedBefore && !deferred && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
-    // Already due (killed between the pause's record and its suspension, resumed after the timer
-    // came due; a zero duration): the timer fired, as a worker would have said, so the run goes on
-    // instead of suspending until an instant past (helper 94: `reqon resume` exited 10 on it).
+  if (recordedBefore && suspendedRecorded === undefined && !deferred && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
+    // Killed between the pause's record and its suspension, and carried on after the timer came
+    // due: it fired, as a worker would have said, so the run goes on instead of suspending until
+    // an instant past (helper 94: `reqon resume` exited 10 on it). A pause met for the first time
+    // suspends whatever its duration, as it always has.
     rt.journal.emit('pause.resumed', path, { pauseId, by: 'timer' });
     return { response: frame.response };
   }
