@@ -43,6 +43,7 @@ import { lastCheckpointOf, type CheckpointApi } from './http-runtime.js';
 import { evalContext, journaledInputs, type Frame, type StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { spanOf } from '../lang/ast.js';
+import { walkExpr } from '../lang/check-expressions.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NOT_MODIFIED = 304;
@@ -225,7 +226,15 @@ export async function runFetch(
       warn: (message) => rt.progress(`warning: ${path}: ${message}`),
       linkedNext: (index) => linkedNext.get(index),
       describe: pageUrl,
-      ...(until ? { until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })) } : {}),
+      ...(until
+        ? {
+            until: (pageBody: unknown, index: number) => {
+              const holds = isTruthy(evaluate(until, { ...ctx, response: pageBody }));
+              if (holds) refuseCountOfPageObject(until, pageBody, index, plan.itemsPath, { ...ctx, response: pageBody });
+              return holds;
+            },
+          }
+        : {}),
       onPage: async (page) => {
         // A page holding no items (`[]`, `{}`, the end marker `until` stops on, an allowed 404
         // past the last page) does not overrule the field the pages before it named: they decide
@@ -1004,6 +1013,40 @@ function refuseEndAfterFirst(status: number, index: number, plan: PaginationPlan
  * `response.<field>` names after the fetch. Undefined when the body is itself the array or the
  * items sit deeper (`itemsPath: "a.b"`).
  */
+/**
+ * `until: length(response) == 0` on an API that wraps its pages (`{ "users": [...], "total": 25 }`):
+ * `length` and `count` of an object are 0 (reference §F), so it held on the first page, full of
+ * records, and the walk ended there — the run completed with one page and a `since` checkpoint
+ * advanced past the rest (helper 93; upstream's docs write that very `until`). Where `until` holds
+ * on a page holding records through `length(…)` or `count(…)` of an object of the page, the fetch
+ * fails naming the list to count instead. On an empty page it still ends the walk, as meant.
+ */
+function refuseCountOfPageObject(until: Expr, body: unknown, index: number, itemsPath: string | undefined, ctx: EvalContext): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  let records: unknown[];
+  try {
+    records = itemsOf(body, itemsPath);
+  } catch {
+    return; // an ambiguous page: the pagination's own checks say so
+  }
+  if (records.length === 0) return;
+  let counted: { call: string; arg: string } | undefined;
+  walkExpr(until, (e) => {
+    if (counted || e.kind !== 'Call' || (e.callee.name !== 'length' && e.callee.name !== 'count') || e.args.length !== 1) return;
+    const arg = e.args[0]!;
+    if (arg.kind !== 'Ref' || arg.parts[0] !== 'response') return;
+    const value = evaluate(arg, ctx);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) counted = { call: e.callee.name, arg: arg.parts.join('.') };
+  });
+  if (!counted) return;
+  const field = counted.arg === 'response' ? envelopeField(body, itemsPath) : undefined;
+  throw new PaginationError(
+    `\`until\` holds on page ${index + 1}, which holds ${records.length} record${records.length === 1 ? '' : 's'}, only because \`${counted.call}(${counted.arg})\` counts an object, which is 0: ` +
+      `the walk would end there with the pages after it never asked for. ` +
+      (field !== undefined ? `Count the page's records: \`${counted.call}(response.${field}) == 0\`` : `Count a list: \`${counted.call}(response.<the list of records>) == 0\``),
+  );
+}
+
 function envelopeField(body: unknown, itemsPath: string | undefined): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const items = itemsOf(body, itemsPath);

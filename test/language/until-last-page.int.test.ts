@@ -4,6 +4,11 @@
  * `until: response.has_more == false`, whose last page holds data: reference §C.1.5 discarded that
  * page, losing its records (docs/language.md). An empty last page (`length(response.x) == 0`)
  * still adds nothing, and no page after the `until` page is asked for.
+ *
+ * `until: length(response) == 0` (upstream's docs) counts the page itself: right for an API whose
+ * pages are lists; on one that wraps them (`{ users: [...] }`) `length` of the object is 0, so it
+ * held on the first, full page and the run completed with it alone (helper 93). Such a walk fails
+ * naming the list to count, and its `since` checkpoint stays where it was.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -37,5 +42,59 @@ describe('until names the last page', () => {
     expect(Object.keys(await c.store(result.runId, 'tickets'))).toEqual(['t1', 't2']);
     expect(await c.store(result.runId, 'summary')).toEqual({ counts: { id: 'counts', charges: 3, tickets: 2 } });
     await c.expectVerified(result.runId);
+  });
+});
+
+describe('until counting the page itself', () => {
+  const mission = (until: string) => `mission Users {
+  source Api { auth: none, base: "http://placeholder.test" }
+  store users: memory("users")
+  action Load {
+    get "/users" { paginate: offset(offset, 2), until: ${until}, since: lastSync }
+    store response -> users { key: .id }
+  }
+  run Load
+}
+`;
+  const wrapped = (offset: number, users: { id: string }[]) => ({ users, total: 3, offset });
+  /** A first sync asks for everything since the epoch. */
+  const page = (offset: number) => `GET /users?since=1970-01-01T00%3A00%3A00.000Z&offset=${offset}`;
+
+  it('on wrapped pages holding records: fails naming the list to count; no checkpoint advances', async () => {
+    c.api.on(page(0), { body: wrapped(0, [{ id: 'u1' }, { id: 'u2' }]) });
+    const result = await c.start(c.mission('wrapped', mission('length(response) == 0')));
+    expect(result.status).toBe('failed');
+    expect(JSON.stringify(result)).toContain('`until` holds on page 1, which holds 2 records, only because `length(response)` counts an object, which is 0');
+    expect(JSON.stringify(result)).toContain('`length(response.users) == 0`');
+    const events = await c.events(result.runId);
+    expect(events.filter((e) => e.type === 'checkpoint.advanced')).toEqual([]);
+  });
+
+  it('on wrapped pages, counting their list: walks to the empty page', async () => {
+    c.api
+      .on(page(0), { body: wrapped(0, [{ id: 'u1' }, { id: 'u2' }]) })
+      .on(page(2), { body: wrapped(2, [{ id: 'u3' }]) })
+      .on(page(4), { body: wrapped(4, []) });
+    const result = await c.start(c.mission('counted', mission('length(response.users) == 0')));
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    expect(Object.keys(await c.store(result.runId, 'users'))).toEqual(['u1', 'u2', 'u3']);
+  });
+
+  it('on pages that are lists: length(response) counts them, and the walk ends on the empty one', async () => {
+    c.api
+      .on(page(0), { body: [{ id: 'u1' }, { id: 'u2' }] })
+      .on(page(2), { body: [{ id: 'u3' }, { id: 'u4' }] })
+      .on(page(4), { body: [] });
+    const result = await c.start(c.mission('lists', mission('length(response) == 0')));
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    expect(Object.keys(await c.store(result.runId, 'users'))).toEqual(['u1', 'u2', 'u3', 'u4']);
+    await c.expectVerified(result.runId);
+  });
+
+  it('on a wrapped empty page: ends the walk as meant', async () => {
+    c.api.on(page(0), { body: wrapped(0, []) });
+    const result = await c.start(c.mission('empty', mission('length(response) == 0')));
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    expect(c.api.lines().filter((l) => l.startsWith('GET /users'))).toHaveLength(1);
   });
 });
