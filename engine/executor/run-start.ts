@@ -1,7 +1,8 @@
 /**
  * Starting runs. A run remembers what it started with (mission text and hash, `--source`,
- * `--env`, the auth file's path — never its secrets), so `resume`, the worker and the studio
- * need nothing else; its first event says which log format it records (events.ts, LOG_FORMAT).
+ * `--env`, the `REQON_*` variables it reads, the auth file's path — never its secrets), so
+ * `resume`, the worker and the studio need nothing else; its first event says which log format
+ * it records (events.ts, LOG_FORMAT).
  */
 import { resolve } from 'node:path';
 import { digestCredentials, givenCredentials } from '../http/given-credentials.js';
@@ -13,6 +14,8 @@ import type { MissionModel } from '../steps/mission-model.js';
 import { missionHash, modelFor } from './mission-cache.js';
 import { refuseUnstartableMission } from './start-checks.js';
 import { defaultOwner } from './owner.js';
+import { findNodes } from '../lang/node-search.js';
+import { isSensitiveName } from '../env/credential-names.js';
 
 /** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
 export interface PreparedRun {
@@ -27,10 +30,10 @@ export interface PreparedRun {
  * `byHand`: a run started by hand, refused also for a setup it cannot use (refuseUnusableSetup).
  */
 export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: EngineDeps, byHand = false, { scheduled = false } = {}): PreparedRun {
-  // A new run's file stores are in the folder it starts in (a fork's, a schedule firing's too).
-  const options: RunOptions = { ...given, dataDir: resolve(deps.dataDir) };
   const hash = missionHash(files);
   const model = modelFor(files, hash);
+  // A new run's file stores are in the folder it starts in (a fork's, a schedule firing's too).
+  const options: RunOptions = { ...given, env: { ...rememberedVariables(model, given.env, deps.env.vars), ...given.env }, dataDir: resolve(deps.dataDir) };
   // A credentials file that cannot be used is refused before a run exists (CredentialsError) —
   // but a schedule's firing starts its run, which fails at its first request that needs them
   // (execute.ts): refused, the firing was tried again at every poll, said on stderr only, and
@@ -46,6 +49,38 @@ export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: Engi
     owner: deps.owner ?? defaultOwner(deps.env),
     ttlMs: deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
   };
+}
+
+/** A `REQON_*` setting written into a header's string (`${REQON_X}`) or a request path (`{REQON_X}`). */
+const PLACED_VARIABLE = /\{(REQON_[A-Za-z0-9_]+)\}/g;
+
+/**
+ * The `REQON_*` variables of the starting process that the mission reads (`env("REQON_X")`, a
+ * `${REQON_X}` header, a `{REQON_X}` path), as `--env` settings of the run: a resume, a worker
+ * on another machine, a verify of an exported run read the values the run started with. Read
+ * from each process instead, a resume where one was unset or other failed the run for good with
+ * a divergence, and a verify elsewhere said DIVERGED (helper 94). Credential-named ones are
+ * never remembered (a run stores no secret; a rotated key is read where the run carries on, and
+ * its requests' identities leave it out), nor are variables unset at the start.
+ */
+function rememberedVariables(model: MissionModel, given: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const names = new Set<string>();
+  const nodes = findNodes([model.unit.root, model.unit.mission], (n): n is { kind?: string; value?: unknown; callee?: { name: string }; args?: { kind: string; value?: unknown }[] } => {
+    const node = n as { kind?: string; value?: unknown; callee?: { name?: unknown } };
+    return node.kind === 'Call' ? node.callee?.name === 'env' : typeof node.value === 'string' && node.value.includes('{REQON_');
+  });
+  for (const node of nodes) {
+    const arg = node.args?.[0];
+    if (node.kind === 'Call') {
+      if (arg?.kind === 'String' && typeof arg.value === 'string' && arg.value.startsWith('REQON_')) names.add(arg.value);
+    } else for (const [, name] of (node.value as string).matchAll(PLACED_VARIABLE)) names.add(name!);
+  }
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = vars[name];
+    if (value !== undefined && !Object.hasOwn(given, name) && !isSensitiveName(name)) out[name] = value;
+  }
+  return out;
 }
 
 /**

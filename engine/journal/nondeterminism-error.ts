@@ -22,7 +22,7 @@ export const RESUME_ADVICE =
 /** The same, for a run resumed with the very mission it started with: nothing was edited. */
 export const OWN_MISSION_ADVICE =
   'The mission is the one the run started with: what this step asks for came from outside the log ' +
-  '(an env value, a file it reads), or the run was recorded by an engine release that evaluates it ' +
+  '(a REQON_* variable unset when the run started, a file it reads), or the run was recorded by an engine release that evaluates it ' +
   'otherwise (GUARANTEES.md 13). Every resume would stop here, so the run is failed.';
 
 export class NondeterminismError extends Error {

@@ -2,6 +2,9 @@
  * `env("NAME")` (GUARANTEES, "What is not promised"): a mission sees the run's `--env` values and,
  * from the process environment, only `REQON_*` variables; a credential-named one is redacted from
  * what the log records of the requests that carry it — on every log backend (test/support/temp-log.ts).
+ * The `REQON_*` values a mission reads are remembered with the run when it starts (never a
+ * credential-named one): a resume by a process where one is unset or other, and a verify there,
+ * read the run's own (helper 94: the resume failed the run for good, the verify said DIVERGED).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+import { openLog } from '../../engine/log/open-log.js';
 import { readRunFacts } from './support/run-facts.js';
 
 const MISSION = `mission Envy {
@@ -54,5 +58,46 @@ describe.each(backends)('%s: env() in a mission', (backend) => {
     expect(logged).not.toContain('aws-like-secret');
     expect(logged).not.toContain('/home/someone');
     expect(logged).toContain('blue');
+  });
+
+  it('remembers the REQON_* values it reads: a resume and a verify where they are unset or other read the run\'s own', async () => {
+    target = await tempLogTarget(backend, 'reqon-env-');
+    const { dir, target: db } = target;
+    const mission = `mission Tenant {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  action Send {
+    for i in [1, 2, 3] {
+      post "/echo/{REQON_SHARD}" { body: { i: i, tenant: env("REQON_TENANT"), token: env("REQON_API_TOKEN") } }
+    }
+  }
+  run Send
+}
+`;
+    fs.writeFileSync(path.join(dir, 'tenant.vague'), mission);
+    api = await new FakeApi().on('POST /echo/s1', (req) => ({ status: 201, body: { youSent: req.body } })).start();
+    const token = 'tok-0123456789-abcdef';
+    const data = path.join(dir, 'data');
+    const killed = await runCli(cli, ['run', 'tenant.vague', '--source', `Api=${api.url}`, '--db', db, '--quiet', '--crash-at', 'after-effect:1'], {
+      cwd: dir,
+      env: { REQON_TENANT: 't1', REQON_SHARD: 's1', REQON_API_TOKEN: token, REQON_DATA_DIR: data },
+    });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    // Another machine's worker: no REQON_SHARD, another tenant; the token is read where the run goes on.
+    const resumed = await runCli(cli, ['resume', runId, '--db', db, '--quiet'], { cwd: dir, env: { REQON_TENANT: 't2', REQON_API_TOKEN: token, REQON_DATA_DIR: data } });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    // Killed after the first POST was sent, before its answer was logged: it is sent again, same key.
+    expect(new Set(api.requests.map((r) => String(r.headers['idempotency-key']))).size).toBe(3);
+    expect(new Set(api.requests.map((r) => (r.body as { tenant: string }).tenant))).toEqual(new Set(['t1']));
+    expect(new Set(api.requests.map((r) => (r.body as { token: string }).token))).toEqual(new Set([token]));
+    const log = await openLog(db);
+    try {
+      const run = await log.getRun(runId);
+      expect(run!.options.env).toEqual({ REQON_TENANT: 't1', REQON_SHARD: 's1' });
+    } finally {
+      await log.close();
+    }
+    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir, env: { REQON_API_TOKEN: 'another-token-987654321', REQON_DATA_DIR: data } });
+    expect(verified.code, describeResult(verified)).toBe(0);
   });
 });
