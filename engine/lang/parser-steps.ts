@@ -314,8 +314,23 @@ function parseApply(p: Parser): ApplyStep {
 }
 
 function parseValidate(p: Parser): ValidateStep {
-  const start = p.startAt(p.advance());
-  const target = parseExpr(p);
+  const keyword = p.advance();
+  const start = p.startAt(keyword);
+  // `validate { assume … }` (upstream's docs): no target is the current response, as `validate
+  // response { … }` — not an object literal, whose `{ assume … }` has no `:` after its first name.
+  const targetless = p.at('{') && p.isWord(p.peekIndex(1), 'assume') && p.kindAt(p.peekIndex(2)) !== ':';
+  const target: Expr = targetless ? { kind: 'Ref', parts: p.singleName('response'), leadingDot: false, start, end: p.endAt(keyword) } : parseExpr(p);
+  if (p.atWord('as') && p.peekKind() === 'Word') {
+    // `validate response as Invoice { … }` (upstream's docs): no such form; one error, then the block as usual.
+    const as = p.advance();
+    const schema = p.advance();
+    p.error(
+      'E2001',
+      { start: p.startAt(as), end: p.endAt(schema) },
+      `\`validate … as ${p.textAt(schema)}\` is not supported: \`validate\` checks its \`assume\` conditions only`,
+      `test the schema with a match: \`match response { ${p.textAt(schema)} -> continue, _ -> abort "not a valid ${p.textAt(schema)}" }\`, and validate without \`as\``,
+    );
+  }
   const list = p.mark();
   p.parseBlock(CONSTRAINTS, undefined);
   const constraints = p.take<ValidateStep['constraints'][number]>(list);
