@@ -95,6 +95,7 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
         case 'finished':
         case 'not-suspended':
         case 'repeated':
+        case 'late':
           return EXIT_USAGE;
         case 'owned':
         case 'already-resumed':

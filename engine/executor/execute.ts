@@ -62,7 +62,7 @@ export type RunResult = RunEnd & {
 export class RunUnavailableError extends Error {
   constructor(
     message: string,
-    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable' | 'ambiguous' | 'repeated',
+    readonly reason: 'not-found' | 'owned' | 'imported' | 'finished' | 'waiting' | 'already-resumed' | 'not-suspended' | 'unreadable' | 'ambiguous' | 'repeated' | 'late',
   ) {
     super(message);
     this.name = 'RunUnavailableError';

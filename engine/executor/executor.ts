@@ -82,7 +82,7 @@ export interface ExecutorParts {
   http: HttpRuntime;
   runEnv: Record<string, string>;
   lastSync: (key: string, api?: string) => Promise<LastCheckpoint | undefined>;
-  inbox: (path: string) => Promise<{ eventId: string; payload: unknown }[]>;
+  inbox: (path: string) => Promise<{ eventId: string; payload: unknown; receivedAt: number }[]>;
   progress: (line: string) => void;
   /** Checked before every step: true makes the walk stop there (worker shutdown). */
   shouldStop?: () => boolean;
@@ -143,7 +143,7 @@ export class Executor implements StepRuntime {
     return this.parts.lastSync(key, api);
   }
 
-  inbox(path: string): Promise<{ eventId: string; payload: unknown }[]> {
+  inbox(path: string): Promise<{ eventId: string; payload: unknown; receivedAt: number }[]> {
     return this.parts.inbox(path);
   }
 

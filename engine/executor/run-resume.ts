@@ -451,6 +451,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     // suspension (run and seq), put in the inbox by the same transaction as the resume: a racer
     // that loses leaves nothing there for the winner's wait to take (it did, helper 58).
     if (opts.payload !== undefined && waitingOn.startsWith('wait:')) {
+      await refuseLateDelivery(deps.log, run, waitingOn.slice('wait:'.length), deps.env.clock.now());
       deliver = { path: waitingOn.slice('wait:'.length), eventId: deliveryIdOf(run, opts.eventId), payload: opts.payload, receivedAt: deps.env.clock.now() };
     }
     event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
@@ -466,6 +467,22 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
       'already-resumed',
     );
   }
+}
+
+/**
+ * A payload for a wait whose every pending registration on `path` has expired: no worker has
+ * timed it out yet, but the payload is late for it (the wait would not take it: wait-step.ts), so
+ * it is refused before anything changes, and the user is told how the run goes on.
+ */
+async function refuseLateDelivery(log: EventLog, run: RunRecord, path: string, now: number): Promise<void> {
+  const waits = (await pendingSuspensions(log, run)).waits.filter((w) => w.payload.path === path);
+  if (waits.length === 0 || waits.some((w) => w.payload.expiresAt > now)) return;
+  const expired = Math.max(...waits.map((w) => w.payload.expiresAt));
+  throw new RunUnavailableError(
+    `run ${run.runId} waits on ${path}, which timed out at ${instantText(expired)}: your payload is too late for it and was not used; ` +
+      `\`reqon resume ${run.runId}\` without --payload (or a worker) carries the run on as timed out`,
+    'late',
+  );
 }
 
 /** The id of the delivery a payload to `run`, suspended as it is, becomes: by the suspension, or the id it was given. */

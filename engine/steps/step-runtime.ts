@@ -113,7 +113,7 @@ export interface StepRuntime {
   /** The latest sync checkpoint under `key` of `api` (PendingCheckpoint.api) from earlier runs of this mission (ms), if any. */
   lastSync(key: string, api?: string): Promise<LastCheckpoint | undefined>;
   /** Unclaimed webhook deliveries on `path`, oldest first. */
-  inbox(path: string): Promise<{ eventId: string; payload: unknown }[]>;
+  inbox(path: string): Promise<{ eventId: string; payload: unknown; receivedAt: number }[]>;
   /** Progress for people (stderr); never part of the log. */
   progress(line: string): void;
   /** Undefined when every step ran synchronously (see Executor.runSteps), else a promise of the rest. */

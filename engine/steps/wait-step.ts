@@ -113,7 +113,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
     }
 
     // Live: claim what has arrived, then complete, time out, or suspend.
-    const claimed = await claimDeliveries(step, hookPath, expected - received.length, waitId, path, frame, rt, filterOnDelivery);
+    const claimed = await claimDeliveries(step, hookPath, expected - received.length, waitId, expiresAt, path, frame, rt, filterOnDelivery);
     received.push(...claimed);
     if (received.length >= expected) {
       rt.journal.emit('wait.completed', path, { waitId, events: received.length, timedOut: false });
@@ -162,6 +162,7 @@ async function claimDeliveries(
   hookPath: string,
   wanted: number,
   waitId: string,
+  expiresAt: number,
   path: string,
   frame: Frame,
   rt: StepRuntime,
@@ -173,6 +174,9 @@ async function claimDeliveries(
     const taken: { eventId: string; payload: unknown }[] = [];
     for (const delivery of inbox) {
       if (taken.length >= wanted) break;
+      // One that arrived after the wait expired was not in time for it (a worker would have timed
+      // the wait out first): it stays in the inbox, for a later wait on the path (a retry's).
+      if (delivery.receivedAt > expiresAt) continue;
       if (!passesFilter(step, ctx, delivery.payload, filterOnDelivery)) continue;
       taken.push(delivery);
     }

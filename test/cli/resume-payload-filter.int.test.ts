@@ -112,3 +112,26 @@ describe('resume --event-id of an id an earlier wait on the path took', () => {
     expect(other.code, describeResult(other)).toBe(0);
   }, 60_000);
 });
+
+describe('resume --payload after the wait timed out, before any worker timed it out', () => {
+  it('is refused (exit 2, nothing changed); the run then goes on as timed out', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'late.vague'),
+      'mission Late {\n  store got: memory("got")\n  action A {\n    wait { path: "/late", timeout: 300 }\n    store response -> got { key: .id }\n  }\n  run A\n}\n',
+    );
+    const started = await reqon('run', 'late.vague');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    await new Promise((r) => setTimeout(r, 500));
+    const before = (await reqon('events', runId, '--json')).stdout;
+    const late = await reqon('resume', runId, '--payload', '{"id":"x"}');
+    expect(late.code, describeResult(late)).toBe(2);
+    expect(late.stderr).toMatch(/waits on \/late, which timed out at .*: your payload is too late for it and was not used/);
+    expect((await reqon('events', runId, '--json')).stdout).toBe(before);
+    // Before the fix the wait took it: the run completed with the late payload stored.
+    const timedOut = await reqon('resume', runId);
+    expect(timedOut.code, describeResult(timedOut)).toBe(1);
+    expect(timedOut.stdout + timedOut.stderr).toMatch(/timeout/i);
+  }, 60_000);
+});
+

@@ -1,0 +1,61 @@
+/**
+ * A delivery that reaches the inbox after a `wait` expired, before any worker timed the wait out,
+ * is late for it: the wait times out as it would have, and the delivery stays in the inbox for a
+ * later wait on the path (before, the waking worker's wait took it and the run went on with it).
+ * One made in time is taken, however late the worker wakes the run.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRun } from '../../engine/executor/run-mission.js';
+import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
+import { timeWorld, type TimeWorld } from './support/time-fixtures.js';
+
+let world: TimeWorld | undefined;
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+});
+
+const MISSION = `mission Late {
+  store got: memory("got")
+  action A {
+    wait { path: "/late", timeout: 60000 }
+    store response -> got { key: .id }
+  }
+  run A
+}
+`;
+
+async function waitingRun(w: TimeWorld): Promise<string> {
+  const started = await startRun(w.mission('late.vague', MISSION), { sources: {}, env: {} }, { log: w.log, env: w.env, dataDir: w.dir });
+  expect(started.status).toBe('suspended');
+  return started.runId;
+}
+
+describe('a delivery after its wait expired', () => {
+  it('is not taken: the wait times out, the delivery stays in the inbox', async () => {
+    world = await timeWorld();
+    const w = world;
+    const runId = await waitingRun(w);
+    await w.env.clock.advance(61_000);
+    expect(await w.log.deliverWebhook('/late', 'd-late', { id: 'late' }, w.env.clock.now())).toBe('accepted');
+    await w.worker().loop(true);
+    const run = await w.log.getRun(runId);
+    expect(run?.status).toBe('failed');
+    const events = await w.log.read(runId);
+    expect(events.filter((e) => e.type === 'webhook.received')).toEqual([]);
+    expect(events.find((e) => e.type === 'wait.completed')?.payload).toMatchObject({ timedOut: true, events: 0 });
+    expect((await w.log.webhookInbox('/late')).map((d) => d.eventId)).toEqual(['d-late']);
+  });
+
+  it('one made before the expiry is taken, though the worker wakes the run after it', async () => {
+    world = await timeWorld();
+    const w = world;
+    const runId = await waitingRun(w);
+    await w.env.clock.advance(59_000);
+    expect(await w.log.deliverWebhook('/late', 'd-in-time', { id: 'in-time' }, w.env.clock.now())).toBe('accepted');
+    await w.env.clock.advance(2_000);
+    await w.worker().loop(true);
+    expect((await w.log.getRun(runId))?.status).toBe('completed');
+    expect(MemoryStoreState.fromEvents(await w.log.read(runId)).list('got').map((r) => r.key)).toEqual(['in-time']);
+  });
+});
