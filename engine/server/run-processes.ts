@@ -14,7 +14,7 @@ import { asLogged, UnloggableValueError } from '../log/loggable.js';
 import { isImported } from '../executor/run-bundle.js';
 import type { RunRecord } from '../log/log.js';
 import type { Clock } from '../env/env.js';
-import { lockedLogError, outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type RunArgs } from './cli-process.js';
+import { lockedLogError, outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
 import type { RunViews } from './run-views.js';
 import { StudioError } from './studio-error.js';
 import type { StudioWorker } from './studio-worker.js';
@@ -103,17 +103,9 @@ export class RunProcesses {
     if (status === 'running' && owner !== null && !ownerIsDead(owner)) {
       throw new StudioError('conflict', `run ${runId} is executing (owner ${owner}); nothing to resume`);
     }
-    const before = view.record;
     const proc = await this.spawnResume(runId, payload === undefined ? {} : { payload });
-    let exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_ANSWER_WAIT_MS).then(() => null)]);
-    if (exit === null) {
-      const now = (await this.deps.views.get(runId)).record;
-      const untouched = now.lastSeq === before.lastSeq && now.status === before.status && now.owner === before.owner;
-      if (untouched) exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_UNTOUCHED_WAIT_MS).then(() => null)]);
-    }
+    const exit = await this.earlyExit(proc, view.record);
     if (exit === null) return { runId, outcome: 'running' };
-    const locked = lockedLogError(exit, proc.output(), `reqon resume ${runId}`);
-    if (locked) throw locked;
     const outcome = outcomeOf(exit);
     if (outcome === 'usage-error' || outcome === 'failed') {
       const after = await this.deps.views.get(runId);
@@ -124,6 +116,24 @@ export class RunProcesses {
       }
     }
     return { runId, outcome };
+  }
+
+  /**
+   * A resume process's exit if it ends within a moment (longer while the run is still as it was
+   * `before`: a log held locked by another writer keeps it waiting), else null while it goes on.
+   * A locked log is thrown as 503: asking again works once the other writer lets go.
+   */
+  private async earlyExit(proc: CliProcess, before: RunRecord): Promise<ExitInfo | null> {
+    let exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_ANSWER_WAIT_MS).then(() => null)]);
+    if (exit === null) {
+      const now = (await this.deps.views.get(before.runId)).record;
+      const untouched = now.lastSeq === before.lastSeq && now.status === before.status && now.owner === before.owner;
+      if (untouched) exit = await Promise.race([proc.exited, this.deps.clock.sleep(RESUME_UNTOUCHED_WAIT_MS).then(() => null)]);
+    }
+    if (exit === null) return null;
+    const locked = lockedLogError(exit, proc.output(), `reqon resume ${before.runId}`);
+    if (locked) throw locked;
+    return exit;
   }
 
   /**
@@ -140,7 +150,12 @@ export class RunProcesses {
       if (mine !== undefined || (status === 'running' && owner !== null && !ownerIsDead(owner))) {
         throw new StudioError('conflict', `run ${runId} is still executing${mine ? ` (pid ${mine.pid})` : ''}; arm a crash point on its next resume`);
       }
-      await this.spawnResume(runId, { crashAt });
+      const proc = await this.spawnResume(runId, { crashAt });
+      // A resume that could not start (a locked log, a refusal) armed nothing: say so, not 200.
+      const exit = await this.earlyExit(proc, view.record);
+      if (exit !== null && outcomeOf(exit) === 'usage-error') {
+        throw new StudioError('conflict', `reqon resume ${runId} --crash-at ${crashAt} refused: ${proc.output().trim().slice(-600)}`);
+      }
       return { runId };
     }
     if (mine !== undefined) {

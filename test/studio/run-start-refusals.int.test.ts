@@ -130,7 +130,7 @@ describe('with the real CLI', () => {
     expect(again.status, again.body).toBe(200);
   }, 60_000);
 
-  it('run.resume of a run while the log is locked past the child\'s wait: a 503, retryable — not "running" for a resume that changed nothing (helper 88)', async () => {
+  it('run.resume (and run.crash arming a crash point) of a run while the log is locked past the child\'s wait: a 503, retryable — not "running" for a resume that changed nothing (helper 88)', async () => {
     const paused = await api('run.start', { missionText: 'mission P {\n  action A {\n    pause { resumeOn: webhook "/ok" }\n  }\n  run A\n}\n' });
     expect(paused.status, paused.body).toBe(200);
     const { runId } = JSON.parse(paused.body) as { runId: string };
@@ -142,6 +142,10 @@ describe('with the real CLI', () => {
       const refused = await api('run.resume', { runId, payload: { ok: true } });
       expect(refused.status, refused.body).toBe(503);
       expect(JSON.parse(refused.body)).toMatchObject({ code: 'unavailable', retryable: true, message: expect.stringMatching(/the log is locked by another process and stayed locked/) });
+      // Arming a crash point resumes the run too: it said 200 while nothing was armed (helper 89).
+      const armed = await api('run.crash', { runId, crashAt: 'after-effect' });
+      expect(armed.status, armed.body).toBe(503);
+      expect(JSON.parse(armed.body)).toMatchObject({ code: 'unavailable', retryable: true });
     } finally {
       holder.exec('ROLLBACK');
       holder.close();
