@@ -114,6 +114,7 @@ export const CODES = {
   E3066: { severity: 'warning', title: 'a name in a pipeline stage\'s condition that is no store: a condition has no variables and no response (it is evaluated before the stage), so the name is absent' },
   E3067: { severity: 'warning', title: 'a pause with a `duration` that resumes on a webhook only: no timer is armed, so the duration is never used' },
   E3068: { severity: 'warning', title: 'a `timezone` on an `every` schedule: an interval counts from when the schedule was registered, in no zone, so the timezone is never used' },
+  E3069: { severity: 'warning', title: 'a page counter\'s name (`page`) in a fetch\'s `until`: `until` has no page counter, so the name reads a field of each page (absent unless the API sends one)' },
 } satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
