@@ -73,6 +73,9 @@ describe('crash lab', () => {
     await page.getByLabel('Lab phases').waitFor({ timeout: 15_000 });
     expect(await page.getByLabel('Lab phases').getAttribute('data-lab-id')).toBe(labId);
     expect(await page.getByTestId('lab-verdict').textContent()).toContain('survived');
+    // So is the form: the point and occurrence picked (helper 90: they came back at their defaults).
+    expect(await page.getByLabel('Crash point').inputValue()).toBe('after-effect');
+    expect(await page.getByLabel('Occurrence').inputValue()).toBe('3');
 
     // The demo API agrees: no idempotency key was applied twice, for either run.
     const stats = api.stats();

@@ -111,6 +111,11 @@ describe('replay diff', () => {
     expect(await page.getByRole('button', { name: 'Verify replay' }).isDisabled()).toBe(true);
     expect(await page.getByRole('note', { name: 'Nothing to verify' }).textContent()).toContain('The edited mission is empty');
     expect(await verdict.textContent()).not.toMatch(/^✓[^—]*$/);
+    // The edit is kept across a reload (helper 90: it was lost); a verdict is asked for again.
+    await page.getByLabel('Edited mission text').fill(`${demoMissionText()}\n// kept\n`);
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Edited mission text').inputValue(), { timeout: 15_000 }).toBe(`${demoMissionText()}\n// kept\n`);
+    expect(await page.getByLabel('Use an edited mission').isChecked()).toBe(true);
     expect(errors).toEqual([]);
   });
 });

@@ -7,16 +7,51 @@
  * Values are compared by identity: a key's first value is stored on first read, so `initial`
  * need not be stable. At most MAX_KEPT values are kept: the least recently set that nothing shows
  * goes first (a studio open for days would otherwise keep every run's diff it ever made).
+ *
+ * What the user typed (`persist`: an edited mission, the crash lab's form) is also kept in the
+ * tab's sessionStorage, so a reload finds it again (helper 90: it came back empty). Answers are
+ * not: they are asked again, and may be large.
  */
 import { useCallback, useSyncExternalStore } from 'react';
 
 const values = new Map<string, unknown>();
 const listeners = new Map<string, Set<() => void>>();
 const MAX_KEPT = 240;
+/** Keys whose values are also in sessionStorage, under STORAGE_PREFIX + key. */
+const persisted = new Set<string>();
+const STORAGE_PREFIX = 'reqon.kept:';
+
+function session(): Storage | undefined {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return undefined; // storage disabled: kept in memory only
+  }
+}
+
+function restored<T>(key: string, initial: T): T {
+  const text = session()?.getItem(STORAGE_PREFIX + key);
+  if (text === null || text === undefined) return initial;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return initial;
+  }
+}
+
+function store(key: string, value: unknown): void {
+  const storage = session();
+  if (!storage) return;
+  try {
+    storage.setItem(STORAGE_PREFIX + key, JSON.stringify(value));
+  } catch {
+    storage.removeItem(STORAGE_PREFIX + key); // over the quota: a reload starts it afresh
+  }
+}
 
 /** The value kept under `key` now (for an async answer deciding whether it is still wanted). */
 export function keptValue<T>(key: string, initial: T): T {
-  if (!values.has(key)) values.set(key, initial);
+  if (!values.has(key)) values.set(key, persisted.has(key) ? restored(key, initial) : initial);
   return values.get(key) as T;
 }
 
@@ -25,6 +60,7 @@ export function setKept<T>(key: string, next: T | ((previous: T) => T), initial:
   if (Object.is(value, values.get(key))) return;
   values.delete(key); // set again at the end: the Map's order is the order of use
   values.set(key, value);
+  if (persisted.has(key)) store(key, value);
   for (const listener of listeners.get(key) ?? []) listener();
   for (const old of values.keys()) {
     if (values.size <= MAX_KEPT) break;
@@ -32,7 +68,8 @@ export function setKept<T>(key: string, next: T | ((previous: T) => T), initial:
   }
 }
 
-export function useKeptState<T>(key: string, initial: T): [T, (next: T | ((previous: T) => T)) => void] {
+export function useKeptState<T>(key: string, initial: T, options: { persist?: boolean } = {}): [T, (next: T | ((previous: T) => T)) => void] {
+  if (options.persist) persisted.add(key);
   const subscribe = useCallback(
     (listener: () => void) => {
       let set = listeners.get(key);

@@ -14,6 +14,7 @@ import { useCrashLab } from '../../lib/use-crash-lab.js';
 import { describeFailure } from '../../lib/protocol-failure.js';
 import { parseKeyValues } from '../../lib/key-values.js';
 import { useStudio } from '../../store/studio-store.js';
+import { useKeptState } from '../../lib/use-kept-state.js';
 import { CrashLabPhases } from './CrashLabPhases.js';
 import { CrashLabProcesses } from './CrashLabProcesses.js';
 import { CrashLabVerdict } from './CrashLabVerdict.js';
@@ -32,11 +33,13 @@ export function CrashLab({ runId }: { runId: string }) {
   const setTab = useStudio((s) => s.setTab);
   const points = useRequest('crash.points', { runId });
   const lab = useCrashLab(runId);
-  const [point, setPoint] = useState<CrashPointName | null>(null);
-  const [occurrence, setOccurrence] = useState(1);
-  const [maxCrashes, setMaxCrashes] = useState(8);
+  // The form is kept per run across tabs and reloads (it came back at its defaults).
+  const form = `crashlab:${runId}`;
+  const [point, setPoint] = useKeptState<CrashPointName | null>(`${form}:point`, null, { persist: true });
+  const [occurrence, setOccurrence] = useKeptState(`${form}:occurrence`, 1, { persist: true });
+  const [maxCrashes, setMaxCrashes] = useKeptState(`${form}:maxCrashes`, 8, { persist: true });
   const [prepError, setPrepError] = useState<string | null>(null);
-  const [sources, setSources] = useState('');
+  const [sources, setSources] = useKeptState(`${form}:sources`, '', { persist: true });
   const source = useRequest('run.source', { runId });
 
   // The lab's runs talk to the same API as this run: prefill its remembered `--source` values.

@@ -3,7 +3,7 @@
  * opened here — and shows the original and replayed step paths and effect IDs side by side,
  * aligned by index, with the divergence the engine found highlighted and explained.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useStudio } from '../../store/studio-store.js';
 import { keptValue, setKept, useKeptState } from '../../lib/use-kept-state.js';
 import { invoke } from '../../lib/bridge.js';
@@ -16,12 +16,12 @@ import { ReplayDiffTable } from './ReplayDiffTable.js';
 export function ReplayDiff({ runId }: { runId: string }) {
   // Kept per run while another tab or run is shown: an edit typed here, and the diff it produced.
   const kept = `replay-diff:${runId}`;
-  const [editing, setEditing] = useKeptState(`${kept}:editing`, false);
+  const [editing, setEditing] = useKeptState(`${kept}:editing`, false, { persist: true });
   // The run's recorded files, and the texts of those edited (by path): a folder mission's action
   // files are edited as its entry is, one at a time in the box (helper 83: only the entry could be).
   const [source, setSource] = useKeptState<{ entry: string; files: { path: string; text: string }[] } | null>(`${kept}:source`, null);
-  const [edits, setEdits] = useKeptState<Record<string, string>>(`${kept}:edits`, {});
-  const [file, setFile] = useKeptState<string | null>(`${kept}:file`, null);
+  const [edits, setEdits] = useKeptState<Record<string, string>>(`${kept}:edits`, {}, { persist: true });
+  const [file, setFile] = useKeptState<string | null>(`${kept}:file`, null, { persist: true });
   const recordedText = (path: string | null) => source?.files.find((f) => f.path === path)?.text ?? '';
   const shownText = file === null ? '' : (edits[file] ?? recordedText(file));
   const setShownText = (text: string) => {
@@ -52,6 +52,9 @@ export function ReplayDiff({ runId }: { runId: string }) {
   // Editing starts from the run's own mission text, so a small change is a small edit.
   const startEditing = async () => {
     setEditing(true);
+    await loadSource();
+  };
+  const loadSource = async () => {
     if (source !== null) return;
     try {
       const recorded = await invoke('run.source', { runId });
@@ -63,6 +66,10 @@ export function ReplayDiff({ runId }: { runId: string }) {
       setError(describeFailure(err));
     }
   };
+  // An edit found again after a reload (its texts are kept in the tab): the recorded files too.
+  useEffect(() => {
+    if (editing && source === null) void loadSource();
+  }, [runId]); // eslint-disable-line react-hooks/exhaustive-deps
   // A file's name as the folder mission's own (its entry's folder left out).
   const folder = source ? source.entry.slice(0, source.entry.lastIndexOf('/') + 1) : '';
   const shortName = (path: string) => (folder && path.startsWith(folder) ? path.slice(folder.length) : path);
