@@ -203,6 +203,11 @@ export interface PaginationCallbacks {
   linkedNext?(index: number): string | undefined;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
+  /**
+   * `until` held on a page that by itself says more may follow (a full page, a next cursor):
+   * the caller may refuse an `until` that held there by mistake (throws to fail the walk).
+   */
+  untilEndsEarly?(body: unknown, index: number, records: number): void;
   /** Called after each kept page (for `page.completed` journaling, backfill, streaming). */
   onPage?(info: PageInfo): void | Promise<void>;
   /**
@@ -325,6 +330,7 @@ export async function paginate(
     if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     refuseNotFirstPage(plan, body, index, describe);
+    if (stop && callbacks.untilEndsEarly && pageItems.length > 0 && hasMore(plan, body, pageItems)) callbacks.untilEndsEarly(body, index, pageItems.length);
     const more = !stop && hasMore(plan, body, pageItems);
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);

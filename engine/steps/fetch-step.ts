@@ -10,7 +10,7 @@
  * attempts answer; a page whose last recorded attempt had no outcome, or was to be retried, goes
  * on live with the same key.
  */
-import type { CallStep, Expr, FetchStep, FetchOptions } from '../lang/ast.js';
+import type { CallExpr, CallStep, Expr, FetchStep, FetchOptions, RefExpr } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { withinDeclaration } from '../eval/eval-errors.js';
 import { EVAL_RULES_FORMAT } from '../eval/scope.js';
@@ -228,11 +228,8 @@ export async function runFetch(
       describe: pageUrl,
       ...(until
         ? {
-            until: (pageBody: unknown, index: number) => {
-              const holds = isTruthy(evaluate(until, { ...ctx, response: pageBody }));
-              if (holds) refuseCountOfPageObject(until, pageBody, index, plan.itemsPath, { ...ctx, response: pageBody });
-              return holds;
-            },
+            until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })),
+            untilEndsEarly: (pageBody: unknown, index: number, records: number) => refuseCountOfPageObject(until, { ...ctx, response: pageBody }, index, records, envelopeField(pageBody, plan.itemsPath)),
           }
         : {}),
       onPage: async (page) => {
@@ -1017,34 +1014,43 @@ function refuseEndAfterFirst(status: number, index: number, plan: PaginationPlan
  * `until: length(response) == 0` on an API that wraps its pages (`{ "users": [...], "total": 25 }`):
  * `length` and `count` of an object are 0 (reference §F), so it held on the first page, full of
  * records, and the walk ended there — the run completed with one page and a `since` checkpoint
- * advanced past the rest (helper 93; upstream's docs write that very `until`). Where `until` holds
- * on a page holding records through `length(…)` or `count(…)` of an object of the page, the fetch
- * fails naming the list to count instead. On an empty page it still ends the walk, as meant.
+ * advanced past the rest (helper 93; upstream's docs write that very `until`). Called where
+ * `until` held on a page holding `records` that says more may follow (pagination.ts): when
+ * `length(…)`/`count(…)` of an object of the page decided it — with the page's record count in
+ * their place it no longer holds — the fetch fails naming the list to count. An `until` that holds
+ * for another reason too (`not response.has_more`), or on a short last page, ends the walk as meant.
  */
-function refuseCountOfPageObject(until: Expr, body: unknown, index: number, itemsPath: string | undefined, ctx: EvalContext): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  let records: unknown[];
-  try {
-    records = itemsOf(body, itemsPath);
-  } catch {
-    return; // an ambiguous page: the pagination's own checks say so
-  }
-  if (records.length === 0) return;
-  let counted: { call: string; arg: string } | undefined;
+function refuseCountOfPageObject(until: Expr, ctx: EvalContext, index: number, records: number, field: string | undefined): void {
+  const counted: CallExpr[] = [];
   walkExpr(until, (e) => {
-    if (counted || e.kind !== 'Call' || (e.callee.name !== 'length' && e.callee.name !== 'count') || e.args.length !== 1) return;
+    if (e.kind !== 'Call' || (e.callee.name !== 'length' && e.callee.name !== 'count') || e.args.length !== 1) return;
     const arg = e.args[0]!;
     if (arg.kind !== 'Ref' || arg.parts[0] !== 'response') return;
     const value = evaluate(arg, ctx);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) counted = { call: e.callee.name, arg: arg.parts.join('.') };
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) counted.push(e);
   });
-  if (!counted) return;
-  const field = counted.arg === 'response' ? envelopeField(body, itemsPath) : undefined;
+  if (counted.length === 0) return;
+  const recounted = withNodesReplaced(until, new Map(counted.map((c) => [c, { kind: 'Number', value: records, start: c.start, end: c.end }])));
+  if (isTruthy(evaluate(recounted, ctx))) return;
+  const first = counted[0]!;
+  const arg = (first.args[0] as RefExpr).parts.join('.');
   throw new PaginationError(
-    `\`until\` holds on page ${index + 1}, which holds ${records.length} record${records.length === 1 ? '' : 's'}, only because \`${counted.call}(${counted.arg})\` counts an object, which is 0: ` +
+    `\`until\` holds on page ${index + 1}, which holds ${records} record${records === 1 ? '' : 's'} and says more may follow, only because \`${first.callee.name}(${arg})\` counts an object, which is 0: ` +
       `the walk would end there with the pages after it never asked for. ` +
-      (field !== undefined ? `Count the page's records: \`${counted.call}(response.${field}) == 0\`` : `Count a list: \`${counted.call}(response.<the list of records>) == 0\``),
+      (field !== undefined && arg === 'response' ? `Count the page's records: \`${first.callee.name}(response.${field}) == 0\`` : `Count a list: \`${first.callee.name}(response.<the list of records>) == 0\``),
   );
+}
+
+/** A copy of `expr` with each node of `replace` swapped for its replacement (the tree is plain data). */
+function withNodesReplaced(expr: Expr, replace: ReadonlyMap<object, object>): Expr {
+  const copy = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    const swapped = replace.get(node);
+    if (swapped) return swapped;
+    if (Array.isArray(node)) return node.map(copy);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, copy(v)]));
+  };
+  return copy(expr) as Expr;
 }
 
 function envelopeField(body: unknown, itemsPath: string | undefined): string | undefined {

@@ -64,7 +64,7 @@ describe('until counting the page itself', () => {
     c.api.on(page(0), { body: wrapped(0, [{ id: 'u1' }, { id: 'u2' }]) });
     const result = await c.start(c.mission('wrapped', mission('length(response) == 0')));
     expect(result.status).toBe('failed');
-    expect(JSON.stringify(result)).toContain('`until` holds on page 1, which holds 2 records, only because `length(response)` counts an object, which is 0');
+    expect(JSON.stringify(result)).toContain('`until` holds on page 1, which holds 2 records and says more may follow, only because `length(response)` counts an object, which is 0');
     expect(JSON.stringify(result)).toContain('`length(response.users) == 0`');
     const events = await c.events(result.runId);
     expect(events.filter((e) => e.type === 'checkpoint.advanced')).toEqual([]);
@@ -89,6 +89,21 @@ describe('until counting the page itself', () => {
     expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
     expect(Object.keys(await c.store(result.runId, 'users'))).toEqual(['u1', 'u2', 'u3', 'u4']);
     await c.expectVerified(result.runId);
+  });
+
+  it('holding for another reason too, or on a short last page: ends the walk as meant (helper 95: it was refused)', async () => {
+    c.api
+      .on(page(0), { body: { ...wrapped(0, [{ id: 'u1' }, { id: 'u2' }]), has_more: true } })
+      .on(page(2), { body: { ...wrapped(2, [{ id: 'u3' }]), has_more: false } });
+    const result = await c.start(c.mission('flagged', mission('not response.has_more and count(response) < 1')));
+    expect(result.status === 'completed' ? 'completed' : JSON.stringify(result)).toBe('completed');
+    expect(Object.keys(await c.store(result.runId, 'users'))).toEqual(['u1', 'u2', 'u3']);
+  });
+
+  it('on a full page its API says is the last, holding by that: ends the walk as meant', async () => {
+    c.api.on(page(0), { body: { ...wrapped(0, [{ id: 'u1' }, { id: 'u2' }]), has_more: false } });
+    const full = await c.start(c.mission('full-last', mission('not response.has_more or length(response) == 0')));
+    expect(full.status === 'completed' ? 'completed' : JSON.stringify(full)).toBe('completed');
   });
 
   it('on a wrapped empty page: ends the walk as meant', async () => {
