@@ -16,6 +16,7 @@
  * between an effect's intent and its outcome is the same as a crash there: the fork sends that
  * request again, under the key it was recorded with.
  */
+import { realpathSync } from 'node:fs';
 import { isImported } from './run-bundle.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { LOG_FORMAT, logFormatOf, type CredentialDigests, type NewEvent, type StoredEvent } from '../log/events.js';
@@ -146,17 +147,38 @@ function forkCredentials(parentFirst: StoredEvent | undefined, started: NewEvent
 }
 
 /**
+ * Whether two folders are one, however spelt (a symbolic link, macOS's /tmp and /private/tmp):
+ * seeding the parent's own folder would put back records the parent changed after the fork point.
+ */
+function sameFolder(a: string, b: string): boolean {
+  if (a === b) return true;
+  const real = (p: string): string => {
+    try {
+      return realpathSync.native(p);
+    } catch {
+      return p; // not there (yet): only its spelling can be compared
+    }
+  };
+  return real(a) === real(b);
+}
+
+/**
  * A fork made in another data folder than its parent's (another working directory, another
  * machine's import): the file stores its copied prefix wrote to get those writes there — each
  * record as the parent stored it, or its removal — since a replayed prefix applies nothing, and
  * the fork's files would otherwise lack what its log says they hold (helper 94: a fork from
  * another folder held only its own live writes, while `reqon store` and verify showed all).
  * In the parent's own folder they are there already; a parent that recorded no folder (before
- * runs remembered theirs) resumed in its resumer's, so nothing is known to be missing.
+ * runs remembered theirs) resumed in its resumer's, so nothing is known to be missing. An
+ * imported parent's are on the machine it was exported from: seeded always (helper 95).
  */
 async function seedFileStores(prefix: readonly StoredEvent[], parent: RunRecord, forkDataDir: string | undefined): Promise<void> {
-  const parentDataDir = parent.options.dataDir;
-  if (parentDataDir === undefined || forkDataDir === undefined || parentDataDir === forkDataDir) return;
+  if (forkDataDir === undefined) return;
+  // An imported parent's folder is another machine's (a bundle does not carry it): never here.
+  if (!isImported(parent)) {
+    const parentDataDir = parent.options.dataDir;
+    if (parentDataDir === undefined || sameFolder(parentDataDir, forkDataDir)) return;
+  }
   const model = recordedModelOf(parent.missionFiles);
   if (!model) return;
   const writes = new Map<string, StoreWrite[]>();

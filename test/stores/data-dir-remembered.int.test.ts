@@ -89,4 +89,41 @@ describe('a paused run resumed from another folder', () => {
     expect(Object.keys(outbox)).toEqual(['1', '2', '3']);
     expect(fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8')).toBe(parentInbox);
   }, 60_000);
+
+  it("a fork in its parent's own folder under another name (a symbolic link) leaves the parent's file alone; an imported run's fork gets its prefix's writes (helper 95)", async () => {
+    const db = path.join(dir, 'fork-link.db');
+    const env = { REQON_DATA_DIR: '.reqon-data' };
+    fs.mkdirSync(path.join(dir, 'linked-parent'));
+    fs.writeFileSync(path.join(dir, 'linked-parent', 'm.vague'), MISSION);
+    fs.symlinkSync(path.join(dir, 'linked-parent'), path.join(dir, 'linked-alias'));
+    const started = await runCli(cli, ['run', 'm.vague', '--db', db, '--quiet'], { cwd: path.join(dir, 'linked-parent'), env });
+    expect(started.code, describeResult(started)).toBe(10);
+    const inboxFile = path.join(dir, 'linked-parent', '.reqon-data', 'inbox.json');
+    // The parent changes its store after the fork point: a seeding of its own folder would undo it.
+    const changed = JSON.stringify({ '1': { id: 1, edited: true } });
+    fs.writeFileSync(inboxFile, changed);
+    const events = await runCli(cli, ['events', runIdOf(started), '--db', db, '--json'], { cwd: dir, env });
+    const pause = events.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; type: string; payload: { stepType?: string } })
+      .find((e) => e.type === 'step.started' && e.payload.stepType === 'Pause')!;
+    const forked = await runCli(cli, ['fork', runIdOf(started), '--at', String(pause.seq), '--db', db, '--quiet'], { cwd: path.join(dir, 'linked-alias'), env });
+    expect(forked.code, describeResult(forked)).toBe(10);
+    expect(fs.readFileSync(inboxFile, 'utf8')).toBe(changed);
+
+    // Exported, imported into another log elsewhere and forked there: the prefix's writes are seeded.
+    const bundle = path.join(dir, 'parent.reqonrun');
+    const exported = await runCli(cli, ['export', runIdOf(started), '--db', db], { cwd: dir, env });
+    expect(exported.code, describeResult(exported)).toBe(0);
+    fs.writeFileSync(bundle, exported.stdout);
+    fs.mkdirSync(path.join(dir, 'importer'));
+    const otherDb = path.join(dir, 'importer', 'other.db');
+    const imported = await runCli(cli, ['import', bundle, '--db', otherDb], { cwd: path.join(dir, 'importer'), env });
+    expect(imported.code, describeResult(imported)).toBe(0);
+    const fromImport = await runCli(cli, ['fork', runIdOf(started), '--at', String(pause.seq), '--db', otherDb, '--quiet'], { cwd: path.join(dir, 'importer'), env });
+    expect(fromImport.code, describeResult(fromImport)).toBe(10);
+    const seeded = JSON.parse(fs.readFileSync(path.join(dir, 'importer', '.reqon-data', 'inbox.json'), 'utf8')) as Record<string, unknown>;
+    expect(seeded).toEqual({ '1': { id: 1 }, '2': { id: 2 }, '3': { id: 3 } });
+  }, 60_000);
 });
