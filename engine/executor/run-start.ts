@@ -14,7 +14,6 @@ import type { MissionModel } from '../steps/mission-model.js';
 import { missionHash, modelFor } from './mission-cache.js';
 import { refuseUnstartableMission } from './start-checks.js';
 import { defaultOwner } from './owner.js';
-import { findNodes } from '../lang/node-search.js';
 import { isSensitiveName } from '../env/credential-names.js';
 
 /** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
@@ -59,26 +58,44 @@ const PLACED_VARIABLE = /\{(REQON_[A-Za-z0-9_]+)\}/g;
  * `${REQON_X}` header, a `{REQON_X}` path), as `--env` settings of the run: a resume, a worker
  * on another machine, a verify of an exported run read the values the run started with. Read
  * from each process instead, a resume where one was unset or other failed the run for good with
- * a divergence, and a verify elsewhere said DIVERGED (helper 94). Credential-named ones are
- * never remembered (a run stores no secret; a rotated key is read where the run carries on, and
- * its requests' identities leave it out), nor are variables unset at the start.
+ * a divergence, and a verify elsewhere said DIVERGED (helper 94). A run stores no secret, so
+ * never remembered are: a credential-named variable, and one the mission puts where a credential
+ * goes — a credential-named header, query parameter or field (`Authorization: "Bearer
+ * ${REQON_GH_PAT}"`; helper 95: such a token was stored and exported in clear). Those are read by
+ * each process that carries the run on, redacted from what is recorded, and left out of requests'
+ * identities, so a rotated one replays alike. (A value a `let` binds is recorded as data, a
+ * credential included: GUARANTEES.) Nor is a variable unset at the start.
  */
 function rememberedVariables(model: MissionModel, given: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const names = new Set<string>();
-  const nodes = findNodes([model.unit.root, model.unit.mission], (n): n is { kind?: string; value?: unknown; callee?: { name: string }; args?: { kind: string; value?: unknown }[] } => {
-    const node = n as { kind?: string; value?: unknown; callee?: { name?: unknown } };
-    return node.kind === 'Call' ? node.callee?.name === 'env' : typeof node.value === 'string' && node.value.includes('{REQON_');
-  });
-  for (const node of nodes) {
-    const arg = node.args?.[0];
-    if (node.kind === 'Call') {
-      if (arg?.kind === 'String' && typeof arg.value === 'string' && arg.value.startsWith('REQON_')) names.add(arg.value);
-    } else for (const [, name] of (node.value as string).matchAll(PLACED_VARIABLE)) names.add(name!);
-  }
+  const read = new Set<string>();
+  const secret = new Set<string>();
+  const visit = (node: unknown, inSecret: boolean): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, inSecret);
+      return;
+    }
+    const n = node as { kind?: string; value?: unknown; callee?: { name?: unknown }; args?: { kind: string; value?: unknown }[]; name?: { value?: unknown }; key?: { name?: unknown } };
+    const note = (variable: string) => {
+      read.add(variable);
+      if (inSecret) secret.add(variable);
+    };
+    if (n.kind === 'Call' && n.callee?.name === 'env') {
+      const arg = n.args?.[0];
+      if (arg?.kind === 'String' && typeof arg.value === 'string' && arg.value.startsWith('REQON_')) note(arg.value);
+    } else if (typeof n.value === 'string' && n.value.includes('{REQON_')) {
+      for (const [, variable] of n.value.matchAll(PLACED_VARIABLE)) note(variable!);
+    }
+    // A header entry's name is a string literal, an object property's key a name.
+    const named = n.kind === 'Property' ? n.key?.name : 'value' in n && typeof n.name?.value === 'string' ? n.name.value : undefined;
+    const below = inSecret || (typeof named === 'string' && isSensitiveName(named));
+    for (const [field, value] of Object.entries(n)) if (field !== 'name' && field !== 'key') visit(value, below);
+  };
+  visit([model.unit.root, model.unit.mission], false);
   const out: Record<string, string> = {};
-  for (const name of names) {
+  for (const name of read) {
     const value = vars[name];
-    if (value !== undefined && !Object.hasOwn(given, name) && !isSensitiveName(name)) out[name] = value;
+    if (value !== undefined && !Object.hasOwn(given, name) && !isSensitiveName(name) && !secret.has(name)) out[name] = value;
   }
   return out;
 }

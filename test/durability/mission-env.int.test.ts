@@ -73,18 +73,21 @@ describe.each(backends)('%s: env() in a mission', (backend) => {
   run Send
 }
 `;
-    fs.writeFileSync(path.join(dir, 'tenant.vague'), mission);
+    fs.writeFileSync(path.join(dir, 'tenant.vague'), mission.replace('source Api { auth: none, base: "http://127.0.0.1:1" }', 'source Api { auth: none, base: "http://127.0.0.1:1", headers: { "Authorization": "Bearer ${REQON_GH_PAT}" } }').replace('token: env("REQON_API_TOKEN") }', 'token: env("REQON_API_TOKEN") }, headers: { "X-Auth-Token": concat("v1:", env("REQON_SIGNER")), "X-Region": env("REQON_REGION") }'));
     api = await new FakeApi().on('POST /echo/s1', (req) => ({ status: 201, body: { youSent: req.body } })).start();
     const token = 'tok-0123456789-abcdef';
     const data = path.join(dir, 'data');
     const killed = await runCli(cli, ['run', 'tenant.vague', '--source', `Api=${api.url}`, '--db', db, '--quiet', '--crash-at', 'after-effect:1'], {
       cwd: dir,
-      env: { REQON_TENANT: 't1', REQON_SHARD: 's1', REQON_API_TOKEN: token, REQON_DATA_DIR: data },
+      env: { REQON_TENANT: 't1', REQON_SHARD: 's1', REQON_API_TOKEN: token, REQON_GH_PAT: 'ghp-not-named-as-secret-1', REQON_SIGNER: 'signer-not-named-as-secret-2', REQON_REGION: 'eu', REQON_DATA_DIR: data },
     });
     expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
     const runId = runIdOf(killed);
     // Another machine's worker: no REQON_SHARD, another tenant; the token is read where the run goes on.
-    const resumed = await runCli(cli, ['resume', runId, '--db', db, '--quiet'], { cwd: dir, env: { REQON_TENANT: 't2', REQON_API_TOKEN: token, REQON_DATA_DIR: data } });
+    const resumed = await runCli(cli, ['resume', runId, '--db', db, '--quiet'], {
+      cwd: dir,
+      env: { REQON_TENANT: 't2', REQON_API_TOKEN: token, REQON_GH_PAT: 'ghp-not-named-as-secret-1', REQON_SIGNER: 'signer-not-named-as-secret-2', REQON_DATA_DIR: data },
+    });
     expect(resumed.code, describeResult(resumed)).toBe(0);
     // Killed after the first POST was sent, before its answer was logged: it is sent again, same key.
     expect(new Set(api.requests.map((r) => String(r.headers['idempotency-key']))).size).toBe(3);
@@ -93,11 +96,17 @@ describe.each(backends)('%s: env() in a mission', (backend) => {
     const log = await openLog(db);
     try {
       const run = await log.getRun(runId);
-      expect(run!.options.env).toEqual({ REQON_TENANT: 't1', REQON_SHARD: 's1' });
+      // Never one the mission puts where a credential goes, by a header's name (helper 95).
+      expect(run!.options.env).toEqual({ REQON_TENANT: 't1', REQON_SHARD: 's1', REQON_REGION: 'eu' });
     } finally {
       await log.close();
     }
-    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir, env: { REQON_API_TOKEN: 'another-token-987654321', REQON_DATA_DIR: data } });
+    // The verifier has none of the remembered ones, and other secrets (rotated): they replay alike.
+    const verified = await runCli(cli, ['verify', runId, '--db', db], {
+      cwd: dir,
+      env: { REQON_API_TOKEN: 'another-token-987654321', REQON_GH_PAT: 'ghp-rotated-value-9', REQON_SIGNER: 'signer-rotated-value-9', REQON_DATA_DIR: data },
+    });
+    expect(api.requests.every((r) => r.headers['x-region'] === 'eu' && r.headers['authorization'] === 'Bearer ghp-not-named-as-secret-1')).toBe(true);
     expect(verified.code, describeResult(verified)).toBe(0);
   });
 });
