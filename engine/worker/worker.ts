@@ -364,6 +364,11 @@ export class Worker {
       },
       (error: unknown) => {
         if (error instanceof RunUnavailableError && error.reason !== 'unreadable') return;
+        if (error instanceof StopRequested) {
+          // This worker's own stop: the run is released, whole, for any worker; nothing erred.
+          this.options.progress?.(`${runId}: released (the worker is stopping); any worker carries it on`);
+          return;
+        }
         const count = (this.erred.get(runId)?.count ?? 0) + 1;
         const delayMs = Math.min(60_000, 1000 * 2 ** (count - 1));
         this.erred.set(runId, { count, until: this.options.env.clock.now() + delayMs });

@@ -44,13 +44,16 @@ function busyOnce(first: ReturnType<typeof jsonResponse>, arrivals: number[], no
 async function stopWhileWaiting(w: TimeWorld, text: string, reached: (types: string[]) => boolean): Promise<{ runId: string; stoppedAt: number }> {
   const started = await startRun(w.mission('m.vague', text), { sources: { Api: 'http://api.test' }, env: {} }, { log: w.log, env: w.env, dataDir: w.dir });
   expect(started.status).toBe('suspended');
-  const first: Worker = w.worker('first');
+  // What a `--once` pass counts as runs it could not carry on (exit 1): a stop is none (helper 95).
+  const erred: unknown[] = [];
+  const first = new Worker({ log: w.log, env: w.env, dataDir: path.join(w.dir, 'data'), owner: 'first', pollMs: 100, onRunError: (_runId, error) => erred.push(error) });
   const loop = first.loop(false);
   await w.env.clock.advance(1_000);
   await until('the run to wait', async () => reached((await w.log.read(started.runId)).map((e) => e.type)));
   const stoppedAt = w.env.clock.now();
   first.stop();
   await loop; // no clock moves: before the fix this never returned
+  expect(erred).toEqual([]);
   const run = await w.log.getRun(started.runId);
   expect(run).toMatchObject({ status: 'running', owner: null });
   const types = (await w.log.read(started.runId)).map((e) => e.type);
