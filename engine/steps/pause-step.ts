@@ -71,7 +71,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   // Inside concurrent branches, siblings may still be working: the executor commits the run's
   // suspension once every branch has ended or suspended (signals.ts), not this step.
   const deferred = !suspendedBefore && rt.journal.inConcurrent;
-  if (recordedBefore && suspendedRecorded === undefined && !deferred && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
+  if (recordedBefore && suspendedRecorded === undefined && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
     // Killed between the pause's record and its suspension, and carried on after the timer came
     // due: it fired, as a worker would have said, so the run goes on instead of suspending until
     // an instant past (helper 94: `reqon resume` exited 10 on it). A pause met for the first time

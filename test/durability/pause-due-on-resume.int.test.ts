@@ -23,6 +23,23 @@ const MISSION = `mission Later {
 }
 `;
 
+/** The same inside concurrent branches: a parallel stage, a concurrent loop (helper 95). */
+const CONCURRENT = `mission Together {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    post "/before" { body: { n: 1 } }
+    pause { duration: "1s" }
+    post "/after" { body: { n: 2 } }
+  }
+  action B {
+    for i in [1, 2] concurrency 2 {
+      pause { duration: "1s" }
+    }
+  }
+  run [A, B]
+}
+`;
+
 let cli: string;
 let api: FakeApi;
 let dir: string;
@@ -34,6 +51,7 @@ beforeAll(async () => {
   await api.start();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-pause-due-'));
   fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
+  fs.writeFileSync(path.join(dir, 'together.vague'), CONCURRENT);
 }, 180_000);
 afterEach(async () => {
   for (const t of targets.splice(0)) await t.drop();
@@ -58,6 +76,30 @@ describe.each(backends)('%s: a pause due by the time its crashed run is resumed'
     expect(resumed.stdout + resumed.stderr).not.toMatch(/suspended|wakes at/);
     const mine = api.requests.slice(from);
     expect(mine.map((r) => r.url)).toEqual(['/before', '/after']);
+    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir });
+    expect(verified.code, describeResult(verified)).toBe(0);
+  }, 60_000);
+
+  it('inside concurrent branches too (a parallel stage, a concurrent loop)', async () => {
+    const target = await tempLogTarget(backend, 'reqon-pause-due-log-');
+    targets.push(target);
+    const db = target.target;
+    const from = api.requests.length;
+    const killed = await runCli(cli, ['run', 'together.vague', '--db', db, '--source', `Api=${api.url}`, '--quiet', '--crash-at', 'before-wait'], { cwd: dir });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const resumedAt = Date.now();
+    const resumed = await runCli(cli, ['resume', runId, '--db', db], { cwd: dir });
+    // Never suspended "until" an instant past (the pause the kill left was due).
+    for (const [instant] of (resumed.stdout + resumed.stderr).matchAll(/\d{4}-\d\d-\d\dT[\d:.]+Z/g)) expect(Date.parse(instant)).toBeGreaterThanOrEqual(resumedAt - 1);
+    // Pauses of other branches the kill came before are met now, fresh: they may suspend anew.
+    if (resumed.code === 10) {
+      await new Promise((r) => setTimeout(r, 1_200));
+      const again = await runCli(cli, ['resume', runId, '--db', db], { cwd: dir });
+      expect(again.code, describeResult(again)).toBe(0);
+    } else expect(resumed.code, describeResult(resumed)).toBe(0);
+    expect(api.requests.slice(from).map((r) => r.url)).toEqual(['/before', '/after']);
     const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir });
     expect(verified.code, describeResult(verified)).toBe(0);
   }, 60_000);
