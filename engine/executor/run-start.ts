@@ -67,6 +67,21 @@ const PLACED_VARIABLE = /\{(REQON_[A-Za-z0-9_]+)\}/g;
  * credential included: GUARANTEES.) Nor is a variable unset at the start.
  */
 function rememberedVariables(model: MissionModel, given: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  let reads = variableReads.get(model);
+  if (!reads) variableReads.set(model, (reads = variablesReadBy(model)));
+  const out: Record<string, string> = {};
+  for (const name of reads.read) {
+    const value = vars[name];
+    if (value !== undefined && !Object.hasOwn(given, name) && !isSensitiveName(name) && !reads.secret.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+/** Per mission (the model is cached by its text): a schedule fires one mission many times. */
+const variableReads = new WeakMap<MissionModel, { read: Set<string>; secret: Set<string> }>();
+
+/** The `REQON_*` variables `model` reads, and those of them it puts where a credential goes. */
+function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<string> } {
   const read = new Set<string>();
   const secret = new Set<string>();
   const visit = (node: unknown, inSecret: boolean): void => {
@@ -92,12 +107,7 @@ function rememberedVariables(model: MissionModel, given: Readonly<Record<string,
     for (const [field, value] of Object.entries(n)) if (field !== 'name' && field !== 'key') visit(value, below);
   };
   visit([model.unit.root, model.unit.mission], false);
-  const out: Record<string, string> = {};
-  for (const name of read) {
-    const value = vars[name];
-    if (value !== undefined && !Object.hasOwn(given, name) && !isSensitiveName(name) && !secret.has(name)) out[name] = value;
-  }
-  return out;
+  return { read, secret };
 }
 
 /**
