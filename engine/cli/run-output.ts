@@ -27,7 +27,11 @@ export function reportRun(result: RunResult, json: boolean, io: CliIo): ExitCode
     io.stderr(`crash point ${missed.point}:${missed.occurrence} was not reached ${end} — nothing was killed (${why})\n`);
   }
   if (result.payloadNotTaken !== undefined) {
-    io.stderr(`your payload was not taken by the wait on ${result.payloadNotTaken}: its eventFilter refused it; it stays unclaimed in that path's inbox, and the run waits on\n`);
+    io.stderr(
+      result.status === 'suspended'
+        ? `your payload was not taken by the wait on ${result.payloadNotTaken}: its eventFilter refused it; it stays unclaimed in that path's inbox, and the run waits on\n`
+        : `your payload was not taken by the wait on ${result.payloadNotTaken}: it stays unclaimed in that path's inbox\n`,
+    );
   }
   if (json) {
     io.stdout(`${JSON.stringify(result)}\n`);

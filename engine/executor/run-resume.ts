@@ -84,9 +84,9 @@ export async function resumeRun(runId: string, opts: ResumeOptions, deps: Engine
     if (opts.missionFiles) await assertReplays(deps.log, runId, { missionFiles: opts.missionFiles, env: deps.env });
     await resumeSuspendedRun(run, opts, deps, named);
     const result = await continueRun(runId, opts, deps, { editChecked: true });
-    // A payload the wait's filter refused: the run waits on, and says so rather than only "suspended".
+    // A payload the wait did not take (its filter refused it): said, not only "suspended" or "completed".
     const waitPath = run.waitingOn?.startsWith('wait:') ? run.waitingOn.slice('wait:'.length) : undefined;
-    if (opts.payload !== undefined && waitPath !== undefined && result.status === 'suspended') {
+    if (opts.payload !== undefined && waitPath !== undefined) {
       const eventId = deliveryIdOf(run, opts.eventId);
       if ((await deps.log.webhookInbox(waitPath)).some((d) => d.eventId === eventId)) return { ...result, payloadNotTaken: waitPath };
     }

@@ -169,10 +169,14 @@ async function claimDeliveries(
   filterOnDelivery: boolean,
 ): Promise<{ eventId: string; payload: unknown }[]> {
   const ctx = evalContext(rt, frame, path);
+  // `reqon resume RUN --payload P` is P for this run (resume:RUN:…, run-resume.ts deliveryIdOf):
+  // taken before older deliveries on the path, which the next wait there takes (helper 96: the
+  // run took an older one and completed, and P was left to the mission's next run).
+  const ours = `resume:${rt.runId}:`;
   for (;;) {
     const inbox = await rt.inbox(hookPath);
     const taken: { eventId: string; payload: unknown }[] = [];
-    for (const delivery of inbox) {
+    for (const delivery of [...inbox.filter((d) => d.eventId.startsWith(ours)), ...inbox.filter((d) => !d.eventId.startsWith(ours))]) {
       if (taken.length >= wanted) break;
       // One that arrived after the wait expired was not in time for it (a worker would have timed
       // the wait out first): it stays in the inbox, for a later wait on the path (a retry's).

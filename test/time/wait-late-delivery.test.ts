@@ -2,10 +2,12 @@
  * A delivery that reaches the inbox after a `wait` expired, before any worker timed the wait out,
  * is late for it: the wait times out as it would have, and the delivery stays in the inbox for a
  * later wait on the path (before, the waking worker's wait took it and the run went on with it).
- * One made in time is taken, however late the worker wakes the run.
+ * One made in time is taken, however late the worker wakes the run. `reqon resume RUN --payload P`
+ * gives P to that run: its wait takes P before older deliveries on the path (helper 96: it took an
+ * older one, said "completed", and P went to the mission's next run).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRun } from '../../engine/executor/run-mission.js';
+import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { timeWorld, type TimeWorld } from './support/time-fixtures.js';
 
@@ -59,3 +61,17 @@ describe('a delivery after its wait expired', () => {
     expect(MemoryStoreState.fromEvents(await w.log.read(runId)).list('got').map((r) => r.key)).toEqual(['in-time']);
   });
 });
+
+describe('resume --payload to a wait with an older delivery in its inbox', () => {
+  it('gives the run the payload; the older delivery stays for the next wait on the path', async () => {
+    world = await timeWorld();
+    const w = world;
+    const runId = await waitingRun(w);
+    expect(await w.log.deliverWebhook('/late', 'd-older', { id: 'older' }, w.env.clock.now())).toBe('accepted');
+    const resumed = await resumeRun(runId, { payload: { id: 'operator' } }, { log: w.log, env: w.env, dataDir: w.dir });
+    expect(resumed.status).toBe('completed');
+    expect(MemoryStoreState.fromEvents(await w.log.read(runId)).list('got').map((r) => r.key)).toEqual(['operator']);
+    expect((await w.log.webhookInbox('/late')).map((d) => d.eventId)).toEqual(['d-older']);
+  });
+});
+
