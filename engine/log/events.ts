@@ -256,7 +256,11 @@ export interface EventPayloads {
    * runs recorded before, whose filter read the current record first (a loop's item).
    */
   'wait.registered': { waitId: string; path: string; expiresAt: number; expectedEvents: number; filterOnDelivery?: true };
-  'webhook.received': { waitId: string; eventId: string; payload: unknown };
+  /**
+   * `receivedAt`: when the delivery reached the inbox, the instant the wait's eventFilter reads as
+   * `now()` (wait-step.ts). Absent in runs recorded before: their filters read the claim's time.
+   */
+  'webhook.received': { waitId: string; eventId: string; payload: unknown; receivedAt?: number };
   /**
    * `nonBlocking`: a `timeout: 0` wait, which takes what has arrived and carries on with nothing
    * when nothing has (wait-step.ts). Absent in runs recorded before it, whose such wait failed.

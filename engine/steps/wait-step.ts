@@ -16,6 +16,7 @@
  * has it carries on with `response` and `webhook` null rather than failing (`nonBlocking` on its
  * `wait.completed`, so runs recorded before, whose such wait failed, replay as they ran).
  */
+import { hash } from 'node:crypto';
 import type { WaitStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
 import { isTruthy } from '../eval/values.js';
@@ -92,7 +93,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
       const { eventId, payload } = event.payload;
       // A delivery the wait took must still pass its filter: an edited eventFilter that would
       // have left it unclaimed leaves the run waiting, not carrying on with it.
-      if (!passesFilter(step, evalContext(rt, frame, path), payload, filterOnDelivery)) {
+      if (!passesFilter(step, evalContext(rt, frame, path), { eventId, payload, receivedAt: event.payload.receivedAt ?? event.recordedAt }, filterOnDelivery)) {
         const line = rt.model.stepLine(frame.action, step.start);
         throw new NondeterminismError(rt.runId, path, event.seq, `the delivery ${eventId} on ${hookPath}, taken by the wait`, `a delivery that passes the wait's eventFilter`, {
           line,
@@ -142,10 +143,17 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
  * compared the order with itself and passed every delivery or none. `onDelivery` false: the rule
  * of runs recorded before (wait.registered without `filterOnDelivery`).
  */
-function passesFilter(step: WaitStep, ctx: EvalContext, payload: unknown, onDelivery: boolean): boolean {
+function passesFilter(step: WaitStep, ctx: EvalContext, delivery: { eventId: string; payload: unknown; receivedAt: number }, onDelivery: boolean): boolean {
   if (!step.eventFilter) return true;
+  const { payload } = delivery;
   try {
-    const filterCtx: EvalContext = onDelivery ? { ...ctx, response: payload, current: payload, mapped: undefined, noRecord: undefined } : { ...ctx, response: payload };
+    // What the filter reads besides the delivery is the delivery's own, never journaled: `now()`
+    // is when it arrived and `random()` is drawn from its id, the same live and on replay (helper
+    // 96: a filter's `now()` was recorded among the wait's own values, and a verify of an untouched
+    // run said DIVERGED). Whether it passed is recorded anyway, by the claim.
+    const inputs = ctx.inputs ? { ...ctx.inputs, now: () => delivery.receivedAt, random: () => unitFromId(delivery.eventId) } : undefined;
+    const base: EvalContext = inputs ? { ...ctx, inputs } : ctx;
+    const filterCtx: EvalContext = onDelivery ? { ...base, response: payload, current: payload, mapped: undefined, noRecord: undefined } : { ...base, response: payload };
     return isTruthy(evaluate(step.eventFilter, filterCtx));
   } catch {
     return false;
@@ -167,7 +175,7 @@ async function claimDeliveries(
   frame: Frame,
   rt: StepRuntime,
   filterOnDelivery: boolean,
-): Promise<{ eventId: string; payload: unknown }[]> {
+): Promise<{ eventId: string; payload: unknown; receivedAt: number }[]> {
   const ctx = evalContext(rt, frame, path);
   // `reqon resume RUN --payload P` is P for this run (resume:RUN:…, run-resume.ts deliveryIdOf):
   // taken before older deliveries on the path, which the next wait there takes (helper 96: the
@@ -175,20 +183,20 @@ async function claimDeliveries(
   const ours = `resume:${rt.runId}:`;
   for (;;) {
     const inbox = await rt.inbox(hookPath);
-    const taken: { eventId: string; payload: unknown }[] = [];
+    const taken: { eventId: string; payload: unknown; receivedAt: number }[] = [];
     for (const delivery of [...inbox.filter((d) => d.eventId.startsWith(ours)), ...inbox.filter((d) => !d.eventId.startsWith(ours))]) {
       if (taken.length >= wanted) break;
       // One that arrived after the wait expired was not in time for it (a worker would have timed
       // the wait out first): it stays in the inbox, for a later wait on the path (a retry's).
       if (delivery.receivedAt > expiresAt) continue;
-      if (!passesFilter(step, ctx, delivery.payload, filterOnDelivery)) continue;
+      if (!passesFilter(step, ctx, delivery, filterOnDelivery)) continue;
       taken.push(delivery);
     }
     if (taken.length === 0) return [];
     // What the walk buffered commits on its own first: a claim that loses writes nothing, and must
     // not take earlier events (or the resume's marker) down with it.
     if (rt.journal.hasPending) await rt.journal.commit({ durable: false });
-    for (const t of taken) rt.journal.emit('webhook.received', path, { waitId, eventId: t.eventId, payload: t.payload });
+    for (const t of taken) rt.journal.emit('webhook.received', path, { waitId, eventId: t.eventId, payload: t.payload, receivedAt: t.receivedAt });
     try {
       await rt.journal.commit({
         durable: false,
@@ -241,4 +249,9 @@ async function finish(
     await writeRecords(step.storage.target.name, writes, path, frame, rt);
   }
   return { response: frame.response };
+}
+
+/** A number in [0, 1) drawn from `id` (a filter's `random()`: the same for a delivery every time). */
+function unitFromId(id: string): number {
+  return hash('sha256', id, 'buffer').readUInt32BE(0) / 2 ** 32;
 }

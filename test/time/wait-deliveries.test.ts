@@ -4,11 +4,13 @@
  * later wait on the path (before, the waking worker's wait took it and the run went on with it).
  * One made in time is taken, however late the worker wakes the run. `reqon resume RUN --payload P`
  * gives P to that run: its wait takes P before older deliveries on the path (helper 96: it took an
- * older one, said "completed", and P went to the mission's next run).
+ * older one, said "completed", and P went to the mission's next run). An eventFilter reading
+ * `now()` reads when the delivery arrived, the same on replay: a verify of the run matches.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
+import { verifyRun } from '../../engine/executor/verify.js';
 import { timeWorld, type TimeWorld } from './support/time-fixtures.js';
 
 let world: TimeWorld | undefined;
@@ -72,6 +74,48 @@ describe('resume --payload to a wait with an older delivery in its inbox', () =>
     expect(resumed.status).toBe('completed');
     expect(MemoryStoreState.fromEvents(await w.log.read(runId)).list('got').map((r) => r.key)).toEqual(['operator']);
     expect((await w.log.webhookInbox('/late')).map((d) => d.eventId)).toEqual(['d-older']);
+  });
+});
+
+describe('an eventFilter that reads now()', () => {
+  it('reads when each delivery arrived: the stale one is left, the run completes and verifies (helper 96: DIVERGED)', async () => {
+    world = await timeWorld();
+    const w = world;
+    const started = await startRun(
+      w.mission(
+        'fresh.vague',
+        `mission Fresh {
+  store got: memory("got")
+  action A {
+    wait { path: "/offers", timeout: 86400000, expectedEvents: 2, eventFilter: .validUntil > now() }
+    for o in response {
+      store o -> got { key: .id }
+    }
+  }
+  run A
+}
+`,
+      ),
+      { sources: {}, env: {} },
+      { log: w.log, env: w.env, dataDir: w.dir },
+    );
+    expect(started.status).toBe('suspended');
+    const at = (ms: number) => new Date(w.env.clock.now() + ms).toISOString();
+    expect(await w.log.deliverWebhook('/offers', 'o1', { id: 'o1', validUntil: at(60_000) }, w.env.clock.now())).toBe('accepted');
+    expect(await w.log.deliverWebhook('/offers', 'stale', { id: 'stale', validUntil: at(-1) }, w.env.clock.now())).toBe('accepted');
+    await w.worker().loop(true);
+    expect((await w.log.getRun(started.runId))?.status).toBe('suspended');
+    await w.env.clock.advance(30_000);
+    expect(await w.log.deliverWebhook('/offers', 'o2', { id: 'o2', validUntil: at(60_000) }, w.env.clock.now())).toBe('accepted');
+    await w.worker().loop(true);
+    expect((await w.log.getRun(started.runId))?.status).toBe('completed');
+    expect(MemoryStoreState.fromEvents(await w.log.read(started.runId)).list('got').map((r) => r.key)).toEqual(['o1', 'o2']);
+    expect((await w.log.webhookInbox('/offers')).map((d) => d.eventId)).toEqual(['stale']);
+    // Much later (o1 long expired by then): the replay reads each delivery's own arrival.
+    await w.env.clock.advance(3_600_000);
+    const report = await verifyRun(w.log, started.runId, { env: w.env });
+    expect(report.divergence).toBeNull();
+    expect(report.ok).toBe(true);
   });
 });
 
