@@ -19,6 +19,7 @@
 import { hash } from 'node:crypto';
 import type { WaitStep } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
+import { storeKey } from '../stores/keys.js';
 import { isTruthy } from '../eval/values.js';
 import { Effect } from '../journal/effect.js';
 import type { StoredEvent } from '../log/events.js';
@@ -244,7 +245,9 @@ async function finish(
       const key = step.storage!.key ? evaluate(step.storage!.key, { ...ctx, response: body, current: body }) : eventId;
       if (key === undefined || key === null) throw new StepError('bad-key', `wait storage key evaluated to ${String(key)} for webhook event ${eventId}`);
       const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
-      return { effectId: id, key: String(key), record, op: 'set' };
+      // The rules of every store step's key (stores/keys.ts): an object or an integer past 2^53
+      // is refused, never "[object Object]" or a rounded id that merges deliveries (helper 96).
+      return { effectId: id, key: storeKey(record, index, id, { value: key, step: `${path} (wait storage)` }), record, op: 'set' };
     });
     await writeRecords(step.storage.target.name, writes, path, frame, rt);
   }

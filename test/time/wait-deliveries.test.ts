@@ -119,3 +119,33 @@ describe('an eventFilter that reads now()', () => {
   });
 });
 
+describe('a wait storing its deliveries', () => {
+  it('keys them by the rules of every store step: an object key is refused, never "[object Object]" (helper 96: deliveries merged)', async () => {
+    world = await timeWorld();
+    const w = world;
+    const started = await startRun(
+      w.mission(
+        'keyed.vague',
+        `mission Keyed {
+  store events: memory("events")
+  action A {
+    wait { path: "/orders", timeout: 600000, expectedEvents: 2, storage: { target: events, key: .id } }
+  }
+  run A
+}
+`,
+      ),
+      { sources: {}, env: {} },
+      { log: w.log, env: w.env, dataDir: w.dir },
+    );
+    expect(started.status).toBe('suspended');
+    await w.log.deliverWebhook('/orders', 'o1', { id: { shop: 'eu', n: 1 } }, w.env.clock.now());
+    await w.log.deliverWebhook('/orders', 'o2', { id: { shop: 'us', n: 2 } }, w.env.clock.now());
+    await w.worker().loop(true);
+    const events = await w.log.read(started.runId);
+    expect((await w.log.getRun(started.runId))?.status).toBe('failed');
+    expect(JSON.stringify(events.find((e) => e.type === 'run.failed')?.payload)).toMatch(/key/);
+    expect(MemoryStoreState.fromEvents(events).list('events')).toEqual([]);
+  });
+});
+
