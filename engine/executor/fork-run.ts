@@ -14,7 +14,8 @@
  * written: it ends before that batch instead), and never on the parent's own end (`run.completed`,
  * `run.failed`, `run.suspended` at the tail are left out, so the fork goes on from there). A cut
  * between an effect's intent and its outcome is the same as a crash there: the fork sends that
- * request again, under the key it was recorded with.
+ * request again, under the key it was recorded with. Nor does it end inside a wait still open
+ * there whose path was generated (the parent's URL): it ends before that wait's step.
  */
 import { realpathSync } from 'node:fs';
 import { isImported } from './run-bundle.js';
@@ -56,8 +57,34 @@ export function forkPrefix(events: readonly StoredEvent[], atSeq: number): Store
     return e !== undefined && e.type === 'store.write' && e.payload.batch === undefined && events[i - 1]?.type === 'store.write' && events[i - 1]!.stepPath === e.stepPath;
   };
   while (cut > 0 && continuesBatch(cut)) cut--;
+  cut = beforeOpenGeneratedWait(events, cut);
   while (cut > 1 && (['run.completed', 'run.failed', 'run.suspended'] as string[]).includes(events[cut - 1]!.type)) cut--;
   return events.slice(0, cut);
+}
+
+/** A wait's generated path (wait-step.ts): `/webhook/<the run that named it>/<its id>`. */
+const GENERATED_WAIT_PATH = /^\/webhook\/run_[^/]+\/[^/]+$/;
+
+/**
+ * A wait with a generated path registered in the copied stretch and still open there listens at
+ * the parent's URL: the fork took deliveries sent to its parent, which waited on (helper 96). The
+ * copy ends before such a wait's step, so the fork registers one of its own, at its own URL. (A
+ * wait on a path the mission names is every run's of the mission, a parent's and a fork's alike.)
+ */
+function beforeOpenGeneratedWait(events: readonly StoredEvent[], cut: number): number {
+  const completed = new Set<string>();
+  for (let i = 0; i < cut; i++) {
+    const e = events[i]!;
+    if (e.type === 'wait.completed') completed.add(e.payload.waitId);
+  }
+  for (let i = 0; i < cut; i++) {
+    const e = events[i]!;
+    if (e.type !== 'wait.registered' || completed.has(e.payload.waitId) || !GENERATED_WAIT_PATH.test(e.payload.path)) continue;
+    let start = i;
+    while (start > 0 && events[start - 1]!.stepPath === e.stepPath) start--;
+    return start;
+  }
+  return cut;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Where a fork's copy of its parent's log ends (engine/executor/fork-run.ts `forkPrefix`): at the
- * seq asked for, but never inside a store batch (one transaction in the parent) and never on the
- * parent's own end.
+ * seq asked for, but never inside a store batch (one transaction in the parent), never on the
+ * parent's own end, and never inside a wait still open there whose path was generated: that path
+ * is the parent's URL, and the fork took deliveries sent to the parent (helper 96).
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
@@ -48,5 +49,21 @@ describe('forkPrefix', () => {
     expect(seqs(forkPrefix(EVENTS, 9))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(seqs(forkPrefix(EVENTS, 11))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(seqs(forkPrefix(log(['run.started', ''], ['run.failed', '']), 2))).toEqual([1]);
+  });
+
+  it('ends before the step of a wait with a generated path still open in the copy; a named path, or a completed wait, is copied', () => {
+    const waitLog = (path: string, completed: boolean) =>
+      log(
+        ['run.started', ''], // 1
+        ['step.started', 'A/0'], // 2
+        ['value.recorded', 'A/0', { source: 'now', value: 1 }], // 3
+        ['wait.registered', 'A/0', { waitId: 'w1', path, expiresAt: 9, expectedEvents: 2 }], // 4
+        ['webhook.received', 'A/0', { waitId: 'w1', eventId: 'd1', payload: {} }], // 5
+        ...(completed ? ([['wait.completed', 'A/0', { waitId: 'w1', events: 2, timedOut: false }]] as [string, string, Record<string, unknown>][]) : []),
+        ['run.suspended', ''],
+      );
+    expect(seqs(forkPrefix(waitLog('/webhook/run_parent/ef_w1', false), 6))).toEqual([1]);
+    expect(seqs(forkPrefix(waitLog('/hooks/orders', false), 6))).toEqual([1, 2, 3, 4, 5]);
+    expect(seqs(forkPrefix(waitLog('/webhook/run_parent/ef_w1', true), 7))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
 import { MemoryStoreState } from '../../engine/stores/memory-fold.js';
 import { verifyRun } from '../../engine/executor/verify.js';
+import { forkRun } from '../../engine/executor/fork-run.js';
 import { timeWorld, type TimeWorld } from './support/time-fixtures.js';
 
 let world: TimeWorld | undefined;
@@ -146,6 +147,30 @@ describe('a wait storing its deliveries', () => {
     expect((await w.log.getRun(started.runId))?.status).toBe('failed');
     expect(JSON.stringify(events.find((e) => e.type === 'run.failed')?.payload)).toMatch(/key/);
     expect(MemoryStoreState.fromEvents(events).list('events')).toEqual([]);
+  });
+});
+
+describe('a fork of a run waiting at a generated URL', () => {
+  it('waits at a URL of its own: a delivery to the parent\'s is the parent\'s (helper 96: the fork took it)', async () => {
+    world = await timeWorld();
+    const w = world;
+    const deps = { log: w.log, env: w.env, dataDir: w.dir };
+    const parent = await startRun(
+      w.mission('generated.vague', `mission Gen {\n  store got: memory("got")\n  action A {\n    wait { timeout: 600000 }\n    store response -> got { key: .id }\n  }\n  run A\n}\n`),
+      { sources: {}, env: {} },
+      deps,
+    );
+    expect(parent.status).toBe('suspended');
+    const parentWaits = (await w.log.getRun(parent.runId))!.waitingOn!;
+    expect(parentWaits).toMatch(new RegExp(`^wait:/webhook/${parent.runId}/`));
+    const fork = await forkRun(parent.runId, { atSeq: (await w.log.getRun(parent.runId))!.lastSeq }, deps);
+    expect(fork.status).toBe('suspended');
+    const forkWaits = (await w.log.getRun(fork.runId))!.waitingOn!;
+    expect(forkWaits).toMatch(new RegExp(`^wait:/webhook/${fork.runId}/`));
+    await w.log.deliverWebhook(parentWaits.slice('wait:'.length), 'for-parent', { id: 'p' }, w.env.clock.now());
+    await w.worker().loop(true);
+    expect((await w.log.getRun(parent.runId))?.status).toBe('completed');
+    expect((await w.log.getRun(fork.runId))?.status).toBe('suspended');
   });
 });
 
