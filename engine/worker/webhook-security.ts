@@ -43,8 +43,19 @@ export interface RequestGate {
 
 /** The checks on the request line and headers, before the body is read; undefined when it may proceed. */
 export function refuseRequest(headers: IncomingHttpHeaders, gate: RequestGate): Refusal | undefined {
-  if (isLoopback(gate.host) && !hostNamesLoopback(headers.host, gate.port)) {
-    return { status: 421, error: `this endpoint answers only to 127.0.0.1:${gate.port}, localhost:${gate.port} and [::1]:${gate.port}` };
+  if (isLoopback(gate.host) && !hostNamesLoopback(headers.host, gate.host, gate.port)) {
+    const names = [...new Set([`${hostPart(gate.host)}:${gate.port}`, `127.0.0.1:${gate.port}`, `localhost:${gate.port}`, `[::1]:${gate.port}`])];
+    return { status: 421, error: `this endpoint answers only to ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` };
+  }
+  // A compressed body would be taken for bytes that are not JSON: say what to send instead.
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    return { status: 415, error: `content-encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted: send the body uncompressed` };
+  }
+  // JSON is UTF-8 (RFC 8259): a body in another charset was decoded into other text (helper 96).
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    return { status: 415, error: `webhook bodies must be UTF-8 JSON, got charset ${JSON.stringify(charset.slice(0, 40))}` };
   }
   if (gate.allowBrowsers) return undefined;
   const site = headers['sec-fetch-site'];
@@ -58,10 +69,16 @@ export function refuseRequest(headers: IncomingHttpHeaders, gate: RequestGate): 
   return undefined;
 }
 
-function hostNamesLoopback(host: string | undefined, port: number): boolean {
+/** The listening address as a Host header names it (an IPv6 one in brackets). */
+function hostPart(host: string): string {
+  return host.includes(':') ? `[${host}]` : host.toLowerCase();
+}
+
+function hostNamesLoopback(host: string | undefined, listening: string, port: number): boolean {
   if (host === undefined) return false;
   const h = host.toLowerCase();
-  return h === `127.0.0.1:${port}` || h === `localhost:${port}` || h === `[::1]:${port}`;
+  // The address it listens on (127.0.0.2 is loopback too: its URL must work), and the usual names.
+  return h === `${hostPart(listening)}:${port}` || h === `127.0.0.1:${port}` || h === `localhost:${port}` || h === `[::1]:${port}`;
 }
 
 function isJsonType(contentType: string): boolean {
@@ -69,9 +86,30 @@ function isJsonType(contentType: string): boolean {
   return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
 }
 
-/** The key of a Standard Webhooks secret: `whsec_<base64>` is decoded, any other text taken as its bytes. */
+/**
+ * The key of a Standard Webhooks secret: `whsec_<base64>` is decoded, any other text taken as its
+ * bytes. One that is no key — `whsec_` with nothing, or with text that is not base64, which
+ * decoded to no bytes and so let anyone sign (helper 96) — is refused (WebhookSecretError).
+ */
 export function webhookKey(secret: string): Buffer {
-  return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+  if (!secret.startsWith('whsec_')) {
+    if (secret.trim() === '') throw new WebhookSecretError('the webhook secret is empty');
+    return Buffer.from(secret, 'utf8');
+  }
+  const encoded = secret.slice('whsec_'.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.replace(/=+$/, '').length % 4 === 1) {
+    throw new WebhookSecretError('the webhook secret starts with whsec_ but what follows is not base64 (Standard Webhooks secrets are whsec_<base64 of the key>)');
+  }
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length < 8) throw new WebhookSecretError(`the webhook secret's key is ${key.length} byte${key.length === 1 ? '' : 's'} long: use one of 24 bytes or more (whsec_<base64>)`);
+  return key;
+}
+
+export class WebhookSecretError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookSecretError';
+  }
 }
 
 /** `v1,<base64>` of the HMAC over `id.timestamp.body` (what a sender puts in `webhook-signature`). */

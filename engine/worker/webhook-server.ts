@@ -26,7 +26,8 @@ import { modelFor, RunUnavailableError, resumeSuspendedRun } from '../executor/r
 import type { EventLog, RunRecord } from '../log/log.js';
 import type { Step } from '../lang/ast.js';
 import { runPages } from './run-pages.js';
-import { isLoopback, refuseRequest, verifySignature, webhookKey, type RequestGate } from './webhook-security.js';
+import { isLoopback, refuseRequest, verifySignature, webhookKey, WebhookSecretError, type RequestGate } from './webhook-security.js';
+import { isImported } from '../executor/run-bundle.js';
 import type { Worker } from './worker.js';
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -106,7 +107,14 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     maxPerPath: options.inbox?.maxPerPath ?? DEFAULT_INBOX_MAX_PER_PATH,
     maxAgeMs: options.inbox?.maxAgeMs ?? DEFAULT_INBOX_MAX_AGE_MS,
   };
-  const served: Served = { ...options, gate: { host, port: options.port, allowBrowsers: options.allowBrowsers === true }, key: options.secret ? webhookKey(options.secret) : undefined, bounds };
+  let key: Buffer | undefined;
+  try {
+    key = options.secret !== undefined ? webhookKey(options.secret) : undefined;
+  } catch (error) {
+    if (error instanceof WebhookSecretError) throw new WebhookConfigError(`REQON_WEBHOOK_SECRET: ${error.message}`);
+    throw error;
+  }
+  const served: Served = { ...options, gate: { host, port: options.port, allowBrowsers: options.allowBrowsers === true }, key, bounds };
   const server: Server = createServer((req, res) => {
     handle(req, res, served).catch((error: unknown) => {
       const said = error instanceof Error ? error.message : String(error);
@@ -147,10 +155,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
 async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Promise<void> {
   const refused = refuseRequest(req.headers, o.gate);
   if (refused) return reply(res, refused.status, { error: refused.error });
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const path = requestPath(req.url ?? '/');
+  if (path === undefined) return reply(res, 400, { error: 'not a webhook path: it must start with one "/", with no empty, "." or ".." segment' });
   // A health check reads; a POST or PUT to /health is a delivery like any other (a run may wait
   // there), never acknowledged with a 200 and dropped.
-  if (url.pathname === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return reply(res, 200, { ok: true });
+  if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return reply(res, 200, { ok: true });
   if (req.method !== 'POST' && req.method !== 'PUT') return reply(res, 405, { error: 'webhooks are delivered with POST or PUT' });
 
   const limit = o.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -165,15 +174,20 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
   }
   let payload: unknown = null;
   if (raw.length > 0) {
+    let text: string;
     try {
-      payload = parseJsonInput(raw.toString('utf8'));
+      text = UTF8.decode(raw); // fatal: bytes that are not UTF-8 are refused, never turned into U+FFFD
+    } catch {
+      return reply(res, 400, { error: 'the body is not valid UTF-8 (JSON is UTF-8)' });
+    }
+    try {
+      payload = parseJsonInput(text);
     } catch (error) {
       if (error instanceof JsonDepthError) return reply(res, 400, { error: `the body is nested deeper than ${MAX_JSON_DEPTH} levels, the most a run accepts` });
       if (error instanceof UnloggableValueError) return reply(res, 400, { error: `the body ${error.message.replace(/^the JSON /, '')}` });
       return reply(res, 400, { error: 'the body is not JSON' });
     }
   }
-  const path = url.pathname;
   eventId ??= await deliveryId(req, path, raw, now, o.log);
   if (!(await isKnownPath(o.log, path, o.worker))) {
     // A sender retrying a delivery we already took gets the same answer, even after its run ended.
@@ -203,6 +217,26 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
       throw new Error(`unhandled delivery outcome ${String(never)}`);
     }
   }
+}
+
+/** UTF-8 that refuses what is not (a byte-order mark is dropped, as JSON allows a reader to). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The request's path as sent, without its query: never resolved as a URL would (`//shop/x` read
+ * as host "shop", path "/x", was delivered to another mission's wait on /x; `/a/%2e%2e/x` became
+ * /x: helper 96). One with an empty, `.` or `..` segment (written or percent-encoded) is none.
+ */
+function requestPath(url: string): string | undefined {
+  const path = url.split('?', 1)[0]!.split('#', 1)[0]!;
+  if (!path.startsWith('/') || path.includes('\\')) return undefined;
+  const segments = path.slice(1).split('/');
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!.replace(/%2e/gi, '.');
+    // An empty segment only as the trailing slash of a path (`/hooks/`): `//x` and `/a//b` are none.
+    if ((segment === '' && i < segments.length - 1) || segment === '.' || segment === '..') return undefined;
+  }
+  return path;
 }
 
 /** The run a wait's generated path (`/webhook/<run>/<wait id>`, wait-step.ts) names, if `path` is one. */
@@ -269,7 +303,8 @@ async function isKnownPath(log: EventLog, path: string, worker: Worker): Promise
   const owner = generatedWaitRunId(path);
   if (owner !== undefined) {
     const run = await log.getRun(owner);
-    if (run !== undefined && (run.status === 'running' || run.status === 'suspended')) {
+    // An imported run is read-only: nothing would ever take a delivery for it (helper 96: 202, kept for ever).
+    if (run !== undefined && !isImported(run) && (run.status === 'running' || run.status === 'suspended')) {
       // A suspended run's pending waits are known once per suspension: not a read of every wait a
       // concurrent loop of thousands registered, for each of its deliveries.
       if (run.status === 'suspended' && (await worker.pendingHooksOf(run)).waitPaths.includes(path)) return true;
@@ -287,6 +322,7 @@ async function isKnownPath(log: EventLog, path: string, worker: Worker): Promise
   // resumed (or suspended) in between was in neither, and its delivery answered 404 — lost.
   for await (const live of runPages(log, { status: ['running', 'suspended'] })) {
     for (const run of live) {
+      if (isImported(run)) continue;
       if (run.waitingOn === `wait:${path}`) return true;
       if (seen.has(run.missionHash)) continue;
       seen.add(run.missionHash);

@@ -5,7 +5,9 @@
  * does not start without a secret; signed deliveries follow Standard Webhooks — a stale timestamp,
  * a resend under a new Idempotency-Key, and the same delivery replayed to another path are not
  * taken as new; a too-deep body is a 400; the inbox is capped per path and forgets what no run
- * claimed in time.
+ * claimed in time. A path is taken as sent, never resolved as a URL (`//shop/pay`, dot segments:
+ * 400); a body must be UTF-8 JSON, uncompressed (415, 400); a secret that is no key does not start
+ * the server; a loopback address other than 127.0.0.1 answers at its own URL (helper 96).
  */
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
@@ -16,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../engine/env/fake-env.js';
 import { createRealEnv } from '../../engine/env/real-env.js';
 import { startRun } from '../../engine/executor/run-mission.js';
+import { exportRunText, importBundle, parseBundle } from '../../engine/executor/run-bundle.js';
 import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { startWebhookServer, WebhookConfigError, type WebhookServer, type WebhookServerOptions } from '../../engine/worker/webhook-server.js';
@@ -90,6 +93,20 @@ function signed(id: string, body: string, timestampSeconds = Math.floor(Date.now
 }
 
 const ids = async (p: string) => (await log.webhookInbox(p)).map((d) => d.eventId);
+
+/** A POST whose request line carries `rawPath` byte for byte (no URL resolving it first). */
+function postRaw(base: string, rawPath: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
+  const target = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: rawPath, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('requests from web pages and foreign hosts', () => {
   it('refuses an Origin header, a cross-site Sec-Fetch-Site, a non-JSON content type and a foreign Host, storing nothing', async () => {
@@ -224,3 +241,58 @@ describe('the health path', () => {
     expect(await ids('/health')).toEqual(['health-1']);
   });
 });
+
+describe('what a delivery must be (helper 96)', () => {
+  it('a path as sent: //host/path and dot segments are refused, never resolved onto another wait', async () => {
+    const url = await serve();
+    for (const raw of ['//shop/pay', '/x/../pay', '/x/%2e%2e/pay', '/./pay', '/a//pay']) {
+      const answer = await postRaw(url, raw, '{}', { 'idempotency-key': `p-${raw}` });
+      expect(answer.status, raw).toBe(400);
+      expect(String(answer.body['error'])).toContain('not a webhook path');
+    }
+    expect(await ids('/pay')).not.toContain('p-//shop/pay');
+  });
+
+  it('a body of UTF-8 JSON, uncompressed: another charset, a compressed body or bytes that are not UTF-8 are refused; a byte-order mark is not', async () => {
+    const url = await serve();
+    expect((await postRaw(url, '/cap', Buffer.from('{"n":"caf\xe9"}', 'latin1'), { 'content-type': 'application/json; charset=iso-8859-1', 'idempotency-key': 'c1' })).status).toBe(415);
+    expect((await postRaw(url, '/cap', Buffer.from('{"n":"caf\xe9"}', 'latin1'), { 'idempotency-key': 'c2' })).status).toBe(400);
+    expect((await postRaw(url, '/cap', '{"n":1}', { 'content-encoding': 'gzip', 'idempotency-key': 'c3' })).status).toBe(415);
+    const bom = await postRaw(url, '/cap', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"n":"café"}')]), { 'content-type': 'application/json; charset=utf-8', 'idempotency-key': 'c4' });
+    expect(bom.status).toBe(202);
+    expect((await log.webhookInbox('/cap')).find((d) => d.eventId === 'c4')?.payload).toEqual({ n: 'café' });
+  });
+
+  it('a secret that is no key does not start the server', async () => {
+    for (const secret of ['whsec_', 'whsec_!!!!', 'whsec_QQ', '   ']) await expect(serve({ secret }), secret).rejects.toBeInstanceOf(WebhookConfigError);
+  });
+
+  it("an imported run's generated wait path is no path a run waits on: 404, not a delivery kept for ever", async () => {
+    const other = await openLog(path.join(dir, 'exporter.db'));
+    let text = '';
+    try {
+      const file = path.join(dir, 'generated.vague');
+      const mission = 'mission Gen {\n  action A {\n    wait { timeout: 600000 }\n  }\n  run A\n}\n';
+      fs.writeFileSync(file, mission);
+      const waiting = await startRun({ entry: file, files: [{ path: file, text: mission }] }, { sources: {}, env: {} }, { log: other, env, dataDir: path.join(dir, 'data') });
+      expect(waiting.status).toBe('suspended');
+      for await (const chunk of exportRunText(other, waiting.runId)) text += chunk;
+    } finally {
+      await other.close();
+    }
+    const imported = await importBundle(log, parseBundle(text));
+    const registered = (await log.read(imported.runId)).find((e) => e.type === 'wait.registered');
+    const hook = (registered?.payload as { path: string }).path;
+    expect(hook).toMatch(/^\/webhook\/run_/);
+    const url = await serve();
+    expect((await postRaw(url, hook, '{}', { 'idempotency-key': 'i1' })).status).toBe(404);
+    expect(await ids(hook)).toEqual([]);
+  });
+
+  it('a loopback address other than 127.0.0.1 answers at the URL it prints', async () => {
+    const url = await serve({ host: '127.0.0.2' });
+    expect(new URL(url).hostname).toBe('127.0.0.2');
+    expect((await postRaw(url, '/pay', '{}', { 'idempotency-key': 'h1' })).status).toBe(202);
+  });
+});
+
