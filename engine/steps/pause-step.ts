@@ -19,6 +19,15 @@ import type { Frame, StepRuntime } from './step-runtime.js';
 import type { StepOutcome } from './step-runtime.js';
 import { instantText } from '../env/instant-text.js';
 
+/**
+ * A pause on a timer and a webhook (`resumeOn: timeout | webhook "/x"`) whose timer was due by
+ * the instant a delivery came: the timer came first and resumes it, as a wait's timeout comes
+ * before a delivery after it (helper 96: a late delivery still resumed it, with its payload).
+ */
+export function timerFirst(created: StoredEvent<'pause.created'>, receivedAt: number): boolean {
+  return created.payload.dueAt !== undefined && created.payload.dueAt <= receivedAt;
+}
+
 export function pauseWaitingOn(pauseId: string): string {
   return `pause:${pauseId}`;
 }

@@ -24,6 +24,7 @@ import { logBusy, logUnreachable } from '../log/errors.js';
 import { UnloggableValueError } from '../log/loggable.js';
 import { modelFor, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog, RunRecord } from '../log/log.js';
+import { timerFirst } from '../steps/pause-step.js';
 import type { Step } from '../lang/ast.js';
 import { runPages } from './run-pages.js';
 import { isLoopback, refuseRequest, verifySignature, webhookKey, WebhookSecretError, type RequestGate } from './webhook-security.js';
@@ -211,7 +212,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: Served): Pro
     case 'accepted':
       // Durable from here: acknowledge, then wake whoever waits.
       reply(res, 202, { accepted: true, eventId, duplicate: false });
-      return wake(path, eventId, payload, o);
+      return wake(path, eventId, payload, now, o);
     default: {
       const never: never = outcome;
       throw new Error(`unhandled delivery outcome ${String(never)}`);
@@ -251,7 +252,7 @@ function generatedWaitRunId(path: string): string | undefined {
 }
 
 /** Wake the runs this delivery concerns: waits on `path`, and pauses resumed by it. */
-async function wake(path: string, eventId: string, payload: unknown, o: WebhookServerOptions): Promise<void> {
+async function wake(path: string, eventId: string, payload: unknown, receivedAt: number, o: WebhookServerOptions): Promise<void> {
   // A generated wait path names its run: woken even when it waits on a sibling branch's wait (a
   // concurrent loop's iterations each waiting), whose delivery would otherwise sit until that one's came.
   const owner = generatedWaitRunId(path);
@@ -274,7 +275,9 @@ async function wake(path: string, eventId: string, payload: unknown, o: WebhookS
       // other action waits on a timer): the delivery resumes it now, not once the timer is due.
       // Another branch's wait on `path` wakes the run to take it, what it waits on left pending.
       const { pauses, waitPaths } = await o.worker.pendingHooksOf(run);
-      const created = pauses.find((e) => e.payload.webhookPath === path);
+      // A pause whose timer was due when the delivery came was resumed by its timer first (as a
+      // wait's timeout comes before a late delivery): the worker carries it on, without it (helper 96).
+      const created = pauses.find((e) => e.payload.webhookPath === path && !timerFirst(e, receivedAt));
       if (created === undefined) {
         if (waitPaths.includes(path)) await o.worker.start(run, { wake: true });
         continue;

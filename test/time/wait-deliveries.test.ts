@@ -174,3 +174,40 @@ describe('a fork of a run waiting at a generated URL', () => {
   });
 });
 
+describe('a pause on a timer and a webhook', () => {
+  const PAUSE = `mission Approve {
+  store got: memory("got")
+  action A {
+    pause { duration: "1m", resumeOn: timeout | webhook "/approve" }
+    store { id: "after", by: response } -> got { key: .id }
+  }
+  run A
+}
+`;
+  it('a delivery after the timer was due does not resume it: the timer did, and the delivery stays (helper 96)', async () => {
+    world = await timeWorld();
+    const w = world;
+    const started = await startRun(w.mission('approve.vague', PAUSE), { sources: {}, env: {} }, { log: w.log, env: w.env, dataDir: w.dir });
+    expect(started.status).toBe('suspended');
+    await w.env.clock.advance(120_000);
+    await w.log.deliverWebhook('/approve', 'late', { approved: true }, w.env.clock.now());
+    await w.worker().loop(true);
+    expect((await w.log.getRun(started.runId))?.status).toBe('completed');
+    const resumed = (await w.log.read(started.runId)).find((e) => e.type === 'pause.resumed');
+    expect(resumed?.payload).toMatchObject({ by: 'timer' });
+    expect((await w.log.webhookInbox('/approve')).map((d) => d.eventId)).toEqual(['late']);
+  });
+
+  it('one before it was due resumes it, with its payload', async () => {
+    world = await timeWorld();
+    const w = world;
+    const started = await startRun(w.mission('approve.vague', PAUSE), { sources: {}, env: {} }, { log: w.log, env: w.env, dataDir: w.dir });
+    await w.env.clock.advance(30_000);
+    await w.log.deliverWebhook('/approve', 'in-time', { approved: true }, w.env.clock.now());
+    await w.env.clock.advance(60_000);
+    await w.worker().loop(true);
+    expect((await w.log.getRun(started.runId))?.status).toBe('completed');
+    expect((await w.log.read(started.runId)).find((e) => e.type === 'pause.resumed')?.payload).toMatchObject({ by: 'webhook', payload: { approved: true } });
+  });
+});
+
