@@ -211,3 +211,24 @@ describe('a pause on a timer and a webhook', () => {
   });
 });
 
+describe('a wait for three events that times out with one', () => {
+  it('goes on with what arrived, as the reference does: the single body', async () => {
+    world = await timeWorld();
+    const w = world;
+    const started = await startRun(
+      w.mission('three.vague', `mission Three {\n  store got: memory("got")\n  action A {\n    wait { path: "/votes", timeout: 60000, expectedEvents: 3 }\n    store { id: "tally", first: webhook } -> got { key: .id }\n  }\n  run A\n}\n`),
+      { sources: {}, env: {} },
+      { log: w.log, env: w.env, dataDir: w.dir },
+    );
+    await w.log.deliverWebhook('/votes', 'v1', { vote: 'yes' }, w.env.clock.now());
+    await w.worker().loop(true);
+    expect((await w.log.getRun(started.runId))?.status).toBe('suspended');
+    await w.env.clock.advance(61_000);
+    await w.worker().loop(true);
+    expect((await w.log.getRun(started.runId))?.status).toBe('completed');
+    const events = await w.log.read(started.runId);
+    expect(events.find((e) => e.type === 'wait.completed')?.payload).toMatchObject({ events: 1, timedOut: true });
+    expect(MemoryStoreState.fromEvents(events).list('got')[0]?.record).toEqual({ id: 'tally', first: { vote: 'yes' } });
+  });
+});
+
