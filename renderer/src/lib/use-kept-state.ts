@@ -21,9 +21,23 @@ const MAX_KEPT = 240;
 const persisted = new Set<string>();
 const STORAGE_PREFIX = 'reqon.kept:';
 
-function session(): Storage | undefined {
+/** What of the page's sessionStorage (and window) this needs; typed here so tests can stand in for them. */
+interface KeptStorage {
+  readonly length: number;
+  key(index: number): string | null;
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+interface PageWindow {
+  sessionStorage?: KeptStorage;
+  addEventListener?(type: 'pagehide', listener: () => void): void;
+}
+const page = (): PageWindow | undefined => (globalThis as { window?: PageWindow }).window;
+
+function session(): KeptStorage | undefined {
   try {
-    return window.sessionStorage;
+    return page()?.sessionStorage;
   } catch {
     return undefined; // storage disabled: kept in memory only
   }
@@ -39,13 +53,42 @@ function restored<T>(key: string, initial: T): T {
   }
 }
 
+/** Values to write to storage: once typing pauses, and before the page goes (a reload). */
+const unwritten = new Map<string, unknown>();
+let flushTimer: ReturnType<typeof setTimeout> | undefined;
+const FLUSH_AFTER_MS = 300;
+
 function store(key: string, value: unknown): void {
+  // Serialising a 3 MB mission on each keystroke took a second per few characters (helper 98).
+  unwritten.set(key, value);
+  if (flushTimer === undefined) {
+    if (unwritten.size === 1) page()?.addEventListener?.('pagehide', flush);
+    flushTimer = setTimeout(flush, FLUSH_AFTER_MS);
+  }
+}
+
+function flush(): void {
+  if (flushTimer !== undefined) clearTimeout(flushTimer);
+  flushTimer = undefined;
   const storage = session();
+  const pending = [...unwritten];
+  unwritten.clear();
   if (!storage) return;
-  try {
-    storage.setItem(STORAGE_PREFIX + key, JSON.stringify(value));
-  } catch {
-    storage.removeItem(STORAGE_PREFIX + key); // over the quota: a reload starts it afresh
+  // Over the quota: what was kept with a value (`replay-diff:RUN:…`, the edit's tick beside its
+  // text) goes too, so a reload starts the view afresh — never a ticked box over the recorded
+  // text, taken for an edit (helper 98). This tab keeps it all in memory meanwhile.
+  const failed = new Set<string>();
+  for (const [key, value] of pending) {
+    try {
+      storage.setItem(STORAGE_PREFIX + key, JSON.stringify(value));
+    } catch {
+      failed.add(STORAGE_PREFIX + key.slice(0, key.lastIndexOf(':') + 1));
+    }
+  }
+  if (failed.size === 0) return;
+  for (let i = storage.length - 1; i >= 0; i--) {
+    const stored = storage.key(i);
+    if (stored !== null && [...failed].some((group) => stored.startsWith(group))) storage.removeItem(stored);
   }
 }
 
@@ -68,8 +111,18 @@ export function setKept<T>(key: string, next: T | ((previous: T) => T), initial:
   }
 }
 
+/** Keeps `key`'s value in the tab's sessionStorage too (what `persist` does). */
+export function keepAcrossReloads(key: string): void {
+  persisted.add(key);
+}
+
+/** Writes what is waiting to be written now (the page does so as it goes). */
+export function flushKept(): void {
+  flush();
+}
+
 export function useKeptState<T>(key: string, initial: T, options: { persist?: boolean } = {}): [T, (next: T | ((previous: T) => T)) => void] {
-  if (options.persist) persisted.add(key);
+  if (options.persist) keepAcrossReloads(key);
   const subscribe = useCallback(
     (listener: () => void) => {
       let set = listeners.get(key);

@@ -39,12 +39,14 @@ export function CrashLab({ runId }: { runId: string }) {
   const [occurrence, setOccurrence] = useKeptState(`${form}:occurrence`, 1, { persist: true });
   const [maxCrashes, setMaxCrashes] = useKeptState(`${form}:maxCrashes`, 8, { persist: true });
   const [prepError, setPrepError] = useState<string | null>(null);
-  const [sources, setSources] = useKeptState(`${form}:sources`, '', { persist: true });
+  // null until prefilled or typed: a field the user emptied stays empty (helper 98: it came back filled).
+  const [typedSources, setSources] = useKeptState<string | null>(`${form}:sources`, null, { persist: true });
+  const sources = typedSources ?? '';
   const source = useRequest('run.source', { runId });
 
   // The lab's runs talk to the same API as this run: prefill its remembered `--source` values.
   useEffect(() => {
-    if (!source.data || sources !== '') return;
+    if (!source.data || typedSources !== null) return;
     const remembered = Object.entries(source.data.sources).map(([name, url]) => `${name}=${url}`);
     if (remembered.length > 0) setSources(remembered.join(', '));
   }, [source.data]); // eslint-disable-line react-hooks/exhaustive-deps
