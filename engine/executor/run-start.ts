@@ -60,8 +60,8 @@ const PLACED_VARIABLE = /\{(REQON_[A-Za-z0-9_]+)\}/g;
  * from each process instead, a resume where one was unset or other failed the run for good with
  * a divergence, and a verify elsewhere said DIVERGED (helper 94). A run stores no secret, so
  * never remembered are: a credential-named variable, and one the mission puts where a credential
- * goes — a credential-named header, query parameter or field (`Authorization: "Bearer
- * ${REQON_GH_PAT}"`; helper 95: such a token was stored and exported in clear). Those are read by
+ * goes — a credential-named header or query parameter (`Authorization: "Bearer ${REQON_GH_PAT}"`,
+ * `?api_key={REQON_K}`; helper 95: such a token was stored and exported in clear). Those are read by
  * each process that carries the run on, redacted from what is recorded, and left out of requests'
  * identities, so a rotated one replays alike. (A value a `let` binds is recorded as data, a
  * credential included: GUARANTEES.) Nor is a variable unset at the start.
@@ -84,29 +84,42 @@ const variableReads = new WeakMap<MissionModel, { read: Set<string>; secret: Set
 function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<string> } {
   const read = new Set<string>();
   const secret = new Set<string>();
-  const visit = (node: unknown, inSecret: boolean): void => {
+  /**
+   * `inSecret`: inside a value the redactor hides by its name (http/redact.ts rule 1: a header or
+   * a query parameter, never a body field, which is recorded as sent). `keysName`: inside a
+   * request's `headers:` or `params:`, where an object's keys are such names.
+   */
+  const visit = (node: unknown, inSecret: boolean, keysName: boolean): void => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (const item of node) visit(item, inSecret);
+      for (const item of node) visit(item, inSecret, keysName);
       return;
     }
     const n = node as { kind?: string; value?: unknown; callee?: { name?: unknown }; args?: { kind: string; value?: unknown }[]; name?: { value?: unknown }; key?: { name?: unknown } };
-    const note = (variable: string) => {
+    const note = (variable: string, secretHere: boolean) => {
       read.add(variable);
-      if (inSecret) secret.add(variable);
+      if (secretHere) secret.add(variable);
     };
     if (n.kind === 'Call' && n.callee?.name === 'env') {
       const arg = n.args?.[0];
-      if (arg?.kind === 'String' && typeof arg.value === 'string' && arg.value.startsWith('REQON_')) note(arg.value);
+      if (arg?.kind === 'String' && typeof arg.value === 'string' && arg.value.startsWith('REQON_')) note(arg.value, inSecret);
     } else if (typeof n.value === 'string' && n.value.includes('{REQON_')) {
-      for (const [, variable] of n.value.matchAll(PLACED_VARIABLE)) note(variable!);
+      // In a path's query (`?api_key={REQON_K}`), the parameter's name says whether it is one.
+      const query = n.value.indexOf('?');
+      for (const m of n.value.matchAll(PLACED_VARIABLE)) {
+        const param = query >= 0 && m.index > query ? /([^?&=]+)=[^&=]*$/.exec(n.value.slice(query, m.index))?.[1] : undefined;
+        note(m[1]!, inSecret || (param !== undefined && isSensitiveName(param)));
+      }
     }
-    // A header entry's name is a string literal, an object property's key a name.
-    const named = n.kind === 'Property' ? n.key?.name : 'value' in n && typeof n.name?.value === 'string' ? n.name.value : undefined;
+    // A source's header entry is named by a string literal; a request's headers or params by an object's keys.
+    const named = n.kind === 'Property' ? (keysName ? n.key?.name : undefined) : 'value' in n && typeof n.name?.value === 'string' ? n.name.value : undefined;
     const below = inSecret || (typeof named === 'string' && isSensitiveName(named));
-    for (const [field, value] of Object.entries(n)) if (field !== 'name' && field !== 'key') visit(value, below);
+    for (const [field, value] of Object.entries(n)) {
+      if (field === 'name' || field === 'key') continue;
+      visit(value, below, field === 'headers' || field === 'params' ? true : n.kind === 'Object' || n.kind === 'Property' ? keysName : false);
+    }
   };
-  visit([model.unit.root, model.unit.mission], false);
+  visit([model.unit.root, model.unit.mission], false, false);
   return { read, secret };
 }
 

@@ -7,12 +7,15 @@
  * read the run's own (helper 94: the resume failed the run for good, the verify said DIVERGED).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 import { openLog } from '../../engine/log/open-log.js';
+import { prepareNewRun } from '../../engine/executor/run-start.js';
+import { createFakeEnv } from '../../engine/env/fake-env.js';
 import { readRunFacts } from './support/run-facts.js';
 
 const MISSION = `mission Envy {
@@ -108,5 +111,24 @@ describe.each(backends)('%s: env() in a mission', (backend) => {
     });
     expect(api.requests.every((r) => r.headers['x-region'] === 'eu' && r.headers['authorization'] === 'Bearer ghp-not-named-as-secret-1')).toBe(true);
     expect(verified.code, describeResult(verified)).toBe(0);
+  });
+
+  it('remembers what is recorded anyway, never what the redactor hides by its name (helper 97)', () => {
+    const text = `mission Where {
+  source Api { auth: none, base: "http://127.0.0.1:1", headers: { "X-Api-Key": "\${REQON_HEADER_K}", "X-Tenant": "\${REQON_TENANT}" } }
+  action A {
+    get "/items?api_key={REQON_QUERY_K}&page={REQON_PAGE}" { params: { token: env("REQON_PARAM_T"), region: env("REQON_REGION") } }
+    post "/things" { body: { client_secret: env("REQON_BODY_S"), nested: { password: env("REQON_BODY_P") } } }
+  }
+  run A
+}
+`;
+    const names = ['REQON_HEADER_K', 'REQON_TENANT', 'REQON_QUERY_K', 'REQON_PAGE', 'REQON_PARAM_T', 'REQON_REGION', 'REQON_BODY_S', 'REQON_BODY_P'];
+    const vars = Object.fromEntries(names.map((n) => [n, `value-of-${n}`]));
+    const file = path.join(os.tmpdir(), 'where.vague');
+    const prepared = prepareNewRun({ entry: file, files: [{ path: file, text }] }, { sources: {}, env: {} }, { log: undefined as never, env: createFakeEnv({ vars }), dataDir: os.tmpdir() });
+    // Headers and query parameters named as credentials are redacted by name: never remembered.
+    // A body field is recorded as sent (redact.ts: bodies by value only), so it is remembered as the log holds it.
+    expect(Object.keys(prepared.run.options.env).sort()).toEqual(['REQON_BODY_P', 'REQON_BODY_S', 'REQON_PAGE', 'REQON_REGION', 'REQON_TENANT']);
   });
 });
