@@ -57,7 +57,8 @@ export function forkPrefix(events: readonly StoredEvent[], atSeq: number): Store
     return e !== undefined && e.type === 'store.write' && e.payload.batch === undefined && events[i - 1]?.type === 'store.write' && events[i - 1]!.stepPath === e.stepPath;
   };
   while (cut > 0 && continuesBatch(cut)) cut--;
-  cut = beforeOpenGeneratedWait(events, cut);
+  // Each move back may reopen a wait whose completion it left out (a concurrent loop's): again until none.
+  for (let moved = beforeOpenGeneratedWait(events, cut); moved !== cut; moved = beforeOpenGeneratedWait(events, cut)) cut = moved;
   while (cut > 1 && (['run.completed', 'run.failed', 'run.suspended'] as string[]).includes(events[cut - 1]!.type)) cut--;
   return events.slice(0, cut);
 }
@@ -72,6 +73,14 @@ const GENERATED_WAIT_PATH = /^\/webhook\/run_[^/]+\/[^/]+$/;
  * wait on a path the mission names is every run's of the mission, a parent's and a fork's alike.)
  */
 function beforeOpenGeneratedWait(events: readonly StoredEvent[], cut: number): number {
+  // Cut between a wait's first events (its registration time) and its registration: the copy
+  // would replay its clock and name its URL by the parent's stretch (helper 97). Before the step.
+  const next = events[cut];
+  if (cut > 0 && next?.type === 'wait.registered' && GENERATED_WAIT_PATH.test(next.payload.path) && events[cut - 1]!.stepPath === next.stepPath) {
+    let start = cut;
+    while (start > 0 && events[start - 1]!.stepPath === next.stepPath) start--;
+    return start;
+  }
   const completed = new Set<string>();
   for (let i = 0; i < cut; i++) {
     const e = events[i]!;

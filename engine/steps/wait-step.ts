@@ -60,7 +60,10 @@ function withoutAttempts(path: string): string {
 export async function runWait(step: WaitStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const turn = rt.crash.turn('suspension', path);
   if (turn) await turn;
-  // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts).
+  const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
+  // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts) — asked
+  // once its registration time is taken, so a copy that ends between the two names its own wait,
+  // at its own URL, not its parent's (helper 97).
   const namedBy = rt.journal.identityRunId(path);
   const waitId = effectId(namedBy, path, 'wait', 0);
   // A generated path is the wait's across its action's attempts (`W~2/0` listens where `W/0` did):
@@ -70,7 +73,6 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   const hookPath = step.path?.value ?? `/webhook/${namedBy}/${listensAs}`;
   const expected = step.expectedEvents ?? 1;
   const timeout = step.timeout ?? DEFAULT_TIMEOUT_MS;
-  const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
   const expiresAt = registeredAt + timeout;
 
   const effect = new Effect(rt.journal, rt.crash, { kind: 'suspension', key: waitId, path, external: true });

@@ -65,5 +65,21 @@ describe('forkPrefix', () => {
     expect(seqs(forkPrefix(waitLog('/webhook/run_parent/ef_w1', false), 6))).toEqual([1]);
     expect(seqs(forkPrefix(waitLog('/hooks/orders', false), 6))).toEqual([1, 2, 3, 4, 5]);
     expect(seqs(forkPrefix(waitLog('/webhook/run_parent/ef_w1', true), 7))).toEqual([1, 2, 3, 4, 5, 6]);
+    // Between the wait's registration time and its registration: before its step too (helper 97).
+    expect(seqs(forkPrefix(waitLog('/webhook/run_parent/ef_w1', true), 3))).toEqual([1]);
+  });
+
+  it('again until no wait is left open: a cut before one loop iteration\'s wait leaves out an earlier one\'s completion (helper 97)', () => {
+    const events = log(
+      ['run.started', ''], // 1
+      ['value.recorded', 'A/0[0]/0', { source: 'now', value: 1 }], // 2
+      ['wait.registered', 'A/0[0]/0', { waitId: 'w0', path: '/webhook/run_p/ef_w0', expiresAt: 9, expectedEvents: 1 }], // 3
+      ['value.recorded', 'A/0[1]/0', { source: 'now', value: 1 }], // 4
+      ['wait.registered', 'A/0[1]/0', { waitId: 'w1', path: '/webhook/run_p/ef_w1', expiresAt: 9, expectedEvents: 1 }], // 5
+      ['webhook.received', 'A/0[0]/0', { waitId: 'w0', eventId: 'd0', payload: {} }], // 6
+      ['wait.completed', 'A/0[0]/0', { waitId: 'w0', events: 1, timedOut: false }], // 7
+      ['run.suspended', ''], // 8
+    );
+    expect(seqs(forkPrefix(events, 7))).toEqual([1]);
   });
 });
