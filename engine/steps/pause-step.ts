@@ -25,7 +25,11 @@ import { instantText } from '../env/instant-text.js';
  * before a delivery after it (helper 96: a late delivery still resumed it, with its payload).
  */
 export function timerFirst(created: StoredEvent<'pause.created'>, receivedAt: number): boolean {
-  return created.payload.dueAt !== undefined && created.payload.dueAt <= receivedAt;
+  return timerDueBy(created.payload.dueAt, receivedAt);
+}
+
+function timerDueBy(dueAt: number | undefined, receivedAt: number): boolean {
+  return dueAt !== undefined && dueAt <= receivedAt;
 }
 
 export function pauseWaitingOn(pauseId: string): string {
@@ -70,8 +74,10 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   }
   const waitingOn = pauseWaitingOn(pauseId);
   if (!suspendedBefore && webhook?.kind === 'webhook') {
-    // A delivery that arrived before the run got here resumes it now, claimed once (as a wait does).
-    const early = await claimEarlyDelivery(webhook.path.value, pauseId, path, rt);
+    // A delivery that arrived before the run got here resumes it now, claimed once (as a wait
+    // does) — one that came once the timer was due does not (timerFirst; helper 97: a run killed
+    // before it suspended, or a parallel stage's second pause, took a late one).
+    const early = await claimEarlyDelivery(webhook.path.value, pauseId, dueAt, path, rt);
     if (early) {
       if (early.payload !== undefined) frame.response = early.payload;
       return { response: frame.response };
@@ -117,8 +123,8 @@ function assertSamePause(recorded: StoredEvent<'pause.created'>, asked: { dueAt:
  * one commit. Undefined when there is none — or when another run claimed it first (that commit
  * wrote nothing, and this pause suspends as usual).
  */
-async function claimEarlyDelivery(hookPath: string, pauseId: string, path: string, rt: StepRuntime): Promise<{ payload: unknown } | undefined> {
-  const [delivery] = await rt.inbox(hookPath);
+async function claimEarlyDelivery(hookPath: string, pauseId: string, dueAt: number | undefined, path: string, rt: StepRuntime): Promise<{ payload: unknown } | undefined> {
+  const delivery = (await rt.inbox(hookPath)).find((d) => !timerDueBy(dueAt, d.receivedAt));
   if (!delivery) return undefined;
   rt.journal.emit('pause.resumed', path, { pauseId, by: 'webhook', ...(delivery.payload !== undefined ? { payload: delivery.payload } : {}), eventId: delivery.eventId });
   try {

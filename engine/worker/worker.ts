@@ -227,7 +227,9 @@ export class Worker {
       if (started >= room) break;
       if (this.inFlight.has(run.runId) || this.backingOff(run.runId)) continue;
       const checkedAt = this.branchesCheckedAt.get(run.runId);
-      if (checkedAt !== undefined && env.clock.now() - checkedAt < BRANCH_RECHECK_MS) continue;
+      // A due run is looked at whatever the throttle: its timer is about to be spent (helper 97:
+      // an approval that came in time sat in the inbox while the timer resumed the pause).
+      if (checkedAt !== undefined && env.clock.now() - checkedAt < BRANCH_RECHECK_MS && !due.some((d) => d.runId === run.runId)) continue;
       if (this.branchesCheckedAt.size > 10_000) this.branchesCheckedAt.clear();
       this.branchesCheckedAt.set(run.runId, env.clock.now());
       try {

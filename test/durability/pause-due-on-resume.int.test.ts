@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, tempLogTarget, type Backend, type TempLogTarget } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+import { openLog } from '../../engine/log/open-log.js';
 
 const MISSION = `mission Later {
   source Api { auth: none, base: "http://placeholder.test" }
@@ -52,6 +53,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-pause-due-'));
   fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
   fs.writeFileSync(path.join(dir, 'together.vague'), CONCURRENT);
+  fs.writeFileSync(path.join(dir, 'hooked.vague'), MISSION.replace('pause { duration: "1s" }', 'pause { duration: "1s", resumeOn: timeout | webhook "/ok" }'));
 }, 180_000);
 afterEach(async () => {
   for (const t of targets.splice(0)) await t.drop();
@@ -102,5 +104,31 @@ describe.each(backends)('%s: a pause due by the time its crashed run is resumed'
     expect(api.requests.slice(from).map((r) => r.url)).toEqual(['/before', '/after']);
     const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir });
     expect(verified.code, describeResult(verified)).toBe(0);
+  }, 60_000);
+
+  it('with a webhook too: a delivery that came after the timer was due is left, the timer resumes it (helper 97)', async () => {
+    const target = await tempLogTarget(backend, 'reqon-pause-due-log-');
+    targets.push(target);
+    const db = target.target;
+    const killed = await runCli(cli, ['run', 'hooked.vague', '--db', db, '--source', `Api=${api.url}`, '--quiet', '--crash-at', 'before-wait'], { cwd: dir });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    const runId = runIdOf(killed);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const log = await openLog(db);
+    try {
+      expect(await log.deliverWebhook('/ok', 'late', { late: true }, Date.now())).toBe('accepted');
+    } finally {
+      await log.close();
+    }
+    const resumed = await runCli(cli, ['resume', runId, '--db', db], { cwd: dir });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    const after = await openLog(db);
+    try {
+      const events = await after.read(runId);
+      expect(events.find((e) => e.type === 'pause.resumed')?.payload).toMatchObject({ by: 'timer' });
+      expect((await after.webhookInbox('/ok')).map((d) => d.eventId)).toEqual(['late']);
+    } finally {
+      await after.close();
+    }
   }, 60_000);
 });
