@@ -53,8 +53,9 @@ export function refuseRequest(headers: IncomingHttpHeaders, gate: RequestGate): 
     return { status: 415, error: `content-encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted: send the body uncompressed` };
   }
   // JSON is UTF-8 (RFC 8259): a body in another charset was decoded into other text (helper 96).
+  // ASCII is UTF-8's first half, so a body said to be in it is taken (and refused if it is not UTF-8).
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+  if (charset !== undefined && !['utf-8', 'utf8', 'us-ascii', 'ascii'].includes(charset)) {
     return { status: 415, error: `webhook bodies must be UTF-8 JSON, got charset ${JSON.stringify(charset.slice(0, 40))}` };
   }
   if (gate.allowBrowsers) return undefined;
@@ -91,7 +92,9 @@ function isJsonType(contentType: string): boolean {
  * bytes. One that is no key — `whsec_` with nothing, or with text that is not base64, which
  * decoded to no bytes and so let anyone sign (helper 96) — is refused (WebhookSecretError).
  */
-export function webhookKey(secret: string): Buffer {
+export function webhookKey(given: string): Buffer {
+  // Read from a file or a secret store, it often ends in a newline: not part of the key (helper 97).
+  const secret = given.trim();
   if (!secret.startsWith('whsec_')) {
     if (secret.trim() === '') throw new WebhookSecretError('the webhook secret is empty');
     return Buffer.from(secret, 'utf8');

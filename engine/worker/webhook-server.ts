@@ -229,7 +229,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * /x: helper 96). One with an empty, `.` or `..` segment (written or percent-encoded) is none.
  */
 function requestPath(url: string): string | undefined {
-  const path = url.split('?', 1)[0]!.split('#', 1)[0]!;
+  // The absolute form a proxy sends (`POST http://host:port/hooks/x`, RFC 9112 3.2.2): its path.
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(url);
+  const target = absolute ? url.slice(absolute[0].length) || '/' : url;
+  const path = target.split('?', 1)[0]!.split('#', 1)[0]!;
   if (!path.startsWith('/') || path.includes('\\')) return undefined;
   const segments = path.slice(1).split('/');
   for (let i = 0; i < segments.length; i++) {

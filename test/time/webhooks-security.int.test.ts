@@ -263,6 +263,17 @@ describe('what a delivery must be (helper 96)', () => {
     expect((await log.webhookInbox('/cap')).find((d) => d.eventId === 'c4')?.payload).toEqual({ n: 'café' });
   });
 
+  it('what is valid still is (helper 97): the absolute form of a request line, charset=us-ascii, a secret read with its trailing newline', async () => {
+    const url = await serve();
+    const port = new URL(url).port;
+    expect((await postRaw(url, `http://127.0.0.1:${port}/cap?x=1`, '{"n":2}', { 'idempotency-key': 'a1' })).status).toBe(202);
+    expect(await ids('/cap')).toContain('a1');
+    expect((await postRaw(url, '/cap', '{"n":3}', { 'content-type': 'application/json; charset=US-ASCII', 'idempotency-key': 'a2' })).status).toBe(202);
+    const signedUrl = await serve({ secret: `${SECRET}\n` });
+    const body = '{"amount":6}';
+    expect((await post(signedUrl, '/refund', body, signed('msg_newline', body))).status).toBe(202);
+  });
+
   it('a secret that is no key does not start the server', async () => {
     for (const secret of ['whsec_', 'whsec_!!!!', 'whsec_QQ', '   ']) await expect(serve({ secret }), secret).rejects.toBeInstanceOf(WebhookConfigError);
   });
