@@ -30,9 +30,16 @@
  * and the evaluation rules of eval/scope.ts EVAL_RULES_FORMAT (`in`, `includes`, schema arms of a
  * match expression, failures naming their transform or header, dead letters of equal items), and a
  * wait's generated path is the same in every attempt of its action (wait-step.ts).
+ * 8: an `until` that holds by `length`/`count` of an object on a page that says more follow fails
+ * the fetch (fetch-step.ts), a wait's `storage` keys follow the store steps' rules, a wait's
+ * eventFilter reads its delivery's arrival as `now()` (never journaled), and a wait is named once
+ * its registration time is taken (wait-step.ts): a run recorded before replays as it ran.
  * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 7;
+export const LOG_FORMAT = 8;
+
+/** The log format from which the rules of 8 above hold (fetch-step.ts, wait-step.ts). */
+export const WAIT_AND_UNTIL_RULES_FORMAT = 8;
 
 /** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
 export const SOURCE_SECRETS_FORMAT = 6;

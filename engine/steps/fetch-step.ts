@@ -18,7 +18,7 @@ import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { EventPayloads, StoredEvent } from '../log/events.js';
-import { EMPTY_READ_ANSWER_FORMAT } from '../log/events.js';
+import { EMPTY_READ_ANSWER_FORMAT, WAIT_AND_UNTIL_RULES_FORMAT } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
 import { DamagedLogError } from '../journal/journal.js';
@@ -229,7 +229,9 @@ export async function runFetch(
       ...(until
         ? {
             until: (pageBody: unknown) => isTruthy(evaluate(until, { ...ctx, response: pageBody })),
-            untilEndsEarly: (pageBody: unknown, index: number, records: number) => refuseCountOfPageObject(until, { ...ctx, response: pageBody }, index, records, envelopeField(pageBody, plan.itemsPath)),
+            ...(rt.http.logFormat >= WAIT_AND_UNTIL_RULES_FORMAT
+              ? { untilEndsEarly: (pageBody: unknown, index: number, records: number) => refuseCountOfPageObject(until, { ...ctx, response: pageBody }, index, records, envelopeField(pageBody, plan.itemsPath)) }
+              : {}),
           }
         : {}),
       onPage: async (page) => {

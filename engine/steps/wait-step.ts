@@ -23,7 +23,7 @@ import { storeKey } from '../stores/keys.js';
 import { isTruthy } from '../eval/values.js';
 import { Effect } from '../journal/effect.js';
 import type { StoredEvent } from '../log/events.js';
-import { STABLE_WAIT_PATH_FORMAT } from '../log/events.js';
+import { STABLE_WAIT_PATH_FORMAT, WAIT_AND_UNTIL_RULES_FORMAT } from '../log/events.js';
 import { DeliveryClaimedError } from '../log/errors.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { effectId } from '../journal/effect-id.js';
@@ -60,11 +60,12 @@ function withoutAttempts(path: string): string {
 export async function runWait(step: WaitStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
   const turn = rt.crash.turn('suspension', path);
   if (turn) await turn;
-  const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
   // In a fork's copied stretch, the wait its recorder registered (journal/fork-identity.ts) — asked
   // once its registration time is taken, so a copy that ends between the two names its own wait,
-  // at its own URL, not its parent's (helper 97).
-  const namedBy = rt.journal.identityRunId(path);
+  // at its own URL, not its parent's (helper 97); a run recorded before format 8 asked before.
+  const namedFirst = rt.http.logFormat < WAIT_AND_UNTIL_RULES_FORMAT ? rt.journal.identityRunId(path) : undefined;
+  const registeredAt = rt.journal.record(path, 'value.recorded', () => ({ source: 'now', value: rt.env.clock.now() })).value as number;
+  const namedBy = namedFirst ?? rt.journal.identityRunId(path);
   const waitId = effectId(namedBy, path, 'wait', 0);
   // A generated path is the wait's across its action's attempts (`W~2/0` listens where `W/0` did):
   // the sender was given one URL, and a delivery to it after the first attempt timed out was kept
@@ -154,7 +155,7 @@ function passesFilter(step: WaitStep, ctx: EvalContext, delivery: { eventId: str
     // is when it arrived and `random()` is drawn from its id, the same live and on replay (helper
     // 96: a filter's `now()` was recorded among the wait's own values, and a verify of an untouched
     // run said DIVERGED). Whether it passed is recorded anyway, by the claim.
-    const inputs = ctx.inputs ? { ...ctx.inputs, now: () => delivery.receivedAt, random: () => unitFromId(delivery.eventId) } : undefined;
+    const inputs = ctx.inputs && (ctx.logFormat ?? WAIT_AND_UNTIL_RULES_FORMAT) >= WAIT_AND_UNTIL_RULES_FORMAT ? { ...ctx.inputs, now: () => delivery.receivedAt, random: () => unitFromId(delivery.eventId) } : undefined;
     const base: EvalContext = inputs ? { ...ctx, inputs } : ctx;
     const filterCtx: EvalContext = onDelivery ? { ...base, response: payload, current: payload, mapped: undefined, noRecord: undefined } : { ...base, response: payload };
     return isTruthy(evaluate(step.eventFilter, filterCtx));
@@ -249,7 +250,8 @@ async function finish(
       const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
       // The rules of every store step's key (stores/keys.ts): an object or an integer past 2^53
       // is refused, never "[object Object]" or a rounded id that merges deliveries (helper 96).
-      return { effectId: id, key: storeKey(record, index, id, { value: key, step: `${path} (wait storage)` }), record, op: 'set' };
+      const stored = rt.http.logFormat >= WAIT_AND_UNTIL_RULES_FORMAT ? storeKey(record, index, id, { value: key, step: `${path} (wait storage)` }) : String(key);
+      return { effectId: id, key: stored, record, op: 'set' };
     });
     await writeRecords(step.storage.target.name, writes, path, frame, rt);
   }

@@ -153,4 +153,29 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     expect(await c.store(fresh.runId, 'seen')).toEqual({ r: { id: 'r', missingIn: true, kind: 'card' } });
     expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
   });
+
+  it("a format-7 run keeps an until that holds by counting an object of a full page; this engine's format refuses it; each verifies clean", async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /users?offset=0', { body: { users: [{ id: 'u1' }, { id: 'u2' }], total: 4 } });
+    c.api.on('GET /users?offset=2', { body: { users: [{ id: 'u3' }, { id: 'u4' }], total: 4 } });
+    const files = c.mission('count-object', `mission CountObject {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store users: memory("users")
+  action A {
+    get "/users" { paginate: offset(offset, 2), until: length(response) == 0 }
+    store response -> users { key: .id }
+  }
+  run A
+}
+`);
+    const options = { sources: { Api: c.api.url }, env: {} };
+    const carried = await carriedFromFormat(c, files, options, 7);
+    // As it ran before: one page, completed (the trap this engine's format refuses).
+    expect(carried.status).toBe('completed');
+    expect(Object.keys(await c.store(carried.runId, 'users'))).toEqual(['u1', 'u2']);
+    expect((await verifyRun(c.log, carried.runId, { env: c.env })).divergence).toBeNull();
+    const fresh = await c.start(files, options);
+    expect(fresh.status).toBe('failed');
+    expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
+  });
 });
