@@ -115,7 +115,7 @@ function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<
     const named = n.kind === 'Property' ? (keysName ? n.key?.name : undefined) : 'value' in n && typeof n.name?.value === 'string' ? n.name.value : undefined;
     const below = inSecret || (typeof named === 'string' && isSensitiveName(named));
     for (const [field, value] of Object.entries(n)) {
-      if (field === 'name' || field === 'key') continue;
+      // Every field, `key:` expressions too (a store's `key: concat(env("REQON_T"), .id)`: helper 99).
       visit(value, below, field === 'headers' || field === 'params' ? true : n.kind === 'Object' || n.kind === 'Property' ? keysName : false);
     }
   };

@@ -13,7 +13,6 @@ import { ownerIsDead, parseOwner, hostId } from '../executor/owner.js';
 import { asLogged, UnloggableValueError } from '../log/loggable.js';
 import { isImported } from '../executor/run-bundle.js';
 import type { RunRecord } from '../log/log.js';
-import { parseCrashSpec } from '../journal/crash-points.js';
 import type { Clock } from '../env/env.js';
 import { lockedLogError, outcomeOf, resumeArgs, runArgs, startCli, type CliLauncher, type CliProcess, type ExitInfo, type RunArgs } from './cli-process.js';
 import type { RunViews } from './run-views.js';
@@ -148,16 +147,6 @@ export class RunProcesses {
     if (crashAt !== undefined) {
       // A resume of an ended run does nothing: the crash point would be armed in a process that never reaches it.
       refuseEnded(view.record, 'no crash point can fire in it');
-      // An occurrence the log already holds is replayed by the resume, and a replayed pass never
-      // kills: the run went on to its end uncrashed, and the answer was 200 (helper 98).
-      const { plan, picked } = parseCrashSpec(crashAt, () => 0);
-      const passed = view.crashPoints().find((p) => p.point === plan.point)?.occurrences ?? 0;
-      if (!picked && plan.occurrence <= passed) {
-        throw new StudioError(
-          'conflict',
-          `run ${runId} has passed ${plan.point} ${passed} time${passed === 1 ? '' : 's'} in its log, which a resume replays and never kills: arm ${plan.point}:${passed + 1} or later`,
-        );
-      }
       if (mine !== undefined || (status === 'running' && owner !== null && !ownerIsDead(owner))) {
         throw new StudioError('conflict', `run ${runId} is still executing${mine ? ` (pid ${mine.pid})` : ''}; arm a crash point on its next resume`);
       }
@@ -167,7 +156,9 @@ export class RunProcesses {
       if (exit !== null && outcomeOf(exit) === 'usage-error') {
         throw new StudioError('conflict', `reqon resume ${runId} --crash-at ${crashAt} refused: ${proc.output().trim().slice(-600)}`);
       }
-      // Ended already, and not by the crash: said, not a bare 200.
+      // Ended already, and not by the crash (an occurrence the log held is replayed, and a
+      // replayed pass never kills; helper 98): said, not a bare 200. Not refused beforehand: an
+      // effect in flight in the log is passed again live, under the same occurrence (helper 99).
       if (exit !== null && outcomeOf(exit) !== 'crashed') return { runId, note: `the resume ended (${outcomeOf(exit)}) without reaching ${crashAt}: nothing was killed` };
       return { runId };
     }
