@@ -358,9 +358,10 @@ export class Executor implements StepRuntime {
   private async retryDelay(path: string, name: string, attempt: number, delayMs: number): Promise<void> {
     const recorded = this.journal.take(path, 'action.retrying');
     if (recorded) {
-      // Stopped or killed during the delay: the rest of it is waited out, as a fetch's retries are.
+      // Stopped or killed during the delay: the rest of it is waited out, as a fetch's retries are
+      // — only where the log ends there, never for a retry whose next attempt it holds (helper 99).
       const rest = recorded.recordedAt + recorded.payload.delayMs - this.env.clock.now();
-      if (rest > 0 && !this.journal.verifying) await this.env.clock.sleep(rest);
+      if (rest > 0 && !this.journal.verifying && !this.journal.replaying) await this.env.clock.sleep(rest);
       return;
     }
     this.journal.emit('action.retrying', path, { action: name, attempt: attempt + 1, delayMs });

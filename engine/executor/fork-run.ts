@@ -76,10 +76,9 @@ function beforeOpenGeneratedWait(events: readonly StoredEvent[], cut: number): n
   // Cut between a wait's first events (its registration time) and its registration: the copy
   // would replay its clock and name its URL by the parent's stretch (helper 97). Before the step.
   const next = events[cut];
-  if (cut > 0 && next?.type === 'wait.registered' && GENERATED_WAIT_PATH.test(next.payload.path) && events[cut - 1]!.stepPath === next.stepPath) {
-    let start = cut;
-    while (start > 0 && events[start - 1]!.stepPath === next.stepPath) start--;
-    return start;
+  if (next?.type === 'wait.registered' && GENERATED_WAIT_PATH.test(next.payload.path)) {
+    const start = waitStepStart(events, cut, next.stepPath);
+    if (start < cut) return start;
   }
   const completed = new Set<string>();
   for (let i = 0; i < cut; i++) {
@@ -89,11 +88,26 @@ function beforeOpenGeneratedWait(events: readonly StoredEvent[], cut: number): n
   for (let i = 0; i < cut; i++) {
     const e = events[i]!;
     if (e.type !== 'wait.registered' || completed.has(e.payload.waitId) || !GENERATED_WAIT_PATH.test(e.payload.path)) continue;
-    let start = i;
-    while (start > 0 && events[start - 1]!.stepPath === e.stepPath) start--;
-    return start;
+    return waitStepStart(events, i, e.stepPath);
   }
   return cut;
+}
+
+/**
+ * Where the wait step at `path` whose registration is (or would be) at index `at` began: its
+ * `step.started` and its registration time before it, found among the events of other branches
+ * that a concurrent loop interleaves with them (helper 99).
+ */
+function waitStepStart(events: readonly StoredEvent[], at: number, path: string): number {
+  let start = at;
+  for (let j = at - 1; j >= 0; j--) {
+    const e = events[j]!;
+    if (e.stepPath !== path) continue;
+    if (e.type !== 'value.recorded' && e.type !== 'step.started') break;
+    start = j;
+    if (e.type === 'step.started') break;
+  }
+  return start;
 }
 
 /**

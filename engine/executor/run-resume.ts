@@ -476,7 +476,8 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
  */
 async function refuseLateDelivery(log: EventLog, run: RunRecord, path: string, now: number): Promise<void> {
   const waits = (await pendingSuspensions(log, run)).waits.filter((w) => w.payload.path === path);
-  if (waits.length === 0 || waits.some((w) => w.payload.expiresAt > now)) return;
+  // In time up to its expiry instant, as a wait takes a delivery received then (wait-step.ts).
+  if (waits.length === 0 || waits.some((w) => w.payload.expiresAt >= now)) return;
   const expired = Math.max(...waits.map((w) => w.payload.expiresAt));
   throw new RunUnavailableError(
     `run ${run.runId} waits on ${path}, which timed out at ${instantText(expired)}: your payload is too late for it and was not used; ` +

@@ -1008,11 +1008,6 @@ function refuseEndAfterFirst(status: number, index: number, plan: PaginationPlan
 }
 
 /**
- * The top-level field of a page's body its items were taken from (pagination.ts `itemsOf`): what
- * `response.<field>` names after the fetch. Undefined when the body is itself the array or the
- * items sit deeper (`itemsPath: "a.b"`).
- */
-/**
  * `until: length(response) == 0` on an API that wraps its pages (`{ "users": [...], "total": 25 }`):
  * `length` and `count` of an object are 0 (reference §F), so it held on the first page, full of
  * records, and the walk ended there — the run completed with one page and a `since` checkpoint
@@ -1055,6 +1050,11 @@ function withNodesReplaced(expr: Expr, replace: ReadonlyMap<object, object>): Ex
   return copy(expr) as Expr;
 }
 
+/**
+ * The top-level field of a page's body its items were taken from (pagination.ts `itemsOf`): what
+ * `response.<field>` names after the fetch. Undefined when the body is itself the array or the
+ * items sit deeper (`itemsPath: "a.b"`).
+ */
 function envelopeField(body: unknown, itemsPath: string | undefined): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const items = itemsOf(body, itemsPath);

@@ -82,4 +82,17 @@ describe('forkPrefix', () => {
     );
     expect(seqs(forkPrefix(events, 7))).toEqual([1]);
   });
+
+  it('finds a wait step\'s first events among other branches\' (helper 99)', () => {
+    const events = log(
+      ['run.started', ''], // 1
+      ['value.recorded', 'A/0[0]/0', { source: 'now', value: 1 }], // 2
+      ['value.recorded', 'A/0[1]/0', { source: 'now', value: 1 }], // 3
+      ['wait.registered', 'A/0[0]/0', { waitId: 'w0', path: '/webhook/run_p/ef_w0', expiresAt: 9, expectedEvents: 1 }], // 4
+      ['wait.registered', 'A/0[1]/0', { waitId: 'w1', path: '/webhook/run_p/ef_w1', expiresAt: 9, expectedEvents: 1 }], // 5
+      ['run.suspended', ''], // 6
+    );
+    expect(seqs(forkPrefix(events, 5))).toEqual([1]);
+    expect(seqs(forkPrefix(events, 3))).toEqual([1]);
+  });
 });
