@@ -114,6 +114,13 @@ function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<
     // A source's header entry is named by a string literal; a request's headers or params by an object's keys.
     const named = n.kind === 'Property' ? (keysName ? n.key?.name : undefined) : 'value' in n && typeof n.name?.value === 'string' ? n.name.value : undefined;
     const below = inSecret || (typeof named === 'string' && isSensitiveName(named));
+    // A path built of parts (`"/repos?access_token=" + env("REQON_GH_PAT")`, or with concat): what
+    // follows a credential-named `name=` is that parameter's value (helper 99).
+    const parts = n.kind === 'Binary' && (n as { operator?: string }).operator === '+' ? [(n as { left?: unknown }).left, (n as { right?: unknown }).right] : n.kind === 'Call' && n.callee?.name === 'concat' ? (n.args ?? []) : undefined;
+    if (parts !== undefined) {
+      parts.forEach((part, i) => visit(part, below || followsSecretName(parts[i - 1]), keysName));
+      return;
+    }
     for (const [field, value] of Object.entries(n)) {
       // Every field, `key:` expressions too (a store's `key: concat(env("REQON_T"), .id)`: helper 99).
       visit(value, below, field === 'headers' || field === 'params' ? true : n.kind === 'Object' || n.kind === 'Property' ? keysName : false);
@@ -121,6 +128,14 @@ function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<
   };
   visit([model.unit.root, model.unit.mission], false, false);
   return { read, secret };
+}
+
+/** A string literal ending in a credential-named query parameter's `name=` (`"…?access_token="`). */
+function followsSecretName(part: unknown): boolean {
+  const p = part as { kind?: string; value?: unknown } | undefined;
+  if (p?.kind !== 'String' || typeof p.value !== 'string') return false;
+  const name = /[?&]([^?&=]+)=$/.exec(p.value)?.[1];
+  return name !== undefined && isSensitiveName(name);
 }
 
 /**

@@ -121,16 +121,18 @@ describe.each(backends)('%s: env() in a mission', (backend) => {
     get "/items?api_key={REQON_QUERY_K}&page={REQON_PAGE}" { params: { token: env("REQON_PARAM_T"), region: env("REQON_REGION") } }
     post "/things" { body: { client_secret: env("REQON_BODY_S"), nested: { password: env("REQON_BODY_P") } } }
     store response -> seen { key: concat(env("REQON_KEYED"), .id) }
+    get "/repos?access_token=" + env("REQON_GH_PAT")
+    get concat("/more?page=", env("REQON_MORE"), "&api_key=", env("REQON_CONCAT_K"))
   }
   run A
 }
 `;
-    const names = ['REQON_HEADER_K', 'REQON_TENANT', 'REQON_QUERY_K', 'REQON_PAGE', 'REQON_PARAM_T', 'REQON_REGION', 'REQON_BODY_S', 'REQON_BODY_P', 'REQON_KEYED'];
+    const names = ['REQON_HEADER_K', 'REQON_TENANT', 'REQON_QUERY_K', 'REQON_PAGE', 'REQON_PARAM_T', 'REQON_REGION', 'REQON_BODY_S', 'REQON_BODY_P', 'REQON_KEYED', 'REQON_GH_PAT', 'REQON_MORE', 'REQON_CONCAT_K'];
     const vars = Object.fromEntries(names.map((n) => [n, `value-of-${n}`]));
     const file = path.join(os.tmpdir(), 'where.vague');
     const prepared = prepareNewRun({ entry: file, files: [{ path: file, text }] }, { sources: {}, env: {} }, { log: undefined as never, env: createFakeEnv({ vars }), dataDir: os.tmpdir() });
     // Headers and query parameters named as credentials are redacted by name: never remembered.
     // A body field is recorded as sent (redact.ts: bodies by value only), so it is remembered as the log holds it.
-    expect(Object.keys(prepared.run.options.env).sort()).toEqual(['REQON_BODY_P', 'REQON_BODY_S', 'REQON_KEYED', 'REQON_PAGE', 'REQON_REGION', 'REQON_TENANT']);
+    expect(Object.keys(prepared.run.options.env).sort()).toEqual(['REQON_BODY_P', 'REQON_BODY_S', 'REQON_KEYED', 'REQON_MORE', 'REQON_PAGE', 'REQON_REGION', 'REQON_TENANT']);
   });
 });
