@@ -28,6 +28,16 @@ const MISSION = `mission Split {
 
 let cli: string;
 let dir: string;
+
+/** The seq of the run's pause step's start: a fork there copies the three writes to `inbox` before it. */
+async function pauseSeq(runId: string, db: string): Promise<number> {
+  const events = await runCli(cli, ['events', runId, '--db', db, '--json'], { cwd: dir });
+  return events.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { seq: number; type: string; payload: { stepType?: string } })
+    .find((e) => e.type === 'step.started' && e.payload.stepType === 'Pause')!.seq;
+}
 beforeAll(() => {
   cli = builtCli();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-data-dir-'));
@@ -70,12 +80,7 @@ describe('a paused run resumed from another folder', () => {
     const started = await runCli(cli, ['run', 'm.vague', '--db', db, '--quiet'], { cwd: path.join(dir, 'project'), env });
     expect(started.code, describeResult(started)).toBe(10);
     const parentInbox = fs.readFileSync(path.join(dir, 'project', '.reqon-data', 'inbox.json'), 'utf8');
-    const events = await runCli(cli, ['events', runIdOf(started), '--db', db, '--json'], { cwd: dir, env });
-    const pause = events.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { seq: number; type: string; payload: { stepType?: string } })
-      .find((e) => e.type === 'step.started' && e.payload.stepType === 'Pause')!;
+    const pause = { seq: await pauseSeq(runIdOf(started), db) };
     // The three writes to `inbox` are in the copied prefix; the pause and the push are the fork's.
     const forked = await runCli(cli, ['fork', runIdOf(started), '--at', String(pause.seq), '--db', db, '--quiet'], { cwd: path.join(dir, 'forker2'), env });
     expect(forked.code, describeResult(forked)).toBe(10);
@@ -102,12 +107,7 @@ describe('a paused run resumed from another folder', () => {
     // The parent changes its store after the fork point: a seeding of its own folder would undo it.
     const changed = JSON.stringify({ '1': { id: 1, edited: true } });
     fs.writeFileSync(inboxFile, changed);
-    const events = await runCli(cli, ['events', runIdOf(started), '--db', db, '--json'], { cwd: dir, env });
-    const pause = events.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { seq: number; type: string; payload: { stepType?: string } })
-      .find((e) => e.type === 'step.started' && e.payload.stepType === 'Pause')!;
+    const pause = { seq: await pauseSeq(runIdOf(started), db) };
     const forked = await runCli(cli, ['fork', runIdOf(started), '--at', String(pause.seq), '--db', db, '--quiet'], { cwd: path.join(dir, 'linked-alias'), env });
     expect(forked.code, describeResult(forked)).toBe(10);
     expect(fs.readFileSync(inboxFile, 'utf8')).toBe(changed);
