@@ -13,9 +13,11 @@
  * - E3041: a `{NAME}` placeholder of a request path that no variable can fill: a bare name is
  *   then read from the run's `--env` settings (path-template.ts), and without one running fails
  *   there (R4010); a dotted one always fails.
+ * - E3069: a page counter's name in a fetch's `until` that no variable binds (see warnPageCounter).
  * A name bound on only some paths (a match arm's block) counts as bound: a warning must be true.
  */
-import type { ActionDecl, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
+import type { ActionDecl, Expr, ForStep, LetStep, Name, Span, Step, SubPattern } from './ast.js';
+import { walkExpr } from './check-expressions.js';
 import { namePatternBinds } from './ast.js';
 import type { CheckContext } from './check-context.js';
 import { pathPlaceholders, strayBraces } from './path-placeholders.js';
@@ -138,6 +140,7 @@ function walk(sink: BindingSink, steps: readonly Step[] | undefined, scope: Bind
         break;
       case 'Fetch':
         if (step.path?.kind === 'String' && sink.ctx) checkPlaceholders(sink.ctx, sink.file, step.path.value, step.path, scope);
+        if (step.options?.until && sink.ctx) warnPageCounter(sink.ctx, sink.file, step.options.until, scope);
         break;
       default:
         break;
@@ -232,4 +235,28 @@ function checkPlaceholders(ctx: CheckContext, file: string, template: string, sp
         : `a dotted placeholder is filled from a variable (a \`let\`, a loop variable, an \`apply … as\`), never from a record field; bind \`${head}\` earlier in this action`,
     );
   }
+}
+
+/** Names upstream's docs and users give a page counter in `until` (`until: … or page > 10`). */
+const PAGE_COUNTERS: ReadonlySet<string> = new Set(['page', 'pageNumber', 'page_number', 'pageIndex', 'page_index', 'currentPage', 'current_page', 'pageCount', 'page_count', 'pages']);
+
+/**
+ * E3069: `until: … or page > 3` ("stop after 3 pages", upstream's docs). `until` sees each page's
+ * answer as `response`, and a bare name reads that answer's field (§D.2): there is no counter,
+ * so `page` is absent unless the API sends one, the condition never holds, and the walk ran on
+ * to its end or the 10,000-page limit (helper 93: 41 requests for "stop after 5").
+ */
+function warnPageCounter(ctx: CheckContext, file: string, until: Expr, scope: BindingScope): void {
+  walkExpr(until, (e) => {
+    // A variable of that name is what the name reads (§D.2): no warning then.
+    if (e.kind !== 'Ref' || e.leadingDot || e.parts.length !== 1 || !PAGE_COUNTERS.has(e.parts[0]!) || scope.lookup(e.parts[0]!)) return;
+    const name = e.parts[0]!;
+    ctx.report(
+      file,
+      'E3069',
+      e,
+      `\`${name}\` in \`until\` is no page counter: \`until\` sees each page's answer, so \`${name}\` reads its field \`${name}\` (absent unless the API sends one)`,
+      `to stop after N pages write \`maxPages: N\` beside \`until\`; to read the API's own field write \`response.${name}\``,
+    );
+  });
 }

@@ -14,7 +14,7 @@ import { didYouMean, suggest } from './suggest.js';
 import type { CheckContext } from './check-context.js';
 import { CHECKPOINT_STORE } from './builtin-names.js';
 import { checkBindings } from './check-bindings.js';
-import { checkExpr, walkExpr, warnRepeatedKeys } from './check-expressions.js';
+import { checkExpr, warnRepeatedKeys } from './check-expressions.js';
 import { checkNumber, checkOption, checkRetry, checkStatus, checkWebhookPath } from './check-values.js';
 
 /** Whether `node` (plain AST data) reads the variable `name` anywhere: a `Ref` headed by it. */
@@ -245,7 +245,6 @@ function checkFetchOptions(
   checkExpr(ctx, file, options.params);
   checkExpr(ctx, file, options.headers);
   checkExpr(ctx, file, options.until);
-  if (options.until) warnPageCounter(ctx, file, options.until);
   checkRetry(ctx, file, options.retry);
   if (options.since?.kind === 'SinceExpr') checkExpr(ctx, file, options.since.value);
   else if (options.since?.key) checkExpr(ctx, file, options.since.key);
@@ -297,29 +296,6 @@ function decodeQueryName(name: string): string {
   } catch {
     return name;
   }
-}
-
-/** Names upstream's docs and users give a page counter in `until` (`until: … or page > 10`). */
-const PAGE_COUNTERS: ReadonlySet<string> = new Set(['page', 'pageNumber', 'page_number', 'pageIndex', 'page_index', 'currentPage', 'current_page', 'pageCount', 'page_count', 'pages']);
-
-/**
- * E3069: `until: … or page > 3` ("stop after 3 pages", upstream's docs). `until` sees each page's
- * answer as `response`, and a bare name reads that answer's field (§D.2): there is no counter,
- * so `page` is absent unless the API sends one, the condition never holds, and the walk ran on
- * to its end or the 10,000-page limit (helper 93: 41 requests for "stop after 5").
- */
-function warnPageCounter(ctx: CheckContext, file: string, until: Expr): void {
-  walkExpr(until, (e) => {
-    if (e.kind !== 'Ref' || e.leadingDot || e.parts.length !== 1 || !PAGE_COUNTERS.has(e.parts[0]!)) return;
-    const name = e.parts[0]!;
-    ctx.report(
-      file,
-      'E3069',
-      e,
-      `\`${name}\` in \`until\` is no page counter: \`until\` sees each page's answer, so \`${name}\` reads its field \`${name}\` (absent unless the API sends one)`,
-      `to stop after N pages write \`maxPages: N\` beside \`until\`; to read the API's own field write \`response.${name}\``,
-    );
-  });
 }
 
 /**
