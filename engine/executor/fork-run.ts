@@ -28,6 +28,7 @@ import { missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './m
 import { defaultOwner } from './owner.js';
 import { prepareNewRun } from './run-start.js';
 import { assertReplays } from './verify.js';
+import { generatedWaitRunId } from '../steps/wait-step.js';
 import { openFileStore } from '../stores/file-store.js';
 import type { StoreWrite } from '../stores/store-adapter.js';
 import type { RunRecord } from '../log/log.js';
@@ -63,9 +64,6 @@ export function forkPrefix(events: readonly StoredEvent[], atSeq: number): Store
   return events.slice(0, cut);
 }
 
-/** A wait's generated path (wait-step.ts): `/webhook/<the run that named it>/<its id>`. */
-const GENERATED_WAIT_PATH = /^\/webhook\/run_[^/]+\/[^/]+$/;
-
 /**
  * A wait with a generated path registered in the copied stretch and still open there listens at
  * the parent's URL: the fork took deliveries sent to its parent, which waited on (helper 96). The
@@ -76,7 +74,7 @@ function beforeOpenGeneratedWait(events: readonly StoredEvent[], cut: number): n
   // Cut between a wait's first events (its registration time) and its registration: the copy
   // would replay its clock and name its URL by the parent's stretch (helper 97). Before the step.
   const next = events[cut];
-  if (next?.type === 'wait.registered' && GENERATED_WAIT_PATH.test(next.payload.path)) {
+  if (next?.type === 'wait.registered' && generatedWaitRunId(next.payload.path) !== undefined) {
     const start = waitStepStart(events, cut, next.stepPath);
     if (start < cut) return start;
   }
@@ -87,7 +85,7 @@ function beforeOpenGeneratedWait(events: readonly StoredEvent[], cut: number): n
   }
   for (let i = 0; i < cut; i++) {
     const e = events[i]!;
-    if (e.type !== 'wait.registered' || completed.has(e.payload.waitId) || !GENERATED_WAIT_PATH.test(e.payload.path)) continue;
+    if (e.type !== 'wait.registered' || completed.has(e.payload.waitId) || generatedWaitRunId(e.payload.path) === undefined) continue;
     return waitStepStart(events, i, e.stepPath);
   }
   return cut;

@@ -24,11 +24,7 @@ import { instantText } from '../env/instant-text.js';
  * the instant a delivery came: the timer came first and resumes it, as a wait's timeout comes
  * before a delivery after it (helper 96: a late delivery still resumed it, with its payload).
  */
-export function timerFirst(created: StoredEvent<'pause.created'>, receivedAt: number): boolean {
-  return timerDueBy(created.payload.dueAt, receivedAt);
-}
-
-function timerDueBy(dueAt: number | undefined, receivedAt: number): boolean {
+export function timerDueBy(dueAt: number | undefined, receivedAt: number): boolean {
   return dueAt !== undefined && dueAt <= receivedAt;
 }
 
@@ -75,7 +71,7 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   const waitingOn = pauseWaitingOn(pauseId);
   if (!suspendedBefore && webhook?.kind === 'webhook') {
     // A delivery that arrived before the run got here resumes it now, claimed once (as a wait
-    // does) — one that came once the timer was due does not (timerFirst; helper 97: a run killed
+    // does) — one that came once the timer was due does not (timerDueBy; helper 97: a run killed
     // before it suspended, or a parallel stage's second pause, took a late one).
     const early = await claimEarlyDelivery(webhook.path.value, pauseId, dueAt, path, rt);
     if (early) {

@@ -53,6 +53,22 @@ function assertSameWait(recorded: StoredEvent<'wait.registered'>, asked: { path:
 }
 
 /** `path` without its actions' attempt markers (`W~2/0` → `W/0`; journal/step-path.ts actionPath). */
+/** The path of a wait with no `path:`: `/webhook/<the run that named it>/<its id>`. */
+export function generatedWaitPath(runId: string, listensAs: string): string {
+  return `/webhook/${runId}/${listensAs}`;
+}
+
+/** The run a wait's generated path names, if `path` is one (the webhook endpoint, a fork's copy). */
+export function generatedWaitRunId(path: string): string | undefined {
+  const generated = /^\/webhook\/([^/]+)\/[^/]+$/.exec(path);
+  if (generated === null) return undefined;
+  try {
+    return decodeURIComponent(generated[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
 function withoutAttempts(path: string): string {
   return path.replace(/~\d+(?=\/|$)/g, '');
 }
@@ -71,7 +87,7 @@ export async function runWait(step: WaitStep, path: string, frame: Frame, rt: St
   // the sender was given one URL, and a delivery to it after the first attempt timed out was kept
   // where the retry never listened (helper 82). Runs recorded before log format 7 keep one per attempt.
   const listensAs = rt.http.logFormat >= STABLE_WAIT_PATH_FORMAT ? effectId(namedBy, withoutAttempts(path), 'wait', 0) : waitId;
-  const hookPath = step.path?.value ?? `/webhook/${namedBy}/${listensAs}`;
+  const hookPath = step.path?.value ?? generatedWaitPath(namedBy, listensAs);
   const expected = step.expectedEvents ?? 1;
   const timeout = step.timeout ?? DEFAULT_TIMEOUT_MS;
   const expiresAt = registeredAt + timeout;

@@ -104,7 +104,7 @@ export function webhookKey(given: string): Buffer {
     throw new WebhookSecretError('the webhook secret starts with whsec_ but what follows is not base64 (Standard Webhooks secrets are whsec_<base64 of the key>)');
   }
   const key = Buffer.from(encoded, 'base64');
-  if (key.length < 8) throw new WebhookSecretError(`the webhook secret's key is ${key.length} byte${key.length === 1 ? '' : 's'} long: use one of 24 bytes or more (whsec_<base64>)`);
+  if (key.length < 8) throw new WebhookSecretError(`the webhook secret's key is ${key.length} byte${key.length === 1 ? '' : 's'} long, too short to be one (at least 8; Standard Webhooks keys are 24 to 64)`);
   return key;
 }
 

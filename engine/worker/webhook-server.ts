@@ -24,7 +24,8 @@ import { logBusy, logUnreachable } from '../log/errors.js';
 import { UnloggableValueError } from '../log/loggable.js';
 import { modelFor, RunUnavailableError, resumeSuspendedRun } from '../executor/run-mission.js';
 import type { EventLog, RunRecord } from '../log/log.js';
-import { timerFirst } from '../steps/pause-step.js';
+import { timerDueBy } from '../steps/pause-step.js';
+import { generatedWaitRunId } from '../steps/wait-step.js';
 import type { Step } from '../lang/ast.js';
 import { runPages } from './run-pages.js';
 import { isLoopback, refuseRequest, verifySignature, webhookKey, WebhookSecretError, type RequestGate } from './webhook-security.js';
@@ -243,16 +244,6 @@ function requestPath(url: string): string | undefined {
   return path;
 }
 
-/** The run a wait's generated path (`/webhook/<run>/<wait id>`, wait-step.ts) names, if `path` is one. */
-function generatedWaitRunId(path: string): string | undefined {
-  const generated = /^\/webhook\/([^/]+)\/[^/]+$/.exec(path);
-  if (generated === null) return undefined;
-  try {
-    return decodeURIComponent(generated[1]!);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Wake the runs this delivery concerns: waits on `path`, and pauses resumed by it. */
 async function wake(path: string, eventId: string, payload: unknown, receivedAt: number, o: WebhookServerOptions): Promise<void> {
@@ -280,7 +271,7 @@ async function wake(path: string, eventId: string, payload: unknown, receivedAt:
       const { pauses, waitPaths } = await o.worker.pendingHooksOf(run);
       // A pause whose timer was due when the delivery came was resumed by its timer first (as a
       // wait's timeout comes before a late delivery): the worker carries it on, without it (helper 96).
-      const created = pauses.find((e) => e.payload.webhookPath === path && !timerFirst(e, receivedAt));
+      const created = pauses.find((e) => e.payload.webhookPath === path && !timerDueBy(e.payload.dueAt, receivedAt));
       if (created === undefined) {
         if (waitPaths.includes(path)) await o.worker.start(run, { wake: true });
         continue;

@@ -39,7 +39,7 @@ import type { EventLog, RunRecord } from '../log/log.js';
 import { describeTotals, pruneLog } from '../log/prune.js';
 import { StopRequested } from '../steps/signals.js';
 import { fireDueSchedules } from './schedules.js';
-import { timerFirst } from '../steps/pause-step.js';
+import { timerDueBy } from '../steps/pause-step.js';
 
 export interface WorkerOptions {
   log: EventLog;
@@ -222,7 +222,7 @@ export class Worker {
     // Before, only the pause the run waited on was looked at, and a sibling's delivery waited for
     // the run's timer (helper 80).
     // A run whose timer is due too: a delivery that came before the timer was due resumes it, as
-    // one in time for a wait is taken however late the run is woken (timerFirst: a later one does not).
+    // one in time for a wait is taken however late the run is woken (timerDueBy: a later one does not).
     for (const run of suspended) {
       if (started >= room) break;
       if (this.inFlight.has(run.runId) || this.backingOff(run.runId)) continue;
@@ -277,7 +277,7 @@ export class Worker {
     for (const created of pauses) {
       const hookPath = created.payload.webhookPath!;
       const [delivery] = await log.webhookInbox(hookPath);
-      if (!delivery || timerFirst(created, delivery.receivedAt)) continue;
+      if (!delivery || timerDueBy(created.payload.dueAt, delivery.receivedAt)) continue;
       try {
         await resumeSuspendedRun(run, { by: 'webhook', payload: delivery.payload, claim: { path: hookPath, eventId: delivery.eventId } }, this.deps(), created);
       } catch (error) {

@@ -66,10 +66,10 @@ describe('kept state across reloads', () => {
     kept.setKept('crashlab:r1:point', 'after-effect', null);
     kept.setKept('replay-diff:r1:editing', true, false);
     kept.setKept('replay-diff:r1:edits', { m: 'small' }, {});
-    kept.flushKept();
+    vi.advanceTimersByTime(400); // typing paused
     expect(storage.getItem('reqon.kept:replay-diff:r1:editing')).toBe('true');
     kept.setKept('replay-diff:r1:edits', { m: 'x'.repeat(20_000) }, {});
-    kept.flushKept();
+    vi.advanceTimersByTime(400); // typing paused
     // In this page it is still there; in storage its group is gone, another view's value stays.
     expect(kept.keptValue('replay-diff:r1:edits', {})).toEqual({ m: 'x'.repeat(20_000) });
     expect([...storage.items.keys()]).toEqual(['reqon.kept:crashlab:r1:point']);

@@ -116,11 +116,6 @@ export function keepAcrossReloads(key: string): void {
   persisted.add(key);
 }
 
-/** Writes what is waiting to be written now (the page does so as it goes). */
-export function flushKept(): void {
-  flush();
-}
-
 export function useKeptState<T>(key: string, initial: T, options: { persist?: boolean } = {}): [T, (next: T | ((previous: T) => T)) => void] {
   if (options.persist) keepAcrossReloads(key);
   const subscribe = useCallback(
