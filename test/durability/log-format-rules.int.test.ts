@@ -178,4 +178,30 @@ describe.each(backends)('%s: the credential-name rule a run was recorded by', (b
     expect(fresh.status).toBe('failed');
     expect((await verifyRun(c.log, fresh.runId, { env: c.env })).divergence).toBeNull();
   });
+
+  it("a format-7 run keeps a wait's storage key made by String(); this engine's format refuses an object key", async () => {
+    c = await openConformance({ backend });
+    const files = c.mission('wait-key', `mission WaitKey {
+  store got: memory("got")
+  action A {
+    wait { path: "/orders", timeout: 600000, storage: { target: got, key: .id } }
+  }
+  run A
+}
+`);
+    const options = { sources: {}, env: {} };
+    const carried = await carriedFromFormat(c, files, options, 7);
+    expect(carried.status).toBe('suspended');
+    const fresh = await c.start(files, options);
+    expect(fresh.status).toBe('suspended');
+    await c.log.deliverWebhook('/orders', 'o1', { id: { shop: 'eu' } }, Date.now());
+    await c.log.deliverWebhook('/orders', 'o2', { id: { shop: 'us' } }, Date.now());
+    // As it ran before: the key is "[object Object]".
+    const old = await resumeRun(carried.runId, {}, c.deps());
+    expect(old.status).toBe('completed');
+    expect(Object.keys(await c.store(carried.runId, 'got'))).toEqual(['[object Object]']);
+    expect((await verifyRun(c.log, carried.runId, { env: c.env })).divergence).toBeNull();
+    const now = await resumeRun(fresh.runId, {}, c.deps());
+    expect(now.status).toBe('failed');
+  });
 });
