@@ -234,6 +234,12 @@ export interface LogStats {
   commits: number;
   /** Of those, the durable ones. */
   durableCommits: number;
+  /**
+   * SQLite: checkpoints of the WAL this process ran, off the main thread (its worker) and on it
+   * (the worker fell behind, or could not run: SQLite's autocheckpoint is not counted). Absent on
+   * PostgreSQL, which has no WAL of ours.
+   */
+  walCheckpoints?: { offMainThread: number; onMainThread: number };
 }
 
 /** Which runs `listRuns` and `countRuns` take (run-query.ts builds it into SQL); every one when empty. */

@@ -104,7 +104,6 @@ export function parsePayload(text: string, runId: string, seq: number, type: str
   return payload as StoredEvent['payload'];
 }
 
-/** An event checked and serialised for insertion; `stored` is exactly what `read` will return. */
 /** The `eventCounts` query's one row (the same columns on every backend): the count of each type asked for, in order, then lastSeq, latest and first recorded_at. */
 export function toEventCounts(types: readonly EventType[], row: readonly unknown[], statuses: readonly (readonly [unknown, number | string])[]): EventCounts {
   const at = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -126,6 +125,7 @@ export function eventCountsColumns(types: readonly EventType[], param: (i: numbe
   return all.map((column, i) => `${column} AS c${i}`).join(', ');
 }
 
+/** An event checked and serialised for insertion (prepareEvent). */
 export interface PreparedEvent {
   type: string;
   stepPath: string;

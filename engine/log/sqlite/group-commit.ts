@@ -55,6 +55,8 @@ export class GroupCommitter {
     private readonly onRollback: () => void,
     /** Syncs the WAL off the main thread; null (an in-memory database) syncs every group at COMMIT. */
     private readonly wal: WalSync | null,
+    /** Told after every committed transaction (the WAL's checkpoints, wal-checkpointer.ts). */
+    private readonly afterCommit: () => void = () => {},
   ) {}
 
   /** fdatasyncs made for durable groups, either way. */
@@ -85,6 +87,7 @@ export class GroupCommitter {
       const value = work();
       this.sql.commit.run();
       this.transactions++;
+      this.afterCommit();
       return value;
     } catch (error) {
       if (this.db.inTransaction) this.sql.rollback.run();
@@ -113,6 +116,7 @@ export class GroupCommitter {
       return;
     }
     this.transactions++;
+    this.afterCommit();
     if (!syncAfter) {
       if (durable) this.fullSyncs++;
       jobs.forEach((job, index) => settle(job, outcomes[index]!));

@@ -56,6 +56,7 @@ import {
 } from '../log.js';
 import { checkEventTypes, checkMaxBytes, checkId, checkLimit, checkPruneQuery, checkPruneRuns, checkStatus, checkStoreKind, checkTtl, planEntry, type PlannedEntry, planRestoredRows, planResume, planResumeDelivery } from '../checks.js';
 import { GroupCommitter } from './group-commit.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { readEvents } from './read-events.js';
 import { listRunsPage, runQuerySql, runsAfterSql } from '../run-query.js';
@@ -126,7 +127,9 @@ export async function openSqliteLog(dbPath: string, opts: OpenLogOptions = {}): 
   // The WAL sits beside the database file as SQLite names it (symbolic links resolved).
   const main = (db.pragma('database_list') as { name: string; file: string }[]).find((d) => d.name === 'main')?.file ?? '';
   const wal = main === '' ? null : new WalSync(`${main}-wal`);
-  return new SqliteEventLog(db, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', wal);
+  // An explicit wal_autocheckpoint (the power-loss tests' 0) is SQLite's, as asked.
+  const checkpointer = main === '' || opts.walAutocheckpoint !== undefined ? null : new WalCheckpointer(db, main);
+  return new SqliteEventLog(db, opts.debugChecks ?? process.env['NODE_ENV'] !== 'production', wal, checkpointer);
 }
 
 /**
@@ -173,10 +176,11 @@ class SqliteEventLog implements EventLog {
     private readonly db: Database.Database,
     private readonly debugChecks: boolean,
     private readonly wal: WalSync | null,
+    private readonly checkpointer: WalCheckpointer | null,
   ) {
     this.sql = prepareStatements(db);
     this.tables = new TableStores(db);
-    this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate(), wal);
+    this.committer = new GroupCommitter(db, this.sql, () => this.tables.invalidate(), wal, () => checkpointer?.afterCommit());
     this.schedules = new ScheduleTables(db);
     this.retention = new RetentionTables(db);
   }
@@ -692,6 +696,7 @@ class SqliteEventLog implements EventLog {
       fsyncs: this.committer.fsyncs,
       commits: this.commits,
       durableCommits: this.durableCommits,
+      ...(this.checkpointer === null ? {} : { walCheckpoints: { ...this.checkpointer.checkpoints } }),
     };
   }
 
@@ -701,6 +706,7 @@ class SqliteEventLog implements EventLog {
     this.closed = true;
     // Groups waiting for their fsync settle first; SQLite keeps the WAL until the connection closes.
     await this.committer.idle();
+    await this.checkpointer?.close();
     this.db.close();
     this.wal?.close();
   }
