@@ -191,13 +191,13 @@ export class Executor implements StepRuntime {
         }
         this.storeReads.delete(path);
         if (!holds) {
-          this.journal.mark(path, 'stage.skipped', () => ({ index, actions: names }));
+          this.journal.markStage(path, 'stage.skipped', () => ({ index, actions: names }));
           this.progress(`stage ${index + 1} (${names.join(', ')}) skipped: its condition is false`);
           index++;
           continue;
         }
       }
-      this.journal.mark(path, 'stage.started', () => ({ index, actions: names }));
+      this.journal.markStage(path, 'stage.started', () => ({ index, actions: names }));
       let end: ActionEnd;
       try {
         end = stage.parallel ? await this.runParallel(names) : await this.runAction(names[0]!);

@@ -377,6 +377,32 @@ export class Journal {
   }
 
   /**
+   * `mark` for a pipeline stage's start or skip, whose recorded actions must be the ones the walk
+   * runs there. Events are taken by step path, and every action's steps have paths of their own:
+   * a pipeline edited from `run A then B` to `run B then A` took each action's events where they
+   * were and verify said the run matched its log (helper 96). One small payload a stage, read on
+   * every replay, so an edited resume is refused as verify is.
+   */
+  markStage(stepPath: string, type: 'stage.started' | 'stage.skipped', compute: () => EventPayloads['stage.started']): void {
+    const recorded = this.take(stepPath, type);
+    if (!recorded) {
+      this.emit(type, stepPath, compute());
+      return;
+    }
+    const was = (recorded.payload as { actions?: unknown } | null)?.actions;
+    const now = compute().actions;
+    if (!Array.isArray(was)) return;
+    // A parallel stage's actions run side by side: their order in the list is not the run's.
+    const inOrder = (names: readonly unknown[]) => (names.length > 1 ? [...names].map(String).sort() : names);
+    const [a, b] = [inOrder(was), inOrder(now)];
+    if (a.length === b.length && a.every((name, i) => name === b[i])) return;
+    const told = (names: readonly unknown[]) => (names.length === 1 ? `action ${String(names[0])}` : `actions [${names.join(', ')}]`);
+    throw new NondeterminismError(this.runId, stepPath, recorded.seq, `${type} of ${told(was)}`, `${type} of ${told(now)}`, {
+      change: `the pipeline's stage ${stepPath} ran ${told(was)}, and now runs ${told(now)} (the stages' order changed)`,
+    });
+  }
+
+  /**
    * `mark` for a step's failure: under verify the recorded one must be the same failure — the
    * same kind of step and, where the failure arose at this step (`arose`, not one of a step it
    * holds travelling up) and its message is the mission's own (`abort "…"`, a failed `validate`,
