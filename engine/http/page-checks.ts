@@ -356,6 +356,32 @@ function holdsSomething(value: unknown): boolean {
   return typeof value !== 'object' || Object.keys(value).length > 0;
 }
 
+/**
+ * Log format 9: an empty page that says it failed (`{ "items": [], "success": false }`): not the
+ * end of the records but an error answered 2xx, which ended the walk "completed".
+ */
+export function refuseFailedEmptyPage(body: unknown, items: unknown[], index: number, describe: () => string | undefined): void {
+  if (items.length > 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const flag = FAILURE_FLAGS.find((name) => (body as Record<string, unknown>)[name] === false);
+  if (flag === undefined) return;
+  const where = describe();
+  throw new PaginationError(
+    `page ${index + 1}${where ? ` (${where})` : ''} holds no records and says it failed (${flag}: false): ${excerpt(body)}. ` +
+      `Not taken for the last page: run the mission again once the API answers`,
+  );
+}
+const FAILURE_FLAGS = ['success', 'ok', 'succeeded'] as const;
+
+/**
+ * Log format 9: the page says it is the last (`has_more: false`, `last: true`) — a cursor walk
+ * ends there even when the page carries a cursor (Dropbox sends one on every page, so the walk
+ * asked for 10,000 pages and failed at the page limit).
+ */
+export function saysLast(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  return MORE_FLAGS.some((path) => getPath(body, path) === false) || LAST_FLAGS.some((path) => getPath(body, path) === true);
+}
+
 /** Where APIs say in a page's body that more pages follow: a flag, or the next page's link or number. */
 const MORE_FLAGS = ['has_more', 'hasMore', 'more', 'has_next', 'hasNext', 'hasNextPage', 'meta.has_more', 'pagination.has_more', 'pageInfo.hasNextPage', 'exceededTransferLimit', '@Microsoft.Dynamics.CRM.morerecords'] as const;
 /** A flag that says the page is not the last when `false` (Spring Data's `last`, Jira's `isLast`). */
@@ -386,6 +412,9 @@ function firstPageFix(plan: PaginationPlan): string {
     : `its first page comes before ${plan.param}=${first}; give that page's number as firstPage`;
 }
 const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page', '@odata.nextLink', 'odata.nextLink', 'd.__next', '__next'] as const;
+/** From log format 9: next-page tokens and offsets (Google's `nextPageToken`, `next_offset`), and counts of what is left. */
+const NEXT_TOKENS = ['nextPageToken', 'next_page_token', 'nextToken', 'next_token', 'next_offset', 'nextOffset', 'next_cursor', 'nextCursor', 'meta.next_cursor', 'pagination.next_cursor'] as const;
+const REMAINING_COUNTS = ['remaining', 'remaining_count', 'remainingCount', 'meta.remaining'] as const;
 
 /**
  * A page of an offset or page walk with fewer items than the page size the mission gave was taken
@@ -402,11 +431,12 @@ export function refuseShortPageWithMore(
   index: number,
   describe: () => string | undefined,
   linkedNext?: string,
+  pageEndRules = false,
 ): void {
   if (plan.strategy === 'cursor') return;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
-  const shown = saysMore(body, linkedNext) ?? (index === 0 ? (countedMore(body, items.length) ?? cappedSize(plan, body, items.length)) : undefined);
+  const shown = saysMore(body, linkedNext, pageEndRules) ?? (index === 0 ? (countedMore(body, items.length) ?? cappedSize(plan, body, items.length)) : undefined);
   if (shown === undefined) return;
   const where = describe();
   if (items.length === 0) {
@@ -434,12 +464,15 @@ export function refuseShortPageWithMore(
  * page's link or number, a `rel: "next"` in its list of links, its Link header's rel="next"
  * (`linkedNext`) — as shown in messages; undefined when it says nothing of the kind.
  */
-function saysMore(body: unknown, linkedNext: string | undefined): string | undefined {
+export function saysMore(body: unknown, linkedNext: string | undefined, pageEndRules = false): string | undefined {
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
     const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false);
     if (flag !== undefined) return `${flag}: ${JSON.stringify(getPath(body, flag))}`;
-    const link = NEXT_LINKS.find((path) => isNextPage(getPath(body, path)));
+    const links: readonly string[] = pageEndRules ? [...NEXT_LINKS, ...NEXT_TOKENS] : NEXT_LINKS;
+    const link = links.find((path) => isNextPage(getPath(body, path)));
     if (link !== undefined) return `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
+    const left = pageEndRules ? REMAINING_COUNTS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0) : undefined;
+    if (left !== undefined) return `${left}: ${getPath(body, left) as number}`;
     const listed = nextInLinkList(body as Record<string, unknown>);
     if (listed !== undefined) return `a link with rel "next": ${JSON.stringify(listed).slice(0, 120)}`;
   }
@@ -474,11 +507,11 @@ function echoedSize(plan: PaginationPlan, body: unknown): number | undefined {
  * flag to say so (refuseNotFirstPage). A walk that started at the API's first page ends on the
  * page numbered firstPage + totalPages − 1 when that page is short, one later when it is empty.
  */
-export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined, linkedNext?: string): void {
+export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined, linkedNext?: string, pageEndRules = false): void {
   if (plan.strategy !== 'page' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
   // A page that says more follow, or that the API cut to a size of its own, is no last page of a
   // count from 0 but a page of an API paging by a smaller size: refuseShortPageWithMore says so.
-  if (saysMore(body, linkedNext) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
+  if (saysMore(body, linkedNext, pageEndRules) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
   const field = PAGE_TOTALS.find((path) => isCount(getPath(body, path)));
   if (field === undefined) return;
   const totalPages = getPath(body, field) as number;
@@ -513,7 +546,7 @@ const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as con
 const PAGE_TOTALS = ['nbPages', 'meta.pagination.pageCount', 'meta.pagination.total_pages', 'meta.pagination.totalPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
-function countedMore(body: unknown, held: number): string | undefined {
+export function countedMore(body: unknown, held: number): string | undefined {
   const records = RECORD_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > held);
   if (records !== undefined) return `${records}: ${getPath(body, records) as number}`;
   const pages = PAGE_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 1);

@@ -30,6 +30,8 @@ import {
   refuseErrorPage,
   refuseLostDigitsCursor,
   refuseShortPageWithMore,
+  refuseFailedEmptyPage,
+  saysLast,
   refuseOverlongOffsetPage,
   warnNoCursor,
   recordsElsewhere,
@@ -201,6 +203,8 @@ export interface PaginationCallbacks {
   warn?(message: string): void;
   /** The next page a page's answer names outside its body (its Link header's rel="next"), if any. */
   linkedNext?(index: number): string | undefined;
+  /** The page-end rules of log format 9 (events.ts PAGE_END_RULES_FORMAT): a run recorded before keeps its own. */
+  pageEndRules?: boolean;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
   /**
@@ -293,6 +297,7 @@ export async function paginate(
   let listField: string | undefined;
   /** The list the first page's records look to be in, when they were taken from another. */
   let inDoubt: string | undefined;
+  const pageEndRules = callbacks.pageEndRules === true;
   if (index > 0) {
     if (start.listBody !== undefined) listField = listFieldOf(start.listBody, plan.itemsPath);
     if (start.listBody !== undefined && listField !== undefined) inDoubt = recordsElsewhere(start.listBody, listField)?.[0];
@@ -328,17 +333,22 @@ export async function paginate(
     const firstListField = listField === undefined;
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath, stop);
     if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
+    if (pageEndRules && !stop) refuseFailedEmptyPage(body, pageItems, index, describe);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     refuseNotFirstPage(plan, body, index, describe);
     if (stop && callbacks.untilEndsEarly && pageItems.length > 0 && hasMore(plan, body, pageItems)) callbacks.untilEndsEarly(body, index, pageItems.length);
-    const more = !stop && hasMore(plan, body, pageItems);
+    const carriesMore = !stop && hasMore(plan, body, pageItems);
+    // Format 9: a page that says it is the last ends a cursor walk, whatever cursor it carries.
+    const endsHere = carriesMore && pageEndRules && plan.strategy === 'cursor' && saysLast(body);
+    if (endsHere) cursorFound = true;
+    const more = carriesMore && !endsHere;
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) {
       // The skipped first page first: its short last page says more follow too (Algolia's nbHits).
       const linkedNext = callbacks.linkedNext?.(index);
-      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe, linkedNext);
-      refuseShortPageWithMore(plan, body, pageItems, index, describe, linkedNext);
+      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe, linkedNext, pageEndRules);
+      refuseShortPageWithMore(plan, body, pageItems, index, describe, linkedNext, pageEndRules);
     }
     if (!stop && more) refuseOverlongOffsetPage(plan, pageItems, index, describe);
     if (next !== undefined) {

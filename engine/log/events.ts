@@ -34,12 +34,19 @@
  * the fetch (fetch-step.ts), a wait's `storage` keys follow the store steps' rules, a wait's
  * eventFilter reads its delivery's arrival as `now()` (never journaled), and a wait is named once
  * its registration time is taken (wait-step.ts): a run recorded before replays as it ran.
+ * 9: the page-end rules (pagination.ts `pageEndRules`): an empty page that says it failed
+ * (`success: false`) fails the fetch; a cursor walk ends on
+ * a page that says it is the last (`has_more: false`) whatever cursor it carries; a short page's
+ * next token (`nextPageToken`, `next_offset`) or `remaining` count says more follow; and a since
+ * fetch without `paginate` whose answer says more follow advances no checkpoint (fetch-step.ts).
  * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 8;
+export const LOG_FORMAT = 9;
 
 /** The log format from which the rules of 8 above hold (fetch-step.ts, wait-step.ts). */
 export const WAIT_AND_UNTIL_RULES_FORMAT = 8;
+/** The log format from which the page-end rules of 9 above hold (pagination.ts, fetch-step.ts). */
+export const PAGE_END_RULES_FORMAT = 9;
 
 /** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
 export const SOURCE_SECRETS_FORMAT = 6;

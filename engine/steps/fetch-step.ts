@@ -18,7 +18,7 @@ import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { EventPayloads, StoredEvent } from '../log/events.js';
-import { EMPTY_READ_ANSWER_FORMAT, WAIT_AND_UNTIL_RULES_FORMAT } from '../log/events.js';
+import { EMPTY_READ_ANSWER_FORMAT, PAGE_END_RULES_FORMAT, WAIT_AND_UNTIL_RULES_FORMAT } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
 import { DamagedLogError } from '../journal/journal.js';
@@ -33,7 +33,7 @@ import { answerExcerpt, endpointOf, executeRequest, limiterKeyOf, policyOf, tell
 import { classifyAttempt, failureMessage, type AttemptOutcome } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
-import { errorFieldOf } from '../http/page-checks.js';
+import { countedMore, errorFieldOf, saysMore } from '../http/page-checks.js';
 import { describeTruncation, itemsOf, listFieldOf, paginate, PaginationError, type PaginationPlan } from '../http/pagination.js';
 import { buildUrl, mergeHeaders, type QueryParams } from '../http/request-builder.js';
 import { FetchError } from '../http/retry-policy.js';
@@ -166,6 +166,8 @@ export async function runFetch(
   let inBandError: string | undefined;
   /** The list a paginated fetch's records look to be in, when they were taken from another: no checkpoint advances. */
   let recordsInDoubt: string | undefined;
+  /** Where the answer of a since fetch without `paginate` says more records follow: no checkpoint advances. */
+  let moreFollow: string | undefined;
   let value: unknown;
   let valueInAnswer = false;
   let itemCount: number | undefined;
@@ -225,6 +227,7 @@ export async function runFetch(
       },
       warn: (message) => rt.progress(`warning: ${path}: ${message}`),
       linkedNext: (index) => linkedNext.get(index),
+      pageEndRules: rt.http.logFormat >= PAGE_END_RULES_FORMAT,
       describe: pageUrl,
       ...(until
         ? {
@@ -282,6 +285,12 @@ export async function runFetch(
     // -> jump Refresh then retry }`), but its checkpoint must not advance — a mission filtering it
     // (`response.items where …`) or skipping it completed, its checkpoint past records never read.
     inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
+    // Format 9: a since fetch without `paginate` whose answer says it is one page of several
+    // (`has_more: true`, a next link, a Link header, `total_count` above what it holds) holds
+    // back its checkpoint: advanced, the next run asked from past the records never read.
+    if (since && inBandError === undefined && status >= 200 && status < 300 && rt.http.logFormat >= PAGE_END_RULES_FORMAT) {
+      moreFollow = saysMore(answer.body, linkHeaderNext(answer.headers['link']), true) ?? countedMore(answer.body, recordsHeld(answer.body, options.itemsPath?.value));
+    }
     // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
     // records (`store response -> S` stores none, a `for` over it runs no iteration).
     // A GET's too, since or none (LANGUAGE.md: a 204/empty body is an empty response, not a
@@ -314,6 +323,11 @@ export async function runFetch(
   else if (rt.journal.verifying) assertSameCompletion(recordedCompletion, completed(), value, options.paginate !== undefined, path, rt);
   if (inBandError !== undefined) {
     rt.progress(`${path}: the answer holds an error under "${inBandError}" and no list: its since checkpoint does not advance, so the next run asks from where it was`);
+  } else if (moreFollow !== undefined) {
+    rt.progress(
+      `warning: ${path}: the answer says more records follow (${moreFollow}), but the fetch has no paginate: its since checkpoint does not advance, so the next run asks from where it was. ` +
+        `Add paginate (page, offset or cursor, as the API pages) to fetch them all`,
+    );
   } else if (since && recordsInDoubt !== undefined) {
     rt.progress(`${path}: its records may be in "${recordsInDoubt}" (see the warning): its since checkpoint does not advance until itemsPath says where they are, so the next run asks from where it was`);
   } else if (since && !truncated && status >= 200 && status < 300) {
@@ -1060,4 +1074,13 @@ function envelopeField(body: unknown, itemsPath: string | undefined): string | u
   const items = itemsOf(body, itemsPath);
   for (const [field, value] of Object.entries(body)) if (value === items) return field;
   return undefined;
+}
+
+/** The records an unpaginated answer holds, as a page walk counts them (0 where it cannot tell). */
+function recordsHeld(body: unknown, itemsPath: string | undefined): number {
+  try {
+    return itemsOf(body, itemsPath).length;
+  } catch {
+    return 0;
+  }
 }
