@@ -13,7 +13,7 @@
 import { instantText } from '../env/instant-text.js';
 import { hash } from 'node:crypto';
 import { assertRememberedMission } from './remembered-mission.js';
-import { LOG_FORMAT, logFormatOf, summaryPrefix, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
+import { LOG_FORMAT, logFormatOf, summaryPrefix, SYNC_SUPERSEDED_CODE, type EventPayloads, type NewEvent, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, ResumeDelivery, RunRecord } from '../log/log.js';
 import { readRunFailures, type RunFailure } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
@@ -21,6 +21,8 @@ import { canonicalJson } from '../eval/values.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
+import { checkpointApiOf } from '../steps/http-runtime.js';
+import type { SourceDecl } from '../lang/ast.js';
 import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
 import { closingEvent } from './closing-event.js';
@@ -360,6 +362,12 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
     await deps.log.release(lease);
     throw error;
   }
+  // A run a later run has synced past (a crash takeover or a manual resume, not a pause's end):
+  // carried on, it would store its older answers over what the later run stored.
+  if (before.owner !== null || !(await lastIsPauseResume(deps.log, run))) {
+    const superseded = await supersededSync(deps.log, run, model.sources.values());
+    if (superseded !== undefined) return failSuperseded(run, lease, superseded, deps);
+  }
   // Replayed as the walk reaches it where the log can read synchronously (a window in memory,
   // not the whole log); otherwise read whole first.
   const recorded: StoredEvent[] | StreamedRecord = deps.log.replayReader
@@ -397,10 +405,62 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
 
 /** The run's own mission no longer passes this engine's checks: no resume can ever succeed. */
 async function failInvalidMission(run: RunRecord, lease: { runId: string; owner: string; epoch: number; expiresAt: number }, error: MissionInvalidError, deps: EngineDeps): Promise<RunResult> {
-  const failure = { code: 'mission-invalid', message: `the run's mission no longer passes this engine's checks:\n${error.rendered}` };
+  return failBeforeReplay(run, lease, { code: 'mission-invalid', message: `the run's mission no longer passes this engine's checks:\n${error.rendered}` }, deps);
+}
+
+/** Ends the run failed with `failure` before anything is replayed: its run.failed is all it writes. */
+async function failBeforeReplay(run: RunRecord, lease: { runId: string; owner: string; epoch: number; expiresAt: number }, failure: { code: string; message: string }, deps: EngineDeps): Promise<RunResult> {
   const event: NewEvent = { type: 'run.failed', stepPath: '', payload: { error: failure }, recordedAt: deps.env.clock.now() };
   await deps.log.commit(lease, [{ kind: 'event', event }], { durable: true, status: { status: 'failed', releaseLease: true }, returnEvents: false });
   return { status: 'failed', error: failure, actionsRun: [], runId: run.runId, tolerated: [] };
+}
+
+/** A sync a run fetched that a later run has since advanced past this run's fetch. */
+interface SupersededSync {
+  key: string;
+  fetchedAt: number;
+  syncedAt: number;
+}
+
+/**
+ * The first `since` fetch of `run` whose checkpoint another completed run has since advanced to
+ * an instant after this run read it (helper 95): that run fetched the records later, so they are
+ * newer than this run's recorded answers, which a resume replays and stores — over them, in a
+ * store that outlives runs, while the checkpoint stays past their changes for good. A fetch this
+ * run already advanced its own checkpoint for is done with. The checkpoint is read for the APIs
+ * the run's sources fetch from (their bases, or what --source points them at), as the fetch read it.
+ */
+async function supersededSync(log: EventLog, run: RunRecord, sources: Iterable<SourceDecl>): Promise<SupersededSync | undefined> {
+  const events = await log.read(run.runId, { types: ['value.recorded', 'checkpoint.advanced'] });
+  const advanced = new Set(events.filter((e) => e.type === 'checkpoint.advanced').map((e) => (e.payload as EventPayloads['checkpoint.advanced']).key));
+  const apis = new Set<string | undefined>([undefined]);
+  for (const source of sources) {
+    const base = run.options.sources[source.name.name] ?? source.base?.value;
+    try {
+      if (base !== undefined) apis.add(checkpointApiOf(base));
+    } catch {
+      // No URL: the fetch fails on it, saying so.
+    }
+  }
+  for (const event of events) {
+    const read = event.payload as EventPayloads['value.recorded'];
+    if (event.type !== 'value.recorded' || read.source !== 'last-sync' || read.key === undefined || advanced.has(read.key)) continue;
+    for (const api of apis) {
+      const mark = await log.lastCheckpoint(run.mission, read.key, api);
+      if (mark !== undefined && mark.syncedAt > event.recordedAt) return { key: read.key, fetchedAt: event.recordedAt, syncedAt: mark.syncedAt };
+    }
+  }
+  return undefined;
+}
+
+/** Fails a run supersededSync found, writing nothing else: the next run syncs from the later checkpoint. */
+async function failSuperseded(run: RunRecord, lease: { runId: string; owner: string; epoch: number; expiresAt: number }, found: SupersededSync, deps: EngineDeps): Promise<RunResult> {
+  return failBeforeReplay(run, lease, {
+    code: SYNC_SUPERSEDED_CODE,
+    message:
+      `this run fetched checkpoint "${found.key}" at ${instantText(found.fetchedAt)}, and a later run has since synced it (to ${instantText(found.syncedAt)}): ` +
+      `carried on, this run would store its older answers over the records that run stored. It fails here, with nothing more written; the next run syncs from the later checkpoint`,
+  }, deps);
 }
 
 /** The run's newest event. */

@@ -9,7 +9,7 @@ import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
-import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, type StoredEvent } from '../log/events.js';
+import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, STOPPED_FROM_OUTSIDE_CODES, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
 import type { VerifyEntry, VerifyReport } from './verify-report.js';
@@ -125,7 +125,7 @@ export async function verifyRun(
   // (while it waited or ran), which no replay derives: where the walk meets it, the run's recorded
   // course ends — not a divergence, not checked (helper 89, 92: DIVERGED, "please report it").
   const closing = finished && !opts.events ? await closingEvent(log, run) : undefined;
-  const labStop = closing !== undefined && !(closing instanceof DamagedLogError) && closing.type === 'run.failed' && closing.payload.error.code === LAB_STOPPED_CODE ? closing : undefined;
+  const labStop = closing !== undefined && !(closing instanceof DamagedLogError) && closing.type === 'run.failed' && STOPPED_FROM_OUTSIDE_CODES.has(closing.payload.error.code) ? closing : undefined;
   let stoppedFromOutside: StoredEvent<'run.failed'> | undefined;
   try {
     if (unreadable) throw unreadable;
@@ -201,7 +201,8 @@ export async function verifyRun(
   }
   if (recordedBy) unchecked.push(...unmeasuredLimits(recordedBy, model, facts), ...untracedPureSteps(recordedBy), ...unnamedReads(facts));
   if (stoppedFromOutside) {
-    unchecked.push(`the run's end: the crash lab stopped it at seq ${stoppedFromOutside.seq} (${stoppedFromOutside.payload.error.message}), where it waited — an act from outside the run, which no replay derives`);
+    const by = stoppedFromOutside.payload.error.code === LAB_STOPPED_CODE ? 'the crash lab stopped it' : 'its resume failed it';
+    unchecked.push(`the run's end: ${by} at seq ${stoppedFromOutside.seq} (${stoppedFromOutside.payload.error.message}), where it stood — an act from outside the run, which no replay derives`);
   }
   if (logEnd && unreached) {
     unchecked.push(

@@ -347,6 +347,13 @@ export const NONDETERMINISM_CODE = 'NONDETERMINISM';
  * while it waited or ran): no step's failure, so no replay derives it (executor/verify.ts).
  */
 export const LAB_STOPPED_CODE = 'crash-lab-stopped';
+/**
+ * The `code` of a run failed at its resume because a later run synced what it had fetched
+ * (executor/run-resume.ts supersededSync): written before any replay, so none derives it either.
+ */
+export const SYNC_SUPERSEDED_CODE = 'sync-superseded';
+/** The codes of failures written from outside a run's walk: verify reports where they stopped it, as not checked. */
+export const STOPPED_FROM_OUTSIDE_CODES: ReadonlySet<string> = new Set([LAB_STOPPED_CODE, SYNC_SUPERSEDED_CODE]);
 
 export interface ErrorInfo {
   code: string;

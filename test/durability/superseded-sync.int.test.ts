@@ -1,0 +1,93 @@
+/**
+ * A crashed sync run carried on after a later run of the same sync completed (helper 95): its
+ * resume replays the answers it recorded — older than what the later run fetched and stored —
+ * and stored them over the later run's records in a store that outlives runs, while the
+ * checkpoint stayed past their changes for good (`reqon resume`, and a worker taking the
+ * abandoned run over unasked). Such a run now fails at its resume, writing nothing more, and says
+ * why; resumed before any later run synced, it carries on as before (the contrast).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
+
+const MISSION = `mission Sync {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store recs: sql("recs")
+  action Pull {
+    get "/recs" { since: lastSync("recs") }
+    for r in response {
+      store r -> recs { key: .id }
+    }
+  }
+  run Pull
+}
+`;
+
+describe.each(backends)('%s log: a sync run resumed after a later run synced', (backend) => {
+  let h: Conformance;
+  let version = 1;
+  beforeEach(async () => {
+    h = await openConformance({ backend });
+    version = 1;
+    h.api.on('GET /recs?*', () => ({ body: ['a', 'b', 'c', 'd'].map((id) => ({ id, v: version })) }));
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function crashedRun(): Promise<{ cli: string; entry: string; db: string[]; first: string }> {
+    const cli = builtCli();
+    const entry = path.join(h.dir, 'sync.vague');
+    fs.writeFileSync(entry, MISSION);
+    const db = ['--db', h.dbPath, '--source', `Api=${h.api.url}`];
+    // Killed as it stores its third record.
+    const killed = await runCli(cli, ['run', entry, ...db, '--crash-at', 'mid-store:3'], { cwd: h.dir });
+    expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+    return { cli, entry, db, first: runIdOf(killed) };
+  }
+
+  const stored = async () => recordsOf(await h.log.readTable('sql', 'recs'));
+
+  it('fails instead of storing its older answers over the later run’s records', async () => {
+    const { cli, entry, db, first } = await crashedRun();
+    version = 2;
+    const later = await runCli(cli, ['run', entry, ...db], { cwd: h.dir });
+    expect(later.code, describeResult(later)).toBe(0);
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+    const resumed = await runCli(cli, ['resume', first, '--db', h.dbPath], { cwd: h.dir });
+    expect(resumed.code, describeResult(resumed)).toBe(1);
+    expect(resumed.stdout + resumed.stderr).toMatch(/this run fetched checkpoint "recs" at .+, and a later run has since synced it .+It fails here, with nothing more written/);
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+    expect((await h.log.getRun(first))?.status).toBe('failed');
+    // Verify: its replay matches up to where the resume failed it, which no replay derives — not
+    // checked, never a divergence nor a full ✓.
+    const verified = await runCli(cli, ['verify', first, '--db', h.dbPath], { cwd: h.dir });
+    expect(verified.code, describeResult(verified)).toBe(3);
+    expect(verified.stdout + verified.stderr).toContain("its resume failed it at seq");
+    // A worker finds nothing left to take over.
+    const worker = await runCli(cli, ['worker', '--once', '--db', h.dbPath], { cwd: h.dir });
+    expect(worker.code, describeResult(worker)).toBe(0);
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('a worker taking the abandoned run over fails it the same way', async () => {
+    const { cli, entry, db, first } = await crashedRun();
+    version = 2;
+    expect((await runCli(cli, ['run', entry, ...db], { cwd: h.dir })).code).toBe(0);
+    await runCli(cli, ['worker', '--once', '--db', h.dbPath], { cwd: h.dir });
+    expect((await h.log.getRun(first))?.status).toBe('failed');
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('resumed before any later run synced, it carries on and completes (the contrast)', async () => {
+    const { cli, first } = await crashedRun();
+    version = 2;
+    const resumed = await runCli(cli, ['resume', first, '--db', h.dbPath], { cwd: h.dir });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    // Its own recorded answer, as replay promises.
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([1, 1, 1, 1]);
+  });
+});
