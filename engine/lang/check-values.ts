@@ -8,6 +8,7 @@
 import { Cron } from 'croner';
 import type { OptionSpans, RetryConfig, Span, StringLiteral } from './ast.js';
 import type { CheckContext } from './check-context.js';
+import { atInstant } from './zone-time.js';
 
 export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration' | 'requestTimeout' | 'responseBytes';
 
@@ -108,14 +109,21 @@ export function checkStatus(ctx: CheckContext, file: string, status: number, spa
 export function cronFieldsProblem(expression: string): string | undefined {
   const text = expression.trim();
   if (text.startsWith('@')) return undefined;
-  const fields = text === '' ? 0 : text.split(/\s+/).length;
-  return fields === 5 ? undefined : `it has ${fields} field${fields === 1 ? '' : 's'}`;
+  const parts = text === '' ? [] : text.split(/\s+/);
+  if (parts.length !== 5) return `it has ${parts.length} field${parts.length === 1 ? '' : 's'}`;
+  // Forms of other crons the library reads otherwise, silently (helper 97): Quartz's `?` ("no
+  // specific value") became the worker's start time — `0 9 ? * *` fired on one day a month — and
+  // a day of week `5L` ("the last Friday") fired every Friday.
+  if (parts.some((part) => part.includes('?'))) return '`?` (Quartz\'s "no specific value") is not read here: write `*`';
+  const lastWeekday = /(?:^|,)([0-7]|sun|mon|tue|wed|thu|fri|sat)L(?:$|,)/i.exec(parts[4]!);
+  if (lastWeekday) return `a day of week "${lastWeekday[1]}L" is not read here: write "${lastWeekday[1]}#L" for the last one of the month`;
+  return undefined;
 }
 
 export function checkCron(ctx: CheckContext, file: string, expression: StringLiteral, timezone?: string): void {
   const fields = cronFieldsProblem(expression.value);
   if (fields !== undefined) {
-    ctx.report(file, 'E3026', expression, `Invalid cron expression "${expression.value}"`, `${fields}; a cron expression has five fields: minute hour day-of-month month day-of-week`);
+    ctx.report(file, 'E3026', expression, `Invalid cron expression "${expression.value}"`, fields.startsWith('it has') ? `${fields}; a cron expression has five fields: minute hour day-of-month month day-of-week` : fields);
     return;
   }
   try {
@@ -132,7 +140,8 @@ export function checkCron(ctx: CheckContext, file: string, expression: StringLit
       );
     }
   } catch (e) {
-    const reason = (e instanceof Error ? e.message : String(e)).replace(/^CronPattern:\s*/, '');
+    // The library's own words, less what contradicts ours (it counts six fields as valid).
+    const reason = (e instanceof Error ? e.message : String(e)).replace(/^CronPattern:\s*/, '').replace(/exactly five or six space separated parts are required\.?/i, 'not a cron expression or one of @yearly, @monthly, @weekly, @daily, @hourly');
     ctx.report(
       file,
       'E3026',
@@ -157,13 +166,15 @@ export function isDateTime(text: string): boolean {
   return true;
 }
 
-/** The latest instant `text` (an isDateTime) can name: its own offset, else the widest zone. */
-function latestInstant(text: string): number {
+/**
+ * The latest instant `text` (an isDateTime) can name: its own offset, else in the schedule's
+ * `timezone` (helper 97: a time past in its zone passed as future, read with the widest offset),
+ * else in the widest zone.
+ */
+function latestInstant(text: string, timezone: string | undefined): number {
   const m = DATE_TIME.exec(text)!;
-  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-  if (m[7] === 'Z') return wall;
-  if (m[7] !== undefined) return wall - (m[7][0] === '-' ? -1 : 1) * (Number(m[8]) * 60 + Number(m[9])) * 60_000;
-  return wall + WIDEST_OFFSET_MS;
+  if (m[7] === undefined && timezone !== undefined && isTimeZone(timezone)) return atInstant(text, timezone) ?? Date.now();
+  return (atInstant(text, 'UTC') ?? 0) + (m[7] === undefined ? WIDEST_OFFSET_MS : 0);
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -178,7 +189,7 @@ export function checkAt(ctx: CheckContext, file: string, when: StringLiteral, ti
   if (isDateTime(when.value)) {
     // A placeholder such as "2024-12-25 00:00 UTC" in an old example: upstream accepts it, and a
     // worker fires a past `at` once when it registers it (worker/schedules.ts firstFireAt).
-    const latest = latestInstant(when.value);
+    const latest = latestInstant(when.value, timezone);
     if (latest < Date.now()) {
       ctx.report(
         file,

@@ -14,6 +14,7 @@
  * instant after now — never a burst.
  */
 import { cronFieldsProblem } from '../lang/check-values.js';
+import { atInstant, zoneOffsetMs } from '../lang/zone-time.js';
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import { SCHEDULE_UNIT_MS, type Schedule } from '../lang/ast.js';
@@ -147,18 +148,9 @@ function cronAtOffset(expression: string, minutesEast: number): Cron {
   return cron;
 }
 
-const zoneClocks = new Map<string, Intl.DateTimeFormat>();
-
 /** The zone's offset from UTC at `ms`, in minutes east. */
 function offsetAt(zone: string, ms: number): number {
-  let clock = zoneClocks.get(zone);
-  if (!clock) {
-    clock = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
-    zoneClocks.set(zone, clock);
-  }
-  const at = Math.floor(ms / 60_000) * 60_000;
-  const part = Object.fromEntries(clock.formatToParts(at).map((p) => [p.type, Number(p.value)]));
-  return Math.round((Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!) - at) / 60_000);
+  return Math.round(zoneOffsetMs(zone, ms) / 60_000);
 }
 
 /** The first due instant strictly after `after`, or null when the schedule never fires again. */
@@ -195,7 +187,7 @@ export function firstFireAt(spec: ScheduleSpec, now: number): number | null {
  * The firing due at `due`, seen at `now`: how many later ticks (<= now) it swallows, and the
  * first instant after now (the next firing). `every` keeps its phase: due + k·interval.
  */
-export function coalesce(spec: ScheduleSpec, due: number, now: number): { next: number | null; missed: number } {
+export function coalesce(spec: ScheduleSpec, due: number, now: number): { next: number | null; missed: number; atLeast?: true } {
   const t = spec.trigger;
   if (t.kind === 'every') {
     const missed = now > due ? Math.floor((now - due) / t.everyMs) : 0;
@@ -205,7 +197,8 @@ export function coalesce(spec: ScheduleSpec, due: number, now: number): { next: 
   let missed = 0;
   while (next !== null && next <= now) {
     missed++;
-    if (missed >= MAX_COUNTED_MISSES) return { next: nextFireAfter(spec, now), missed };
+    // Counted no further: `missed` is then a lower bound, and said so (it read as exact).
+    if (missed >= MAX_COUNTED_MISSES) return { next: nextFireAfter(spec, now), missed, atLeast: true };
     next = nextFireAfter(spec, next);
   }
   return { next, missed };
@@ -296,11 +289,11 @@ async function fireOne(log: EventLog, deps: EngineDeps, schedule: ScheduleRecord
   }
   const due = schedule.nextFireAt;
   if (fired.length >= room || due === null || due > cutoff) return;
-  const { next, missed } = coalesce(spec, due, now);
+  const { next, missed, atLeast } = coalesce(spec, due, now);
   const run = await fire(log, deps, schedule, due, 0, next, missed);
   if (!run) return;
   // The firing is for the oldest missed tick; the ticks after it up to now ride on it.
-  const late = missed > 0 ? ` (and for the ${missed} tick(s) after it missed until ${new Date(now).toISOString()}, coalesced into this one firing)` : '';
+  const late = missed > 0 ? ` (and for the ${missed}${atLeast ? ' or more' : ''} tick(s) after it missed until ${new Date(now).toISOString()}, coalesced into this one firing)` : '';
   progress(`schedule ${mission}: fired for ${new Date(due).toISOString()}${late} → run ${run.runId}; next ${next === null ? 'never' : new Date(next).toISOString()}`);
   fired.push(run);
 }
@@ -345,46 +338,9 @@ async function fire(
   }
 }
 
-const AT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
 /** `at "…"`: an instant with `Z` or an offset as written; without one, wall time in `timezone`. */
 export function parseAt(text: string, timezone: string): number {
-  const m = AT.exec(text);
-  if (!m) throw new ScheduleError(`schedule at "${text}" is not an ISO-8601 date-time such as "2025-06-01T09:00:00Z"`);
-  const fields = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
-  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
-  const wall = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5], ms);
-  const offset = m[8];
-  if (offset === 'Z') return wall;
-  if (offset !== undefined) {
-    const digits = offset.replace(':', '');
-    const minutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
-    return wall - (digits[0] === '-' ? -1 : 1) * minutes * 60_000;
-  }
-  // The instants whose wall time in the zone this is, from the offsets the zone has around it: one
-  // as a rule; two in a fall-back overlap (the first is taken); none inside a spring-forward gap,
-  // where the later candidate is taken — after the named time, as a cron in the zone fires (it
-  // took the earlier: 02:30 in New York on the gap's day fired at 01:30 EST, an hour early).
-  const candidates = [...new Set([zoneOffset(wall - DAY_MS, timezone), zoneOffset(wall + DAY_MS, timezone)])].map((offset) => wall - offset).sort((a, b) => a - b);
-  const real = candidates.filter((instant) => instant + zoneOffset(instant, timezone) === wall);
-  return real.length > 0 ? real[0]! : candidates[candidates.length - 1]!;
-}
-
-const DAY_MS = 86_400_000;
-
-/** Offset of `timezone` from UTC at `instant`, in ms (positive east of Greenwich). */
-function zoneOffset(instant: number, timezone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - (instant - (instant % 1000 + 1000) % 1000);
+  const instant = atInstant(text, timezone);
+  if (instant === undefined) throw new ScheduleError(`schedule at "${text}" is not an ISO-8601 date-time such as "2025-06-01T09:00:00Z"`);
+  return instant;
 }

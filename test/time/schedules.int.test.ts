@@ -141,6 +141,9 @@ describe.each(backends)('%s', (backend) => {
       expect(parseAt('2025-01-01T09:00', 'Europe/Paris')).toBe(Date.UTC(2025, 0, 1, 8));
       expect(parseAt('2025-01-01T09:00:00+02:00', 'UTC')).toBe(Date.UTC(2025, 0, 1, 7));
       expect(() => parseAt('tomorrow', 'UTC')).toThrow(ScheduleError);
+      // Years 0–99 are those years, not 1900–1999 (helper 97: registered and fired as 1950).
+      expect(new Date(parseAt('0050-06-01T00:00:00Z', 'UTC')).toISOString()).toBe('0050-06-01T00:00:00.000Z');
+      expect(new Date(parseAt('0099-12-31T23:00:00', 'Europe/London')).getUTCFullYear()).toBe(99);
       // A wall time in a spring-forward gap does not exist: taken after it (03:30 EDT), as a cron
       // in the zone fires — not an hour early (01:30 EST). In a fall-back overlap, the first.
       expect(parseAt('2027-03-14T02:30:00', 'America/New_York')).toBe(Date.UTC(2027, 2, 14, 7, 30));
@@ -227,6 +230,9 @@ describe.each(backends)('%s', (backend) => {
       const utc: ScheduleSpec = { trigger: { kind: 'cron', expression: '*/15 * * * *' } };
       expect(nextFireAfter(utc, Date.UTC(2025, 0, 1, 10, 7))).toBe(Date.UTC(2025, 0, 1, 10, 15));
       expect(coalesce(utc, Date.UTC(2025, 0, 1, 10, 15), Date.UTC(2025, 0, 1, 11, 20))).toEqual({ next: Date.UTC(2025, 0, 1, 11, 30), missed: 4 });
+      // Ten days of every minute missed: counted to 10,000 and said to be a lower bound (helper 97: 14,399 read as 10,000).
+      const everyMinute: ScheduleSpec = { trigger: { kind: 'cron', expression: '* * * * *' } };
+      expect(coalesce(everyMinute, Date.UTC(2025, 0, 1), Date.UTC(2025, 0, 11))).toEqual({ next: Date.UTC(2025, 0, 11, 0, 1), missed: 10_000, atLeast: true });
     });
 
     it('when clocks go back, a schedule of every hour or minutes fires through both passes of the repeated hour, a fixed hour once (helper 75)', () => {
