@@ -4,7 +4,7 @@
  * are in parser-resources.ts. A word is a keyword here only at the start of an item.
  */
 import type {
-  ActionDecl, ImportDecl, MissionDecl, Name, Pipeline, SchemaDecl, SchemaField, Stage, TopLevelItem,
+  ActionDecl, ImportDecl, MissionDecl, Name, Pipeline, Schedule, SchemaDecl, SchemaField, Stage, TopLevelItem,
   TopLevelLet, TransformDecl, TransformVariant, TypeRef,
 } from './ast.js';
 import { ABORT, didYouMeanWord, listWords, type BlockRules, type ItemRules, type Parser } from './parser-core.js';
@@ -119,7 +119,7 @@ function parseMissionItem(p: Parser, m: MissionDecl): void {
   if (word === 'retryOnFailure') p.fail('E2003', 'a mission item', `\`retryOnFailure\` is not supported: ${RETRY_ON_FAILURE_HELP}`);
   if ((SCHEDULE_OPTION_KEYS as readonly string[]).includes(word)) {
     // Upstream's docs show `skipIfRunning: true` beside `schedule:`; here it is one of the schedule's options.
-    p.fail('E2003', 'a mission item', `\`${word}\` is an option of \`schedule:\`: write \`schedule: every 1 hour { ${word}: … }\``);
+    p.fail('E2003', 'a mission item', `\`${word}\` is an option of \`schedule:\`: write \`schedule: ${scheduleTriggerText(m.schedules[m.schedules.length - 1], word)} { ${word}: … }\``);
   }
   const help = (isWord ? didYouMeanWord(word, MISSION_ITEMS) : undefined) ?? `a mission holds ${listWords(MISSION_ITEMS)}`;
   p.fail('E2003', 'a mission item', help);
@@ -307,4 +307,16 @@ function parseTopLevelLet(p: Parser): TopLevelLet {
   p.expect('=', `write \`let ${name.name} = expression\``);
   const value = parseExpr(p);
   return { kind: 'TopLevelLet', name, value, start, end: p.endFrom(start) };
+}
+
+/**
+ * The mission's own schedule as written, for the help of an option written beside it: the user's
+ * cron, not another trigger (a `timezone` suggested on `every 1 hour` was then E3068, unused).
+ */
+function scheduleTriggerText(schedule: Schedule | undefined, option: string): string {
+  const trigger = schedule?.trigger;
+  if (trigger?.kind === 'cron') return `cron ${JSON.stringify(trigger.expression.value)}`;
+  if (trigger?.kind === 'at') return `at ${JSON.stringify(trigger.when.value)}`;
+  if (trigger?.kind === 'every') return `every ${trigger.amount} ${trigger.unit}`;
+  return option === 'timezone' ? 'cron "0 9 * * *"' : 'every 1 hour';
 }
