@@ -317,6 +317,6 @@ function scheduleTriggerText(schedule: Schedule | undefined, option: string): st
   const trigger = schedule?.trigger;
   if (trigger?.kind === 'cron') return `cron ${JSON.stringify(trigger.expression.value)}`;
   if (trigger?.kind === 'at') return `at ${JSON.stringify(trigger.when.value)}`;
-  if (trigger?.kind === 'every') return `every ${trigger.amount} ${trigger.unit}`;
+  if (trigger?.kind === 'every') return `every ${trigger.amount} ${trigger.amount === 1 ? trigger.unit.replace(/s$/, '') : trigger.unit}`;
   return option === 'timezone' ? 'cron "0 9 * * *"' : 'every 1 hour';
 }
