@@ -4,6 +4,7 @@
  * `resume`, the worker and the studio need nothing else; its first event says which log format
  * it records (events.ts, LOG_FORMAT).
  */
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { digestCredentials, givenCredentials } from '../http/given-credentials.js';
 import { LOG_FORMAT, type NewEvent } from '../log/events.js';
@@ -52,6 +53,8 @@ export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: Engi
 
 /** A `REQON_*` setting written into a header's string (`${REQON_X}`) or a request path (`{REQON_X}`). */
 const PLACED_VARIABLE = /\{(REQON_[A-Za-z0-9_]+)\}/g;
+/** Any name placed so (`${API_TOKEN}` in a source's header reads the run's --env setting). */
+const ANY_PLACED_VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
  * The `REQON_*` variables of the starting process that the mission reads (`env("REQON_X")`, a
@@ -80,8 +83,20 @@ function rememberedVariables(model: MissionModel, given: Readonly<Record<string,
 /** Per mission (the model is cached by its text): a schedule fires one mission many times. */
 const variableReads = new WeakMap<MissionModel, { read: Set<string>; secret: Set<string> }>();
 
-/** The `REQON_*` variables `model` reads, and those of them it puts where a credential goes. */
-function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<string> } {
+/**
+ * The variables `model` reads by a credential's name or where a credential goes — `REQON_*` ones
+ * and the run's `--env` settings alike, sorted. Verify holds an edit's against the recorded
+ * mission's: which credential a request carries is no part of its identity (a rotated token must
+ * replay alike), so an edit that reads another is said to be not checked (helper 96: a header
+ * edited from ${REQON_A_TOKEN} to ${REQON_B_TOKEN} verified as a match).
+ */
+export function credentialVariablesReadBy(model: MissionModel): string[] {
+  const { read, secret } = variablesReadBy(model, true);
+  return [...read].filter((name) => secret.has(name) || isSensitiveName(name)).sort();
+}
+
+/** The `REQON_*` variables `model` reads (`anyName`: every variable), and those of them it puts where a credential goes. */
+function variablesReadBy(model: MissionModel, anyName = false): { read: Set<string>; secret: Set<string> } {
   const read = new Set<string>();
   const secret = new Set<string>();
   /**
@@ -100,13 +115,17 @@ function variablesReadBy(model: MissionModel): { read: Set<string>; secret: Set<
       read.add(variable);
       if (secretHere) secret.add(variable);
     };
-    if (n.kind === 'Call' && n.callee?.name === 'env') {
+    if (anyName && inSecret && n.kind === 'String' && typeof n.value === 'string' && n.value !== '' && !n.value.includes('{')) {
+      // A credential typed into the mission: named by a digest, never its text.
+      note(`a literal (sha256 ${createHash('sha256').update(n.value).digest('hex').slice(0, 12)})`, true);
+    } else if (n.kind === 'Call' && n.callee?.name === 'env') {
       const arg = n.args?.[0];
-      if (arg?.kind === 'String' && typeof arg.value === 'string' && arg.value.startsWith('REQON_')) note(arg.value, inSecret);
-    } else if (typeof n.value === 'string' && n.value.includes('{REQON_')) {
+      if (arg?.kind === 'String' && typeof arg.value === 'string' && (anyName || arg.value.startsWith('REQON_'))) note(arg.value, inSecret);
+      if (arg?.kind === 'String') return; // its name, no literal of the request
+    } else if (typeof n.value === 'string' && (anyName ? n.value.includes('{') : n.value.includes('{REQON_'))) {
       // In a path's query (`?api_key={REQON_K}`), the parameter's name says whether it is one.
       const query = n.value.indexOf('?');
-      for (const m of n.value.matchAll(PLACED_VARIABLE)) {
+      for (const m of n.value.matchAll(anyName ? ANY_PLACED_VARIABLE : PLACED_VARIABLE)) {
         const param = query >= 0 && m.index > query ? /([^?&=]+)=[^&=]*$/.exec(n.value.slice(query, m.index))?.[1] : undefined;
         note(m[1]!, inSecret || (param !== undefined && isSensitiveName(param)));
       }

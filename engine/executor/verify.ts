@@ -7,6 +7,7 @@ import { UnreadableEventError } from '../log/errors.js';
 import type { Env, HttpTransport } from '../env/env.js';
 import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
+import { credentialVariablesReadBy } from './run-start.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, STOPPED_FROM_OUTSIDE_CODES, type StoredEvent } from '../log/events.js';
@@ -469,6 +470,17 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
     if (limitBefore !== limitAfter) {
       out.push(
         `source ${name}'s rateLimit (${limitBefore} → ${limitAfter}): its requests were replayed as they were sent, not paced, held or failed again by the edited limit`,
+      );
+    }
+  }
+  // Which credential a request carries is no part of its identity either (run-start.ts
+  // credentialVariablesReadBy): an edit that reads others is said, never passed.
+  if (answered.size > 0) {
+    const before = credentialVariablesReadBy(recordedBy);
+    const after = credentialVariablesReadBy(model);
+    if (before.join() !== after.join()) {
+      out.push(
+        `the credentials the mission reads ([${before.join(', ')}] → [${after.join(', ')}]): which credential a request carries is no part of its identity, so whether the API would have answered the edited requests otherwise was not checked`,
       );
     }
   }

@@ -1,0 +1,61 @@
+/**
+ * Which credential a request carries is no part of its identity (a rotated token replays alike),
+ * so an edit that makes requests carry another — a header, a query parameter or a body field
+ * reading another variable, or a secret typed in — cannot be compared: verify says so, "not
+ * checked", and never passes it as a match (helper 96: each verified, exit 0). An edit that keeps
+ * the credentials the mission reads still verifies in full (the contrast).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../engine/executor/verify.js';
+import { fullyVerified } from '../../engine/executor/verify-report.js';
+import { openConformance, type Conformance } from '../conformance/harness.js';
+import { backends } from '../support/temp-log.js';
+
+const VARS = { REQON_A_TOKEN: 'aaaa-token-1111', REQON_B_TOKEN: 'bbbb-token-2222', REQON_A_KEY: 'key-aaaa-1111', REQON_B_KEY: 'key-bbbb-2222' };
+
+const mission = (o: { header?: string; key?: string; body?: string; note?: string } = {}) => `mission Creds {
+  source Api { auth: none, base: "http://127.0.0.1:1", headers: { "X-Api-Token": ${o.header ?? '"${REQON_A_TOKEN}"'} } }
+  action A {
+    get "/orders" { params: { api_key: env("${o.key ?? 'REQON_A_KEY'}") } }
+    post "/p" { body: { x: 1, t: env("${o.body ?? 'REQON_A_TOKEN'}")${o.note ?? ''} } }
+  }
+  run A
+}
+`;
+
+let c: Conformance | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+describe.each(backends)('%s: an edit that makes requests carry another credential', (backend) => {
+  const edits: [string, Parameters<typeof mission>[0]][] = [
+    ['a header reading another variable', { header: '"${REQON_B_TOKEN}"' }],
+    ['a query parameter reading another variable', { key: 'REQON_B_KEY' }],
+    ['a body field reading another variable', { body: 'REQON_B_TOKEN' }],
+    ["another variable's secret typed into the header", { header: '"bbbb-token-2222"' }],
+  ];
+  it.each(edits)('%s: not checked, said so, never a full match', async (_, edit) => {
+    c = await openConformance({ backend, vars: VARS });
+    c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
+    const run = await c.start(c.mission('creds', mission()));
+    expect(run.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, run.runId, { env: c.env }))).toBe(true);
+    const report = await verifyRun(c.log, run.runId, { env: c.env, missionFiles: c.mission('edited', mission(edit)) });
+    expect(report.divergence).toBeNull();
+    expect(fullyVerified(report)).toBe(false);
+    expect(report.unchecked.join('\n')).toMatch(/the credentials the mission reads \(\[REQON_A_KEY, REQON_A_TOKEN\] → \[.+\]\): which credential a request carries is no part of its identity/);
+    // Never the secret itself.
+    expect(JSON.stringify(report)).not.toContain('bbbb-token-2222');
+  });
+
+  it('an edit that keeps the credentials it reads still verifies in full', async () => {
+    c = await openConformance({ backend, vars: VARS });
+    c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
+    const run = await c.start(c.mission('creds', mission()));
+    // The same mission with a comment and its lines laid out otherwise.
+    const same = `// the same requests\n${mission().replace('run A', '\n  run A')}`;
+    expect(fullyVerified(await verifyRun(c.log, run.runId, { env: c.env, missionFiles: c.mission('same', same) }))).toBe(true);
+  });
+});
