@@ -73,7 +73,9 @@ export async function verifyRun(
       'unreadable',
     );
   }
-  const env: Env = { ...opts.env, http: NO_NETWORK };
+  const standIns = credentialStandIns(model, run.options.env, opts.env.vars);
+  const env: Env = { ...opts.env, http: NO_NETWORK, vars: { ...opts.env.vars, ...standIns.vars } };
+  const runEnv = { ...run.options.env, ...standIns.settings };
   const recordedBy = opts.missionFiles ? recordedModelOf(run.missionFiles) : undefined;
   const damaged = (error: DamagedLogError): NonNullable<VerifyReport['divergence']> => ({
     index: journal.asked.length,
@@ -109,12 +111,12 @@ export async function verifyRun(
     http: new HttpRuntime(model, env, {
       sources: run.options.sources,
       credentials: credentialsIfReadable(run.options, env),
-      extraSecrets: [...credentialEnvValues(run.options.env, env.vars, credentialNamesOf(format)), ...(format >= SOURCE_SECRETS_FORMAT ? credentialSourceValues(run.options.sources, credentialNamesOf(format)) : [])],
+      extraSecrets: [...credentialEnvValues(runEnv, env.vars, credentialNamesOf(format)), ...(format >= SOURCE_SECRETS_FORMAT ? credentialSourceValues(run.options.sources, credentialNamesOf(format)) : [])],
       rememberedCredentials: rememberedCredentialsOfRun(first, run.options.env, env.vars),
       progress: () => {},
       logFormat: format,
     }),
-    runEnv: run.options.env,
+    runEnv,
     lastSync: async () => undefined,
     inbox: async () => [],
     progress: () => {},
@@ -421,6 +423,28 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
   return [
     'the values of the pure steps (let, map, apply, validate): the run was recorded under `trace: minimal`, which logs none, so an edit of one is compared only where it changes a request or a store write',
   ];
+}
+
+/** What verify reads in place of a credential it cannot read (credentialStandIns). */
+const CREDENTIAL_STAND_IN = 'reqon-verify-credential-stand-in';
+
+/**
+ * The credentials the mission reads that are not set where verify runs — a `REQON_*` variable
+ * unset in this process, a setting the run was given but never stored (no run stores a secret),
+ * a bundle's run imported elsewhere — each given a stand-in: which credential a request carries,
+ * and its value, are no part of the request's identity, so the replay compares the same as with
+ * the value. Without one, the request failed to build and an unchanged run verified as DIVERGED
+ * (helper 96).
+ */
+function credentialStandIns(model: MissionModel, settings: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>): { vars: Record<string, string>; settings: Record<string, string> } {
+  const out = { vars: {} as Record<string, string>, settings: {} as Record<string, string> };
+  for (const name of credentialVariablesReadBy(model)) {
+    if (name.startsWith('a literal') || Object.hasOwn(settings, name)) continue;
+    if (name.startsWith('REQON_')) {
+      if (vars[name] === undefined) out.vars[name] = CREDENTIAL_STAND_IN;
+    } else out.settings[name] = CREDENTIAL_STAND_IN;
+  }
+  return out;
 }
 
 /**

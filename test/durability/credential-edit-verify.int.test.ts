@@ -3,7 +3,8 @@
  * so an edit that makes requests carry another — a header, a query parameter or a body field
  * reading another variable, or a secret typed in — cannot be compared: verify says so, "not
  * checked", and never passes it as a match (helper 96: each verified, exit 0). An edit that keeps
- * the credentials the mission reads still verifies in full (the contrast).
+ * the credentials the mission reads still verifies in full (the contrast), and so does an
+ * unchanged run where its credentials are not set (they were replayed with stand-ins).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
@@ -48,6 +49,19 @@ describe.each(backends)('%s: an edit that makes requests carry another credentia
     expect(report.unchecked.join('\n')).toMatch(/the credentials the mission reads \(\[REQON_A_KEY, REQON_A_TOKEN\] → \[.+\]\): which credential a request carries is no part of its identity/);
     // Never the secret itself.
     expect(JSON.stringify(report)).not.toContain('bbbb-token-2222');
+  });
+
+  it('an unchanged run verifies in full where its credentials are not set (another machine, an imported bundle)', async () => {
+    c = await openConformance({ backend, vars: VARS });
+    c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
+    const run = await c.start(c.mission('creds', mission()));
+    // Before, the header's request failed to build there, and the run verified as DIVERGED (helper 96).
+    const elsewhere = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} } });
+    expect(elsewhere.divergence).toBeNull();
+    expect(fullyVerified(elsewhere)).toBe(true);
+    // An edit that reads another credential is still not checked there.
+    const edited = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} }, missionFiles: c.mission('edited', mission({ key: 'REQON_B_KEY' })) });
+    expect(fullyVerified(edited)).toBe(false);
   });
 
   it('an edit that keeps the credentials it reads still verifies in full', async () => {
