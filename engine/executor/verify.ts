@@ -53,7 +53,10 @@ export async function verifyRun(
   const model = modelFor(files);
   // An edit `reqon run` would refuse is refused as invalid (exit 2), not compared: the fork or
   // resume it was asked for would send what comes before the stage it fails at.
-  if (opts.missionFiles && missionHash(files) !== run.missionHash) refuseUnstartableMission(model, run.options);
+  // The run's own mission given back (`--mission` with its very file) is no edit: under
+  // `trace: minimal` an edit is "not fully verified" (its pure steps leave nothing to compare).
+  const edited = opts.missionFiles !== undefined && missionHash(files) !== run.missionHash;
+  if (edited) refuseUnstartableMission(model, run.options);
   // A long run is read as the walk reaches it (a window, as a resume reads it: a 1M-event run's
   // verify peaked at 386 MB RSS, 885 MB read whole); a prefix, or a log that cannot read
   // synchronously, is read whole — up to the row's last seq, as a running run's log grows meanwhile.
@@ -76,7 +79,7 @@ export async function verifyRun(
   const standIns = credentialStandIns(model, run.options.env, opts.env.vars);
   const env: Env = { ...opts.env, http: NO_NETWORK, vars: { ...opts.env.vars, ...standIns.vars } };
   const runEnv = { ...run.options.env, ...standIns.settings };
-  const recordedBy = opts.missionFiles ? recordedModelOf(run.missionFiles) : undefined;
+  const recordedBy = edited ? recordedModelOf(run.missionFiles) : undefined;
   const damaged = (error: DamagedLogError): NonNullable<VerifyReport['divergence']> => ({
     index: journal.asked.length,
     seq: error.atSeq ?? run.lastSeq,
@@ -155,7 +158,6 @@ export async function verifyRun(
       stoppedFromOutside = labStop;
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
-      const edited = opts.missionFiles !== undefined;
       divergence = {
         index,
         seq: error.seq ?? 0,

@@ -98,6 +98,10 @@ describe.each(backends)('%s: trace: minimal', (backend) => {
     const report = await verifyRun(h.log, minimal.runId, { env: h.env });
     expect(report.divergence).toBeNull();
     expect(report.replayed.length).toBe(report.original.length);
+    // Its own mission given back is no edit: the same report, nothing said unchecked (helper 96).
+    const same = await verifyRun(h.log, minimal.runId, { env: h.env, missionFiles: files('minimal') });
+    expect(same.unchecked).toEqual(report.unchecked);
+    expect(same.divergence).toBeNull();
 
     // An edit of a pure step whose value reaches no effect: nothing in the log can show it, so
     // verify says what it did not compare rather than "verified".
