@@ -31,6 +31,8 @@ export interface VerifyReport {
     cause: 'edit' | 'nondeterminism' | 'damaged-log';
     /** The mission line of the step that diverged, when known. */
     line?: number;
+    /** In a folder mission, the file `line` is in. */
+    file?: string;
     /** What changed, as the user would have edited it ("POST /events became POST /audit"). */
     change?: string;
   };

@@ -9,7 +9,7 @@ import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
 import { credentialVariablesReadBy } from './run-start.js';
 import { assertRememberedMission } from './remembered-mission.js';
-import { NondeterminismError } from '../journal/nondeterminism-error.js';
+import { lineText, NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, STOPPED_FROM_OUTSIDE_CODES, type StoredEvent } from '../log/events.js';
 import type { EventLog, MissionFiles, RunOptions } from '../log/log.js';
 import type { CredentialsMap } from '../http/credentials.js';
@@ -164,9 +164,9 @@ export async function verifyRun(
         stepPath: error.stepPath,
         recorded: error.recorded,
         asked: error.asked,
-        explanation: explain(error, edited),
+        explanation: explain(error, edited, model),
         cause: edited ? 'edit' : 'nondeterminism',
-        ...(error.detail?.line !== undefined ? { line: error.detail.line } : {}),
+        ...(error.detail?.line !== undefined ? { line: error.detail.line, ...fileOf(model, error.stepPath) } : {}),
         ...(error.detail ? { change: error.detail.change } : {}),
       };
     } else if (error instanceof ReplayExhausted) {
@@ -231,7 +231,7 @@ export async function assertReplays(
 ): Promise<void> {
   const d = (await verifyRun(log, runId, opts)).divergence;
   if (!d) return;
-  const detail = d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), change: d.change } : undefined;
+  const detail = d.change ? { ...(d.line !== undefined ? { line: d.line } : {}), ...(d.file !== undefined ? { file: d.file } : {}), change: d.change } : undefined;
   throw new NondeterminismError(runId, d.stepPath, d.seq, d.recorded, d.asked, detail, ...(opts.advise ? [opts.advise(d.seq)] : []));
 }
 
@@ -592,10 +592,17 @@ function entryOf(e: StoredEvent): VerifyEntry {
   return { seq: e.seq, stepPath: e.stepPath, type: e.type, effectId: typeof effect === 'string' ? effect : null };
 }
 
-function explain(error: NondeterminismError, edited: boolean): string {
+/** The file of the step at `stepPath` (its action's), in a folder mission, where a line alone names no place (helper 96). */
+function fileOf(model: MissionModel, stepPath: string): { file?: string } {
+  const action = /^([^/:[]+)/.exec(stepPath)?.[1];
+  const file = action === undefined ? undefined : model.actionFile(action);
+  return file === undefined ? {} : { file };
+}
+
+function explain(error: NondeterminismError, edited: boolean, model: MissionModel): string {
   const where = error.stepPath ? `at step ${error.stepPath}` : 'at the run level';
   if (error.detail) {
-    const line = error.detail.line !== undefined ? `line ${error.detail.line}: ` : '';
+    const line = lineText({ ...error.detail, ...fileOf(model, error.stepPath) });
     // What resuming would do wrong depends on what was recorded: a request's answer and key, or a store's records.
     const harm = error.recorded.startsWith('the request')
       ? "answer the new request with the old one's recorded response, or send it under the old one's Idempotency-Key"

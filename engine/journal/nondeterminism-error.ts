@@ -10,6 +10,8 @@ import { NONDETERMINISM_CODE } from '../log/events.js';
 export interface DivergenceDetail {
   /** The mission line of the step that diverged (1-based), when known. */
   line?: number;
+  /** In a folder mission, the file that line is in. */
+  file?: string;
   /** e.g. "POST /events became POST /audit". */
   change: string;
 }
@@ -42,7 +44,7 @@ export class NondeterminismError extends Error {
       `Non-determinism in run ${runId} at step ${stepPath || '(run)'}` +
         (seq === null ? '' : ` (seq ${seq})`) +
         (detail
-          ? `, ${detail.line !== undefined ? `line ${detail.line}: ` : ''}${detail.change}. `
+          ? `, ${lineText(detail)}${detail.change}. `
           : `: the log recorded ${recorded}, but the mission asked for ${asked}. `) +
         advice,
     );
@@ -53,4 +55,9 @@ export class NondeterminismError extends Error {
   withAdvice(advice: string): NondeterminismError {
     return new NondeterminismError(this.runId, this.stepPath, this.seq, this.recorded, this.asked, this.detail, advice);
   }
+}
+
+/** `b.vague line 2: ` (the file only in a folder mission), or nothing without a line. */
+export function lineText(detail: DivergenceDetail): string {
+  return detail.line === undefined ? '' : `${detail.file !== undefined ? `${detail.file} ` : ''}line ${detail.line}: `;
 }

@@ -3,6 +3,7 @@
  * resolvable to lines (for `step.started` events and error messages). Built once per run from a
  * checked MissionUnit; read-only afterwards.
  */
+import { basename } from 'node:path';
 import type {
   ActionDecl,
   MissionDecl,
@@ -162,6 +163,12 @@ export class MissionModel {
   }
 
   /** The line of the step at `offset` in the file of `action` (1-based). */
+  /** In a mission of several files (a folder), the name of the file `action` is declared in; undefined in a one-file mission. */
+  actionFile(action: string): string | undefined {
+    const file = this.actions.get(action)?.file;
+    return this.texts.size > 1 && file !== undefined ? basename(file) : undefined;
+  }
+
   stepLine(action: string, offset: number): number {
     return this.line(this.actions.get(action)?.file ?? this.unit.root.file, offset);
   }

@@ -36,9 +36,11 @@ afterEach(async () => {
 describe('run.verify of a folder mission', () => {
   it("an edit of an action file diverges where it changes a request; one that changes nothing verifies; an unknown file is a 400", async () => {
     const pull = files.files[1]!.path;
-    const moved = (await service.handle('run.verify', { runId, files: { [pull]: PULL.replace('"/orders"', '"/audit"') } })) as { ok: boolean; divergence: { cause: string; stepPath: string } | null };
+    const moved = (await service.handle('run.verify', { runId, files: { [pull]: PULL.replace('"/orders"', '"/audit"') } })) as { ok: boolean; divergence: { cause: string; stepPath: string; explanation: string } | null };
     expect(moved.ok).toBe(false);
-    expect(moved.divergence).toMatchObject({ cause: 'edit', stepPath: 'Pull/0' });
+    // The line is named with its file: every file of a folder has a line 2 (helper 96).
+    expect(moved.divergence).toMatchObject({ cause: 'edit', stepPath: 'Pull/0', line: 2, file: 'pull.vague' });
+    expect(moved.divergence!.explanation).toContain('pull.vague line 2: POST /orders became POST /audit');
 
     const commented = (await service.handle('run.verify', { runId, files: { [pull]: `// checked\n${PULL}` } })) as { ok: boolean; divergence: unknown };
     expect(commented).toMatchObject({ ok: true, divergence: null });

@@ -168,7 +168,7 @@ export function ReplayDiff({ runId }: { runId: string }) {
             </div>
             {report.divergence.change && (
               <div className="divergence-change" data-testid="divergence-change">
-                {report.divergence.line !== undefined ? `line ${report.divergence.line}: ` : ''}
+                {report.divergence.line !== undefined ? `${report.divergence.file !== undefined ? `${report.divergence.file} ` : ''}line ${report.divergence.line}: ` : ''}
                 {report.divergence.change}
               </div>
             )}
