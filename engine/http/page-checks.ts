@@ -416,6 +416,15 @@ const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.nex
 const NEXT_TOKENS = ['nextPageToken', 'next_page_token', 'nextToken', 'next_token', 'next_offset', 'nextOffset', 'next_cursor', 'nextCursor', 'meta.next_cursor', 'pagination.next_cursor'] as const;
 const REMAINING_COUNTS = ['remaining', 'remaining_count', 'remainingCount', 'meta.remaining'] as const;
 
+/** What a page's answer says outside its body, and whether the rules of log format 9 apply (events.ts PAGE_END_RULES_FORMAT). */
+export interface PageSays {
+  /** The next page its Link header names (rel="next"). */
+  linkedNext?: string;
+  /** The records its `X-Total-Count` header counts (format 9). */
+  headerTotal?: number;
+  pageEndRules?: boolean;
+}
+
 /**
  * A page of an offset or page walk with fewer items than the page size the mission gave was taken
  * for the last page — and where the API's own size is smaller (it caps what is asked at 50, or
@@ -430,13 +439,12 @@ export function refuseShortPageWithMore(
   items: unknown[],
   index: number,
   describe: () => string | undefined,
-  linkedNext?: string,
-  pageEndRules = false,
+  says: PageSays = {},
 ): void {
   if (plan.strategy === 'cursor') return;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
-  const shown = saysMore(body, linkedNext, pageEndRules) ?? (index === 0 ? (countedMore(body, items.length) ?? cappedSize(plan, body, items.length)) : undefined);
+  const shown = saysMore(body, says) ?? (index === 0 ? (countedMore(body, items.length, says.headerTotal) ?? cappedSize(plan, body, items.length)) : undefined);
   if (shown === undefined) return;
   const where = describe();
   if (items.length === 0) {
@@ -464,7 +472,7 @@ export function refuseShortPageWithMore(
  * page's link or number, a `rel: "next"` in its list of links, its Link header's rel="next"
  * (`linkedNext`) — as shown in messages; undefined when it says nothing of the kind.
  */
-export function saysMore(body: unknown, linkedNext: string | undefined, pageEndRules = false): string | undefined {
+export function saysMore(body: unknown, { linkedNext, pageEndRules = false }: PageSays): string | undefined {
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
     const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false);
     if (flag !== undefined) return `${flag}: ${JSON.stringify(getPath(body, flag))}`;
@@ -507,11 +515,11 @@ function echoedSize(plan: PaginationPlan, body: unknown): number | undefined {
  * flag to say so (refuseNotFirstPage). A walk that started at the API's first page ends on the
  * page numbered firstPage + totalPages − 1 when that page is short, one later when it is empty.
  */
-export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined, linkedNext?: string, pageEndRules = false): void {
+export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held: number, index: number, describe: () => string | undefined, says: PageSays = {}): void {
   if (plan.strategy !== 'page' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
   // A page that says more follow, or that the API cut to a size of its own, is no last page of a
   // count from 0 but a page of an API paging by a smaller size: refuseShortPageWithMore says so.
-  if (saysMore(body, linkedNext, pageEndRules) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
+  if (saysMore(body, says) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
   const field = PAGE_TOTALS.find((path) => isCount(getPath(body, path)));
   if (field === undefined) return;
   const totalPages = getPath(body, field) as number;
@@ -546,9 +554,10 @@ const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as con
 const PAGE_TOTALS = ['nbPages', 'meta.pagination.pageCount', 'meta.pagination.total_pages', 'meta.pagination.totalPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
-export function countedMore(body: unknown, held: number): string | undefined {
+export function countedMore(body: unknown, held: number, headerTotal?: number): string | undefined {
   const records = RECORD_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > held);
   if (records !== undefined) return `${records}: ${getPath(body, records) as number}`;
+  if (headerTotal !== undefined && headerTotal > held) return `its X-Total-Count header: ${headerTotal}`;
   const pages = PAGE_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 1);
   return pages !== undefined ? `${pages}: ${getPath(body, pages) as number}` : undefined;
 }

@@ -203,6 +203,8 @@ export interface PaginationCallbacks {
   warn?(message: string): void;
   /** The next page a page's answer names outside its body (its Link header's rel="next"), if any. */
   linkedNext?(index: number): string | undefined;
+  /** The records a page's answer counts outside its body (its X-Total-Count header), if it does. */
+  headerTotal?(index: number): number | undefined;
   /** The page-end rules of log format 9 (events.ts PAGE_END_RULES_FORMAT): a run recorded before keeps its own. */
   pageEndRules?: boolean;
   /** The mission's `until`, evaluated with `response` = this page's body. */
@@ -346,9 +348,9 @@ export async function paginate(
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) {
       // The skipped first page first: its short last page says more follow too (Algolia's nbHits).
-      const linkedNext = callbacks.linkedNext?.(index);
-      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe, linkedNext, pageEndRules);
-      refuseShortPageWithMore(plan, body, pageItems, index, describe, linkedNext, pageEndRules);
+      const says = { linkedNext: callbacks.linkedNext?.(index), headerTotal: pageEndRules ? callbacks.headerTotal?.(index) : undefined, pageEndRules };
+      refuseSkippedFirstPage(plan, body, pageItems.length, index, describe, says);
+      refuseShortPageWithMore(plan, body, pageItems, index, describe, says);
     }
     if (!stop && more) refuseOverlongOffsetPage(plan, pageItems, index, describe);
     if (next !== undefined) {

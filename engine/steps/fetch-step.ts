@@ -207,12 +207,16 @@ export async function runFetch(
     let itemsField: string | null | undefined;
     /** Each page's next page as its Link header names it (GitHub's way of saying more follow). */
     const linkedNext = new Map<number, string>();
+    /** Each page's count of records as its X-Total-Count header gives it (json-server, many REST APIs). */
+    const headerTotals = new Map<number, number>();
     const pageUrl = (query: QueryParams) => `${method} ${rt.http.redactor.url(buildUrl(base, requestPath, [...(since?.query ?? []), ...query]))}`;
     const result = await paginate(plan, {
       fetchPage: async (query, index) => {
         const answer = await fetchPage(query, index);
         const next = linkHeaderNext(answer.headers['link']);
         if (next !== undefined) linkedNext.set(index, next);
+        const total = totalCountHeader(answer.headers);
+        if (total !== undefined) headerTotals.set(index, total);
         // The fetch's status (what `match` sees, what lets its checkpoint advance) is its first
         // page's: whether the resource answered. It was the last page's, so pages of records
         // ending in an allowed 404 or a 204 past the end (Django's "Invalid page.") took a
@@ -227,6 +231,7 @@ export async function runFetch(
       },
       warn: (message) => rt.progress(`warning: ${path}: ${message}`),
       linkedNext: (index) => linkedNext.get(index),
+      headerTotal: (index) => headerTotals.get(index),
       pageEndRules: rt.http.logFormat >= PAGE_END_RULES_FORMAT,
       describe: pageUrl,
       ...(until
@@ -289,7 +294,7 @@ export async function runFetch(
     // (`has_more: true`, a next link, a Link header, `total_count` above what it holds) holds
     // back its checkpoint: advanced, the next run asked from past the records never read.
     if (since && inBandError === undefined && status >= 200 && status < 300 && rt.http.logFormat >= PAGE_END_RULES_FORMAT) {
-      moreFollow = saysMore(answer.body, linkHeaderNext(answer.headers['link']), true) ?? countedMore(answer.body, recordsHeld(answer.body, options.itemsPath?.value));
+      moreFollow = saysMore(answer.body, { linkedNext: linkHeaderNext(answer.headers['link']), pageEndRules: true }) ?? countedMore(answer.body, recordsHeld(answer.body, options.itemsPath?.value), totalCountHeader(answer.headers));
     }
     // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
     // records (`store response -> S` stores none, a `for` over it runs no iteration).
@@ -1083,4 +1088,10 @@ function recordsHeld(body: unknown, itemsPath: string | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** The whole count of records an answer's `X-Total-Count` header gives, if it gives one. */
+function totalCountHeader(headers: Readonly<Record<string, string | undefined>>): number | undefined {
+  const text = headers['x-total-count']?.trim();
+  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }

@@ -35,6 +35,7 @@ describe('a since fetch without paginate whose answer says more follow', () => {
     ['next: "/recs?page=2"', { body: { data: [{ id: 1 }], next: '/recs?page=2' } }],
     ['total_count: 10', { body: { data: [{ id: 1 }], total_count: 10 } }],
     ['its Link header', { body: { data: [{ id: 1 }] }, headers: { link: '</recs?page=2>; rel="next"' } }],
+    ['its X-Total-Count header', { body: { data: [{ id: 1 }] }, headers: { 'x-total-count': '10' } }],
   ];
   it.each(answers)('(%s) advances no checkpoint and says why', async (marker, answer) => {
     c = await openConformance();
@@ -45,7 +46,7 @@ describe('a since fetch without paginate whose answer says more follow', () => {
     const events = await c.events(run.runId);
     expect(events.filter((e) => e.type === 'checkpoint.advanced')).toEqual([]);
     expect(lines.join('\n')).toMatch(/the answer says more records follow \(.+\), but the fetch has no paginate: its since checkpoint does not advance/);
-    expect(lines.join('\n'), marker).toContain(marker.startsWith('its Link') ? 'its Link header' : marker.split(':')[0]!);
+    expect(lines.join('\n'), marker).toContain(marker.startsWith('its ') ? marker : marker.split(':')[0]!);
     await c.expectVerified(run.runId);
   });
 
@@ -58,9 +59,9 @@ describe('a since fetch without paginate whose answer says more follow', () => {
 });
 
 /** Pages answered in turn; `pageEndRules` as a run of format 9 (true) or before (false). */
-async function walk(plan: PaginationPlan, pages: unknown[], pageEndRules: boolean): Promise<{ count: number; asked: number }> {
+async function walk(plan: PaginationPlan, pages: unknown[], pageEndRules: boolean, headerTotal?: number): Promise<{ count: number; asked: number }> {
   let asked = 0;
-  const result = await paginate(plan, { fetchPage: async (_query, index) => (asked++, pages[Math.min(index, pages.length - 1)]), pageEndRules });
+  const result = await paginate(plan, { fetchPage: async (_query, index) => (asked++, pages[Math.min(index, pages.length - 1)]), pageEndRules, headerTotal: () => headerTotal });
   return { count: result.count, asked };
 }
 
@@ -92,6 +93,11 @@ describe('page walks under the rules of format 9, and before', () => {
       await expect(refused).rejects.toThrow(/holds 4 items, fewer than the page size 5, yet says more pages follow/);
       expect(await walk(offsetPlan, [page], false)).toEqual({ count: 4, asked: 1 });
     }
+    // A first page's X-Total-Count header above what it holds, likewise; one that counts it all does not.
+    const short = { items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }] };
+    await expect(walk(offsetPlan, [short], true, 10)).rejects.toThrow(/yet says more pages follow \(its X-Total-Count header: 10\)/);
+    expect(await walk(offsetPlan, [short], false, 10)).toEqual({ count: 4, asked: 1 });
+    expect(await walk(offsetPlan, [short], true, 4)).toEqual({ count: 4, asked: 1 });
     // `remaining: 0` says nothing more follows.
     expect(await walk(offsetPlan, [{ items: [{ id: 1 }], remaining: 0 }], true)).toEqual({ count: 1, asked: 1 });
   });
