@@ -43,9 +43,11 @@ export function prepareNewRun(files: MissionFiles, given: RunOptions, deps: Engi
   const now = deps.env.clock.now();
   const mission = model.mission.name.name;
   const digests = digestCredentials(givenCredentials(model.sources.values(), credentials, deps.env.vars), deps.env.random.id('salt'));
+  // Names only: which of the credentials the mission reads this run had (verify's stand-ins).
+  const credentialsSet = credentialReadsOf(model).names.filter((name) => options.env[name] !== undefined || (name.startsWith('REQON_') && deps.env.vars[name] !== undefined));
   return {
     run: { runId: deps.env.random.id('run'), mission, missionHash: hash, missionFiles: files, options, createdAt: now },
-    first: [{ type: 'run.started', stepPath: '', payload: { mission, missionHash: hash, format: LOG_FORMAT, ...(digests ? { credentials: [digests] } : {}) }, recordedAt: now }],
+    first: [{ type: 'run.started', stepPath: '', payload: { mission, missionHash: hash, format: LOG_FORMAT, ...(digests ? { credentials: [digests] } : {}), ...(credentialsSet.length > 0 ? { credentialsSet } : {}) }, recordedAt: now }],
     owner: deps.owner ?? defaultOwner(deps.env),
     ttlMs: deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
   };
@@ -81,24 +83,33 @@ function rememberedVariables(model: MissionModel, given: Readonly<Record<string,
 }
 
 /** Per mission (the model is cached by its text): a schedule fires one mission many times. */
-const variableReads = new WeakMap<MissionModel, { read: Set<string>; secret: Set<string> }>();
+const variableReads = new WeakMap<MissionModel, { read: Set<string>; secret: Set<string>; literals: Set<string> }>();
+
+/** What a mission reads as credentials (credentialReadsOf). */
+export interface CredentialReads {
+  /** Variables and settings read by a credential's name or where a credential goes, sorted. */
+  names: string[];
+  /** sha256 of each literal typed where a credential goes, sorted (compared, never shown). */
+  literals: string[];
+}
 
 /**
- * The variables `model` reads by a credential's name or where a credential goes — `REQON_*` ones
- * and the run's `--env` settings alike, sorted. Verify holds an edit's against the recorded
- * mission's: which credential a request carries is no part of its identity (a rotated token must
- * replay alike), so an edit that reads another is said to be not checked (helper 96: a header
- * edited from ${REQON_A_TOKEN} to ${REQON_B_TOKEN} verified as a match).
+ * The credentials `model` reads — `REQON_*` variables and the run's `--env` settings by a
+ * credential's name or where a credential goes, and literals typed there. Verify holds an edit's
+ * against the recorded mission's: which credential a request carries is no part of its identity
+ * (a rotated token must replay alike), so an edit that reads another is said to be not checked
+ * (helper 96: a header edited from ${REQON_A_TOKEN} to ${REQON_B_TOKEN} verified as a match).
  */
-export function credentialVariablesReadBy(model: MissionModel): string[] {
-  const { read, secret } = variablesReadBy(model, true);
-  return [...read].filter((name) => secret.has(name) || isSensitiveName(name)).sort();
+export function credentialReadsOf(model: MissionModel): CredentialReads {
+  const { read, secret, literals } = variablesReadBy(model, true);
+  return { names: [...read].filter((name) => secret.has(name) || isSensitiveName(name)).sort(), literals: [...literals].sort() };
 }
 
 /** The `REQON_*` variables `model` reads (`anyName`: every variable), and those of them it puts where a credential goes. */
-function variablesReadBy(model: MissionModel, anyName = false): { read: Set<string>; secret: Set<string> } {
+function variablesReadBy(model: MissionModel, anyName = false): { read: Set<string>; secret: Set<string>; literals: Set<string> } {
   const read = new Set<string>();
   const secret = new Set<string>();
+  const literals = new Set<string>();
   /**
    * `inSecret`: inside a value the redactor hides by its name (http/redact.ts rule 1: a header or
    * a query parameter, never a body field, which is recorded as sent). `keysName`: inside a
@@ -116,8 +127,8 @@ function variablesReadBy(model: MissionModel, anyName = false): { read: Set<stri
       if (secretHere) secret.add(variable);
     };
     if (anyName && inSecret && n.kind === 'String' && typeof n.value === 'string' && n.value !== '' && !n.value.includes('{')) {
-      // A credential typed into the mission: named by a digest, never its text.
-      note(`a literal (sha256 ${createHash('sha256').update(n.value).digest('hex').slice(0, 12)})`, true);
+      // A credential typed into the mission: kept as a digest, never its text.
+      literals.add(createHash('sha256').update(n.value).digest('hex'));
     } else if (n.kind === 'Call' && n.callee?.name === 'env') {
       const arg = n.args?.[0];
       if (arg?.kind === 'String' && typeof arg.value === 'string' && (anyName || arg.value.startsWith('REQON_'))) note(arg.value, inSecret);
@@ -146,7 +157,7 @@ function variablesReadBy(model: MissionModel, anyName = false): { read: Set<stri
     }
   };
   visit([model.unit.root, model.unit.mission], false, false);
-  return { read, secret };
+  return { read, secret, literals };
 }
 
 /** A string literal ending in a credential-named query parameter's `name=` (`"…?access_token="`). */

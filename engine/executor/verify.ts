@@ -7,7 +7,7 @@ import { UnreadableEventError } from '../log/errors.js';
 import type { Env, HttpTransport } from '../env/env.js';
 import { identitiesOf } from '../journal/fork-identity.js';
 import { DamagedLogError, Journal, META_EVENT_TYPES, ReplayExhausted, type StreamedRecord } from '../journal/journal.js';
-import { credentialVariablesReadBy } from './run-start.js';
+import { credentialReadsOf } from './run-start.js';
 import { assertRememberedMission } from './remembered-mission.js';
 import { lineText, NondeterminismError } from '../journal/nondeterminism-error.js';
 import { LAB_STOPPED_CODE, LOG_FORMAT, logFormatOf, SOURCE_SECRETS_FORMAT, STOPPED_FROM_OUTSIDE_CODES, type StoredEvent } from '../log/events.js';
@@ -76,7 +76,7 @@ export async function verifyRun(
       'unreadable',
     );
   }
-  const standIns = credentialStandIns(model, run.options.env, opts.env.vars);
+  const standIns = credentialStandIns(first, run.options.env, opts.env.vars);
   const env: Env = { ...opts.env, http: NO_NETWORK, vars: { ...opts.env.vars, ...standIns.vars } };
   const runEnv = { ...run.options.env, ...standIns.settings };
   const recordedBy = edited ? recordedModelOf(run.missionFiles) : undefined;
@@ -431,17 +431,19 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
 const CREDENTIAL_STAND_IN = 'reqon-verify-credential-stand-in';
 
 /**
- * The credentials the mission reads that are not set where verify runs — a `REQON_*` variable
- * unset in this process, a setting the run was given but never stored (no run stores a secret),
- * a bundle's run imported elsewhere — each given a stand-in: which credential a request carries,
- * and its value, are no part of the request's identity, so the replay compares the same as with
- * the value. Without one, the request failed to build and an unchanged run verified as DIVERGED
- * (helper 96).
+ * The credentials the run had when it started (its `run.started` names them, log format 9) that
+ * are not set where verify runs — a `REQON_*` variable unset in this process, a setting no run
+ * stores, a bundle's run imported elsewhere — each given a stand-in: which credential a request
+ * carries, and its value, are no part of the request's identity, so the replay compares the same
+ * as with the value. Without one, the request failed to build and an unchanged run verified as
+ * DIVERGED (helper 96). A credential the run did not have gets none: its run failed for want of
+ * it, and so does the replay.
  */
-function credentialStandIns(model: MissionModel, settings: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>): { vars: Record<string, string>; settings: Record<string, string> } {
+function credentialStandIns(first: StoredEvent | undefined, settings: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>): { vars: Record<string, string>; settings: Record<string, string> } {
   const out = { vars: {} as Record<string, string>, settings: {} as Record<string, string> };
-  for (const name of credentialVariablesReadBy(model)) {
-    if (name.startsWith('a literal') || Object.hasOwn(settings, name)) continue;
+  const had = first?.type === 'run.started' ? ((first as StoredEvent<'run.started'>).payload.credentialsSet ?? []) : [];
+  for (const name of had) {
+    if (Object.hasOwn(settings, name)) continue;
     if (name.startsWith('REQON_')) {
       if (vars[name] === undefined) out.vars[name] = CREDENTIAL_STAND_IN;
     } else out.settings[name] = CREDENTIAL_STAND_IN;
@@ -502,11 +504,12 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
   // Which credential a request carries is no part of its identity either (run-start.ts
   // credentialVariablesReadBy): an edit that reads others is said, never passed.
   if (answered.size > 0) {
-    const before = credentialVariablesReadBy(recordedBy);
-    const after = credentialVariablesReadBy(model);
-    if (before.join() !== after.join()) {
+    const before = credentialReadsOf(recordedBy);
+    const after = credentialReadsOf(model);
+    const typed = before.literals.join() === after.literals.join() ? '' : ', and a credential typed into the mission';
+    if (before.names.join() !== after.names.join() || typed !== '') {
       out.push(
-        `the credentials the mission reads ([${before.join(', ')}] → [${after.join(', ')}]): which credential a request carries is no part of its identity, so whether the API would have answered the edited requests otherwise was not checked`,
+        `the credentials the mission reads ([${before.names.join(', ')}] → [${after.names.join(', ')}]${typed}): which credential a request carries is no part of its identity, so whether the API would have answered the edited requests otherwise was not checked`,
       );
     }
   }

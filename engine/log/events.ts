@@ -173,7 +173,11 @@ export interface EventPayloads {
    * in the --auth file: a resume or verify then still tells which of the values the mission can
    * read (`env()`) were credentials, and redacts them as the run did (http/given-credentials.ts).
    */
-  'run.started': { mission: string; missionHash: string; format?: number; forkedFrom?: ForkOrigin; credentials?: CredentialDigests[] };
+  /**
+   * `credentialsSet` (log format 9): the names — never values — of the credentials the mission
+   * reads that were set when the run started; verify replays them with stand-ins where they are not.
+   */
+  'run.started': { mission: string; missionHash: string; format?: number; forkedFrom?: ForkOrigin; credentials?: CredentialDigests[]; credentialsSet?: string[] };
   /** A process took the run over: after a crash, a pause, or a lease expiry. */
   /** `missionHash`: the run carries on with an edited mission from here (it replayed the log). */
   'run.resumed': { reason: 'crash' | 'pause' | 'lease-expired' | 'manual'; owner: string; replayFromSeq: number; missionHash?: string };

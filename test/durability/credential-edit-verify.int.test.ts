@@ -46,9 +46,10 @@ describe.each(backends)('%s: an edit that makes requests carry another credentia
     const report = await verifyRun(c.log, run.runId, { env: c.env, missionFiles: c.mission('edited', mission(edit)) });
     expect(report.divergence).toBeNull();
     expect(fullyVerified(report)).toBe(false);
-    expect(report.unchecked.join('\n')).toMatch(/the credentials the mission reads \(\[REQON_A_KEY, REQON_A_TOKEN\] → \[.+\]\): which credential a request carries is no part of its identity/);
-    // Never the secret itself.
+    expect(report.unchecked.join('\n')).toMatch(/the credentials the mission reads \(\[REQON_A_KEY, REQON_A_TOKEN\] → \[.+\](, and a credential typed into the mission)?\): which credential a request carries is no part of its identity/);
+    // Never the secret itself, nor a digest of it.
     expect(JSON.stringify(report)).not.toContain('bbbb-token-2222');
+    expect(JSON.stringify(report)).not.toMatch(/sha256/);
   });
 
   it('an unchanged run verifies in full where its credentials are not set (another machine, an imported bundle)', async () => {
@@ -62,6 +63,15 @@ describe.each(backends)('%s: an edit that makes requests carry another credentia
     // An edit that reads another credential is still not checked there.
     const edited = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} }, missionFiles: c.mission('edited', mission({ key: 'REQON_B_KEY' })) });
     expect(fullyVerified(edited)).toBe(false);
+  });
+
+  it('a run that failed for want of a credential verifies as it ran where the credential is still unset (no stand-in for what the run did not have)', async () => {
+    c = await openConformance({ backend, vars: { REQON_A_KEY: VARS.REQON_A_KEY } });
+    const run = await c.start(c.mission('creds', mission()));
+    expect(run.status).toBe('failed');
+    const report = await verifyRun(c.log, run.runId, { env: c.env });
+    expect(report.divergence).toBeNull();
+    expect(fullyVerified(report)).toBe(true);
   });
 
   it('an edit that keeps the credentials it reads still verifies in full', async () => {
