@@ -22,7 +22,6 @@ import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, ty
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { checkpointApiOf } from '../steps/http-runtime.js';
-import type { SourceDecl } from '../lang/ast.js';
 import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
 import { closingEvent } from './closing-event.js';
@@ -362,12 +361,10 @@ export async function continueRun(runId: string, opts: ResumeOptions, deps: Engi
     await deps.log.release(lease);
     throw error;
   }
-  // A run a later run has synced past (a crash takeover or a manual resume, not a pause's end):
-  // carried on, it would store its older answers over what the later run stored.
-  if (before.owner !== null || !(await lastIsPauseResume(deps.log, run))) {
-    const superseded = await supersededSync(deps.log, run, model.sources.values());
-    if (superseded !== undefined) return failSuperseded(run, lease, superseded, deps);
-  }
+  // A run a later run has synced past, however it is carried on (a crash's takeover, `reqon
+  // resume`, the end of its pause or wait): it would store its older answers over the later run's.
+  const superseded = await supersededSync(deps.log, run);
+  if (superseded !== undefined) return failSuperseded(run, lease, superseded, deps);
   // Replayed as the walk reaches it where the log can read synchronously (a window in memory,
   // not the whole log); otherwise read whole first.
   const recorded: StoredEvent[] | StreamedRecord = deps.log.replayReader
@@ -423,18 +420,42 @@ interface SupersededSync {
 }
 
 /**
- * The first `since` fetch of `run` whose checkpoint another completed run has since advanced to
- * an instant after this run read it (helper 95): that run fetched the records later, so they are
- * newer than this run's recorded answers, which a resume replays and stores — over them, in a
- * store that outlives runs, while the checkpoint stays past their changes for good. A fetch this
- * run already advanced its own checkpoint for is done with. The checkpoint is read for the APIs
- * the run's sources fetch from (their bases, or what --source points them at), as the fetch read it.
+ * The first `since` fetch of `run` whose checkpoint another completed run has advanced since this
+ * run read it (helper 95): that run fetched the records later, so they are newer than this run's
+ * recorded answers, which a resume replays and stores — over them, in a store that outlives runs,
+ * while the checkpoint stays past their changes for good. "Since" by when the checkpoint was
+ * committed, this engine's clock, not by its instant, which `updateFrom` takes from the server's
+ * (a server clock behind dated the later run's checkpoint before this run's read: helper 98).
+ * Whatever this run did after the read: a fetch's action that ended, or advanced its own
+ * checkpoint, may have staged the records for a later action (a memory store) that stores them
+ * still; failing a run that had nothing older left to store costs its remaining steps, which the
+ * next run does anew, never data. The checkpoint is the API's the fetch read (recorded with the
+ * read from log format 9; before, any API the run's recorded sources fetch from). Only a mission
+ * that syncs (`since`) is read.
  */
-async function supersededSync(log: EventLog, run: RunRecord, sources: Iterable<SourceDecl>): Promise<SupersededSync | undefined> {
-  const events = await log.read(run.runId, { types: ['value.recorded', 'checkpoint.advanced'] });
-  const advanced = new Set(events.filter((e) => e.type === 'checkpoint.advanced').map((e) => (e.payload as EventPayloads['checkpoint.advanced']).key));
+async function supersededSync(log: EventLog, run: RunRecord): Promise<SupersededSync | undefined> {
+  if (!run.missionFiles.files.some((file) => /\bsince\s*:/.test(file.text))) return undefined;
+  const events = await log.read(run.runId, { types: ['value.recorded'] });
+  const fallback = apisOf(run);
+  const asked = new Set<string>();
+  for (const event of events) {
+    const read = event.payload as EventPayloads['value.recorded'];
+    if (read.source !== 'last-sync' || read.key === undefined) continue;
+    for (const api of read.api !== undefined ? [read.api] : fallback) {
+      const query = `${read.key}\u0000${api ?? ''}`;
+      if (asked.has(query)) continue;
+      asked.add(query);
+      const mark = await log.lastCheckpoint(run.mission, read.key, api);
+      if (mark?.advancedAt !== undefined && mark.advancedAt > event.recordedAt) return { key: read.key, fetchedAt: event.recordedAt, syncedAt: mark.syncedAt };
+    }
+  }
+  return undefined;
+}
+
+/** The checkpoint APIs the run's recorded sources fetch from (their bases, or what --source points them at), and none. */
+function apisOf(run: RunRecord): (string | undefined)[] {
   const apis = new Set<string | undefined>([undefined]);
-  for (const source of sources) {
+  for (const source of modelFor(run.missionFiles).sources.values()) {
     const base = run.options.sources[source.name.name] ?? source.base?.value;
     try {
       if (base !== undefined) apis.add(checkpointApiOf(base));
@@ -442,15 +463,7 @@ async function supersededSync(log: EventLog, run: RunRecord, sources: Iterable<S
       // No URL: the fetch fails on it, saying so.
     }
   }
-  for (const event of events) {
-    const read = event.payload as EventPayloads['value.recorded'];
-    if (event.type !== 'value.recorded' || read.source !== 'last-sync' || read.key === undefined || advanced.has(read.key)) continue;
-    for (const api of apis) {
-      const mark = await log.lastCheckpoint(run.mission, read.key, api);
-      if (mark !== undefined && mark.syncedAt > event.recordedAt) return { key: read.key, fetchedAt: event.recordedAt, syncedAt: mark.syncedAt };
-    }
-  }
-  return undefined;
+  return [...apis];
 }
 
 /** Fails a run supersededSync found, writing nothing else: the next run syncs from the later checkpoint. */

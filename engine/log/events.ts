@@ -209,7 +209,8 @@ export interface EventPayloads {
    * store it read — compared on replay, so an edit that reads another diverges (absent in logs
    * recorded before 2026-12-05, which are compared on the value alone).
    */
-  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter' | 'store-read' | 'last-sync'; value: unknown; key?: string; store?: string };
+  /** `api` (a `last-sync`, log format 9): the API whose checkpoint was read (supersededSync). */
+  'value.recorded': { source: 'now' | 'timestamp' | 'random' | 'jitter' | 'store-read' | 'last-sync'; value: unknown; key?: string; store?: string; api?: string };
 
   /** Intent: committed durably before the request leaves the process. */
   /**

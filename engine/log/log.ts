@@ -236,10 +236,10 @@ export interface LogStats {
   durableCommits: number;
   /**
    * SQLite: checkpoints of the WAL this process ran, off the main thread (its worker) and on it
-   * (the worker fell behind, or could not run: SQLite's autocheckpoint is not counted). Absent on
-   * PostgreSQL, which has no WAL of ours.
+   * (past four times the threshold, writes that never pause); `fellBack`: why the worker could not
+   * do them, SQLite's own autocheckpoint doing them since (not counted). Absent on PostgreSQL.
    */
-  walCheckpoints?: { offMainThread: number; onMainThread: number };
+  walCheckpoints?: { offMainThread: number; onMainThread: number; fellBack?: string };
 }
 
 /** Which runs `listRuns` and `countRuns` take (run-query.ts builds it into SQL); every one when empty. */
@@ -353,6 +353,8 @@ export interface LastCheckpoint {
   query?: string;
   /** sha256 of that query unredacted and normalised (checkpoint.advanced's `querySha256`). */
   querySha256?: string;
+  /** When that checkpoint was committed (its event's recordedAt, this engine's clock; syncedAt may be the server's). */
+  advancedAt?: number;
 }
 
 /** The webhook inbox: deliveries committed before their sender hears 2xx, claimed once by a run. */

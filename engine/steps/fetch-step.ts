@@ -993,7 +993,7 @@ async function sinceParts(
   } else {
     const mark = await lastCheckpointOf(key, which, (k, a) => rt.lastSync(k, a));
     last = mark?.syncedAt ?? 0;
-    rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last, key });
+    rt.journal.emit('value.recorded', path, { source: 'last-sync', value: last, key, ...(which.api !== undefined ? { api: which.api } : {}) });
     if (ownQuery !== undefined && mark !== undefined && !sameQuery(mark, ownQuery)) warnCheckpointOfOtherQuery(key, requestPath, mark.query ?? '?…', path, rt);
   }
   const formatted = formatLastSync(last, since.format ?? defaultSinceFormat(since.header));

@@ -4,7 +4,8 @@
  * and stored them over the later run's records in a store that outlives runs, while the
  * checkpoint stayed past their changes for good (`reqon resume`, and a worker taking the
  * abandoned run over unasked). Such a run now fails at its resume, writing nothing more, and says
- * why; resumed before any later run synced, it carries on as before (the contrast).
+ * why — after a crash or at the end of its pause, whatever clock dated the later checkpoint;
+ * resumed before any later run synced, it carries on as before (the contrast).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -80,6 +81,60 @@ describe.each(backends)('%s log: a sync run resumed after a later run synced', (
     await runCli(cli, ['worker', '--once', '--db', h.dbPath], { cwd: h.dir });
     expect((await h.log.getRun(first))?.status).toBe('failed');
     expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('a run that fetched, then paused: ended after a later run synced, it fails the same way, not only after a crash (helper 98)', async () => {
+    const paused = `mission Sync {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store recs: sql("recs")
+  action Pull {
+    get "/recs" { since: lastSync("recs") }
+    let fetched = response
+    pause { resumeOn: webhook "/approve" }
+    for r in fetched {
+      store r -> recs { key: .id }
+    }
+  }
+  run Pull
+}
+`;
+    const files = h.mission('paused', paused);
+    const first = await h.start(files);
+    expect(first.status).toBe('suspended');
+    version = 2;
+    const later = await h.start(files);
+    expect(later.status).toBe('suspended');
+    expect((await h.resume(later.runId, { payload: { ok: true } })).status).toBe('completed');
+    const ended = await h.resume(first.runId, { payload: { ok: true } });
+    expect(ended.status).toBe('failed');
+    expect(ended.status === 'failed' && ended.error.code).toBe('sync-superseded');
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('a later checkpoint dated by a server whose clock is behind (updateFrom) still counts as later: by when it was committed (helper 98)', async () => {
+    h.api.on('GET /recs?*', () => ({ body: { meta: { latest: new Date(Date.now() - 10 * 60_000).toISOString() }, data: ['a', 'b'].map((id) => ({ id, v: version })) } }));
+    const behind = `mission Sync {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store recs: sql("recs")
+  action Pull {
+    get "/recs" { since: lastSync("recs") { updateFrom: "meta.latest" } }
+    let fetched = response.data
+    pause { resumeOn: webhook "/approve" }
+    for r in fetched {
+      store r -> recs { key: .id }
+    }
+  }
+  run Pull
+}
+`;
+    const files = h.mission('behind', behind);
+    const first = await h.start(files);
+    version = 2;
+    const later = await h.start(files);
+    expect((await h.resume(later.runId, { payload: { ok: true } })).status).toBe('completed');
+    const ended = await h.resume(first.runId, { payload: { ok: true } });
+    expect(ended.status === 'failed' && ended.error.code).toBe('sync-superseded');
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2]);
   });
 
   it('resumed before any later run synced, it carries on and completes (the contrast)', async () => {

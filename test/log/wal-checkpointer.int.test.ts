@@ -111,12 +111,40 @@ describe('checkpoints of the WAL off the main thread', () => {
         const [state] = db.pragma('wal_checkpoint(NOOP)') as { log: number }[];
         expect(state!.log).toBeLessThanOrEqual(CHECKPOINT_AT_FRAMES + 10);
         expect(checkpointer.checkpoints.offMainThread).toBe(0);
+        // Said, in the log's stats, not silent.
+        expect(checkpointer.checkpoints.fellBack).toMatch(/worker threads are not available here|disk I\/O error/);
         await checkpointer.close();
       } finally {
         db.close();
       }
     });
   });
+
+  it('close() ends a worker that does not close its connection (a checkpoint stuck on slow storage), and a second close() waits for the first', async () => {
+    dir = tempDir();
+    const dbPath = path.join(dir, 'stuck.db');
+    const db = new Database(dbPath);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE t (x BLOB)');
+      // Answers nothing, closes nothing: only terminate() ends it.
+      const stuck = () => new Worker(`require('node:worker_threads').parentPort.on('message', () => {});`, { eval: true });
+      const checkpointer = new WalCheckpointer(db, dbPath, stuck);
+      const insert = db.prepare('INSERT INTO t VALUES (randomblob(3000))');
+      for (let i = 0; i < CHECKPOINT_AT_FRAMES + 50; i++) {
+        insert.run();
+        checkpointer.afterCommit();
+      }
+      const started = Date.now();
+      const first = checkpointer.close();
+      const second = checkpointer.close();
+      await second;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
+      await first;
+    } finally {
+      db.close();
+    }
+  }, 30_000);
 
   describe('a process whose worker checkpointed', () => {
     let build: ChildBuild;
@@ -155,7 +183,7 @@ describe('checkpoints of the WAL off the main thread', () => {
       });
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
       try {
-        // Killed in the middle of its third checkpoint round or so: well into the worker's work.
+        // Killed once its worker has answered three checkpoints, while it goes on writing: at no chosen point of a checkpoint.
         await eventually(`the child's off-thread checkpoints (stderr: ${stderr})`, () => checkpoints >= 3, 60_000);
       } finally {
         child.kill('SIGKILL');

@@ -591,9 +591,9 @@ class PostgresEventLog implements EventLog {
 
   async lastCheckpoint(mission: string, key: string, api?: string): Promise<LastCheckpoint | undefined> {
     this.open('lastCheckpoint');
-    const { rows } = await this.query<{ synced: string | null; query: string | null; query_sha256: string | null }>(
+    const { rows } = await this.query<{ synced: string | null; query: string | null; query_sha256: string | null; advanced_at: string | null }>(
       `SELECT (e.payload::jsonb ->> 'syncedAt')::numeric AS synced, e.payload::jsonb ->> 'query' AS query,
-              e.payload::jsonb ->> 'querySha256' AS query_sha256
+              e.payload::jsonb ->> 'querySha256' AS query_sha256, e.recorded_at AS advanced_at
          FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
         WHERE e.type = 'checkpoint.advanced' AND r.mission = $1 AND e.payload::jsonb ->> 'key' = $2
           AND (e.payload::jsonb ->> 'api') IS NOT DISTINCT FROM $3 AND r.status = 'completed' AND r.owner IS DISTINCT FROM '${IMPORTED_OWNER}'
@@ -608,6 +608,7 @@ class PostgresEventLog implements EventLog {
       syncedAt: Number(row.synced),
       ...(typeof row.query === 'string' ? { query: row.query } : {}),
       ...(typeof row.query_sha256 === 'string' ? { querySha256: row.query_sha256 } : {}),
+      ...(row.advanced_at !== null ? { advancedAt: Number(row.advanced_at) } : {}),
     };
   }
 

@@ -116,10 +116,10 @@ export class GroupCommitter {
       return;
     }
     this.transactions++;
-    this.afterCommit();
     if (!syncAfter) {
       if (durable) this.fullSyncs++;
       jobs.forEach((job, index) => settle(job, outcomes[index]!));
+      this.afterCommit();
       return;
     }
     // Jobs that failed wrote nothing: they need not wait for the disk.
@@ -130,6 +130,8 @@ export class GroupCommitter {
       () => jobs.forEach((job, index) => outcomes[index]!.ok && settle(job, outcomes[index]!)),
       (error: unknown) => jobs.forEach((job, index) => outcomes[index]!.ok && job.reject(error)),
     );
+    // After the fsync is under way: a checkpoint on the main thread never delays it.
+    this.afterCommit();
   }
 
   /** Resolves when every group committed so far is synced (before the connection closes). */

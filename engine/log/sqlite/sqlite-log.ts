@@ -528,6 +528,7 @@ class SqliteEventLog implements EventLog {
       syncedAt: row.synced,
       ...(typeof row.query === 'string' ? { query: row.query } : {}),
       ...(typeof row.query_sha256 === 'string' ? { querySha256: row.query_sha256 } : {}),
+      ...(row.advanced_at !== null ? { advancedAt: row.advanced_at } : {}),
     };
   }
 

@@ -136,9 +136,10 @@ export function prepareStatements(db: Database.Database) {
        WHERE run_id = @run_id AND (owner IS NULL OR lease_expires_at <= @now OR owner = @previous)
       RETURNING *`),
     // The bare column `query` comes from the row of max(): SQLite's rule for min()/max() aggregates.
-    lastCheckpoint: db.prepare<{ mission: string; key: string; api: string | null }, { synced: number | null; query: string | null; query_sha256: string | null }>(`
+    // The bare columns are the max row's (SQLite's rule for one max()): its query and when it was committed.
+    lastCheckpoint: db.prepare<{ mission: string; key: string; api: string | null }, { synced: number | null; query: string | null; query_sha256: string | null; advanced_at: number | null }>(`
       SELECT max(json_extract(e.payload, '$.syncedAt')) AS synced, json_extract(e.payload, '$.query') AS query,
-             json_extract(e.payload, '$.querySha256') AS query_sha256
+             json_extract(e.payload, '$.querySha256') AS query_sha256, e.recorded_at AS advanced_at
         FROM reqon_events e JOIN reqon_runs r ON r.run_id = e.run_id
        WHERE e.type = 'checkpoint.advanced' AND r.mission = @mission AND json_extract(e.payload, '$.key') = @key
          AND json_extract(e.payload, '$.api') IS @api AND r.status = 'completed' AND r.owner IS NOT '${IMPORTED_OWNER}'

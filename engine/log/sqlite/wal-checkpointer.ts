@@ -34,6 +34,8 @@ import type Database from 'better-sqlite3';
 export const CHECKPOINT_AT_FRAMES = 1000;
 /** The WAL's length at which the main connection checkpoints itself (the worker fell behind). */
 const MAIN_CHECKPOINT_AT_FRAMES = 4 * CHECKPOINT_AT_FRAMES;
+/** How long close() waits for the worker to close its connection before terminating it. */
+const CLOSE_WAIT_MS = 5_000;
 /** PASSIVE checkpoints a worker runs in a row while writes keep adding frames during each. */
 const MAX_ROUNDS = 8;
 
@@ -87,9 +89,10 @@ export class WalCheckpointer {
   private running = false;
   /** The worker could not start or failed: SQLite's autocheckpoint is back on. */
   private failed = false;
+  private closing: Promise<void> | undefined;
   private readonly walState: Database.Statement<[], WalState>;
   /** Checkpoints run by the worker, and by the main connection past MAIN_CHECKPOINT_AT_FRAMES. */
-  readonly checkpoints = { offMainThread: 0, onMainThread: 0 };
+  readonly checkpoints: { offMainThread: number; onMainThread: number; fellBack?: string } = { offMainThread: 0, onMainThread: 0 };
 
   constructor(
     private readonly db: Database.Database,
@@ -106,27 +109,37 @@ export class WalCheckpointer {
     if (this.failed) return;
     try {
       this.check();
-    } catch {
-      this.fail();
+    } catch (error) {
+      this.fail(error instanceof Error ? error.message : String(error));
     }
   }
 
   private check(): void {
     const state = this.walState.get()!;
+    if (state.checkpointed >= state.log) return;
+    if (state.log >= MAIN_CHECKPOINT_AT_FRAMES) {
+      // Busy while the worker holds the checkpoint: tried again after the next commit.
+      const [done] = this.db.pragma('wal_checkpoint(PASSIVE)') as WalState[];
+      if (done?.busy === 0) this.checkpoints.onMainThread++;
+      return;
+    }
     // A worker asked after every commit past the threshold ran a checkpoint, with its two
     // fsyncs, per commit of a run of POSTs, each racing that run's own fsync: asked per 1,000
     // frames, the sequential POSTs measured as fast as with SQLite's own checkpoints.
-    if (state.log - state.checkpointed < CHECKPOINT_AT_FRAMES) return;
-    if (state.log >= MAIN_CHECKPOINT_AT_FRAMES) {
-      this.db.pragma('wal_checkpoint(PASSIVE)');
-      this.checkpoints.onMainThread++;
-      return;
-    }
-    if (!this.running) this.ask();
+    if (state.log - state.checkpointed >= CHECKPOINT_AT_FRAMES && !this.running) this.ask();
   }
 
-  /** Stops the worker (closing its connection) so the main connection is the last to close. */
-  async close(): Promise<void> {
+  /**
+   * Stops the worker (closing its connection) so the main connection is the last to close; one
+   * that has not exited within CLOSE_WAIT_MS (a checkpoint stuck on slow storage) is terminated,
+   * so closing the log never hangs on it. Called twice, the second waits for the first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.stopWorker();
+    return this.closing;
+  }
+
+  private async stopWorker(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
     if (worker === null) return;
@@ -135,7 +148,10 @@ export class WalCheckpointer {
     // rather than ending with this promise unsettled (the CLI then reports no outcome at all).
     worker.ref();
     worker.postMessage('close');
-    await exited;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_WAIT_MS)));
+    if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+    clearTimeout(timer);
   }
 
   private ask(): void {
@@ -155,24 +171,26 @@ export class WalCheckpointer {
       worker.on('message', (reply: WorkerReply) => {
         this.running = false;
         if (reply.ok) this.checkpoints.offMainThread++;
-        else this.fail();
+        else this.fail(reply.message);
       });
-      worker.on('error', () => this.fail());
-      worker.on('exit', () => {
+      worker.on('error', (error) => this.fail(error.message));
+      worker.on('exit', (code) => {
         this.running = false;
-        if (this.worker === worker) this.fail();
+        if (this.worker === worker) this.fail(`its worker thread exited (code ${code})`);
       });
       this.worker = worker;
       return worker;
-    } catch {
-      this.fail();
+    } catch (error) {
+      this.fail(error instanceof Error ? error.message : String(error));
       return null;
     }
   }
 
-  private fail(): void {
+  /** Hands checkpoints back to SQLite, saying why in the log's stats (`walCheckpoints.fellBack`). */
+  private fail(why: string): void {
     if (this.failed) return;
     this.failed = true;
+    this.checkpoints.fellBack = why;
     const worker = this.worker;
     this.worker = null;
     void worker?.terminate();
