@@ -379,7 +379,7 @@ const FAILURE_FLAGS = ['success', 'ok', 'succeeded'] as const;
  */
 export function saysLast(body: unknown): boolean {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  return MORE_FLAGS.some((path) => getPath(body, path) === false) || LAST_FLAGS.some((path) => getPath(body, path) === true);
+  return MORE_FLAGS.some((path) => getPath(body, path) === false) || LAST_FLAGS.some((path) => getPath(body, path) === true) || END_FLAGS.some((path) => getPath(body, path) === true);
 }
 
 /** Where APIs say in a page's body that more pages follow: a flag, or the next page's link or number. */
@@ -413,8 +413,20 @@ function firstPageFix(plan: PaginationPlan): string {
 }
 const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.next', '_links.next', '_links.next.href', 'meta.next', 'paging.next', 'pagination.next', 'pagination.next_page', '@odata.nextLink', 'odata.nextLink', 'd.__next', '__next'] as const;
 /** From log format 9: next-page tokens and offsets (Google's `nextPageToken`, `next_offset`), and counts of what is left. */
-const NEXT_TOKENS = ['nextPageToken', 'next_page_token', 'nextToken', 'next_token', 'next_offset', 'nextOffset', 'next_cursor', 'nextCursor', 'meta.next_cursor', 'pagination.next_cursor'] as const;
-const REMAINING_COUNTS = ['remaining', 'remaining_count', 'remainingCount', 'meta.remaining'] as const;
+const NEXT_TOKENS = [
+  'nextPageToken', 'next_page_token', 'nextToken', 'next_token', 'next_offset', 'nextOffset', 'next_cursor', 'nextCursor', 'meta.next_cursor', 'pagination.next_cursor',
+  'paging.next.after', 'paging.next.link', 'nextRecordsUrl', 'response_metadata.next_cursor',
+] as const;
+/** A next page's token that is text only (Airtable's `offset`: a number there is the page's own offset, as in most APIs). */
+const TEXT_TOKENS = ['offset'] as const;
+/** Counts of the records left (a bare `remaining` is as often a rate limit's quota: not read). */
+const REMAINING_COUNTS = ['remaining_count', 'remainingCount', 'records_remaining'] as const;
+/** From log format 9: flags that say the page is the last when true (Zendesk's `end_of_stream`), whatever next link it carries. */
+const END_FLAGS = ['end_of_stream', 'endOfStream', 'is_last_page', 'isLastPage'] as const;
+/** From log format 9: a flag that says more follow when false (Salesforce's `done: false`). */
+const DONE_FLAGS = ['done'] as const;
+/** From log format 9: record totals beside those of RECORD_TOTALS (Salesforce's `totalSize`). */
+const MORE_RECORD_TOTALS = ['totalSize'] as const;
 
 /** What a page's answer says outside its body, and whether the rules of log format 9 apply (events.ts PAGE_END_RULES_FORMAT). */
 export interface PageSays {
@@ -444,7 +456,7 @@ export function refuseShortPageWithMore(
   if (plan.strategy === 'cursor') return;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
-  const shown = saysMore(body, says) ?? (index === 0 ? (countedMore(body, items.length, says.headerTotal) ?? cappedSize(plan, body, items.length)) : undefined);
+  const shown = saysMore(body, says) ?? (index === 0 ? (countedMore(body, items.length, says) ?? cappedSize(plan, body, items.length)) : undefined);
   if (shown === undefined) return;
   const where = describe();
   if (items.length === 0) {
@@ -474,10 +486,15 @@ export function refuseShortPageWithMore(
  */
 export function saysMore(body: unknown, { linkedNext, pageEndRules = false }: PageSays): string | undefined {
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false);
+    if (pageEndRules && END_FLAGS.some((path) => getPath(body, path) === true)) return undefined;
+    const notDone = pageEndRules ? DONE_FLAGS.find((path) => getPath(body, path) === false) : undefined;
+    const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false) ?? notDone;
     if (flag !== undefined) return `${flag}: ${JSON.stringify(getPath(body, flag))}`;
     const links: readonly string[] = pageEndRules ? [...NEXT_LINKS, ...NEXT_TOKENS] : NEXT_LINKS;
-    const link = links.find((path) => isNextPage(getPath(body, path)));
+    // A token of 0 or "0" names no next page (Twitter's `next_cursor: 0` is its end).
+    const link =
+      links.find((path) => isNextPage(getPath(body, path)) && !(pageEndRules && isZeroToken(getPath(body, path)))) ??
+      (pageEndRules ? TEXT_TOKENS.find((path) => typeof getPath(body, path) === 'string' && getPath(body, path) !== '') : undefined);
     if (link !== undefined) return `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
     const left = pageEndRules ? REMAINING_COUNTS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0) : undefined;
     if (left !== undefined) return `${left}: ${getPath(body, left) as number}`;
@@ -554,8 +571,9 @@ const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as con
 const PAGE_TOTALS = ['nbPages', 'meta.pagination.pageCount', 'meta.pagination.total_pages', 'meta.pagination.totalPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
-export function countedMore(body: unknown, held: number, headerTotal?: number): string | undefined {
-  const records = RECORD_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > held);
+export function countedMore(body: unknown, held: number, { headerTotal, pageEndRules = false }: PageSays = {}): string | undefined {
+  const totals: readonly string[] = pageEndRules ? [...RECORD_TOTALS, ...MORE_RECORD_TOTALS] : RECORD_TOTALS;
+  const records = totals.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > held);
   if (records !== undefined) return `${records}: ${getPath(body, records) as number}`;
   if (headerTotal !== undefined && headerTotal > held) return `its X-Total-Count header: ${headerTotal}`;
   const pages = PAGE_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 1);
@@ -567,6 +585,10 @@ function isCount(value: unknown): boolean {
 }
 
 /** A next page's link or number: a non-empty string, or a number. `false`, null and "" say there is none. */
+function isZeroToken(value: unknown): boolean {
+  return value === 0 || value === '0';
+}
+
 function isNextPage(value: unknown): boolean {
   return (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
 }

@@ -36,10 +36,11 @@
  * its registration time is taken (wait-step.ts): a run recorded before replays as it ran.
  * 9: the page-end rules (pagination.ts `pageEndRules`): an empty page that says it failed
  * (`success: false`) fails the fetch; a cursor walk ends on a page that says it is the last
- * (`has_more: false`) whatever cursor it carries; a short page's next token (`nextPageToken`,
- * `next_offset`), its `remaining` count or a first page's `X-Total-Count` header above what it
- * holds says more follow; and a since fetch without `paginate` whose answer says more follow
- * advances no checkpoint (fetch-step.ts).
+ * (`has_more: false`, `end_of_stream: true`) whatever cursor it carries; a short page's next token
+ * (`nextPageToken`, `next_offset`, HubSpot's `paging.next.after`, Slack's, a text `offset`), its
+ * count of records left, `done: false`, or a first page's `X-Total-Count` header above what it
+ * holds says more follow (a token of 0, or `end_of_stream: true`, says none does); and a since
+ * fetch without `paginate` whose answer says more follow advances no checkpoint (fetch-step.ts).
  * An engine reads every format up to its own and refuses a newer one.
  */
 export const LOG_FORMAT = 9;

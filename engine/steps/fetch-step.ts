@@ -294,7 +294,8 @@ export async function runFetch(
     // (`has_more: true`, a next link, a Link header, `total_count` above what it holds) holds
     // back its checkpoint: advanced, the next run asked from past the records never read.
     if (since && inBandError === undefined && status >= 200 && status < 300 && rt.http.logFormat >= PAGE_END_RULES_FORMAT) {
-      moreFollow = saysMore(answer.body, { linkedNext: linkHeaderNext(answer.headers['link']), pageEndRules: true }) ?? countedMore(answer.body, recordsHeld(answer.body, options.itemsPath?.value), totalCountHeader(answer.headers));
+      const says = { linkedNext: linkHeaderNext(answer.headers['link']), headerTotal: totalCountHeader(answer.headers), pageEndRules: true };
+      moreFollow = saysMore(answer.body, says) ?? countedMore(answer.body, recordsHeld(answer.body, options.itemsPath?.value), says);
     }
     // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
     // records (`store response -> S` stores none, a `for` over it runs no iteration).

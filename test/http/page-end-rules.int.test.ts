@@ -6,7 +6,9 @@
  * - an empty page that says it failed (`success: false`) fails the walk instead of ending it;
  * - a cursor walk ends on a page that says it is the last (`has_more: false`), whatever cursor it
  *   carries (Dropbox's: the walk went on to the 10,000-page limit and failed there);
- * - a short page's next token (`nextPageToken`, `next_offset`) or `remaining` says more follow.
+ * - a short page's next token (`nextPageToken`, `next_offset`, HubSpot's, Slack's, Airtable's
+ *   text `offset`), its count of records left, Salesforce's `done: false` say more follow; a
+ *   token of 0, Zendesk's `end_of_stream: true` or a bare `remaining` (a quota) do not.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { paginate, PaginationError, type PaginationPlan } from '../../engine/http/pagination.js';
@@ -36,6 +38,11 @@ describe('a since fetch without paginate whose answer says more follow', () => {
     ['total_count: 10', { body: { data: [{ id: 1 }], total_count: 10 } }],
     ['its Link header', { body: { data: [{ id: 1 }] }, headers: { link: '</recs?page=2>; rel="next"' } }],
     ['its X-Total-Count header', { body: { data: [{ id: 1 }] }, headers: { 'x-total-count': '10' } }],
+    // Shapes of APIs users sync (helper 98): HubSpot, Salesforce, Airtable, Slack.
+    ['paging.next.after', { body: { data: [{ id: 1 }], paging: { next: { after: '2', link: '/recs?after=2' } } } }],
+    ['done: false', { body: { data: [{ id: 1 }], done: false, totalSize: 3, nextRecordsUrl: '/query/01g-2000' } }],
+    ['offset: "itrX/rec2"', { body: { data: [{ id: 1 }], offset: 'itrX/rec2' } }],
+    ['response_metadata.next_cursor', { body: { data: [{ id: 1 }], response_metadata: { next_cursor: 'dXNlcjpVMEc5V0ZYTlo=' } } }],
   ];
   it.each(answers)('(%s) advances no checkpoint and says why', async (marker, answer) => {
     c = await openConformance();
@@ -50,9 +57,19 @@ describe('a since fetch without paginate whose answer says more follow', () => {
     await c.expectVerified(run.runId);
   });
 
-  it('an answer that says nothing of the kind advances it (the contrast)', async () => {
+  const ends: [string, unknown][] = [
+    ['has_more: false', { data: [{ id: 1 }], has_more: false, total_count: 1 }],
+    // Zendesk's incremental export always names a next page; end_of_stream says there is none.
+    ['end_of_stream: true', { data: [{ id: 1 }], next_page: '/recs?start_time=2', end_of_stream: true }],
+    // Twitter's end of a walk.
+    ['next_cursor: 0', { data: [{ id: 1 }], next_cursor: 0, next_cursor_str: '0' }],
+    // A rate limit's quota, not records left.
+    ['remaining: 4998', { data: [{ id: 1 }], remaining: 4998 }],
+    ['offset: 0 (the page\'s own)', { data: [{ id: 1 }], offset: 0, limit: 100 }],
+  ];
+  it.each(ends)('an answer that says nothing of the kind (%s) advances it', async (_, body) => {
     c = await openConformance();
-    c.api.on('GET /recs?*', { body: { data: [{ id: 1 }], has_more: false, total_count: 1 } });
+    c.api.on('GET /recs?*', { body });
     const run = await c.start(c.mission('pull', sinceMission));
     expect((await c.events(run.runId)).filter((e) => e.type === 'checkpoint.advanced')).toHaveLength(1);
   });
@@ -86,7 +103,7 @@ describe('page walks under the rules of format 9, and before', () => {
 
   it("a short page's next token or count of what is left says more follow", async () => {
     const offsetPlan: PaginationPlan = { strategy: 'offset', param: 'offset', pageSize: 5, sizeParam: 'limit' };
-    for (const extra of [{ nextPageToken: 'abc' }, { next_offset: 4 }, { remaining: 6 }]) {
+    for (const extra of [{ nextPageToken: 'abc' }, { next_offset: 4 }, { remaining_count: 6 }]) {
       const page = { items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }], ...extra };
       const refused = walk(offsetPlan, [page], true);
       await expect(refused).rejects.toThrow(PaginationError);
@@ -98,7 +115,8 @@ describe('page walks under the rules of format 9, and before', () => {
     await expect(walk(offsetPlan, [short], true, 10)).rejects.toThrow(/yet says more pages follow \(its X-Total-Count header: 10\)/);
     expect(await walk(offsetPlan, [short], false, 10)).toEqual({ count: 4, asked: 1 });
     expect(await walk(offsetPlan, [short], true, 4)).toEqual({ count: 4, asked: 1 });
-    // `remaining: 0` says nothing more follows.
-    expect(await walk(offsetPlan, [{ items: [{ id: 1 }], remaining: 0 }], true)).toEqual({ count: 1, asked: 1 });
+    // None left, or a bare `remaining` (as often a rate limit's quota), says nothing more follows.
+    expect(await walk(offsetPlan, [{ items: [{ id: 1 }], remaining_count: 0 }], true)).toEqual({ count: 1, asked: 1 });
+    expect(await walk(offsetPlan, [{ items: [{ id: 1 }], remaining: 4998 }], true)).toEqual({ count: 1, asked: 1 });
   });
 });
