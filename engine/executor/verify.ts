@@ -131,7 +131,7 @@ export async function verifyRun(
   // (while it waited or ran), which no replay derives: where the walk meets it, the run's recorded
   // course ends — not a divergence, not checked (helper 89, 92: DIVERGED, "please report it").
   const closing = finished && !opts.events ? await closingEvent(log, run) : undefined;
-  const labStop = closing !== undefined && !(closing instanceof DamagedLogError) && closing.type === 'run.failed' && STOPPED_FROM_OUTSIDE_CODES.has(closing.payload.error.code) ? closing : undefined;
+  const outsideStop = closing !== undefined && !(closing instanceof DamagedLogError) && closing.type === 'run.failed' && STOPPED_FROM_OUTSIDE_CODES.has(closing.payload.error.code) ? closing : undefined;
   let stoppedFromOutside: StoredEvent<'run.failed'> | undefined;
   try {
     if (unreadable) throw unreadable;
@@ -142,10 +142,10 @@ export async function verifyRun(
     // (A log that lost it ends the walk here, ReplayExhausted: see lostEnd below.)
     if (end.status === 'failed') journal.markPassedFailure('', 'run.failed', () => ({ error: end.error }));
     else if (end.status === 'completed') journal.take('', 'run.completed');
-    else if (labStop && journal.peek('')?.seq === labStop.seq) {
+    else if (outsideStop && journal.peek('')?.seq === outsideStop.seq) {
       // The walk suspended where the run waited, and the lab stopped it there.
       journal.take('', 'run.failed');
-      stoppedFromOutside = labStop;
+      stoppedFromOutside = outsideStop;
     }
     journal.assertFullyConsumed();
   } catch (error) {
@@ -153,9 +153,9 @@ export async function verifyRun(
       divergence = damaged(error);
     } else if (error instanceof UnreadableEventError) {
       divergence = damaged(new DamagedLogError(runId, error.detail, error.seq));
-    } else if (error instanceof NondeterminismError && labStop !== undefined && error.seq === labStop.seq) {
+    } else if (error instanceof NondeterminismError && outsideStop !== undefined && error.seq === outsideStop.seq) {
       // The walk asked for the next thing of a step (a wait's clock, a request) and met the lab's stop.
-      stoppedFromOutside = labStop;
+      stoppedFromOutside = outsideStop;
     } else if (error instanceof NondeterminismError) {
       const index = journal.asked.length;
       divergence = {
@@ -164,7 +164,7 @@ export async function verifyRun(
         stepPath: error.stepPath,
         recorded: error.recorded,
         asked: error.asked,
-        explanation: explain(error, edited, model),
+        explanation: explain(error, edited, model) + standInNote(standIns),
         cause: edited ? 'edit' : 'nondeterminism',
         ...(error.detail?.line !== undefined ? { line: error.detail.line, ...fileOf(model, error.stepPath) } : {}),
         ...(error.detail ? { change: error.detail.change } : {}),
@@ -425,6 +425,14 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
   return [
     'the values of the pure steps (let, map, apply, validate): the run was recorded under `trace: minimal`, which logs none, so an edit of one is compared only where it changes a request or a store write',
   ];
+}
+
+/** Said with a divergence where the replay read stand-ins: a step that uses a credential's value cannot be replayed without it. */
+function standInNote(standIns: { vars: Record<string, string>; settings: Record<string, string> }): string {
+  const names = [...Object.keys(standIns.vars), ...Object.keys(standIns.settings)];
+  return names.length === 0
+    ? ''
+    : ` The replay read stand-ins for ${names.join(', ')}, not set where verify runs: if a step's outcome depends on a credential's value, set ${names.length === 1 ? 'it' : 'them'} and verify again.`;
 }
 
 /** What verify reads in place of a credential it cannot read (credentialStandIns). */

@@ -74,6 +74,17 @@ describe.each(backends)('%s: an edit that makes requests carry another credentia
     expect(fullyVerified(report)).toBe(true);
   });
 
+  it('a step that uses a credential\'s value diverges where it is not set, and the explanation says the replay read a stand-in', async () => {
+    c = await openConformance({ backend, vars: VARS });
+    c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
+    const uses = mission().replace('  run A', '  store s: memory("s")\n  action B {\n    store { id: "k", live: startsWith(env("REQON_A_TOKEN"), "aaaa") } -> s { key: .id }\n  }\n  run A then B');
+    const run = await c.start(c.mission('uses', uses));
+    expect(run.status).toBe('completed');
+    const elsewhere = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} } });
+    expect(elsewhere.divergence).not.toBeNull();
+    expect(elsewhere.divergence!.explanation).toMatch(/The replay read stand-ins for (.+, )?REQON_A_TOKEN(, .+)?, not set where verify runs/);
+  });
+
   it('an edit that keeps the credentials it reads still verifies in full', async () => {
     c = await openConformance({ backend, vars: VARS });
     c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
