@@ -398,7 +398,7 @@ export class Journal {
     if (a.length === b.length && a.every((name, i) => name === b[i])) return;
     const told = (names: readonly unknown[]) => (names.length === 1 ? `action ${String(names[0])}` : `actions [${names.join(', ')}]`);
     throw new NondeterminismError(this.runId, stepPath, recorded.seq, `${type} of ${told(was)}`, `${type} of ${told(now)}`, {
-      change: `the pipeline's stage ${stepPath} ran ${told(was)}, and now runs ${told(now)} (the stages' order changed)`,
+      change: `the pipeline's stage ${stepPath} ran ${told(was)}, and now runs ${told(now)} (the stages' order or their actions changed)`,
     });
   }
 

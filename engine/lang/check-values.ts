@@ -8,7 +8,7 @@
 import { Cron } from 'croner';
 import type { OptionSpans, RetryConfig, Span, StringLiteral } from './ast.js';
 import type { CheckContext } from './check-context.js';
-import { atInstant } from './zone-time.js';
+import { atInstant, isDateTime } from './zone-time.js';
 
 export type Bound = 'atLeastOne' | 'nonNegative' | 'positive' | 'duration' | 'requestTimeout' | 'responseBytes';
 
@@ -101,16 +101,19 @@ export function checkStatus(ctx: CheckContext, file: string, status: number, spa
   return false;
 }
 
+const FIVE_FIELDS = 'a cron expression has five fields: minute hour day-of-month month day-of-week';
+
 /**
- * Why `expression` is not a five-field cron (`@daily` and the like aside), or undefined. The cron
- * library also takes six fields, seconds first: `0 9 * * 1 *` then meant minute 9 of every hour
- * in January, not 09:00 on Mondays, and `* * * * * *` every second.
+ * Why `expression` is not a five-field cron this engine reads (`@daily` and the like aside), as
+ * help to show whole, or undefined. The cron library also takes six fields, seconds first:
+ * `0 9 * * 1 *` then meant minute 9 of every hour in January, not 09:00 on Mondays, and
+ * `* * * * * *` every second.
  */
 export function cronFieldsProblem(expression: string): string | undefined {
   const text = expression.trim();
   if (text.startsWith('@')) return undefined;
   const parts = text === '' ? [] : text.split(/\s+/);
-  if (parts.length !== 5) return `it has ${parts.length} field${parts.length === 1 ? '' : 's'}`;
+  if (parts.length !== 5) return `it has ${parts.length} field${parts.length === 1 ? '' : 's'}; ${FIVE_FIELDS}`;
   // Forms of other crons the library reads otherwise, silently (helper 97): Quartz's `?` ("no
   // specific value") became the worker's start time — `0 9 ? * *` fired on one day a month — and
   // a day of week `5L` ("the last Friday") fired every Friday.
@@ -123,7 +126,7 @@ export function cronFieldsProblem(expression: string): string | undefined {
 export function checkCron(ctx: CheckContext, file: string, expression: StringLiteral, timezone?: string): void {
   const fields = cronFieldsProblem(expression.value);
   if (fields !== undefined) {
-    ctx.report(file, 'E3026', expression, `Invalid cron expression "${expression.value}"`, fields.startsWith('it has') ? `${fields}; a cron expression has five fields: minute hour day-of-month month day-of-week` : fields);
+    ctx.report(file, 'E3026', expression, `Invalid cron expression "${expression.value}"`, fields);
     return;
   }
   try {
@@ -147,49 +150,18 @@ export function checkCron(ctx: CheckContext, file: string, expression: StringLit
       'E3026',
       expression,
       `Invalid cron expression "${expression.value}"`,
-      `${reason}; a cron expression has five fields: minute hour day-of-month month day-of-week`,
+      `${reason}; ${FIVE_FIELDS}`,
     );
   }
 }
-
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-](\d{2}):?(\d{2}))?$/;
-
-/** True for ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]` naming a real calendar instant. */
-export function isDateTime(text: string): boolean {
-  const m = DATE_TIME.exec(text);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
-  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59)) return false;
-  if (m[6] !== undefined && Number(m[6]) > 59) return false;
-  if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return false;
-  return true;
-}
-
-/**
- * The latest instant `text` (an isDateTime) can name: its own offset, else in the schedule's
- * `timezone` (helper 97: a time past in its zone passed as future, read with the widest offset),
- * else in the widest zone.
- */
-function latestInstant(text: string, timezone: string | undefined): number {
-  const m = DATE_TIME.exec(text)!;
-  if (m[7] === undefined && timezone !== undefined && isTimeZone(timezone)) return atInstant(text, timezone) ?? Date.now();
-  return (atInstant(text, 'UTC') ?? 0) + (m[7] === undefined ? WIDEST_OFFSET_MS : 0);
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** No zone is more than 14 hours from UTC: a wall time this far past is past in every zone. */
-const WIDEST_OFFSET_MS = 14 * 3_600_000;
 
 export function checkAt(ctx: CheckContext, file: string, when: StringLiteral, timezone?: string): void {
   if (isDateTime(when.value)) {
     // A placeholder such as "2024-12-25 00:00 UTC" in an old example: upstream accepts it, and a
     // worker fires a past `at` once when it registers it (worker/schedules.ts firstFireAt).
-    const latest = latestInstant(when.value, timezone);
+    // In the schedule's zone, as the worker fires it: UTC where it names none (helper 98: the
+    // widest zone's offset let a time 3 hours past in UTC pass as future).
+    const latest = atInstant(when.value, timezone !== undefined && isTimeZone(timezone) ? timezone : 'UTC')!;
     if (latest < Date.now()) {
       ctx.report(
         file,

@@ -11,6 +11,24 @@ const AT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,
 
 const DAY_MS = 86_400_000;
 
+/** True for ISO-8601 `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]` naming a real calendar instant. */
+export function isDateTime(text: string): boolean {
+  const m = AT.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59)) return false;
+  if (m[6] !== undefined && Number(m[6]) > 59) return false;
+  const offset = m[8] !== undefined && m[8] !== 'Z' ? m[8].replace(':', '') : undefined;
+  if (offset !== undefined && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(3, 5)) > 59)) return false;
+  return true;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
 /** `text` as an instant: with `Z` or an offset as written; without one, wall time in `timezone`. Undefined when it is no ISO-8601 date-time. */
 export function atInstant(text: string, timezone: string): number | undefined {
   const m = AT.exec(text);
@@ -37,14 +55,18 @@ const zoneClocks = new Map<string, Intl.DateTimeFormat>();
 
 /** Offset of `timezone` from UTC at `instant` (whole seconds), in ms, positive east of Greenwich. */
 export function zoneOffsetMs(timezone: string, instant: number): number {
+  if (timezone === 'UTC') return 0;
   let clock = zoneClocks.get(timezone);
   if (!clock) {
-    clock = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    clock = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', era: 'short', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
     zoneClocks.set(timezone, clock);
   }
   const second = Math.floor(instant / 1000) * 1000;
-  const part = Object.fromEntries(clock.formatToParts(second).map((p) => [p.type, Number(p.value)]));
-  return wallMs(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!) - second;
+  const parts = clock.formatToParts(second);
+  const part = Object.fromEntries(parts.map((p) => [p.type, Number(p.value)]));
+  // Intl counts years before 1 as eras (year 0 is 1 BC): back to astronomical years.
+  const year = parts.find((p) => p.type === 'era')?.value === 'BC' ? 1 - part.year! : part.year!;
+  return wallMs(year, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!) - second;
 }
 
 /** The UTC instant of a wall time, any year (setUTCFullYear: Date.UTC reads 0–99 as 1900–1999). */

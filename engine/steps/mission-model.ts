@@ -162,13 +162,13 @@ export class MissionModel {
     return (this.texts.get(file) ?? '').slice(span.start, span.end);
   }
 
-  /** The line of the step at `offset` in the file of `action` (1-based). */
   /** In a mission of several files (a folder), the name of the file `action` is declared in; undefined in a one-file mission. */
   actionFile(action: string): string | undefined {
     const file = this.actions.get(action)?.file;
     return this.texts.size > 1 && file !== undefined ? basename(file) : undefined;
   }
 
+  /** The line of the step at `offset` in the file of `action` (1-based). */
   stepLine(action: string, offset: number): number {
     return this.line(this.actions.get(action)?.file ?? this.unit.root.file, offset);
   }

@@ -79,7 +79,7 @@ function cronFor(expression: string, timezone: string | undefined): Cron {
   let cron = crons.get(key);
   if (!cron) {
     const fields = cronFieldsProblem(expression);
-    if (fields !== undefined) throw new ScheduleError(`invalid cron expression "${expression}": ${fields}; a cron expression has five fields: minute hour day-of-month month day-of-week`);
+    if (fields !== undefined) throw new ScheduleError(`invalid cron expression "${expression}": ${fields}`);
     try {
       cron = new Cron(expression, { paused: true, ...(timezone ? { timezone } : {}) });
     } catch (e) {

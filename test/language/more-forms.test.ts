@@ -173,11 +173,13 @@ describe('checks upstream does not make: warnings, saying what running does', ()
     ]);
     expect(diags(mission('    get "/x"', '  schedule: at "2999-12-25 00:00 UTC"'))).toEqual([]);
     expect(diags(mission('    get "/x"', '  schedule: at "2999-12-25 00:00 CET"'))[0]).toMatch(/^error E3027 /);
-    // A wall time with no offset is read in the schedule's own zone where it names one (helper 97:
-    // ten hours past in London passed as future, read with the widest zone's offset).
-    const london = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/London', dateStyle: 'short', timeStyle: 'short' }).format(Date.now() - 10 * 3_600_000).replace(' ', 'T');
-    expect(diags(mission('    get "/x"', `  schedule: at "${london}" { timezone: "Europe/London" }`))[0]).toMatch(/^warning E3037 The schedule time ".+" \(Europe\/London\) is already past/);
-    expect(diags(mission('    get "/x"', `  schedule: at "${london}"`))).toEqual([]);
+    // A wall time with no offset is read in the schedule's zone, as the worker fires it — UTC
+    // where it names none (helpers 97 and 98: read with the widest zone's offset, a time hours
+    // past passed as future).
+    const wall = (zone: string) => new Intl.DateTimeFormat('sv-SE', { timeZone: zone, dateStyle: 'short', timeStyle: 'short' }).format(Date.now() - 3 * 3_600_000).replace(' ', 'T');
+    expect(diags(mission('    get "/x"', `  schedule: at "${wall('Europe/London')}" { timezone: "Europe/London" }`))[0]).toMatch(/^warning E3037 The schedule time ".+" \(Europe\/London\) is already past/);
+    expect(diags(mission('    get "/x"', `  schedule: at "${wall('UTC')}"`))[0]).toMatch(/^warning E3037 The schedule time ".+" is already past/);
+    expect(diags(mission('    get "/x"', `  schedule: at "${wall('Pacific/Kiritimati').replace(/^\d{4}/, (y) => String(Number(y) + 1))}"`))).toEqual([]);
   });
 
   it('the errors that stay errors: a duplicate action, a jump to nowhere', () => {

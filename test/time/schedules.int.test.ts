@@ -144,6 +144,9 @@ describe.each(backends)('%s', (backend) => {
       // Years 0–99 are those years, not 1900–1999 (helper 97: registered and fired as 1950).
       expect(new Date(parseAt('0050-06-01T00:00:00Z', 'UTC')).toISOString()).toBe('0050-06-01T00:00:00.000Z');
       expect(new Date(parseAt('0099-12-31T23:00:00', 'Europe/London')).getUTCFullYear()).toBe(99);
+      // Year 0 too (Intl calls it 1 BC), and a zone's offset of minutes and seconds then (London's mean time).
+      expect(new Date(parseAt('0000-06-01T00:00', 'UTC')).toISOString()).toBe('0000-06-01T00:00:00.000Z');
+      expect(new Date(parseAt('0000-06-01T00:00', 'Europe/London')).toISOString()).toBe('0000-06-01T00:01:15.000Z');
       // A wall time in a spring-forward gap does not exist: taken after it (03:30 EDT), as a cron
       // in the zone fires — not an hour early (01:30 EST). In a fall-back overlap, the first.
       expect(parseAt('2027-03-14T02:30:00', 'America/New_York')).toBe(Date.UTC(2027, 2, 14, 7, 30));

@@ -40,7 +40,7 @@ export const command: CommandModule = {
       .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectSources, {})
       .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectPairs, {})
       .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
-      .option('--once', 'stop when idle: do what is due now (schedule firings due at the start included), finish those runs, then exit')
+      .option('--once', 'stop when idle: do what is due now (schedule firings due at the start included), carry those runs until each ends or suspends, then exit')
       .option('--listen <port>', 'serve webhooks on 127.0.0.1:PORT (0 picks a free port)')
       .option('--host <address>', 'address to serve webhooks on (any but loopback needs REQON_WEBHOOK_SECRET)', '127.0.0.1')
       .option('--allow-browsers', 'accept webhooks from web pages (Origin / Sec-Fetch-Site headers, non-JSON content types)')
