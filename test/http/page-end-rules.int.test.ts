@@ -1,6 +1,6 @@
 /**
- * Log format 9's page-end rules (events.ts PAGE_END_RULES_FORMAT; helper 95), each against the
- * behaviour of a run recorded before them, which keeps its own:
+ * Log format 9's page-end rules (events.ts PAGE_END_RULES_FORMAT; helper 95) — the page walks'
+ * against the rules of a run recorded before them, which keeps its own (walk(…, false)):
  * - a since fetch without `paginate` whose answer says more follow (`has_more`, a next link, a
  *   Link header, `total_count` above what it holds) advances no checkpoint, and says why;
  * - an empty page that says it failed (`success: false`) fails the walk instead of ending it;
