@@ -27,6 +27,22 @@ const MISSION = `mission Sync {
 }
 `;
 
+/** A sync that fetches, pauses for an approval, then stores what it fetched (`records`: where the answer holds them). */
+const pausedSync = (since: string, records: string) => `mission Sync {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store recs: sql("recs")
+  action Pull {
+    get "/recs" { ${since} }
+    let fetched = ${records}
+    pause { resumeOn: webhook "/approve" }
+    for r in fetched {
+      store r -> recs { key: .id }
+    }
+  }
+  run Pull
+}
+`;
+
 describe.each(backends)('%s log: a sync run resumed after a later run synced', (backend) => {
   let h: Conformance;
   let version = 1;
@@ -84,20 +100,7 @@ describe.each(backends)('%s log: a sync run resumed after a later run synced', (
   });
 
   it('a run that fetched, then paused: ended after a later run synced, it fails the same way, not only after a crash (helper 98)', async () => {
-    const paused = `mission Sync {
-  source Api { auth: none, base: "http://127.0.0.1:1" }
-  store recs: sql("recs")
-  action Pull {
-    get "/recs" { since: lastSync("recs") }
-    let fetched = response
-    pause { resumeOn: webhook "/approve" }
-    for r in fetched {
-      store r -> recs { key: .id }
-    }
-  }
-  run Pull
-}
-`;
+    const paused = pausedSync('since: lastSync("recs")', 'response');
     const files = h.mission('paused', paused);
     const first = await h.start(files);
     expect(first.status).toBe('suspended');
@@ -113,20 +116,7 @@ describe.each(backends)('%s log: a sync run resumed after a later run synced', (
 
   it('a later checkpoint dated by a server whose clock is behind (updateFrom) still counts as later: by when it was committed (helper 98)', async () => {
     h.api.on('GET /recs?*', () => ({ body: { meta: { latest: new Date(Date.now() - 10 * 60_000).toISOString() }, data: ['a', 'b'].map((id) => ({ id, v: version })) } }));
-    const behind = `mission Sync {
-  source Api { auth: none, base: "http://127.0.0.1:1" }
-  store recs: sql("recs")
-  action Pull {
-    get "/recs" { since: lastSync("recs") { updateFrom: "meta.latest" } }
-    let fetched = response.data
-    pause { resumeOn: webhook "/approve" }
-    for r in fetched {
-      store r -> recs { key: .id }
-    }
-  }
-  run Pull
-}
-`;
+    const behind = pausedSync('since: lastSync("recs") { updateFrom: "meta.latest" }', 'response.data');
     const files = h.mission('behind', behind);
     const first = await h.start(files);
     version = 2;
