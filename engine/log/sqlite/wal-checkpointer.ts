@@ -20,7 +20,9 @@
  * Under writes that never pause, no checkpoint catches the WAL's end (each copies what was there
  * when it began, with two fsyncs), and the WAL restarts only once a checkpoint has copied all of
  * it: past `MAIN_CHECKPOINT_AT_FRAMES` the main connection checkpoints itself, copying the little
- * the worker has not, so the WAL stays bounded whatever the worker does.
+ * the worker has not, so the WAL stays bounded whatever the worker does — while this process
+ * writes alone: several processes writing without a pause can keep any checkpoint from catching
+ * the end (engine/log/README.md).
  *
  * The worker starts on first need, so a short command (a `reqon run` of a few steps) never pays
  * for a thread. If it cannot start or fails (no worker threads, the driver not loadable there, an
@@ -32,7 +34,7 @@ import type Database from 'better-sqlite3';
 
 /** SQLite's default autocheckpoint threshold: the WAL's length at which a checkpoint is due. */
 export const CHECKPOINT_AT_FRAMES = 1000;
-/** The WAL's length at which the main connection checkpoints itself (the worker fell behind). */
+/** The WAL's length at which the main connection checkpoints the rest itself (writes that never pause: no worker's checkpoint catches the end). */
 const MAIN_CHECKPOINT_AT_FRAMES = 4 * CHECKPOINT_AT_FRAMES;
 /** How long close() waits for the worker to close its connection before terminating it. */
 const CLOSE_WAIT_MS = 5_000;
