@@ -430,23 +430,26 @@ interface SupersededSync {
  * checkpoint, may have staged the records for a later action (a memory store) that stores them
  * still; failing a run that had nothing older left to store costs its remaining steps, which the
  * next run does anew, never data. The checkpoint is the API's the fetch read (recorded with the
- * read from log format 9; before, any API the run's recorded sources fetch from). Only a mission
- * that syncs (`since`) is read.
+ * read from log format 9; before, any API the run's recorded sources fetch from). A
+ * `sync_state.get` is such a read too. Only a mission that syncs (`since`, `sync_state`) is read.
  */
 async function supersededSync(log: EventLog, run: RunRecord): Promise<SupersededSync | undefined> {
-  if (!run.missionFiles.files.some((file) => /\bsince\s*:/.test(file.text))) return undefined;
+  if (!run.missionFiles.files.some((file) => /\bsince\s*:|\bsync_state\b/.test(file.text))) return undefined;
   const events = await log.read(run.runId, { types: ['value.recorded'] });
   const fallback = apisOf(run);
   const asked = new Set<string>();
   for (const event of events) {
     const read = event.payload as EventPayloads['value.recorded'];
-    if (read.source !== 'last-sync' || read.key === undefined) continue;
+    if (read.source !== 'last-sync') continue;
+    // A fetch's read names its key; a `sync_state.get` read holds it in its value ({ key, at }).
+    const key = read.key ?? (read.value as { key?: unknown } | null)?.key;
+    if (typeof key !== 'string') continue;
     for (const api of read.api !== undefined ? [read.api] : fallback) {
-      const query = `${read.key}\u0000${api ?? ''}`;
+      const query = `${key}\u0000${api ?? ''}`;
       if (asked.has(query)) continue;
       asked.add(query);
-      const mark = await log.lastCheckpoint(run.mission, read.key, api);
-      if (mark?.advancedAt !== undefined && mark.advancedAt > event.recordedAt) return { key: read.key, fetchedAt: event.recordedAt, syncedAt: mark.syncedAt };
+      const mark = await log.lastCheckpoint(run.mission, key, api);
+      if (mark?.advancedAt !== undefined && mark.advancedAt > event.recordedAt) return { key, fetchedAt: event.recordedAt, syncedAt: mark.syncedAt };
     }
   }
   return undefined;

@@ -416,12 +416,17 @@ const NEXT_LINKS = ['next', 'next_page', 'nextPage', 'next_page_url', 'links.nex
 const NEXT_TOKENS = [
   'nextPageToken', 'next_page_token', 'nextToken', 'next_token', 'next_offset', 'nextOffset', 'next_cursor', 'nextCursor', 'meta.next_cursor', 'pagination.next_cursor',
   'paging.next.after', 'paging.next.link', 'nextRecordsUrl', 'response_metadata.next_cursor',
+  'meta.next_token', 'after_cursor', 'pages.next',
 ] as const;
-/** A next page's token that is text only (Airtable's `offset`: a number there is the page's own offset, as in most APIs). */
-const TEXT_TOKENS = ['offset'] as const;
+/**
+ * Next pages' tokens that are text only and say more only where no flag says the page is the last
+ * (Airtable's `offset`: a number there is the page's own offset, as in most APIs; Square's
+ * `cursor`, which others send beside `has_more: false`).
+ */
+const TEXT_TOKENS = ['offset', 'cursor'] as const;
 /** Counts of the records left (a bare `remaining` is as often a rate limit's quota: not read). */
 const REMAINING_COUNTS = ['remaining_count', 'remainingCount', 'records_remaining'] as const;
-/** From log format 9: flags that say the page is the last when true (Zendesk's `end_of_stream`), whatever next link it carries. */
+/** From log format 9: flags that say the page is the last when true (Zendesk's `end_of_stream`), whatever next link it carries; that more follow when false. */
 const END_FLAGS = ['end_of_stream', 'endOfStream', 'is_last_page', 'isLastPage'] as const;
 /** From log format 9: a flag that says more follow when false (Salesforce's `done: false`). */
 const DONE_FLAGS = ['done'] as const;
@@ -486,8 +491,9 @@ export function refuseShortPageWithMore(
  */
 export function saysMore(body: unknown, { linkedNext, pageEndRules = false }: PageSays): string | undefined {
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    if (pageEndRules && END_FLAGS.some((path) => getPath(body, path) === true)) return undefined;
-    const notDone = pageEndRules ? DONE_FLAGS.find((path) => getPath(body, path) === false) : undefined;
+    // A flag that says this is the last page wins over any token beside it (Dropbox's cursor beside `has_more: false`).
+    if (pageEndRules && saysLast(body)) return undefined;
+    const notDone = pageEndRules ? [...DONE_FLAGS, ...END_FLAGS].find((path) => getPath(body, path) === false) : undefined;
     const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false) ?? notDone;
     if (flag !== undefined) return `${flag}: ${JSON.stringify(getPath(body, flag))}`;
     const links: readonly string[] = pageEndRules ? [...NEXT_LINKS, ...NEXT_TOKENS] : NEXT_LINKS;

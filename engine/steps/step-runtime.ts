@@ -199,8 +199,9 @@ export function prefetchReads(reads: StepReads, path: string, rt: StepRuntime): 
           throw new NondeterminismError(rt.runId, path, recorded.seq, `a ${recorded.payload.source} value`, `checkpoint "${key}"`);
         }
       } else {
-        value = { key, at: (await lastCheckpointOf(key, rt.http.syncStateApi(), (k, a) => rt.lastSync(k, a)))?.syncedAt ?? null };
-        rt.journal.emit('value.recorded', path, { source: 'last-sync', value });
+        const which = rt.http.syncStateApi();
+        value = { key, at: (await lastCheckpointOf(key, which, (k, a) => rt.lastSync(k, a)))?.syncedAt ?? null };
+        rt.journal.emit('value.recorded', path, { source: 'last-sync', value, ...(which.api !== undefined ? { api: which.api } : {}) });
       }
       checkpoints.set(key, value.at === null ? null : new Date(value.at).toISOString());
     }

@@ -127,6 +127,36 @@ describe.each(backends)('%s log: a sync run resumed after a later run synced', (
     expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2]);
   });
 
+  it('a sync kept by hand in sync_state (upstream\'s form) is checked the same way (helper 100)', async () => {
+    const files = h.mission(
+      'state',
+      `mission Sync {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store recs: sql("recs")
+  action Pull {
+    let from = sync_state.get("recs")
+    get "/recs" { params: { updated_after: from } }
+    let fetched = response
+    pause { resumeOn: webhook "/approve" }
+    for r in fetched {
+      store r -> recs { key: .id }
+    }
+    store { "recs": now() } -> sync_state { key: "recs" }
+  }
+  run Pull
+}
+`,
+    );
+    const first = await h.start(files);
+    expect(first.status).toBe('suspended');
+    version = 2;
+    const later = await h.start(files);
+    expect((await h.resume(later.runId, { payload: { ok: true } })).status).toBe('completed');
+    const ended = await h.resume(first.runId, { payload: { ok: true } });
+    expect(ended.status === 'failed' && ended.error.code).toBe('sync-superseded');
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+  });
+
   it('resumed before any later run synced, it carries on and completes (the contrast)', async () => {
     const { cli, first } = await crashedRun();
     version = 2;

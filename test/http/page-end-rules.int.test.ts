@@ -43,6 +43,11 @@ describe('a since fetch without paginate whose answer says more follow', () => {
     ['done: false', { body: { data: [{ id: 1 }], done: false, totalSize: 3, nextRecordsUrl: '/query/01g-2000' } }],
     ['offset: "itrX/rec2"', { body: { data: [{ id: 1 }], offset: 'itrX/rec2' } }],
     ['response_metadata.next_cursor', { body: { data: [{ id: 1 }], response_metadata: { next_cursor: 'dXNlcjpVMEc5V0ZYTlo=' } } }],
+    // Helper 100: Zendesk's cursor export, Twitter v2, Square, Intercom.
+    ['end_of_stream: false', { body: { data: [{ id: 1 }], after_cursor: 'MTU3NjYxMzUzOS4wfHw0Njd8', end_of_stream: false } }],
+    ['meta.next_token', { body: { data: [{ id: 1 }], meta: { result_count: 1, next_token: 'b26v89c19zqg8o3fpzbkk' } } }],
+    ['cursor: "CAISHAoN"', { body: { data: [{ id: 1 }], cursor: 'CAISHAoN' } }],
+    ['pages.next', { body: { data: [{ id: 1 }], pages: { page: 1, total_pages: 4, next: 'https://api.example/contacts?page=2' } } }],
   ];
   it.each(answers)('(%s) advances no checkpoint and says why', async (marker, answer) => {
     c = await openConformance();
@@ -66,6 +71,8 @@ describe('a since fetch without paginate whose answer says more follow', () => {
     // A rate limit's quota, not records left.
     ['remaining: 4998', { data: [{ id: 1 }], remaining: 4998 }],
     ['offset: 0 (the page\'s own)', { data: [{ id: 1 }], offset: 0, limit: 100 }],
+    // A cursor beside a flag that says this is the last page (Dropbox).
+    ['cursor beside has_more: false', { data: [{ id: 1 }], cursor: 'AAGx2', has_more: false }],
   ];
   it.each(ends)('an answer that says nothing of the kind (%s) advances it', async (_, body) => {
     c = await openConformance();
