@@ -83,12 +83,14 @@ function rememberedVariables(model: MissionModel, given: Readonly<Record<string,
 }
 
 /** Per mission (the model is cached by its text): a schedule fires one mission many times. */
-const variableReads = new WeakMap<MissionModel, { read: Set<string>; secret: Set<string>; literals: Set<string> }>();
+const variableReads = new WeakMap<MissionModel, VariableReads>();
 
 /** What a mission reads as credentials (credentialReadsOf). */
 export interface CredentialReads {
   /** Variables and settings read by a credential's name or where a credential goes, sorted. */
   names: string[];
+  /** Of them, those also read elsewhere than where a credential goes: their values may reach what replay compares in clear. */
+  readOpenly: string[];
   /** sha256 of each literal typed where a credential goes, sorted (compared, never shown). */
   literals: string[];
 }
@@ -101,14 +103,25 @@ export interface CredentialReads {
  * (helper 96: a header edited from ${REQON_A_TOKEN} to ${REQON_B_TOKEN} verified as a match).
  */
 export function credentialReadsOf(model: MissionModel): CredentialReads {
-  const { read, secret, literals } = variablesReadBy(model, true);
-  return { names: [...read].filter((name) => secret.has(name) || isSensitiveName(name)).sort(), literals: [...literals].sort() };
+  const { read, secret, open, literals } = variablesReadBy(model, true);
+  const names = [...read].filter((name) => secret.has(name) || isSensitiveName(name)).sort();
+  return { names, readOpenly: names.filter((name) => open.has(name)), literals: [...literals].sort() };
 }
 
 /** The `REQON_*` variables `model` reads (`anyName`: every variable), and those of them it puts where a credential goes. */
-function variablesReadBy(model: MissionModel, anyName = false): { read: Set<string>; secret: Set<string>; literals: Set<string> } {
+interface VariableReads {
+  read: Set<string>;
+  /** Read at least once where a credential goes (a credential-named header or query value). */
+  secret: Set<string>;
+  /** Read at least once anywhere else (a body field, a `let`, a condition, a store's record). */
+  open: Set<string>;
+  literals: Set<string>;
+}
+
+function variablesReadBy(model: MissionModel, anyName = false): VariableReads {
   const read = new Set<string>();
   const secret = new Set<string>();
+  const open = new Set<string>();
   const literals = new Set<string>();
   /**
    * `inSecret`: inside a value the redactor hides by its name (http/redact.ts rule 1: a header or
@@ -124,7 +137,7 @@ function variablesReadBy(model: MissionModel, anyName = false): { read: Set<stri
     const n = node as { kind?: string; value?: unknown; callee?: { name?: unknown }; args?: { kind: string; value?: unknown }[]; name?: { value?: unknown }; key?: { name?: unknown } };
     const note = (variable: string, secretHere: boolean) => {
       read.add(variable);
-      if (secretHere) secret.add(variable);
+      (secretHere ? secret : open).add(variable);
     };
     if (anyName && inSecret && n.kind === 'String' && typeof n.value === 'string' && n.value !== '' && !n.value.includes('{')) {
       // A credential typed into the mission: kept as a digest, never its text.
@@ -157,7 +170,7 @@ function variablesReadBy(model: MissionModel, anyName = false): { read: Set<stri
     }
   };
   visit([model.unit.root, model.unit.mission], false, false);
-  return { read, secret, literals };
+  return { read, secret, open, literals };
 }
 
 /** A string literal ending in a credential-named query parameter's `name=` (`"…?access_token="`). */

@@ -198,7 +198,7 @@ export async function verifyRun(
   }
   const { original } = facts;
   const replayed: VerifyEntry[] = journal.asked;
-  const unchecked = [...uncheckedBy(format, facts), ...unplannedWrites(facts)];
+  const unchecked = [...uncheckedBy(format, facts), ...unplannedWrites(facts), ...standInsReadOpenly(model, standIns)];
   if (journal.uncomparedEffectIds > 0) {
     unchecked.push(
       `the effect ids of ${journal.uncomparedEffectIds} request(s) or store write(s) in concurrent branches of this fork: they are not the ids derived now (an older engine named such effects by how the branches interleaved, which a replay does not repeat), so the recorded ids were taken as they are`,
@@ -424,6 +424,20 @@ function untracedPureSteps(recordedBy: MissionModel): string[] {
   if (recordedBy.mission.trace?.mode !== 'minimal') return [];
   return [
     'the values of the pure steps (let, map, apply, validate): the run was recorded under `trace: minimal`, which logs none, so an edit of one is compared only where it changes a request or a store write',
+  ];
+}
+
+/**
+ * A stand-in is as good as the credential where the credential only goes where a credential goes
+ * (a credential-named header or query value, hidden from what replay compares). Read anywhere
+ * else — a body field, a condition, a record — what the mission computed from it was replayed
+ * from the stand-in, and a value that happens to come out the same as the run's is no check.
+ */
+function standInsReadOpenly(model: MissionModel, standIns: { vars: Record<string, string>; settings: Record<string, string> }): string[] {
+  const replaced = credentialReadsOf(model).readOpenly.filter((name) => Object.hasOwn(standIns.vars, name) || Object.hasOwn(standIns.settings, name));
+  if (replaced.length === 0) return [];
+  return [
+    `what the mission computes from ${replaced.join(', ')} outside a credential header or query parameter (a body field, a condition, a record): not set where verify runs, ${replaced.length === 1 ? 'it was' : 'they were'} replayed with a stand-in, so those values were not checked against the run's`,
   ];
 }
 

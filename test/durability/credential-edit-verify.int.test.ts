@@ -4,7 +4,8 @@
  * reading another variable, or a secret typed in — cannot be compared: verify says so, "not
  * checked", and never passes it as a match (helper 96: each verified, exit 0). An edit that keeps
  * the credentials the mission reads still verifies in full (the contrast), and so does an
- * unchanged run where its credentials are not set (they were replayed with stand-ins).
+ * unchanged run where its credentials are not set (they were replayed with stand-ins) — where
+ * they go only where credentials go; read elsewhere, what they computed is said not checked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
@@ -52,17 +53,31 @@ describe.each(backends)('%s: an edit that makes requests carry another credentia
     expect(JSON.stringify(report)).not.toMatch(/sha256/);
   });
 
-  it('an unchanged run verifies in full where its credentials are not set (another machine, an imported bundle)', async () => {
+  it('an unchanged run verifies in full where its credentials are not set (another machine, an imported bundle), if they go only where credentials go', async () => {
     c = await openConformance({ backend, vars: VARS });
     c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
-    const run = await c.start(c.mission('creds', mission()));
+    // The header and the query parameter only: the body reads no credential.
+    const headerAndQuery = mission().replace('t: env("REQON_A_TOKEN")', 't: "plain"');
+    const run = await c.start(c.mission('creds', headerAndQuery));
     // Before, the header's request failed to build there, and the run verified as DIVERGED (helper 96).
     const elsewhere = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} } });
     expect(elsewhere.divergence).toBeNull();
     expect(fullyVerified(elsewhere)).toBe(true);
     // An edit that reads another credential is still not checked there.
-    const edited = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} }, missionFiles: c.mission('edited', mission({ key: 'REQON_B_KEY' })) });
+    const edited = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} }, missionFiles: c.mission('edited', headerAndQuery.replace('REQON_A_KEY', 'REQON_B_KEY')) });
     expect(fullyVerified(edited)).toBe(false);
+  });
+
+  it('a credential read elsewhere (a body field) and not set where verify runs: what it computed is said not checked, never ✓', async () => {
+    c = await openConformance({ backend, vars: VARS });
+    c.api.on('GET /orders?*', { body: [] }).on('POST /p', { status: 201, body: { ok: true } });
+    const run = await c.start(c.mission('creds', mission()));
+    const elsewhere = await verifyRun(c.log, run.runId, { env: { ...c.env, vars: {} } });
+    expect(elsewhere.divergence).toBeNull();
+    expect(fullyVerified(elsewhere)).toBe(false);
+    expect(elsewhere.unchecked).toContainEqual(expect.stringMatching(/^what the mission computes from REQON_A_TOKEN outside a credential header or query parameter .+ replayed with a stand-in/));
+    // Where it is set, the same run verifies in full.
+    expect(fullyVerified(await verifyRun(c.log, run.runId, { env: c.env }))).toBe(true);
   });
 
   it('a run that failed for want of a credential verifies as it ran where the credential is still unset (no stand-in for what the run did not have)', async () => {
