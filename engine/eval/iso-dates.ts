@@ -6,6 +6,8 @@
  * is read as UTC (JavaScript would read it as local time, so two machines could disagree).
  */
 
+import { utcMs } from '../lang/zone-time.js';
+
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
@@ -42,17 +44,6 @@ export function parseIsoInstant(text: string): IsoInstant | undefined {
     offsetMinutes = sign * (oh * 60 + om);
   }
   return { ms: base - offsetMinutes * 60_000, dateOnly: h === undefined };
-}
-
-/**
- * Milliseconds since the epoch of a UTC calendar time, for every year 0000–9999 as written.
- * `Date.UTC` (and `new Date(y, …)`) read a year 0–99 as 1900–1999, so "0001-01-01" was 1901.
- */
-export function utcMs(year: number, month0: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month0, day);
-  date.setUTCHours(hour, minute, second, millis);
-  return date.getTime();
 }
 
 /**

@@ -103,10 +103,17 @@ export interface CredentialReads {
  * (helper 96: a header edited from ${REQON_A_TOKEN} to ${REQON_B_TOKEN} verified as a match).
  */
 export function credentialReadsOf(model: MissionModel): CredentialReads {
+  let reads = credentialReads.get(model);
+  if (reads) return reads;
   const { read, secret, open, literals } = variablesReadBy(model, true);
   const names = [...read].filter((name) => secret.has(name) || isSensitiveName(name)).sort();
-  return { names, readOpenly: names.filter((name) => open.has(name)), literals: [...literals].sort() };
+  reads = { names, readOpenly: names.filter((name) => open.has(name)), literals: [...literals].sort() };
+  credentialReads.set(model, reads);
+  return reads;
 }
+
+/** Per mission, as variableReads: every run's start and every verify ask. */
+const credentialReads = new WeakMap<MissionModel, CredentialReads>();
 
 /** The `REQON_*` variables `model` reads (`anyName`: every variable), and those of them it puts where a credential goes. */
 interface VariableReads {

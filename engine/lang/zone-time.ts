@@ -34,7 +34,7 @@ export function atInstant(text: string, timezone: string): number | undefined {
   const m = AT.exec(text);
   if (!m) return undefined;
   const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
-  const wall = wallMs(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms);
+  const wall = utcMs(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms);
   const offset = m[8];
   if (offset === 'Z') return wall;
   if (offset !== undefined) {
@@ -66,11 +66,15 @@ export function zoneOffsetMs(timezone: string, instant: number): number {
   const part = Object.fromEntries(parts.map((p) => [p.type, Number(p.value)]));
   // Intl counts years before 1 as eras (year 0 is 1 BC): back to astronomical years.
   const year = parts.find((p) => p.type === 'era')?.value === 'BC' ? 1 - part.year! : part.year!;
-  return wallMs(year, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!) - second;
+  return utcMs(year, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!) - second;
 }
 
-/** The UTC instant of a wall time, any year (setUTCFullYear: Date.UTC reads 0–99 as 1900–1999). */
-function wallMs(year: number, month0: number, day: number, hour: number, minute: number, second: number, ms = 0): number {
+/**
+ * Milliseconds since the epoch of a UTC calendar time, for every year 0000–9999 as written (the
+ * date built-ins' too, eval/iso-dates.ts). `Date.UTC` (and `new Date(y, …)`) read a year 0–99 as
+ * 1900–1999, so "0001-01-01" was 1901.
+ */
+export function utcMs(year: number, month0: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
   const date = new Date(0);
   date.setUTCFullYear(year, month0, day);
   date.setUTCHours(hour, minute, second, ms);
