@@ -2,16 +2,20 @@
  * Schedules on a fake clock, in process: `every` fires on time and keeps its phase, missed ticks
  * after downtime fire once (and say how many they swallowed), `at` fires once and is not re-armed
  * by re-registering, skipIfRunning / maxConcurrency consume a firing without a run, `retry`
- * restarts a failed scheduled run after its delay up to maxRetries, two workers racing on one
+ * restarts a failed scheduled run after its delay up to maxRetries, a worker with no free slot fires
+ * a due tick once one frees (the ticks missed meanwhile coalesced), two workers racing on one
  * firing start one run, and cron instants honour the time zone (DST included). On every log
  * backend: a firing is the log's compare-and-set, its instant the worker's clock.
  */
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonResponse } from '../../engine/env/fake-env.js';
 import type { ScheduleSpec } from '../../engine/log/log.js';
 import { coalesce, nextFireAfter, parseAt, registerSchedule, ScheduleError } from '../../engine/worker/schedules.js';
 import { MissionInvalidError } from '../../engine/executor/run-mission.js';
+import { Worker } from '../../engine/worker/worker.js';
 import { backends } from '../support/temp-log.js';
+import { waitFor } from './support/processes.js';
 import { timeWorld, type TimeWorld } from './support/time-fixtures.js';
 
 let world: TimeWorld;
@@ -189,6 +193,56 @@ describe.each(backends)('%s', (backend) => {
       expect(started).toEqual([1, 1, 0, 0]);
       expect((await log.scheduleFirings('Max')).map((f) => f.reason)).toEqual([null, null, 'max-concurrency', 'max-concurrency']);
       expect((await log.listRuns({ status: 'suspended' })).length).toBe(2);
+    });
+
+    it('a worker whose every slot is busy fires a due tick only when a slot frees, the ticks missed meanwhile coalesced into one run (GUARANTEES 21)', async () => {
+      const { env, log } = world;
+      // The first run holds the worker's one slot until its request is answered.
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      let slowCalls = 0;
+      const counting = env.http.handler;
+      env.http.handler = async (req) => {
+        if (new URL(req.url).pathname === '/slow' && ++slowCalls === 1) await answered;
+        return counting(req);
+      };
+      const t0 = env.clock.now();
+      await registerSchedule(log, world.mission('b.vague', mission('Busy', 'every 10 seconds', 'get "/slow"\n    store { id: "x" } -> done { key: .id }')), OPTS, t0);
+      const lines: string[] = [];
+      const w = new Worker({ log, env, dataDir: path.join(world.dir, 'data'), owner: 'one-slot', pollMs: 100, concurrency: 1, progress: (line) => lines.push(line) });
+      try {
+        await env.clock.advance(10_000);
+        expect(await w.tick()).toBe(1);
+        await waitFor('the first run\'s request', () => slowCalls === 1);
+        // Ticks at 20 s, 30 s and 40 s come due while the slot is taken: nothing fires.
+        for (let i = 0; i < 3; i++) {
+          await env.clock.advance(10_000);
+          expect(await w.tick()).toBe(0);
+        }
+        expect(await log.scheduleFirings('Busy')).toHaveLength(1);
+        await env.clock.advance(5_000); // 45 s
+        answer();
+        await w.drain();
+        // The slot is free: one firing, for the oldest missed tick (20 s), standing in for 30 s and 40 s.
+        expect(await w.tick()).toBe(1);
+        await w.drain();
+        expect(await w.tick()).toBe(0);
+        const firings = await log.scheduleFirings('Busy');
+        expect(firings.map((f) => [f.dueAt - t0, f.outcome, f.missed])).toEqual([
+          [10_000, 'started', 0],
+          [20_000, 'started', 2],
+        ]);
+        expect((await log.getSchedule('Busy'))!.nextFireAt).toBe(t0 + 50_000);
+        expect(lines.filter((l) => l.startsWith('schedule Busy: fired'))[1]).toContain(
+          `fired for ${new Date(t0 + 20_000).toISOString()} (and for the 2 tick(s) after it missed until ${new Date(t0 + 45_000).toISOString()}, coalesced into this one firing)`,
+        );
+        const runs = await log.listRuns();
+        expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+      } finally {
+        w.stop();
+        answer();
+        await w.drain();
+      }
     });
   });
 
