@@ -4,13 +4,15 @@
  * and stored them over the later run's records in a store that outlives runs, while the
  * checkpoint stayed past their changes for good (`reqon resume`, and a worker taking the
  * abandoned run over unasked). Such a run now fails at its resume, writing nothing more, and says
- * why — after a crash or at the end of its pause, whatever clock dated the later checkpoint;
+ * why — after a crash or at the end of its pause, whatever clock dated the later checkpoint, but
+ * not for a later run that synced the same key from another API;
  * resumed before any later run synced, it carries on as before (the contrast).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
+import { FakeApi } from '../support/fake-api.js';
 import { backends } from '../support/temp-log.js';
 import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 
@@ -155,6 +157,32 @@ describe.each(backends)('%s log: a sync run resumed after a later run synced', (
     const ended = await h.resume(first.runId, { payload: { ok: true } });
     expect(ended.status === 'failed' && ended.error.code).toBe('sync-superseded');
     expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('a later run of the same key against another API (--source) does not supersede it: checkpoints are per API', async () => {
+    const other = await new FakeApi().start();
+    try {
+      other.on('GET /recs?*', () => ({ body: ['a', 'b'].map((id) => ({ id, v: 'other' })) }));
+      const files = h.mission('paused', pausedSync('since: lastSync("recs")', 'response'));
+      const first = await h.start(files);
+      expect(first.status).toBe('suspended');
+      const elsewhere = await h.start(files, { sources: { Api: other.url } });
+      expect(elsewhere.status).toBe('suspended');
+      expect((await h.resume(elsewhere.runId, { payload: { ok: true } })).status).toBe('completed');
+      // The other API's checkpoint moved; this run's API's did not: it carries on with its own answer.
+      const ended = await h.resume(first.runId, { payload: { ok: true } });
+      expect(ended.status, JSON.stringify(ended)).toBe('completed');
+      expect((await stored())['a']).toEqual({ id: 'a', v: 1 });
+      // The contrast on the same API: a later run of this one's API does supersede a paused run.
+      const again = await h.start(files);
+      version = 2;
+      const later = await h.start(files);
+      expect((await h.resume(later.runId, { payload: { ok: true } })).status).toBe('completed');
+      const superseded = await h.resume(again.runId, { payload: { ok: true } });
+      expect(superseded.status === 'failed' && superseded.error.code).toBe('sync-superseded');
+    } finally {
+      await other.stop();
+    }
   });
 
   it('resumed before any later run synced, it carries on and completes (the contrast)', async () => {
