@@ -26,6 +26,7 @@ import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
 import { closingEvent } from './closing-event.js';
 import { DamagedLogError } from '../journal/journal.js';
+import { identitiesOf } from '../journal/fork-identity.js';
 
 export interface ResumeOptions {
   /** Replay against an edited mission instead of the one the run started with. */
@@ -417,6 +418,8 @@ interface SupersededSync {
   key: string;
   fetchedAt: number;
   syncedAt: number;
+  /** The read was copied from the fork's parent: `fetchedAt` is when the fork was made. */
+  copied: boolean;
 }
 
 /**
@@ -432,14 +435,22 @@ interface SupersededSync {
  * next run does anew, never data. The checkpoint is the API's the fetch read (recorded with the
  * read from log format 9; before, any API the run's recorded sources fetch from). A
  * `sync_state.get` is such a read too. Only a mission that syncs (`since`, `sync_state`) is read.
+ * A fork's copied reads count as made when the fork was (see forks in GUARANTEES.md).
  */
 async function supersededSync(log: EventLog, run: RunRecord): Promise<SupersededSync | undefined> {
   if (!run.missionFiles.files.some((file) => /\bsince\s*:|\bsync_state\b/.test(file.text))) return undefined;
-  const events = await log.read(run.runId, { types: ['value.recorded'] });
+  const events = await log.read(run.runId, { types: ['run.started', 'value.recorded'] });
+  // A fork's copied reads are its parent's, made before the fork: the fork, time travel asked for,
+  // took them as of when it was made, and is held only to syncs completed after that.
+  const identities = identitiesOf(events[0]);
+  const copiedTo = identities.length > 0 ? identities[identities.length - 1]!.toSeq : 0;
+  const forkedAt = copiedTo > 0 ? events[0]!.recordedAt : 0;
   const fallback = apisOf(run);
   const asked = new Set<string>();
   for (const event of events) {
+    if (event.type !== 'value.recorded') continue;
     const read = event.payload as EventPayloads['value.recorded'];
+    const readAt = event.seq <= copiedTo ? Math.max(event.recordedAt, forkedAt) : event.recordedAt;
     if (read.source !== 'last-sync') continue;
     // A fetch's read names its key; a `sync_state.get` read holds it in its value ({ key, at }).
     const key = read.key ?? (read.value as { key?: unknown } | null)?.key;
@@ -449,7 +460,7 @@ async function supersededSync(log: EventLog, run: RunRecord): Promise<Superseded
       if (asked.has(query)) continue;
       asked.add(query);
       const mark = await log.lastCheckpoint(run.mission, key, api);
-      if (mark?.advancedAt !== undefined && mark.advancedAt > event.recordedAt) return { key, fetchedAt: event.recordedAt, syncedAt: mark.syncedAt };
+      if (mark?.advancedAt !== undefined && mark.advancedAt > readAt) return { key, fetchedAt: readAt, syncedAt: mark.syncedAt, copied: event.seq <= copiedTo };
     }
   }
   return undefined;
@@ -474,7 +485,7 @@ async function failSuperseded(run: RunRecord, lease: { runId: string; owner: str
   return failBeforeReplay(run, lease, {
     code: SYNC_SUPERSEDED_CODE,
     message:
-      `this run fetched checkpoint "${found.key}" at ${instantText(found.fetchedAt)}, and a later run has since synced it (to ${instantText(found.syncedAt)}): ` +
+      `${found.copied ? `this fork took its parent's fetch of checkpoint "${found.key}" when it was made at` : `this run fetched checkpoint "${found.key}" at`} ${instantText(found.fetchedAt)}, and a later run has since synced it (to ${instantText(found.syncedAt)}): ` +
       `carried on, this run would store its older answers over the records that run stored. It fails here, with nothing more written; the next run syncs from the later checkpoint`,
   }, deps);
 }

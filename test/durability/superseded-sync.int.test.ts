@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { forkRun } from '../../engine/executor/fork-run.js';
 import { openConformance, recordsOf, type Conformance } from '../conformance/harness.js';
 import { FakeApi } from '../support/fake-api.js';
 import { backends } from '../support/temp-log.js';
@@ -183,6 +184,33 @@ describe.each(backends)('%s log: a sync run resumed after a later run synced', (
     } finally {
       await other.stop();
     }
+  });
+
+  it('a fork of it is not held to syncs before it was made (time travel asked for stores the parent\'s answers), only to those after', async () => {
+    const files = h.mission('paused', pausedSync('since: lastSync("recs")', 'response'));
+    const parent = await h.start(files);
+    expect(parent.status).toBe('suspended');
+    version = 2;
+    const later = await h.start(files);
+    expect((await h.resume(later.runId, { payload: { ok: true } })).status).toBe('completed');
+    // Cut just after the parent's fetch: the fork replays it and carries on live from there.
+    const fetched = (await h.events(parent.runId)).find((e) => e.type === 'fetch.completed')!;
+    const fork = await forkRun(parent.runId, { atSeq: fetched.seq }, h.deps());
+    expect(fork.status, JSON.stringify(fork)).toBe('suspended');
+    const ended = await h.resume(fork.runId, { payload: { ok: true } });
+    expect(ended.status, JSON.stringify(ended)).toBe('completed');
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([1, 1, 1, 1]);
+    // Held, as a resume is, to a sync completed after the fork was made. (Before, the copied read
+    // counted from the parent's fetch, so the first fork above failed at its pause's end.)
+    const second = await forkRun(parent.runId, { atSeq: fetched.seq }, h.deps());
+    expect(second.status).toBe('suspended');
+    version = 3;
+    const newest = await h.start(files);
+    expect((await h.resume(newest.runId, { payload: { ok: true } })).status).toBe('completed');
+    const held = await h.resume(second.runId, { payload: { ok: true } });
+    expect(held.status === 'failed' && held.error.code).toBe('sync-superseded');
+    expect(held.status === 'failed' && held.error.message).toMatch(/^this fork took its parent's fetch of checkpoint "recs" when it was made at /);
+    expect(Object.values(await stored()).map((r) => (r as { v: number }).v)).toEqual([3, 3, 3, 3]);
   });
 
   it('resumed before any later run synced, it carries on and completes (the contrast)', async () => {
