@@ -22,6 +22,7 @@ import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, ty
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { checkpointApiOf } from '../steps/http-runtime.js';
+import { timerDueBy } from '../steps/pause-step.js';
 import { isImported } from './run-bundle.js';
 import { assertReplays } from './verify.js';
 import { closingEvent } from './closing-event.js';
@@ -521,6 +522,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     const created = pending ?? (await pendingPause(deps.log, run));
     if (!created) throw new RunUnavailableError(`run ${run.runId} waits on ${waitingOn} but its log has no such pause`, 'waiting');
     const pauseId = created.payload.pauseId;
+    if (opts.payload !== undefined && opts.claim === undefined) refusePausePayloadLate(run, created, deps.env.clock.now());
     event = {
       type: 'pause.resumed',
       stepPath: created.stepPath,
@@ -568,6 +570,22 @@ async function refuseLateDelivery(log: EventLog, run: RunRecord, path: string, n
   const expired = Math.max(...waits.map((w) => w.payload.expiresAt));
   throw new RunUnavailableError(
     `run ${run.runId} waits on ${path}, which timed out at ${instantText(expired)}: your payload is too late for it and was not used; ` +
+      `\`reqon resume ${run.runId}\` without --payload (or a worker) carries the run on as timed out`,
+    'late',
+  );
+}
+
+/**
+ * A payload by hand to a pause whose timer is past due: its timer has won, as it does over a
+ * webhook delivery received after it (pause-step.ts), whether or not a worker woke it yet — so
+ * the run goes on as timed out, the same whenever the worker looks, and the payload is refused
+ * before anything changes.
+ */
+function refusePausePayloadLate(run: RunRecord, created: StoredEvent<'pause.created'>, now: number): void {
+  const { dueAt, pauseId } = created.payload;
+  if (!timerDueBy(dueAt, now)) return;
+  throw new RunUnavailableError(
+    `run ${run.runId}'s pause ${pauseId} came due at ${instantText(dueAt!)} (its timer): your payload is too late for it and was not used; ` +
       `\`reqon resume ${run.runId}\` without --payload (or a worker) carries the run on as timed out`,
     'late',
   );

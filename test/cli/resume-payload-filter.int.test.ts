@@ -1,3 +1,39 @@
+describe('resume --payload to a pause whose timer is past due, before any worker woke it', () => {
+  it('is refused (exit 2, nothing changed), as a webhook delivery after the timer is: the run goes on as timed out', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'due.vague'),
+      'mission Due {\n  store got: memory("got")\n  action A {\n    pause { duration: 300, resumeOn: timeout | webhook "/ok" }\n    store { id: "after", got: response } -> got { key: .id }\n  }\n  run A\n}\n',
+    );
+    const started = await reqon('run', 'due.vague');
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    await new Promise((r) => setTimeout(r, 500));
+    const before = (await reqon('events', runId, '--json')).stdout;
+    const late = await reqon('resume', runId, '--payload', '{"approved":false}');
+    expect(late.code, describeResult(late)).toBe(2);
+    expect(late.stderr).toMatch(new RegExp(`run ${runId}'s pause \\S+ came due at .*\\(its timer\\): your payload is too late for it and was not used`));
+    expect((await reqon('events', runId, '--json')).stdout).toBe(before);
+    // Before the fix the pause took it: the run carried on with the late payload as its response.
+    const timedOut = await reqon('resume', runId);
+    expect(timedOut.code, describeResult(timedOut)).toBe(0);
+    const stored = JSON.parse((await reqon('store', runId, 'got', '--json')).stdout) as { key: string; record: { got: unknown } }[];
+    expect(stored.map((r) => r.record.got)).not.toContainEqual({ approved: false });
+  }, 60_000);
+
+  it('in time, the same payload resumes the pause with it', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'intime.vague'),
+      'mission InTime {\n  store got: memory("got")\n  action A {\n    pause { duration: 600000, resumeOn: timeout | webhook "/ok" }\n    store { id: "after", got: response } -> got { key: .id }\n  }\n  run A\n}\n',
+    );
+    const started = await reqon('run', 'intime.vague');
+    const runId = runIdOf(started);
+    const resumed = await reqon('resume', runId, '--payload', '{"approved":false}');
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    const stored = JSON.parse((await reqon('store', runId, 'got', '--json')).stdout) as { key: string; record: { got: unknown } }[];
+    expect(stored.map((r) => r.record.got)).toEqual([{ approved: false }]);
+  }, 60_000);
+});
+
 /**
  * `reqon resume RUN --payload …` of a run in a `wait` whose eventFilter refuses the payload: the
  * run waits on (exit 10), and the command says the payload was not taken — before, it printed only
