@@ -279,6 +279,25 @@ describe.each(backends)('%s', (backend) => {
   describe('cron', () => {
     const ny: ScheduleSpec = { trigger: { kind: 'cron', expression: '0 9 * * *' }, timezone: 'America/New_York' };
 
+    it('a cron or `at` schedule without timezone: is in UTC whatever the machine\'s zone (GUARANTEES 21)', async () => {
+      const { env, log } = world;
+      const saved = process.env.TZ;
+      try {
+        for (const [i, zone] of ['Asia/Kolkata', 'America/Los_Angeles', 'Pacific/Chatham'].entries()) {
+          process.env.TZ = zone;
+          expect(new Date(Date.UTC(2025, 0, 1)).getTimezoneOffset(), zone).not.toBe(0); // the zone took effect
+          const now = env.clock.now(); // 2025-01-01T00:00:00Z
+          const daily = await registerSchedule(log, world.mission(`c${i}.vague`, mission(`Daily${i}`, 'cron "0 9 * * *"')), OPTS, now);
+          expect(new Date(daily.nextFireAt!).toISOString(), zone).toBe('2025-01-01T09:00:00.000Z');
+          const once = await registerSchedule(log, world.mission(`a${i}.vague`, mission(`Once${i}`, 'at "2025-01-02T09:00:00"')), OPTS, now);
+          expect(new Date(once.nextFireAt!).toISOString(), zone).toBe('2025-01-02T09:00:00.000Z');
+        }
+      } finally {
+        if (saved === undefined) delete process.env.TZ;
+        else process.env.TZ = saved;
+      }
+    });
+
     it('computes the next instant in the schedule time zone, across daylight saving', () => {
       expect(nextFireAfter(ny, Date.UTC(2025, 0, 1))).toBe(Date.UTC(2025, 0, 1, 14)); // EST
       expect(nextFireAfter(ny, Date.UTC(2025, 6, 1))).toBe(Date.UTC(2025, 6, 1, 13)); // EDT
@@ -308,10 +327,16 @@ describe.each(backends)('%s', (backend) => {
       expect(walk('*/30 * * * *', 'Europe/Berlin', '2026-10-24T23:00:00Z', 6)).toEqual(['23:30', '00:00', '00:30', '01:00', '01:30', '02:00']);
       expect(walk('0 * * * *', 'Europe/London', '2026-10-24T22:30:00Z', 4)).toEqual(['23:00', '00:00', '01:00', '02:00']);
       // A fixed hour fires once; spring forward loses no firing of an every-20-minutes schedule.
-      expect(walk('30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z', 2).map((t) => t)).toEqual(['05:30', '06:30']);
+      // Whole instants: firing twice on the 1st (01:30 EDT = 05:30Z, 01:30 EST = 06:30Z) has the same times of day.
+      const instants = (expression: string, timezone: string, from: string, n: number) => {
+        const out: string[] = [];
+        for (let t = Date.parse(from), i = 0; i < n; i++) out.push(new Date((t = nextFireAfter({ trigger: { kind: 'cron', expression }, timezone }, t)!)).toISOString());
+        return out;
+      };
+      expect(instants('30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z', 2)).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
       expect(walk('*/20 * * * *', 'America/New_York', '2026-03-08T06:10:00Z', 5)).toEqual(['06:20', '06:40', '07:00', '07:20', '07:40']);
       // A fixed time that does not exist that day (02:30 when clocks go forward) fires once, at 03:30 EDT.
-      expect(walk('30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', 2)).toEqual(['07:30', '06:30']);
+      expect(instants('30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', 2)).toEqual(['2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
       // Helper 76: a range of hours is hours as they pass too; Lord Howe goes back half an hour.
       expect(walk('*/15 0-5 * * *', 'America/New_York', '2026-11-01T05:40:00Z', 6)).toEqual(['05:45', '06:00', '06:15', '06:30', '06:45', '07:00']);
       expect(walk('*/20 * * * *', 'Australia/Lord_Howe', '2026-04-04T14:35:00Z', 5)).toEqual(['14:40', '15:10', '15:30', '15:50', '16:10']);
