@@ -160,6 +160,32 @@ describe('reqon fork', () => {
     expect((await events(parentId)).map(comparable)).toEqual(parentEvents.map(comparable));
   }, 120_000);
 
+  it('a fork cut between a POST\'s intent and its outcome sends it again under the key it was recorded with, applied once', async () => {
+    // The parent's fifth POST (item i-5): its intent is logged, its answer not yet, at the cut.
+    const intents = parentEvents.filter((e) => e.type === 'http.request' && (e.payload as { request: { method: string } }).request.method === 'POST');
+    const cut = intents[4]!.seq;
+    expect(parentEvents.find((e) => e.seq === cut + 1)?.type).not.toBe('http.request');
+    const before = postsOf(api).length;
+    const forked = await reqon('fork', parentId, '--at', String(cut));
+    expect(forked.code, describeResult(forked)).toBe(0);
+    const sent = postsOf(api).slice(before);
+    expect(sent.map((r) => (r.body as { id: string }).id)).toEqual(['i-5', 'i-6', 'i-7']);
+    // i-5 is the parent's effect resent (its key, answered from the API's record: applied once);
+    // the ones after the cut are the fork's own.
+    expect(keyOf(sent[0]!)).toBe(parentKeys[4]);
+    expect(api.applied.get(parentKeys[4]!)).toBe(1);
+    for (const r of sent.slice(1)) {
+      expect(parentKeys).not.toContain(keyOf(r));
+      expect(api.applied.get(keyOf(r))).toBe(1);
+    }
+    const forkId = runIdOf(forked);
+    const receipts = Object.fromEntries(
+      (await events(forkId)).filter((e): e is StoredEvent<'store.write'> => e.type === 'store.write').map((w) => [w.payload.key, (w.payload.record as { receipt: string }).receipt]),
+    );
+    expect(receipts['i-5']).toBe(`r-i-5-${parentKeys[4]!.slice(-6)}`);
+    expect((await reqon('verify', forkId)).code).toBe(0);
+  }, 120_000);
+
   it('a fork of a fork keeps each stretch named by the run that recorded it', async () => {
     const forked = await reqon('fork', parentId, '--at', String(forkAt));
     const childId = runIdOf(forked);
