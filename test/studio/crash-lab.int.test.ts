@@ -68,12 +68,16 @@ describe('crash lab', () => {
     await log.commit(leases.get(runId)!, [], { durable: true, status: { status: 'completed' } });
   }
 
+  /** The next armed process is killed by something else than its point (the studio's "Kill process"): it says nothing as it dies. */
+  let killedOutside = false;
+
   function proc(runId: string, command: 'run' | 'resume', work: () => Promise<ExitInfo>): CliProcess {
     const exited = work();
     let said = '';
     // A process killed by its armed point says so as it dies (journal/crash-points.ts).
+    const killedFromOutside = killedOutside;
     void exited.then((exit) => {
-      if (exit.signal === 'SIGKILL') said = `reqon: crash point after-effect:1 ${CRASH_POINT_FIRED}\n`;
+      if (exit.signal === 'SIGKILL' && !killedFromOutside) said = `reqon: crash point after-effect:1 ${CRASH_POINT_FIRED}\n`;
     });
     return { pid: 1000 + counter, runId, args: [command], exited, output: () => said, kill: () => true };
   }
@@ -234,6 +238,24 @@ describe('crash lab', () => {
     expect(done.phase).toBe('done');
     expect(done.verdict).toMatchObject({ ok: false, tested: false, crashes: 0 });
     expect(done.verdict!.explanation).toBe('not tested: no crash happened (after-effect:5 was never reached by the run)');
+  });
+
+  it('an armed process killed by something else than its point is a crash, never its pick\'s firing: not fully checked', async () => {
+    const { lab: crashLab } = lab();
+    killedOutside = true;
+    try {
+      const done = await crashLab.settled(crashLab.start(plan()).labId);
+      expect(done.phase).toBe('done');
+      expect(done.processes.map((p) => [p.command, p.signal ?? p.code, p.fired])).toEqual([
+        ['run', 'SIGKILL', false],
+        ['resume', 0, false],
+      ]);
+      expect(done.verdict).toMatchObject({ ok: false, tested: true, crashes: 1 });
+      expect(done.verdict!.checks.find((c) => c.name === 'picks')).toMatchObject({ ok: null });
+      expect(done.verdict!.explanation).toMatch(/^not fully checked after 1 crash\(es\): .*not tested: 1 of the 1 picked crash point\(s\) never fired \(after-effect:1\)/);
+    } finally {
+      killedOutside = false;
+    }
   });
 
   it('chaos picks are points the reference run reached, in the order it reached them', async () => {
