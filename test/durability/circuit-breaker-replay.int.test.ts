@@ -7,7 +7,7 @@
  * replay, and the breaker is told of every replayed attempt at the instant it was made, so a run
  * killed while the circuit opens refuses after its resume what a crash-free run refused (POSTs:
  * their intents and answers are in the log before the next step, where a GET's may not be). On
- * both backends.
+ * both backends; and the time the run was down counts (an open circuit half-opens after it).
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../engine/executor/verify.js';
@@ -146,5 +146,49 @@ describe.each(backends)('a circuit breaker that opened, replayed (%s)', (backend
     // The crash-free run's POSTs, and x=3's first again (killed before it was sent, then sent).
     expect(h.api.requests.length).toBe(clean.sent);
     expect(fullyVerified(await verifyRun(h.log, runId, { env: h.env }))).toBe(true);
+  });
+
+  // GUARANTEES 13: time the run was down counts — an open circuit half-opens once its
+  // resetTimeout is over, as it would have for a process that never died.
+  it('killed with its circuit open: resumed at once it still refuses; resumed after resetTimeout it probes', { timeout: 120_000 }, async () => {
+    const SHORT = `mission Downtime {
+  source Api {
+    auth: none,
+    base: "http://127.0.0.1:1",
+    circuitBreaker: { failureThreshold: 2, resetTimeout: 2000, successThreshold: 1, failureWindow: 600000 }
+  }
+  store out: memory("out")
+  action Send {
+    for x in [1, 2] {
+      post "/things" { body: { x: x }, retry: { maxAttempts: 1 } }
+    }
+    store { id: "opened" } -> out { key: .id }
+    post "/things" { body: { x: 3 }, retry: { maxAttempts: 1 } }
+    store { id: "after", answer: response } -> out { key: .id }
+  }
+  run Send
+}
+`;
+    // The circuit is per source and path: x 1 and 2 fail and open it; x 3 would succeed if sent.
+    h.api.on('POST /things', (req) => ((req.body as { x: number }).x === 3 ? { status: 201, body: { ok: true } } : { status: 500, body: { error: 'down' } }));
+    const afterSent = () => h.api.requests.filter((r) => (r.body as { x?: number }).x === 3).length;
+    const killedAtAfter = async () => {
+      // Effects 1 and 2 are the loop's POSTs (both 500: the circuit opens); 3 is the store step after them.
+      const killed = await runCli(cli, ['run', h.mission('downtime', SHORT).entry, '--db', h.dbPath, '--source', `Api=${h.api.url}`, '--crash-at', 'before-effect:3'], { cwd: h.dir });
+      expect(killed.signal, describeResult(killed)).toBe('SIGKILL');
+      return runIdOf(killed);
+    };
+    // Resumed at once: the circuit, rebuilt from the logged attempts, is still open.
+    const soon = await killedAtAfter();
+    const refused = await h.resume(soon, { by: 'api' });
+    expect(refused.status === 'failed' && refused.error.code, JSON.stringify(refused)).toBe('circuit-open');
+    expect(afterSent()).toBe(0);
+    // Resumed after resetTimeout: half-open, so x 3's POST goes out as the probe and succeeds.
+    const late = await killedAtAfter();
+    await new Promise((r) => setTimeout(r, 2_500));
+    const probed = await h.resume(late, { by: 'api' });
+    expect(probed.status, JSON.stringify(probed)).toBe('completed');
+    expect(afterSent()).toBe(1);
+    expect(await h.store(late, 'out')).toEqual({ opened: { id: 'opened' }, after: { id: 'after', answer: { ok: true } } });
   });
 });
