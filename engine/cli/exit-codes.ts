@@ -25,7 +25,8 @@ export const EXIT_OWNED_ELSEWHERE = 11;
 /**
  * `run`, `resume` or `fork`: the log failed under the run it carried (a full disk, a lock held past
  * the wait, the database gone). The run is `running` in the log, interrupted and resumable — not
- * failed (1): `reqon resume RUN_ID` carries it on once the log is back.
+ * failed (1): `reqon resume RUN_ID` carries it on once the log is back. `worker --once` stopped
+ * (SIGTERM, SIGINT) with runs it carried released unfinished: resumable the same way.
  */
 export const EXIT_INTERRUPTED = 12;
 

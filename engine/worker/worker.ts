@@ -60,6 +60,8 @@ export interface WorkerOptions {
   onRunEnd?: (result: RunResult) => void;
   /** Told when carrying a run on erred (it is tried again later, or given up in a --once pass). */
   onRunError?: (runId: string, error: unknown) => void;
+  /** Told when this worker's stop released a run it carried, unfinished (any worker carries it on). */
+  onRunReleased?: (runId: string) => void;
   /** Fire the schedules registered in the log (default true). */
   schedules?: boolean;
   /**
@@ -372,6 +374,7 @@ export class Worker {
         if (error instanceof StopRequested) {
           // This worker's own stop: the run is released, whole, for any worker; nothing erred.
           this.options.progress?.(`${runId}: released (the worker is stopping); any worker carries it on`);
+          this.options.onRunReleased?.(runId);
           return;
         }
         const count = (this.erred.get(runId)?.count ?? 0) + 1;

@@ -1,14 +1,16 @@
 /**
  * What `reqon worker --once` exits with (found by helper 38): a pass whose run failed printed the
  * failure on stderr and exited 0, so cron, which sees only the code, saw a good night. A --once pass
- * now exits 1 when a run it carried failed (or could not be carried on), naming it; 0 when each
- * completed or suspended again.
+ * now exits 1 when a run it carried failed (or could not be carried on), naming it; 12 when it was
+ * stopped (SIGTERM) with a run it carried released unfinished; 0 when each completed or suspended again.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
+import { FakeApi } from '../support/fake-api.js';
+import { spawnNode } from '../time/support/processes.js';
 
 let cli: string;
 let dir: string;
@@ -49,6 +51,40 @@ describe('worker --once', () => {
     expect(pass.code, describeResult(pass)).toBe(1);
     expect(pass.stderr).toContain(`${good}: completed`);
     expect(pass.stderr).toContain(`worker --once: 1 run(s) it carried failed (${bad})`);
+  });
+});
+
+describe('worker --once stopped mid-pass (probe 106 K3)', () => {
+  it('exits 12, naming the run it released unfinished — not 0, which cron reads as every run ended well', async () => {
+    const api = new FakeApi();
+    let asked!: () => void;
+    const reached = new Promise<void>((resolve) => (asked = resolve));
+    api.on('GET /slow', async () => {
+      asked();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return { status: 200, body: { id: 'x' } };
+    });
+    await api.start();
+    try {
+      fs.writeFileSync(path.join(dir, 'slow.vague'), mission('Slow', 'get "/slow"\n    store response -> s { key: .id }\n    get "/slow"\n    store response -> s { key: "second" }'));
+      const r = await reqon('run', 'slow.vague', '--quiet', '--source', `Api=${api.url}`);
+      expect(r.code, describeResult(r)).toBe(10);
+      const runId = runIdOf(r);
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const pass = spawnNode(cli, ['worker', '--once', '--db', path.join(dir, 'log.db')], { cwd: dir, env: { REQON_DATA_DIR: path.join(dir, 'data') } });
+      await reached;
+      pass.child.kill('SIGTERM');
+      const exit = await pass.exited;
+      expect(exit.code, exit.stderr).toBe(12);
+      expect(exit.stderr).toContain(`worker --once: stopped with 1 run(s) it carried released unfinished (${runId})`);
+      expect((await reqon('show', runId, '--json')).stdout).toMatch(/"status":\s*"running"/);
+      // Any worker carries it on: the next pass completes it and exits 0.
+      const next = await reqon('worker', '--once');
+      expect(next.code, describeResult(next)).toBe(0);
+      expect(next.stderr).toContain(`${runId}: completed`);
+    } finally {
+      await api.stop();
+    }
   });
 });
 

@@ -6,8 +6,9 @@
  * running; of a schedule it fires only what was due when it started (one due every second would
  * otherwise come due again during each run, and the pass never end). A log database that cannot
  * be reached yet is waited for (`--once`: 5 looks, then exit 1). A `--once` pass exits 1 when a run
- * it carried failed or could not be carried on, naming them; else 0. SIGTERM/SIGINT: finish each
- * run's current step, release, exit 0.
+ * it carried failed or could not be carried on, naming them; 12 when it was stopped with runs it
+ * carried released unfinished; else 0. SIGTERM/SIGINT: finish each run's current step, release,
+ * exit 0 (a `--once` pass that released a run: 12).
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -29,7 +30,7 @@ import type { EventLog } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, dataDir, openCliLogWaiting, readMissionFiles } from '../engine-context.js';
-import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { parseHorizon } from '../prune-horizon.js';
 import { progressTo, reportRunError } from '../run-output.js';
 
@@ -157,6 +158,7 @@ export const command: CommandModule = {
     }
     const failed = new Set<string>();
     const erred = new Set<string>();
+    const released = new Set<string>();
     const worker = new Worker({
       log,
       env,
@@ -174,6 +176,7 @@ export const command: CommandModule = {
         if (result.status === 'failed') failed.add(result.runId);
       },
       onRunError: (runId) => erred.add(runId),
+      onRunReleased: (runId) => released.add(runId),
     });
     let server: WebhookServer | undefined;
     const stop = () => {
@@ -212,9 +215,16 @@ export const command: CommandModule = {
         const parts = [
           ...(failed.size > 0 ? [`${failed.size} run(s) it carried failed (${[...failed].join(', ')})`] : []),
           ...(erred.size > 0 ? [`${erred.size} could not be carried on (${[...erred].join(', ')})`] : []),
+          ...(released.size > 0 ? [`${released.size} released unfinished as it stopped (${[...released].join(', ')})`] : []),
         ];
         io.stderr(`worker --once: ${parts.join('; ')}; \`reqon show RUN_ID\` says why\n`);
         return EXIT_FAILED;
+      }
+      // Stopped (SIGTERM, SIGINT) before the runs it carried ended: the pass did not do its work,
+      // whatever became of the rest — not 0, which a cron job reads as "every run ended well".
+      if (once && released.size > 0) {
+        io.stderr(`worker --once: stopped with ${released.size} run(s) it carried released unfinished (${[...released].join(', ')}); any worker, or \`reqon resume RUN_ID\`, carries them on\n`);
+        return EXIT_INTERRUPTED;
       }
       return EXIT_OK;
     } finally {
