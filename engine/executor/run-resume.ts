@@ -18,7 +18,7 @@ import type { EventLog, MissionFiles, ResumeDelivery, RunRecord } from '../log/l
 import { readRunFailures, type RunFailure } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { canonicalJson } from '../eval/values.js';
-import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
+import { DEFAULT_LEASE_TTL_MS, execute, loadCredentials, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { checkpointApiOf } from '../steps/http-runtime.js';
@@ -507,11 +507,15 @@ async function lastIsPauseResume(log: EventLog, run: RunRecord): Promise<boolean
  * suspended again — even on the same wait — is not resumed a second time by a late racer.
  */
 export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, deps: EngineDeps, pending?: StoredEvent<'pause.created'>): Promise<void> {
-  // Before its pause is spent: a run whose remembered mission was edited outside the engine, or
-  // that a newer engine records (a worker of a mixed fleet on a shared log: helper 86), is left as
-  // it is, waiting (its resume fails on it; a pause spent first stayed spent).
+  // Before its pause is spent: a run whose remembered mission was edited outside the engine, that
+  // a newer engine records (a worker of a mixed fleet on a shared log: helper 86), or whose --auth
+  // file cannot be read, is left as it is, waiting (its resume fails on it; a pause spent first
+  // stayed spent).
   await assertReadableFormat(deps.log, run.runId);
   await assertRememberedMission(deps.log, run);
+  // Its --auth file must still be readable (moved, unreadable, a variable it names unset): the run
+  // could not be carried on past the pause, which would be spent, its payload taken (probe 106 K6).
+  loadCredentials(run.options, deps.env);
   const waitingOn = run.waitingOn ?? '';
   const by = opts.by ?? 'cli';
   let event: NewEvent;

@@ -2,14 +2,17 @@
  * A run that can never be resumed is not retried for ever (GUARANTEES 13, "Resume is
  * idempotent"): a run whose own mission this engine now refuses is failed once, with the
  * diagnostics; a run whose log this engine cannot read (a newer format) is left as it is, and
- * `reqon worker --once` backs off from it and ends instead of starting it again every poll. On
- * every log backend (test/support/temp-log.ts).
+ * `reqon worker --once` backs off from it and ends instead of starting it again every poll; a
+ * suspended run whose --auth file cannot be read has nothing of its pause spent. On every log
+ * backend (test/support/temp-log.ts).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { missionHash } from '../../engine/executor/mission-cache.js';
 import type { StoredEvent } from '../../engine/log/events.js';
 import type { MissionFiles } from '../../engine/log/log.js';
-import { builtCli, describeResult, runCli } from './support/cli-build.js';
+import { builtCli, describeResult, runCli, runIdOf } from './support/cli-build.js';
 import { backends, type Backend } from '../support/temp-log.js';
 import { insertStoredRun, openTempLog, type TempLog } from './support/stored-log.js';
 
@@ -103,5 +106,46 @@ describe.each(backends)('%s: a run that can never resume', (backend) => {
     expect(worker.stderr).toMatch(/format 99 by a newer engine/);
     expect((await temp!.log.getRun(runId))!).toMatchObject({ status: 'suspended', waitingOn: 'pause:p1' });
     expect((await temp!.log.read(runId)).map((e) => e.type)).toEqual(['run.started', 'stage.started', 'pause.created', 'run.suspended']);
+  });
+
+  it('whose --auth file cannot be read any more: resume and the worker spend nothing of its pause (probe 106 K6)', async () => {
+    // Before: the pause was resumed (the payload taken), then the credentials failed: exit 2 "nothing
+    // done" over a spent pause, a retry told "already resumed", the run nobody's.
+    temp = await openTempLog(backend, {}, 'reqon-unresumable-');
+    const dir = temp.dir;
+    const auth = path.join(dir, 'auth.json');
+    fs.writeFileSync(auth, JSON.stringify({ Api: { type: 'bearer', token: 'tok-secret-12345' } }));
+    const mission = (duration: string) => `mission AuthPause {\n  source Api { auth: bearer, base: "http://127.0.0.1:1" }\n  store s: memory("s")\n  action A {\n    pause { duration: "${duration}" }\n    store { id: "after", got: response } -> s { key: .id }\n  }\n  run A\n}\n`;
+    fs.writeFileSync(path.join(dir, 'long.vague'), mission('1h'));
+    fs.writeFileSync(path.join(dir, 'due.vague'), mission('1s'));
+    const start = async (file: string) => {
+      const r = await reqon(['run', file, '--auth', auth, '--quiet']);
+      expect(r.code, describeResult(r)).toBe(10);
+      return runIdOf(r);
+    };
+    const waiting = await start('long.vague');
+    const due = await start('due.vague');
+    const before = { waiting: (await temp.log.read(waiting)).length, due: (await temp.log.read(due)).length };
+    fs.renameSync(auth, `${auth}.moved`);
+    await new Promise((r) => setTimeout(r, 1_200));
+
+    const refused = await reqon(['resume', waiting, '--payload', '{"approved":true}']);
+    expect(refused.code, describeResult(refused)).toBe(2);
+    expect(refused.stderr).toContain(`cannot read auth file ${auth}`);
+    const pass = await reqon(['worker', '--once', '--poll', '20']);
+    expect(pass.code, describeResult(pass)).toBe(1);
+    expect(pass.stderr).toContain(`worker --once: 1 could not be carried on (${due}); the lines above say why`);
+    for (const [runId, count] of [[waiting, before.waiting], [due, before.due]] as const) {
+      expect((await temp.log.getRun(runId))!.status, runId).toBe('suspended');
+      expect((await temp.log.read(runId)).length, runId).toBe(count);
+    }
+
+    // The file back: the same payload resumes the pause, and the worker carries the due one on.
+    fs.renameSync(`${auth}.moved`, auth);
+    const resumed = await reqon(['resume', waiting, '--payload', '{"approved":true}', '--quiet']);
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    const next = await reqon(['worker', '--once', '--poll', '20']);
+    expect(next.code, describeResult(next)).toBe(0);
+    expect((await temp.log.getRun(due))!.status).toBe('completed');
   });
 });

@@ -217,7 +217,8 @@ export const command: CommandModule = {
           ...(erred.size > 0 ? [`${erred.size} could not be carried on (${[...erred].join(', ')})`] : []),
           ...(released.size > 0 ? [`${released.size} released unfinished as it stopped (${[...released].join(', ')})`] : []),
         ];
-        io.stderr(`worker --once: ${parts.join('; ')}; \`reqon show RUN_ID\` says why\n`);
+        // A run that could not be carried on is as it was (its resume refused): the line above says why, not its log.
+        io.stderr(`worker --once: ${parts.join('; ')}; ${erred.size > 0 ? 'the lines above say why' : '`reqon show RUN_ID` says why'}\n`);
         return EXIT_FAILED;
       }
       // Stopped (SIGTERM, SIGINT) before the runs it carried ended: the pass did not do its work,
