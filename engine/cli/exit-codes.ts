@@ -18,8 +18,10 @@ export const EXIT_NOT_FULLY_VERIFIED = 3;
 export const EXIT_SUSPENDED = 10;
 /**
  * `resume` changed nothing because the run is another process's: it holds the run's live lease,
- * or resumed the pause (or delivered the wait's payload) first. Not "the run failed" (1): the
- * run goes on there, and a script that waits for it should look again (`reqon show`).
+ * or resumed the pause (or delivered the wait's payload) first; or `run`, `resume` or `fork` lost
+ * the run's lease mid-run (stalled past it, fenced out) to a process that took it over. Not "the
+ * run failed" (1): the run goes on there, and a script that waits for it should look again
+ * (`reqon show`).
  */
 export const EXIT_OWNED_ELSEWHERE = 11;
 /**

@@ -92,7 +92,8 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       // A run id that names no run is a bad argument, like an unknown flag, and so is a payload or
       // an edit for a run that can take none (finished, or not waiting on a pause): refused, the
       // run as it was — not "the run failed"; a run another process has (or resumed first) goes
-      // on there; the others (damaged, imported…) are about the run as it stands.
+      // on there; an imported run is read-only (refused, as it was); the others (damaged…) are
+      // about the run as it stands.
       switch ((e as { reason?: string }).reason) {
         case 'not-found':
         case 'ambiguous':
@@ -100,6 +101,7 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
         case 'not-suspended':
         case 'repeated':
         case 'late':
+        case 'imported':
           return EXIT_USAGE;
         case 'owned':
         case 'already-resumed':
@@ -107,8 +109,12 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
         default:
           return EXIT_FAILED;
       }
-    case 'NondeterminismError':
     case 'LeaseLostError':
+      // Stalled past its lease (a paused VM, a long GC), this process was fenced out: another took
+      // the run over and carries it on, or has ended it — not "the run failed" (probe 106 K7).
+      io.stderr(`reqon: ${e.message}\nreqon: the run goes on in the process that took it over: \`reqon show RUN_ID\` says how it stands\n`);
+      return EXIT_OWNED_ELSEWHERE;
+    case 'NondeterminismError':
     case 'DamagedLogError':
       io.stderr(`reqon: ${e.message}\n`);
       return EXIT_FAILED;

@@ -230,6 +230,11 @@ async function notWaitingOn(run: RunRecord, opts: ResumeOptions, log: EventLog):
   // A pause still pending while the run runs (another branch's resume carries it on): not "already
   // resumed" — it waits for the run to suspend again (helper 82).
   const resumed = wanted !== undefined && (await log.read(run.runId, { types: ['pause.resumed'] })).some((e) => (e.payload as EventPayloads['pause.resumed']).pauseId === wanted);
+  // Ended with the pause never resumed (a sibling branch failed the run): nobody has it, nothing
+  // goes on — not "already resumed", exit 11 (probe 106 K9).
+  if ((run.status === 'completed' || run.status === 'failed') && !resumed) {
+    return new RunUnavailableError(`run ${run.runId} has already ${run.status}, with ${opts.expectWaitingOn} never resumed: nothing resumes it now. Nothing was changed${unused}`, 'finished');
+  }
   if (wanted !== undefined && !resumed && run.status === 'running') {
     return new RunUnavailableError(
       `run ${run.runId} is running (another resume carries it on), and its pause ${wanted} is still pending: resume it once the run suspends again; nothing was changed${unused}`,

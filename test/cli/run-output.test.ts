@@ -4,7 +4,9 @@
  * however many POSTs had failed (they were only on stderr, as "tolerated failure at …").
  */
 import { describe, expect, it } from 'vitest';
-import { reportRun } from '../../engine/cli/run-output.js';
+import { EXIT_OWNED_ELSEWHERE } from '../../engine/cli/exit-codes.js';
+import { reportRun, reportRunError } from '../../engine/cli/run-output.js';
+import { LeaseLostError } from '../../engine/log/errors.js';
 
 function report(tolerated: { stepPath: string; code: string; message: string }[]) {
   const out: string[] = [];
@@ -42,5 +44,15 @@ describe('reqon run: the suspended line', () => {
       'suspended: waiting on pause:p3 until 2026-01-01T00:00:00.000Z; a delivery to /approve at `reqon worker --listen PORT` resumes it sooner, else `reqon worker` wakes it then; or `reqon resume run_1`\n',
     );
     expect(suspended('wait:/hooks/paid', Date.UTC(2026, 0, 1)).line).toMatch(/; a delivery to \/hooks\/paid at `reqon worker --listen PORT` completes it \(a worker without --listen only times it out\), or `reqon resume run_1` --payload JSON\n$/);
+  });
+});
+
+describe('reqon run / resume / fork: a run whose lease was lost mid-run', () => {
+  it('exits 11 (the run goes on in the process that took it over), not 1 "failed" (probe 106 K7)', () => {
+    const err: string[] = [];
+    const lost = new LeaseLostError('run_1', 'host:1:a', 1, { owner: 'host:2:b', epoch: 2 });
+    const code = reportRunError(lost, { stdout: () => undefined, stderr: (t) => err.push(t) });
+    expect(code).toBe(EXIT_OWNED_ELSEWHERE);
+    expect(err.join('')).toContain("the run goes on in the process that took it over: `reqon show RUN_ID` says how it stands");
   });
 });

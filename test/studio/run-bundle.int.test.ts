@@ -125,18 +125,20 @@ describe('reqon export / reqon import', () => {
     // Never continued: not by resume, not by a worker pass; the log stays as imported.
     const posts = api.requests.length;
     const resumed = await reqon(dbB(), 'resume', runId, '--quiet');
-    expect(resumed.code).not.toBe(0);
+    expect(resumed.code, describeResult(resumed)).toBe(2); // refused, as it was: not 1, "failed" (probe 106 K1)
     // Said as it is, in one line: not "owned by imported:bundle until 2126 …; it is still running
     // there", nor (with a payload) "it was already resumed".
     const readOnly = new RegExp(`^reqon: run ${runId} was imported from a bundle and is read-only: nothing continues it.*reqon fork ${runId} --at SEQ`);
     expect(resumed.stderr.trim().split('\n')).toHaveLength(1);
     expect(resumed.stderr).toMatch(readOnly);
     const withPayload = await reqon(dbB(), 'resume', runId, '--payload', '{"ok":true}', '--quiet');
-    expect(withPayload.code).not.toBe(0);
+    expect(withPayload.code, describeResult(withPayload)).toBe(2);
     expect(withPayload.stderr).toMatch(readOnly);
     expect(withPayload.stderr).toMatch(/your payload was not used/);
     const shown = await reqon(dbB(), 'show', runId);
     expect(shown.stdout).toMatch(/^status +suspended \(imported from a bundle: read-only\)$/m);
+    // --json says the same: suspended and imported, not the 'running' its row keeps to hold workers off.
+    expect(JSON.parse((await reqon(dbB(), 'show', runId, '--json')).stdout)).toMatchObject({ status: 'suspended', imported: true });
     // The studio says what its log waits on — the hour's timer, until when — not "an external
     // event, no deadline" (helper 83); its banner offers no Resume (RunHeaderWaitBanner).
     const pause = a!.events.find((e) => e.type === 'pause.created')!.payload as { dueAt: number };

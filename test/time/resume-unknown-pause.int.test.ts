@@ -42,4 +42,27 @@ describe('resume --pause', () => {
     expect(resumed.status).toBe('completed');
     await expect(c.resume(paused.runId, { expectWaitingOn: `pause:${pauseId}` })).rejects.toThrow(/no longer waits on pause:\S+ \(it is completed\): it was already resumed/);
   });
+
+  it('a pause of a run that failed before anything resumed it: "has already failed", finished (exit 2), not "already resumed" (probe 106 K9)', async () => {
+    const files = c.mission('Mix', `mission Mix {
+  store out: memory("out")
+  action A {
+    for i in [1, 2, 3] concurrency 3 {
+      match i { c where c == 2 -> abort "two", c where c == 3 -> pause { duration: "1h" }, _ -> continue }
+      store { id: i } -> out { key: .id }
+    }
+  }
+  run A
+}
+`);
+    const failed = await c.start(files);
+    expect(failed.status).toBe('failed');
+    const events = await c.events(failed.runId);
+    const pauseId = (events.find((e) => e.type === 'pause.created')!.payload as { pauseId: string }).pauseId;
+    expect(events.some((e) => e.type === 'pause.resumed')).toBe(false);
+    const refused = c.resume(failed.runId, { expectWaitingOn: `pause:${pauseId}`, payload: { ok: true } });
+    await expect(refused).rejects.toThrow(`run ${failed.runId} has already failed, with pause:${pauseId} never resumed: nothing resumes it now. Nothing was changed and your payload was not used`);
+    await expect(refused).rejects.toMatchObject({ reason: 'finished' });
+    expect(await c.events(failed.runId)).toHaveLength(events.length);
+  });
 });

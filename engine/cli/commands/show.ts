@@ -32,17 +32,22 @@ export const command: CommandModule = {
       const carrier = runCarrier(record.status, record.owner, record.leaseExpiresAt, cliEnv().clock.now());
       // Every pause and wait its branches are still on, with the ids `reqon resume --pause` takes.
       const open = record.status === 'suspended' || record.status === 'running' ? await pendingSuspensions(log, record) : { pauses: [], waits: [] };
+      // An imported run that had not finished is 'running' under a lease that never runs out, which
+      // keeps everything from carrying it on: say where its log ends, and that it is read-only.
+      const importedOpen = isImported(record) && record.status === 'running';
       if (options.json === true) {
         const pending = {
           pauses: open.pauses.map((e) => ({ pauseId: e.payload.pauseId, stepPath: e.stepPath, webhookPath: e.payload.webhookPath ?? null, dueAt: e.payload.dueAt ?? null })),
           waits: open.waits.map((e) => ({ waitId: e.payload.waitId, path: e.payload.path, stepPath: e.stepPath, expiresAt: e.payload.expiresAt })),
         };
-        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options), pending })}\n`);
+        // An imported run is what its log says it is (probe 106 K1: "running", which a script polls
+        // for ever), marked read-only; one stopped before its end stays 'running', as the row does.
+        const imported = isImported(record)
+          ? { imported: true, ...(importedOpen && importedOpenState(position?.type) === 'suspended' ? { status: 'suspended' } : {}) }
+          : {};
+        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options), pending, ...imported })}\n`);
         return EXIT_OK;
       }
-      // An imported run that had not finished is 'running' under a lease that never runs out, which
-      // keeps everything from carrying it on: say where its log ends, and that it is read-only.
-      const importedOpen = isImported(record) && record.status === 'running';
       const status = importedOpen
         ? `${importedOpenState(position?.type)} (imported from a bundle: read-only)`
         : `${statusLabel(summary)}${summary.error ? `: ${summary.error}` : ''}`;
