@@ -30,7 +30,7 @@ import type { RequestIdentity } from '../log/events.js';
 import { canonicalJson, describeValue, withItemsField } from '../eval/values.js';
 import { hash } from 'node:crypto';
 import { answerExcerpt, endpointOf, executeRequest, limiterKeyOf, policyOf, tellBreaker, type RequestSpec } from '../http/client.js';
-import { classifyAttempt, failureMessage, type AttemptOutcome } from '../http/retry-policy.js';
+import { classifyAttempt, failureMessage, type AttemptOutcome, type Decision } from '../http/retry-policy.js';
 import { resolveOperation } from '../http/openapi.js';
 import { linkHeaderNext } from '../http/link-header.js';
 import { countedMore, errorFieldOf, saysMore } from '../http/page-checks.js';
@@ -678,18 +678,7 @@ function assertSameVerdict(
     if (code !== 'timeout' && code !== 'network') return;
   }
   const attemptOutcome = recordedOutcome(outcome);
-  const policy = policyOf(spec.retry);
-  const now = classifyAttempt({
-    method: spec.method,
-    outcome: attemptOutcome,
-    attempt,
-    policy: refreshes > 0 ? { ...policy, maxAttempts: policy.maxAttempts + refreshes } : policy,
-    allow: spec.allow ?? [],
-    hasIdempotencyKey: intent.payload.idempotencyKey !== undefined || Object.keys(intent.payload.request.headers).some((h) => h.toLowerCase() === 'idempotency-key'),
-    canRefresh: recorded === 'refresh-auth',
-    now: outcome.recordedAt,
-    random01: 0,
-  }).kind;
+  const now = classifyRecorded(spec, intent, outcome, attempt, refreshes).kind;
   if (now === recorded) return;
   if (recorded === 'fail' && now === 'success') return; // a 2xx whose body was refused
   const what = attemptOutcome.kind === 'response' ? `${attemptOutcome.status}` : `a ${attemptOutcome.code === 'timeout' ? 'timeout' : 'network error'}`;
@@ -706,6 +695,22 @@ function assertSameVerdict(
       change: `the retry or allow settings of ${spec.method.toUpperCase()} ${pathOf(intent.payload.request.url)} changed: attempt ${attempt}'s ${what} was taken as ${taken(recorded)}, and would now be ${taken(now)}`,
     },
   );
+}
+
+/** What the mission's retry and `allow` settings make of a recorded attempt, as the live attempt was classified. */
+function classifyRecorded(spec: RequestSpec, intent: StoredEvent<'http.request'>, outcome: StoredEvent<'http.response' | 'http.error'>, attempt: number, refreshes: number): Decision {
+  const policy = policyOf(spec.retry);
+  return classifyAttempt({
+    method: spec.method,
+    outcome: recordedOutcome(outcome),
+    attempt,
+    policy: refreshes > 0 ? { ...policy, maxAttempts: policy.maxAttempts + refreshes } : policy,
+    allow: spec.allow ?? [],
+    hasIdempotencyKey: intent.payload.idempotencyKey !== undefined || Object.keys(intent.payload.request.headers).some((h) => h.toLowerCase() === 'idempotency-key'),
+    canRefresh: outcome.payload.verdict === 'refresh-auth',
+    now: outcome.recordedAt,
+    random01: 0,
+  });
 }
 
 /** Tells the source's rate limiter what a recorded answer told it, at the instant it was recorded. */
@@ -768,16 +773,28 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     assertSameVerdict(spec, intent, outcome, attempts, refreshes, path, rt, line);
     if (outcome.payload.verdict === 'refresh-auth') refreshes++;
     if (outcome.payload.verdict === 'retry') retryDueAt = outcome.recordedAt + (outcome.payload.retryInMs ?? 0);
+    // A recorded failure, replayed where the log holds no step failure after it (a crash between
+    // the two, a fork cut there): its message from what the log holds — the request's redacted
+    // copy, the recorded answer — never the mission's unredacted URL; its code and retryable the
+    // live failure's (probe 106 K4: every one became `fetch-failed`, not retryable).
     if (outcome.type === 'http.response') {
       const { payload } = outcome;
       if (payload.verdict === 'success' || payload.verdict === 'allowed') return { status: payload.response.status, body: payload.response.body, headers: payload.response.headers ?? {}, ...(payload.response.empty ? { empty: true as const } : {}) };
       if (payload.verdict === 'fail') {
         const answered = answerExcerpt(payload.response.body);
-        throw replayedFailure(failureMessage(intent.payload.request.method, intent.payload.request.url, `failed with ${payload.response.status}`, attempts) + (answered !== undefined ? `; the API answered: ${answered}` : ''));
+        // Its code and retryable as the live attempt's: the status rules, or a 2xx whose body was refused.
+        const decision = classifyRecorded(spec, intent, outcome, attempts, refreshes);
+        const failure = decision.kind === 'fail' ? decision : { code: 'invalid-body', retryable: false };
+        throw new StepError(
+          failure.code,
+          failureMessage(intent.payload.request.method, intent.payload.request.url, `failed with ${payload.response.status}`, attempts) + (answered !== undefined ? `; the API answered: ${answered}` : ''),
+          failure.retryable,
+        );
       }
     } else if (outcome.type === 'http.error' && outcome.payload.verdict === 'fail') {
-      // The failure as the live attempt phrased it (redacted as the log holds it).
-      throw replayedFailure(outcome.payload.error.message);
+      // The failure as the live attempt had it (redacted as the log holds it).
+      const { code, message, retryable } = outcome.payload.error;
+      throw new StepError(code, message, retryable === true);
     }
     // A retry was due: the next recorded attempt, or live.
   }
@@ -834,14 +851,6 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
   return { status: result.status, body: result.body, headers: result.headers, ...(result.empty ? { empty: true as const } : {}) };
 }
 
-/**
- * A recorded failure, replayed where the log holds no step failure after it (a crash between the
- * two, a fork cut there). Its message is built from what the log holds — the request's redacted
- * copy, the recorded answer — never from the mission's unredacted URL.
- */
-function replayedFailure(message: string): StepError {
-  return new StepError('fetch-failed', message);
-}
 
 interface SinceParts {
   key: string;
