@@ -40,5 +40,9 @@ describe('reqon runs options', () => {
     const good = await reqon('runs', '--status', 'completed', '--limit', '1', '--json');
     expect(good.code, describeResult(good)).toBe(0);
     expect(JSON.parse(good.stdout)).toHaveLength(1);
+    // None of that status on a log that has runs: said so, not "no runs yet" (probe 106 K8).
+    const none = await reqon('runs', '--status', 'failed');
+    expect(none.code, describeResult(none)).toBe(0);
+    expect(none.stdout).toBe('no failed runs (`reqon runs` lists every run)\n');
   });
 });

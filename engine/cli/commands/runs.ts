@@ -49,7 +49,7 @@ export const command: CommandModule = {
         io.stdout(`${JSON.stringify(runs.map(({ missionFiles: _files, ...rest }) => ({ ...rest, options: shownOptions(rest.options), ...(failures.has(rest.runId) ? { failures: failures.get(rest.runId) } : {}), ...(isImported(rest) ? { imported: true } : {}) })))}\n`);
         return EXIT_OK;
       }
-      if (runs.length === 0) io.stdout('no runs yet: start one with `reqon run MISSION.vague`\n');
+      if (runs.length === 0) io.stdout(status !== undefined ? `no ${String(status)} runs (\`reqon runs\` lists every run)\n` : 'no runs yet: start one with `reqon run MISSION.vague`\n');
       for (const r of runs) {
         const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${instantText(r.wakeAt)}` : ''})` : '';
         // An unfinished imported run is 'running' only to keep workers off it: it is read-only.
