@@ -317,6 +317,8 @@ class RecordedFacts {
   unnamedReads = 0;
   /** Actions some recorded wait was registered in. */
   readonly waitedActions = new Set<string>();
+  /** Actions some recorded answer came from a redirect's last hop in (its 3xx is not in the log). */
+  readonly redirectedActions = new Set<string>();
   /** Writes recorded without their planned record where what is stored may hold more (unplannedWrites). */
   unplannedWrites = 0;
 
@@ -360,6 +362,8 @@ class RecordedFacts {
     } else if (e.type === 'value.recorded') {
       const { source, value, store, key } = (e as StoredEvent<'value.recorded'>).payload;
       if ((source === 'store-read' && Array.isArray(value) && store === undefined) || (source === 'last-sync' && typeof value === 'number' && key === undefined)) this.unnamedReads++;
+    } else if (e.type === 'http.response') {
+      if ((e as StoredEvent<'http.response'>).payload.response.redirectedTo !== undefined) this.redirectedActions.add(actionOf(e.stepPath));
     } else if (e.type === 'wait.registered') {
       this.waitedActions.add(actionOf(e.stepPath));
     } else if (e.type === 'store.write') {
@@ -544,6 +548,17 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
       `the eventFilter of the waits of action ${action}: the deliveries they refused are not in the run's log, so whether the edited filter would have taken another delivery than the one it took was not checked`,
     );
   }
+  // A 3xx an edit lets a request take as its answer (`allow: [302]`) where the run followed a
+  // redirect: the log holds the last hop's answer only, so the redirect the edited request would
+  // have answered with is not there to replay (probe 107 K1: verified ✓, while the edit stores nothing).
+  const recordedRedirects = redirectAllows(recordedBy);
+  for (const [action, steps] of redirectAllows(model)) {
+    const before = recordedRedirects.get(action);
+    if (!facts.redirectedActions.has(action) || before === undefined || before.join() === steps.join()) continue;
+    out.push(
+      `the 3xx answers the requests of action ${action} allow ([${before.join('; ')}] → [${steps.join('; ')}]): the run followed a redirect there, and the log holds only its last hop's answer, so whether an edited request would have answered with the redirect itself was not checked`,
+    );
+  }
   // A request's own `timeout`, or its `retry`'s, over the source's: the same, request by request.
   const requested = facts.requestedActions;
   const recorded = requestTimeouts(recordedBy);
@@ -566,6 +581,18 @@ function requestTimeouts(model: MissionModel): Map<string, string[]> {
     const step = o as { kind?: unknown; options?: FetchOptions; operation?: unknown };
     if ((step.kind === 'Fetch' || (step.kind === 'Call' && step.operation !== undefined)) && step.options) {
       return `timeout ${step.options.timeout ?? 'as the source'}, retry timeout ${step.options.retry?.timeout ?? 'as the source'}`;
+    }
+    return undefined;
+  });
+}
+
+/** Each action's requests' allowed 3xx statuses, in the order written (`none` for a request allowing none). */
+function redirectAllows(model: MissionModel): Map<string, string[]> {
+  return perAction(model, (o) => {
+    const step = o as { kind?: unknown; options?: FetchOptions; operation?: unknown };
+    if ((step.kind === 'Fetch' || (step.kind === 'Call' && step.operation !== undefined)) && step.options) {
+      const redirects = (step.options.allow?.statuses ?? []).filter((status) => status >= 300 && status < 400);
+      return redirects.length > 0 ? redirects.join(', ') : 'none';
     }
     return undefined;
   });

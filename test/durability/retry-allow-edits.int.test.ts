@@ -246,3 +246,32 @@ describe.each(backends)('%s: an edited auth kind', (backend) => {
     ]);
   });
 });
+
+describe.each(backends)('%s: an edit that allows a 3xx where the run followed a redirect', (backend) => {
+  const get = (options: string) => `mission Moved {
+  source Api { auth: none, base: "http://127.0.0.1:9" }
+  store out: memory("out")
+  action A {
+    get "/start" { ${options} }
+    store response -> out { key: .id }
+  }
+  run A
+}
+`;
+
+  it('is not passed as verified: the log holds the last hop\'s answer, not the redirect the edit would answer with (probe 107 K1)', async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /start', { status: 302, headers: { location: '/final' }, raw: '' });
+    c.api.on('GET /final', { status: 200, body: [{ id: 'from-final' }] });
+    const result = await c.start(c.mission('moved', get('retry: { maxAttempts: 1 }')));
+    expect(result.status).toBe('completed');
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env }))).toBe(true);
+    // An allow that takes no 3xx changes nothing of a followed redirect: checked whole.
+    expect(fullyVerified(await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', get('retry: { maxAttempts: 1 }, allow: [404]')) }))).toBe(true);
+    // Before: ✓ — yet run live, the edit takes the 302's empty body as its answer and stores nothing.
+    const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', get('retry: { maxAttempts: 1 }, allow: [302]')) });
+    expect(report.divergence).toBeNull();
+    expect(fullyVerified(report)).toBe(false);
+    expect(report.unchecked).toContainEqual(expect.stringMatching(/^the 3xx answers the requests of action A allow \(\[none\] → \[302\]\): the run followed a redirect there/));
+  });
+});
