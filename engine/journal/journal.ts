@@ -790,6 +790,16 @@ export class Journal {
     );
   }
 
+  /**
+   * Verify mode, where a step is about to go live (`type` next at `stepPath`, no recorded one
+   * left for it): what going live throws — the log's end, or a divergence — thrown now, before
+   * the live work's waits (a rate limit's, a retry's delay), which a verify must never sit out
+   * (probe 107 K2: an edit raising `maxWait` slept out a recorded Retry-After). Nothing outside verify.
+   */
+  verifyGoingLive(stepPath: string, type: EventType): void {
+    if (this.verifying) this.goingLive(stepPath, type);
+  }
+
   private goingLive(stepPath: string, type: EventType): void {
     // Divergence first: in verify mode too, going past the log while recorded events are left
     // is a divergence, not the normal end of a verify.

@@ -808,6 +808,8 @@ async function answerPage(spec: RequestSpec, id: string, path: string, mutating:
     throw new StepError('circuit-open', (failed as StoredEvent<'step.failed'>).payload.error.message, true);
   }
 
+  // Past the recorded attempts: under verify, the log's end (or a divergence) here, before any wait.
+  rt.journal.verifyGoingLive(path, 'http.request');
   // Killed while it waited to retry: the rest of the wait is waited out, as the run without the
   // crash would have (a Retry-After the API set still holds).
   if (retryDueAt !== undefined && !rt.journal.verifying) {

@@ -220,6 +220,18 @@ describe.each(backends)('%s: an edited rateLimit', (backend) => {
     const same = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('same', limited(',\n  rateLimit: { strategy: pause, maxWait: 5 }')) });
     expect(fullyVerified(same)).toBe(true);
   });
+
+  it('that would wait out a recorded Retry-After the run failed on: diverges at once, never sleeps it out (probe 107 K2)', { timeout: 20_000 }, async () => {
+    c = await openConformance({ backend });
+    c.api.on('GET /a', { status: 503, headers: { 'retry-after': '400' }, body: { error: 'busy' } });
+    const result = await c.start(c.mission('busy', limited('')));
+    // 400 s is past the default maxWait (300 s): the run failed at once.
+    expect(result.status).toBe('failed');
+    // Before, this slept 400 s (the test's own time limit stops it).
+    const edited = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('patient', limited(', rateLimit: { maxWait: 1000 }')) });
+    // The edit would have waited and asked again where the run failed.
+    expect(edited.divergence).toMatchObject({ stepPath: 'A/0', asked: 'a http.request event at A/0' });
+  });
 });
 
 describe.each(backends)('%s: an edited auth kind', (backend) => {
