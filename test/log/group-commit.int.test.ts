@@ -167,6 +167,40 @@ describe.runIf(backend === 'sqlite')('SQLite: durable run commits sync the WAL o
     expect(settled).toBe(2);
   });
 
+  it('never leave a compare-and-set visible before it is on disk: a group holding a resume or a firing syncs at COMMIT (GUARANTEES 3)', async () => {
+    // Another process acts on a resume or a firing as soon as it sees it (it carries the run on,
+    // or skips the firing): visible-before-durable would let power loss take back what it acted on.
+    const [a, b, paused] = (await makeRuns(3)) as [Lease, Lease, Lease];
+    await t.log.commit(paused, [value('p')], { durable: true, status: { status: 'suspended', waitingOn: 'pause:p1', wakeAt: null, releaseLease: true } });
+    const base = newRun('sched-base');
+    await t.log.upsertSchedule({ mission: base.mission, spec: { trigger: { kind: 'every', everyMs: 60_000 } }, specHash: 'h', missionHash: base.missionHash, missionFiles: base.missionFiles, options: base.options, firstFireAt: 1_000, at: 1_000 });
+    const { spy, held } = holdWalSyncs();
+    // A group synced off the main thread would wait on a held sync: release any, then say so.
+    const syncedInCommit = async <T>(group: Promise<T>): Promise<T> => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const offThread = spy.mock.calls.length;
+      for (const h of held.splice(0)) h.release();
+      const value = await group;
+      expect(offThread, 'a group holding a compare-and-set was synced off the main thread').toBe(0);
+      return value;
+    };
+    const lastSeq = (await t.log.getRun(paused.runId))!.lastSeq;
+    // Two run commits (which alone would sync off the main thread) in one group with each
+    // compare-and-set, a group each; both settle with no off-thread sync held: synced in COMMIT.
+    const resumed = await syncedInCommit(Promise.all([
+      t.log.commit(a, [value('a')], { durable: true }),
+      t.log.resumeSuspended(paused.runId, 'pause:p1', { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: 'cli', replayFromSeq: lastSeq }, recordedAt: 2_000 }, lastSeq),
+      t.log.commit(b, [value('b')], { durable: true }),
+    ]));
+    expect(resumed[1]).toBe('resumed');
+    const fired = await syncedInCommit(Promise.all([
+      t.log.commit(a, [value('a2')], { durable: true }),
+      t.log.fireSchedule({ mission: base.mission, dueAt: 1_000, attempt: 0, nextFireAt: 61_000, missed: 0, firedAt: 1_000, run: newRun('fired'), first: [started()], owner: 'w1', ttlMs: 60_000 }),
+      t.log.commit(b, [value('b2')], { durable: true }),
+    ]));
+    expect(fired[1]).toMatchObject({ outcome: 'started' });
+  });
+
   it('leave a lone commit, with no sync out, to SQLite at COMMIT (no hop to a worker thread)', async () => {
     const [lease] = (await makeRuns(1)) as [Lease];
     const { spy } = holdWalSyncs();
