@@ -8,7 +8,8 @@
  * write holding the request's Idempotency-Key (the committed intent), an fsync/fdatasync of the
  * database's -wal file, and the request bytes `POST /…` with that key on a socket. The final
  * "completed" line on stdout is an output too: the WAL is synced after `run.completed` is written
- * and before that line. A GET-only mission (fixtures/fsync-get.vague) sends every request without
+ * and before that line. A file store's write (fixtures/fsync-file-pause.vague) waits for its
+ * intent's sync as a request does, and "suspended" for the run.suspended's. A GET-only mission (fixtures/fsync-get.vague) sends every request without
  * any sync after the run was created (a lost read is read again).
  * Needs strace (apt-get install -y strace) and ptrace permission.
  * SQLite only, by nature: the evidence is this process's fdatasync of its own -wal file; on
@@ -52,7 +53,8 @@ type Call =
   | { kind: 'wal-sync'; line: number }
   | { kind: 'wal-write'; line: number; text: string }
   | { kind: 'request'; line: number; text: string }
-  | { kind: 'stdout'; line: number; text: string };
+  | { kind: 'stdout'; line: number; text: string }
+  | { kind: 'file-write'; line: number; text: string };
 
 /** The calls that matter, in trace order. */
 function parseTrace(trace: string, dbPath: string): Call[] {
@@ -64,6 +66,8 @@ function parseTrace(trace: string, dbPath: string): Call[] {
     else if (text.includes(`pwrite64(`) && text.includes(`<${wal}>`)) calls.push({ kind: 'wal-write', line, text });
     else if (/\b(write|writev|sendto)\(\d+<(socket|TCP):/.test(text) && /"(GET|POST|PUT|PATCH|DELETE) \//.test(text)) {
       calls.push({ kind: 'request', line, text });
+    } else if (/\b(write|pwrite64)\(\d+<[^>]*\/data\/[^>]*\.json[^>]*>/.test(text)) {
+      calls.push({ kind: 'file-write', line, text }); // a file store's data (written to a temp file, then renamed)
     } else {
       const out = /\bwrite\(1<[^>]*>, "([^"]*)"/.exec(text);
       if (out) calls.push({ kind: 'stdout', line, text: out[1]! });
@@ -72,7 +76,7 @@ function parseTrace(trace: string, dbPath: string): Call[] {
   return calls;
 }
 
-async function tracedRun(mission: string, name: string): Promise<{ calls: Call[]; stdout: string }> {
+async function tracedRun(mission: string, name: string, code = 0): Promise<{ calls: Call[]; stdout: string }> {
   const problem = straceProblem();
   expect(problem, problem).toBeUndefined();
   const dbPath = path.join(dir, `${name}.db`);
@@ -82,7 +86,7 @@ async function tracedRun(mission: string, name: string): Promise<{ calls: Call[]
     env: { REQON_DATA_DIR: path.join(dir, 'data') },
     wrapper: ['strace', '-f', '-y', '-s', '5000', '-e', 'trace=fsync,fdatasync,pwrite64,connect,sendto,write,writev', '-o', tracePath],
   });
-  expect(result.code, describeResult(result)).toBe(0);
+  expect(result.code, describeResult(result)).toBe(code);
   return { calls: parseTrace(fs.readFileSync(tracePath, 'utf8'), dbPath), stdout: result.stdout };
 }
 
@@ -116,6 +120,23 @@ describe('the log is fsync’d before anything leaves the process', () => {
     const completedWrite = calls.map((c, i) => (c.kind === 'wal-write' && c.text.includes('run.completed') ? i : -1)).filter((i) => i >= 0 && i < done);
     expect(completedWrite.length, 'the run.completed event written to the WAL before the "completed" line').toBeGreaterThan(0);
     expect(calls.slice(completedWrite.at(-1)! + 1, done).some((c) => c.kind === 'wal-sync')).toBe(true);
+  });
+
+  it('syncs the WAL after each file-store write\'s intent and before the file is written, and before "suspended" is said', async () => {
+    const { calls } = await tracedRun('fsync-file-pause.vague', 'file-pause', 10);
+    const files = calls.map((c, i) => (c.kind === 'file-write' && c.text.includes('fsync-files') ? i : -1)).filter((i) => i >= 0);
+    expect(files.length, 'the file store\'s writes in the trace').toBeGreaterThanOrEqual(2);
+    for (const write of files) {
+      // The intent: the last WAL write before the file's that holds a store.intent event.
+      const intents = calls.map((c, i) => (c.kind === 'wal-write' && c.text.includes('store.intent') && i < write ? i : -1)).filter((i) => i >= 0);
+      expect(intents.length, `a store.intent written to the WAL before the file write at trace line ${calls[write]!.line}`).toBeGreaterThan(0);
+      expect(calls.slice(intents.at(-1)! + 1, write).some((c) => c.kind === 'wal-sync'), `an fsync of the -wal file between the intent and the file write at line ${calls[write]!.line}`).toBe(true);
+    }
+    // "suspended" on stdout tells the caller the run waits: its run.suspended is on disk first.
+    const said = indexOf(calls, (c) => c.kind === 'stdout' && c.text.startsWith('suspended'), 'the "suspended" line');
+    const suspendedWrite = calls.map((c, i) => (c.kind === 'wal-write' && c.text.includes('run.suspended') && i < said ? i : -1)).filter((i) => i >= 0);
+    expect(suspendedWrite.length, 'the run.suspended event written to the WAL before the "suspended" line').toBeGreaterThan(0);
+    expect(calls.slice(suspendedWrite.at(-1)! + 1, said).some((c) => c.kind === 'wal-sync')).toBe(true);
   });
 
   it('sends the requests of a GET-only mission without waiting for any fsync', async () => {
