@@ -227,6 +227,11 @@ describe.each(backends)('%s: paged reads', (backend: Backend) => {
     expect(await log.getSchedule(mission)).toBeUndefined();
     expect(await log.listSchedules()).toEqual([]);
     expect(await log.scheduleFirings(mission)).toHaveLength(6);
+    // A worker claiming a firing it saw due before the removal finds the schedule gone: no run, no firing.
+    const claimed = await log.fireSchedule({ mission, dueAt: 181_000, attempt: 0, nextFireAt: 241_000, missed: 0, firedAt: 181_000, run: newRun('late-firing'), first: [started()], owner: 'w1', ttlMs: 60_000 });
+    expect(claimed).toEqual({ outcome: 'taken' });
+    expect(await log.getRun('late-firing')).toBeUndefined();
+    expect(await log.scheduleFirings(mission)).toHaveLength(6);
     expect(await log.removeSchedule(mission)).toBe(false);
   });
 });
