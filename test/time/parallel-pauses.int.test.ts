@@ -137,7 +137,10 @@ describe.each(backends)('%s: a parallel stage paused on a timer and a webhook', 
     expect(shown.stdout).toContain(`pause     ${pauseOf('Timed/0')} at Timed/0 (timer `);
     expect(shown.stdout).toContain(`pause     ${pauseOf('Approved/0')} at Approved/0 (webhook /approve)`);
     expect(shown.stdout).toContain(`resume    \`reqon resume ${runId} --pause ID --payload JSON\``);
-    const shownJson = JSON.parse((await reqon('show', runId, '--json')).stdout) as { pending: { pauses: { pauseId: string; webhookPath: string | null }[] } };
+    const shownJson = JSON.parse((await reqon('show', runId, '--json')).stdout) as { waitingOn: string; pending: { pauses: { pauseId: string; webhookPath: string | null }[] } };
+    // The token `run --json` and `runs --json` give, not another vocabulary (probe 106 K10).
+    expect(shownJson.waitingOn).toBe((JSON.parse((await reqon('runs', '--json')).stdout) as { runId: string; waitingOn: string }[]).find((r) => r.runId === runId)!.waitingOn);
+    expect(shownJson.waitingOn).toMatch(/^pause:/);
     expect(shownJson.pending.pauses.map((p) => [p.pauseId, p.webhookPath]).sort()).toEqual([[pauseOf('Approved/0'), '/approve'], [pauseOf('Timed/0'), null]].sort());
     const approved = await reqon('resume', runId, '--pause', pauseOf('Approved/0'), '--payload', '{"ok":true}');
     expect(approved.code, describeResult(approved)).toBe(10);

@@ -45,7 +45,11 @@ export const command: CommandModule = {
         const imported = isImported(record)
           ? { imported: true, ...(importedOpen && importedOpenState(position?.type) === 'suspended' ? { status: 'suspended' } : {}) }
           : {};
-        io.stdout(`${JSON.stringify({ ...summary, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options), pending, ...imported })}\n`);
+        // `waitingOn` in the words `run`, `runs` and `resume --json` use (`pause:ID`, `wait:/path`),
+        // so a script can compare them (probe 106 K10); the studio's words (`timer`, `webhook:/path`)
+        // beside it, as `waitingOnText`.
+        const waiting = { waitingOn: record.status === 'suspended' ? record.waitingOn : null, waitingOnText: summary.waitingOn };
+        io.stdout(`${JSON.stringify({ ...summary, ...waiting, owner: record.owner, leaseExpiresAt: record.leaseExpiresAt, orphaned: isOrphaned(record.status, record.owner), position, options: shownOptions(record.options), pending, ...imported })}\n`);
         return EXIT_OK;
       }
       const status = importedOpen
