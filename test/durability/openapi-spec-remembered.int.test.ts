@@ -1,7 +1,7 @@
 /**
  * A run remembers the OpenAPI document of each `source S from "…"` as it was when the run started
- * (MissionFiles.attachments), as it remembers its mission: a resume and a verify read that, not
- * the disk. Before, a resume after the document was edited (an operation moved) carried on with
+ * (MissionFiles.attachments), as it remembers its mission: a resume, a verify and a fork read
+ * that, not the disk. Before, a resume after the document was edited (an operation moved) carried on with
  * the new paths, exit 0; one whose edit reached a recorded step failed the run for good; and a
  * completed run whose document was moved "DIVERGED" under verify. The built CLI, on each backend.
  */
@@ -84,5 +84,15 @@ describe.each(backends)('%s: the OpenAPI document a run started with', (backend:
     const edited = await reqon('verify', runId, '--mission', 'edited.vague');
     expect(edited.code, describeResult(edited)).toBe(0);
     expect(edited.stdout).toMatch(/^verified:/);
+
+    // A fork reads it too: cut after pet a's store, the document gone from its place and a v2 one
+    // there, it asks for pets b and c where the run's own document put them.
+    fs.writeFileSync(path.join(dir, 'pets.yaml'), SPEC(api.url, '/v2/pets/{petId}'));
+    const events = (await reqon('events', runId, '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string });
+    const firstWrite = events.find((e) => e.type === 'store.write')!;
+    const before = api.requests.length;
+    const forked = await reqon('fork', runId, '--at', String(firstWrite.seq), '--quiet');
+    expect(forked.code, describeResult(forked)).toBe(0);
+    expect(api.lines().slice(before)).toEqual(['GET /api/pets/b', 'GET /api/pets/c']);
   }, 120_000);
 });
