@@ -152,15 +152,6 @@ export class RateLimiter {
   refuseAt(key: string, options: RateLimitOptions = {}, at: number): void {
     const st = this.keys.get(key);
     if (st === undefined) return;
-    // `pause`'s maxWait bounds the whole wait the limit causes, the retry's delay (which honours
-    // Retry-After up to maxDelay) included: a 25 s Retry-After under maxWait 10 was waited out,
-    // the limiter asked only about what was left after the delay (probe 107 K3).
-    if ((options.strategy ?? 'pause') === 'pause') {
-      const now = this.clock.now();
-      const whole = this.waitFor(st, options, now);
-      const refused = whole.ms > 0 ? refusal(key, options, whole, Math.max(whole.ms, at - now)) : undefined;
-      if (refused) throw refused;
-    }
     const wait = this.waitFor(st, options, at);
     const refused = wait.ms > 0 ? refusal(key, options, wait, wait.ms + Math.max(0, at - this.clock.now())) : undefined;
     if (refused) throw refused;
