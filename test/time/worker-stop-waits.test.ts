@@ -6,7 +6,8 @@
  *   second worker carries it on, waits out the rest of the hour (not a fresh hour, not nothing),
  *   and the POST is applied once;
  * - an action's `retry` directive with a 10-minute delay: the same, the rest of the delay waited
- *   out by the worker that carries the run on.
+ *   out by the worker that carries the run on;
+ * - a request waiting for its source's rate limit to reset (`x-ratelimit-remaining: 0`): the same.
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -130,5 +131,32 @@ describe('a stopping worker', () => {
     const retrying = (await w.log.read(runId)).find((e) => e.type === 'action.retrying')!;
     expect(retrying.payload).toMatchObject({ delayMs: 600_000 });
     await carryOn(w, runId, retrying.recordedAt + 600_000, arrivals);
+  });
+
+  it('stops at once while the next request waits for the rate limit to reset; the next worker waits out the rest, the POST applied once', async () => {
+    const arrivals: number[] = [];
+    let now = () => 0;
+    // The first POST's answer says none are left until 120 s from now.
+    world = await timeWorld({ handler: (req) => busyOnce(jsonResponse(201, { ok: true }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '120' }), arrivals, now)(req) });
+    const w = world;
+    now = () => w.env.clock.now();
+    const { runId } = await stopWhileWaiting(
+      w,
+      `mission Limited {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    pause { duration: "1s" }
+    post "/things" { body: { n: 1 } }
+    post "/things" { body: { n: 2 } }
+  }
+  run A
+}
+`,
+      // The limiter's sleep (the worker's own polls sleep 100 ms).
+      () => w.env.clock.sleeps.some((ms) => ms >= 60_000),
+    );
+    expect(arrivals).toHaveLength(1);
+    await carryOn(w, runId, arrivals[0]! + 120_000, arrivals);
+    expect([...w.applied.values()]).toEqual([1, 1]);
   });
 });
