@@ -468,10 +468,13 @@ async function sendFollowingRedirects(
   // Once a hop left the origin, its credentials stayed behind (below): an answer from there is
   // not the API's word on them (a 401 there asks for no token refresh).
   let withheld = false;
+  // Any redirect followed, back to the request's own URL too: the answer is not the first hop's,
+  // which an edited `allow` of that 3xx would take instead (verify says so: probe 109 K3).
+  let redirected = false;
   const followed = (response: HttpResponse, note?: string) => ({
     response,
     ...(note !== undefined ? { note } : {}),
-    ...(current.url !== request.url ? { redirectedTo: current.url } : {}),
+    ...(redirected ? { redirectedTo: current.url } : {}),
     ...(withheld ? { credentialsWithheld: true } : {}),
   });
   // One timeout for the attempt, redirects included: six hops of 2 s each under `timeout: 3000`
@@ -511,6 +514,7 @@ async function sendFollowingRedirects(
     const headers = crossOrigin ? Object.fromEntries(Object.entries(current.headers).filter(kept)) : current.headers;
     if (crossOrigin && Object.keys(headers).length < Object.keys(current.headers).length) withheld = true;
     current = { ...current, url: next.href, headers };
+    redirected = true;
   }
 }
 

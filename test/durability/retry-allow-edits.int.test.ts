@@ -286,4 +286,16 @@ describe.each(backends)('%s: an edit that allows a 3xx where the run followed a 
     expect(fullyVerified(report)).toBe(false);
     expect(report.unchecked).toContainEqual(expect.stringMatching(/^the 3xx answers the requests of action A allow \(\[none\] → \[302\]\): the run followed a redirect there/));
   });
+
+  it('back to its own URL (a cookie check, a warm-up) as well: not passed as verified (probe 109 K3)', async () => {
+    c = await openConformance({ backend });
+    let calls = 0;
+    c.api.on('GET /start', () => (++calls === 1 ? { status: 302, headers: { location: '/start' }, raw: '' } : { status: 200, body: [{ id: 'second-look' }] }));
+    const result = await c.start(c.mission('self', get('retry: { maxAttempts: 1 }')));
+    expect(result.status).toBe('completed');
+    expect(calls).toBe(2);
+    const report = await verifyRun(c.log, result.runId, { env: c.env, missionFiles: c.mission('edited', get('retry: { maxAttempts: 1 }, allow: [302]')) });
+    expect(fullyVerified(report)).toBe(false);
+    expect(report.unchecked).toContainEqual(expect.stringMatching(/^the 3xx answers the requests of action A allow \(\[none\] → \[302\]\)/));
+  });
 });
