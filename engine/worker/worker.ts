@@ -32,7 +32,7 @@ import {
   type EngineDeps,
   type RunResult,
 } from '../executor/run-mission.js';
-import { logUnavailable } from '../log/errors.js';
+import { LeaseLostError, logUnavailable } from '../log/errors.js';
 import { instantText } from '../env/instant-text.js';
 import { failureText } from '../log/events.js';
 import type { EventLog, RunRecord } from '../log/log.js';
@@ -375,6 +375,12 @@ export class Worker {
           // This worker's own stop: the run is released, whole, for any worker; nothing erred.
           this.options.progress?.(`${runId}: released (the worker is stopping); any worker carries it on`);
           this.options.onRunReleased?.(runId);
+          return;
+        }
+        if (error instanceof LeaseLostError) {
+          // This worker stalled past the lease and was fenced out: the process that took the run
+          // over carries it on (or has ended it) — nothing erred, nothing to try again (probe 109 K4).
+          this.options.progress?.(`${runId}: lease lost to the process that took it over, which carries it on: ${error.message}`);
           return;
         }
         const count = (this.erred.get(runId)?.count ?? 0) + 1;

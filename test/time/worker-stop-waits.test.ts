@@ -80,6 +80,46 @@ async function carryOn(w: TimeWorld, runId: string, dueAt: number, arrivals: num
   expect(arrivals[1]).toBeLessThan(dueAt + 2_000);
 }
 
+describe('a worker fenced out of a run it carried (stalled past its lease)', () => {
+  it('leaves the run to the process that took it over: no error counted, nothing tried again (probe 109 K4: a --once pass exited 1)', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let sent = 0;
+    world = await timeWorld({
+      handler: async () => {
+        sent++;
+        await answered;
+        return jsonResponse(201, { ok: true });
+      },
+    });
+    const w = world;
+    const started = await startRun(w.mission('m.vague', `mission Taken {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    pause { duration: "1s" }
+    post "/things" { body: { n: 1 } }
+  }
+  run A
+}
+`), { sources: { Api: 'http://api.test' }, env: {} }, { log: w.log, env: w.env, dataDir: w.dir });
+    const erred: unknown[] = [];
+    const lines: string[] = [];
+    const worker = new Worker({ log: w.log, env: w.env, dataDir: path.join(w.dir, 'data'), owner: 'stalled', pollMs: 100, onRunError: (_runId, error) => erred.push(error), progress: (line) => lines.push(line) });
+    const loop = worker.loop(false);
+    await w.env.clock.advance(1_000);
+    await until('the POST to be in flight', async () => sent === 1);
+    // Another process takes the run over, as if this worker had stalled past its lease.
+    const taken = await w.log.acquire(started.runId, 'thief', w.env.clock.now() + 3_600_000, 60_000);
+    expect('epoch' in taken).toBe(true);
+    answer();
+    await until('the worker to be fenced out', async () => lines.some((l) => l.startsWith(`${started.runId}: lease lost to the process that took it over`)));
+    worker.stop();
+    await loop;
+    expect(erred).toEqual([]);
+    expect((await w.log.getRun(started.runId))!.owner).toBe('thief');
+  });
+});
+
 describe('a stopping worker', () => {
   it("stops at once while a POST waits out an hour's Retry-After; the next worker waits out the rest and the POST is applied once", async () => {
     const arrivals: number[] = [];
