@@ -214,6 +214,17 @@ export function importedOpenState(lastType: string | undefined): 'suspended' | '
   return lastType === 'run.suspended' ? 'suspended' : 'stopped before its end';
 }
 
+/**
+ * The status a run is shown with: its record's, but an unfinished imported run's from its log's
+ * last event — 'suspended' where it suspended, not the 'running' its record keeps to hold workers
+ * off (probe 106 K1, probe 109 K2: a script polling for 'running' to end waited for ever).
+ */
+export async function shownStatus(log: Pick<EventLog, 'read'>, run: Pick<RunRecord, 'runId' | 'owner' | 'status' | 'lastSeq'>): Promise<RunRecord['status']> {
+  if (!isImported(run) || run.status !== 'running' || run.lastSeq < 1) return run.status;
+  const [last] = await log.read(run.runId, { fromSeq: run.lastSeq, toSeq: run.lastSeq });
+  return importedOpenState(last?.type) === 'suspended' ? 'suspended' : 'running';
+}
+
 const KNOWN_TYPES: Record<EventType, true> = {
   'run.started': true, 'run.resumed': true, 'run.suspended': true, 'run.completed': true, 'run.failed': true,
   'stage.started': true, 'stage.skipped': true, 'stage.completed': true, 'stage.failed': true,

@@ -117,7 +117,12 @@ describe('reqon export / reqon import', () => {
     expect(verified.stdout).toMatch(/not checked: what the run had yet to do — it was imported from a bundle before its end/);
     expect(verified.stdout).not.toMatch(/it is running/);
     const listed = JSON.parse((await reqon(dbB(), 'runs', '--json')).stdout) as { runId: string; imported?: boolean }[];
-    expect(listed.find((r) => r.runId === runId)).toMatchObject({ imported: true });
+    // Suspended, as its log says, in the list and its filters too (probe 109 K2) — not the 'running'
+    // its record keeps to hold workers off it.
+    expect(listed.find((r) => r.runId === runId)).toMatchObject({ imported: true, status: 'suspended' });
+    const ids = async (status: string) => (JSON.parse((await reqon(dbB(), 'runs', '--status', status, '--json')).stdout) as { runId: string }[]).map((r) => r.runId);
+    expect(await ids('suspended')).toContain(runId);
+    expect(await ids('running')).not.toContain(runId);
     const store = await reqon(dbB(), 'store', runId, 'out', '--json');
     expect(store.code, describeResult(store)).toBe(0);
     expect(JSON.parse(store.stdout)).toEqual(JSON.parse((await reqon(dbA(), 'store', runId, 'out', '--json')).stdout));

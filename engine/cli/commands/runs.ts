@@ -6,7 +6,7 @@ import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { runFold } from '../../inspect/fold-handler.js';
 import { RunSummaryHandler, statusLabel } from '../../inspect/run-summary.js';
-import { isImported, shownOptions } from '../../executor/run-bundle.js';
+import { isImported, shownOptions, shownStatus } from '../../executor/run-bundle.js';
 import type { RunStatus } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 
@@ -33,10 +33,20 @@ export const command: CommandModule = {
     }
     const log = await openCliLog(options.db);
     try {
-      const runs = await log.listRuns({
+      const listed = await log.listRuns({
         ...(status !== undefined ? { status: status as RunStatus } : {}),
         limit,
       });
+      // Each with the status it is shown with (an unfinished imported run's is its log's: shownStatus),
+      // filtered by that: `--status suspended` takes in an imported run that suspended, whose
+      // record says 'running', and `--status running` leaves it out.
+      if (status === 'suspended') {
+        listed.push(...(await log.listRuns({ status: 'running', limit })).filter(isImported));
+        // Newest first, as the log lists them (created_at DESC, run_id).
+        listed.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+      }
+      const shown = await Promise.all(listed.map(async (r) => ({ ...r, status: await shownStatus(log, r) })));
+      const runs = shown.filter((r) => status === undefined || r.status === status).slice(0, limit);
       // A completed run may have gone on after failures (a loop's `onError continue`): only its
       // `step.failed` events say so, so those are folded (all the failure count reads: not the
       // rest of a long run's log); the others' status is the record's.
@@ -52,8 +62,8 @@ export const command: CommandModule = {
       if (runs.length === 0) io.stdout(status !== undefined ? `no ${String(status)} runs (\`reqon runs\` lists every run)\n` : 'no runs yet: start one with `reqon run MISSION.vague`\n');
       for (const r of runs) {
         const waiting = r.status === 'suspended' && r.waitingOn ? ` (${r.waitingOn}${r.wakeAt ? ` until ${instantText(r.wakeAt)}` : ''})` : '';
-        // An unfinished imported run is 'running' only to keep workers off it: it is read-only.
-        const status = isImported(r) && r.status === 'running' ? 'imported' : statusLabel({ status: r.status, failures: failures.get(r.runId) ?? 0 });
+        // An unfinished imported run is read-only: nothing carries it on.
+        const status = isImported(r) && (r.status === 'running' || r.status === 'suspended') ? 'imported' : statusLabel({ status: r.status, failures: failures.get(r.runId) ?? 0 });
         io.stdout(`${r.runId}  ${status.padEnd(9)}  ${instantText(r.createdAt)}  ${r.mission}  ${r.lastSeq} events${waiting}\n`);
       }
       return EXIT_OK;
