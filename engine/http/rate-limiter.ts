@@ -152,6 +152,14 @@ export class RateLimiter {
   refuseAt(key: string, options: RateLimitOptions = {}, at: number): void {
     const st = this.keys.get(key);
     if (st === undefined) return;
+    // `fail` waits for no limit: a Retry-After the retry's delay would sleep out (up to its
+    // maxDelay) refuses now, as the same wait told by x-ratelimit-reset does (probe 109 K1).
+    if (options.strategy === 'fail') {
+      const now = this.clock.now();
+      const whole = this.waitFor(st, options, now);
+      const refused = whole.ms > 0 ? refusal(key, options, whole, whole.ms) : undefined;
+      if (refused) throw refused;
+    }
     const wait = this.waitFor(st, options, at);
     const refused = wait.ms > 0 ? refusal(key, options, wait, wait.ms + Math.max(0, at - this.clock.now())) : undefined;
     if (refused) throw refused;

@@ -87,6 +87,12 @@ describe('executeRequest retries (fake clock)', () => {
     const env2 = createFakeEnv({ autoAdvance: true, handler: script(jsonResponse(429, {}, { 'Retry-After': '40' }), jsonResponse(200, [])) });
     await executeRequest(spec(), { env: env2, limiter: new RateLimiter(env2.clock) });
     expect(env2.clock.sleeps).toEqual([30_000, 10_000]);
+    // `strategy: fail` waits for no limit: a Retry-After within maxDelay is refused, not slept out as the delay (probe 109 K1).
+    const env3 = createFakeEnv({ autoAdvance: true, handler: script(jsonResponse(429, {}, { 'Retry-After': '3' }), jsonResponse(200, [])) });
+    const failing = await executeRequest(spec({ rateLimit: { strategy: 'fail' } }), { env: env3, limiter: new RateLimiter(env3.clock) }).catch((e: unknown) => e);
+    expect(failing).toBeInstanceOf(RateLimitError);
+    expect(String(failing)).toMatch(/next request allowed in 3 s \(strategy: fail\)/);
+    expect(env3.clock.sleeps).toEqual([]);
   });
 
   it('retries timeouts and network errors, then reports the last one', async () => {
