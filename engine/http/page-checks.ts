@@ -320,20 +320,69 @@ const ERROR_FIELDS = ['error', 'errors', 'fault'] as const;
  * as records. A page that holds a list beside the error (GraphQL's partial data) is a page; an
  * empty or null error is no error.
  */
-export function errorFieldOf(body: unknown, itemsPath: string | undefined): string | undefined {
+export function errorFieldOf(body: unknown, itemsPath: string | undefined, forms = false): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const page = body as Record<string, unknown>;
-  const field = ERROR_FIELDS.find((name) => Object.prototype.hasOwnProperty.call(page, name) && holdsSomething(page[name]));
+  const field = ERROR_FIELDS.find((name) => Object.prototype.hasOwnProperty.call(page, name) && holdsSomething(page[name])) ?? (forms ? otherErrorForm(page) : undefined);
   if (field === undefined) return undefined;
   const listed = itemsPath !== undefined ? Array.isArray(getPath(body, itemsPath)) : Object.entries(page).some(([name, v]) => name !== field && Array.isArray(v));
   return listed ? undefined : field;
 }
 
-/** The page without its error fields: what `until` is asked again, to tell whether the error is what makes it the end. */
-export function withoutErrorFields(body: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Log format 10: the other ways APIs answer an error with a 2xx status, as the field that says so —
+ * JSend's `status: "error"` / `"fail"`, AWS's `Error`, `errcode` / `error_code` other than 0, a
+ * `statusCode` or numeric `code` of 400 or more. Before, such a page mid-walk was taken for an
+ * empty last page: the run completed with the pages before it and its checkpoint moved past the rest.
+ */
+function otherErrorForm(page: Record<string, unknown>): string | undefined {
+  const status = page['status'];
+  if (typeof status === 'string' && /^(error|fail|failed|failure)$/i.test(status.trim())) return 'status';
+  if (holdsSomething(page['Error'])) return 'Error';
+  for (const name of ['errcode', 'error_code', 'errorCode']) {
+    const code = signalValue(page[name], true);
+    if (code !== undefined && code !== null && code !== 0 && code !== '' && code !== false) return name;
+  }
+  for (const name of ['statusCode', 'code']) {
+    const code = signalValue(page[name], true);
+    if (typeof code === 'number' && code >= 400 && code < 600) return name;
+  }
+  return undefined;
+}
+
+/** The page without its error fields (those `errorFieldOf` reads, and `field`): what `until` is asked again, to tell whether the error is what makes it the end. */
+export function withoutErrorFields(body: Record<string, unknown>, field?: string): Record<string, unknown> {
   const rest: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(body)) if (!(ERROR_FIELDS as readonly string[]).includes(name)) rest[name] = value;
+  for (const [name, value] of Object.entries(body)) if (!(ERROR_FIELDS as readonly string[]).includes(name) && name !== field) rest[name] = value;
   return rest;
+}
+
+/**
+ * What a page's flag or count reads as. From log format 10 (`forms`) a flag or count sent as text
+ * is read as what it says — `"has_more": "true"`, `"total_count": "5"`, `"ok": "false"` — and a
+ * flag sent as 1 or 0 as true or false: before, only a JSON boolean or number counted, so a short
+ * page saying `"has_more": "true"` ended the walk with the rest missing.
+ */
+function signalValue(value: unknown, forms: boolean): unknown {
+  if (!forms || typeof value !== 'string') return value;
+  const text = value.trim().toLowerCase();
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  return /^\d{1,15}$/.test(text) ? Number(text) : value;
+}
+
+/** A flag at `path`: true, false, or undefined when it is neither (`forms`: as signalValue reads it, 1 and 0 too). */
+function flagAt(body: unknown, path: string, forms: boolean): boolean | undefined {
+  const value = signalValue(getPath(body, path), forms);
+  if (value === true || (forms && value === 1)) return true;
+  if (value === false || (forms && value === 0)) return false;
+  return undefined;
+}
+
+/** A count at `path` (a whole number ≥ 0; `forms`: one sent as text too), else undefined. */
+function countAt(body: unknown, path: string, forms: boolean): number | undefined {
+  const value = signalValue(getPath(body, path), forms);
+  return isCount(value) ? (value as number) : undefined;
 }
 
 /** Fails the fetch at a page `errorFieldOf` found an error in (the caller has let an end the mission names through). */
@@ -360,13 +409,13 @@ function holdsSomething(value: unknown): boolean {
  * Log format 9: an empty page that says it failed (`{ "items": [], "success": false }`): not the
  * end of the records but an error answered 2xx, which ended the walk "completed".
  */
-export function refuseFailedEmptyPage(body: unknown, items: unknown[], index: number, describe: () => string | undefined): void {
+export function refuseFailedEmptyPage(body: unknown, items: unknown[], index: number, describe: () => string | undefined, forms = false): void {
   if (items.length > 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const flag = FAILURE_FLAGS.find((name) => (body as Record<string, unknown>)[name] === false);
+  const flag = FAILURE_FLAGS.find((name) => flagAt(body, name, forms) === false);
   if (flag === undefined) return;
   const where = describe();
   throw new PaginationError(
-    `page ${index + 1}${where ? ` (${where})` : ''} holds no records and says it failed (${flag}: false): ${excerpt(body)}. ` +
+    `page ${index + 1}${where ? ` (${where})` : ''} holds no records and says it failed (${flag}: ${JSON.stringify((body as Record<string, unknown>)[flag])}): ${excerpt(body)}. ` +
       `Not taken for the last page: run the mission again once the API answers`,
   );
 }
@@ -377,9 +426,9 @@ const FAILURE_FLAGS = ['success', 'ok', 'succeeded'] as const;
  * ends there even when the page carries a cursor (Dropbox sends one on every page, so the walk
  * asked for 10,000 pages and failed at the page limit).
  */
-export function saysLast(body: unknown): boolean {
+export function saysLast(body: unknown, forms = false): boolean {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  return MORE_FLAGS.some((path) => getPath(body, path) === false) || LAST_FLAGS.some((path) => getPath(body, path) === true) || END_FLAGS.some((path) => getPath(body, path) === true);
+  return MORE_FLAGS.some((path) => flagAt(body, path, forms) === false) || LAST_FLAGS.some((path) => flagAt(body, path, forms) === true) || END_FLAGS.some((path) => flagAt(body, path, forms) === true);
 }
 
 /** Where APIs say in a page's body that more pages follow: a flag, or the next page's link or number. */
@@ -440,6 +489,8 @@ export interface PageSays {
   /** The records its `X-Total-Count` header counts (format 9). */
   headerTotal?: number;
   pageEndRules?: boolean;
+  /** Log format 10: flags and counts sent as text, or as 1 and 0, read as what they say (signalValue). */
+  signalForms?: boolean;
 }
 
 /**
@@ -489,12 +540,13 @@ export function refuseShortPageWithMore(
  * page's link or number, a `rel: "next"` in its list of links, its Link header's rel="next"
  * (`linkedNext`) — as shown in messages; undefined when it says nothing of the kind.
  */
-export function saysMore(body: unknown, { linkedNext, pageEndRules = false }: PageSays): string | undefined {
+export function saysMore(body: unknown, { linkedNext, pageEndRules = false, signalForms = false }: PageSays): string | undefined {
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const forms = signalForms;
     // A flag that says this is the last page wins over any token beside it (Dropbox's cursor beside `has_more: false`).
-    if (pageEndRules && saysLast(body)) return undefined;
-    const notDone = pageEndRules ? [...DONE_FLAGS, ...END_FLAGS].find((path) => getPath(body, path) === false) : undefined;
-    const flag = MORE_FLAGS.find((path) => getPath(body, path) === true) ?? LAST_FLAGS.find((path) => getPath(body, path) === false) ?? notDone;
+    if (pageEndRules && saysLast(body, forms)) return undefined;
+    const notDone = pageEndRules ? [...DONE_FLAGS, ...END_FLAGS].find((path) => flagAt(body, path, forms) === false) : undefined;
+    const flag = MORE_FLAGS.find((path) => flagAt(body, path, forms) === true) ?? LAST_FLAGS.find((path) => flagAt(body, path, forms) === false) ?? notDone;
     if (flag !== undefined) return `${flag}: ${JSON.stringify(getPath(body, flag))}`;
     const links: readonly string[] = pageEndRules ? [...NEXT_LINKS, ...NEXT_TOKENS] : NEXT_LINKS;
     // A token of 0 or "0" names no next page (Twitter's `next_cursor: 0` is its end).
@@ -502,8 +554,8 @@ export function saysMore(body: unknown, { linkedNext, pageEndRules = false }: Pa
       links.find((path) => isNextPage(getPath(body, path)) && !(pageEndRules && isZeroToken(getPath(body, path)))) ??
       (pageEndRules ? TEXT_TOKENS.find((path) => typeof getPath(body, path) === 'string' && getPath(body, path) !== '') : undefined);
     if (link !== undefined) return `${link}: ${JSON.stringify(getPath(body, link)).slice(0, 120)}`;
-    const left = pageEndRules ? REMAINING_COUNTS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0) : undefined;
-    if (left !== undefined) return `${left}: ${getPath(body, left) as number}`;
+    const left = pageEndRules ? REMAINING_COUNTS.find((path) => (countAt(body, path, forms) ?? 0) > 0) : undefined;
+    if (left !== undefined) return `${left}: ${JSON.stringify(getPath(body, left))}`;
     const listed = nextInLinkList(body as Record<string, unknown>);
     if (listed !== undefined) return `a link with rel "next": ${JSON.stringify(listed).slice(0, 120)}`;
   }
@@ -543,21 +595,22 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   // A page that says more follow, or that the API cut to a size of its own, is no last page of a
   // count from 0 but a page of an API paging by a smaller size: refuseShortPageWithMore says so.
   if (saysMore(body, says) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
-  const field = PAGE_TOTALS.find((path) => isCount(getPath(body, path)));
+  const forms = says.signalForms === true;
+  const field = PAGE_TOTALS.find((path) => countAt(body, path, forms) !== undefined);
   if (field === undefined) return;
-  const totalPages = getPath(body, field) as number;
+  const totalPages = countAt(body, field, forms)!;
   const first = plan.firstPage ?? 1;
   const asked = first + index;
   const expected = first + totalPages - (held === 0 ? 0 : 1);
   if (totalPages === 0 || asked !== expected - 1) return;
   // An empty first page of a one-page count is an empty API as often (will_paginate says
   // total_pages: 1 with no records) as a skipped page 0: only a count of records tells.
-  if (index === 0 && held === 0 && ![...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 0)) return;
+  if (index === 0 && held === 0 && ![...RECORD_TOTALS, ...LOOSE_TOTALS].some((path) => (countAt(body, path, forms) ?? 0) > 0)) return;
   // A page as long as the API's own page size would be (its count of records spread over its
   // count of pages) is a 1-based API paging by a smaller size than asked: refuseShortPageWithMore says so.
   // A bare `total` counts here only above what the page holds (a page's own `count` would excuse every page).
-  const records = [...RECORD_TOTALS, ...LOOSE_TOTALS].find((path) => isCount(getPath(body, path)) && (RECORD_TOTALS.includes(path as never) || (getPath(body, path) as number) > held));
-  if (records !== undefined && held > 0 && held * totalPages >= (getPath(body, records) as number)) return;
+  const records = [...RECORD_TOTALS, ...LOOSE_TOTALS].find((path) => countAt(body, path, forms) !== undefined && (RECORD_TOTALS.includes(path as never) || countAt(body, path, forms)! > held));
+  if (records !== undefined && held > 0 && held * totalPages >= countAt(body, records, forms)!) return;
   const where = describe();
   throw new PaginationError(
     `the walk ended on page ${index + 1} (${where ?? `${plan.param}=${asked}`}), but the API counts ${totalPages} pages (${field}: ${totalPages}) and the walk asked for pages ${first} to ${asked}: ${firstPageFix(plan)}`,
@@ -577,13 +630,13 @@ const LOOSE_TOTALS = ['total', 'count', 'meta.count', 'pagination.count'] as con
 const PAGE_TOTALS = ['nbPages', 'meta.pagination.pageCount', 'meta.pagination.total_pages', 'meta.pagination.totalPages', 'total_pages', 'totalPages', 'page_count', 'pageCount', 'page.totalPages', 'meta.total_pages', 'meta.totalPages', 'pagination.total_pages', 'pagination.totalPages'] as const;
 
 /** The total that says a first page of `held` records is not all there is (`total_count: 95`, `total_pages: 5`), as shown in messages. */
-export function countedMore(body: unknown, held: number, { headerTotal, pageEndRules = false }: PageSays = {}): string | undefined {
+export function countedMore(body: unknown, held: number, { headerTotal, pageEndRules = false, signalForms = false }: PageSays = {}): string | undefined {
   const totals: readonly string[] = pageEndRules ? [...RECORD_TOTALS, ...MORE_RECORD_TOTALS] : RECORD_TOTALS;
-  const records = totals.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > held);
-  if (records !== undefined) return `${records}: ${getPath(body, records) as number}`;
+  const records = totals.find((path) => (countAt(body, path, signalForms) ?? -1) > held);
+  if (records !== undefined) return `${records}: ${JSON.stringify(getPath(body, records))}`;
   if (headerTotal !== undefined && headerTotal > held) return `its X-Total-Count header: ${headerTotal}`;
-  const pages = PAGE_TOTALS.find((path) => isCount(getPath(body, path)) && (getPath(body, path) as number) > 1);
-  return pages !== undefined ? `${pages}: ${getPath(body, pages) as number}` : undefined;
+  const pages = PAGE_TOTALS.find((path) => (countAt(body, path, signalForms) ?? 0) > 1);
+  return pages !== undefined ? `${pages}: ${JSON.stringify(getPath(body, pages))}` : undefined;
 }
 
 function isCount(value: unknown): boolean {

@@ -207,6 +207,8 @@ export interface PaginationCallbacks {
   headerTotal?(index: number): number | undefined;
   /** The page-end rules of log format 9 (events.ts PAGE_END_RULES_FORMAT): a run recorded before keeps its own. */
   pageEndRules?: boolean;
+  /** Log format 10 (events.ts PAGE_SIGNAL_FORMS_FORMAT): flags and counts sent as text, and the other in-band error forms (page-checks.ts). */
+  signalForms?: boolean;
   /** The mission's `until`, evaluated with `response` = this page's body. */
   until?(body: unknown, index: number): boolean | Promise<boolean>;
   /**
@@ -300,6 +302,7 @@ export async function paginate(
   /** The list the first page's records look to be in, when they were taken from another. */
   let inDoubt: string | undefined;
   const pageEndRules = callbacks.pageEndRules === true;
+  const signalForms = callbacks.signalForms === true;
   if (index > 0) {
     if (start.listBody !== undefined) listField = listFieldOf(start.listBody, plan.itemsPath);
     if (start.listBody !== undefined && listField !== undefined) inDoubt = recordsElsewhere(start.listBody, listField)?.[0];
@@ -323,11 +326,11 @@ export async function paginate(
     pages += 1;
     const stop = callbacks.until ? await callbacks.until(body, index) : false;
     const describe = () => callbacks.describe?.(query, index);
-    const errorField = errorFieldOf(body, plan.itemsPath);
+    const errorField = errorFieldOf(body, plan.itemsPath, signalForms);
     // An error page is the end only where the mission's `until` says so by the error itself
     // (`until: exists(response.error)`): one that holds for any empty page (`length(response.items)
     // == 0`) also holds for a rate-limit answer, which must not end a walk short.
-    if (errorField !== undefined && !(stop && !(await holdsWithoutError(callbacks.until!, body as Record<string, unknown>, index)))) {
+    if (errorField !== undefined && !(stop && !(await holdsWithoutError(callbacks.until!, body as Record<string, unknown>, index, errorField)))) {
       refuseErrorPage(body, errorField, index, describe);
     }
     // The page `until` stops on may be an end marker holding no list where itemsPath points.
@@ -335,20 +338,20 @@ export async function paginate(
     const firstListField = listField === undefined;
     listField = checkListField(body, pageItems, listField, index, plan.itemsPath, stop);
     if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
-    if (pageEndRules && !stop) refuseFailedEmptyPage(body, pageItems, index, describe);
+    if (pageEndRules && !stop) refuseFailedEmptyPage(body, pageItems, index, describe, signalForms);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
     refuseNotFirstPage(plan, body, index, describe);
     if (stop && callbacks.untilEndsEarly && pageItems.length > 0 && hasMore(plan, body, pageItems)) callbacks.untilEndsEarly(body, index, pageItems.length);
     const carriesMore = !stop && hasMore(plan, body, pageItems);
     // Format 9: a page that says it is the last ends a cursor walk, whatever cursor it carries.
-    const endsHere = carriesMore && pageEndRules && plan.strategy === 'cursor' && saysLast(body);
+    const endsHere = carriesMore && pageEndRules && plan.strategy === 'cursor' && saysLast(body, signalForms);
     if (endsHere) cursorFound = true;
     const more = carriesMore && !endsHere;
     const next = plan.strategy === 'cursor' && more ? nextCursor(plan, body) : undefined;
     if (plan.strategy === 'cursor' && !stop && !more && !cursorFound) warnNoCursor(plan, body, pageItems, index, describe, callbacks.warn);
     if (!stop && !more) {
       // The skipped first page first: its short last page says more follow too (Algolia's nbHits).
-      const says = { linkedNext: callbacks.linkedNext?.(index), headerTotal: pageEndRules ? callbacks.headerTotal?.(index) : undefined, pageEndRules };
+      const says = { linkedNext: callbacks.linkedNext?.(index), headerTotal: pageEndRules ? callbacks.headerTotal?.(index) : undefined, pageEndRules, signalForms };
       refuseSkippedFirstPage(plan, body, pageItems.length, index, describe, says);
       refuseShortPageWithMore(plan, body, pageItems, index, describe, says);
     }
@@ -395,9 +398,9 @@ export async function paginate(
  * Whether `until` still holds on an error page with its error fields taken out. An `until` that
  * fails to evaluate without them (`response.error.code == 5`) reads the error: it does not hold.
  */
-async function holdsWithoutError(until: NonNullable<PaginationCallbacks['until']>, body: Record<string, unknown>, index: number): Promise<boolean> {
+async function holdsWithoutError(until: NonNullable<PaginationCallbacks['until']>, body: Record<string, unknown>, index: number, field: string): Promise<boolean> {
   try {
-    return await until(withoutErrorFields(body), index);
+    return await until(withoutErrorFields(body, field), index);
   } catch {
     return false;
   }

@@ -41,14 +41,28 @@
  * count of records left, `done: false`, or a first page's `X-Total-Count` header above what it
  * holds says more follow (a token of 0, or `end_of_stream: true`, says none does); and a since
  * fetch without `paginate` whose answer says more follow advances no checkpoint (fetch-step.ts).
+ * 10: a page's flags and counts sent as text (`"has_more": "true"`, `"total_count": "5"`,
+ * `"ok": "false"`), or as 1 and 0, say what they say; and a page answered 2xx with JSend's
+ * `status: "error"`, AWS's `Error`, an `errcode` / `error_code` other than 0 or a `statusCode` /
+ * numeric `code` of 400 or more, and no list, is an in-band error (page-checks.ts): each was taken
+ * for an empty last page, ending a walk with records missing. And a checkpoint set by hand
+ * (`store … -> sync_state`) is held back by a failure a loop of its action tolerated before it,
+ * not only after (checkpoints.ts); and a request path computed from data (`"/users/" + id`,
+ * `concat(…)`) with a part that is null, absent or empty is refused, R4010 (fetch-step.ts).
  * An engine reads every format up to its own and refuses a newer one.
  */
-export const LOG_FORMAT = 9;
+export const LOG_FORMAT = 10;
 
 /** The log format from which the rules of 8 above hold (fetch-step.ts, wait-step.ts). */
 export const WAIT_AND_UNTIL_RULES_FORMAT = 8;
 /** The log format from which the page-end rules of 9 above hold (pagination.ts, fetch-step.ts). */
 export const PAGE_END_RULES_FORMAT = 9;
+/** The log format from which the page signal forms of 10 above are read (page-checks.ts). */
+export const PAGE_SIGNAL_FORMS_FORMAT = 10;
+/** The log format from which a checkpoint set by hand in sync_state is held by a failure tolerated before it in its action (checkpoints.ts). */
+export const SET_CHECKPOINT_HELD_FORMAT = 10;
+/** The log format from which a request path computed with a null, absent or empty part is refused (fetch-step.ts). */
+export const COMPUTED_PATH_PARTS_FORMAT = 10;
 
 /** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
 export const SOURCE_SECRETS_FORMAT = 6;

@@ -42,9 +42,23 @@ export function recordedWithStore(frame: Frame, path: string, rt: Pick<StepRunti
   return frame.checkpoints.splice(0);
 }
 
+/** Actions (by their shared list of pending checkpoints) in which a loop tolerated a failure. */
+const tolerating = new WeakSet<readonly PendingCheckpoint[]>();
+
 /** A loop tolerated a failure: every checkpoint pending in its action is held back. */
 export function holdCheckpoints(pending: readonly PendingCheckpoint[]): void {
+  tolerating.add(pending);
   for (const c of pending) held.add(c);
+}
+
+/**
+ * A checkpoint set by hand (`store { "k": now() } -> sync_state { key: "k" }`) says everything up
+ * to now synced: a failure a loop of its action tolerated before it holds it back too, not only
+ * one after (probe 110 K7: it advanced past the failed record; from log format 10, `heldByEarlier`).
+ */
+export function pendSetCheckpoint(pending: PendingCheckpoint[], checkpoint: PendingCheckpoint, heldByEarlier: boolean): void {
+  pending.push(checkpoint);
+  if (heldByEarlier && tolerating.has(pending)) held.add(checkpoint);
 }
 
 /** Takes the pending checkpoints that may advance now; the held ones are dropped, and said so. */
@@ -56,7 +70,7 @@ export function releasableCheckpoints(pending: PendingCheckpoint[], path: string
       continue;
     }
     rt.progress(
-      `${path}: checkpoint "${c.key}" held back: a failure was tolerated after its fetch, so the next run fetches its records again`,
+      `${path}: checkpoint "${c.key}" held back: a loop of its action tolerated a failure, so the next run fetches those records again`,
     );
   }
   return out;

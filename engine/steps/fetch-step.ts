@@ -12,13 +12,13 @@
  */
 import type { CallExpr, CallStep, Expr, FetchStep, FetchOptions, RefExpr } from '../lang/ast.js';
 import { evaluate } from '../eval/evaluate.js';
-import { withinDeclaration } from '../eval/eval-errors.js';
+import { EvaluatorError, withinDeclaration } from '../eval/eval-errors.js';
 import { EVAL_RULES_FORMAT } from '../eval/scope.js';
 import { interpolatePath, lostDigits, lostDigitsText, refuseDotSegments } from '../eval/path-template.js';
 import { Scope, type EvalContext } from '../eval/scope.js';
 import { isTruthy } from '../eval/values.js';
 import type { EventPayloads, StoredEvent } from '../log/events.js';
-import { EMPTY_READ_ANSWER_FORMAT, PAGE_END_RULES_FORMAT, WAIT_AND_UNTIL_RULES_FORMAT } from '../log/events.js';
+import { COMPUTED_PATH_PARTS_FORMAT, EMPTY_READ_ANSWER_FORMAT, PAGE_END_RULES_FORMAT, PAGE_SIGNAL_FORMS_FORMAT, WAIT_AND_UNTIL_RULES_FORMAT } from '../log/events.js';
 import { effectId } from '../journal/effect-id.js';
 import { Effect } from '../journal/effect.js';
 import { DamagedLogError } from '../journal/journal.js';
@@ -103,6 +103,7 @@ export async function runFetch(
             env: (name) => ctx.inputs.env(name),
           })
         : String(evaluate(step.path, ctx));
+    if (step.path.kind !== 'String' && rt.http.logFormat >= COMPUTED_PATH_PARTS_FORMAT) refuseEmptyPathParts(step.path, requestPath, ctx, () => rt.model.stepLine(frame.action, step.start));
     refuseDotSegments(requestPath, { span: spanOf(step.path), line: () => rt.model.stepLine(frame.action, step.start) });
   }
   // `params: { … }` (upstream's docs): the URL's query, so the request's identity (its URL) covers them.
@@ -233,6 +234,7 @@ export async function runFetch(
       linkedNext: (index) => linkedNext.get(index),
       headerTotal: (index) => headerTotals.get(index),
       pageEndRules: rt.http.logFormat >= PAGE_END_RULES_FORMAT,
+      signalForms: rt.http.logFormat >= PAGE_SIGNAL_FORMS_FORMAT,
       describe: pageUrl,
       ...(until
         ? {
@@ -289,12 +291,13 @@ export async function runFetch(
     // "ratelimited" }`) holds no records: the mission may handle it (`match response { { error: _ }
     // -> jump Refresh then retry }`), but its checkpoint must not advance — a mission filtering it
     // (`response.items where …`) or skipping it completed, its checkpoint past records never read.
-    inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value) : undefined;
+    const signalForms = rt.http.logFormat >= PAGE_SIGNAL_FORMS_FORMAT;
+    inBandError = since && status >= 200 && status < 300 ? errorFieldOf(answer.body, options.itemsPath?.value, signalForms) : undefined;
     // Format 9: a since fetch without `paginate` whose answer says it is one page of several
     // (`has_more: true`, a next link, a Link header, `total_count` above what it holds) holds
     // back its checkpoint: advanced, the next run asked from past the records never read.
     if (since && inBandError === undefined && status >= 200 && status < 300 && rt.http.logFormat >= PAGE_END_RULES_FORMAT) {
-      const says = { linkedNext: linkHeaderNext(answer.headers['link']), headerTotal: totalCountHeader(answer.headers), pageEndRules: true };
+      const says = { linkedNext: linkHeaderNext(answer.headers['link']), headerTotal: totalCountHeader(answer.headers), pageEndRules: true, signalForms };
       moreFollow = saysMore(answer.body, says) ?? countedMore(answer.body, recordsHeld(answer.body, options.itemsPath?.value), says);
     }
     // Nothing changed since the checkpoint (304), or nothing to send (204, an empty body): no
@@ -695,6 +698,37 @@ function assertSameVerdict(
       change: `the retry or allow settings of ${spec.method.toUpperCase()} ${pathOf(intent.payload.request.url)} changed: attempt ${attempt}'s ${what} was taken as ${taken(recorded)}, and would now be ${taken(now)}`,
     },
   );
+}
+
+/**
+ * A path computed from data (`"/users/" + u.id`, `concat("/users/", u.id, "/orders")`) with a
+ * part that is null, absent or empty: `+` makes it "", so `DELETE /users/` + a record without an
+ * id deleted the collection, and `/users//orders` named another resource (probe 110 K9). Refused
+ * as a `{placeholder}` refuses such a value, R4010, before anything is sent (log format 10).
+ */
+function refuseEmptyPathParts(path: Expr, computed: string, ctx: EvalContext, line: () => number): void {
+  const parts: Expr[] = [];
+  const collect = (e: Expr): void => {
+    if (e.kind === 'Binary' && e.operator === '+') {
+      collect(e.left);
+      collect(e.right);
+    } else if (e.kind === 'Call' && e.callee.name === 'concat') {
+      for (const arg of e.args) collect(arg);
+    } else parts.push(e);
+  };
+  collect(path);
+  if (parts.length < 2) return;
+  for (const part of parts) {
+    if (part.kind === 'String') continue;
+    const value = evaluate(part, ctx);
+    if (value !== null && value !== undefined && value !== '') continue;
+    throw new EvaluatorError(
+      'R4010',
+      `The request path \`${computed}\` (line ${line()}) was computed with a part that is ${value === '' ? 'empty' : value === null ? 'null' : 'absent'}: ` +
+        `the path names another resource than the one written (\`/users/\` + no id is the collection). Skip such records (\`where\`), or write the path with \`{placeholder}\`s, which refuse such values`,
+      { start: part.start, end: part.end },
+    );
+  }
 }
 
 /** What the mission's retry and `allow` settings make of a recorded attempt, as the live attempt was classified. */

@@ -7,7 +7,7 @@
  * - `store { "k": now() } -> sync_state { key: "k" }` sets checkpoint `k` to the record's one
  *   value (an ISO instant or epoch milliseconds). It advances as every checkpoint does: at the
  *   end of the action, after every write the action made, and not when the action fails or a
- *   loop tolerated a failure (checkpoints.ts).
+ *   loop of it tolerated a failure, before the write or after (checkpoints.ts).
  * - Under a --source that points a source away from its base, both read and advance that run's
  *   URLs' checkpoints, as `since` fetches do (HttpRuntime.syncStateApi).
  */
@@ -16,6 +16,8 @@ import { evaluate } from '../eval/evaluate.js';
 import { dateStringToMs } from '../eval/iso-dates.js';
 import { StepError } from './signals.js';
 import { evalContext, type Frame, type StepRuntime } from './step-runtime.js';
+import { pendSetCheckpoint } from './checkpoints.js';
+import { SET_CHECKPOINT_HELD_FORMAT } from '../log/events.js';
 import type { StepOutcome } from './step-runtime.js';
 
 export async function storeSyncState(step: StoreStep, path: string, frame: Frame, rt: StepRuntime): Promise<StepOutcome> {
@@ -34,7 +36,7 @@ export async function storeSyncState(step: StoreStep, path: string, frame: Frame
     );
   }
   const { api } = rt.http.syncStateApi();
-  frame.checkpoints.push({ key, syncedAt: at, ...(api !== undefined ? { api } : {}) });
+  pendSetCheckpoint(frame.checkpoints, { key, syncedAt: at, ...(api !== undefined ? { api } : {}) }, rt.http.logFormat >= SET_CHECKPOINT_HELD_FORMAT);
   return {};
 }
 

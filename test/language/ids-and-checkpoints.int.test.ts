@@ -74,3 +74,34 @@ describe('generateId and sync_state', () => {
     expect((await c.store(third.runId, 'out'))['seen']).toEqual({ id: 'seen', since: '2024-05-01T12:00:00.000Z' });
   });
 });
+
+describe('a checkpoint set by hand in sync_state after a loop that tolerated a failure (probe 110 K7)', () => {
+  it('is held back, as the fetch checkpoint beside it is: the next run reads the checkpoint from before', async () => {
+    c.api.on('GET /orders?*', { body: { items: [{ id: 'a', amount: 10 }, { id: 'b', amount: null }, { id: 'c', amount: 5 }] } });
+    const text = `mission Synced {
+  source Api { auth: none, base: "http://127.0.0.1:1" }
+  store out: memory("out")
+  action A {
+    store { id: "seen", at: sync_state.get("orders_synced") } -> out { key: .id }
+    get "/orders" { since: lastSync("orders") }
+    for o in response.items {
+      store { id: o.id, cents: o.amount * 100 } -> out { key: .id }
+    }
+    store { "orders_synced": now() } -> sync_state { key: "orders_synced" }
+  }
+  run A
+}
+`;
+    const mission = c.mission('synced', text);
+    const lines: string[] = [];
+    const first = await c.start(mission, {}, { progress: (line: string) => lines.push(line) });
+    expect(first.status).toBe('completed');
+    expect(first.tolerated.map((t) => t.stepPath)).toEqual(['A/2[1]']);
+    // Before: "orders" was held back, "orders_synced" advanced past the failed record.
+    expect((await c.events(first.runId)).filter((e) => e.type === 'checkpoint.advanced')).toEqual([]);
+    expect(lines.join('\n')).toContain('checkpoint "orders_synced" held back: a loop of its action tolerated a failure');
+    const second = await c.start(mission);
+    expect((await c.store(second.runId, 'out'))['seen']).toEqual({ id: 'seen', at: null });
+    await c.expectVerified(first.runId);
+  });
+});
