@@ -26,7 +26,7 @@ import { callBuiltin } from './builtins.js';
 import { EvaluatorError } from './eval-errors.js';
 import { arithmetic, compareOrdering, contentEqual, inOperator, isOfType, equals, toNumberFor, typeError } from './operators.js';
 import type { StoreView } from './inputs.js';
-import { EVAL_RULES_FORMAT, recordedBefore, withRecord, type EvalContext } from './scope.js';
+import { BOOLEAN_STORE_INDEX_FORMAT, EVAL_RULES_FORMAT, recordedBefore, withRecord, type EvalContext } from './scope.js';
 import { describeValue, fieldOf, hasField, hasOwnField, isPlainObject, isTruthy, setOwn, type PlainObject } from './values.js';
 import { spanOf } from '../lang/ast.js';
 
@@ -46,7 +46,7 @@ export function evaluate(expr: Expr, ctx: EvalContext): unknown {
       return fieldOf(evaluate(expr.object, ctx), expr.property);
     case 'Index': {
       const store = storeNamed(expr.object, ctx);
-      if (store) return storeRecord(store, evaluate(expr.index, ctx));
+      if (store) return storeRecord(store, evaluate(expr.index, ctx), !recordedBefore(ctx, BOOLEAN_STORE_INDEX_FORMAT));
       return subscript(evaluate(expr.object, ctx), evaluate(expr.index, ctx));
     }
     case 'Call':
@@ -224,9 +224,11 @@ function storeNamed(expr: Expr, ctx: EvalContext): StoreView | undefined {
 }
 
 /** `store[key]`: the record under that key (a string or a number: `1` and `"1"` are one key), else undefined. */
-function storeRecord(store: StoreView, key: unknown): unknown {
+/** The record under `key`, as a store write keys it (stores/keys.ts): a number or a boolean by its text (`booleans`: from log format 10; probe 110 K6). */
+function storeRecord(store: StoreView, key: unknown, booleans: boolean): unknown {
   if (typeof key === 'string') return store.get(key);
   if (typeof key === 'number' && Number.isFinite(key)) return store.get(String(key));
+  if (typeof key === 'boolean' && booleans) return store.get(String(key));
   return undefined;
 }
 

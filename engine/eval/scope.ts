@@ -149,6 +149,9 @@ export interface EvalContext {
  */
 export const EVAL_RULES_FORMAT = 7;
 
+/** The log format from which `store[true]` reads the record keyed "true", as a boolean key is stored (evaluate.ts). */
+export const BOOLEAN_STORE_INDEX_FORMAT = 10;
+
 /** True when `ctx` evaluates for a run recorded before `format` (its rules are that run's). */
 export function recordedBefore(ctx: EvalContext, format: number): boolean {
   return ctx.logFormat !== undefined && ctx.logFormat < format;

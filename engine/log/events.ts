@@ -48,7 +48,8 @@
  * for an empty last page, ending a walk with records missing. And a checkpoint set by hand
  * (`store … -> sync_state`) is held back by a failure a loop of its action tolerated before it,
  * not only after (checkpoints.ts); and a request path computed from data (`"/users/" + id`,
- * `concat(…)`) with a part that is null, absent or empty is refused, R4010 (fetch-step.ts).
+ * `concat(…)`) with a part that is null, absent or empty is refused, R4010 (fetch-step.ts); and
+ * `store[true]` reads the record a boolean key is stored under (eval/scope.ts BOOLEAN_STORE_INDEX_FORMAT).
  * An engine reads every format up to its own and refuses a newer one.
  */
 export const LOG_FORMAT = 10;

@@ -12,6 +12,8 @@ const orders = [
   { key: '10', record: { id: 10, status: 'open' } },
   { key: '2', record: { id: 2, status: 'shipped' } },
   { key: '1', record: { id: 1, status: 'open' } },
+  // A record keyed by a boolean is stored under its text (stores/keys.ts).
+  { key: 'true', record: { id: 0, flag: true, status: 'flag' } },
 ];
 
 function run(text: string, extra: { vars?: Record<string, unknown>; lets?: Record<string, unknown>; current?: unknown; response?: unknown } = {}): unknown {
@@ -24,13 +26,17 @@ function run(text: string, extra: { vars?: Record<string, unknown>; lets?: Recor
 
 describe('store names as values', () => {
   it.each<[string, unknown]>([
-    ['length(orders)', 3],
+    ['length(orders)', 4],
     ['orders where .status == "open"', [{ id: 10, status: 'open' }, { id: 1, status: 'open' }]],
     ['orders[1].status', 'open'],
     ['orders["2"].status', 'shipped'],
     ['orders[99]', undefined],
     ['orders[null]', undefined],
     ['length(orders where .id > 1)', 2],
+    // By a boolean, the record its text keys (probe 110 K6: absent, so a per-flag count restarted at 1).
+    ['orders[true].status', 'flag'],
+    ['orders[1 == 1].status', 'flag'],
+    ['orders[false]', undefined],
   ])('%s', (text, expected) => {
     expect(run(text)).toEqual(expected);
   });
