@@ -651,6 +651,20 @@ function fileOf(model: MissionModel, stepPath: string): { file?: string } {
   return file === undefined ? {} : { file };
 }
 
+/**
+ * The documented cause a mission's own replay may part by (GUARANTEES, "Not delivered"): a memory
+ * store read in branches that run at once (a parallel stage, a concurrent loop) while another
+ * writes it is not recorded, so a replay may read it otherwise (probe 110 K12: the message said
+ * only "inputs changed outside the log", "please report").
+ */
+function concurrentMemoryReads(model: MissionModel): string {
+  if (!model.hasMemoryStores) return '';
+  const parallel = (model.pipeline?.stages ?? []).some((stage) => stage.actions.length > 1);
+  const concurrentLoop = JSON.stringify([...model.actions.values()].map((a) => a.steps), (key, value: unknown) => (key === 'start' || key === 'end' ? undefined : value)).includes('"concurrency":');
+  if (!parallel && !concurrentLoop) return '';
+  return ` Or, as this mission runs branches at once (${parallel ? 'a parallel stage' : 'a concurrent loop'}): a memory store one branch reads while another writes it is not recorded, and a replay may read it otherwise — a known limit (GUARANTEES.md, "Not delivered"); read such a store after the branches end, or use a sql store.`;
+}
+
 function explain(error: NondeterminismError, edited: boolean, model: MissionModel): string {
   const where = error.stepPath ? `at step ${error.stepPath}` : 'at the run level';
   if (error.detail) {
@@ -661,13 +675,13 @@ function explain(error: NondeterminismError, edited: boolean, model: MissionMode
       : "take what the run recorded there for the edited step's work";
     return edited
       ? `The edit changes what the run already did — ${line}${error.detail.change} (${where}). Resuming with it would ${harm}; it is refused.`
-      : `The run's own mission did otherwise ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file), or the run was recorded by an engine release that evaluates this step otherwise (GUARANTEES.md 13); please report it if neither.`;
+      : `The run's own mission did otherwise ${where} than it recorded — ${line}${error.detail.change}. Its inputs changed outside the log (an env value, a file), or the run was recorded by an engine release that evaluates this step otherwise (GUARANTEES.md 13).${concurrentMemoryReads(model)} Please report it if none of these.`;
   }
   return (
     `Replay diverged ${where}: the log recorded ${error.recorded}, but the ${edited ? 'edited ' : ''}mission asked for ${error.asked}. ` +
     (edited
       ? 'The edit moved or changed a step before the end of what the run had already done; resuming with it would not be safe.'
-      : 'The mission is the one the run started with, so the divergence comes from data read outside the log, or from an engine release that evaluates this step otherwise (GUARANTEES.md 13) — please report it if neither.')
+      : `The mission is the one the run started with, so the divergence comes from data read outside the log, or from an engine release that evaluates this step otherwise (GUARANTEES.md 13).${concurrentMemoryReads(model)} Please report it if none of these.`)
   );
 }
 
