@@ -49,7 +49,8 @@
  * (`store … -> sync_state`) is held back by a failure a loop of its action tolerated before it,
  * not only after (checkpoints.ts); and a request path computed from data (`"/users/" + id`,
  * `concat(…)`) with a part that is null, absent or empty is refused, R4010 (fetch-step.ts); and
- * `store[true]` reads the record a boolean key is stored under (eval/scope.ts BOOLEAN_STORE_INDEX_FORMAT).
+ * `store[true]` reads the record a boolean key is stored under (eval/scope.ts BOOLEAN_STORE_INDEX_FORMAT);
+ * and a `queue` directive's dead letters of equal loop items are kept apart as `onError queue`'s are.
  * An engine reads every format up to its own and refuses a newer one.
  */
 export const LOG_FORMAT = 10;
@@ -64,6 +65,8 @@ export const PAGE_SIGNAL_FORMS_FORMAT = 10;
 export const SET_CHECKPOINT_HELD_FORMAT = 10;
 /** The log format from which a request path computed with a null, absent or empty part is refused (fetch-step.ts). */
 export const COMPUTED_PATH_PARTS_FORMAT = 10;
+/** The log format from which a `queue` directive's dead letters of equal loop items are kept apart (`~2`), as `onError queue`'s are (control-steps.ts). */
+export const QUEUE_DIRECTIVE_OCCURRENCE_FORMAT = 10;
 
 /** The log format from which a `--source` URL's credential-named query values are secrets of the run. */
 export const SOURCE_SECRETS_FORMAT = 6;

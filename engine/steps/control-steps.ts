@@ -15,6 +15,7 @@ import { armPath, fallbackPath } from '../journal/step-path.js';
 import { AbortError, JumpSignal, RetrySignal, SkipSignal, StepError } from './signals.js';
 import { evalContext, type Frame, type StepOutcome, type StepRuntime } from './step-runtime.js';
 import { queueValue } from './store-step.js';
+import { QUEUE_DIRECTIVE_OCCURRENCE_FORMAT } from '../log/events.js';
 import { namePatternBinds, spanOf } from '../lang/ast.js';
 
 
@@ -257,7 +258,9 @@ async function directive(d: Directive, subject: unknown, path: string, frame: Fr
         // matched value as the current record; the key with the queued record as it.
         const ctx = d.item || d.key ? evalContext(rt, frame, path) : undefined;
         const item = d.item ? evaluate(d.item, withRecord(ctx!, subject)) : subject;
-        await queueValue(d.store.name, item, path, frame, rt, d.key ? (record) => evaluate(d.key!, { ...ctx!, current: record }) : undefined);
+        // Equal items of a loop failing are as many dead letters as failures, as `onError queue` keeps them (probe 110 K2; log format 10).
+        const occurrence = rt.http.logFormat >= QUEUE_DIRECTIVE_OCCURRENCE_FORMAT ? (frame.occurrence?.() ?? 1) : 1;
+        await queueValue(d.store.name, item, path, frame, rt, d.key ? (record) => evaluate(d.key!, { ...ctx!, current: record }) : undefined, occurrence);
       } else rt.progress(`queue without a target: the matched value was discarded (${path})`);
       throw new SkipSignal('queued');
     case 'Jump':

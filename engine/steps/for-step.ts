@@ -76,6 +76,7 @@ export async function runFor(step: ForStep, path: string, frame: Frame, rt: Step
     const item = items[index];
     const child = frame.child(isConcurrent(step));
     child.scope.set(step.variable.name, item);
+    child.occurrence = () => occurrenceOf(index);
     // A marker for the inspector, not an input: the item comes from the (recorded) collection.
     // (`record` without its closure: replayed from the log, else written.)
     if (rt.fullTrace && !rt.journal.take(iterPath, 'loop.iteration')) {

@@ -52,6 +52,11 @@ export class Frame {
    * elsewhere, the current `response`. Not inherited by a loop iteration.
    */
   flowSubject: { value: unknown; responseAtEntry: unknown } | undefined = undefined;
+  /**
+   * In a loop iteration: which of the identical items of its collection this one is (1 for the
+   * first), for a dead letter a `queue` directive keys by content (for-step.ts occurrenceOf).
+   */
+  occurrence: (() => number) | undefined = undefined;
 
   constructor(
     readonly action: string,

@@ -196,4 +196,31 @@ describe('for … concurrency N onError abort', () => {
       await c.expectVerified(result.runId);
     }
   });
+
+  it('a queue directive (validate … or, a match arm) keeps them apart too, as onError queue does (probe 110 K2)', async () => {
+    for (const [name, body] of [
+      ['validate', 'validate line { assume line.qty > 5 } or { queue dlq }'],
+      ['match arm', 'match line { l where l.qty < 5 -> queue dlq, _ -> continue }'],
+    ] as const) {
+      const result = await c.start(
+        c.mission(
+          'queued',
+          `mission Queued {
+  store dlq: memory("dlq")
+  action A {
+    for line in [{ sku: "A-1", qty: 1 }, { sku: "A-1", qty: 1 }, { sku: "A-1", qty: 1 }, { sku: "B-2", qty: 9 }] {
+      ${body}
+    }
+  }
+  run A
+}
+`,
+        ),
+      );
+      expect(result.status, name).toBe('completed');
+      // Three equal lines queued: three dead letters (before: one, keyed by content).
+      expect(Object.keys(await c.store(result.runId, 'dlq')).map((k) => k.replace(/^[0-9a-f]+/, 'K')), name).toEqual(['K', 'K~2', 'K~3']);
+      await c.expectVerified(result.runId);
+    }
+  });
 });
