@@ -287,7 +287,10 @@ function checkMatchExprArms(ctx: CheckContext, file: string, m: Extract<Expr, { 
       file,
       'E3051',
       p,
-      `\`${p.parts[0]}\` here is no catch-all: a bare name in an arm is a value compared with the subject (the variable \`${p.parts[0]}\`, undefined when none is bound), so this arm is chosen only when the subject equals it`,
+      m.guards
+        ? // `match { cond => value }` has no subject: each arm is a condition (probe 110 K11: the message spoke of one).
+          `\`${p.parts[0]}\` here is no catch-all: each arm of \`match { … }\` is a condition, and this one is the variable \`${p.parts[0]}\` (undefined when none is bound), so the arm is never chosen and the match gives no value when no other holds`
+        : `\`${p.parts[0]}\` here is no catch-all: a bare name in an arm is a value compared with the subject (the variable \`${p.parts[0]}\`, undefined when none is bound), so this arm is chosen only when the subject equals it`,
       'write `_ => …` for the arm that matches everything',
     );
   }

@@ -230,7 +230,11 @@ describe('functions', () => {
       const d = one(mission(`    let t = match response.plan { "pro" => "paid", ${word} => "free" }`), 'E3051', word);
       expect(d.severity).toBe('warning');
       expect(d.help).toBe('write `_ => …` for the arm that matches everything');
+      expect(d.message).toContain('compared with the subject');
     }
+    // Without a subject each arm is a condition: said so, not "the subject" (probe 110 K11).
+    const guards = one(mission(`    let t = match { response.total > 10 => "big", else => "small" }`), 'E3051', 'else');
+    expect(guards.message).toBe('`else` here is no catch-all: each arm of `match { … }` is a condition, and this one is the variable `else` (undefined when none is bound), so the arm is never chosen and the match gives no value when no other holds');
   });
 
   it('a random id function points to generateId, which replays', () => {
