@@ -341,7 +341,8 @@ function otherErrorForm(page: Record<string, unknown>): string | undefined {
   if (holdsSomething(page['Error'])) return 'Error';
   for (const name of ['errcode', 'error_code', 'errorCode']) {
     const code = signalValue(page[name], true);
-    if (code !== undefined && code !== null && code !== 0 && code !== '' && code !== false) return name;
+    // 0, and the words APIs send for "no error" (`"errcode": "OK"`), are none.
+    if (typeof code === 'number' ? code !== 0 : typeof code === 'string' && !/^\s*(0|ok|none|success|null)?\s*$/i.test(code)) return name;
   }
   for (const name of ['statusCode', 'code']) {
     const code = signalValue(page[name], true);

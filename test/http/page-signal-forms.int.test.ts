@@ -45,6 +45,8 @@ describe('an in-band error in another form, mid-walk', () => {
       { status: 'ok' },
       { code: 200, items: [] },
       { errcode: 0, errmsg: 'ok' },
+      { errcode: 'OK' },
+      { error_code: 'none' },
       { error_code: null },
       { statusCode: 204 },
     ]) {
