@@ -223,7 +223,6 @@ function storeNamed(expr: Expr, ctx: EvalContext): StoreView | undefined {
   return ctx.inputs.store(head);
 }
 
-/** `store[key]`: the record under that key (a string or a number: `1` and `"1"` are one key), else undefined. */
 /** The record under `key`, as a store write keys it (stores/keys.ts): a number or a boolean by its text (`booleans`: from log format 10; probe 110 K6). */
 function storeRecord(store: StoreView, key: unknown, booleans: boolean): unknown {
   if (typeof key === 'string') return store.get(key);

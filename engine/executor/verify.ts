@@ -660,7 +660,7 @@ function fileOf(model: MissionModel, stepPath: string): { file?: string } {
 function concurrentMemoryReads(model: MissionModel): string {
   if (!model.hasMemoryStores) return '';
   const parallel = (model.pipeline?.stages ?? []).some((stage) => stage.actions.length > 1);
-  const concurrentLoop = JSON.stringify([...model.actions.values()].map((a) => a.steps), (key, value: unknown) => (key === 'start' || key === 'end' ? undefined : value)).includes('"concurrency":');
+  const concurrentLoop = /"concurrency":(?!1[,}])\d/.test(JSON.stringify([...model.actions.values()].map((a) => a.steps)));
   if (!parallel && !concurrentLoop) return '';
   return ` Or, as this mission runs branches at once (${parallel ? 'a parallel stage' : 'a concurrent loop'}): a memory store one branch reads while another writes it is not recorded, and a replay may read it otherwise — a known limit (GUARANTEES.md, "Not delivered"); read such a store after the branches end, or use a sql store.`;
 }

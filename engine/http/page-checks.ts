@@ -318,7 +318,7 @@ const ERROR_FIELDS = ['error', 'errors', 'fault'] as const;
  * with 200 — else undefined. Such a page was taken for an empty last page (on page 1, a run that
  * completed with no records and advanced its since checkpoint past them), or its errors were stored
  * as records. A page that holds a list beside the error (GraphQL's partial data) is a page; an
- * empty or null error is no error.
+ * empty or null error is no error. `forms` (log format 10): the other forms too (otherErrorForm).
  */
 export function errorFieldOf(body: unknown, itemsPath: string | undefined, forms = false): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
@@ -372,11 +372,17 @@ function signalValue(value: unknown, forms: boolean): unknown {
   return /^\d{1,15}$/.test(text) ? Number(text) : value;
 }
 
-/** A flag at `path`: true, false, or undefined when it is neither (`forms`: as signalValue reads it, 1 and 0 too). */
+/**
+ * Flags APIs send as 1 and 0 whose names say they are flags. Not `last`, `done`, `first`, `success`,
+ * `succeeded` or `ok`: as numbers those are as often a 0-based page number or a count.
+ */
+const NUMERIC_FLAG_NAMES = new Set(['has_more', 'hasMore', 'has_next', 'hasNext', 'hasNextPage', 'is_last', 'isLast', 'is_last_page', 'isLastPage', 'end_of_stream', 'endOfStream']);
+
+/** A flag at `path`: true, false, or undefined when it is neither (`forms`: as signalValue reads it, and 1 and 0 where the name says flag). */
 function flagAt(body: unknown, path: string, forms: boolean): boolean | undefined {
   const value = signalValue(getPath(body, path), forms);
-  if (value === true || (forms && value === 1)) return true;
-  if (value === false || (forms && value === 0)) return false;
+  if (value === true || value === false) return value;
+  if (forms && (value === 1 || value === 0) && NUMERIC_FLAG_NAMES.has(path.slice(path.lastIndexOf('.') + 1))) return value === 1;
   return undefined;
 }
 
@@ -395,7 +401,7 @@ export function refuseErrorPage(body: unknown, field: string, index: number, des
   throw new PaginationError(
     `page ${index + 1}${where ? ` (${where})` : ''} answered with an error under "${field}" and no list: ${excerpt(body)}. ` +
       `Not taken for the last page (nor its error for records): run the mission again once the API answers. ` +
-      `If the API marks its last page this way, say so with \`until: exists(response.${field})\`` +
+      `If the API marks its last page this way, say so with ${(ERROR_FIELDS as readonly string[]).includes(field) ? `\`until: exists(response.${field})\`` : `\`until: response.${field} == ${JSON.stringify(value)}\` (healthy pages have a ${field} too)`}` +
       (records ? `; if these are the records (a resource named ${field}), with \`itemsPath: "${field}"\`` : ''),
   );
 }
@@ -445,9 +451,9 @@ const FIRST_FLAGS = ['first', 'isFirst', 'is_first', 'page.first', 'meta.first',
  * the API's first page were never asked for — the run completed without them. Fails the fetch
  * with the fix, `firstPage: 0`.
  */
-export function refuseNotFirstPage(plan: PaginationPlan, body: unknown, index: number, describe: () => string | undefined): void {
+export function refuseNotFirstPage(plan: PaginationPlan, body: unknown, index: number, describe: () => string | undefined, forms = false): void {
   if (plan.strategy !== 'page' || index !== 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const flag = FIRST_FLAGS.find((path) => getPath(body, path) === false);
+  const flag = FIRST_FLAGS.find((path) => flagAt(body, path, forms) === false);
   if (flag === undefined) return;
   const where = describe();
   const first = plan.firstPage ?? 1;
@@ -513,7 +519,7 @@ export function refuseShortPageWithMore(
   if (plan.strategy === 'cursor') return;
   // A total is read on the walk's first page only: there it and the page come from one answer, where
   // on a later page a record deleted meanwhile can leave a short last page below an earlier total.
-  const shown = saysMore(body, says) ?? (index === 0 ? (countedMore(body, items.length, says) ?? cappedSize(plan, body, items.length)) : undefined);
+  const shown = saysMore(body, says) ?? (index === 0 ? (countedMore(body, items.length, says) ?? cappedSize(plan, body, items.length, says.signalForms === true)) : undefined);
   if (shown === undefined) return;
   const where = describe();
   if (items.length === 0) {
@@ -541,9 +547,8 @@ export function refuseShortPageWithMore(
  * page's link or number, a `rel: "next"` in its list of links, its Link header's rel="next"
  * (`linkedNext`) — as shown in messages; undefined when it says nothing of the kind.
  */
-export function saysMore(body: unknown, { linkedNext, pageEndRules = false, signalForms = false }: PageSays): string | undefined {
+export function saysMore(body: unknown, { linkedNext, pageEndRules = false, signalForms: forms = false }: PageSays): string | undefined {
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const forms = signalForms;
     // A flag that says this is the last page wins over any token beside it (Dropbox's cursor beside `has_more: false`).
     if (pageEndRules && saysLast(body, forms)) return undefined;
     const notDone = pageEndRules ? [...DONE_FLAGS, ...END_FLAGS].find((path) => flagAt(body, path, forms) === false) : undefined;
@@ -570,17 +575,17 @@ export function saysMore(body: unknown, { linkedNext, pageEndRules = false, sign
  * them all: an API may echo as `limit` what it returned. (Read on the first page only: a later
  * short page is the end of a walk whose first page was full by the mission's size.) As shown in messages.
  */
-function cappedSize(plan: PaginationPlan, body: unknown, held: number): string | undefined {
-  const echoed = echoedSize(plan, body);
+function cappedSize(plan: PaginationPlan, body: unknown, held: number, forms = false): string | undefined {
+  const echoed = echoedSize(plan, body, forms);
   if (echoed === undefined || held < echoed) return undefined;
-  const counted = [...RECORD_TOTALS, ...LOOSE_TOTALS].map((path) => getPath(body, path)).find(isCount) as number | undefined;
+  const counted = [...RECORD_TOTALS, ...LOOSE_TOTALS].map((path) => countAt(body, path, forms)).find((n) => n !== undefined);
   return counted !== undefined && counted <= held ? undefined : `${plan.sizeParam}: ${echoed}, the size it pages by`;
 }
 
 /** The size the page says it was cut to, under the name the mission sent it by, when below what was sent. */
-function echoedSize(plan: PaginationPlan, body: unknown): number | undefined {
+function echoedSize(plan: PaginationPlan, body: unknown, forms = false): number | undefined {
   if (plan.sizeParam === undefined || plan.pageSize === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const echoed = [plan.sizeParam, `meta.${plan.sizeParam}`, `pagination.${plan.sizeParam}`].map((path) => getPath(body, path)).find(isCount) as number | undefined;
+  const echoed = [plan.sizeParam, `meta.${plan.sizeParam}`, `pagination.${plan.sizeParam}`].map((path) => countAt(body, path, forms)).find((n) => n !== undefined);
   return echoed !== undefined && echoed > 0 && echoed < plan.pageSize ? echoed : undefined;
 }
 
@@ -595,7 +600,7 @@ export function refuseSkippedFirstPage(plan: PaginationPlan, body: unknown, held
   if (plan.strategy !== 'page' || body === null || typeof body !== 'object' || Array.isArray(body)) return;
   // A page that says more follow, or that the API cut to a size of its own, is no last page of a
   // count from 0 but a page of an API paging by a smaller size: refuseShortPageWithMore says so.
-  if (saysMore(body, says) !== undefined || (held > 0 && echoedSize(plan, body) !== undefined)) return;
+  if (saysMore(body, says) !== undefined || (held > 0 && echoedSize(plan, body, says.signalForms === true) !== undefined)) return;
   const forms = says.signalForms === true;
   const field = PAGE_TOTALS.find((path) => countAt(body, path, forms) !== undefined);
   if (field === undefined) return;

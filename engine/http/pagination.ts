@@ -340,7 +340,7 @@ export async function paginate(
     if (firstListField && listField !== undefined) inDoubt = warnRecordsElsewhere(body, listField, index, describe, callbacks.warn);
     if (pageEndRules && !stop) refuseFailedEmptyPage(body, pageItems, index, describe, signalForms);
     if (plan.strategy === 'cursor' && !stop) refuseLostDigitsCursor(plan, body, index, describe);
-    refuseNotFirstPage(plan, body, index, describe);
+    refuseNotFirstPage(plan, body, index, describe, signalForms);
     if (stop && callbacks.untilEndsEarly && pageItems.length > 0 && hasMore(plan, body, pageItems)) callbacks.untilEndsEarly(body, index, pageItems.length);
     const carriesMore = !stop && hasMore(plan, body, pageItems);
     // Format 9: a page that says it is the last ends a cursor walk, whatever cursor it carries.

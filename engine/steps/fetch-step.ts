@@ -702,9 +702,13 @@ function assertSameVerdict(
 
 /**
  * A path computed from data (`"/users/" + u.id`, `concat("/users/", u.id, "/orders")`) with a
- * part that is null, absent or empty: `+` makes it "", so `DELETE /users/` + a record without an
- * id deleted the collection, and `/users//orders` named another resource (probe 110 K9). Refused
- * as a `{placeholder}` refuses such a value, R4010, before anything is sent (log format 10).
+ * field that is null or absent, or empty where it fills a whole segment: `+` makes it "", so
+ * `DELETE /users/` + a record without an id deleted the collection, and `/users//orders` named
+ * another resource (probe 110 K9). Refused as a `{placeholder}` refuses such a value, R4010,
+ * before anything is sent (log format 10). Only the parts that read data (a name, a field) are
+ * looked at: they evaluate again without side effects, where a call (`generateId()`, `now()`)
+ * would count or record twice; an empty part elsewhere than a whole segment (a query suffix that
+ * is "" on purpose) is data.
  */
 function refuseEmptyPathParts(path: Expr, computed: string, ctx: EvalContext, line: () => number): void {
   const parts: Expr[] = [];
@@ -718,17 +722,23 @@ function refuseEmptyPathParts(path: Expr, computed: string, ctx: EvalContext, li
   };
   collect(path);
   if (parts.length < 2) return;
-  for (const part of parts) {
-    if (part.kind === 'String') continue;
+  const literal = (e: Expr | undefined): string | undefined => (e?.kind === 'String' ? e.value : undefined);
+  parts.forEach((part, i) => {
+    if (part.kind !== 'Ref' && part.kind !== 'Member') return;
     const value = evaluate(part, ctx);
-    if (value !== null && value !== undefined && value !== '') continue;
+    const missing = value === null || value === undefined;
+    // "" fills a whole segment where the text before it ends a segment and the text after it (if any) starts one.
+    const before = literal(parts[i - 1]);
+    const after = i + 1 < parts.length ? literal(parts[i + 1]) : '';
+    const wholeSegment = value === '' && before?.endsWith('/') === true && (after === '' || after?.startsWith('/') === true || after?.startsWith('?') === true);
+    if (!missing && !wholeSegment) return;
     throw new EvaluatorError(
       'R4010',
       `The request path \`${computed}\` (line ${line()}) was computed with a part that is ${value === '' ? 'empty' : value === null ? 'null' : 'absent'}: ` +
         `the path names another resource than the one written (\`/users/\` + no id is the collection). Skip such records (\`where\`), or write the path with \`{placeholder}\`s, which refuse such values`,
       { start: part.start, end: part.end },
     );
-  }
+  });
 }
 
 /** What the mission's retry and `allow` settings make of a recorded attempt, as the live attempt was classified. */

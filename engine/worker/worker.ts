@@ -380,7 +380,11 @@ export class Worker {
         if (error instanceof LeaseLostError) {
           // This worker stalled past the lease and was fenced out: the process that took the run
           // over carries it on (or has ended it) — nothing erred, nothing to try again (probe 109 K4).
-          this.options.progress?.(`${runId}: lease lost to the process that took it over, which carries it on: ${error.message}`);
+          // One that has since let it go left it to any worker: counted as released (helper 106).
+          if (error.current?.owner === null) {
+            this.options.progress?.(`${runId}: lease lost, and the run has no owner now; any worker carries it on: ${error.message}`);
+            this.options.onRunReleased?.(runId);
+          } else this.options.progress?.(`${runId}: lease lost to the process that took it over, which carries it on: ${error.message}`);
           return;
         }
         const count = (this.erred.get(runId)?.count ?? 0) + 1;

@@ -75,6 +75,13 @@ describe('flags and counts sent as text, or as 1 and 0', () => {
     expect(await walk(pagePlan, [short(more)], false)).toEqual({ count: 1, asked: 1 });
   });
 
+  it('a 1 or 0 under a name that is as often a count or a page number is no flag (helper 106)', async () => {
+    // A bulk report with nothing new (`succeeded: 0`), 0-based page numbers (`page.last: 0`), a count of done items.
+    expect(await walk(pagePlan, [full, { items: [], succeeded: 0, failed: 0 }], true)).toEqual({ count: 2, asked: 2 });
+    expect(await walk(pagePlan, [short({ page: { first: 0, last: 0 }, done: 0 })], true)).toEqual({ count: 1, asked: 1 });
+    expect(await walk(pagePlan, [full, { items: [], ok: 0 }], true)).toEqual({ count: 2, asked: 2 });
+  });
+
   it('as text, a flag that says the last page ends a cursor walk; "false" or 0 of a more-flag is no more', async () => {
     const cursorPlan: PaginationPlan = { strategy: 'cursor', param: 'cursor', pageSize: 2, cursorPath: 'cursor', maxPages: 50 };
     const pages = Array.from({ length: 60 }, (_, i) => ({ entries: [{ id: i }], cursor: `c${i + 1}`, has_more: i < 1 ? 'true' : 'false' }));

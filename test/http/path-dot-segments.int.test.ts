@@ -74,5 +74,20 @@ describe('a request path made from data', () => {
     // Every part there: sent as computed.
     c.api.on('DELETE /v1/users/7', { status: 204 });
     expect((await c.start(c.mission('Holes', text('{ id: 7 }', 'plus')), { sources: { Api: `${c.api.url}/v1` } })).status).toBe('completed');
+    // An empty part that fills no whole segment (a query suffix left out) is data, and a call's part is not evaluated again.
+    c.api.on('GET /v1/orders', { body: [] });
+    const suffix = await c.start(
+      c.mission('Suffix', `mission Suffix {
+  source Api { auth: none, base: "http://unused/v1" }
+  action A {
+    let q = ""
+    get "/orders" + q
+  }
+  run A
+}
+`),
+      { sources: { Api: `${c.api.url}/v1` } },
+    );
+    expect(suffix.status, JSON.stringify(suffix)).toBe('completed');
   });
 });

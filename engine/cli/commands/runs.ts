@@ -7,7 +7,7 @@ import { instantText } from '../../env/instant-text.js';
 import { runFold } from '../../inspect/fold-handler.js';
 import { RunSummaryHandler, statusLabel } from '../../inspect/run-summary.js';
 import { isImported, shownOptions, shownStatus } from '../../executor/run-bundle.js';
-import type { RunStatus } from '../../log/log.js';
+import type { RunQuery, RunRecord, RunStatus } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 
 const STATUSES: readonly RunStatus[] = ['running', 'suspended', 'completed', 'failed'];
@@ -33,20 +33,22 @@ export const command: CommandModule = {
     }
     const log = await openCliLog(options.db);
     try {
-      const listed = await log.listRuns({
-        ...(status !== undefined ? { status: status as RunStatus } : {}),
-        limit,
-      });
       // Each with the status it is shown with (an unfinished imported run's is its log's: shownStatus),
       // filtered by that: `--status suspended` takes in an imported run that suspended, whose
-      // record says 'running', and `--status running` leaves it out.
-      if (status === 'suspended') {
-        listed.push(...(await log.listRuns({ status: 'running', limit })).filter(isImported));
-        // Newest first, as the log lists them (created_at DESC, run_id).
-        listed.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+      // record says 'running', and `--status running` leaves it out — a page at a time, newest
+      // first, until `limit` are kept (helper 106: the limit was applied before the filter).
+      const runs: (RunRecord & { status: RunStatus })[] = [];
+      const rows: RunQuery['status'] = status === 'suspended' ? ['suspended', 'running'] : (status as RunStatus | undefined);
+      for (let after: { createdAt: number; runId: string } | undefined; runs.length < limit; ) {
+        const page = await log.listRuns({ ...(rows !== undefined ? { status: rows } : {}), limit: Math.max(limit, 100), ...(after ? { after } : {}) });
+        for (const r of page) {
+          const shown = { ...r, status: await shownStatus(log, r) };
+          if ((status === undefined || shown.status === status) && runs.length < limit) runs.push(shown);
+        }
+        const last = page.at(-1);
+        if (last === undefined || page.length < Math.max(limit, 100)) break;
+        after = { createdAt: last.createdAt, runId: last.runId };
       }
-      const shown = await Promise.all(listed.map(async (r) => ({ ...r, status: await shownStatus(log, r) })));
-      const runs = shown.filter((r) => status === undefined || r.status === status).slice(0, limit);
       // A completed run may have gone on after failures (a loop's `onError continue`): only its
       // `step.failed` events say so, so those are folded (all the failure count reads: not the
       // rest of a long run's log); the others' status is the record's.
