@@ -222,7 +222,13 @@ export function importedOpenState(lastType: string | undefined): 'suspended' | '
 export async function shownStatus(log: Pick<EventLog, 'read'>, run: Pick<RunRecord, 'runId' | 'owner' | 'status' | 'lastSeq'>): Promise<RunRecord['status']> {
   if (!isImported(run) || run.status !== 'running' || run.lastSeq < 1) return run.status;
   const [last] = await log.read(run.runId, { fromSeq: run.lastSeq, toSeq: run.lastSeq });
-  return importedOpenState(last?.type) === 'suspended' ? 'suspended' : 'running';
+  return shownStatusOf(run, last?.type);
+}
+
+/** shownStatus for a caller that has read the run's last event already (`lastType`). */
+export function shownStatusOf(run: Pick<RunRecord, 'owner' | 'status'>, lastType: string | undefined): RunRecord['status'] {
+  if (!isImported(run) || run.status !== 'running') return run.status;
+  return importedOpenState(lastType) === 'suspended' ? 'suspended' : 'running';
 }
 
 const KNOWN_TYPES: Record<EventType, true> = {

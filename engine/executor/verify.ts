@@ -577,24 +577,22 @@ function unmeasuredLimits(recordedBy: MissionModel, model: MissionModel, facts: 
  * are written — a walk of its steps' tree that takes every `get`/`post`/… and `call`.
  */
 function requestTimeouts(model: MissionModel): Map<string, string[]> {
-  return perAction(model, (o) => {
-    const step = o as { kind?: unknown; options?: FetchOptions; operation?: unknown };
-    if ((step.kind === 'Fetch' || (step.kind === 'Call' && step.operation !== undefined)) && step.options) {
-      return `timeout ${step.options.timeout ?? 'as the source'}, retry timeout ${step.options.retry?.timeout ?? 'as the source'}`;
-    }
-    return undefined;
-  });
+  return perRequest(model, (options) => `timeout ${options.timeout ?? 'as the source'}, retry timeout ${options.retry?.timeout ?? 'as the source'}`);
 }
 
 /** Each action's requests' allowed 3xx statuses, in the order written (`none` for a request allowing none). */
 function redirectAllows(model: MissionModel): Map<string, string[]> {
+  return perRequest(model, (options) => {
+    const redirects = (options.allow?.statuses ?? []).filter((status) => status >= 300 && status < 400);
+    return redirects.length > 0 ? redirects.join(', ') : 'none';
+  });
+}
+
+/** perAction over the requests (`get`/`post`/… and `call`) that have options: what `pick` makes of each's. */
+function perRequest(model: MissionModel, pick: (options: FetchOptions) => string): Map<string, string[]> {
   return perAction(model, (o) => {
     const step = o as { kind?: unknown; options?: FetchOptions; operation?: unknown };
-    if ((step.kind === 'Fetch' || (step.kind === 'Call' && step.operation !== undefined)) && step.options) {
-      const redirects = (step.options.allow?.statuses ?? []).filter((status) => status >= 300 && status < 400);
-      return redirects.length > 0 ? redirects.join(', ') : 'none';
-    }
-    return undefined;
+    return (step.kind === 'Fetch' || (step.kind === 'Call' && step.operation !== undefined)) && step.options ? pick(step.options) : undefined;
   });
 }
 
@@ -660,7 +658,11 @@ function fileOf(model: MissionModel, stepPath: string): { file?: string } {
 function concurrentMemoryReads(model: MissionModel): string {
   if (!model.hasMemoryStores) return '';
   const parallel = (model.pipeline?.stages ?? []).some((stage) => stage.actions.length > 1);
-  const concurrentLoop = /"concurrency":(?!1[,}])\d/.test(JSON.stringify([...model.actions.values()].map((a) => a.steps)));
+  const concurrent = (o: object) => {
+    const step = o as { kind?: unknown; concurrency?: number };
+    return step.kind === 'For' && (step.concurrency ?? 1) > 1 ? 'concurrent' : undefined;
+  };
+  const concurrentLoop = [...perAction(model, concurrent).values()].some((loops) => loops.length > 0);
   if (!parallel && !concurrentLoop) return '';
   return ` Or, as this mission runs branches at once (${parallel ? 'a parallel stage' : 'a concurrent loop'}): a memory store one branch reads while another writes it is not recorded, and a replay may read it otherwise — a known limit (GUARANTEES.md, "Not delivered"); read such a store after the branches end, or use a sql store.`;
 }

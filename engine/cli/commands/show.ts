@@ -6,7 +6,7 @@ import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { instantText } from '../../env/instant-text.js';
 import { isOrphaned, runCarrier } from '../../executor/owner.js';
-import { importedOpenState, isImported, shownOptions, shownStatus } from '../../executor/run-bundle.js';
+import { importedOpenState, isImported, shownOptions, shownStatusOf } from '../../executor/run-bundle.js';
 import { failureText } from '../../log/events.js';
 import { pendingPauseText, pendingSuspensions } from '../../executor/run-resume.js';
 
@@ -42,7 +42,7 @@ export const command: CommandModule = {
         };
         // An imported run is what its log says it is (probe 106 K1: "running", which a script polls
         // for ever), marked read-only; one stopped before its end stays 'running', as the row does.
-        const imported = isImported(record) ? { imported: true, status: await shownStatus(log, record) } : {};
+        const imported = isImported(record) ? { imported: true, status: shownStatusOf(record, position?.type) } : {};
         // `waitingOn` in the words `run`, `runs` and `resume --json` use (`pause:ID`, `wait:/path`),
         // so a script can compare them (probe 106 K10); the studio's words (`timer`, `webhook:/path`)
         // beside it, as `waitingOnText`.
