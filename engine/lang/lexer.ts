@@ -256,6 +256,21 @@ function warnBidiControls(text: string, bag: DiagnosticBag): void {
 /** 10^k for k ≤ 22: exactly representable, so `digits / 10^k` is correctly rounded (see below). */
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
+/**
+ * The literal to write for `raw` (`2.5e-3`), its exponent applied to the digits as written: 0.0025.
+ * An integer beyond 2^53 would be E1006, and a literal past 40 characters helps nobody: for those,
+ * `parseNumber` of the text, which takes an exponent.
+ */
+function withoutExponent(raw: string, value: number): string {
+  const [, whole, fraction = '', exponent] = /^(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(raw)!;
+  const digits = `${whole}${fraction}`;
+  const point = whole!.length + Number(exponent);
+  const text =
+    point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits + '0'.repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const tidy = text.replace(/^0+(?=\d)/, '').replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return tidy.length > 40 || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? `parseNumber("${raw}")` : tidy;
+}
+
 /** `digits` or `digits.digits`; letters, `_` or digits glued to a number make it malformed. */
 function lexNumber(text: string, start: number, out: TokenStream, bag: DiagnosticBag): number {
   const n = text.length;
@@ -290,10 +305,25 @@ function lexNumber(text: string, start: number, out: TokenStream, bag: Diagnosti
       else if (c === 46 && isDigit(text.charCodeAt(i + 1))) i += 2;
       else break;
     }
+    // `2e-3`: the sign and digits of an exponent are part of the same bad number, not a subtraction.
+    if (/^\d+(\.\d+)?[eE]$/.test(text.slice(start, i)) && (text.charCodeAt(i) === 43 || text.charCodeAt(i) === 45) && isDigit(text.charCodeAt(i + 1))) {
+      i += 2;
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
+    }
     const raw = text.slice(start, i);
     const span = { start, end: i };
     const stripped = raw.replace(/_/g, '');
-    if (raw.includes('_') && /^\d+(\.\d+)?$/.test(stripped)) {
+    if (/^\d+(\.\d+)?[eE][+-]?\d+$/.test(raw)) {
+      // The reference's literals take no exponent (§A.5); say so, with the literal to write.
+      const value = Number(raw);
+      bag.error(
+        'E1003',
+        span,
+        `Invalid number "${raw}": a number literal takes no exponent`,
+        Number.isFinite(value) ? `write \`${withoutExponent(raw, value)}\`` : 'it is beyond the largest number a mission holds (about 1.8e308)',
+      );
+      out.push(NUMBER, start, i, out.numbers.push(Number.isFinite(value) ? value : 0) - 1);
+    } else if (raw.includes('_') && /^\d+(\.\d+)?$/.test(stripped)) {
       bag.error('E1003', span, `Invalid number "${raw}": digit separators "_" are not supported`, `write \`${stripped}\``);
       out.push(NUMBER, start, i, out.numbers.push(parseFloat(stripped)) - 1);
     } else {

@@ -76,6 +76,26 @@ describe('tokenize', () => {
     expect(diagnostics.map((d) => [d.code, d.message])).toEqual([['E1003', 'Invalid number "12abc"']]);
   });
 
+  it('rejects an exponent as one number, sign included, with the literal to write and its value', () => {
+    for (const [text, help, value] of [
+      ['2e-3', 'write `0.002`', 0.002],
+      ['1E+5', 'write `100000`', 100000],
+      ['12.50e1', 'write `125`', 125],
+      ['1e-7', 'write `0.0000001`', 1e-7],
+      ['2e22', 'write `parseNumber("2e22")`', 2e22],
+      ['1.5e400', 'it is beyond the largest number a mission holds (about 1.8e308)', 0],
+    ] as const) {
+      const { tokens, diagnostics } = tokenize(`${text} - 1`, 'a.vague');
+      expect(diagnostics.map((d) => [d.code, d.span.end, d.message, d.help]), text).toEqual([
+        ['E1003', text.length, `Invalid number "${text}": a number literal takes no exponent`, help],
+      ]);
+      expect(tokens.map((t) => t.kind), text).toEqual(['Number', '-', 'Number', 'EOF']);
+      expect(tokens[0]!.number, text).toBe(value);
+    }
+    // Without digits after it, an `e` is a letter glued to a number, as before.
+    expect(tokenize('2e', 'a.vague').diagnostics.map((d) => d.message)).toEqual(['Invalid number "2e"']);
+  });
+
   it('reports single quotes with a help line and still yields a string', () => {
     const { tokens, diagnostics } = tokenize(`'/x' y`, 'a.vague');
     expect(diagnostics.map((d) => [d.code, d.message, d.help])).toEqual([
