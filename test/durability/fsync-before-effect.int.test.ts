@@ -4,7 +4,8 @@
  *
  * `reqon run` runs under `strace -f -y -s 5000 -e trace=fsync,fdatasync,pwrite64,connect,sendto,
  * write,writev` (SQLite writes WAL frames with pwrite64; undici sends requests with writev).
- * For every POST of fixtures/fsync-post.vague the trace must show, in this order: a WAL frame
+ * For every POST of fixtures/fsync-post.vague (and the PUT, PATCH and DELETE of
+ * fixtures/fsync-mutations.vague) the trace must show, in this order: a WAL frame
  * write holding the request's Idempotency-Key (the committed intent), an fsync/fdatasync of the
  * database's -wal file, and the request bytes `POST /…` with that key on a socket. The final
  * "completed" line on stdout is an output too: the WAL is synced after `run.completed` is written
@@ -33,6 +34,7 @@ beforeAll(async () => {
   cli = builtCli();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-fsync-'));
   api = await startMissionApi();
+  for (const route of ['PUT /effects/m-1', 'PATCH /effects/m-2', 'DELETE /effects/m-3']) api.on(route, { status: 200, body: { ok: true } });
 }, 180_000);
 
 afterAll(async () => {
@@ -120,6 +122,20 @@ describe('the log is fsync’d before anything leaves the process', () => {
     const completedWrite = calls.map((c, i) => (c.kind === 'wal-write' && c.text.includes('run.completed') ? i : -1)).filter((i) => i >= 0 && i < done);
     expect(completedWrite.length, 'the run.completed event written to the WAL before the "completed" line').toBeGreaterThan(0);
     expect(calls.slice(completedWrite.at(-1)! + 1, done).some((c) => c.kind === 'wal-sync')).toBe(true);
+  });
+
+  it('syncs the WAL after the intent of a PUT, a PATCH and a DELETE and before each is sent, as for a POST', async () => {
+    const { calls } = await tracedRun('fsync-mutations.vague', 'mutations');
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const sent = calls.filter((c): c is Extract<Call, { kind: 'request' }> => c.kind === 'request' && c.text.includes(`"${method} /effects/m-`));
+      expect(sent, `one ${method} in the trace`).toHaveLength(1);
+      const key = /Idempotency-Key: (ef_[0-9a-f]+)/i.exec(sent[0]!.text)?.[1];
+      expect(key, `the ${method} carries its Idempotency-Key: ${sent[0]!.text.slice(0, 300)}`).toBeDefined();
+      const send = calls.indexOf(sent[0]!);
+      const intent = indexOf(calls, (c) => c.kind === 'wal-write' && c.text.includes(key!), `the WAL write of the ${method}'s intent`);
+      expect(intent, `the ${method}'s intent written before it is sent`).toBeLessThan(send);
+      expect(calls.slice(intent + 1, send).some((c) => c.kind === 'wal-sync'), `an fsync of the -wal file between the ${method}'s intent and its request`).toBe(true);
+    }
   });
 
   it('syncs the WAL after each file-store write\'s intent and before the file is written, and before "suspended" is said', async () => {
