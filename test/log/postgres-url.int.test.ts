@@ -3,7 +3,8 @@
  * log command like a SQLite file; an unreachable one is one clear line and exit 2 (a worker --once
  * looks 5 times first, then exit 1) — no stack,
  * no password echoed, nothing created in the working directory; so is one the engine may not set
- * up (a role without CREATE on the schema, a search_path naming no schema). The URL is read as
+ * up (a role without CREATE on the schema, a search_path naming no schema), and one that never
+ * answers is given up after the 10 s connection timeout. The URL is read as
  * libpq reads it: a database name with %2F is decoded, a socket folder given as ?host= after a
  * user and no host is taken. (`reqon studio --db postgres://` is tested with the studio.)
  */
@@ -82,6 +83,30 @@ describe('--db postgres:// that cannot be reached', () => {
     expect(result.stderr).toMatch(/^reqon: --db: 'postgres:\/\/…' is not a valid PostgreSQL URL; expected postgres:\/\/USER@HOST:PORT\/DB, with @ : \/ \? # % in a user name or password percent-encoded \(%40 %3A %2F %3F %23 %25\)\n$/);
     expect(result.stderr).not.toContain('ss:w');
   });
+
+  it('a server that takes the connection and never answers: one line after the 10 s connection timeout, exit 2', async () => {
+    // A loopback stand-in for a host that drops packets: TCP accepts, PostgreSQL's startup never answers.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const silentUrl = `postgres://user:s3cret@127.0.0.1:${(silent.address() as net.AddressInfo).port}/reqon`;
+      const started = Date.now();
+      const result = await runCli(builtCli(), ['runs', '--db', silentUrl], { cwd: dir, timeoutMs: 40_000 });
+      const seconds = (Date.now() - started) / 1000;
+      expect(result.signal, result.stderr).toBeNull();
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^reqon: cannot reach the log database postgres:\/\/user:\*\*\*@127\.0\.0\.1:\d+\/reqon: .*time.*; check that the server is running/i);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr + result.stdout).not.toContain('s3cret');
+      // Waited for the timeout, not for ever (the bound is the contract; the machine's speed is not).
+      expect(seconds).toBeGreaterThanOrEqual(9);
+      expect(sockets.length, 'the CLI did connect to the silent server').toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 60_000);
 
   it('--help offers PostgreSQL', async () => {
     const help = await runCli(builtCli(), ['runs', '--help'], { cwd: dir });
