@@ -33,6 +33,8 @@ const PARKED = `mission Parked {
     wait { path: "/pay" }
     wait { path: "/refund" }
     wait { path: "/cap" }
+    wait { path: "/bound" }
+    wait { path: "/aged" }
   }
   run A
 }
@@ -71,6 +73,7 @@ async function serve(extra: Partial<WebhookServerOptions> = {}): Promise<string>
 interface Answer {
   status: number;
   body: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** A raw POST (node:http, so Host and Origin are ours to set). */
@@ -80,7 +83,7 @@ function post(base: string, hookPath: string, body: string, headers: Record<stri
     const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown> }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>, headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body);
@@ -101,7 +104,7 @@ function postRaw(base: string, rawPath: string, body: string | Buffer, headers: 
     const req = request({ host: target.hostname, port: target.port, path: rawPath, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown> }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>, headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body);
@@ -143,7 +146,7 @@ describe('Standard Webhooks signatures', () => {
     expect((await post(url, '/refund', body)).status).toBe(401);
     expect((await post(url, '/refund', body, { ...signed('msg_1', body), 'webhook-signature': 'v1,AAAA' })).status).toBe(401);
     const first = await post(url, '/refund', body, { ...signed('msg_1', body), 'idempotency-key': 'k1' });
-    expect(first).toEqual({ status: 202, body: { accepted: true, eventId: 'msg_1', duplicate: false } });
+    expect({ status: first.status, body: first.body }).toEqual({ status: 202, body: { accepted: true, eventId: 'msg_1', duplicate: false } });
     const again = await post(url, '/refund', body, { ...signed('msg_1', body), 'idempotency-key': 'k2-new' });
     expect(again.body).toEqual({ accepted: true, eventId: 'msg_1', duplicate: true });
     expect(await ids('/refund')).toEqual(['msg_1']);
@@ -185,6 +188,7 @@ describe('bodies and the inbox', () => {
     expect((await post(url, '/cap', '{}', { 'idempotency-key': 'c2' })).status).toBe(202);
     const full = await post(url, '/cap', '{}', { 'idempotency-key': 'c3' });
     expect(full.status).toBe(429);
+    expect(String(full.headers['retry-after']), 'a 429 says when to come back').toMatch(/^[1-9]\d*$/);
     // A retry of one it holds is still acknowledged as such.
     expect((await post(url, '/cap', '{}', { 'idempotency-key': 'c2' })).body['duplicate']).toBe(true);
     expect(await ids('/cap')).toEqual(['c1', 'c2']);
@@ -193,6 +197,45 @@ describe('bodies and the inbox', () => {
     expect(await ids('/cap')).toEqual(['c3']);
   });
 });
+
+describe('the inbox bounds by default (what `reqon worker` runs without --inbox-max or --inbox-expiry-hours)', () => {
+  it('holds 1,000 unclaimed deliveries per path: the 1,001st is 429 with Retry-After', async () => {
+    const url = await serve();
+    for (let i = 1; i <= 1000; i++) {
+      const answer = await post(url, '/bound', '{}', { 'idempotency-key': `b${i}` });
+      expect(answer.status, `delivery ${i}`).toBe(202);
+    }
+    const past = await post(url, '/bound', '{}', { 'idempotency-key': 'b1001' });
+    expect(past.status).toBe(429);
+    expect(String(past.headers['retry-after'])).toMatch(/^[1-9]\d*$/);
+    expect(await ids('/bound')).toHaveLength(1000);
+  }, 120_000);
+
+  it('keeps an unclaimed delivery 168 hours: the sweep a server makes as it starts drops it only past that', async () => {
+    const clock = new FakeClock(Date.now());
+    const url = await serve({ env: { ...env, clock } });
+    expect((await post(url, '/aged', '{}', { 'idempotency-key': 'old' })).status).toBe(202);
+    for (const s of servers.splice(0)) await s.close();
+    await clock.advance(167 * 3_600_000);
+    await serve({ env: { ...env, clock } });
+    expect(await eventually(() => ids('/aged'))).toEqual(['old']);
+    for (const s of servers.splice(0)) await s.close();
+    await clock.advance(2 * 3_600_000);
+    await serve({ env: { ...env, clock } });
+    expect(await eventually(() => ids('/aged'), (held) => held.length === 0)).toEqual([]);
+  });
+});
+
+/** `read()` once `done` holds of it (the start-up sweep is not awaited by startWebhookServer), else its last value after 2 s. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean = () => true): Promise<T> {
+  const until = Date.now() + 2_000;
+  let value = await read();
+  while (!done(value) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    value = await read();
+  }
+  return value;
+}
 
 describe('a delivery with no id of its sender', () => {
   it("is the same delivery when its body comes again that day or the next, a new one later (helper 75: next week's was dropped as a duplicate)", async () => {
@@ -237,7 +280,7 @@ describe('the health path', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ ok: true });
     const delivered = await post(url, '/health', '{"n":1}', { 'idempotency-key': 'health-1' });
-    expect(delivered).toEqual({ status: 202, body: { accepted: true, eventId: 'health-1', duplicate: false } });
+    expect({ status: delivered.status, body: delivered.body }).toEqual({ status: 202, body: { accepted: true, eventId: 'health-1', duplicate: false } });
     expect(await ids('/health')).toEqual(['health-1']);
   });
 });
