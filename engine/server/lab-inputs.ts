@@ -8,10 +8,14 @@
  *   `<random()>`. Not the place it was asked for: two calls in one millisecond return one value,
  *   so a value cannot tell its place, and a body built from the second call would read as the
  *   first call's in one run and not in the other (a false mismatch on every fast loop);
+ * - such a value inside a text (`concat(.id, "@", now())`: a now()'s ISO form or its epoch
+ *   milliseconds, a random()'s digits) is taken out of it the same way: a key or a note built
+ *   from the clock read as a store difference, and the lab blamed the crash for "not
+ *   exactly-once" (probe 111 K1);
  * - a generated id, anywhere in a string, becomes `<generateId() at PATH #n>`: an id does tell
  *   its place (it is derived from it), so two runs compare equal only where each generated its
  *   id at the same step, as the same step's nth.
- * A value computed from such an input (a formatted date, a hash of an id) is compared as it is.
+ * A value computed from such an input (a formatted date, a sum, a hash of an id) is compared as it is.
  *
  * A run the lab's proxy served the reference's answers (the armed run) can hold the reference's
  * values too, where the API echoed what the reference sent: it is normalised with its own
@@ -29,6 +33,10 @@ const VARYING_INPUTS = new Set(['now', 'timestamp', 'random', 'jitter']);
  */
 const IDS_PER_PATH = 32;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** What of a text may be a recorded input written into it: an ISO instant, or a number's digits (looked up whole). */
+const EMBEDDED = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z|\d+(?:\.\d+)?(?:e-\d+)?/g;
+/** Shorter digits (a random() of 0.5) are too likely to be some other number of the text to be taken out of it. */
+const MIN_EMBEDDED_DIGITS = 6;
 
 /**
  * One run's specifics, from its log: `add` its events in order (a live run's as they come).
@@ -39,6 +47,8 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 export class RunSpecifics {
   /** Each recorded now()/random() value's JSON (and a `now()`'s ISO form) → its placeholder. */
   readonly inputs = new Map<string, string>();
+  /** The same values as they read inside a text (an ISO instant, a number's digits) → its placeholder. */
+  readonly embedded = new Map<string, string>();
   /** The last event added (a live run's log is read again from the start). */
   lastSeq = 0;
   private readonly paths: string[] = [];
@@ -65,9 +75,18 @@ export class RunSpecifics {
       const placeholder = `<${event.payload.source}()>`;
       const { value } = event.payload;
       const forms = [JSON.stringify(value)];
-      // `now()` is recorded as epoch ms and reaches a record as the ISO string it evaluates to.
-      if (typeof value === 'number' && event.payload.source !== 'random' && Number.isFinite(new Date(value).getTime())) forms.push(JSON.stringify(new Date(value).toISOString()));
+      const inText: string[] = [];
+      if (typeof value === 'number') {
+        if (String(value).replace(/\D/g, '').length >= MIN_EMBEDDED_DIGITS) inText.push(String(value));
+        // `now()` is recorded as epoch ms and reaches a record as the ISO string it evaluates to.
+        if (event.payload.source !== 'random' && Number.isFinite(new Date(value).getTime())) {
+          const iso = new Date(value).toISOString();
+          forms.push(JSON.stringify(iso));
+          inText.push(iso);
+        }
+      }
       for (const form of forms) if (!this.inputs.has(form)) this.inputs.set(form, placeholder);
+      for (const form of inText) if (!this.embedded.has(form)) this.embedded.set(form, placeholder);
     }
   }
 
@@ -86,13 +105,23 @@ export function withoutRunSpecifics(value: unknown, runs: readonly RunSpecifics[
   const text = (s: string): string => {
     let out = s;
     for (const run of runs) if (run.runId !== '' && out.includes(run.runId)) out = out.split(run.runId).join('<run>');
-    if (!out.includes('-')) return out;
-    return out.replace(UUID, (id) => {
+    if (out.includes('-')) {
+      out = out.replace(UUID, (id) => {
+        for (const run of runs) {
+          const placeholder = run.generatedId(id);
+          if (placeholder !== undefined) return placeholder;
+        }
+        return id;
+      });
+    }
+    // After the ids: digits inside an id are the id's, never a recorded number's.
+    if (!runs.some((run) => run.embedded.size > 0)) return out;
+    return out.replace(EMBEDDED, (form) => {
       for (const run of runs) {
-        const placeholder = run.generatedId(id);
+        const placeholder = run.embedded.get(form);
         if (placeholder !== undefined) return placeholder;
       }
-      return id;
+      return form;
     });
   };
   const walk = (v: unknown): unknown => {

@@ -34,6 +34,29 @@ describe('crash lab: the values now() and random() returned', () => {
   });
 });
 
+describe('crash lab: a now() or random() value written into a text', () => {
+  it('is taken out of it, so a key built from the clock is no store difference (probe 111 K1)', () => {
+    const stored = (run: string, ms: number, r: number) => ({
+      key: `p1-1@${new Date(ms).toISOString()}`,
+      record: { id: `p1-1@${new Date(ms).toISOString()}`, note: `${run}: at ${ms}, draw ${r}` },
+    });
+    const reference = withoutRunSpecifics(stored('run-a', 1_733_450_000_000, 0.8123456), [
+      new RunSpecifics('run-a', [recorded(1, 'A/0', 'now', 1_733_450_000_000), recorded(2, 'A/0', 'random', 0.8123456)]),
+    ]);
+    const armed = withoutRunSpecifics(stored('run-b', 1_733_450_009_999, 0.1234567), [
+      new RunSpecifics('run-b', [recorded(1, 'A/0', 'now', 1_733_450_009_999), recorded(2, 'A/0', 'random', 0.1234567)]),
+    ]);
+    expect(armed).toEqual(reference);
+    expect(reference).toEqual({ key: 'p1-1@<now()>', record: { id: 'p1-1@<now()>', note: '<run>: at <now()>, draw <random()>' } });
+  });
+
+  it('leaves a text with another instant, a computed number or a short random() as it is: a difference the lab reports', () => {
+    const run = new RunSpecifics('run-a', [recorded(1, 'A/0', 'now', 1_733_450_000_000), recorded(2, 'A/0', 'random', 0.5)]);
+    const value = { later: `due ${new Date(1_733_450_000_000 + 3_600_000).toISOString()}`, sum: `t=${1_733_450_000_000 + 1}`, half: 'x 0.5 y', price: 'EUR 1733450000000.5' };
+    expect(withoutRunSpecifics(value, [run])).toEqual(value);
+  });
+});
+
 function step(seq: number, stepPath: string): StoredEvent {
   return { runId: 'r', seq, type: 'step.started', stepPath, payload: { stepType: 'Store', line: 1 }, recordedAt: 0 } as StoredEvent;
 }
