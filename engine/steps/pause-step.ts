@@ -82,11 +82,13 @@ export async function runPause(step: PauseStep, path: string, frame: Frame, rt: 
   // Inside concurrent branches, siblings may still be working: the executor commits the run's
   // suspension once every branch has ended or suspended (signals.ts), not this step.
   const deferred = !suspendedBefore && rt.journal.inConcurrent;
-  if (recordedBefore && suspendedRecorded === undefined && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
-    // Killed between the pause's record and its suspension, and carried on after the timer came
-    // due: it fired, as a worker would have said, so the run goes on instead of suspending until
-    // an instant past (helper 94: `reqon resume` exited 10 on it). A pause met for the first time
-    // suspends whatever its duration, as it always has.
+  if (recordedBefore && dueAt !== undefined && !rt.journal.verifying && dueAt <= rt.env.clock.now()) {
+    // Carried on live after its timer came due, and not resumed: it fired, as a worker would have
+    // said, so the run goes on instead of suspending until an instant past — killed between the
+    // pause's record and its suspension (helper 94: `reqon resume` exited 10 on it), or a branch
+    // whose suspension ended when a sibling's pause was resumed first (helper 104: the run
+    // suspended again on this timer, already due). A pause met for the first time suspends
+    // whatever its duration, as it always has.
     rt.journal.emit('pause.resumed', path, { pauseId, by: 'timer' });
     return { response: frame.response };
   }

@@ -2,7 +2,8 @@
  * A run killed between its pause's record and its suspension (`--crash-at before-wait`) and
  * resumed after the pause came due carries on, as a run that suspended and was resumed after its
  * timer does (helper 94: it suspended again "until" an instant past and exited 10). Each POST
- * once; a verify of the finished run replays the pause as resumed by its timer.
+ * once; a verify of the finished run replays the pause as resumed by its timer. So does a
+ * concurrent branch's pause that came due while a sibling's was resumed by hand.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,6 +42,22 @@ const CONCURRENT = `mission Together {
 }
 `;
 
+/** Two branches of a concurrent loop pause, one for an hour, one for a second; each POSTs after. */
+const SIBLINGS = `mission Siblings {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    for x in [{ wait: "long" }, { wait: "short" }] concurrency 2 {
+      match x {
+        { wait: "long" } -> pause { duration: "1h" },
+        _ -> pause { duration: "1s" }
+      }
+      post (x.wait == "long" ? "/before" : "/after") { body: { n: 1 } }
+    }
+  }
+  run A
+}
+`;
+
 let cli: string;
 let api: FakeApi;
 let dir: string;
@@ -53,6 +70,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reqon-pause-due-'));
   fs.writeFileSync(path.join(dir, 'm.vague'), MISSION);
   fs.writeFileSync(path.join(dir, 'together.vague'), CONCURRENT);
+  fs.writeFileSync(path.join(dir, 'siblings.vague'), SIBLINGS);
   fs.writeFileSync(path.join(dir, 'hooked.vague'), MISSION.replace('pause { duration: "1s" }', 'pause { duration: "1s", resumeOn: timeout | webhook "/ok" }'));
 }, 180_000);
 afterEach(async () => {
@@ -102,6 +120,39 @@ describe.each(backends)('%s: a pause due by the time its crashed run is resumed'
       expect(again.code, describeResult(again)).toBe(0);
     } else expect(resumed.code, describeResult(resumed)).toBe(0);
     expect(api.requests.slice(from).map((r) => r.url)).toEqual(['/before', '/after']);
+    const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir });
+    expect(verified.code, describeResult(verified)).toBe(0);
+  }, 60_000);
+
+  it("a branch's pause that came due while a sibling's was resumed by hand fires then: the run does not suspend again on it (helper 104)", async () => {
+    const target = await tempLogTarget(backend, 'reqon-pause-due-log-');
+    targets.push(target);
+    const db = target.target;
+    const from = api.requests.length;
+    const started = await runCli(cli, ['run', 'siblings.vague', '--db', db, '--source', `Api=${api.url}`, '--quiet'], { cwd: dir });
+    expect(started.code, describeResult(started)).toBe(10);
+    const runId = runIdOf(started);
+    const log = await openLog(db);
+    let longPause: string;
+    try {
+      const created = (await log.read(runId)).filter((e) => e.type === 'pause.created');
+      expect(created).toHaveLength(2);
+      longPause = created.find((e) => e.stepPath.startsWith('A/0[0]'))!.payload.pauseId as string;
+    } finally {
+      await log.close();
+    }
+    // The short branch's timer comes due; the long one's (an hour) is resumed by hand.
+    await new Promise((r) => setTimeout(r, 1_200));
+    const resumed = await runCli(cli, ['resume', runId, '--db', db, '--pause', longPause, '--payload', '{"ok":true}'], { cwd: dir });
+    expect(resumed.code, describeResult(resumed)).toBe(0);
+    expect(api.requests.slice(from).map((r) => r.url).sort()).toEqual(['/after', '/before']);
+    const after = await openLog(db);
+    try {
+      const resumes = (await after.read(runId)).filter((e) => e.type === 'pause.resumed').map((e) => [e.stepPath.slice(0, 6), e.payload.by]);
+      expect(resumes.sort()).toEqual([['A/0[0]', 'cli'], ['A/0[1]', 'timer']]);
+    } finally {
+      await after.close();
+    }
     const verified = await runCli(cli, ['verify', runId, '--db', db], { cwd: dir });
     expect(verified.code, describeResult(verified)).toBe(0);
   }, 60_000);
