@@ -23,7 +23,15 @@ import type { CliIo } from './command-module.js';
 export const DEFAULT_DB = join('.reqon', 'reqon.db');
 
 export function dbPath(option: unknown): string {
-  const value = typeof option === 'string' && option !== '' ? option : (process.env.REQON_DB ?? DEFAULT_DB);
+  // `--db "$UNSET"` in a script: not the default log, silently (probe 112 K5).
+  if (option === '') throw new CliError('--db is empty: name a log file, or postgres://USER@HOST:PORT/DB (leave --db out for the default, .reqon/reqon.db)', EXIT_USAGE);
+  // An empty $REQON_DB is the shell's way to unset it.
+  const value = typeof option === 'string' ? option : process.env.REQON_DB || DEFAULT_DB;
+  // SQLite's in-memory database is gone when the command ends: a run would promise durability,
+  // say "suspended … reqon resume", and leave nothing to resume (probe 112 K1).
+  if (value === ':memory:' || /^file::memory:/i.test(value)) {
+    throw new CliError(`--db ${value} keeps the log in this process's memory, gone when the command ends: nothing it records would survive — name a log file`, EXIT_USAGE);
+  }
   return value;
 }
 
@@ -107,7 +115,7 @@ const NOT_REACHED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 
 /** Whether the log `--db` names may exist: a SQLite file that does, or any PostgreSQL URL (its server says). */
 export function cliLogExists(path: string): boolean {
   // A URL of another scheme "exists" here so that opening it says what is wrong with it.
-  return isPostgresUrl(path) || otherUrlScheme(path) !== undefined || path === ':memory:' || existsSync(path);
+  return isPostgresUrl(path) || otherUrlScheme(path) !== undefined || existsSync(path);
 }
 
 function logTarget(option: unknown): string {

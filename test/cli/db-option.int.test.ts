@@ -49,6 +49,32 @@ describe('--db that is not a log', () => {
     }
   });
 
+  it("an empty --db and SQLite's in-memory database are refused: exit 2, one line, no run made anywhere (probe 112 K1, K5)", async () => {
+    const sub = path.join(dir, 'empty-db');
+    fs.mkdirSync(sub);
+    fs.writeFileSync(path.join(sub, 'm.vague'), fs.readFileSync(path.join(dir, 'm.vague')));
+    const inSub = (args: string[], env: Record<string, string> = {}) => runCli(cli, args, { cwd: sub, env: { REQON_DATA_DIR: path.join(sub, 'data'), ...env } });
+    for (const [args, env, said] of [
+      [['run', 'm.vague', '--quiet', '--db', ''], {}, /^reqon: --db is empty: name a log file/],
+      [['runs', '--db', ''], {}, /^reqon: --db is empty/],
+      [['run', 'm.vague', '--quiet', '--db', ':memory:'], {}, /^reqon: --db :memory: keeps the log in this process's memory, gone when the command ends/],
+      [['run', 'm.vague', '--quiet'], { REQON_DB: ':memory:' }, /^reqon: --db :memory: keeps the log/],
+      [['worker', '--once', '--db', ':memory:'], {}, /^reqon: --db :memory: keeps the log/],
+    ] as const) {
+      const result = await inSub([...args], env);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(said);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stdout).toBe('');
+    }
+    // Nothing was made in the working directory (the default log included).
+    expect(fs.readdirSync(sub)).toEqual(['m.vague']);
+    // An empty $REQON_DB is unset, as a shell means it: the default log.
+    const unset = await inSub(['run', 'm.vague', '--quiet'], { REQON_DB: '' });
+    expect(unset.code, unset.stderr).toBe(0);
+    expect(fs.existsSync(path.join(sub, '.reqon', 'reqon.db'))).toBe(true);
+  });
+
   it('a path through a file: exit 2, one line saying why its folder cannot be made (helper 86: an internal error with a stack)', async () => {
     const file = path.join(dir, 'a-file');
     fs.writeFileSync(file, 'not a folder\n');
