@@ -72,6 +72,15 @@ describe('reqon store', () => {
     expect(past.stderr).toContain(`--at ${last + 1}: run ${runId} has ${last} events so far`);
   });
 
+  it('--at that is not digits ("" from an unset variable, 0x10, 1e1, -1, 2.5): exit 2, never read as some seq (probe 112 K4)', async () => {
+    for (const at of ['', ' ', '0x10', '1e1', '-1', '2.5', '+3']) {
+      const result = await reqon('store', runId, 'orders', '--json', '--at', at);
+      expect(result.code, `--at ${JSON.stringify(at)}: ${result.stderr}`).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`reqon: --at expects a seq (a whole number ≥ 0), got "${at}"\n`);
+    }
+  });
+
   it('of a run longer than one read: what a fold of the whole log gives, at the end and at a seq', async () => {
     fs.writeFileSync(
       path.join(dir, 'long.vague'),

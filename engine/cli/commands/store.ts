@@ -30,8 +30,9 @@ export const command: CommandModule = {
     const [runId, store] = args as [string, string];
     let at = Number.POSITIVE_INFINITY;
     if (options.at !== undefined) {
-      at = Number(options.at);
-      if (!Number.isInteger(at) || at < 0) throw new CliError(`--at expects a seq (a whole number ≥ 0), got "${String(options.at)}"`);
+      // Digits only: Number() read "" and " " as 0, "0x10" as 16 and "1e1" as 10 (probe 112 K4).
+      at = typeof options.at === 'string' && /^\d+$/.test(options.at) ? Number(options.at) : Number.NaN;
+      if (!Number.isSafeInteger(at)) throw new CliError(`--at expects a seq (a whole number ≥ 0), got "${String(options.at)}"`);
     }
     const log = await openCliLog(options.db, { existing: true });
     try {
