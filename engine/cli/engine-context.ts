@@ -226,7 +226,20 @@ export function checkAuthFile(path: string, env: Env, io: CliIo): void {
 }
 
 /** Collects a repeated `NAME=VALUE` flag into a record (commander's variadic accumulator). */
-export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
+/**
+ * `--env K=V`, repeated. A name given twice with another value is refused, as a source is: the
+ * last one was taken silently (probe 112 K10). The values are not echoed — they may be secrets.
+ */
+export function collectEnv(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const pairs = collectPairs(value, previous);
+  const name = value.slice(0, value.indexOf('='));
+  if (Object.hasOwn(previous, name) && previous[name] !== pairs[name]) {
+    throw new CliError(`--env ${name} is given twice, with two values; give each name one value`);
+  }
+  return pairs;
+}
+
+function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new CliError(`expected NAME=VALUE but got "${value}"`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };

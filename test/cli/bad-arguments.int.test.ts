@@ -100,5 +100,16 @@ describe('bad arguments', () => {
   it('reqon run with one source given two URLs: refused, where the last one was taken silently', async () => {
     oneLine(await reqon('run', 'm.vague', '--source', 'Api=http://127.0.0.1:1/a', '--source', 'Api=http://127.0.0.1:1/b'), /^reqon: --source Api is given twice \(http:\/\/127\.0\.0\.1:1\/a and http:\/\/127\.0\.0\.1:1\/b\); give each source one URL/);
   });
+
+  it('reqon run and worker with one --env name given two values: refused without echoing either, where the last one was taken silently (probe 112 K10)', async () => {
+    for (const command of [['run', 'm.vague'], ['worker', '--once']]) {
+      const result = await reqon(...command, '--env', 'TOKEN=first-secret', '--env', 'TOKEN=second-secret');
+      oneLine(result, /^reqon: --env TOKEN is given twice, with two values; give each name one value\n$/);
+      expect(result.stderr).not.toMatch(/secret/);
+    }
+    // The same value twice is one value.
+    const same = await reqon('run', 'm.vague', '--env', 'TOKEN=x', '--env', 'TOKEN=x', '--quiet');
+    expect(same.stderr).not.toMatch(/given twice/);
+  });
 });
 

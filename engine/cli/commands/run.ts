@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startRun } from '../../executor/run-mission.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { CRASH_AT_HELP, checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { CRASH_AT_HELP, checkAuthFile, checkSourceOverrides, cliEnv, collectEnv, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportInterrupted, reportRun, reportRunError } from '../run-output.js';
 
@@ -16,7 +16,7 @@ export const command: CommandModule = {
       .argument('<mission>', 'mission file (.vague, .reqon) or mission folder')
       .option('--source <NAME=URL>', "override a source's base URL (repeatable)", collectSources, {})
       .option('--auth <file>', 'credentials file (JSON, with $VAR interpolation)')
-      .option('--env <K=V>', 'an environment value for env("K") (repeatable)', collectPairs, {})
+      .option('--env <K=V>', 'an environment value for env("K") (repeatable)', collectEnv, {})
       .option('--crash-at <point>', CRASH_AT_HELP)
       .option('--json', 'print the result as one JSON object, on the line after `run RUN_ID`')
       .option('--quiet', 'no progress on stderr');

@@ -29,7 +29,7 @@ import { Worker } from '../../worker/worker.js';
 import type { EventLog } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { checkAuthFile, checkSourceOverrides, cliEnv, collectPairs, collectSources, dataDir, openCliLogWaiting, readMissionFiles } from '../engine-context.js';
+import { checkAuthFile, checkSourceOverrides, cliEnv, collectEnv, collectSources, dataDir, openCliLogWaiting, readMissionFiles } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { parseHorizon } from '../prune-horizon.js';
 import { progressTo, reportRunError } from '../run-output.js';
@@ -39,7 +39,7 @@ export const command: CommandModule = {
     cmd
       .argument('[missions...]', 'mission files, folder missions or folders of missions whose `schedule:` this worker registers')
       .option('--source <NAME=URL>', "for scheduled runs: override a source's base URL (repeatable)", collectSources, {})
-      .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectPairs, {})
+      .option('--env <K=V>', 'for scheduled runs: an environment value for env("K") (repeatable)', collectEnv, {})
       .option('--auth <file>', 'for scheduled runs: credentials file (JSON, with $VAR interpolation)')
       .option('--once', 'stop when idle: do what is due now (schedule firings due at the start included), carry those runs until each ends or suspends, then exit')
       .option('--listen <port>', 'serve webhooks on 127.0.0.1:PORT (0 picks a free port)')
