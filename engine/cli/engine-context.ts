@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MissionLoadError } from '../lang/loader.js';
+import { suggest } from '../lang/suggest.js';
 import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/mission-cache.js';
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
@@ -211,7 +212,7 @@ export function checkSourceOverrides(missions: readonly MissionFiles[], sources:
  * behind), warning about credentials too short to be told apart from data. Messages never
  * contain a secret's characters.
  */
-export function checkAuthFile(path: string, env: Env, io: CliIo): void {
+export function checkAuthFile(path: string, env: Env, io: CliIo, missions: readonly MissionFiles[] = []): void {
   let credentials;
   try {
     credentials = loadCredentialsFile(path, env.vars);
@@ -223,9 +224,37 @@ export function checkAuthFile(path: string, env: Env, io: CliIo): void {
     const warning = shortSecretWarning(source, entry);
     if (warning) io.stderr(`${warning}\n`);
   }
+  refuseMisnamedEntries(path, Object.keys(credentials), missions);
 }
 
-/** Collects a repeated `NAME=VALUE` flag into a record (commander's variadic accumulator). */
+/**
+ * An entry keyed by no declared source but close to one that declares auth and has no entry of
+ * its own (`"api"` for `source Api { auth: bearer }`) is a typo: refused before anything is sent,
+ * as `--source api=…` is. It was ignored, and the run sent its requests, POSTs included, without
+ * the credentials given (probe 112 K6). Entries far from every source stay allowed: one auth file
+ * may serve several missions.
+ */
+function refuseMisnamedEntries(path: string, entries: readonly string[], missions: readonly MissionFiles[]): void {
+  const sources = new Map<string, string>();
+  for (const files of missions) {
+    let model;
+    try {
+      model = modelFor(files);
+    } catch {
+      continue; // A mission that does not load: its diagnostics come when the run starts.
+    }
+    for (const [name, decl] of model.sources) sources.set(name, decl.auth?.kind ?? 'none');
+  }
+  const stray = entries.filter((entry) => !sources.has(entry));
+  for (const [source, auth] of sources) {
+    if (auth === 'none' || entries.includes(source)) continue;
+    const near = stray.find((entry) => suggest(entry, [source]) === source);
+    if (near !== undefined) {
+      throw new CliError(`--auth ${path}: an entry "${near}" names no source of the mission, and source "${source}" (auth: ${auth}) has none: did you mean "${source}"? (source names are case-sensitive)`);
+    }
+  }
+}
+
 /**
  * `--env K=V`, repeated. A name given twice with another value is refused, as a source is: the
  * last one was taken silently (probe 112 K10). The values are not echoed — they may be secrets.
@@ -239,6 +268,7 @@ export function collectEnv(value: string, previous: Record<string, string> = {})
   return pairs;
 }
 
+/** Collects a repeated `NAME=VALUE` flag into a record (commander's variadic accumulator). */
 function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new CliError(`expected NAME=VALUE but got "${value}"`);

@@ -101,6 +101,26 @@ describe('bad arguments', () => {
     oneLine(await reqon('run', 'm.vague', '--source', 'Api=http://127.0.0.1:1/a', '--source', 'Api=http://127.0.0.1:1/b'), /^reqon: --source Api is given twice \(http:\/\/127\.0\.0\.1:1\/a and http:\/\/127\.0\.0\.1:1\/b\); give each source one URL/);
   });
 
+  it('an --auth entry that misspells a source needing credentials (case included): refused before the run, where the requests went out without them (probe 112 K6)', async () => {
+    fs.writeFileSync(path.join(dir, 'bearer.vague'), 'mission B {\n  source Api { auth: bearer, base: "http://127.0.0.1:1" }\n  action A {\n    post "/orders" { body: { n: 1 } }\n  }\n  run A\n}\n');
+    const token = 'a-long-enough-token-123';
+    for (const key of ['api', 'Apj']) {
+      fs.writeFileSync(path.join(dir, 'auth.json'), JSON.stringify({ [key]: { type: 'bearer', token } }));
+      const runs = (await reqon('runs', '--json')).stdout;
+      for (const command of [['run', 'bearer.vague'], ['worker', 'bearer.vague', '--once']]) {
+        const result = await reqon(...command, '--auth', 'auth.json');
+        oneLine(result, new RegExp(`^reqon: --auth \\S+auth\\.json: an entry "${key}" names no source of the mission, and source "Api" \\(auth: bearer\\) has none: did you mean "Api"\\?`));
+        expect(result.stdout).toBe('');
+        expect(result.stderr).not.toContain(token);
+      }
+      expect((await reqon('runs', '--json')).stdout, 'no run was made').toBe(runs);
+    }
+    // An entry far from every source is another mission's: allowed (one auth file may serve several).
+    fs.writeFileSync(path.join(dir, 'auth.json'), JSON.stringify({ Billing: { type: 'bearer', token }, Api: { type: 'bearer', token } }));
+    const fine = await reqon('run', 'bearer.vague', '--auth', 'auth.json', '--quiet');
+    expect(fine.stderr).not.toMatch(/did you mean/);
+  });
+
   it('reqon run and worker with one --env name given two values: refused without echoing either, where the last one was taken silently (probe 112 K10)', async () => {
     for (const command of [['run', 'm.vague'], ['worker', '--once']]) {
       const result = await reqon(...command, '--env', 'TOKEN=first-secret', '--env', 'TOKEN=second-secret');

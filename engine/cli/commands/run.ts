@@ -26,7 +26,7 @@ export const command: CommandModule = {
     const env = cliEnv();
     const files = readMissionFiles(args[0] as string);
     const crash = crashPlanOption(options.crashAt, env, io);
-    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
+    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io, [files]);
     const log = await openCliLog(options.db);
     let runId: string | undefined;
     try {

@@ -70,7 +70,7 @@ export const command: CommandModule = {
       if (code === undefined) throw e;
       return code;
     }
-    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io);
+    if (typeof options.auth === 'string') checkAuthFile(resolve(options.auth), env, io, missions);
     const pollMs = positive(options.poll, '--poll');
     // Usage is checked before the log is opened (or created).
     const leaseTtlMs = leaseTtl(options.leaseTtl);
