@@ -168,6 +168,7 @@ export function parseBundle(text: string): RunBundle {
   if (!['running', 'suspended', 'completed', 'failed'].includes(status)) throw new BundleError('run.status', `expected a run status but got: ${short(status)}`);
   const events = array(top['events'], 'events').map((e, i) => checkedEvent(e, i));
   if (events.length === 0 || events[0]!.type !== 'run.started') throw new BundleError('events[0]', 'expected the run.started event first');
+  refuseCutEnd(status, events);
   const format = logFormatOf(events as StoredEvent[]);
   if (format > LOG_FORMAT) throw new BundleError('events[0].payload.format', `recorded in log format ${format}; this engine reads formats 1–${LOG_FORMAT}`);
   try {
@@ -181,6 +182,23 @@ export function parseBundle(text: string): RunBundle {
     run: { runId, mission: string(run['mission'], 'run.mission'), missionHash: hash, missionFiles, options: runOptions, status, createdAt: integer(run['createdAt'], 'run.createdAt') },
     events,
   };
+}
+
+/**
+ * A finished run's closing event is its last (closing-event.ts): a bundle that says "completed"
+ * (or "failed") without ending in it was cut or edited, and one ending in it says so. It was
+ * imported as a run "stopped before its end", exit 0, which verify then called not checked
+ * rather than damaged (probe 112 K9).
+ */
+function refuseCutEnd(status: RunStatus, events: readonly { type: string; seq: number }[]): void {
+  const last = events[events.length - 1]!;
+  const closing = status === 'completed' ? 'run.completed' : status === 'failed' ? 'run.failed' : undefined;
+  if (closing !== undefined && last.type !== closing) {
+    throw new BundleError('events', `run.status says ${status}, but the events end at seq ${last.seq} with ${last.type}, not ${closing}: the bundle was cut or edited`);
+  }
+  if (closing === undefined && (last.type === 'run.completed' || last.type === 'run.failed')) {
+    throw new BundleError('run.status', `says ${status}, but the events end with ${last.type}: the bundle was edited`);
+  }
 }
 
 /** Writes a checked bundle's run into the log, read-only (see the header). */

@@ -175,6 +175,14 @@ describe('reqon export / reqon import', () => {
     ['a newer log format', () => mutate((b) => ((b.events[0]!.payload as { format: number }).format = 99)), /log format 99/],
     ['a payload with a huge number', () => bundleText.replace('"recordedAt":', '"recordedAt":1e400,"ignored":'), /events\[0\]\.recordedAt: expected an integer/],
     ['events missing', () => mutate((b) => (b.events = [])), /events\[0\]: expected the run.started event first/],
+    // Probe 112 K9: a cut bundle of a finished run was imported as one "stopped before its end", exit 0.
+    ['a "completed" run whose events stop before run.completed', () => mutate((b) => (b.run.status = 'completed')), /run\.status says completed, but the events end at seq \d+ with run\.suspended, not run\.completed: the bundle was cut or edited/],
+    ['a "failed" run whose events stop before run.failed', () => mutate((b) => (b.run.status = 'failed')), /run\.status says failed, but the events end at seq \d+ with run\.suspended, not run\.failed/],
+    [
+      'a "suspended" run whose events end with run.completed',
+      () => mutate((b) => b.events.push({ ...b.events.at(-1)!, seq: b.events.length + 1, type: 'run.completed', stepPath: '', payload: {} })),
+      /run\.status: says suspended, but the events end with run\.completed: the bundle was edited/,
+    ],
   ])('refuses %s with the problem and where, writing nothing', async (_name, make, message) => {
     const file = path.join(dir, `bad-${Math.random().toString(36).slice(2)}.reqonrun`);
     fs.writeFileSync(file, make());
@@ -189,8 +197,8 @@ describe('reqon export / reqon import', () => {
 });
 
 interface MutableBundle {
-  run: { runId: string; missionFiles: { files: { text: string }[] } };
-  events: { type: string; payload: unknown }[];
+  run: { runId: string; status: string; missionFiles: { files: { text: string }[] } };
+  events: { seq: number; type: string; stepPath: string; payload: unknown }[];
 }
 
 function mutate(change: (bundle: MutableBundle) => void): string {
