@@ -490,6 +490,8 @@ export interface RunRetention {
   pruneRuns(runs: readonly PrunableRun[], finishedBefore: number, now: number): Promise<PrunedRuns>;
   /** Deletes up to `maxEvents` events of pruned runs in one durable transaction. */
   deletePrunedEvents(maxEvents: number): Promise<DeletedEvents>;
+  /** Runs pruned whose events are still queued for deletePrunedEvents (a prune stopped or died), and those events. */
+  queuedPrunedEvents(): Promise<{ runs: number; events: number }>;
   /** Reports the space the log takes and, where the backend can do it safely, gives freed space back. */
   reclaimSpace(opts: { vacuum: boolean }): Promise<SpaceReport>;
 }

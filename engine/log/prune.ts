@@ -65,6 +65,8 @@ export interface PruneSummary extends PruneTotals {
   stopped: boolean;
   /** After the prune (not in a dry run). */
   space?: SpaceReport;
+  /** In a dry run: what an earlier prune, stopped or killed, left queued; the next prune deletes it first. */
+  queued?: { runs: number; events: number };
 }
 
 /** "12 runs pruned, 3400 events deleted (1.2 MiB)": a progress line, the same in the CLI and the worker. */
@@ -98,7 +100,9 @@ export async function pruneLog(log: RunRetention, opts: PruneOptions): Promise<P
     }
   };
 
-  // Events a previous prune queued and did not get to (it was stopped, or died) go first.
+  // Events a previous prune queued and did not get to (it was stopped, or died) go first; a dry
+  // run says how many (probe 112 K11: it said "0 runs (0 events)" and the next prune deleted 190k).
+  const queued = dryRun ? await log.queuedPrunedEvents() : undefined;
   if (!dryRun && !(await deleteQueued())) return { ...totals, dryRun, stopped: true };
 
   // One mark per mission, key and API, as lastCheckpoint reads them.
@@ -113,7 +117,7 @@ export async function pruneLog(log: RunRetention, opts: PruneOptions): Promise<P
 
   let after: { updatedAt: number; runId: string } | undefined;
   for (;;) {
-    if (stop()) return { ...totals, dryRun, stopped: true };
+    if (stop()) return { ...totals, dryRun, stopped: true, ...(queued ? { queued } : {}) };
     const listed = await log.prunableRuns({ finishedBefore: opts.finishedBefore, now: opts.now(), limit: batchRuns, ...(after ? { after } : {}) });
     if (listed.length === 0) break;
     const last = listed[listed.length - 1]!;
@@ -142,6 +146,6 @@ export async function pruneLog(log: RunRetention, opts: PruneOptions): Promise<P
       if (!(await deleteQueued())) return { ...totals, dryRun, stopped: true };
     }
   }
-  if (dryRun) return { ...totals, dryRun, stopped: false };
+  if (dryRun) return { ...totals, dryRun, stopped: false, queued: queued! };
   return { ...totals, dryRun, stopped: false, space: await log.reclaimSpace({ vacuum: opts.vacuum === true }) };
 }

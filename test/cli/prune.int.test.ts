@@ -4,11 +4,15 @@
  * resumable, a fork whose parent was pruned still verifies and forks, bad durations get one
  * line and exit 2, and a worker prunes as it runs.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, describeResult, runCli, runIdOf } from '../durability/support/cli-build.js';
 import { backends, tempLogTarget, type TempLogTarget } from '../support/temp-log.js';
+import type { NewEvent } from '../../engine/log/events.js';
+import { openLog } from '../../engine/log/open-log.js';
+import { summaryText } from '../../engine/cli/commands/prune.js';
 
 const MISSION = `mission PruneCli {
   store notes: memory("notes")
@@ -132,5 +136,46 @@ describe.each(backends)('%s: reqon prune', (backend) => {
     const bad = await reqon('worker', '--once', '--prune-completed-before', '2026-01-01');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/a worker prunes by age; give a duration/);
+  }, 120_000);
+
+  it('stopped by SIGINT: "stopped", exit 12, and a dry run after it counts what is left (probe 112 K11: exit 0, then "0 runs (0 events)")', async () => {
+    // Finished runs made through the log, enough that a prune a run at a time takes a while.
+    const log = await openLog(t.target);
+    try {
+      for (let i = 0; i < 40; i++) {
+        const runId = `prune-sigint-${i}`;
+        const run = { runId, mission: 'PruneSigint', missionHash: 'h', missionFiles: { entry: 'x.vague', files: [] }, options: { sources: {}, env: {} }, createdAt: 1_000 };
+        const { lease } = await log.createRun(run, 'w1', 60_000, [{ type: 'run.started', stepPath: '', payload: { mission: 'PruneSigint' }, recordedAt: 1_000 } as NewEvent]);
+        const body = Array.from({ length: 400 }, (_, n) => ({ kind: 'event' as const, event: { type: 'value.recorded', stepPath: `Go/${n}`, payload: { source: 'now', value: n }, recordedAt: 1_000 } as NewEvent }));
+        await log.commit(lease, body, { durable: false, returnEvents: false });
+        await log.commit(lease, [{ kind: 'event', event: { type: 'run.completed', stepPath: '', payload: {}, recordedAt: 1_000 } as NewEvent }], { durable: true, status: { status: 'completed', releaseLease: true } });
+      }
+    } finally {
+      await log.close();
+    }
+    const child = spawn(process.execPath, [cli, 'prune', '--completed-before', '0d', '--batch', '1', '--db', t.target], { cwd: t.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('pruning runs of')) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    expect(code, `${stdout}\n${stderr}`).toBe(12);
+    expect(stdout).toMatch(/^stopped: pruned \d+ runs/);
+    expect(stdout).toMatch(/the rest stays as it was; run reqon prune again to carry on/);
+    const dry = await reqon('prune', '--completed-before', '0d', '--dry-run');
+    expect(dry.code, describeResult(dry)).toBe(0);
+    // Between them, the stopped prune and the dry run account for all 40 runs.
+    const pruned = Number(/pruned (\d+) runs/.exec(stdout)![1]);
+    expect(Number(/would prune (\d+) runs/.exec(dry.stdout)![1]) + pruned, dry.stdout).toBe(40);
+    // Where the stop fell mid-run (events queued, test/log/prune.int.test.ts), the dry run says so.
+    expect(summaryText({ dryRun: true, stopped: false, runs: 3, events: 30, deliveries: 0, bytes: 0, keptForCheckpoint: 0, changedMeanwhile: 0, queued: { runs: 1, events: 250 } })).toBe(
+      'dry run: would prune 3 runs (30 events); an earlier prune, stopped before its end, left 250 events of 1 pruned runs to delete, which the next prune deletes first; nothing was deleted',
+    );
+    const rest = await reqon('prune', '--completed-before', '0d');
+    expect(rest.code, describeResult(rest)).toBe(0);
+    expect((await reqon('runs', '--json')).stdout).not.toContain('prune-sigint-');
   }, 120_000);
 });

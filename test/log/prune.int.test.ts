@@ -296,11 +296,15 @@ describe.each(backends)('%s: prune', (backend: Backend) => {
     expect(log.stats().transactions - txBefore).toBeGreaterThanOrEqual(2);
     // The half-pruned run's id cannot be taken by a new run meanwhile (its old events are still there).
     await expect(log.createRun(newRun('long'), 'w1', TTL, [started()])).rejects.toThrow(/still being deleted/);
+    // A dry run meanwhile says what the stopped prune left queued (probe 112 K11: "0 runs (0 events)").
+    expect(await log.queuedPrunedEvents()).toEqual({ runs: 2, events: eventsLeft });
+    expect(await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, dryRun: true })).toMatchObject({ runs: 0, events: 0, queued: { runs: 2, events: eventsLeft } });
     const rest = await pruneLog(log, { finishedBefore: 5_000, now: () => NOW, batchEvents: 1_000 });
     expect(rest).toMatchObject({ runs: 0, stopped: false });
     expect(stopped.events + rest.events).toBe(5_000 + 2 + 10 + 2);
     expect(await countRows(t, 'SELECT count(*) AS n FROM reqon_events')).toBe(0);
     expect(await countRows(t, 'SELECT count(*) AS n FROM reqon_pruned_runs')).toBe(0);
+    expect(await log.queuedPrunedEvents()).toEqual({ runs: 0, events: 0 });
     // Done: the id is free again.
     await log.createRun(newRun('long'), 'w1', TTL, [started()]);
   });

@@ -11,7 +11,7 @@ import type { PrunableRun } from '../../log/log.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, dbLabel, dbPath, openCliLog } from '../engine-context.js';
-import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { EXIT_INTERRUPTED, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { describeHorizon, horizonInstant, parseHorizon } from '../prune-horizon.js';
 
 export const command: CommandModule = {
@@ -67,7 +67,9 @@ export const command: CommandModule = {
         shouldStop: () => stop.requested,
       });
       io.stdout(json ? `${JSON.stringify(summary)}\n` : `${summaryText(summary)}\n`);
-      return EXIT_OK;
+      // Stopped by a signal, it did not do what it was asked: not 0 (probe 112 K11), but the code of
+      // a command interrupted that can be carried on.
+      return summary.stopped ? EXIT_INTERRUPTED : EXIT_OK;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -86,7 +88,8 @@ export function summaryText(s: PruneSummary): string {
   if (s.keptForCheckpoint > 0) kept.push(`${s.keptForCheckpoint} kept: they hold their mission's latest sync checkpoint`);
   if (s.changedMeanwhile > 0) kept.push(`${s.changedMeanwhile} kept: taken, written or resumed since they were listed`);
   const keptText = kept.length > 0 ? `; ${kept.join('; ')}` : '';
-  if (s.dryRun) return `dry run: would prune ${s.runs} runs (${s.events} events)${keptText}; nothing was deleted`;
+  const left = s.queued !== undefined && s.queued.events > 0 ? `; an earlier prune, stopped before its end, left ${s.queued.events} events of ${s.queued.runs} pruned runs to delete, which the next prune deletes first` : '';
+  if (s.dryRun) return `dry run: would prune ${s.runs} runs (${s.events} events)${keptText}${left}; nothing was deleted`;
   const head = `${s.stopped ? 'stopped: ' : ''}pruned ${s.runs} runs: ${s.events} events, ${s.deliveries} webhook deliveries, ${byteText(s.bytes)} of log data${keptText}`;
   if (s.stopped) return `${head}\nthe rest stays as it was; run reqon prune again to carry on`;
   const space = s.space!;

@@ -767,6 +767,11 @@ class PostgresEventLog implements EventLog {
     return this.withClient((client) => retention.inTransaction(client, () => retention.pruneRuns(client, runs, finishedBefore, now)));
   }
 
+  async queuedPrunedEvents(): Promise<{ runs: number; events: number }> {
+    this.open('queuedPrunedEvents');
+    return this.withClient((client) => retention.queuedPrunedEvents(client));
+  }
+
   async deletePrunedEvents(maxEvents: number): Promise<DeletedEvents> {
     this.open('deletePrunedEvents');
     checkLimit(maxEvents, 'deletePrunedEvents: maxEvents');

@@ -92,6 +92,11 @@ export async function pruneRuns(client: PoolClient, runs: readonly PrunableRun[]
   return { runIds, deliveries: row.n, bytes: gone.rows.reduce((n, r) => n + r.bytes, 0) + row.bytes };
 }
 
+export async function queuedPrunedEvents(client: PoolClient): Promise<{ runs: number; events: number }> {
+  const { rows } = await client.query<{ runs: string; events: string }>('SELECT count(*) AS runs, coalesce(sum(last_seq - deleted_to), 0) AS events FROM reqon_pruned_runs');
+  return { runs: Number(rows[0]!.runs), events: Number(rows[0]!.events) };
+}
+
 /** Inside the caller's transaction. */
 export async function deletePrunedEvents(client: PoolClient, maxEvents: number): Promise<DeletedEvents> {
   const out: DeletedEvents = { events: 0, bytes: 0, runsDone: 0, left: false };

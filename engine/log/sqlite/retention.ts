@@ -53,6 +53,7 @@ function prepare(db: Database.Database) {
          AND (@after_at IS NULL OR r.updated_at > @after_at OR (r.updated_at = @after_at AND r.run_id > @after_id))
        ORDER BY r.updated_at, r.run_id
        LIMIT @limit`),
+    queuedPruned: db.prepare<[], { runs: number; events: number }>('SELECT count(*) AS runs, coalesce(sum(last_seq - deleted_to), 0) AS events FROM reqon_pruned_runs'),
     // Per API as well as key: lastCheckpoint reads only the checkpoints of the API a run fetches from.
     checkpointMarks: db.prepare<[], { mission: string; key: string; api: string | null; synced: number }>(`
       SELECT r.mission, json_extract(e.payload, '$.key') AS key, json_extract(e.payload, '$.api') AS api,
@@ -105,6 +106,10 @@ export class RetentionTables {
 
   checkpointMarks(): CheckpointMark[] {
     return this.sql.checkpointMarks.all().map((r) => ({ mission: r.mission, key: r.key, ...(r.api === null ? {} : { api: r.api }), syncedAt: r.synced }));
+  }
+
+  queuedPrunedEvents(): { runs: number; events: number } {
+    return this.sql.queuedPruned.get()!;
   }
 
   /** Inside the caller's write transaction. */

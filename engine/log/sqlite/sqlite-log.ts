@@ -652,6 +652,11 @@ class SqliteEventLog implements EventLog {
     return this.retention.prunable(query);
   }
 
+  async queuedPrunedEvents(): Promise<{ runs: number; events: number }> {
+    this.open('queuedPrunedEvents');
+    return this.retention.queuedPrunedEvents();
+  }
+
   async checkpointMarks(): Promise<CheckpointMark[]> {
     this.open('checkpointMarks');
     return this.retention.checkpointMarks();
