@@ -212,6 +212,12 @@ function reportFatal(e: unknown, io: CliIo): ExitCode {
     io.stderr(`reqon: ${e.message}\n`);
     return EXIT_FAILED;
   }
+  // The run is gone (a prune took it while its pages were read): its id names no run now, as for
+  // a run id the log does not hold; what was printed before this line is cut.
+  if (e instanceof Error && e.name === 'RunPrunedWhileReadError') {
+    io.stderr(`reqon: ${e.message}\n`);
+    return EXIT_USAGE;
+  }
   if (isLogFailure(e)) {
     // The database went away mid-command (a restart, a network cut), or failed (a full disk, a
     // statement or lock timeout its administrator set): not our bug, and nothing was lost — what

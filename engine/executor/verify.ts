@@ -196,6 +196,12 @@ export async function verifyRun(
       divergence = damaged(new DamagedLogError(runId, `it holds events past seq ${run.lastSeq}, where its ${run.status} run row ends (seq ${extra.seq}: ${extra.type}; added outside the engine)`, extra.seq));
     }
   }
+  // Rows gone under the walk, read a window at a time, may be a prune's (`reqon prune`, a worker's
+  // --prune-completed-before) of this finished run, not damage: with its row gone, there is no run
+  // to verify — not a DAMAGED LOG that sends the user to a backup (probe 112 K12).
+  if (divergence?.cause === 'damaged-log' && finished && (await log.getRun(runId)) === undefined) {
+    throw new RunUnavailableError(`run ${runId} was pruned while verify read it (reqon prune, or a worker's --prune-completed-before): there is no run left to verify`, 'not-found');
+  }
   const { original } = facts;
   const replayed: VerifyEntry[] = journal.asked;
   const unchecked = [...uncheckedBy(format, facts), ...unplannedWrites(facts), ...standInsReadOpenly(model, standIns)];

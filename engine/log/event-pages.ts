@@ -29,10 +29,27 @@ export async function* eventPages(log: EventLog, runId: string, paging: EventPag
   const bytes = paging.bytes ?? PAGE_BYTES;
   for (let fromSeq = paging.fromSeq ?? 1, size = paging.first ?? paging.size; ; size = Math.min(paging.size, size * 4)) {
     const page = await log.read(runId, { fromSeq, limit: size, maxBytes: bytes });
+    // Rows missing from where the last page ended: a prune may have taken the run between two
+    // pages. Then the pages read are cut, and a reader must not take them for the run (probe 112
+    // K8, K12: an export exited 0 with a bundle cut short, `events --json` with a holed stream).
+    const cut = page.length === 0 ? paging.lastSeq !== undefined && fromSeq <= paging.lastSeq : page.some((e, i) => e.seq !== fromSeq + i);
+    if (cut && (await log.getRun(runId)) === undefined) throw new RunPrunedWhileReadError(runId, fromSeq - 1);
     if (page.length === 0) return;
     yield page;
     const last = page[page.length - 1]!.seq;
     if (page.length < size && paging.lastSeq !== undefined && last >= paging.lastSeq) return;
     fromSeq = last + 1;
+  }
+}
+
+/** The run was pruned (its row deleted, its events queued for deletion) while its pages were read. */
+export class RunPrunedWhileReadError extends Error {
+  override readonly name = 'RunPrunedWhileReadError';
+  constructor(
+    readonly runId: string,
+    /** The last seq read whole. */
+    readonly readTo: number,
+  ) {
+    super(`run ${runId} was pruned while it was being read (reqon prune, or a worker's --prune-completed-before), after seq ${readTo}: what was read of it is incomplete`);
   }
 }

@@ -109,6 +109,44 @@ describe('verify reads a long run as it walks, and says the same as reading it w
   });
 });
 
+describe('a run pruned while verify reads it (probe 112 K12)', () => {
+  it('is "no run left to verify", never a DAMAGED LOG that sends the user to a backup', async () => {
+    const { c, runId } = await completedRun();
+    // The log as a prune racing the walk leaves it: after the first window, rows are gone, and
+    // so is the run's row (a prune deletes the row first, then the events a chunk at a time).
+    let pruned = false;
+    const racing = new Proxy(c.log, {
+      get(target, prop) {
+        if (prop === 'getRun') return async (id: string) => (pruned ? undefined : target.getRun(id));
+        if (prop === 'replayReader') {
+          return (id: string, lastSeq: number, types: readonly string[]) => {
+            const inner = target.replayReader!(id, lastSeq, types as never);
+            return {
+              total: inner.total,
+              next: (max: number) => {
+                const chunk = inner.next(max);
+                if (chunk.length > 0 && chunk[0]!.seq > 1 && types.length === 0) {
+                  pruned = true;
+                  return chunk.slice(1);
+                }
+                return chunk;
+              },
+            };
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await expect(verifyRun(racing, runId, { env: c.env })).rejects.toThrow(new RegExp(`^run ${runId} was pruned while verify read it .*there is no run left to verify$`));
+    // The same gap with the run's row still there is damage, as before.
+    pruned = false;
+    const damaged = new Proxy(racing, { get: (target, prop) => (prop === 'getRun' ? (id: string) => c.log.getRun(id) : Reflect.get(target, prop, target)) });
+    const report = await verifyRun(damaged, runId, { env: c.env });
+    expect(report.divergence?.cause).toBe('damaged-log');
+  });
+});
+
 describe("a fork's concurrent branches", () => {
   // Helper 54: a fork's effects are named by the run whose stretch of the log the walk is in, and
   // in concurrent branches that depends on how they interleaved. Comparing store-write ids made

@@ -9,6 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventLog, RunRecord, ScheduleFiring, TableReader, TableRow } from '../../engine/log/log.js';
+import type { NewEvent } from '../../engine/log/events.js';
 import { eventPages, type EventPaging } from '../../engine/log/event-pages.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
 import { newRun, started, storeWrite, value } from './helpers.js';
@@ -120,6 +121,26 @@ describe.each(backends)('%s: paged reads', (backend: Backend) => {
     expect(await seqs({ size: 100, bytes: 1000 })).toEqual([run(1, 9), run(10, 21)]);
     expect(await seqs({ size: 5, fromSeq: 19, lastSeq: 21 })).toEqual([[19, 20, 21]]);
     expect(await seqs({ size: 5, fromSeq: 22, lastSeq: 21 })).toEqual([]);
+  });
+
+  it('eventPages: a run pruned between two pages is an error naming it, never a cut or holed walk taken for the run (probe 112 K8, K12)', async () => {
+    const { lease } = await log.createRun(newRun('r1'), 'w1', TTL, [started()]);
+    await log.commit(lease, Array.from({ length: 20 }, (_, i) => value(i)), { durable: true });
+    await log.commit(lease, [{ kind: 'event', event: { type: 'run.completed', stepPath: '', payload: {}, recordedAt: 3_000 } as NewEvent }], { durable: true, status: { status: 'completed', releaseLease: true } });
+    const read: number[] = [];
+    const walk = async () => {
+      for await (const page of eventPages(log, 'r1', { size: 5, lastSeq: 22 })) {
+        read.push(...page.map((e) => e.seq));
+        if (read.length === 5) {
+          // A prune takes the run now: its row first, then its events from seq 1 up, a chunk at a time.
+          const runs = await log.prunableRuns({ finishedBefore: 10_000, now: 10_000, limit: 10 });
+          expect((await log.pruneRuns(runs, 10_000, 10_000)).runIds).toEqual(['r1']);
+          await log.deletePrunedEvents(12);
+        }
+      }
+    };
+    await expect(walk()).rejects.toThrow(/^run r1 was pruned while it was being read \(reqon prune, or a worker's --prune-completed-before\), after seq 5: what was read of it is incomplete$/);
+    expect(read).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("listRuns's after pages the listing in either order, through runs created at the same instant, with a filter too", async () => {
