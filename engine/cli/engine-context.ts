@@ -18,7 +18,7 @@ import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash
 import { CRASH_POINT_HELP, CRASH_POINTS } from '../journal/effects.js';
 import { CredentialsError, loadCredentialsFile, shortSecretWarning } from '../http/credentials.js';
 import { CliError } from './cli-error.js';
-import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.js';
+import { EXIT_FAILED, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './command-module.js';
 
 export const DEFAULT_DB = join('.reqon', 'reqon.db');
@@ -151,6 +151,19 @@ export function openFailure(path: string, error: unknown): unknown {
     }
   }
   return error;
+}
+
+/**
+ * The log refused a command's first write, before any run was made (a file SQLite opened
+ * read-only, a lock, a server gone): nothing was done — one line, exit 2, as when it is found so
+ * on opening. It was "the log database failed mid-command", exit 1, the code of a failed run,
+ * from a `run` that made no run (probe 112 K2). Undefined for any other error.
+ */
+export function reportRefusedLog(option: unknown, error: unknown, io: CliIo): ExitCode | undefined {
+  const refused = openFailure(dbPath(option), error);
+  if (!(refused instanceof CliError)) return undefined;
+  io.stderr(`reqon: ${refused.message}\n`);
+  return refused.exitCode;
 }
 
 /** SQLite's answers to opening a file that is not a (whole) SQLite database. */

@@ -4,6 +4,7 @@
  * left exactly as it was. Before, every command printed "internal error (please report it)"
  * with a stack trace and exited 1, the code of a failed run.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -128,6 +129,35 @@ describe('--db that is not a log', () => {
       expect(studio.stderr).not.toMatch(/internal error/);
     }
     expect(fs.readdirSync(dir).filter((name) => name.includes(':'))).toEqual([]);
+  });
+
+  it('a log SQLite can only read: run and fork exit 2, one line saying so, no run made (probe 112 K2: exit 1, "failed mid-command")', async (ctx) => {
+    const db = path.join(dir, 'read-only.db');
+    const made = await reqon('run', 'm.vague', '--db', db, '--quiet');
+    expect(made.code, made.stderr).toBe(0);
+    const parent = /^run (\S+)$/m.exec(made.stdout)![1]!;
+    // Root writes through file modes: an immutable file is what it cannot write (chattr, where the file system has it).
+    const root = process.getuid?.() === 0;
+    const locked = root ? spawnSync('chattr', ['+i', db]).status === 0 : (fs.chmodSync(db, 0o444), fs.chmodSync(dir, 0o555), true);
+    if (!locked) {
+      console.log('skipped: chattr +i is not available here, and root writes any file whatever its mode');
+      ctx.skip();
+    }
+    try {
+      for (const args of [['run', 'm.vague', '--quiet', '--json'], ['fork', parent, '--at', '2', '--quiet', '--json']]) {
+        const result = await reqon(...args, '--db', db);
+        expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+        // (Without root, SQLite may refuse the folder's -shm at open already: said as it opens.)
+        expect(result.stderr).toMatch(root ? /^reqon: \S+read-only\.db: the log cannot be written \(.*SQLITE_READONLY\); nothing was done/ : /^reqon: \S+read-only\.db: /);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stdout).toBe('');
+      }
+    } finally {
+      if (root) spawnSync('chattr', ['-i', db]);
+      else fs.chmodSync(dir, 0o755);
+    }
+    const runs = await reqon('runs', '--json', '--db', db);
+    expect((JSON.parse(runs.stdout) as unknown[]).length, 'no run was made').toBe(1);
   });
 
   it('a log another process holds locked: exit 2, one line that says so, no run made', async () => {
