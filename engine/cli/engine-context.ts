@@ -3,7 +3,7 @@
  * `.reqon/reqon.db` under the working directory), the real environment, and the parsing of
  * repeated `--source NAME=URL` / `--env K=V` flags.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MissionLoadError } from '../lang/loader.js';
 import { suggest } from '../lang/suggest.js';
@@ -52,11 +52,34 @@ export async function openCliLog(option: unknown, opts: { existing?: boolean } =
   if (opts.existing === true && !cliLogExists(path)) {
     throw new CliError(`${path}: no log there (no such file); check --db (or $REQON_DB) — a log is made by the first \`reqon run\``, EXIT_USAGE);
   }
+  let log: EventLog;
   try {
-    return await openLog(path);
+    log = await openLog(path);
   } catch (error) {
     throw openFailure(path, error);
   }
+  if (!isPostgresUrl(path)) {
+    const file = statSync(path, { throwIfNoEntry: false });
+    if (file) openedFiles.set(log, { path, dev: file.dev, ino: file.ino });
+  }
+  return log;
+}
+
+/** The SQLite file each log the CLI opened was, by device and inode. */
+const openedFiles = new WeakMap<EventLog, { path: string; dev: number; ino: number }>();
+
+/**
+ * Why what a command wrote through `log` is not in its file, if it is not: the file was deleted or
+ * replaced while the command held it open. SQLite writes on into the open file, gone from the
+ * folder, and a run "completed" there, exit 0, was gone when the command ended (probe 112 K3).
+ * Undefined while the path still names the file opened (and for PostgreSQL).
+ */
+export function logFileLost(log: EventLog): string | undefined {
+  const opened = openedFiles.get(log);
+  if (!opened) return undefined;
+  const now = statSync(opened.path, { throwIfNoEntry: false });
+  if (now && now.dev === opened.dev && now.ino === opened.ino) return undefined;
+  return `the log file ${opened.path} was ${now ? 'replaced' : 'deleted'} while this command wrote to it: what it recorded went with the old file, and nothing can show or resume it`;
 }
 
 /** How a command that serves (the worker) waits for a log database that is not up yet. */
@@ -164,6 +187,14 @@ export function reportRefusedLog(option: unknown, error: unknown, io: CliIo): Ex
   if (!(refused instanceof CliError)) return undefined;
   io.stderr(`reqon: ${refused.message}\n`);
   return refused.exitCode;
+}
+
+/** `logFileLost` said on stderr, exit 1, in place of the end of a run its log file no longer holds. */
+export function reportLostLog(log: EventLog, io: CliIo): ExitCode | undefined {
+  const lost = logFileLost(log);
+  if (lost === undefined) return undefined;
+  io.stderr(`reqon: ${lost}\n`);
+  return EXIT_FAILED;
 }
 
 /** SQLite's answers to opening a file that is not a (whole) SQLite database. */

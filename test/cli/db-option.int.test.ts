@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, runCli } from '../durability/support/cli-build.js';
+import { FakeApi } from '../support/fake-api.js';
 
 let cli: string;
 let dir: string;
@@ -158,6 +159,41 @@ describe('--db that is not a log', () => {
     }
     const runs = await reqon('runs', '--json', '--db', db);
     expect((JSON.parse(runs.stdout) as unknown[]).length, 'no run was made').toBe(1);
+  });
+
+  it('a log file deleted or replaced under a run: exit 1, saying what went with it — never "completed", exit 0 (probe 112 K3)', async () => {
+    const api = new FakeApi();
+    let db = '';
+    const swap: Record<string, () => void> = {
+      deleted: () => {
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
+      },
+      replaced: () => {
+        fs.renameSync(db, `${db}.old`);
+        fs.copyFileSync(`${db}.old`, db);
+      },
+    };
+    let happen = () => {};
+    api.on('GET /items', () => {
+      happen();
+      return { status: 200, body: [{ id: 'a' }] };
+    });
+    await api.start();
+    try {
+      fs.writeFileSync(path.join(dir, 'pull.vague'), 'mission Pull {\n  source Api { auth: none, base: "http://127.0.0.1:1" }\n  store s: memory("s")\n  action A {\n    get "/items"\n    store response -> s { key: .id }\n  }\n  run A\n}\n');
+      for (const [how, act] of Object.entries(swap)) {
+        db = path.join(dir, `lost-${how}.db`);
+        happen = () => {};
+        expect((await reqon('run', 'pull.vague', '--db', db, '--source', `Api=${api.url}`, '--quiet')).code).toBe(0);
+        happen = act;
+        const result = await reqon('run', 'pull.vague', '--db', db, '--source', `Api=${api.url}`, '--quiet', '--json');
+        expect(result.code, `${how}: ${result.stderr}`).toBe(1);
+        expect(result.stderr).toBe(`reqon: the log file ${db} was ${how} while this command wrote to it: what it recorded went with the old file, and nothing can show or resume it\n`);
+        expect(result.stdout).not.toMatch(/completed/);
+      }
+    } finally {
+      await api.stop();
+    }
   });
 
   it('a log another process holds locked: exit 2, one line that says so, no run made', async () => {

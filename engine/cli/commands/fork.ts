@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { forkRun, ForkPointError } from '../../executor/fork-run.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { CRASH_AT_HELP, cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles, reportRefusedLog } from '../engine-context.js';
+import { cliEnv, CRASH_AT_HELP, crashPlanOption, dataDir, openCliLog, readMissionFiles, reportLostLog, reportRefusedLog } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportRun, reportInterrupted, reportRunError } from '../run-output.js';
 
@@ -42,7 +42,7 @@ export const command: CommandModule = {
         { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true), onRunId: (id) => io.stdout(`run ${(runId = id)}\n`) },
       );
       if (options.json !== true) io.stderr(`forked from ${result.parentRunId} at seq ${result.forkedAtSeq}\n`);
-      return reportRun(result, options.json === true, io);
+      return reportLostLog(log, io) ?? reportRun(result, options.json === true, io);
     } catch (e) {
       if (e instanceof ForkPointError) throw new CliError(e.message);
       const code = reportRunError(e, io) ?? reportInterrupted(e, runId, options.json === true, io) ?? (runId === undefined ? reportRefusedLog(options.db, e, io) : undefined);

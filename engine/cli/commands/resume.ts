@@ -11,7 +11,7 @@ import { UnloggableValueError } from '../../log/loggable.js';
 import { resumeRun } from '../../executor/run-mission.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { CRASH_AT_HELP, cliEnv, crashPlanOption, dataDir, openCliLog, readMissionFiles } from '../engine-context.js';
+import { cliEnv, CRASH_AT_HELP, crashPlanOption, dataDir, openCliLog, readMissionFiles, reportLostLog } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportInterrupted, reportRun, reportRunError, reportUntouched } from '../run-output.js';
 
@@ -58,7 +58,7 @@ export const command: CommandModule = {
         },
         { log, env, dataDir: dataDir(), crash, progress: progressTo(io, options.quiet === true), onRunId: (id) => (carried = id) },
       );
-      return reportRun(result, options.json === true, io);
+      return reportLostLog(log, io) ?? reportRun(result, options.json === true, io);
     } catch (e) {
       const code = reportRunError(e, io) ?? reportInterrupted(e, carried, options.json === true, io) ?? reportUntouched(e, args[0] as string, payload !== undefined, io);
       if (code === undefined) throw e;

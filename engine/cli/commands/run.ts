@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startRun } from '../../executor/run-mission.js';
 import type { CliIo, CommandModule } from '../command-module.js';
-import { CRASH_AT_HELP, checkAuthFile, checkSourceOverrides, cliEnv, collectEnv, collectSources, crashPlanOption, dataDir, openCliLog, readMissionFiles, reportRefusedLog } from '../engine-context.js';
+import { checkAuthFile, checkSourceOverrides, cliEnv, collectEnv, collectSources, CRASH_AT_HELP, crashPlanOption, dataDir, openCliLog, readMissionFiles, reportLostLog, reportRefusedLog } from '../engine-context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { progressTo, reportInterrupted, reportRun, reportRunError } from '../run-output.js';
 
@@ -51,7 +51,7 @@ export const command: CommandModule = {
           },
         },
       );
-      return reportRun(result, options.json === true, io);
+      return reportLostLog(log, io) ?? reportRun(result, options.json === true, io);
     } catch (e) {
       const code = reportRunError(e, io) ?? reportInterrupted(e, runId, options.json === true, io) ?? (runId === undefined ? reportRefusedLog(options.db, e, io) : undefined);
       if (code === undefined) throw e;
