@@ -11,7 +11,7 @@ import { modelFor, readMissionFiles as readMissionFilesFrom } from '../executor/
 import { createRealEnv } from '../env/real-env.js';
 import type { Env } from '../env/env.js';
 import { LogConnectionError, LogSetupError, LogTargetError, LogVersionError, type EventLog, type MissionFiles } from '../log/log.js';
-import { LOG_LOCKED_TEXT, logUnreachable } from '../log/errors.js';
+import { isLogFailure, LOG_LOCKED_TEXT, logUnreachable } from '../log/errors.js';
 import { isPostgresUrl, openLog, otherUrlScheme } from '../log/open-log.js';
 import { redactPgUrl } from '../log/postgres/pg-url.js';
 import { CrashSpecError, parseCrashSpec, type CrashPlan } from '../journal/crash-points.js';
@@ -184,9 +184,15 @@ export function openFailure(path: string, error: unknown): unknown {
  */
 export function reportRefusedLog(option: unknown, error: unknown, io: CliIo): ExitCode | undefined {
   const refused = openFailure(dbPath(option), error);
-  if (!(refused instanceof CliError)) return undefined;
-  io.stderr(`reqon: ${refused.message}\n`);
-  return refused.exitCode;
+  if (refused instanceof CliError) {
+    io.stderr(`reqon: ${refused.message}\n`);
+    return refused.exitCode;
+  }
+  // Any other failure of the log before the run's row was there (a statement cut by a timeout, a
+  // connection lost and the row then found absent — run-start.ts createResolved): nothing was made.
+  if (!isLogFailure(error)) return undefined;
+  io.stderr(`reqon: the log database failed before a run was made (${error instanceof Error ? error.message : String(error)}): nothing was done — try again once it is back\n`);
+  return EXIT_USAGE;
 }
 
 /** `logFileLost` said on stderr, exit 1, in place of the end of a run its log file no longer holds. */

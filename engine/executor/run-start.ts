@@ -16,6 +16,7 @@ import { missionHash, modelFor } from './mission-cache.js';
 import { refuseUnstartableMission } from './start-checks.js';
 import { defaultOwner } from './owner.js';
 import { isSensitiveName } from '../env/credential-names.js';
+import { logUnreachable } from '../log/errors.js';
 
 /** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
 export interface PreparedRun {
@@ -206,12 +207,58 @@ function refuseUnusableSetup(model: MissionModel, options: RunOptions, credentia
 
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
   const prepared = prepareNewRun(files, options, deps, true);
-  const { lease } = await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
+  const lease = await createResolved(prepared, deps);
   deps.onRunId?.(prepared.run.runId);
   return execute(
     { runId: prepared.run.runId, model: modelFor(files, prepared.run.missionHash), options: prepared.run.options, lease, recorded: [], ownMission: true },
     deps,
   );
+}
+
+/**
+ * Creates the run. A connection lost as its creating commit went out leaves the outcome unknown:
+ * the server may have committed it and the reply been lost (probe 113 K3: `reqon run` exited 1
+ * with no run id for a run that a worker then carried on, and the user's re-run sent its POST
+ * again under another key). The run's id was chosen before, so its row is looked up once, on a
+ * new connection: there, made by this process, the run goes on under the lease it was made with;
+ * absent, nothing was made and the loss is thrown as it was; the lookup failing too is
+ * RunCreationUnknownError, which names the run to look for.
+ */
+async function createResolved(prepared: { run: NewRun; owner: string; ttlMs: number; first: NewEvent[] }, deps: EngineDeps): Promise<Lease> {
+  const { runId } = prepared.run;
+  try {
+    return (await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first)).lease;
+  } catch (error) {
+    if (!logUnreachable(error)) throw error;
+    let row: Awaited<ReturnType<EngineDeps['log']['getRun']>>;
+    try {
+      row = await deps.log.getRun(runId);
+    } catch {
+      deps.onRunId?.(runId);
+      throw new RunCreationUnknownError(runId, error);
+    }
+    if (row === undefined) throw error;
+    if (row.owner !== prepared.owner || row.leaseExpiresAt === null) {
+      deps.onRunId?.(runId);
+      throw new RunUnavailableError(`run ${runId} was made, and the log connection was lost as it was; another process carries it on now`, 'owned');
+    }
+    return { runId, owner: row.owner, epoch: row.leaseEpoch, expiresAt: row.leaseExpiresAt };
+  }
+}
+
+/** The log was lost as a run was being created, and could not be asked after whether it was. */
+export class RunCreationUnknownError extends Error {
+  override readonly name = 'RunCreationUnknownError';
+  constructor(
+    readonly runId: string,
+    cause: unknown,
+  ) {
+    super(
+      `lost the log database as run ${runId} was being created (${cause instanceof Error ? cause.message : String(cause)}): whether it was is not known until the database is back — ` +
+        `\`reqon show ${runId}\` then says; if it was, a worker (or \`reqon resume ${runId}\`) carries it on, so do not start the mission again before you know`,
+      { cause },
+    );
+  }
 }
 
 /**

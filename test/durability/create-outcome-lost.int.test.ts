@@ -1,0 +1,102 @@
+/**
+ * A connection lost as a run's creating commit went out (a restart, a failover, a network cut):
+ * the server may have committed it, and the reply never came. `startRun` looks the run's row up
+ * on a new connection and goes by what it finds (probe 113 K3: `reqon run` exited 1 with no run
+ * id for a run that a worker then carried on, and the user's re-run sent its POST again under a
+ * second Idempotency-Key):
+ * - made: the run goes on under the lease it was made with — one POST, completed;
+ * - not made: the loss is thrown as it was (nothing was done);
+ * - not known (the lookup fails too): RunCreationUnknownError, after the run's id is told.
+ * Simulated on each backend by a log whose createRun loses its reply.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRealEnv } from '../../engine/env/real-env.js';
+import { startRun } from '../../engine/executor/run-mission.js';
+import type { EventLog, MissionFiles } from '../../engine/log/log.js';
+import { FakeApi } from '../support/fake-api.js';
+import { backends, openTempLog, type TempLog } from '../support/temp-log.js';
+
+const MISSION = `mission Charge {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    post "/charges" { body: { amount: 5 } }
+  }
+  run A
+}
+`;
+
+function connectionLost(): Error {
+  return Object.assign(new Error('Connection terminated unexpectedly'), { name: 'Error' });
+}
+
+/** The log, but its createRun's reply is lost: after the row is made (`committed`) or before, and getRun fails `lookups` times. */
+function losingCreate(log: EventLog, opts: { committed: boolean; lookupsFail: boolean }): EventLog {
+  return new Proxy(log, {
+    get(target, prop) {
+      if (prop === 'createRun') {
+        return async (...args: Parameters<EventLog['createRun']>) => {
+          if (opts.committed) await target.createRun(...args);
+          throw connectionLost();
+        };
+      }
+      if (prop === 'getRun' && opts.lookupsFail) return () => Promise.reject(connectionLost());
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+let temp: TempLog | undefined;
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.stop();
+  await temp?.close();
+  api = temp = undefined;
+});
+
+describe.each(backends)('a run whose creating commit lost its reply (%s)', (backend) => {
+  async function setUp(): Promise<{ files: MissionFiles; deps: (log: EventLog, ids: string[]) => Parameters<typeof startRun>[2] }> {
+    temp = await openTempLog(backend, {}, 'reqon-create-lost-');
+    api = new FakeApi().on('POST /charges', { status: 201, body: { ok: true } });
+    await api.start();
+    const file = path.join(temp.dir, 'charge.vague');
+    fs.writeFileSync(file, MISSION);
+    const env = createRealEnv({});
+    return {
+      files: { entry: file, files: [{ path: file, text: MISSION }] },
+      deps: (log, ids) => ({ log, env, dataDir: path.join(temp!.dir, 'data'), onRunId: (id: string) => ids.push(id) }),
+    };
+  }
+  const options = () => ({ sources: { Api: api!.url }, env: {} });
+
+  it('made: the run goes on under its lease, its POST sent once, and it completes', async () => {
+    const { files, deps } = await setUp();
+    const ids: string[] = [];
+    const result = await startRun(files, options(), deps(losingCreate(temp!.log, { committed: true, lookupsFail: false }), ids));
+    expect(result.status).toBe('completed');
+    expect(ids).toEqual([result.runId]);
+    expect(api!.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect((await temp!.log.getRun(result.runId))?.status).toBe('completed');
+  });
+
+  it('not made: the loss, as it was, and no run', async () => {
+    const { files, deps } = await setUp();
+    const ids: string[] = [];
+    await expect(startRun(files, options(), deps(losingCreate(temp!.log, { committed: false, lookupsFail: false }), ids))).rejects.toThrow(/^Connection terminated unexpectedly$/);
+    expect(ids).toEqual([]);
+    expect(await temp!.log.listRuns({ limit: 10 })).toEqual([]);
+    expect(api!.requests).toEqual([]);
+  });
+
+  it('not known: the run id is told, then RunCreationUnknownError naming it; nothing sent', async () => {
+    const { files, deps } = await setUp();
+    const ids: string[] = [];
+    const started = startRun(files, options(), deps(losingCreate(temp!.log, { committed: true, lookupsFail: true }), ids));
+    await expect(started).rejects.toMatchObject({ name: 'RunCreationUnknownError' });
+    expect(ids).toHaveLength(1);
+    await expect(started).rejects.toThrow(new RegExp(`lost the log database as run ${ids[0]} was being created .*\`reqon show ${ids[0]}\` then says`));
+    expect(api!.requests).toEqual([]);
+  });
+});
