@@ -114,8 +114,9 @@ export function reportRunError(e: unknown, io: CliIo): ExitCode | undefined {
       // the run over and carries it on, or has ended it — not "the run failed" (probe 106 K7).
       io.stderr(`reqon: ${e.message}\nreqon: the run goes on in the process that took it over: \`reqon show RUN_ID\` says how it stands\n`);
       return EXIT_OWNED_ELSEWHERE;
+    case 'ResumeOutcomeUnknownError':
     case 'RunCreationUnknownError':
-      // Interrupted, as a run the log failed under: its `run ID` line came first, to look it up by.
+      // Interrupted, as a run the log failed under; the message names the run to look up.
       io.stderr(`reqon: ${e.message}\n`);
       return EXIT_INTERRUPTED;
     case 'NondeterminismError':

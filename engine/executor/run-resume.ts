@@ -28,6 +28,7 @@ import { assertReplays } from './verify.js';
 import { closingEvent } from './closing-event.js';
 import { DamagedLogError } from '../journal/journal.js';
 import { identitiesOf } from '../journal/fork-identity.js';
+import { logUnreachable } from '../log/errors.js';
 
 export interface ResumeOptions {
   /** Replay against an edited mission instead of the one the run started with. */
@@ -554,7 +555,7 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
     }
     event = { type: 'run.resumed', stepPath: '', payload: { reason: 'manual', owner: by, replayFromSeq: run.lastSeq }, recordedAt: deps.env.clock.now() };
   }
-  const outcome = await deps.log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq, claim, deliver);
+  const outcome = await resumeResolved(deps.log, run, waitingOn, event, claim, deliver);
   // The pause is spent (the run is running, nobody's yet): from here the run is this resumer's to carry.
   if (outcome === 'resumed') deps.onRunId?.(run.runId);
   if (outcome !== 'resumed') {
@@ -563,6 +564,54 @@ export async function resumeSuspendedRun(run: RunRecord, opts: ResumeOptions, de
       `run ${run.runId} was already resumed (it no longer waits on ${waitingOn} at seq ${run.lastSeq}); nothing was changed` +
         (opts.payload !== undefined ? ` and your payload${mine} was not used` : ''),
       'already-resumed',
+    );
+  }
+}
+
+/**
+ * The resume's compare-and-set. A connection lost as its commit went out leaves the outcome
+ * unknown: the server may have committed it and the reply been lost (probe 113 K4: the CLI said
+ * "nothing was changed and your payload was not used — try again", then "already resumed", while
+ * a worker carried the run on with that payload). The resume's event is the one after the seq the
+ * run was suspended at, so that seq is read once, on a new connection: this event there, it was
+ * resumed; another, another resumer was first; none, nothing changed and the loss is thrown as it
+ * was; the read failing too is ResumeOutcomeUnknownError.
+ */
+async function resumeResolved(
+  log: EventLog,
+  run: RunRecord,
+  waitingOn: string,
+  event: NewEvent,
+  claim: { path: string; eventId: string; waitId: string } | undefined,
+  deliver: ResumeDelivery | undefined,
+): Promise<'resumed' | 'not-waiting'> {
+  try {
+    return await log.resumeSuspended(run.runId, waitingOn, event, run.lastSeq, claim, deliver);
+  } catch (error) {
+    if (!logUnreachable(error)) throw error;
+    let next: StoredEvent | undefined;
+    try {
+      [next] = await log.read(run.runId, { fromSeq: run.lastSeq + 1, limit: 1 });
+    } catch {
+      throw new ResumeOutcomeUnknownError(run.runId, error);
+    }
+    if (next === undefined) throw error;
+    const same = next.type === event.type && next.stepPath === event.stepPath && canonicalJson(next.payload) === canonicalJson(event.payload) && next.recordedAt === event.recordedAt;
+    return same ? 'resumed' : 'not-waiting';
+  }
+}
+
+/** The log was lost as a resume was committed, and could not be asked after whether it was. */
+export class ResumeOutcomeUnknownError extends Error {
+  override readonly name = 'ResumeOutcomeUnknownError';
+  constructor(
+    readonly runId: string,
+    cause: unknown,
+  ) {
+    super(
+      `lost the log database as run ${runId} was being resumed (${cause instanceof Error ? cause.message : String(cause)}): whether it was — with your payload, if you gave one — is not known until the database is back; ` +
+        `\`reqon show ${runId}\` then says (resumed: a worker carries it on; still waiting: resume it again)`,
+      { cause },
     );
   }
 }

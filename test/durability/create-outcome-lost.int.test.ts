@@ -1,5 +1,5 @@
 /**
- * A connection lost as a run's creating commit went out (a restart, a failover, a network cut):
+ * A connection lost as a run's creating commit (or a resume's) went out (a restart, a failover, a network cut):
  * the server may have committed it, and the reply never came. `startRun` looks the run's row up
  * on a new connection and goes by what it finds (probe 113 K3: `reqon run` exited 1 with no run
  * id for a run that a worker then carried on, and the user's re-run sent its POST again under a
@@ -7,13 +7,15 @@
  * - made: the run goes on under the lease it was made with — one POST, completed;
  * - not made: the loss is thrown as it was (nothing was done);
  * - not known (the lookup fails too): RunCreationUnknownError, after the run's id is told.
- * Simulated on each backend by a log whose createRun loses its reply.
+ * The same for `reqon resume --payload` (probe 113 K4: "nothing was changed and your payload was
+ * not used", while a worker carried the run on with it): the seq after the suspension is read.
+ * Simulated on each backend by a log whose createRun (resumeSuspended) loses its reply.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRealEnv } from '../../engine/env/real-env.js';
-import { startRun } from '../../engine/executor/run-mission.js';
+import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
 import type { EventLog, MissionFiles } from '../../engine/log/log.js';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, openTempLog, type TempLog } from '../support/temp-log.js';
@@ -98,5 +100,71 @@ describe.each(backends)('a run whose creating commit lost its reply (%s)', (back
     expect(ids).toHaveLength(1);
     await expect(started).rejects.toThrow(new RegExp(`lost the log database as run ${ids[0]} was being created .*\`reqon show ${ids[0]}\` then says`));
     expect(api!.requests).toEqual([]);
+  });
+});
+
+const PAUSED = `mission Approve {
+  source Api { auth: none, base: "http://placeholder.test" }
+  action A {
+    pause { duration: "1h" }
+    post "/charges" { body: { amount: response.amount } }
+  }
+  run A
+}
+`;
+
+/** The log, but its resumeSuspended's reply is lost: after the commit (`committed`) or before; reads fail after it with `lookupsFail`. */
+function losingResume(log: EventLog, opts: { committed: boolean; lookupsFail: boolean }): EventLog {
+  let lost = false;
+  return new Proxy(log, {
+    get(target, prop) {
+      if (prop === 'resumeSuspended') {
+        return async (...args: Parameters<EventLog['resumeSuspended']>) => {
+          if (opts.committed) expect(await target.resumeSuspended(...args)).toBe('resumed');
+          lost = true;
+          throw connectionLost();
+        };
+      }
+      if (prop === 'read' && opts.lookupsFail && lost) return () => Promise.reject(connectionLost());
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+describe.each(backends)('a resume whose commit lost its reply (%s)', (backend) => {
+  async function paused(): Promise<{ runId: string; deps: (log: EventLog) => Parameters<typeof resumeRun>[2] }> {
+    temp = await openTempLog(backend, {}, 'reqon-resume-lost-');
+    api = new FakeApi().on('POST /charges', { status: 201, body: { ok: true } });
+    await api.start();
+    const file = path.join(temp.dir, 'approve.vague');
+    fs.writeFileSync(file, PAUSED);
+    const env = createRealEnv({});
+    const deps = (log: EventLog) => ({ log, env, dataDir: path.join(temp!.dir, 'data') });
+    const started = await startRun({ entry: file, files: [{ path: file, text: PAUSED }] }, { sources: { Api: api.url }, env: {} }, deps(temp.log));
+    expect(started.status).toBe('suspended');
+    return { runId: started.runId, deps };
+  }
+
+  it('made: the resume goes on with the payload, which the POST carries once', async () => {
+    const { runId, deps } = await paused();
+    const result = await resumeRun(runId, { payload: { amount: 42 }, by: 'cli' }, deps(losingResume(temp!.log, { committed: true, lookupsFail: false })));
+    expect(result.status).toBe('completed');
+    expect(api!.requests.map((r) => r.body)).toEqual([{ amount: 42 }]);
+  });
+
+  it('not made: the loss as it was, the run still waiting, the payload unused', async () => {
+    const { runId, deps } = await paused();
+    await expect(resumeRun(runId, { payload: { amount: 42 }, by: 'cli' }, deps(losingResume(temp!.log, { committed: false, lookupsFail: false })))).rejects.toThrow(/^Connection terminated unexpectedly$/);
+    expect((await temp!.log.getRun(runId))?.status).toBe('suspended');
+    expect(api!.requests).toEqual([]);
+  });
+
+  it('not known: ResumeOutcomeUnknownError naming the run, never "nothing was changed"', async () => {
+    const { runId, deps } = await paused();
+    await expect(resumeRun(runId, { payload: { amount: 42 }, by: 'cli' }, deps(losingResume(temp!.log, { committed: true, lookupsFail: true })))).rejects.toMatchObject({
+      name: 'ResumeOutcomeUnknownError',
+      message: expect.stringMatching(new RegExp(`^lost the log database as run ${runId} was being resumed .*\`reqon show ${runId}\` then says`)),
+    });
   });
 });
