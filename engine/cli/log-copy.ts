@@ -33,6 +33,7 @@ import type { NewEvent, StoredEvent } from '../log/events.js';
 import { ownerIsDead } from '../executor/owner.js';
 import { eventPages, PAGE_BYTES } from '../log/event-pages.js';
 import { IMPORTED_OWNER, type CommitEntry, type EventLog, type Lease, type RunRecord, type ScheduleFiring, type StoreTableRef, type StoredDelivery, type TableRow } from '../log/log.js';
+import { isLogFailure } from '../log/errors.js';
 
 /** The copier's lease owner: not `host:pid:nonce`, so no worker ever presumes it dead. */
 export const COPY_OWNER = 'reqon-log-copy';
@@ -133,6 +134,7 @@ export async function copyLog(from: EventLog, to: EventLog, opts: CopyOptions): 
     if (await to.getSchedule(s.mission)) throw new LogCopyError(`the target log already has a schedule for ${s.mission}`);
   }
   if (opts.append) await refuseRowCollisions(from, to, pageSize);
+  await refuseForeignTables(from, to);
 
   let deliveries = 0;
   for await (const page of reporting(deliveryPages(from, pageSize), (n) => progress(`copying webhook deliveries (${n} so far)`))) {
@@ -477,6 +479,30 @@ async function* runsOf(log: EventLog, pageSize: number): AsyncGenerator<RunRecor
     const last = page[page.length - 1];
     if (page.length < pageSize || last === undefined) return;
     after = { createdAt: last.createdAt, runId: last.runId };
+  }
+}
+
+/**
+ * A table of a store's name in the target that is no store table of that kind (the user's own,
+ * or the other kind's) is refused before anything is written — it failed the copy half way, with
+ * an internal error, leaving a target a plain copy then refused as not empty (probe 113 K1).
+ * Reading one row through the log's reader makes the same check a run's store read does.
+ */
+async function refuseForeignTables(from: EventLog, to: EventLog): Promise<void> {
+  for (const t of await from.listTables()) {
+    try {
+      const reader = await to.tableReader(t.storeKind, t.table);
+      try {
+        await reader.next(1);
+      } finally {
+        await reader.close();
+      }
+    } catch (error) {
+      if (isLogFailure(error)) throw error;
+      throw new LogCopyError(
+        `the target log cannot take ${t.storeKind} table ${t.table}: ${error instanceof Error ? error.message : String(error)}; rename or drop that table there, or copy into another database — nothing was copied`,
+      );
+    }
   }
 }
 

@@ -13,6 +13,7 @@
  * reads back differently fails verification (no ✓ it did not check).
  */
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResponse } from '../../engine/env/fake-env.js';
 import { startRun } from '../../engine/executor/run-mission.js';
@@ -165,6 +166,27 @@ describe('reqon log copy', () => {
     const copied = await target(w, 'killed-copy.db');
     await copyLog(other, copied, { now: w.env.clock.now() });
     expect(await copied.getRun(killed.run.runId)).toMatchObject({ status: 'running', owner: killed.owner });
+  });
+
+  it("a target holding a table of a store's name that is no such store table is refused before anything is written (probe 113 K1)", async () => {
+    world = await timeWorld({ handler: async (req) => jsonResponse(200, req.url.endsWith('/items') ? ITEMS : { ok: true }) });
+    const w = world;
+    await startRun(w.mission('stores.vague', STORES), OPTIONS, { log: w.log, env: w.env, dataDir: path.join(w.dir, 'data') });
+    const file = path.join(w.dir, 'foreign.db');
+    await (await target(w, 'foreign.db')).close();
+    opened.pop();
+    // The user's own table, named as the source's sql store.
+    const db = new Database(file);
+    db.exec('CREATE TABLE copy_rows (id INTEGER, note TEXT)');
+    db.close();
+    const to = await target(w, 'foreign.db');
+    await expect(copyLog(w.log, to, { now: w.env.clock.now() })).rejects.toThrow(
+      /^the target log cannot take sql table copy_rows: .*not a store table.*; rename or drop that table there, or copy into another database — nothing was copied$/,
+    );
+    // Nothing was written: no run, no delivery, no other table's rows.
+    expect(await to.listRuns()).toEqual([]);
+    expect(await to.deliveryPage({ limit: 1 })).toEqual([]);
+    expect(await to.readTable('nosql', 'copy_docs')).toEqual([]);
   });
 
   it('a copy killed mid-run leaves that run owned for good (no worker carries on a half-copied run), and a second copy says what the first left', async () => {
