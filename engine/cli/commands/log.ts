@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { copyLog, LogCopyError } from '../log-copy.js';
 import { CliError } from '../cli-error.js';
 import { isPostgresUrl } from '../../log/open-log.js';
+import { isLogFailure, logUnreachable } from '../../log/errors.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -47,6 +48,15 @@ export const command: CommandModule = {
         );
         return EXIT_OK;
       } catch (error) {
+        if (isLogFailure(error)) {
+          // Not a run this command carried (the generic advice, `reqon resume`, fits no copy): the
+          // target holds a part of the copy that nothing carries on (probe 113 K2).
+          io.stderr(
+            `reqon log copy: ${logUnreachable(error) ? 'lost a log database' : 'a log database failed'} mid-copy (${error instanceof Error ? error.message : String(error)}): ` +
+              'the source is as it was; the target holds a part of the copy, which no worker or resume carries on — once the database is back, copy again into an empty target (delete that database, or its file)\n',
+          );
+          return EXIT_FAILED;
+        }
         if (!(error instanceof LogCopyError)) throw error;
         io.stderr(`reqon log copy: ${error.message}\n`);
         return EXIT_FAILED;
