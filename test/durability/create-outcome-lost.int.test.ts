@@ -19,6 +19,7 @@ import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
 import type { EventLog, MissionFiles } from '../../engine/log/log.js';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, openTempLog, type TempLog } from '../support/temp-log.js';
+import { overriding } from '../support/log-overrides.js';
 
 const MISSION = `mission Charge {
   source Api { auth: none, base: "http://placeholder.test" }
@@ -33,20 +34,14 @@ function connectionLost(): Error {
   return Object.assign(new Error('Connection terminated unexpectedly'), { name: 'Error' });
 }
 
-/** The log, but its createRun's reply is lost: after the row is made (`committed`) or before, and getRun fails `lookups` times. */
+/** The log, but its createRun's reply is lost: after the row is made (`committed`) or before; getRun fails with `lookupsFail`. */
 function losingCreate(log: EventLog, opts: { committed: boolean; lookupsFail: boolean }): EventLog {
-  return new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'createRun') {
-        return async (...args: Parameters<EventLog['createRun']>) => {
-          if (opts.committed) await target.createRun(...args);
-          throw connectionLost();
-        };
-      }
-      if (prop === 'getRun' && opts.lookupsFail) return () => Promise.reject(connectionLost());
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  return overriding(log, {
+    createRun: async (...args) => {
+      if (opts.committed) await log.createRun(...args);
+      throw connectionLost();
     },
+    ...(opts.lookupsFail ? { getRun: () => Promise.reject(connectionLost()) } : {}),
   });
 }
 
@@ -116,19 +111,13 @@ const PAUSED = `mission Approve {
 /** The log, but its resumeSuspended's reply is lost: after the commit (`committed`) or before; reads fail after it with `lookupsFail`. */
 function losingResume(log: EventLog, opts: { committed: boolean; lookupsFail: boolean }): EventLog {
   let lost = false;
-  return new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'resumeSuspended') {
-        return async (...args: Parameters<EventLog['resumeSuspended']>) => {
-          if (opts.committed) expect(await target.resumeSuspended(...args)).toBe('resumed');
-          lost = true;
-          throw connectionLost();
-        };
-      }
-      if (prop === 'read' && opts.lookupsFail && lost) return () => Promise.reject(connectionLost());
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  return overriding(log, {
+    resumeSuspended: async (...args) => {
+      if (opts.committed) expect(await log.resumeSuspended(...args)).toBe('resumed');
+      lost = true;
+      throw connectionLost();
     },
+    read: (...args) => (opts.lookupsFail && lost ? Promise.reject(connectionLost()) : log.read(...args)),
   });
 }
 

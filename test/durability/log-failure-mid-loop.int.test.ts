@@ -12,6 +12,7 @@ import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
 import type { EventLog, MissionFiles } from '../../engine/log/log.js';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, openTempLog, type TempLog } from '../support/temp-log.js';
+import { overriding } from '../support/log-overrides.js';
 
 const LOOP = `mission Loop {
   source Api { auth: none, base: "http://placeholder.test" }
@@ -37,15 +38,7 @@ function diskFull(backend: string): Error {
 /** The log, except that its `failAt`-th commit fails as a full disk would. */
 function failingOnce(log: EventLog, failAt: number, error: Error): EventLog {
   let commits = 0;
-  return new Proxy(log, {
-    get(target, prop, receiver) {
-      if (prop === 'commit') {
-        return (...args: Parameters<EventLog['commit']>) => (++commits === failAt ? Promise.reject(error) : target.commit(...args));
-      }
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return overriding(log, { commit: (...args) => (++commits === failAt ? Promise.reject(error) : log.commit(...args)) });
 }
 
 let temp: TempLog | undefined;

@@ -15,6 +15,7 @@ import { fullyVerified, type VerifyReport } from '../../engine/executor/verify-r
 import type { EventLog } from '../../engine/log/log.js';
 import { openLog } from '../../engine/log/open-log.js';
 import { builtCli, openConformance, runCli, type Conformance } from '../conformance/harness.js';
+import { overriding } from '../support/log-overrides.js';
 
 const MISSION = `mission Ship {
   source Api { auth: none, base: "http://127.0.0.1:1" }
@@ -115,33 +116,27 @@ describe('a run pruned while verify reads it (probe 112 K12)', () => {
     // The log as a prune racing the walk leaves it: after the first window, rows are gone, and
     // so is the run's row (a prune deletes the row first, then the events a chunk at a time).
     let pruned = false;
-    const racing = new Proxy(c.log, {
-      get(target, prop) {
-        if (prop === 'getRun') return async (id: string) => (pruned ? undefined : target.getRun(id));
-        if (prop === 'replayReader') {
-          return (id: string, lastSeq: number, types: readonly string[]) => {
-            const inner = target.replayReader!(id, lastSeq, types as never);
-            return {
-              total: inner.total,
-              next: (max: number) => {
-                const chunk = inner.next(max);
-                if (chunk.length > 0 && chunk[0]!.seq > 1 && types.length === 0) {
-                  pruned = true;
-                  return chunk.slice(1);
-                }
-                return chunk;
-              },
-            };
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    const racing = overriding(c.log, {
+      getRun: async (id) => (pruned ? undefined : c.log.getRun(id)),
+      replayReader: (id, lastSeq, types) => {
+        const inner = c.log.replayReader!(id, lastSeq, types);
+        return {
+          total: inner.total,
+          next: (max: number) => {
+            const chunk = inner.next(max);
+            if (chunk.length > 0 && chunk[0]!.seq > 1 && types.length === 0) {
+              pruned = true;
+              return chunk.slice(1);
+            }
+            return chunk;
+          },
+        };
       },
     });
     await expect(verifyRun(racing, runId, { env: c.env })).rejects.toThrow(new RegExp(`^run ${runId} was pruned while verify read it .*there is no run left to verify$`));
     // The same gap with the run's row still there is damage, as before.
     pruned = false;
-    const damaged = new Proxy(racing, { get: (target, prop) => (prop === 'getRun' ? (id: string) => c.log.getRun(id) : Reflect.get(target, prop, target)) });
+    const damaged = overriding(racing, { getRun: (id) => c.log.getRun(id) });
     const report = await verifyRun(damaged, runId, { env: c.env });
     expect(report.divergence?.cause).toBe('damaged-log');
   });

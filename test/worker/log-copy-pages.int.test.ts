@@ -25,6 +25,7 @@ import { Worker } from '../../engine/worker/worker.js';
 import { backends, openTempLog, type Backend, type TempLog } from '../support/temp-log.js';
 import { timeWorld, type TimeWorld } from '../time/support/time-fixtures.js';
 import { OPTIONS, SCHEDULED, waitOn } from './support/copy-missions.js';
+import { overriding } from '../support/log-overrides.js';
 
 const ITEMS = [
   { id: 'a', n: 1 },
@@ -125,18 +126,6 @@ function pagesOnly(log: EventLog, max: number, broke: string[]): EventLog {
           return { next: async (n: number) => ((rows: TableRow[]) => (check('tableReader.next', rows), rows))(await reader.next(n)), close: () => reader.close() };
         });
       };
-    },
-  });
-}
-
-/** `log` with some of its methods replaced. */
-function overriding(log: EventLog, methods: Partial<EventLog>): EventLog {
-  return new Proxy(log, {
-    get(target, prop) {
-      const own = (methods as Record<string | symbol, unknown>)[prop];
-      if (own !== undefined) return own;
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
