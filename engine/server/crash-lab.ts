@@ -377,8 +377,8 @@ export class CrashLab {
     const referenceSpecifics = new RunSpecifics(referenceRunId, reference.cache.all());
     // The armed run was served the reference's answers: what the API echoed of the reference's is its too.
     const armedSpecifics = [new RunSpecifics(runId, run.cache.all()), referenceSpecifics];
-    const stores = normaliseStores(run.cache.stateAt(run.lastSeq).stores, armedSpecifics);
-    const referenceStores = normaliseStores(reference.cache.stateAt(reference.lastSeq).stores, [referenceSpecifics]);
+    const stores = comparableStores(run.cache.stateAt(run.lastSeq).stores, armedSpecifics);
+    const referenceStores = comparableStores(reference.cache.stateAt(reference.lastSeq).stores, [referenceSpecifics]);
     const verify = await this.deps.verify(runId).then(
       (r) => r,
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
@@ -597,6 +597,19 @@ export function pickCrashes(events: readonly StoredEvent[], max: number, random:
 }
 
 /** What the two runs stored, compared without what legitimately differs between them (lab-inputs.ts). */
-function normaliseStores(stores: StoreSnapshot[], specifics: readonly RunSpecifics[]): StoreSnapshot[] {
-  return withoutRunSpecifics(stores, specifics) as StoreSnapshot[];
+export function comparableStores(stores: StoreSnapshot[], specifics: readonly RunSpecifics[]): StoreSnapshot[] {
+  // Records whose keys become one once what differs is taken out (`p1-1@<now()>`, written at two
+  // instants) stay apart, numbered in order: merged, a record a crash wrote twice would compare
+  // equal to the reference's one (helper 110).
+  return (withoutRunSpecifics(stores, specifics) as StoreSnapshot[]).map((store) => {
+    const seen = new Map<string, number>();
+    return {
+      ...store,
+      records: store.records.map((record) => {
+        const n = (seen.get(record.key) ?? 0) + 1;
+        seen.set(record.key, n);
+        return n === 1 ? record : { ...record, key: `${record.key} (${n})` };
+      }),
+    };
+  });
 }

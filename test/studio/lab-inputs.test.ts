@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../engine/log/events.js';
 import { derivedId } from '../../engine/journal/derived-id.js';
 import { RunSpecifics, withoutRunSpecifics } from '../../engine/server/lab-inputs.js';
+import { comparableStores } from '../../engine/server/crash-lab.js';
+import { diffStoreContents } from '../../engine/inspect/state-diff.js';
 
 function recorded(seq: number, stepPath: string, source: string, value: unknown): StoredEvent {
   return { runId: 'r', seq, type: 'value.recorded', stepPath, payload: { source, value }, recordedAt: 0 } as StoredEvent;
@@ -48,6 +50,20 @@ describe('crash lab: a now() or random() value written into a text', () => {
     ]);
     expect(armed).toEqual(reference);
     expect(reference).toEqual({ key: 'p1-1@<now()>', record: { id: 'p1-1@<now()>', note: '<run>: at <now()>, draw <random()>' } });
+  });
+
+  it('keeps records apart whose keys become one (a record a crash wrote twice, at two instants): a difference, never merged into a match (helper 110)', () => {
+    const key = (ms: number) => `p1-1@${new Date(ms).toISOString()}`;
+    const store = (...ms: number[]) => [{ name: 'f', kind: 'file', records: ms.map((t) => ({ key: key(t), record: { id: key(t), v: 1 } })) }];
+    const reference = comparableStores(store(1_733_450_000_000), [new RunSpecifics('run-a', [recorded(1, 'A/0', 'now', 1_733_450_000_000)])]);
+    const twice = comparableStores(store(1_733_450_009_000, 1_733_450_009_500), [
+      new RunSpecifics('run-b', [recorded(1, 'A/0', 'now', 1_733_450_009_000), recorded(2, 'A/0', 'now', 1_733_450_009_500)]),
+    ]);
+    expect(twice[0]!.records.map((r) => r.key)).toEqual(['p1-1@<now()>', 'p1-1@<now()> (2)']);
+    expect(diffStoreContents(reference, twice)).not.toEqual([]);
+    // Written once, it matches.
+    const once = comparableStores(store(1_733_450_009_000), [new RunSpecifics('run-b', [recorded(1, 'A/0', 'now', 1_733_450_009_000)])]);
+    expect(diffStoreContents(reference, once)).toEqual([]);
   });
 
   it('leaves a text with another instant, a computed number or a short random() as it is: a difference the lab reports', () => {
