@@ -26,7 +26,7 @@ import { forkIdentities } from '../journal/fork-identity.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner } from './owner.js';
-import { prepareNewRun } from './run-start.js';
+import { createRunResolved, prepareNewRun } from './run-start.js';
 import { assertReplays } from './verify.js';
 import { generatedWaitRunId } from '../steps/wait-step.js';
 import { openFileStore } from '../stores/file-store.js';
@@ -165,7 +165,7 @@ export async function forkRun(parentRunId: string, opts: ForkOptions, deps: Engi
     ...prefix.filter((e) => e.type !== 'run.started').map((e) => ({ type: e.type, stepPath: e.stepPath, payload: e.payload, recordedAt: e.recordedAt }) as NewEvent),
   ];
   const owner = deps.owner ?? defaultOwner(deps.env);
-  const { lease, events: recorded } = await deps.log.createRun(prepared.run, owner, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, first);
+  const { lease, events: recorded } = await createRunResolved(deps, prepared.run, owner, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, first);
   deps.onRunId?.(prepared.run.runId);
   const result = await execute(
     {

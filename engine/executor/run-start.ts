@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { digestCredentials, givenCredentials } from '../http/given-credentials.js';
-import { LOG_FORMAT, type NewEvent } from '../log/events.js';
+import { LOG_FORMAT, type NewEvent, type StoredEvent } from '../log/events.js';
 import { CredentialsError, loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
 import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
@@ -16,7 +16,7 @@ import { missionHash, modelFor } from './mission-cache.js';
 import { refuseUnstartableMission } from './start-checks.js';
 import { defaultOwner } from './owner.js';
 import { isSensitiveName } from '../env/credential-names.js';
-import { logUnreachable } from '../log/errors.js';
+import { LogConnectionError, logUnreachable } from '../log/errors.js';
 
 /** What `startRun` creates, for a caller that creates the run itself (a schedule firing). */
 export interface PreparedRun {
@@ -207,7 +207,7 @@ function refuseUnusableSetup(model: MissionModel, options: RunOptions, credentia
 
 export async function startRun(files: MissionFiles, options: RunOptions, deps: EngineDeps): Promise<RunResult> {
   const prepared = prepareNewRun(files, options, deps, true);
-  const lease = await createResolved(prepared, deps);
+  const { lease } = await createRunResolved(deps, prepared.run, prepared.owner, prepared.ttlMs, prepared.first);
   deps.onRunId?.(prepared.run.runId);
   return execute(
     { runId: prepared.run.runId, model: modelFor(files, prepared.run.missionHash), options: prepared.run.options, lease, recorded: [], ownMission: true },
@@ -220,16 +220,24 @@ export async function startRun(files: MissionFiles, options: RunOptions, deps: E
  * the server may have committed it and the reply been lost (probe 113 K3: `reqon run` exited 1
  * with no run id for a run that a worker then carried on, and the user's re-run sent its POST
  * again under another key). The run's id was chosen before, so its row is looked up once, on a
- * new connection: there, made by this process, the run goes on under the lease it was made with;
- * absent, nothing was made and the loss is thrown as it was; the lookup failing too is
- * RunCreationUnknownError, which names the run to look for.
+ * new connection: there, made by this process, the run goes on under the lease it was made with
+ * (its events read back); absent, nothing was made and the loss is thrown as it was; the lookup
+ * failing too is RunCreationUnknownError, which names the run to look for. A connection refused
+ * outright never carried the commit: nothing was made. (A server still finishing the commit as
+ * the lookup reads is not waited for.)
  */
-async function createResolved(prepared: { run: NewRun; owner: string; ttlMs: number; first: NewEvent[] }, deps: EngineDeps): Promise<Lease> {
-  const { runId } = prepared.run;
+export async function createRunResolved(
+  deps: Pick<EngineDeps, 'log' | 'onRunId'>,
+  run: NewRun,
+  owner: string,
+  ttlMs: number,
+  first: NewEvent[],
+): Promise<{ lease: Lease; events: StoredEvent[] }> {
+  const { runId } = run;
   try {
-    return (await deps.log.createRun(prepared.run, prepared.owner, prepared.ttlMs, prepared.first)).lease;
+    return await deps.log.createRun(run, owner, ttlMs, first);
   } catch (error) {
-    if (!logUnreachable(error)) throw error;
+    if (!logUnreachable(error) || neverSent(error)) throw error;
     let row: Awaited<ReturnType<EngineDeps['log']['getRun']>>;
     try {
       row = await deps.log.getRun(runId);
@@ -238,12 +246,19 @@ async function createResolved(prepared: { run: NewRun; owner: string; ttlMs: num
       throw new RunCreationUnknownError(runId, error);
     }
     if (row === undefined) throw error;
-    if (row.owner !== prepared.owner || row.leaseExpiresAt === null) {
+    if (row.owner !== owner || row.leaseExpiresAt === null) {
       deps.onRunId?.(runId);
       throw new RunUnavailableError(`run ${runId} was made, and the log connection was lost as it was; another process carries it on now`, 'owned');
     }
-    return { runId, owner: row.owner, epoch: row.leaseEpoch, expiresAt: row.leaseExpiresAt };
+    return { lease: { runId, owner, epoch: row.leaseEpoch, expiresAt: row.leaseExpiresAt }, events: await deps.log.read(runId) };
   }
+}
+
+/** A connection the server refused (or never resolved): no statement went out on it. */
+function neverSent(error: unknown): boolean {
+  if (error instanceof LogConnectionError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
 }
 
 /** The log was lost as a run was being created, and could not be asked after whether it was. */

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRealEnv } from '../../engine/env/real-env.js';
 import { resumeRun, startRun } from '../../engine/executor/run-mission.js';
+import { forkRun } from '../../engine/executor/fork-run.js';
 import type { EventLog, MissionFiles } from '../../engine/log/log.js';
 import { FakeApi } from '../support/fake-api.js';
 import { backends, openTempLog, type TempLog } from '../support/temp-log.js';
@@ -76,6 +77,17 @@ describe.each(backends)('a run whose creating commit lost its reply (%s)', (back
     expect(ids).toEqual([result.runId]);
     expect(api!.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     expect((await temp!.log.getRun(result.runId))?.status).toBe('completed');
+  });
+
+  it('made, for a fork: it goes on from the events read back, its POST sent once', async () => {
+    const { files, deps } = await setUp();
+    const parent = await startRun(files, options(), deps(temp!.log, []));
+    expect(parent.status).toBe('completed');
+    const ids: string[] = [];
+    const fork = await forkRun(parent.runId, { atSeq: 3 }, deps(losingCreate(temp!.log, { committed: true, lookupsFail: false }), ids));
+    expect(fork.status).toBe('completed');
+    expect(ids).toEqual([fork.runId]);
+    expect(api!.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
 
   it('not made: the loss, as it was, and no run', async () => {

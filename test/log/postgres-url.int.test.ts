@@ -196,7 +196,7 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// the engine may n
 });
 
 describe.runIf(backends.includes('postgres'))('--db postgres:// whose statements hit a limit the server sets', () => {
-  it('a lock_timeout mid-command: one line saying the log failed and the run stays resumable, exit 1, no stack', async () => {
+  it('a lock_timeout as the run is made: one line saying the log failed and nothing was done, exit 2, no stack (probe 113 K2: exit 1, the code of a failed run)', async () => {
     const db = await tempLogTarget('postgres');
     const schema = /search_path=(\w+)/.exec(decodeURIComponent(db.target))![1]!;
     const holder = new pg.Client({ connectionString: db.target });
@@ -207,8 +207,9 @@ describe.runIf(backends.includes('postgres'))('--db postgres:// whose statements
       await holder.query(`BEGIN; LOCK TABLE ${schema}.reqon_runs IN ACCESS EXCLUSIVE MODE`);
       const limited = `${db.target.slice(0, db.target.indexOf('?'))}?options=${encodeURIComponent(`-c search_path=${schema} -c lock_timeout=300`)}`;
       const result = await runCli(builtCli(), ['run', 'm.vague', '--db', limited], { cwd: dir });
-      expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toMatch(/^reqon: the log database failed mid-command: canceling statement due to lock timeout\nreqon: nothing after the last commit was written; if this command was carrying a run, it stays resumable/);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toBe('reqon: the log database failed before a run was made (canceling statement due to lock timeout): nothing was done — try again once it is back\n');
+      expect(result.stdout).toBe('');
       expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
     } finally {
       await holder.end().catch(() => undefined);
