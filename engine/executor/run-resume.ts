@@ -597,13 +597,30 @@ async function resumeResolved(
     }
     if (next === undefined) throw error;
     const same = next.type === event.type && next.stepPath === event.stepPath && canonicalJson(next.payload) === canonicalJson(event.payload) && next.recordedAt === event.recordedAt;
-    return same ? 'resumed' : 'not-waiting';
+    if (!same) return 'not-waiting';
+    // A wait's resume carries its payload as an inbox delivery, not in the event: two resumers of
+    // one millisecond write the same event, and only the delivery tells whose payload went in.
+    if (deliver === undefined) return 'resumed';
+    let waiting: unknown[] | undefined;
+    try {
+      const delivered = (await log.webhookInbox(deliver.path)).find((d) => d.eventId === deliver.eventId);
+      if (delivered !== undefined) waiting = [delivered.payload];
+      // Claimed already by the run's wait (the inbox lists only unclaimed ones): whose, it cannot say.
+      else if (await log.webhookDelivered(deliver.path, deliver.eventId)) waiting = undefined;
+      else return 'not-waiting';
+    } catch {
+      throw new ResumeOutcomeUnknownError(run.runId, error);
+    }
+    if (waiting === undefined) throw new ResumeOutcomeUnknownError(run.runId, error);
+    return canonicalJson(waiting[0]) === canonicalJson(deliver.payload) ? 'resumed' : 'not-waiting';
   }
 }
 
 /** The log was lost as a resume was committed, and could not be asked after whether it was. */
 export class ResumeOutcomeUnknownError extends Error {
   override readonly name = 'ResumeOutcomeUnknownError';
+  /** The lost connection's code, so that whatever tells a log outage by it still does. */
+  readonly code: unknown;
   constructor(
     readonly runId: string,
     cause: unknown,
@@ -613,6 +630,7 @@ export class ResumeOutcomeUnknownError extends Error {
         `\`reqon show ${runId}\` then says (resumed: a worker carries it on; still waiting: resume it again)`,
       { cause },
     );
+    this.code = (cause as { code?: unknown } | null)?.code;
   }
 }
 

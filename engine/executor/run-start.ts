@@ -264,6 +264,8 @@ function neverSent(error: unknown): boolean {
 /** The log was lost as a run was being created, and could not be asked after whether it was. */
 export class RunCreationUnknownError extends Error {
   override readonly name = 'RunCreationUnknownError';
+  /** The lost connection's code, so that whatever tells a log outage by it still does. */
+  readonly code: unknown;
   constructor(
     readonly runId: string,
     cause: unknown,
@@ -273,6 +275,7 @@ export class RunCreationUnknownError extends Error {
         `\`reqon show ${runId}\` then says; if it was, a worker (or \`reqon resume ${runId}\`) carries it on, so do not start the mission again before you know`,
       { cause },
     );
+    this.code = (cause as { code?: unknown } | null)?.code;
   }
 }
 

@@ -26,7 +26,16 @@ describe('reqon log copy, a log database lost mid-copy', () => {
     const code = await command.run(['copy'], { from: 'postgres://u@127.0.0.1:1/a', to: 'postgres://u@127.0.0.1:1/b' }, { stdout: () => {}, stderr: (t) => err.push(t) });
     expect(code).toBe(1);
     expect(err.join('')).toBe(
-      'reqon log copy: lost a log database mid-copy (Connection terminated unexpectedly): the source is as it was; the target holds a part of the copy, which no worker or resume carries on — once the database is back, copy again into an empty target (delete that database, or its file)\n',
+      'reqon log copy: lost a log database mid-copy (Connection terminated unexpectedly): the source is as it was; the target may hold a part of the copy, which no worker or resume carries on — once the database is back, copy again into an empty target (delete that database, or its file)\n',
     );
+  });
+
+  it('with --append, never the advice to delete the target, which holds runs of its own (helper 110)', async () => {
+    const { command } = await import('../../engine/cli/commands/log.js');
+    const err: string[] = [];
+    const code = await command.run(['copy'], { from: 'postgres://u@127.0.0.1:1/a', to: 'postgres://u@127.0.0.1:1/b', append: true }, { stdout: () => {}, stderr: (t) => err.push(t) });
+    expect(code).toBe(1);
+    expect(err.join('')).toMatch(/the target may hold a part of the copy beside its own runs .*look at it with `reqon runs` before copying again\n$/);
+    expect(err.join('')).not.toMatch(/delete/);
   });
 });

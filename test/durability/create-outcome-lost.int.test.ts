@@ -154,6 +154,18 @@ describe.each(backends)('a resume whose commit lost its reply (%s)', (backend) =
     expect(api!.requests.map((r) => r.body)).toEqual([{ amount: 42 }]);
   });
 
+  it("made, for a run in a wait: the payload, delivered by that resume, is found in the inbox as its own", async () => {
+    const { deps } = await paused();
+    const file = path.join(temp!.dir, 'wait.vague');
+    const text = PAUSED.replace('pause { duration: "1h" }', 'wait { path: "/approve" }');
+    fs.writeFileSync(file, text);
+    const started = await startRun({ entry: file, files: [{ path: file, text }] }, { sources: { Api: api!.url }, env: {} }, deps(temp!.log));
+    expect(started.status).toBe('suspended');
+    const result = await resumeRun(started.runId, { payload: { amount: 7 }, by: 'cli' }, deps(losingResume(temp!.log, { committed: true, lookupsFail: false })));
+    expect(result.status).toBe('completed');
+    expect(api!.requests.map((r) => r.body)).toEqual([{ amount: 7 }]);
+  });
+
   it('not made: the loss as it was, the run still waiting, the payload unused', async () => {
     const { runId, deps } = await paused();
     await expect(resumeRun(runId, { payload: { amount: 42 }, by: 'cli' }, deps(losingResume(temp!.log, { committed: false, lookupsFail: false })))).rejects.toThrow(/^Connection terminated unexpectedly$/);

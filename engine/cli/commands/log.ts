@@ -10,6 +10,7 @@ import { copyLog, LogCopyError } from '../log-copy.js';
 import { CliError } from '../cli-error.js';
 import { isPostgresUrl } from '../../log/open-log.js';
 import { isLogFailure, logUnreachable } from '../../log/errors.js';
+import { RunPrunedWhileReadError } from '../../log/event-pages.js';
 import type { CliIo, CommandModule } from '../command-module.js';
 import { cliEnv, openCliLog } from '../engine-context.js';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -48,13 +49,19 @@ export const command: CommandModule = {
         );
         return EXIT_OK;
       } catch (error) {
-        if (isLogFailure(error)) {
+        if (isLogFailure(error) || error instanceof RunPrunedWhileReadError) {
           // Not a run this command carried (the generic advice, `reqon resume`, fits no copy): the
-          // target holds a part of the copy that nothing carries on (probe 113 K2).
-          io.stderr(
-            `reqon log copy: ${logUnreachable(error) ? 'lost a log database' : 'a log database failed'} mid-copy (${error instanceof Error ? error.message : String(error)}): ` +
-              'the source is as it was; the target holds a part of the copy, which no worker or resume carries on — once the database is back, copy again into an empty target (delete that database, or its file)\n',
-          );
+          // target may hold a part of the copy that nothing carries on (probe 113 K2) — or, with
+          // --append, that beside its own runs, which no advice may tell to delete (helper 110).
+          const what =
+            error instanceof RunPrunedWhileReadError
+              ? `a run of the source was pruned as it was copied (${error.message})`
+              : `${logUnreachable(error) ? 'lost a log database' : 'a log database failed'} mid-copy (${error instanceof Error ? error.message : String(error)})`;
+          const target =
+            options.append === true
+              ? 'the target may hold a part of the copy beside its own runs (a run copied in part stays owned by reqon-log-copy): look at it with `reqon runs` before copying again'
+              : 'the target may hold a part of the copy, which no worker or resume carries on — once the database is back, copy again into an empty target (delete that database, or its file)';
+          io.stderr(`reqon log copy: ${what}: the source is as it was; ${target}\n`);
           return EXIT_FAILED;
         }
         if (!(error instanceof LogCopyError)) throw error;

@@ -89,7 +89,7 @@ export function summaryText(s: PruneSummary): string {
   if (s.changedMeanwhile > 0) kept.push(`${s.changedMeanwhile} kept: taken, written or resumed since they were listed`);
   const keptText = kept.length > 0 ? `; ${kept.join('; ')}` : '';
   const left = s.queued !== undefined && s.queued.events > 0 ? `; an earlier prune, stopped before its end, left ${s.queued.events} events of ${s.queued.runs} pruned runs to delete, which the next prune deletes first` : '';
-  if (s.dryRun) return `dry run: would prune ${s.runs} runs (${s.events} events)${keptText}${left}; nothing was deleted`;
+  if (s.dryRun) return `${s.stopped ? 'stopped: ' : ''}dry run: would prune ${s.runs} runs (${s.events} events)${s.stopped ? ' so far' : ''}${keptText}${left}; nothing was deleted`;
   const head = `${s.stopped ? 'stopped: ' : ''}pruned ${s.runs} runs: ${s.events} events, ${s.deliveries} webhook deliveries, ${byteText(s.bytes)} of log data${keptText}`;
   if (s.stopped) return `${head}\nthe rest stays as it was; run reqon prune again to carry on`;
   const space = s.space!;
