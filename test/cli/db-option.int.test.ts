@@ -141,8 +141,9 @@ describe('--db that is not a log', () => {
     const root = process.getuid?.() === 0;
     const locked = root ? spawnSync('chattr', ['+i', db]).status === 0 : (fs.chmodSync(db, 0o444), fs.chmodSync(dir, 0o555), true);
     if (!locked) {
-      console.log('skipped: chattr +i is not available here, and root writes any file whatever its mode');
-      ctx.skip();
+      const reason = '[db-option] skipping "a log SQLite can only read": chattr +i is not available here, and root writes any file whatever its mode';
+      console.log(reason);
+      ctx.skip(reason);
     }
     try {
       for (const args of [['run', 'm.vague', '--quiet', '--json'], ['fork', parent, '--at', '2', '--quiet', '--json']]) {
