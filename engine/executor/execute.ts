@@ -58,6 +58,32 @@ export type RunResult = RunEnd & {
   crashNotReached?: CrashPlan & { passed: number; /** The run had ended before: nothing ran at all. */ alreadyEnded?: true };
 };
 
+/**
+ * The log was lost as a run's commit (its creation, a resume) went out, and could not be asked
+ * after whether it landed: the message names the run to look up once the database is back.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  /** The lost connection's code, so that whatever tells a log outage by it still does. */
+  readonly code: unknown;
+  constructor(
+    readonly runId: string,
+    /** "created", "resumed" */
+    doing: string,
+    /** What "whether it was" concerns beyond the run, if anything. */
+    detail: string,
+    /** What to do once `reqon show` says. */
+    then: string,
+    cause: unknown,
+  ) {
+    super(
+      `lost the log database as run ${runId} was being ${doing} (${cause instanceof Error ? cause.message : String(cause)}): whether it was${detail} is not known until the database is back; ` +
+        `\`reqon show ${runId}\` then says${then}`,
+      { cause },
+    );
+    this.code = (cause as { code?: unknown } | null)?.code;
+  }
+}
+
 /** The run cannot be taken now (owned by a live process, finished, or not found). */
 export class RunUnavailableError extends Error {
   constructor(

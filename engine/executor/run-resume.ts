@@ -18,7 +18,7 @@ import type { EventLog, MissionFiles, ResumeDelivery, RunRecord } from '../log/l
 import { readRunFailures, type RunFailure } from '../log/run-failures.js';
 import { META_EVENT_TYPES, type StreamedRecord } from '../journal/journal.js';
 import { canonicalJson } from '../eval/values.js';
-import { DEFAULT_LEASE_TTL_MS, execute, loadCredentials, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
+import { CommitOutcomeUnknownError, DEFAULT_LEASE_TTL_MS, execute, loadCredentials, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import { MissionInvalidError, missionHash, modelFor, recordedModelOf, withRememberedSpecs } from './mission-cache.js';
 import { defaultOwner, ownerIsDead } from './owner.js';
 import { checkpointApiOf } from '../steps/http-runtime.js';
@@ -601,36 +601,25 @@ async function resumeResolved(
     // A wait's resume carries its payload as an inbox delivery, not in the event: two resumers of
     // one millisecond write the same event, and only the delivery tells whose payload went in.
     if (deliver === undefined) return 'resumed';
-    let waiting: unknown[] | undefined;
+    let delivered: { payload: unknown } | undefined;
+    let claimed = false;
     try {
-      const delivered = (await log.webhookInbox(deliver.path)).find((d) => d.eventId === deliver.eventId);
-      if (delivered !== undefined) waiting = [delivered.payload];
+      delivered = (await log.webhookInbox(deliver.path)).find((d) => d.eventId === deliver.eventId);
       // Claimed already by the run's wait (the inbox lists only unclaimed ones): whose, it cannot say.
-      else if (await log.webhookDelivered(deliver.path, deliver.eventId)) waiting = undefined;
-      else return 'not-waiting';
+      claimed = delivered === undefined && (await log.webhookDelivered(deliver.path, deliver.eventId));
     } catch {
       throw new ResumeOutcomeUnknownError(run.runId, error);
     }
-    if (waiting === undefined) throw new ResumeOutcomeUnknownError(run.runId, error);
-    return canonicalJson(waiting[0]) === canonicalJson(deliver.payload) ? 'resumed' : 'not-waiting';
+    if (claimed) throw new ResumeOutcomeUnknownError(run.runId, error);
+    return delivered !== undefined && canonicalJson(delivered.payload) === canonicalJson(deliver.payload) ? 'resumed' : 'not-waiting';
   }
 }
 
 /** The log was lost as a resume was committed, and could not be asked after whether it was. */
-export class ResumeOutcomeUnknownError extends Error {
+export class ResumeOutcomeUnknownError extends CommitOutcomeUnknownError {
   override readonly name = 'ResumeOutcomeUnknownError';
-  /** The lost connection's code, so that whatever tells a log outage by it still does. */
-  readonly code: unknown;
-  constructor(
-    readonly runId: string,
-    cause: unknown,
-  ) {
-    super(
-      `lost the log database as run ${runId} was being resumed (${cause instanceof Error ? cause.message : String(cause)}): whether it was — with your payload, if you gave one — is not known until the database is back; ` +
-        `\`reqon show ${runId}\` then says (resumed: a worker carries it on; still waiting: resume it again)`,
-      { cause },
-    );
-    this.code = (cause as { code?: unknown } | null)?.code;
+  constructor(runId: string, cause: unknown) {
+    super(runId, 'resumed', ' — with your payload, if you gave one —', ' (resumed: a worker carries it on; still waiting: resume it again)', cause);
   }
 }
 

@@ -10,7 +10,7 @@ import { digestCredentials, givenCredentials } from '../http/given-credentials.j
 import { LOG_FORMAT, type NewEvent, type StoredEvent } from '../log/events.js';
 import { CredentialsError, loadCredentialsFile, resolveCredentials, type CredentialsMap } from '../http/credentials.js';
 import type { Lease, MissionFiles, NewRun, RunOptions } from '../log/log.js';
-import { DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
+import { CommitOutcomeUnknownError, DEFAULT_LEASE_TTL_MS, execute, RunUnavailableError, type EngineDeps, type RunResult } from './execute.js';
 import type { MissionModel } from '../steps/mission-model.js';
 import { missionHash, modelFor } from './mission-cache.js';
 import { refuseUnstartableMission } from './start-checks.js';
@@ -262,20 +262,10 @@ function neverSent(error: unknown): boolean {
 }
 
 /** The log was lost as a run was being created, and could not be asked after whether it was. */
-export class RunCreationUnknownError extends Error {
+export class RunCreationUnknownError extends CommitOutcomeUnknownError {
   override readonly name = 'RunCreationUnknownError';
-  /** The lost connection's code, so that whatever tells a log outage by it still does. */
-  readonly code: unknown;
-  constructor(
-    readonly runId: string,
-    cause: unknown,
-  ) {
-    super(
-      `lost the log database as run ${runId} was being created (${cause instanceof Error ? cause.message : String(cause)}): whether it was is not known until the database is back — ` +
-        `\`reqon show ${runId}\` then says; if it was, a worker (or \`reqon resume ${runId}\`) carries it on, so do not start the mission again before you know`,
-      { cause },
-    );
-    this.code = (cause as { code?: unknown } | null)?.code;
+  constructor(runId: string, cause: unknown) {
+    super(runId, 'created', '', `; if it was, a worker (or \`reqon resume ${runId}\`) carries it on, so do not start the mission again before you know`, cause);
   }
 }
 
